@@ -1,0 +1,501 @@
+/* The message engine: requests, matching and the point-to-point protocols.
+ *
+ * Protocols (seed 000 §3, seed 004 §7):
+ *  - eager: a message up to the transport's payload limit travels at once as one
+ *    active message; the transport's credits make the sender wait when the
+ *    receiver's buffers for it are full.
+ *  - rendezvous: a larger message sends an RTS (the "proxy") with its size and
+ *    address; the receiver, once a receive matches, pulls the data straight into
+ *    the user buffer with the transport's get (single copy) and answers FIN.
+ *    Where get is denied it answers CTS and the sender pushes DATA chunks
+ *    through the transport (a pipelined copy); the receiver drives either way.
+ * Invariants:
+ *  - messages from one source are matched in the order they were sent: the
+ *    transport delivers in order, the unexpected queue keeps arrival order and
+ *    every later send to a peer queues behind a send that is waiting for credits;
+ *  - the unexpected queue never holds more than unexp_limit bytes from other
+ *    ranks: past that, deliver refuses and the transport leaves the message (and
+ *    everything behind it) with the sender, which waits for credits;
+ *  - a request id names a live request: ids carry a generation, so a stale or
+ *    made-up id is detected instead of touching another request. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define CHUNK_REQS 256
+#define ID_IDX_BITS 20
+#define ID_GEN_MASK 0x7ffu
+
+/* ---- requests ------------------------------------------------------------ */
+
+static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
+{
+    cr_req *r = job->free_reqs;
+    if (!r) {
+        if (job->nreqs >= (1u << ID_IDX_BITS))
+            cr_fatal(job, op, "more than %u requests outstanding; wait for some (msgwait) first",
+                     1u << ID_IDX_BITS);
+        if (job->nreqs % CHUNK_REQS == 0) {
+            cr_req **c = realloc(job->chunks, (job->nchunks + 1) * sizeof *c);
+            if (!c) cr_fatal(job, op, "out of memory for requests");
+            job->chunks = c;
+            c[job->nchunks] = calloc(CHUNK_REQS, sizeof(cr_req));
+            if (!c[job->nchunks]) cr_fatal(job, op, "out of memory for requests");
+            job->nchunks++;
+        }
+        r = &job->chunks[job->nreqs / CHUNK_REQS][job->nreqs % CHUNK_REQS];
+        r->idx = job->nreqs++;
+    } else {
+        job->free_reqs = r->next;
+    }
+    uint32_t idx = r->idx, gen = (r->gen + 1) & ID_GEN_MASK;
+    memset(r, 0, sizeof *r);
+    r->idx = idx;
+    r->gen = gen ? gen : 1;
+    r->kind = kind;
+    r->in_use = 1;
+    r->op = op;
+    return r;
+}
+
+void cr_req_release(cr_job *job, cr_req *r)
+{
+    r->in_use = 0;
+    r->next = job->free_reqs;
+    job->free_reqs = r;
+}
+
+uint64_t cr_req_id(const cr_req *r)
+{
+    return ((uint64_t)r->gen << ID_IDX_BITS) | r->idx;
+}
+
+cr_req *cr_req_from_id(cr_job *job, uint64_t id)
+{
+    uint64_t idx = id & ((1u << ID_IDX_BITS) - 1), gen = id >> ID_IDX_BITS;
+    if (idx >= job->nreqs || gen > ID_GEN_MASK) return NULL;
+    cr_req *r = &job->chunks[idx / CHUNK_REQS][idx % CHUNK_REQS];
+    return r->in_use && r->gen == gen ? r : NULL;
+}
+
+static void complete(cr_job *job, cr_req *r)
+{
+    if (r->kind == CR_REQ_SEND) job->sends_active--;
+    if (r->handler) {
+        r->next = NULL;
+        *job->handlers_due_tail = r;
+        job->handlers_due_tail = &r->next;
+        job->net->wake(job, job->rank); /* the progress thread runs it */
+    }
+    r->done = 1;
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+static inline bool tag_ok(const cr_sel *s, int32_t tag)
+{
+    switch (s->tag_mode) {
+    case CR_TAG_EXACT:
+        return tag == s->tag;
+    case CR_TAG_ANY:
+        return true;
+    default:
+        return tag >= 0 && tag <= 30 && (s->mask >> tag & 1u);
+    }
+}
+
+static inline bool sel_ok(const cr_sel *s, int src, uint16_t ctx, int32_t tag)
+{
+    return s->ctx == ctx && (s->src == CR_ANY_SOURCE || s->src == src) && tag_ok(s, tag);
+}
+
+static cr_req *take_posted(cr_job *job, int src, uint16_t ctx, int32_t tag)
+{
+    for (cr_req **pp = &job->posted; *pp; pp = &(*pp)->next) {
+        cr_req *r = *pp;
+        if (!sel_ok(&r->sel, src, ctx, tag)) continue;
+        *pp = r->next;
+        if (!*pp) job->posted_tail = pp;
+        return r;
+    }
+    return NULL;
+}
+
+static cr_unexp *find_unexp(cr_job *job, const cr_sel *s, cr_unexp ***where)
+{
+    for (cr_unexp **pp = &job->unexp; *pp; pp = &(*pp)->next)
+        if (sel_ok(s, (*pp)->src, (*pp)->ctx, (*pp)->tag)) {
+            if (where) *where = pp;
+            return *pp;
+        }
+    return NULL;
+}
+
+static void unlink_unexp(cr_job *job, cr_unexp **pp)
+{
+    cr_unexp *u = *pp;
+    *pp = u->next;
+    if (!*pp) job->unexp_tail = pp;
+    if (u->src != job->rank) job->unexp_bytes -= sizeof *u + (u->op == CR_OP_EAGER ? u->size : 0);
+}
+
+/* A message of 'size' bytes matched receive r: check it fits, fill the status. */
+static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size)
+{
+    r->st.src = src;
+    r->st.tag = tag;
+    r->st.size = size;
+    r->st.count = size;
+    if (size > r->cap) {
+        if (!r->trunc_ok)
+            cr_fatal(job, r->op,
+                     "message of %zu bytes (type %d from node %d) is longer than the %zu-byte "
+                     "receive buffer; post a larger buffer (probe first to learn the size)",
+                     size, (int)tag, src, r->cap);
+        r->st.count = r->cap;
+    }
+    return r->st.count;
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static void backlog_push(cr_job *job, int peer, cr_req *r)
+{
+    r->next = NULL;
+    cr_req **pp = &job->backlog[peer];
+    while (*pp) pp = &(*pp)->next;
+    *pp = r;
+    job->nbacklog++;
+}
+
+static void ctrl_send(cr_job *job, int peer, const cr_hdr *h)
+{
+    if (!job->ctrlq[peer] && job->tp[peer]->send_am(job, peer, h, NULL, 0) == 0) return;
+    cr_ctrl *c = malloc(sizeof *c), **pp = &job->ctrlq[peer];
+    if (!c) cr_fatal(job, "progress", "out of memory for a control message");
+    c->h = *h;
+    c->next = NULL;
+    while (*pp) pp = &(*pp)->next;
+    *pp = c;
+    job->nctrl++;
+}
+
+/* Try the next wire step of send r; returns 0 when done with it, CR_EAGAIN otherwise. */
+static int send_step(cr_job *job, cr_req *r)
+{
+    const cr_transport *tp = job->tp[r->peer];
+    cr_hdr h = {.ctx = r->ctx, .tag = r->tag, .size = r->cap};
+    switch (r->stage) {
+    case CR_STAGE_EAGER:
+        h.op = CR_OP_EAGER;
+        if (tp->send_am(job, r->peer, &h, r->buf, r->cap)) return CR_EAGAIN;
+        complete(job, r);
+        return 0;
+    case CR_STAGE_RTS:
+        h.op = CR_OP_RTS;
+        h.addr = (uint64_t)(uintptr_t)r->buf;
+        h.sreq = cr_req_id(r);
+        if (tp->send_am(job, r->peer, &h, NULL, 0)) return CR_EAGAIN;
+        r->stage = CR_STAGE_WAIT;
+        return 0;
+    case CR_STAGE_PUSH:
+        h.op = CR_OP_DATA;
+        h.rreq = r->rreq;
+        while (r->pushed < r->cap) {
+            size_t n = r->cap - r->pushed, max = job->eager[r->peer];
+            if (n > max) n = max;
+            h.addr = r->pushed;
+            if (tp->send_am(job, r->peer, &h, (const char *)r->buf + r->pushed, n))
+                return CR_EAGAIN;
+            r->pushed += n;
+        }
+        complete(job, r);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int drain_backlogs(cr_job *job)
+{
+    int n = 0;
+    for (int p = 0; p < job->size && (job->nbacklog || job->nctrl); p++) {
+        while (job->ctrlq[p]) {
+            cr_ctrl *c = job->ctrlq[p];
+            if (job->tp[p]->send_am(job, p, &c->h, NULL, 0)) break;
+            job->ctrlq[p] = c->next;
+            free(c);
+            job->nctrl--;
+            n++;
+        }
+        while (job->backlog[p]) {
+            cr_req *r = job->backlog[p];
+            if (send_step(job, r)) break;
+            job->backlog[p] = r->next;
+            job->nbacklog--;
+            n++;
+        }
+    }
+    return n;
+}
+
+static void check_dst(cr_job *job, const char *op, int dst)
+{
+    if (dst < 0 || dst >= job->size)
+        cr_fatal(job, op, "destination %d is out of range 0..%d", dst, job->size - 1);
+}
+
+cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                 size_t len)
+{
+    check_dst(job, op, dst);
+    cr_req *r = req_alloc(job, CR_REQ_SEND, op);
+    r->peer = dst;
+    r->ctx = ctx;
+    r->tag = tag;
+    r->buf = (void *)buf;
+    r->cap = len;
+    r->stage = len <= job->eager[dst] ? CR_STAGE_EAGER : CR_STAGE_RTS;
+    job->sends_active++;
+    if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
+    return r;
+}
+
+void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+             size_t len)
+{
+    check_dst(job, op, dst);
+    if (len <= job->eager[dst] && !job->backlog[dst]) {
+        cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
+        if (job->tp[dst]->send_am(job, dst, &h, buf, len) == 0) return;
+    }
+    cr_req *r = cr_isend(job, op, dst, ctx, tag, buf, len);
+    cr_req_wait(job, r);
+    cr_req_release(job, r);
+}
+
+/* ---- receiving ----------------------------------------------------------- */
+
+/* Receive r matched a rendezvous message: pull it (single copy) or ask for a push. */
+static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
+                       uint64_t sreq)
+{
+    size_t n = accept_size(job, r, src, tag, size);
+    cr_hdr h = {.sreq = sreq, .size = size};
+    if (job->cma_ok || src == job->rank) {
+        int rc = n ? job->tp[src]->get(job, src, r->buf, addr, n) : 0;
+        if (rc == 0) {
+            h.op = CR_OP_FIN;
+            ctrl_send(job, src, &h);
+            complete(job, r);
+            return;
+        }
+        if (rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
+            cr_fatal(job, r->op, "reading %zu bytes from rank %d failed: %s", n, src,
+                     strerror(-rc));
+        job->cma_ok = false; /* denied here: use the pipelined copy from now on */
+    }
+    h.op = CR_OP_CTS;
+    h.rreq = cr_req_id(r);
+    r->got = 0;
+    ctrl_send(job, src, &h);
+}
+
+static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
+{
+    cr_unexp *u = *pp;
+    unlink_unexp(job, pp);
+    if (u->op == CR_OP_EAGER) {
+        size_t n = accept_size(job, r, u->src, u->tag, u->size);
+        memcpy(r->buf, u->data, n);
+        complete(job, r);
+    } else {
+        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq);
+    }
+    free(u);
+}
+
+cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap)
+{
+    return cr_irecv_call(job, op, sel, buf, cap, NULL, NULL);
+}
+
+cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      cr_handler_fn fn, void (*user_fn)(void))
+{
+    cr_req *r = req_alloc(job, CR_REQ_RECV, op);
+    r->sel = *sel;
+    r->buf = buf;
+    r->cap = cap;
+    r->handler = fn;
+    r->user_fn = user_fn;
+    cr_unexp **pp;
+    if (job->unexp && find_unexp(job, sel, &pp)) {
+        take_unexp(job, r, pp);
+        return r;
+    }
+    r->next = NULL;
+    *job->posted_tail = r;
+    job->posted_tail = &r->next;
+    return r;
+}
+
+void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st)
+{
+    cr_req *r = cr_irecv(job, op, sel, buf, cap);
+    cr_req_wait(job, r);
+    *st = r->st;
+    cr_req_release(job, r);
+}
+
+bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
+{
+    unsigned spins = 0;
+    for (;;) {
+        cr_unexp *u = find_unexp(job, sel, NULL);
+        if (u) {
+            st->src = u->src;
+            st->tag = u->tag;
+            st->size = st->count = u->size;
+            return true;
+        }
+        if (cr_progress(job)) continue;
+        if (!wait) return false;
+        if (job->size == 1 && !job->threaded)
+            cr_fatal(job, "cprobe",
+                     "waits for a message that can never come: this is the only rank "
+                     "(start the program with courier run -n N)");
+        cr_idle(job, &spins);
+    }
+}
+
+/* ---- delivery (transport up-call) ---------------------------------------- */
+
+static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, const char *what)
+{
+    cr_req *r = cr_req_from_id(job, id);
+    if (!r || r->done)
+        cr_fatal(job, "progress", "rank %d sent a %s for unknown request %llu (corrupt peer?)", src,
+                 what, (unsigned long long)id);
+    return r;
+}
+
+int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len)
+{
+    cr_req *r;
+    switch (h->op) {
+    case CR_OP_EAGER:
+    case CR_OP_RTS:
+        r = job->posted ? take_posted(job, src, h->ctx, h->tag) : NULL;
+        if (r) {
+            if (h->op == CR_OP_RTS) {
+                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq);
+            } else {
+                memcpy(r->buf, payload, accept_size(job, r, src, h->tag, len));
+                complete(job, r);
+            }
+            return 1;
+        } else {
+            size_t keep = h->op == CR_OP_EAGER ? len : 0;
+            if (src != job->rank && job->unexp_bytes + keep > job->unexp_limit && job->unexp)
+                return 0; /* over budget: the sender keeps it until we receive */
+            cr_unexp *u = malloc(sizeof *u + keep);
+            if (!u) return 0;
+            u->next = NULL;
+            u->src = src;
+            u->ctx = h->ctx;
+            u->tag = h->tag;
+            u->op = h->op;
+            u->size = h->op == CR_OP_EAGER ? len : h->size;
+            u->addr = h->addr;
+            u->sreq = h->sreq;
+            u->data = (char *)(u + 1);
+            if (keep) memcpy(u->data, payload, keep);
+            if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
+            *job->unexp_tail = u;
+            job->unexp_tail = &u->next;
+            return 1;
+        }
+    case CR_OP_FIN:
+        complete(job, req_by_wire_id(job, h->sreq, src, "FIN"));
+        return 1;
+    case CR_OP_CTS:
+        r = req_by_wire_id(job, h->sreq, src, "CTS");
+        r->rreq = h->rreq;
+        r->stage = CR_STAGE_PUSH;
+        backlog_push(job, src, r);
+        return 1;
+    case CR_OP_DATA:
+        r = req_by_wire_id(job, h->rreq, src, "DATA");
+        if (h->addr < r->st.count) {
+            size_t n = len;
+            if (h->addr + n > r->st.count) n = r->st.count - h->addr;
+            memcpy((char *)r->buf + h->addr, payload, n);
+        }
+        r->got += len;
+        if (r->got >= r->st.size) complete(job, r);
+        return 1;
+    default:
+        cr_fatal(job, "progress", "rank %d sent an unknown operation %d (corrupt peer?)", src,
+                 h->op);
+    }
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+int cr_progress(cr_job *job)
+{
+    int n = 0;
+    if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
+    n += job->net->poll(job);
+    return n;
+}
+
+void cr_req_wait(cr_job *job, cr_req *r)
+{
+    unsigned spins = 0;
+    while (!r->done) {
+        if (cr_progress(job)) {
+            spins = 0;
+            continue;
+        }
+        if (job->size == 1 && !job->threaded && !r->done)
+            cr_fatal(job, r->op,
+                     "waits for a message that can never come: this is the only rank "
+                     "(start the program with courier run -n N)");
+        cr_idle(job, &spins);
+    }
+}
+
+/* Before the process leaves: every send must reach its receiver (the segment
+ * keeps eager data, but rendezvous data lives in this process). A peer that has
+ * already finished will read nothing more, so it is not waited for. */
+static bool owes_live_peer(cr_job *job)
+{
+    for (int p = 0; p < job->size; p++)
+        if ((job->backlog[p] || job->ctrlq[p]) && !job->tp[p]->peer_gone(job, p)) return true;
+    if (!job->sends_active) return false;
+    for (uint32_t i = 0; i < job->nreqs; i++) {
+        cr_req *r = &job->chunks[i / CHUNK_REQS][i % CHUNK_REQS];
+        if (r->in_use && r->kind == CR_REQ_SEND && !r->done &&
+            !job->tp[r->peer]->peer_gone(job, r->peer))
+            return true;
+    }
+    return false;
+}
+
+void cr_engine_drain(cr_job *job)
+{
+    unsigned spins = 0;
+    while (owes_live_peer(job)) {
+        if (cr_progress(job))
+            spins = 0;
+        else
+            cr_idle(job, &spins);
+    }
+    job->net->flush(job);
+}

@@ -1,0 +1,206 @@
+/* The message engine's internal interface: the job context, requests, matching
+ * selectors and the calls the interfaces (src/api) and collectives (src/coll) use.
+ *
+ * One cr_job holds all per-process state; there are no other globals except the
+ * pointer to the one job of the process (cr_job_get). Every function here expects
+ * the caller to hold the engine lock (cr_lock) when the job is threaded. */
+#ifndef COURIER_ENGINE_H
+#define COURIER_ENGINE_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../transport/transport.h"
+
+#define CR_ANY_SOURCE (-1)
+
+/* Contexts keep the traffic of different interfaces and of collectives apart. */
+enum {
+    CR_CTX_NX = 0,   /* NX/2 point-to-point */
+    CR_CTX_COLL = 1, /* collectives of the job-wide group */
+    CR_CTX_USER = 2  /* first context for interface groups/communicators */
+};
+
+/* How a receive selects the type (tag) of a message. */
+enum cr_tag_mode {
+    CR_TAG_EXACT, /* type == value */
+    CR_TAG_ANY,   /* every type */
+    CR_TAG_MASK   /* NX/2: bit t of mask selects type t (0..30) */
+};
+
+typedef struct cr_sel {
+    int src; /* rank or CR_ANY_SOURCE */
+    uint16_t ctx;
+    uint8_t tag_mode;
+    int32_t tag;   /* for CR_TAG_EXACT */
+    uint32_t mask; /* for CR_TAG_MASK */
+} cr_sel;
+
+/* What a completed receive (or a probe) found. */
+typedef struct cr_status {
+    int src;
+    int32_t tag;
+    size_t size;  /* bytes the message had */
+    size_t count; /* bytes delivered into the buffer */
+} cr_status;
+
+enum cr_req_kind { CR_REQ_SEND = 1, CR_REQ_RECV = 2 };
+
+/* Where a send stands on the wire. */
+enum cr_stage {
+    CR_STAGE_EAGER = 1, /* whole message still to send */
+    CR_STAGE_RTS,       /* rendezvous request still to send */
+    CR_STAGE_WAIT,      /* waiting for FIN (pulled) or CTS (push) */
+    CR_STAGE_PUSH       /* pushing DATA chunks */
+};
+
+struct cr_req;
+struct cr_job;
+typedef void (*cr_handler_fn)(struct cr_job *job, void (*user_fn)(void), const cr_status *st);
+
+typedef struct cr_req {
+    struct cr_req *next; /* queue link (posted, backlog, free list) */
+    uint32_t idx, gen;   /* id = gen << 32 | idx; gen changes on every reuse */
+    uint8_t kind;
+    uint8_t done;
+    uint8_t in_use;
+    uint8_t stage;    /* send: enum cr_stage */
+    uint8_t trunc_ok; /* receive: a longer message is cut to fit, not an error */
+    int peer;
+    cr_sel sel; /* receive */
+    void *buf;
+    size_t cap;            /* receive buffer size / send length */
+    size_t got;            /* bytes arrived so far (pipelined path) */
+    cr_status st;          /* filled at completion of a receive */
+    const char *op;        /* interface call name, for error messages */
+    cr_handler_fn handler; /* run after completion, on the progress thread */
+    void (*user_fn)(void); /* the interface's user handler, for 'handler' to call */
+    /* send side */
+    uint16_t ctx;
+    int32_t tag;
+    size_t pushed; /* pipelined path: bytes copied into the segment so far */
+    uint64_t rreq; /* pipelined path: the receiver's request id */
+} cr_req;
+
+/* A message that arrived before its receive was posted. */
+typedef struct cr_unexp {
+    struct cr_unexp *next;
+    int src;
+    uint16_t ctx;
+    int32_t tag;
+    uint8_t op; /* CR_OP_EAGER (data held here) or CR_OP_RTS (data still at the sender) */
+    size_t size;
+    uint64_t addr, sreq; /* RTS */
+    char *data;          /* EAGER */
+} cr_unexp;
+
+/* A control message (FIN, CTS) waiting for credits. */
+typedef struct cr_ctrl {
+    struct cr_ctrl *next;
+    cr_hdr h;
+} cr_ctrl;
+
+typedef struct cr_job {
+    int rank, size;
+    int appnum;    /* index of this rank's program in an MPMD job */
+    int host_rank; /* first rank of the first program */
+    bool oversub;  /* more local ranks than cores: spin less */
+    bool threaded; /* a progress thread exists: take the lock */
+    bool cma_ok;   /* single-copy process_vm_readv is usable */
+    size_t *eager; /* per peer: largest message sent eagerly */
+
+    pthread_mutex_t lock;
+
+    const cr_transport **tp; /* per peer */
+    const cr_transport *net; /* the inter-process transport (shm), or NULL */
+    void *shm;               /* shm transport state */
+
+    /* requests: chunked table so addresses stay put */
+    cr_req **chunks;
+    uint32_t nchunks, nreqs;
+    cr_req *free_reqs;
+
+    /* matching */
+    cr_req *posted, **posted_tail;
+    cr_unexp *unexp, **unexp_tail;
+    size_t unexp_bytes, unexp_limit;
+
+    /* sends waiting for credits or pushing data, per peer, in order */
+    cr_req **backlog;
+    cr_ctrl **ctrlq;
+    unsigned nbacklog, nctrl;
+    unsigned sends_active; /* sends not yet complete */
+
+    /* hrecv/rcvncall handlers: completed requests waiting for their handler */
+    cr_req *handlers_due, **handlers_due_tail;
+    pthread_mutex_t trap_lock; /* recursive: held while a handler runs */
+    int trap_masked;
+    pthread_t progress_thread;
+    volatile int stopping;
+
+    /* waiting */
+    unsigned spin_limit; /* idle rounds spent spinning */
+    uint64_t yield_ns;   /* then this long yielding the core, then sleep */
+    uint64_t idle_since;
+
+    /* NX/2 information about the last message received or probed */
+    cr_status last;
+} cr_job;
+
+/* Job lifetime: the first call of any interface initializes the job. */
+cr_job *cr_job_get(void);
+void cr_job_finalize(cr_job *job);
+
+static inline void cr_lock(cr_job *job)
+{
+    if (job->threaded) pthread_mutex_lock(&job->lock);
+}
+static inline void cr_unlock(cr_job *job)
+{
+    if (job->threaded) pthread_mutex_unlock(&job->lock);
+}
+
+/* Errors: one line naming the call, the rank and the reason, then the job ends. */
+_Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+_Noreturn void cr_die_errno(const char *what);
+
+/* Point-to-point. Blocking calls return when the buffer is reusable / filled. */
+void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+             size_t len);
+cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                 size_t len);
+void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st);
+cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap);
+/* A receive whose completion runs fn(job, user_fn, status) on the progress thread;
+ * the request is released after that (it cannot be waited for). */
+cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      cr_handler_fn fn, void (*user_fn)(void));
+/* Non-destructive look at the unexpected queue; wait=true blocks until a match. */
+bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st);
+
+/* Requests and their public ids. */
+uint64_t cr_req_id(const cr_req *r);
+cr_req *cr_req_from_id(cr_job *job, uint64_t id); /* NULL when unknown or stale */
+void cr_req_wait(cr_job *job, cr_req *r);
+void cr_req_release(cr_job *job, cr_req *r);
+
+/* Run every handler whose request completed (progress thread and unmask). */
+void cr_handlers_start(cr_job *job);
+int cr_handlers_mask(cr_job *job, int masked);
+
+/* Progress: poll the transports once; returns the number of events handled. */
+int cr_progress(cr_job *job);
+/* Waiting: call in a loop while nothing happens; *spins counts idle rounds. */
+void cr_idle(cr_job *job, unsigned *spins);
+
+/* Before the process leaves: complete every send a live peer may still need. */
+void cr_engine_drain(cr_job *job);
+
+/* Transport up-call: a message arrived. Returns 0 to refuse it for now. */
+int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len);
+
+#endif

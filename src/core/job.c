@@ -1,0 +1,265 @@
+/* The job of this process: start-up from the launcher's environment, waiting
+ * (spin, yield, sleep), the progress thread that runs receive handlers, errors,
+ * and the orderly exit.
+ *
+ * Invariants:
+ *  - the job is created once, on the first call of any interface (NX/2 programs
+ *    call no init function), and finalized at exit after every send a live peer
+ *    may still read has completed;
+ *  - a waiting thread spins only briefly (almost not at all when there are more
+ *    ranks than cores), then yields, then sleeps on its futex doorbell: a rank
+ *    that waits for long keeps no core busy;
+ *  - the progress thread exists only once a handler receive was posted; from then
+ *    on every engine call holds job->lock, and handlers run without it, one at a
+ *    time, under trap_lock (which masktrap takes to keep them out). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+static cr_job the_job;
+static pthread_once_t job_once = PTHREAD_ONCE_INIT;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+_Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    fprintf(stderr, "courier: rank %d: %s: %s\n", job ? job->rank : -1, call, msg);
+    fflush(stderr);
+    _exit(1);
+}
+
+_Noreturn void cr_die_errno(const char *what)
+{
+    cr_fatal(the_job.size ? &the_job : NULL, what, "%s", strerror(errno));
+}
+
+/* ---- start-up ------------------------------------------------------------ */
+
+static long env_long(const char *name, long dflt, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || x < lo || x > hi) {
+        fprintf(stderr, "courier: %s=%s is not a number in %ld..%ld; fix the environment\n", name,
+                v, lo, hi);
+        _exit(1);
+    }
+    return x;
+}
+
+static int online_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void job_exit(void)
+{
+    cr_job_finalize(&the_job);
+}
+
+static void job_init(void)
+{
+    cr_job *job = &the_job;
+    job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
+    job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
+    job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
+    job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
+    job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
+    job->cma_ok = env_long("COURIER_NO_CMA", 0, 0, 1) == 0;
+    pthread_mutex_init(&job->lock, NULL);
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&job->trap_lock, &ma);
+    pthread_mutexattr_destroy(&ma);
+    job->posted_tail = &job->posted;
+    job->unexp_tail = &job->unexp;
+    job->handlers_due_tail = &job->handlers_due;
+
+    size_t n = (size_t)job->size;
+    job->tp = calloc(n, sizeof *job->tp);
+    job->eager = calloc(n, sizeof *job->eager);
+    job->backlog = calloc(n, sizeof *job->backlog);
+    job->ctrlq = calloc(n, sizeof *job->ctrlq);
+    if (!job->tp || !job->eager || !job->backlog || !job->ctrlq)
+        cr_fatal(job, "init", "out of memory for %d peers", job->size);
+
+    job->net = &cr_transport_self;
+    if (job->size > 1) {
+        int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
+        if (fd < 0)
+            cr_fatal(job, "init",
+                     "COURIER_SIZE is set but COURIER_SHM_FD is not; start the "
+                     "program with courier run");
+        int rc = cr_shm_attach(job, fd);
+        if (rc)
+            cr_fatal(job, "init", "cannot attach the job's shared segment (fd %d): %s", fd,
+                     strerror(-rc));
+        job->net = &cr_transport_shm;
+    }
+    long eager = env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
+    for (int p = 0; p < job->size; p++) {
+        job->tp[p] = p == job->rank ? &cr_transport_self : job->net;
+        size_t max = job->tp[p]->max_payload(job);
+        job->eager[p] = p == job->rank ? SIZE_MAX : (size_t)eager < max ? (size_t)eager : max;
+    }
+
+    /* Oversubscribed: a spinning rank only steals the core from the one it waits for. */
+    int cpus = online_cpus();
+    job->oversub = job->size > cpus;
+    job->spin_limit = job->oversub ? 16 : 4000;
+    job->yield_ns = job->oversub ? 2000000 : 1000000;
+
+    /* Let peers read our buffers with process_vm_readv (Yama's ptrace_scope 1). */
+#ifdef PR_SET_PTRACER
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+    if (getenv("COURIER_LAUNCHED")) setvbuf(stdout, NULL, _IOLBF, 0);
+    atexit(job_exit);
+}
+
+cr_job *cr_job_get(void)
+{
+    pthread_once(&job_once, job_init);
+    return &the_job;
+}
+
+/* ---- waiting ------------------------------------------------------------- */
+
+void cr_idle(cr_job *job, unsigned *spins)
+{
+    unsigned s = ++*spins;
+    if (s < job->spin_limit) {
+        cr_unlock(job);
+        cpu_relax();
+        cr_lock(job);
+        return;
+    }
+    uint64_t now = now_ns();
+    if (s == job->spin_limit) {
+        job->idle_since = now;
+        job->net->flush(job); /* a sender may be waiting for our credits */
+    }
+    if (now - job->idle_since < job->yield_ns) {
+        cr_unlock(job);
+        sched_yield();
+        cr_lock(job);
+        return;
+    }
+    job->net->flush(job);
+    job->net->sleep(job, 100);
+}
+
+/* ---- handlers and the progress thread ------------------------------------ */
+
+static void run_handlers(cr_job *job)
+{
+    pthread_mutex_lock(&job->trap_lock);
+    while (!job->trap_masked) {
+        pthread_mutex_lock(&job->lock);
+        cr_req *r = job->handlers_due;
+        if (r) {
+            job->handlers_due = r->next;
+            if (!job->handlers_due) job->handlers_due_tail = &job->handlers_due;
+        }
+        cr_status st = r ? r->st : (cr_status){0};
+        cr_handler_fn fn = r ? r->handler : NULL;
+        void (*user)(void) = r ? r->user_fn : NULL;
+        if (r) cr_req_release(job, r);
+        pthread_mutex_unlock(&job->lock);
+        if (!r) break;
+        fn(job, user, &st);
+    }
+    pthread_mutex_unlock(&job->trap_lock);
+}
+
+static void *progress_main(void *arg)
+{
+    cr_job *job = arg;
+    while (!job->stopping) {
+        pthread_mutex_lock(&job->lock);
+        int n = cr_progress(job);
+        if (!n && !job->handlers_due) {
+            job->net->flush(job);
+            job->net->sleep(job, 100);
+        }
+        pthread_mutex_unlock(&job->lock);
+        run_handlers(job);
+    }
+    return NULL;
+}
+
+/* Called without the engine lock by the first handler receive. */
+void cr_handlers_start(cr_job *job)
+{
+    if (job->threaded) return;
+    job->threaded = true;
+    if (pthread_create(&job->progress_thread, NULL, progress_main, job)) {
+        job->threaded = false;
+        cr_fatal(job, "hrecv", "cannot start the progress thread: %s", strerror(errno));
+    }
+}
+
+int cr_handlers_mask(cr_job *job, int masked)
+{
+    pthread_mutex_lock(&job->trap_lock); /* waits for a running handler to return */
+    int old = job->trap_masked;
+    job->trap_masked = masked;
+    pthread_mutex_unlock(&job->trap_lock);
+    if (!masked && job->threaded) job->net->wake(job, job->rank);
+    return old;
+}
+
+/* ---- exit ---------------------------------------------------------------- */
+
+void cr_job_finalize(cr_job *job)
+{
+    if (!job->tp) return;
+    if (job->threaded) {
+        job->stopping = 1;
+        job->net->wake(job, job->rank);
+        if (!pthread_equal(pthread_self(), job->progress_thread))
+            pthread_join(job->progress_thread, NULL);
+        job->threaded = false;
+    }
+    cr_engine_drain(job);
+    if (job->size > 1) cr_shm_detach(job);
+}

@@ -1,0 +1,497 @@
+/* `courier run`: start a job, forward its output and signals, watch it, and
+ * clean up whatever happens.
+ *
+ * Invariants:
+ *  - the shared segment is a memfd (no name anywhere), so it disappears with the
+ *    last process that holds it: nothing is ever left in /dev/shm;
+ *  - every rank runs in the job's own process group and has PR_SET_PDEATHSIG
+ *    (SIGKILL): if the launcher dies, even by SIGKILL, the ranks die too; the
+ *    launcher itself kills the whole group before it returns, so no process of
+ *    the job outlives it;
+ *  - the first rank to fail (non-zero exit or a signal) is reported in one line,
+ *    every other rank is sent SIGTERM and, one second at most later, SIGKILL;
+ *  - output is forwarded a whole line at a time, so lines of different ranks
+ *    never mix (a partial line is flushed when it grows past the buffer or at
+ *    the end of the stream). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../transport/transport.h"
+#include "launcher.h"
+
+#define MAX_RANKS 1024
+#define LINE_MAX_FWD 4096
+#define GRACE_MS 500 /* from SIGTERM to SIGKILL */
+
+typedef struct app {
+    int n;
+    char **argv;
+} app;
+
+typedef struct stream {
+    int fd;  /* -1 once closed */
+    int out; /* 1 or 2 */
+    size_t len;
+    char buf[LINE_MAX_FWD];
+} stream;
+
+typedef struct rank_proc {
+    pid_t pid;
+    int appnum;
+    bool running;
+    stream s[2];
+} rank_proc;
+
+typedef struct job_spec {
+    app *apps;
+    int napps, total;
+    bool label;
+    double timeout; /* seconds; 0: none */
+    rank_proc *ranks;
+    pid_t pgid;
+    int exit_status;
+    bool ending;      /* termination under way */
+    uint64_t kill_at; /* when SIGKILL follows the SIGTERM (ns), 0: not scheduled */
+} job_spec;
+
+static const char usage_text[] =
+    "usage: courier run [--label] [--timeout S] -n N prog [args] [: -n M prog2 [args]]...\n"
+    "  -n N         start N ranks of prog (1..1024 in all)\n"
+    "  --label      prefix every output line with [rank]\n"
+    "  --timeout S  end the job if it runs longer than S seconds\n";
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("courier run: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fputs(usage_text, stderr);
+    return 2;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int parse_count(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !*s || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+static bool find_program(const char *prog)
+{
+    if (strchr(prog, '/')) return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/bin:/bin";
+    char buf[PATH_MAX];
+    for (const char *p = path;; p = strchr(p, ':') + 1) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", prog);
+        struct stat st;
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) return true;
+        if (!e) return false;
+    }
+}
+
+/* Parse the command line (argv[0] is "run"). Returns 0, or an exit status. */
+static int parse(int argc, char **argv, job_spec *js)
+{
+    js->apps = calloc((size_t)argc, sizeof *js->apps);
+    if (!js->apps) return usage_error("out of memory");
+    int i = 1;
+    for (;;) {
+        long n = -1;
+        while (i < argc && argv[i][0] == '-') {
+            const char *a = argv[i];
+            if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
+                if (i + 1 >= argc) return usage_error("%s needs a number", a);
+                if (parse_count(argv[i + 1], &n) || n < 1 || n > MAX_RANKS)
+                    return usage_error("-n %s: the number of ranks must be 1..%d", argv[i + 1],
+                                       MAX_RANKS);
+                i += 2;
+            } else if (!strcmp(a, "--label")) {
+                js->label = true;
+                i++;
+            } else if (!strcmp(a, "--timeout")) {
+                char *end;
+                if (i + 1 >= argc) return usage_error("--timeout needs a number of seconds");
+                js->timeout = strtod(argv[i + 1], &end);
+                if (*end || !(js->timeout > 0) || js->timeout > 1e7)
+                    return usage_error("--timeout %s: give a positive number of seconds",
+                                       argv[i + 1]);
+                i += 2;
+            } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+                fputs(usage_text, stdout);
+                exit(0);
+            } else {
+                return usage_error("unknown option %s", a);
+            }
+        }
+        if (n < 0) return usage_error("give the number of ranks with -n N");
+        if (i >= argc || !strcmp(argv[i], ":")) return usage_error("no program to run");
+        if (!find_program(argv[i]))
+            return usage_error("program '%s' not found or not executable", argv[i]);
+        app *a = &js->apps[js->napps++];
+        a->n = (int)n;
+        a->argv = &argv[i];
+        while (i < argc && strcmp(argv[i], ":")) i++;
+        if (js->total + n > MAX_RANKS)
+            return usage_error("%ld ranks in all: at most %d", js->total + n, MAX_RANKS);
+        js->total += (int)n;
+        if (i >= argc) break;
+        argv[i++] = NULL; /* ends this program's argument list */
+    }
+    return 0;
+}
+
+/* ---- output forwarding --------------------------------------------------- */
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return; /* our own output is gone (closed pipe): drop, keep watching the job */
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
+{
+    if (js->label) {
+        char pre[32];
+        int k = snprintf(pre, sizeof pre, "[%d] ", rank);
+        char line[LINE_MAX_FWD + 40];
+        memcpy(line, pre, (size_t)k);
+        memcpy(line + k, p, n);
+        write_all(out, line, (size_t)k + n);
+    } else {
+        write_all(out, p, n);
+    }
+}
+
+/* Read what the stream has; forward every complete line. Returns false at EOF. */
+static bool pump(job_spec *js, int rank, stream *s)
+{
+    ssize_t r = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (r <= 0) {
+        if (s->len) emit(js, rank, s->out, s->buf, s->len);
+        if (s->len && s->buf[s->len - 1] != '\n') write_all(s->out, "\n", 1);
+        s->len = 0;
+        close(s->fd);
+        s->fd = -1;
+        return false;
+    }
+    s->len += (size_t)r;
+    size_t start = 0;
+    for (size_t i = 0; i < s->len; i++)
+        if (s->buf[i] == '\n') {
+            emit(js, rank, s->out, s->buf + start, i + 1 - start);
+            start = i + 1;
+        }
+    if (start == 0 && s->len == sizeof s->buf) { /* a line longer than the buffer */
+        emit(js, rank, s->out, s->buf, s->len);
+        start = s->len;
+    }
+    memmove(s->buf, s->buf + start, s->len - start);
+    s->len -= start;
+    return true;
+}
+
+/* ---- starting ranks ------------------------------------------------------ */
+
+static int make_segment(int n, size_t *len)
+{
+    *len = cr_shm_segment_size(n);
+    int fd = memfd_create("courier-job", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, (off_t)*len) < 0) goto fail;
+    /* Reserve the memory now, so that a job too big for this machine fails here
+     * with a clear message instead of a SIGBUS in a rank later. */
+    int rc = posix_fallocate(fd, 0, (off_t)*len);
+    if (rc) {
+        errno = rc;
+        goto fail;
+    }
+    void *base = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) goto fail;
+    cr_shm_segment_init(base, n);
+    munmap(base, 4096);
+    return fd;
+fail:;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
+static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2], int err[2],
+                       pid_t parent)
+{
+    setpgid(0, js->pgid ? js->pgid : 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127); /* the launcher is already gone */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    if (rank != 0) {
+        int dn = open("/dev/null", O_RDONLY);
+        if (dn >= 0) dup2(dn, 0);
+    }
+    int flags = fcntl(segfd, F_GETFD);
+    fcntl(segfd, F_SETFD, flags & ~FD_CLOEXEC);
+    char v[32];
+    snprintf(v, sizeof v, "%d", rank);
+    setenv("COURIER_RANK", v, 1);
+    snprintf(v, sizeof v, "%d", js->total);
+    setenv("COURIER_SIZE", v, 1);
+    snprintf(v, sizeof v, "%d", segfd);
+    setenv("COURIER_SHM_FD", v, 1);
+    snprintf(v, sizeof v, "%d", appnum);
+    setenv("COURIER_APPNUM", v, 1);
+    setenv("COURIER_HOST_RANK", "0", 1);
+    setenv("COURIER_LAUNCHED", "1", 1);
+    char **argv = js->apps[appnum].argv;
+    execvp(argv[0], argv);
+    fprintf(stderr, "courier: rank %d: cannot execute %s: %s\n", rank, argv[0], strerror(errno));
+    _exit(127);
+}
+
+static int start_ranks(job_spec *js, int segfd)
+{
+    pid_t me = getpid();
+    int rank = 0;
+    for (int a = 0; a < js->napps; a++)
+        for (int k = 0; k < js->apps[a].n; k++, rank++) {
+            int out[2], err[2];
+            if (pipe2(out, O_CLOEXEC) < 0) return -1;
+            if (pipe2(err, O_CLOEXEC) < 0) {
+                close(out[0]);
+                close(out[1]);
+                return -1;
+            }
+            pid_t pid = fork();
+            if (pid < 0) return -1;
+            if (pid == 0) child_exec(js, rank, a, segfd, out, err, me);
+            if (!js->pgid) js->pgid = pid;
+            setpgid(pid, js->pgid);
+            rank_proc *rp = &js->ranks[rank];
+            rp->pid = pid;
+            rp->appnum = a;
+            rp->running = true;
+            close(out[1]);
+            close(err[1]);
+            rp->s[0] = (stream){.fd = out[0], .out = 1};
+            rp->s[1] = (stream){.fd = err[0], .out = 2};
+            fcntl(out[0], F_SETFL, O_NONBLOCK);
+            fcntl(err[0], F_SETFL, O_NONBLOCK);
+        }
+    return 0;
+}
+
+/* ---- watching ------------------------------------------------------------ */
+
+static void end_job(job_spec *js, int status)
+{
+    if (js->ending) return;
+    js->ending = true;
+    js->exit_status = status;
+    kill(-js->pgid, SIGTERM);
+    js->kill_at = now_ns() + (uint64_t)GRACE_MS * 1000000u;
+}
+
+static int find_rank(job_spec *js, pid_t pid)
+{
+    for (int r = 0; r < js->total; r++)
+        if (js->ranks[r].pid == pid) return r;
+    return -1;
+}
+
+static void reap(job_spec *js)
+{
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-js->pgid, &st, WNOHANG)) > 0) {
+        int r = find_rank(js, pid);
+        if (r < 0) continue;
+        js->ranks[r].running = false;
+        if (js->ending) continue; /* ended by us: nothing to report */
+        if (WIFSIGNALED(st)) {
+            int sig = WTERMSIG(st);
+            fprintf(stderr, "courier: rank %d (pid %d) killed by SIG%s; ending the job\n", r,
+                    (int)pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+            end_job(js, 128 + sig);
+        } else if (WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "courier: rank %d (pid %d) exited with status %d; ending the job\n", r,
+                    (int)pid, WEXITSTATUS(st));
+            end_job(js, WEXITSTATUS(st));
+        }
+    }
+}
+
+static int running(job_spec *js)
+{
+    int n = 0;
+    for (int r = 0; r < js->total; r++) n += js->ranks[r].running;
+    return n;
+}
+
+static void on_signal(job_spec *js, int sig)
+{
+    if (sig == SIGCHLD) return;
+    if (js->ending) { /* asked twice: stop waiting */
+        kill(-js->pgid, SIGKILL);
+        return;
+    }
+    fprintf(stderr, "courier: got SIG%s; ending the job\n", sigabbrev_np(sig));
+    js->ending = true;
+    js->exit_status = 128 + sig;
+    kill(-js->pgid, sig);
+    js->kill_at = now_ns() + 1000000000u;
+}
+
+static int watch(job_spec *js, int sfd)
+{
+    int nfds = 2 * js->total + 1;
+    struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
+    int *who = calloc((size_t)nfds, sizeof *who);
+    if (!pf || !who) return -1;
+    uint64_t deadline = js->timeout > 0 ? now_ns() + (uint64_t)(js->timeout * 1e9) : 0;
+    bool streams_open = true;
+    while (running(js) || streams_open) {
+        int k = 0;
+        pf[k++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+        for (int r = 0; r < js->total; r++)
+            for (int j = 0; j < 2; j++)
+                if (js->ranks[r].s[j].fd >= 0) {
+                    who[k] = r * 2 + j;
+                    pf[k++] = (struct pollfd){.fd = js->ranks[r].s[j].fd, .events = POLLIN};
+                }
+        streams_open = k > 1;
+        int wait_ms = 1000;
+        uint64_t now = now_ns();
+        if (deadline && !js->ending) {
+            if (now >= deadline) {
+                fprintf(stderr,
+                        "courier: job exceeded --timeout %g s with %d rank(s) still running; "
+                        "ending the job\n",
+                        js->timeout, running(js));
+                end_job(js, 124);
+                continue;
+            }
+            uint64_t left = (deadline - now) / 1000000u + 1;
+            if (left < (uint64_t)wait_ms) wait_ms = (int)left;
+        }
+        if (js->kill_at) {
+            if (now >= js->kill_at) {
+                kill(-js->pgid, SIGKILL);
+                js->kill_at = 0;
+            } else {
+                uint64_t left = (js->kill_at - now) / 1000000u + 1;
+                if (left < (uint64_t)wait_ms) wait_ms = (int)left;
+            }
+        }
+        if (!running(js)) wait_ms = 200; /* ranks are gone: only their children keep pipes */
+        int n = poll(pf, (nfds_t)k, wait_ms);
+        if (n < 0 && errno != EINTR) break;
+        if (n == 0 && !running(js)) break; /* nothing more will come */
+        if (pf[0].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+                on_signal(js, (int)si.ssi_signo);
+        }
+        for (int i = 1; i < k; i++)
+            if (pf[i].revents) pump(js, who[i] / 2, &js->ranks[who[i] / 2].s[who[i] % 2]);
+        reap(js);
+    }
+    free(pf);
+    free(who);
+    return 0;
+}
+
+int cr_run_main(int argc, char **argv)
+{
+    job_spec js = {0};
+    int rc = parse(argc, argv, &js);
+    if (rc) return rc;
+
+    /* Two pipes per rank: raise the descriptor limit as far as we may. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    js.ranks = calloc((size_t)js.total, sizeof *js.ranks);
+    if (!js.ranks) return usage_error("out of memory for %d ranks", js.total);
+
+    size_t seglen;
+    int segfd = make_segment(js.total, &seglen);
+    if (segfd < 0) {
+        fprintf(stderr,
+                "courier run: cannot create the %zu-byte shared segment for %d ranks: %s; "
+                "use fewer ranks or raise the memory limit\n",
+                seglen, js.total, strerror(errno));
+        return 1;
+    }
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    signal(SIGPIPE, SIG_IGN);
+    if (sfd < 0 || start_ranks(&js, segfd) < 0) {
+        int e = errno;
+        fprintf(stderr, "courier run: cannot start %d ranks: %s%s\n", js.total, strerror(e),
+                e == EMFILE ? " (raise the open-file limit: ulimit -n)" : "");
+        if (js.pgid) {
+            kill(-js.pgid, SIGKILL);
+            while (waitpid(-js.pgid, NULL, 0) > 0) {
+            }
+        }
+        return 1;
+    }
+    close(segfd); /* the ranks hold it now */
+    watch(&js, sfd);
+    kill(-js.pgid, SIGKILL); /* anything a rank left behind in the job's group */
+    while (waitpid(-js.pgid, NULL, WNOHANG) > 0) {
+    }
+    return js.exit_status;
+}

@@ -1,0 +1,321 @@
+/* Shared-memory transport: one host, one segment created by the launcher with
+ * memfd_create and inherited by every rank, so nothing can be left in /dev/shm.
+ *
+ * Layout: a header, one record per rank (pid and futex doorbell), then one
+ * channel per ordered pair (sender, receiver). A channel is a single-producer,
+ * single-consumer ring of 64-byte cells plus a byte ring for payloads that do not
+ * fit in a cell. Invariants:
+ *  - only the sender writes cells and the data ring; only the receiver writes the
+ *    channel's first line (head_pub, dhead_pub: what it has consumed);
+ *  - a cell is published by storing seq = position + 1 with release order after
+ *    everything else in the cell and its payload is written; the receiver reads
+ *    seq with acquire order, so one cache line carries a small message;
+ *  - the receiver publishes consumed positions lazily (every half ring, and
+ *    before it idles), so the two sides do not bounce a line per message;
+ *  - a sender stores its cell, issues a full fence, then reads the receiver's
+ *    sleepers count; a sleeper increments it, then re-checks its rings before
+ *    waiting on the futex. Either the sender sees the sleeper and wakes it, or the
+ *    sleeper sees the message: no wake-up is lost. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/engine.h"
+
+#include "shm_layout.h"
+
+typedef struct shm_tx {
+    shm_chan *ch;
+    unsigned char *data;
+    uint32_t tail, head_cache, dtail, dhead_cache;
+    int blocked; /* last send_am said CR_EAGAIN */
+} shm_tx;
+
+typedef struct shm_rx {
+    shm_chan *ch;
+    unsigned char *data;
+    uint32_t head, dhead, head_pub, dhead_pub;
+} shm_rx;
+
+typedef struct shm_state {
+    void *base;
+    size_t len;
+    shm_head *hd;
+    shm_rank *ranks;
+    uint32_t ncells, dbytes;
+    shm_tx *tx;
+    shm_rx *rx;
+    int rr; /* next peer to poll first */
+} shm_state;
+
+static shm_chan *chan_of(shm_state *s, int from, int to)
+{
+    char *p = (char *)s->base + s->hd->chan_off;
+    return (shm_chan *)(p + ((size_t)from * s->hd->nranks + (size_t)to) * s->hd->chan_stride);
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+/* Wake the peer's sleeping threads, if it has any. The fence orders our earlier
+ * stores (a cell, a consumed count) before the read of its sleepers count. */
+static inline void kick(shm_state *s, int peer)
+{
+    shm_rank *r = &s->ranks[peer];
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&r->sleepers, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&r->bell, 1, memory_order_seq_cst);
+        futex(&r->bell, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
+int cr_shm_attach(cr_job *job, int fd)
+{
+    shm_head probe;
+    if (pread(fd, &probe, sizeof probe, 0) != (ssize_t)sizeof probe) return -EINVAL;
+    if (probe.magic != SHM_MAGIC || probe.nranks != (uint32_t)job->size) return -EINVAL;
+    void *base = mmap(NULL, probe.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) return -errno;
+    close(fd); /* the mapping keeps the segment; no descriptor is left to leak */
+    shm_state *s = calloc(1, sizeof *s);
+    if (!s) return -ENOMEM;
+    s->base = base;
+    s->len = probe.total;
+    s->hd = base;
+    s->ranks = (shm_rank *)((char *)base + s->hd->rank_off);
+    s->ncells = s->hd->ncells;
+    s->dbytes = s->hd->dbytes;
+    s->tx = calloc((size_t)job->size, sizeof *s->tx);
+    s->rx = calloc((size_t)job->size, sizeof *s->rx);
+    if (!s->tx || !s->rx) return -ENOMEM;
+    for (int p = 0; p < job->size; p++) {
+        s->tx[p].ch = chan_of(s, job->rank, p);
+        s->tx[p].data = (unsigned char *)&s->tx[p].ch->cells[s->ncells];
+        s->rx[p].ch = chan_of(s, p, job->rank);
+        s->rx[p].data = (unsigned char *)&s->rx[p].ch->cells[s->ncells];
+    }
+    atomic_store(&s->ranks[job->rank].pid, (int32_t)getpid());
+    job->shm = s;
+    return 0;
+}
+
+void cr_shm_detach(cr_job *job)
+{
+    shm_state *s = job->shm;
+    if (!s) return;
+    atomic_store(&s->ranks[job->rank].gone, 1);
+    for (int p = 0; p < job->size; p++)
+        if (p != job->rank) kick(s, p); /* a peer draining towards us must notice */
+    munmap(s->base, s->len);
+    free(s->tx);
+    free(s->rx);
+    free(s);
+    job->shm = NULL;
+}
+
+static size_t shm_max_payload(cr_job *job)
+{
+    return ((shm_state *)job->shm)->dbytes / 2;
+}
+
+/* Reserve len bytes of the data ring, contiguous; returns its running position. */
+static int data_reserve(shm_state *s, shm_tx *t, size_t len, uint32_t *pos)
+{
+    uint32_t p = t->dtail, off = p & (s->dbytes - 1);
+    if (off + len > s->dbytes) p += s->dbytes - off; /* skip the ring's tail end */
+    if (p + (uint32_t)len - t->dhead_cache > s->dbytes) {
+        t->dhead_cache = atomic_load_explicit(&t->ch->dhead_pub, memory_order_acquire);
+        if (p + (uint32_t)len - t->dhead_cache > s->dbytes) return -1;
+    }
+    *pos = p;
+    return 0;
+}
+
+static int shm_send_am(cr_job *job, int peer, const cr_hdr *h, const void *payload, size_t len)
+{
+    shm_state *s = job->shm;
+    shm_tx *t = &s->tx[peer];
+    if (t->tail - t->head_cache >= s->ncells) {
+        t->head_cache = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
+        if (t->tail - t->head_cache >= s->ncells) goto full;
+    }
+    shm_cell *c = &t->ch->cells[t->tail & (s->ncells - 1)];
+    if (h->op == CR_OP_EAGER && len <= INLINE_MAX) {
+        memcpy(c->u.inl, payload, len);
+    } else {
+        uint32_t pos = t->dtail;
+        if (len && data_reserve(s, t, len, &pos)) goto full;
+        if (len) memcpy(t->data + (pos & (s->dbytes - 1)), payload, len);
+        t->dtail = pos + (uint32_t)len;
+        c->u.c.dpos = pos;
+        c->u.c.size = h->size;
+        c->u.c.addr = h->addr;
+        c->u.c.sreq = h->sreq;
+        c->u.c.rreq = h->rreq;
+    }
+    c->op = h->op;
+    c->flags = h->flags;
+    c->ctx = h->ctx;
+    c->tag = h->tag;
+    c->len = (uint32_t)len;
+    atomic_store_explicit(&c->seq, t->tail + 1, memory_order_release);
+    t->tail++;
+    t->blocked = 0;
+    kick(s, peer);
+    return 0;
+full:
+    t->blocked = 1;
+    return CR_EAGAIN;
+}
+
+static void publish(shm_state *s, int peer)
+{
+    shm_rx *r = &s->rx[peer];
+    atomic_store_explicit(&r->ch->head_pub, r->head, memory_order_release);
+    atomic_store_explicit(&r->ch->dhead_pub, r->dhead, memory_order_release);
+    r->head_pub = r->head;
+    r->dhead_pub = r->dhead;
+    kick(s, peer);
+}
+
+/* Deliver up to 'budget' messages from one peer; returns how many. */
+static int poll_peer(cr_job *job, shm_state *s, int p, int budget)
+{
+    shm_rx *r = &s->rx[p];
+    int n = 0;
+    while (n < budget) {
+        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) break;
+        cr_hdr h = {.op = c->op, .flags = c->flags, .ctx = c->ctx, .tag = c->tag};
+        const void *payload;
+        uint32_t dend = r->dhead;
+        if (c->op == CR_OP_EAGER && c->len <= INLINE_MAX) {
+            payload = c->u.inl;
+            h.size = c->len;
+        } else {
+            payload = r->data + (c->u.c.dpos & (s->dbytes - 1));
+            if (c->len) dend = c->u.c.dpos + c->len;
+            h.size = c->u.c.size;
+            h.addr = c->u.c.addr;
+            h.sreq = c->u.c.sreq;
+            h.rreq = c->u.c.rreq;
+        }
+        if (!cr_engine_deliver(job, p, &h, payload, c->len)) break; /* no room: sender waits */
+        r->head++;
+        r->dhead = dend;
+        n++;
+        if (r->head - r->head_pub >= s->ncells / 2 || r->dhead - r->dhead_pub >= s->dbytes / 2)
+            publish(s, p);
+    }
+    return n;
+}
+
+static int shm_poll(cr_job *job)
+{
+    shm_state *s = job->shm;
+    int n = 0, size = job->size;
+    for (int i = 0; i < size; i++) {
+        int p = s->rr + i;
+        if (p >= size) p -= size;
+        if (p == job->rank) continue;
+        n += poll_peer(job, s, p, 16);
+    }
+    if (++s->rr >= size) s->rr = 0;
+    return n;
+}
+
+static void shm_flush(cr_job *job)
+{
+    shm_state *s = job->shm;
+    for (int p = 0; p < job->size; p++) {
+        shm_rx *r = &s->rx[p];
+        if (r->head != r->head_pub || r->dhead != r->dhead_pub) publish(s, p);
+    }
+}
+
+/* Anything that would let this rank go on: a new cell, or credits we wait for. */
+static int shm_pending(cr_job *job, shm_state *s)
+{
+    for (int p = 0; p < job->size; p++) {
+        if (p == job->rank) continue;
+        shm_rx *r = &s->rx[p];
+        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) == r->head + 1) return 1;
+        shm_tx *t = &s->tx[p];
+        if (t->blocked &&
+            (atomic_load_explicit(&t->ch->head_pub, memory_order_acquire) != t->head_cache ||
+             atomic_load_explicit(&t->ch->dhead_pub, memory_order_acquire) != t->dhead_cache))
+            return 1;
+    }
+    return 0;
+}
+
+static void shm_sleep(cr_job *job, int timeout_ms)
+{
+    shm_state *s = job->shm;
+    shm_rank *me = &s->ranks[job->rank];
+    atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
+    uint32_t v = atomic_load_explicit(&me->bell, memory_order_seq_cst);
+    if (!shm_pending(job, s)) {
+        struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+        cr_unlock(job);
+        futex(&me->bell, FUTEX_WAIT, v, &ts);
+        cr_lock(job);
+    }
+    atomic_fetch_sub_explicit(&me->sleepers, 1, memory_order_seq_cst);
+}
+
+static int shm_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
+{
+    shm_state *s = job->shm;
+    pid_t pid = atomic_load(&s->ranks[peer].pid);
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(addr + done), len - done};
+        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) return -EIO;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+static void shm_wake(cr_job *job, int peer)
+{
+    shm_state *s = job->shm;
+    atomic_fetch_add_explicit(&s->ranks[peer].bell, 1, memory_order_seq_cst);
+    futex(&s->ranks[peer].bell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+static int shm_peer_gone(cr_job *job, int peer)
+{
+    shm_state *s = job->shm;
+    return (int)atomic_load(&s->ranks[peer].gone);
+}
+
+const cr_transport cr_transport_shm = {
+    .name = "shm",
+    .send_am = shm_send_am,
+    .poll = shm_poll,
+    .get = shm_get,
+    .flush = shm_flush,
+    .sleep = shm_sleep,
+    .wake = shm_wake,
+    .peer_gone = shm_peer_gone,
+    .max_payload = shm_max_payload,
+};

@@ -1,0 +1,57 @@
+/* Layout of the shared-memory segment, shared by the launcher (which creates
+ * and sizes it) and the shm transport (which uses it). See shm.c for the
+ * protocol and its invariants. */
+#ifndef COURIER_SHM_LAYOUT_H
+#define COURIER_SHM_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHM_MAGIC 0x31726569726f6f63ULL /* "courier1" */
+#define CELL 64
+#define INLINE_MAX 48
+
+typedef struct shm_head {
+    uint64_t magic;
+    uint32_t nranks, ncells, dbytes, pad;
+    uint64_t rank_off, chan_off, chan_stride, total;
+} shm_head;
+
+typedef struct shm_rank {
+    _Atomic uint32_t bell;     /* bumped by whoever wakes this rank */
+    _Atomic uint32_t sleepers; /* threads of this rank waiting on bell */
+    _Atomic int32_t pid;
+    _Atomic uint32_t gone; /* set when the rank has finalized */
+    char pad[CELL - 16];
+} shm_rank;
+
+typedef struct shm_cell {
+    _Atomic uint32_t seq;
+    uint8_t op, flags;
+    uint16_t ctx;
+    int32_t tag;
+    uint32_t len;
+    union {
+        unsigned char inl[INLINE_MAX];
+        struct {
+            uint32_t dpos; /* start of the payload in the data ring (running count) */
+            uint32_t pad;
+            uint64_t size, addr, sreq, rreq;
+        } c;
+    } u;
+} shm_cell;
+
+_Static_assert(sizeof(shm_cell) == CELL, "a cell is one cache line");
+_Static_assert(sizeof(shm_rank) == CELL, "a rank record is one cache line");
+
+typedef struct shm_chan {
+    _Atomic uint32_t head_pub;  /* cells the receiver has consumed */
+    _Atomic uint32_t dhead_pub; /* data-ring bytes the receiver has consumed */
+    char pad[CELL - 8];
+    shm_cell cells[]; /* ncells, then dbytes of data ring */
+} shm_chan;
+
+size_t cr_shm_chan_stride(uint32_t ncells, uint32_t dbytes);
+
+#endif

@@ -1,0 +1,38 @@
+/* Creation-side of the shared-memory segment: its size and header for a job of
+ * n ranks. Used by the launcher, which links none of the engine. Invariant: the
+ * ring geometry depends only on n, so launcher and ranks agree on it. */
+#include "shm_layout.h"
+#include "transport.h"
+
+/* Ring sizes shrink with the job so that N^2 channels stay affordable. */
+static void shm_geometry(int n, uint32_t *ncells, uint32_t *dbytes)
+{
+    *ncells = n <= 32 ? 64 : n <= 128 ? 32 : 16;
+    *dbytes = n <= 16 ? 64 * 1024 : n <= 64 ? 32 * 1024 : 8 * 1024;
+}
+
+size_t cr_shm_chan_stride(uint32_t ncells, uint32_t dbytes)
+{
+    return sizeof(shm_chan) + (size_t)ncells * CELL + dbytes;
+}
+
+size_t cr_shm_segment_size(int n)
+{
+    uint32_t nc, db;
+    shm_geometry(n, &nc, &db);
+    size_t head = 4096, ranks = ((size_t)n * sizeof(shm_rank) + 4095) & ~(size_t)4095;
+    return head + ranks + (size_t)n * n * cr_shm_chan_stride(nc, db);
+}
+
+void cr_shm_segment_init(void *base, int n)
+{
+    shm_head *hd = base;
+    shm_geometry(n, &hd->ncells, &hd->dbytes);
+    hd->nranks = (uint32_t)n;
+    hd->rank_off = 4096;
+    hd->chan_off = 4096 + (((size_t)n * sizeof(shm_rank) + 4095) & ~(size_t)4095);
+    hd->chan_stride = cr_shm_chan_stride(hd->ncells, hd->dbytes);
+    hd->total = cr_shm_segment_size(n);
+    atomic_thread_fence(memory_order_release);
+    hd->magic = SHM_MAGIC;
+}

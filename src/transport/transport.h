@@ -1,0 +1,70 @@
+/* The transport interface: a small table of functions the engine calls to move
+ * bytes, one table per kind of link (self, shm; later tcp and sim).
+ *
+ * A transport moves "active messages": a fixed header (cr_hdr) plus at most
+ * eager_limit bytes of payload, delivered in order per (source, destination)
+ * by calling cr_engine_deliver on the receiving side. It may also offer a
+ * single-copy read of a peer's memory (get). It knows nothing about matching,
+ * requests or protocols; the engine knows nothing about rings or sockets. */
+#ifndef COURIER_TRANSPORT_H
+#define COURIER_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cr_job;
+
+/* Protocol operations carried in a header (engine-defined, transport-opaque). */
+enum cr_op {
+    CR_OP_EAGER = 1, /* whole message in the payload */
+    CR_OP_RTS = 2,   /* rendezvous request: size, sender address, sender request */
+    CR_OP_FIN = 3,   /* receiver has pulled the data: sender request completes */
+    CR_OP_CTS = 4,   /* receiver matched, single copy denied: push the data */
+    CR_OP_DATA = 5   /* one chunk of a pushed message at offset addr */
+};
+
+typedef struct cr_hdr {
+    uint8_t op;
+    uint8_t flags;
+    uint16_t ctx;
+    int32_t tag;
+    uint64_t size; /* whole message size */
+    uint64_t addr; /* RTS: sender buffer address; DATA: offset */
+    uint64_t sreq; /* sender's request id */
+    uint64_t rreq; /* receiver's request id */
+} cr_hdr;
+
+/* Returned by send_am when the peer has no room for now (no credits). */
+#define CR_EAGAIN 1
+
+typedef struct cr_transport {
+    const char *name;
+    /* Send one active message; 0, or CR_EAGAIN when out of credits. */
+    int (*send_am)(struct cr_job *job, int peer, const cr_hdr *h, const void *payload, size_t len);
+    /* Deliver what has arrived; returns how many messages were handled. */
+    int (*poll)(struct cr_job *job);
+    /* Copy len bytes at the peer's address into dst; 0 or a negative errno. */
+    int (*get)(struct cr_job *job, int peer, void *dst, uint64_t addr, size_t len);
+    /* About to idle: publish pending credits so that peers can go on. */
+    void (*flush)(struct cr_job *job);
+    /* Sleep until a peer may have sent something (or timeout_ms passes); called
+     * with the engine lock held, which it releases while it sleeps. */
+    void (*sleep)(struct cr_job *job, int timeout_ms);
+    /* Wake the threads of rank 'peer' that sleep in this transport (may be self). */
+    void (*wake)(struct cr_job *job, int peer);
+    /* Has the peer finished (left the job)? Nothing more will be read from it. */
+    int (*peer_gone)(struct cr_job *job, int peer);
+    /* Largest payload send_am accepts. */
+    size_t (*max_payload)(struct cr_job *job);
+} cr_transport;
+
+extern const cr_transport cr_transport_self;
+extern const cr_transport cr_transport_shm;
+
+/* shm setup, used by the launcher (segment creation) and by each rank. */
+size_t cr_shm_segment_size(int nranks);
+void cr_shm_segment_init(void *base, int nranks);
+int cr_shm_attach(struct cr_job *job, int fd); /* 0, or -errno */
+void cr_shm_detach(struct cr_job *job);
+
+#endif

@@ -1,0 +1,35 @@
+/* The `courier` command: one entry point for the job launcher (run), the network
+ * simulator (netsim) and information about this build (info). */
+#include <stdio.h>
+#include <string.h>
+
+#include "launcher.h"
+#include "netsim_cli.h"
+
+static const char usage[] = "usage: courier <command> [args]\n"
+                            "  run     start a parallel job:  courier run -n 4 ./prog\n"
+                            "  netsim  simulate the networks of the iPSC/2, CS-2, iWarp and SP2\n"
+                            "  info    show how this courier was built\n"
+                            "Run 'courier <command> --help' for a command's options.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run")) return cr_run_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "netsim")) return cr_netsim_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) {
+        printf("courier %s\ntransports: self, shm\ninterfaces: NX/2\n", COURIER_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    fprintf(stderr, "courier: unknown command '%s'\n", cmd);
+    fputs(usage, stderr);
+    return 2;
+}
