@@ -384,6 +384,38 @@ static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, const char *wha
     return r;
 }
 
+/* NX/2's long protocol (seed 000 §3.2): with no receive posted but memory to
+ * spare, the receiver takes the whole message now and the sender goes on. Only
+ * with single copy: the pipelined path keeps the message at the sender. */
+static bool buffer_rts(cr_job *job, int src, const cr_hdr *h)
+{
+    if (!job->cma_ok || job->unexp_bytes + h->size > job->unexp_limit) return false;
+    cr_unexp *u = malloc(sizeof *u + h->size);
+    if (!u) return false;
+    u->data = (char *)(u + 1);
+    int rc = h->size ? job->tp[src]->get(job, src, u->data, h->addr, h->size) : 0;
+    if (rc) {
+        free(u);
+        if (rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
+            cr_fatal(job, "progress", "reading %llu bytes from rank %d failed: %s",
+                     (unsigned long long)h->size, src, strerror(-rc));
+        job->cma_ok = false;
+        return false;
+    }
+    cr_hdr fin = {.op = CR_OP_FIN, .sreq = h->sreq, .size = h->size};
+    ctrl_send(job, src, &fin);
+    u->next = NULL;
+    u->src = src;
+    u->ctx = h->ctx;
+    u->tag = h->tag;
+    u->op = CR_OP_EAGER;
+    u->size = h->size;
+    job->unexp_bytes += sizeof *u + h->size;
+    *job->unexp_tail = u;
+    job->unexp_tail = &u->next;
+    return true;
+}
+
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len)
 {
     cr_req *r;
@@ -400,6 +432,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             }
             return 1;
         } else {
+            if (h->op == CR_OP_RTS && buffer_rts(job, src, h)) return 1;
             size_t keep = h->op == CR_OP_EAGER ? len : 0;
             if (src != job->rank && job->unexp_bytes + keep > job->unexp_limit && job->unexp)
                 return 0; /* over budget: the sender keeps it until we receive */
