@@ -6,6 +6,7 @@
  *                                           prints one-way latency and bandwidth
  *   pingpong ring [--iters N]               a 1-byte token goes round all ranks;
  *                                           prints the time per hop
+ *   pingpong hello                          start and stop only (launch time)
  * Output lines are "key value..." so that bench/compare.sh can merge runs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,8 +142,10 @@ int main(int argc, char **argv)
         echo(max, quick);
     else if (!strcmp(mode, "ring"))
         ring(iters);
+    else if (!strcmp(mode, "hello"))
+        ;
     else if (me == 0)
-        fprintf(stderr, "usage: pingpong echo [--max BYTES] [--quick] | ring [--iters N] "
+        fprintf(stderr, "usage: pingpong echo [--max BYTES] [--quick] | ring [--iters N] | hello "
                         "(echo needs 2 ranks)\n");
     stop();
     return 0;

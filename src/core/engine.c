@@ -312,6 +312,7 @@ static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
     if (u->op == CR_OP_EAGER) {
         size_t n = accept_size(job, r, u->src, u->tag, u->size);
         memcpy(r->buf, u->data, n);
+        if (u->owned) free(u->data);
         complete(job, r);
     } else {
         start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq);
@@ -384,38 +385,6 @@ static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, const char *wha
     return r;
 }
 
-/* NX/2's long protocol (seed 000 §3.2): with no receive posted but memory to
- * spare, the receiver takes the whole message now and the sender goes on. Only
- * with single copy: the pipelined path keeps the message at the sender. */
-static bool buffer_rts(cr_job *job, int src, const cr_hdr *h)
-{
-    if (!job->cma_ok || job->unexp_bytes + h->size > job->unexp_limit) return false;
-    cr_unexp *u = malloc(sizeof *u + h->size);
-    if (!u) return false;
-    u->data = (char *)(u + 1);
-    int rc = h->size ? job->tp[src]->get(job, src, u->data, h->addr, h->size) : 0;
-    if (rc) {
-        free(u);
-        if (rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
-            cr_fatal(job, "progress", "reading %llu bytes from rank %d failed: %s",
-                     (unsigned long long)h->size, src, strerror(-rc));
-        job->cma_ok = false;
-        return false;
-    }
-    cr_hdr fin = {.op = CR_OP_FIN, .sreq = h->sreq, .size = h->size};
-    ctrl_send(job, src, &fin);
-    u->next = NULL;
-    u->src = src;
-    u->ctx = h->ctx;
-    u->tag = h->tag;
-    u->op = CR_OP_EAGER;
-    u->size = h->size;
-    job->unexp_bytes += sizeof *u + h->size;
-    *job->unexp_tail = u;
-    job->unexp_tail = &u->next;
-    return true;
-}
-
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len)
 {
     cr_req *r;
@@ -432,7 +401,6 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             }
             return 1;
         } else {
-            if (h->op == CR_OP_RTS && buffer_rts(job, src, h)) return 1;
             size_t keep = h->op == CR_OP_EAGER ? len : 0;
             if (src != job->rank && job->unexp_bytes + keep > job->unexp_limit && job->unexp)
                 return 0; /* over budget: the sender keeps it until we receive */
@@ -447,6 +415,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             u->addr = h->addr;
             u->sreq = h->sreq;
             u->data = (char *)(u + 1);
+            u->owned = 0;
             if (keep) memcpy(u->data, payload, keep);
             if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
             *job->unexp_tail = u;
@@ -475,6 +444,36 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
     default:
         cr_fatal(job, "progress", "rank %d sent an unknown operation %d (corrupt peer?)", src,
                  h->op);
+    }
+}
+
+/* NX/2's long protocol (seed 000 §3.2): with no receive posted but memory to
+ * spare, the receiver takes the whole message and the sender goes on. Done only
+ * when this rank is about to idle, so that a receive posted soon after the
+ * message arrives still gets the single copy. Only with single copy: the
+ * pipelined path keeps the message at the sender. */
+void cr_engine_buffer_rts(cr_job *job)
+{
+    for (cr_unexp *u = job->unexp; u && job->cma_ok; u = u->next) {
+        if (u->op != CR_OP_RTS || u->src == job->rank) continue;
+        if (job->unexp_bytes + u->size > job->unexp_limit) return;
+        char *data = malloc(u->size ? u->size : 1);
+        if (!data) return;
+        int rc = u->size ? job->tp[u->src]->get(job, u->src, data, u->addr, u->size) : 0;
+        if (rc) {
+            free(data);
+            if (rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
+                cr_fatal(job, "progress", "reading %zu bytes from rank %d failed: %s", u->size,
+                         u->src, strerror(-rc));
+            job->cma_ok = false;
+            return;
+        }
+        cr_hdr fin = {.op = CR_OP_FIN, .sreq = u->sreq, .size = u->size};
+        ctrl_send(job, u->src, &fin);
+        u->op = CR_OP_EAGER;
+        u->data = data;
+        u->owned = 1;
+        job->unexp_bytes += u->size;
     }
 }
 

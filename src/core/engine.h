@@ -91,7 +91,8 @@ typedef struct cr_unexp {
     int src;
     uint16_t ctx;
     int32_t tag;
-    uint8_t op; /* CR_OP_EAGER (data held here) or CR_OP_RTS (data still at the sender) */
+    uint8_t op;    /* CR_OP_EAGER (data held here) or CR_OP_RTS (data still at the sender) */
+    uint8_t owned; /* data was malloc'd apart from the entry */
     size_t size;
     uint64_t addr, sreq; /* RTS */
     char *data;          /* EAGER */
@@ -196,6 +197,9 @@ int cr_handlers_mask(cr_job *job, int masked);
 int cr_progress(cr_job *job);
 /* Waiting: call in a loop while nothing happens; *spins counts idle rounds. */
 void cr_idle(cr_job *job, unsigned *spins);
+
+/* About to idle: take unexpected long messages off their senders (NX/2 semantics). */
+void cr_engine_buffer_rts(cr_job *job);
 
 /* Before the process leaves: complete every send a live peer may still need. */
 void cr_engine_drain(cr_job *job);

@@ -145,8 +145,9 @@ static void job_init(void)
     /* Oversubscribed: a spinning rank only steals the core from the one it waits for. */
     int cpus = online_cpus();
     job->oversub = job->size > cpus;
-    job->spin_limit = job->oversub ? 16 : 4000;
-    job->yield_ns = job->oversub ? 2000000 : 1000000;
+    job->spin_limit = (unsigned)env_long("COURIER_SPIN", job->oversub ? 16 : 4000, 1, INT_MAX);
+    job->yield_ns =
+        (uint64_t)env_long("COURIER_YIELD_US", job->oversub ? 2000 : 1000, 0, INT_MAX) * 1000u;
 
     /* Let peers read our buffers with process_vm_readv (Yama's ptrace_scope 1). */
 #ifdef PR_SET_PTRACER
@@ -176,7 +177,8 @@ void cr_idle(cr_job *job, unsigned *spins)
     uint64_t now = now_ns();
     if (s == job->spin_limit) {
         job->idle_since = now;
-        job->net->flush(job); /* a sender may be waiting for our credits */
+        job->net->flush(job);      /* a sender may be waiting for our credits */
+        cr_engine_buffer_rts(job); /* ... or for us to take its long message */
     }
     if (now - job->idle_since < job->yield_ns) {
         cr_unlock(job);
@@ -219,6 +221,7 @@ static void *progress_main(void *arg)
         int n = cr_progress(job);
         if (!n && !job->handlers_due) {
             job->net->flush(job);
+            cr_engine_buffer_rts(job);
             job->net->sleep(job, 100);
         }
         pthread_mutex_unlock(&job->lock);

@@ -403,6 +403,7 @@ static int watch(job_spec *js, int sfd)
                     pf[k++] = (struct pollfd){.fd = js->ranks[r].s[j].fd, .events = POLLIN};
                 }
         streams_open = k > 1;
+        if (!streams_open && !running(js)) break;
         int wait_ms = 1000;
         uint64_t now = now_ns();
         if (deadline && !js->ending) {
