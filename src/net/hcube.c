@@ -1,0 +1,254 @@
+/* Hypercube models: the iPSC/2 Direct-Connect network (circuit switched, seed 000) and the
+ * first-generation iPSC's store-and-forward network (seed 004's F(N_hops) = N_hops).
+ *
+ * Direct-Connect: a message is one worm over [node source, channel d0, channel d1, ...,
+ * node sink]. The routing probe takes the lowest differing dimension first and then only
+ * strictly higher ones (e-cube), so channels are always acquired in increasing dimension
+ * order and no wait-for cycle can form. Each channel's arbiter grants waiting requests
+ * round-robin over its input ports. The destination returns RDY on the status path only when
+ * its receive FIFO is armed: after each message the node's interrupt handler must re-arm the
+ * DMA (CR_IPSC2_REARM_PS), and a probe that arrives earlier is throttled (holds its path,
+ * no data moves) until then. Data then streams at 2.8 MB/s and every channel is released as
+ * the checksum/EOM word passes.
+ *
+ * Link numbering: node n owns links 10n+k for its outgoing channel in dimension k (k < 8,
+ * k = 7 being the external I/O channel, unused by routing), 10n+8 (node source into its
+ * router) and 10n+9 (router into node sink).
+ */
+#include <stdlib.h>
+
+#include "net_internal.h"
+
+typedef struct hcube {
+    cr_fabric fab;
+    cr_net *net;
+    int dim;
+    cr_time *rx_ready; /* when the node's receive DMA is armed again; NEVER while receiving */
+    cr_worm **parked;  /* probe throttled at this node's sink (at most one: the sink is held) */
+} hcube;
+
+static int parse_dim(cr_net *net, char *err, size_t errlen)
+{
+    const cr_net_config *c = &net->cfg;
+    int dim = c->dim;
+    if (dim <= 0 && c->nodes > 0) {
+        for (dim = 0; (1 << dim) < c->nodes && dim < 31; dim++) {
+        }
+        if ((1 << dim) != c->nodes) {
+            snprintf(err, errlen, "a hypercube has a power-of-two number of nodes, not %d",
+                     c->nodes);
+            return -1;
+        }
+    }
+    if (dim <= 0 && c->nodes <= 0) dim = 4;
+    if (dim < 1 || dim > CR_IPSC2_MAX_DIM) {
+        snprintf(err, errlen, "dimension %d is outside 1..%d (the iPSC/2 maximum is %d)", dim,
+                 CR_IPSC2_MAX_DIM, CR_IPSC2_MAX_DIM);
+        return -1;
+    }
+    return dim;
+}
+
+int cr_ecube_path(int src, int dst, int *dims, int max)
+{
+    int n = 0;
+    for (int x = src ^ dst, k = 0; x && n < max; x >>= 1, k++)
+        if (x & 1) dims[n++] = k;
+    return n;
+}
+
+static int hc_hops(cr_net *net, int a, int b)
+{
+    (void)net;
+    return __builtin_popcount((unsigned)(a ^ b));
+}
+
+static void rearm(cr_sim *sim, void *obj, uint64_t node)
+{
+    hcube *h = obj;
+    if (cr_sim_now(sim) < h->rx_ready[node]) return; /* a later message re-armed it again */
+    cr_worm *w = h->parked[node];
+    if (!w) return;
+    h->parked[node] = NULL;
+    h->rx_ready[node] = CR_TIME_NEVER;
+    cr_fabric_sink_go(&h->fab, w);
+}
+
+static int hc_sink_ready(void *ctx, cr_worm *w)
+{
+    hcube *h = ctx;
+    int d = w->dst_node;
+    if (cr_sim_now(h->net->sim) >= h->rx_ready[d]) {
+        h->rx_ready[d] = CR_TIME_NEVER;
+        return 1;
+    }
+    h->parked[d] = w; /* RDY withheld: the source keeps sending status nibbles */
+    return 0;
+}
+
+static void hc_arrived(void *ctx, cr_worm *w)
+{
+    hcube *h = ctx;
+    cr_net *net = h->net;
+    int d = w->dst_node;
+    cr_msg *m = w->owner;
+    h->rx_ready[d] = cr_sim_now(net->sim) + CR_IPSC2_REARM_PS;
+    cr_sim_at(net->sim, h->rx_ready[d], rearm, h, (uint64_t)d);
+    cr_worm_free(&h->fab, w);
+    cr_net_wire_done(net, m);
+}
+
+static void hc_wire(cr_net *net, cr_msg *m)
+{
+    hcube *h = net->mach;
+    int dims[CR_IPSC2_MAX_DIM];
+    int n = cr_ecube_path(m->wfrom, m->wto, dims, CR_IPSC2_MAX_DIM);
+    if (net->cfg.route == CR_ROUTE_ANYMIN) /* minimal, but dimensions in any order */
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)cr_sim_rand_below(net->sim, (uint64_t)i + 1), t = dims[i];
+            dims[i] = dims[j], dims[j] = t;
+        }
+    cr_worm *w = cr_worm_alloc(&h->fab);
+    int node = m->wfrom;
+    w->links[w->n++] = 10 * node + 8;
+    for (int i = 0; i < n; i++) {
+        w->links[w->n++] = 10 * node + dims[i];
+        node ^= 1 << dims[i];
+    }
+    w->links[w->n++] = 10 * m->wto + 9;
+    w->bytes = m->wbytes + CR_IPSC2_FRAME_BYTES;
+    w->rate = CR_IPSC2_CHAN_BPS < CR_IPSC2_NODE_BPS ? CR_IPSC2_CHAN_BPS : CR_IPSC2_NODE_BPS;
+    w->dst_node = m->wto;
+    w->owner = m;
+    cr_fabric_start(&h->fab, w);
+}
+
+static int hc_init(cr_net *net, char *err, size_t errlen)
+{
+    int dim = parse_dim(net, err, errlen);
+    if (dim < 0) return -1;
+    hcube *h = calloc(1, sizeof(*h));
+    if (!h) return snprintf(err, errlen, "out of memory"), -1;
+    net->mach = h;
+    net->nodes = 1 << dim;
+    h->net = net;
+    h->dim = dim;
+    h->rx_ready = calloc((size_t)net->nodes, sizeof(cr_time));
+    h->parked = calloc((size_t)net->nodes, sizeof(cr_worm *));
+    if (!h->rx_ready || !h->parked || cr_fabric_init(&h->fab, net->sim, 10u * net->nodes))
+        return snprintf(err, errlen, "out of memory"), -1;
+    h->fab.hop_ps = CR_IPSC2_PROBE_PS;
+    h->fab.status_ps = CR_IPSC2_STATUS_PS;
+    h->fab.pipe_ps = CR_IPSC2_PIPE_PS;
+    h->fab.circuit = 1;
+    h->fab.rr = 1;
+    h->fab.detect_deadlock = 1;
+    h->fab.sink_ready = hc_sink_ready;
+    h->fab.arrived = hc_arrived;
+    h->fab.ctx = h;
+    return 0;
+}
+
+static void hc_fini(cr_net *net)
+{
+    hcube *h = net->mach;
+    cr_fabric_fini(&h->fab);
+    free(h->rx_ready);
+    free(h->parked);
+    free(h);
+}
+
+static void hc_stats(cr_net *net, cr_net_stats *st)
+{
+    hcube *h = net->mach;
+    st->wires = h->fab.worms;
+    st->waits = h->fab.waits;
+    st->deadlocks = h->fab.deadlocks;
+    st->max_link_users = h->fab.max_wait + 1;
+}
+
+const cr_machine_ops cr_hcube_ops = {
+    CR_MACH_IPSC2, hc_init, hc_fini, hc_wire, hc_hops, NULL, NULL, hc_stats, CR_IPSC2_CHAN_BPS,
+};
+
+/* ------------------------------------------------------------------ store and forward
+ * Every packet is received whole by each intermediate node, whose software then forwards it
+ * (CR_IPSC1_FWD_PS of that node's processor); channels are FIFO servers. */
+typedef struct sfnet {
+    cr_time *chan_free;
+    uint64_t packets;
+} sfnet;
+
+enum { SF_ARRIVE = 0, SF_SEND = 1 };
+
+static uint64_t sf_arg(int kind, int node, uint64_t bytes)
+{
+    return (uint64_t)kind | ((uint64_t)node << 1) | (bytes << 17);
+}
+
+static void sf_event(cr_sim *sim, void *obj, uint64_t arg)
+{
+    cr_msg *m = obj;
+    cr_net *net = m->net;
+    sfnet *s = net->mach;
+    int kind = (int)(arg & 1), node = (int)((arg >> 1) & 0xffff);
+    uint64_t bytes = arg >> 17;
+    if (kind == SF_ARRIVE) {
+        if (node == m->wto) {
+            if (--m->mstate[0] == 0) cr_net_wire_done(net, m);
+            return;
+        }
+        cr_sim_at(sim, cr_net_cpu(net, node, CR_IPSC1_FWD_PS), sf_event, m,
+                  sf_arg(SF_SEND, node, bytes));
+        return;
+    }
+    int k = __builtin_ctz((unsigned)(node ^ m->wto)); /* e-cube next dimension */
+    size_t link = (size_t)node * 8 + (size_t)k;
+    cr_time now = cr_sim_now(sim);
+    cr_time start = s->chan_free[link] > now ? s->chan_free[link] : now;
+    s->chan_free[link] = start + cr_xfer_time(bytes + 16, CR_IPSC1_CHAN_BPS);
+    cr_sim_at(sim, s->chan_free[link], sf_event, m, sf_arg(SF_ARRIVE, node ^ (1 << k), bytes));
+}
+
+static void sf_wire(cr_net *net, cr_msg *m)
+{
+    sfnet *s = net->mach;
+    uint64_t left = m->wbytes;
+    int npk = left ? (int)((left + CR_IPSC1_PACKET - 1) / CR_IPSC1_PACKET) : 1;
+    m->mstate[0] = npk;
+    for (int i = 0; i < npk; i++) {
+        uint64_t b = left > CR_IPSC1_PACKET ? CR_IPSC1_PACKET : left;
+        left -= b;
+        s->packets++;
+        sf_event(net->sim, m, sf_arg(SF_SEND, m->wfrom, b));
+    }
+}
+
+static int sf_init(cr_net *net, char *err, size_t errlen)
+{
+    int dim = parse_dim(net, err, errlen);
+    if (dim < 0) return -1;
+    sfnet *s = calloc(1, sizeof(*s));
+    if (!s) return snprintf(err, errlen, "out of memory"), -1;
+    net->mach = s;
+    net->nodes = 1 << dim;
+    s->chan_free = calloc((size_t)net->nodes * 8, sizeof(cr_time));
+    if (!s->chan_free) return snprintf(err, errlen, "out of memory"), -1;
+    return 0;
+}
+
+static void sf_fini(cr_net *net)
+{
+    sfnet *s = net->mach;
+    free(s->chan_free);
+    free(s);
+}
+
+static void sf_stats(cr_net *net, cr_net_stats *st)
+{
+    st->wires = ((sfnet *)net->mach)->packets;
+}
+
+const cr_machine_ops cr_sf_ops = {
+    CR_MACH_IPSC1, sf_init, sf_fini, sf_wire, hc_hops, NULL, NULL, sf_stats, CR_IPSC1_CHAN_BPS,
+};
