@@ -359,6 +359,7 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
     for (;;) {
         cr_unexp *u = find_unexp(job, sel, NULL);
         if (u) {
+            if (job->wait_reported) cr_wait_report(job, false);
             st->src = u->src;
             st->tag = u->tag;
             st->size = st->count = u->size;
@@ -370,6 +371,8 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
             cr_fatal(job, "cprobe",
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
+        job->wait_req = NULL;
+        job->wait_sel = sel;
         cr_idle(job, &spins);
     }
 }
@@ -499,8 +502,43 @@ void cr_req_wait(cr_job *job, cr_req *r)
             cr_fatal(job, r->op,
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
+        job->wait_req = r;
         cr_idle(job, &spins);
     }
+    if (job->wait_reported) cr_wait_report(job, false);
+}
+
+/* The watchdog's view of this rank: what the current wait is for. */
+void cr_wait_report(cr_job *job, bool blocked)
+{
+    job->wait_reported = blocked;
+    if (!blocked) {
+        job->wait_req = NULL;
+        job->wait_sel = NULL;
+        job->net->report_wait(job, NULL);
+        return;
+    }
+    cr_waitinfo w = {.peer = -1};
+    const cr_req *r = job->wait_req;
+    const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : job->wait_sel;
+    snprintf(w.call, sizeof w.call, "%s", r ? r->op : sel ? "probe" : "exit");
+    if (r && r->kind == CR_REQ_SEND) {
+        w.kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;
+        w.peer = r->peer;
+        w.ctx = r->ctx;
+        w.tag = r->tag;
+        w.tag_mode = CR_TAG_EXACT;
+        w.size = r->cap;
+    } else if (sel) {
+        w.kind = CR_WAIT_RECV;
+        w.peer = sel->src;
+        w.ctx = sel->ctx;
+        w.tag = sel->tag;
+        w.tag_mode = sel->tag_mode;
+        w.mask = sel->mask;
+        w.size = r ? r->cap : 0;
+    }
+    job->net->report_wait(job, &w);
 }
 
 /* Before the process leaves: every send must reach its receiver (the segment

@@ -146,6 +146,9 @@ typedef struct cr_job {
     unsigned spin_limit; /* idle rounds spent spinning */
     uint64_t yield_ns;   /* then this long yielding the core, then sleep */
     uint64_t idle_since;
+    const cr_req *wait_req; /* what the current blocking wait is for (watchdog) */
+    const cr_sel *wait_sel; /* ... or the probe's selector */
+    bool wait_reported;
 
     /* NX/2 information about the last message received or probed */
     cr_status last;
@@ -195,6 +198,9 @@ int cr_handlers_mask(cr_job *job, int masked);
 
 /* Progress: poll the transports once; returns the number of events handled. */
 int cr_progress(cr_job *job);
+/* Tell the runtime that this rank is (blocked) or is no longer blocked in the
+ * wait described by job->wait_req / job->wait_sel. */
+void cr_wait_report(cr_job *job, bool blocked);
 /* Waiting: call in a loop while nothing happens; *spins counts idle rounds. */
 void cr_idle(cr_job *job, unsigned *spins);
 

@@ -179,6 +179,7 @@ void cr_idle(cr_job *job, unsigned *spins)
         job->idle_since = now;
         job->net->flush(job);      /* a sender may be waiting for our credits */
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
+        cr_wait_report(job, true); /* the watchdog sees each new blocked spell */
     }
     if (now - job->idle_since < job->yield_ns) {
         cr_unlock(job);

@@ -10,6 +10,9 @@
  *    the job outlives it;
  *  - the first rank to fail (non-zero exit or a signal) is reported in one line,
  *    every other rank is sent SIGTERM and, one second at most later, SIGKILL;
+ *  - when every rank still running has been blocked in a communication call,
+ *    with nothing moving, for --hang-timeout seconds, the watchdog says what
+ *    each waits for and the job ends with status 99 (src/run/watchdog.c);
  *  - output is forwarded a whole line at a time, so lines of different ranks
  *    never mix (a partial line is flushed when it grows past the buffer or at
  *    the end of the stream). */
@@ -35,10 +38,13 @@
 
 #include "../transport/transport.h"
 #include "launcher.h"
+#include "watchdog.h"
 
 #define MAX_RANKS 1024
 #define LINE_MAX_FWD 4096
 #define GRACE_MS 500 /* from SIGTERM to SIGKILL */
+#define WATCH_MS 200 /* how often the hang watchdog looks */
+#define EXIT_DEADLOCK 99
 
 typedef struct app {
     int n;
@@ -63,7 +69,9 @@ typedef struct job_spec {
     app *apps;
     int napps, total;
     bool label;
-    double timeout; /* seconds; 0: none */
+    double timeout;      /* seconds; 0: none */
+    double hang_timeout; /* seconds; 0: no watchdog */
+    void *control;       /* the segment's control part (rank status records) */
     rank_proc *ranks;
     pid_t pgid;
     int exit_status;
@@ -72,10 +80,12 @@ typedef struct job_spec {
 } job_spec;
 
 static const char usage_text[] =
-    "usage: courier run [--label] [--timeout S] -n N prog [args] [: -n M prog2 [args]]...\n"
-    "  -n N         start N ranks of prog (1..1024 in all)\n"
-    "  --label      prefix every output line with [rank]\n"
-    "  --timeout S  end the job if it runs longer than S seconds\n";
+    "usage: courier run [--label] [--timeout S] [--hang-timeout S] -n N prog [args]\n"
+    "                   [: -n M prog2 [args]]...\n"
+    "  -n N              start N ranks of prog (1..1024 in all)\n"
+    "  --label           prefix every output line with [rank]\n"
+    "  --timeout S       end the job if it runs longer than S seconds\n"
+    "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -141,13 +151,14 @@ static int parse(int argc, char **argv, job_spec *js)
             } else if (!strcmp(a, "--label")) {
                 js->label = true;
                 i++;
-            } else if (!strcmp(a, "--timeout")) {
+            } else if (!strcmp(a, "--timeout") || !strcmp(a, "--hang-timeout")) {
                 char *end;
-                if (i + 1 >= argc) return usage_error("--timeout needs a number of seconds");
-                js->timeout = strtod(argv[i + 1], &end);
-                if (*end || !(js->timeout > 0) || js->timeout > 1e7)
-                    return usage_error("--timeout %s: give a positive number of seconds",
-                                       argv[i + 1]);
+                bool hang = a[2] == 'h';
+                if (i + 1 >= argc) return usage_error("%s needs a number of seconds", a);
+                double v = strtod(argv[i + 1], &end);
+                if (*end || !*argv[i + 1] || !(v > 0 || (hang && v == 0)) || v > 1e7)
+                    return usage_error("%s %s: give a positive number of seconds", a, argv[i + 1]);
+                *(hang ? &js->hang_timeout : &js->timeout) = v;
                 i += 2;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 fputs(usage_text, stdout);
@@ -233,7 +244,7 @@ static bool pump(job_spec *js, int rank, stream *s)
 
 /* ---- starting ranks ------------------------------------------------------ */
 
-static int make_segment(int n, size_t *len)
+static int make_segment(int n, size_t *len, void **control)
 {
     *len = cr_shm_segment_size(n);
     int fd = memfd_create("courier-job", MFD_CLOEXEC);
@@ -246,10 +257,10 @@ static int make_segment(int n, size_t *len)
         errno = rc;
         goto fail;
     }
-    void *base = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = mmap(NULL, cr_shm_control_size(n), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) goto fail;
     cr_shm_segment_init(base, n);
-    munmap(base, 4096);
+    *control = base; /* kept: the watchdog reads the ranks' status records */
     return fd;
 fail:;
     int e = errno;
@@ -392,6 +403,10 @@ static int watch(job_spec *js, int sfd)
     int *who = calloc((size_t)nfds, sizeof *who);
     if (!pf || !who) return -1;
     uint64_t deadline = js->timeout > 0 ? now_ns() + (uint64_t)(js->timeout * 1e9) : 0;
+    cr_watchdog *wd = js->hang_timeout > 0 ? cr_watchdog_new(js->control, js->total) : NULL;
+    bool *alive = calloc((size_t)js->total, sizeof *alive);
+    uint64_t next_look = 0;
+    if (!alive) return -1;
     bool streams_open = true;
     while (running(js) || streams_open) {
         int k = 0;
@@ -418,6 +433,19 @@ static int watch(job_spec *js, int sfd)
             uint64_t left = (deadline - now) / 1000000u + 1;
             if (left < (uint64_t)wait_ms) wait_ms = (int)left;
         }
+        if (wd && !js->ending) {
+            if (now >= next_look) {
+                next_look = now + (uint64_t)WATCH_MS * 1000000u;
+                for (int r = 0; r < js->total; r++) alive[r] = js->ranks[r].running;
+                if (cr_watchdog_check(wd, alive, now, (uint64_t)(js->hang_timeout * 1e9))) {
+                    cr_watchdog_report(wd, alive, js->hang_timeout, stderr);
+                    fprintf(stderr, "courier: ending the job\n");
+                    end_job(js, EXIT_DEADLOCK);
+                    continue;
+                }
+            }
+            if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
+        }
         if (js->kill_at) {
             if (now >= js->kill_at) {
                 kill(-js->pgid, SIGKILL);
@@ -442,12 +470,14 @@ static int watch(job_spec *js, int sfd)
     }
     free(pf);
     free(who);
+    free(alive);
+    cr_watchdog_free(wd);
     return 0;
 }
 
 int cr_run_main(int argc, char **argv)
 {
-    job_spec js = {0};
+    job_spec js = {.hang_timeout = 5};
     int rc = parse(argc, argv, &js);
     if (rc) return rc;
 
@@ -461,7 +491,7 @@ int cr_run_main(int argc, char **argv)
     if (!js.ranks) return usage_error("out of memory for %d ranks", js.total);
 
     size_t seglen;
-    int segfd = make_segment(js.total, &seglen);
+    int segfd = make_segment(js.total, &seglen, &js.control);
     if (segfd < 0) {
         fprintf(stderr,
                 "courier run: cannot create the %zu-byte shared segment for %d ranks: %s; "

@@ -51,6 +51,12 @@ static int self_peer_gone(cr_job *job, int peer)
     return 0;
 }
 
+static void self_report_wait(cr_job *job, const cr_waitinfo *w)
+{
+    (void)job;
+    (void)w;
+}
+
 static size_t self_max_payload(cr_job *job)
 {
     (void)job;
@@ -66,5 +72,6 @@ const cr_transport cr_transport_self = {
     .sleep = self_sleep,
     .wake = self_wake,
     .peer_gone = self_peer_gone,
+    .report_wait = self_report_wait,
     .max_payload = self_max_payload,
 };

@@ -51,6 +51,7 @@ typedef struct shm_state {
     size_t len;
     shm_head *hd;
     shm_rank *ranks;
+    shm_status *status;
     uint32_t ncells, dbytes;
     shm_tx *tx;
     shm_rx *rx;
@@ -94,6 +95,7 @@ int cr_shm_attach(cr_job *job, int fd)
     s->len = probe.total;
     s->hd = base;
     s->ranks = (shm_rank *)((char *)base + s->hd->rank_off);
+    s->status = (shm_status *)((char *)base + s->hd->status_off);
     s->ncells = s->hd->ncells;
     s->dbytes = s->hd->dbytes;
     s->tx = calloc((size_t)job->size, sizeof *s->tx);
@@ -302,6 +304,20 @@ static void shm_wake(cr_job *job, int peer)
     futex(&s->ranks[peer].bell, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+static void shm_report_wait(cr_job *job, const cr_waitinfo *w)
+{
+    shm_status *st = &((shm_state *)job->shm)->status[job->rank];
+    uint32_t q = atomic_load_explicit(&st->seq, memory_order_relaxed);
+    atomic_store_explicit(&st->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    st->blocked = w != NULL;
+    if (w) {
+        st->w = *w;
+        st->spells++;
+    }
+    atomic_store_explicit(&st->seq, q + 2, memory_order_release);
+}
+
 static int shm_peer_gone(cr_job *job, int peer)
 {
     shm_state *s = job->shm;
@@ -317,5 +333,6 @@ const cr_transport cr_transport_shm = {
     .sleep = shm_sleep,
     .wake = shm_wake,
     .peer_gone = shm_peer_gone,
+    .report_wait = shm_report_wait,
     .max_payload = shm_max_payload,
 };

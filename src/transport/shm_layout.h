@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "transport.h"
+
 #define SHM_MAGIC 0x31726569726f6f63ULL /* "courier1" */
 #define CELL 64
 #define INLINE_MAX 48
@@ -15,7 +17,7 @@
 typedef struct shm_head {
     uint64_t magic;
     uint32_t nranks, ncells, dbytes, pad;
-    uint64_t rank_off, chan_off, chan_stride, total;
+    uint64_t rank_off, status_off, chan_off, chan_stride, total;
 } shm_head;
 
 typedef struct shm_rank {
@@ -25,6 +27,17 @@ typedef struct shm_rank {
     _Atomic uint32_t gone; /* set when the rank has finalized */
     char pad[CELL - 16];
 } shm_rank;
+
+/* What a rank is blocked on, written by the rank (seqlock: seq is odd while it
+ * writes) and read by the launcher's watchdog. Kept apart from shm_rank so that
+ * the watchdog's reads never touch a line on the message path. */
+typedef struct shm_status {
+    _Atomic uint32_t seq;
+    uint32_t blocked; /* 1 while blocked in a communication call */
+    uint32_t spells;  /* blocked spells so far: a change means the rank moved */
+    uint32_t pad;
+    cr_waitinfo w;
+} __attribute__((aligned(CELL))) shm_status;
 
 typedef struct shm_cell {
     _Atomic uint32_t seq;

@@ -16,12 +16,23 @@ size_t cr_shm_chan_stride(uint32_t ncells, uint32_t dbytes)
     return sizeof(shm_chan) + (size_t)ncells * CELL + dbytes;
 }
 
+static size_t page_round(size_t x)
+{
+    return (x + 4095) & ~(size_t)4095;
+}
+
+/* Bytes before the first channel: header, rank records, status records. */
+size_t cr_shm_control_size(int n)
+{
+    return 4096 + page_round((size_t)n * sizeof(shm_rank)) +
+           page_round((size_t)n * sizeof(shm_status));
+}
+
 size_t cr_shm_segment_size(int n)
 {
     uint32_t nc, db;
     shm_geometry(n, &nc, &db);
-    size_t head = 4096, ranks = ((size_t)n * sizeof(shm_rank) + 4095) & ~(size_t)4095;
-    return head + ranks + (size_t)n * n * cr_shm_chan_stride(nc, db);
+    return cr_shm_control_size(n) + (size_t)n * n * cr_shm_chan_stride(nc, db);
 }
 
 void cr_shm_segment_init(void *base, int n)
@@ -30,7 +41,8 @@ void cr_shm_segment_init(void *base, int n)
     shm_geometry(n, &hd->ncells, &hd->dbytes);
     hd->nranks = (uint32_t)n;
     hd->rank_off = 4096;
-    hd->chan_off = 4096 + (((size_t)n * sizeof(shm_rank) + 4095) & ~(size_t)4095);
+    hd->status_off = 4096 + page_round((size_t)n * sizeof(shm_rank));
+    hd->chan_off = cr_shm_control_size(n);
     hd->chan_stride = cr_shm_chan_stride(hd->ncells, hd->dbytes);
     hd->total = cr_shm_segment_size(n);
     atomic_thread_fence(memory_order_release);

@@ -34,6 +34,24 @@ typedef struct cr_hdr {
     uint64_t rreq; /* receiver's request id */
 } cr_hdr;
 
+/* What a rank is blocked on, for the launcher's hang watchdog. */
+enum cr_wait_kind {
+    CR_WAIT_RECV = 1,   /* a receive (or probe) that nothing matches */
+    CR_WAIT_CREDIT = 2, /* a send with no room at the receiver */
+    CR_WAIT_MATCH = 3   /* a long send waiting for its receive */
+};
+
+typedef struct cr_waitinfo {
+    char call[16]; /* interface call, e.g. "crecv" */
+    uint8_t kind;  /* enum cr_wait_kind */
+    uint8_t tag_mode;
+    uint16_t ctx;
+    int32_t peer; /* the rank waited for, or -1: any */
+    int32_t tag;
+    uint32_t mask;
+    uint64_t size;
+} cr_waitinfo;
+
 /* Returned by send_am when the peer has no room for now (no credits). */
 #define CR_EAGAIN 1
 
@@ -54,6 +72,8 @@ typedef struct cr_transport {
     void (*wake)(struct cr_job *job, int peer);
     /* Has the peer finished (left the job)? Nothing more will be read from it. */
     int (*peer_gone)(struct cr_job *job, int peer);
+    /* Tell the runtime what this rank is blocked on (NULL: no longer blocked). */
+    void (*report_wait)(struct cr_job *job, const cr_waitinfo *w);
     /* Largest payload send_am accepts. */
     size_t (*max_payload)(struct cr_job *job);
 } cr_transport;
@@ -63,6 +83,7 @@ extern const cr_transport cr_transport_shm;
 
 /* shm setup, used by the launcher (segment creation) and by each rank. */
 size_t cr_shm_segment_size(int nranks);
+size_t cr_shm_control_size(int nranks); /* the part the launcher keeps mapped */
 void cr_shm_segment_init(void *base, int nranks);
 int cr_shm_attach(struct cr_job *job, int fd); /* 0, or -errno */
 void cr_shm_detach(struct cr_job *job);

@@ -1,0 +1,209 @@
+/* The hang watchdog of `courier run`: reads what each rank says it is blocked on
+ * (the status records of the shared segment) and decides when the job can no
+ * longer move.
+ *
+ * A rank is blocked when it has waited inside a communication call past its spin
+ * phase; it bumps its spell count each time it starts waiting anew, so any
+ * message it handles shows up as a change. The job is hung when every rank still
+ * running is blocked and no spell count has changed for the hang timeout. A rank
+ * that computes is not blocked, so it is never reported, however long it takes. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../transport/shm_layout.h"
+#include "watchdog.h"
+
+struct cr_watchdog {
+    const shm_status *st;
+    int n;
+    uint32_t *spells;
+    cr_waitinfo *w;
+    unsigned char *blocked;
+    uint64_t still_since; /* when the last change was seen; 0: not all blocked */
+};
+
+cr_watchdog *cr_watchdog_new(const void *segment, int n)
+{
+    const shm_head *hd = segment;
+    cr_watchdog *wd = calloc(1, sizeof *wd);
+    if (!wd) return NULL;
+    wd->st = (const shm_status *)((const char *)segment + hd->status_off);
+    wd->n = n;
+    wd->spells = calloc((size_t)n, sizeof *wd->spells);
+    wd->w = calloc((size_t)n, sizeof *wd->w);
+    wd->blocked = calloc((size_t)n, 1);
+    if (!wd->spells || !wd->w || !wd->blocked) {
+        cr_watchdog_free(wd);
+        return NULL;
+    }
+    return wd;
+}
+
+void cr_watchdog_free(cr_watchdog *wd)
+{
+    if (!wd) return;
+    free(wd->spells);
+    free(wd->w);
+    free(wd->blocked);
+    free(wd);
+}
+
+/* Copy one rank's record consistently (seqlock reader). */
+static void read_status(const shm_status *s, uint32_t *spells, unsigned char *blocked,
+                        cr_waitinfo *w)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t q1 = atomic_load_explicit(&((shm_status *)s)->seq, memory_order_acquire);
+        if (q1 & 1) continue;
+        uint32_t sp = s->spells, b = s->blocked;
+        cr_waitinfo copy = s->w;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&((shm_status *)s)->seq, memory_order_relaxed) != q1) continue;
+        *spells = sp;
+        *blocked = (unsigned char)b;
+        *w = copy;
+        return;
+    }
+    *blocked = 0; /* a rank rewriting its record all the time is not stuck */
+}
+
+bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns)
+{
+    bool all_blocked = true, changed = false, any = false;
+    for (int r = 0; r < wd->n; r++) {
+        if (!running[r]) continue;
+        any = true;
+        uint32_t sp = wd->spells[r];
+        unsigned char b = 0;
+        cr_waitinfo w = wd->w[r];
+        read_status(&wd->st[r], &sp, &b, &w);
+        if (!b) all_blocked = false;
+        if (sp != wd->spells[r] || b != wd->blocked[r]) changed = true;
+        wd->spells[r] = sp;
+        wd->blocked[r] = b;
+        wd->w[r] = w;
+    }
+    if (!any || !all_blocked) {
+        wd->still_since = 0;
+        return false;
+    }
+    if (changed || !wd->still_since) {
+        wd->still_since = now_ns;
+        return false;
+    }
+    return now_ns - wd->still_since >= timeout_ns;
+}
+
+static void describe_sel(char *buf, size_t len, const cr_waitinfo *w)
+{
+    if (w->tag_mode == 0) /* CR_TAG_EXACT */
+        snprintf(buf, len, "type %d", (int)w->tag);
+    else if (w->tag_mode == 1)
+        snprintf(buf, len, "any type");
+    else
+        snprintf(buf, len, "type mask 0x%x", (unsigned)w->mask);
+}
+
+static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
+{
+    char sel[48];
+    describe_sel(sel, sizeof sel, w);
+    const char *ctx = w->ctx == 0 ? "" : w->ctx == 1 ? ", collective" : ", group";
+    switch (w->kind) {
+    case CR_WAIT_RECV:
+        if (w->peer >= 0)
+            snprintf(buf, len, "rank %d waits for rank %d in %s(%s from node %d, %llu bytes%s)", r,
+                     w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
+        else
+            snprintf(buf, len, "rank %d waits for any rank in %s(%s, %llu bytes%s)", r, w->call,
+                     sel, (unsigned long long)w->size, ctx);
+        break;
+    case CR_WAIT_CREDIT:
+        snprintf(buf, len,
+                 "rank %d waits for rank %d in %s(%s to node %d, %llu bytes%s) (no buffer at "
+                 "receiver)",
+                 r, w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
+        break;
+    case CR_WAIT_MATCH:
+        snprintf(buf, len,
+                 "rank %d waits for rank %d in %s(%s to node %d, %llu bytes%s) (no matching "
+                 "receive posted)",
+                 r, w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
+        break;
+    default:
+        snprintf(buf, len, "rank %d waits in %s (finishing its sends)", r, w->call);
+    }
+}
+
+/* Shortest wait-for cycle through blocked ranks; "any" waits for every rank. */
+static int find_cycle(cr_watchdog *wd, const bool *running, int *cycle)
+{
+    int n = wd->n, best = 0;
+    int *prev = malloc((size_t)n * sizeof *prev), *queue = malloc((size_t)n * sizeof *queue);
+    if (!prev || !queue) goto out;
+    for (int s = 0; s < n && best != 2; s++) {
+        if (!running[s]) continue;
+        for (int i = 0; i < n; i++) prev[i] = -2;
+        int head = 0, tail = 0, found = -1;
+        queue[tail++] = s;
+        prev[s] = -1;
+        while (head < tail && found < 0) {
+            int u = queue[head++];
+            const cr_waitinfo *w = &wd->w[u];
+            for (int v = 0; v < n; v++) {
+                if (!running[v] || v == u) continue;
+                if (w->peer >= 0 && w->peer != v) continue;
+                if (v == s) {
+                    found = u;
+                    break;
+                }
+                if (prev[v] != -2) continue;
+                prev[v] = u;
+                queue[tail++] = v;
+            }
+        }
+        if (found < 0) continue;
+        int len = 0, tmp[4096];
+        for (int v = found; v != -1 && len < 4096; v = prev[v]) tmp[len++] = v;
+        if (!best || len < best) {
+            best = len;
+            for (int i = 0; i < len; i++) cycle[i] = tmp[len - 1 - i];
+        }
+    }
+out:
+    free(prev);
+    free(queue);
+    return best;
+}
+
+void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out)
+{
+    char line[256];
+    fprintf(out,
+            "courier: deadlock: every rank still running is blocked in a communication call "
+            "and nothing has moved for %g s\n",
+            timeout_s);
+    for (int r = 0; r < wd->n; r++) {
+        if (!running[r]) {
+            fprintf(out, "courier:   rank %d has finished\n", r);
+            continue;
+        }
+        describe(line, sizeof line, r, &wd->w[r]);
+        fprintf(out, "courier:   %s\n", line);
+    }
+    int *cycle = malloc((size_t)wd->n * sizeof *cycle);
+    int len = cycle ? find_cycle(wd, running, cycle) : 0;
+    if (len) {
+        fprintf(out, "courier: wait-for cycle: ");
+        for (int i = 0; i < len; i++) {
+            describe(line, sizeof line, cycle[i], &wd->w[cycle[i]]);
+            fprintf(out, "%s%s", i ? "; " : "", line);
+        }
+        fprintf(out, "\n");
+    } else {
+        fprintf(out, "courier: no cycle: the ranks wait for ranks that have finished\n");
+    }
+    free(cycle);
+}
