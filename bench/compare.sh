@@ -30,6 +30,7 @@ done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+[ -n "$out" ] && rawcopy=${out%.md}.raw || rawcopy=
 mpicc.openmpi -O2 -DUSE_MPI "$here/pingpong.c" -o "$work/pp_ompi"
 mpicc.mpich -O2 -DUSE_MPI "$here/pingpong.c" -o "$work/pp_mpich"
 
@@ -43,12 +44,12 @@ run() {
     mpich) timeout 60 mpirun.mpich -n "$n" "$work/pp_mpich" "$@" ;;
     esac
 }
-launch_ms() { # median-free single timing of an empty job, in ms
+launch_ms() { # one timing of an empty job, in ms
     local t0 t1
     t0=$(date +%s%N)
     run "$@" hello >/dev/null 2>&1 || { echo NA; return; }
     t1=$(date +%s%N)
-    echo $(((t1 - t0) / 1000))e-3
+    awk -v d=$((t1 - t0)) 'BEGIN{printf "%.1f", d / 1e6}'
 }
 
 raw=$work/raw
@@ -91,9 +92,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if(a=="NA"||b=="NA"||b==0) print "—";
     row "bandwidth 4 MiB" bw 4194304 MB/s
     row "bandwidth 64 MiB" bw 67108864 MB/s
     row "token ring, 8 ranks on $(nproc) cores, per hop" ring8 0 us
-    row "launch, 2 ranks (empty program)" launch2 0 s
-    row "launch, 8 ranks (empty program)" launch8 0 s
+    row "launch, 2 ranks (empty program)" launch2 0 ms
+    row "launch, 8 ranks (empty program)" launch8 0 ms
 } | tee "${out:-/dev/null}"
+[ -n "$rawcopy" ] && cp "$raw" "$rawcopy" # every sample: impl metric size value
 
 if command -v gnuplot >/dev/null; then
     for impl in courier ompi mpich; do
@@ -101,18 +103,19 @@ if command -v gnuplot >/dev/null; then
             echo "$s $(median $impl lat "$s") $(median $impl bw "$s")"
         done >"$work/$impl.dat"
     done
+    plots=$(dirname "${out:-./x}")
     gnuplot <<GP
 set terminal png size 900,600
 set logscale x 2
 set xlabel "message size (bytes)"
-set output "echo-latency.png"
+set output "$plots/echo-latency.png"
 set logscale y
 set ylabel "one-way latency (us)"
 plot "$work/courier.dat" u (\$1>0?\$1:0.5):2 w lp t "courier", "$work/ompi.dat" u (\$1>0?\$1:0.5):2 w lp t "Open MPI", "$work/mpich.dat" u (\$1>0?\$1:0.5):2 w lp t "MPICH"
-set output "echo-bandwidth.png"
+set output "$plots/echo-bandwidth.png"
 unset logscale y
 set ylabel "bandwidth (MB/s)"
 plot "$work/courier.dat" u 1:3 w lp t "courier", "$work/ompi.dat" u 1:3 w lp t "Open MPI", "$work/mpich.dat" u 1:3 w lp t "MPICH"
 GP
-    echo "plots: echo-latency.png echo-bandwidth.png" >&2
+    echo "plots: $plots/echo-latency.png $plots/echo-bandwidth.png" >&2
 fi

@@ -52,10 +52,14 @@ static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
     } else {
         job->free_reqs = r->next;
     }
-    uint32_t idx = r->idx, gen = (r->gen + 1) & ID_GEN_MASK;
-    memset(r, 0, sizeof *r);
-    r->idx = idx;
+    uint32_t gen = (r->gen + 1) & ID_GEN_MASK;
+    /* Reset only what callers do not always set (this is on every receive's path). */
     r->gen = gen ? gen : 1;
+    r->done = r->stage = r->trunc_ok = 0;
+    r->handler = NULL;
+    r->user_fn = NULL;
+    r->got = r->pushed = 0;
+    r->rreq = 0;
     r->kind = kind;
     r->in_use = 1;
     r->op = op;

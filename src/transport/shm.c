@@ -71,10 +71,20 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct tim
 
 /* Wake the peer's sleeping threads, if it has any. The fence orders our earlier
  * stores (a cell, a consumed count) before the read of its sleepers count. */
+static inline void full_fence(void)
+{
+#if defined(__x86_64__)
+    /* A locked add to the stack orders like mfence and costs about half as much. */
+    __asm__ __volatile__("lock addl $0,-4(%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
 static inline void kick(shm_state *s, int peer)
 {
     shm_rank *r = &s->ranks[peer];
-    atomic_thread_fence(memory_order_seq_cst);
+    full_fence();
     if (atomic_load_explicit(&r->sleepers, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&r->bell, 1, memory_order_seq_cst);
         futex(&r->bell, FUTEX_WAKE, INT_MAX, NULL);
