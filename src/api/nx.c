@@ -207,7 +207,7 @@ void hrecv(long typesel, char *buf, long count, void (*handler)(long, long, long
     job = nx_enter();
     cr_sel s = typesel_to_sel(job, "hrecv", typesel);
     check_buf(job, "hrecv", buf, count);
-    cr_irecv_call(job, "hrecv", &s, buf, (size_t)count, nx_handler, (void (*)(void))handler);
+    cr_irecv_call(job, "hrecv", &s, buf, (size_t)count, false, nx_handler, (void (*)(void))handler);
     nx_leave(job);
 }
 
@@ -277,41 +277,41 @@ void gsync(void)
     nx_leave(job);
 }
 
-static void global_op(const char *op, void *x, long n, void *work, size_t elem, cr_op_fn fn)
+static void global_op(const char *op, void *x, long n, void *work, cr_redop o)
 {
     cr_job *job = nx_enter();
     if (n < 0) cr_fatal(job, op, "element count %ld is negative", n);
     if (n > 0 && (!x || !work)) cr_fatal(job, op, "x or work is NULL with %ld elements", n);
-    cr_coll_allreduce(job, &nx_group, op, x, work, (size_t)n, elem, fn);
+    cr_coll_allreduce(job, &nx_group, op, x, x, (size_t)n, &o);
     nx_leave(job);
 }
 
 void gdsum(double x[], long n, double work[])
 {
-    global_op("gdsum", x, n, work, sizeof(double), cr_op_sum_double);
+    global_op("gdsum", x, n, work, CR_OP_PREDEF(cr_op_sum_double, double));
 }
 
 void gisum(long x[], long n, long work[])
 {
-    global_op("gisum", x, n, work, sizeof(long), cr_op_sum_long);
+    global_op("gisum", x, n, work, CR_OP_PREDEF(cr_op_sum_long, long));
 }
 
 void gdhigh(double x[], long n, double work[])
 {
-    global_op("gdhigh", x, n, work, sizeof(double), cr_op_max_double);
+    global_op("gdhigh", x, n, work, CR_OP_PREDEF(cr_op_max_double, double));
 }
 
 void gihigh(long x[], long n, long work[])
 {
-    global_op("gihigh", x, n, work, sizeof(long), cr_op_max_long);
+    global_op("gihigh", x, n, work, CR_OP_PREDEF(cr_op_max_long, long));
 }
 
 void gdlow(double x[], long n, double work[])
 {
-    global_op("gdlow", x, n, work, sizeof(double), cr_op_min_double);
+    global_op("gdlow", x, n, work, CR_OP_PREDEF(cr_op_min_double, double));
 }
 
 void gilow(long x[], long n, long work[])
 {
-    global_op("gilow", x, n, work, sizeof(long), cr_op_min_long);
+    global_op("gilow", x, n, work, CR_OP_PREDEF(cr_op_min_long, long));
 }

@@ -1,100 +1,332 @@
-/* Collective algorithms over point-to-point.
+/* Collective data movement over point-to-point: barrier, broadcast, gather,
+ * scatter, all-gather, all-to-all and shift (reductions are in coll_reduce.c).
  *
- * - barrier: dissemination (ceil(log2 n) rounds of zero-byte messages);
- * - allreduce: recursive doubling; with a group size that is not a power of two
- *   the extra members first fold their data into a partner and get the result
- *   back at the end.
+ * Algorithms, chosen by message and group size (COURIER_COLL_ALG forces one):
+ *  - barrier: dissemination, ceil(log2 n) rounds of zero-byte messages;
+ *  - bcast: binomial tree; long messages (>= 256 KiB, more than 2 members) go
+ *    down a chain in segments so that every link works at once (pipeline);
+ *  - gather/scatter: the root posts every transfer at once (linear, nonblocking);
+ *  - allgather: recursive doubling when the group size is a power of two and
+ *    the total is small, a ring otherwise;
+ *  - alltoall: Bruck (log2 n rounds of packed blocks) for small blocks,
+ *    pairwise exchange (n-1 rounds, one partner each) for large ones.
  * Invariants: every member calls the same collectives in the same order, so the
  * group's sequence number (part of every tag) is the same everywhere and the
- * messages of two successive collectives never match each other; combining
- * always puts the lower member's data on the left, so every member computes
- * bit-identical results and non-commutative operations see rank order. */
+ * messages of two successive collectives never match each other; all traffic
+ * stays in the group's context, so it never matches point-to-point traffic;
+ * a member never blocks in a send whose receiver waits for it in turn (when both
+ * sides of an exchange may be long, the receive is posted before the send). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
 
-#define TAG(seq, step) ((int32_t)(((seq)&0xffffu) << 8 | (step)))
+/* Exchanges up to this size send first and then receive: the send is eager. */
+#define SMALL_EXCHANGE 1024
+#define BCAST_PIPE_MIN (256u << 10)
+#define BCAST_SEG_MIN (64u << 10)
+#define ALLGATHER_RD_MAX (64u << 10)
+#define BRUCK_BLK_MAX 256
 
-static int rank_of(const cr_group *g, int i)
+int cr_coll_forced(void)
 {
-    return g->ranks ? g->ranks[i] : i;
+    static int forced = -1;
+    if (forced >= 0) return forced;
+    static const char *names[] = {"auto", "binomial", "pipeline", "recdbl", "rabenseifner",
+                                  "ring", "bruck",    "pairwise", "linear"};
+    const char *v = getenv("COURIER_COLL_ALG");
+    int f = 0;
+    for (int i = 0; v && i < (int)(sizeof names / sizeof *names); i++)
+        if (!strcmp(v, names[i])) f = i;
+    forced = f;
+    return f;
 }
 
-static void exchange(cr_job *job, cr_group *g, const char *op, int peer, int32_t tag,
-                     const void *sbuf, void *rbuf, size_t len)
+/* ---- point-to-point helpers ---------------------------------------------- */
+
+void cr_coll_send(cr_job *job, cr_group *g, const char *op, int to, int32_t tag, const void *buf,
+                  size_t len)
 {
-    cr_sel sel = {.src = rank_of(g, peer), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
-    cr_req *r = cr_irecv(job, op, &sel, rbuf, len);
-    cr_send(job, op, rank_of(g, peer), g->ctx, tag, sbuf, len);
+    cr_send(job, op, cr_group_rank(g, to), g->ctx, tag, buf, len);
+}
+
+cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
+                      size_t len)
+{
+    cr_sel sel = {
+        .src = cr_group_rank(g, from), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    return cr_irecv(job, op, &sel, buf, len);
+}
+
+void cr_coll_wait(cr_job *job, cr_req *r)
+{
     cr_req_wait(job, r);
     cr_req_release(job, r);
+}
+
+void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
+                  size_t len)
+{
+    cr_coll_wait(job, cr_coll_irecv(job, g, op, from, tag, buf, len));
+}
+
+void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,
+                      size_t slen, int from, void *rbuf, size_t rlen, int32_t tag)
+{
+    if (slen <= SMALL_EXCHANGE) {
+        cr_coll_send(job, g, op, to, tag, sbuf, slen);
+        cr_coll_recv(job, g, op, from, tag, rbuf, rlen);
+        return;
+    }
+    cr_req *r = cr_coll_irecv(job, g, op, from, tag, rbuf, rlen);
+    cr_coll_send(job, g, op, to, tag, sbuf, slen);
+    cr_coll_wait(job, r);
+}
+
+void *cr_coll_alloc(cr_job *job, const char *op, size_t len)
+{
+    void *p = malloc(len ? len : 1);
+    if (!p) cr_fatal(job, op, "out of memory for %zu bytes of collective scratch space", len);
+    return p;
+}
+
+static void wait_all(cr_job *job, cr_req **r, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (r[i]) cr_coll_wait(job, r[i]);
+}
+
+/* ---- barrier ------------------------------------------------------------- */
+
+#define LINEAR_MAX 4096
+
+bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len)
+{
+    int f = cr_coll_forced();
+    if (f == CR_ALG_LINEAR) return g->size > 2;
+    return f == CR_ALG_AUTO && job->oversub && g->size > 2 && len <= LINEAR_MAX;
 }
 
 void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 {
     uint32_t seq = g->seq++;
-    int step = 0;
-    for (int k = 1; k < g->size; k <<= 1, step++) {
-        int to = (g->me + k) % g->size, from = (g->me - k + g->size) % g->size;
-        int32_t tag = TAG(seq, step);
-        cr_sel sel = {.src = rank_of(g, from), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
-        cr_req *r = cr_irecv(job, op, &sel, NULL, 0);
-        cr_send(job, op, rank_of(g, to), g->ctx, tag, NULL, 0);
-        cr_req_wait(job, r);
-        cr_req_release(job, r);
-    }
-}
-
-void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, void *x, void *work, size_t count,
-                       size_t elem, cr_op_fn fn)
-{
-    uint32_t seq = g->seq++;
-    size_t len = count * elem;
-    int n = g->size, me = g->me, pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
-    int extra = n - pof2; /* members pof2.. fold into members 0..extra-1 */
-    if (me >= pof2) {
-        cr_send(job, op, rank_of(g, me - pof2), g->ctx, TAG(seq, 0), x, len);
-        cr_sel sel = {.src = rank_of(g, me - pof2),
-                      .ctx = g->ctx,
-                      .tag_mode = CR_TAG_EXACT,
-                      .tag = TAG(seq, 1)};
-        cr_status st;
-        cr_recv(job, op, &sel, x, len, &st);
+    int n = g->size, step = 0;
+    if (cr_coll_linear(job, g, 0)) {
+        if (g->me) {
+            cr_coll_send(job, g, op, 0, CR_COLL_TAG(seq, 0), NULL, 0);
+            cr_coll_recv(job, g, op, 0, CR_COLL_TAG(seq, 1), NULL, 0);
+            return;
+        }
+        for (int i = 1; i < n; i++) cr_coll_recv(job, g, op, i, CR_COLL_TAG(seq, 0), NULL, 0);
+        for (int i = 1; i < n; i++) cr_coll_send(job, g, op, i, CR_COLL_TAG(seq, 1), NULL, 0);
         return;
     }
-    if (me < extra) {
-        cr_sel sel = {.src = rank_of(g, me + pof2),
-                      .ctx = g->ctx,
-                      .tag_mode = CR_TAG_EXACT,
-                      .tag = TAG(seq, 0)};
-        cr_status st;
-        cr_recv(job, op, &sel, work, len, &st);
-        fn(x, work, x, count);
-    }
-    int step = 2;
-    for (int k = 1; k < pof2; k <<= 1, step++) {
-        int peer = me ^ k;
-        exchange(job, g, op, peer, TAG(seq, step), x, work, len);
-        if (peer < me)
-            fn(work, x, x, count);
-        else
-            fn(x, work, x, count);
-    }
-    if (me < extra) cr_send(job, op, rank_of(g, me + pof2), g->ctx, TAG(seq, 1), x, len);
+    for (int k = 1; k < n; k <<= 1, step++)
+        cr_coll_sendrecv(job, g, op, (g->me + k) % n, NULL, 0, (g->me - k + n) % n, NULL, 0,
+                         CR_COLL_TAG(seq, step));
 }
 
-#define DEFINE_OP(name, T, expr)                                                                   \
-    void name(const void *lo, const void *hi, void *out, size_t n)                                 \
-    {                                                                                              \
-        const T *a = lo, *b = hi;                                                                  \
-        T *o = out;                                                                                \
-        for (size_t i = 0; i < n; i++) o[i] = (expr);                                              \
-    }
+/* ---- broadcast ----------------------------------------------------------- */
 
-DEFINE_OP(cr_op_sum_double, double, a[i] + b[i])
-DEFINE_OP(cr_op_max_double, double, a[i] > b[i] ? a[i] : b[i])
-DEFINE_OP(cr_op_min_double, double, a[i] < b[i] ? a[i] : b[i])
-DEFINE_OP(cr_op_sum_long, long, (long)((unsigned long)a[i] + (unsigned long)b[i]))
-DEFINE_OP(cr_op_max_long, long, a[i] > b[i] ? a[i] : b[i])
-DEFINE_OP(cr_op_min_long, long, a[i] < b[i] ? a[i] : b[i])
+static void bcast_binomial(cr_job *job, cr_group *g, const char *op, void *buf, size_t len,
+                           int root, int32_t tag)
+{
+    int n = g->size, rel = (g->me - root + n) % n, mask = 1;
+    while (mask < n) {
+        if (rel & mask) {
+            cr_coll_recv(job, g, op, (rel - mask + root) % n, tag, buf, len);
+            break;
+        }
+        mask <<= 1;
+    }
+    cr_req *sends[32];
+    int ns = 0;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rel + mask < n)
+            sends[ns++] =
+                cr_isend(job, op, cr_group_rank(g, (rel + mask + root) % n), g->ctx, tag, buf, len);
+    wait_all(job, sends, ns);
+}
+
+/* Chain root -> root+1 -> ... in segments: member i forwards segment s while
+ * it receives segment s+1. */
+static void bcast_pipeline(cr_job *job, cr_group *g, const char *op, void *buf, size_t len,
+                           int root, int32_t tag)
+{
+    int n = g->size, rel = (g->me - root + n) % n;
+    size_t seg = len / 64 > BCAST_SEG_MIN ? len / 64 : BCAST_SEG_MIN;
+    size_t nseg = (len + seg - 1) / seg;
+    int prev = (g->me - 1 + n) % n, next = (g->me + 1) % n;
+    cr_req **rr = cr_coll_alloc(job, op, 2 * nseg * sizeof *rr), **sr = rr + nseg;
+    for (size_t s = 0; s < nseg; s++) {
+        size_t off = s * seg, l = len - off < seg ? len - off : seg;
+        rr[s] = rel ? cr_coll_irecv(job, g, op, prev, tag, (char *)buf + off, l) : NULL;
+        sr[s] = NULL;
+    }
+    for (size_t s = 0; s < nseg; s++) {
+        size_t off = s * seg, l = len - off < seg ? len - off : seg;
+        if (rr[s]) cr_coll_wait(job, rr[s]);
+        if (rel < n - 1)
+            sr[s] = cr_isend(job, op, cr_group_rank(g, next), g->ctx, tag, (char *)buf + off, l);
+    }
+    for (size_t s = 0; s < nseg; s++)
+        if (sr[s]) cr_coll_wait(job, sr[s]);
+    free(rr);
+}
+
+void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root)
+{
+    int32_t tag = CR_COLL_TAG(g->seq++, 0);
+    if (g->size == 1) return;
+    int f = cr_coll_forced();
+    bool pipe = f == CR_ALG_PIPELINE ||
+                (f != CR_ALG_BINOMIAL && len >= BCAST_PIPE_MIN && g->size > 2 && !job->oversub);
+    if (pipe && len > 0)
+        bcast_pipeline(job, g, op, buf, len, root, tag);
+    else
+        bcast_binomial(job, g, op, buf, len, root, tag);
+}
+
+/* ---- gather and scatter -------------------------------------------------- */
+
+void cr_coll_gather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                    size_t blk, int root)
+{
+    int32_t tag = CR_COLL_TAG(g->seq++, 0);
+    if (g->me != root) {
+        cr_coll_send(job, g, op, root, tag, sbuf, blk);
+        return;
+    }
+    cr_req **r = cr_coll_alloc(job, op, (size_t)g->size * sizeof *r);
+    for (int i = 0; i < g->size; i++)
+        r[i] = i == root ? NULL : cr_coll_irecv(job, g, op, i, tag, (char *)rbuf + i * blk, blk);
+    if ((char *)rbuf + root * blk != sbuf) memmove((char *)rbuf + root * blk, sbuf, blk);
+    wait_all(job, r, g->size);
+    free(r);
+}
+
+void cr_coll_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                     size_t blk, int root)
+{
+    int32_t tag = CR_COLL_TAG(g->seq++, 0);
+    if (g->me != root) {
+        cr_coll_recv(job, g, op, root, tag, rbuf, blk);
+        return;
+    }
+    cr_req **r = cr_coll_alloc(job, op, (size_t)g->size * sizeof *r);
+    for (int i = 0; i < g->size; i++)
+        r[i] = i == root ? NULL
+                         : cr_isend(job, op, cr_group_rank(g, i), g->ctx, tag,
+                                    (const char *)sbuf + i * blk, blk);
+    if ((const char *)sbuf + root * blk != rbuf)
+        memmove(rbuf, (const char *)sbuf + root * blk, blk);
+    wait_all(job, r, g->size);
+    free(r);
+}
+
+/* ---- all-gather ---------------------------------------------------------- */
+
+static void allgather_recdbl(cr_job *job, cr_group *g, const char *op, char *rbuf, size_t blk,
+                             uint32_t seq)
+{
+    int me = g->me, step = 0;
+    for (int mask = 1; mask < g->size; mask <<= 1, step++) {
+        int peer = me ^ mask;
+        int mine = me & ~(mask - 1), theirs = peer & ~(mask - 1);
+        cr_coll_sendrecv(job, g, op, peer, rbuf + mine * blk, mask * blk, peer, rbuf + theirs * blk,
+                         mask * blk, CR_COLL_TAG(seq, step));
+    }
+}
+
+static void allgather_ring(cr_job *job, cr_group *g, const char *op, char *rbuf, size_t blk,
+                           uint32_t seq)
+{
+    int n = g->size, me = g->me, right = (me + 1) % n, left = (me - 1 + n) % n;
+    for (int i = 0; i < n - 1; i++) {
+        int sb = (me - i + n) % n, rb = (me - i - 1 + n) % n;
+        cr_coll_sendrecv(job, g, op, right, rbuf + sb * blk, blk, left, rbuf + rb * blk, blk,
+                         CR_COLL_TAG(seq, i & 0xfff));
+    }
+}
+
+void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                       size_t blk)
+{
+    uint32_t seq = g->seq++;
+    char *r = rbuf;
+    if (r + g->me * blk != sbuf) memmove(r + g->me * blk, sbuf, blk);
+    int n = g->size, f = cr_coll_forced();
+    bool pof2 = (n & (n - 1)) == 0;
+    if (n == 1) return;
+    if (pof2 && (f == CR_ALG_RECDBL || (f != CR_ALG_RING && blk * n <= ALLGATHER_RD_MAX)))
+        allgather_recdbl(job, g, op, r, blk, seq);
+    else
+        allgather_ring(job, g, op, r, blk, seq);
+}
+
+/* ---- all-to-all ---------------------------------------------------------- */
+
+/* Bruck: rotate so that block i is for member me+i; in round k every block whose
+ * index has bit k set moves k members on; at the end block i came from me-i. */
+static void alltoall_bruck(cr_job *job, cr_group *g, const char *op, const char *sbuf, char *rbuf,
+                           size_t blk, uint32_t seq)
+{
+    int n = g->size, me = g->me;
+    char *tmp = cr_coll_alloc(job, op, 3 * (size_t)n * blk);
+    char *pack = tmp + (size_t)n * blk, *unpack = pack + (size_t)n * blk;
+    for (int i = 0; i < n; i++) memcpy(tmp + i * blk, sbuf + ((me + i) % n) * blk, blk);
+    int step = 0;
+    for (int k = 1; k < n; k <<= 1, step++) {
+        size_t m = 0;
+        for (int i = 0; i < n; i++)
+            if (i & k) memcpy(pack + (m++) * blk, tmp + i * blk, blk);
+        cr_coll_sendrecv(job, g, op, (me + k) % n, pack, m * blk, (me - k + n) % n, unpack, m * blk,
+                         CR_COLL_TAG(seq, step));
+        m = 0;
+        for (int i = 0; i < n; i++)
+            if (i & k) memcpy(tmp + i * blk, unpack + (m++) * blk, blk);
+    }
+    for (int i = 0; i < n; i++) memcpy(rbuf + ((me - i + n) % n) * blk, tmp + i * blk, blk);
+    free(tmp);
+}
+
+static void alltoall_pairwise(cr_job *job, cr_group *g, const char *op, const char *sbuf,
+                              char *rbuf, size_t blk, uint32_t seq)
+{
+    int n = g->size, me = g->me;
+    memmove(rbuf + me * blk, sbuf + me * blk, blk);
+    for (int i = 1; i < n; i++) {
+        int to = (me + i) % n, from = (me - i + n) % n;
+        cr_coll_sendrecv(job, g, op, to, sbuf + to * blk, blk, from, rbuf + from * blk, blk,
+                         CR_COLL_TAG(seq, i & 0xfff));
+    }
+}
+
+void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                      size_t blk)
+{
+    uint32_t seq = g->seq++;
+    int f = cr_coll_forced();
+    if (g->size > 2 && (f == CR_ALG_BRUCK || (f != CR_ALG_PAIRWISE && blk <= BRUCK_BLK_MAX)))
+        alltoall_bruck(job, g, op, sbuf, rbuf, blk, seq);
+    else
+        alltoall_pairwise(job, g, op, sbuf, rbuf, blk, seq);
+}
+
+/* ---- shift --------------------------------------------------------------- */
+
+void cr_coll_shift(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                   size_t len, int step, bool circular)
+{
+    int32_t tag = CR_COLL_TAG(g->seq++, 0);
+    int n = g->size;
+    long to = (long)g->me + step, from = (long)g->me - step;
+    if (circular) {
+        to = ((to % n) + n) % n;
+        from = ((from % n) + n) % n;
+    }
+    bool has_to = to >= 0 && to < n, has_from = from >= 0 && from < n;
+    cr_req *r = has_from ? cr_coll_irecv(job, g, op, (int)from, tag, rbuf, len) : NULL;
+    if (has_to) cr_coll_send(job, g, op, (int)to, tag, sbuf, len);
+    if (r) cr_coll_wait(job, r);
+}

@@ -1,5 +1,11 @@
 /* The collective layer: algorithms over the engine's point-to-point calls,
- * shared by every interface (NX/2 global operations now; MPL and MPI later). */
+ * shared by every interface (NX/2 global operations, MPL, later MPI).
+ *
+ * A call names a group (its members, this rank's index, and a context of its
+ * own) and works in bytes; reductions also take a cr_redop, which says how big an
+ * element is and whether the operation commutes. Every member of a group calls
+ * the same collectives in the same order with matching arguments. Roots are
+ * member indices (0..size-1), not job ranks. */
 #ifndef COURIER_COLL_H
 #define COURIER_COLL_H
 
@@ -9,25 +15,101 @@
 typedef struct cr_group {
     int size, me;     /* members, and this rank's index among them */
     const int *ranks; /* job rank of each member; NULL: member i is rank i */
-    uint16_t ctx;     /* context of its traffic */
+    uint16_t ctx;     /* context of its traffic: no other group or interface uses it */
     uint32_t seq;     /* collectives started so far (same on every member) */
 } cr_group;
 
-/* out[i] = lo[i] op hi[i], where lo comes from the lower member; out may alias. */
-typedef void (*cr_op_fn)(const void *lo, const void *hi, void *out, size_t count);
+static inline int cr_group_rank(const cr_group *g, int i)
+{
+    return g->ranks ? g->ranks[i] : i;
+}
 
-/* Predefined operations. */
-void cr_op_sum_double(const void *lo, const void *hi, void *out, size_t n);
-void cr_op_max_double(const void *lo, const void *hi, void *out, size_t n);
-void cr_op_min_double(const void *lo, const void *hi, void *out, size_t n);
-void cr_op_sum_long(const void *lo, const void *hi, void *out, size_t n);
-void cr_op_max_long(const void *lo, const void *hi, void *out, size_t n);
-void cr_op_min_long(const void *lo, const void *hi, void *out, size_t n);
+/* out[i] = lo[i] op hi[i] for 'count' elements, where lo holds the data of the
+ * lower members; 'arg' is cr_redop.arg. */
+typedef void (*cr_op_fn)(const void *lo, const void *hi, void *out, size_t count, const void *arg);
 
+typedef struct cr_redop {
+    cr_op_fn fn;
+    const void *arg;
+    size_t elem;   /* bytes per element; data is split only at element boundaries */
+    bool commute;  /* lo op hi == hi op lo: any combining order will do */
+    bool alias_ok; /* out may be the same memory as lo or hi */
+} cr_redop;
+
+/* Predefined element-wise operations (commutative, alias-safe). */
+void cr_op_sum_double(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_max_double(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_min_double(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_sum_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_max_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_min_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+/* A predefined operation on elements of type T. */
+#define CR_OP_PREDEF(fn, T) ((cr_redop){(fn), NULL, sizeof(T), true, true})
+
+/* Synchronization: no member leaves before every member has entered. */
 void cr_coll_barrier(cr_job *job, cr_group *g, const char *op);
-/* Combine x[0..count-1] across the group; every member ends with the result in x.
- * work holds count elements of scratch. */
-void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, void *x, void *work, size_t count,
-                       size_t elem, cr_op_fn fn);
+
+/* Data movement (len / blk in bytes). Buffers of different members may differ
+ * in address but not in length. In gather/scatter/allgather/alltoall the block
+ * of member i is at offset i*blk. */
+void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root);
+void cr_coll_gather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                    size_t blk, int root);
+void cr_coll_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                     size_t blk, int root);
+void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                       size_t blk);
+void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                      size_t blk);
+/* Member i sends sbuf to member i+step and receives rbuf from member i-step;
+ * circular wraps around the group, otherwise members off the end do not send /
+ * leave rbuf untouched. */
+void cr_coll_shift(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                   size_t len, int step, bool circular);
+
+/* Reductions of count elements of o->elem bytes. sbuf and rbuf may be the same
+ * buffer. The result combines the members' data in member order (x0 op x1 op
+ * ...), so non-commutative operations give the rank-order result. */
+void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                    size_t count, const cr_redop *o, int root);
+void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                       size_t count, const cr_redop *o);
+/* Inclusive prefix: member i ends with x0 op ... op xi. */
+void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                  size_t count, const cr_redop *o);
+
+/* Algorithm choice, exported for tests and benchmarks: 0 automatic (by size and
+ * group size), or force one. */
+enum cr_coll_alg {
+    CR_ALG_AUTO = 0,
+    CR_ALG_BINOMIAL,     /* bcast */
+    CR_ALG_PIPELINE,     /* bcast: segmented chain */
+    CR_ALG_RECDBL,       /* allreduce, allgather */
+    CR_ALG_RABENSEIFNER, /* allreduce: reduce-scatter + all-gather */
+    CR_ALG_RING,         /* allgather */
+    CR_ALG_BRUCK,        /* alltoall */
+    CR_ALG_PAIRWISE,     /* alltoall */
+    CR_ALG_LINEAR        /* barrier, allreduce: all to member 0 and back (oversubscribed) */
+};
+/* Read once from COURIER_COLL_ALG (a name above, lower case: "ring", ...); the
+ * forced algorithm is used wherever it applies. */
+int cr_coll_forced(void);
+
+/* Internal helpers shared by the coll files. */
+#define CR_COLL_TAG(seq, step) ((int32_t)(((seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
+void cr_coll_send(cr_job *job, cr_group *g, const char *op, int to, int32_t tag, const void *buf,
+                  size_t len);
+void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
+                  size_t len);
+cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
+                      size_t len);
+void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,
+                      size_t slen, int from, void *rbuf, size_t rlen, int32_t tag);
+void cr_coll_wait(cr_job *job, cr_req *r);
+void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
+/* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
+ * ranks than cores every round costs a trip through the scheduler, and the linear
+ * form has two rounds whatever the group size. */
+bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len);
 
 #endif

@@ -326,16 +326,17 @@ static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
 
 cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap)
 {
-    return cr_irecv_call(job, op, sel, buf, cap, NULL, NULL);
+    return cr_irecv_call(job, op, sel, buf, cap, false, NULL, NULL);
 }
 
 cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
-                      cr_handler_fn fn, void (*user_fn)(void))
+                      bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void))
 {
     cr_req *r = req_alloc(job, CR_REQ_RECV, op);
     r->sel = *sel;
     r->buf = buf;
     r->cap = cap;
+    r->trunc_ok = trunc_ok;
     r->handler = fn;
     r->user_fn = user_fn;
     cr_unexp **pp;
@@ -494,19 +495,30 @@ int cr_progress(cr_job *job)
     return n;
 }
 
+static bool req_done(void *r)
+{
+    return ((cr_req *)r)->done;
+}
+
 void cr_req_wait(cr_job *job, cr_req *r)
 {
+    if (!r->done) cr_wait_until(job, r->op, req_done, r, r);
+}
+
+void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
+{
     unsigned spins = 0;
-    while (!r->done) {
+    while (!ready(arg)) {
         if (cr_progress(job)) {
             spins = 0;
             continue;
         }
-        if (job->size == 1 && !job->threaded && !r->done)
-            cr_fatal(job, r->op,
+        if (job->size == 1 && !job->threaded && !ready(arg))
+            cr_fatal(job, op,
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
         job->wait_req = r;
+        job->wait_sel = NULL;
         cr_idle(job, &spins);
     }
     if (job->wait_reported) cr_wait_report(job, false);

@@ -179,10 +179,12 @@ cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag
                  size_t len);
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st);
 cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap);
-/* A receive whose completion runs fn(job, user_fn, status) on the progress thread;
- * the request is released after that (it cannot be waited for). */
+/* A receive with options: trunc_ok cuts a longer message to fit (MPL's default)
+ * instead of ending the job (the status then has size > count); with fn, its
+ * completion runs fn(job, user_fn, status) on the progress thread and the request
+ * is released after that (it cannot be waited for). */
 cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
-                      cr_handler_fn fn, void (*user_fn)(void));
+                      bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void));
 /* Non-destructive look at the unexpected queue; wait=true blocks until a match. */
 bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st);
 
@@ -190,6 +192,9 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st);
 uint64_t cr_req_id(const cr_req *r);
 cr_req *cr_req_from_id(cr_job *job, uint64_t id); /* NULL when unknown or stale */
 void cr_req_wait(cr_job *job, cr_req *r);
+/* Make progress until ready(arg); r is what the hang watchdog is told the wait
+ * is for (NULL: nothing in particular). Blocks like cr_req_wait. */
+void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r);
 void cr_req_release(cr_job *job, cr_req *r);
 
 /* Run every handler whose request completed (progress thread and unmask). */

@@ -1,0 +1,165 @@
+/* courier — the IBM SP2 Message-Passing Library (MPL), C binding mpc_*.
+ *
+ * Programs written for MPL compile unchanged against this header and run with
+ * `courier run -n N prog`. Tasks are the ranks of the job, 0..numtask-1; no
+ * initialization call is needed. See docs/mpl.md for the details.
+ *
+ * Every call returns an int: 0 (or a documented count) on success, -1 on error
+ * with the reason in mperrno. By default an error ends the job with one line
+ * naming the call, the task and the reason, as MPL did; mpc_task_set
+ * (MPL_SET_ERRORS_RETURN) makes argument errors return -1 instead.
+ *
+ * Point-to-point: a receive selects by source and type; either may be DONTCARE,
+ * and the source and type actually received are written back (for nonblocking
+ * receives when mpc_wait or mpc_status sees completion). Messages from one task
+ * to another are received in the order they were sent, and receives posted
+ * with the same source and type are satisfied in the order they were posted.
+ * A message longer than the receive buffer is cut to fit (nbytes tells what was
+ * kept) unless the task set MPL_SET_OVERFLOW_ERROR. Types are 0..INT_MAX.
+ *
+ * Groups: ALLGRP holds every task. A collective names a group id; every member
+ * calls it, in the same order as the other members. Roots are ranks in the
+ * group. Send and receive buffers of a collective must not overlap. */
+#ifndef COURIER_MPL_H
+#define COURIER_MPL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Wildcards (also returned by mpc_task_query(buf, 4, MPL_Q_WILDCARDS)). */
+#define DONTCARE (-1) /* any source / any type; as a msgid in mpc_wait: any one pending */
+#define ALLMSG (-2)   /* as a msgid in mpc_wait: every pending operation */
+#define NULLTASK (-3) /* no task (e.g. the source of an end-off shift's first member) */
+#define ALLGRP 0      /* the group of all tasks */
+
+/* mpc_status results besides a byte count. */
+#define MPL_NOT_COMPLETED (-1)
+#define MPL_INACTIVE (-2) /* the msgid was already completed by mpc_wait or mpc_status */
+
+/* mpc_task_query types. */
+#define MPL_Q_BUFFERS 1   /* 2 ints: eager (per-message) limit, per-task unexpected-buffer bytes */
+#define MPL_Q_TYPES 2     /* 2 ints: lowest and highest user message type */
+#define MPL_Q_WILDCARDS 3 /* 4 ints: dontcare, allmsg, nulltask, allgrp */
+#define MPL_Q_OVERFLOW 4  /* 1 int: 1 when a too-long message is an error, 0 when cut */
+#define MPL_Q_ERRORS 5    /* 1 int: 1 when errors end the job, 0 when they return -1 */
+/* mpc_task_set types (1 int each). */
+#define MPL_SET_OVERFLOW_ERROR 4 /* 1: a message longer than the receive buffer is an error */
+#define MPL_SET_ERRORS_FATAL 5   /* 0: argument errors return -1 with mperrno instead */
+
+/* mperrno values. */
+#define MPL_EOK 0
+#define MPL_EINVAL 1  /* a length, count, stride, type or flag is invalid */
+#define MPL_ETASK 2   /* a task id or rank is out of range */
+#define MPL_EGROUP 3  /* a group id is unknown, or this task is not a member */
+#define MPL_EMSGID 4  /* a msgid is unknown or was already completed */
+#define MPL_EBUF 5    /* a buffer is NULL with a non-zero length */
+#define MPL_EFUNC 6   /* a reduction function or handler is NULL */
+#define MPL_ENOPEND 7 /* mpc_wait(DONTCARE) with nothing pending */
+#define MPL_EQTYPE 8  /* an unknown query or set type, or a wrong nelem */
+#define MPL_ENOMEM 9  /* out of memory */
+
+extern int mperrno;
+
+/* Reduction functions: out[i] = in1[i] op in2[i] over *len BYTES; in1 holds the
+ * data of lower-ranked tasks. Predefined: s_ float, d_ double, i_ int, b_ byte,
+ * l_ logical (int, non-zero is true). */
+#if defined(__cplusplus)
+typedef void (*mpl_reduce_fn)(void *, void *, void *, int *);
+typedef void (*mpl_handler_fn)(int *);
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L
+/* C23 has no unprototyped function types: take any function pointer. */
+typedef void *mpl_reduce_fn;
+typedef void *mpl_handler_fn;
+#else
+typedef void (*mpl_reduce_fn)();  /* any void f(T in1[], T in2[], T out[], int *len) */
+typedef void (*mpl_handler_fn)(); /* void handler(int *msgid) */
+#endif
+
+/* Task management. */
+int mpc_environ(int *numtask, int *taskid);
+int mpc_task_query(int *buf, int nelem, int qtype);
+int mpc_task_set(int *buf, int nelem, int stype);
+int mpc_stopall(int errcode);
+
+/* Blocking point-to-point. */
+int mpc_bsend(char *buf, int len, int dest, int type);
+int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes);
+int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+                  int *rtype, int *nbytes);
+/* Strided: blknum blocks of blklen bytes, stride bytes apart (blklen <= stride). */
+int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type);
+int mpc_bvrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes);
+
+/* Nonblocking point-to-point: *msgid names the operation for mpc_wait/mpc_status.
+ * The buffer must not be touched until the operation has completed. */
+int mpc_send(char *buf, int len, int dest, int type, int *msgid);
+int mpc_recv(char *buf, int len, int *src, int *type, int *msgid);
+int mpc_vsend(char *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid);
+int mpc_vrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid);
+/* Bytes received (for a send: its length) when complete, and the msgid is retired;
+ * MPL_NOT_COMPLETED if not yet; MPL_INACTIVE if already retired. */
+int mpc_status(int msgid);
+/* Waits until *msgid completes and retires it; *msgid DONTCARE waits for any one
+ * pending operation and writes its msgid back; ALLMSG waits for all of them. */
+int mpc_wait(int *msgid, int *nbytes);
+/* Nonblocking look for a matching message: *nbytes is its length, or -1 (and
+ * src/type unchanged) when none has arrived. */
+int mpc_probe(int *src, int *type, int *nbytes);
+
+/* Receive-and-call: handler(&msgid) runs once the message is in buf, also while
+ * the task computes; src and type are written back before it runs. The msgid
+ * stays valid while the handler runs (it may mpc_wait for it) and is retired
+ * when it returns. mpc_lockrnc(1, &old) holds handlers back (waiting for a
+ * running one), mpc_lockrnc(0, &old) lets them run. */
+int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler);
+int mpc_lockrnc(int state, int *oldstate);
+
+/* Groups. */
+int mpc_group(int gsize, int glist[], int label, int *gid);      /* every listed task calls it */
+int mpc_partition(int parent_gid, int key, int label, int *gid); /* every parent member calls it */
+int mpc_getsize(int *gsize, int gid);
+int mpc_getrank(int *rank, int taskid, int gid);
+int mpc_gettaskid(int rank, int *taskid, int gid);
+int mpc_getlabel(int *label, int gid);
+
+/* Collective communication over a group (lengths in bytes). */
+int mpc_sync(int gid);
+int mpc_bcast(void *buf, int msglen, int root, int gid);
+int mpc_reduce(void *sendbuf, void *recvbuf, int msglen, int root, mpl_reduce_fn func, int gid);
+int mpc_combine(void *sendbuf, void *recvbuf, int msglen, mpl_reduce_fn func, int gid);
+int mpc_prefix(void *sendbuf, void *recvbuf, int msglen, mpl_reduce_fn func, int gid);
+int mpc_gather(void *sendbuf, void *recvbuf, int blklen, int root, int gid);
+int mpc_scatter(void *sendbuf, void *recvbuf, int blklen, int root, int gid);
+int mpc_concat(void *sendbuf, void *recvbuf, int blklen, int gid);
+int mpc_index(void *sendbuf, void *recvbuf, int blklen, int gid);
+/* flag 1: circular; 0: end-off (the first |step| members receive nothing). */
+int mpc_shift(void *sendbuf, void *recvbuf, int msglen, int step, int flag, int gid);
+
+/* Predefined reduction functions. */
+void s_vadd(float in1[], float in2[], float out[], int *len);
+void d_vadd(double in1[], double in2[], double out[], int *len);
+void i_vadd(int in1[], int in2[], int out[], int *len);
+void s_vmul(float in1[], float in2[], float out[], int *len);
+void d_vmul(double in1[], double in2[], double out[], int *len);
+void i_vmul(int in1[], int in2[], int out[], int *len);
+void s_vmax(float in1[], float in2[], float out[], int *len);
+void d_vmax(double in1[], double in2[], double out[], int *len);
+void i_vmax(int in1[], int in2[], int out[], int *len);
+void s_vmin(float in1[], float in2[], float out[], int *len);
+void d_vmin(double in1[], double in2[], double out[], int *len);
+void i_vmin(int in1[], int in2[], int out[], int *len);
+void i_vand(int in1[], int in2[], int out[], int *len);
+void i_vor(int in1[], int in2[], int out[], int *len);
+void i_vxor(int in1[], int in2[], int out[], int *len);
+void b_vand(char in1[], char in2[], char out[], int *len);
+void b_vor(char in1[], char in2[], char out[], int *len);
+void b_vxor(char in1[], char in2[], char out[], int *len);
+void l_vand(int in1[], int in2[], int out[], int *len);
+void l_vor(int in1[], int in2[], int out[], int *len);
+void l_vxor(int in1[], int in2[], int out[], int *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
