@@ -1,16 +1,17 @@
 #!/bin/bash
 # Runs a command that must fail in a given way, and checks that nothing is left.
-#   expect.sh STATUS REGEX [--sigint S | --sigkill-launcher S] -- command...
+#   expect.sh STATUS REGEX [--sigint S | --sigkill-launcher S | --kill-rank S] -- command...
 # STATUS is an exit status or "nonzero"; REGEX must match the command's stderr
 # ("any": not checked).
 # With --sigint S the launcher gets SIGINT after S seconds; with
-# --sigkill-launcher S it gets SIGKILL (the ranks must then die on their own).
+# --sigkill-launcher S it gets SIGKILL (the ranks must then die on their own);
+# with --kill-rank S one rank, chosen at random, gets SIGKILL.
 set -u
 want=$1 regex=$2
 shift 2
 action= delay=
 case "${1:-}" in
---sigint | --sigkill-launcher) action=$1 delay=$2; shift 2 ;;
+--sigint | --sigkill-launcher | --kill-rank) action=$1 delay=$2; shift 2 ;;
 esac
 [ "$1" = "--" ] && shift
 marker="courier-test-$$-$RANDOM"
@@ -20,7 +21,14 @@ shm_before=$(ls /dev/shm | wc -l)
 pid=$!
 if [ -n "$action" ]; then
     sleep "$delay"
-    if [ "$action" = --sigint ]; then kill -INT $pid; else kill -KILL $pid; fi
+    case $action in
+    --sigint) kill -INT $pid ;;
+    --sigkill-launcher) kill -KILL $pid ;;
+    --kill-rank)
+        victim=$(pgrep -f "$marker" | grep -vx "$pid" | grep -vx "$(pgrep -f "courier run.*$marker" | head -1)" | shuf -n 1)
+        echo "killing rank process $victim" >&2
+        kill -KILL "$victim" ;;
+    esac
 fi
 wait $pid
 status=$?

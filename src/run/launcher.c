@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -284,6 +285,10 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
         int dn = open("/dev/null", O_RDONLY);
         if (dn >= 0) dup2(dn, 0);
     }
+    /* The rank gets stdin/stdout/stderr and the segment, nothing else the launcher
+     * inherited (a test harness's pipes, a shell's descriptors). */
+    if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+        for (int fd = 3; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
     int flags = fcntl(segfd, F_GETFD);
     fcntl(segfd, F_SETFD, flags & ~FD_CLOEXEC);
     char v[32];
@@ -490,7 +495,15 @@ int cr_run_main(int argc, char **argv)
     js.ranks = calloc((size_t)js.total, sizeof *js.ranks);
     if (!js.ranks) return usage_error("out of memory for %d ranks", js.total);
 
-    size_t seglen;
+    size_t seglen = cr_shm_segment_size(js.total);
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        seglen + (64u << 20) > rl.rlim_cur) {
+        fprintf(stderr,
+                "courier run: the %zu MiB shared segment for %d ranks does not fit the "
+                "address-space limit (ulimit -v %llu KiB); use fewer ranks or raise the limit\n",
+                seglen >> 20, js.total, (unsigned long long)rl.rlim_cur / 1024);
+        return 1;
+    }
     int segfd = make_segment(js.total, &seglen, &js.control);
     if (segfd < 0) {
         fprintf(stderr,
