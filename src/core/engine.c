@@ -51,6 +51,7 @@ static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
         r->idx = job->nreqs++;
     } else {
         job->free_reqs = r->next;
+        if (!job->free_reqs) job->free_tail = &job->free_reqs;
     }
     uint32_t gen = (r->gen + 1) & ID_GEN_MASK;
     /* Reset only what callers do not always set (this is on every receive's path). */
@@ -60,6 +61,9 @@ static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
     r->user_fn = NULL;
     r->got = r->pushed = 0;
     r->rreq = 0;
+    r->for_unexp = NULL;
+    r->chain = NULL;
+    r->sync = 0;
     r->kind = kind;
     r->in_use = 1;
     r->op = op;
@@ -69,8 +73,10 @@ static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
 void cr_req_release(cr_job *job, cr_req *r)
 {
     r->in_use = 0;
-    r->next = job->free_reqs;
-    job->free_reqs = r;
+    r->next = NULL;
+    if (!job->free_tail) job->free_tail = &job->free_reqs;
+    *job->free_tail = r;
+    job->free_tail = &r->next;
 }
 
 uint64_t cr_req_id(const cr_req *r)
@@ -86,8 +92,36 @@ cr_req *cr_req_from_id(cr_job *job, uint64_t id)
     return r->in_use && r->gen == gen ? r : NULL;
 }
 
+static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size);
+
+/* An internal receive (cr_engine_buffer_rts) has all its data: the unexpected
+ * entry now holds the message, or the user receive that matched it meanwhile
+ * gets it. */
+static void complete(cr_job *job, cr_req *r);
+static void finish_internal(cr_job *job, cr_req *ri)
+{
+    if (ri->for_unexp) {
+        cr_unexp *u = ri->for_unexp;
+        u->op = CR_OP_EAGER;
+        u->data = ri->buf;
+        u->owned = 1;
+        u->arriving = NULL;
+    } else {
+        cr_req *r = ri->chain;
+        size_t n = accept_size(job, r, ri->st.src, ri->st.tag, ri->st.size);
+        if (n) memcpy(r->buf, ri->buf, n);
+        free(ri->buf);
+        complete(job, r);
+    }
+    cr_req_release(job, ri);
+}
+
 static void complete(cr_job *job, cr_req *r)
 {
+    if (r->for_unexp || r->chain) {
+        finish_internal(job, r);
+        return;
+    }
     if (r->kind == CR_REQ_SEND) job->sends_active--;
     if (r->handler) {
         r->next = NULL;
@@ -144,7 +178,8 @@ static void unlink_unexp(cr_job *job, cr_unexp **pp)
     cr_unexp *u = *pp;
     *pp = u->next;
     if (!*pp) job->unexp_tail = pp;
-    if (u->src != job->rank) job->unexp_bytes -= sizeof *u + (u->op == CR_OP_EAGER ? u->size : 0);
+    if (u->src != job->rank) job->unexp_bytes -= sizeof *u + u->held;
+    job->recv_gen++; /* space freed: a refused sender may now be taken */
 }
 
 /* A message of 'size' bytes matched receive r: check it fits, fill the status. */
@@ -201,16 +236,18 @@ static int send_step(cr_job *job, cr_req *r)
         return 0;
     case CR_STAGE_RTS:
         h.op = CR_OP_RTS;
+        h.flags = r->sync ? CR_HDR_SYNC : 0;
         h.addr = (uint64_t)(uintptr_t)r->buf;
         h.sreq = cr_req_id(r);
         if (tp->send_am(job, r->peer, &h, NULL, 0)) return CR_EAGAIN;
+        job->owed[r->peer]++; /* a FIN or a CTS will come */
         r->stage = CR_STAGE_WAIT;
         return 0;
     case CR_STAGE_PUSH:
         h.op = CR_OP_DATA;
         h.rreq = r->rreq;
         while (r->pushed < r->cap) {
-            size_t n = r->cap - r->pushed, max = job->eager[r->peer];
+            size_t n = r->cap - r->pushed, max = tp->max_payload(job);
             if (n > max) n = max;
             h.addr = r->pushed;
             if (tp->send_am(job, r->peer, &h, (const char *)r->buf + r->pushed, n))
@@ -290,7 +327,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
 {
     size_t n = accept_size(job, r, src, tag, size);
     cr_hdr h = {.sreq = sreq, .size = size};
-    if (job->cma_ok || src == job->rank) {
+    if (job->cma_ok || src == job->rank || size == 0) { /* empty: nothing to pull (MPI_Ssend) */
         int rc = n ? job->tp[src]->get(job, src, r->buf, addr, n) : 0;
         if (rc == 0) {
             h.op = CR_OP_FIN;
@@ -306,6 +343,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
     h.op = CR_OP_CTS;
     h.rreq = cr_req_id(r);
     r->got = 0;
+    job->owed[src]++; /* DATA will come */
     ctrl_send(job, src, &h);
 }
 
@@ -313,9 +351,12 @@ static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
 {
     cr_unexp *u = *pp;
     unlink_unexp(job, pp);
-    if (u->op == CR_OP_EAGER) {
+    if (u->arriving) { /* still being pushed to us: r completes when it is all there */
+        u->arriving->for_unexp = NULL;
+        u->arriving->chain = r;
+    } else if (u->op == CR_OP_EAGER) {
         size_t n = accept_size(job, r, u->src, u->tag, u->size);
-        memcpy(r->buf, u->data, n);
+        if (n) memcpy(r->buf, u->data, n);
         if (u->owned) free(u->data);
         complete(job, r);
     } else {
@@ -339,6 +380,7 @@ cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf,
     r->trunc_ok = trunc_ok;
     r->handler = fn;
     r->user_fn = user_fn;
+    job->recv_gen++; /* a refused sender may now be taken */
     cr_unexp **pp;
     if (job->unexp && find_unexp(job, sel, &pp)) {
         take_unexp(job, r, pp);
@@ -384,10 +426,11 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
 
 /* ---- delivery (transport up-call) ---------------------------------------- */
 
-static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, const char *what)
+static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, uint8_t kind, const char *what)
 {
     cr_req *r = cr_req_from_id(job, id);
-    if (!r || r->done)
+    if (!r || r->done || r->kind != kind || (kind == CR_REQ_SEND && r->peer != src) ||
+        (kind == CR_REQ_RECV && r->st.src != src))
         cr_fatal(job, "progress", "rank %d sent a %s for unknown request %llu (corrupt peer?)", src,
                  what, (unsigned long long)id);
     return r;
@@ -404,14 +447,18 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             if (h->op == CR_OP_RTS) {
                 start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq);
             } else {
-                memcpy(r->buf, payload, accept_size(job, r, src, h->tag, len));
+                size_t n = accept_size(job, r, src, h->tag, len);
+                if (n) memcpy(r->buf, payload, n);
                 complete(job, r);
             }
             return 1;
         } else {
             size_t keep = h->op == CR_OP_EAGER ? len : 0;
-            if (src != job->rank && job->unexp_bytes + keep > job->unexp_limit && job->unexp)
-                return 0; /* over budget: the sender keeps it until we receive */
+            /* Over budget the sender keeps it until we receive, unless a reply we
+             * wait for from that sender may be queued behind it. */
+            if (src != job->rank && job->unexp_bytes + keep > job->unexp_limit && job->unexp &&
+                !job->owed[src])
+                return 0;
             cr_unexp *u = malloc(sizeof *u + keep);
             if (!u) return 0;
             u->next = NULL;
@@ -422,8 +469,11 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             u->size = h->op == CR_OP_EAGER ? len : h->size;
             u->addr = h->addr;
             u->sreq = h->sreq;
+            u->sync = h->op == CR_OP_RTS && (h->flags & CR_HDR_SYNC);
             u->data = (char *)(u + 1);
             u->owned = 0;
+            u->held = keep;
+            u->arriving = NULL;
             if (keep) memcpy(u->data, payload, keep);
             if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
             *job->unexp_tail = u;
@@ -431,23 +481,34 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             return 1;
         }
     case CR_OP_FIN:
-        complete(job, req_by_wire_id(job, h->sreq, src, "FIN"));
+        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, "FIN");
+        job->owed[src]--;
+        complete(job, r);
         return 1;
     case CR_OP_CTS:
-        r = req_by_wire_id(job, h->sreq, src, "CTS");
+        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, "CTS");
+        job->owed[src]--;
         r->rreq = h->rreq;
         r->stage = CR_STAGE_PUSH;
         backlog_push(job, src, r);
         return 1;
     case CR_OP_DATA:
-        r = req_by_wire_id(job, h->rreq, src, "DATA");
+        r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, "DATA");
+        if (h->addr + len > r->st.size)
+            cr_fatal(job, "progress",
+                     "rank %d sent data past the end of its message (corrupt "
+                     "peer?)",
+                     src);
         if (h->addr < r->st.count) {
             size_t n = len;
             if (h->addr + n > r->st.count) n = r->st.count - h->addr;
             memcpy((char *)r->buf + h->addr, payload, n);
         }
         r->got += len;
-        if (r->got >= r->st.size) complete(job, r);
+        if (r->got >= r->st.size) {
+            job->owed[src]--;
+            complete(job, r);
+        }
         return 1;
     default:
         cr_fatal(job, "progress", "rank %d sent an unknown operation %d (corrupt peer?)", src,
@@ -458,30 +519,43 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
 /* NX/2's long protocol (seed 000 §3.2): with no receive posted but memory to
  * spare, the receiver takes the whole message and the sender goes on. Done only
  * when this rank is about to idle, so that a receive posted soon after the
- * message arrives still gets the single copy. Only with single copy: the
- * pipelined path keeps the message at the sender. */
+ * message arrives still gets the single copy. Without single copy, an internal
+ * receive asks the sender to push the data (CTS); a user receive that matches
+ * the entry meanwhile waits for that push (take_unexp). */
 void cr_engine_buffer_rts(cr_job *job)
 {
-    for (cr_unexp *u = job->unexp; u && job->cma_ok; u = u->next) {
-        if (u->op != CR_OP_RTS || u->src == job->rank) continue;
+    for (cr_unexp *u = job->unexp; u; u = u->next) {
+        if (u->op != CR_OP_RTS || u->arriving || u->src == job->rank || u->sync) continue;
         if (job->unexp_bytes + u->size > job->unexp_limit) return;
         char *data = malloc(u->size ? u->size : 1);
         if (!data) return;
-        int rc = u->size ? job->tp[u->src]->get(job, u->src, data, u->addr, u->size) : 0;
-        if (rc) {
-            free(data);
-            if (rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
+        int rc = -ENOSYS;
+        if (job->cma_ok) {
+            rc = u->size ? job->tp[u->src]->get(job, u->src, data, u->addr, u->size) : 0;
+            if (rc && rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
                 cr_fatal(job, "progress", "reading %zu bytes from rank %d failed: %s", u->size,
                          u->src, strerror(-rc));
-            job->cma_ok = false;
-            return;
+            if (rc) job->cma_ok = false;
         }
-        cr_hdr fin = {.op = CR_OP_FIN, .sreq = u->sreq, .size = u->size};
-        ctrl_send(job, u->src, &fin);
-        u->op = CR_OP_EAGER;
-        u->data = data;
-        u->owned = 1;
         job->unexp_bytes += u->size;
+        u->held = u->size;
+        if (rc == 0) {
+            cr_hdr fin = {.op = CR_OP_FIN, .sreq = u->sreq, .size = u->size};
+            ctrl_send(job, u->src, &fin);
+            u->op = CR_OP_EAGER;
+            u->data = data;
+            u->owned = 1;
+            continue;
+        }
+        cr_req *ri = req_alloc(job, CR_REQ_RECV, "progress");
+        ri->buf = data;
+        ri->cap = u->size;
+        ri->st = (cr_status){.src = u->src, .tag = u->tag, .size = u->size, .count = u->size};
+        ri->for_unexp = u;
+        u->arriving = ri;
+        cr_hdr cts = {.op = CR_OP_CTS, .sreq = u->sreq, .rreq = cr_req_id(ri), .size = u->size};
+        job->owed[u->src]++; /* DATA will come */
+        ctrl_send(job, u->src, &cts);
     }
 }
 
@@ -584,4 +658,48 @@ void cr_engine_drain(cr_job *job)
             cr_idle(job, &spins);
     }
     job->net->flush(job);
+}
+
+/* ---- added for the MPI interface (src/api/mpi_*.c) ------------------------ */
+
+cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                  size_t len)
+{
+    check_dst(job, op, dst);
+    cr_req *r = req_alloc(job, CR_REQ_SEND, op);
+    r->peer = dst;
+    r->ctx = ctx;
+    r->tag = tag;
+    r->buf = (void *)buf;
+    r->cap = len;
+    r->stage = CR_STAGE_RTS;
+    r->sync = 1;
+    job->sends_active++;
+    if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
+    return r;
+}
+
+bool cr_cancel_recv(cr_job *job, cr_req *r)
+{
+    if (r->kind != CR_REQ_RECV || r->done) return false;
+    for (cr_req **pp = &job->posted; *pp; pp = &(*pp)->next) {
+        if (*pp != r) continue;
+        *pp = r->next;
+        if (!*pp) job->posted_tail = pp;
+        r->st = (cr_status){.src = CR_ANY_SOURCE};
+        r->done = 1;
+        return true;
+    }
+    return false; /* matched: a pull or push is under way */
+}
+
+bool cr_req_any_done(void *arg)
+{
+    cr_req_set *s = arg;
+    for (int i = 0; i < s->n; i++)
+        if (s->reqs[i] && s->reqs[i]->done) {
+            s->which = i;
+            return true;
+        }
+    return false;
 }

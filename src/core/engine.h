@@ -63,7 +63,7 @@ typedef void (*cr_handler_fn)(struct cr_job *job, void (*user_fn)(void), const c
 
 typedef struct cr_req {
     struct cr_req *next; /* queue link (posted, backlog, free list) */
-    uint32_t idx, gen;   /* id = gen << 32 | idx; gen changes on every reuse */
+    uint32_t idx, gen;   /* id = gen << 20 | idx; gen changes on every reuse */
     uint8_t kind;
     uint8_t done;
     uint8_t in_use;
@@ -83,6 +83,11 @@ typedef struct cr_req {
     int32_t tag;
     size_t pushed; /* pipelined path: bytes copied into the segment so far */
     uint64_t rreq; /* pipelined path: the receiver's request id */
+    /* internal receives that take an unexpected long message off its sender
+     * without single copy (cr_engine_buffer_rts) */
+    struct cr_unexp *for_unexp; /* the entry the data will belong to, or */
+    struct cr_req *chain;       /* the user receive that matched it meanwhile */
+    uint8_t sync;               /* synchronous send (MPI): always rendezvous, see cr_issend */
 } cr_req;
 
 /* A message that arrived before its receive was posted. */
@@ -94,8 +99,11 @@ typedef struct cr_unexp {
     uint8_t op;    /* CR_OP_EAGER (data held here) or CR_OP_RTS (data still at the sender) */
     uint8_t owned; /* data was malloc'd apart from the entry */
     size_t size;
+    size_t held;         /* bytes counted against unexp_limit besides the entry */
     uint64_t addr, sreq; /* RTS */
     char *data;          /* EAGER */
+    cr_req *arriving;    /* RTS being pushed into 'data' (no single copy) */
+    uint8_t sync;        /* RTS of a synchronous send: never taken before a receive matches */
 } cr_unexp;
 
 /* A control message (FIN, CTS) waiting for credits. */
@@ -122,7 +130,7 @@ typedef struct cr_job {
     /* requests: chunked table so addresses stay put */
     cr_req **chunks;
     uint32_t nchunks, nreqs;
-    cr_req *free_reqs;
+    cr_req *free_reqs, **free_tail; /* FIFO: a slot is reused as late as possible */
 
     /* matching */
     cr_req *posted, **posted_tail;
@@ -134,13 +142,15 @@ typedef struct cr_job {
     cr_ctrl **ctrlq;
     unsigned nbacklog, nctrl;
     unsigned sends_active; /* sends not yet complete */
+    unsigned *owed;        /* per peer: rendezvous replies (FIN, CTS, DATA) we await */
+    uint32_t recv_gen;     /* bumped when a receive is posted or unexpected space frees */
 
     /* hrecv/rcvncall handlers: completed requests waiting for their handler */
     cr_req *handlers_due, **handlers_due_tail;
     pthread_mutex_t trap_lock; /* recursive: held while a handler runs */
-    int trap_masked;
+    _Atomic int trap_masked;
     pthread_t progress_thread;
-    volatile int stopping;
+    _Atomic int stopping;
 
     /* waiting */
     unsigned spin_limit; /* idle rounds spent spinning */
@@ -217,5 +227,29 @@ void cr_engine_drain(cr_job *job);
 
 /* Transport up-call: a message arrived. Returns 0 to refuse it for now. */
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len);
+
+/* ---- added for the MPI interface (src/api/mpi_*.c) ------------------------ */
+
+/* Header flag of an RTS sent by cr_issend. */
+#define CR_HDR_SYNC 0x1
+
+/* A synchronous send: it completes only once a receive has matched it (end-to-end
+ * significance, MPI_Ssend). It always takes the rendezvous path, whatever its
+ * size, and its RTS is flagged so that an idle receiver never takes the data
+ * ahead of a matching receive (cr_engine_buffer_rts skips it). */
+cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                  size_t len);
+/* Cancel a receive that nothing has matched yet: it leaves the posted queue and
+ * is marked done. Returns false (and changes nothing) when a message already
+ * matched it; the receive then completes normally. */
+bool cr_cancel_recv(cr_job *job, cr_req *r);
+/* cr_wait_until's readiness test over a set of requests: true when at least one
+ * of n (NULL entries ignored) is done; *which is its index. */
+typedef struct cr_req_set {
+    cr_req *const *reqs;
+    int n;
+    int which;
+} cr_req_set;
+bool cr_req_any_done(void *set);
 
 #endif

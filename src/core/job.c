@@ -14,6 +14,7 @@
  *    time, under trap_lock (which masktrap takes to keep them out). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -119,7 +120,9 @@ static void job_init(void)
     job->eager = calloc(n, sizeof *job->eager);
     job->backlog = calloc(n, sizeof *job->backlog);
     job->ctrlq = calloc(n, sizeof *job->ctrlq);
-    if (!job->tp || !job->eager || !job->backlog || !job->ctrlq)
+    job->owed = calloc(n, sizeof *job->owed);
+    job->free_tail = &job->free_reqs;
+    if (!job->tp || !job->eager || !job->backlog || !job->ctrlq || !job->owed)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     job->net = &cr_transport_self;
@@ -209,7 +212,9 @@ static void run_handlers(cr_job *job)
         if (r) cr_req_release(job, r);
         pthread_mutex_unlock(&job->lock);
         if (!r) break;
+        job->net->report_busy(job, 1); /* a computing handler is no hang */
         fn(job, user, &st);
+        job->net->report_busy(job, 0);
     }
     pthread_mutex_unlock(&job->trap_lock);
 }
@@ -217,10 +222,13 @@ static void run_handlers(cr_job *job)
 static void *progress_main(void *arg)
 {
     cr_job *job = arg;
-    while (!job->stopping) {
+    while (!atomic_load(&job->stopping)) {
         pthread_mutex_lock(&job->lock);
         int n = cr_progress(job);
-        if (!n && !job->handlers_due) {
+        /* Sleep unless a handler can run now (masked handlers wait for masktrap(0),
+         * which wakes us). */
+        if (!n && (!job->handlers_due || atomic_load(&job->trap_masked)) &&
+            !atomic_load(&job->stopping)) {
             job->net->flush(job);
             cr_engine_buffer_rts(job);
             job->net->sleep(job, 100);
@@ -258,7 +266,9 @@ void cr_job_finalize(cr_job *job)
 {
     if (!job->tp) return;
     if (job->threaded) {
-        job->stopping = 1;
+        pthread_mutex_lock(&job->lock); /* the thread looks at it under the lock */
+        atomic_store(&job->stopping, 1);
+        pthread_mutex_unlock(&job->lock);
         job->net->wake(job, job->rank);
         if (!pthread_equal(pthread_self(), job->progress_thread))
             pthread_join(job->progress_thread, NULL);

@@ -273,12 +273,13 @@ fail:;
 static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2], int err[2],
                        pid_t parent)
 {
-    setpgid(0, js->pgid ? js->pgid : 0);
+    setpgid(0, js->pgid);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127); /* the launcher is already gone */
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL); /* the launcher ignores it; an ignored signal survives exec */
     dup2(out[1], 1);
     dup2(err[1], 2);
     if (rank != 0) {
@@ -308,9 +309,27 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     _exit(127);
 }
 
+/* The job's process group has a leader of its own that lives until the end, so
+ * its id cannot be reused by an unrelated group while we may still signal it. */
+static int start_leader(job_spec *js)
+{
+    pid_t me = getpid(), pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != me) _exit(0);
+        for (;;) pause();
+    }
+    setpgid(pid, pid);
+    js->pgid = pid;
+    return 0;
+}
+
 static int start_ranks(job_spec *js, int segfd)
 {
     pid_t me = getpid();
+    if (start_leader(js) < 0) return -1;
     int rank = 0;
     for (int a = 0; a < js->napps; a++)
         for (int k = 0; k < js->apps[a].n; k++, rank++) {
@@ -324,7 +343,6 @@ static int start_ranks(job_spec *js, int segfd)
             pid_t pid = fork();
             if (pid < 0) return -1;
             if (pid == 0) child_exec(js, rank, a, segfd, out, err, me);
-            if (!js->pgid) js->pgid = pid;
             setpgid(pid, js->pgid);
             rank_proc *rp = &js->ranks[rank];
             rp->pid = pid;
@@ -362,7 +380,7 @@ static void reap(job_spec *js)
 {
     int st;
     pid_t pid;
-    while ((pid = waitpid(-js->pgid, &st, WNOHANG)) > 0) {
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) { /* a rank may leave the group */
         int r = find_rank(js, pid);
         if (r < 0) continue;
         js->ranks[r].running = false;
@@ -484,7 +502,10 @@ int cr_run_main(int argc, char **argv)
 {
     job_spec js = {.hang_timeout = 5};
     int rc = parse(argc, argv, &js);
-    if (rc) return rc;
+    if (rc) {
+        free(js.apps);
+        return rc;
+    }
 
     /* Two pipes per rank: raise the descriptor limit as far as we may. */
     struct rlimit rl;
@@ -534,8 +555,11 @@ int cr_run_main(int argc, char **argv)
     }
     close(segfd); /* the ranks hold it now */
     watch(&js, sfd);
-    kill(-js.pgid, SIGKILL); /* anything a rank left behind in the job's group */
-    while (waitpid(-js.pgid, NULL, WNOHANG) > 0) {
+    kill(-js.pgid, SIGKILL); /* the leader, and anything a rank left in the job's group */
+    while (waitpid(-1, NULL, 0) > 0) {
     }
+    munmap(js.control, cr_shm_control_size(js.total));
+    free(js.ranks);
+    free(js.apps);
     return js.exit_status;
 }

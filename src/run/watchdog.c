@@ -57,8 +57,9 @@ static void read_status(const shm_status *s, uint32_t *spells, unsigned char *bl
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t q1 = atomic_load_explicit(&((shm_status *)s)->seq, memory_order_acquire);
         if (q1 & 1) continue;
-        uint32_t sp = s->spells, b = s->blocked;
+        uint32_t sp = s->spells, b = s->blocked && !atomic_load(&((shm_status *)s)->busy);
         cr_waitinfo copy = s->w;
+        copy.call[sizeof copy.call - 1] = '\0'; /* written by the rank: trust nothing */
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&((shm_status *)s)->seq, memory_order_relaxed) != q1) continue;
         *spells = sp;
@@ -143,7 +144,7 @@ static int find_cycle(cr_watchdog *wd, const bool *running, int *cycle)
     int n = wd->n, best = 0;
     int *prev = malloc((size_t)n * sizeof *prev), *queue = malloc((size_t)n * sizeof *queue);
     if (!prev || !queue) goto out;
-    for (int s = 0; s < n && best != 2; s++) {
+    for (int s = 0; s < n && s < 256 && best != 2; s++) { /* bounded: O(n^2) per start */
         if (!running[s]) continue;
         for (int i = 0; i < n; i++) prev[i] = -2;
         int head = 0, tail = 0, found = -1;

@@ -1,8 +1,17 @@
 /* Self transport: messages a rank sends to itself. Delivery is immediate and
  * always accepted (the engine buffers unexpected self messages without limit,
  * so a blocking send to oneself never waits for a receive that the same thread
- * has yet to post); get is a plain copy. */
+ * has yet to post); get is a plain copy. In a job of one rank it is the only
+ * transport, and its sleep/wake (a process-private futex) let the progress
+ * thread wait without spinning. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../core/engine.h"
 
@@ -32,16 +41,23 @@ static void self_nothing(cr_job *job)
     (void)job;
 }
 
+static _Atomic uint32_t self_bell;
+
 static void self_sleep(cr_job *job, int timeout_ms)
 {
-    (void)job;
-    (void)timeout_ms;
+    uint32_t v = atomic_load(&self_bell);
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    cr_unlock(job);
+    syscall(SYS_futex, (uint32_t *)&self_bell, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+    cr_lock(job);
 }
 
 static void self_wake(cr_job *job, int peer)
 {
     (void)job;
     (void)peer;
+    atomic_fetch_add(&self_bell, 1);
+    syscall(SYS_futex, (uint32_t *)&self_bell, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 static int self_peer_gone(cr_job *job, int peer)
@@ -55,6 +71,12 @@ static void self_report_wait(cr_job *job, const cr_waitinfo *w)
 {
     (void)job;
     (void)w;
+}
+
+static void self_report_busy(cr_job *job, int busy)
+{
+    (void)job;
+    (void)busy;
 }
 
 static size_t self_max_payload(cr_job *job)
@@ -73,5 +95,6 @@ const cr_transport cr_transport_self = {
     .wake = self_wake,
     .peer_gone = self_peer_gone,
     .report_wait = self_report_wait,
+    .report_busy = self_report_busy,
     .max_payload = self_max_payload,
 };

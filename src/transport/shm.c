@@ -44,6 +44,7 @@ typedef struct shm_rx {
     shm_chan *ch;
     unsigned char *data;
     uint32_t head, dhead, head_pub, dhead_pub;
+    uint32_t stalled; /* job->recv_gen + 1 while the engine refuses the head cell */
 } shm_rx;
 
 typedef struct shm_state {
@@ -164,7 +165,7 @@ static int shm_send_am(cr_job *job, int peer, const cr_hdr *h, const void *paylo
     }
     shm_cell *c = &t->ch->cells[t->tail & (s->ncells - 1)];
     if (h->op == CR_OP_EAGER && len <= INLINE_MAX) {
-        memcpy(c->u.inl, payload, len);
+        if (len) memcpy(c->u.inl, payload, len);
     } else {
         uint32_t pos = t->dtail;
         if (len && data_reserve(s, t, len, &pos)) goto full;
@@ -187,6 +188,9 @@ static int shm_send_am(cr_job *job, int peer, const cr_hdr *h, const void *paylo
     kick(s, peer);
     return 0;
 full:
+    /* Both counts fresh, so that shm_pending sees only real progress. */
+    t->head_cache = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
+    t->dhead_cache = atomic_load_explicit(&t->ch->dhead_pub, memory_order_acquire);
     t->blocked = 1;
     return CR_EAGAIN;
 }
@@ -216,6 +220,8 @@ static int poll_peer(cr_job *job, shm_state *s, int p, int budget)
             payload = c->u.inl;
             h.size = c->len;
         } else {
+            if (c->len > s->dbytes / 2 || (c->u.c.dpos & (s->dbytes - 1)) + c->len > s->dbytes)
+                cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
             payload = r->data + (c->u.c.dpos & (s->dbytes - 1));
             if (c->len) dend = c->u.c.dpos + c->len;
             h.size = c->u.c.size;
@@ -223,7 +229,11 @@ static int poll_peer(cr_job *job, shm_state *s, int p, int budget)
             h.sreq = c->u.c.sreq;
             h.rreq = c->u.c.rreq;
         }
-        if (!cr_engine_deliver(job, p, &h, payload, c->len)) break; /* no room: sender waits */
+        if (!cr_engine_deliver(job, p, &h, payload, c->len)) {
+            r->stalled = job->recv_gen + 1; /* no room: the sender waits until we receive */
+            break;
+        }
+        r->stalled = 0;
         r->head++;
         r->dhead = dend;
         n++;
@@ -263,7 +273,9 @@ static int shm_pending(cr_job *job, shm_state *s)
         if (p == job->rank) continue;
         shm_rx *r = &s->rx[p];
         shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
-        if (atomic_load_explicit(&c->seq, memory_order_acquire) == r->head + 1) return 1;
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) == r->head + 1 &&
+            r->stalled != job->recv_gen + 1)
+            return 1;
         shm_tx *t = &s->tx[p];
         if (t->blocked &&
             (atomic_load_explicit(&t->ch->head_pub, memory_order_acquire) != t->head_cache ||
@@ -278,6 +290,7 @@ static void shm_sleep(cr_job *job, int timeout_ms)
     shm_state *s = job->shm;
     shm_rank *me = &s->ranks[job->rank];
     atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in kick */
     uint32_t v = atomic_load_explicit(&me->bell, memory_order_seq_cst);
     if (!shm_pending(job, s)) {
         struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
@@ -328,6 +341,12 @@ static void shm_report_wait(cr_job *job, const cr_waitinfo *w)
     atomic_store_explicit(&st->seq, q + 2, memory_order_release);
 }
 
+static void shm_report_busy(cr_job *job, int busy)
+{
+    shm_status *st = &((shm_state *)job->shm)->status[job->rank];
+    atomic_store_explicit(&st->busy, (uint32_t)busy, memory_order_release);
+}
+
 static int shm_peer_gone(cr_job *job, int peer)
 {
     shm_state *s = job->shm;
@@ -344,5 +363,6 @@ const cr_transport cr_transport_shm = {
     .wake = shm_wake,
     .peer_gone = shm_peer_gone,
     .report_wait = shm_report_wait,
+    .report_busy = shm_report_busy,
     .max_payload = shm_max_payload,
 };

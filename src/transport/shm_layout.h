@@ -33,9 +33,9 @@ typedef struct shm_rank {
  * the watchdog's reads never touch a line on the message path. */
 typedef struct shm_status {
     _Atomic uint32_t seq;
-    uint32_t blocked; /* 1 while blocked in a communication call */
-    uint32_t spells;  /* blocked spells so far: a change means the rank moved */
-    uint32_t pad;
+    uint32_t blocked;      /* 1 while blocked in a communication call */
+    uint32_t spells;       /* blocked spells so far: a change means the rank moved */
+    _Atomic uint32_t busy; /* a handler is running: the rank is not stuck */
     cr_waitinfo w;
 } __attribute__((aligned(CELL))) shm_status;
 

@@ -74,6 +74,8 @@ typedef struct cr_transport {
     int (*peer_gone)(struct cr_job *job, int peer);
     /* Tell the runtime what this rank is blocked on (NULL: no longer blocked). */
     void (*report_wait)(struct cr_job *job, const cr_waitinfo *w);
+    /* Tell the runtime that a handler is running (busy 1) or has returned (0). */
+    void (*report_busy)(struct cr_job *job, int busy);
     /* Largest payload send_am accepts. */
     size_t (*max_payload)(struct cr_job *job);
 } cr_transport;
