@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run")) return cr_run_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "netsim")) return cr_netsim_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) {
-        printf("courier %s\ntransports: self, shm\ninterfaces: NX/2\n", COURIER_VERSION);
+        printf("courier %s\ntransports: self, shm\ninterfaces: NX/2, MPL, MPI (subset)\n", COURIER_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {

@@ -112,4 +112,19 @@ void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
  * form has two rounds whatever the group size. */
 bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len);
 
+/* ---- added for MPI: blocks that differ in size per member (coll_v.c) ------ */
+
+/* Block i is lens[i] bytes at offset displs[i] of its buffer. A NULL own send
+ * buffer (sbuf; scatterv: rbuf) means the own block is already in place. */
+void cr_coll_gatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf, size_t slen,
+                     void *rbuf, const size_t *rlens, const size_t *rdispls, int root);
+void cr_coll_scatterv(cr_job *job, cr_group *g, const char *op, const void *sbuf,
+                      const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
+                      int root);
+void cr_coll_allgatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf, size_t slen,
+                        void *rbuf, const size_t *rlens, const size_t *rdispls);
+void cr_coll_alltoallv(cr_job *job, cr_group *g, const char *op, const void *sbuf,
+                       const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
+                       const size_t *rdispls);
+
 #endif

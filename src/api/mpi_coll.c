@@ -1,0 +1,1052 @@
+/* MPI blocking collectives and reduction operations, translated into the
+ * collective layer (src/coll) over each communicator's cr_group.
+ *
+ * Data of a contiguous datatype goes to the collective layer as it is; other
+ * datatypes are packed into a staging buffer first (and unpacked after), so
+ * the layer only ever sees bytes. Reductions see elements: a predefined
+ * operation runs over the datatype's basic elements (in place when the type is
+ * 'raw', on packed data otherwise); a user operation runs over whole instances
+ * of the datatype, in the program's own layout.
+ *
+ * Invariants:
+ *  - every argument is checked (communicator, counts, datatypes, operation,
+ *    root, MPI_IN_PLACE where it is allowed, forbidden aliasing) before any
+ *    message moves: a failed call has sent nothing, so no member is left
+ *    waiting for a collective another member refused locally — except where the
+ *    mistake is only visible at one member (e.g. a bad root on one rank), which
+ *    MPI calls erroneous;
+ *  - non-commutative operations combine in rank order (the layer's rule). */
+#include <complex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+
+/* ---- predefined operations ------------------------------------------------------ */
+
+enum {
+    K_NONE,
+    K_I8,
+    K_U8,
+    K_I16,
+    K_U16,
+    K_I32,
+    K_U32,
+    K_I64,
+    K_U64,
+    K_F,
+    K_D,
+    K_LD,
+    K_BOOL,
+    K_CF,
+    K_CD,
+    K_CLD,
+    K_BYTE,
+    K_FI,
+    K_DI,
+    K_LI,
+    K_II,
+    K_SI,
+    K_LDI,
+    NKIND
+};
+enum { NOPS = 15 }; /* MPI_MAX (1) .. MPI_NO_OP (14) */
+
+#define BINOP(name, T, expr)                                                                       \
+    static void name(const void *lo, const void *hi, void *out, size_t n, const void *arg)         \
+    {                                                                                              \
+        const T *a = lo, *b = hi;                                                                  \
+        T *o = out;                                                                                \
+        (void)arg;                                                                                 \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            T x = a[i], y = b[i];                                                                  \
+            o[i] = (expr);                                                                         \
+        }                                                                                          \
+    }
+
+#define ARITH(s, T)                                                                                \
+    BINOP(sum_##s, T, x + y)                                                                       \
+    BINOP(prod_##s, T, x *y)
+#define ORDER(s, T)                                                                                \
+    BINOP(max_##s, T, x > y ? x : y)                                                               \
+    BINOP(min_##s, T, x < y ? x : y)
+#define LOGIC(s, T)                                                                                \
+    BINOP(land_##s, T, (T)((x != 0) && (y != 0)))                                                  \
+    BINOP(lor_##s, T, (T)((x != 0) || (y != 0)))                                                   \
+    BINOP(lxor_##s, T, (T)((x != 0) != (y != 0)))
+#define BITS(s, T)                                                                                 \
+    BINOP(band_##s, T, (T)(x & y))                                                                 \
+    BINOP(bor_##s, T, (T)(x | y))                                                                  \
+    BINOP(bxor_##s, T, (T)(x ^ y))
+#define INTOPS(s, T) ARITH(s, T) ORDER(s, T) LOGIC(s, T) BITS(s, T)
+
+INTOPS(i8, int8_t)
+INTOPS(u8, uint8_t)
+INTOPS(i16, int16_t)
+INTOPS(u16, uint16_t)
+INTOPS(i32, int32_t)
+INTOPS(u32, uint32_t)
+INTOPS(i64, int64_t)
+INTOPS(u64, uint64_t)
+ARITH(f, float)
+ORDER(f, float)
+ARITH(d, double)
+ORDER(d, double)
+ARITH(ld, long double)
+ORDER(ld, long double)
+ARITH(cf, float _Complex)
+ARITH(cd, double _Complex)
+ARITH(cld, long double _Complex)
+LOGIC(b, _Bool)
+
+#define PAIROPS(s, T)                                                                              \
+    typedef struct {                                                                               \
+        T v;                                                                                       \
+        int i;                                                                                     \
+    } pair_##s;                                                                                    \
+    static void maxloc_##s(const void *lo, const void *hi, void *out, size_t n, const void *arg)   \
+    {                                                                                              \
+        const pair_##s *a = lo, *b = hi;                                                           \
+        pair_##s *o = out;                                                                         \
+        (void)arg;                                                                                 \
+        for (size_t k = 0; k < n; k++) {                                                           \
+            pair_##s x = a[k], y = b[k];                                                           \
+            o[k] = x.v > y.v ? x : y.v > x.v ? y : (pair_##s){x.v, x.i < y.i ? x.i : y.i};         \
+        }                                                                                          \
+    }                                                                                              \
+    static void minloc_##s(const void *lo, const void *hi, void *out, size_t n, const void *arg)   \
+    {                                                                                              \
+        const pair_##s *a = lo, *b = hi;                                                           \
+        pair_##s *o = out;                                                                         \
+        (void)arg;                                                                                 \
+        for (size_t k = 0; k < n; k++) {                                                           \
+            pair_##s x = a[k], y = b[k];                                                           \
+            o[k] = x.v < y.v ? x : y.v < x.v ? y : (pair_##s){x.v, x.i < y.i ? x.i : y.i};         \
+        }                                                                                          \
+    }
+PAIROPS(fi, float)
+PAIROPS(di, double)
+PAIROPS(li, long)
+PAIROPS(ii, int)
+PAIROPS(si, short)
+PAIROPS(ldi, long double)
+
+static cr_op_fn optab[NOPS][NKIND];
+static int kind_of[0x27];
+
+static int int_kind(size_t size, bool is_signed)
+{
+    switch (size) {
+    case 1:
+        return is_signed ? K_I8 : K_U8;
+    case 2:
+        return is_signed ? K_I16 : K_U16;
+    case 4:
+        return is_signed ? K_I32 : K_U32;
+    default:
+        return is_signed ? K_I64 : K_U64;
+    }
+}
+
+#define SET_INT(k, s)                                                                              \
+    do {                                                                                           \
+        optab[1][k] = max_##s, optab[2][k] = min_##s, optab[3][k] = sum_##s;                       \
+        optab[4][k] = prod_##s, optab[5][k] = land_##s, optab[6][k] = band_##s;                    \
+        optab[7][k] = lor_##s, optab[8][k] = bor_##s, optab[9][k] = lxor_##s;                      \
+        optab[10][k] = bxor_##s;                                                                   \
+    } while (0)
+#define SET_FLT(k, s)                                                                              \
+    do {                                                                                           \
+        optab[1][k] = max_##s, optab[2][k] = min_##s, optab[3][k] = sum_##s;                       \
+        optab[4][k] = prod_##s;                                                                    \
+    } while (0)
+#define SET_PAIR(k, s) (optab[11][k] = maxloc_##s, optab[12][k] = minloc_##s)
+
+static void ops_init(void)
+{
+    if (optab[1][K_I32]) return;
+    SET_INT(K_I8, i8);
+    SET_INT(K_U8, u8);
+    SET_INT(K_I16, i16);
+    SET_INT(K_U16, u16);
+    SET_INT(K_I32, i32);
+    SET_INT(K_U32, u32);
+    SET_INT(K_I64, i64);
+    SET_INT(K_U64, u64);
+    SET_FLT(K_F, f);
+    SET_FLT(K_D, d);
+    SET_FLT(K_LD, ld);
+    optab[3][K_CF] = sum_cf, optab[4][K_CF] = prod_cf;
+    optab[3][K_CD] = sum_cd, optab[4][K_CD] = prod_cd;
+    optab[3][K_CLD] = sum_cld, optab[4][K_CLD] = prod_cld;
+    optab[5][K_BOOL] = land_b, optab[7][K_BOOL] = lor_b, optab[9][K_BOOL] = lxor_b;
+    optab[6][K_BYTE] = band_u8, optab[8][K_BYTE] = bor_u8, optab[10][K_BYTE] = bxor_u8;
+    SET_PAIR(K_FI, fi);
+    SET_PAIR(K_DI, di);
+    SET_PAIR(K_LI, li);
+    SET_PAIR(K_II, ii);
+    SET_PAIR(K_SI, si);
+    SET_PAIR(K_LDI, ldi);
+    /* MPI_CHAR and MPI_WCHAR hold characters: no reduction applies (MPI-3.1 5.9.2). */
+    kind_of[0x02] = K_I8;
+    kind_of[0x03] = K_U8;
+    kind_of[0x04] = K_BYTE;
+    kind_of[0x05] = int_kind(sizeof(short), true);
+    kind_of[0x06] = int_kind(sizeof(short), false);
+    kind_of[0x07] = int_kind(sizeof(int), true);
+    kind_of[0x08] = int_kind(sizeof(int), false);
+    kind_of[0x09] = int_kind(sizeof(long), true);
+    kind_of[0x0a] = int_kind(sizeof(long), false);
+    kind_of[0x0b] = int_kind(sizeof(long long), true);
+    kind_of[0x0c] = int_kind(sizeof(long long), false);
+    kind_of[0x0d] = K_F;
+    kind_of[0x0e] = K_D;
+    kind_of[0x0f] = K_LD;
+    kind_of[0x11] = K_BOOL;
+    kind_of[0x12] = K_I8;
+    kind_of[0x13] = K_I16;
+    kind_of[0x14] = K_I32;
+    kind_of[0x15] = K_I64;
+    kind_of[0x16] = K_U8;
+    kind_of[0x17] = K_U16;
+    kind_of[0x18] = K_U32;
+    kind_of[0x19] = K_U64;
+    kind_of[0x1a] = int_kind(sizeof(MPI_Aint), true);
+    kind_of[0x1b] = int_kind(sizeof(MPI_Offset), true);
+    kind_of[0x1c] = int_kind(sizeof(MPI_Count), true);
+    kind_of[0x1d] = K_CF;
+    kind_of[0x1e] = K_CD;
+    kind_of[0x1f] = K_CLD;
+    kind_of[0x21] = K_FI;
+    kind_of[0x22] = K_DI;
+    kind_of[0x23] = K_LI;
+    kind_of[0x24] = K_II;
+    kind_of[0x25] = K_SI;
+    kind_of[0x26] = K_LDI;
+}
+
+static const char *op_names[NOPS] = {"?",          "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
+                                     "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
+                                     "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MAXLOC",
+                                     "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
+
+/* ---- user operations ---------------------------------------------------------------- */
+
+#define USER_OP_BASE 16
+
+static struct {
+    struct uop {
+        bool used, commute;
+        MPI_User_function *fn;
+    } * ops;
+    int n;
+} U;
+
+static struct uop *uop_get(MPI_Op op)
+{
+    if (!h_is(op, K_OP)) return NULL;
+    int i = h_idx(op) - USER_OP_BASE;
+    return i >= 0 && i < U.n && U.ops[i].used ? &U.ops[i] : NULL;
+}
+
+static bool predef_op(MPI_Op op)
+{
+    return h_is(op, K_OP) && h_idx(op) >= 1 && h_idx(op) < NOPS;
+}
+
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+{
+    const char *call = "MPI_Op_create";
+    cr_job *job = mpi_enter(call);
+    if (!fn || !op)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
+                                       fn ? "op" : "function"));
+    int i = 0;
+    while (i < U.n && U.ops[i].used) i++;
+    if (i == U.n) {
+        struct uop *n = realloc(U.ops, (size_t)(U.n + 1) * sizeof *n);
+        if (!n) cr_fatal(job, call, "out of memory");
+        U.ops = n;
+        U.n++;
+    }
+    U.ops[i] = (struct uop){true, commute != 0, fn};
+    *op = (MPI_Op)(K_OP | (unsigned)(i + USER_OP_BASE));
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Op_free(MPI_Op *op)
+{
+    const char *call = "MPI_Op_free";
+    cr_job *job = mpi_enter(call);
+    struct uop *u = op ? uop_get(*op) : NULL;
+    if (!u)
+        return mpi_leave(job,
+                         mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_OP,
+                                  op && predef_op(*op) ? "predefined operations cannot be freed"
+                                                       : "not an operation from MPI_Op_create"));
+    u->used = false;
+    *op = MPI_OP_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Op_commutative(MPI_Op op, int *commute)
+{
+    const char *call = "MPI_Op_commutative";
+    cr_job *job = mpi_enter(call);
+    struct uop *u = uop_get(op);
+    if ((!u && !predef_op(op)) || !commute)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_OP, "invalid operation"));
+    *commute = u ? u->commute : 1;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* The layer's out = lo op hi from MPI's inoutvec = invec op inoutvec. */
+static void op_user(const void *lo, const void *hi, void *out, size_t n, const void *arg)
+{
+    const mpi_opctx *c = arg;
+    size_t ext = (size_t)type_extent(mpi_type_get(c->dt));
+    memcpy(out, hi, n * ext); /* out never aliases lo or hi (alias_ok is false) */
+    int len = (int)n;
+    MPI_Datatype dt = c->dt;
+    c->user((void *)lo, out, &len, &dt);
+}
+
+int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
+              size_t count, cr_redop *o, mpi_opctx *ctx, bool *packed, size_t *n)
+{
+    ops_init();
+    struct uop *u = uop_get(op);
+    ptrdiff_t ext = type_extent(t);
+    if (u) {
+        if (t->lb != 0 || t->true_lb < 0 || t->true_ub > ext || ext <= 0)
+            return mpi_fail(job, comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
+                            "user operations on datatypes whose data lies outside [0, extent) "
+                            "are not supported by courier");
+        ctx->user = u->fn;
+        ctx->dt = (MPI_Datatype)(K_TYPE | (unsigned)(t - mpi_type_at(0)));
+        *o = (cr_redop){op_user, ctx, (size_t)ext, u->commute, false};
+        *packed = false;
+        *n = count;
+        return 0;
+    }
+    if (!predef_op(op))
+        return mpi_fail(job, comm, call, MPI_ERR_OP,
+                        op == MPI_OP_NULL ? "operation is MPI_OP_NULL"
+                                          : "operation %#x is not a valid operation",
+                        (unsigned)op);
+    int k = h_idx(op);
+    if (op == MPI_REPLACE || op == MPI_NO_OP)
+        return mpi_fail(job, comm, call, MPI_ERR_OP,
+                        "%s is for one-sided accumulate only, not for reductions", op_names[k]);
+    if (t->base < 0)
+        return mpi_fail(job, comm, call, MPI_ERR_TYPE,
+                        "the datatype mixes basic types: %s needs one basic type", op_names[k]);
+    const mpi_type *b = mpi_type_at(t->base);
+    cr_op_fn fn = optab[k][kind_of[t->base]];
+    if (!fn)
+        return mpi_fail(job, comm, call, MPI_ERR_OP, "%s is not defined for %s", op_names[k],
+                        b->name);
+    size_t bext = (size_t)type_extent(b);
+    if (t->raw) {
+        *o = (cr_redop){fn, NULL, bext, true, true};
+        *packed = false;
+        *n = count * ((size_t)ext / bext);
+        return 0;
+    }
+    if (!b->contig) /* pair types are combined in their C layout */
+        return mpi_fail(job, comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
+                        "%s on a derived datatype of %s with gaps is not supported by courier",
+                        op_names[k], b->name);
+    *o = (cr_redop){fn, NULL, b->size, true, true};
+    *packed = true;
+    *n = count * (t->size / b->size);
+    return 0;
+}
+
+int MPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
+{
+    const char *call = "MPI_Reduce_local";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = mpi_type_check(job, MPI_COMM_WORLD, call, dt, &t);
+    if (!rc && count < 0)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %d is negative", count);
+    cr_redop o;
+    mpi_opctx ctx;
+    bool packed;
+    size_t n;
+    if (!rc) rc = mpi_redop(job, MPI_COMM_WORLD, call, op, t, (size_t)count, &o, &ctx, &packed, &n);
+    if (rc) return mpi_leave(job, rc);
+    size_t len = n * o.elem;
+    char *a = malloc(2 * len + 1), *bb = a + len;
+    if (!a) cr_fatal(job, call, "out of memory");
+    if (packed) {
+        mpi_pack_data(t, in, (size_t)count, a);
+        mpi_pack_data(t, inout, (size_t)count, bb);
+    } else {
+        memcpy(a, in, len);
+        memcpy(bb, inout, len);
+    }
+    char *out = malloc(len + 1);
+    if (!out) cr_fatal(job, call, "out of memory");
+    o.fn(a, bb, out, n, o.arg);
+    if (packed)
+        mpi_unpack_data(t, out, len, inout, (size_t)count);
+    else
+        memcpy(inout, out, len);
+    free(out);
+    free(a);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+static void *xmalloc(cr_job *job, const char *call, size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) cr_fatal(job, call, "out of memory for %zu bytes", n);
+    return p;
+}
+
+/* Bytes of 'count' instances of t at buf: the buffer itself when contiguous, or
+ * a packed copy in *tmp. */
+static const char *bytes_in(cr_job *job, const char *call, const mpi_type *t, const void *buf,
+                            size_t count, char **tmp)
+{
+    *tmp = NULL;
+    if (t->contig) return buf;
+    *tmp = xmalloc(job, call, count * t->size);
+    mpi_pack_data(t, buf, count, *tmp);
+    return *tmp;
+}
+
+/* Where 'count' instances of t are to arrive: buf itself or staging *tmp. */
+static char *bytes_out(cr_job *job, const char *call, const mpi_type *t, void *buf, size_t count,
+                       char **tmp)
+{
+    *tmp = NULL;
+    if (t->contig) return buf;
+    *tmp = xmalloc(job, call, count * t->size);
+    return *tmp;
+}
+
+static void bytes_done(const mpi_type *t, char *tmp, void *buf, size_t count)
+{
+    if (tmp) {
+        mpi_unpack_data(t, tmp, count * t->size, buf, count);
+        free(tmp);
+    }
+}
+
+typedef struct cargs {
+    cr_job *job;
+    const char *call;
+    MPI_Comm comm;
+    mpi_comm *c;
+} cargs;
+
+static int begin(cargs *a, const char *call, MPI_Comm comm)
+{
+    a->call = call;
+    a->comm = comm;
+    a->job = mpi_enter(call);
+    return mpi_comm_check(a->job, call, comm, &a->c);
+}
+
+static int fail(cargs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(cargs *a, int code, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mpi_fail(a->job, a->comm, a->call, code, "%s", msg);
+}
+
+static int chk_count(cargs *a, int count, const char *what)
+{
+    return count < 0 ? fail(a, MPI_ERR_COUNT, "%s %d is negative", what, count) : 0;
+}
+
+static int chk_type(cargs *a, MPI_Datatype dt, mpi_type **t)
+{
+    return mpi_type_check(a->job, a->comm, a->call, dt, t);
+}
+
+static int chk_buf(cargs *a, const void *buf, int count, const mpi_type *t, const char *what)
+{
+    if (buf == MPI_IN_PLACE) return fail(a, MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE here", what);
+    if (!buf && count > 0 && t->predef && t->size)
+        return fail(a, MPI_ERR_BUFFER, "%s is NULL but count is %d", what, count);
+    return 0;
+}
+
+static int chk_root(cargs *a, int root)
+{
+    if (root < 0 || root >= a->c->size)
+        return fail(a, MPI_ERR_ROOT, "root %d is invalid: ranks in this communicator are 0..%d",
+                    root, a->c->size - 1);
+    return 0;
+}
+
+static int chk_alias(cargs *a, const void *s, const void *r, size_t len)
+{
+    if (s && s == r && len)
+        return fail(a, MPI_ERR_BUFFER,
+                    "send and receive buffers are the same: use MPI_IN_PLACE instead");
+    return 0;
+}
+
+static int done(cargs *a, int rc)
+{
+    return mpi_leave(a->job, rc);
+}
+
+/* ---- barrier and broadcast --------------------------------------------------------- */
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    cargs a;
+    int rc = begin(&a, "MPI_Barrier", comm);
+    if (!rc) cr_coll_barrier(a.job, &a.c->g, a.call);
+    return done(&a, rc);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *t = NULL;
+    int rc = begin(&a, "MPI_Bcast", comm);
+    if (!rc) rc = chk_count(&a, count, "count");
+    if (!rc) rc = chk_type(&a, dt, &t);
+    if (!rc) rc = chk_buf(&a, buf, count, t, "buffer");
+    if (!rc) rc = chk_root(&a, root);
+    if (rc) return done(&a, rc);
+    size_t n = (size_t)count;
+    char *tmp = NULL;
+    char *data = a.c->me == root ? (char *)bytes_in(a.job, a.call, t, buf, n, &tmp)
+                                 : bytes_out(a.job, a.call, t, buf, n, &tmp);
+    cr_coll_bcast(a.job, &a.c->g, a.call, data, n * t->size, root);
+    if (a.c->me == root)
+        free(tmp);
+    else
+        bytes_done(t, tmp, buf, n);
+    return done(&a, MPI_SUCCESS);
+}
+
+/* ---- reductions -------------------------------------------------------------------- */
+
+enum { R_REDUCE, R_ALLREDUCE, R_SCAN, R_EXSCAN };
+
+static int reduce_common(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                         MPI_Op op, int root, MPI_Comm comm, int kind)
+{
+    cargs a;
+    mpi_type *t = NULL;
+    int rc = begin(&a, call, comm);
+    if (!rc) rc = chk_count(&a, count, "count");
+    if (!rc) rc = chk_type(&a, dt, &t);
+    if (!rc && kind == R_REDUCE) rc = chk_root(&a, root);
+    bool recv_here = kind != R_REDUCE || a.c->me == root;
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !recv_here)
+        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = chk_buf(&a, sbuf, count, t, "send buffer");
+    if (!rc && recv_here) rc = chk_buf(&a, rbuf, count, t, "receive buffer");
+    if (!rc && recv_here) rc = chk_alias(&a, sbuf, rbuf, (size_t)count * t->size);
+    cr_redop o;
+    mpi_opctx ctx;
+    bool packed;
+    size_t n;
+    if (!rc) rc = mpi_redop(a.job, comm, call, op, t, (size_t)count, &o, &ctx, &packed, &n);
+    if (rc) return done(&a, rc);
+    size_t len = n * o.elem, cnt = (size_t)count;
+    const void *src = inplace ? rbuf : sbuf;
+    char *s = (char *)src, *r = rbuf, *stmp = NULL, *rtmp = NULL;
+    if (packed) {
+        stmp = xmalloc(a.job, call, len);
+        mpi_pack_data(t, src, cnt, stmp);
+        s = stmp;
+    }
+    if (packed || !recv_here || kind == R_EXSCAN) r = rtmp = xmalloc(a.job, call, len);
+    cr_group *g = &a.c->g;
+    switch (kind) {
+    case R_REDUCE:
+        cr_coll_reduce(a.job, g, call, s, r, n, &o, root);
+        break;
+    case R_ALLREDUCE:
+        cr_coll_allreduce(a.job, g, call, s, r, n, &o);
+        break;
+    case R_SCAN:
+        cr_coll_scan(a.job, g, call, s, r, n, &o);
+        break;
+    case R_EXSCAN: {
+        /* x0..x(i-1) is member i-1's inclusive prefix: pass it one member up. */
+        cr_coll_scan(a.job, g, call, s, r, n, &o);
+        char *fin = packed ? stmp : rbuf;
+        cr_coll_shift(a.job, g, call, r, fin, len, 1, false);
+        if (packed && a.c->me > 0) mpi_unpack_data(t, fin, len, rbuf, cnt);
+        free(stmp);
+        free(rtmp);
+        return done(&a, MPI_SUCCESS);
+    }
+    }
+    if (packed && recv_here) mpi_unpack_data(t, r, len, rbuf, cnt);
+    free(stmp);
+    free(rtmp);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+               MPI_Comm comm)
+{
+    return reduce_common("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm, R_REDUCE);
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                  MPI_Comm comm)
+{
+    return reduce_common("MPI_Allreduce", sbuf, rbuf, count, dt, op, 0, comm, R_ALLREDUCE);
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_common("MPI_Scan", sbuf, rbuf, count, dt, op, 0, comm, R_SCAN);
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_common("MPI_Exscan", sbuf, rbuf, count, dt, op, 0, comm, R_EXSCAN);
+}
+
+/* Reduce a vector of sum(counts) instances, member i keeps counts[i] of them. */
+static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf, const int *counts,
+                                 bool is_block, int block, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *t = NULL;
+    int rc = begin(&a, call, comm);
+    if (!rc) rc = chk_type(&a, dt, &t);
+    if (rc) return done(&a, rc);
+    int np = a.c->size, me = a.c->me;
+    if (is_block && block < 0)
+        return done(&a, fail(&a, MPI_ERR_COUNT, "recvcount %d is negative", block));
+    if (!is_block && !counts) return done(&a, fail(&a, MPI_ERR_ARG, "recvcounts is NULL"));
+    size_t total = 0, off = 0;
+    for (int i = 0; i < np; i++) {
+        int c = counts ? counts[i] : block;
+        if (c < 0)
+            return done(&a, fail(&a, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
+        if (i < me) off += (size_t)c;
+        total += (size_t)c;
+    }
+    size_t mine = (size_t)(counts ? counts[me] : block);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!inplace) rc = chk_buf(&a, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = chk_buf(&a, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = chk_alias(&a, sbuf, rbuf, total * t->size);
+    cr_redop o;
+    mpi_opctx ctx;
+    bool packed;
+    size_t n;
+    if (!rc) rc = mpi_redop(a.job, comm, call, op, t, total, &o, &ctx, &packed, &n);
+    if (rc) return done(&a, rc);
+    size_t len = n * o.elem, per = total ? len / total : 0; /* bytes per instance */
+    const void *src = inplace ? rbuf : sbuf;
+    char *s = (char *)src, *stmp = NULL, *r = xmalloc(a.job, call, len);
+    if (packed) {
+        stmp = xmalloc(a.job, call, len);
+        mpi_pack_data(t, src, total, stmp);
+        s = stmp;
+    }
+    cr_coll_allreduce(a.job, &a.c->g, call, s, r, n, &o);
+    if (packed)
+        mpi_unpack_data(t, r + off * per, mine * per, rbuf, mine);
+    else
+        memmove(rbuf, r + off * per, mine * per);
+    free(stmp);
+    free(r);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm)
+{
+    return reduce_scatter_common("MPI_Reduce_scatter", sbuf, rbuf, counts, false, 0, dt, op, comm);
+}
+
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm)
+{
+    return reduce_scatter_common("MPI_Reduce_scatter_block", sbuf, rbuf, NULL, true, count, dt, op,
+                                 comm);
+}
+
+/* ---- gather, scatter, allgather, alltoall ------------------------------------------------ */
+
+/* Checks of a (buffer, count, type) triple; *t set on success. */
+static int chk_triple(cargs *a, const void *buf, int count, MPI_Datatype dt, mpi_type **t,
+                      const char *what)
+{
+    int rc = chk_count(a, count, what);
+    if (!rc) rc = chk_type(a, dt, t);
+    if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
+        rc = fail(a, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
+    return rc;
+}
+
+static int chk_match(cargs *a, size_t sbytes, size_t rbytes)
+{
+    if (sbytes != rbytes)
+        return fail(a, MPI_ERR_TRUNCATE,
+                    "send block of %zu bytes and receive block of %zu bytes differ: the type "
+                    "signatures must match",
+                    sbytes, rbytes);
+    return 0;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&a, "MPI_Gather", comm);
+    if (!rc) rc = chk_root(&a, root);
+    bool isroot = !rc && a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace)
+        rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
+    if (!rc && isroot) rc = chk_alias(&a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (rc) return done(&a, rc);
+    int np = a.c->size;
+    if (!isroot) {
+        char *tmp;
+        const char *s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &tmp);
+        cr_coll_gather(a.job, &a.c->g, a.call, s, NULL, (size_t)scount * ts->size, root);
+        free(tmp);
+        return done(&a, MPI_SUCCESS);
+    }
+    size_t blk = (size_t)rcount * tr->size, cnt = (size_t)rcount;
+    char *rtmp, *r = bytes_out(a.job, a.call, tr, rbuf, cnt * (size_t)np, &rtmp);
+    char *own = r + (size_t)root * blk, *stmp = NULL;
+    if (inplace) {
+        if (rtmp) mpi_pack_data(tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own);
+    } else {
+        const char *s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
+        memcpy(own, s, blk);
+    }
+    cr_coll_gather(a.job, &a.c->g, a.call, own, r, blk, root);
+    free(stmp);
+    bytes_done(tr, rtmp, rbuf, cnt * (size_t)np);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&a, "MPI_Scatter", comm);
+    if (!rc) rc = chk_root(&a, root);
+    bool isroot = !rc && a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc && !inplace) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace)
+        rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
+    if (!rc && isroot) rc = chk_alias(&a, sbuf, rbuf, (size_t)scount * ts->size);
+    if (rc) return done(&a, rc);
+    int np = a.c->size;
+    size_t blk = isroot ? (size_t)scount * ts->size : (size_t)rcount * tr->size;
+    char *stmp = NULL, *rtmp = NULL;
+    const char *s =
+        isroot ? bytes_in(a.job, a.call, ts, sbuf, (size_t)scount * (size_t)np, &stmp) : NULL;
+    char *r = inplace ? NULL : bytes_out(a.job, a.call, tr, rbuf, (size_t)rcount, &rtmp);
+    if (inplace) r = (char *)s + (size_t)root * blk; /* own block stays where it is */
+    cr_coll_scatter(a.job, &a.c->g, a.call, s, r, blk, root);
+    free(stmp);
+    if (!inplace) bytes_done(tr, rtmp, rbuf, (size_t)rcount);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&a, "MPI_Allgather", comm);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && !inplace) rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
+    if (!rc) rc = chk_alias(&a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (rc) return done(&a, rc);
+    int np = a.c->size, me = a.c->me;
+    size_t blk = (size_t)rcount * tr->size, cnt = (size_t)rcount;
+    char *rtmp, *r = bytes_out(a.job, a.call, tr, rbuf, cnt * (size_t)np, &rtmp);
+    char *own = r + (size_t)me * blk, *stmp = NULL;
+    if (inplace) {
+        if (rtmp) mpi_pack_data(tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own);
+    } else {
+        const char *s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
+        memcpy(own, s, blk);
+    }
+    cr_coll_allgather(a.job, &a.c->g, a.call, own, r, blk);
+    free(stmp);
+    bytes_done(tr, rtmp, rbuf, cnt * (size_t)np);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&a, "MPI_Alltoall", comm);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && !inplace) rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
+    if (!rc) rc = chk_alias(&a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (rc) return done(&a, rc);
+    size_t np = (size_t)a.c->size, blk = (size_t)rcount * tr->size;
+    char *stmp = NULL, *rtmp;
+    const char *s;
+    if (inplace) { /* send from a copy of the receive buffer */
+        stmp = xmalloc(a.job, a.call, np * blk);
+        mpi_pack_data(tr, rbuf, np * (size_t)rcount, stmp);
+        s = stmp;
+    } else {
+        s = bytes_in(a.job, a.call, ts, sbuf, np * (size_t)scount, &stmp);
+    }
+    char *r = bytes_out(a.job, a.call, tr, rbuf, np * (size_t)rcount, &rtmp);
+    cr_coll_alltoall(a.job, &a.c->g, a.call, s, r, blk);
+    free(stmp);
+    bytes_done(tr, rtmp, rbuf, np * (size_t)rcount);
+    return done(&a, MPI_SUCCESS);
+}
+
+/* ---- the v forms ------------------------------------------------------------------ */
+
+/* Byte layout of blocks counts[i] (displs[i]) of t: in the user buffer itself when
+ * t is contiguous, else packed back to back in a staging buffer. */
+typedef struct vlay {
+    size_t *len, *off;
+    bool staged;
+    size_t total;
+} vlay;
+
+static int vlay_make(cargs *a, vlay *v, const mpi_type *t, const int *counts, const int *displs,
+                     const char *what)
+{
+    int np = a->c->size;
+    if (!counts || !displs) return fail(a, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    v->len = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof(size_t));
+    v->off = v->len + np;
+    v->staged = !t->contig;
+    v->total = 0;
+    for (int i = 0; i < np; i++) {
+        if (counts[i] < 0) {
+            free(v->len);
+            return fail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+        }
+        v->len[i] = (size_t)counts[i] * t->size;
+        v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
+        v->total += v->len[i];
+    }
+    return 0;
+}
+
+static void vlay_pack(const vlay *v, const mpi_type *t, const void *buf, const int *counts,
+                      const int *displs, char *out, int np)
+{
+    for (int i = 0; i < np; i++)
+        mpi_pack_data(t, (const char *)buf + (ptrdiff_t)displs[i] * type_extent(t),
+                      (size_t)counts[i], out + v->off[i]);
+}
+
+static void vlay_unpack(const vlay *v, const mpi_type *t, const char *in, void *buf,
+                        const int *counts, const int *displs, int np)
+{
+    for (int i = 0; i < np; i++)
+        mpi_unpack_data(t, in + v->off[i], v->len[i],
+                        (char *)buf + (ptrdiff_t)displs[i] * type_extent(t), (size_t)counts[i]);
+}
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = begin(&a, "MPI_Gatherv", comm);
+    if (!rc) rc = chk_root(&a, root);
+    bool isroot = !rc && a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = chk_type(&a, rtype, &tr);
+    if (!rc && isroot) rc = vlay_make(&a, &v, tr, rcounts, displs, "recv");
+    if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
+        rc = chk_match(&a, (size_t)scount * ts->size, v.len[root]);
+    if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
+        rc = chk_alias(&a, sbuf, sbuf, 1);
+    if (rc) {
+        free(v.len);
+        return done(&a, rc);
+    }
+    int np = a.c->size;
+    char *stmp = NULL;
+    if (!isroot) {
+        const char *s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
+        cr_coll_gatherv(a.job, &a.c->g, a.call, s, (size_t)scount * ts->size, NULL, NULL, NULL,
+                        root);
+        free(stmp);
+        return done(&a, MPI_SUCCESS);
+    }
+    char *r = v.staged ? xmalloc(a.job, a.call, v.total) : rbuf;
+    const char *s = NULL;
+    if (!inplace)
+        s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
+    else if (v.staged)
+        mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
+                      (size_t)rcounts[root], r + v.off[root]);
+    cr_coll_gatherv(a.job, &a.c->g, a.call, s, v.len[root], r, v.len, v.off, root);
+    if (v.staged) {
+        vlay_unpack(&v, tr, r, rbuf, rcounts, displs, np);
+        free(r);
+    }
+    free(stmp);
+    free(v.len);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                 void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = begin(&a, "MPI_Scatterv", comm);
+    if (!rc) rc = chk_root(&a, root);
+    bool isroot = !rc && a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = chk_type(&a, stype, &ts);
+    if (!rc && isroot) rc = vlay_make(&a, &v, ts, scounts, displs, "send");
+    if (!rc && !inplace) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace) rc = chk_match(&a, v.len[root], (size_t)rcount * tr->size);
+    if (rc) {
+        free(v.len);
+        return done(&a, rc);
+    }
+    int np = a.c->size;
+    char *s = NULL;
+    if (isroot) {
+        s = v.staged ? xmalloc(a.job, a.call, v.total) : (char *)sbuf;
+        if (v.staged) vlay_pack(&v, ts, sbuf, scounts, displs, s, np);
+    }
+    char *rtmp = NULL,
+         *r = inplace ? NULL : bytes_out(a.job, a.call, tr, rbuf, (size_t)rcount, &rtmp);
+    cr_coll_scatterv(a.job, &a.c->g, a.call, s, v.len, v.off, r,
+                     inplace ? 0 : (size_t)rcount * tr->size, root);
+    if (!inplace) bytes_done(tr, rtmp, rbuf, (size_t)rcount);
+    if (v.staged) free(s);
+    free(v.len);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = begin(&a, "MPI_Allgatherv", comm);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = chk_type(&a, rtype, &tr);
+    if (!rc) rc = vlay_make(&a, &v, tr, rcounts, displs, "recv");
+    if (!rc && !inplace) rc = chk_match(&a, (size_t)scount * ts->size, v.len[a.c->me]);
+    if (!rc && !inplace && !v.staged && v.len[a.c->me] && sbuf == (char *)rbuf + v.off[a.c->me])
+        rc = chk_alias(&a, sbuf, sbuf, 1);
+    if (rc) {
+        free(v.len);
+        return done(&a, rc);
+    }
+    int np = a.c->size, me = a.c->me;
+    char *r = v.staged ? xmalloc(a.job, a.call, v.total) : rbuf, *stmp = NULL;
+    const char *s = NULL;
+    if (!inplace)
+        s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
+    else if (v.staged)
+        mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr),
+                      (size_t)rcounts[me], r + v.off[me]);
+    cr_coll_allgatherv(a.job, &a.c->g, a.call, s, v.len[me], r, v.len, v.off);
+    if (v.staged) {
+        vlay_unpack(&v, tr, r, rbuf, rcounts, displs, np);
+        free(r);
+    }
+    free(stmp);
+    free(v.len);
+    return done(&a, MPI_SUCCESS);
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                  void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                  MPI_Comm comm)
+{
+    cargs a;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay vs = {0}, vr = {0};
+    int rc = begin(&a, "MPI_Alltoallv", comm);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc) rc = chk_type(&a, rtype, &tr);
+    if (!rc) rc = vlay_make(&a, &vr, tr, rcounts, rdispls, "recv");
+    if (!rc && !inplace) rc = chk_type(&a, stype, &ts);
+    if (!rc && !inplace) rc = vlay_make(&a, &vs, ts, scounts, sdispls, "send");
+    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = chk_alias(&a, sbuf, rbuf, 1);
+    if (rc) {
+        free(vr.len);
+        free(vs.len);
+        return done(&a, rc);
+    }
+    int np = a.c->size;
+    char *s, *stmp = NULL;
+    if (inplace) { /* send from a packed copy of the receive buffer */
+        vs.len = xmalloc(a.job, a.call, 2 * (size_t)np * sizeof(size_t));
+        vs.off = vs.len + np;
+        size_t off = 0;
+        for (int i = 0; i < np; i++) {
+            vs.len[i] = vr.len[i];
+            vs.off[i] = off;
+            off += vr.len[i];
+        }
+        s = stmp = xmalloc(a.job, a.call, off);
+        vs.staged = true;
+        vlay_pack(&vs, tr, rbuf, rcounts, rdispls, s, np);
+    } else if (vs.staged) {
+        s = stmp = xmalloc(a.job, a.call, vs.total);
+        vlay_pack(&vs, ts, sbuf, scounts, sdispls, s, np);
+    } else {
+        s = (char *)sbuf;
+    }
+    char *r = vr.staged ? xmalloc(a.job, a.call, vr.total) : rbuf;
+    cr_coll_alltoallv(a.job, &a.c->g, a.call, s, vs.len, vs.off, r, vr.len, vr.off);
+    if (vr.staged) {
+        vlay_unpack(&vr, tr, r, rbuf, rcounts, rdispls, np);
+        free(r);
+    }
+    free(stmp);
+    free(vs.len);
+    free(vr.len);
+    return done(&a, MPI_SUCCESS);
+}

@@ -1,0 +1,849 @@
+/* MPI communicators, groups and attributes.
+ *
+ * A communicator is its members (job ranks in member order), this rank's place
+ * among them, two engine contexts (ctx for point-to-point, ctx + 1 for
+ * collectives: a cr_group), its error handler, name and attributes. A group is
+ * just an ordered list of job ranks.
+ *
+ * Invariants:
+ *  - contexts are agreed among the members of the parent communicator, which
+ *    all take part in the creating call (dup, split, create): the new context is
+ *    the largest next-free context any of them has, and every one of them moves
+ *    its next-free context past it, so it is fresh for every member (disjoint
+ *    communicators made by one split share it safely: they never talk);
+ *  - MPI_COMM_WORLD and MPI_COMM_SELF (handles 0 and 1) are never freed;
+ *  - a freed communicator or group handle is detected on its next use. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+
+/* ---- communicators: table ------------------------------------------------------- */
+
+mpi_comm *mpi_comm_get(int h)
+{
+    if (!h_is(h, K_COMM)) return NULL;
+    int i = h_idx(h);
+    if (i >= mpi_g.ncomms || !mpi_g.comms[i].used) return NULL;
+    return &mpi_g.comms[i];
+}
+
+int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out)
+{
+    mpi_comm *c = mpi_comm_get(h);
+    if (!c)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COMM,
+                        h == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
+                                           : "communicator %#x is not a valid communicator",
+                        (unsigned)h);
+    *out = c;
+    return 0;
+}
+
+int mpi_comm_job_to_rank(mpi_comm *c, int jr)
+{
+    if (!c->ranks) return jr;
+    if (!c->inv) {
+        cr_job *job = cr_job_get();
+        c->inv = malloc((size_t)job->size * sizeof *c->inv);
+        if (!c->inv) cr_fatal(job, "MPI", "out of memory for a communicator");
+        for (int i = 0; i < job->size; i++) c->inv[i] = -1;
+        for (int i = 0; i < c->size; i++) c->inv[c->ranks[i]] = i;
+    }
+    return c->inv[jr];
+}
+
+static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
+                         MPI_Errhandler errh)
+{
+    int i = 2;
+    while (i < mpi_g.ncomms && mpi_g.comms[i].used) i++;
+    if (i == mpi_g.ncomms) {
+        if (mpi_g.ncomms % 16 == 0) {
+            mpi_comm *n = realloc(mpi_g.comms, (size_t)(mpi_g.ncomms + 16) * sizeof *n);
+            if (!n) cr_fatal(job, call, "out of memory for communicators");
+            mpi_g.comms = n;
+        }
+        mpi_g.ncomms++;
+    }
+    mpi_comm *c = &mpi_g.comms[i];
+    *c = (mpi_comm){.used = true,
+                    .size = size,
+                    .me = me,
+                    .ranks = ranks,
+                    .ctx = (uint16_t)ctx,
+                    .g = {size, me, ranks, (uint16_t)(ctx + 1), 0},
+                    .errh = errh};
+    return (MPI_Comm)(K_COMM | (unsigned)i);
+}
+
+void mpi_comms_init(cr_job *job)
+{
+    mpi_g.comms = calloc(16, sizeof *mpi_g.comms);
+    if (!mpi_g.comms) cr_fatal(job, "MPI_Init", "out of memory for communicators");
+    mpi_g.ncomms = 2;
+    static int self_rank[1];
+    self_rank[0] = job->rank;
+    mpi_g.comms[0] = (mpi_comm){.used = true,
+                                .size = job->size,
+                                .me = job->rank,
+                                .ctx = MPI_CTX_WORLD,
+                                .g = {job->size, job->rank, NULL, MPI_CTX_WORLD + 1, 0},
+                                .errh = MPI_ERRORS_ARE_FATAL,
+                                .name = "MPI_COMM_WORLD"};
+    mpi_g.comms[1] = (mpi_comm){.used = true,
+                                .size = 1,
+                                .me = 0,
+                                .ranks = self_rank,
+                                .ctx = MPI_CTX_SELF,
+                                .g = {1, 0, self_rank, MPI_CTX_SELF + 1, 0},
+                                .errh = MPI_ERRORS_ARE_FATAL,
+                                .name = "MPI_COMM_SELF"};
+    mpi_g.groups = calloc(16, sizeof *mpi_g.groups);
+    if (!mpi_g.groups) cr_fatal(job, "MPI_Init", "out of memory for groups");
+    mpi_g.ngroups = 1; /* 0: MPI_GROUP_EMPTY */
+    mpi_g.groups[0] = (mpi_group){.used = true, .refs = 1};
+}
+
+/* Agree with the parent's members on a context pair fresh for all of them. */
+static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent, long mine)
+{
+    long next = mine;
+    cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
+    cr_coll_allreduce(job, &parent->g, call, &next, &next, 1, &mx);
+    return (int)next;
+}
+
+static int ctx_take(cr_job *job, const char *call, int ctx)
+{
+    if (ctx > 0xfffe)
+        cr_fatal(job, call, "out of contexts: more than %d communicators were created",
+                 (0xffff - MPI_CTX_FIRST_FREE) / 2);
+    mpi_g.next_ctx = ctx + 2;
+    return ctx;
+}
+
+/* ---- communicator calls --------------------------------------------------------- */
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    cr_job *job = mpi_enter("MPI_Comm_rank");
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, "MPI_Comm_rank", comm, &c);
+    if (!rc && !rank) rc = mpi_fail(job, comm, "MPI_Comm_rank", MPI_ERR_ARG, "rank is NULL");
+    if (rc) return mpi_leave(job, rc);
+    *rank = c->me;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    cr_job *job = mpi_enter("MPI_Comm_size");
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, "MPI_Comm_size", comm, &c);
+    if (!rc && !size) rc = mpi_fail(job, comm, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
+    if (rc) return mpi_leave(job, rc);
+    *size = c->size;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static int *ranks_copy(cr_job *job, const char *call, const mpi_comm *c)
+{
+    int *r = malloc((size_t)c->size * sizeof *r);
+    if (!r) cr_fatal(job, call, "out of memory");
+    for (int i = 0; i < c->size; i++) r[i] = comm_rank_to_job(c, i);
+    return r;
+}
+
+static void attrs_copy(cr_job *job, MPI_Comm oldh, mpi_comm *nc);
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_dup";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
+    if (rc) return mpi_leave(job, rc);
+    int ctx = ctx_take(job, call, agree_ctx(job, call, c, mpi_g.next_ctx));
+    int *ranks = ranks_copy(job, call, c);
+    c = mpi_comm_get(comm);
+    *newcomm = comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
+    attrs_copy(job, comm, mpi_comm_get(*newcomm));
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+typedef struct split_info {
+    int color, key, next_ctx, rank;
+} split_info;
+
+static int split_cmp(const void *a, const void *b)
+{
+    const split_info *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_split";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
+    if (!rc && color < 0 && color != MPI_UNDEFINED)
+        rc = mpi_fail(job, comm, call, MPI_ERR_ARG,
+                      "color %d is invalid: colors are >= 0 or MPI_UNDEFINED", color);
+    if (rc) return mpi_leave(job, rc);
+    int n = c->size;
+    split_info mine = {color, key, mpi_g.next_ctx, c->me};
+    split_info *all = malloc((size_t)n * sizeof *all);
+    if (!all) cr_fatal(job, call, "out of memory");
+    cr_coll_allgather(job, &c->g, call, &mine, all, sizeof mine);
+    int ctx = 0, m = 0;
+    for (int i = 0; i < n; i++) {
+        if (all[i].next_ctx > ctx) ctx = all[i].next_ctx;
+        if (color != MPI_UNDEFINED && all[i].color == color) all[m++] = all[i];
+    }
+    ctx_take(job, call, ctx);
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    qsort(all, (size_t)m, sizeof *all, split_cmp);
+    int *ranks = malloc((size_t)m * sizeof *ranks), me = -1;
+    if (!ranks) cr_fatal(job, call, "out of memory");
+    for (int i = 0; i < m; i++) {
+        ranks[i] = comm_rank_to_job(c, all[i].rank);
+        if (all[i].rank == c->me) me = i;
+    }
+    free(all);
+    *newcomm = comm_add(job, call, m, me, ranks, ctx, c->errh);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static mpi_group *group_get(int h)
+{
+    if (!h_is(h, K_GROUP)) return NULL;
+    int i = h_idx(h);
+    if (i >= mpi_g.ngroups || !mpi_g.groups[i].used) return NULL;
+    return &mpi_g.groups[i];
+}
+
+static int group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out)
+{
+    mpi_group *g = group_get(h);
+    if (!g)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_GROUP,
+                        h == MPI_GROUP_NULL ? "group is MPI_GROUP_NULL"
+                                            : "group %#x is not a valid group",
+                        (unsigned)h);
+    *out = g;
+    return 0;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_create";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    mpi_group *g = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc) rc = group_check(job, call, group, &g);
+    if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
+    for (int i = 0; !rc && i < g->size; i++)
+        if (mpi_comm_job_to_rank(c, g->ranks[i]) < 0)
+            rc = mpi_fail(job, comm, call, MPI_ERR_GROUP,
+                          "member %d of the group is not in the communicator", i);
+    if (rc) return mpi_leave(job, rc);
+    int ctx = ctx_take(job, call, agree_ctx(job, call, c, mpi_g.next_ctx));
+    c = mpi_comm_get(comm);
+    g = group_get(group);
+    int me = -1;
+    for (int i = 0; i < g->size; i++)
+        if (g->ranks[i] == job->rank) me = i;
+    if (me < 0) {
+        *newcomm = MPI_COMM_NULL;
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    int *ranks = malloc((size_t)g->size * sizeof *ranks);
+    if (!ranks) cr_fatal(job, call, "out of memory");
+    memcpy(ranks, g->ranks, (size_t)g->size * sizeof *ranks);
+    *newcomm = comm_add(job, call, g->size, me, ranks, ctx, c->errh);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static void attrs_delete(cr_job *job, MPI_Comm h, mpi_comm *c);
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    const char *call = "MPI_Comm_free";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    if (!comm) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
+    int rc = mpi_comm_check(job, call, *comm, &c);
+    if (rc) return mpi_leave(job, rc);
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return mpi_leave(job, mpi_fail(job, *comm, call, MPI_ERR_COMM,
+                                       "%s is predefined and cannot be freed", c->name));
+    attrs_delete(job, *comm, c);
+    c = mpi_comm_get(*comm);
+    free(c->ranks);
+    free(c->inv);
+    free(c->attr);
+    *c = (mpi_comm){0};
+    *comm = MPI_COMM_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* 0: identical lists, 1: same members in another order, 2: different. */
+static int lists_compare(const int *a, int na, const int *b, int nb)
+{
+    if (na != nb) return 2;
+    bool same = true;
+    for (int i = 0; i < na; i++) same = same && a[i] == b[i];
+    if (same) return 0;
+    for (int i = 0; i < na; i++) {
+        bool found = false;
+        for (int j = 0; j < nb && !found; j++) found = a[i] == b[j];
+        if (!found) return 2;
+    }
+    return 1;
+}
+
+int MPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
+{
+    const char *call = "MPI_Comm_compare";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *a = NULL, *b = NULL;
+    int rc = mpi_comm_check(job, call, c1, &a);
+    if (!rc) rc = mpi_comm_check(job, call, c2, &b);
+    if (!rc && !result) rc = mpi_fail(job, c1, call, MPI_ERR_ARG, "result is NULL");
+    if (rc) return mpi_leave(job, rc);
+    if (c1 == c2) {
+        *result = MPI_IDENT;
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    int *ra = ranks_copy(job, call, a), *rb = ranks_copy(job, call, b);
+    int k = lists_compare(ra, a->size, rb, b->size);
+    free(ra);
+    free(rb);
+    *result = k == 0 ? MPI_CONGRUENT : k == 1 ? MPI_SIMILAR : MPI_UNEQUAL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    cr_job *job = mpi_enter("MPI_Comm_test_inter");
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, "MPI_Comm_test_inter", comm, &c);
+    if (rc) return mpi_leave(job, rc);
+    if (flag) *flag = 0;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    cr_job *job = mpi_enter("MPI_Comm_set_name");
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, "MPI_Comm_set_name", comm, &c);
+    if (!rc && !name) rc = mpi_fail(job, comm, "MPI_Comm_set_name", MPI_ERR_ARG, "name is NULL");
+    if (rc) return mpi_leave(job, rc);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    cr_job *job = mpi_enter("MPI_Comm_get_name");
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, "MPI_Comm_get_name", comm, &c);
+    if (!rc && (!name || !resultlen))
+        rc = mpi_fail(job, comm, "MPI_Comm_get_name", MPI_ERR_ARG, "name or resultlen is NULL");
+    if (rc) return mpi_leave(job, rc);
+    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+typedef struct keyval {
+    bool used;
+    MPI_Comm_copy_attr_function *copy;
+    MPI_Comm_delete_attr_function *del;
+    void *extra;
+} keyval;
+
+static struct {
+    keyval *k;
+    int n;
+} keys;
+
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)oldcomm;
+    (void)keyval;
+    (void)extra;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static keyval *key_get(int kv)
+{
+    if (!h_is(kv, K_KEYVAL)) return NULL;
+    int i = h_idx(kv);
+    return i < keys.n && keys.k[i].used ? &keys.k[i] : NULL;
+}
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                           int *keyval_out, void *extra)
+{
+    const char *call = "MPI_Comm_create_keyval";
+    cr_job *job = mpi_enter(call);
+    if (!keyval_out)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "keyval is NULL"));
+    keyval *k = realloc(keys.k, (size_t)(keys.n + 1) * sizeof *k);
+    if (!k) cr_fatal(job, call, "out of memory");
+    keys.k = k;
+    keys.k[keys.n] = (keyval){true, copy, del, extra};
+    *keyval_out = (int)(K_KEYVAL | (unsigned)keys.n++);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_free_keyval(int *kv)
+{
+    const char *call = "MPI_Comm_free_keyval";
+    cr_job *job = mpi_enter(call);
+    keyval *k = kv ? key_get(*kv) : NULL;
+    if (!k)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
+                                       "not a keyval from MPI_Comm_create_keyval"));
+    k->used = false; /* attributes already set keep working until deleted */
+    *kv = MPI_KEYVAL_INVALID;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static mpi_attr *attr_find(mpi_comm *c, int kv)
+{
+    for (int i = 0; i < c->nattr; i++)
+        if (c->attr[i].keyval == kv) return &c->attr[i];
+    return NULL;
+}
+
+static void attr_put(cr_job *job, mpi_comm *c, int kv, void *val)
+{
+    mpi_attr *a = attr_find(c, kv);
+    if (!a) {
+        a = realloc(c->attr, (size_t)(c->nattr + 1) * sizeof *a);
+        if (!a) cr_fatal(job, "MPI_Comm_set_attr", "out of memory");
+        c->attr = a;
+        a = &c->attr[c->nattr++];
+        a->keyval = kv;
+    }
+    a->val = val;
+}
+
+static void attrs_copy(cr_job *job, MPI_Comm oldh, mpi_comm *nc)
+{
+    mpi_comm *oc = mpi_comm_get(oldh);
+    for (int i = 0; oc && i < oc->nattr; i++) {
+        int kv = oc->attr[i].keyval;
+        keyval *k = &keys.k[h_idx(kv)];
+        if (!k->copy) continue;
+        void *out = NULL;
+        int flag = 0;
+        cr_unlock(job);
+        k->copy(oldh, kv, k->extra, oc->attr[i].val, &out, &flag);
+        cr_lock(job);
+        oc = mpi_comm_get(oldh);
+        if (flag) attr_put(job, nc, kv, out);
+    }
+}
+
+static void attrs_delete(cr_job *job, MPI_Comm h, mpi_comm *c)
+{
+    for (int i = 0; c && i < c->nattr; i++) {
+        keyval *k = &keys.k[h_idx(c->attr[i].keyval)];
+        if (!k->del) continue;
+        cr_unlock(job);
+        k->del(h, c->attr[i].keyval, c->attr[i].val, k->extra);
+        cr_lock(job);
+        c = mpi_comm_get(h);
+    }
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
+{
+    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum;
+    const char *call = "MPI_Comm_get_attr";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && (!val || !flag))
+        rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    if (rc) return mpi_leave(job, rc);
+    io = MPI_ANY_SOURCE; /* every rank can do I/O */
+    universe = job->size;
+    appnum = job->appnum;
+    int *p = NULL;
+    switch (kv) {
+    case MPI_TAG_UB:
+        p = &tag_ub;
+        break;
+    case MPI_HOST:
+        p = &host;
+        break;
+    case MPI_IO:
+        p = &io;
+        break;
+    case MPI_WTIME_IS_GLOBAL:
+        p = &wtime_global;
+        break;
+    case MPI_UNIVERSE_SIZE:
+        p = &universe;
+        break;
+    case MPI_APPNUM:
+        p = &appnum;
+        break;
+    default:
+        break;
+    }
+    if (p) {
+        *(int **)val = p;
+        *flag = 1;
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    if (!key_get(kv) && !attr_find(c, kv))
+        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_KEYVAL,
+                                       "keyval %#x is not a valid keyval", (unsigned)kv));
+    mpi_attr *a = attr_find(c, kv);
+    *flag = a != NULL;
+    if (a) *(void **)val = a->val;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
+{
+    const char *call = "MPI_Comm_set_attr";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && !key_get(kv))
+        rc = mpi_fail(job, comm, call, MPI_ERR_KEYVAL,
+                      "keyval %#x is not from MPI_Comm_create_keyval (predefined attributes are "
+                      "read-only)",
+                      (unsigned)kv);
+    if (rc) return mpi_leave(job, rc);
+    attr_put(job, c, kv, val);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int kv)
+{
+    const char *call = "MPI_Comm_delete_attr";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    mpi_attr *a = rc ? NULL : attr_find(c, kv);
+    if (!rc && !a)
+        rc =
+            mpi_fail(job, comm, call, MPI_ERR_KEYVAL, "keyval %#x has no value here", (unsigned)kv);
+    if (rc) return mpi_leave(job, rc);
+    keyval *k = &keys.k[h_idx(kv)];
+    void *v = a->val;
+    *a = c->attr[--c->nattr];
+    if (k->del) {
+        cr_unlock(job);
+        k->del(comm, kv, v, k->extra);
+        cr_lock(job);
+    }
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- groups --------------------------------------------------------------------- */
+
+static MPI_Group group_add(cr_job *job, const char *call, int *ranks, int size)
+{
+    if (size == 0) {
+        free(ranks);
+        return MPI_GROUP_EMPTY;
+    }
+    int i = 1;
+    while (i < mpi_g.ngroups && mpi_g.groups[i].used) i++;
+    if (i == mpi_g.ngroups) {
+        if (mpi_g.ngroups % 16 == 0) {
+            mpi_group *n = realloc(mpi_g.groups, (size_t)(mpi_g.ngroups + 16) * sizeof *n);
+            if (!n) cr_fatal(job, call, "out of memory for groups");
+            mpi_g.groups = n;
+        }
+        mpi_g.ngroups++;
+    }
+    mpi_g.groups[i] = (mpi_group){.used = true, .refs = 1, .size = size, .ranks = ranks};
+    return (MPI_Group)(K_GROUP | (unsigned)i);
+}
+
+static int *ints(cr_job *job, const char *call, int n)
+{
+    int *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
+    if (!p) cr_fatal(job, call, "out of memory");
+    return p;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    const char *call = "MPI_Comm_group";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && !group) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "group is NULL");
+    if (rc) return mpi_leave(job, rc);
+    *group = group_add(job, call, ranks_copy(job, call, c), c->size);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Group_size(MPI_Group group, int *size)
+{
+    cr_job *job = mpi_enter("MPI_Group_size");
+    mpi_group *g = NULL;
+    int rc = group_check(job, "MPI_Group_size", group, &g);
+    if (!rc && !size) rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_size", MPI_ERR_ARG, "NULL");
+    if (rc) return mpi_leave(job, rc);
+    *size = g->size;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static int group_rank_of(const mpi_group *g, int jr)
+{
+    for (int i = 0; i < g->size; i++)
+        if (g->ranks[i] == jr) return i;
+    return MPI_UNDEFINED;
+}
+
+int MPI_Group_rank(MPI_Group group, int *rank)
+{
+    cr_job *job = mpi_enter("MPI_Group_rank");
+    mpi_group *g = NULL;
+    int rc = group_check(job, "MPI_Group_rank", group, &g);
+    if (!rc && !rank) rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_rank", MPI_ERR_ARG, "NULL");
+    if (rc) return mpi_leave(job, rc);
+    *rank = group_rank_of(g, job->rank);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Group_translate_ranks(MPI_Group g1, int n, const int r1[], MPI_Group g2, int r2[])
+{
+    const char *call = "MPI_Group_translate_ranks";
+    cr_job *job = mpi_enter(call);
+    mpi_group *a = NULL, *b = NULL;
+    int rc = group_check(job, call, g1, &a);
+    if (!rc) rc = group_check(job, call, g2, &b);
+    if (!rc && n < 0) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "n %d < 0", n);
+    if (!rc && n && (!r1 || !r2)) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    for (int i = 0; !rc && i < n; i++)
+        if (r1[i] != MPI_PROC_NULL && (r1[i] < 0 || r1[i] >= a->size))
+            rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                          "rank %d is not in the first group (size %d)", r1[i], a->size);
+    if (rc) return mpi_leave(job, rc);
+    for (int i = 0; i < n; i++)
+        r2[i] = r1[i] == MPI_PROC_NULL ? MPI_PROC_NULL : group_rank_of(b, a->ranks[r1[i]]);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
+{
+    const char *call = "MPI_Group_compare";
+    cr_job *job = mpi_enter(call);
+    mpi_group *a = NULL, *b = NULL;
+    int rc = group_check(job, call, g1, &a);
+    if (!rc) rc = group_check(job, call, g2, &b);
+    if (!rc && !result) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (rc) return mpi_leave(job, rc);
+    int k = lists_compare(a->ranks, a->size, b->ranks, b->size);
+    *result = k == 0 ? MPI_IDENT : k == 1 ? MPI_SIMILAR : MPI_UNEQUAL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* Check a list of n distinct ranks of g; 0 or an error code. */
+static int ranks_check(cr_job *job, const char *call, const mpi_group *g, int n, const int *r)
+{
+    if (n < 0 || n > g->size)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "n %d is out of range 0..%d", n,
+                        g->size);
+    if (n && !r) return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "ranks is NULL");
+    char *seen = calloc((size_t)g->size + 1, 1);
+    if (!seen) cr_fatal(job, call, "out of memory");
+    int rc = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        if (r[i] < 0 || r[i] >= g->size)
+            rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                          "rank %d is not in the group (size %d)", r[i], g->size);
+        else if (seen[r[i]]++)
+            rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK, "rank %d is listed twice", r[i]);
+    }
+    free(seen);
+    return rc;
+}
+
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    const char *call = "MPI_Group_incl";
+    cr_job *job = mpi_enter(call);
+    mpi_group *g = NULL;
+    int rc = group_check(job, call, group, &g);
+    if (!rc) rc = ranks_check(job, call, g, n, ranks);
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (rc) return mpi_leave(job, rc);
+    int *r = ints(job, call, n);
+    for (int i = 0; i < n; i++) r[i] = g->ranks[ranks[i]];
+    *newgroup = group_add(job, call, r, n);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    const char *call = "MPI_Group_excl";
+    cr_job *job = mpi_enter(call);
+    mpi_group *g = NULL;
+    int rc = group_check(job, call, group, &g);
+    if (!rc) rc = ranks_check(job, call, g, n, ranks);
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (rc) return mpi_leave(job, rc);
+    int *r = ints(job, call, g->size - n), m = 0;
+    for (int i = 0; i < g->size; i++) {
+        bool out = false;
+        for (int j = 0; j < n && !out; j++) out = ranks[j] == i;
+        if (!out) r[m++] = g->ranks[i];
+    }
+    *newgroup = group_add(job, call, r, m);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* Expand (first, last, stride) triplets into a rank list; NULL after an error. */
+static int *ranges_expand(cr_job *job, const char *call, const mpi_group *g, int n, int ranges[][3],
+                          int *count, int *rc)
+{
+    *rc = 0;
+    if (n < 0 || (n && !ranges)) {
+        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "n or ranges is invalid");
+        return NULL;
+    }
+    int *r = ints(job, call, g->size), m = 0;
+    for (int i = 0; i < n && !*rc; i++) {
+        int f = ranges[i][0], l = ranges[i][1], s = ranges[i][2];
+        if (s == 0 || f < 0 || f >= g->size || l < 0 || l >= g->size || (s > 0 && f > l) ||
+            (s < 0 && f < l)) {
+            *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                           "range (%d, %d, %d) is invalid for a group of %d", f, l, s, g->size);
+            break;
+        }
+        for (int x = f; s > 0 ? x <= l : x >= l; x += s) {
+            if (m == g->size) {
+                *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                               "the ranges name a rank twice");
+                break;
+            }
+            r[m++] = x;
+        }
+    }
+    if (!*rc) *rc = ranks_check(job, call, g, m, r);
+    if (*rc) {
+        free(r);
+        return NULL;
+    }
+    *count = m;
+    return r;
+}
+
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    const char *call = "MPI_Group_range_incl";
+    cr_job *job = mpi_enter(call);
+    mpi_group *g = NULL;
+    int rc = group_check(job, call, group, &g), m = 0;
+    int *r = rc ? NULL : ranges_expand(job, call, g, n, ranges, &m, &rc);
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (rc) {
+        free(r);
+        return mpi_leave(job, rc);
+    }
+    for (int i = 0; i < m; i++) r[i] = g->ranks[r[i]];
+    *newgroup = group_add(job, call, r, m);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    const char *call = "MPI_Group_range_excl";
+    cr_job *job = mpi_enter(call);
+    mpi_group *g = NULL;
+    int rc = group_check(job, call, group, &g), m = 0;
+    int *r = rc ? NULL : ranges_expand(job, call, g, n, ranges, &m, &rc);
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (rc) {
+        free(r);
+        return mpi_leave(job, rc);
+    }
+    int *o = ints(job, call, g->size), k = 0;
+    for (int i = 0; i < g->size; i++) {
+        bool out = false;
+        for (int j = 0; j < m && !out; j++) out = r[j] == i;
+        if (!out) o[k++] = g->ranks[i];
+    }
+    free(r);
+    *newgroup = group_add(job, call, o, k);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* Set operations: union (0), intersection (1), difference (2), in g1's order. */
+static int group_setop(const char *call, MPI_Group g1, MPI_Group g2, MPI_Group *newgroup, int how)
+{
+    cr_job *job = mpi_enter(call);
+    mpi_group *a = NULL, *b = NULL;
+    int rc = group_check(job, call, g1, &a);
+    if (!rc) rc = group_check(job, call, g2, &b);
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (rc) return mpi_leave(job, rc);
+    int *r = ints(job, call, a->size + b->size), m = 0;
+    for (int i = 0; i < a->size; i++) {
+        bool inb = group_rank_of(b, a->ranks[i]) != MPI_UNDEFINED;
+        if (how == 0 || (how == 1 && inb) || (how == 2 && !inb)) r[m++] = a->ranks[i];
+    }
+    for (int i = 0; how == 0 && i < b->size; i++)
+        if (group_rank_of(a, b->ranks[i]) == MPI_UNDEFINED) r[m++] = b->ranks[i];
+    *newgroup = group_add(job, call, r, m);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
+{
+    return group_setop("MPI_Group_union", g1, g2, newgroup, 0);
+}
+
+int MPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
+{
+    return group_setop("MPI_Group_intersection", g1, g2, newgroup, 1);
+}
+
+int MPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
+{
+    return group_setop("MPI_Group_difference", g1, g2, newgroup, 2);
+}
+
+int MPI_Group_free(MPI_Group *group)
+{
+    const char *call = "MPI_Group_free";
+    cr_job *job = mpi_enter(call);
+    mpi_group *g = NULL;
+    if (!group) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
+    int rc = group_check(job, call, *group, &g);
+    if (rc) return mpi_leave(job, rc);
+    if (*group != MPI_GROUP_EMPTY) {
+        free(g->ranks);
+        *g = (mpi_group){0};
+    }
+    *group = MPI_GROUP_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
+}

@@ -1,0 +1,362 @@
+/* MPI environment and errors: Init/Finalize, thread levels, timers, version,
+ * error handlers, error strings and classes.
+ *
+ * Invariants:
+ *  - every call that needs the library initialized goes through mpi_enter,
+ *    which ends the job with one clear line when MPI_Init was not called or
+ *    MPI_Finalize already was;
+ *  - an error is reported exactly once, by mpi_fail, on the communicator the
+ *    call names (COMM_WORLD when it names none or a bad one): fatal handlers
+ *    end the job with one line naming call, rank and reason; MPI_ERRORS_RETURN
+ *    returns the code; a user handler is called without the engine lock;
+ *  - each error code is its own class, and MPI_Error_string describes it. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi_impl.h"
+
+mpi_state mpi_g;
+
+/* User error handlers: index 2.. in this table (0, 1 are the predefined ones). */
+static struct {
+    MPI_Comm_errhandler_function **fn;
+    int n;
+} errh;
+
+static void mpi_init_common(cr_job *job)
+{
+    mpi_g.inited = true;
+    mpi_g.next_ctx = MPI_CTX_FIRST_FREE;
+    mpi_types_init(job);
+    mpi_comms_init(job);
+    mpi_requests_init();
+}
+
+cr_job *mpi_enter(const char *call)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    if (!mpi_g.inited)
+        cr_fatal(job, call,
+                 "MPI_Init has not been called: call MPI_Init (or MPI_Init_thread) "
+                 "before any other MPI function");
+    if (mpi_g.finalized)
+        cr_fatal(job, call, "called after MPI_Finalize: no MPI call is allowed after it");
+    return job;
+}
+
+static const char *const err_text[] = {
+    [MPI_SUCCESS] = "no error",
+    [MPI_ERR_BUFFER] = "invalid buffer pointer",
+    [MPI_ERR_COUNT] = "invalid count argument",
+    [MPI_ERR_TYPE] = "invalid datatype",
+    [MPI_ERR_TAG] = "invalid tag",
+    [MPI_ERR_COMM] = "invalid communicator",
+    [MPI_ERR_RANK] = "invalid rank",
+    [MPI_ERR_REQUEST] = "invalid request",
+    [MPI_ERR_ROOT] = "invalid root",
+    [MPI_ERR_GROUP] = "invalid group",
+    [MPI_ERR_OP] = "invalid reduce operation",
+    [MPI_ERR_TOPOLOGY] = "invalid topology",
+    [MPI_ERR_DIMS] = "invalid dimension argument",
+    [MPI_ERR_ARG] = "invalid argument of some other kind",
+    [MPI_ERR_UNKNOWN] = "unknown error",
+    [MPI_ERR_TRUNCATE] = "message truncated on receive",
+    [MPI_ERR_OTHER] = "known error not in this list",
+    [MPI_ERR_INTERN] = "internal MPI (implementation) error",
+    [MPI_ERR_IN_STATUS] = "error code is in status",
+    [MPI_ERR_PENDING] = "pending request",
+    [MPI_ERR_KEYVAL] = "invalid keyval",
+    [MPI_ERR_NO_MEM] = "out of memory",
+    [MPI_ERR_BASE] = "invalid base passed to MPI_Free_mem",
+    [MPI_ERR_INFO] = "invalid info argument",
+    [MPI_ERR_NOT_SAME] = "collective argument not identical on all processes",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "operation not supported by courier",
+};
+#define NERR ((int)(sizeof err_text / sizeof *err_text))
+
+static const char *err_name(int code)
+{
+    static const char *const names[] = {"MPI_SUCCESS",       "MPI_ERR_BUFFER",
+                                        "MPI_ERR_COUNT",     "MPI_ERR_TYPE",
+                                        "MPI_ERR_TAG",       "MPI_ERR_COMM",
+                                        "MPI_ERR_RANK",      "MPI_ERR_REQUEST",
+                                        "MPI_ERR_ROOT",      "MPI_ERR_GROUP",
+                                        "MPI_ERR_OP",        "MPI_ERR_TOPOLOGY",
+                                        "MPI_ERR_DIMS",      "MPI_ERR_ARG",
+                                        "MPI_ERR_UNKNOWN",   "MPI_ERR_TRUNCATE",
+                                        "MPI_ERR_OTHER",     "MPI_ERR_INTERN",
+                                        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING",
+                                        "MPI_ERR_KEYVAL",    "MPI_ERR_NO_MEM",
+                                        "MPI_ERR_BASE",      "MPI_ERR_INFO",
+                                        "MPI_ERR_NOT_SAME",  "MPI_ERR_UNSUPPORTED_OPERATION"};
+    return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
+}
+
+int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
+{
+    char msg[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mpi_comm *c = mpi_comm_get(comm);
+    if (!c) {
+        comm = MPI_COMM_WORLD;
+        c = mpi_comm_get(comm);
+    }
+    MPI_Errhandler h = c ? c->errh : MPI_ERRORS_ARE_FATAL;
+    if (h == MPI_ERRORS_ARE_FATAL) cr_fatal(job, call, "%s (%s)", msg, err_name(code));
+    if (h != MPI_ERRORS_RETURN) {
+        int i = h_idx(h);
+        if (i >= 2 && i - 2 < errh.n && errh.fn[i - 2]) {
+            MPI_Comm_errhandler_function *fn = errh.fn[i - 2];
+            cr_unlock(job);
+            fn(&comm, &code, call, msg);
+            cr_lock(job);
+        }
+    }
+    return code;
+}
+
+/* ---- init and finalize ------------------------------------------------------ */
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int provided;
+    return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    if (mpi_g.inited)
+        cr_fatal(job, "MPI_Init",
+                 mpi_g.finalized ? "called after MPI_Finalize"
+                                 : "MPI is already initialized: call MPI_Init once");
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        cr_fatal(job, "MPI_Init_thread",
+                 "required thread level %d is not one of "
+                 "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE",
+                 required);
+    mpi_init_common(job);
+    /* The engine serializes nothing by itself without a progress thread:
+     * concurrent calls from several threads (MULTIPLE) are not supported. */
+    mpi_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    if (provided) *provided = mpi_g.thread_level;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Query_thread(int *provided)
+{
+    cr_job *job = mpi_enter("MPI_Query_thread");
+    if (!provided)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Query_thread", MPI_ERR_ARG,
+                                       "provided is NULL"));
+    *provided = mpi_g.thread_level;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    cr_job *job = mpi_enter("MPI_Is_thread_main");
+    if (!flag)
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Is_thread_main", MPI_ERR_ARG, "flag is NULL"));
+    *flag = getpid() == gettid();
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Initialized(int *flag)
+{
+    if (flag) *flag = mpi_g.inited;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    if (flag) *flag = mpi_g.finalized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void)
+{
+    cr_job *job = mpi_enter("MPI_Finalize");
+    /* Sends still under way complete at exit (cr_job_finalize drains them). */
+    mpi_g.finalized = true;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    cr_job *job = cr_job_get();
+    (void)comm;
+    fflush(stdout);
+    fprintf(stderr, "courier: rank %d: MPI_Abort(%d): ending every rank\n", job->rank, errorcode);
+    fflush(stderr);
+    _exit(errorcode & 0xff ? errorcode & 0xff : 1);
+}
+
+double MPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double MPI_Wtick(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) == 0)
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!name || !resultlen) return MPI_ERR_ARG;
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) snprintf(name, 16, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    if (version) *version = MPI_VERSION;
+    if (subversion) *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen) return MPI_ERR_ARG;
+    *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "courier MPI subset (MPI %d.%d)",
+                          MPI_VERSION, MPI_SUBVERSION);
+    return MPI_SUCCESS;
+}
+
+int MPI_Alloc_mem(MPI_Aint size, void *info, void *baseptr)
+{
+    (void)info;
+    cr_job *job = mpi_enter("MPI_Alloc_mem");
+    if (size < 0 || !baseptr)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_ARG,
+                                       size < 0 ? "size %ld is negative" : "baseptr is NULL%.0ld",
+                                       (long)size));
+    void *p = malloc(size ? (size_t)size : 1);
+    if (!p)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_NO_MEM,
+                                       "cannot allocate %ld bytes", (long)size));
+    *(void **)baseptr = p;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Free_mem(void *base)
+{
+    free(base);
+    return MPI_SUCCESS;
+}
+
+int MPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+/* ---- error handlers ----------------------------------------------------------- */
+
+static bool errh_valid(MPI_Errhandler h)
+{
+    if (!h_is(h, K_ERRH)) return false;
+    int i = h_idx(h);
+    return i < 2 || (i - 2 < errh.n && errh.fn[i - 2]);
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler h)
+{
+    const char *call = "MPI_Comm_set_errhandler";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (rc) return mpi_leave(job, rc);
+    if (!errh_valid(h))
+        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ARG,
+                                       "error handler %#x is not a valid handler", (unsigned)h));
+    c->errh = h;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *h)
+{
+    const char *call = "MPI_Comm_get_errhandler";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (rc) return mpi_leave(job, rc);
+    if (!h) return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ARG, "errhandler is NULL"));
+    *h = c->errh;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h)
+{
+    const char *call = "MPI_Comm_create_errhandler";
+    cr_job *job = mpi_enter(call);
+    if (!fn || !h)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
+                                       fn ? "errhandler" : "function"));
+    MPI_Comm_errhandler_function **t = realloc(errh.fn, (size_t)(errh.n + 1) * sizeof *t);
+    if (!t) cr_fatal(job, call, "out of memory");
+    errh.fn = t;
+    errh.fn[errh.n] = fn;
+    *h = (MPI_Errhandler)(K_ERRH | (unsigned)(errh.n + 2));
+    errh.n++;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    const char *call = "MPI_Comm_call_errhandler";
+    cr_job *job = mpi_enter(call);
+    mpi_fail(job, comm, call, errorcode, "error %d raised by the program", errorcode);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Errhandler_free(MPI_Errhandler *h)
+{
+    const char *call = "MPI_Errhandler_free";
+    cr_job *job = mpi_enter(call);
+    if (!h || !errh_valid(*h))
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "not a valid error handler"));
+    /* Communicators may still use it: the function pointer stays. */
+    *h = MPI_ERRHANDLER_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Error_string(int code, char *string, int *resultlen)
+{
+    if (!string || !resultlen) return MPI_ERR_ARG;
+    const char *t = code >= 0 && code < NERR ? err_text[code] : NULL;
+    if (t)
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", err_name(code), t);
+    else
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", code);
+    return t ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+int MPI_Error_class(int code, int *errorclass)
+{
+    if (!errorclass || code < 0 || code >= NERR) return MPI_ERR_ARG;
+    *errorclass = code;
+    return MPI_SUCCESS;
+}

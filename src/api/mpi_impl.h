@@ -1,0 +1,177 @@
+/* Shared state and helpers of the MPI interface (src/api/mpi_*.c).
+ *
+ * The interface only translates: point-to-point calls end in cr_send / cr_isend
+ * / cr_irecv_call, collectives in src/coll; this header holds the handle tables
+ * the translation needs (communicators, groups, datatypes, operations,
+ * requests) and the error policy.
+ *
+ * Invariants:
+ *  - a handle is an int whose bits 26..30 say its kind and whose low bits index
+ *    the kind's table; a stale, freed or wrong-kind handle is detected and
+ *    reported, never dereferenced;
+ *  - every entry point takes the engine lock (mpi_enter) and releases it on
+ *    every return path (mpi_leave); errors go through mpi_fail, which applies
+ *    the communicator's error handler (fatal by default) before returning the
+ *    code, and a call that fails has changed nothing;
+ *  - each communicator owns two engine contexts, ctx (point-to-point) and
+ *    ctx + 1 (its collectives), both in MPI_CTX_BASE..0xffff and fresh for every
+ *    member: a new communicator's contexts are the largest "next free context"
+ *    among the parent's members (agreed by a collective over the parent). */
+#ifndef COURIER_MPI_IMPL_H
+#define COURIER_MPI_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../coll/coll.h"
+#include "courier/mpi.h"
+
+#define MPI_CTX_BASE 0x2000
+#define MPI_CTX_WORLD MPI_CTX_BASE
+#define MPI_CTX_SELF (MPI_CTX_BASE + 2)
+#define MPI_CTX_FIRST_FREE (MPI_CTX_BASE + 4)
+
+#define H_KIND_MASK 0x7c000000u
+#define H_IDX_MASK 0x03ffffffu
+#define K_COMM 0x44000000u
+#define K_GROUP 0x48000000u
+#define K_TYPE 0x4c000000u
+#define K_ERRH 0x54000000u
+#define K_OP 0x58000000u
+#define K_KEYVAL 0x64000000u
+
+static inline bool h_is(int h, unsigned kind)
+{
+    return ((unsigned)h & H_KIND_MASK) == kind && !((unsigned)h & 0x80000000u);
+}
+static inline int h_idx(int h)
+{
+    return (int)((unsigned)h & H_IDX_MASK);
+}
+
+/* ---- datatypes ------------------------------------------------------------ */
+
+/* One contiguous run of a type map: 'len' bytes at 'off' holding basic
+ * elements of 'esz' bytes each. */
+typedef struct mpi_blk {
+    ptrdiff_t off;
+    size_t len, esz;
+} mpi_blk;
+
+typedef struct mpi_type {
+    bool used, predef, committed;
+    bool dead;                  /* freed by the program, kept for pending receives */
+    int refs;                   /* the handle + receives still to unpack into it */
+    size_t size;                /* bytes of data in one instance */
+    ptrdiff_t lb, ub;           /* extent = ub - lb */
+    ptrdiff_t true_lb, true_ub; /* of the data itself */
+    size_t align;               /* for the padding of struct types */
+    int nblk;                   /* type map of one instance, in order */
+    mpi_blk *blk;               /* (predefined: points at 'one') */
+    mpi_blk one[2];             /* storage for predefined maps */
+    int base;                   /* predefined type every element has, or -1 */
+    bool contig;                /* one run, from offset 0, size == extent */
+    bool raw;                   /* count instances are count*extent bytes of 'base' */
+    char name[MPI_MAX_OBJECT_NAME];
+} mpi_type;
+
+static inline ptrdiff_t type_extent(const mpi_type *t)
+{
+    return t->ub - t->lb;
+}
+
+/* Types of the interface. */
+mpi_type *mpi_type_get(int h);  /* NULL: not a live datatype handle */
+mpi_type *mpi_type_at(int idx); /* also a freed one still referenced */
+void mpi_type_unref(int idx);
+void mpi_types_init(cr_job *job);
+/* Validate a datatype for communication (live and committed); 0 or an error code. */
+int mpi_type_check(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt, mpi_type **out);
+void mpi_pack_data(const mpi_type *t, const void *in, size_t count, char *out);
+/* Unpack 'n' bytes (at most count instances); a short tail fills a prefix. */
+void mpi_unpack_data(const mpi_type *t, const char *in, size_t n, void *out, size_t count);
+size_t mpi_elements(const mpi_type *t, size_t bytes);
+
+/* ---- groups and communicators --------------------------------------------- */
+
+typedef struct mpi_group {
+    bool used;
+    int refs;
+    int size;
+    int *ranks; /* job rank of each member */
+} mpi_group;
+
+typedef struct mpi_attr {
+    int keyval;
+    void *val;
+} mpi_attr;
+
+typedef struct mpi_comm {
+    bool used;
+    int size, me;
+    int *ranks;   /* job rank of each member; NULL: member i is job rank i */
+    int *inv;     /* job rank -> member (lazy), -1: not a member */
+    uint16_t ctx; /* point-to-point; ctx + 1 is in g */
+    cr_group g;   /* for the collective layer */
+    MPI_Errhandler errh;
+    int nattr;
+    mpi_attr *attr;
+    char name[MPI_MAX_OBJECT_NAME];
+} mpi_comm;
+
+mpi_comm *mpi_comm_get(int h); /* NULL: not a live communicator */
+/* Look up a communicator argument; reports MPI_ERR_COMM on COMM_WORLD's handler. */
+int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out);
+void mpi_comms_init(cr_job *job);
+static inline int comm_rank_to_job(const mpi_comm *c, int r)
+{
+    return c->ranks ? c->ranks[r] : r;
+}
+int mpi_comm_job_to_rank(mpi_comm *c, int jr);
+
+/* ---- operations ----------------------------------------------------------- */
+
+/* Build the engine's reduction descriptor for (op, datatype): whether the data
+ * must be packed first ('*packed'), and the element count to reduce. 'ctx'
+ * holds what a user operation's wrapper needs and must live as long as o. */
+typedef struct mpi_opctx {
+    MPI_User_function *user;
+    MPI_Datatype dt;
+} mpi_opctx;
+int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
+              size_t count, cr_redop *o, mpi_opctx *ctx, bool *packed, size_t *n);
+
+/* ---- state, entry and errors ---------------------------------------------- */
+
+typedef struct mpi_state {
+    bool inited, finalized;
+    int thread_level;
+    int next_ctx;
+    mpi_comm *comms;
+    int ncomms;
+    mpi_group *groups;
+    int ngroups;
+    mpi_type *types;
+    int ntypes;
+} mpi_state;
+
+extern mpi_state mpi_g;
+
+/* Entry of every call that needs MPI_Init: takes the lock; a call before Init or
+ * after Finalize is reported (fatal) here. */
+cr_job *mpi_enter(const char *call);
+static inline int mpi_leave(cr_job *job, int rc)
+{
+    cr_unlock(job);
+    return rc;
+}
+/* Report an error on 'comm' (or COMM_WORLD when comm is not a live
+ * communicator): apply its handler, return 'code'. */
+int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Requests: engine hooks (mpi_p2p.c). */
+void mpi_requests_init(void);
+
+#endif
