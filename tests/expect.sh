@@ -25,7 +25,8 @@ if [ -n "$action" ]; then
     --sigint) kill -INT $pid ;;
     --sigkill-launcher) kill -KILL $pid ;;
     --kill-rank)
-        victim=$(pgrep -f "$marker" | grep -vx "$pid" | grep -vx "$(pgrep -f "courier run.*$marker" | head -1)" | shuf -n 1)
+        # a rank: a process of the job that is not the launcher (or its group leader)
+        victim=$(comm -23 <(pgrep -f "$marker" | sort) <(pgrep -f "courier run.*$marker" | sort) | shuf -n 1)
         echo "killing rank process $victim" >&2
         kill -KILL "$victim" ;;
     esac
