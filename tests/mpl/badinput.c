@@ -20,6 +20,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(c, "task")) mpc_bsend(buf, 8, 5, 1);
     if (!strcmp(c, "neglen")) mpc_bsend(buf, -5, 1, 1);
+    if (!strcmp(c, "nullbuf")) mpc_bsend(NULL, 8, 1, 1);
     if (!strcmp(c, "negtype")) mpc_bsend(buf, 8, 1, -4);
     if (!strcmp(c, "src")) src = 9, mpc_brecv(buf, 8, &src, &type, &nbytes);
     if (!strcmp(c, "stride")) mpc_bvsend(buf, 4, 16, 8, 1, 1);
