@@ -290,8 +290,10 @@ static void check_dst(cr_job *job, const char *op, int dst)
         cr_fatal(job, op, "destination %d is out of range 0..%d", dst, job->size - 1);
 }
 
-cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
-                 size_t len)
+/* A synchronous send always takes the rendezvous path: it completes only when
+ * the receiver has matched it (seed 004's end-to-end significance). */
+static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
+                          const void *buf, size_t len, bool sync)
 {
     check_dst(job, op, dst);
     cr_req *r = req_alloc(job, CR_REQ_SEND, op);
@@ -300,10 +302,23 @@ cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag
     r->tag = tag;
     r->buf = (void *)buf;
     r->cap = len;
-    r->stage = len <= job->eager[dst] ? CR_STAGE_EAGER : CR_STAGE_RTS;
+    r->stage = len <= job->eager[dst] && !sync ? CR_STAGE_EAGER : CR_STAGE_RTS;
+    r->sync = sync;
     job->sends_active++;
     if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
     return r;
+}
+
+cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                 size_t len)
+{
+    return start_send(job, op, dst, ctx, tag, buf, len, false);
+}
+
+cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                  size_t len)
+{
+    return start_send(job, op, dst, ctx, tag, buf, len, true);
 }
 
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
@@ -660,24 +675,7 @@ void cr_engine_drain(cr_job *job)
     job->net->flush(job);
 }
 
-/* ---- added for the MPI interface (src/api/mpi_*.c) ------------------------ */
-
-cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
-                  size_t len)
-{
-    check_dst(job, op, dst);
-    cr_req *r = req_alloc(job, CR_REQ_SEND, op);
-    r->peer = dst;
-    r->ctx = ctx;
-    r->tag = tag;
-    r->buf = (void *)buf;
-    r->cap = len;
-    r->stage = CR_STAGE_RTS;
-    r->sync = 1;
-    job->sends_active++;
-    if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
-    return r;
-}
+/* ---- cancelling and request sets ------------------------------------------ */
 
 bool cr_cancel_recv(cr_job *job, cr_req *r)
 {

@@ -228,7 +228,7 @@ void cr_engine_drain(cr_job *job);
 /* Transport up-call: a message arrived. Returns 0 to refuse it for now. */
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len);
 
-/* ---- added for the MPI interface (src/api/mpi_*.c) ------------------------ */
+/* ---- synchronous sends, cancelling, request sets --------------------------- */
 
 /* Header flag of an RTS sent by cr_issend. */
 #define CR_HDR_SYNC 0x1
