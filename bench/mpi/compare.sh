@@ -13,51 +13,13 @@
 # medians, and run it twice before believing a ratio.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../../build reps=3 quick= out= np=4
-while [ $# -gt 0 ]; do
-    case $1 in
-    --build) build=$2; shift 2 ;;
-    --reps) reps=$2; shift 2 ;;
-    --quick) quick=--quick; shift ;;
-    --out) out=$2; shift 2 ;;
-    --np) np=$2; shift 2 ;;
-    *) echo "usage: $0 [--build DIR] [--reps N] [--quick] [--out FILE.md] [--np N]" >&2; exit 2 ;;
-    esac
-done
-courier=$build/tools/courier
+build=$here/../../build np=4 usage="$0 [--build DIR] [--reps N] [--quick] [--out FILE.md] [--np N]"
+. "$here/../side-by-side.sh"
+sbs_options "$@"
 mb=$build/bench/mpi/mpi_mb
-[ -x "$courier" ] && [ -x "$mb" ] || { echo "build courier first: cmake -S . -B build && cmake --build build" >&2; exit 2; }
-for c in mpicc.openmpi mpicc.mpich mpirun.openmpi mpirun.mpich; do
-    command -v $c >/dev/null || {
-        echo "missing $c: apt-get install -y libopenmpi-dev openmpi-bin mpich libmpich-dev" >&2
-        exit 2
-    }
-done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mpicc.openmpi -O2 "$here/mb.c" -o "$work/mb_ompi"
-mpicc.mpich -O2 "$here/mb.c" -o "$work/mb_mpich"
-
-run() { # IMPL NRANKS ARGS...
-    local impl=$1 n=$2
-    shift 2
-    case $impl in
-    courier) timeout 120 "$courier" run -n "$n" "$mb" "$@" ;;
-    ompi) timeout 120 mpirun.openmpi --oversubscribe -n "$n" "$work/mb_ompi" "$@" ;;
-    mpich) timeout 60 mpirun.mpich -n "$n" "$work/mb_mpich" "$@" ;;
-    esac
-}
-launch_ms() { # IMPL NRANKS: wall time of an empty MPI program, in ms
-    local t0 t1
-    t0=$(date +%s%N)
-    run "$1" "$2" hello >/dev/null 2>&1 || { echo NA; return; }
-    t1=$(date +%s%N)
-    awk -v d=$((t1 - t0)) 'BEGIN{printf "%.1f", d / 1e6}'
-}
-
-raw=$work/raw
-: >"$raw"
+[ -x "$mb" ] || { echo "missing $mb: build courier first" >&2; exit 2; }
+sbs_build "$here/mb.c" mb
+run() { local impl=$1; shift; sbs_run "$impl" "$1" "$mb" mb "${@:2}"; }
 tests2="latency bw bibw"
 testsn="multi barrier allreduce bcast alltoall allgather"
 for rep in $(seq "$reps"); do
@@ -72,21 +34,16 @@ for rep in $(seq "$reps"); do
             run $impl "$np" $t $quick --max 65536 2>/dev/null | awk -v i=$impl 'NF==3{print i, $1, $2, $3}' >>"$raw" || true
         done
         for k in 1 2 3; do
-            echo "$impl launch2 0 $(launch_ms $impl 2)" >>"$raw"
-            echo "$impl launch8 0 $(launch_ms $impl 8)" >>"$raw"
+            echo "$impl launch2 0 $(sbs_launch_ms $impl 2 "$mb" mb)" >>"$raw"
+            echo "$impl launch8 0 $(sbs_launch_ms $impl 8 "$mb" mb)" >>"$raw"
         done
     done
 done
 
-median() { # impl metric size
-    awk -v i="$1" -v m="$2" -v s="$3" '$1==i && $2==m && $3==s && $4!="NA"{print $4}' "$raw" |
-        sort -g | awk '{v[NR]=$1} END{if(NR==0) print "NA"; else if(NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if(a=="NA"||b=="NA"||b==0) print "—"; else printf "%.2f", a/b}'; }
 human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else if(s>=1024) printf "%g KiB", s/1024; else printf "%d B", s}'; }
 
 {
-    echo "Machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(uname -r); $(date -u +%Y-%m-%d); median of $reps runs${quick:+ (--quick)}; multi-pair and collectives on $np ranks"
+    echo "$(sbs_machine)${quick:+ (--quick)}; multi-pair and collectives on $np ranks"
     echo "Versions: courier $("$courier" info 2>/dev/null | head -1); $(mpirun.openmpi --version 2>/dev/null | head -1); MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version: *//p' | head -1)"
     echo
     echo "| test | size | unit | better | courier | Open MPI | MPICH | courier/Open MPI | courier/MPICH |"
@@ -98,7 +55,7 @@ human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else i
         *) unit=us better=lower ;;
         esac
         for s in $(awk -v t=$t '$2==t{print $3}' "$raw" | sort -gu); do
-            c=$(median courier $t "$s"); o=$(median ompi $t "$s"); m=$(median mpich $t "$s")
+            c=$(sbs_median courier $t "$s"); o=$(sbs_median ompi $t "$s"); m=$(sbs_median mpich $t "$s")
             label=$t size=$(human "$s")
             case $t in
             launch2) label="launch (hello)"; size="2 ranks" ;;
@@ -106,7 +63,7 @@ human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else i
             barrier) size="—" ;;
             multi) label="multi-pair latency" ;;
             esac
-            echo "| $label | $size | $unit | $better | $c | $o | $m | $(ratio "$c" "$o") | $(ratio "$c" "$m") |"
+            echo "| $label | $size | $unit | $better | $c | $o | $m | $(sbs_ratio "$c" "$o") | $(sbs_ratio "$c" "$m") |"
         done
     done
 } | tee "${out:-/dev/null}"
@@ -117,7 +74,7 @@ if command -v gnuplot >/dev/null; then
     for impl in courier ompi mpich; do
         for t in latency bw bibw; do
             for s in $(awk -v i=$impl -v t=$t '$1==i && $2==t{print $3}' "$raw" | sort -gu); do
-                echo "$s $(median $impl $t "$s")"
+                echo "$s $(sbs_median $impl $t "$s")"
             done >"$work/$impl.$t.dat"
         done
     done

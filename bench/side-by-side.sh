@@ -1,0 +1,72 @@
+# Sourced by the side-by-side benchmark scripts (bench/compare.sh,
+# bench/compare_coll.sh, bench/mpi/compare.sh): their common options, the Open MPI
+# and MPICH toolchains, running one implementation, medians and ratios.
+# A script sets `usage` and `build` (its default build dir), then calls
+# sbs_options "$@"; afterwards build, reps, quick, out and np are set.
+
+sbs_options() {
+    reps=3 quick= out= np=${np:-4}
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --build) build=$2; shift 2 ;;
+        --reps) reps=$2; shift 2 ;;
+        --quick) quick=--quick; shift ;;
+        --out) out=$2; shift 2 ;;
+        --np) np=$2; shift 2 ;;
+        *) echo "usage: $usage" >&2; exit 2 ;;
+        esac
+    done
+    courier=$build/tools/courier
+    [ -x "$courier" ] || { echo "build courier first: cmake -S . -B build && cmake --build build" >&2; exit 2; }
+    for c in mpicc.openmpi mpicc.mpich mpirun.openmpi mpirun.mpich; do
+        command -v $c >/dev/null || {
+            echo "missing $c: apt-get install -y libopenmpi-dev openmpi-bin mpich libmpich-dev" >&2
+            exit 2
+        }
+    done
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    raw=$work/raw
+    : >"$raw"
+}
+
+# sbs_build SOURCE NAME [CFLAGS...]: $work/NAME_ompi and $work/NAME_mpich
+sbs_build() {
+    local src=$1 name=$2
+    shift 2
+    mpicc.openmpi -O2 "$@" "$src" -o "$work/${name}_ompi"
+    mpicc.mpich -O2 "$@" "$src" -o "$work/${name}_mpich"
+}
+
+# sbs_run IMPL NRANKS COURIER_PROGRAM NAME ARGS...: one run of one implementation
+sbs_run() {
+    local impl=$1 n=$2 prog=$3 name=$4
+    shift 4
+    case $impl in
+    courier) timeout 120 "$courier" run -n "$n" "$prog" "$@" ;;
+    ompi) timeout 120 mpirun.openmpi --oversubscribe -n "$n" "$work/${name}_ompi" "$@" ;;
+    mpich) timeout 60 mpirun.mpich -n "$n" "$work/${name}_mpich" "$@" ;; # may busy-poll for minutes
+    esac
+}
+
+# sbs_launch_ms IMPL NRANKS COURIER_PROGRAM NAME: wall time of an empty job, in ms
+sbs_launch_ms() {
+    local t0 t1
+    t0=$(date +%s%N)
+    sbs_run "$@" hello >/dev/null 2>&1 || { echo NA; return; }
+    t1=$(date +%s%N)
+    awk -v d=$((t1 - t0)) 'BEGIN{printf "%.1f", d / 1e6}'
+}
+
+# sbs_median KEY...: median of the value that follows these keys in $raw
+sbs_median() {
+    awk -v keys="$*" 'BEGIN{n=split(keys,k," ")} {for(i=1;i<=n;i++) if($i!=k[i]) next; if($(n+1)!="NA") print $(n+1)}' "$raw" |
+        sort -g | awk '{v[NR]=$1} END{if(NR==0) print "NA"; else if(NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'
+}
+
+sbs_ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if(a=="NA"||b=="NA"||b==0) print "—"; else printf "%.2f", a/b}'; }
+
+sbs_machine() {
+    echo "Machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(uname -r); $(date -u +%Y-%m-%d); median of $reps runs"
+}
