@@ -15,10 +15,12 @@
  * (MPI_ERRORS_ARE_FATAL by default, MPI_ERRORS_RETURN, user handlers).
  *
  * What is not here is not declared either: a program that calls it fails to
- * compile (implicit declaration) or to link — nonblocking and neighbourhood
- * collectives, persistent requests, one-sided communication, MPI-IO, dynamic
- * processes, topologies, intercommunicators, generalized requests, the PMPI_
- * profiling names and the Fortran binding. docs/mpi.md has the details.
+ * link (and, with compilers that reject implicit declarations, to compile) —
+ * nonblocking and neighbourhood collectives, persistent requests, one-sided
+ * communication, MPI-IO, dynamic processes, topologies, intercommunicators,
+ * info objects, generalized requests, the PMPI_ profiling names and the Fortran
+ * binding. The exceptions are the window constructors and MPI_Win_free, which
+ * exist only to end the job with a clear message. docs/mpi.md has the details.
  *
  * Handles are ints with a kind in their high bits (as in MPICH), so passing a
  * datatype where a communicator belongs is reported as MPI_ERR_COMM. */
@@ -46,6 +48,8 @@ typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
+typedef int MPI_Info; /* only MPI_INFO_NULL: info objects are not implemented */
+typedef int MPI_Win;  /* only MPI_WIN_NULL: no window can be created (see below) */
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
@@ -68,6 +72,8 @@ typedef struct MPI_Status {
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_WIN_NULL ((MPI_Win)0)
 
 #define MPI_OP_NULL ((MPI_Op)0)
 #define MPI_MAX ((MPI_Op)0x58000001)
@@ -226,9 +232,25 @@ double MPI_Wtick(void);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
-int MPI_Alloc_mem(MPI_Aint size, void *info, void *baseptr);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 int MPI_Pcontrol(const int level, ...);
+
+/* ---- one-sided communication: not implemented ------------------------------
+ * Declared so that programs which only mention windows (the OSU
+ * micro-benchmarks' shared utilities do) compile and link; each call ends the
+ * job with one line (or returns MPI_ERR_UNSUPPORTED_OPERATION under
+ * MPI_ERRORS_RETURN, setting *win to MPI_WIN_NULL). Every other one-sided call
+ * (MPI_Put, MPI_Get, MPI_Win_fence, ...) is not declared and fails to link. */
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win);
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win);
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win);
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_free(MPI_Win *win);
 
 /* ---- errors --------------------------------------------------------------- */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
@@ -391,6 +413,17 @@ int MPI_Op_free(MPI_Op *op);
 int MPI_Op_commutative(MPI_Op op, int *commute);
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                      MPI_Op op);
+
+/* Link guard: every file that includes this header refers to a symbol only
+ * libcourier defines, so a program compiled against courier's mpi.h but linked
+ * with another MPI library (a configure script that picked the system's mpicxx
+ * to link, say) fails to link, naming it, instead of handing courier's handles
+ * to a library that crashes on them. */
+extern const int courier_mpi_h_needs_libcourier;
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((used)) static const int *const courier_mpi_link_guard =
+    &courier_mpi_h_needs_libcourier;
+#endif
 
 #ifdef __cplusplus
 }

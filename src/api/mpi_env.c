@@ -22,6 +22,9 @@
 
 mpi_state mpi_g;
 
+/* Referred to by every program compiled with courier's mpi.h (its link guard). */
+const int courier_mpi_h_needs_libcourier = 1;
+
 /* User error handlers: index 2.. in this table (0, 1 are the predefined ones). */
 static struct {
     MPI_Comm_errhandler_function **fn;
@@ -244,10 +247,14 @@ int MPI_Get_library_version(char *version, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Alloc_mem(MPI_Aint size, void *info, void *baseptr)
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    (void)info;
     cr_job *job = mpi_enter("MPI_Alloc_mem");
+    if (info != MPI_INFO_NULL)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_INFO,
+                                       "info 0x%x is not MPI_INFO_NULL (info objects are not "
+                                       "supported by courier)",
+                                       (unsigned)info));
     if (size < 0 || !baseptr)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_ARG,
                                        size < 0 ? "size %ld is negative" : "baseptr is NULL%.0ld",
@@ -270,6 +277,58 @@ int MPI_Pcontrol(const int level, ...)
 {
     (void)level;
     return MPI_SUCCESS;
+}
+
+/* ---- one-sided communication: refused ----------------------------------------
+ * Windows are declared (and these calls defined) only so that programs which
+ * merely mention them link; creating one is reported as unsupported, so no
+ * window ever exists and every other one-sided call is left undefined. */
+
+static int win_refuse(MPI_Comm comm, const char *call, MPI_Win *win)
+{
+    cr_job *job = mpi_enter(call);
+    if (win) *win = MPI_WIN_NULL;
+    return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
+                                   "one-sided communication (windows) is not supported by "
+                                   "courier"));
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win)
+{
+    (void)base, (void)size, (void)disp_unit, (void)info;
+    return win_refuse(comm, "MPI_Win_create", win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win)
+{
+    (void)size, (void)disp_unit, (void)info, (void)baseptr;
+    return win_refuse(comm, "MPI_Win_allocate", win);
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win)
+{
+    (void)size, (void)disp_unit, (void)info, (void)baseptr;
+    return win_refuse(comm, "MPI_Win_allocate_shared", win);
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    (void)info;
+    return win_refuse(comm, "MPI_Win_create_dynamic", win);
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    (void)win, (void)base, (void)size;
+    return win_refuse(MPI_COMM_WORLD, "MPI_Win_attach", NULL);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+    return win_refuse(MPI_COMM_WORLD, "MPI_Win_free", win);
 }
 
 /* ---- error handlers ----------------------------------------------------------- */

@@ -41,6 +41,10 @@ static void fatal(const char *what, int me, int np)
         MPI_Send(x, 1, t, 0, 0, MPI_COMM_WORLD);
     }
     if (!strcmp(what, "noinit")) MPI_Finalize();
+    if (!strcmp(what, "win")) {
+        MPI_Win w;
+        MPI_Win_create(x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
