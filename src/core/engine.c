@@ -358,7 +358,8 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
     h.op = CR_OP_CTS;
     h.rreq = cr_req_id(r);
     r->got = 0;
-    job->owed[src]++; /* DATA will come */
+    r->stage = CR_STAGE_PUSH; /* only now may DATA name this receive */
+    job->owed[src]++;         /* DATA will come */
     ctrl_send(job, src, &h);
 }
 
@@ -441,11 +442,14 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
 
 /* ---- delivery (transport up-call) ---------------------------------------- */
 
-static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, uint8_t kind, const char *what)
+/* The request a reply names: it must be live, of the kind and at the stage that
+ * expects this reply (a send waiting for FIN/CTS, a receive waiting for DATA). */
+static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, uint8_t kind, uint8_t stage,
+                              const char *what)
 {
     cr_req *r = cr_req_from_id(job, id);
-    if (!r || r->done || r->kind != kind || (kind == CR_REQ_SEND && r->peer != src) ||
-        (kind == CR_REQ_RECV && r->st.src != src))
+    if (!r || r->done || r->kind != kind || r->stage != stage ||
+        (kind == CR_REQ_SEND && r->peer != src) || (kind == CR_REQ_RECV && r->st.src != src))
         cr_fatal(job, "progress", "rank %d sent a %s for unknown request %llu (corrupt peer?)", src,
                  what, (unsigned long long)id);
     return r;
@@ -496,20 +500,20 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             return 1;
         }
     case CR_OP_FIN:
-        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, "FIN");
+        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, CR_STAGE_WAIT, "FIN");
         job->owed[src]--;
         complete(job, r);
         return 1;
     case CR_OP_CTS:
-        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, "CTS");
+        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, CR_STAGE_WAIT, "CTS");
         job->owed[src]--;
         r->rreq = h->rreq;
         r->stage = CR_STAGE_PUSH;
         backlog_push(job, src, r);
         return 1;
     case CR_OP_DATA:
-        r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, "DATA");
-        if (h->addr + len > r->st.size)
+        r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_PUSH, "DATA");
+        if (h->addr > r->st.size || len > r->st.size - h->addr)
             cr_fatal(job, "progress",
                      "rank %d sent data past the end of its message (corrupt "
                      "peer?)",
@@ -541,7 +545,8 @@ void cr_engine_buffer_rts(cr_job *job)
 {
     for (cr_unexp *u = job->unexp; u; u = u->next) {
         if (u->op != CR_OP_RTS || u->arriving || u->src == job->rank || u->sync) continue;
-        if (job->unexp_bytes + u->size > job->unexp_limit) return;
+        if (u->size > job->unexp_limit || job->unexp_bytes > job->unexp_limit - u->size)
+            return; /* (a peer's size may be anything: no sum that can wrap) */
         char *data = malloc(u->size ? u->size : 1);
         if (!data) return;
         int rc = -ENOSYS;
@@ -567,6 +572,7 @@ void cr_engine_buffer_rts(cr_job *job)
         ri->cap = u->size;
         ri->st = (cr_status){.src = u->src, .tag = u->tag, .size = u->size, .count = u->size};
         ri->for_unexp = u;
+        ri->stage = CR_STAGE_PUSH; /* DATA may name it */
         u->arriving = ri;
         cr_hdr cts = {.op = CR_OP_CTS, .sreq = u->sreq, .rreq = cr_req_id(ri), .size = u->size};
         job->owed[u->src]++; /* DATA will come */

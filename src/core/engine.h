@@ -67,7 +67,7 @@ typedef struct cr_req {
     uint8_t kind;
     uint8_t done;
     uint8_t in_use;
-    uint8_t stage;    /* send: enum cr_stage */
+    uint8_t stage;    /* enum cr_stage (a receive: PUSH once DATA may name it) */
     uint8_t trunc_ok; /* receive: a longer message is cut to fit, not an error */
     int peer;
     cr_sel sel; /* receive */
@@ -162,6 +162,10 @@ typedef struct cr_job {
 
     /* NX/2 information about the last message received or probed */
     cr_status last;
+
+    /* Tests and fuzzing only: cr_fatal calls this with its message before it ends
+     * the process; the hook may longjmp out instead of returning. */
+    void (*on_fatal)(struct cr_job *job, const char *msg);
 } cr_job;
 
 /* Job lifetime: the first call of any interface initializes the job. */
