@@ -55,6 +55,7 @@ _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (job && job->on_fatal) job->on_fatal(job, msg);
     fflush(stdout);
     fprintf(stderr, "courier: rank %d: %s: %s\n", job ? job->rank : -1, call, msg);
     fflush(stderr);

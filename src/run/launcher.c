@@ -41,16 +41,10 @@
 #include "launcher.h"
 #include "watchdog.h"
 
-#define MAX_RANKS 1024
 #define LINE_MAX_FWD 4096
 #define GRACE_MS 500 /* from SIGTERM to SIGKILL */
 #define WATCH_MS 200 /* how often the hang watchdog looks */
 #define EXIT_DEADLOCK 99
-
-typedef struct app {
-    int n;
-    char **argv;
-} app;
 
 typedef struct stream {
     int fd;  /* -1 once closed */
@@ -67,12 +61,8 @@ typedef struct rank_proc {
 } rank_proc;
 
 typedef struct job_spec {
-    app *apps;
-    int napps, total;
-    bool label;
-    double timeout;      /* seconds; 0: none */
-    double hang_timeout; /* seconds; 0: no watchdog */
-    void *control;       /* the segment's control part (rank status records) */
+    cr_run_spec cmd; /* what the command line asks for */
+    void *control;   /* the segment's control part (rank status records) */
     rank_proc *ranks;
     pid_t pgid;
     int exit_status;
@@ -107,6 +97,8 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ---- the command line ---------------------------------------------------- */
+
 static int parse_count(const char *s, long *out)
 {
     char *end;
@@ -117,8 +109,10 @@ static int parse_count(const char *s, long *out)
     return 0;
 }
 
-static bool find_program(const char *prog)
+/* Is prog something execvp can run (a path, or a name found along $PATH)? */
+static bool find_program(const char *prog, void *arg)
 {
+    (void)arg;
     if (strchr(prog, '/')) return access(prog, X_OK) == 0;
     const char *path = getenv("PATH");
     if (!path) path = "/usr/bin:/bin";
@@ -133,54 +127,92 @@ static bool find_program(const char *prog)
     }
 }
 
-/* Parse the command line (argv[0] is "run"). Returns 0, or an exit status. */
-static int parse(int argc, char **argv, job_spec *js)
+__attribute__((format(printf, 4, 5))) static int parse_error(cr_run_spec *spec, char *err,
+                                                             size_t errlen, const char *fmt, ...)
 {
-    js->apps = calloc((size_t)argc, sizeof *js->apps);
-    if (!js->apps) return usage_error("out of memory");
+    va_list ap;
+    va_start(ap, fmt);
+    if (errlen) vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    /* The message quotes arguments: keep it one line and free of terminal controls. */
+    for (char *p = err; errlen && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    cr_run_spec_free(spec);
+    return 2;
+}
+
+void cr_run_spec_free(cr_run_spec *spec)
+{
+    free(spec->apps);
+    free(spec->args);
+    spec->apps = NULL;
+    spec->args = NULL;
+    spec->napps = spec->total = 0;
+}
+
+int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
+                 bool (*find)(const char *prog, void *arg), void *find_arg, char *err,
+                 size_t errlen)
+{
+    *spec = (cr_run_spec){.hang_timeout = 5};
+    if (errlen) err[0] = '\0';
+    if (argc < 1) argc = 1; /* argv[0] ("run") is never looked at */
+    /* One copy of the argument vector: each program's list ends where its ':' was. */
+    spec->apps = calloc((size_t)argc, sizeof *spec->apps);
+    spec->args = calloc((size_t)argc + 1, sizeof *spec->args);
+    if (!spec->apps || !spec->args) return parse_error(spec, err, errlen, "out of memory");
+    for (int k = 0; k < argc; k++) spec->args[k] = argv[k];
+    char **args = spec->args;
     int i = 1;
     for (;;) {
         long n = -1;
-        while (i < argc && argv[i][0] == '-') {
-            const char *a = argv[i];
+        while (i < argc && args[i][0] == '-') {
+            const char *a = args[i];
             if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
-                if (i + 1 >= argc) return usage_error("%s needs a number", a);
-                if (parse_count(argv[i + 1], &n) || n < 1 || n > MAX_RANKS)
-                    return usage_error("-n %s: the number of ranks must be 1..%d", argv[i + 1],
-                                       MAX_RANKS);
+                if (i + 1 >= argc) return parse_error(spec, err, errlen, "%s needs a number", a);
+                if (parse_count(args[i + 1], &n) || n < 1 || n > CR_RUN_MAX_RANKS)
+                    return parse_error(spec, err, errlen,
+                                       "-n %s: the number of ranks must be 1..%d", args[i + 1],
+                                       CR_RUN_MAX_RANKS);
                 i += 2;
             } else if (!strcmp(a, "--label")) {
-                js->label = true;
+                spec->label = true;
                 i++;
             } else if (!strcmp(a, "--timeout") || !strcmp(a, "--hang-timeout")) {
                 char *end;
                 bool hang = a[2] == 'h';
-                if (i + 1 >= argc) return usage_error("%s needs a number of seconds", a);
-                double v = strtod(argv[i + 1], &end);
-                if (*end || !*argv[i + 1] || !(v > 0 || (hang && v == 0)) || v > 1e7)
-                    return usage_error("%s %s: give a positive number of seconds", a, argv[i + 1]);
-                *(hang ? &js->hang_timeout : &js->timeout) = v;
+                if (i + 1 >= argc)
+                    return parse_error(spec, err, errlen, "%s needs a number of seconds", a);
+                double v = strtod(args[i + 1], &end);
+                if (*end || !*args[i + 1] || !(v > 0 || (hang && v == 0)) || v > 1e7)
+                    return parse_error(spec, err, errlen,
+                                       "%s %s: give a positive number of seconds", a, args[i + 1]);
+                *(hang ? &spec->hang_timeout : &spec->timeout) = v;
                 i += 2;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-                fputs(usage_text, stdout);
-                exit(0);
+                cr_run_spec_free(spec);
+                spec->help = true;
+                return 0;
             } else {
-                return usage_error("unknown option %s", a);
+                return parse_error(spec, err, errlen, "unknown option %s", a);
             }
         }
-        if (n < 0) return usage_error("give the number of ranks with -n N");
-        if (i >= argc || !strcmp(argv[i], ":")) return usage_error("no program to run");
-        if (!find_program(argv[i]))
-            return usage_error("program '%s' not found or not executable", argv[i]);
-        app *a = &js->apps[js->napps++];
+        if (n < 0) return parse_error(spec, err, errlen, "give the number of ranks with -n N");
+        if (i >= argc || !strcmp(args[i], ":"))
+            return parse_error(spec, err, errlen, "no program to run");
+        if (find && !find(args[i], find_arg))
+            return parse_error(spec, err, errlen, "program '%s' not found or not executable",
+                               args[i]);
+        cr_run_app *a = &spec->apps[spec->napps++];
         a->n = (int)n;
-        a->argv = &argv[i];
-        while (i < argc && strcmp(argv[i], ":")) i++;
-        if (js->total + n > MAX_RANKS)
-            return usage_error("%ld ranks in all: at most %d", js->total + n, MAX_RANKS);
-        js->total += (int)n;
+        a->argv = &args[i];
+        while (i < argc && strcmp(args[i], ":")) i++;
+        if (spec->total + n > CR_RUN_MAX_RANKS)
+            return parse_error(spec, err, errlen, "%ld ranks in all: at most %d", spec->total + n,
+                               CR_RUN_MAX_RANKS);
+        spec->total += (int)n;
         if (i >= argc) break;
-        argv[i++] = NULL; /* ends this program's argument list */
+        args[i++] = NULL; /* ends this program's argument list (in our copy) */
     }
     return 0;
 }
@@ -202,7 +234,7 @@ static void write_all(int fd, const char *p, size_t n)
 
 static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
 {
-    if (js->label) {
+    if (js->cmd.label) {
         char pre[32];
         int k = snprintf(pre, sizeof pre, "[%d] ", rank);
         char line[LINE_MAX_FWD + 40];
@@ -295,7 +327,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     char v[32];
     snprintf(v, sizeof v, "%d", rank);
     setenv("COURIER_RANK", v, 1);
-    snprintf(v, sizeof v, "%d", js->total);
+    snprintf(v, sizeof v, "%d", js->cmd.total);
     setenv("COURIER_SIZE", v, 1);
     snprintf(v, sizeof v, "%d", segfd);
     setenv("COURIER_SHM_FD", v, 1);
@@ -303,7 +335,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     setenv("COURIER_APPNUM", v, 1);
     setenv("COURIER_HOST_RANK", "0", 1);
     setenv("COURIER_LAUNCHED", "1", 1);
-    char **argv = js->apps[appnum].argv;
+    char **argv = js->cmd.apps[appnum].argv;
     execvp(argv[0], argv);
     fprintf(stderr, "courier: rank %d: cannot execute %s: %s\n", rank, argv[0], strerror(errno));
     _exit(127);
@@ -331,8 +363,8 @@ static int start_ranks(job_spec *js, int segfd)
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
     int rank = 0;
-    for (int a = 0; a < js->napps; a++)
-        for (int k = 0; k < js->apps[a].n; k++, rank++) {
+    for (int a = 0; a < js->cmd.napps; a++)
+        for (int k = 0; k < js->cmd.apps[a].n; k++, rank++) {
             int out[2], err[2];
             if (pipe2(out, O_CLOEXEC) < 0) return -1;
             if (pipe2(err, O_CLOEXEC) < 0) {
@@ -371,7 +403,7 @@ static void end_job(job_spec *js, int status)
 
 static int find_rank(job_spec *js, pid_t pid)
 {
-    for (int r = 0; r < js->total; r++)
+    for (int r = 0; r < js->cmd.total; r++)
         if (js->ranks[r].pid == pid) return r;
     return -1;
 }
@@ -401,7 +433,7 @@ static void reap(job_spec *js)
 static int running(job_spec *js)
 {
     int n = 0;
-    for (int r = 0; r < js->total; r++) n += js->ranks[r].running;
+    for (int r = 0; r < js->cmd.total; r++) n += js->ranks[r].running;
     return n;
 }
 
@@ -421,20 +453,20 @@ static void on_signal(job_spec *js, int sig)
 
 static int watch(job_spec *js, int sfd)
 {
-    int nfds = 2 * js->total + 1;
+    int nfds = 2 * js->cmd.total + 1;
     struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
     int *who = calloc((size_t)nfds, sizeof *who);
     if (!pf || !who) return -1;
-    uint64_t deadline = js->timeout > 0 ? now_ns() + (uint64_t)(js->timeout * 1e9) : 0;
-    cr_watchdog *wd = js->hang_timeout > 0 ? cr_watchdog_new(js->control, js->total) : NULL;
-    bool *alive = calloc((size_t)js->total, sizeof *alive);
+    uint64_t deadline = js->cmd.timeout > 0 ? now_ns() + (uint64_t)(js->cmd.timeout * 1e9) : 0;
+    cr_watchdog *wd = js->cmd.hang_timeout > 0 ? cr_watchdog_new(js->control, js->cmd.total) : NULL;
+    bool *alive = calloc((size_t)js->cmd.total, sizeof *alive);
     uint64_t next_look = 0;
     if (!alive) return -1;
     bool streams_open = true;
     while (running(js) || streams_open) {
         int k = 0;
         pf[k++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-        for (int r = 0; r < js->total; r++)
+        for (int r = 0; r < js->cmd.total; r++)
             for (int j = 0; j < 2; j++)
                 if (js->ranks[r].s[j].fd >= 0) {
                     who[k] = r * 2 + j;
@@ -449,7 +481,7 @@ static int watch(job_spec *js, int sfd)
                 fprintf(stderr,
                         "courier: job exceeded --timeout %g s with %d rank(s) still running; "
                         "ending the job\n",
-                        js->timeout, running(js));
+                        js->cmd.timeout, running(js));
                 end_job(js, 124);
                 continue;
             }
@@ -459,9 +491,9 @@ static int watch(job_spec *js, int sfd)
         if (wd && !js->ending) {
             if (now >= next_look) {
                 next_look = now + (uint64_t)WATCH_MS * 1000000u;
-                for (int r = 0; r < js->total; r++) alive[r] = js->ranks[r].running;
-                if (cr_watchdog_check(wd, alive, now, (uint64_t)(js->hang_timeout * 1e9))) {
-                    cr_watchdog_report(wd, alive, js->hang_timeout, stderr);
+                for (int r = 0; r < js->cmd.total; r++) alive[r] = js->ranks[r].running;
+                if (cr_watchdog_check(wd, alive, now, (uint64_t)(js->cmd.hang_timeout * 1e9))) {
+                    cr_watchdog_report(wd, alive, js->cmd.hang_timeout, stderr);
                     fprintf(stderr, "courier: ending the job\n");
                     end_job(js, EXIT_DEADLOCK);
                     continue;
@@ -500,11 +532,13 @@ static int watch(job_spec *js, int sfd)
 
 int cr_run_main(int argc, char **argv)
 {
-    job_spec js = {.hang_timeout = 5};
-    int rc = parse(argc, argv, &js);
-    if (rc) {
-        free(js.apps);
-        return rc;
+    job_spec js = {0};
+    char err[8192];
+    int rc = cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err);
+    if (rc) return usage_error("%s", err);
+    if (js.cmd.help) {
+        fputs(usage_text, stdout);
+        return 0;
     }
 
     /* Two pipes per rank: raise the descriptor limit as far as we may. */
@@ -513,24 +547,24 @@ int cr_run_main(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    js.ranks = calloc((size_t)js.total, sizeof *js.ranks);
-    if (!js.ranks) return usage_error("out of memory for %d ranks", js.total);
+    js.ranks = calloc((size_t)js.cmd.total, sizeof *js.ranks);
+    if (!js.ranks) return usage_error("out of memory for %d ranks", js.cmd.total);
 
-    size_t seglen = cr_shm_segment_size(js.total);
+    size_t seglen = cr_shm_segment_size(js.cmd.total);
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         seglen + (64u << 20) > rl.rlim_cur) {
         fprintf(stderr,
                 "courier run: the %zu MiB shared segment for %d ranks does not fit the "
                 "address-space limit (ulimit -v %llu KiB); use fewer ranks or raise the limit\n",
-                seglen >> 20, js.total, (unsigned long long)rl.rlim_cur / 1024);
+                seglen >> 20, js.cmd.total, (unsigned long long)rl.rlim_cur / 1024);
         return 1;
     }
-    int segfd = make_segment(js.total, &seglen, &js.control);
+    int segfd = make_segment(js.cmd.total, &seglen, &js.control);
     if (segfd < 0) {
         fprintf(stderr,
                 "courier run: cannot create the %zu-byte shared segment for %d ranks: %s; "
                 "use fewer ranks or raise the memory limit\n",
-                seglen, js.total, strerror(errno));
+                seglen, js.cmd.total, strerror(errno));
         return 1;
     }
     sigset_t mask;
@@ -544,7 +578,7 @@ int cr_run_main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (sfd < 0 || start_ranks(&js, segfd) < 0) {
         int e = errno;
-        fprintf(stderr, "courier run: cannot start %d ranks: %s%s\n", js.total, strerror(e),
+        fprintf(stderr, "courier run: cannot start %d ranks: %s%s\n", js.cmd.total, strerror(e),
                 e == EMFILE ? " (raise the open-file limit: ulimit -n)" : "");
         if (js.pgid) {
             kill(-js.pgid, SIGKILL);
@@ -558,8 +592,8 @@ int cr_run_main(int argc, char **argv)
     kill(-js.pgid, SIGKILL); /* the leader, and anything a rank left in the job's group */
     while (waitpid(-1, NULL, 0) > 0) {
     }
-    munmap(js.control, cr_shm_control_size(js.total));
+    munmap(js.control, cr_shm_control_size(js.cmd.total));
     free(js.ranks);
-    free(js.apps);
+    cr_run_spec_free(&js.cmd);
     return js.exit_status;
 }

@@ -1,6 +1,41 @@
 /* `courier run`: the job launcher (src/run/launcher.c). */
 #ifndef COURIER_LAUNCHER_H
 #define COURIER_LAUNCHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CR_RUN_MAX_RANKS 1024
+
+/* One program of an (MPMD) job: n ranks run argv (NULL-terminated). */
+typedef struct cr_run_app {
+    int n;
+    char **argv;
+} cr_run_app;
+
+/* What a `courier run` command line asks for. */
+typedef struct cr_run_spec {
+    cr_run_app *apps;
+    int napps, total;    /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
+    bool label;          /* --label */
+    bool help;           /* -h/--help: print the usage and run nothing */
+    double timeout;      /* seconds; 0: none */
+    double hang_timeout; /* seconds; 0: no watchdog (default 5) */
+    char **args;         /* owned: the copy of argv the apps point into */
+} cr_run_spec;
+
+/* Parse a command line (argv[0] is "run", never looked at; argv is not changed,
+ * its strings are referred to, not copied). find(prog, find_arg) says whether a
+ * program can be executed; NULL accepts every name. Returns 0 with *spec filled
+ * (or spec->help set), or 2 with a one-line message in err (no "courier run:"
+ * prefix, no newline) and *spec empty. Prints nothing, never exits. */
+int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
+                 bool (*find)(const char *prog, void *arg), void *find_arg, char *err,
+                 size_t errlen);
+/* Free what cr_run_parse allocated; safe on an empty spec and twice. */
+void cr_run_spec_free(cr_run_spec *spec);
+
 /* argv[0] is "run". Returns the exit status for the courier command. */
 int cr_run_main(int argc, char **argv);
+
 #endif

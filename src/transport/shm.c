@@ -213,23 +213,12 @@ static int poll_peer(cr_job *job, shm_state *s, int p, int budget)
     while (n < budget) {
         shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
         if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) break;
-        cr_hdr h = {.op = c->op, .flags = c->flags, .ctx = c->ctx, .tag = c->tag};
+        cr_hdr h;
         const void *payload;
-        uint32_t dend = r->dhead;
-        if (c->op == CR_OP_EAGER && c->len <= INLINE_MAX) {
-            payload = c->u.inl;
-            h.size = c->len;
-        } else {
-            if (c->len > s->dbytes / 2 || (c->u.c.dpos & (s->dbytes - 1)) + c->len > s->dbytes)
-                cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
-            payload = r->data + (c->u.c.dpos & (s->dbytes - 1));
-            if (c->len) dend = c->u.c.dpos + c->len;
-            h.size = c->u.c.size;
-            h.addr = c->u.c.addr;
-            h.sreq = c->u.c.sreq;
-            h.rreq = c->u.c.rreq;
-        }
-        if (!cr_engine_deliver(job, p, &h, payload, c->len)) {
+        uint32_t len, dend = r->dhead;
+        if (cr_shm_decode(c, r->data, s->dbytes, &h, &payload, &len, &dend))
+            cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
+        if (!cr_engine_deliver(job, p, &h, payload, len)) {
             r->stalled = job->recv_gen + 1; /* no room: the sender waits until we receive */
             break;
         }

@@ -67,4 +67,43 @@ typedef struct shm_chan {
 
 size_t cr_shm_chan_stride(uint32_t ncells, uint32_t dbytes);
 
+/* Decode a published cell into the header, payload and length the engine is given,
+ * and check it: the cell comes from another process, so nothing in it is trusted.
+ * 'ring' is the channel's data ring of 'dbytes' bytes (a power of two, at least 2).
+ * *dend is, on entry, the receiver's consumed position in the data ring and, on
+ * return, the position once this cell is consumed. Returns 0, or -1 when the cell
+ * is malformed: a payload longer than half the ring or that would run past its end.
+ * A payload returned lies wholly inside the cell or inside the ring.
+ *
+ * Pure (no job, no atomics) so that it can be tested and fuzzed alone. Each field
+ * that a check depends on is read exactly once (volatile), so a peer that rewrites
+ * the cell meanwhile cannot make the checked value differ from the used one. The
+ * inline case, a small message's whole path, is a few loads and one compare. */
+static inline int cr_shm_decode(const shm_cell *c, const unsigned char *ring, uint32_t dbytes,
+                                cr_hdr *h, const void **payload, uint32_t *len, uint32_t *dend)
+{
+    uint8_t op = *(const volatile uint8_t *)&c->op;
+    uint32_t n = *(const volatile uint32_t *)&c->len;
+    h->op = op;
+    h->flags = c->flags;
+    h->ctx = c->ctx;
+    h->tag = c->tag;
+    *len = n;
+    if (op == CR_OP_EAGER && n <= INLINE_MAX) {
+        h->size = n;
+        h->addr = h->sreq = h->rreq = 0;
+        *payload = c->u.inl;
+        return 0;
+    }
+    uint32_t pos = *(const volatile uint32_t *)&c->u.c.dpos, off = pos & (dbytes - 1);
+    if (n > dbytes / 2 || off + n > dbytes) return -1; /* off < dbytes: no overflow */
+    h->size = c->u.c.size;
+    h->addr = c->u.c.addr;
+    h->sreq = c->u.c.sreq;
+    h->rreq = c->u.c.rreq;
+    *payload = ring + off;
+    if (n) *dend = pos + n;
+    return 0;
+}
+
 #endif

@@ -1,8 +1,15 @@
 /* `courier netsim`: runs the network models of src/net on synthetic traffic and prints a
  * table, CSV, or a gnuplot chart. Every list option (--sizes, --hops, --load) makes a sweep;
  * the runs are the cartesian product. Bad arguments give one line on stderr and exit 2.
+ *
+ * Invariants: option parsing (cr_netsim_parse) prints nothing and runs nothing, it only
+ * fills the options or writes one line into the caller's buffer; every list stays within
+ * MAXV entries however often its option is repeated (extra values are dropped, as they
+ * always were); a number that is not finite is a bad value.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,8 @@ typedef struct opts {
     int nloads;
     int csv, validate;
     const char *plot;
+    char *err; /* where parse puts its one-line message */
+    size_t errlen;
 } opts;
 
 typedef struct rowv {
@@ -34,11 +43,16 @@ typedef struct rowv {
     cr_net_result r;
 } rowv;
 
-static int bad(const char *fmt, const char *a)
+/* A bad argument: the message (without "courier netsim: ") goes to o->err. */
+__attribute__((format(printf, 2, 3))) static int bad(opts *o, const char *fmt, ...)
 {
-    fprintf(stderr, "courier netsim: ");
-    fprintf(stderr, fmt, a);
-    fprintf(stderr, "\n");
+    va_list ap;
+    va_start(ap, fmt);
+    if (o->errlen) vsnprintf(o->err, o->errlen, fmt, ap);
+    va_end(ap);
+    /* The message quotes arguments: keep it one line and free of terminal controls. */
+    for (char *p = o->err; o->errlen && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return 2;
 }
 
@@ -87,7 +101,7 @@ static int parse_double(const char *s, double *out)
     char *e;
     if (!s || !*s) return -1;
     *out = strtod(s, &e);
-    return *e ? -1 : 0;
+    return *e || !isfinite(*out) ? -1 : 0;
 }
 
 static int parse_loads(opts *o, const char *s)
@@ -98,16 +112,16 @@ static int parse_loads(opts *o, const char *s)
         snprintf(buf, sizeof(buf), "%s", s);
         char *p1 = strtok(buf, ":"), *p2 = strtok(NULL, ":"), *p3 = strtok(NULL, ":");
         if (parse_double(p1, &a) || parse_double(p2, &b) || parse_double(p3, &st) || st <= 0)
-            return bad("bad load range '%s' (FROM:TO:STEP)", s);
-        if (a < 0 || b < 0) return bad("offered load must not be negative: '%s'", s);
+            return bad(o, "bad load range '%s' (FROM:TO:STEP)", s);
+        if (a < 0 || b < 0) return bad(o, "offered load must not be negative: '%s'", s);
         for (double x = a; x <= b + 1e-9 && o->nloads < MAXV; x += st) o->loads[o->nloads++] = x;
         return 0;
     }
     char buf[512];
     snprintf(buf, sizeof(buf), "%s", s);
     for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
-        if (parse_double(p, &a)) return bad("bad load '%s'", s);
-        if (a < 0) return bad("offered load must not be negative: '%s'", s);
+        if (parse_double(p, &a)) return bad(o, "bad load '%s'", s);
+        if (a < 0) return bad(o, "offered load must not be negative: '%s'", s);
         if (o->nloads < MAXV) o->loads[o->nloads++] = a;
     }
     return 0;
@@ -127,12 +141,18 @@ static int parse_list_u64(const char *s, uint64_t *v, int *n)
 
 static int parse_mesh(opts *o, const char *s)
 {
-    int x, y;
-    char c, tail;
-    if (sscanf(s, "%d%c%d%c", &x, &c, &y, &tail) != 3 || (c != 'x' && c != 'X') || x < 1 || y < 1)
-        return bad("mesh '%s' is not a rectangle XxY of positive sides", s);
-    o->cfg.mesh_x = x;
-    o->cfg.mesh_y = y;
+    char *e, *f;
+    errno = 0;
+    long x = strtol(s, &e, 10), y = 0;
+    int ok = e != s && (*e == 'x' || *e == 'X');
+    if (ok) {
+        y = strtol(e + 1, &f, 10);
+        ok = f != e + 1 && !*f && !errno;
+    }
+    if (!ok || x < 1 || y < 1 || x > 1000000000L || y > 1000000000L)
+        return bad(o, "mesh '%s' is not a rectangle XxY of positive sides", s);
+    o->cfg.mesh_x = (int)x;
+    o->cfg.mesh_y = (int)y;
     return 0;
 }
 
@@ -145,10 +165,13 @@ static int parse_route(const char *s, cr_route_kind *r)
 }
 
 /* Returns 0 to run, 1 after --help, 2 on bad arguments. */
-static int parse(opts *o, int argc, char **argv)
+static int parse(opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     int have_machine = 0;
     memset(o, 0, sizeof(*o));
+    o->err = err;
+    o->errlen = errlen;
+    if (errlen) err[0] = '\0';
     cr_traffic_defaults(&o->t);
     o->t.pattern = CR_PAT_ECHO;
     o->cfg.wrap = 1;
@@ -158,7 +181,7 @@ static int parse(opts *o, int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = 1, rc = 0;
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return usage(stdout), 1;
+            return 1;
         else if (!strcmp(a, "--csv"))
             o->csv = 1, takes = 0;
         else if (!strcmp(a, "--validate"))
@@ -168,9 +191,9 @@ static int parse(opts *o, int argc, char **argv)
         else if (!strcmp(a, "--mesh-only"))
             o->cfg.wrap = 0, takes = 0;
         else if (!v)
-            return bad("option '%s' needs a value", a);
+            return bad(o, "option '%s' needs a value", a);
         else if (!strcmp(a, "--machine")) {
-            if (cr_machine_parse(v, &o->cfg.kind)) return bad("unknown machine '%s'", v);
+            if (cr_machine_parse(v, &o->cfg.kind)) return bad(o, "unknown machine '%s'", v);
             have_machine = 1;
         } else if (!strcmp(a, "--nodes"))
             rc = parse_int(v, &o->cfg.nodes) || o->cfg.nodes < 1;
@@ -179,14 +202,15 @@ static int parse(opts *o, int argc, char **argv)
         else if (!strcmp(a, "--mesh")) {
             if (parse_mesh(o, v)) return 2;
         } else if (!strcmp(a, "--pattern")) {
-            if (cr_pattern_parse(v, &o->t.pattern)) return bad("unknown pattern '%s'", v);
+            if (cr_pattern_parse(v, &o->t.pattern)) return bad(o, "unknown pattern '%s'", v);
         } else if (!strcmp(a, "--size") || !strcmp(a, "--sizes"))
             rc = parse_list_u64(v, o->sizes, &o->nsizes);
         else if (!strcmp(a, "--hops")) {
             uint64_t hv[MAXV];
             int n = 0;
             rc = parse_list_u64(v, hv, &n);
-            for (int k = 0; k < n; k++) o->hops[o->nhops++] = (int)hv[k];
+            for (int k = 0; k < n; k++)
+                if (o->nhops < MAXV) o->hops[o->nhops++] = (int)hv[k];
         } else if (!strcmp(a, "--load")) {
             if (parse_loads(o, v)) return 2;
         } else if (!strcmp(a, "--src"))
@@ -206,28 +230,26 @@ static int parse(opts *o, int argc, char **argv)
         else if (!strcmp(a, "--seed"))
             rc = parse_u64(v, &o->cfg.seed);
         else if (!strcmp(a, "--route")) {
-            if (parse_route(v, &o->cfg.route)) return bad("unknown routing '%s'", v);
+            if (parse_route(v, &o->cfg.route)) return bad(o, "unknown routing '%s'", v);
         } else if (!strcmp(a, "--networks"))
             rc = parse_int(v, &o->cfg.networks) || o->cfg.networks < 1 || o->cfg.networks > 2;
         else if (!strcmp(a, "--tokens")) {
             if (strcmp(v, "on") && strcmp(v, "off"))
-                return bad("--tokens is on or off, not '%s'", v);
+                return bad(o, "--tokens is on or off, not '%s'", v);
             o->cfg.tokens = !strcmp(v, "on");
         } else if (!strcmp(a, "--sw"))
             o->cfg.sw = v;
         else if (!strcmp(a, "--plot"))
             o->plot = v;
         else
-            return bad("unknown option '%s' (try --help)", a);
-        if (rc) return fprintf(stderr, "courier netsim: bad value '%s' for %s\n", v, a), 2;
+            return bad(o, "unknown option '%s' (try --help)", a);
+        if (rc) return bad(o, "bad value '%s' for %s", v, a);
         i += takes;
     }
     if (o->cfg.dim > 0 && (o->cfg.kind == CR_MACH_IPSC2 || o->cfg.kind == CR_MACH_IPSC1) &&
         o->cfg.dim > 7)
-        return fprintf(stderr, "courier netsim: dimension %d is over 7 (the iPSC/2 maximum)\n",
-                       o->cfg.dim),
-               2;
-    if (!have_machine && !o->validate) return bad("%s", "--machine is required (try --help)");
+        return bad(o, "dimension %d is over 7 (the iPSC/2 maximum)", o->cfg.dim);
+    if (!have_machine && !o->validate) return bad(o, "--machine is required (try --help)");
     if (!o->nsizes) o->sizes[o->nsizes++] = o->t.pattern == CR_PAT_ECHO ? 0 : 1024;
     if (!o->nloads) o->loads[o->nloads++] = o->t.load;
     if (o->t.pattern == CR_PAT_ECHO && o->t.count == 100) o->t.count = 4;
@@ -359,11 +381,25 @@ static int validate(void)
     return badn ? 1 : 0;
 }
 
+int cr_netsim_parse(int argc, char **argv, char *err, size_t errlen)
+{
+    opts o;
+    return parse(&o, argc, argv, err, errlen);
+}
+
 int cr_netsim_main(int argc, char **argv)
 {
     opts o;
-    int rc = parse(&o, argc, argv);
-    if (rc) return rc == 1 ? 0 : rc;
+    char err[1024];
+    int rc = parse(&o, argc, argv, err, sizeof err);
+    if (rc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc) {
+        fprintf(stderr, "courier netsim: %s\n", err);
+        return rc;
+    }
     if (o.validate) return validate();
     int nh = (o.t.pattern == CR_PAT_ECHO && o.nhops) ? o.nhops : 1;
     int total = o.nloads * o.nsizes * nh;
