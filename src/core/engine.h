@@ -159,6 +159,7 @@ typedef struct cr_job {
     const cr_req *wait_req; /* what the current blocking wait is for (watchdog) */
     const cr_sel *wait_sel; /* ... or the probe's selector */
     bool wait_reported;
+    bool spell_reported; /* this blocked spell was reported (at its first sleep) */
 
     /* NX/2 information about the last message received or probed */
     cr_status last;

@@ -183,7 +183,7 @@ void cr_idle(cr_job *job, unsigned *spins)
         job->idle_since = now;
         job->net->flush(job);      /* a sender may be waiting for our credits */
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
-        cr_wait_report(job, true); /* the watchdog sees each new blocked spell */
+        job->spell_reported = false;
     }
     if (now - job->idle_since < job->yield_ns) {
         cr_unlock(job);
@@ -192,6 +192,10 @@ void cr_idle(cr_job *job, unsigned *spins)
         return;
     }
     job->net->flush(job);
+    if (!job->spell_reported) { /* the watchdog sees each blocked spell that sleeps */
+        cr_wait_report(job, true);
+        job->spell_reported = true;
+    }
     job->net->sleep(job, 100);
 }
 

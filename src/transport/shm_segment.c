@@ -7,8 +7,8 @@
 /* Ring sizes shrink with the job so that N^2 channels stay affordable. */
 static void shm_geometry(int n, uint32_t *ncells, uint32_t *dbytes)
 {
-    *ncells = n <= 32 ? 64 : n <= 128 ? 32 : 16;
-    *dbytes = n <= 16 ? 64 * 1024 : n <= 64 ? 32 * 1024 : 8 * 1024;
+    *ncells = n <= 32 ? 64 : n <= 128 ? 32 : n <= 256 ? 16 : 8;
+    *dbytes = n <= 16 ? 64 * 1024 : n <= 64 ? 32 * 1024 : n <= 256 ? 8 * 1024 : 4 * 1024;
 }
 
 size_t cr_shm_chan_stride(uint32_t ncells, uint32_t dbytes)
