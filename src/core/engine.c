@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 
@@ -336,6 +337,20 @@ void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, co
 
 /* ---- receiving ----------------------------------------------------------- */
 
+/* A single-copy read failed. Denied (EPERM, ENOSYS, EACCES): the caller falls
+ * back to the pipelined copy. The peer is gone (ESRCH): it died, and the
+ * launcher is ending the job; wait for that, so that the report names the rank
+ * that died rather than this one. Anything else is fatal. */
+static void get_failed(cr_job *job, const char *op, int src, size_t n, int rc)
+{
+    if (rc == -EPERM || rc == -ENOSYS || rc == -EACCES) return;
+    if (rc == -ESRCH)
+        for (int i = 0; i < 100 && job->tp[src]->peer_gone(job, src) == 0; i++)
+            usleep(100000); /* SIGTERM from the launcher ends this */
+    cr_fatal(job, op, "reading %zu bytes from rank %d failed: %s%s", n, src, strerror(-rc),
+             rc == -ESRCH ? " (rank has died)" : "");
+}
+
 /* Receive r matched a rendezvous message: pull it (single copy) or ask for a push. */
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
                        uint64_t sreq)
@@ -350,9 +365,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
             complete(job, r);
             return;
         }
-        if (rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
-            cr_fatal(job, r->op, "reading %zu bytes from rank %d failed: %s", n, src,
-                     strerror(-rc));
+        get_failed(job, r->op, src, n, rc);
         job->cma_ok = false; /* denied here: use the pipelined copy from now on */
     }
     h.op = CR_OP_CTS;
@@ -552,10 +565,10 @@ void cr_engine_buffer_rts(cr_job *job)
         int rc = -ENOSYS;
         if (job->cma_ok) {
             rc = u->size ? job->tp[u->src]->get(job, u->src, data, u->addr, u->size) : 0;
-            if (rc && rc != -EPERM && rc != -ENOSYS && rc != -EACCES)
-                cr_fatal(job, "progress", "reading %zu bytes from rank %d failed: %s", u->size,
-                         u->src, strerror(-rc));
-            if (rc) job->cma_ok = false;
+            if (rc) {
+                get_failed(job, "progress", u->src, u->size, rc);
+                job->cma_ok = false;
+            }
         }
         job->unexp_bytes += u->size;
         u->held = u->size;

@@ -408,25 +408,35 @@ static int find_rank(job_spec *js, pid_t pid)
     return -1;
 }
 
+/* Collect every rank that has ended. When several fail at once, the one killed
+ * by a signal is reported: a rank that died takes others down with it (they
+ * find it gone), and the report must name the cause. */
 static void reap(job_spec *js)
 {
-    int st;
-    pid_t pid;
+    int st, first = -1, first_st = 0;
+    pid_t pid, first_pid = 0;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) { /* a rank may leave the group */
         int r = find_rank(js, pid);
         if (r < 0) continue;
         js->ranks[r].running = false;
-        if (js->ending) continue; /* ended by us: nothing to report */
-        if (WIFSIGNALED(st)) {
-            int sig = WTERMSIG(st);
-            fprintf(stderr, "courier: rank %d (pid %d) killed by SIG%s; ending the job\n", r,
-                    (int)pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-            end_job(js, 128 + sig);
-        } else if (WEXITSTATUS(st) != 0) {
-            fprintf(stderr, "courier: rank %d (pid %d) exited with status %d; ending the job\n", r,
-                    (int)pid, WEXITSTATUS(st));
-            end_job(js, WEXITSTATUS(st));
+        bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
+        if (js->ending || !failed) continue; /* ended by us, or done: nothing to report */
+        if (first < 0 || (WIFSIGNALED(st) && !WIFSIGNALED(first_st))) {
+            first = r;
+            first_st = st;
+            first_pid = pid;
         }
+    }
+    if (first < 0) return;
+    if (WIFSIGNALED(first_st)) {
+        int sig = WTERMSIG(first_st);
+        fprintf(stderr, "courier: rank %d (pid %d) killed by SIG%s; ending the job\n", first,
+                (int)first_pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        end_job(js, 128 + sig);
+    } else {
+        fprintf(stderr, "courier: rank %d (pid %d) exited with status %d; ending the job\n", first,
+                (int)first_pid, WEXITSTATUS(first_st));
+        end_job(js, WEXITSTATUS(first_st));
     }
 }
 
