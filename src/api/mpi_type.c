@@ -568,28 +568,37 @@ MPI_Aint MPI_Aint_diff(MPI_Aint a, MPI_Aint b)
 
 /* ---- pack and unpack --------------------------------------------------------- */
 
+/* The checks MPI_Pack and MPI_Unpack share: count elements of dt to or from a
+ * packed buffer of size bytes at *position. Sets *t and *n (bytes moved). */
+static int pack_check(cr_job *job, const char *call, MPI_Comm comm, MPI_Datatype dt, int count,
+                      const void *packed, int size, const int *position, mpi_type **t, size_t *n)
+{
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc) rc = mpi_type_check(job, comm, call, dt, t);
+    if (rc) return rc;
+    if (count < 0 || size < 0)
+        return mpi_fail(job, comm, call, MPI_ERR_COUNT, "%s %d is negative",
+                        count < 0 ? "count" : "buffer size", count < 0 ? count : size);
+    if (!position || *position < 0 || (!packed && size))
+        return mpi_fail(job, comm, call, MPI_ERR_ARG,
+                        "position is NULL or negative, or the packed buffer is NULL");
+    *n = (size_t)count * (*t)->size;
+    if ((size_t)*position + *n > (size_t)size)
+        return mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
+                        "%zu bytes at position %d do not fit the %d-byte packed buffer", *n,
+                        *position, size);
+    return MPI_SUCCESS;
+}
+
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
              int *position, MPI_Comm comm)
 {
-    const char *call = "MPI_Pack";
-    cr_job *job = mpi_enter(call);
-    mpi_comm *c = NULL;
+    cr_job *job = mpi_enter("MPI_Pack");
     mpi_type *t = NULL;
-    int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc) rc = mpi_type_check(job, comm, call, dt, &t);
+    size_t n = 0;
+    int rc = pack_check(job, "MPI_Pack", comm, dt, incount, outbuf, outsize, position, &t, &n);
     if (rc) return mpi_leave(job, rc);
-    if (incount < 0 || outsize < 0)
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_COUNT, "%s %d is negative",
-                                       incount < 0 ? "incount" : "outsize",
-                                       incount < 0 ? incount : outsize));
-    if (!position || *position < 0 || (!outbuf && outsize))
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ARG,
-                                       "position is NULL or negative, or outbuf is NULL"));
-    size_t n = (size_t)incount * t->size;
-    if ((size_t)*position + n > (size_t)outsize)
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                                       "%zu bytes at position %d do not fit in %d bytes", n,
-                                       *position, outsize));
     mpi_pack_data(t, inbuf, (size_t)incount, (char *)outbuf + *position);
     *position += (int)n;
     return mpi_leave(job, MPI_SUCCESS);
@@ -598,25 +607,11 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int 
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype dt, MPI_Comm comm)
 {
-    const char *call = "MPI_Unpack";
-    cr_job *job = mpi_enter(call);
-    mpi_comm *c = NULL;
+    cr_job *job = mpi_enter("MPI_Unpack");
     mpi_type *t = NULL;
-    int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc) rc = mpi_type_check(job, comm, call, dt, &t);
+    size_t n = 0;
+    int rc = pack_check(job, "MPI_Unpack", comm, dt, outcount, inbuf, insize, position, &t, &n);
     if (rc) return mpi_leave(job, rc);
-    if (outcount < 0 || insize < 0)
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_COUNT, "%s %d is negative",
-                                       outcount < 0 ? "outcount" : "insize",
-                                       outcount < 0 ? outcount : insize));
-    if (!position || *position < 0 || (!inbuf && insize))
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ARG,
-                                       "position is NULL or negative, or inbuf is NULL"));
-    size_t n = (size_t)outcount * t->size;
-    if ((size_t)*position + n > (size_t)insize)
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                                       "%zu bytes at position %d run past the %d-byte buffer", n,
-                                       *position, insize));
     mpi_unpack_data(t, (const char *)inbuf + *position, n, outbuf, (size_t)outcount);
     *position += (int)n;
     return mpi_leave(job, MPI_SUCCESS);
