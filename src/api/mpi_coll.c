@@ -777,6 +777,21 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     return done(&a, MPI_SUCCESS);
 }
 
+/* The checks of the collectives where every member sends and receives blocks
+ * of the same size (all-gather, all-to-all): both triples, the sizes agree, and
+ * the buffers are distinct unless the send side is MPI_IN_PLACE. */
+static int chk_blocks(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr)
+{
+    bool inplace = sbuf == MPI_IN_PLACE;
+    int rc = inplace ? MPI_SUCCESS : chk_triple(a, sbuf, scount, stype, ts, "send");
+    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, tr, "receive");
+    if (!rc && !inplace)
+        rc = chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
+    if (!rc) rc = chk_alias(a, sbuf, rbuf, (size_t)rcount * (*tr)->size);
+    return rc;
+}
+
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm)
 {
@@ -784,10 +799,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Allgather", comm);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && !inplace) rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc) rc = chk_alias(&a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (!rc) rc = chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
     int np = a.c->size, me = a.c->me;
     size_t blk = (size_t)rcount * tr->size, cnt = (size_t)rcount;
@@ -812,10 +824,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Alltoall", comm);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && !inplace) rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc) rc = chk_alias(&a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (!rc) rc = chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
     size_t np = (size_t)a.c->size, blk = (size_t)rcount * tr->size;
     char *stmp = NULL, *rtmp;
