@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_argv.h"
 #include "netsim_cli.h"
-
-#define MAX_ARGS 256
 
 static void check(int ok)
 {
@@ -21,26 +20,16 @@ static void check(int ok)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *buf = malloc(size + 1);
-    check(buf != NULL);
-    memcpy(buf, data, size);
-    buf[size] = '\0';
-    char *argv[MAX_ARGS + 1], *saved[MAX_ARGS + 1];
-    int argc = 0;
-    argv[argc++] = "netsim";
-    for (size_t i = 0; i <= size && argc < MAX_ARGS;) {
-        argv[argc++] = buf + i;
-        i += strlen(buf + i) + 1;
-    }
-    if (size == 0) argc = 1;
-    argv[argc] = NULL;
-    memcpy(saved, argv, sizeof(char *) * (size_t)(argc + 1));
+    fuzz_argv a;
+    fuzz_argv_make(&a, "netsim", data, size);
+    int argc = a.argc;
+    char **argv = a.argv;
 
     char err[256];
     int rc = cr_netsim_parse(argc, argv, err, sizeof err);
     check(rc == 0 || rc == 1 || rc == 2);
-    check(memcmp(saved, argv, sizeof(char *) * (size_t)(argc + 1)) == 0);
+    check(fuzz_argv_unchanged(&a));
     if (rc == 2) check(err[0] != '\0' && !strchr(err, '\n') && memchr(err, '\0', sizeof err));
-    free(buf);
+    fuzz_argv_free(&a);
     return 0;
 }

@@ -15,9 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_argv.h"
 #include "launcher.h"
-
-#define MAX_ARGS 256
 
 static void check(int ok)
 {
@@ -32,25 +31,16 @@ static bool fake_find(const char *prog, void *arg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *buf = malloc(size + 1);
-    check(buf != NULL);
-    memcpy(buf, data, size);
-    buf[size] = '\0';
-    char *argv[MAX_ARGS + 1], *saved[MAX_ARGS + 1];
-    int argc = 0;
-    argv[argc++] = "run";
-    for (size_t i = 0; i <= size && argc < MAX_ARGS;) {
-        argv[argc++] = buf + i;
-        i += strlen(buf + i) + 1;
-    }
-    if (size == 0) argc = 1; /* no input: `courier run` alone */
-    argv[argc] = NULL;
-    memcpy(saved, argv, sizeof(char *) * (size_t)(argc + 1));
+    fuzz_argv a;
+    fuzz_argv_make(&a, "run", data, size);
+    int argc = a.argc;
+    char **argv = a.argv;
+    const char *buf = a.buf;
 
     cr_run_spec spec;
     char err[256];
     int rc = cr_run_parse(argc, argv, &spec, fake_find, NULL, err, sizeof err);
-    check(memcmp(saved, argv, sizeof(char *) * (size_t)(argc + 1)) == 0);
+    check(fuzz_argv_unchanged(&a));
     if (rc == 2) {
         check(err[0] != '\0' && strchr(err, '\n') == NULL && memchr(err, '\0', sizeof err));
         check(spec.apps == NULL && spec.args == NULL && spec.napps == 0);
@@ -75,6 +65,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     cr_run_spec_free(&spec);
-    free(buf);
+    fuzz_argv_free(&a);
     return 0;
 }
