@@ -33,6 +33,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default) /* libcourier exports only its interfaces */
+#endif
 
 #define COURIER_MPI 1
 #define MPI_VERSION 3
@@ -425,6 +428,9 @@ __attribute__((used)) static const int *const courier_mpi_link_guard =
     &courier_mpi_h_needs_libcourier;
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

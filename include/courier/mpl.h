@@ -26,6 +26,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default) /* libcourier exports only its interfaces */
+#endif
 
 /* Wildcards (also returned by mpc_task_query(buf, 4, MPL_Q_WILDCARDS)). */
 #define DONTCARE (-1) /* any source / any type; as a msgid in mpc_wait: any one pending */
@@ -159,6 +162,9 @@ void l_vand(int in1[], int in2[], int out[], int *len);
 void l_vor(int in1[], int in2[], int out[], int *len);
 void l_vxor(int in1[], int in2[], int out[], int *len);
 
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

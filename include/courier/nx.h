@@ -18,6 +18,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default) /* libcourier exports only its interfaces */
+#endif
 
 /* Blocking calls: csend returns when buf may be reused; crecv when the message is in buf.
  * node -1 in csend sends to every other node. */
@@ -63,6 +66,9 @@ void gihigh(long x[], long n, long work[]);
 void gdlow(double x[], long n, double work[]);
 void gilow(long x[], long n, long work[]);
 
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

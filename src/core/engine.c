@@ -33,6 +33,23 @@
 
 /* ---- requests ------------------------------------------------------------ */
 
+/* Reset what callers do not always set (this is on every receive's path). */
+static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
+{
+    r->done = r->stage = r->trunc_ok = 0;
+    r->handler = NULL;
+    r->user_fn = NULL;
+    r->got = r->pushed = 0;
+    r->rreq = 0;
+    r->for_unexp = NULL;
+    r->chain = NULL;
+    r->fwd = NULL;
+    r->sync = 0;
+    r->kind = kind;
+    r->in_use = 1;
+    r->op = op;
+}
+
 static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
 {
     cr_req *r = job->free_reqs;
@@ -55,19 +72,8 @@ static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
         if (!job->free_reqs) job->free_tail = &job->free_reqs;
     }
     uint32_t gen = (r->gen + 1) & ID_GEN_MASK;
-    /* Reset only what callers do not always set (this is on every receive's path). */
     r->gen = gen ? gen : 1;
-    r->done = r->stage = r->trunc_ok = 0;
-    r->handler = NULL;
-    r->user_fn = NULL;
-    r->got = r->pushed = 0;
-    r->rreq = 0;
-    r->for_unexp = NULL;
-    r->chain = NULL;
-    r->sync = 0;
-    r->kind = kind;
-    r->in_use = 1;
-    r->op = op;
+    req_reset(r, kind, op);
     return r;
 }
 
@@ -119,8 +125,14 @@ static void finish_internal(cr_job *job, cr_req *ri)
 
 static void complete(cr_job *job, cr_req *r)
 {
-    if (r->for_unexp || r->chain) {
-        finish_internal(job, r);
+    if (__builtin_expect(r->for_unexp || r->chain || r->fwd, 0)) {
+        if (!r->fwd) {
+            finish_internal(job, r);
+            return;
+        }
+        r->fwd->st = r->st; /* a stand-in for a blocking receive (start_pull) */
+        r->fwd->done = 1;
+        cr_req_release(job, r);
         return;
     }
     if (r->kind == CR_REQ_SEND) job->sends_active--;
@@ -135,28 +147,11 @@ static void complete(cr_job *job, cr_req *r)
 
 /* ---- matching ------------------------------------------------------------ */
 
-static inline bool tag_ok(const cr_sel *s, int32_t tag)
-{
-    switch (s->tag_mode) {
-    case CR_TAG_EXACT:
-        return tag == s->tag;
-    case CR_TAG_ANY:
-        return true;
-    default:
-        return tag >= 0 && tag <= 30 && (s->mask >> tag & 1u);
-    }
-}
-
-static inline bool sel_ok(const cr_sel *s, int src, uint16_t ctx, int32_t tag)
-{
-    return s->ctx == ctx && (s->src == CR_ANY_SOURCE || s->src == src) && tag_ok(s, tag);
-}
-
 static cr_req *take_posted(cr_job *job, int src, uint16_t ctx, int32_t tag)
 {
     for (cr_req **pp = &job->posted; *pp; pp = &(*pp)->next) {
         cr_req *r = *pp;
-        if (!sel_ok(&r->sel, src, ctx, tag)) continue;
+        if (!cr_sel_match(&r->sel, src, ctx, tag)) continue;
         *pp = r->next;
         if (!*pp) job->posted_tail = pp;
         return r;
@@ -167,7 +162,7 @@ static cr_req *take_posted(cr_job *job, int src, uint16_t ctx, int32_t tag)
 static cr_unexp *find_unexp(cr_job *job, const cr_sel *s, cr_unexp ***where)
 {
     for (cr_unexp **pp = &job->unexp; *pp; pp = &(*pp)->next)
-        if (sel_ok(s, (*pp)->src, (*pp)->ctx, (*pp)->tag)) {
+        if (cr_sel_match(s, (*pp)->src, (*pp)->ctx, (*pp)->tag)) {
             if (where) *where = pp;
             return *pp;
         }
@@ -322,17 +317,24 @@ cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t ta
     return start_send(job, op, dst, ctx, tag, buf, len, true);
 }
 
+/* cr_send's path with a request: long, or queued behind others, or no credits. */
+static __attribute__((noinline)) void send_wait(cr_job *job, const char *op, int dst, uint16_t ctx,
+                                                int32_t tag, const void *buf, size_t len)
+{
+    cr_req *r = cr_isend(job, op, dst, ctx, tag, buf, len);
+    cr_req_wait(job, r);
+    cr_req_release(job, r);
+}
+
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
              size_t len)
 {
     check_dst(job, op, dst);
-    if (len <= job->eager[dst] && !job->backlog[dst]) {
+    if (__builtin_expect(len <= job->eager[dst] && !job->backlog[dst], 1)) {
         cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
         if (job->tp[dst]->send_am(job, dst, &h, buf, len) == 0) return;
     }
-    cr_req *r = cr_isend(job, op, dst, ctx, tag, buf, len);
-    cr_req_wait(job, r);
-    cr_req_release(job, r);
+    send_wait(job, op, dst, ctx, tag, buf, len);
 }
 
 /* ---- receiving ----------------------------------------------------------- */
@@ -368,6 +370,14 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
         get_failed(job, r->op, src, n, rc);
         job->cma_ok = false; /* denied here: use the pipelined copy from now on */
     }
+    if (r->idx == CR_NOID) { /* a blocking receive: DATA must name a request with an id */
+        cr_req *t = req_alloc(job, CR_REQ_RECV, r->op);
+        t->buf = r->buf;
+        t->cap = r->cap;
+        t->st = r->st;
+        t->fwd = r;
+        r = t;
+    }
     h.op = CR_OP_CTS;
     h.rreq = cr_req_id(r);
     r->got = 0;
@@ -399,34 +409,87 @@ cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size
     return cr_irecv_call(job, op, sel, buf, cap, false, NULL, NULL);
 }
 
-cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
-                      bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void))
+/* Match receive r against the unexpected queue, or post it. */
+static inline void post_recv(cr_job *job, cr_req *r, const cr_sel *sel, void *buf, size_t cap,
+                             bool trunc_ok)
 {
-    cr_req *r = req_alloc(job, CR_REQ_RECV, op);
     r->sel = *sel;
     r->buf = buf;
     r->cap = cap;
     r->trunc_ok = trunc_ok;
-    r->handler = fn;
-    r->user_fn = user_fn;
     job->recv_gen++; /* a refused sender may now be taken */
     cr_unexp **pp;
     if (job->unexp && find_unexp(job, sel, &pp)) {
         take_unexp(job, r, pp);
-        return r;
+        return;
     }
     r->next = NULL;
     *job->posted_tail = r;
     job->posted_tail = &r->next;
+}
+
+cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void))
+{
+    cr_req *r = req_alloc(job, CR_REQ_RECV, op);
+    r->handler = fn;
+    r->user_fn = user_fn;
+    post_recv(job, r, sel, buf, cap, trunc_ok);
     return r;
+}
+
+/* The latency path of a blocking receive (DESIGN.md §3): with no receive posted
+ * ahead of it and nothing queued that matches, a message that arrives eager and
+ * matching goes straight into the buffer, never through a request or a queue.
+ * Only while spinning: once the wait would yield, the caller posts a request and
+ * waits the ordinary way (watchdog reports, credits, long messages). Order holds:
+ * the message is the oldest from its sender that nothing has taken, and no
+ * earlier receive could claim it. */
+static bool recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, cr_status *st)
+{
+    if (job->posted || !job->net->recv_direct || (job->unexp && find_unexp(job, sel, NULL)))
+        return false;
+    for (unsigned spins = 0; spins < job->spin_limit;) {
+        if (job->nbacklog || job->nctrl) drain_backlogs(job);
+        int rc = job->net->recv_direct(job, sel, buf, cap, st);
+        if (rc > 0) return true;
+        if (rc < 0) { /* the engine took a message: it may be ours, unexpected now */
+            if (job->unexp && find_unexp(job, sel, NULL)) return false;
+            spins = 0;
+            continue;
+        }
+        spins++;
+        cr_cpu_relax();
+    }
+    return false;
+}
+
+/* A blocking receive needs no id unless its message is pushed (start_pull), so
+ * its request lives on the stack: no allocation on the latency path. With a
+ * progress thread, handlers may receive too; they take table requests. */
+void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                   bool trunc_ok, cr_status *st)
+{
+    if (!job->threaded && recv_direct(job, sel, buf, cap, st)) return;
+    if (job->threaded) {
+        cr_req *r = cr_irecv_call(job, op, sel, buf, cap, trunc_ok, NULL, NULL);
+        cr_req_wait(job, r);
+        *st = r->st;
+        cr_req_release(job, r);
+        return;
+    }
+    cr_req r;
+    r.idx = CR_NOID;
+    r.gen = 0;
+    req_reset(&r, CR_REQ_RECV, op);
+    post_recv(job, &r, sel, buf, cap, trunc_ok);
+    cr_req_wait(job, &r);
+    *st = r.st;
 }
 
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st)
 {
-    cr_req *r = cr_irecv(job, op, sel, buf, cap);
-    cr_req_wait(job, r);
-    *st = r->st;
-    cr_req_release(job, r);
+    cr_recv_trunc(job, op, sel, buf, cap, false, st);
 }
 
 bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
@@ -595,7 +658,7 @@ void cr_engine_buffer_rts(cr_job *job)
 
 /* ---- progress ------------------------------------------------------------ */
 
-int cr_progress(cr_job *job)
+static inline int progress(cr_job *job)
 {
     int n = 0;
     if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
@@ -603,21 +666,24 @@ int cr_progress(cr_job *job)
     return n;
 }
 
+int cr_progress(cr_job *job)
+{
+    return progress(job);
+}
+
 static bool req_done(void *r)
 {
     return ((cr_req *)r)->done;
 }
 
-void cr_req_wait(cr_job *job, cr_req *r)
-{
-    if (!r->done) cr_wait_until(job, r->op, req_done, r, r);
-}
-
-void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
+/* The waiting loop, inlined into each caller so that a constant 'ready' (a
+ * request's done flag) costs a load, not a call. */
+static inline __attribute__((always_inline)) void
+wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
 {
     unsigned spins = 0;
     while (!ready(arg)) {
-        if (cr_progress(job)) {
+        if (progress(job)) {
             spins = 0;
             continue;
         }
@@ -630,6 +696,16 @@ void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg
         cr_idle(job, &spins);
     }
     if (job->wait_reported) cr_wait_report(job, false);
+}
+
+void cr_req_wait(cr_job *job, cr_req *r)
+{
+    wait_loop(job, r->op, req_done, r, r);
+}
+
+void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
+{
+    wait_loop(job, op, ready, arg, r);
 }
 
 /* The watchdog's view of this rank: what the current wait is for. */

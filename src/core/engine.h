@@ -39,6 +39,20 @@ typedef struct cr_sel {
     uint32_t mask; /* for CR_TAG_MASK */
 } cr_sel;
 
+/* Does a message (src, ctx, tag) match selector s? NX/2 masks select types 0..30. */
+static inline bool cr_sel_match(const cr_sel *s, int src, uint16_t ctx, int32_t tag)
+{
+    if (s->ctx != ctx || (s->src != CR_ANY_SOURCE && s->src != src)) return false;
+    switch (s->tag_mode) {
+    case CR_TAG_EXACT:
+        return tag == s->tag;
+    case CR_TAG_ANY:
+        return true;
+    default:
+        return tag >= 0 && tag <= 30 && (s->mask >> tag & 1u);
+    }
+}
+
 /* What a completed receive (or a probe) found. */
 typedef struct cr_status {
     int src;
@@ -88,7 +102,13 @@ typedef struct cr_req {
     struct cr_unexp *for_unexp; /* the entry the data will belong to, or */
     struct cr_req *chain;       /* the user receive that matched it meanwhile */
     uint8_t sync;               /* synchronous send (MPI): always rendezvous, see cr_issend */
+    /* A blocking receive's request lives on its caller's stack and has no id
+     * (idx CR_NOID); when the push path needs an id, a table request stands in
+     * for it and completes it through fwd. */
+    struct cr_req *fwd;
 } cr_req;
+
+#define CR_NOID UINT32_MAX
 
 /* A message that arrived before its receive was posted. */
 typedef struct cr_unexp {
@@ -170,7 +190,15 @@ typedef struct cr_job {
 } cr_job;
 
 /* Job lifetime: the first call of any interface initializes the job. */
-cr_job *cr_job_get(void);
+cr_job *cr_job_init(void);
+extern cr_job cr_the_job;        /* the one job of the process (hidden: library-internal) */
+extern _Atomic int cr_job_ready; /* set once cr_job_init has run */
+static inline cr_job *cr_job_get(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&cr_job_ready, __ATOMIC_ACQUIRE), 0))
+        return cr_job_init();
+    return &cr_the_job;
+}
 void cr_job_finalize(cr_job *job);
 
 static inline void cr_lock(cr_job *job)
@@ -184,8 +212,8 @@ static inline void cr_unlock(cr_job *job)
 
 /* Errors: one line naming the call, the rank and the reason, then the job ends. */
 _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-_Noreturn void cr_die_errno(const char *what);
+    __attribute__((format(printf, 3, 4), cold));
+_Noreturn void cr_die_errno(const char *what) __attribute__((cold));
 
 /* Point-to-point. Blocking calls return when the buffer is reusable / filled. */
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
@@ -193,6 +221,9 @@ void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, co
 cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                  size_t len);
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st);
+/* cr_recv where trunc_ok cuts a longer message to fit instead of ending the job. */
+void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                   bool trunc_ok, cr_status *st);
 cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap);
 /* A receive with options: trunc_ok cuts a longer message to fit (MPL's default)
  * instead of ending the job (the status then has size > count); with fn, its
@@ -221,6 +252,15 @@ int cr_progress(cr_job *job);
 /* Tell the runtime that this rank is (blocked) or is no longer blocked in the
  * wait described by job->wait_req / job->wait_sel. */
 void cr_wait_report(cr_job *job, bool blocked);
+static inline void cr_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /* Waiting: call in a loop while nothing happens; *spins counts idle rounds. */
 void cr_idle(cr_job *job, unsigned *spins);
 

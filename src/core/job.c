@@ -27,7 +27,8 @@
 
 #include "engine.h"
 
-static cr_job the_job;
+cr_job cr_the_job;
+_Atomic int cr_job_ready;
 static pthread_once_t job_once = PTHREAD_ONCE_INIT;
 
 static uint64_t now_ns(void)
@@ -35,15 +36,6 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 /* ---- errors -------------------------------------------------------------- */
@@ -64,7 +56,7 @@ _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
 
 _Noreturn void cr_die_errno(const char *what)
 {
-    cr_fatal(the_job.size ? &the_job : NULL, what, "%s", strerror(errno));
+    cr_fatal(cr_the_job.size ? &cr_the_job : NULL, what, "%s", strerror(errno));
 }
 
 /* ---- start-up ------------------------------------------------------------ */
@@ -94,12 +86,12 @@ static int online_cpus(void)
 
 static void job_exit(void)
 {
-    cr_job_finalize(&the_job);
+    cr_job_finalize(&cr_the_job);
 }
 
 static void job_init(void)
 {
-    cr_job *job = &the_job;
+    cr_job *job = &cr_the_job;
     job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
     job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
     job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
@@ -161,10 +153,11 @@ static void job_init(void)
     atexit(job_exit);
 }
 
-cr_job *cr_job_get(void)
+cr_job *cr_job_init(void)
 {
     pthread_once(&job_once, job_init);
-    return &the_job;
+    atomic_store_explicit(&cr_job_ready, 1, memory_order_release);
+    return &cr_the_job;
 }
 
 /* ---- waiting ------------------------------------------------------------- */
@@ -174,7 +167,7 @@ void cr_idle(cr_job *job, unsigned *spins)
     unsigned s = ++*spins;
     if (s < job->spin_limit) {
         cr_unlock(job);
-        cpu_relax();
+        cr_cpu_relax();
         cr_lock(job);
         return;
     }

@@ -232,6 +232,41 @@ static int poll_peer(cr_job *job, shm_state *s, int p, int budget)
     return n;
 }
 
+static int shm_recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, cr_status *st)
+{
+    shm_state *s = job->shm;
+    int size = job->size;
+    for (int i = 0; i < size; i++) {
+        int p = s->rr + i;
+        if (p >= size) p -= size;
+        if (p == job->rank) continue;
+        shm_rx *r = &s->rx[p];
+        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) continue;
+        cr_hdr h;
+        const void *payload;
+        uint32_t len, dend = r->dhead;
+        if (cr_shm_decode(c, r->data, s->dbytes, &h, &payload, &len, &dend))
+            cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
+        int next = p + 1 < size ? p + 1 : 0;
+        if (h.op != CR_OP_EAGER || len > cap || !cr_sel_match(sel, p, h.ctx, h.tag)) {
+            if (!poll_peer(job, s, p, 1)) continue; /* refused for now */
+            s->rr = next;
+            return -1;
+        }
+        if (len) memcpy(buf, payload, len);
+        *st = (cr_status){.src = p, .tag = h.tag, .size = len, .count = len};
+        r->stalled = 0;
+        r->head++;
+        r->dhead = dend;
+        if (r->head - r->head_pub >= s->ncells / 2 || r->dhead - r->dhead_pub >= s->dbytes / 2)
+            publish(s, p);
+        s->rr = next; /* round robin: the next receive looks at the next peer first */
+        return 1;
+    }
+    return 0;
+}
+
 static int shm_poll(cr_job *job)
 {
     shm_state *s = job->shm;
@@ -354,4 +389,5 @@ const cr_transport cr_transport_shm = {
     .report_wait = shm_report_wait,
     .report_busy = shm_report_busy,
     .max_payload = shm_max_payload,
+    .recv_direct = shm_recv_direct,
 };

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 struct cr_job;
+struct cr_sel;
+struct cr_status;
 
 /* Protocol operations carried in a header (engine-defined, transport-opaque). */
 enum cr_op {
@@ -78,6 +80,14 @@ typedef struct cr_transport {
     void (*report_busy)(struct cr_job *job, int busy);
     /* Largest payload send_am accepts. */
     size_t (*max_payload)(struct cr_job *job);
+    /* Optional (NULL: not offered). A blocking receive with nothing posted ahead
+     * of it polls with this: when the next message from some peer is eager, fits
+     * in cap bytes and matches sel, it is copied straight into buf, *st is filled
+     * and 1 is returned; it never reaches the engine's queues. Otherwise the next
+     * message of one peer is delivered to the engine as poll would (-1; the
+     * caller looks at its unexpected queue again), or nothing arrived (0). */
+    int (*recv_direct)(struct cr_job *job, const struct cr_sel *sel, void *buf, size_t cap,
+                       struct cr_status *st);
 } cr_transport;
 
 extern const cr_transport cr_transport_self;
