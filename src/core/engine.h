@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -195,7 +196,7 @@ extern cr_job cr_the_job;        /* the one job of the process (hidden: library-
 extern _Atomic int cr_job_ready; /* set once cr_job_init has run */
 static inline cr_job *cr_job_get(void)
 {
-    if (__builtin_expect(!__atomic_load_n(&cr_job_ready, __ATOMIC_ACQUIRE), 0))
+    if (__builtin_expect(!atomic_load_explicit(&cr_job_ready, memory_order_acquire), 0))
         return cr_job_init();
     return &cr_the_job;
 }
