@@ -73,7 +73,7 @@ static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *r
                     .me = me,
                     .ranks = ranks,
                     .ctx = (uint16_t)ctx,
-                    .g = {size, me, ranks, (uint16_t)(ctx + 1), 0},
+                    .g = {size, me, ranks, (uint16_t)(ctx + 1), 0, 0, 0},
                     .errh = errh};
     return (MPI_Comm)(K_COMM | (unsigned)i);
 }
@@ -85,19 +85,20 @@ void mpi_comms_init(cr_job *job)
     mpi_g.ncomms = 2;
     static int self_rank[1];
     self_rank[0] = job->rank;
-    mpi_g.comms[0] = (mpi_comm){.used = true,
-                                .size = job->size,
-                                .me = job->rank,
-                                .ctx = MPI_CTX_WORLD,
-                                .g = {job->size, job->rank, NULL, MPI_CTX_WORLD + 1, 0},
-                                .errh = MPI_ERRORS_ARE_FATAL,
-                                .name = "MPI_COMM_WORLD"};
+    mpi_g.comms[0] =
+        (mpi_comm){.used = true,
+                   .size = job->size,
+                   .me = job->rank,
+                   .ctx = MPI_CTX_WORLD,
+                   .g = {job->size, job->rank, NULL, MPI_CTX_WORLD + 1, 0, CR_AREA_MPI, 0},
+                   .errh = MPI_ERRORS_ARE_FATAL,
+                   .name = "MPI_COMM_WORLD"};
     mpi_g.comms[1] = (mpi_comm){.used = true,
                                 .size = 1,
                                 .me = 0,
                                 .ranks = self_rank,
                                 .ctx = MPI_CTX_SELF,
-                                .g = {1, 0, self_rank, MPI_CTX_SELF + 1, 0},
+                                .g = {1, 0, self_rank, MPI_CTX_SELF + 1, 0, 0, 0},
                                 .errh = MPI_ERRORS_ARE_FATAL,
                                 .name = "MPI_COMM_SELF"};
     mpi_g.groups = calloc(16, sizeof *mpi_g.groups);

@@ -91,7 +91,8 @@ static cr_job *mpl_enter(void)
         mpl.grps = calloc(8, sizeof *mpl.grps);
         if (!mpl.grps) cr_fatal(job, "mpl", "out of memory for groups");
         mpl.ngrps = 1;
-        mpl.grps[0] = (mpl_grp){.used = true, .g = {job->size, job->rank, NULL, CTX_ALLGRP, 0}};
+        mpl.grps[0] = (mpl_grp){.used = true,
+                                .g = {job->size, job->rank, NULL, CTX_ALLGRP, 0, CR_AREA_MPL, 0}};
     }
     return job;
 }
@@ -742,8 +743,10 @@ static int grp_add(cr_job *job, const char *call, int *ranks, int size, int me, 
         mpl.grps = g;
     }
     int gid = mpl.ngrps++;
-    mpl.grps[gid] = (mpl_grp){
-        .used = true, .label = label, .ranks = ranks, .g = {size, me, ranks, (uint16_t)ctx, 0}};
+    mpl.grps[gid] = (mpl_grp){.used = true,
+                              .label = label,
+                              .ranks = ranks,
+                              .g = {size, me, ranks, (uint16_t)ctx, 0, 0, 0}};
     return gid;
 }
 
@@ -787,7 +790,7 @@ int mpc_group(int gsize, int glist[], int label, int *gid)
     if (!ranks) cr_fatal(job, call, "out of memory");
     memcpy(ranks, glist, (size_t)gsize * sizeof *ranks);
     /* Agree on a context fresh for every member. */
-    cr_group setup = {gsize, me, ranks, CTX_SETUP, 0};
+    cr_group setup = {gsize, me, ranks, CTX_SETUP, 0, 0, 0};
     long next = mpl.next_ctx;
     cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
     cr_coll_allreduce(job, &setup, call, &next, &next, 1, &mx);

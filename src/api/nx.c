@@ -23,6 +23,7 @@ static cr_job *nx_enter(void)
         nx_group.size = job->size;
         nx_group.me = job->rank;
         nx_group.ctx = CR_CTX_COLL;
+        nx_group.area = CR_AREA_NX;
     }
     cr_lock(job);
     return job;

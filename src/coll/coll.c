@@ -109,6 +109,7 @@ bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len)
 
 void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 {
+    if (cr_coll_shm_barrier(job, g, op)) return;
     uint32_t seq = g->seq++;
     int n = g->size, step = 0;
     if (cr_coll_linear(job, g, 0)) {

@@ -13,11 +13,16 @@
 
 /* A set of ranks that take part in collectives, with its own context. */
 typedef struct cr_group {
-    int size, me;     /* members, and this rank's index among them */
-    const int *ranks; /* job rank of each member; NULL: member i is rank i */
-    uint16_t ctx;     /* context of its traffic: no other group or interface uses it */
-    uint32_t seq;     /* collectives started so far (same on every member) */
+    int size, me;      /* members, and this rank's index among them */
+    const int *ranks;  /* job rank of each member; NULL: member i is rank i */
+    uint16_t ctx;      /* context of its traffic: no other group or interface uses it */
+    uint32_t seq;      /* collectives started so far (same on every member) */
+    uint8_t area;      /* k+1: this whole-job group owns collective area k (coll_shm.c); 0: none */
+    uint32_t area_seq; /* collectives done through the area so far (same on every member) */
 } cr_group;
+
+/* The owners of the collective areas: one whole-job group per interface. */
+enum { CR_AREA_NX = 1, CR_AREA_MPL = 2, CR_AREA_MPI = 3 };
 
 static inline int cr_group_rank(const cr_group *g, int i)
 {
@@ -106,6 +111,16 @@ cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_
 void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,
                       size_t slen, int from, void *rbuf, size_t rlen, int32_t tag);
 void cr_coll_wait(cr_job *job, cr_req *r);
+/* out = lo op hi for count elements; scratch (count * o->elem bytes) is used when
+ * the operation may not write over its inputs. */
+void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
+                     void *scratch);
+/* Barrier and allreduce (buf holds this member's data, then the result) through
+ * the group's collective area; false, having done nothing, when the group has no
+ * area or the data does not fit (coll_shm.c). */
+bool cr_coll_shm_barrier(cr_job *job, cr_group *g, const char *op);
+bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, void *buf, size_t count,
+                           const cr_redop *o);
 void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
 /* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
  * ranks than cores every round costs a trip through the scheduler, and the linear

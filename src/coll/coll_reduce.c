@@ -25,8 +25,8 @@
 #define STACK_SCRATCH 256
 
 /* out = lo op hi, honouring alias_ok. */
-static void combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
-                    void *scratch)
+void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
+                     void *scratch)
 {
     if (!count) return;
     if (o->alias_ok || (out != lo && out != hi)) {
@@ -77,7 +77,7 @@ void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, 
         }
         if (rel + mask < n) {
             cr_coll_recv(job, g, op, (rel + mask + troot) % n, tag, tmp, len);
-            combine(o, acc, tmp, acc, count, out);
+            cr_coll_combine(o, acc, tmp, acc, count, out);
         }
     }
     if (troot != root) {
@@ -108,9 +108,9 @@ static void allreduce_recdbl(cr_job *job, cr_group *g, const char *op, char *acc
         cr_coll_sendrecv(job, g, op, unfold(pnr, extra), acc, len, unfold(pnr, extra), tmp, len,
                          CR_COLL_TAG(seq, step));
         if (pnr < nr)
-            combine(o, tmp, acc, acc, count, out);
+            cr_coll_combine(o, tmp, acc, acc, count, out);
         else
-            combine(o, acc, tmp, acc, count, out);
+            cr_coll_combine(o, acc, tmp, acc, count, out);
     }
 }
 
@@ -136,9 +136,9 @@ static void allreduce_rabenseifner(cr_job *job, cr_group *g, const char *op, cha
         cr_coll_sendrecv(job, g, op, peer, acc + so * e, sn * e, peer, tmp, kn * e,
                          CR_COLL_TAG(seq, step));
         if (pnr < nr)
-            combine(o, tmp, acc + ko * e, acc + ko * e, kn, out);
+            cr_coll_combine(o, tmp, acc + ko * e, acc + ko * e, kn, out);
         else
-            combine(o, acc + ko * e, tmp, acc + ko * e, kn, out);
+            cr_coll_combine(o, acc + ko * e, tmp, acc + ko * e, kn, out);
         los[nsteps] = lo;
         his[nsteps++] = hi;
         lo = klo;
@@ -174,7 +174,7 @@ static void allreduce_linear(cr_job *job, cr_group *g, const char *op, char *acc
     char *tmp = scratch_get(job, op, &s, len, 2), *out = tmp + len;
     for (int i = 1; i < n; i++) {
         cr_coll_recv(job, g, op, i, CR_COLL_TAG(seq, 0), tmp, len);
-        combine(o, acc, tmp, acc, count, out);
+        cr_coll_combine(o, acc, tmp, acc, count, out);
     }
     for (int i = 1; i < n; i++) cr_coll_send(job, g, op, i, CR_COLL_TAG(seq, 1), acc, len);
     scratch_put(&s);
@@ -183,11 +183,15 @@ static void allreduce_linear(cr_job *job, cr_group *g, const char *op, char *acc
 void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t count, const cr_redop *o)
 {
-    uint32_t seq = g->seq++;
     size_t len = count * o->elem;
     int n = g->size, me = g->me, pof2 = 1;
     if (rbuf != sbuf) memcpy(rbuf, sbuf, len);
-    if (n == 1) return;
+    if (n == 1) {
+        g->seq++;
+        return;
+    }
+    if (cr_coll_shm_allreduce(job, g, op, rbuf, count, o)) return;
+    uint32_t seq = g->seq++;
     if (cr_coll_linear(job, g, len)) {
         allreduce_linear(job, g, op, rbuf, count, o, seq);
         return;
@@ -204,7 +208,7 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
             return;
         }
         cr_coll_recv(job, g, op, me - 1, CR_COLL_TAG(seq, 0), tmp, len);
-        combine(o, tmp, acc, acc, count, out);
+        cr_coll_combine(o, tmp, acc, acc, count, out);
         nr = me / 2;
     } else {
         nr = me - extra;
@@ -239,7 +243,7 @@ void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, vo
         if (me + mask < n) cr_coll_send(job, g, op, me + mask, tag, rbuf, len);
         if (r) {
             cr_coll_wait(job, r);
-            combine(o, tmp, rbuf, rbuf, count, out);
+            cr_coll_combine(o, tmp, rbuf, rbuf, count, out);
         }
     }
     scratch_put(&s);

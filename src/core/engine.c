@@ -512,7 +512,7 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
                      "(start the program with courier run -n N)");
         job->wait_req = NULL;
         job->wait_sel = sel;
-        cr_idle(job, &spins);
+        cr_idle(job, &spins, NULL, NULL);
     }
 }
 
@@ -693,7 +693,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const c
                      "(start the program with courier run -n N)");
         job->wait_req = r;
         job->wait_sel = NULL;
-        cr_idle(job, &spins);
+        cr_idle(job, &spins, ready, arg);
     }
     if (job->wait_reported) cr_wait_report(job, false);
 }
@@ -715,14 +715,22 @@ void cr_wait_report(cr_job *job, bool blocked)
     if (!blocked) {
         job->wait_req = NULL;
         job->wait_sel = NULL;
+        job->wait_op = NULL;
         job->net->report_wait(job, NULL);
         return;
     }
     cr_waitinfo w = {.peer = -1};
     const cr_req *r = job->wait_req;
     const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : job->wait_sel;
-    snprintf(w.call, sizeof w.call, "%s", r ? r->op : sel ? "probe" : "exit");
-    if (r && r->kind == CR_REQ_SEND) {
+    snprintf(w.call, sizeof w.call, "%s",
+             r              ? r->op
+             : sel          ? "probe"
+             : job->wait_op ? job->wait_op
+                            : "exit");
+    if (!r && !sel && job->wait_op) {
+        w.kind = CR_WAIT_ARRIVE;
+        w.peer = job->wait_peer ? *job->wait_peer : -1;
+    } else if (r && r->kind == CR_REQ_SEND) {
         w.kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;
         w.peer = r->peer;
         w.ctx = r->ctx;
@@ -765,7 +773,7 @@ void cr_engine_drain(cr_job *job)
         if (cr_progress(job))
             spins = 0;
         else
-            cr_idle(job, &spins);
+            cr_idle(job, &spins, NULL, NULL);
     }
     job->net->flush(job);
 }

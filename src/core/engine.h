@@ -179,6 +179,8 @@ typedef struct cr_job {
     uint64_t idle_since;
     const cr_req *wait_req; /* what the current blocking wait is for (watchdog) */
     const cr_sel *wait_sel; /* ... or the probe's selector */
+    const char *wait_op;    /* ... or the collective (coll_shm.c) and the member */
+    const int *wait_peer;   /* it waits for (member index = job rank) */
     bool wait_reported;
     bool spell_reported; /* this blocked spell was reported (at its first sleep) */
 
@@ -262,8 +264,9 @@ static inline void cr_cpu_relax(void)
 #endif
 }
 
-/* Waiting: call in a loop while nothing happens; *spins counts idle rounds. */
-void cr_idle(cr_job *job, unsigned *spins);
+/* Waiting: call in a loop while nothing happens; *spins counts idle rounds;
+ * ready(arg), when given, is what the caller waits for (see the transport's sleep). */
+void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg);
 
 /* About to idle: take unexpected long messages off their senders (NX/2 semantics). */
 void cr_engine_buffer_rts(cr_job *job);

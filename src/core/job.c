@@ -162,7 +162,7 @@ cr_job *cr_job_init(void)
 
 /* ---- waiting ------------------------------------------------------------- */
 
-void cr_idle(cr_job *job, unsigned *spins)
+void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
 {
     unsigned s = ++*spins;
     if (s < job->spin_limit) {
@@ -189,7 +189,7 @@ void cr_idle(cr_job *job, unsigned *spins)
         cr_wait_report(job, true);
         job->spell_reported = true;
     }
-    job->net->sleep(job, 100);
+    job->net->sleep(job, 100, ready, arg);
 }
 
 /* ---- handlers and the progress thread ------------------------------------ */
@@ -229,7 +229,7 @@ static void *progress_main(void *arg)
             !atomic_load(&job->stopping)) {
             job->net->flush(job);
             cr_engine_buffer_rts(job);
-            job->net->sleep(job, 100);
+            job->net->sleep(job, 100, NULL, NULL);
         }
         pthread_mutex_unlock(&job->lock);
         run_handlers(job);

@@ -133,6 +133,10 @@ static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
                  "receive posted)",
                  r, w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
         break;
+    case CR_WAIT_ARRIVE:
+        snprintf(buf, len, "rank %d waits in %s for rank %d to enter it too (collective)", r,
+                 w->call, w->peer);
+        break;
     default:
         snprintf(buf, len, "rank %d waits in %s (finishing its sends)", r, w->call);
     }

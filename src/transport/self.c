@@ -43,9 +43,10 @@ static void self_nothing(cr_job *job)
 
 static _Atomic uint32_t self_bell;
 
-static void self_sleep(cr_job *job, int timeout_ms)
+static void self_sleep(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg)
 {
     uint32_t v = atomic_load(&self_bell);
+    if (ready && ready(arg)) return;
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
     cr_unlock(job);
     syscall(SYS_futex, (uint32_t *)&self_bell, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
@@ -93,6 +94,7 @@ const cr_transport cr_transport_self = {
     .flush = self_nothing,
     .sleep = self_sleep,
     .wake = self_wake,
+    .nudge = self_wake,
     .peer_gone = self_peer_gone,
     .report_wait = self_report_wait,
     .report_busy = self_report_busy,

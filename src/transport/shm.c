@@ -57,6 +57,7 @@ typedef struct shm_state {
     shm_tx *tx;
     shm_rx *rx;
     int rr; /* next peer to poll first */
+    cr_coll_area coll[CR_COLL_AREAS];
 } shm_state;
 
 static shm_chan *chan_of(shm_state *s, int from, int to)
@@ -117,6 +118,12 @@ int cr_shm_attach(cr_job *job, int fd)
         s->tx[p].data = (unsigned char *)&s->tx[p].ch->cells[s->ncells];
         s->rx[p].ch = chan_of(s, p, job->rank);
         s->rx[p].data = (unsigned char *)&s->rx[p].ch->cells[s->ncells];
+    }
+    for (int k = 0; k < CR_COLL_AREAS && s->hd->coll_bytes; k++) {
+        char *a = (char *)base + s->hd->coll_off + (size_t)k * s->hd->coll_bytes;
+        s->coll[k].lines = (cr_coll_line *)a;
+        s->coll[k].slots = (unsigned char *)a + (size_t)job->size * 2 * sizeof(cr_coll_line);
+        s->coll[k].slot = COLL_SLOT;
     }
     atomic_store(&s->ranks[job->rank].pid, (int32_t)getpid());
     job->shm = s;
@@ -309,14 +316,14 @@ static int shm_pending(cr_job *job, shm_state *s)
     return 0;
 }
 
-static void shm_sleep(cr_job *job, int timeout_ms)
+static void shm_sleep(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg)
 {
     shm_state *s = job->shm;
     shm_rank *me = &s->ranks[job->rank];
     atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in kick */
     uint32_t v = atomic_load_explicit(&me->bell, memory_order_seq_cst);
-    if (!shm_pending(job, s)) {
+    if (!shm_pending(job, s) && !(ready && ready(arg))) {
         struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
         cr_unlock(job);
         futex(&me->bell, FUTEX_WAIT, v, &ts);
@@ -349,6 +356,17 @@ static void shm_wake(cr_job *job, int peer)
     shm_state *s = job->shm;
     atomic_fetch_add_explicit(&s->ranks[peer].bell, 1, memory_order_seq_cst);
     futex(&s->ranks[peer].bell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+static void shm_nudge(cr_job *job, int peer)
+{
+    kick(job->shm, peer);
+}
+
+static const cr_coll_area *shm_coll_area(cr_job *job, int k)
+{
+    shm_state *s = job->shm;
+    return k >= 0 && k < CR_COLL_AREAS && s->coll[k].lines ? &s->coll[k] : NULL;
 }
 
 static void shm_report_wait(cr_job *job, const cr_waitinfo *w)
@@ -385,9 +403,11 @@ const cr_transport cr_transport_shm = {
     .flush = shm_flush,
     .sleep = shm_sleep,
     .wake = shm_wake,
+    .nudge = shm_nudge,
     .peer_gone = shm_peer_gone,
     .report_wait = shm_report_wait,
     .report_busy = shm_report_busy,
     .max_payload = shm_max_payload,
     .recv_direct = shm_recv_direct,
+    .coll_area = shm_coll_area,
 };

@@ -10,7 +10,11 @@
 
 #include "transport.h"
 
-#define SHM_MAGIC 0x31726569726f6f63ULL /* "courier1" */
+#define SHM_MAGIC 0x32726569726f6f63ULL /* "courier2" */
+/* Collective areas (cr_coll_area) exist for jobs up to this size; each rank's
+ * slot holds this many bytes. */
+#define COLL_MAX_RANKS 64
+#define COLL_SLOT 1024
 #define CELL 64
 #define INLINE_MAX 48
 
@@ -18,6 +22,7 @@ typedef struct shm_head {
     uint64_t magic;
     uint32_t nranks, ncells, dbytes, pad;
     uint64_t rank_off, status_off, chan_off, chan_stride, total;
+    uint64_t coll_off, coll_bytes; /* CR_COLL_AREAS areas of coll_bytes each (0: none) */
 } shm_head;
 
 typedef struct shm_rank {

@@ -21,11 +21,24 @@ static size_t page_round(size_t x)
     return (x + 4095) & ~(size_t)4095;
 }
 
-/* Bytes before the first channel: header, rank records, status records. */
-size_t cr_shm_control_size(int n)
+/* One collective area: two lines per rank, then two slots per rank. */
+static size_t coll_area_bytes(int n)
+{
+    if (n > COLL_MAX_RANKS) return 0;
+    return page_round((size_t)n * 2 * (sizeof(cr_coll_line) + COLL_SLOT));
+}
+
+/* Bytes before the collective areas: header, rank records, status records. */
+static size_t coll_offset(int n)
 {
     return 4096 + page_round((size_t)n * sizeof(shm_rank)) +
            page_round((size_t)n * sizeof(shm_status));
+}
+
+/* Bytes before the first channel. */
+size_t cr_shm_control_size(int n)
+{
+    return coll_offset(n) + CR_COLL_AREAS * coll_area_bytes(n);
 }
 
 size_t cr_shm_segment_size(int n)
@@ -42,6 +55,8 @@ void cr_shm_segment_init(void *base, int n)
     hd->nranks = (uint32_t)n;
     hd->rank_off = 4096;
     hd->status_off = 4096 + page_round((size_t)n * sizeof(shm_rank));
+    hd->coll_off = coll_offset(n);
+    hd->coll_bytes = coll_area_bytes(n);
     hd->chan_off = cr_shm_control_size(n);
     hd->chan_stride = cr_shm_chan_stride(hd->ncells, hd->dbytes);
     hd->total = cr_shm_segment_size(n);

@@ -9,6 +9,8 @@
 #ifndef COURIER_TRANSPORT_H
 #define COURIER_TRANSPORT_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,7 +42,8 @@ typedef struct cr_hdr {
 enum cr_wait_kind {
     CR_WAIT_RECV = 1,   /* a receive (or probe) that nothing matches */
     CR_WAIT_CREDIT = 2, /* a send with no room at the receiver */
-    CR_WAIT_MATCH = 3   /* a long send waiting for its receive */
+    CR_WAIT_MATCH = 3,  /* a long send waiting for its receive */
+    CR_WAIT_ARRIVE = 4  /* a collective waiting for peer to enter it (collective area) */
 };
 
 typedef struct cr_waitinfo {
@@ -53,6 +56,23 @@ typedef struct cr_waitinfo {
     uint32_t mask;
     uint64_t size;
 } cr_waitinfo;
+
+/* Memory that every rank of the job reads and writes directly, for the small
+ * collectives of a whole-job group (src/coll/coll_shm.c). Per rank, two lines
+ * (one per parity of the collective's generation), each a generation word and a
+ * few bytes of inline data; then, per parity and rank, a slot of 'slot' bytes. */
+typedef struct cr_coll_line {
+    _Atomic uint64_t gen;
+    unsigned char data[56];
+} __attribute__((aligned(64))) cr_coll_line;
+
+#define CR_COLL_AREAS 3 /* NX/2, MPL and MPI each have one whole-job group */
+
+typedef struct cr_coll_area {
+    cr_coll_line *lines;  /* [rank * 2 + parity] */
+    unsigned char *slots; /* [(parity * nranks + rank) * slot] */
+    size_t slot;
+} cr_coll_area;
 
 /* Returned by send_am when the peer has no room for now (no credits). */
 #define CR_EAGAIN 1
@@ -67,11 +87,17 @@ typedef struct cr_transport {
     int (*get)(struct cr_job *job, int peer, void *dst, uint64_t addr, size_t len);
     /* About to idle: publish pending credits so that peers can go on. */
     void (*flush)(struct cr_job *job);
-    /* Sleep until a peer may have sent something (or timeout_ms passes); called
-     * with the engine lock held, which it releases while it sleeps. */
-    void (*sleep)(struct cr_job *job, int timeout_ms);
+    /* Sleep until a peer may have sent something or nudged us (or timeout_ms
+     * passes); called with the engine lock held, which it releases while it
+     * sleeps. ready(arg), when given, is the condition the caller waits for: it
+     * is checked once more after the sleep is announced to peers, so that a
+     * nudge cannot be lost. */
+    void (*sleep)(struct cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg);
     /* Wake the threads of rank 'peer' that sleep in this transport (may be self). */
     void (*wake)(struct cr_job *job, int peer);
+    /* Wake rank 'peer' if it sleeps; no system call when it does not. Used
+     * after a store to memory the peer waits on (a collective area). */
+    void (*nudge)(struct cr_job *job, int peer);
     /* Has the peer finished (left the job)? Nothing more will be read from it. */
     int (*peer_gone)(struct cr_job *job, int peer);
     /* Tell the runtime what this rank is blocked on (NULL: no longer blocked). */
@@ -88,6 +114,8 @@ typedef struct cr_transport {
      * caller looks at its unexpected queue again), or nothing arrived (0). */
     int (*recv_direct)(struct cr_job *job, const struct cr_sel *sel, void *buf, size_t cap,
                        struct cr_status *st);
+    /* Optional: collective area k (0..CR_COLL_AREAS-1), or NULL when there is none. */
+    const cr_coll_area *(*coll_area)(struct cr_job *job, int k);
 } cr_transport;
 
 extern const cr_transport cr_transport_self;
