@@ -78,6 +78,8 @@ static long env_long(const char *name, long dflt, long lo, long hi)
 
 static int online_cpus(void)
 {
+    long job_cpus = env_long("COURIER_CPUS", 0, 0, CPU_SETSIZE); /* the launcher's, if any */
+    if (job_cpus > 0) return (int)job_cpus;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);

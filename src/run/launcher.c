@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -66,17 +67,22 @@ typedef struct job_spec {
     rank_proc *ranks;
     pid_t pgid;
     int exit_status;
-    bool ending;      /* termination under way */
-    uint64_t kill_at; /* when SIGKILL follows the SIGTERM (ns), 0: not scheduled */
+    bool ending;             /* termination under way */
+    cpu_set_t cpus;          /* the CPUs the launcher may use, and so the job */
+    int cpu_of[CPU_SETSIZE]; /* the i-th of them */
+    bool bind;               /* each rank on one of them, round robin (--bind) */
+    uint64_t kill_at;        /* when SIGKILL follows the SIGTERM (ns), 0: not scheduled */
 } job_spec;
 
 static const char usage_text[] =
-    "usage: courier run [--label] [--timeout S] [--hang-timeout S] -n N prog [args]\n"
+    "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] -n N prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
     "  -n N              start N ranks of prog (1..1024 in all)\n"
     "  --label           prefix every output line with [rank]\n"
     "  --timeout S       end the job if it runs longer than S seconds\n"
-    "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n";
+    "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n"
+    "  --bind B          auto (default): one CPU per rank, round robin, when ranks\n"
+    "                    outnumber CPUs; core: always; none: never\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -188,6 +194,17 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                     return parse_error(spec, err, errlen,
                                        "%s %s: give a positive number of seconds", a, args[i + 1]);
                 *(hang ? &spec->hang_timeout : &spec->timeout) = v;
+                i += 2;
+            } else if (!strcmp(a, "--bind")) {
+                const char *v = i + 1 < argc ? args[i + 1] : "";
+                if (!strcmp(v, "auto"))
+                    spec->bind = CR_BIND_AUTO;
+                else if (!strcmp(v, "core"))
+                    spec->bind = CR_BIND_CORE;
+                else if (!strcmp(v, "none"))
+                    spec->bind = CR_BIND_NONE;
+                else
+                    return parse_error(spec, err, errlen, "--bind %s: give auto, core or none", v);
                 i += 2;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 cr_run_spec_free(spec);
@@ -335,6 +352,16 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     setenv("COURIER_APPNUM", v, 1);
     setenv("COURIER_HOST_RANK", "0", 1);
     setenv("COURIER_LAUNCHED", "1", 1);
+    /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
+     * whether they outnumber the CPUs (and so must not spin). */
+    snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
+    setenv("COURIER_CPUS", v, 1);
+    if (js->bind) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(js->cpu_of[rank % CPU_COUNT(&js->cpus)], &one);
+        sched_setaffinity(0, sizeof one, &one); /* a failure leaves the rank unbound */
+    }
     char **argv = js->cmd.apps[appnum].argv;
     execvp(argv[0], argv);
     fprintf(stderr, "courier: rank %d: cannot execute %s: %s\n", rank, argv[0], strerror(errno));
@@ -559,6 +586,17 @@ int cr_run_main(int argc, char **argv)
     }
     js.ranks = calloc((size_t)js.cmd.total, sizeof *js.ranks);
     if (!js.ranks) return usage_error("out of memory for %d ranks", js.cmd.total);
+    /* Binding: with more ranks than CPUs, a rank left to migrate costs everyone a
+     * trip through the load balancer; one CPU each, neighbours apart, is steadier
+     * (docs/run.md has the figures). */
+    if (sched_getaffinity(0, sizeof js.cpus, &js.cpus) != 0) {
+        CPU_ZERO(&js.cpus);
+        CPU_SET(0, &js.cpus);
+    }
+    for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &js.cpus)) js.cpu_of[k++] = c;
+    js.bind = js.cmd.bind == CR_BIND_CORE ||
+              (js.cmd.bind == CR_BIND_AUTO && js.cmd.total > CPU_COUNT(&js.cpus));
 
     size_t seglen = cr_shm_segment_size(js.cmd.total);
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&

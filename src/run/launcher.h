@@ -13,12 +13,20 @@ typedef struct cr_run_app {
     char **argv;
 } cr_run_app;
 
+/* --bind: where ranks may run. */
+enum cr_run_bind {
+    CR_BIND_AUTO = 0, /* one CPU each, round robin, when there are more ranks than CPUs */
+    CR_BIND_CORE,     /* one CPU each, round robin, always */
+    CR_BIND_NONE      /* wherever the scheduler likes */
+};
+
 /* What a `courier run` command line asks for. */
 typedef struct cr_run_spec {
     cr_run_app *apps;
     int napps, total;    /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
     bool label;          /* --label */
     bool help;           /* -h/--help: print the usage and run nothing */
+    int bind;            /* enum cr_run_bind */
     double timeout;      /* seconds; 0: none */
     double hang_timeout; /* seconds; 0: no watchdog (default 5) */
     char **args;         /* owned: the copy of argv the apps point into */
