@@ -44,7 +44,7 @@ static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
     r->for_unexp = NULL;
     r->chain = NULL;
     r->fwd = NULL;
-    r->sync = 0;
+    r->sync = r->blocking = 0;
     r->kind = kind;
     r->in_use = 1;
     r->op = op;
@@ -232,7 +232,7 @@ static int send_step(cr_job *job, cr_req *r)
         return 0;
     case CR_STAGE_RTS:
         h.op = CR_OP_RTS;
-        h.flags = r->sync ? CR_HDR_SYNC : 0;
+        h.flags = (r->sync ? CR_HDR_SYNC : 0) | (r->blocking ? CR_HDR_WAITS : 0);
         h.addr = (uint64_t)(uintptr_t)r->buf;
         h.sreq = cr_req_id(r);
         if (tp->send_am(job, r->peer, &h, NULL, 0)) return CR_EAGAIN;
@@ -289,7 +289,7 @@ static void check_dst(cr_job *job, const char *op, int dst)
 /* A synchronous send always takes the rendezvous path: it completes only when
  * the receiver has matched it (seed 004's end-to-end significance). */
 static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
-                          const void *buf, size_t len, bool sync)
+                          const void *buf, size_t len, bool sync, bool blocking)
 {
     check_dst(job, op, dst);
     cr_req *r = req_alloc(job, CR_REQ_SEND, op);
@@ -300,6 +300,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->cap = len;
     r->stage = len <= job->eager[dst] && !sync ? CR_STAGE_EAGER : CR_STAGE_RTS;
     r->sync = sync;
+    r->blocking = blocking;
     job->sends_active++;
     if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
     return r;
@@ -308,20 +309,20 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
 cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                  size_t len)
 {
-    return start_send(job, op, dst, ctx, tag, buf, len, false);
+    return start_send(job, op, dst, ctx, tag, buf, len, false, false);
 }
 
 cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                   size_t len)
 {
-    return start_send(job, op, dst, ctx, tag, buf, len, true);
+    return start_send(job, op, dst, ctx, tag, buf, len, true, false);
 }
 
 /* cr_send's path with a request: long, or queued behind others, or no credits. */
 static __attribute__((noinline)) void send_wait(cr_job *job, const char *op, int dst, uint16_t ctx,
                                                 int32_t tag, const void *buf, size_t len)
 {
-    cr_req *r = cr_isend(job, op, dst, ctx, tag, buf, len);
+    cr_req *r = start_send(job, op, dst, ctx, tag, buf, len, false, true);
     cr_req_wait(job, r);
     cr_req_release(job, r);
 }
@@ -353,12 +354,67 @@ static void get_failed(cr_job *job, const char *op, int src, size_t n, int rc)
              rc == -ESRCH ? " (rank has died)" : "");
 }
 
+/* A receive that a message on the wire must name: a blocking receive (on the
+ * stack, no id) gets a table request that completes it through fwd. */
+static cr_req *with_id(cr_job *job, cr_req *r)
+{
+    if (r->idx != CR_NOID) return r;
+    cr_req *t = req_alloc(job, CR_REQ_RECV, r->op);
+    t->buf = r->buf;
+    t->cap = r->cap;
+    t->st = r->st;
+    t->trunc_ok = r->trunc_ok;
+    t->fwd = r;
+    return t;
+}
+
+/* Ask the sender to push the message (CTS): single copy is denied or failed. */
+static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
+{
+    r = with_id(job, r);
+    cr_hdr h = {.op = CR_OP_CTS, .sreq = sreq, .rreq = cr_req_id(r), .size = r->st.size};
+    r->got = 0;
+    r->stage = CR_STAGE_PUSH; /* only now may DATA name this receive */
+    job->owed[src]++;         /* DATA will come */
+    ctrl_send(job, src, &h);
+}
+
+/* Cooperative single copy: for a long message whose sender waits for it, the
+ * receiver reads the first part while the sender writes the rest straight into
+ * the receiver's buffer, so two cores copy at once (twice the bandwidth of one
+ * process_vm_readv here; docs/engine.md). The split depends only on the length. */
+#define COOP_MIN (64u << 10)
+static size_t coop_split(size_t n)
+{
+    return n / 2 & ~(size_t)4095;
+}
+
 /* Receive r matched a rendezvous message: pull it (single copy) or ask for a push. */
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
-                       uint64_t sreq)
+                       uint64_t sreq, uint8_t flags)
 {
     size_t n = accept_size(job, r, src, tag, size);
     cr_hdr h = {.sreq = sreq, .size = size};
+    if (job->cma_ok && (flags & CR_HDR_WAITS) && src != job->rank && n >= COOP_MIN) {
+        r = with_id(job, r);
+        size_t split = coop_split(n);
+        cr_hdr c = {.op = CR_OP_CTW,
+                    .sreq = sreq,
+                    .rreq = cr_req_id(r),
+                    .size = n,
+                    .addr = (uint64_t)(uintptr_t)r->buf};
+        ctrl_send(job, src, &c);
+        job->owed[src]++; /* WDONE will come */
+        r->stage = CR_STAGE_COOP;
+        r->rreq = sreq;
+        int rc = job->tp[src]->get(job, src, r->buf, addr, split);
+        r->got = rc ? 0 : split;
+        if (rc) {
+            get_failed(job, r->op, src, split, rc);
+            job->cma_ok = false; /* the sender pushes it all once its WDONE is in */
+        }
+        return;
+    }
     if (job->cma_ok || src == job->rank || size == 0) { /* empty: nothing to pull (MPI_Ssend) */
         int rc = n ? job->tp[src]->get(job, src, r->buf, addr, n) : 0;
         if (rc == 0) {
@@ -370,20 +426,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
         get_failed(job, r->op, src, n, rc);
         job->cma_ok = false; /* denied here: use the pipelined copy from now on */
     }
-    if (r->idx == CR_NOID) { /* a blocking receive: DATA must name a request with an id */
-        cr_req *t = req_alloc(job, CR_REQ_RECV, r->op);
-        t->buf = r->buf;
-        t->cap = r->cap;
-        t->st = r->st;
-        t->fwd = r;
-        r = t;
-    }
-    h.op = CR_OP_CTS;
-    h.rreq = cr_req_id(r);
-    r->got = 0;
-    r->stage = CR_STAGE_PUSH; /* only now may DATA name this receive */
-    job->owed[src]++;         /* DATA will come */
-    ctrl_send(job, src, &h);
+    ask_push(job, r, src, sreq);
 }
 
 static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
@@ -399,7 +442,7 @@ static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
         if (u->owned) free(u->data);
         complete(job, r);
     } else {
-        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq);
+        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags);
     }
     free(u);
 }
@@ -540,7 +583,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         r = job->posted ? take_posted(job, src, h->ctx, h->tag) : NULL;
         if (r) {
             if (h->op == CR_OP_RTS) {
-                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq);
+                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags);
             } else {
                 size_t n = accept_size(job, r, src, h->tag, len);
                 if (n) memcpy(r->buf, payload, n);
@@ -565,6 +608,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             u->addr = h->addr;
             u->sreq = h->sreq;
             u->sync = h->op == CR_OP_RTS && (h->flags & CR_HDR_SYNC);
+            u->flags = h->flags;
             u->data = (char *)(u + 1);
             u->owned = 0;
             u->held = keep;
@@ -586,6 +630,36 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         r->rreq = h->rreq;
         r->stage = CR_STAGE_PUSH;
         backlog_push(job, src, r);
+        return 1;
+    case CR_OP_CTW: {
+        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, CR_STAGE_WAIT, "CTW");
+        if (h->size > r->cap)
+            cr_fatal(job, "progress",
+                     "rank %d asked for more than the message holds (corrupt peer?)", src);
+        size_t split = coop_split(h->size);
+        const cr_transport *tp = job->tp[src];
+        int rc = tp->put && job->cma_ok ? tp->put(job, src, h->addr + split,
+                                                  (const char *)r->buf + split, h->size - split)
+                                        : -ENOSYS;
+        if (rc) get_failed(job, "progress", src, h->size - split, rc); /* returns if denied */
+        cr_hdr d = {.op = CR_OP_WDONE,
+                    .flags = rc ? CR_HDR_FAILED : 0,
+                    .sreq = h->sreq,
+                    .rreq = h->rreq,
+                    .size = h->size};
+        ctrl_send(job, src, &d); /* then FIN (or a CTS) completes this send */
+        return 1;
+    }
+    case CR_OP_WDONE:
+        r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_COOP, "WDONE");
+        job->owed[src]--;
+        if (!(h->flags & CR_HDR_FAILED) && r->got) {
+            cr_hdr f = {.op = CR_OP_FIN, .sreq = r->rreq, .size = r->st.size};
+            ctrl_send(job, src, &f);
+            complete(job, r);
+        } else {
+            ask_push(job, r, src, r->rreq); /* a part is missing: have it all pushed */
+        }
         return 1;
     case CR_OP_DATA:
         r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_PUSH, "DATA");

@@ -69,7 +69,8 @@ enum cr_stage {
     CR_STAGE_EAGER = 1, /* whole message still to send */
     CR_STAGE_RTS,       /* rendezvous request still to send */
     CR_STAGE_WAIT,      /* waiting for FIN (pulled) or CTS (push) */
-    CR_STAGE_PUSH       /* pushing DATA chunks */
+    CR_STAGE_PUSH,      /* pushing DATA chunks */
+    CR_STAGE_COOP       /* a receive that pulled its part, waiting for the sender's (WDONE) */
 };
 
 struct cr_req;
@@ -97,12 +98,14 @@ typedef struct cr_req {
     uint16_t ctx;
     int32_t tag;
     size_t pushed; /* pipelined path: bytes copied into the segment so far */
-    uint64_t rreq; /* pipelined path: the receiver's request id */
+    uint64_t rreq; /* send, pipelined path: the receiver's request id; receive in
+                      CR_STAGE_COOP: the sender's */
     /* internal receives that take an unexpected long message off its sender
      * without single copy (cr_engine_buffer_rts) */
     struct cr_unexp *for_unexp; /* the entry the data will belong to, or */
     struct cr_req *chain;       /* the user receive that matched it meanwhile */
     uint8_t sync;               /* synchronous send (MPI): always rendezvous, see cr_issend */
+    uint8_t blocking;           /* send: its caller waits for it at once (cr_send) */
     /* A blocking receive's request lives on its caller's stack and has no id
      * (idx CR_NOID); when the push path needs an id, a table request stands in
      * for it and completes it through fwd. */
@@ -125,6 +128,7 @@ typedef struct cr_unexp {
     char *data;          /* EAGER */
     cr_req *arriving;    /* RTS being pushed into 'data' (no single copy) */
     uint8_t sync;        /* RTS of a synchronous send: never taken before a receive matches */
+    uint8_t flags;       /* RTS: its header flags */
 } cr_unexp;
 
 /* A control message (FIN, CTS) waiting for credits. */
@@ -281,6 +285,10 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
 
 /* Header flag of an RTS sent by cr_issend. */
 #define CR_HDR_SYNC 0x1
+/* Header flag of an RTS whose sender waits for it: it will answer a CTW at once. */
+#define CR_HDR_WAITS 0x2
+/* Header flag of a WDONE: the sender could not write its part. */
+#define CR_HDR_FAILED 0x4
 
 /* A synchronous send: it completes only once a receive has matched it (end-to-end
  * significance, MPI_Ssend). It always takes the rendezvous path, whatever its

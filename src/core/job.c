@@ -143,7 +143,7 @@ static void job_init(void)
     /* Oversubscribed: a spinning rank only steals the core from the one it waits for. */
     int cpus = online_cpus();
     job->oversub = job->size > cpus;
-    job->spin_limit = (unsigned)env_long("COURIER_SPIN", job->oversub ? 16 : 4000, 1, INT_MAX);
+    job->spin_limit = (unsigned)env_long("COURIER_SPIN", job->oversub ? 2 : 4000, 1, INT_MAX);
     job->yield_ns =
         (uint64_t)env_long("COURIER_YIELD_US", job->oversub ? 2000 : 1000, 0, INT_MAX) * 1000u;
 

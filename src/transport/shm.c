@@ -351,6 +351,25 @@ static int shm_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
     return 0;
 }
 
+static int shm_put(cr_job *job, int peer, uint64_t addr, const void *src, size_t len)
+{
+    shm_state *s = job->shm;
+    pid_t pid = atomic_load(&s->ranks[peer].pid);
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)src + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(addr + done), len - done};
+        ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) return -EIO;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
 static void shm_wake(cr_job *job, int peer)
 {
     shm_state *s = job->shm;
@@ -400,6 +419,7 @@ const cr_transport cr_transport_shm = {
     .send_am = shm_send_am,
     .poll = shm_poll,
     .get = shm_get,
+    .put = shm_put,
     .flush = shm_flush,
     .sleep = shm_sleep,
     .wake = shm_wake,

@@ -24,7 +24,10 @@ enum cr_op {
     CR_OP_RTS = 2,   /* rendezvous request: size, sender address, sender request */
     CR_OP_FIN = 3,   /* receiver has pulled the data: sender request completes */
     CR_OP_CTS = 4,   /* receiver matched, single copy denied: push the data */
-    CR_OP_DATA = 5   /* one chunk of a pushed message at offset addr */
+    CR_OP_DATA = 5,  /* one chunk of a pushed message at offset addr */
+    CR_OP_CTW = 6,   /* receiver matched and pulls the first part: sender, write the rest
+                        straight into the receiver's buffer at addr (size bytes in all) */
+    CR_OP_WDONE = 7  /* sender has written its part (flags: CR_HDR_FAILED if it could not) */
 };
 
 typedef struct cr_hdr {
@@ -85,6 +88,8 @@ typedef struct cr_transport {
     int (*poll)(struct cr_job *job);
     /* Copy len bytes at the peer's address into dst; 0 or a negative errno. */
     int (*get)(struct cr_job *job, int peer, void *dst, uint64_t addr, size_t len);
+    /* Optional: copy len bytes from src to the peer's address; 0 or a negative errno. */
+    int (*put)(struct cr_job *job, int peer, uint64_t addr, const void *src, size_t len);
     /* About to idle: publish pending credits so that peers can go on. */
     void (*flush)(struct cr_job *job);
     /* Sleep until a peer may have sent something or nudged us (or timeout_ms

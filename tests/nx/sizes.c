@@ -1,5 +1,7 @@
 /* Message sizes around every protocol boundary, checked byte for byte: 0, 1,
- * eager-1, eager, eager+1 (COURIER_EAGER_LIMIT, default 16384), 1 MiB, 64 MiB.
+ * eager-1, eager, eager+1 (COURIER_EAGER_LIMIT, default 16384), 64 KiB +-1 (the
+ * least a sender helps to copy), 1 MiB, 1 MiB + 4097 (a split off the page
+ * grain), 64 MiB.
  * Node 0 sends to node 1 and back; run it also with COURIER_NO_CMA=1 (the
  * pipelined copy through the segment) and a small eager limit. Both orders are
  * tried: receive posted first (irecv) and message first (unexpected). */
@@ -27,7 +29,8 @@ int main(void)
     const char *e = getenv("COURIER_EAGER_LIMIT");
     size_t eager = e ? (size_t)atol(e) : 16384;
     if (eager == 0) eager = 1; /* every message is long: 0, 1, 2 bytes still cross it */
-    size_t sizes[] = {0, 1, eager - 1, eager, eager + 1, 1 << 20, 64 << 20};
+    size_t sizes[] = {0,     1,       eager - 1,        eager,   eager + 1, 65535, 65536,
+                      65537, 1 << 20, (1 << 20) + 4097, 64 << 20};
     int ns = sizeof sizes / sizeof sizes[0];
     char *buf = malloc(64 << 20), *in = malloc((64 << 20) + 16);
     CHECK(buf && in, "out of memory");
