@@ -10,7 +10,7 @@
  *
  * Protocol, for the collective number s done through the area (g->area_seq, the
  * same on every member): gen = s + 1, parity p = gen & 1. A member writes its data into its
- * line (inline, up to 56 bytes) or its slot of parity p, stores gen into its
+ * line (inline, up to 48 bytes) or its slot of parity p, stores gen into its
  * line of parity p (release), nudges sleeping peers, and waits until the lines
  * of parity p of all members hold gen (acquire). Allreduce then combines the
  * members' data in member order, so every member computes the same bits and

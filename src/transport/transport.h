@@ -66,7 +66,8 @@ typedef struct cr_waitinfo {
  * few bytes of inline data; then, per parity and rank, a slot of 'slot' bytes. */
 typedef struct cr_coll_line {
     _Atomic uint64_t gen;
-    unsigned char data[56];
+    uint64_t pad; /* data aligned for any element type */
+    unsigned char data[48] __attribute__((aligned(16)));
 } __attribute__((aligned(64))) cr_coll_line;
 
 #define CR_COLL_AREAS 3 /* NX/2, MPL and MPI each have one whole-job group */

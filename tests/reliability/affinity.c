@@ -48,5 +48,6 @@ int main(int argc, char **argv)
                   "ranks %ld and %ld: CPUs %ld and %ld", q, r, all[2 * q + 1], all[2 * r + 1]);
     }
     printf("affinity: %ld ranks %s on %ld CPUs\n", n, bound ? "bound round robin" : "unbound", c);
+    free(all);
     return 0;
 }
