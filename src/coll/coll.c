@@ -253,9 +253,10 @@ static void allgather_ring(cr_job *job, cr_group *g, const char *op, char *rbuf,
 void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t blk)
 {
-    uint32_t seq = g->seq++;
     char *r = rbuf;
     if (r + g->me * blk != sbuf) memmove(r + g->me * blk, sbuf, blk);
+    if (cr_coll_shm_allgather(job, g, op, rbuf, blk)) return;
+    uint32_t seq = g->seq++;
     int n = g->size, f = cr_coll_forced();
     bool pof2 = (n & (n - 1)) == 0;
     if (n == 1) return;
@@ -306,6 +307,7 @@ static void alltoall_pairwise(cr_job *job, cr_group *g, const char *op, const ch
 void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                       size_t blk)
 {
+    if (cr_coll_shm_alltoall(job, g, op, sbuf, rbuf, blk)) return;
     uint32_t seq = g->seq++;
     int f = cr_coll_forced();
     if (g->size > 2 && (f == CR_ALG_BRUCK || (f != CR_ALG_PAIRWISE && blk <= BRUCK_BLK_MAX)))

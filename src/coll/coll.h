@@ -115,12 +115,16 @@ void cr_coll_wait(cr_job *job, cr_req *r);
  * the operation may not write over its inputs. */
 void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
                      void *scratch);
-/* Barrier and allreduce (buf holds this member's data, then the result) through
- * the group's collective area; false, having done nothing, when the group has no
- * area or the data does not fit (coll_shm.c). */
+/* Collectives through the group's collective area (coll_shm.c; allreduce: buf
+ * holds this member's data, then the result); false, having done nothing, when
+ * the group has no area or the data does not fit. */
 bool cr_coll_shm_barrier(cr_job *job, cr_group *g, const char *op);
 bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, void *buf, size_t count,
                            const cr_redop *o);
+/* rbuf holds this member's block already, at its offset. */
+bool cr_coll_shm_allgather(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk);
+bool cr_coll_shm_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                          size_t blk);
 void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
 /* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
  * ranks than cores every round costs a trip through the scheduler, and the linear

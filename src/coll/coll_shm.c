@@ -1,12 +1,17 @@
 /* Small collectives of a whole-job group through memory every rank shares (the
- * transport's collective area), instead of point-to-point messages: barrier and
- * allreduce of up to one slot (1 KiB) per rank.
+ * transport's collective area), instead of point-to-point messages: barrier,
+ * allreduce of up to 1 KiB, all-gather and all-to-all of up to one slot (the
+ * transport's choice: 16 KiB per rank up to 16 ranks) of data per rank.
  *
  * Why: with messages, a barrier or allreduce is log2(n) rounds of send, receive
  * and match; with more ranks than cores every round is also a trip through the
  * scheduler. Here each member publishes its data and a generation word once, and
  * leaves when every member's word shows the generation: one cache-line transfer
- * per peer, and each rank needs the CPU about once per operation.
+ * per peer, and each rank needs the CPU about once per operation. Every form
+ * waits for all members, so each synchronizes like a barrier (MPI allows it);
+ * that is why broadcast stays with messages: a root that need not wait for
+ * anyone runs ahead through a series of broadcasts (measured: 8 ranks on 2
+ * cores, 8 bytes, 0.6-0.8 us by messages, 6.6-8.2 us here).
  *
  * Protocol, for the collective number s done through the area (g->area_seq, the
  * same on every member): gen = s + 1, parity p = gen & 1. A member writes its data into its
@@ -25,13 +30,15 @@
 
 #include "coll.h"
 
-#define SHM_MAX 1024 /* bytes: the largest allreduce taken this way */
+/* Bytes: the largest allreduce taken this way. Every member combines all the
+ * members' data, which beyond this costs more than the message algorithms. */
+#define REDUCE_MAX 1024
 
 /* The area of group g, when it has one and len bytes fit in a slot. */
 static const cr_coll_area *area_of(cr_job *job, const cr_group *g, size_t len)
 {
-    if (!g->area || g->ranks || g->size != job->size || g->size < 2 || len > SHM_MAX ||
-        !job->net->coll_area || cr_coll_forced() != CR_ALG_AUTO)
+    if (!g->area || g->ranks || g->size != job->size || g->size < 2 || !job->net->coll_area ||
+        cr_coll_forced() != CR_ALG_AUTO)
         return NULL;
     const cr_coll_area *a = job->net->coll_area(job, g->area - 1);
     return a && len <= a->slot ? a : NULL;
@@ -91,13 +98,39 @@ bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, void *buf, 
                            const cr_redop *o)
 {
     size_t len = count * o->elem;
-    const cr_coll_area *a = area_of(job, g, len);
+    const cr_coll_area *a = len <= REDUCE_MAX ? area_of(job, g, len) : NULL;
     if (!a) return false;
     arrival w;
     arrive_and_wait(job, g, op, a, buf, len, &w);
     if (!len) return true;
-    unsigned char tmp[SHM_MAX];
+    unsigned char tmp[REDUCE_MAX];
     o->fn(data_of(&w, 0, len), data_of(&w, 1, len), buf, count, o->arg);
     for (int i = 2; i < g->size; i++) cr_coll_combine(o, buf, data_of(&w, i, len), buf, count, tmp);
+    return true;
+}
+
+bool cr_coll_shm_allgather(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk)
+{
+    const cr_coll_area *a = area_of(job, g, blk);
+    if (!a) return false;
+    arrival w;
+    char *r = rbuf;
+    arrive_and_wait(job, g, op, a, r + (size_t)g->me * blk, blk, &w);
+    for (int i = 0; i < g->size && blk; i++)
+        if (i != g->me) memcpy(r + (size_t)i * blk, data_of(&w, i, blk), blk);
+    return true;
+}
+
+bool cr_coll_shm_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                          size_t blk)
+{
+    size_t all = blk * (size_t)g->size;
+    if (blk && all / blk != (size_t)g->size) return false;
+    const cr_coll_area *a = area_of(job, g, all);
+    if (!a) return false;
+    arrival w;
+    arrive_and_wait(job, g, op, a, sbuf, all, &w);
+    for (int i = 0; i < g->size && blk; i++)
+        memcpy((char *)rbuf + (size_t)i * blk, data_of(&w, i, all) + (size_t)g->me * blk, blk);
     return true;
 }

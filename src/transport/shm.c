@@ -123,7 +123,7 @@ int cr_shm_attach(cr_job *job, int fd)
         char *a = (char *)base + s->hd->coll_off + (size_t)k * s->hd->coll_bytes;
         s->coll[k].lines = (cr_coll_line *)a;
         s->coll[k].slots = (unsigned char *)a + (size_t)job->size * 2 * sizeof(cr_coll_line);
-        s->coll[k].slot = COLL_SLOT;
+        s->coll[k].slot = cr_shm_coll_slot(job->size);
     }
     atomic_store(&s->ranks[job->rank].pid, (int32_t)getpid());
     job->shm = s;

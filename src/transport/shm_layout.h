@@ -11,10 +11,14 @@
 #include "transport.h"
 
 #define SHM_MAGIC 0x32726569726f6f63ULL /* "courier2" */
-/* Collective areas (cr_coll_area) exist for jobs up to this size; each rank's
- * slot holds this many bytes. */
+/* Collective areas (cr_coll_area) exist for jobs up to COLL_MAX_RANKS; each
+ * rank's slot holds cr_shm_coll_slot(nranks) bytes (all-to-all needs one block
+ * per rank in it: 16 KiB up to 16 ranks, 2 KiB up to 64). */
 #define COLL_MAX_RANKS 64
-#define COLL_SLOT 1024
+static inline uint32_t cr_shm_coll_slot(int nranks)
+{
+    return nranks <= 16 ? 16384 : 2048;
+}
 #define CELL 64
 #define INLINE_MAX 48
 

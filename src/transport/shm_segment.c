@@ -25,7 +25,7 @@ static size_t page_round(size_t x)
 static size_t coll_area_bytes(int n)
 {
     if (n > COLL_MAX_RANKS) return 0;
-    return page_round((size_t)n * 2 * (sizeof(cr_coll_line) + COLL_SLOT));
+    return page_round((size_t)n * 2 * (sizeof(cr_coll_line) + cr_shm_coll_slot(n)));
 }
 
 /* Bytes before the collective areas: header, rank records, status records. */
