@@ -39,3 +39,4 @@ done
             done
     done
 } | tee "${out:-/dev/null}"
+[ -n "$out" ] && cp "$raw" "${out%.md}.raw" # every sample: impl ranks operation bytes us

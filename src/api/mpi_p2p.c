@@ -450,6 +450,21 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     mpi_type *t = NULL;
     int rc = check_p2p(job, call, buf, count, dt, source, tag, comm, true, &c, &t);
     if (rc) return mpi_leave(job, rc);
+    if (t->contig && source != MPI_PROC_NULL) { /* the engine's blocking receive: no request */
+        cr_sel s = make_sel(c, source, tag);
+        cr_status cs;
+        cr_recv_trunc(job, call, &s, buf, (size_t)count * t->size, true, &cs);
+        MPI_Status local = {.MPI_SOURCE = mpi_comm_job_to_rank(c, cs.src),
+                            .MPI_TAG = cs.tag,
+                            .cr_bytes = (long long)cs.count};
+        if (cs.size > cs.count)
+            local.MPI_ERROR = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
+                                       "message of %zu bytes (tag %d from rank %d) is longer than "
+                                       "the %zu-byte receive buffer",
+                                       cs.size, cs.tag, local.MPI_SOURCE, cs.count);
+        if (!ignore(st)) *st = local;
+        return mpi_leave(job, local.MPI_ERROR);
+    }
     MPI_Request h;
     mreq *q = recv_post(job, call, buf, count, t, source, tag, comm, c, &h);
     if (q->r) cr_req_wait(job, q->r);
