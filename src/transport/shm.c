@@ -212,29 +212,45 @@ static void publish(shm_state *s, int peer)
     kick(s, peer);
 }
 
+/* The next message from peer p, decoded, if one has arrived. */
+static inline __attribute__((always_inline)) bool peek(cr_job *job, shm_state *s, int p, cr_hdr *h,
+                                                       const void **payload, uint32_t *len,
+                                                       uint32_t *dend)
+{
+    shm_rx *r = &s->rx[p];
+    shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
+    if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) return false;
+    *dend = r->dhead;
+    if (cr_shm_decode(c, r->data, s->dbytes, h, payload, len, dend))
+        cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
+    return true;
+}
+
+/* The message peek returned is taken: free its cell (and ring bytes up to dend). */
+static inline void consume(shm_state *s, int p, uint32_t dend)
+{
+    shm_rx *r = &s->rx[p];
+    r->stalled = 0;
+    r->head++;
+    r->dhead = dend;
+    if (r->head - r->head_pub >= s->ncells / 2 || r->dhead - r->dhead_pub >= s->dbytes / 2)
+        publish(s, p);
+}
+
 /* Deliver up to 'budget' messages from one peer; returns how many. */
 static int poll_peer(cr_job *job, shm_state *s, int p, int budget)
 {
-    shm_rx *r = &s->rx[p];
     int n = 0;
-    while (n < budget) {
-        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
-        if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) break;
-        cr_hdr h;
-        const void *payload;
-        uint32_t len, dend = r->dhead;
-        if (cr_shm_decode(c, r->data, s->dbytes, &h, &payload, &len, &dend))
-            cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
+    cr_hdr h;
+    const void *payload;
+    uint32_t len, dend;
+    while (n < budget && peek(job, s, p, &h, &payload, &len, &dend)) {
         if (!cr_engine_deliver(job, p, &h, payload, len)) {
-            r->stalled = job->recv_gen + 1; /* no room: the sender waits until we receive */
+            s->rx[p].stalled = job->recv_gen + 1; /* no room: the sender waits until we receive */
             break;
         }
-        r->stalled = 0;
-        r->head++;
-        r->dhead = dend;
+        consume(s, p, dend);
         n++;
-        if (r->head - r->head_pub >= s->ncells / 2 || r->dhead - r->dhead_pub >= s->dbytes / 2)
-            publish(s, p);
     }
     return n;
 }
@@ -246,15 +262,10 @@ static int shm_recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap
     for (int i = 0; i < size; i++) {
         int p = s->rr + i;
         if (p >= size) p -= size;
-        if (p == job->rank) continue;
-        shm_rx *r = &s->rx[p];
-        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
-        if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) continue;
         cr_hdr h;
         const void *payload;
-        uint32_t len, dend = r->dhead;
-        if (cr_shm_decode(c, r->data, s->dbytes, &h, &payload, &len, &dend))
-            cr_fatal(job, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
+        uint32_t len, dend;
+        if (p == job->rank || !peek(job, s, p, &h, &payload, &len, &dend)) continue;
         int next = p + 1 < size ? p + 1 : 0;
         if (h.op != CR_OP_EAGER || len > cap || !cr_sel_match(sel, p, h.ctx, h.tag)) {
             if (!poll_peer(job, s, p, 1)) continue; /* refused for now */
@@ -263,11 +274,7 @@ static int shm_recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap
         }
         if (len) memcpy(buf, payload, len);
         *st = (cr_status){.src = p, .tag = h.tag, .size = len, .count = len};
-        r->stalled = 0;
-        r->head++;
-        r->dhead = dend;
-        if (r->head - r->head_pub >= s->ncells / 2 || r->dhead - r->dhead_pub >= s->dbytes / 2)
-            publish(s, p);
+        consume(s, p, dend);
         s->rr = next; /* round robin: the next receive looks at the next peer first */
         return 1;
     }
@@ -332,15 +339,18 @@ static void shm_sleep(cr_job *job, int timeout_ms, bool (*ready)(void *), void *
     atomic_fetch_sub_explicit(&me->sleepers, 1, memory_order_seq_cst);
 }
 
-static int shm_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
+/* Single copy between this process's 'local' and the peer's address 'addr'
+ * (process_vm_readv to read, process_vm_writev to write); 0 or -errno. */
+static int peer_copy(cr_job *job, int peer, void *local, uint64_t addr, size_t len, bool write)
 {
     shm_state *s = job->shm;
     pid_t pid = atomic_load(&s->ranks[peer].pid);
     size_t done = 0;
     while (done < len) {
-        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec l = {(char *)local + done, len - done};
         struct iovec r = {(void *)(uintptr_t)(addr + done), len - done};
-        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n < 0) {
             if (errno == EINTR) continue;
             return -errno;
@@ -351,23 +361,14 @@ static int shm_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
     return 0;
 }
 
+static int shm_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
+{
+    return peer_copy(job, peer, dst, addr, len, false);
+}
+
 static int shm_put(cr_job *job, int peer, uint64_t addr, const void *src, size_t len)
 {
-    shm_state *s = job->shm;
-    pid_t pid = atomic_load(&s->ranks[peer].pid);
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {(char *)src + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(addr + done), len - done};
-        ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return -errno;
-        }
-        if (n == 0) return -EIO;
-        done += (size_t)n;
-    }
-    return 0;
+    return peer_copy(job, peer, (void *)src, addr, len, true);
 }
 
 static void shm_wake(cr_job *job, int peer)
