@@ -5,7 +5,7 @@
  * go through the real self transport), ranks 1 and 2 sit behind a fake in-memory
  * transport whose send_am can refuse (no credits) and whose get can be denied
  * (no single copy). The input is a program of steps: a header "from" rank 1 or 2
- * with any op (EAGER/RTS/FIN/CTS/DATA or unknown), any envelope and either a made-up
+ * with any op (EAGER/RTS/FIN/CTS/DATA/CTW/WDONE or unknown), any envelope and either a made-up
  * request id or the id of a request this job really has (current or released);
  * posting receives; starting sends, synchronous sends; buffering RTS; progress;
  * cancelling and releasing requests. cr_fatal, which a corrupt peer must reach
@@ -76,10 +76,22 @@ static void fake_flush(cr_job *job)
     (void)job;
 }
 
-static void fake_sleep(cr_job *job, int ms)
+static int fake_put(cr_job *job, int peer, uint64_t addr, const void *src, size_t len)
+{
+    (void)job;
+    (void)peer;
+    (void)addr;
+    if (deny_get) return -EPERM;
+    for (size_t i = 0; i < len; i++) sink ^= ((const unsigned char *)src)[i]; /* src holds len */
+    return 0;
+}
+
+static void fake_sleep(cr_job *job, int ms, bool (*ready)(void *), void *arg)
 {
     (void)job;
     (void)ms;
+    (void)ready;
+    (void)arg;
 }
 
 static void fake_wake(cr_job *job, int peer)
@@ -118,9 +130,11 @@ static const cr_transport fake = {
     .send_am = fake_send_am,
     .poll = fake_poll,
     .get = fake_get,
+    .put = fake_put,
     .flush = fake_flush,
     .sleep = fake_sleep,
     .wake = fake_wake,
+    .nudge = fake_wake,
     .peer_gone = fake_gone,
     .report_wait = fake_report_wait,
     .report_busy = fake_report_busy,
@@ -259,8 +273,8 @@ static void step_deliver(in *s)
     int src = 1 + (int)(take(s, 1) % (NRANKS - 1));
     uint8_t how = (uint8_t)take(s, 1);
     cr_hdr h = {0};
-    h.op = (uint8_t)(how % 7);
-    h.flags = (how >> 3) & 1;
+    h.op = (uint8_t)(how % 9); /* EAGER..WDONE, and 0 and 8: unknown */
+    h.flags = (how >> 4) & 7;  /* SYNC, WAITS, FAILED */
     h.ctx = (uint16_t)(take(s, 1) % 3);
     h.tag = (int32_t)(take(s, 1) % 6) - 1;
     uint8_t ids = (uint8_t)take(s, 1);
@@ -303,7 +317,8 @@ static void step(in *s)
         sel.tag_mode = (uint8_t)(take(s, 1) % 3);
         sel.tag = (int32_t)(take(s, 1) % 6) - 1;
         sel.mask = (uint32_t)take(s, 1);
-        size_t cap = take(s, 1) % 100;
+        uint8_t c = (uint8_t)take(s, 1);
+        size_t cap = c & 0x80 ? (64u << 10) + c % 100 : c % 100; /* large: the shared copy */
         track(cr_irecv_call(&job, "crecv", &sel, user_buf(cap, 0), cap, true, NULL, NULL));
         break;
     }
