@@ -67,7 +67,10 @@ void cr_coll_wait(cr_job *job, cr_req *r)
 void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
                   size_t len)
 {
-    cr_coll_wait(job, cr_coll_irecv(job, g, op, from, tag, buf, len));
+    cr_sel sel = {
+        .src = cr_group_rank(g, from), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    cr_status st;
+    cr_recv(job, op, &sel, buf, len, &st); /* the engine's blocking receive: direct path */
 }
 
 void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,
@@ -142,10 +145,14 @@ static void bcast_binomial(cr_job *job, cr_group *g, const char *op, void *buf, 
     }
     cr_req *sends[32];
     int ns = 0;
-    for (mask >>= 1; mask > 0; mask >>= 1)
-        if (rel + mask < n)
-            sends[ns++] =
-                cr_isend(job, op, cr_group_rank(g, (rel + mask + root) % n), g->ctx, tag, buf, len);
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (rel + mask >= n) continue;
+        int to = cr_group_rank(g, (rel + mask + root) % n);
+        if (len <= job->eager[to]) /* an eager send is done at once: no request */
+            cr_send(job, op, to, g->ctx, tag, buf, len);
+        else
+            sends[ns++] = cr_isend(job, op, to, g->ctx, tag, buf, len);
+    }
     wait_all(job, sends, ns);
 }
 
