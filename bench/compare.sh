@@ -28,6 +28,9 @@ for rep in $(seq "$reps"); do
         echo "$impl launch2 0 $(sbs_launch_ms $impl 2 "$pp" pp)" >>"$raw"
         echo "$impl launch8 0 $(sbs_launch_ms $impl 8 "$pp" pp)" >>"$raw"
     done
+    # the machine's floors, without any library, in the same run (bench/floors.c)
+    "$build/bench/floors" line | awk '{print "floor line 0", $3}' >>"$raw"
+    "$build/bench/floors" ring 8 | awk '{print "floor ring8 0", $3}' >>"$raw"
 done
 
 {
@@ -50,6 +53,10 @@ done
     row "token ring, 8 ranks on $(nproc) cores, per hop" ring8 0 us
     row "launch, 2 ranks (empty program)" launch2 0 ms
     row "launch, 8 ranks (empty program)" launch8 0 ms
+    echo
+    echo "Floors in the same run, without any library (bench/floors): one cache line one way" \
+        "$(sbs_median floor line 0) us; a token ring of 8 processes waiting with sched_yield" \
+        "$(sbs_median floor ring8 0) us per hop."
 } | tee "${out:-/dev/null}"
 [ -n "$rawcopy" ] && cp "$raw" "$rawcopy" # every sample: impl metric size value
 
