@@ -340,18 +340,19 @@ void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, co
 
 /* ---- receiving ----------------------------------------------------------- */
 
-/* A single-copy read failed. Denied (EPERM, ENOSYS, EACCES): the caller falls
- * back to the pipelined copy. The peer is gone (ESRCH): it died, and the
- * launcher is ending the job; wait for that, so that the report names the rank
- * that died rather than this one. Anything else is fatal. */
-static void get_failed(cr_job *job, const char *op, int src, size_t n, int rc)
+/* A single-copy read (or, with write, a write) failed. Denied (EPERM, ENOSYS,
+ * EACCES): the caller falls back to the pipelined copy. The peer is gone
+ * (ESRCH): it died, and the launcher is ending the job; wait for that, so that
+ * the report names the rank that died rather than this one. Anything else is
+ * fatal. */
+static void copy_failed(cr_job *job, const char *op, int src, size_t n, int rc, bool write)
 {
     if (rc == -EPERM || rc == -ENOSYS || rc == -EACCES) return;
     if (rc == -ESRCH)
         for (int i = 0; i < 100 && job->tp[src]->peer_gone(job, src) == 0; i++)
             usleep(100000); /* SIGTERM from the launcher ends this */
-    cr_fatal(job, op, "reading %zu bytes from rank %d failed: %s%s", n, src, strerror(-rc),
-             rc == -ESRCH ? " (rank has died)" : "");
+    cr_fatal(job, op, "%s %zu bytes %s rank %d failed: %s%s", write ? "writing" : "reading", n,
+             write ? "to" : "from", src, strerror(-rc), rc == -ESRCH ? " (rank has died)" : "");
 }
 
 /* A receive that a message on the wire must name: a blocking receive (on the
@@ -410,7 +411,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
         int rc = job->tp[src]->get(job, src, r->buf, addr, split);
         r->got = rc ? 0 : split;
         if (rc) {
-            get_failed(job, r->op, src, split, rc);
+            copy_failed(job, r->op, src, split, rc, false);
             job->cma_ok = false; /* the sender pushes it all once its WDONE is in */
         }
         return;
@@ -423,7 +424,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
             complete(job, r);
             return;
         }
-        get_failed(job, r->op, src, n, rc);
+        copy_failed(job, r->op, src, n, rc, false);
         job->cma_ok = false; /* denied here: use the pipelined copy from now on */
     }
     ask_push(job, r, src, sreq);
@@ -607,8 +608,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             u->size = h->op == CR_OP_EAGER ? len : h->size;
             u->addr = h->addr;
             u->sreq = h->sreq;
-            u->sync = h->op == CR_OP_RTS && (h->flags & CR_HDR_SYNC);
-            u->flags = h->flags;
+            u->flags = h->op == CR_OP_RTS ? h->flags : 0;
             u->data = (char *)(u + 1);
             u->owned = 0;
             u->held = keep;
@@ -641,7 +641,8 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         int rc = tp->put && job->cma_ok ? tp->put(job, src, h->addr + split,
                                                   (const char *)r->buf + split, h->size - split)
                                         : -ENOSYS;
-        if (rc) get_failed(job, "progress", src, h->size - split, rc); /* returns if denied */
+        if (rc)
+            copy_failed(job, "progress", src, h->size - split, rc, true); /* returns if denied */
         cr_hdr d = {.op = CR_OP_WDONE,
                     .flags = rc ? CR_HDR_FAILED : 0,
                     .sreq = h->sreq,
@@ -694,7 +695,8 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
 void cr_engine_buffer_rts(cr_job *job)
 {
     for (cr_unexp *u = job->unexp; u; u = u->next) {
-        if (u->op != CR_OP_RTS || u->arriving || u->src == job->rank || u->sync) continue;
+        if (u->op != CR_OP_RTS || u->arriving || u->src == job->rank || (u->flags & CR_HDR_SYNC))
+            continue;
         if (u->size > job->unexp_limit || job->unexp_bytes > job->unexp_limit - u->size)
             return; /* (a peer's size may be anything: no sum that can wrap) */
         char *data = malloc(u->size ? u->size : 1);
@@ -703,7 +705,7 @@ void cr_engine_buffer_rts(cr_job *job)
         if (job->cma_ok) {
             rc = u->size ? job->tp[u->src]->get(job, u->src, data, u->addr, u->size) : 0;
             if (rc) {
-                get_failed(job, "progress", u->src, u->size, rc);
+                copy_failed(job, "progress", u->src, u->size, rc, false);
                 job->cma_ok = false;
             }
         }

@@ -127,8 +127,8 @@ typedef struct cr_unexp {
     uint64_t addr, sreq; /* RTS */
     char *data;          /* EAGER */
     cr_req *arriving;    /* RTS being pushed into 'data' (no single copy) */
-    uint8_t sync;        /* RTS of a synchronous send: never taken before a receive matches */
-    uint8_t flags;       /* RTS: its header flags */
+    uint8_t flags;       /* RTS: its header flags (CR_HDR_SYNC: a synchronous send's, never
+                            taken before a receive matches) */
 } cr_unexp;
 
 /* A control message (FIN, CTS) waiting for credits. */
