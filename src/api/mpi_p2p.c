@@ -329,9 +329,7 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     const void *data = send_data(job, call, t, buf, count, &len, &tmp);
     if (!req) {
         if (mode == M_SYNC) {
-            cr_req *r = cr_issend(job, call, jd, c->ctx, tag, data, len);
-            cr_req_wait(job, r);
-            cr_req_release(job, r);
+            cr_ssend(job, call, jd, c->ctx, tag, data, len);
         } else {
             cr_send(job, call, jd, c->ctx, tag, data, len);
         }

@@ -296,6 +296,9 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
  * ahead of a matching receive (cr_engine_buffer_rts skips it). */
 cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                   size_t len);
+/* The blocking form: returns once matched and the buffer is reusable. */
+void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+              size_t len);
 /* Cancel a receive that nothing has matched yet: it leaves the posted queue and
  * is marked done. Returns false (and changes nothing) when a message already
  * matched it; the receive then completes normally. */
