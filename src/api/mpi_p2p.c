@@ -34,6 +34,7 @@ typedef struct mreq {
     uint8_t kind;
     bool freed; /* MPI_Request_free while active: retire when complete */
     bool cancelled;
+    bool sent; /* RQ_DONE: a send that completed at once (cr_send_now) */
     int next_free;
     cr_req *r;
     char *tmp;  /* packed copy (send) or staging buffer (receive) */
@@ -334,6 +335,13 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
             cr_send(job, call, jd, c->ctx, tag, data, len);
         }
         free(tmp);
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    if (mode != M_SYNC && cr_send_now(job, jd, c->ctx, tag, data, len)) { /* eager: done */
+        free(tmp);
+        q = req_new(job, call, RQ_DONE, comm, req);
+        status_empty(&q->st);
+        q->sent = true;
         return mpi_leave(job, MPI_SUCCESS);
     }
     q = req_new(job, call, RQ_SEND, comm, req);
@@ -904,7 +912,7 @@ int MPI_Cancel(MPI_Request *h)
     mreq *q = req_arg(job, call, h, &rc);
     if (!rc && !q)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
-    if (!rc && q->kind == RQ_SEND)
+    if (!rc && (q->kind == RQ_SEND || q->sent))
         rc = mpi_fail(job, q->comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
                       "cancelling a send is not supported by courier (receives only)");
     if (rc) return mpi_leave(job, rc);

@@ -335,14 +335,18 @@ static __attribute__((noinline)) void send_wait(cr_job *job, const char *op, int
     cr_req_release(job, r);
 }
 
+bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf, size_t len)
+{
+    if (__builtin_expect(len > job->eager[dst] || job->backlog[dst], 0)) return false;
+    cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
+    return job->tp[dst]->send_am(job, dst, &h, buf, len) == 0;
+}
+
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
              size_t len)
 {
     check_dst(job, op, dst);
-    if (__builtin_expect(len <= job->eager[dst] && !job->backlog[dst], 1)) {
-        cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
-        if (job->tp[dst]->send_am(job, dst, &h, buf, len) == 0) return;
-    }
+    if (__builtin_expect(cr_send_now(job, dst, ctx, tag, buf, len), 1)) return;
     send_wait(job, op, dst, ctx, tag, buf, len);
 }
 

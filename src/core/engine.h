@@ -227,6 +227,10 @@ void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, co
              size_t len);
 cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                  size_t len);
+/* Send at once if that needs no request: eager size, nothing queued before it to
+ * dst, and room at the receiver. False (nothing sent): take cr_isend/cr_send.
+ * dst must be valid. */
+bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf, size_t len);
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st);
 /* cr_recv where trunc_ok cuts a longer message to fit instead of ending the job. */
 void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
