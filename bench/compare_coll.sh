@@ -29,13 +29,13 @@ done
 {
     echo "$(sbs_machine); time per operation in us"
     echo
-    echo "| ranks | operation | bytes | courier | Open MPI | MPICH | courier/Open MPI | courier/MPICH |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| ranks | operation | bytes | courier | Open MPI | MPICH | courier/Open MPI | courier/MPICH | best courier/best Open MPI |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     for n in 2 8; do
         awk -v n=$n '$1=="courier" && $2==n{print $3, $4}' "$raw" | awk '!seen[$0]++' |
             while read -r op bytes; do
                 c=$(sbs_median courier $n $op $bytes); o=$(sbs_median ompi $n $op $bytes); m=$(sbs_median mpich $n $op $bytes)
-                echo "| $n | $op | $bytes | $c | $o | $m | $(sbs_ratio "$c" "$o") | $(sbs_ratio "$c" "$m") |"
+                echo "| $n | $op | $bytes | $c | $o | $m | $(sbs_ratio "$c" "$o") | $(sbs_ratio "$c" "$m") | $(sbs_ratio "$(sbs_best courier $n $op $bytes)" "$(sbs_best ompi $n $op $bytes)") |"
             done
     done
 } | tee "${out:-/dev/null}"

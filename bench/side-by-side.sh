@@ -65,6 +65,13 @@ sbs_median() {
         sort -g | awk '{v[NR]=$1} END{if(NR==0) print "NA"; else if(NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'
 }
 
+# sbs_best KEY...: the least of those values (a time's best run: on a machine
+# whose speed changes between runs, each implementation's best runs compare alike)
+sbs_best() {
+    awk -v keys="$*" 'BEGIN{n=split(keys,k," ")} {for(i=1;i<=n;i++) if($i!=k[i]) next; if($(n+1)!="NA") print $(n+1)}' "$raw" |
+        sort -g | head -1 | awk '{print} END{if(NR==0) print "NA"}'
+}
+
 sbs_ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if(a=="NA"||b=="NA"||b==0) print "—"; else printf "%.2f", a/b}'; }
 
 sbs_machine() {
