@@ -521,32 +521,28 @@ int MPI_Type_size(MPI_Datatype dt, int *size)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
+/* MPI_Type_get_extent (with lb/ub markers) and MPI_Type_get_true_extent (data only). */
+static int get_extent(const char *call, MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent, bool true_)
 {
-    const char *call = "MPI_Type_get_extent";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     int rc = old_check(job, call, dt, &t);
     if (!rc && (!lb || !extent))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "lb or extent is NULL");
     if (rc) return mpi_leave(job, rc);
-    *lb = t->lb;
-    *extent = type_extent(t);
+    *lb = true_ ? t->true_lb : t->lb;
+    *extent = true_ ? t->true_ub - t->true_lb : type_extent(t);
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+int MPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
+{
+    return get_extent("MPI_Type_get_extent", dt, lb, extent, false);
 }
 
 int MPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
-    const char *call = "MPI_Type_get_true_extent";
-    cr_job *job = mpi_enter(call);
-    mpi_type *t = NULL;
-    int rc = old_check(job, call, dt, &t);
-    if (!rc && (!lb || !extent))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "lb or extent is NULL");
-    if (rc) return mpi_leave(job, rc);
-    *lb = t->true_lb;
-    *extent = t->true_ub - t->true_lb;
-    return mpi_leave(job, MPI_SUCCESS);
+    return get_extent("MPI_Type_get_true_extent", dt, lb, extent, true);
 }
 
 int MPI_Get_address(const void *location, MPI_Aint *address)

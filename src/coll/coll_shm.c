@@ -37,10 +37,10 @@
 /* The area of group g, when it has one and len bytes fit in a slot. */
 static const cr_coll_area *area_of(cr_job *job, const cr_group *g, size_t len)
 {
-    if (!g->area || g->ranks || g->size != job->size || g->size < 2 || !job->net->coll_area ||
+    if (!g->area || g->ranks || g->size != job->size || g->size < 2 ||
         cr_coll_forced() != CR_ALG_AUTO)
         return NULL;
-    const cr_coll_area *a = job->net->coll_area(job, g->area - 1);
+    const cr_coll_area *a = cr_coll_area_get(job, g->area - 1);
     return a && len <= a->slot ? a : NULL;
 }
 
@@ -77,7 +77,7 @@ static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_c
     if (len) memcpy((void *)data_of(w, g->me, len), data, len);
     atomic_store_explicit(&mine->gen, w->gen, memory_order_release);
     for (int i = 0; i < g->size; i++)
-        if (i != g->me) job->net->nudge(job, i);
+        if (i != g->me) cr_nudge(job, i);
     job->wait_op = op; /* for the hang watchdog: which member has not come */
     job->wait_peer = &w->next;
     cr_wait_until(job, op, all_arrived, w, NULL);

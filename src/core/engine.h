@@ -272,6 +272,17 @@ static inline void cr_cpu_relax(void)
 #endif
 }
 
+/* Shared memory for the collectives of whole-job group k, if the transport has
+ * it (src/coll/coll_shm.c), and the wake-up of a peer that may wait on it. */
+static inline const cr_coll_area *cr_coll_area_get(cr_job *job, int k)
+{
+    return job->net->coll_area ? job->net->coll_area(job, k) : NULL;
+}
+static inline void cr_nudge(cr_job *job, int peer)
+{
+    job->net->nudge(job, peer);
+}
+
 /* Waiting: call in a loop while nothing happens; *spins counts idle rounds;
  * ready(arg), when given, is what the caller waits for (see the transport's sleep). */
 void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg);

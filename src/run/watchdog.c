@@ -122,16 +122,11 @@ static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
                      sel, (unsigned long long)w->size, ctx);
         break;
     case CR_WAIT_CREDIT:
-        snprintf(buf, len,
-                 "rank %d waits for rank %d in %s(%s to node %d, %llu bytes%s) (no buffer at "
-                 "receiver)",
-                 r, w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
-        break;
     case CR_WAIT_MATCH:
-        snprintf(buf, len,
-                 "rank %d waits for rank %d in %s(%s to node %d, %llu bytes%s) (no matching "
-                 "receive posted)",
-                 r, w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
+        snprintf(buf, len, "rank %d waits for rank %d in %s(%s to node %d, %llu bytes%s) (%s)", r,
+                 w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx,
+                 w->kind == CR_WAIT_CREDIT ? "no buffer at receiver"
+                                           : "no matching receive posted");
         break;
     case CR_WAIT_ARRIVE:
         snprintf(buf, len, "rank %d waits in %s for rank %d to enter it too (collective)", r,
