@@ -12,7 +12,7 @@ build=$here/../build usage="$0 [--build DIR] [--reps N] [--quick] [--out FILE.md
 . "$here/side-by-side.sh"
 sbs_options "$@"
 pp=$build/bench/pingpong
-[ -x "$pp" ] || { echo "missing $pp: build courier first" >&2; exit 2; }
+[ -x "$pp" ] && [ -x "$build/bench/load" ] || { echo "missing $pp or bench/load: build courier first" >&2; exit 2; }
 [ -n "$out" ] && rawcopy=${out%.md}.raw || rawcopy=""
 sbs_build "$here/pingpong.c" pp -DUSE_MPI
 run() { local impl=$1; shift; sbs_run "$impl" "$1" "$pp" pp "${@:2}"; }
@@ -26,6 +26,22 @@ for rep in $(seq "$reps"); do
             echo "$impl ring8 0 NA" >>"$raw"
         fi
         echo "$impl launch2 0 $(sbs_launch_ms $impl 2 "$pp" pp)" >>"$raw"
+        # a loaded machine: another user's CPU-bound processes (bench/load.c), one
+        # and then one per core, while the two ranks ping-pong
+        for hogs in 1 "$(nproc)"; do
+            "$build/bench/load" "$hogs" 200 & hp=$!
+            sleep 0.5
+            run $impl 2 echo --max 4096 $quick |
+                awk -v i=$impl -v h=$hogs '$1=="echo"{print i, "load" h, $2, $3}' >>"$raw" || true
+            kill $hp; wait $hp 2>/dev/null || true
+        done
+        # both ranks on one CPU although the job sees them all (the scheduler
+        # can do this on a loaded machine): courier only — Open MPI and MPICH
+        # spin through their time slices and do not finish in minutes
+        if [ $impl = courier ] && command -v taskset >/dev/null; then
+            timeout 120 "$courier" run -n 2 taskset -c 0 "$pp" echo --max 4096 $quick |
+                awk '$1=="echo"{print "courier onecpu", $2, $3}' >>"$raw" || true
+        fi
         echo "$impl launch8 0 $(sbs_launch_ms $impl 8 "$pp" pp)" >>"$raw"
     done
     # the machine's floors, without any library, in the same run (bench/floors.c)
@@ -51,6 +67,11 @@ done
     row "bandwidth 4 MiB" bw 4194304 MB/s
     row "bandwidth 64 MiB" bw 67108864 MB/s
     row "token ring, 8 ranks on $(nproc) cores, per hop" ring8 0 us
+    row "latency 8 B, 1 CPU-bound process beside" load1 8 us
+    row "latency 4 KiB, 1 CPU-bound process beside" load1 4096 us
+    row "latency 8 B, $(nproc) CPU-bound processes beside" "load$(nproc)" 8 us
+    row "latency 4 KiB, $(nproc) CPU-bound processes beside" "load$(nproc)" 4096 us
+    row "latency 8 B, both ranks on one CPU (courier only)" onecpu 8 us
     row "launch, 2 ranks (empty program)" launch2 0 ms
     row "launch, 8 ranks (empty program)" launch8 0 ms
     echo

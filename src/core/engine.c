@@ -509,7 +509,7 @@ static bool recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, c
 {
     if (job->posted || !job->net->recv_direct || (job->unexp && find_unexp(job, sel, NULL)))
         return false;
-    for (unsigned spins = 0; spins < job->spin_limit;) {
+    for (unsigned spins = 0; spins < job->spin_now;) {
         if (job->nbacklog || job->nctrl) drain_backlogs(job);
         int rc = job->net->recv_direct(job, sel, buf, cap, st);
         if (rc > 0) return true;

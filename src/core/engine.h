@@ -178,7 +178,10 @@ typedef struct cr_job {
     _Atomic int stopping;
 
     /* waiting */
-    unsigned spin_limit; /* idle rounds spent spinning */
+    unsigned spin_limit; /* most idle rounds spent spinning (COURIER_SPIN) */
+    unsigned spin_floor; /* fewest: about a round trip to a running peer */
+    unsigned spin_now;   /* this spell's spin, adapted between the two (cr_idle) */
+    uint8_t spell_end;   /* how the last idle spell went (cr_idle) */
     uint64_t yield_ns;   /* then this long yielding the core, then sleep */
     uint64_t idle_since;
     const cr_req *wait_req; /* what the current blocking wait is for (watchdog) */

@@ -8,7 +8,8 @@
  *    may still read has completed;
  *  - a waiting thread spins only briefly (almost not at all when there are more
  *    ranks than cores), then yields, then sleeps on its futex doorbell: a rank
- *    that waits for long keeps no core busy;
+ *    that waits for long keeps no core busy; the spin adapts between
+ *    spin_floor and spin_limit to what the last idle spell showed (cr_idle);
  *  - the progress thread exists only once a handler receive was posted; from then
  *    on every engine call holds job->lock, and handlers run without it, one at a
  *    time, under trap_lock (which masktrap takes to keep them out). */
@@ -144,6 +145,9 @@ static void job_init(void)
     int cpus = online_cpus();
     job->oversub = job->size > cpus;
     job->spin_limit = (unsigned)env_long("COURIER_SPIN", job->oversub ? 2 : 4000, 1, INT_MAX);
+    job->spin_floor = (unsigned)env_long("COURIER_SPIN_MIN", 16, 1, INT_MAX);
+    if (job->spin_floor > job->spin_limit) job->spin_floor = job->spin_limit;
+    job->spin_now = job->spin_limit;
     job->yield_ns =
         (uint64_t)env_long("COURIER_YIELD_US", job->oversub ? 2000 : 1000, 0, INT_MAX) * 1000u;
 
@@ -164,28 +168,65 @@ cr_job *cr_job_init(void)
 
 /* ---- waiting ------------------------------------------------------------- */
 
+/* How an idle spell (idle rounds with no progress between) ended, for the next
+ * one's spin. The length of a yield says who else wants this core: the system
+ * call alone takes 0.4 us here, a switch to another process and back at least
+ * 2.8 us, and a process that computes keeps the core for a time slice (0.75 ms
+ * and more under EEVDF and CFS). */
+enum { SPELL_SPUN, SPELL_YIELDED, SPELL_CEDED, SPELL_PREEMPTED, SPELL_SLEPT };
+#define YIELD_RAN_NS 3000u     /* longer: another process ran on this core */
+#define YIELD_SLICE_NS 200000u /* longer: one that computes, not one that waits */
+
+/* Adapt the spin to what the last spell showed. When what we waited for came
+ * after this core went briefly to another process, a process that waits as we
+ * do (most likely the rank we wait for, sharing our core: the scheduler put two
+ * ranks on one CPU, or others' load did), spinning could not have brought it
+ * and every idle round delayed it: halve the spin, down to the floor, which
+ * still covers a reply from a peer that runs on another core. When yields
+ * returned at once (the core is ours alone), or a computing process took the
+ * core for a slice (every yield hands it a slice; spinning keeps the core until
+ * the scheduler takes it), spinning longer is the better bet: double it, up to
+ * COURIER_SPIN. Spells that slept (a peer computing) and spells that ended while
+ * spinning say nothing. Measured in docs/engine.md. */
+static void spell_learn(cr_job *job)
+{
+    if (job->spell_end == SPELL_CEDED)
+        job->spin_now = job->spin_now / 2 > job->spin_floor ? job->spin_now / 2 : job->spin_floor;
+    else if (job->spell_end == SPELL_YIELDED || job->spell_end == SPELL_PREEMPTED)
+        job->spin_now = job->spin_now < job->spin_limit / 2 ? job->spin_now * 2 : job->spin_limit;
+    job->spell_end = SPELL_SPUN;
+}
+
 void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
 {
     unsigned s = ++*spins;
-    if (s < job->spin_limit) {
+    if (s == 1) spell_learn(job);
+    if (s < job->spin_now) {
         cr_unlock(job);
         cr_cpu_relax();
         cr_lock(job);
         return;
     }
     uint64_t now = now_ns();
-    if (s == job->spin_limit) {
+    if (s == job->spin_now) {
         job->idle_since = now;
         job->net->flush(job);      /* a sender may be waiting for our credits */
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
         job->spell_reported = false;
+        job->spell_end = SPELL_YIELDED;
     }
     if (now - job->idle_since < job->yield_ns) {
         cr_unlock(job);
         sched_yield();
         cr_lock(job);
+        uint64_t took = now_ns() - now;
+        if (took > YIELD_SLICE_NS)
+            job->spell_end = SPELL_PREEMPTED;
+        else if (took > YIELD_RAN_NS && job->spell_end != SPELL_PREEMPTED)
+            job->spell_end = SPELL_CEDED;
         return;
     }
+    job->spell_end = SPELL_SLEPT;
     job->net->flush(job);
     if (!job->spell_reported) { /* the watchdog sees each blocked spell that sleeps */
         cr_wait_report(job, true);
