@@ -42,7 +42,26 @@ long iprobe(long typesel);
 void hrecv(long typesel, char *buf, long count, void (*handler)(long, long, long, long));
 long masktrap(long state);
 
-/* The last message received or probed. */
+/* Extended receive and probe (Paragon OSF/1 NX): nodesel picks the sending node
+ * (-1: any), ptypesel its process type (-1: any; every courier process is type 0
+ * and any ptypesel >= 0 selects it). When the message is received or probed (for
+ * irecvx: when msgwait/msgdone completes it), info[0..3] receives its type,
+ * count in bytes, node and process type; info[4..7] are left alone (programs
+ * pass an array of 8). The info calls below are not changed. info may be NULL. */
+void crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[]);
+/* The info array NX supplied for these calls (8 longs; programs pass it as info).
+ * Declared without a size so that a program that defines its own still compiles. */
+extern long msginfo[];
+long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[]);
+void cprobex(long typesel, long nodesel, long ptypesel, long info[]);
+long iprobex(long typesel, long nodesel, long ptypesel, long info[]);
+/* Sends with a process type and an info array (courier's assumption; see
+ * docs/nx.md): like csend/isend, and info[0..3] receives the type, count, node
+ * and process type of the message sent. */
+void csendx(long type, char *buf, long count, long node, long ptype, long info[]);
+long isendx(long type, char *buf, long count, long node, long ptype, long info[]);
+
+/* The last message received or probed by a call without an info array. */
 long infocount(void);
 long infonode(void);
 long infopid(void);
@@ -65,6 +84,39 @@ void gdhigh(double x[], long n, double work[]);
 void gihigh(long x[], long n, long work[]);
 void gdlow(double x[], long n, double work[]);
 void gilow(long x[], long n, long work[]);
+void gdprod(double x[], long n, double work[]);
+void giprod(long x[], long n, long work[]); /* wraps around on overflow */
+void giand(long x[], long n, long work[]);  /* bitwise and */
+void gior(long x[], long n, long work[]);   /* bitwise or */
+void gixor(long x[], long n, long work[]);  /* bitwise exclusive or */
+
+/* Global concatenation, in node order, into y on every node. gcol: each node
+ * gives xlen bytes (the lengths may differ); y holds ylen bytes, and *ncnt
+ * receives the bytes concatenated. gcolx: xlens[i] is the length of node i's
+ * contribution (the same array on every node). */
+void gcol(char x[], long xlen, char y[], long ylen, long *ncnt);
+void gcolx(char x[], long xlens[], char y[]);
+
+/* Global operation with a user function over xlen-byte values: the function is
+ * called as function(a, b, xlen) with two xlen-byte values (a function of two
+ * arguments ignores the third) and must leave a op b in a (its return value is
+ * ignored; b may be written over); op must be associative and commutative. The
+ * result is left in x on every node; work is xlen bytes of scratch. */
+#if defined(__cplusplus)
+typedef long (*nx_gopf_fn)(void *, void *);
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L
+typedef void *nx_gopf_fn; /* C23 has no unprototyped function types */
+#else
+typedef long (*nx_gopf_fn)(); /* long function(T *a, T *b[, int len]) */
+#endif
+void gopf(char x[], long xlen, char work[], nx_gopf_fn function);
+
+/* Time: dclock in seconds, mclock in milliseconds, both from the same
+ * monotonic clock on every node of the machine (only differences mean anything).
+ * flick gives the processor up briefly (to other processes on it). */
+double dclock(void);
+long mclock(void);
+void flick(void);
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop

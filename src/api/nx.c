@@ -1,31 +1,53 @@
-/* The NX/2 interface (seed 000 §4): argument checks, NX naming and semantics,
- * translated into engine calls. No matching, buffering or algorithm lives here.
+/* The NX/2 interface (seed 000 §4), with the Paragon's extended calls: argument
+ * checks, NX naming and semantics, translated into engine and collective calls.
+ * No matching, buffering or algorithm lives here.
  *
  * Invariants: every entry point validates its arguments before touching the
  * engine (a bad call ends the job with one line and changes nothing); the info
- * calls describe the last message received or probed by the calling program
- * (handlers get their own arguments instead); a message id is released by the
- * msgwait, or the msgdone that returns 1, that completes it. */
+ * calls describe the last message received or probed by a call
+ * without an info array (handlers get their own arguments instead); an x call
+ * reports its message in its own info array only; a message id is released by
+ * the msgwait, or the msgdone that returns 1, that completes it, and an irecvx
+ * id fills its info array then. */
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "../coll/coll.h"
 #include "courier/nx.h"
 
-/* NX/2 traffic and the job-wide group of the global operations. */
-static cr_group nx_group;
+/* NX's own info array for the x calls, part of the interface like errno: the
+ * library never reads or writes it except through the info a program passes. */
+long msginfo[8];
+
+/* An irecvx in flight: its message id, and where its info goes (may be NULL). */
+typedef struct nx_xrecv {
+    uint64_t id;
+    long *info;
+} nx_xrecv;
+
+/* The interface's state (changed only under the engine lock): the job-wide group
+ * of the global operations and the irecvx ids in flight,
+ * indexed by their request slot (an entry counts only while its id matches). */
+static struct nx_state {
+    cr_group group;
+    nx_xrecv *xrecv;
+    uint32_t nxrecv;
+} nx;
 
 static cr_job *nx_enter(void)
 {
     cr_job *job = cr_job_get();
-    if (!nx_group.size) {
-        nx_group.size = job->size;
-        nx_group.me = job->rank;
-        nx_group.ctx = CR_CTX_COLL;
-        nx_group.area = CR_AREA_NX;
-    }
     cr_lock(job);
+    if (!nx.group.size) {
+        nx.group.size = job->size;
+        nx.group.me = job->rank;
+        nx.group.ctx = CR_CTX_COLL;
+        nx.group.area = CR_AREA_NX;
+    }
     return job;
 }
 
@@ -75,26 +97,50 @@ static void check_node(cr_job *job, const char *op, long node, long pid, int all
     if (pid < 0) cr_fatal(job, op, "pid %ld is invalid: each node runs process 0", pid);
 }
 
+static void check_nodesel(cr_job *job, const char *op, long nodesel, long ptypesel)
+{
+    if (!(nodesel >= -1 && nodesel < job->size))
+        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d (or -1 for any)", nodesel,
+                 job->size - 1);
+    if (ptypesel < -1)
+        cr_fatal(job, op, "ptype %ld is invalid: use -1 for any or a process type >= 0", ptypesel);
+}
+
 static void set_info(cr_job *job, const cr_status *st)
 {
     job->last = *st;
 }
 
+/* What an x call found goes to its info array only (NULL: nowhere). */
+static void set_xinfo(long *info, const cr_status *st)
+{
+    if (!info) return;
+    info[0] = st->tag;
+    info[1] = (long)st->count;
+    info[2] = st->src;
+    info[3] = 0; /* the process type: every courier process is 0 */
+}
+
 /* ---- blocking ------------------------------------------------------------ */
+
+static void send_as(const char *op, long type, char *buf, long count, long node, long pid)
+{
+    cr_job *job = nx_enter();
+    int32_t t = check_type(job, op, type);
+    check_buf(job, op, buf, count);
+    check_node(job, op, node, pid, 1);
+    if (node >= 0) {
+        cr_send(job, op, (int)node, CR_CTX_NX, t, buf, (size_t)count);
+    } else {
+        for (int p = 0; p < job->size; p++)
+            if (p != job->rank) cr_send(job, op, p, CR_CTX_NX, t, buf, (size_t)count);
+    }
+    nx_leave(job);
+}
 
 void csend(long type, char *buf, long count, long node, long pid)
 {
-    cr_job *job = nx_enter();
-    int32_t t = check_type(job, "csend", type);
-    check_buf(job, "csend", buf, count);
-    check_node(job, "csend", node, pid, 1);
-    if (node >= 0) {
-        cr_send(job, "csend", (int)node, CR_CTX_NX, t, buf, (size_t)count);
-    } else {
-        for (int p = 0; p < job->size; p++)
-            if (p != job->rank) cr_send(job, "csend", p, CR_CTX_NX, t, buf, (size_t)count);
-    }
-    nx_leave(job);
+    send_as("csend", type, buf, count, node, pid);
 }
 
 void crecv(long typesel, char *buf, long count)
@@ -131,16 +177,21 @@ long iprobe(long typesel)
 
 /* ---- asynchronous -------------------------------------------------------- */
 
-long isend(long type, char *buf, long count, long node, long pid)
+static long isend_as(const char *op, long type, char *buf, long count, long node, long pid)
 {
     cr_job *job = nx_enter();
-    int32_t t = check_type(job, "isend", type);
-    check_buf(job, "isend", buf, count);
-    check_node(job, "isend", node, pid, 0);
-    cr_req *r = cr_isend(job, "isend", (int)node, CR_CTX_NX, t, buf, (size_t)count);
+    int32_t t = check_type(job, op, type);
+    check_buf(job, op, buf, count);
+    check_node(job, op, node, pid, 0);
+    cr_req *r = cr_isend(job, op, (int)node, CR_CTX_NX, t, buf, (size_t)count);
     long id = (long)cr_req_id(r);
     nx_leave(job);
     return id;
+}
+
+long isend(long type, char *buf, long count, long node, long pid)
+{
+    return isend_as("isend", type, buf, count, node, pid);
 }
 
 long irecv(long typesel, char *buf, long count)
@@ -167,7 +218,15 @@ static cr_req *lookup(cr_job *job, const char *op, long mid)
 
 static void finish(cr_job *job, cr_req *r)
 {
-    if (r->kind == CR_REQ_RECV) set_info(job, &r->st);
+    if (r->kind == CR_REQ_RECV) {
+        nx_xrecv *x = r->idx < nx.nxrecv ? &nx.xrecv[r->idx] : NULL;
+        if (x && x->id == cr_req_id(r)) {
+            set_xinfo(x->info, &r->st);
+            *x = (nx_xrecv){0};
+        } else {
+            set_info(job, &r->st);
+        }
+    }
     cr_req_release(job, r);
 }
 
@@ -189,6 +248,90 @@ long msgdone(long mid)
     if (done) finish(job, r);
     nx_leave(job);
     return done;
+}
+
+/* ---- extended (Paragon) --------------------------------------------------- */
+
+static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long ptypesel)
+{
+    cr_sel s = typesel_to_sel(job, op, typesel);
+    check_nodesel(job, op, nodesel, ptypesel);
+    s.src = nodesel == -1 ? CR_ANY_SOURCE : (int)nodesel;
+    return s;
+}
+
+void crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
+{
+    cr_job *job = nx_enter();
+    cr_sel s = xsel(job, "crecvx", typesel, nodesel, ptypesel);
+    check_buf(job, "crecvx", buf, count);
+    cr_status st;
+    cr_recv(job, "crecvx", &s, buf, (size_t)count, &st);
+    set_xinfo(info, &st);
+    nx_leave(job);
+}
+
+long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
+{
+    cr_job *job = nx_enter();
+    cr_sel s = xsel(job, "irecvx", typesel, nodesel, ptypesel);
+    check_buf(job, "irecvx", buf, count);
+    cr_req *r = cr_irecv(job, "irecvx", &s, buf, (size_t)count);
+    if (r->idx >= nx.nxrecv) { /* room for this slot's entry */
+        uint32_t n = nx.nxrecv ? nx.nxrecv : 64;
+        while (n <= r->idx) n *= 2;
+        nx_xrecv *t = realloc(nx.xrecv, n * sizeof *t);
+        if (!t) cr_fatal(job, "irecvx", "out of memory for %u message ids", n);
+        memset(t + nx.nxrecv, 0, (n - nx.nxrecv) * sizeof *t);
+        nx.xrecv = t;
+        nx.nxrecv = n;
+    }
+    long id = (long)cr_req_id(r);
+    nx.xrecv[r->idx] = (nx_xrecv){(uint64_t)id, info};
+    nx_leave(job);
+    return id;
+}
+
+void cprobex(long typesel, long nodesel, long ptypesel, long info[])
+{
+    cr_job *job = nx_enter();
+    cr_sel s = xsel(job, "cprobex", typesel, nodesel, ptypesel);
+    cr_status st;
+    cr_probe(job, &s, true, &st);
+    set_xinfo(info, &st);
+    nx_leave(job);
+}
+
+long iprobex(long typesel, long nodesel, long ptypesel, long info[])
+{
+    cr_job *job = nx_enter();
+    cr_sel s = xsel(job, "iprobex", typesel, nodesel, ptypesel);
+    cr_status st;
+    bool found = cr_probe(job, &s, false, &st);
+    if (found) set_xinfo(info, &st);
+    nx_leave(job);
+    return found;
+}
+
+/* A send reports its own message: type, count, destination node, process type. */
+static void sent_info(long *info, long type, long count, long node)
+{
+    cr_status st = {
+        .src = (int)node, .tag = (int32_t)type, .size = (size_t)count, .count = (size_t)count};
+    set_xinfo(info, &st);
+}
+
+void csendx(long type, char *buf, long count, long node, long ptype, long info[])
+{
+    send_as("csendx", type, buf, count, node, ptype);
+    sent_info(info, type, count, node);
+}
+
+long isendx(long type, char *buf, long count, long node, long ptype, long info[])
+{
+    long id = isend_as("isendx", type, buf, count, node, ptype);
+    sent_info(info, type, count, node);
+    return id;
 }
 
 /* ---- interrupt-driven ---------------------------------------------------- */
@@ -274,7 +417,7 @@ long myhost(void)
 void gsync(void)
 {
     cr_job *job = nx_enter();
-    cr_coll_barrier(job, &nx_group, "gsync");
+    cr_coll_barrier(job, &nx.group, "gsync");
     nx_leave(job);
 }
 
@@ -283,7 +426,7 @@ static void global_op(const char *op, void *x, long n, void *work, cr_redop o)
     cr_job *job = nx_enter();
     if (n < 0) cr_fatal(job, op, "element count %ld is negative", n);
     if (n > 0 && (!x || !work)) cr_fatal(job, op, "x or work is NULL with %ld elements", n);
-    cr_coll_allreduce(job, &nx_group, op, x, x, (size_t)n, &o);
+    cr_coll_allreduce(job, &nx.group, op, x, x, (size_t)n, &o);
     nx_leave(job);
 }
 
@@ -315,4 +458,152 @@ void gdlow(double x[], long n, double work[])
 void gilow(long x[], long n, long work[])
 {
     global_op("gilow", x, n, work, CR_OP_PREDEF(cr_op_min_long, long));
+}
+
+void gdprod(double x[], long n, double work[])
+{
+    global_op("gdprod", x, n, work, CR_OP_PREDEF(cr_op_prod_double, double));
+}
+
+void giprod(long x[], long n, long work[])
+{
+    global_op("giprod", x, n, work, CR_OP_PREDEF(cr_op_prod_long, long));
+}
+
+void giand(long x[], long n, long work[])
+{
+    global_op("giand", x, n, work, CR_OP_PREDEF(cr_op_band_long, long));
+}
+
+void gior(long x[], long n, long work[])
+{
+    global_op("gior", x, n, work, CR_OP_PREDEF(cr_op_bor_long, long));
+}
+
+void gixor(long x[], long n, long work[])
+{
+    global_op("gixor", x, n, work, CR_OP_PREDEF(cr_op_bxor_long, long));
+}
+
+/* gopf: the user function combines whole xlen-byte values, a op b into a; it is
+ * called as fn(a, b, xlen) (functions written for two arguments ignore the
+ * third). The collective layer asks for out = lo op hi; the operation commutes,
+ * so out may be either input. b is always the caller's work array, which the
+ * function may write over (a collective area's data or a peer's result never
+ * reaches it). */
+typedef struct gopf_op {
+    long (*fn)(void *, void *, long);
+    char *work;
+    size_t len;
+} gopf_op;
+
+static void gopf_combine(const void *lo, const void *hi, void *out, size_t n, const void *arg)
+{
+    const gopf_op *g = arg;
+    if (!n) return;
+    const void *other = out == hi ? lo : hi;
+    if (out != lo && out != hi) memcpy(out, lo, g->len);
+    memcpy(g->work, other, g->len);
+    g->fn(out, g->work, (long)g->len);
+}
+
+void gopf(char x[], long xlen, char work[], nx_gopf_fn function)
+{
+    cr_job *job = nx_enter();
+    if (xlen < 0) cr_fatal(job, "gopf", "length %ld is negative", xlen);
+    if (xlen > 0 && (!x || !work)) cr_fatal(job, "gopf", "x or work is NULL with %ld bytes", xlen);
+    if (!function) cr_fatal(job, "gopf", "function is NULL");
+    gopf_op g = {(long (*)(void *, void *, long))function, work, (size_t)xlen};
+    cr_redop o = {gopf_combine, &g, xlen ? (size_t)xlen : 1, true, true};
+    cr_coll_allreduce(job, &nx.group, "gopf", x, x, xlen ? 1 : 0, &o);
+    nx_leave(job);
+}
+
+/* ---- global concatenation ------------------------------------------------ */
+
+/* y[] = the contributions of nodes 0..n-1, node i's lens[i] bytes; this node's
+ * are x. Returns the total. */
+static size_t concat(cr_job *job, const char *op, const char *x, const size_t *lens, char *y)
+{
+    int n = job->size;
+    size_t *displs = cr_coll_alloc(job, op, (size_t)n * sizeof *displs), total = 0;
+    for (int i = 0; i < n; i++) {
+        displs[i] = total;
+        total += lens[i];
+    }
+    cr_coll_allgatherv(job, &nx.group, op, x, lens[job->rank], y, lens, displs);
+    free(displs);
+    return total;
+}
+
+/* The sum of n lengths, or a fatal error when it does not fit a long. */
+static size_t total_of(cr_job *job, const char *op, const size_t *lens, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (lens[i] > (size_t)LONG_MAX - total)
+            cr_fatal(job, op, "the concatenation of %d contributions is longer than %ld bytes", n,
+                     LONG_MAX);
+        total += lens[i];
+    }
+    return total;
+}
+
+void gcol(char x[], long xlen, char y[], long ylen, long *ncnt)
+{
+    cr_job *job = nx_enter();
+    check_buf(job, "gcol", x, xlen);
+    check_buf(job, "gcol", y, ylen);
+    if (!ncnt) cr_fatal(job, "gcol", "ncnt is NULL");
+    int n = job->size;
+    size_t *lens = cr_coll_alloc(job, "gcol", (size_t)n * sizeof *lens);
+    lens[job->rank] = (size_t)xlen;
+    cr_coll_allgather(job, &nx.group, "gcol", &lens[job->rank], lens, sizeof *lens);
+    size_t total = total_of(job, "gcol", lens, n);
+    if (total > (size_t)ylen)
+        cr_fatal(job, "gcol", "the concatenation of %zu bytes is longer than the %ld-byte buffer y",
+                 total, ylen);
+    *ncnt = (long)concat(job, "gcol", x, lens, y);
+    free(lens);
+    nx_leave(job);
+}
+
+void gcolx(char x[], long xlens[], char y[])
+{
+    cr_job *job = nx_enter();
+    int n = job->size;
+    if (!xlens) cr_fatal(job, "gcolx", "xlens is NULL");
+    size_t *lens = cr_coll_alloc(job, "gcolx", (size_t)n * sizeof *lens);
+    for (int i = 0; i < n; i++) {
+        if (xlens[i] < 0) cr_fatal(job, "gcolx", "length xlens[%d] = %ld is negative", i, xlens[i]);
+        lens[i] = (size_t)xlens[i];
+    }
+    check_buf(job, "gcolx", x, xlens[job->rank]);
+    size_t total = total_of(job, "gcolx", lens, n);
+    if (total && !y)
+        cr_fatal(job, "gcolx", "buffer y is NULL but the lengths add up to %zu", total);
+    concat(job, "gcolx", x, lens, y);
+    free(lens);
+    nx_leave(job);
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+double dclock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+long mclock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void flick(void)
+{
+    sched_yield();
 }

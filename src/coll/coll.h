@@ -48,6 +48,13 @@ void cr_op_min_double(const void *lo, const void *hi, void *out, size_t n, const
 void cr_op_sum_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 void cr_op_max_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 void cr_op_min_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_prod_double(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+/* Integer products wrap around (two's complement) instead of overflowing. */
+void cr_op_prod_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+/* Bitwise and, or, exclusive or. */
+void cr_op_band_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_bor_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_bxor_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 /* A predefined operation on elements of type T. */
 #define CR_OP_PREDEF(fn, T) ((cr_redop){(fn), NULL, sizeof(T), true, true})
 
