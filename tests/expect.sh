@@ -1,39 +1,56 @@
 #!/bin/bash
 # Runs a command that must fail in a given way, and checks that nothing is left.
-#   expect.sh STATUS REGEX [--sigint S | --sigkill-launcher S | --kill-rank S] -- command...
+#   expect.sh STATUS REGEX [--sigint S | --sigkill-launcher S | --kill-rank-when-ready] -- command...
 # STATUS is an exit status or "nonzero"; REGEX must match the command's stderr
-# ("any": not checked).
-# With --sigint S the launcher gets SIGINT after S seconds; with
-# --sigkill-launcher S it gets SIGKILL (the ranks must then die on their own);
-# with --kill-rank S one rank, chosen at random, gets SIGKILL.
+# ("any": not checked). The command gets a unique marker as its last argument.
+# With --sigint S the launcher gets SIGINT, with --sigkill-launcher S SIGKILL
+# (the ranks must then die on their own), S seconds after the job's first rank
+# has started (so the launcher is watching, whatever the machine's speed).
+# With --kill-rank-when-ready the program decides when: one of its ranks writes
+# its pid to the file $COURIER_TEST_KILL_FILE and waits; that rank then gets
+# SIGKILL, and the launcher's report must name its pid.
+# Waits are bounded by the command's own life (give it a --timeout).
 set -u
 want=$1 regex=$2
 shift 2
 action= delay=
 case "${1:-}" in
---sigint | --sigkill-launcher | --kill-rank) action=$1 delay=$2; shift 2 ;;
+--sigint | --sigkill-launcher) action=$1 delay=$2; shift 2 ;;
+--kill-rank-when-ready) action=$1; shift ;;
 esac
 [ "$1" = "--" ] && shift
 marker="courier-test-$$-$RANDOM"
 err=$(mktemp)
+killfile=$(mktemp -u)
 shm_before=$(ls /dev/shm | wc -l)
-"$@" "$marker" 2>"$err" >/dev/null &
+fail=0
+# The job's ranks: its processes other than the launcher (and its group leader,
+# a fork of the launcher with the same command line).
+ranks() { comm -23 <(pgrep -f "$marker" | sort) <(pgrep -f "courier run.*$marker" | sort); }
+COURIER_TEST_KILL_FILE=$killfile "$@" "$marker" 2>"$err" >/dev/null &
 pid=$!
-if [ -n "$action" ]; then
+victim=
+case $action in
+--sigint | --sigkill-launcher)
+    while kill -0 $pid 2>/dev/null && [ -z "$(ranks)" ]; do sleep 0.02; done
     sleep "$delay"
-    case $action in
-    --sigint) kill -INT $pid ;;
-    --sigkill-launcher) kill -KILL $pid ;;
-    --kill-rank)
-        # a rank: a process of the job that is not the launcher (or its group leader)
-        victim=$(comm -23 <(pgrep -f "$marker" | sort) <(pgrep -f "courier run.*$marker" | sort) | shuf -n 1)
+    if [ $action = --sigint ]; then kill -INT $pid; else kill -KILL $pid; fi ;;
+--kill-rank-when-ready)
+    while kill -0 $pid 2>/dev/null && [ ! -s "$killfile" ]; do sleep 0.02; done
+    victim=$(cat "$killfile" 2>/dev/null)
+    if [ -z "$victim" ]; then
+        echo "FAIL: the job ended before a rank wrote its pid to \$COURIER_TEST_KILL_FILE" >&2
+        fail=1
+    elif ! ranks | grep -qx "$victim"; then
+        echo "FAIL: pid $victim in \$COURIER_TEST_KILL_FILE is not a rank of the job" >&2
+        fail=1
+    else
         echo "killing rank process $victim" >&2
-        kill -KILL "$victim" ;;
-    esac
-fi
+        kill -KILL "$victim"
+    fi ;;
+esac
 wait $pid
 status=$?
-fail=0
 cat "$err" >&2
 if [ "$want" = nonzero ]; then
     [ $status -ne 0 ] || { echo "FAIL: exit status 0, wanted non-zero" >&2; fail=1; }
@@ -43,16 +60,20 @@ fi
 if [ "$regex" != any ] && [ "$action" != --sigkill-launcher ] && ! grep -Eq -- "$regex" "$err"; then
     echo "FAIL: stderr does not match /$regex/" >&2; fail=1
 fi
+if [ -n "$victim" ] && ! grep -q "(pid $victim)" "$err"; then
+    echo "FAIL: the report does not name the killed rank (pid $victim)" >&2; fail=1
+fi
 # No process of the job may survive (give PDEATHSIG a moment after a SIGKILL).
 for i in 1 2 3 4 5 6 7 8 9 10; do
     pgrep -f "$marker" >/dev/null || break
     sleep 0.2
 done
-if pgrep -f "$marker" >/dev/null; then
+left=$(pgrep -f "$marker")
+if [ -n "$left" ]; then
     echo "FAIL: processes left behind:" >&2; pgrep -af "$marker" >&2
-    pkill -KILL -f "$marker"; fail=1
+    kill -KILL $left; fail=1
 fi
 [ "$(ls /dev/shm | wc -l)" -le "$shm_before" ] || { echo "FAIL: new files in /dev/shm" >&2; fail=1; }
-rm -f "$err"
+rm -f "$err" "$killfile" "$killfile.tmp"
 [ $fail -eq 0 ] && echo "ok: status $status, message as expected, nothing left behind"
 exit $fail

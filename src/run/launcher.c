@@ -9,13 +9,25 @@
  *    launcher itself kills the whole group before it returns, so no process of
  *    the job outlives it;
  *  - the first rank to fail (non-zero exit or a signal) is reported in one line,
- *    every other rank is sent SIGTERM and, one second at most later, SIGKILL;
+ *    then every other rank is sent SIGTERM and, half a second later, SIGKILL (a
+ *    second, after a signal to the launcher). A rank that exits non-zero from
+ *    outside the job (it had finalized at exit, or never joined) harms nobody's
+ *    messages, so the others are ended only once each has ended or waited in a
+ *    communication call, nothing moving, for STILL_MS, or after LAST_WORDS_MS:
+ *    a rank printing its own last words is not killed half-way (NPB DT: every
+ *    rank prints an error and exits 1 after MPI_Finalize). A signal, or an end
+ *    inside the job (a fatal error, _exit, MPI_Abort), ends the others at once;
  *  - when every rank still running has been blocked in a communication call,
  *    with nothing moving, for --hang-timeout seconds, the watchdog says what
  *    each waits for and the job ends with status 99 (src/run/watchdog.c);
  *  - output is forwarded a whole line at a time, so lines of different ranks
  *    never mix (a partial line is flushed when it grows past the buffer or at
- *    the end of the stream). */
+ *    the end of the stream);
+ *  - nothing a rank wrote is lost, and the launcher's report comes after it:
+ *    a rank that ended has its pipes read to EOF (or, while a process it left
+ *    behind holds them, to empty) when it is reaped, and before any report line
+ *    (failure, --timeout, deadlock, signal) every rank's pipes are read of what
+ *    they hold; after the report, ranks are forwarded until their pipes close. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/close_range.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -46,6 +59,9 @@
 #define GRACE_MS 500 /* from SIGTERM to SIGKILL */
 #define WATCH_MS 200 /* how often the hang watchdog looks */
 #define EXIT_DEADLOCK 99
+#define LAST_WORDS_MS 2000 /* the most the others run on after a failure outside the job */
+#define STILL_MS 500       /* ... unless all have waited in calls, nothing moving, this long */
+#define PENDING_MS 20      /* meanwhile, how often we look whether they all wait */
 
 typedef struct stream {
     int fd;  /* -1 once closed */
@@ -61,10 +77,23 @@ typedef struct rank_proc {
     stream s[2];
 } rank_proc;
 
+/* The failure that will end the job, once reported. */
+typedef struct failure {
+    int rank; /* -1: none */
+    pid_t pid;
+    int st;         /* its wait status */
+    bool now;       /* end the others at once: a signal, or it ended inside the job */
+    uint64_t until; /* else the others may run on until then (ns) */
+    bool reported;
+} failure;
+
 typedef struct job_spec {
     cr_run_spec cmd; /* what the command line asks for */
-    void *control;   /* the segment's control part (rank status records) */
+    void *control;   /* the segment's control part (rank and status records) */
+    cr_watchdog *wd; /* reads those records; NULL if it could not be made */
     rank_proc *ranks;
+    bool *alive; /* scratch: ranks[r].running, for the watchdog */
+    failure fail;
     pid_t pgid;
     int exit_status;
     bool ending;             /* termination under way */
@@ -263,18 +292,20 @@ static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
     }
 }
 
-/* Read what the stream has; forward every complete line. Returns false at EOF. */
-static bool pump(job_spec *js, int rank, stream *s)
+/* Read at most max bytes of the stream; forward every complete line. Returns the
+ * bytes read, 0 at EOF (the stream is then closed), -1 when it has nothing now. */
+static ssize_t pump(job_spec *js, int rank, stream *s, size_t max)
 {
-    ssize_t r = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    size_t room = sizeof s->buf - s->len;
+    ssize_t r = read(s->fd, s->buf + s->len, max < room ? max : room);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return -1;
     if (r <= 0) {
         if (s->len) emit(js, rank, s->out, s->buf, s->len);
         if (s->len && s->buf[s->len - 1] != '\n') write_all(s->out, "\n", 1);
         s->len = 0;
         close(s->fd);
         s->fd = -1;
-        return false;
+        return 0;
     }
     s->len += (size_t)r;
     size_t start = 0;
@@ -289,7 +320,34 @@ static bool pump(job_spec *js, int rank, stream *s)
     }
     memmove(s->buf, s->buf + start, s->len - start);
     s->len -= start;
-    return true;
+    return r;
+}
+
+/* Forward all the stream holds now, and close it at EOF. Bounded by what the
+ * pipe holds when called (and one read more, which sees EOF once every writer
+ * is gone), so a rank that writes without pause cannot keep us here. */
+static void drain_stream(job_spec *js, int rank, stream *s)
+{
+    if (s->fd < 0) return;
+    int avail = 0;
+    if (ioctl(s->fd, FIONREAD, &avail) < 0 || avail < 0) avail = 0;
+    for (size_t left = (size_t)avail; left;) {
+        ssize_t r = pump(js, rank, s, left);
+        if (r <= 0) break;
+        left -= (size_t)r;
+    }
+    if (s->fd >= 0) pump(js, rank, s, sizeof s->buf);
+}
+
+static void drain_rank(job_spec *js, int rank)
+{
+    for (int j = 0; j < 2; j++) drain_stream(js, rank, &js->ranks[rank].s[j]);
+}
+
+/* Before the launcher says anything: forward what every rank has written. */
+static void drain_all(job_spec *js)
+{
+    for (int r = 0; r < js->cmd.total; r++) drain_rank(js, r);
 }
 
 /* ---- starting ranks ------------------------------------------------------ */
@@ -435,43 +493,86 @@ static int find_rank(job_spec *js, pid_t pid)
     return -1;
 }
 
-/* Collect every rank that has ended. When several fail at once, the one killed
- * by a signal is reported: a rank that died takes others down with it (they
- * find it gone), and the report must name the cause. */
-static void reap(job_spec *js)
-{
-    int st, first = -1, first_st = 0;
-    pid_t pid, first_pid = 0;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) { /* a rank may leave the group */
-        int r = find_rank(js, pid);
-        if (r < 0) continue;
-        js->ranks[r].running = false;
-        bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
-        if (js->ending || !failed) continue; /* ended by us, or done: nothing to report */
-        if (first < 0 || (WIFSIGNALED(st) && !WIFSIGNALED(first_st))) {
-            first = r;
-            first_st = st;
-            first_pid = pid;
-        }
-    }
-    if (first < 0) return;
-    if (WIFSIGNALED(first_st)) {
-        int sig = WTERMSIG(first_st);
-        fprintf(stderr, "courier: rank %d (pid %d) killed by SIG%s; ending the job\n", first,
-                (int)first_pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-        end_job(js, 128 + sig);
-    } else {
-        fprintf(stderr, "courier: rank %d (pid %d) exited with status %d; ending the job\n", first,
-                (int)first_pid, WEXITSTATUS(first_st));
-        end_job(js, WEXITSTATUS(first_st));
-    }
-}
-
 static int running(job_spec *js)
 {
     int n = 0;
     for (int r = 0; r < js->cmd.total; r++) n += js->ranks[r].running;
     return n;
+}
+
+/* Collect every rank that has ended, forwarding all it wrote, and note the
+ * failure that will end the job. When several fail, the one killed by a signal
+ * is reported: a rank that died takes others down with it (they find it gone),
+ * and the report must name the cause. */
+static void reap(job_spec *js)
+{
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) { /* a rank may leave the group */
+        int r = find_rank(js, pid);
+        if (r < 0) continue;
+        js->ranks[r].running = false;
+        drain_rank(js, r); /* it is gone: all it wrote is in its pipes */
+        bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
+        if (js->ending || !failed) continue; /* ended by us, or done: nothing to report */
+        failure *f = &js->fail;
+        if (f->rank < 0 || (WIFSIGNALED(st) && !WIFSIGNALED(f->st))) {
+            f->rank = r;
+            f->st = st;
+            f->pid = pid;
+        }
+        if (WIFEXITED(st) && js->wd && cr_watchdog_rank_outside(js->wd, r)) {
+            if (!f->until) f->until = now_ns() + (uint64_t)LAST_WORDS_MS * 1000000u;
+        } else {
+            f->now = true;
+        }
+    }
+}
+
+static int failure_status(const failure *f)
+{
+    return WIFSIGNALED(f->st) ? 128 + WTERMSIG(f->st) : WEXITSTATUS(f->st);
+}
+
+/* Say which rank failed, once, after everything the ranks have written so far. */
+static void report_failure(job_spec *js)
+{
+    failure *f = &js->fail;
+    if (f->rank < 0 || f->reported) return;
+    f->reported = true;
+    drain_all(js);
+    if (WIFSIGNALED(f->st)) {
+        int sig = WTERMSIG(f->st);
+        fprintf(stderr, "courier: rank %d (pid %d) killed by SIG%s; ending the job\n", f->rank,
+                (int)f->pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    } else {
+        fprintf(stderr, "courier: rank %d (pid %d) exited with status %d; ending the job\n",
+                f->rank, (int)f->pid, WEXITSTATUS(f->st));
+    }
+}
+
+static bool *alive_now(job_spec *js)
+{
+    for (int r = 0; r < js->cmd.total; r++) js->alive[r] = js->ranks[r].running;
+    return js->alive;
+}
+
+/* A rank has failed: end the job when no rank has anything more to say. At once
+ * for a signal or a rank that ended inside the job; else once every other rank
+ * has ended or waited in a communication call (for the failed one, most likely)
+ * for STILL_MS with nothing moving, or LAST_WORDS_MS after the failure, whichever
+ * comes first. "Waits" alone is not enough: a rank asleep in a wait whose
+ * message has just come (a collective's last step) shows as waiting until it
+ * runs, then goes on to print its own last words. */
+static void settle(job_spec *js, uint64_t now)
+{
+    failure *f = &js->fail;
+    if (js->ending || f->rank < 0) return;
+    if (!f->now && running(js) && now < f->until &&
+        !(js->wd && cr_watchdog_check(js->wd, alive_now(js), now, (uint64_t)STILL_MS * 1000000u)))
+        return;
+    report_failure(js);
+    end_job(js, failure_status(f));
 }
 
 static void on_signal(job_spec *js, int sig)
@@ -481,6 +582,8 @@ static void on_signal(job_spec *js, int sig)
         kill(-js->pgid, SIGKILL);
         return;
     }
+    report_failure(js); /* one pending: it happened first */
+    drain_all(js);
     fprintf(stderr, "courier: got SIG%s; ending the job\n", sigabbrev_np(sig));
     js->ending = true;
     js->exit_status = 128 + sig;
@@ -493,12 +596,16 @@ static int watch(job_spec *js, int sfd)
     int nfds = 2 * js->cmd.total + 1;
     struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
     int *who = calloc((size_t)nfds, sizeof *who);
-    if (!pf || !who) return -1;
+    js->alive = calloc((size_t)js->cmd.total, sizeof *js->alive);
+    js->wd = cr_watchdog_new(js->control, js->cmd.total);
+    if (!pf || !who || !js->alive) {
+        free(pf);
+        free(who);
+        return -1;
+    }
     uint64_t deadline = js->cmd.timeout > 0 ? now_ns() + (uint64_t)(js->cmd.timeout * 1e9) : 0;
-    cr_watchdog *wd = js->cmd.hang_timeout > 0 ? cr_watchdog_new(js->control, js->cmd.total) : NULL;
-    bool *alive = calloc((size_t)js->cmd.total, sizeof *alive);
+    bool hang_watch = js->wd && js->cmd.hang_timeout > 0;
     uint64_t next_look = 0;
-    if (!alive) return -1;
     bool streams_open = true;
     while (running(js) || streams_open) {
         int k = 0;
@@ -515,6 +622,8 @@ static int watch(job_spec *js, int sfd)
         uint64_t now = now_ns();
         if (deadline && !js->ending) {
             if (now >= deadline) {
+                report_failure(js);
+                drain_all(js);
                 fprintf(stderr,
                         "courier: job exceeded --timeout %g s with %d rank(s) still running; "
                         "ending the job\n",
@@ -525,12 +634,14 @@ static int watch(job_spec *js, int sfd)
             uint64_t left = (deadline - now) / 1000000u + 1;
             if (left < (uint64_t)wait_ms) wait_ms = (int)left;
         }
-        if (wd && !js->ending) {
+        if (hang_watch && !js->ending) {
             if (now >= next_look) {
                 next_look = now + (uint64_t)WATCH_MS * 1000000u;
-                for (int r = 0; r < js->cmd.total; r++) alive[r] = js->ranks[r].running;
-                if (cr_watchdog_check(wd, alive, now, (uint64_t)(js->cmd.hang_timeout * 1e9))) {
-                    cr_watchdog_report(wd, alive, js->cmd.hang_timeout, stderr);
+                if (cr_watchdog_check(js->wd, alive_now(js), now,
+                                      (uint64_t)(js->cmd.hang_timeout * 1e9))) {
+                    report_failure(js);
+                    drain_all(js);
+                    cr_watchdog_report(js->wd, js->alive, js->cmd.hang_timeout, stderr);
                     fprintf(stderr, "courier: ending the job\n");
                     end_job(js, EXIT_DEADLOCK);
                     continue;
@@ -538,6 +649,7 @@ static int watch(job_spec *js, int sfd)
             }
             if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
         }
+        if (js->fail.rank >= 0 && !js->ending && wait_ms > PENDING_MS) wait_ms = PENDING_MS;
         if (js->kill_at) {
             if (now >= js->kill_at) {
                 kill(-js->pgid, SIGKILL);
@@ -557,19 +669,21 @@ static int watch(job_spec *js, int sfd)
                 on_signal(js, (int)si.ssi_signo);
         }
         for (int i = 1; i < k; i++)
-            if (pf[i].revents) pump(js, who[i] / 2, &js->ranks[who[i] / 2].s[who[i] % 2]);
+            if (pf[i].revents) {
+                stream *s = &js->ranks[who[i] / 2].s[who[i] % 2];
+                if (s->fd >= 0) pump(js, who[i] / 2, s, sizeof s->buf);
+            }
         reap(js);
+        settle(js, now_ns());
     }
     free(pf);
     free(who);
-    free(alive);
-    cr_watchdog_free(wd);
     return 0;
 }
 
 int cr_run_main(int argc, char **argv)
 {
-    job_spec js = {0};
+    job_spec js = {.fail.rank = -1};
     char err[8192];
     int rc = cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err);
     if (rc) return usage_error("%s", err);
@@ -636,10 +750,16 @@ int cr_run_main(int argc, char **argv)
         return 1;
     }
     close(segfd); /* the ranks hold it now */
-    watch(&js, sfd);
+    if (watch(&js, sfd) < 0) {
+        fprintf(stderr, "courier run: out of memory watching %d ranks; ending the job\n",
+                js.cmd.total);
+        js.exit_status = 1;
+    }
     kill(-js.pgid, SIGKILL); /* the leader, and anything a rank left in the job's group */
     while (waitpid(-1, NULL, 0) > 0) {
     }
+    cr_watchdog_free(js.wd);
+    free(js.alive);
     munmap(js.control, cr_shm_control_size(js.cmd.total));
     free(js.ranks);
     cr_run_spec_free(&js.cmd);

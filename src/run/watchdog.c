@@ -1,6 +1,8 @@
 /* The hang watchdog of `courier run`: reads what each rank says it is blocked on
  * (the status records of the shared segment) and decides when the job can no
- * longer move.
+ * longer move. It also tells the launcher whether a rank that ended was outside
+ * the job (its rank record), which decides how soon a failed job's other ranks
+ * are ended (with cr_watchdog_check over a shorter time).
  *
  * A rank is blocked when it has waited inside a communication call past its spin
  * phase; it bumps its spell count each time it starts waiting anew, so any
@@ -16,6 +18,7 @@
 #include "watchdog.h"
 
 struct cr_watchdog {
+    const shm_rank *rk;
     const shm_status *st;
     int n;
     uint32_t *spells;
@@ -29,6 +32,7 @@ cr_watchdog *cr_watchdog_new(const void *segment, int n)
     const shm_head *hd = segment;
     cr_watchdog *wd = calloc(1, sizeof *wd);
     if (!wd) return NULL;
+    wd->rk = (const shm_rank *)((const char *)segment + hd->rank_off);
     wd->st = (const shm_status *)((const char *)segment + hd->status_off);
     wd->n = n;
     wd->spells = calloc((size_t)n, sizeof *wd->spells);
@@ -95,6 +99,13 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
         return false;
     }
     return now_ns - wd->still_since >= timeout_ns;
+}
+
+bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)
+{
+    if (r < 0 || r >= wd->n) return false;
+    shm_rank *rk = (shm_rank *)&wd->rk[r];
+    return atomic_load(&rk->gone) != 0 || atomic_load(&rk->pid) == 0;
 }
 
 static void describe_sel(char *buf, size_t len, const cr_waitinfo *w)
