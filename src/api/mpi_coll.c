@@ -325,7 +325,7 @@ int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi
                             "user operations on datatypes whose data lies outside [0, extent) "
                             "are not supported by courier");
         ctx->user = u->fn;
-        ctx->dt = (MPI_Datatype)(K_TYPE | (unsigned)(t - mpi_type_at(0)));
+        ctx->dt = (MPI_Datatype)(K_TYPE | (unsigned)t->idx);
         *o = (cr_redop){op_user, ctx, (size_t)ext, u->commute, false};
         *packed = false;
         *n = count;

@@ -60,6 +60,7 @@ typedef struct mpi_blk {
 } mpi_blk;
 
 typedef struct mpi_type {
+    int idx; /* its place in the table (the handle's index) */
     bool used, predef, committed;
     bool dead;                  /* freed by the program, kept for pending receives */
     int refs;                   /* the handle + receives still to unpack into it */
@@ -68,7 +69,7 @@ typedef struct mpi_type {
     ptrdiff_t true_lb, true_ub; /* of the data itself */
     size_t align;               /* for the padding of struct types */
     int nblk;                   /* type map of one instance, in order */
-    mpi_blk *blk;               /* (predefined: points at 'one') */
+    mpi_blk *blk;               /* (predefined: points at 'one', so a type never moves) */
     mpi_blk one[2];             /* storage for predefined maps */
     int base;                   /* predefined type every element has, or -1 */
     bool contig;                /* one run, from offset 0, size == extent */
@@ -152,7 +153,7 @@ typedef struct mpi_state {
     int ncomms;
     mpi_group *groups;
     int ngroups;
-    mpi_type *types;
+    mpi_type **types; /* each allocated once and never moved: maps point into them */
     int ntypes;
 } mpi_state;
 

@@ -426,7 +426,7 @@ static mreq *recv_post(cr_job *job, const char *call, void *buf, int count, mpi_
         q->tmp = tmp;
         q->ubuf = buf;
         q->count = (size_t)count;
-        q->type = (int)(t - mpi_type_at(0));
+        q->type = t->idx;
         t->refs++;
     }
     q->r = cr_irecv_call(job, call, &s, tmp ? tmp : buf, cap, true, NULL, NULL);

@@ -15,7 +15,12 @@
  *    'raw' says count instances are count*extent bytes of 'base' elements laid
  *    back to back, which reductions may combine in place;
  *  - a derived type keeps the maps it was built from copied, so freeing an old
- *    type never changes a new one; predefined types cannot be freed. */
+ *    type never changes a new one; predefined types cannot be freed;
+ *  - the table holds pointers, and a type's storage never moves or is freed
+ *    while the job runs (a freed slot is cleared and reused): a predefined
+ *    type's map lives inside it, and callers keep mpi_type pointers across
+ *    calls that create types (MPICH's lots_of_types once read freed memory
+ *    after the table grew). */
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -100,22 +105,33 @@ mpi_type *mpi_type_get(int h)
 {
     if (!h_is(h, K_TYPE)) return NULL;
     int i = h_idx(h);
-    if (i <= 0 || i >= mpi_g.ntypes || !mpi_g.types[i].used || mpi_g.types[i].dead) return NULL;
-    return &mpi_g.types[i];
+    if (i <= 0 || i >= mpi_g.ntypes || !mpi_g.types[i] || !mpi_g.types[i]->used ||
+        mpi_g.types[i]->dead)
+        return NULL;
+    return mpi_g.types[i];
 }
 
 mpi_type *mpi_type_at(int idx)
 {
-    return &mpi_g.types[idx];
+    return mpi_g.types[idx];
 }
 
 void mpi_type_unref(int idx)
 {
-    mpi_type *t = &mpi_g.types[idx];
+    mpi_type *t = mpi_g.types[idx];
     if (--t->refs == 0 && t->dead) {
         free(t->blk);
-        *t = (mpi_type){0};
+        *t = (mpi_type){.idx = idx};
     }
+}
+
+/* Slot i of the table, its storage made on first use. */
+static mpi_type *slot(cr_job *job, const char *call, int i)
+{
+    if (!mpi_g.types[i] && !(mpi_g.types[i] = calloc(1, sizeof *mpi_g.types[i])))
+        cr_fatal(job, call, "out of memory for datatypes");
+    mpi_g.types[i]->idx = i;
+    return mpi_g.types[i];
 }
 
 void mpi_types_init(cr_job *job)
@@ -125,8 +141,9 @@ void mpi_types_init(cr_job *job)
     if (!mpi_g.types) cr_fatal(job, "MPI_Init", "out of memory for datatypes");
     for (int i = 1; i < NPREDEF; i++) {
         const predef_info *p = &predefs[i];
-        mpi_type *t = &mpi_g.types[i];
-        *t = (mpi_type){.used = true,
+        mpi_type *t = slot(job, "MPI_Init", i);
+        *t = (mpi_type){.idx = i,
+                        .used = true,
                         .predef = true,
                         .committed = true,
                         .refs = 1,
@@ -280,17 +297,19 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
                         "out of memory for the type map");
     }
     int i = 1;
-    while (i < mpi_g.ntypes && mpi_g.types[i].used) i++;
+    while (i < mpi_g.ntypes && mpi_g.types[i] && mpi_g.types[i]->used) i++;
     if (i == mpi_g.ntypes) {
         if (mpi_g.ntypes % 64 == 0) {
-            mpi_type *n = realloc(mpi_g.types, (size_t)(mpi_g.ntypes + 64) * sizeof *n);
+            mpi_type **n = realloc(mpi_g.types, (size_t)(mpi_g.ntypes + 64) * sizeof *n);
             if (!n) cr_fatal(job, call, "out of memory for datatypes");
+            memset(n + mpi_g.ntypes, 0, 64 * sizeof *n);
             mpi_g.types = n;
         }
         mpi_g.ntypes++;
     }
-    mpi_type *t = &mpi_g.types[i];
-    *t = (mpi_type){.used = true,
+    mpi_type *t = slot(job, call, i);
+    *t = (mpi_type){.idx = i,
+                    .used = true,
                     .refs = 1,
                     .size = b->size,
                     .lb = b->lb,
@@ -309,7 +328,7 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
     }
     t->contig =
         t->nblk == 1 && t->blk[0].off == 0 && t->lb == 0 && (ptrdiff_t)t->size == type_extent(t);
-    t->raw = t->base >= 0 && (raw || (t->contig && mpi_g.types[t->base].contig));
+    t->raw = t->base >= 0 && (raw || (t->contig && mpi_g.types[t->base]->contig));
     *out = (MPI_Datatype)(K_TYPE | (unsigned)i);
     return MPI_SUCCESS;
 }
@@ -475,7 +494,7 @@ int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     b.lb = t->lb;
     b.ub = t->ub;
     rc = type_new(job, call, &b, newtype, false, t->raw);
-    if (!rc) mpi_g.types[h_idx(*newtype)].committed = true;
+    if (!rc) mpi_g.types[h_idx(*newtype)]->committed = true;
     return mpi_leave(job, rc);
 }
 
