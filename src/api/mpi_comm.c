@@ -478,7 +478,10 @@ static void attrs_delete(cr_job *job, MPI_Comm h, mpi_comm *c)
 
 int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
 {
-    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum;
+    /* The values live on after the call (the caller gets pointers to them). No
+     * error codes can be added yet, so the last one used is MPI_ERR_LASTCODE. */
+    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum,
+               lastused = MPI_ERR_LASTCODE;
     const char *call = "MPI_Comm_get_attr";
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
@@ -508,6 +511,9 @@ int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
         break;
     case MPI_APPNUM:
         p = &appnum;
+        break;
+    case MPI_LASTUSEDCODE:
+        p = &lastused;
         break;
     default:
         break;
