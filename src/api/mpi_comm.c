@@ -7,10 +7,16 @@
  *
  * Invariants:
  *  - contexts are agreed among the members of the parent communicator, which
- *    all take part in the creating call (dup, split, create): the new context is
- *    the largest next-free context any of them has, and every one of them moves
- *    its next-free context past it, so it is fresh for every member (disjoint
- *    communicators made by one split share it safely: they never talk);
+ *    all take part in the creating call (dup, split, create): each rank keeps a
+ *    bitmap of the context pairs it uses, the call ANDs the members' free maps
+ *    (an all-reduce over as many words as any member has ever used, plus one)
+ *    and the new communicator takes the lowest pair free on all of them, so it
+ *    is fresh for every member (disjoint communicators made by one split share
+ *    it safely: they never talk). MPI_Comm_free, collective too, gives the pair
+ *    back on each member; a message sent on a communicator and never received
+ *    before it was freed could match a later one with the same pair (MPI
+ *    requires every send to be matched). When no pair is free on all members
+ *    the call fails through the parent's error handler (MPI_ERR_INTERN);
  *  - MPI_COMM_WORLD and MPI_COMM_SELF (handles 0 and 1) are never freed;
  *  - a freed communicator or group handle is detected on its next use. */
 #include <stdio.h>
@@ -107,22 +113,54 @@ void mpi_comms_init(cr_job *job)
     mpi_g.groups[0] = (mpi_group){.used = true, .refs = 1};
 }
 
-/* Agree with the parent's members on a context pair fresh for all of them. */
-static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent, long mine)
+/* Agree with the parent's members on the lowest context pair free on all of
+ * them; -1 when there is none. Collective over the parent: every member gets
+ * the same answer. */
+static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
 {
-    long next = mine;
+    long words = mpi_g.ctx_words;
     cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
-    cr_coll_allreduce(job, &parent->g, call, &next, &next, 1, &mx);
-    return (int)next;
+    cr_coll_allreduce(job, &parent->g, call, &words, &words, 1, &mx);
+    if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
+    long *fr = malloc((size_t)words * sizeof *fr);
+    if (!fr) cr_fatal(job, call, "out of memory");
+    for (long w = 0; w < words; w++) {
+        uint64_t f = ~mpi_g.ctx_used[w];
+        if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64)
+            f &= (UINT64_C(1) << (MPI_CTX_PAIRS % 64)) - 1; /* past the last pair */
+        fr[w] = (long)f;
+    }
+    cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
+    cr_coll_allreduce(job, &parent->g, call, fr, fr, (size_t)words, &band);
+    int pair = -1;
+    for (long w = 0; w < words && pair < 0; w++)
+        if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
+    free(fr);
+    return pair;
 }
 
-static int ctx_take(cr_job *job, const char *call, int ctx)
+/* This rank uses the pair now; its point-to-point context. */
+static int ctx_take(int pair)
 {
-    if (ctx > 0xfffe)
-        cr_fatal(job, call, "out of contexts: more than %d communicators were created",
-                 (0xffff - MPI_CTX_FIRST_FREE) / 2);
-    mpi_g.next_ctx = ctx + 2;
-    return ctx;
+    mpi_g.ctx_used[pair / 64] |= UINT64_C(1) << (pair % 64);
+    if (pair / 64 + 1 > mpi_g.ctx_words) mpi_g.ctx_words = pair / 64 + 1;
+    return MPI_CTX_FIRST_FREE + 2 * pair;
+}
+
+static void ctx_give_back(int ctx)
+{
+    int pair = (ctx - MPI_CTX_FIRST_FREE) / 2;
+    mpi_g.ctx_used[pair / 64] &= ~(UINT64_C(1) << (pair % 64));
+}
+
+static int no_ctx(cr_job *job, MPI_Comm comm, const char *call)
+{
+    int used = 0;
+    for (int w = 0; w < mpi_g.ctx_words; w++) used += __builtin_popcountll(mpi_g.ctx_used[w]);
+    return mpi_fail(job, comm, call, MPI_ERR_INTERN,
+                    "no communicator context is free on every member (this rank uses %d of %d): "
+                    "free communicators no longer needed with MPI_Comm_free",
+                    used, MPI_CTX_PAIRS);
 }
 
 /* ---- communicator calls --------------------------------------------------------- */
@@ -167,7 +205,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
     if (rc) return mpi_leave(job, rc);
-    int ctx = ctx_take(job, call, agree_ctx(job, call, c, mpi_g.next_ctx));
+    int pair = agree_ctx(job, call, c);
+    if (pair < 0) return mpi_leave(job, no_ctx(job, comm, call));
+    int ctx = ctx_take(pair);
     int *ranks = ranks_copy(job, call, c);
     c = mpi_comm_get(comm);
     *newcomm = comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
@@ -176,7 +216,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 
 typedef struct split_info {
-    int color, key, next_ctx, rank;
+    int color, key, rank;
 } split_info;
 
 static int split_cmp(const void *a, const void *b)
@@ -198,16 +238,16 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
                       "color %d is invalid: colors are >= 0 or MPI_UNDEFINED", color);
     if (rc) return mpi_leave(job, rc);
     int n = c->size;
-    split_info mine = {color, key, mpi_g.next_ctx, c->me};
+    int pair = agree_ctx(job, call, c);
+    if (pair < 0) return mpi_leave(job, no_ctx(job, comm, call));
+    c = mpi_comm_get(comm);
+    split_info mine = {color, key, c->me};
     split_info *all = malloc((size_t)n * sizeof *all);
     if (!all) cr_fatal(job, call, "out of memory");
     cr_coll_allgather(job, &c->g, call, &mine, all, sizeof mine);
-    int ctx = 0, m = 0;
-    for (int i = 0; i < n; i++) {
-        if (all[i].next_ctx > ctx) ctx = all[i].next_ctx;
+    int m = 0;
+    for (int i = 0; i < n; i++)
         if (color != MPI_UNDEFINED && all[i].color == color) all[m++] = all[i];
-    }
-    ctx_take(job, call, ctx);
     if (color == MPI_UNDEFINED) {
         free(all);
         *newcomm = MPI_COMM_NULL;
@@ -221,7 +261,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         if (all[i].rank == c->me) me = i;
     }
     free(all);
-    *newcomm = comm_add(job, call, m, me, ranks, ctx, c->errh);
+    *newcomm = comm_add(job, call, m, me, ranks, ctx_take(pair), c->errh);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -259,7 +299,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
             rc = mpi_fail(job, comm, call, MPI_ERR_GROUP,
                           "member %d of the group is not in the communicator", i);
     if (rc) return mpi_leave(job, rc);
-    int ctx = ctx_take(job, call, agree_ctx(job, call, c, mpi_g.next_ctx));
+    int pair = agree_ctx(job, call, c);
+    if (pair < 0) return mpi_leave(job, no_ctx(job, comm, call));
     c = mpi_comm_get(comm);
     g = group_get(group);
     int me = -1;
@@ -272,7 +313,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int *ranks = malloc((size_t)g->size * sizeof *ranks);
     if (!ranks) cr_fatal(job, call, "out of memory");
     memcpy(ranks, g->ranks, (size_t)g->size * sizeof *ranks);
-    *newcomm = comm_add(job, call, g->size, me, ranks, ctx, c->errh);
+    *newcomm = comm_add(job, call, g->size, me, ranks, ctx_take(pair), c->errh);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -291,6 +332,7 @@ int MPI_Comm_free(MPI_Comm *comm)
                                        "%s is predefined and cannot be freed", c->name));
     attrs_delete(job, *comm, c);
     c = mpi_comm_get(*comm);
+    ctx_give_back(c->ctx);
     free(c->ranks);
     free(c->inv);
     free(c->attr);

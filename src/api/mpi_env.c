@@ -34,7 +34,8 @@ static struct {
 static void mpi_init_common(cr_job *job)
 {
     mpi_g.inited = true;
-    mpi_g.next_ctx = MPI_CTX_FIRST_FREE;
+    mpi_g.ctx_used = calloc(MPI_CTX_WORDS, sizeof *mpi_g.ctx_used);
+    if (!mpi_g.ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
     mpi_types_init(job);
     mpi_comms_init(job);
     mpi_requests_init();

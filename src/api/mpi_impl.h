@@ -14,9 +14,10 @@
  *    the communicator's error handler (fatal by default) before returning the
  *    code, and a call that fails has changed nothing;
  *  - each communicator owns two engine contexts, ctx (point-to-point) and
- *    ctx + 1 (its collectives), both in MPI_CTX_BASE..0xffff and fresh for every
- *    member: a new communicator's contexts are the largest "next free context"
- *    among the parent's members (agreed by a collective over the parent). */
+ *    ctx + 1 (its collectives), both in MPI_CTX_BASE..0xffff and free on every
+ *    member when it is made: the lowest pair free on all of the parent's members
+ *    (agreed by a collective over the parent); MPI_Comm_free gives the pair back
+ *    (mpi_comm.c). */
 #ifndef COURIER_MPI_IMPL_H
 #define COURIER_MPI_IMPL_H
 
@@ -31,6 +32,8 @@
 #define MPI_CTX_WORLD MPI_CTX_BASE
 #define MPI_CTX_SELF (MPI_CTX_BASE + 2)
 #define MPI_CTX_FIRST_FREE (MPI_CTX_BASE + 4)
+#define MPI_CTX_PAIRS ((0xffff - MPI_CTX_FIRST_FREE) / 2)
+#define MPI_CTX_WORDS ((MPI_CTX_PAIRS + 63) / 64)
 
 #define H_KIND_MASK 0x7c000000u
 #define H_IDX_MASK 0x03ffffffu
@@ -148,7 +151,8 @@ int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi
 typedef struct mpi_state {
     bool inited, finalized;
     int thread_level;
-    int next_ctx;
+    uint64_t *ctx_used; /* bit p: context pair MPI_CTX_FIRST_FREE + 2p is in use here */
+    int ctx_words;      /* words of it that have ever had a bit set */
     mpi_comm *comms;
     int ncomms;
     mpi_group *groups;
