@@ -195,7 +195,10 @@ static int *ranks_copy(cr_job *job, const char *call, const mpi_comm *c)
     return r;
 }
 
-static void attrs_copy(cr_job *job, MPI_Comm oldh, mpi_comm *nc);
+static int attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out);
+static int attrs_delete(cr_job *job, MPI_Comm h, int *kv_out);
+static void comm_release(MPI_Comm h);
+static int cb_class(int rc);
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -210,8 +213,19 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int ctx = ctx_take(pair);
     int *ranks = ranks_copy(job, call, c);
     c = mpi_comm_get(comm);
-    *newcomm = comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
-    attrs_copy(job, comm, mpi_comm_get(*newcomm));
+    MPI_Comm nh = comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
+    int kv = 0;
+    rc = attrs_copy(job, comm, nh, &kv);
+    if (rc != MPI_SUCCESS) { /* no new communicator: undo what was copied */
+        int ignored;
+        attrs_delete(job, nh, &ignored);
+        comm_release(nh);
+        *newcomm = MPI_COMM_NULL;
+        return mpi_leave(job,
+                         mpi_fail(job, comm, call, cb_class(rc),
+                                  "the copy callback of keyval %#x returned %d", (unsigned)kv, rc));
+    }
+    *newcomm = nh;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -317,8 +331,6 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-static void attrs_delete(cr_job *job, MPI_Comm h, mpi_comm *c);
-
 int MPI_Comm_free(MPI_Comm *comm)
 {
     const char *call = "MPI_Comm_free";
@@ -330,15 +342,27 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return mpi_leave(job, mpi_fail(job, *comm, call, MPI_ERR_COMM,
                                        "%s is predefined and cannot be freed", c->name));
-    attrs_delete(job, *comm, c);
-    c = mpi_comm_get(*comm);
+    int kv = 0;
+    rc = attrs_delete(job, *comm, &kv);
+    if (rc != MPI_SUCCESS)
+        return mpi_leave(job, mpi_fail(job, *comm, call, cb_class(rc),
+                                       "the delete callback of keyval %#x returned %d: the "
+                                       "communicator is not freed",
+                                       (unsigned)kv, rc));
+    comm_release(*comm);
+    *comm = MPI_COMM_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* Give back a communicator's context pair and table slot. */
+static void comm_release(MPI_Comm h)
+{
+    mpi_comm *c = mpi_comm_get(h);
     ctx_give_back(c->ctx);
     free(c->ranks);
     free(c->inv);
     free(c->attr);
     *c = (mpi_comm){0};
-    *comm = MPI_COMM_NULL;
-    return mpi_leave(job, MPI_SUCCESS);
 }
 
 /* 0: identical lists, 1: same members in another order, 2: different. */
@@ -489,7 +513,16 @@ static void attr_put(cr_job *job, mpi_comm *c, int kv, void *val)
     a->val = val;
 }
 
-static void attrs_copy(cr_job *job, MPI_Comm oldh, mpi_comm *nc)
+/* The class a callback's error code is reported as: its own when it is one,
+ * else MPI_ERR_OTHER. */
+static int cb_class(int rc)
+{
+    return rc > MPI_SUCCESS && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
+}
+
+/* Run the copy callbacks of oldh's attributes into nc (handle newh). Returns
+ * MPI_SUCCESS, or the error a callback returned (*kv_out names its keyval). */
+static int attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out)
 {
     mpi_comm *oc = mpi_comm_get(oldh);
     for (int i = 0; oc && i < oc->nattr; i++) {
@@ -499,23 +532,66 @@ static void attrs_copy(cr_job *job, MPI_Comm oldh, mpi_comm *nc)
         void *out = NULL;
         int flag = 0;
         cr_unlock(job);
-        k->copy(oldh, kv, k->extra, oc->attr[i].val, &out, &flag);
+        int rc = k->copy(oldh, kv, k->extra, oc->attr[i].val, &out, &flag);
         cr_lock(job);
         oc = mpi_comm_get(oldh);
-        if (flag) attr_put(job, nc, kv, out);
+        if (rc != MPI_SUCCESS) {
+            *kv_out = kv;
+            return rc;
+        }
+        if (flag) attr_put(job, mpi_comm_get(newh), kv, out);
     }
+    return MPI_SUCCESS;
 }
 
-static void attrs_delete(cr_job *job, MPI_Comm h, mpi_comm *c)
+/* Delete one attribute of communicator h: its delete callback first. When the
+ * callback fails the attribute stays, and its error is returned. */
+static int attr_delete_at(cr_job *job, MPI_Comm h, int kv)
 {
-    for (int i = 0; c && i < c->nattr; i++) {
-        keyval *k = &keys.k[h_idx(c->attr[i].keyval)];
-        if (!k->del) continue;
+    mpi_comm *c = mpi_comm_get(h);
+    mpi_attr *a = attr_find(c, kv);
+    keyval *k = &keys.k[h_idx(kv)];
+    if (k->del) {
+        void *v = a->val;
         cr_unlock(job);
-        k->del(h, c->attr[i].keyval, c->attr[i].val, k->extra);
+        int rc = k->del(h, kv, v, k->extra);
         cr_lock(job);
+        if (rc != MPI_SUCCESS) return rc;
         c = mpi_comm_get(h);
+        a = attr_find(c, kv);
     }
+    if (a) { /* keep the others in the order they were set */
+        memmove(a, a + 1, (size_t)(c->attr + c->nattr - (a + 1)) * sizeof *a);
+        c->nattr--;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Delete every attribute of h, the last set first (MPI-3.1 8.7.1 asks this
+ * order of MPI_COMM_SELF at MPI_Finalize). Stops at the first callback that
+ * fails and returns its error; *kv_out names the keyval. */
+static int attrs_delete(cr_job *job, MPI_Comm h, int *kv_out)
+{
+    mpi_comm *c;
+    while ((c = mpi_comm_get(h)) && c->nattr > 0) {
+        int kv = c->attr[c->nattr - 1].keyval;
+        int rc = attr_delete_at(job, h, kv);
+        if (rc != MPI_SUCCESS) {
+            *kv_out = kv;
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int mpi_comm_self_finalize(cr_job *job)
+{
+    int kv = 0, rc = attrs_delete(job, MPI_COMM_SELF, &kv);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(job, MPI_COMM_SELF, "MPI_Finalize", cb_class(rc),
+                        "the delete callback of keyval %#x on MPI_COMM_SELF returned %d",
+                        (unsigned)kv, rc);
+    return MPI_SUCCESS;
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
@@ -586,6 +662,15 @@ int MPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
                       "read-only)",
                       (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
+    if (attr_find(c, kv)) { /* the old value is deleted first (its callback runs) */
+        rc = attr_delete_at(job, comm, kv);
+        if (rc != MPI_SUCCESS)
+            return mpi_leave(job, mpi_fail(job, comm, call, cb_class(rc),
+                                           "the delete callback of keyval %#x returned %d: the "
+                                           "old value stays",
+                                           (unsigned)kv, rc));
+        c = mpi_comm_get(comm);
+    }
     attr_put(job, c, kv, val);
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -596,20 +681,16 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int kv)
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    mpi_attr *a = rc ? NULL : attr_find(c, kv);
-    if (!rc && !a)
+    if (!rc && !attr_find(c, kv))
         rc =
             mpi_fail(job, comm, call, MPI_ERR_KEYVAL, "keyval %#x has no value here", (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
-    keyval *k = &keys.k[h_idx(kv)];
-    void *v = a->val;
-    *a = c->attr[--c->nattr];
-    if (k->del) {
-        cr_unlock(job);
-        k->del(comm, kv, v, k->extra);
-        cr_lock(job);
-    }
-    return mpi_leave(job, MPI_SUCCESS);
+    rc = attr_delete_at(job, comm, kv);
+    if (rc != MPI_SUCCESS)
+        rc = mpi_fail(job, comm, call, cb_class(rc),
+                      "the delete callback of keyval %#x returned %d: the attribute stays",
+                      (unsigned)kv, rc);
+    return mpi_leave(job, rc);
 }
 
 /* ---- groups --------------------------------------------------------------------- */

@@ -194,9 +194,12 @@ int MPI_Finalized(int *flag)
 int MPI_Finalize(void)
 {
     cr_job *job = mpi_enter("MPI_Finalize");
+    /* First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
+     * run while MPI is still usable (MPI-3.1 8.7.1). */
+    int rc = mpi_comm_self_finalize(job);
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
     mpi_g.finalized = true;
-    return mpi_leave(job, MPI_SUCCESS);
+    return mpi_leave(job, rc);
 }
 
 int MPI_Abort(MPI_Comm comm, int errorcode)

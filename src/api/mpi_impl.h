@@ -133,6 +133,9 @@ static inline int comm_rank_to_job(const mpi_comm *c, int r)
     return c->ranks ? c->ranks[r] : r;
 }
 int mpi_comm_job_to_rank(mpi_comm *c, int jr);
+/* MPI_Finalize's first step: delete MPI_COMM_SELF's attributes (callbacks run,
+ * the last set first); an error a callback returns. */
+int mpi_comm_self_finalize(cr_job *job);
 
 /* ---- operations ----------------------------------------------------------- */
 
