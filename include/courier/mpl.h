@@ -22,6 +22,7 @@
  * group. Send and receive buffers of a collective must not overlap. */
 #ifndef COURIER_MPL_H
 #define COURIER_MPL_H
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -162,10 +163,72 @@ void l_vand(int in1[], int in2[], int out[], int *len);
 void l_vor(int in1[], int in2[], int out[], int *len);
 void l_vxor(int in1[], int in2[], int out[], int *len);
 
+/* Lengths in the caller's width. Later MPL releases (PE on 64-bit AIX) return
+ * lengths through size_t *, older ones through int *, and real programs pass
+ * long * too (TCGMSG). The macros below route each call that writes a length
+ * back to a form told the size of the caller's variable (4 or 8 bytes), so
+ * every one of these is written in full, never half. Define MPL_INT_LENGTHS
+ * before including this header to call the int forms directly. */
+int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t width);
+int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+                    int *rtype, void *nbytes, size_t width);
+int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
+                 size_t width);
+int mpl_wait_w(int *msgid, void *nbytes, size_t width);
+int mpl_probe_w(int *src, int *type, void *nbytes, size_t width);
+
+/* The Fortran binding's names, called from C by real programs (TCGMSG, Global
+ * Arrays): every argument by reference, INTEGERs as int (the Fortran default
+ * INTEGER), each the same as its mpc_ form. */
+int mp_environ(int *numtask, int *taskid);
+int mp_task_query(int *buf, int *nelem, int *qtype);
+int mp_task_set(int *buf, int *nelem, int *stype);
+int mp_stopall(int *errcode);
+int mp_bsend(void *buf, int *len, int *dest, int *type);
+int mp_brecv(void *buf, int *len, int *src, int *type, int *nbytes);
+int mp_bsendrecv(void *sbuf, int *slen, int *dest, int *stype, void *rbuf, int *rlen, int *src,
+                 int *rtype, int *nbytes);
+int mp_send(void *buf, int *len, int *dest, int *type, int *msgid);
+int mp_recv(void *buf, int *len, int *src, int *type, int *msgid);
+int mp_status(int *msgid);
+int mp_wait(int *msgid, int *nbytes);
+int mp_probe(int *src, int *type, int *nbytes);
+int mp_rcvncall(void *buf, int *len, int *src, int *type, int *msgid, mpl_handler_fn handler);
+int mp_lockrnc(int *state, int *oldstate);
+int mp_group(int *gsize, int glist[], int *label, int *gid);
+int mp_partition(int *parent_gid, int *key, int *label, int *gid);
+int mp_getsize(int *gsize, int *gid);
+int mp_getrank(int *rank, int *taskid, int *gid);
+int mp_gettaskid(int *rank, int *taskid, int *gid);
+int mp_getlabel(int *label, int *gid);
+int mp_sync(int *gid);
+int mp_bcast(void *buf, int *msglen, int *root, int *gid);
+int mp_reduce(void *sendbuf, void *recvbuf, int *msglen, int *root, mpl_reduce_fn func, int *gid);
+int mp_combine(void *sendbuf, void *recvbuf, int *msglen, mpl_reduce_fn func, int *gid);
+int mp_prefix(void *sendbuf, void *recvbuf, int *msglen, mpl_reduce_fn func, int *gid);
+int mp_gather(void *sendbuf, void *recvbuf, int *blklen, int *root, int *gid);
+int mp_scatter(void *sendbuf, void *recvbuf, int *blklen, int *root, int *gid);
+int mp_concat(void *sendbuf, void *recvbuf, int *blklen, int *gid);
+int mp_index(void *sendbuf, void *recvbuf, int *blklen, int *gid);
+int mp_shift(void *sendbuf, void *recvbuf, int *msglen, int *step, int *flag, int *gid);
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
 #endif
 #ifdef __cplusplus
 }
+#endif
+
+#if !defined(MPL_INT_LENGTHS) && !defined(COURIER_MPL_IMPL)
+#define mpc_brecv(buf, len, src, type, nbytes)                                                     \
+    mpl_brecv_w((char *)(buf), (len), (src), (type), (nbytes), sizeof(*(nbytes)))
+#define mpc_bsendrecv(sbuf, slen, dest, stype, rbuf, rlen, src, rtype, nbytes)                     \
+    mpl_bsendrecv_w((char *)(sbuf), (slen), (dest), (stype), (char *)(rbuf), (rlen), (src),        \
+                    (rtype), (nbytes), sizeof(*(nbytes)))
+#define mpc_bvrecv(buf, blknum, blklen, stride, src, type, nbytes)                                 \
+    mpl_bvrecv_w((char *)(buf), (blknum), (blklen), (stride), (src), (type), (nbytes),             \
+                 sizeof(*(nbytes)))
+#define mpc_wait(msgid, nbytes) mpl_wait_w((msgid), (nbytes), sizeof(*(nbytes)))
+#define mpc_probe(src, type, nbytes) mpl_probe_w((src), (type), (nbytes), sizeof(*(nbytes)))
 #endif
 #endif

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../coll/coll.h"
+#define COURIER_MPL_IMPL /* the int entry points themselves, not mpl.h's macros */
 #include "courier/mpl.h"
 
 int mperrno;
@@ -42,6 +43,8 @@ enum {
 
 #define ID_IDX_BITS 20
 #define ID_GEN_MASK 0x7ffu
+#define MSG_CHUNK 256     /* message slots per allocation */
+#define MSG_REUSE_MIN 256 /* free slots before one is reused */
 
 enum { M_FREE = 0, M_SEND, M_RECV, M_RNC };
 
@@ -49,7 +52,8 @@ typedef struct mpl_msg {
     uint32_t gen;
     uint8_t state;
     uint8_t fired; /* receive-and-call: the message is in and the handler due */
-    int next_free;
+    int idx;       /* its place in the table (the msgid's index) */
+    int next_free; /* in the queue of free slots */
     cr_req *r;
     int *src_out, *type_out;
     char *tmp; /* strided: packed copy (send) or staging buffer (receive) */
@@ -71,8 +75,8 @@ static struct {
     bool overflow_err;
     bool errors_fatal;
     int next_ctx;
-    mpl_msg *msgs;
-    int nmsgs, free_head;
+    mpl_msg **chunks; /* MSG_CHUNK slots each: a slot never moves (waits hold it) */
+    int nmsgs, free_head, free_tail, nfree;
     mpl_grp *grps;
     int ngrps;
 } mpl;
@@ -87,7 +91,7 @@ static cr_job *mpl_enter(void)
         mpl.ready = true;
         mpl.errors_fatal = true;
         mpl.next_ctx = CTX_FIRST_FREE;
-        mpl.free_head = -1;
+        mpl.free_head = mpl.free_tail = -1;
         mpl.grps = calloc(8, sizeof *mpl.grps);
         if (!mpl.grps) cr_fatal(job, "mpl", "out of memory for groups");
         mpl.ngrps = 1;
@@ -286,26 +290,40 @@ int mpc_stopall(int errcode)
 
 /* ---- message ids --------------------------------------------------------- */
 
+static mpl_msg *msg_at(int i)
+{
+    return &mpl.chunks[i / MSG_CHUNK][i % MSG_CHUNK];
+}
+
+/* A slot for a new operation. Freed slots wait in a queue and are reused only
+ * once MSG_REUSE_MIN of them are free, so a program that waits for one message
+ * at a time still cycles through many slots, and an id's generation comes round
+ * again only after MSG_REUSE_MIN * 2047 operations: a stale msgid is reported,
+ * never taken for a newer operation. */
 static mpl_msg *msg_new(cr_job *job, const char *call, uint8_t state, int *id)
 {
-    int i = mpl.free_head;
-    if (i >= 0) {
-        mpl.free_head = mpl.msgs[i].next_free;
-    } else {
-        if (mpl.nmsgs >= (1 << ID_IDX_BITS))
+    int i;
+    if (mpl.nfree >= MSG_REUSE_MIN || mpl.nmsgs >= (1 << ID_IDX_BITS)) {
+        if (mpl.nfree == 0)
             cr_fatal(job, call, "more than %d operations pending; wait for some first",
                      1 << ID_IDX_BITS);
-        if ((mpl.nmsgs & (mpl.nmsgs - 1)) == 0) {
-            mpl_msg *m = realloc(mpl.msgs, (size_t)(mpl.nmsgs ? 2 * mpl.nmsgs : 64) * sizeof *m);
-            if (!m) cr_fatal(job, call, "out of memory for message ids");
-            mpl.msgs = m;
+        i = mpl.free_head;
+        mpl.free_head = msg_at(i)->next_free;
+        if (mpl.free_head < 0) mpl.free_tail = -1;
+        mpl.nfree--;
+    } else {
+        if (mpl.nmsgs % MSG_CHUNK == 0) {
+            mpl_msg **c = realloc(mpl.chunks, (size_t)(mpl.nmsgs / MSG_CHUNK + 1) * sizeof *c);
+            if (!c) cr_fatal(job, call, "out of memory for message ids");
+            mpl.chunks = c;
+            if (!(c[mpl.nmsgs / MSG_CHUNK] = calloc(MSG_CHUNK, sizeof **c)))
+                cr_fatal(job, call, "out of memory for message ids");
         }
         i = mpl.nmsgs++;
-        mpl.msgs[i].gen = 0;
     }
-    mpl_msg *m = &mpl.msgs[i];
+    mpl_msg *m = msg_at(i);
     uint32_t gen = (m->gen + 1) & ID_GEN_MASK;
-    *m = (mpl_msg){.gen = gen ? gen : 1, .state = state, .next_free = -1};
+    *m = (mpl_msg){.gen = gen ? gen : 1, .idx = i, .state = state, .next_free = -1};
     *id = (int)(m->gen << ID_IDX_BITS | (uint32_t)i);
     return m;
 }
@@ -315,8 +333,13 @@ static void msg_free(mpl_msg *m)
     free(m->tmp);
     m->tmp = NULL;
     m->state = M_FREE;
-    m->next_free = mpl.free_head;
-    mpl.free_head = (int)(m - mpl.msgs);
+    m->next_free = -1;
+    if (mpl.free_tail >= 0)
+        msg_at(mpl.free_tail)->next_free = m->idx;
+    else
+        mpl.free_head = m->idx;
+    mpl.free_tail = m->idx;
+    mpl.nfree++;
 }
 
 enum { ID_UNKNOWN, ID_ACTIVE, ID_RETIRED };
@@ -326,7 +349,7 @@ static int msg_find(int id, mpl_msg **out)
     if (id <= 0) return ID_UNKNOWN;
     uint32_t idx = (uint32_t)id & ((1u << ID_IDX_BITS) - 1), gen = (uint32_t)id >> ID_IDX_BITS;
     if (idx >= (uint32_t)mpl.nmsgs || gen == 0) return ID_UNKNOWN;
-    mpl_msg *m = &mpl.msgs[idx];
+    mpl_msg *m = msg_at((int)idx);
     *out = m;
     if (m->gen == gen) return m->state == M_FREE ? ID_RETIRED : ID_ACTIVE;
     return gen < m->gen ? ID_RETIRED : ID_UNKNOWN;
@@ -372,7 +395,7 @@ static bool any_done(void *arg)
 {
     int *which = arg;
     for (int i = 0; i < mpl.nmsgs; i++)
-        if (waitable(&mpl.msgs[i]) && msg_done(&mpl.msgs[i])) {
+        if (waitable(msg_at(i)) && msg_done(msg_at(i))) {
             *which = i;
             return true;
         }
@@ -383,7 +406,7 @@ static bool any_done(void *arg)
 static const cr_req *first_pending(void)
 {
     for (int i = 0; i < mpl.nmsgs; i++)
-        if (waitable(&mpl.msgs[i]) && !msg_done(&mpl.msgs[i])) return mpl.msgs[i].r;
+        if (waitable(msg_at(i)) && !msg_done(msg_at(i))) return msg_at(i)->r;
     return NULL;
 }
 
@@ -607,24 +630,24 @@ int mpc_wait(int *msgid, int *nbytes)
         int which;
         while (1) {
             bool pending = false;
-            for (int i = 0; i < mpl.nmsgs && !pending; i++) pending = waitable(&mpl.msgs[i]);
+            for (int i = 0; i < mpl.nmsgs && !pending; i++) pending = waitable(msg_at(i));
             if (!pending) break;
             cr_wait_until(job, call, any_done, &which, first_pending());
-            msg_finish(job, &mpl.msgs[which]);
+            msg_finish(job, msg_at(which));
         }
         *nbytes = 0;
         return leave(job, 0);
     }
     if (id == DONTCARE) {
         bool pending = false;
-        for (int i = 0; i < mpl.nmsgs && !pending; i++) pending = waitable(&mpl.msgs[i]);
+        for (int i = 0; i < mpl.nmsgs && !pending; i++) pending = waitable(msg_at(i));
         if (!pending)
             return leave(job, fail(job, call, MPL_ENOPEND,
                                    "msgid DONTCARE waits for any pending operation, but none is "
                                    "pending"));
         int which;
         cr_wait_until(job, call, any_done, &which, first_pending());
-        mpl_msg *m = &mpl.msgs[which];
+        mpl_msg *m = msg_at(which);
         *msgid = (int)(m->gen << ID_IDX_BITS | (uint32_t)which);
         *nbytes = msg_finish(job, m);
         return leave(job, 0);

@@ -1,0 +1,239 @@
+/* Other spellings of the MPL calls, each a thin translation into its mpc_ form
+ * (src/api/mpl.c holds the semantics):
+ *  - the length-width forms (mpl_*_w) that mpl.h's macros call, so a length is
+ *    written back in the width of the caller's variable: int (the SP2's 32-bit
+ *    MPL), or size_t/long (later 64-bit releases, TCGMSG's port);
+ *  - the Fortran binding's mp_ names, which C programs call with every argument
+ *    by reference (Fortran INTEGERs: int).
+ * Invariants: no state of its own; a width other than 4 or 8 for a non-NULL
+ * length is a bad call (one line naming the call and the task, like any other),
+ * and then nothing has been done. */
+#define COURIER_MPL_IMPL /* the real entry points, not mpl.h's macros */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "courier/mpl.h"
+
+/* Is width one mpl_put_len can write? Says so and ends the job if not. */
+static int width_ok(const char *call, const void *p, size_t width)
+{
+    if (!p || width == sizeof(int) || width == sizeof(int64_t)) return 1;
+    int ntask = 0, me = -1;
+    mpc_environ(&ntask, &me);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: rank %d: %s: the length variable is %zu bytes wide: pass an int, a long "
+            "or a size_t (4 or 8 bytes)\n",
+            me, call, width);
+    exit(1);
+}
+
+/* Write v into the caller's length variable, in its width. */
+static void put_len(void *p, size_t width, int v)
+{
+    if (!p) return;
+    if (width == sizeof(int64_t)) {
+        int64_t w = v;
+        memcpy(p, &w, sizeof w);
+    } else {
+        memcpy(p, &v, sizeof v);
+    }
+}
+
+int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t width)
+{
+    width_ok("mpc_brecv", nbytes, width);
+    int n = 0, rc = mpc_brecv(buf, len, src, type, nbytes ? &n : NULL);
+    if (rc == 0) put_len(nbytes, width, n);
+    return rc;
+}
+
+int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+                    int *rtype, void *nbytes, size_t width)
+{
+    width_ok("mpc_bsendrecv", nbytes, width);
+    int n = 0,
+        rc = mpc_bsendrecv(sbuf, slen, dest, stype, rbuf, rlen, src, rtype, nbytes ? &n : NULL);
+    if (rc == 0) put_len(nbytes, width, n);
+    return rc;
+}
+
+int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
+                 size_t width)
+{
+    width_ok("mpc_bvrecv", nbytes, width);
+    int n = 0, rc = mpc_bvrecv(buf, blknum, blklen, stride, src, type, nbytes ? &n : NULL);
+    if (rc == 0) put_len(nbytes, width, n);
+    return rc;
+}
+
+int mpl_wait_w(int *msgid, void *nbytes, size_t width)
+{
+    width_ok("mpc_wait", nbytes, width);
+    int n = 0, rc = mpc_wait(msgid, nbytes ? &n : NULL);
+    if (rc == 0) put_len(nbytes, width, n);
+    return rc;
+}
+
+int mpl_probe_w(int *src, int *type, void *nbytes, size_t width)
+{
+    width_ok("mpc_probe", nbytes, width);
+    int n = 0, rc = mpc_probe(src, type, nbytes ? &n : NULL);
+    if (rc == 0) put_len(nbytes, width, n);
+    return rc;
+}
+
+/* ---- the mp_ names ------------------------------------------------------- */
+
+int mp_environ(int *numtask, int *taskid)
+{
+    return mpc_environ(numtask, taskid);
+}
+
+int mp_task_query(int *buf, int *nelem, int *qtype)
+{
+    return mpc_task_query(buf, *nelem, *qtype);
+}
+
+int mp_task_set(int *buf, int *nelem, int *stype)
+{
+    return mpc_task_set(buf, *nelem, *stype);
+}
+
+int mp_stopall(int *errcode)
+{
+    return mpc_stopall(*errcode);
+}
+
+int mp_bsend(void *buf, int *len, int *dest, int *type)
+{
+    return mpc_bsend(buf, *len, *dest, *type);
+}
+
+int mp_brecv(void *buf, int *len, int *src, int *type, int *nbytes)
+{
+    return mpc_brecv(buf, *len, src, type, nbytes);
+}
+
+int mp_bsendrecv(void *sbuf, int *slen, int *dest, int *stype, void *rbuf, int *rlen, int *src,
+                 int *rtype, int *nbytes)
+{
+    return mpc_bsendrecv(sbuf, *slen, *dest, *stype, rbuf, *rlen, src, rtype, nbytes);
+}
+
+int mp_send(void *buf, int *len, int *dest, int *type, int *msgid)
+{
+    return mpc_send(buf, *len, *dest, *type, msgid);
+}
+
+int mp_recv(void *buf, int *len, int *src, int *type, int *msgid)
+{
+    return mpc_recv(buf, *len, src, type, msgid);
+}
+
+int mp_status(int *msgid)
+{
+    return mpc_status(*msgid);
+}
+
+int mp_wait(int *msgid, int *nbytes)
+{
+    return mpc_wait(msgid, nbytes);
+}
+
+int mp_probe(int *src, int *type, int *nbytes)
+{
+    return mpc_probe(src, type, nbytes);
+}
+
+int mp_rcvncall(void *buf, int *len, int *src, int *type, int *msgid, mpl_handler_fn handler)
+{
+    return mpc_rcvncall(buf, *len, src, type, msgid, handler);
+}
+
+int mp_lockrnc(int *state, int *oldstate)
+{
+    return mpc_lockrnc(*state, oldstate);
+}
+
+int mp_group(int *gsize, int glist[], int *label, int *gid)
+{
+    return mpc_group(*gsize, glist, *label, gid);
+}
+
+int mp_partition(int *parent_gid, int *key, int *label, int *gid)
+{
+    return mpc_partition(*parent_gid, *key, *label, gid);
+}
+
+int mp_getsize(int *gsize, int *gid)
+{
+    return mpc_getsize(gsize, *gid);
+}
+
+int mp_getrank(int *rank, int *taskid, int *gid)
+{
+    return mpc_getrank(rank, *taskid, *gid);
+}
+
+int mp_gettaskid(int *rank, int *taskid, int *gid)
+{
+    return mpc_gettaskid(*rank, taskid, *gid);
+}
+
+int mp_getlabel(int *label, int *gid)
+{
+    return mpc_getlabel(label, *gid);
+}
+
+int mp_sync(int *gid)
+{
+    return mpc_sync(*gid);
+}
+
+int mp_bcast(void *buf, int *msglen, int *root, int *gid)
+{
+    return mpc_bcast(buf, *msglen, *root, *gid);
+}
+
+int mp_reduce(void *sendbuf, void *recvbuf, int *msglen, int *root, mpl_reduce_fn func, int *gid)
+{
+    return mpc_reduce(sendbuf, recvbuf, *msglen, *root, func, *gid);
+}
+
+int mp_combine(void *sendbuf, void *recvbuf, int *msglen, mpl_reduce_fn func, int *gid)
+{
+    return mpc_combine(sendbuf, recvbuf, *msglen, func, *gid);
+}
+
+int mp_prefix(void *sendbuf, void *recvbuf, int *msglen, mpl_reduce_fn func, int *gid)
+{
+    return mpc_prefix(sendbuf, recvbuf, *msglen, func, *gid);
+}
+
+int mp_gather(void *sendbuf, void *recvbuf, int *blklen, int *root, int *gid)
+{
+    return mpc_gather(sendbuf, recvbuf, *blklen, *root, *gid);
+}
+
+int mp_scatter(void *sendbuf, void *recvbuf, int *blklen, int *root, int *gid)
+{
+    return mpc_scatter(sendbuf, recvbuf, *blklen, *root, *gid);
+}
+
+int mp_concat(void *sendbuf, void *recvbuf, int *blklen, int *gid)
+{
+    return mpc_concat(sendbuf, recvbuf, *blklen, *gid);
+}
+
+int mp_index(void *sendbuf, void *recvbuf, int *blklen, int *gid)
+{
+    return mpc_index(sendbuf, recvbuf, *blklen, *gid);
+}
+
+int mp_shift(void *sendbuf, void *recvbuf, int *msglen, int *step, int *flag, int *gid)
+{
+    return mpc_shift(sendbuf, recvbuf, *msglen, *step, *flag, *gid);
+}
