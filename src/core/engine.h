@@ -183,6 +183,8 @@ typedef struct cr_job {
     unsigned spin_now;   /* this spell's spin, adapted between the two (cr_idle) */
     uint8_t spell_end;   /* how the last idle spell went (cr_idle) */
     bool short_slice;    /* asked the scheduler for short time slices (cr_idle) */
+    unsigned ceded_run;  /* spells in a row that a hand-over of the CPU ended (cr_idle) */
+    uint64_t moved_at;   /* when this rank last stepped off a CPU it shared (cr_idle) */
     uint64_t yield_ns;   /* then this long yielding the core, then sleep */
     uint64_t idle_since;
     const cr_req *wait_req; /* what the current blocking wait is for (watchdog) */
