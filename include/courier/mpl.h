@@ -163,23 +163,44 @@ void l_vand(int in1[], int in2[], int out[], int *len);
 void l_vor(int in1[], int in2[], int out[], int *len);
 void l_vxor(int in1[], int in2[], int out[], int *len);
 
-/* Lengths in the caller's width. Later MPL releases (PE on 64-bit AIX) return
- * lengths through size_t *, older ones through int *, and real programs pass
- * long * too (TCGMSG). The macros below route each call that writes a length
- * back to a form told the size of the caller's variable (4 or 8 bytes), so
- * every one of these is written in full, never half. Define MPL_INT_LENGTHS
- * before including this header to call the int forms directly. */
+/* Lengths in the caller's width. The 32-bit MPL returned lengths through int *;
+ * later releases declare size_t * (mpc_brecv, mpc_wait), and real programs pass
+ * int, size_t and long variables side by side, even in one file (Charm++'s SP
+ * layer: an int for mpc_probe, a size_t for mpc_brecv and mpc_wait). The macros
+ * at the end of this header route each call with a length passed by reference
+ * to a form told the size of the caller's variable (4 or 8 bytes), so that a
+ * length is read and written in full, never half. Message ids, sources, types
+ * and group ids stay int *, as in every MPL release. Define MPL_INT_LENGTHS
+ * before including this header to call the plain int functions (to take their
+ * address, or to declare their prototypes yourself). */
 int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t width);
 int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
                     int *rtype, void *nbytes, size_t width);
+/* mpc_bsendrecv with 8 arguments, as programs built against IBM's mpproto.h
+ * call it: one type for both messages; src selects and gets the actual source. */
+int mpl_bsendrecv1_w(char *sbuf, int slen, int dest, int type, char *rbuf, int rlen, int *src,
+                     void *nbytes, size_t width);
 int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
                  size_t width);
 int mpl_wait_w(int *msgid, void *nbytes, size_t width);
 int mpl_probe_w(int *src, int *type, void *nbytes, size_t width);
+/* The mp_ forms whose lengths are passed by reference (lw: the width of *len). */
+int mpl_mp_bsend_w(void *buf, const void *len, size_t lw, int *dest, int *type);
+int mpl_mp_brecv_w(void *buf, const void *len, size_t lw, int *src, int *type, void *nbytes,
+                   size_t width);
+int mpl_mp_bsendrecv_w(void *sbuf, const void *slen, size_t slw, int *dest, int *stype, void *rbuf,
+                       const void *rlen, size_t rlw, int *src, int *rtype, void *nbytes,
+                       size_t width);
+int mpl_mp_send_w(void *buf, const void *len, size_t lw, int *dest, int *type, int *msgid);
+int mpl_mp_recv_w(void *buf, const void *len, size_t lw, int *src, int *type, int *msgid);
+int mpl_mp_rcvncall_w(void *buf, const void *len, size_t lw, int *src, int *type, int *msgid,
+                      mpl_handler_fn handler);
 
 /* The Fortran binding's names, called from C by real programs (TCGMSG, Global
  * Arrays): every argument by reference, INTEGERs as int (the Fortran default
- * INTEGER), each the same as its mpc_ form. */
+ * INTEGER), no extra return-code argument: each returns what its mpc_ form
+ * returns. The point-to-point lengths (len, nbytes) may also be long or size_t
+ * variables (the macros at the end of this header). */
 int mp_environ(int *numtask, int *taskid);
 int mp_task_query(int *buf, int *nelem, int *qtype);
 int mp_task_set(int *buf, int *nelem, int *stype);
@@ -220,15 +241,37 @@ int mp_shift(void *sendbuf, void *recvbuf, int *msglen, int *step, int *flag, in
 #endif
 
 #if !defined(MPL_INT_LENGTHS) && !defined(COURIER_MPL_IMPL)
+#define MPL_SIZEOF_(p) sizeof(*(p))
 #define mpc_brecv(buf, len, src, type, nbytes)                                                     \
-    mpl_brecv_w((char *)(buf), (len), (src), (type), (nbytes), sizeof(*(nbytes)))
-#define mpc_bsendrecv(sbuf, slen, dest, stype, rbuf, rlen, src, rtype, nbytes)                     \
+    mpl_brecv_w((char *)(buf), (len), (src), (type), (nbytes), MPL_SIZEOF_(nbytes))
+/* mpc_bsendrecv takes 9 arguments (a receive type of its own) or IBM's 8. */
+#define MPL_PICK9_(a1, a2, a3, a4, a5, a6, a7, a8, a9, f, ...) f
+#define mpc_bsendrecv(...) MPL_PICK9_(__VA_ARGS__, MPL_BSR9_, MPL_BSR8_, )(__VA_ARGS__)
+#define MPL_BSR9_(sbuf, slen, dest, stype, rbuf, rlen, src, rtype, nbytes)                         \
     mpl_bsendrecv_w((char *)(sbuf), (slen), (dest), (stype), (char *)(rbuf), (rlen), (src),        \
-                    (rtype), (nbytes), sizeof(*(nbytes)))
+                    (rtype), (nbytes), MPL_SIZEOF_(nbytes))
+#define MPL_BSR8_(sbuf, slen, dest, type, rbuf, rlen, src, nbytes)                                 \
+    mpl_bsendrecv1_w((char *)(sbuf), (slen), (dest), (type), (char *)(rbuf), (rlen), (src),        \
+                     (nbytes), MPL_SIZEOF_(nbytes))
 #define mpc_bvrecv(buf, blknum, blklen, stride, src, type, nbytes)                                 \
     mpl_bvrecv_w((char *)(buf), (blknum), (blklen), (stride), (src), (type), (nbytes),             \
-                 sizeof(*(nbytes)))
-#define mpc_wait(msgid, nbytes) mpl_wait_w((msgid), (nbytes), sizeof(*(nbytes)))
-#define mpc_probe(src, type, nbytes) mpl_probe_w((src), (type), (nbytes), sizeof(*(nbytes)))
+                 MPL_SIZEOF_(nbytes))
+#define mpc_wait(msgid, nbytes) mpl_wait_w((msgid), (nbytes), MPL_SIZEOF_(nbytes))
+#define mpc_probe(src, type, nbytes) mpl_probe_w((src), (type), (nbytes), MPL_SIZEOF_(nbytes))
+#define mp_bsend(buf, len, dest, type)                                                             \
+    mpl_mp_bsend_w((buf), (len), MPL_SIZEOF_(len), (dest), (type))
+#define mp_brecv(buf, len, src, type, nbytes)                                                      \
+    mpl_mp_brecv_w((buf), (len), MPL_SIZEOF_(len), (src), (type), (nbytes), MPL_SIZEOF_(nbytes))
+#define mp_bsendrecv(sbuf, slen, dest, stype, rbuf, rlen, src, rtype, nbytes)                      \
+    mpl_mp_bsendrecv_w((sbuf), (slen), MPL_SIZEOF_(slen), (dest), (stype), (rbuf), (rlen),         \
+                       MPL_SIZEOF_(rlen), (src), (rtype), (nbytes), MPL_SIZEOF_(nbytes))
+#define mp_send(buf, len, dest, type, msgid)                                                       \
+    mpl_mp_send_w((buf), (len), MPL_SIZEOF_(len), (dest), (type), (msgid))
+#define mp_recv(buf, len, src, type, msgid)                                                        \
+    mpl_mp_recv_w((buf), (len), MPL_SIZEOF_(len), (src), (type), (msgid))
+#define mp_rcvncall(buf, len, src, type, msgid, handler)                                           \
+    mpl_mp_rcvncall_w((buf), (len), MPL_SIZEOF_(len), (src), (type), (msgid), (handler))
+#define mp_wait(msgid, nbytes) mpl_wait_w((msgid), (nbytes), MPL_SIZEOF_(nbytes))
+#define mp_probe(src, type, nbytes) mpl_probe_w((src), (type), (nbytes), MPL_SIZEOF_(nbytes))
 #endif
 #endif

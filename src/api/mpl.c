@@ -659,7 +659,8 @@ int mpc_wait(int *msgid, int *nbytes)
                                how == ID_UNKNOWN
                                    ? "msgid %d is unknown: no nonblocking call returned it"
                                    : "msgid %d is not pending: mpc_wait or mpc_status already "
-                                     "completed it",
+                                     "completed it; an id is gone once either has returned its "
+                                     "count, so do not wait on it again",
                                id));
     cr_wait_until(job, call, one_done, m, m->r);
     *nbytes = msg_finish(job, m);

@@ -1,33 +1,67 @@
 /* Other spellings of the MPL calls, each a thin translation into its mpc_ form
  * (src/api/mpl.c holds the semantics):
  *  - the length-width forms (mpl_*_w) that mpl.h's macros call, so a length is
- *    written back in the width of the caller's variable: int (the SP2's 32-bit
- *    MPL), or size_t/long (later 64-bit releases, TCGMSG's port);
+ *    read and written in the width of the caller's variable: int (the SP2's
+ *    32-bit MPL), or size_t/long (later releases, TCGMSG's port);
+ *  - mpc_bsendrecv with IBM's 8 arguments (one type for both messages);
  *  - the Fortran binding's mp_ names, which C programs call with every argument
- *    by reference (Fortran INTEGERs: int).
- * Invariants: no state of its own; a width other than 4 or 8 for a non-NULL
- * length is a bad call (one line naming the call and the task, like any other),
- * and then nothing has been done. */
+ *    by reference (Fortran INTEGERs: int; their point-to-point lengths also in
+ *    the caller's width).
+ * Invariants: no state of its own; a length variable that is neither 4 nor 8
+ * bytes wide, or an 8-byte length beyond INT_MAX, is a bad call like any other
+ * (one line naming the call and the task, or -1 and MPL_EINVAL when errors
+ * return), and then nothing has been done; an error names the mpc_ call. */
 #define COURIER_MPL_IMPL /* the real entry points, not mpl.h's macros */
+#include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "../core/engine.h"
 #include "courier/mpl.h"
 
-/* Is width one mpl_put_len can write? Says so and ends the job if not. */
-static int width_ok(const char *call, const void *p, size_t width)
+/* A bad length variable: fatal by default, else -1 with MPL_EINVAL. */
+__attribute__((format(printf, 2, 3))) static int bad(const char *call, const char *fmt, ...)
 {
-    if (!p || width == sizeof(int) || width == sizeof(int64_t)) return 1;
-    int ntask = 0, me = -1;
-    mpc_environ(&ntask, &me);
-    fflush(stdout);
-    fprintf(stderr,
-            "courier: rank %d: %s: the length variable is %zu bytes wide: pass an int, a long "
-            "or a size_t (4 or 8 bytes)\n",
-            me, call, width);
-    exit(1);
+    int fatal = 1;
+    mpc_task_query(&fatal, 1, MPL_Q_ERRORS);
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (fatal) cr_fatal(cr_job_get(), call, "%s", msg);
+    mperrno = MPL_EINVAL;
+    return -1;
+}
+
+/* 0 if a length variable of this width can be read and written. */
+static int width_bad(const char *call, const void *p, size_t width)
+{
+    if (!p || width == sizeof(int) || width == sizeof(int64_t)) return 0;
+    return bad(call,
+               "the length variable is %zu bytes wide: pass an int, a long or a size_t (4 or 8 "
+               "bytes)",
+               width);
+}
+
+/* Read a length passed by reference, in its width, into *out. */
+static int get_len(const char *call, const void *p, size_t width, int *out)
+{
+    if (!p) return bad(call, "the length is passed as NULL");
+    if (width_bad(call, p, width)) return -1;
+    if (width == sizeof(int)) {
+        memcpy(out, p, sizeof *out);
+        return 0;
+    }
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    if (v > INT_MAX || v < INT_MIN)
+        return bad(call, "length %lld does not fit an int: MPL lengths are at most %d bytes",
+                   (long long)v, INT_MAX);
+    *out = (int)v;
+    return 0;
 }
 
 /* Write v into the caller's length variable, in its width. */
@@ -44,7 +78,7 @@ static void put_len(void *p, size_t width, int v)
 
 int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t width)
 {
-    width_ok("mpc_brecv", nbytes, width);
+    if (width_bad("mpc_brecv", nbytes, width)) return -1;
     int n = 0, rc = mpc_brecv(buf, len, src, type, nbytes ? &n : NULL);
     if (rc == 0) put_len(nbytes, width, n);
     return rc;
@@ -53,17 +87,24 @@ int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t wi
 int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
                     int *rtype, void *nbytes, size_t width)
 {
-    width_ok("mpc_bsendrecv", nbytes, width);
+    if (width_bad("mpc_bsendrecv", nbytes, width)) return -1;
     int n = 0,
         rc = mpc_bsendrecv(sbuf, slen, dest, stype, rbuf, rlen, src, rtype, nbytes ? &n : NULL);
     if (rc == 0) put_len(nbytes, width, n);
     return rc;
 }
 
+int mpl_bsendrecv1_w(char *sbuf, int slen, int dest, int type, char *rbuf, int rlen, int *src,
+                     void *nbytes, size_t width)
+{
+    int rtype = type;
+    return mpl_bsendrecv_w(sbuf, slen, dest, type, rbuf, rlen, src, &rtype, nbytes, width);
+}
+
 int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
                  size_t width)
 {
-    width_ok("mpc_bvrecv", nbytes, width);
+    if (width_bad("mpc_bvrecv", nbytes, width)) return -1;
     int n = 0, rc = mpc_bvrecv(buf, blknum, blklen, stride, src, type, nbytes ? &n : NULL);
     if (rc == 0) put_len(nbytes, width, n);
     return rc;
@@ -71,7 +112,7 @@ int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *t
 
 int mpl_wait_w(int *msgid, void *nbytes, size_t width)
 {
-    width_ok("mpc_wait", nbytes, width);
+    if (width_bad("mpc_wait", nbytes, width)) return -1;
     int n = 0, rc = mpc_wait(msgid, nbytes ? &n : NULL);
     if (rc == 0) put_len(nbytes, width, n);
     return rc;
@@ -79,10 +120,59 @@ int mpl_wait_w(int *msgid, void *nbytes, size_t width)
 
 int mpl_probe_w(int *src, int *type, void *nbytes, size_t width)
 {
-    width_ok("mpc_probe", nbytes, width);
+    if (width_bad("mpc_probe", nbytes, width)) return -1;
     int n = 0, rc = mpc_probe(src, type, nbytes ? &n : NULL);
     if (rc == 0) put_len(nbytes, width, n);
     return rc;
+}
+
+/* ---- the mp_ names with lengths in the caller's width -------------------- */
+
+int mpl_mp_bsend_w(void *buf, const void *len, size_t lw, int *dest, int *type)
+{
+    int n;
+    if (get_len("mpc_bsend", len, lw, &n)) return -1;
+    return mpc_bsend(buf, n, *dest, *type);
+}
+
+int mpl_mp_brecv_w(void *buf, const void *len, size_t lw, int *src, int *type, void *nbytes,
+                   size_t width)
+{
+    int n;
+    if (get_len("mpc_brecv", len, lw, &n)) return -1;
+    return mpl_brecv_w(buf, n, src, type, nbytes, width);
+}
+
+int mpl_mp_bsendrecv_w(void *sbuf, const void *slen, size_t slw, int *dest, int *stype, void *rbuf,
+                       const void *rlen, size_t rlw, int *src, int *rtype, void *nbytes,
+                       size_t width)
+{
+    int sn, rn;
+    if (get_len("mpc_bsendrecv", slen, slw, &sn) || get_len("mpc_bsendrecv", rlen, rlw, &rn))
+        return -1;
+    return mpl_bsendrecv_w(sbuf, sn, *dest, *stype, rbuf, rn, src, rtype, nbytes, width);
+}
+
+int mpl_mp_send_w(void *buf, const void *len, size_t lw, int *dest, int *type, int *msgid)
+{
+    int n;
+    if (get_len("mpc_send", len, lw, &n)) return -1;
+    return mpc_send(buf, n, *dest, *type, msgid);
+}
+
+int mpl_mp_recv_w(void *buf, const void *len, size_t lw, int *src, int *type, int *msgid)
+{
+    int n;
+    if (get_len("mpc_recv", len, lw, &n)) return -1;
+    return mpc_recv(buf, n, src, type, msgid);
+}
+
+int mpl_mp_rcvncall_w(void *buf, const void *len, size_t lw, int *src, int *type, int *msgid,
+                      mpl_handler_fn handler)
+{
+    int n;
+    if (get_len("mpc_rcvncall", len, lw, &n)) return -1;
+    return mpc_rcvncall(buf, n, src, type, msgid, handler);
 }
 
 /* ---- the mp_ names ------------------------------------------------------- */

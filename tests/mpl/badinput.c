@@ -39,6 +39,15 @@ int main(int argc, char **argv)
         mpc_wait(&id, &nbytes);
         mpc_wait(&id, &nbytes);
     }
+    if (!strcmp(c, "width")) { /* a length variable neither 4 nor 8 bytes wide */
+        short sn;
+        mpc_brecv(buf, 8, &src, &type, &sn);
+    }
+    if (!strcmp(c, "biglen")) { /* an 8-byte length beyond INT_MAX, by reference */
+        size_t big = (size_t)1 << 31;
+        int dest = 1, t = 1;
+        mp_bsend(buf, &big, &dest, &t);
+    }
     if (!strcmp(c, "root")) mpc_bcast(buf, 8, 2, ALLGRP);
     if (!strcmp(c, "dup")) mpc_group(2, list, 0, &gid);
     if (!strcmp(c, "multiple")) mpc_combine(buf, buf + 8, 6, i_vadd, ALLGRP);
