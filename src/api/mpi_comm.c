@@ -5,18 +5,35 @@
  * collectives: a cr_group), its error handler, name and attributes. A group is
  * just an ordered list of job ranks.
  *
+ * Contexts (as in MPICH and Open MPI): each rank keeps a bitmap of the context
+ * pairs it uses (ctx_used). A creating call (dup, split, create), which every
+ * member of the parent makes, ANDs the members' free maps with an all-reduce
+ * over the parent and takes a pair free on all of them. First only one word is
+ * reduced, the one the parent's last creating call found a pair in (ctx_hint:
+ * the same on every member, as they all made the same calls over it); when that
+ * word has no pair free on all, the members agree on how many words any of them
+ * uses and AND all of those, plus one none has touched, taking the lowest pair.
+ * When no pair is free on all members the call fails through the parent's
+ * error handler (MPI_ERR_INTERN), the same on every member, and changes nothing.
+ *
  * Invariants:
- *  - contexts are agreed among the members of the parent communicator, which
- *    all take part in the creating call (dup, split, create): each rank keeps a
- *    bitmap of the context pairs it uses, the call ANDs the members' free maps
- *    (an all-reduce over as many words as any member has ever used, plus one)
- *    and the new communicator takes the lowest pair free on all of them, so it
- *    is fresh for every member (disjoint communicators made by one split share
- *    it safely: they never talk). MPI_Comm_free, collective too, gives the pair
- *    back on each member; a message sent on a communicator and never received
- *    before it was freed could match a later one with the same pair (MPI
- *    requires every send to be matched). When no pair is free on all members
- *    the call fails through the parent's error handler (MPI_ERR_INTERN);
+ *  - a pair is taken by a rank for at most one communicator at a time, and a
+ *    communicator's pair is taken on each of its members: two communicators
+ *    with one pair (the disjoint ones a split makes, or one made over a group
+ *    after another was freed elsewhere) have no member in common, so no message
+ *    of one can reach the other;
+ *  - a pair is given back by MPI_Comm_free only when no receive is posted and
+ *    no message waits unreceived on its contexts at this rank; otherwise the
+ *    communicator drains (its handle is dead, its slot and pair are kept) and
+ *    the next creating call gives the pair back once that is over. So a receive
+ *    left pending across MPI_Comm_free (allowed: it completes normally) never
+ *    matches a message of a later communicator, and a message that arrived for
+ *    the freed one is never received by a later one. A message still
+ *    travelling that a receive here will take was posted for before the free
+ *    (the handle is dead after it), so that receive keeps the pair. What this
+ *    cannot see: a message still travelling that no receive will ever take (a
+ *    program error: every send must be received); arriving after its pair was
+ *    reused, it could match the later communicator;
  *  - MPI_COMM_WORLD and MPI_COMM_SELF (handles 0 and 1) are never freed;
  *  - a freed communicator or group handle is detected on its next use. */
 #include <stdio.h>
@@ -28,6 +45,14 @@
 /* ---- communicators: table ------------------------------------------------------- */
 
 mpi_comm *mpi_comm_get(int h)
+{
+    if (!h_is(h, K_COMM)) return NULL;
+    int i = h_idx(h);
+    if (i >= mpi_g.ncomms || !mpi_g.comms[i].used || mpi_g.comms[i].draining) return NULL;
+    return &mpi_g.comms[i];
+}
+
+mpi_comm *mpi_comm_or_draining(int h)
 {
     if (!h_is(h, K_COMM)) return NULL;
     int i = h_idx(h);
@@ -63,8 +88,9 @@ int mpi_comm_job_to_rank(mpi_comm *c, int jr)
 static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
                          MPI_Errhandler errh)
 {
-    int i = 2;
+    int i = mpi_g.comm_free_from > 2 ? mpi_g.comm_free_from : 2;
     while (i < mpi_g.ncomms && mpi_g.comms[i].used) i++;
+    mpi_g.comm_free_from = i + 1;
     if (i == mpi_g.ncomms) {
         if (mpi_g.ncomms % 16 == 0) {
             mpi_comm *n = realloc(mpi_g.comms, (size_t)(mpi_g.ncomms + 16) * sizeof *n);
@@ -80,7 +106,8 @@ static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *r
                     .ranks = ranks,
                     .ctx = (uint16_t)ctx,
                     .g = {size, me, ranks, (uint16_t)(ctx + 1), 0, 0, 0},
-                    .errh = errh};
+                    .errh = errh,
+                    .ctx_hint = (ctx - MPI_CTX_FIRST_FREE) / 2 / 64};
     return (MPI_Comm)(K_COMM | (unsigned)i);
 }
 
@@ -113,29 +140,61 @@ void mpi_comms_init(cr_job *job)
     mpi_g.groups[0] = (mpi_group){.used = true, .refs = 1};
 }
 
-/* Agree with the parent's members on the lowest context pair free on all of
- * them; -1 when there is none. Collective over the parent: every member gets
- * the same answer. */
+/* This rank's free pairs in word w of the map. */
+static long ctx_free_word(long w)
+{
+    uint64_t f = ~mpi_g.ctx_used[w];
+    if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64)
+        f &= (UINT64_C(1) << (MPI_CTX_PAIRS % 64)) - 1; /* past the last pair */
+    return (long)f;
+}
+
+/* Is a receive posted, or does a message wait unreceived, on the pair of
+ * contexts that starts at ctx? */
+static bool ctx_pending(const cr_job *job, int ctx)
+{
+    for (const cr_req *r = job->posted; r; r = r->next)
+        if (r->sel.ctx == ctx || r->sel.ctx == ctx + 1) return true;
+    for (const cr_unexp *u = job->unexp; u; u = u->next)
+        if (u->ctx == ctx || u->ctx == ctx + 1) return true;
+    return false;
+}
+
+static void comm_drop(mpi_comm *c);
+
+/* Give back the pairs of freed communicators that have drained. */
+static void drained_reclaim(cr_job *job)
+{
+    for (int i = 2; mpi_g.ndraining && i < mpi_g.ncomms; i++) {
+        mpi_comm *c = &mpi_g.comms[i];
+        if (c->used && c->draining && !ctx_pending(job, c->ctx)) comm_drop(c);
+    }
+}
+
+/* Agree with the parent's members on a context pair free on all of them; -1
+ * when there is none. Collective over the parent: every member gets the same
+ * answer (and the parent's hint moves the same way on each). */
 static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
 {
+    if (mpi_g.ndraining) drained_reclaim(job);
+    cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
+    long hint = parent->ctx_hint, one = ctx_free_word(hint);
+    cr_coll_allreduce(job, &parent->g, call, &one, &one, 1, &band);
+    if (one) return (int)(hint * 64) + __builtin_ctzll((unsigned long long)one);
+
     long words = mpi_g.ctx_words;
     cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
     cr_coll_allreduce(job, &parent->g, call, &words, &words, 1, &mx);
     if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
     long *fr = malloc((size_t)words * sizeof *fr);
     if (!fr) cr_fatal(job, call, "out of memory");
-    for (long w = 0; w < words; w++) {
-        uint64_t f = ~mpi_g.ctx_used[w];
-        if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64)
-            f &= (UINT64_C(1) << (MPI_CTX_PAIRS % 64)) - 1; /* past the last pair */
-        fr[w] = (long)f;
-    }
-    cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
+    for (long w = 0; w < words; w++) fr[w] = ctx_free_word(w);
     cr_coll_allreduce(job, &parent->g, call, fr, fr, (size_t)words, &band);
     int pair = -1;
     for (long w = 0; w < words && pair < 0; w++)
         if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
     free(fr);
+    if (pair >= 0) parent->ctx_hint = pair / 64;
     return pair;
 }
 
@@ -158,9 +217,11 @@ static int no_ctx(cr_job *job, MPI_Comm comm, const char *call)
     int used = 0;
     for (int w = 0; w < mpi_g.ctx_words; w++) used += __builtin_popcountll(mpi_g.ctx_used[w]);
     return mpi_fail(job, comm, call, MPI_ERR_INTERN,
-                    "no communicator context is free on every member (this rank uses %d of %d): "
-                    "free communicators no longer needed with MPI_Comm_free",
-                    used, MPI_CTX_PAIRS);
+                    "no communicator context is free on every member (this rank uses %d of %d, "
+                    "%d of them by freed communicators with receives or messages still pending): "
+                    "free communicators no longer needed with MPI_Comm_free, and complete or "
+                    "cancel receives left pending on freed ones",
+                    used, MPI_CTX_PAIRS, mpi_g.ndraining);
 }
 
 /* ---- communicator calls --------------------------------------------------------- */
@@ -197,7 +258,7 @@ static int *ranks_copy(cr_job *job, const char *call, const mpi_comm *c)
 
 static int attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out);
 static int attrs_delete(cr_job *job, MPI_Comm h, int *kv_out);
-static void comm_release(MPI_Comm h);
+static void comm_release(cr_job *job, MPI_Comm h);
 static int cb_class(int rc);
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -219,7 +280,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (rc != MPI_SUCCESS) { /* no new communicator: undo what was copied */
         int ignored;
         attrs_delete(job, nh, &ignored);
-        comm_release(nh);
+        comm_release(job, nh);
         *newcomm = MPI_COMM_NULL;
         return mpi_leave(job,
                          mpi_fail(job, comm, call, cb_class(rc),
@@ -349,20 +410,38 @@ int MPI_Comm_free(MPI_Comm *comm)
                                        "the delete callback of keyval %#x returned %d: the "
                                        "communicator is not freed",
                                        (unsigned)kv, rc));
-    comm_release(*comm);
+    comm_release(job, *comm);
     *comm = MPI_COMM_NULL;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
 /* Give back a communicator's context pair and table slot. */
-static void comm_release(MPI_Comm h)
+static void comm_drop(mpi_comm *c)
 {
-    mpi_comm *c = mpi_comm_get(h);
+    if (c->draining) mpi_g.ndraining--;
     ctx_give_back(c->ctx);
     free(c->ranks);
     free(c->inv);
     free(c->attr);
     *c = (mpi_comm){0};
+    int i = (int)(c - mpi_g.comms);
+    if (i < mpi_g.comm_free_from) mpi_g.comm_free_from = i;
+}
+
+/* The handle dies now; the pair and slot too unless traffic on it is pending
+ * here (then it drains: see the invariants above). */
+static void comm_release(cr_job *job, MPI_Comm h)
+{
+    mpi_comm *c = mpi_comm_get(h);
+    if (!ctx_pending(job, c->ctx)) {
+        comm_drop(c);
+        return;
+    }
+    free(c->attr);
+    c->attr = NULL;
+    c->nattr = 0;
+    c->draining = true;
+    mpi_g.ndraining++;
 }
 
 /* 0: identical lists, 1: same members in another order, 2: different. */
@@ -597,7 +676,9 @@ int mpi_comm_self_finalize(cr_job *job)
 int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
 {
     /* The values live on after the call (the caller gets pointers to them). No
-     * error codes can be added yet, so the last one used is MPI_ERR_LASTCODE. */
+     * error codes can be added yet, so the last one used is MPI_ERR_LASTCODE.
+     * Clocks are global: every rank runs on one host and MPI_Wtime reads its
+     * CLOCK_MONOTONIC (to revisit when ranks span hosts). */
     static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum,
                lastused = MPI_ERR_LASTCODE;
     const char *call = "MPI_Comm_get_attr";

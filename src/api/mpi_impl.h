@@ -15,9 +15,9 @@
  *    code, and a call that fails has changed nothing;
  *  - each communicator owns two engine contexts, ctx (point-to-point) and
  *    ctx + 1 (its collectives), both in MPI_CTX_BASE..0xffff and free on every
- *    member when it is made: the lowest pair free on all of the parent's members
- *    (agreed by a collective over the parent); MPI_Comm_free gives the pair back
- *    (mpi_comm.c). */
+ *    member when it is made: a pair free on all of the parent's members (agreed
+ *    by a collective over the parent); MPI_Comm_free gives the pair back once no
+ *    receive is pending and no message waits on it here (mpi_comm.c). */
 #ifndef COURIER_MPI_IMPL_H
 #define COURIER_MPI_IMPL_H
 
@@ -121,10 +121,15 @@ typedef struct mpi_comm {
     MPI_Errhandler errh;
     int nattr;
     mpi_attr *attr;
+    int ctx_hint;  /* word of the context map where creating calls over it look first */
+    bool draining; /* freed with receives or messages pending on it: pair still taken */
     char name[MPI_MAX_OBJECT_NAME];
 } mpi_comm;
 
 mpi_comm *mpi_comm_get(int h); /* NULL: not a live communicator */
+/* A live communicator or one freed while receives on it were still pending (for
+ * completing them: rank translation); NULL otherwise. */
+mpi_comm *mpi_comm_or_draining(int h);
 /* Look up a communicator argument; reports MPI_ERR_COMM on COMM_WORLD's handler. */
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out);
 void mpi_comms_init(cr_job *job);
@@ -156,8 +161,10 @@ typedef struct mpi_state {
     int thread_level;
     uint64_t *ctx_used; /* bit p: context pair MPI_CTX_FIRST_FREE + 2p is in use here */
     int ctx_words;      /* words of it that have ever had a bit set */
+    int ndraining;      /* freed communicators whose pair is not yet given back */
     mpi_comm *comms;
     int ncomms;
+    int comm_free_from; /* no free slot in comms below this index */
     mpi_group *groups;
     int ngroups;
     mpi_type **types; /* each allocated once and never moved: maps point into them */
