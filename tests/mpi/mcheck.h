@@ -8,9 +8,10 @@
 
 static inline int mrank(void)
 {
-    int r = -1, f = 0;
+    int r = -1, f = 0, done = 0;
     MPI_Initialized(&f);
-    if (f) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Finalized(&done); /* after MPI_Finalize, asking would itself be an error */
+    if (f && !done) MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
 }
 
