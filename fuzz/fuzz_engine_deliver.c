@@ -5,11 +5,12 @@
  * go through the real self transport), ranks 1 and 2 sit behind a fake in-memory
  * transport whose send_am can refuse (no credits) and whose get can be denied
  * (no single copy). The input is a program of steps: a header "from" rank 1 or 2
- * with any op (EAGER/RTS/FIN/CTS/DATA/CTW/WDONE or unknown), any envelope and either a made-up
- * request id or the id of a request this job really has (current or released);
- * posting receives; starting sends, synchronous sends; buffering RTS; progress;
- * cancelling and releasing requests. cr_fatal, which a corrupt peer must reach
- * rather than corrupting memory, longjmps back here through job->on_fatal.
+ * with any op (EAGER/RTS/FIN/CTS/DATA/CTW/WDONE/CANCEL/CANCELLED or unknown), any
+ * envelope and either a made-up request id or the id of a request this job
+ * really has (current or released); posting receives; starting sends,
+ * synchronous sends; buffering RTS; progress; cancelling receives and sends and
+ * releasing requests. cr_fatal, which a corrupt peer must reach rather than
+ * corrupting memory, longjmps back here through job->on_fatal.
  *
  * Invariants checked (abort on violation), besides ASan/UBSan/LSan on every byte:
  *  - per-peer counts of awaited replies never underflow;
@@ -273,8 +274,8 @@ static void step_deliver(in *s)
     int src = 1 + (int)(take(s, 1) % (NRANKS - 1));
     uint8_t how = (uint8_t)take(s, 1);
     cr_hdr h = {0};
-    h.op = (uint8_t)(how % 9); /* EAGER..WDONE, and 0 and 8: unknown */
-    h.flags = (how >> 4) & 7;  /* SYNC, WAITS, FAILED */
+    h.op = (uint8_t)(how % 11); /* EAGER..CANCELLED, and 0 and 10: unknown */
+    h.flags = (how >> 4) & 7;   /* SYNC, WAITS, FAILED */
     h.ctx = (uint16_t)(take(s, 1) % 3);
     h.tag = (int32_t)(take(s, 1) % 6) - 1;
     uint8_t ids = (uint8_t)take(s, 1);
@@ -340,10 +341,11 @@ static void step(in *s)
     case 5:
         cr_progress(&job);
         break;
-    case 6: { /* cancel a receive */
+    case 6: { /* cancel a receive or a send */
         if (!ntr) break;
         tracked *t = &tr[take(s, 1) % ntr];
         if (!t->released && t->r->kind == CR_REQ_RECV) cr_cancel_recv(&job, t->r);
+        if (!t->released && t->r->kind == CR_REQ_SEND) cr_cancel_send(&job, t->r);
         break;
     }
     case 7: { /* release a completed request, as the interfaces do after a wait */

@@ -16,7 +16,10 @@
  *  - a receive into a non-contiguous datatype lands in a staging buffer and is
  *    unpacked exactly once, when its request completes; the datatype stays
  *    alive (reference) until then even if the program frees it;
- *  - statuses report ranks of the request's communicator, not job ranks. */
+ *  - statuses report ranks of the request's communicator, not job ranks;
+ *  - a cancelled send completes exactly once, either cancelled (the receiver
+ *    never sees it) or as usual (MPI_Test_cancelled false): the engine decides
+ *    (cr_cancel_send), and its status is read when the request completes. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +35,9 @@ enum { RQ_FREE = 0, RQ_SEND, RQ_RECV, RQ_DONE };
 typedef struct mreq {
     uint32_t gen;
     uint8_t kind;
-    bool freed; /* MPI_Request_free while active: retire when complete */
-    bool cancelled;
-    bool sent; /* RQ_DONE: a send that completed at once (cr_send_now) */
+    bool freed;     /* MPI_Request_free while active: retire when complete */
+    bool cancelled; /* receive: taken off the posted queue (a send: see q->r->cancel) */
+    bool sent;      /* RQ_DONE: a send that completed at once (cr_send_now) */
     int next_free;
     cr_req *r;
     char *tmp;  /* packed copy (send) or staging buffer (receive) */
@@ -191,6 +194,7 @@ static int recv_status(mreq *q, MPI_Status *st)
     }
     if (q->kind == RQ_SEND) {
         status_empty(st);
+        st->cr_cancelled = q->r->cancel == CR_CANCEL_DONE;
         return err;
     }
     const cr_status *cs = &q->r->st;
@@ -913,11 +917,16 @@ int MPI_Cancel(MPI_Request *h)
     if (!rc && !q)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
     if (rc) return mpi_leave(job, rc);
-    /* A send is never recalled: its message may already be in the receiver's
-     * queue, or read from our buffer. MPI allows a cancel that does not take
-     * effect (MPI-3.1 §3.8.4): the send completes as usual, and
-     * MPI_Test_cancelled says false. */
+    /* A send is cancelled only while nothing of it has reached a receive: still
+     * queued for credits, or a rendezvous message (every synchronous send is
+     * one) that no receive has matched; the receiver settles that when it next
+     * makes progress, and the wait/test then completes the send either way
+     * (cr_cancel_send). An eager message already sent (at once, with no engine
+     * request, or from the queue) and a buffered send (complete when copied) are
+     * not recalled: MPI-3.1 §3.8.4 allows a cancel that does not take effect;
+     * the send completes as usual and MPI_Test_cancelled says false. */
     if (q->kind == RQ_RECV && cr_cancel_recv(job, q->r)) q->cancelled = true;
+    if (q->kind == RQ_SEND) cr_cancel_send(job, q->r);
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -9,6 +9,9 @@
  *    the user buffer with the transport's get (single copy) and answers FIN.
  *    Where get is denied it answers CTS and the sender pushes DATA chunks
  *    through the transport (a pipelined copy); the receiver drives either way.
+ *  - cancel (MPI_Cancel of a send): the sender asks its RTS back (CANCEL); the
+ *    receiver answers CANCELLED only if it still holds that RTS unmatched, so a
+ *    send completes exactly once: cancelled, or by FIN/CTS/CTW as usual.
  * Invariants:
  *  - messages from one source are matched in the order they were sent: the
  *    transport delivers in order, the unexpected queue keeps arrival order and
@@ -44,7 +47,7 @@ static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
     r->for_unexp = NULL;
     r->chain = NULL;
     r->fwd = NULL;
-    r->sync = r->blocking = 0;
+    r->sync = r->blocking = r->cancel = 0;
     r->kind = kind;
     r->in_use = 1;
     r->op = op;
@@ -678,6 +681,30 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             ask_push(job, r, src, r->rreq); /* a part is missing: have it all pushed */
         }
         return 1;
+    case CR_OP_CANCEL:
+        /* The sender wants RTS sreq back. The RTS came before this (one channel
+         * per pair, in order): still an unmatched record here, it is dropped and
+         * CANCELLED answers; else a receive has matched it or its data is being
+         * taken, and the FIN, CTS or CTW already sent completes the send. */
+        for (cr_unexp **pp = &job->unexp; *pp; pp = &(*pp)->next) {
+            cr_unexp *u = *pp;
+            if (u->src != src || u->op != CR_OP_RTS || u->sreq != h->sreq || u->arriving) continue;
+            unlink_unexp(job, pp);
+            free(u);
+            cr_hdr a = {.op = CR_OP_CANCELLED, .sreq = h->sreq};
+            ctrl_send(job, src, &a);
+            break;
+        }
+        return 1;
+    case CR_OP_CANCELLED:
+        r = req_by_wire_id(job, h->sreq, src, CR_REQ_SEND, CR_STAGE_WAIT, "CANCELLED");
+        if (r->cancel != CR_CANCEL_ASKED)
+            cr_fatal(job, "progress",
+                     "rank %d cancelled a send that was not asked back (corrupt peer?)", src);
+        job->owed[src]--; /* instead of the FIN or CTS */
+        r->cancel = CR_CANCEL_DONE;
+        complete(job, r);
+        return 1;
     case CR_OP_DATA:
         r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_PUSH, "DATA");
         if (h->addr > r->st.size || len > r->st.size - h->addr)
@@ -884,6 +911,28 @@ bool cr_cancel_recv(cr_job *job, cr_req *r)
         return true;
     }
     return false; /* matched: a pull or push is under way */
+}
+
+void cr_cancel_send(cr_job *job, cr_req *r)
+{
+    if (r->kind != CR_REQ_SEND || r->done || r->blocking || r->cancel) return;
+    if (r->stage == CR_STAGE_EAGER || r->stage == CR_STAGE_RTS) {
+        /* Nothing on the wire yet: it waits in the backlog for credits. */
+        for (cr_req **pp = &job->backlog[r->peer]; *pp; pp = &(*pp)->next) {
+            if (*pp != r) continue;
+            *pp = r->next;
+            job->nbacklog--;
+            r->cancel = CR_CANCEL_DONE;
+            complete(job, r);
+            return;
+        }
+        return;
+    }
+    if (r->stage != CR_STAGE_WAIT) return; /* matched: its data is moving */
+    cr_hdr h = {
+        .op = CR_OP_CANCEL, .ctx = r->ctx, .tag = r->tag, .size = r->cap, .sreq = cr_req_id(r)};
+    r->cancel = CR_CANCEL_ASKED;
+    ctrl_send(job, r->peer, &h);
 }
 
 bool cr_req_any_done(void *arg)

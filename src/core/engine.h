@@ -106,6 +106,7 @@ typedef struct cr_req {
     struct cr_req *chain;       /* the user receive that matched it meanwhile */
     uint8_t sync;               /* synchronous send (MPI): always rendezvous, see cr_issend */
     uint8_t blocking;           /* send: its caller waits for it at once (cr_send) */
+    uint8_t cancel;             /* send: CR_CANCEL_ASKED or CR_CANCEL_DONE (cr_cancel_send) */
     /* A blocking receive's request lives on its caller's stack and has no id
      * (idx CR_NOID); when the push path needs an id, a table request stands in
      * for it and completes it through fwd. */
@@ -324,6 +325,16 @@ void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, c
  * is marked done. Returns false (and changes nothing) when a message already
  * matched it; the receive then completes normally. */
 bool cr_cancel_recv(cr_job *job, cr_req *r);
+/* Ask that send r be cancelled (MPI_Cancel). It then completes either cancelled
+ * (r->cancel == CR_CANCEL_DONE; nothing of it reaches the receiver) or as usual.
+ * A send still queued for credits is cancelled at once; a rendezvous send whose
+ * RTS is out sends CANCEL, and its receiver answers CANCELLED only if it takes
+ * the RTS back, i.e. no receive has matched it and its data has not been taken
+ * in advance (cr_engine_buffer_rts); otherwise the reply the send waits for
+ * (FIN, CTS or CTW) is already on its way. An eager message on the wire, a send
+ * whose data is moving, a blocking send and a completed one are not cancelled. */
+enum { CR_CANCEL_ASKED = 1, CR_CANCEL_DONE = 2 };
+void cr_cancel_send(cr_job *job, cr_req *r);
 /* cr_wait_until's readiness test over a set of requests: true when at least one
  * of n (NULL entries ignored) is done; *which is its index. */
 typedef struct cr_req_set {

@@ -20,14 +20,16 @@ struct cr_status;
 
 /* Protocol operations carried in a header (engine-defined, transport-opaque). */
 enum cr_op {
-    CR_OP_EAGER = 1, /* whole message in the payload */
-    CR_OP_RTS = 2,   /* rendezvous request: size, sender address, sender request */
-    CR_OP_FIN = 3,   /* receiver has pulled the data: sender request completes */
-    CR_OP_CTS = 4,   /* receiver matched, single copy denied: push the data */
-    CR_OP_DATA = 5,  /* one chunk of a pushed message at offset addr */
-    CR_OP_CTW = 6,   /* receiver matched and pulls the first part: sender, write the rest
-                        straight into the receiver's buffer at addr (size bytes in all) */
-    CR_OP_WDONE = 7  /* sender has written its part (flags: CR_HDR_FAILED if it could not) */
+    CR_OP_EAGER = 1,    /* whole message in the payload */
+    CR_OP_RTS = 2,      /* rendezvous request: size, sender address, sender request */
+    CR_OP_FIN = 3,      /* receiver has pulled the data: sender request completes */
+    CR_OP_CTS = 4,      /* receiver matched, single copy denied: push the data */
+    CR_OP_DATA = 5,     /* one chunk of a pushed message at offset addr */
+    CR_OP_CTW = 6,      /* receiver matched and pulls the first part: sender, write the rest
+                           straight into the receiver's buffer at addr (size bytes in all) */
+    CR_OP_WDONE = 7,    /* sender has written its part (flags: CR_HDR_FAILED if it could not) */
+    CR_OP_CANCEL = 8,   /* sender asks its RTS sreq back (MPI_Cancel); answered only if taken */
+    CR_OP_CANCELLED = 9 /* receiver took RTS sreq back unmatched: the send completes cancelled */
 };
 
 typedef struct cr_hdr {

@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_REQUEST, MPI_Wait(&copy, &st)); /* already completed */
     OK(MPI_Recv(y, 1, MPI_INT, me, 5, MPI_COMM_WORLD, &st));
     OK(MPI_Isend(x, 1, MPI_INT, me, 6, MPI_COMM_WORLD, &rq));
-    OK(MPI_Cancel(&rq)); /* a send is never recalled: it completes, not cancelled */
+    OK(MPI_Cancel(&rq)); /* an eager send to oneself, already delivered: not cancelled */
     OK(MPI_Wait(&rq, &st));
     int cancelled = -1;
     OK(MPI_Test_cancelled(&st, &cancelled));
