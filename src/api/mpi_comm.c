@@ -677,8 +677,8 @@ int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
 {
     /* The values live on after the call (the caller gets pointers to them). No
      * error codes can be added yet, so the last one used is MPI_ERR_LASTCODE.
-     * Clocks are global: every rank runs on one host and MPI_Wtime reads its
-     * CLOCK_MONOTONIC (to revisit when ranks span hosts). */
+     * MPI_WTIME_IS_GLOBAL is 0: the ranks read one host's clock today, but
+     * nothing promises synchronized clocks once jobs span hosts. */
     static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum,
                lastused = MPI_ERR_LASTCODE;
     const char *call = "MPI_Comm_get_attr";

@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../coll/coll.h"
 #include "courier/nx.h"
@@ -591,16 +590,12 @@ void gcolx(char x[], long xlens[], char y[])
 
 double dclock(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    return (double)cr_clock_ns() * 1e-9;
 }
 
 long mclock(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return (long)(cr_clock_ns() / 1000000u);
 }
 
 void flick(void)

@@ -293,6 +293,9 @@ static inline void cr_nudge(cr_job *job, int peer)
 /* Waiting: call in a loop while nothing happens; *spins counts idle rounds;
  * ready(arg), when given, is what the caller waits for (see the transport's sleep). */
 void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg);
+/* Nanoseconds on the job's clock (monotonic; only differences mean anything):
+ * what the interfaces' timers return. */
+uint64_t cr_clock_ns(void);
 
 /* About to idle: take unexpected long messages off their senders (NX/2 semantics). */
 void cr_engine_buffer_rts(cr_job *job);
