@@ -108,34 +108,53 @@ bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)
     return atomic_load(&rk->gone) != 0 || atomic_load(&rk->pid) == 0;
 }
 
-static void describe_sel(char *buf, size_t len, const cr_waitinfo *w)
+/* The words of the interface that made the call: MPI says tag, rank and
+ * communicator; MPL type, task and group; NX/2 type, node and group. */
+typedef struct words {
+    const char *tag, *peer, *group;
+} words;
+
+static words words_of(const char *call)
+{
+    if (!strncmp(call, "MPI_", 4)) return (words){"tag", "rank", "communicator"};
+    if (!strncmp(call, "mpc_", 4) || !strncmp(call, "mp_", 3))
+        return (words){"type", "task", "group"};
+    return (words){"type", "node", "group"};
+}
+
+static void describe_sel(char *buf, size_t len, const cr_waitinfo *w, const words *wd)
 {
     if (w->tag_mode == 0) /* CR_TAG_EXACT */
-        snprintf(buf, len, "type %d", (int)w->tag);
+        snprintf(buf, len, "%s %d", wd->tag, (int)w->tag);
     else if (w->tag_mode == 1)
-        snprintf(buf, len, "any type");
+        snprintf(buf, len, "any %s", wd->tag);
     else
-        snprintf(buf, len, "type mask 0x%x", (unsigned)w->mask);
+        snprintf(buf, len, "%s mask 0x%x", wd->tag, (unsigned)w->mask);
 }
 
 static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
 {
-    char sel[48];
-    describe_sel(sel, sizeof sel, w);
-    const char *ctx = w->ctx == 0 ? "" : w->ctx == 1 ? ", collective" : ", group";
+    char sel[48], ctx[32];
+    words wd = words_of(w->call);
+    describe_sel(sel, sizeof sel, w, &wd);
+    snprintf(ctx, sizeof ctx, "%s%s",
+             w->ctx == 0   ? ""
+             : w->ctx == 1 ? ", collective"
+                           : ", ",
+             w->ctx > 1 ? wd.group : "");
     switch (w->kind) {
     case CR_WAIT_RECV:
         if (w->peer >= 0)
-            snprintf(buf, len, "rank %d waits for rank %d in %s(%s from node %d, %llu bytes%s)", r,
-                     w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx);
+            snprintf(buf, len, "rank %d waits for rank %d in %s(%s from %s %d, %llu bytes%s)", r,
+                     w->peer, w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx);
         else
             snprintf(buf, len, "rank %d waits for any rank in %s(%s, %llu bytes%s)", r, w->call,
                      sel, (unsigned long long)w->size, ctx);
         break;
     case CR_WAIT_CREDIT:
     case CR_WAIT_MATCH:
-        snprintf(buf, len, "rank %d waits for rank %d in %s(%s to node %d, %llu bytes%s) (%s)", r,
-                 w->peer, w->call, sel, w->peer, (unsigned long long)w->size, ctx,
+        snprintf(buf, len, "rank %d waits for rank %d in %s(%s to %s %d, %llu bytes%s) (%s)", r,
+                 w->peer, w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx,
                  w->kind == CR_WAIT_CREDIT ? "no buffer at receiver"
                                            : "no matching receive posted");
         break;

@@ -41,6 +41,11 @@ static void fatal(const char *what, int me, int np)
         MPI_Send(x, 1, t, 0, 0, MPI_COMM_WORLD);
     }
     if (!strcmp(what, "noinit")) MPI_Finalize();
+    if (!strcmp(what, "hang")) { /* rank 0 only; the others wait in MPI_Barrier */
+        MPI_Request r;
+        MPI_Issend(x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
     if (!strcmp(what, "win")) {
         MPI_Win w;
         MPI_Win_create(x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
