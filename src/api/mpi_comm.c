@@ -52,14 +52,6 @@ mpi_comm *mpi_comm_get(int h)
     return &mpi_g.comms[i];
 }
 
-mpi_comm *mpi_comm_or_draining(int h)
-{
-    if (!h_is(h, K_COMM)) return NULL;
-    int i = h_idx(h);
-    if (i >= mpi_g.ncomms || !mpi_g.comms[i].used) return NULL;
-    return &mpi_g.comms[i];
-}
-
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out)
 {
     mpi_comm *c = mpi_comm_get(h);
@@ -113,6 +105,8 @@ static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *r
 
 void mpi_comms_init(cr_job *job)
 {
+    mpi_g.ctx_used = calloc(MPI_CTX_WORDS, sizeof *mpi_g.ctx_used);
+    if (!mpi_g.ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
     mpi_g.comms = calloc(16, sizeof *mpi_g.comms);
     if (!mpi_g.comms) cr_fatal(job, "MPI_Init", "out of memory for communicators");
     mpi_g.ncomms = 2;
@@ -153,11 +147,7 @@ static long ctx_free_word(long w)
  * contexts that starts at ctx? */
 static bool ctx_pending(const cr_job *job, int ctx)
 {
-    for (const cr_req *r = job->posted; r; r = r->next)
-        if (r->sel.ctx == ctx || r->sel.ctx == ctx + 1) return true;
-    for (const cr_unexp *u = job->unexp; u; u = u->next)
-        if (u->ctx == ctx || u->ctx == ctx + 1) return true;
-    return false;
+    return cr_ctx_in_use(job, (uint16_t)ctx, (uint16_t)(ctx + 1));
 }
 
 static void comm_drop(mpi_comm *c);

@@ -34,8 +34,6 @@ static struct {
 static void mpi_init_common(cr_job *job)
 {
     mpi_g.inited = true;
-    mpi_g.ctx_used = calloc(MPI_CTX_WORDS, sizeof *mpi_g.ctx_used);
-    if (!mpi_g.ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
     mpi_types_init(job);
     mpi_comms_init(job);
     mpi_requests_init();

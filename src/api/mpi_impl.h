@@ -127,9 +127,6 @@ typedef struct mpi_comm {
 } mpi_comm;
 
 mpi_comm *mpi_comm_get(int h); /* NULL: not a live communicator */
-/* A live communicator or one freed while receives on it were still pending (for
- * completing them: rank translation); NULL otherwise. */
-mpi_comm *mpi_comm_or_draining(int h);
 /* Look up a communicator argument; reports MPI_ERR_COMM on COMM_WORLD's handler. */
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out);
 void mpi_comms_init(cr_job *job);

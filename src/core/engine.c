@@ -913,6 +913,15 @@ bool cr_cancel_recv(cr_job *job, cr_req *r)
     return false; /* matched: a pull or push is under way */
 }
 
+bool cr_ctx_in_use(const cr_job *job, uint16_t lo, uint16_t hi)
+{
+    for (const cr_req *r = job->posted; r; r = r->next)
+        if (r->sel.ctx >= lo && r->sel.ctx <= hi) return true;
+    for (const cr_unexp *u = job->unexp; u; u = u->next)
+        if (u->ctx >= lo && u->ctx <= hi) return true;
+    return false;
+}
+
 void cr_cancel_send(cr_job *job, cr_req *r)
 {
     if (r->kind != CR_REQ_SEND || r->done || r->blocking || r->cancel) return;

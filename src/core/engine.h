@@ -328,6 +328,9 @@ void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, c
  * is marked done. Returns false (and changes nothing) when a message already
  * matched it; the receive then completes normally. */
 bool cr_cancel_recv(cr_job *job, cr_req *r);
+/* Is a receive posted, or does a message wait unreceived, on a context in
+ * lo..hi? (An interface asks before it reuses contexts it gave up.) */
+bool cr_ctx_in_use(const cr_job *job, uint16_t lo, uint16_t hi);
 /* Ask that send r be cancelled (MPI_Cancel). It then completes either cancelled
  * (r->cancel == CR_CANCEL_DONE; nothing of it reaches the receiver) or as usual.
  * A send still queued for credits is cancelled at once; a rendezvous send whose

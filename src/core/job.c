@@ -42,7 +42,8 @@ static uint64_t now_ns(void)
 }
 
 /* The clock every interface's timer reads (dclock, mclock, MPI_Wtime): one
- * place for the simulated mode to give virtual time instead. */
+ * place for the simulated mode to give virtual time instead. Waiting keeps
+ * now_ns: it measures real time spent off the CPU. */
 uint64_t cr_clock_ns(void)
 {
     return now_ns();
