@@ -19,16 +19,12 @@ typedef struct {
 static uint64_t rng_state;
 static uint32_t rnd(void)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
+    return test_rand(&rng_state);
 }
 
 static long pick_size(void)
 {
-    uint32_t r = rnd() % 1000;
-    if (r < 700) return (long)sizeof(head) + rnd() % 64;
-    if (r < 970) return (long)sizeof(head) + rnd() % 8192;
-    return (long)sizeof(head) + rnd() % (MAXSZ - sizeof(head));
+    return test_msg_size(&rng_state, (long)sizeof(head), MAXSZ);
 }
 
 static uint32_t body_sum(const char *b, long n)

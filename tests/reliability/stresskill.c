@@ -21,16 +21,12 @@ enum { MSGS_DEFAULT = 12500, WINDOW = 32, MAXSZ = 70000 };
 static uint64_t rng_state;
 static uint32_t rnd(void)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
+    return test_rand(&rng_state);
 }
 
 static long pick_size(void)
 {
-    uint32_t r = rnd() % 1000;
-    if (r < 700) return 8 + rnd() % 64;
-    if (r < 970) return 8 + rnd() % 8192;
-    return 8 + rnd() % (MAXSZ - 8);
+    return test_msg_size(&rng_state, 8, MAXSZ);
 }
 
 static char rbuf[MAXSZ];
