@@ -46,9 +46,9 @@ static void check(int ok, const char *what)
 static int refuse_sends, deny_get;
 static volatile unsigned char sink; /* keeps the payload reads */
 
-static int fake_send_am(cr_job *job, int peer, const cr_hdr *h, const void *payload, size_t len)
+static int fake_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload, size_t len)
 {
-    (void)job;
+    (void)ctx;
     (void)h;
     check(peer > 0 && peer < NRANKS, "send_am to a rank behind the fake transport");
     if (refuse_sends) return CR_EAGAIN;
@@ -56,15 +56,15 @@ static int fake_send_am(cr_job *job, int peer, const cr_hdr *h, const void *payl
     return 0;
 }
 
-static int fake_poll(cr_job *job)
+static int fake_nothing(void *ctx)
 {
-    (void)job;
+    (void)ctx;
     return 0;
 }
 
-static int fake_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
+static int fake_get(void *ctx, int peer, void *dst, uint64_t addr, size_t len)
 {
-    (void)job;
+    (void)ctx;
     (void)peer;
     (void)addr;
     if (deny_get) return -EPERM;
@@ -72,14 +72,14 @@ static int fake_get(cr_job *job, int peer, void *dst, uint64_t addr, size_t len)
     return 0;
 }
 
-static void fake_flush(cr_job *job)
+static void fake_flush(void *ctx)
 {
-    (void)job;
+    (void)ctx;
 }
 
-static int fake_put(cr_job *job, int peer, uint64_t addr, const void *src, size_t len)
+static int fake_put(void *ctx, int peer, uint64_t addr, const void *src, size_t len)
 {
-    (void)job;
+    (void)ctx;
     (void)peer;
     (void)addr;
     if (deny_get) return -EPERM;
@@ -87,58 +87,30 @@ static int fake_put(cr_job *job, int peer, uint64_t addr, const void *src, size_
     return 0;
 }
 
-static void fake_sleep(cr_job *job, int ms, bool (*ready)(void *), void *arg)
+static int fake_gone(void *ctx, int peer)
 {
-    (void)job;
-    (void)ms;
-    (void)ready;
-    (void)arg;
-}
-
-static void fake_wake(cr_job *job, int peer)
-{
-    (void)job;
-    (void)peer;
-}
-
-static int fake_gone(cr_job *job, int peer)
-{
-    (void)job;
+    (void)ctx;
     (void)peer;
     return 1;
 }
 
-static void fake_report_wait(cr_job *job, const cr_waitinfo *w)
+static size_t fake_max_payload(void *ctx, int peer)
 {
-    (void)job;
-    (void)w;
-}
-
-static void fake_report_busy(cr_job *job, int busy)
-{
-    (void)job;
-    (void)busy;
-}
-
-static size_t fake_max_payload(cr_job *job)
-{
-    (void)job;
+    (void)ctx;
+    (void)peer;
     return 64;
 }
 
 static const cr_transport fake = {
     .name = "fake",
+    .caps = CR_CAP_GET | CR_CAP_PUT,
     .send_am = fake_send_am,
-    .poll = fake_poll,
+    .poll = fake_nothing,
     .get = fake_get,
     .put = fake_put,
     .flush = fake_flush,
-    .sleep = fake_sleep,
-    .wake = fake_wake,
-    .nudge = fake_wake,
+    .arm = fake_nothing,
     .peer_gone = fake_gone,
-    .report_wait = fake_report_wait,
-    .report_busy = fake_report_busy,
     .max_payload = fake_max_payload,
 };
 
@@ -179,9 +151,15 @@ static void fatal_hook(cr_job *j, const char *msg)
     longjmp(on_fatal_jmp, 1);
 }
 
+static int fuzz_deliver(void *owner, int src, const cr_hdr *h, const void *payload, size_t len)
+{
+    return cr_engine_deliver(owner, src, h, payload, len);
+}
+
 static void job_setup(int cma_ok)
 {
-    static const cr_transport *tp[NRANKS];
+    static cr_link *via[NRANKS];
+    static uint8_t single_copy[NRANKS];
     static size_t eager[NRANKS];
     static cr_req *backlog[NRANKS];
     static cr_ctrl *ctrlq[NRANKS];
@@ -189,15 +167,22 @@ static void job_setup(int cma_ok)
     memset(&job, 0, sizeof job);
     job.rank = 0;
     job.size = NRANKS;
-    job.cma_ok = cma_ok;
-    job.net = &fake;
-    job.tp = tp;
+    job.via = via;
+    job.single_copy = single_copy;
+    job.wake_fd = -1;
+    static void *self_ctx; /* opened once: it keeps &job, which stays put */
+    cr_tp_env env = {.rank = 0, .size = NRANKS, .owner = &job, .deliver = fuzz_deliver};
+    if (!self_ctx && cr_transport_self.open(&self_ctx, &env)) abort();
+    job.links[0] = (cr_link){&cr_transport_self, self_ctx};
+    job.links[1] = (cr_link){&fake, NULL};
+    job.nlinks = 2;
     job.eager = eager;
     job.backlog = backlog;
     job.ctrlq = ctrlq;
     job.owed = owed;
     for (int p = 0; p < NRANKS; p++) {
-        tp[p] = p == 0 ? &cr_transport_self : &fake;
+        via[p] = p == 0 ? &job.links[0] : &job.links[1];
+        single_copy[p] = p == 0 || cma_ok;
         eager[p] = 32;
         backlog[p] = NULL;
         ctrlq[p] = NULL;

@@ -143,7 +143,7 @@ static void complete(cr_job *job, cr_req *r)
         r->next = NULL;
         *job->handlers_due_tail = r;
         job->handlers_due_tail = &r->next;
-        job->net->wake(job, job->rank); /* the progress thread runs it */
+        cr_wake_self(job); /* the progress thread runs it */
     }
     r->done = 1;
 }
@@ -210,9 +210,25 @@ static void backlog_push(cr_job *job, int peer, cr_req *r)
     job->nbacklog++;
 }
 
+/* A single-copy read of peer p's memory through its transport; 0 or -errno. */
+static inline int tp_get(cr_job *job, int p, void *dst, uint64_t addr, size_t len)
+{
+    cr_link *l = job->via[p];
+    return l->ops->get ? l->ops->get(l->ctx, p, dst, addr, len) : -ENOSYS;
+}
+
+/* Poll every transport but l; how many messages they delivered. */
+static int progress_others(cr_job *job, const cr_link *l)
+{
+    int n = 0;
+    for (int i = 0; i < job->nlinks; i++)
+        if (&job->links[i] != l) n += job->links[i].ops->poll(job->links[i].ctx);
+    return n;
+}
+
 static void ctrl_send(cr_job *job, int peer, const cr_hdr *h)
 {
-    if (!job->ctrlq[peer] && job->tp[peer]->send_am(job, peer, h, NULL, 0) == 0) return;
+    if (!job->ctrlq[peer] && cr_tp_send(job, peer, h, NULL, 0) == 0) return;
     cr_ctrl *c = malloc(sizeof *c), **pp = &job->ctrlq[peer];
     if (!c) cr_fatal(job, "progress", "out of memory for a control message");
     c->h = *h;
@@ -225,12 +241,12 @@ static void ctrl_send(cr_job *job, int peer, const cr_hdr *h)
 /* Try the next wire step of send r; returns 0 when done with it, CR_EAGAIN otherwise. */
 static int send_step(cr_job *job, cr_req *r)
 {
-    const cr_transport *tp = job->tp[r->peer];
+    cr_link *l = job->via[r->peer];
     cr_hdr h = {.ctx = r->ctx, .tag = r->tag, .size = r->cap};
     switch (r->stage) {
     case CR_STAGE_EAGER:
         h.op = CR_OP_EAGER;
-        if (tp->send_am(job, r->peer, &h, r->buf, r->cap)) return CR_EAGAIN;
+        if (l->ops->send_am(l->ctx, r->peer, &h, r->buf, r->cap)) return CR_EAGAIN;
         complete(job, r);
         return 0;
     case CR_STAGE_RTS:
@@ -238,7 +254,7 @@ static int send_step(cr_job *job, cr_req *r)
         h.flags = (r->sync ? CR_HDR_SYNC : 0) | (r->blocking ? CR_HDR_WAITS : 0);
         h.addr = (uint64_t)(uintptr_t)r->buf;
         h.sreq = cr_req_id(r);
-        if (tp->send_am(job, r->peer, &h, NULL, 0)) return CR_EAGAIN;
+        if (l->ops->send_am(l->ctx, r->peer, &h, NULL, 0)) return CR_EAGAIN;
         job->owed[r->peer]++; /* a FIN or a CTS will come */
         r->stage = CR_STAGE_WAIT;
         return 0;
@@ -246,10 +262,10 @@ static int send_step(cr_job *job, cr_req *r)
         h.op = CR_OP_DATA;
         h.rreq = r->rreq;
         while (r->pushed < r->cap) {
-            size_t n = r->cap - r->pushed, max = tp->max_payload(job);
+            size_t n = r->cap - r->pushed, max = l->ops->max_payload(l->ctx, r->peer);
             if (n > max) n = max;
             h.addr = r->pushed;
-            if (tp->send_am(job, r->peer, &h, (const char *)r->buf + r->pushed, n))
+            if (l->ops->send_am(l->ctx, r->peer, &h, (const char *)r->buf + r->pushed, n))
                 return CR_EAGAIN;
             r->pushed += n;
         }
@@ -266,7 +282,7 @@ static int drain_backlogs(cr_job *job)
     for (int p = 0; p < job->size && (job->nbacklog || job->nctrl); p++) {
         while (job->ctrlq[p]) {
             cr_ctrl *c = job->ctrlq[p];
-            if (job->tp[p]->send_am(job, p, &c->h, NULL, 0)) break;
+            if (cr_tp_send(job, p, &c->h, NULL, 0)) break;
             job->ctrlq[p] = c->next;
             free(c);
             job->nctrl--;
@@ -342,7 +358,7 @@ bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *bu
 {
     if (__builtin_expect(len > job->eager[dst] || job->backlog[dst], 0)) return false;
     cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
-    return job->tp[dst]->send_am(job, dst, &h, buf, len) == 0;
+    return cr_tp_send(job, dst, &h, buf, len) == 0;
 }
 
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
@@ -364,7 +380,7 @@ static void copy_failed(cr_job *job, const char *op, int src, size_t n, int rc, 
 {
     if (rc == -EPERM || rc == -ENOSYS || rc == -EACCES) return;
     if (rc == -ESRCH)
-        for (int i = 0; i < 100 && job->tp[src]->peer_gone(job, src) == 0; i++)
+        for (int i = 0; i < 100 && cr_tp_gone(job, src) == 0; i++)
             usleep(100000); /* SIGTERM from the launcher ends this */
     cr_fatal(job, op, "%s %zu bytes %s rank %d failed: %s%s", write ? "writing" : "reading", n,
              write ? "to" : "from", src, strerror(-rc), rc == -ESRCH ? " (rank has died)" : "");
@@ -414,7 +430,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
 {
     size_t n = accept_size(job, r, src, tag, size);
     cr_hdr h = {.sreq = sreq, .size = size};
-    if (job->cma_ok && (flags & CR_HDR_WAITS) && src != job->rank && n >= COOP_MIN &&
+    if (job->single_copy[src] && (flags & CR_HDR_WAITS) && src != job->rank && n >= COOP_MIN &&
         !job->oversub) {
         r = with_id(job, r);
         size_t split = coop_split(n);
@@ -427,16 +443,16 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
         job->owed[src]++; /* WDONE will come */
         r->stage = CR_STAGE_COOP;
         r->rreq = sreq;
-        int rc = job->tp[src]->get(job, src, r->buf, addr, split);
+        int rc = tp_get(job, src, r->buf, addr, split);
         r->got = rc ? 0 : split;
         if (rc) {
             copy_failed(job, r->op, src, split, rc, false);
-            job->cma_ok = false; /* the sender pushes it all once its WDONE is in */
+            job->single_copy[src] = 0; /* the sender pushes it all once its WDONE is in */
         }
         return;
     }
-    if (job->cma_ok || src == job->rank || size == 0) { /* empty: nothing to pull (MPI_Ssend) */
-        int rc = n ? job->tp[src]->get(job, src, r->buf, addr, n) : 0;
+    if (job->single_copy[src] || size == 0) { /* empty: nothing to pull (MPI_Ssend) */
+        int rc = n ? tp_get(job, src, r->buf, addr, n) : 0;
         if (rc == 0) {
             h.op = CR_OP_FIN;
             ctrl_send(job, src, &h);
@@ -444,7 +460,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
             return;
         }
         copy_failed(job, r->op, src, n, rc, false);
-        job->cma_ok = false; /* denied here: use the pipelined copy from now on */
+        job->single_copy[src] = 0; /* denied here: use the pipelined copy from now on */
     }
     ask_push(job, r, src, sreq);
 }
@@ -508,15 +524,43 @@ cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf,
  * waits the ordinary way (watchdog reports, credits, long messages). Order holds:
  * the message is the oldest from its sender that nothing has taken, and no
  * earlier receive could claim it. */
+static int peek_direct(cr_job *job, cr_link *l, const cr_sel *sel, void *buf, size_t cap,
+                       cr_status *st)
+{
+    int src;
+    cr_hdr h;
+    const void *payload;
+    size_t len;
+    if (!l->ops->peek(l->ctx, &src, &h, &payload, &len)) return 0;
+    if (h.op == CR_OP_EAGER && len <= cap && cr_sel_match(sel, src, h.ctx, h.tag)) {
+        if (len) memcpy(buf, payload, len);
+        *st = (cr_status){.src = src, .tag = h.tag, .size = len, .count = len};
+        l->ops->take(l->ctx, src);
+        return 1;
+    }
+    if (!cr_engine_deliver(job, src, &h, payload, len)) {
+        l->ops->refused(l->ctx, src);
+        return 0;
+    }
+    l->ops->take(l->ctx, src);
+    return -1;
+}
+
 static bool recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, cr_status *st)
 {
-    if (job->posted || !job->net->recv_direct || (job->unexp && find_unexp(job, sel, NULL)))
-        return false;
+    cr_link *l = job->peek_link;
+    if (job->posted || !l || (job->unexp && find_unexp(job, sel, NULL))) return false;
     for (unsigned spins = 0; spins < job->spin_now;) {
         if (job->nbacklog || job->nctrl) drain_backlogs(job);
-        int rc = job->net->recv_direct(job, sel, buf, cap, st);
+        int rc = peek_direct(job, l, sel, buf, cap, st);
         if (rc > 0) return true;
         if (rc < 0) { /* the engine took a message: it may be ours, unexpected now */
+            if (job->unexp && find_unexp(job, sel, NULL)) return false;
+            spins = 0;
+            continue;
+        }
+        /* other transports' peers may send too */
+        if (job->nlinks > 2 && progress_others(job, l)) {
             if (job->unexp && find_unexp(job, sel, NULL)) return false;
             spins = 0;
             continue;
@@ -656,10 +700,11 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             cr_fatal(job, "progress",
                      "rank %d asked for more than the message holds (corrupt peer?)", src);
         size_t split = coop_split(h->size);
-        const cr_transport *tp = job->tp[src];
-        int rc = tp->put && job->cma_ok ? tp->put(job, src, h->addr + split,
-                                                  (const char *)r->buf + split, h->size - split)
-                                        : -ENOSYS;
+        cr_link *l = job->via[src];
+        int rc = l->ops->put && job->single_copy[src]
+                     ? l->ops->put(l->ctx, src, h->addr + split, (const char *)r->buf + split,
+                                   h->size - split)
+                     : -ENOSYS;
         if (rc)
             copy_failed(job, "progress", src, h->size - split, rc, true); /* returns if denied */
         cr_hdr d = {.op = CR_OP_WDONE,
@@ -745,11 +790,11 @@ void cr_engine_buffer_rts(cr_job *job)
         char *data = malloc(u->size ? u->size : 1);
         if (!data) return;
         int rc = -ENOSYS;
-        if (job->cma_ok) {
-            rc = u->size ? job->tp[u->src]->get(job, u->src, data, u->addr, u->size) : 0;
+        if (job->single_copy[u->src]) {
+            rc = u->size ? tp_get(job, u->src, data, u->addr, u->size) : 0;
             if (rc) {
                 copy_failed(job, "progress", u->src, u->size, rc, false);
-                job->cma_ok = false;
+                job->single_copy[u->src] = 0;
             }
         }
         job->unexp_bytes += u->size;
@@ -781,7 +826,7 @@ static inline int progress(cr_job *job)
 {
     int n = 0;
     if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
-    n += job->net->poll(job);
+    for (int i = 0; i < job->nlinks; i++) n += job->links[i].ops->poll(job->links[i].ctx);
     return n;
 }
 
@@ -835,7 +880,7 @@ void cr_wait_report(cr_job *job, bool blocked)
         job->wait_req = NULL;
         job->wait_sel = NULL;
         job->wait_op = NULL;
-        job->net->report_wait(job, NULL);
+        if (job->host.base) cr_host_report_wait(&job->host, NULL);
         return;
     }
     cr_waitinfo w = {.peer = -1};
@@ -865,7 +910,7 @@ void cr_wait_report(cr_job *job, bool blocked)
         w.mask = sel->mask;
         w.size = r ? r->cap : 0;
     }
-    job->net->report_wait(job, &w);
+    if (job->host.base) cr_host_report_wait(&job->host, &w);
 }
 
 /* Before the process leaves: every send must reach its receiver (the segment
@@ -874,12 +919,11 @@ void cr_wait_report(cr_job *job, bool blocked)
 static bool owes_live_peer(cr_job *job)
 {
     for (int p = 0; p < job->size; p++)
-        if ((job->backlog[p] || job->ctrlq[p]) && !job->tp[p]->peer_gone(job, p)) return true;
+        if ((job->backlog[p] || job->ctrlq[p]) && !cr_tp_gone(job, p)) return true;
     if (!job->sends_active) return false;
     for (uint32_t i = 0; i < job->nreqs; i++) {
         cr_req *r = &job->chunks[i / CHUNK_REQS][i % CHUNK_REQS];
-        if (r->in_use && r->kind == CR_REQ_SEND && !r->done &&
-            !job->tp[r->peer]->peer_gone(job, r->peer))
+        if (r->in_use && r->kind == CR_REQ_SEND && !r->done && !cr_tp_gone(job, r->peer))
             return true;
     }
     return false;
@@ -894,7 +938,7 @@ void cr_engine_drain(cr_job *job)
         else
             cr_idle(job, &spins, NULL, NULL);
     }
-    job->net->flush(job);
+    cr_tp_flush(job);
 }
 
 /* ---- cancelling and request sets ------------------------------------------ */

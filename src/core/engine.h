@@ -7,6 +7,7 @@
 #ifndef COURIER_ENGINE_H
 #define COURIER_ENGINE_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -138,20 +139,39 @@ typedef struct cr_ctrl {
     cr_hdr h;
 } cr_ctrl;
 
+/* An open transport: its table and its state. */
+typedef struct cr_link {
+    const cr_transport *ops;
+    void *ctx;
+} cr_link;
+#define CR_MAX_LINKS 4
+
 typedef struct cr_job {
     int rank, size;
     int appnum;    /* index of this rank's program in an MPMD job */
     int host_rank; /* first rank of the first program */
     bool oversub;  /* more local ranks than cores: spin less */
     bool threaded; /* a progress thread exists: take the lock */
-    bool cma_ok;   /* single-copy process_vm_readv is usable */
     size_t *eager; /* per peer: largest message sent eagerly */
 
     pthread_mutex_t lock;
 
-    const cr_transport **tp; /* per peer */
-    const cr_transport *net; /* the inter-process transport (shm), or NULL */
-    void *shm;               /* shm transport state */
+    /* transports (src/core/job.c's registry): the open ones, and per peer the
+     * one that owns it; the waiting point sleeps on all of them at once */
+    cr_link links[CR_MAX_LINKS];
+    int nlinks;
+    cr_link **via;        /* per peer */
+    uint8_t *single_copy; /* per peer: its transport's get/put work (until denied) */
+    cr_link *peek_link;   /* a transport a blocking receive copies straight out of */
+    cr_host host;         /* this host's segment (base NULL: none, a job of one) */
+    int *host_of;         /* per rank: its host's number */
+    bool coll_area_ok;    /* every peer is on this host: the collective areas serve */
+    bool use_bell;        /* some transport is woken by the host doorbell */
+    int wake_fd;          /* eventfd that wakes this rank's poll(2), or -1 */
+    struct pollfd *pfds;  /* the descriptors the waiting point polls */
+    int npfds;
+    unsigned char secret[CR_SECRET_LEN];
+    bool has_secret;
 
     /* requests: chunked table so addresses stay put */
     cr_req **chunks;
@@ -279,16 +299,32 @@ static inline void cr_cpu_relax(void)
 #endif
 }
 
-/* Shared memory for the collectives of whole-job group k, if the transport has
- * it (src/coll/coll_shm.c), and the wake-up of a peer that may wait on it. */
+/* Shared memory for the collectives of whole-job group k, when every rank is on
+ * this host (src/coll/coll_shm.c), and the wake-up of a peer that may wait on it. */
 static inline const cr_coll_area *cr_coll_area_get(cr_job *job, int k)
 {
-    return job->net->coll_area ? job->net->coll_area(job, k) : NULL;
+    return job->coll_area_ok && job->host.coll[k].lines ? &job->host.coll[k] : NULL;
 }
 static inline void cr_nudge(cr_job *job, int peer)
 {
-    job->net->nudge(job, peer);
+    cr_host_kick(&job->host, peer);
 }
+
+/* The transport that owns peer p, and the calls the engine makes through it. */
+static inline int cr_tp_send(cr_job *job, int p, const cr_hdr *h, const void *payload, size_t len)
+{
+    cr_link *l = job->via[p];
+    return l->ops->send_am(l->ctx, p, h, payload, len);
+}
+static inline int cr_tp_gone(cr_job *job, int p)
+{
+    cr_link *l = job->via[p];
+    return l->ops->peer_gone(l->ctx, p);
+}
+/* Every transport: publish pending credits (about to idle). */
+void cr_tp_flush(cr_job *job);
+/* Wake this rank's sleeping threads (the progress thread). */
+void cr_wake_self(cr_job *job);
 
 /* Waiting: call in a loop while nothing happens; *spins counts idle rounds;
  * ready(arg), when given, is what the caller waits for (see the transport's sleep). */
@@ -303,7 +339,8 @@ void cr_engine_buffer_rts(cr_job *job);
 /* Before the process leaves: complete every send a live peer may still need. */
 void cr_engine_drain(cr_job *job);
 
-/* Transport up-call: a message arrived. Returns 0 to refuse it for now. */
+/* Transport up-call (through cr_tp_env.deliver): a message arrived. Returns 0
+ * to refuse it for now. */
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len);
 
 /* ---- synchronous sends, cancelling, request sets --------------------------- */

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -97,6 +99,218 @@ static int online_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* ---- transports ---------------------------------------------------------- */
+
+/* The host segment the launcher made for this host's ranks (none in a job of
+ * one rank started without courier run). */
+static void attach_host(cr_job *job)
+{
+    job->wake_fd = -1;
+    if (job->size == 1) return;
+    int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
+    if (fd < 0)
+        cr_fatal(job, "init",
+                 "COURIER_SIZE is set but COURIER_SHM_FD is not; start the program with "
+                 "courier run");
+    int rc = cr_host_attach(&job->host, fd, job->rank, job->size);
+    if (rc)
+        cr_fatal(job, "init", "cannot attach the job's shared segment (fd %d): %s", fd,
+                 strerror(-rc));
+    /* Which host each rank is on. One launcher starts one host today; tests
+     * split the job into COURIER_TEST_HOSTS pretend hosts (consecutive ranks),
+     * whose ranks reach each other only by network. */
+    long hosts = env_long("COURIER_TEST_HOSTS", 1, 1, job->size);
+    for (int p = 0; p < job->size; p++) job->host_of[p] = (int)((long)p * hosts / job->size);
+}
+
+/* The job's secret, which proves a connection belongs to the job (tcp): the
+ * launcher hands it in a sealed memfd, read once and closed, so it is in no
+ * file, argument or environment. */
+static void read_secret(cr_job *job)
+{
+    int fd = (int)env_long("COURIER_SECRET_FD", -1, 0, INT_MAX);
+    if (fd < 0) return;
+    ssize_t n = pread(fd, job->secret, sizeof job->secret, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof job->secret)
+        cr_fatal(job, "init",
+                 "cannot read the job's secret (fd %d); start the program with "
+                 "courier run",
+                 fd);
+    job->has_secret = true;
+}
+
+static int tp_deliver(void *owner, int src, const cr_hdr *h, const void *payload, size_t len)
+{
+    return cr_engine_deliver(owner, src, h, payload, len);
+}
+
+__attribute__((noreturn)) static void tp_fatal(void *owner, const char *call, const char *msg)
+{
+    cr_fatal(owner, call, "%s", msg);
+}
+
+static void tp_warn(void *owner, const char *msg)
+{
+    fprintf(stderr, "courier: rank %d: %s\n", ((cr_job *)owner)->rank, msg);
+}
+
+static int tp_card_put(void *owner, const void *card, size_t len)
+{
+    cr_job *job = owner;
+    return job->host.base ? cr_host_card_put(&job->host, card, len) : -ENODEV;
+}
+
+static int tp_card_get(void *owner, int peer, void *card, size_t *len)
+{
+    cr_job *job = owner;
+    if (!job->host.base) return -ENODEV;
+    int rc = cr_host_card_get(&job->host, peer, card, len);
+    if (rc == -EAGAIN && cr_host_gone(&job->host, peer)) return -ECONNREFUSED;
+    return rc;
+}
+
+/* The registry, in order of preference: the first transport that reaches a
+ * peer owns it. COURIER_TRANSPORTS (e.g. "tcp", "shm,tcp") picks from it; self
+ * always serves the rank itself. */
+static const cr_transport *const registry[] = {&cr_transport_self, &cr_transport_shm};
+#define NREGISTRY (int)(sizeof registry / sizeof registry[0])
+
+static bool wanted(cr_job *job, const cr_transport *t, const char *list)
+{
+    if (t == &cr_transport_self || !list || !*list) return true;
+    size_t n = strlen(t->name);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncmp(p, t->name, n) == 0) return true;
+        p += k + (p[k] == ',');
+    }
+    (void)job;
+    return false;
+}
+
+static void check_transport_list(cr_job *job, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        size_t k = strcspn(p, ",");
+        bool known = false;
+        for (int i = 0; i < NREGISTRY; i++)
+            known |= strlen(registry[i]->name) == k && strncmp(p, registry[i]->name, k) == 0;
+        if (!known)
+            cr_fatal(job, "init",
+                     "COURIER_TRANSPORTS=%s names '%.*s', which is not a transport (self, shm); "
+                     "fix the environment",
+                     list, (int)k, p);
+        p += k + (p[k] == ',');
+    }
+}
+
+static void open_transports(cr_job *job)
+{
+    const char *list = getenv("COURIER_TRANSPORTS");
+    check_transport_list(job, list);
+    bool no_cma = env_long("COURIER_NO_CMA", 0, 0, 1) != 0;
+    cr_tp_env env = {.rank = job->rank,
+                     .size = job->size,
+                     .owner = job,
+                     .deliver = tp_deliver,
+                     .fatal = tp_fatal,
+                     .warn = tp_warn,
+                     .recv_gen = &job->recv_gen,
+                     .host = job->host.base ? &job->host : NULL,
+                     .host_of = job->host_of,
+                     .secret = job->has_secret ? job->secret : NULL,
+                     .net = getenv("COURIER_NET"),
+                     .card_put = tp_card_put,
+                     .card_get = tp_card_get};
+    int left = job->size, nfd = 0;
+    for (int i = 0; i < NREGISTRY && left; i++) {
+        const cr_transport *t = registry[i];
+        if (!wanted(job, t, list)) continue;
+        cr_link *l = &job->links[job->nlinks];
+        int rc = t->open(&l->ctx, &env);
+        if (rc == -ENODEV) continue;
+        if (rc) cr_fatal(job, "init", "cannot open the %s transport: %s", t->name, strerror(-rc));
+        l->ops = t;
+        int owned = 0;
+        for (int p = 0; p < job->size; p++) {
+            if (job->via[p] || !t->reaches(l->ctx, p)) continue;
+            job->via[p] = l;
+            job->single_copy[p] = (t->caps & CR_CAP_GET) && (p == job->rank || !no_cma);
+            t->own(l->ctx, p);
+            owned++;
+        }
+        if (!owned) {
+            t->close(l->ctx);
+            continue;
+        }
+        left -= owned;
+        job->nlinks++;
+        if (t->caps & CR_CAP_BELL) job->use_bell = true;
+        if (t->caps & CR_CAP_FD) nfd++;
+        if ((t->caps & CR_CAP_PEEK) && !job->peek_link) job->peek_link = l;
+    }
+    for (int p = 0; p < job->size; p++)
+        if (!job->via[p])
+            cr_fatal(job, "init",
+                     "no transport reaches rank %d (COURIER_TRANSPORTS=%s); allow "
+                     "shm or tcp",
+                     p, list ? list : "");
+    job->coll_area_ok = job->host.base != NULL;
+    for (int p = 0; p < job->size; p++)
+        if (job->via[p]->ops != &cr_transport_shm && p != job->rank) job->coll_area_ok = false;
+    /* The waiting point polls the transports' descriptors and an eventfd that
+     * wakes this rank's own threads, unless the host doorbell alone will do. */
+    if (!job->use_bell || nfd) {
+        job->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (job->wake_fd < 0) cr_die_errno("init: eventfd");
+        job->pfds = calloc((size_t)nfd + 1, sizeof *job->pfds);
+        if (!job->pfds) cr_fatal(job, "init", "out of memory");
+        job->pfds[job->npfds++] = (struct pollfd){.fd = job->wake_fd, .events = POLLIN};
+        for (int i = 0; i < job->nlinks; i++)
+            if (job->links[i].ops->caps & CR_CAP_FD)
+                job->pfds[job->npfds++] = (struct pollfd){
+                    .fd = job->links[i].ops->fd(job->links[i].ctx), .events = POLLIN};
+    }
+}
+
+void cr_tp_flush(cr_job *job)
+{
+    for (int i = 0; i < job->nlinks; i++) job->links[i].ops->flush(job->links[i].ctx);
+}
+
+void cr_wake_self(cr_job *job)
+{
+    if (job->host.base) cr_host_ring(&job->host, job->rank);
+    if (job->wake_fd >= 0) eventfd_write(job->wake_fd, 1);
+}
+
+/* The one waiting point: sleep until a peer rings our doorbell, a transport's
+ * descriptor has work, our own threads wake us, or timeout_ms passes. Called
+ * with the engine lock held, which is released while asleep. ready(arg), when
+ * given, is looked at once more after the sleep is announced, as is every
+ * transport (arm), so that no wake-up is lost. With doorbell and descriptors
+ * both (shm and tcp peers), the doorbell cannot wake poll(2): the sleep is cut
+ * into 1 ms naps. */
+static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg)
+{
+    uint32_t bell = job->use_bell ? cr_host_announce(&job->host) : 0;
+    bool busy = ready && ready(arg);
+    for (int i = 0; i < job->nlinks && !busy; i++) busy = job->links[i].ops->arm(job->links[i].ctx);
+    if (!busy) {
+        cr_unlock(job);
+        if (!job->npfds)
+            cr_host_wait(&job->host, bell, timeout_ms);
+        else if (poll(job->pfds, (nfds_t)job->npfds, job->use_bell ? 1 : timeout_ms) > 0 &&
+                 (job->pfds[0].revents & POLLIN)) {
+            eventfd_t v;
+            eventfd_read(job->wake_fd, &v);
+        }
+        cr_lock(job);
+    }
+    if (job->use_bell) cr_host_unannounce(&job->host);
+}
+
 static void job_exit(void)
 {
     cr_job_finalize(&cr_the_job);
@@ -110,7 +324,6 @@ static void job_init(void)
     job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
     job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
     job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
-    job->cma_ok = env_long("COURIER_NO_CMA", 0, 0, 1) == 0;
     pthread_mutex_init(&job->lock, NULL);
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
@@ -122,32 +335,24 @@ static void job_init(void)
     job->handlers_due_tail = &job->handlers_due;
 
     size_t n = (size_t)job->size;
-    job->tp = calloc(n, sizeof *job->tp);
+    job->via = calloc(n, sizeof *job->via);
+    job->single_copy = calloc(n, sizeof *job->single_copy);
+    job->host_of = calloc(n, sizeof *job->host_of);
     job->eager = calloc(n, sizeof *job->eager);
     job->backlog = calloc(n, sizeof *job->backlog);
     job->ctrlq = calloc(n, sizeof *job->ctrlq);
     job->owed = calloc(n, sizeof *job->owed);
     job->free_tail = &job->free_reqs;
-    if (!job->tp || !job->eager || !job->backlog || !job->ctrlq || !job->owed)
+    if (!job->via || !job->single_copy || !job->host_of || !job->eager || !job->backlog ||
+        !job->ctrlq || !job->owed)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
-    job->net = &cr_transport_self;
-    if (job->size > 1) {
-        int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
-        if (fd < 0)
-            cr_fatal(job, "init",
-                     "COURIER_SIZE is set but COURIER_SHM_FD is not; start the "
-                     "program with courier run");
-        int rc = cr_shm_attach(job, fd);
-        if (rc)
-            cr_fatal(job, "init", "cannot attach the job's shared segment (fd %d): %s", fd,
-                     strerror(-rc));
-        job->net = &cr_transport_shm;
-    }
+    attach_host(job);
+    read_secret(job);
+    open_transports(job);
     long eager = env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
     for (int p = 0; p < job->size; p++) {
-        job->tp[p] = p == job->rank ? &cr_transport_self : job->net;
-        size_t max = job->tp[p]->max_payload(job);
+        size_t max = job->via[p]->ops->max_payload(job->via[p]->ctx, p);
         job->eager[p] = p == job->rank ? SIZE_MAX : (size_t)eager < max ? (size_t)eager : max;
     }
 
@@ -278,7 +483,7 @@ void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
     uint64_t now = now_ns();
     if (s == job->spin_now) {
         job->idle_since = now;
-        job->net->flush(job);      /* a sender may be waiting for our credits */
+        cr_tp_flush(job);          /* a sender may be waiting for our credits */
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
         job->spell_reported = false;
         job->spell_end = SPELL_YIELDED;
@@ -296,12 +501,12 @@ void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
         return;
     }
     job->spell_end = SPELL_SLEPT;
-    job->net->flush(job);
+    cr_tp_flush(job);
     if (!job->spell_reported) { /* the watchdog sees each blocked spell that sleeps */
         cr_wait_report(job, true);
         job->spell_reported = true;
     }
-    job->net->sleep(job, 100, ready, arg);
+    wait_point(job, 100, ready, arg);
 }
 
 /* ---- handlers and the progress thread ------------------------------------ */
@@ -322,9 +527,9 @@ static void run_handlers(cr_job *job)
         if (r) cr_req_release(job, r);
         pthread_mutex_unlock(&job->lock);
         if (!r) break;
-        job->net->report_busy(job, 1); /* a computing handler is no hang */
+        if (job->host.base) cr_host_report_busy(&job->host, 1); /* computing is no hang */
         fn(job, user, &st);
-        job->net->report_busy(job, 0);
+        if (job->host.base) cr_host_report_busy(&job->host, 0);
     }
     pthread_mutex_unlock(&job->trap_lock);
 }
@@ -339,9 +544,9 @@ static void *progress_main(void *arg)
          * which wakes us). */
         if (!n && (!job->handlers_due || atomic_load(&job->trap_masked)) &&
             !atomic_load(&job->stopping)) {
-            job->net->flush(job);
+            cr_tp_flush(job);
             cr_engine_buffer_rts(job);
-            job->net->sleep(job, 100, NULL, NULL);
+            wait_point(job, 100, NULL, NULL);
         }
         pthread_mutex_unlock(&job->lock);
         run_handlers(job);
@@ -366,7 +571,7 @@ int cr_handlers_mask(cr_job *job, int masked)
     int old = job->trap_masked;
     job->trap_masked = masked;
     pthread_mutex_unlock(&job->trap_lock);
-    if (!masked && job->threaded) job->net->wake(job, job->rank);
+    if (!masked && job->threaded) cr_wake_self(job);
     return old;
 }
 
@@ -374,16 +579,19 @@ int cr_handlers_mask(cr_job *job, int masked)
 
 void cr_job_finalize(cr_job *job)
 {
-    if (!job->tp) return;
+    if (!job->via) return;
     if (job->threaded) {
         pthread_mutex_lock(&job->lock); /* the thread looks at it under the lock */
         atomic_store(&job->stopping, 1);
         pthread_mutex_unlock(&job->lock);
-        job->net->wake(job, job->rank);
+        cr_wake_self(job);
         if (!pthread_equal(pthread_self(), job->progress_thread))
             pthread_join(job->progress_thread, NULL);
         job->threaded = false;
     }
     cr_engine_drain(job);
-    if (job->size > 1) cr_shm_detach(job);
+    for (int i = job->nlinks - 1; i >= 0; i--) job->links[i].ops->close(job->links[i].ctx);
+    job->nlinks = 0;
+    cr_host_detach(&job->host);
+    if (job->wake_fd >= 0) close(job->wake_fd);
 }

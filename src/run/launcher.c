@@ -44,6 +44,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -51,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../host/host.h"
 #include "../transport/transport.h"
 #include "launcher.h"
 #include "watchdog.h"
@@ -90,6 +92,7 @@ typedef struct failure {
 typedef struct job_spec {
     cr_run_spec cmd; /* what the command line asks for */
     void *control;   /* the segment's control part (rank and status records) */
+    int secretfd;    /* the job's secret, a sealed memfd each rank reads once */
     cr_watchdog *wd; /* reads those records; NULL if it could not be made */
     rank_proc *ranks;
     bool *alive; /* scratch: ranks[r].running, for the watchdog */
@@ -352,9 +355,14 @@ static void drain_all(job_spec *js)
 
 /* ---- starting ranks ------------------------------------------------------ */
 
+static size_t segment_size(int n)
+{
+    return cr_host_segment_size(n, cr_shm_region_size(n));
+}
+
 static int make_segment(int n, size_t *len, void **control)
 {
-    *len = cr_shm_segment_size(n);
+    *len = segment_size(n);
     int fd = memfd_create("courier-job", MFD_CLOEXEC);
     if (fd < 0) return -1;
     if (ftruncate(fd, (off_t)*len) < 0) goto fail;
@@ -365,16 +373,45 @@ static int make_segment(int n, size_t *len, void **control)
         errno = rc;
         goto fail;
     }
-    void *base = mmap(NULL, cr_shm_control_size(n), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) goto fail;
-    cr_shm_segment_init(base, n);
-    *control = base; /* kept: the watchdog reads the ranks' status records */
+    cr_shm_region_init(cr_host_segment_init(base, n, cr_shm_region_size(n)), n);
+    /* keep the control part: the watchdog reads the ranks' status records */
+    size_t keep = cr_host_control_size(n);
+    munmap((char *)base + keep, *len - keep);
+    *control = base;
     return fd;
 fail:;
     int e = errno;
     close(fd);
     errno = e;
     return -1;
+}
+
+/* The job's secret (32 random bytes): what proves that a connection comes from
+ * a rank of this job (the tcp transport's handshake). It goes to the ranks in a
+ * memfd sealed against writes, inherited, which each rank reads once and closes:
+ * never in argv, the environment or a file another user could read. */
+static int make_secret(void)
+{
+    unsigned char key[32];
+    size_t got = 0;
+    while (got < sizeof key) {
+        ssize_t n = getrandom(key + got, sizeof key - got, 0);
+        if (n < 0 && errno != EINTR) return -1;
+        if (n > 0) got += (size_t)n;
+    }
+    int fd = memfd_create("courier-secret", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    if (write(fd, key, sizeof key) != (ssize_t)sizeof key ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    explicit_bzero(key, sizeof key);
+    return fd;
 }
 
 static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2], int err[2],
@@ -397,8 +434,8 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
      * inherited (a test harness's pipes, a shell's descriptors). */
     if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
         for (int fd = 3; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
-    int flags = fcntl(segfd, F_GETFD);
-    fcntl(segfd, F_SETFD, flags & ~FD_CLOEXEC);
+    fcntl(segfd, F_SETFD, fcntl(segfd, F_GETFD) & ~FD_CLOEXEC);
+    fcntl(js->secretfd, F_SETFD, fcntl(js->secretfd, F_GETFD) & ~FD_CLOEXEC);
     char v[32];
     snprintf(v, sizeof v, "%d", rank);
     setenv("COURIER_RANK", v, 1);
@@ -406,6 +443,8 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     setenv("COURIER_SIZE", v, 1);
     snprintf(v, sizeof v, "%d", segfd);
     setenv("COURIER_SHM_FD", v, 1);
+    snprintf(v, sizeof v, "%d", js->secretfd);
+    setenv("COURIER_SECRET_FD", v, 1);
     snprintf(v, sizeof v, "%d", appnum);
     setenv("COURIER_APPNUM", v, 1);
     setenv("COURIER_HOST_RANK", "0", 1);
@@ -712,7 +751,7 @@ int cr_run_main(int argc, char **argv)
     js.bind = js.cmd.bind == CR_BIND_CORE ||
               (js.cmd.bind == CR_BIND_AUTO && js.cmd.total > CPU_COUNT(&js.cpus));
 
-    size_t seglen = cr_shm_segment_size(js.cmd.total);
+    size_t seglen = segment_size(js.cmd.total);
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         seglen + (64u << 20) > rl.rlim_cur) {
         fprintf(stderr,
@@ -727,6 +766,12 @@ int cr_run_main(int argc, char **argv)
                 "courier run: cannot create the %zu-byte shared segment for %d ranks: %s; "
                 "use fewer ranks or raise the memory limit\n",
                 seglen, js.cmd.total, strerror(errno));
+        return 1;
+    }
+    js.secretfd = make_secret();
+    if (js.secretfd < 0) {
+        fprintf(stderr, "courier run: cannot make the job's secret: %s\n", strerror(errno));
+        close(segfd);
         return 1;
     }
     sigset_t mask;
@@ -750,6 +795,7 @@ int cr_run_main(int argc, char **argv)
         return 1;
     }
     close(segfd); /* the ranks hold it now */
+    close(js.secretfd);
     if (watch(&js, sfd) < 0) {
         fprintf(stderr, "courier run: out of memory watching %d ranks; ending the job\n",
                 js.cmd.total);
@@ -760,7 +806,7 @@ int cr_run_main(int argc, char **argv)
     }
     cr_watchdog_free(js.wd);
     free(js.alive);
-    munmap(js.control, cr_shm_control_size(js.cmd.total));
+    munmap(js.control, cr_host_control_size(js.cmd.total));
     free(js.ranks);
     cr_run_spec_free(&js.cmd);
     return js.exit_status;

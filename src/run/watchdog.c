@@ -1,5 +1,5 @@
 /* The hang watchdog of `courier run`: reads what each rank says it is blocked on
- * (the status records of the shared segment) and decides when the job can no
+ * (the status board of the host segment, src/host) and decides when the job can no
  * longer move. It also tells the launcher whether a rank that ended was outside
  * the job (its rank record), which decides how soon a failed job's other ranks
  * are ended (with cr_watchdog_check over a shorter time).
@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../transport/shm_layout.h"
+#include "../host/host.h"
 #include "watchdog.h"
 
 struct cr_watchdog {
-    const shm_rank *rk;
-    const shm_status *st;
+    const cr_host_rank *rk;
+    const cr_host_status *st;
     int n;
     uint32_t *spells;
     cr_waitinfo *w;
@@ -29,11 +29,11 @@ struct cr_watchdog {
 
 cr_watchdog *cr_watchdog_new(const void *segment, int n)
 {
-    const shm_head *hd = segment;
+    const cr_host_head *hd = segment;
     cr_watchdog *wd = calloc(1, sizeof *wd);
     if (!wd) return NULL;
-    wd->rk = (const shm_rank *)((const char *)segment + hd->rank_off);
-    wd->st = (const shm_status *)((const char *)segment + hd->status_off);
+    wd->rk = (const cr_host_rank *)((const char *)segment + hd->rank_off);
+    wd->st = (const cr_host_status *)((const char *)segment + hd->status_off);
     wd->n = n;
     wd->spells = calloc((size_t)n, sizeof *wd->spells);
     wd->w = calloc((size_t)n, sizeof *wd->w);
@@ -55,17 +55,17 @@ void cr_watchdog_free(cr_watchdog *wd)
 }
 
 /* Copy one rank's record consistently (seqlock reader). */
-static void read_status(const shm_status *s, uint32_t *spells, unsigned char *blocked,
+static void read_status(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
                         cr_waitinfo *w)
 {
     for (int tries = 0; tries < 1000; tries++) {
-        uint32_t q1 = atomic_load_explicit(&((shm_status *)s)->seq, memory_order_acquire);
+        uint32_t q1 = atomic_load_explicit(&((cr_host_status *)s)->seq, memory_order_acquire);
         if (q1 & 1) continue;
-        uint32_t sp = s->spells, b = s->blocked && !atomic_load(&((shm_status *)s)->busy);
+        uint32_t sp = s->spells, b = s->blocked && !atomic_load(&((cr_host_status *)s)->busy);
         cr_waitinfo copy = s->w;
         copy.call[sizeof copy.call - 1] = '\0'; /* written by the rank: trust nothing */
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&((shm_status *)s)->seq, memory_order_relaxed) != q1) continue;
+        if (atomic_load_explicit(&((cr_host_status *)s)->seq, memory_order_relaxed) != q1) continue;
         *spells = sp;
         *blocked = (unsigned char)b;
         *w = copy;
@@ -104,7 +104,7 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
 bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)
 {
     if (r < 0 || r >= wd->n) return false;
-    shm_rank *rk = (shm_rank *)&wd->rk[r];
+    cr_host_rank *rk = (cr_host_rank *)&wd->rk[r];
     return atomic_load(&rk->gone) != 0 || atomic_load(&rk->pid) == 0;
 }
 

@@ -1,6 +1,6 @@
-/* Layout of the shared-memory segment, shared by the launcher (which creates
- * and sizes it) and the shm transport (which uses it). See shm.c for the
- * protocol and its invariants. */
+/* Layout of the shm transport's region of the host segment, shared by the
+ * launcher (which sizes and lays it out, shm_region.c) and the transport (which
+ * uses it). See shm.c for the protocol and its invariants. */
 #ifndef COURIER_SHM_LAYOUT_H
 #define COURIER_SHM_LAYOUT_H
 
@@ -10,43 +10,16 @@
 
 #include "transport.h"
 
-#define SHM_MAGIC 0x32726569726f6f63ULL /* "courier2" */
-/* Collective areas (cr_coll_area) exist for jobs up to COLL_MAX_RANKS; each
- * rank's slot holds cr_shm_coll_slot(nranks) bytes (all-to-all needs one block
- * per rank in it: 16 KiB up to 16 ranks, 2 KiB up to 64). */
-#define COLL_MAX_RANKS 64
-static inline uint32_t cr_shm_coll_slot(int nranks)
-{
-    return nranks <= 16 ? 16384 : 2048;
-}
 #define CELL 64
 #define INLINE_MAX 48
 
-typedef struct shm_head {
-    uint64_t magic;
+/* The head of the shm region (inside the host segment): ring geometry, which
+ * depends only on the number of ranks, then one channel per ordered pair. */
+typedef struct shm_region {
     uint32_t nranks, ncells, dbytes, pad;
-    uint64_t rank_off, status_off, chan_off, chan_stride, total;
-    uint64_t coll_off, coll_bytes; /* CR_COLL_AREAS areas of coll_bytes each (0: none) */
-} shm_head;
-
-typedef struct shm_rank {
-    _Atomic uint32_t bell;     /* bumped by whoever wakes this rank */
-    _Atomic uint32_t sleepers; /* threads of this rank waiting on bell */
-    _Atomic int32_t pid;
-    _Atomic uint32_t gone; /* set when the rank has finalized */
-    char pad[CELL - 16];
-} shm_rank;
-
-/* What a rank is blocked on, written by the rank (seqlock: seq is odd while it
- * writes) and read by the launcher's watchdog. Kept apart from shm_rank so that
- * the watchdog's reads never touch a line on the message path. */
-typedef struct shm_status {
-    _Atomic uint32_t seq;
-    uint32_t blocked;      /* 1 while blocked in a communication call */
-    uint32_t spells;       /* blocked spells so far: a change means the rank moved */
-    _Atomic uint32_t busy; /* a handler is running: the rank is not stuck */
-    cr_waitinfo w;
-} __attribute__((aligned(CELL))) shm_status;
+    uint64_t chan_stride;
+    char pad2[CELL - 24];
+} shm_region;
 
 typedef struct shm_cell {
     _Atomic uint32_t seq;
@@ -65,7 +38,6 @@ typedef struct shm_cell {
 } shm_cell;
 
 _Static_assert(sizeof(shm_cell) == CELL, "a cell is one cache line");
-_Static_assert(sizeof(shm_rank) == CELL, "a rank record is one cache line");
 
 typedef struct shm_chan {
     _Atomic uint32_t head_pub;  /* cells the receiver has consumed */
@@ -73,8 +45,6 @@ typedef struct shm_chan {
     char pad[CELL - 8];
     shm_cell cells[]; /* ncells, then dbytes of data ring */
 } shm_chan;
-
-size_t cr_shm_chan_stride(uint32_t ncells, uint32_t dbytes);
 
 /* Decode a published cell into the header, payload and length the engine is given,
  * and check it: the cell comes from another process, so nothing in it is trusted.

@@ -1,22 +1,25 @@
-/* The transport interface: a small table of functions the engine calls to move
- * bytes, one table per kind of link (self, shm; later tcp and sim).
+/* The transport interface: how the engine moves bytes to a peer. Several
+ * transports live at once (self, shm, tcp; later ucx and sim), each with its own
+ * state; every peer is owned by exactly one of them (src/core/job.c's registry
+ * picks, in order of preference, the first that reaches it).
  *
  * A transport moves "active messages": a fixed header (cr_hdr) plus at most
- * eager_limit bytes of payload, delivered in order per (source, destination)
- * by calling cr_engine_deliver on the receiving side. It may also offer a
- * single-copy read of a peer's memory (get). It knows nothing about matching,
- * requests or protocols; the engine knows nothing about rings or sockets. */
+ * max_payload bytes, delivered in order per (source, destination) by calling the
+ * deliver callback it was given at open. It may offer single-copy access to a
+ * peer's memory (get, put). It knows nothing about matching, requests or
+ * protocols, and never calls the engine by name or touches the job: it sees only
+ * its cr_tp_env. The engine knows nothing about rings or sockets.
+ *
+ * Layers: a transport includes this header (and the host segment's, below it),
+ * never engine.h. */
 #ifndef COURIER_TRANSPORT_H
 #define COURIER_TRANSPORT_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct cr_job;
-struct cr_sel;
-struct cr_status;
+#include "../host/host.h"
 
 /* Protocol operations carried in a header (engine-defined, transport-opaque). */
 enum cr_op {
@@ -31,6 +34,7 @@ enum cr_op {
     CR_OP_CANCEL = 8,   /* sender asks its RTS sreq back (MPI_Cancel); answered only if taken */
     CR_OP_CANCELLED = 9 /* receiver took RTS sreq back unmatched: the send completes cancelled */
 };
+#define CR_OP_LAST CR_OP_CANCELLED
 
 typedef struct cr_hdr {
     uint8_t op;
@@ -43,97 +47,94 @@ typedef struct cr_hdr {
     uint64_t rreq; /* receiver's request id */
 } cr_hdr;
 
-/* What a rank is blocked on, for the launcher's hang watchdog. */
-enum cr_wait_kind {
-    CR_WAIT_RECV = 1,   /* a receive (or probe) that nothing matches */
-    CR_WAIT_CREDIT = 2, /* a send with no room at the receiver */
-    CR_WAIT_MATCH = 3,  /* a long send waiting for its receive */
-    CR_WAIT_ARRIVE = 4  /* a collective waiting for peer to enter it (collective area) */
-};
-
-typedef struct cr_waitinfo {
-    char call[16]; /* interface call, e.g. "crecv" */
-    uint8_t kind;  /* enum cr_wait_kind */
-    uint8_t tag_mode;
-    uint16_t ctx;
-    int32_t peer; /* the rank waited for, or -1: any */
-    int32_t tag;
-    uint32_t mask;
-    uint64_t size;
-} cr_waitinfo;
-
-/* Memory that every rank of the job reads and writes directly, for the small
- * collectives of a whole-job group (src/coll/coll_shm.c). Per rank, two lines
- * (one per parity of the collective's generation), each a generation word and a
- * few bytes of inline data; then, per parity and rank, a slot of 'slot' bytes. */
-typedef struct cr_coll_line {
-    _Atomic uint64_t gen;
-    uint64_t pad; /* data aligned for any element type */
-    unsigned char data[48] __attribute__((aligned(16)));
-} __attribute__((aligned(64))) cr_coll_line;
-
-#define CR_COLL_AREAS 3 /* NX/2, MPL and MPI each have one whole-job group */
-
-typedef struct cr_coll_area {
-    cr_coll_line *lines;  /* [rank * 2 + parity] */
-    unsigned char *slots; /* [(parity * nranks + rank) * slot] */
-    size_t slot;
-} cr_coll_area;
-
 /* Returned by send_am when the peer has no room for now (no credits). */
 #define CR_EAGAIN 1
 
+/* What a transport is given at open. Everything it may ask of the job is here. */
+typedef struct cr_tp_env {
+    int rank, size;
+    void *owner; /* passed back to every callback */
+    /* A message arrived from src. Returns 0 to refuse it for now (no room): the
+     * transport keeps it, stops reading from src, and offers it again once
+     * *recv_gen has changed. */
+    int (*deliver)(void *owner, int src, const cr_hdr *h, const void *payload, size_t len);
+    /* An error the job cannot survive: one line naming the call and what went
+     * wrong (the rank is added), then the job ends. */
+    void (*fatal)(void *owner, const char *call, const char *msg) __attribute__((noreturn));
+    /* A problem worth one line on stderr that the job survives (a stranger
+     * refused); the transport logs each kind once. */
+    void (*warn)(void *owner, const char *msg);
+    const uint32_t *recv_gen;    /* changes when the engine may take what it refused */
+    cr_host *host;               /* this host's shared segment, or NULL */
+    const int *host_of;          /* per rank: its host's number (equal: same host) */
+    const unsigned char *secret; /* the job's secret (CR_SECRET_LEN bytes), or NULL */
+    const char *net;             /* COURIER_NET: address/prefix or interface, or NULL */
+    /* Wire-up: publish my card (an address); read a peer's: 0 and *len set (on
+     * entry the buffer's size), -EAGAIN when the peer has not published yet (it
+     * has not made its first call: keep what is for it and ask again from poll),
+     * or another -errno (the peer left: nothing will ever come). */
+    int (*card_put)(void *owner, const void *card, size_t len);
+    int (*card_get)(void *owner, int peer, void *card, size_t *len);
+} cr_tp_env;
+
+#define CR_SECRET_LEN 32
+
+/* Capabilities. */
+enum {
+    CR_CAP_GET = 1,    /* get: single-copy read of a peer's memory */
+    CR_CAP_PUT = 2,    /* put: single-copy write */
+    CR_CAP_ATOMIC = 4, /* remote atomics (none yet) */
+    CR_CAP_FD = 8,     /* fd: readable when the transport has work (sleep with poll) */
+    CR_CAP_BELL = 16,  /* peers wake us through the host segment's doorbell (futex) */
+    CR_CAP_PEEK = 32   /* peek/take: a blocking receive may copy straight out */
+};
+
 typedef struct cr_transport {
     const char *name;
-    /* Send one active message; 0, or CR_EAGAIN when out of credits. */
-    int (*send_am)(struct cr_job *job, int peer, const cr_hdr *h, const void *payload, size_t len);
+    unsigned caps;
+    /* Open: 0 and *ctx set, or -errno (-ENODEV: not usable here, try the next). */
+    int (*open)(void **ctx, const cr_tp_env *env);
+    /* Can this transport reach rank peer? (The first that can owns it.) */
+    bool (*reaches)(void *ctx, int peer);
+    /* Peer is ours from now on (called once per owned peer, after open). */
+    void (*own)(void *ctx, int peer);
+    /* The engine has drained: say goodbye to every peer, free everything. */
+    void (*close)(void *ctx);
+    /* Send one active message; 0, or CR_EAGAIN when the peer has no room now. */
+    int (*send_am)(void *ctx, int peer, const cr_hdr *h, const void *payload, size_t len);
     /* Deliver what has arrived; returns how many messages were handled. */
-    int (*poll)(struct cr_job *job);
-    /* Copy len bytes at the peer's address into dst; 0 or a negative errno. */
-    int (*get)(struct cr_job *job, int peer, void *dst, uint64_t addr, size_t len);
-    /* Optional: copy len bytes from src to the peer's address; 0 or a negative errno. */
-    int (*put)(struct cr_job *job, int peer, uint64_t addr, const void *src, size_t len);
+    int (*poll)(void *ctx);
+    /* CR_CAP_GET / CR_CAP_PUT: single copy; 0 or a negative errno (then the
+     * engine stops asking for this peer and pushes instead). */
+    int (*get)(void *ctx, int peer, void *dst, uint64_t addr, size_t len);
+    int (*put)(void *ctx, int peer, uint64_t addr, const void *src, size_t len);
     /* About to idle: publish pending credits so that peers can go on. */
-    void (*flush)(struct cr_job *job);
-    /* Sleep until a peer may have sent something or nudged us (or timeout_ms
-     * passes); called with the engine lock held, which it releases while it
-     * sleeps. ready(arg), when given, is the condition the caller waits for: it
-     * is checked once more after the sleep is announced to peers, so that a
-     * nudge cannot be lost. */
-    void (*sleep)(struct cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg);
-    /* Wake the threads of rank 'peer' that sleep in this transport (may be self). */
-    void (*wake)(struct cr_job *job, int peer);
-    /* Wake rank 'peer' if it sleeps; no system call when it does not. Used
-     * after a store to memory the peer waits on (a collective area). */
-    void (*nudge)(struct cr_job *job, int peer);
-    /* Has the peer finished (left the job)? Nothing more will be read from it. */
-    int (*peer_gone)(struct cr_job *job, int peer);
-    /* Tell the runtime what this rank is blocked on (NULL: no longer blocked). */
-    void (*report_wait)(struct cr_job *job, const cr_waitinfo *w);
-    /* Tell the runtime that a handler is running (busy 1) or has returned (0). */
-    void (*report_busy)(struct cr_job *job, int busy);
-    /* Largest payload send_am accepts. */
-    size_t (*max_payload)(struct cr_job *job);
-    /* Optional (NULL: not offered). A blocking receive with nothing posted ahead
-     * of it polls with this: when the next message from some peer is eager, fits
-     * in cap bytes and matches sel, it is copied straight into buf, *st is filled
-     * and 1 is returned; it never reaches the engine's queues. Otherwise the next
-     * message of one peer is delivered to the engine as poll would (-1; the
-     * caller looks at its unexpected queue again), or nothing arrived (0). */
-    int (*recv_direct)(struct cr_job *job, const struct cr_sel *sel, void *buf, size_t cap,
-                       struct cr_status *st);
-    /* Optional: collective area k (0..CR_COLL_AREAS-1), or NULL when there is none. */
-    const cr_coll_area *(*coll_area)(struct cr_job *job, int k);
+    void (*flush)(void *ctx);
+    /* About to sleep (after the host doorbell was announced): 1 when something is
+     * pending that poll would handle or that unblocks a send, else 0. */
+    int (*arm)(void *ctx);
+    /* CR_CAP_FD: a descriptor that polls readable when arm would say 1. */
+    int (*fd)(void *ctx);
+    /* Has the peer left the job in order? Nothing more will come from it. */
+    int (*peer_gone)(void *ctx, int peer);
+    /* Largest payload send_am accepts for peer. */
+    size_t (*max_payload)(void *ctx, int peer);
+    /* CR_CAP_PEEK: the next message of some peer, not yet delivered (false: none,
+     * or only refused ones); then take(ctx, src) consumes it. The engine either
+     * copies it out itself or hands it to its deliver and takes it if accepted. */
+    bool (*peek)(void *ctx, int *src, cr_hdr *h, const void **payload, size_t *len);
+    void (*take)(void *ctx, int src);
+    /* Mark peer's next message refused (deliver said 0 outside poll). */
+    void (*refused)(void *ctx, int src);
 } cr_transport;
 
+/* The registry, in order of preference. */
 extern const cr_transport cr_transport_self;
 extern const cr_transport cr_transport_shm;
+extern const cr_transport cr_transport_tcp;
 
-/* shm setup, used by the launcher (segment creation) and by each rank. */
-size_t cr_shm_segment_size(int nranks);
-size_t cr_shm_control_size(int nranks); /* the part the launcher keeps mapped */
-void cr_shm_segment_init(void *base, int nranks);
-int cr_shm_attach(struct cr_job *job, int fd); /* 0, or -errno */
-void cr_shm_detach(struct cr_job *job);
+/* shm's region in the host segment: sized and laid out by the launcher. */
+size_t cr_shm_region_size(int nranks);
+void cr_shm_region_init(void *region, int nranks);
 
 #endif

@@ -1,0 +1,178 @@
+/* The host segment (host.h): its layout for a job of n ranks, used by the
+ * launcher that creates it, and each rank's view of it: doorbells, the status
+ * board, the cards. Invariants: the layout depends only on n and the shm
+ * region's size, so launcher and ranks agree on it; a rank writes only its own
+ * records (its rank record's pid/gone, its status, its card) besides the
+ * doorbells of the peers it wakes. */
+#define _GNU_SOURCE
+#include "host.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static size_t page_round(size_t x)
+{
+    return (x + 4095) & ~(size_t)4095;
+}
+
+/* One collective area: two lines per rank, then two slots per rank. */
+static size_t coll_area_bytes(int n)
+{
+    if (n > CR_COLL_MAX_RANKS) return 0;
+    return page_round((size_t)n * 2 * (sizeof(cr_coll_line) + cr_coll_slot(n)));
+}
+
+static size_t rank_off(void)
+{
+    return 4096;
+}
+static size_t status_off(int n)
+{
+    return rank_off() + page_round((size_t)n * sizeof(cr_host_rank));
+}
+static size_t card_off(int n)
+{
+    return status_off(n) + page_round((size_t)n * sizeof(cr_host_status));
+}
+static size_t coll_off(int n)
+{
+    return card_off(n) + page_round((size_t)n * sizeof(cr_host_card));
+}
+
+size_t cr_host_control_size(int n)
+{
+    return coll_off(n) + CR_COLL_AREAS * coll_area_bytes(n);
+}
+
+size_t cr_host_segment_size(int n, size_t region_bytes)
+{
+    return cr_host_control_size(n) + page_round(region_bytes);
+}
+
+void *cr_host_segment_init(void *base, int n, size_t region_bytes)
+{
+    cr_host_head *hd = base;
+    hd->nranks = (uint32_t)n;
+    hd->rank_off = rank_off();
+    hd->status_off = status_off(n);
+    hd->card_off = card_off(n);
+    hd->coll_off = coll_off(n);
+    hd->coll_bytes = coll_area_bytes(n);
+    hd->region_off = cr_host_control_size(n);
+    hd->region_bytes = region_bytes;
+    hd->total = cr_host_segment_size(n, region_bytes);
+    atomic_thread_fence(memory_order_release);
+    hd->magic = CR_HOST_MAGIC;
+    return (char *)base + hd->region_off;
+}
+
+int cr_host_attach(cr_host *h, int fd, int rank, int size)
+{
+    cr_host_head probe;
+    if (pread(fd, &probe, sizeof probe, 0) != (ssize_t)sizeof probe) return -EINVAL;
+    if (probe.magic != CR_HOST_MAGIC || probe.nranks != (uint32_t)size) return -EINVAL;
+    void *base = mmap(NULL, probe.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) return -errno;
+    close(fd); /* the mapping keeps the segment; no descriptor is left to leak */
+    *h = (cr_host){.base = base, .len = probe.total, .rank = rank, .size = size, .hd = base};
+    char *b = base;
+    h->ranks = (cr_host_rank *)(b + h->hd->rank_off);
+    h->status = (cr_host_status *)(b + h->hd->status_off);
+    h->cards = (cr_host_card *)(b + h->hd->card_off);
+    for (int k = 0; k < CR_COLL_AREAS && h->hd->coll_bytes; k++) {
+        char *a = b + h->hd->coll_off + (size_t)k * h->hd->coll_bytes;
+        h->coll[k].lines = (cr_coll_line *)a;
+        h->coll[k].slots = (unsigned char *)a + (size_t)size * 2 * sizeof(cr_coll_line);
+        h->coll[k].slot = cr_coll_slot(size);
+    }
+    h->region = b + h->hd->region_off;
+    h->region_bytes = h->hd->region_bytes;
+    atomic_store(&h->ranks[rank].pid, (int32_t)getpid());
+    return 0;
+}
+
+void cr_host_detach(cr_host *h)
+{
+    if (!h->base) return;
+    atomic_store(&h->ranks[h->rank].gone, 1);
+    for (int p = 0; p < h->size; p++)
+        if (p != h->rank) cr_host_kick(h, p); /* a peer draining towards us must notice */
+    munmap(h->base, h->len);
+    h->base = NULL;
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+void cr_host_ring(cr_host *h, int peer)
+{
+    atomic_fetch_add_explicit(&h->ranks[peer].bell, 1, memory_order_seq_cst);
+    futex(&h->ranks[peer].bell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+uint32_t cr_host_announce(cr_host *h)
+{
+    cr_host_rank *me = &h->ranks[h->rank];
+    atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in cr_host_kick */
+    return atomic_load_explicit(&me->bell, memory_order_seq_cst);
+}
+
+void cr_host_wait(cr_host *h, uint32_t bell, int timeout_ms)
+{
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    futex(&h->ranks[h->rank].bell, FUTEX_WAIT, bell, &ts);
+}
+
+void cr_host_unannounce(cr_host *h)
+{
+    atomic_fetch_sub_explicit(&h->ranks[h->rank].sleepers, 1, memory_order_seq_cst);
+}
+
+void cr_host_report_wait(cr_host *h, const cr_waitinfo *w)
+{
+    cr_host_status *st = &h->status[h->rank];
+    uint32_t q = atomic_load_explicit(&st->seq, memory_order_relaxed);
+    atomic_store_explicit(&st->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    st->blocked = w != NULL;
+    if (w) {
+        st->w = *w;
+        st->spells++;
+    }
+    atomic_store_explicit(&st->seq, q + 2, memory_order_release);
+}
+
+void cr_host_report_busy(cr_host *h, int busy)
+{
+    atomic_store_explicit(&h->status[h->rank].busy, (uint32_t)busy, memory_order_release);
+}
+
+int cr_host_card_put(cr_host *h, const void *card, size_t len)
+{
+    if (len > CR_CARD_MAX) return -EMSGSIZE;
+    cr_host_card *c = &h->cards[h->rank];
+    memcpy(c->data, card, len);
+    atomic_store_explicit(&c->ready, (uint32_t)len + 1, memory_order_release);
+    return 0;
+}
+
+int cr_host_card_get(const cr_host *h, int peer, void *card, size_t *len)
+{
+    cr_host_card *c = &h->cards[peer];
+    uint32_t r = atomic_load_explicit(&c->ready, memory_order_acquire);
+    if (!r) return -EAGAIN;
+    if (r - 1 > CR_CARD_MAX || r - 1 > *len) return -EMSGSIZE;
+    memcpy(card, c->data, r - 1);
+    *len = r - 1;
+    return 0;
+}

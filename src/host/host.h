@@ -1,0 +1,178 @@
+/* The host segment: memory that every rank on one host shares with the others
+ * and with the launcher (or, across hosts, that host's agent). It is a service
+ * below the transports and the engine, not a transport:
+ *  - one record per rank: its futex doorbell, pid and whether it has left;
+ *  - the status board: what each rank is blocked on, read by the watchdog;
+ *  - the collective areas of the whole-job groups (src/coll/coll_shm.c);
+ *  - the cards: an address each rank publishes for the others (tcp wire-up);
+ *  - a region the shm transport lays its channels in (opaque here).
+ * The launcher creates it with memfd_create (nothing is ever left in /dev/shm)
+ * and every rank inherits it. Nothing here knows about messages. */
+#ifndef COURIER_HOST_H
+#define COURIER_HOST_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CR_HOST_MAGIC 0x33726569726f6f63ULL /* "courier3" */
+#define CR_HOST_LINE 64
+
+/* ---- the segment's header and records ------------------------------------ */
+
+typedef struct cr_host_head {
+    uint64_t magic;
+    uint32_t nranks, pad;
+    uint64_t rank_off, status_off, card_off, coll_off, coll_bytes; /* coll: 0 = none */
+    uint64_t region_off, region_bytes; /* the shm transport's channels */
+    uint64_t total;
+} cr_host_head;
+
+typedef struct cr_host_rank {
+    _Atomic uint32_t bell;     /* bumped by whoever wakes this rank */
+    _Atomic uint32_t sleepers; /* threads of this rank waiting on bell */
+    _Atomic int32_t pid;
+    _Atomic uint32_t gone; /* set when the rank has finalized */
+    char pad[CR_HOST_LINE - 16];
+} cr_host_rank;
+_Static_assert(sizeof(cr_host_rank) == CR_HOST_LINE, "a rank record is one cache line");
+
+/* What a rank is blocked on, for the launcher's hang watchdog. */
+enum cr_wait_kind {
+    CR_WAIT_RECV = 1,   /* a receive (or probe) that nothing matches */
+    CR_WAIT_CREDIT = 2, /* a send with no room at the receiver */
+    CR_WAIT_MATCH = 3,  /* a long send waiting for its receive */
+    CR_WAIT_ARRIVE = 4  /* a collective waiting for peer to enter it (collective area) */
+};
+
+typedef struct cr_waitinfo {
+    char call[16]; /* interface call, e.g. "crecv" */
+    uint8_t kind;  /* enum cr_wait_kind */
+    uint8_t tag_mode;
+    uint16_t ctx;
+    int32_t peer; /* the rank waited for, or -1: any */
+    int32_t tag;
+    uint32_t mask;
+    uint64_t size;
+} cr_waitinfo;
+
+/* The status board: written by its rank (seqlock: seq is odd while it writes),
+ * read by the watchdog. Apart from cr_host_rank so that the watchdog's reads
+ * never touch a line on the message path. */
+typedef struct cr_host_status {
+    _Atomic uint32_t seq;
+    uint32_t blocked;      /* 1 while blocked in a communication call */
+    uint32_t spells;       /* blocked spells so far: a change means the rank moved */
+    _Atomic uint32_t busy; /* a handler is running: the rank is not stuck */
+    cr_waitinfo w;
+} __attribute__((aligned(CR_HOST_LINE))) cr_host_status;
+
+/* A rank's card: an address it publishes for its peers (ready = length + 1 once
+ * written, release order). */
+#define CR_CARD_MAX 120
+typedef struct cr_host_card {
+    _Atomic uint32_t ready;
+    uint32_t pad;
+    unsigned char data[CR_CARD_MAX];
+} cr_host_card;
+
+/* Memory that every rank of the job reads and writes directly, for the small
+ * collectives of a whole-job group (src/coll/coll_shm.c). Per rank, two lines
+ * (one per parity of the collective's generation), each a generation word and a
+ * few bytes of inline data; then, per parity and rank, a slot of 'slot' bytes. */
+typedef struct cr_coll_line {
+    _Atomic uint64_t gen;
+    uint64_t pad; /* data aligned for any element type */
+    unsigned char data[48] __attribute__((aligned(16)));
+} __attribute__((aligned(64))) cr_coll_line;
+
+#define CR_COLL_AREAS 3 /* NX/2, MPL and MPI each have one whole-job group */
+/* Collective areas exist for jobs up to CR_COLL_MAX_RANKS; each rank's slot holds
+ * cr_coll_slot(nranks) bytes (all-to-all needs one block per rank in it: 16 KiB
+ * up to 16 ranks, 2 KiB up to 64). */
+#define CR_COLL_MAX_RANKS 64
+static inline uint32_t cr_coll_slot(int nranks)
+{
+    return nranks <= 16 ? 16384 : 2048;
+}
+
+typedef struct cr_coll_area {
+    cr_coll_line *lines;  /* [rank * 2 + parity] */
+    unsigned char *slots; /* [(parity * nranks + rank) * slot] */
+    size_t slot;
+} cr_coll_area;
+
+/* ---- creation (the launcher) --------------------------------------------- */
+
+/* Bytes of a segment for n ranks whose shm region takes region_bytes. */
+size_t cr_host_segment_size(int n, size_t region_bytes);
+/* Bytes before the region: what the launcher keeps mapped for the watchdog. */
+size_t cr_host_control_size(int n);
+/* Lay out a zeroed segment; returns the region's start (the caller lays it out). */
+void *cr_host_segment_init(void *base, int n, size_t region_bytes);
+
+/* ---- a rank's view ------------------------------------------------------- */
+
+typedef struct cr_host {
+    void *base;
+    size_t len;
+    int rank, size;
+    const cr_host_head *hd;
+    cr_host_rank *ranks;
+    cr_host_status *status;
+    cr_host_card *cards;
+    cr_coll_area coll[CR_COLL_AREAS]; /* lines NULL: none */
+    void *region;
+    size_t region_bytes;
+} cr_host;
+
+/* Map the segment inherited as fd (closed here); 0 or -errno. */
+int cr_host_attach(cr_host *h, int fd, int rank, int size);
+/* Mark this rank gone, wake every peer, unmap. */
+void cr_host_detach(cr_host *h);
+
+/* Store-then-wake: after a store a peer may wait on (a message cell, consumed
+ * counts, a collective line), wake it if it sleeps. The fence orders the
+ * earlier stores before the read of its sleepers count; a sleeper increments
+ * that count, then looks again before it waits (cr_host_sleep's protocol), so
+ * either we see it and wake it, or it sees our store. */
+static inline void cr_host_full_fence(void)
+{
+#if defined(__x86_64__)
+    /* A locked add to the stack orders like mfence and costs about half as much. */
+    __asm__ __volatile__("lock addl $0,-4(%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+void cr_host_ring(cr_host *h, int peer); /* unconditional: bump the bell, futex wake */
+static inline void cr_host_kick(cr_host *h, int peer)
+{
+    cr_host_full_fence();
+    if (atomic_load_explicit(&h->ranks[peer].sleepers, memory_order_relaxed)) cr_host_ring(h, peer);
+}
+/* The sleeping side: announce, then the caller looks once more at everything
+ * it waits for; if nothing, cr_host_wait; always cr_host_unannounce after. */
+uint32_t cr_host_announce(cr_host *h);
+void cr_host_wait(cr_host *h, uint32_t bell, int timeout_ms);
+void cr_host_unannounce(cr_host *h);
+
+static inline int cr_host_gone(const cr_host *h, int peer)
+{
+    return (int)atomic_load(&h->ranks[peer].gone);
+}
+static inline int32_t cr_host_pid(const cr_host *h, int peer)
+{
+    return atomic_load(&h->ranks[peer].pid);
+}
+
+/* The status board. */
+void cr_host_report_wait(cr_host *h, const cr_waitinfo *w); /* NULL: no longer blocked */
+void cr_host_report_busy(cr_host *h, int busy);
+
+/* Cards: publish mine; read a peer's (0 and *len set, or -EAGAIN: not yet). */
+int cr_host_card_put(cr_host *h, const void *card, size_t len);
+int cr_host_card_get(const cr_host *h, int peer, void *card, size_t *len);
+
+#endif
