@@ -173,7 +173,8 @@ static int tp_card_get(void *owner, int peer, void *card, size_t *len)
 /* The registry, in order of preference: the first transport that reaches a
  * peer owns it. COURIER_TRANSPORTS (e.g. "tcp", "shm,tcp") picks from it; self
  * always serves the rank itself. */
-static const cr_transport *const registry[] = {&cr_transport_self, &cr_transport_shm};
+static const cr_transport *const registry[] = {&cr_transport_self, &cr_transport_shm,
+                                               &cr_transport_tcp};
 #define NREGISTRY (int)(sizeof registry / sizeof registry[0])
 
 static bool wanted(cr_job *job, const cr_transport *t, const char *list)
@@ -197,10 +198,11 @@ static void check_transport_list(cr_job *job, const char *list)
         for (int i = 0; i < NREGISTRY; i++)
             known |= strlen(registry[i]->name) == k && strncmp(p, registry[i]->name, k) == 0;
         if (!known)
-            cr_fatal(job, "init",
-                     "COURIER_TRANSPORTS=%s names '%.*s', which is not a transport (self, shm); "
-                     "fix the environment",
-                     list, (int)k, p);
+            cr_fatal(
+                job, "init",
+                "COURIER_TRANSPORTS=%s names '%.*s', which is not a transport (self, shm, tcp); "
+                "fix the environment",
+                list, (int)k, p);
         p += k + (p[k] == ',');
     }
 }
@@ -271,6 +273,8 @@ static void open_transports(cr_job *job)
             if (job->links[i].ops->caps & CR_CAP_FD)
                 job->pfds[job->npfds++] = (struct pollfd){
                     .fd = job->links[i].ops->fd(job->links[i].ctx), .events = POLLIN};
+        /* shm peers, too: their rings reach poll(2) through the eventfd */
+        if (job->use_bell) cr_host_sleep_on_fd(&job->host, job->wake_fd);
     }
 }
 
@@ -290,8 +294,9 @@ void cr_wake_self(cr_job *job)
  * with the engine lock held, which is released while asleep. ready(arg), when
  * given, is looked at once more after the sleep is announced, as is every
  * transport (arm), so that no wake-up is lost. With doorbell and descriptors
- * both (shm and tcp peers), the doorbell cannot wake poll(2): the sleep is cut
- * into 1 ms naps. */
+ * both (shm and tcp peers), the rank sleeps in poll(2) and its shm peers' rings
+ * write its eventfd (src/host); where the kernel does not let them
+ * (pidfd_getfd), the sleep is cut into 1 ms naps. */
 static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg)
 {
     uint32_t bell = job->use_bell ? cr_host_announce(&job->host) : 0;
@@ -301,7 +306,8 @@ static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void 
         cr_unlock(job);
         if (!job->npfds)
             cr_host_wait(&job->host, bell, timeout_ms);
-        else if (poll(job->pfds, (nfds_t)job->npfds, job->use_bell ? 1 : timeout_ms) > 0 &&
+        else if (poll(job->pfds, (nfds_t)job->npfds,
+                      job->use_bell && cr_host_fd_unreachable(&job->host) ? 1 : timeout_ms) > 0 &&
                  (job->pfds[0].revents & POLLIN)) {
             eventfd_t v;
             eventfd_read(job->wake_fd, &v);

@@ -94,6 +94,13 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
     }
     h->region = b + h->hd->region_off;
     h->region_bytes = h->hd->region_bytes;
+    h->peer_efd = malloc((size_t)size * sizeof *h->peer_efd);
+    if (!h->peer_efd) {
+        munmap(base, probe.total);
+        h->base = NULL;
+        return -ENOMEM;
+    }
+    for (int p = 0; p < size; p++) h->peer_efd[p] = -1;
     atomic_store(&h->ranks[rank].pid, (int32_t)getpid());
     return 0;
 }
@@ -106,6 +113,9 @@ void cr_host_detach(cr_host *h)
         if (p != h->rank) cr_host_kick(h, p); /* a peer draining towards us must notice */
     munmap(h->base, h->len);
     h->base = NULL;
+    for (int p = 0; p < h->size; p++)
+        if (h->peer_efd[p] >= 0) close(h->peer_efd[p]);
+    free(h->peer_efd);
 }
 
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
@@ -113,10 +123,44 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct tim
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
+/* Our duplicate of peer's eventfd, made on first use; -1 when it cannot be had
+ * (no pidfd_getfd before Linux 5.6, or not allowed: the peer is told). */
+static int peer_efd(cr_host *h, int peer, int32_t efd)
+{
+    if (h->peer_efd[peer] >= 0) return h->peer_efd[peer];
+    if (h->peer_efd[peer] == -2) return -1;
+    int fd = -1;
+    int pidfd = (int)syscall(SYS_pidfd_open, cr_host_pid(h, peer), 0);
+    if (pidfd >= 0) {
+        fd = (int)syscall(SYS_pidfd_getfd, pidfd, efd - 1, 0);
+        close(pidfd);
+    }
+    if (fd < 0) {
+        h->peer_efd[peer] = -2;
+        atomic_store(&h->ranks[peer].efd_failed, 1);
+        return -1;
+    }
+    h->peer_efd[peer] = fd;
+    return fd;
+}
+
 void cr_host_ring(cr_host *h, int peer)
 {
-    atomic_fetch_add_explicit(&h->ranks[peer].bell, 1, memory_order_seq_cst);
-    futex(&h->ranks[peer].bell, FUTEX_WAKE, INT_MAX, NULL);
+    cr_host_rank *r = &h->ranks[peer];
+    atomic_fetch_add_explicit(&r->bell, 1, memory_order_seq_cst);
+    futex(&r->bell, FUTEX_WAKE, INT_MAX, NULL);
+    int32_t efd = atomic_load_explicit(&r->efd, memory_order_acquire);
+    if (efd > 0 && peer != h->rank) {
+        int fd = peer_efd(h, peer, efd);
+        uint64_t one = 1;
+        if (fd >= 0 && write(fd, &one, sizeof one) < 0) { /* full counter: it is awake anyway */
+        }
+    }
+}
+
+void cr_host_sleep_on_fd(cr_host *h, int fd)
+{
+    atomic_store_explicit(&h->ranks[h->rank].efd, fd + 1, memory_order_release);
 }
 
 uint32_t cr_host_announce(cr_host *h)

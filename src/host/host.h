@@ -34,7 +34,13 @@ typedef struct cr_host_rank {
     _Atomic uint32_t sleepers; /* threads of this rank waiting on bell */
     _Atomic int32_t pid;
     _Atomic uint32_t gone; /* set when the rank has finalized */
-    char pad[CR_HOST_LINE - 16];
+    /* A rank that sleeps in poll(2) (it has network peers too) cannot be woken
+     * by a futex: it names an eventfd of its own (number + 1; 0: none), which a
+     * waker duplicates with pidfd_getfd and writes. A waker that cannot sets
+     * efd_failed, and the rank then naps instead of sleeping. */
+    _Atomic int32_t efd;
+    _Atomic uint32_t efd_failed;
+    char pad[CR_HOST_LINE - 24];
 } cr_host_rank;
 _Static_assert(sizeof(cr_host_rank) == CR_HOST_LINE, "a rank record is one cache line");
 
@@ -125,6 +131,7 @@ typedef struct cr_host {
     cr_coll_area coll[CR_COLL_AREAS]; /* lines NULL: none */
     void *region;
     size_t region_bytes;
+    int *peer_efd; /* per peer: our duplicate of its eventfd (-1: none yet, -2: failed) */
 } cr_host;
 
 /* Map the segment inherited as fd (closed here); 0 or -errno. */
@@ -146,7 +153,16 @@ static inline void cr_host_full_fence(void)
     atomic_thread_fence(memory_order_seq_cst);
 #endif
 }
-void cr_host_ring(cr_host *h, int peer); /* unconditional: bump the bell, futex wake */
+/* Unconditional: bump the bell, futex wake, and write the peer's eventfd if it
+ * named one (cr_host_sleep_on_fd). */
+void cr_host_ring(cr_host *h, int peer);
+/* This rank sleeps in poll(2) on fd from now on: peers' rings write to it. */
+void cr_host_sleep_on_fd(cr_host *h, int fd);
+/* Could some peer not reach our eventfd? (Then poll in short naps.) */
+static inline bool cr_host_fd_unreachable(const cr_host *h)
+{
+    return atomic_load_explicit(&h->ranks[h->rank].efd_failed, memory_order_relaxed) != 0;
+}
 static inline void cr_host_kick(cr_host *h, int peer)
 {
     cr_host_full_fence();

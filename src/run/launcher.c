@@ -107,14 +107,17 @@ typedef struct job_spec {
 } job_spec;
 
 static const char usage_text[] =
-    "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] -n N prog [args]\n"
+    "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] [--net NET]\n"
+    "                   -n N prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
     "  -n N              start N ranks of prog (1..1024 in all)\n"
     "  --label           prefix every output line with [rank]\n"
     "  --timeout S       end the job if it runs longer than S seconds\n"
     "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n"
     "  --bind B          auto (default): one CPU per rank, round robin, when ranks\n"
-    "                    outnumber CPUs; core: always; none: never\n";
+    "                    outnumber CPUs; core: always; none: never\n"
+    "  --net NET         the address TCP listens on: an address, address/prefix or\n"
+    "                    interface name (sets COURIER_NET; default 127.0.0.1)\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -237,6 +240,14 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                     spec->bind = CR_BIND_NONE;
                 else
                     return parse_error(spec, err, errlen, "--bind %s: give auto, core or none", v);
+                i += 2;
+            } else if (!strcmp(a, "--net")) {
+                if (i + 1 >= argc || !*args[i + 1] || args[i + 1][0] == '-' ||
+                    strlen(args[i + 1]) > 255)
+                    return parse_error(spec, err, errlen,
+                                       "--net needs an address, address/prefix or interface "
+                                       "name (e.g. 10.0.0.0/8 or eth0)");
+                spec->net = args[i + 1];
                 i += 2;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 cr_run_spec_free(spec);
@@ -449,6 +460,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     setenv("COURIER_APPNUM", v, 1);
     setenv("COURIER_HOST_RANK", "0", 1);
     setenv("COURIER_LAUNCHED", "1", 1);
+    if (js->cmd.net) setenv("COURIER_NET", js->cmd.net, 1);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));

@@ -29,6 +29,7 @@ typedef struct cr_run_spec {
     int bind;            /* enum cr_run_bind */
     double timeout;      /* seconds; 0: none */
     double hang_timeout; /* seconds; 0: no watchdog (default 5) */
+    const char *net;     /* --net: COURIER_NET for the ranks, or NULL */
     char **args;         /* owned: the copy of argv the apps point into */
 } cr_run_spec;
 
