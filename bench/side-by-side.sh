@@ -2,13 +2,15 @@
 # bench/compare_coll.sh, bench/mpi/compare.sh): their common options, the Open MPI
 # and MPICH toolchains, running one implementation, medians and ratios.
 # A script sets `usage` and `build` (its default build dir), then calls
-# sbs_options "$@"; afterwards build, reps, quick, out and np are set.
+# sbs_options "$@"; afterwards build, reps, quick, out, np and only are set
+# (--only SECTION: a script with sections runs that one alone; "" runs all).
 
 sbs_options() {
-    reps=3 quick= out= np=${np:-4}
+    reps=3 quick= out= np=${np:-4} only=
     while [ $# -gt 0 ]; do
         case $1 in
         --build) build=$2; shift 2 ;;
+        --only) only=$2; shift 2 ;;
         --reps) reps=$2; shift 2 ;;
         --quick) quick=--quick; shift ;;
         --out) out=$2; shift 2 ;;
@@ -47,6 +49,40 @@ sbs_run() {
     courier) timeout 120 "$courier" run -n "$n" "$prog" "$@" ;;
     ompi) timeout 120 mpirun.openmpi --oversubscribe -n "$n" "$work/${name}_ompi" "$@" ;;
     mpich) timeout 60 mpirun.mpich -n "$n" "$work/${name}_mpich" "$@" ;; # may busy-poll for minutes
+    esac
+}
+
+# sbs_run_tcp IMPL NRANKS COURIER_PROGRAM NAME ARGS...: one run with every
+# rank reaching the others over TCP on loopback (127.0.0.1), shared memory off:
+#  - courier: COURIER_TRANSPORTS=tcp;
+#  - Open MPI: the ob1 PML with the tcp and self BTLs (no vader), on lo (its
+#    default leaves out 127.0.0.0/8 and would take eth0's address, which the
+#    kernel routes through lo all the same);
+#  - MPICH (Debian's 4.0.2 is built with the ch4:ucx device; `mpichversion`):
+#    MPIR_CVAR_NOLOCAL=1 takes away its local shortcut, and UCX, its network
+#    module, has shared-memory transports of its own (posix, sysv, cma), so
+#    UCX_TLS=tcp keeps it to TCP and UCX_NET_DEVICES=lo to loopback. Either
+#    alone is not enough: NOLOCAL alone still measures 0.13 us (UCX's shm).
+# Checked with strace (each rank's traffic is sendto/recvfrom or writev/readv on
+# one AF_INET socket to 127.0.0.1, one call per message) and by bench/compare.sh
+# itself, which reports loopback packets per message.
+sbs_run_tcp() {
+    local impl=$1 n=$2 prog=$3 name=$4
+    shift 4
+    case $impl in
+    courier) COURIER_TRANSPORTS=tcp timeout 300 "$courier" run -n "$n" "$prog" "$@" ;;
+    ompi) timeout 300 mpirun.openmpi --oversubscribe -n "$n" --mca pml ob1 --mca btl tcp,self \
+        --mca btl_tcp_if_include lo "$work/${name}_ompi" "$@" ;;
+    mpich) MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
+        timeout 300 mpirun.mpich -n "$n" "$work/${name}_mpich" "$@" ;;
+    esac
+}
+
+# sbs_exe IMPL COURIER_PROGRAM NAME: the executable the ranks of IMPL run
+sbs_exe() {
+    case $1 in
+    courier) echo "$2" ;;
+    *) echo "$work/${3}_$1" ;;
     esac
 }
 
