@@ -37,7 +37,8 @@
  *  - a connection is freed only at the end of a poll round (conn_kill marks it),
  *    so no pointer taken in that round dangles;
  *  - an authenticated peer leaves with BYE; an end of stream without it is the
- *    job's end ("lost the connection to rank P"); at close, queued output is
+ *    job's end ("lost the connection to rank P", said after TCP_LOST_MS unless the
+ *    launcher, which saw the peer die, ended the job first); at close, queued output is
  *    flushed, BYE sent, the write side shut and the kernel's send queue drained
  *    (bounded) before the sockets are closed, reading and discarding meanwhile,
  *    so our last bytes are never destroyed by a reset. */
@@ -81,6 +82,7 @@ _Static_assert(CR_SECRET_LEN == TCP_AUTH_KEY, "the job's secret is the handshake
 #define TCP_CLOSE_MS 10000           /* close waits at most this long for peers */
 #define TCP_RETRY_MAX_MS 1000        /* connect retries back off up to this */
 #define TCP_REFUSED_MS 30000         /* a peer refusing for this long ends the job */
+#define TCP_LOST_MS 2000             /* a peer lost: how long the launcher has to say why */
 #define TCP_EVENTS 64
 
 /* A rank's card: where its listening socket is. */
@@ -484,7 +486,11 @@ static void start_connect(tcp_state *s, int p)
     } else
         die(s, "progress", "tcp: rank %d published an address this rank cannot read", p);
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) die(s, "progress", "tcp: cannot make a socket for rank %d: %s", p, strerror(errno));
+    if (fd < 0)
+        die(s, "progress",
+            "tcp: cannot make a socket for rank %d: %s (each rank needs a descriptor per peer it "
+            "talks to; raise the open-file limit, ulimit -n)",
+            p, strerror(errno));
     if (connect(fd, (struct sockaddr *)&ss, sl) && errno != EINPROGRESS) {
         int err = errno;
         close(fd);
@@ -669,6 +675,12 @@ static void conn_ended(tcp_state *s, tcp_conn *c, int err)
         conn_kill(s, c, false);
         return;
     }
+    /* The peer went without BYE: it died, most likely killed. Its launcher saw
+     * that and ends the job naming the cause, one line; we speak only if it has
+     * not ended us within TCP_LOST_MS (a peer lost some other way). */
+    struct timespec nap = {TCP_LOST_MS / 1000, (TCP_LOST_MS % 1000) * 1000000L};
+    while (nanosleep(&nap, &nap) < 0 && errno == EINTR) {
+    }
     char why[128];
     snprintf(why, sizeof why, "%s", err ? strerror(err) : "connection closed by peer");
     lower(why);
@@ -777,7 +789,12 @@ static void accept_some(tcp_state *s)
         int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
-            s->listen_more = false; /* EAGAIN; or out of descriptors: try at the next one */
+            if (errno == EMFILE || errno == ENFILE) /* a peer would wait for us forever */
+                die(s, "progress",
+                    "tcp: cannot accept a connection: %s (each rank needs a descriptor per "
+                    "peer it talks to; raise the open-file limit, ulimit -n)",
+                    strerror(errno));
+            s->listen_more = false; /* EAGAIN */
             return;
         }
         if (s->nstrangers >= TCP_MAX_STRANGERS + s->env.size) {
