@@ -894,6 +894,7 @@ void cr_wait_report(cr_job *job, bool blocked)
     if (!r && !sel && job->wait_op) {
         w.kind = CR_WAIT_ARRIVE;
         w.peer = job->wait_peer ? *job->wait_peer : -1;
+        job->wait_peer_shown = w.peer;
     } else if (r && r->kind == CR_REQ_SEND) {
         w.kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;
         w.peer = r->peer;

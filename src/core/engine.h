@@ -212,6 +212,7 @@ typedef struct cr_job {
     const cr_sel *wait_sel; /* ... or the probe's selector */
     const char *wait_op;    /* ... or the collective (coll_shm.c) and the member */
     const int *wait_peer;   /* it waits for (member index = job rank) */
+    int wait_peer_shown;    /* *wait_peer as last reported (it moves on as members come) */
     bool wait_reported;
     bool spell_reported; /* this blocked spell was reported (at its first sleep) */
 

@@ -508,7 +508,9 @@ void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
     }
     job->spell_end = SPELL_SLEPT;
     cr_tp_flush(job);
-    if (!job->spell_reported) { /* the watchdog sees each blocked spell that sleeps */
+    /* The watchdog sees each blocked spell that sleeps, and a collective's
+     * first missing member again when the one it named has come. */
+    if (!job->spell_reported || (job->wait_peer && *job->wait_peer != job->wait_peer_shown)) {
         cr_wait_report(job, true);
         job->spell_reported = true;
     }
