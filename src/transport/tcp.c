@@ -63,10 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
-
 #include "tcp_auth.h"
+#include "tcp_crypto.h"
 #include "tcp_wire.h"
 #include "transport.h"
 
@@ -506,7 +504,7 @@ static void start_connect(tcp_state *s, int p)
     tcp_conn *c = conn_new(s, fd, 0, p);
     fmt_addr((struct sockaddr *)&ss, c->who, sizeof c->who);
     unsigned char nonce[TCP_AUTH_NONCE];
-    if (RAND_bytes(nonce, sizeof nonce) != 1)
+    if (tcp_crypto_random(nonce, sizeof nonce))
         die(s, "progress", "tcp: no random bytes for a nonce");
     tcp_auth_connect(c->auth, s->env.secret, s->env.rank, p, s->env.size, nonce);
     pr->conn = c;
@@ -814,7 +812,7 @@ static void accept_some(tcp_state *s)
         s->nstrangers++;
         c->since = now_ms();
         unsigned char nonce[TCP_AUTH_NONCE];
-        if (RAND_bytes(nonce, sizeof nonce) != 1)
+        if (tcp_crypto_random(nonce, sizeof nonce))
             die(s, "progress", "tcp: no random bytes for a nonce");
         tcp_auth_accept(c->auth, s->env.secret, s->env.rank, s->env.size, s->may, nonce);
         c->readable = 1;
@@ -1123,9 +1121,14 @@ static int tcp_open(void **ctx, const cr_tp_env *env)
     if (!env->secret)
         env->fatal(env->owner, "init",
                    "tcp needs the job's secret; start the program with courier run");
-    /* Load libcrypto now, before the job registers its exit handler, and keep it
-     * from registering its own clean-up: close (at exit) still makes nonces. */
-    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+    /* Load libcrypto now (tcp_crypto.c): before the job registers its exit
+     * handler, and with none of its own, as close (at exit) still makes nonces. */
+    char why[200];
+    if (tcp_crypto_load(why, sizeof why)) {
+        char msg[240];
+        snprintf(msg, sizeof msg, "tcp: %s", why);
+        env->fatal(env->owner, "init", msg);
+    }
     tcp_state *s = calloc(1, sizeof *s);
     if (!s) return -ENOMEM;
     s->env = *env;

@@ -11,14 +11,15 @@
  *    RESPONSE is verified, and the connector sends RESPONSE only after the
  *    acceptor's MAC is verified; once an error is returned the state is FAILED
  *    and every later input is refused;
- *  - MACs are compared with CRYPTO_memcmp (constant time). */
+ *  - MACs are made and compared (in constant time) by libcrypto, through
+ *    tcp_crypto.h. */
+#define _DEFAULT_SOURCE /* explicit_bzero */
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
 #include "tcp_auth.h"
+#include "tcp_crypto.h"
+
+_Static_assert(TCP_CRYPTO_MAC == TCP_AUTH_MAC, "the handshake's MAC is an HMAC-SHA256");
 
 static const unsigned char magic[4] = {'c', 'o', 'u', 'r'};
 
@@ -70,9 +71,7 @@ static void mac_of(const tcp_auth *a, char role, const unsigned char *p1, size_t
     n += n2;
     if (n3) memcpy(msg + n, p3, n3);
     n += n3;
-    unsigned int len = TCP_AUTH_MAC;
-    if (!HMAC(EVP_sha256(), a->key, TCP_AUTH_KEY, msg, n, mac, &len) || len != TCP_AUTH_MAC)
-        memset(mac, 0, TCP_AUTH_MAC); /* cannot happen; a zero MAC matches nothing */
+    tcp_crypto_hmac(a->key, TCP_AUTH_KEY, msg, n, mac); /* failing: zeros, which match nothing */
 }
 
 static void out_add(tcp_auth *a, const unsigned char *p, size_t n)
@@ -161,13 +160,13 @@ static int step(tcp_auth *a)
     case TCP_AUTH_S_RESPONSE: /* acceptor: the connector's proof */
         mac_of(a, 'C', a->hello, TCP_AUTH_HELLO, a->chal, sizeof a->chal, a->in, TCP_AUTH_HEAD,
                mac);
-        if (CRYPTO_memcmp(mac, a->in + TCP_AUTH_HEAD, TCP_AUTH_MAC) != 0) return TCP_AUTH_EMAC;
+        if (!tcp_crypto_equal(mac, a->in + TCP_AUTH_HEAD, TCP_AUTH_MAC)) return TCP_AUTH_EMAC;
         a->state = TCP_AUTH_S_VERIFIED;
         return TCP_AUTH_VERIFIED;
     case TCP_AUTH_S_CHALLENGE: { /* connector: the acceptor's proof, then ours */
         memcpy(a->chal, a->in, sizeof a->chal);
         mac_of(a, 'A', a->hello, TCP_AUTH_HELLO, a->chal, sizeof a->chal, NULL, 0, mac);
-        if (CRYPTO_memcmp(mac, a->in + sizeof a->chal, TCP_AUTH_MAC) != 0) return TCP_AUTH_EMAC;
+        if (!tcp_crypto_equal(mac, a->in + sizeof a->chal, TCP_AUTH_MAC)) return TCP_AUTH_EMAC;
         unsigned char resp[TCP_AUTH_RESPONSE];
         head(resp, TCP_AUTH_K_RESPONSE, a->self, a->peer);
         mac_of(a, 'C', a->hello, TCP_AUTH_HELLO, a->chal, sizeof a->chal, resp, TCP_AUTH_HEAD,
@@ -239,7 +238,7 @@ void tcp_auth_welcome(tcp_auth *a)
 
 void tcp_auth_clear(tcp_auth *a)
 {
-    OPENSSL_cleanse(a->key, sizeof a->key);
+    explicit_bzero(a->key, sizeof a->key);
 }
 
 const char *tcp_auth_strerror(int rc)

@@ -19,7 +19,7 @@
  *
  * The state machine is pure: it is given its nonce, fed the bytes that arrive
  * and leaves what to send in out[]; it never touches a socket, so it can be
- * tested and fuzzed. It uses OpenSSL's libcrypto for HMAC. */
+ * tested and fuzzed. It uses OpenSSL's libcrypto for HMAC (tcp_crypto.h). */
 #ifndef COURIER_TCP_AUTH_H
 #define COURIER_TCP_AUTH_H
 
