@@ -101,6 +101,14 @@ static int online_cpus(void)
 
 /* ---- transports ---------------------------------------------------------- */
 
+/* This host's ranks per CPU, rounded up. */
+static int crowding(const cr_job *job)
+{
+    int here = 0, cpus = online_cpus();
+    for (int p = 0; p < job->size; p++) here += job->host_of[p] == job->host_of[job->rank];
+    return here > cpus ? (here + cpus - 1) / cpus : 1;
+}
+
 /* The host segment the launcher made for this host's ranks (none in a job of
  * one rank started without courier run). */
 static void attach_host(cr_job *job)
@@ -223,6 +231,7 @@ static void open_transports(cr_job *job)
                      .host_of = job->host_of,
                      .secret = job->has_secret ? job->secret : NULL,
                      .net = getenv("COURIER_NET"),
+                     .crowding = crowding(job),
                      .card_put = tp_card_put,
                      .card_get = tp_card_get};
     int left = job->size, nfd = 0;

@@ -12,7 +12,8 @@
  *    one this transport serves (own); strangers are refused and each kind of
  *    refusal is logged once; at most TCP_MAX_STRANGERS + one per rank unproven
  *    connections are kept (the oldest goes first: a connection storm of the job's
- *    own start-up never reaches it) and each gets TCP_HANDSHAKE_MS to prove
+ *    own start-up never reaches it) and each gets TCP_HANDSHAKE_MS (times the
+ *    host's ranks per CPU: a crowded host's members may not run for seconds) to prove
  *    itself; nothing ever blocks on them;
  *  - at most one connection per peer serves traffic (peers[p].conn). When both
  *    ends call each other at once, the connection the lower rank made is kept:
@@ -155,6 +156,7 @@ typedef struct tcp_state {
     tcp_conn *ready, *ready_tail;
     int nstrangers, ndead;
     uint64_t timer_at; /* when the timerfd fires (0: disarmed) */
+    uint64_t hs_ms;    /* an unproven connection's deadline: TCP_HANDSHAKE_MS x crowding */
     uint32_t epoch;
     unsigned warned; /* W_* kinds already logged */
     bool closing, in_poll, listen_more;
@@ -818,7 +820,7 @@ static void accept_some(tcp_state *s)
         c->readable = 1;
         c->writable = 1;
         ready_push(s, c);
-        timer_want(s, c->since + TCP_HANDSHAKE_MS);
+        timer_want(s, c->since + s->hs_ms);
     }
 }
 
@@ -830,15 +832,15 @@ static void timers(tcp_state *s)
     s->timer_at = 0;
     for (tcp_conn *c = s->conns; c; c = c->next) {
         if (!c->stranger || c->state == ST_DEAD) continue;
-        if (now >= c->since + TCP_HANDSHAKE_MS) {
+        if (now >= c->since + s->hs_ms) {
             if (!c->hello_ok)
                 warn_once(s, W_SLOW,
                           "tcp: refused a connection from %s: it did not prove it belongs to "
                           "this job within %d s",
-                          c->who, TCP_HANDSHAKE_MS / 1000);
+                          c->who, (int)(s->hs_ms / 1000));
             conn_kill(s, c, true);
         } else
-            timer_want(s, c->since + TCP_HANDSHAKE_MS);
+            timer_want(s, c->since + s->hs_ms);
     }
     for (int p = 0; p < s->env.size; p++) {
         tcp_peer *pr = &s->peers[p];
@@ -1134,6 +1136,7 @@ static int tcp_open(void **ctx, const cr_tp_env *env)
     s->env = *env;
     s->lfd = s->tfd = s->epfd = -1;
     s->maxpay = TCP_MAX_PAYLOAD;
+    s->hs_ms = (uint64_t)TCP_HANDSHAKE_MS * (uint64_t)(env->crowding > 1 ? env->crowding : 1);
     s->peers = calloc((size_t)env->size, sizeof *s->peers);
     s->may = calloc((size_t)env->size, 1);
     if (!s->peers || !s->may) {

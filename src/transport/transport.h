@@ -69,6 +69,8 @@ typedef struct cr_tp_env {
     const int *host_of;          /* per rank: its host's number (equal: same host) */
     const unsigned char *secret; /* the job's secret (CR_SECRET_LEN bytes), or NULL */
     const char *net;             /* COURIER_NET: address/prefix or interface, or NULL */
+    int crowding;                /* this host's ranks per CPU, rounded up (>= 1): how long a
+                                    peer may go without running, in units of a time slice */
     /* Wire-up: publish my card (an address); read a peer's: 0 and *len set (on
      * entry the buffer's size), -EAGAIN when the peer has not published yet (it
      * has not made its first call: keep what is for it and ask again from poll),
