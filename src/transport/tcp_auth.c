@@ -4,7 +4,8 @@
  *  - nothing here touches a socket, a clock or a global: the caller gives the
  *    nonce and the bytes, and sends what is left in out[];
  *  - a message is judged only once it is whole, except that its 16-byte head is
- *    judged as soon as it is in (garbage is refused without waiting for more);
+ *    judged as soon as it is in, and its first 8 bytes (magic, version, kind,
+ *    zeros) byte by byte as they come: garbage is refused without waiting for more;
  *  - input is taken only up to the end of the message the state expects, so
  *    frames that follow the handshake in the same read stay with the caller;
  *  - the acceptor never sends anything but a CHALLENGE before the connector's
@@ -201,6 +202,17 @@ int tcp_auth_input(tcp_auth *a, const void *data, size_t len, size_t *used)
         memcpy(a->in + a->inlen, p + *used, n);
         a->inlen += n;
         *used += n;
+        if (before <
+            8) { /* magic, version, kind, zeros: a stranger fails at its first wrong byte */
+            const unsigned char fixed[8] = {
+                magic[0], magic[1], magic[2], magic[3], TCP_AUTH_VERSION, (unsigned char)kind_of(a),
+                0,        0};
+            size_t upto = a->inlen < 8 ? a->inlen : 8;
+            if (memcmp(a->in + before, fixed + before, upto - before) != 0) {
+                a->state = TCP_AUTH_S_FAILED;
+                return TCP_AUTH_EGARBAGE;
+            }
+        }
         if (before < TCP_AUTH_HEAD && a->inlen >= TCP_AUTH_HEAD) {
             /* the connector knows whom it called; the acceptor checks the claim */
             int rc = check_head(a, a->in, kind_of(a),

@@ -276,9 +276,17 @@ static void truncated_and_random(void)
     tcp_auth_accept(&A, key, 0, 2, NULL, na);
     CHECK(tcp_auth_input(&A, http, strlen(http), &used) == TCP_AUTH_EGARBAGE);
     CHECK(used <= TCP_AUTH_HELLO);
-    /* a few random-looking bytes: still waiting, nothing sent */
+    /* the first bytes of a TLS ClientHello: refused at the first, nothing sent */
     tcp_auth_accept(&A, key, 0, 2, NULL, na);
-    CHECK(tcp_auth_input(&A, "\x16\x03\x01", 3, &used) == TCP_AUTH_MORE && A.outlen == 0);
+    CHECK(tcp_auth_input(&A, "\x16\x03\x01", 3, &used) == TCP_AUTH_EGARBAGE && A.outlen == 0);
+    /* the start of a real HELLO, in pieces: still waiting, nothing sent */
+    tcp_auth_accept(&A, key, 0, 2, NULL, na);
+    CHECK(tcp_auth_input(&A, "co", 2, &used) == TCP_AUTH_MORE && A.outlen == 0);
+    CHECK(tcp_auth_input(&A, "ur\x01\x01", 4, &used) == TCP_AUTH_MORE && A.outlen == 0);
+    /* ... refused when a later byte of the fixed part goes wrong (the kind: WELCOME) */
+    tcp_auth_accept(&A, key, 0, 2, NULL, na);
+    CHECK(tcp_auth_input(&A, "cour\x01", 5, &used) == TCP_AUTH_MORE);
+    CHECK(tcp_auth_input(&A, "\x04", 1, &used) == TCP_AUTH_EGARBAGE && A.outlen == 0);
     srand(1);
     int refused = 0;
     for (int t = 0; t < 1000; t++) {
