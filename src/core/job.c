@@ -312,12 +312,17 @@ static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void 
     bool busy = ready && ready(arg);
     for (int i = 0; i < job->nlinks && !busy; i++) busy = job->links[i].ops->arm(job->links[i].ctx);
     if (!busy) {
+        /* Each waiting thread (the caller, the progress thread) polls its own
+         * copy: poll(2) writes revents. */
+        struct pollfd fds[1 + sizeof job->links / sizeof job->links[0]];
+        int nfds = job->npfds;
+        if (nfds) memcpy(fds, job->pfds, (size_t)nfds * sizeof *fds);
         cr_unlock(job);
-        if (!job->npfds)
+        if (!nfds)
             cr_host_wait(&job->host, bell, timeout_ms);
-        else if (poll(job->pfds, (nfds_t)job->npfds,
+        else if (poll(fds, (nfds_t)nfds,
                       job->use_bell && cr_host_fd_unreachable(&job->host) ? 1 : timeout_ms) > 0 &&
-                 (job->pfds[0].revents & POLLIN)) {
+                 (fds[0].revents & POLLIN)) {
             eventfd_t v;
             eventfd_read(job->wake_fd, &v);
         }
