@@ -102,9 +102,9 @@ static int online_cpus(void)
 /* ---- transports ---------------------------------------------------------- */
 
 /* This host's ranks per CPU, rounded up. */
-static int crowding(const cr_job *job)
+static int crowding(const cr_job *job, int cpus)
 {
-    int here = 0, cpus = online_cpus();
+    int here = 0;
     for (int p = 0; p < job->size; p++) here += job->host_of[p] == job->host_of[job->rank];
     return here > cpus ? (here + cpus - 1) / cpus : 1;
 }
@@ -215,7 +215,7 @@ static void check_transport_list(cr_job *job, const char *list)
     }
 }
 
-static void open_transports(cr_job *job)
+static void open_transports(cr_job *job, int cpus)
 {
     const char *list = getenv("COURIER_TRANSPORTS");
     check_transport_list(job, list);
@@ -231,7 +231,7 @@ static void open_transports(cr_job *job)
                      .host_of = job->host_of,
                      .secret = job->has_secret ? job->secret : NULL,
                      .net = getenv("COURIER_NET"),
-                     .crowding = crowding(job),
+                     .crowding = crowding(job, cpus),
                      .card_put = tp_card_put,
                      .card_get = tp_card_get};
     int left = job->size, nfd = 0;
@@ -369,7 +369,8 @@ static void job_init(void)
 
     attach_host(job);
     read_secret(job);
-    open_transports(job);
+    int cpus = online_cpus();
+    open_transports(job, cpus);
     long eager = env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
     for (int p = 0; p < job->size; p++) {
         size_t max = job->via[p]->ops->max_payload(job->via[p]->ctx, p);
@@ -381,10 +382,8 @@ static void job_init(void)
      * spin about as long as 4000 over shared memory. At 4000, a TCP echo beside
      * two CPU-bound processes took 35-38 us one way, at 100 17-18 us; unloaded
      * the same. */
-    int cpus = online_cpus();
     job->oversub = job->size > cpus;
-    bool net = false;
-    for (int i = 0; i < job->nlinks; i++) net |= (job->links[i].ops->caps & CR_CAP_FD) != 0;
+    bool net = job->npfds > 1; /* a transport's descriptor beside the wake-up eventfd */
     job->spin_limit = (unsigned)env_long("COURIER_SPIN",
                                          job->oversub ? 2
                                          : net        ? 100
