@@ -182,7 +182,7 @@ static int tp_card_get(void *owner, int peer, void *card, size_t *len)
  * peer owns it. COURIER_TRANSPORTS (e.g. "tcp", "shm,tcp") picks from it; self
  * always serves the rank itself. */
 static const cr_transport *const registry[] = {&cr_transport_self, &cr_transport_shm,
-                                               &cr_transport_tcp};
+                                               &cr_transport_tcp, &cr_transport_ucx};
 #define NREGISTRY (int)(sizeof registry / sizeof registry[0])
 
 static bool wanted(cr_job *job, const cr_transport *t, const char *list)
@@ -208,7 +208,8 @@ static void check_transport_list(cr_job *job, const char *list)
         if (!known)
             cr_fatal(
                 job, "init",
-                "COURIER_TRANSPORTS=%s names '%.*s', which is not a transport (self, shm, tcp); "
+                "COURIER_TRANSPORTS=%s names '%.*s', which is not a transport (self, shm, tcp, "
+                "ucx); "
                 "fix the environment",
                 list, (int)k, p);
         p += k + (p[k] == ',');

@@ -76,7 +76,7 @@ typedef struct cr_host_status {
 
 /* A rank's card: an address it publishes for its peers (ready = length + 1 once
  * written, release order). */
-#define CR_CARD_MAX 120
+#define CR_CARD_MAX 1024
 typedef struct cr_host_card {
     _Atomic uint32_t ready;
     uint32_t pad;

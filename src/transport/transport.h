@@ -134,6 +134,7 @@ typedef struct cr_transport {
 extern const cr_transport cr_transport_self;
 extern const cr_transport cr_transport_shm;
 extern const cr_transport cr_transport_tcp;
+extern const cr_transport cr_transport_ucx;
 
 /* shm's region in the host segment: sized and laid out by the launcher. */
 size_t cr_shm_region_size(int nranks);
