@@ -222,6 +222,9 @@ typedef struct cr_job {
     /* Tests and fuzzing only: cr_fatal calls this with its message before it ends
      * the process; the hook may longjmp out instead of returning. */
     void (*on_fatal)(struct cr_job *job, const char *msg);
+
+    /* Started by srun --mpi=pmi2 (src/core/pmi.c): the PMI-2 client, else NULL */
+    struct cr_pmi *pmi;
 } cr_job;
 
 /* Job lifetime: the first call of any interface initializes the job. */

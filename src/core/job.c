@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "pmi.h"
 
 cr_job cr_the_job;
 _Atomic int cr_job_ready;
@@ -110,11 +111,11 @@ static int crowding(const cr_job *job, int cpus)
 }
 
 /* The host segment the launcher made for this host's ranks (none in a job of
- * one rank started without courier run). */
+ * one rank started without courier run, nor under srun: PMI-2, pmi.c). */
 static void attach_host(cr_job *job)
 {
     job->wake_fd = -1;
-    if (job->size == 1) return;
+    if (job->size == 1 || job->pmi) return;
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
     if (fd < 0)
         cr_fatal(job, "init",
@@ -136,6 +137,10 @@ static void attach_host(cr_job *job)
  * file, argument or environment. */
 static void read_secret(cr_job *job)
 {
+    if (job->pmi) { /* under srun: through the PMI KVS (pmi.c) */
+        cr_pmi_secret(job);
+        return;
+    }
     int fd = (int)env_long("COURIER_SECRET_FD", -1, 0, INT_MAX);
     if (fd < 0) return;
     ssize_t n = pread(fd, job->secret, sizeof job->secret, 0);
@@ -166,12 +171,14 @@ static void tp_warn(void *owner, const char *msg)
 static int tp_card_put(void *owner, const void *card, size_t len)
 {
     cr_job *job = owner;
+    if (job->pmi) return cr_pmi_card_put(job, card, len);
     return job->host.base ? cr_host_card_put(&job->host, card, len) : -ENODEV;
 }
 
 static int tp_card_get(void *owner, int peer, void *card, size_t *len)
 {
     cr_job *job = owner;
+    if (job->pmi) return cr_pmi_card_get(job, peer, card, len);
     if (!job->host.base) return -ENODEV;
     int rc = cr_host_card_get(&job->host, peer, card, len);
     if (rc == -EAGAIN && cr_host_gone(&job->host, peer)) return -ECONNREFUSED;
@@ -340,9 +347,11 @@ static void job_exit(void)
 static void job_init(void)
 {
     cr_job *job = &cr_the_job;
-    job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
-    job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
-    job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
+    if (!cr_pmi_start(job)) { /* not under srun --mpi=pmi2: courier run, or alone */
+        job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
+        job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
+        job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
+    }
     job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
     job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
     pthread_mutex_init(&job->lock, NULL);
@@ -372,6 +381,7 @@ static void job_init(void)
     read_secret(job);
     int cpus = online_cpus();
     open_transports(job, cpus);
+    if (job->pmi) cr_pmi_fence(job); /* every rank's card (tcp's open) and the secret are in */
     long eager = env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
     for (int p = 0; p < job->size; p++) {
         size_t max = job->via[p]->ops->max_payload(job->via[p]->ctx, p);

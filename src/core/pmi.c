@@ -1,0 +1,254 @@
+/* Start-up under a PMI-2 process manager (Slurm's srun --mpi=pmi2) instead of
+ * courier run: rank and size from PMI2_Init, the ranks' TCP addresses (cards)
+ * and the job's secret through the PMI key-value space (KVS).
+ *
+ * Slurm's libpmi2 is loaded with dlopen, by the file name the build found
+ * (PMI2_LIBRARY, e.g. libpmi2.so.0; COURIER_PMI2_LIBRARY names another), never
+ * linked: a job started by courier run, the common case, must not pay for
+ * loading and relocating a library it never calls (as with libcrypto,
+ * src/transport/tcp_crypto.c). The library, not our own client of the wire
+ * protocol over PMI_FD, because it is the process manager's own half of the
+ * protocol: it matches the installed Slurm's version and quirks.
+ *
+ * Invariants:
+ *  - everything lives in the job (job->pmi); the library is loaded at most once
+ *    per process, by cr_pmi_start, and never unloaded;
+ *  - the job's sequence is fixed: start (PMI2_Init), secret (rank 0 puts it),
+ *    card put (tcp's open), one fence, secret get (the other ranks), then card
+ *    gets at any time (tcp connects on first use); PMI2_Finalize runs at exit,
+ *    after the job's own exit handler, which may still read cards;
+ *  - values in the KVS are strings: binary cards and the secret travel as
+ *    lowercase hex; the KVS is seen only by the processes of this job step, so
+ *    the secret is as private as the launcher's sealed memfd makes it;
+ *  - without a launcher there is no host segment: the ranks reach each other by
+ *    tcp (and self), there is no hang watchdog and no collective area (job.c
+ *    checks host.base), and a failing rank ends only itself (srun -K, or
+ *    KillOnBadExit, ends the others). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "engine.h"
+#include "pmi.h"
+
+#ifndef PMI2_LIBRARY
+#error "PMI2_LIBRARY (libpmi2's file name, e.g. libpmi2.so.0) comes from the build"
+#endif
+
+#define PMI2_OK 0
+#define PMI2_VALLEN 1024 /* PMI2_MAX_VALLEN */
+#define PMI2_KEYLEN 64   /* PMI2_MAX_KEYLEN */
+
+typedef int (*pmi2_init_fn)(int *spawned, int *size, int *rank, int *appnum);
+typedef int (*pmi2_void_fn)(void);
+typedef int (*pmi2_jobid_fn)(char jobid[], int jobid_size);
+typedef int (*pmi2_put_fn)(const char key[], const char value[]);
+typedef int (*pmi2_get_fn)(const char *jobid, int src_pmi_id, const char key[], char value[],
+                           int maxvalue, int *vallen);
+
+#ifdef PMI2_HAVE_HEADER /* the build saw Slurm's pmi2.h: check our prototypes against it */
+#include <slurm/pmi2.h>
+_Static_assert(__builtin_types_compatible_p(__typeof__(&PMI2_Init), pmi2_init_fn), "PMI2_Init");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&PMI2_KVS_Fence), pmi2_void_fn), "Fence");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&PMI2_Job_GetId), pmi2_jobid_fn), "GetId");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&PMI2_KVS_Put), pmi2_put_fn), "Put");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&PMI2_KVS_Get), pmi2_get_fn), "Get");
+_Static_assert(PMI2_MAX_VALLEN == PMI2_VALLEN && PMI2_MAX_KEYLEN == PMI2_KEYLEN, "KVS sizes");
+#endif
+
+struct cr_pmi {
+    pmi2_init_fn init;
+    pmi2_void_fn finalize, fence;
+    pmi2_jobid_fn job_getid;
+    pmi2_put_fn put;
+    pmi2_get_fn get;
+    char jobid[256];
+    bool fenced;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void to_hex(char *out, const unsigned char *in, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * len] = 0;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decode hex into out (at most cap bytes): the byte count, or -1. */
+static long from_hex(unsigned char *out, size_t cap, const char *in, size_t n)
+{
+    if (n % 2 || n / 2 > cap) return -1;
+    for (size_t i = 0; i < n / 2; i++) {
+        int hi = hex_digit(in[2 * i]), lo = hex_digit(in[2 * i + 1]);
+        if (hi < 0 || lo < 0) return -1;
+        out[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return (long)(n / 2);
+}
+
+static void card_key(char key[PMI2_KEYLEN], int rank)
+{
+    snprintf(key, PMI2_KEYLEN, "courier-card-%d", rank);
+}
+
+static const char secret_key[] = "courier-secret";
+
+static void pmi_exit(void)
+{
+    if (cr_the_job.pmi) cr_the_job.pmi->finalize();
+}
+
+/* ---- start-up ----------------------------------------------------------- */
+
+bool cr_pmi_start(cr_job *job)
+{
+    if (getenv("COURIER_RANK")) return false; /* courier run's environment wins */
+    const char *fd = getenv("PMI_FD");
+    if (!fd || !*fd || !getenv("PMI_RANK") || !getenv("PMI_SIZE")) {
+        /* srun without PMI-2 (--mpi=none, pmix): every task would be a job of
+         * one rank, all computing alone; say so instead. */
+        const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
+        if (tasks && atoi(tasks) > 1 && !getenv("COURIER_SIZE")) {
+            const char *id = getenv("SLURM_PROCID");
+            job->rank = id ? atoi(id) : -1;
+            cr_fatal(job, "init",
+                     "srun started %s tasks without PMI-2 (PMI_FD is not set), so each would "
+                     "run alone as a job of one rank; start them with srun --mpi=pmi2 (or "
+                     "MpiDefault=pmi2 in slurm.conf), or with courier run",
+                     tasks);
+        }
+        return false;
+    }
+    /* Until PMI2_Init says, the rank is the one in the environment (for errors). */
+    job->rank = atoi(getenv("PMI_RANK"));
+    const char *name = getenv("COURIER_PMI2_LIBRARY");
+    if (!name || !*name) name = PMI2_LIBRARY;
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        cr_fatal(job, "init",
+                 "started by a PMI-2 process manager (PMI_FD is set: srun --mpi=pmi2) but cannot "
+                 "load %s (%s); install Slurm's PMI-2 library (Debian: libpmi2-0) or name it in "
+                 "COURIER_PMI2_LIBRARY, or start the program with courier run",
+                 name, dlerror());
+    cr_pmi *p = calloc(1, sizeof *p);
+    if (!p) cr_fatal(job, "init", "out of memory");
+    p->init = (pmi2_init_fn)dlsym(h, "PMI2_Init");
+    p->finalize = (pmi2_void_fn)dlsym(h, "PMI2_Finalize");
+    p->fence = (pmi2_void_fn)dlsym(h, "PMI2_KVS_Fence");
+    p->job_getid = (pmi2_jobid_fn)dlsym(h, "PMI2_Job_GetId");
+    p->put = (pmi2_put_fn)dlsym(h, "PMI2_KVS_Put");
+    p->get = (pmi2_get_fn)dlsym(h, "PMI2_KVS_Get");
+    if (!p->init || !p->finalize || !p->fence || !p->job_getid || !p->put || !p->get)
+        cr_fatal(job, "init",
+                 "%s lacks the PMI-2 calls courier needs (PMI2_Init, PMI2_KVS_Put/Fence/Get, "
+                 "PMI2_Job_GetId, PMI2_Finalize); name Slurm's libpmi2 in COURIER_PMI2_LIBRARY",
+                 name);
+    int spawned = 0, size = 0, rank = -1, appnum = 0;
+    int rc = p->init(&spawned, &size, &rank, &appnum);
+    if (rc != PMI2_OK || size < 1 || rank < 0 || rank >= size)
+        cr_fatal(job, "init",
+                 "PMI2_Init failed (error %d, rank %d of %d; PMI_FD=%s): the process manager "
+                 "did not answer; start the program with srun --mpi=pmi2 or courier run",
+                 rc, rank, size, fd);
+    job->size = size;
+    job->rank = rank;
+    job->appnum = appnum > 0 ? appnum : 0;
+    job->pmi = p;
+    atexit(pmi_exit); /* registered before the job's own: runs after it */
+    rc = p->job_getid(p->jobid, (int)sizeof p->jobid);
+    if (rc != PMI2_OK)
+        cr_fatal(job, "init", "PMI2_Job_GetId failed (error %d); the process manager is broken",
+                 rc);
+    /* Ranks on several nodes cannot reach each other at the loopback address,
+     * tcp's default: say so now rather than fail to connect later. */
+    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
+    const char *net = getenv("COURIER_NET");
+    if (nodes && atoi(nodes) > 1 && (!net || !*net))
+        cr_fatal(job, "init",
+                 "srun started this job on %s nodes and COURIER_NET is not set, so the ranks "
+                 "would publish 127.0.0.1; set COURIER_NET to the network the nodes share "
+                 "(e.g. COURIER_NET=10.0.0.0/8 or COURIER_NET=eth0)",
+                 nodes);
+    /* Output goes to srun a line at a time, as under courier run. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    return true;
+}
+
+void cr_pmi_secret(cr_job *job)
+{
+    cr_pmi *p = job->pmi;
+    job->has_secret = true;
+    if (job->rank != 0) return; /* filled by cr_pmi_fence */
+    if (getrandom(job->secret, sizeof job->secret, 0) != (ssize_t)sizeof job->secret)
+        cr_fatal(job, "init", "getrandom for the job's secret failed: %s", strerror(errno));
+    char hex[2 * CR_SECRET_LEN + 1];
+    to_hex(hex, job->secret, sizeof job->secret);
+    int rc = p->put(secret_key, hex);
+    if (rc != PMI2_OK)
+        cr_fatal(job, "init", "PMI2_KVS_Put of the job's secret failed (error %d)", rc);
+}
+
+int cr_pmi_card_put(cr_job *job, const void *card, size_t len)
+{
+    char key[PMI2_KEYLEN], hex[PMI2_VALLEN];
+    if (2 * len + 1 > sizeof hex) return -EMSGSIZE;
+    card_key(key, job->rank);
+    to_hex(hex, card, len);
+    int rc = job->pmi->put(key, hex);
+    return rc == PMI2_OK ? 0 : -EIO;
+}
+
+void cr_pmi_fence(cr_job *job)
+{
+    cr_pmi *p = job->pmi;
+    int rc = p->fence();
+    if (rc != PMI2_OK)
+        cr_fatal(job, "init",
+                 "PMI2_KVS_Fence failed (error %d): a rank of this job step may have ended "
+                 "before it started; see srun's messages",
+                 rc);
+    p->fenced = true;
+    if (job->rank == 0) return;
+    char hex[PMI2_VALLEN];
+    int n = 0;
+    rc = p->get(p->jobid, 0, secret_key, hex, (int)sizeof hex, &n);
+    if (rc != PMI2_OK || n < 0 || n >= (int)sizeof hex ||
+        from_hex(job->secret, sizeof job->secret, hex, (size_t)n) != CR_SECRET_LEN)
+        cr_fatal(job, "init",
+                 "cannot read the job's secret from the PMI KVS (PMI2_KVS_Get error %d, %d "
+                 "bytes): rank 0 did not publish it; are all ranks courier programs of one "
+                 "version?",
+                 rc, n);
+}
+
+int cr_pmi_card_get(cr_job *job, int peer, void *card, size_t *len)
+{
+    cr_pmi *p = job->pmi;
+    if (!p->fenced) return -EAGAIN;
+    char key[PMI2_KEYLEN], hex[PMI2_VALLEN];
+    card_key(key, peer);
+    int n = 0;
+    int rc = p->get(p->jobid, peer, key, hex, (int)sizeof hex, &n);
+    long got =
+        rc == PMI2_OK && n >= 0 && n < (int)sizeof hex ? from_hex(card, *len, hex, (size_t)n) : -1;
+    if (got < 0)
+        cr_fatal(job, "progress",
+                 "cannot read rank %d's address from the PMI KVS (PMI2_KVS_Get error %d, %d "
+                 "bytes); every rank must open tcp (check COURIER_TRANSPORTS is the same for all)",
+                 peer, rc, n);
+    *len = (size_t)got;
+    return 0;
+}
