@@ -10,6 +10,7 @@ static const char usage[] = "usage: courier <command> [args]\n"
                             "  run     start a parallel job:  courier run -n 4 ./prog\n"
                             "  netsim  simulate the networks of the iPSC/2, CS-2, iWarp and SP2\n"
                             "  info    show how this courier was built\n"
+                            "  agent   (started by run on each host of a job across hosts)\n"
                             "Run 'courier <command> --help' for a command's options.\n";
 
 int main(int argc, char **argv)
@@ -20,9 +21,11 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cr_run_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "agent")) return cr_agent_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "netsim")) return cr_netsim_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) {
-        printf("courier %s\ntransports: self, shm\ninterfaces: NX/2, MPL, MPI (subset)\n", COURIER_VERSION);
+        printf("courier %s\ntransports: self, shm\ninterfaces: NX/2, MPL, MPI (subset)\n",
+               COURIER_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {

@@ -125,9 +125,27 @@ static void attach_host(cr_job *job)
     if (rc)
         cr_fatal(job, "init", "cannot attach the job's shared segment (fd %d): %s", fd,
                  strerror(-rc));
-    /* Which host each rank is on. One launcher starts one host today; tests
-     * split the job into COURIER_TEST_HOSTS pretend hosts (consecutive ranks),
-     * whose ranks reach each other only by network. */
+    /* Which host each rank is on: across hosts the agents say how many ranks
+     * each host runs, in order (COURIER_HOST_LAYOUT=4,4); tests split one host
+     * into COURIER_TEST_HOSTS pretend hosts (consecutive ranks), whose ranks
+     * reach each other only by network. */
+    const char *layout = getenv("COURIER_HOST_LAYOUT");
+    if (layout && *layout) {
+        int p = 0, h = 0;
+        for (const char *c = layout; *c; h++) {
+            char *end;
+            long n = strtol(c, &end, 10);
+            if (end == c || n < 1 || n > job->size - p || (*end && *end != ',')) break;
+            for (long k = 0; k < n; k++) job->host_of[p++] = h;
+            c = *end ? end + 1 : end;
+        }
+        if (p != job->size)
+            cr_fatal(job, "init",
+                     "COURIER_HOST_LAYOUT=%s does not add up to the job's %d ranks; start the "
+                     "program with courier run",
+                     layout, job->size);
+        return;
+    }
     long hosts = env_long("COURIER_TEST_HOSTS", 1, 1, job->size);
     for (int p = 0; p < job->size; p++) job->host_of[p] = (int)((long)p * hosts / job->size);
 }

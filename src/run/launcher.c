@@ -46,15 +46,19 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include "../host/host.h"
 #include "../transport/transport.h"
+#include "hosts.h"
 #include "launcher.h"
+#include "tree.h"
 #include "watchdog.h"
 
 #define LINE_MAX_FWD 4096
@@ -64,6 +68,7 @@
 #define LAST_WORDS_MS 2000 /* the most the others run on after a failure outside the job */
 #define STILL_MS 500       /* ... unless all have waited in calls, nothing moving, this long */
 #define PENDING_MS 20      /* meanwhile, how often we look whether they all wait */
+#define FLUSH_MS 500       /* across hosts: how long a report waits for the ranks' output */
 
 typedef struct stream {
     int fd;  /* -1 once closed */
@@ -104,10 +109,37 @@ typedef struct job_spec {
     int cpu_of[CPU_SETSIZE]; /* the i-th of them */
     bool bind;               /* each rank on one of them, round robin (--bind) */
     uint64_t kill_at;        /* when SIGKILL follows the SIGTERM (ns), 0: not scheduled */
+    /* Across hosts (src/run/tree.c): the launcher starts no rank itself; each
+     * host's agent starts its own and reports them up the tree. */
+    int first, count;                /* the ranks this process starts: first .. first+count-1 */
+    cr_tree *tree;                   /* the agents' tree; NULL for a job on this host alone */
+    bool agent;                      /* this process is a host's agent */
+    char *layout;                    /* COURIER_HOST_LAYOUT for the ranks: ranks per host, "4,4" */
+    char net_here[INET6_ADDRSTRLEN]; /* an agent's default COURIER_NET */
+    cr_host_card *cards;             /* every rank's card known here: the segment's (an
+                                        agent), or a table of the launcher's own */
+    bool *card_sent;                 /* an agent: cards of its ranks sent up */
+    int cards_left;
+    uint64_t started;       /* when the ranks were started (ns) */
+    bool still;             /* the subtree's STILL, as last sent (agent) */
+    bool *child_still;      /* each child's */
+    uint64_t reports_until; /* the launcher: collecting what each rank waits for */
+    /* Rank 0's standard input across hosts: the launcher reads its own and sends
+     * it to the first host's agent (rank 0 is always there), which writes it
+     * into a pipe. */
+    int in_fd;      /* the launcher: 0 while it reads; the agent: the pipe's end, else -1 */
+    int in_pipe[2]; /* the agent of rank 0: the pipe (read end for the rank) */
+    char *in_buf;   /* the agent: what the pipe has not taken yet */
+    size_t in_len;
+    bool in_eof;    /* ... and then EOF */
+    bool *flushed;  /* each child has sent up all its ranks wrote (CR_F_FLUSH) */
+    bool flushing;  /* the launcher waits for that; an agent owes its parent FLUSHED */
+    bool *reported; /* ... which ranks have said */
 } job_spec;
 
 static const char usage_text[] =
     "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] [--net NET]\n"
+    "                   [--hosts LIST | --hostfile F] [--rsh CMD]\n"
     "                   -n N prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
     "  -n N              start N ranks of prog (1..1024 in all)\n"
@@ -117,7 +149,12 @@ static const char usage_text[] =
     "  --bind B          auto (default): one CPU per rank, round robin, when ranks\n"
     "                    outnumber CPUs; core: always; none: never\n"
     "  --net NET         the address TCP listens on: an address, address/prefix or\n"
-    "                    interface name (sets COURIER_NET; default 127.0.0.1)\n";
+    "                    interface name (sets COURIER_NET; default 127.0.0.1, or across\n"
+    "                    hosts the address each host reaches the launcher from)\n"
+    "  --hosts LIST      run across hosts: a:4,b:4 (host:slots; ranks fill them in order)\n"
+    "  --hostfile F      the hosts from a file: 'name slots=N' per line\n"
+    "  --rsh CMD         how to start courier's agent on a host (default ssh; e.g.\n"
+    "                    'ip netns exec'; 'none': on this machine, for tests)\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -249,6 +286,16 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                                        "name (e.g. 10.0.0.0/8 or eth0)");
                 spec->net = args[i + 1];
                 i += 2;
+            } else if (!strcmp(a, "--hosts") || !strcmp(a, "--hostfile") || !strcmp(a, "--rsh")) {
+                if (i + 1 >= argc || !*args[i + 1])
+                    return parse_error(spec, err, errlen, "%s needs %s", a,
+                                       a[2] == 'r'   ? "a command (e.g. ssh, or 'ip netns exec')"
+                                       : a[6] == 'f' ? "a file name"
+                                                     : "a list of hosts (e.g. a:4,b:4)");
+                *(a[2] == 'r'   ? &spec->rsh
+                  : a[6] == 'f' ? &spec->hostfile
+                                : &spec->hosts) = args[i + 1];
+                i += 2;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 cr_run_spec_free(spec);
                 spec->help = true;
@@ -294,6 +341,10 @@ static void write_all(int fd, const char *p, size_t n)
 
 static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
 {
+    if (js->agent) { /* the launcher labels and writes it */
+        cr_tree_send(js->tree, -1, CR_F_OUT, out, rank, 0, p, n);
+        return;
+    }
     if (js->cmd.label) {
         char pre[32];
         int k = snprintf(pre, sizeof pre, "[%d] ", rank);
@@ -358,10 +409,17 @@ static void drain_rank(job_spec *js, int rank)
     for (int j = 0; j < 2; j++) drain_stream(js, rank, &js->ranks[rank].s[j]);
 }
 
-/* Before the launcher says anything: forward what every rank has written. */
+static void flush_hosts(job_spec *js);
+
+/* Before the launcher says anything: forward what every rank has written (across
+ * hosts: what every agent has read of them, a round trip down the tree). */
 static void drain_all(job_spec *js)
 {
-    for (int r = 0; r < js->cmd.total; r++) drain_rank(js, r);
+    if (js->tree && !js->agent) {
+        flush_hosts(js);
+        return;
+    }
+    for (int r = js->first; r < js->first + js->count; r++) drain_rank(js, r);
 }
 
 /* ---- starting ranks ------------------------------------------------------ */
@@ -403,25 +461,28 @@ fail:;
  * a rank of this job (the tcp transport's handshake). It goes to the ranks in a
  * memfd sealed against writes, inherited, which each rank reads once and closes:
  * never in argv, the environment or a file another user could read. */
-static int make_secret(void)
+static int random_key(unsigned char key[32])
 {
-    unsigned char key[32];
     size_t got = 0;
-    while (got < sizeof key) {
-        ssize_t n = getrandom(key + got, sizeof key - got, 0);
+    while (got < 32) {
+        ssize_t n = getrandom(key + got, 32 - got, 0);
         if (n < 0 && errno != EINTR) return -1;
         if (n > 0) got += (size_t)n;
     }
+    return 0;
+}
+
+static int make_secret(const unsigned char key[32])
+{
     int fd = memfd_create("courier-secret", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return -1;
-    if (write(fd, key, sizeof key) != (ssize_t)sizeof key ||
+    if (write(fd, key, 32) != 32 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
         int e = errno;
         close(fd);
         errno = e;
         return -1;
     }
-    explicit_bzero(key, sizeof key);
     return fd;
 }
 
@@ -437,7 +498,9 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     signal(SIGPIPE, SIG_DFL); /* the launcher ignores it; an ignored signal survives exec */
     dup2(out[1], 1);
     dup2(err[1], 2);
-    if (rank != 0) {
+    if (rank == 0 && js->in_pipe[0] >= 0) { /* across hosts: what the launcher reads */
+        dup2(js->in_pipe[0], 0);
+    } else if (rank != 0) {
         int dn = open("/dev/null", O_RDONLY);
         if (dn >= 0) dup2(dn, 0);
     }
@@ -460,7 +523,11 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     setenv("COURIER_APPNUM", v, 1);
     setenv("COURIER_HOST_RANK", "0", 1);
     setenv("COURIER_LAUNCHED", "1", 1);
-    if (js->cmd.net) setenv("COURIER_NET", js->cmd.net, 1);
+    if (js->cmd.net)
+        setenv("COURIER_NET", js->cmd.net, 1);
+    else if (js->net_here[0])
+        setenv("COURIER_NET", js->net_here, 1);
+    if (js->layout) setenv("COURIER_HOST_LAYOUT", js->layout, 1);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -468,7 +535,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     if (js->bind) {
         cpu_set_t one;
         CPU_ZERO(&one);
-        CPU_SET(js->cpu_of[rank % CPU_COUNT(&js->cpus)], &one);
+        CPU_SET(js->cpu_of[(rank - js->first) % CPU_COUNT(&js->cpus)], &one);
         sched_setaffinity(0, sizeof one, &one); /* a failure leaves the rank unbound */
     }
     char **argv = js->cmd.apps[appnum].argv;
@@ -498,9 +565,14 @@ static int start_ranks(job_spec *js, int segfd)
 {
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
+    if (js->agent && js->first == 0) {
+        if (pipe2(js->in_pipe, O_CLOEXEC) < 0) return -1;
+        fcntl(js->in_pipe[1], F_SETFL, O_NONBLOCK);
+    }
     int rank = 0;
     for (int a = 0; a < js->cmd.napps; a++)
         for (int k = 0; k < js->cmd.apps[a].n; k++, rank++) {
+            if (rank < js->first || rank >= js->first + js->count) continue;
             int out[2], err[2];
             if (pipe2(out, O_CLOEXEC) < 0) return -1;
             if (pipe2(err, O_CLOEXEC) < 0) {
@@ -533,6 +605,8 @@ static void end_job(job_spec *js, int status)
     if (js->ending) return;
     js->ending = true;
     js->exit_status = status;
+    if (js->tree) cr_tree_send(js->tree, -2, CR_F_END, 0, 0, status, NULL, 0);
+    if (!js->pgid) return;
     kill(-js->pgid, SIGTERM);
     js->kill_at = now_ns() + (uint64_t)GRACE_MS * 1000000u;
 }
@@ -544,11 +618,45 @@ static int find_rank(job_spec *js, pid_t pid)
     return -1;
 }
 
+/* Ranks running that this process knows of: its own, or (the launcher of a
+ * job across hosts) all, as the agents report them. */
 static int running(job_spec *js)
 {
     int n = 0;
     for (int r = 0; r < js->cmd.total; r++) n += js->ranks[r].running;
     return n;
+}
+
+static const char *host_of_rank(const job_spec *js, int r)
+{
+    if (!js->tree) return NULL;
+    for (int h = 0; h < js->tree->nnodes - 1; h++)
+        if (r >= js->tree->hosts[h].first &&
+            r < js->tree->hosts[h].first + js->tree->hosts[h].count)
+            return js->tree->hosts[h].name;
+    return "?";
+}
+
+/* A rank ended (here, or reported by an agent): note the failure that will end
+ * the job. When several fail, the one killed by a signal is reported: a rank
+ * that died takes others down with it (they find it gone), and the report must
+ * name the cause. */
+static void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
+{
+    js->ranks[r].running = false;
+    bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
+    if (js->ending || !failed) return; /* ended by us, or done: nothing to report */
+    failure *f = &js->fail;
+    if (f->rank < 0 || (WIFSIGNALED(st) && !WIFSIGNALED(f->st))) {
+        f->rank = r;
+        f->st = st;
+        f->pid = pid;
+    }
+    if (WIFEXITED(st) && outside) {
+        if (!f->until) f->until = now_ns() + (uint64_t)LAST_WORDS_MS * 1000000u;
+    } else {
+        f->now = true;
+    }
 }
 
 /* Collect every rank that has ended, forwarding all it wrote, and note the
@@ -560,23 +668,18 @@ static void reap(job_spec *js)
     int st;
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) { /* a rank may leave the group */
+        if (js->tree && cr_tree_reaped(js->tree, pid, st) >= 0) continue;
         int r = find_rank(js, pid);
         if (r < 0) continue;
-        js->ranks[r].running = false;
         drain_rank(js, r); /* it is gone: all it wrote is in its pipes */
-        bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
-        if (js->ending || !failed) continue; /* ended by us, or done: nothing to report */
-        failure *f = &js->fail;
-        if (f->rank < 0 || (WIFSIGNALED(st) && !WIFSIGNALED(f->st))) {
-            f->rank = r;
-            f->st = st;
-            f->pid = pid;
+        bool outside = js->wd && cr_watchdog_rank_outside(js->wd, r);
+        if (js->agent) { /* the launcher judges; its output went up before this */
+            js->ranks[r].running = false;
+            int32_t p32 = pid;
+            cr_tree_send(js->tree, -1, CR_F_EXIT, outside, r, st, &p32, sizeof p32);
+            continue;
         }
-        if (WIFEXITED(st) && js->wd && cr_watchdog_rank_outside(js->wd, r)) {
-            if (!f->until) f->until = now_ns() + (uint64_t)LAST_WORDS_MS * 1000000u;
-        } else {
-            f->now = true;
-        }
+        rank_ended(js, r, pid, st, outside);
     }
 }
 
@@ -592,13 +695,15 @@ static void report_failure(job_spec *js)
     if (f->rank < 0 || f->reported) return;
     f->reported = true;
     drain_all(js);
+    char where[300] = "";
+    if (js->tree) snprintf(where, sizeof where, " on host %s", host_of_rank(js, f->rank));
     if (WIFSIGNALED(f->st)) {
         int sig = WTERMSIG(f->st);
-        fprintf(stderr, "courier: rank %d (pid %d) killed by SIG%s; ending the job\n", f->rank,
-                (int)f->pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        fprintf(stderr, "courier: rank %d%s (pid %d) killed by SIG%s; ending the job\n", f->rank,
+                where, (int)f->pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
     } else {
-        fprintf(stderr, "courier: rank %d (pid %d) exited with status %d; ending the job\n",
-                f->rank, (int)f->pid, WEXITSTATUS(f->st));
+        fprintf(stderr, "courier: rank %d%s (pid %d) exited with status %d; ending the job\n",
+                f->rank, where, (int)f->pid, WEXITSTATUS(f->st));
     }
 }
 
@@ -620,7 +725,8 @@ static void settle(job_spec *js, uint64_t now)
     failure *f = &js->fail;
     if (js->ending || f->rank < 0) return;
     if (!f->now && running(js) && now < f->until &&
-        !(js->wd && cr_watchdog_check(js->wd, alive_now(js), now, (uint64_t)STILL_MS * 1000000u)))
+        !(js->control && js->wd &&
+          cr_watchdog_check(js->wd, alive_now(js), now, (uint64_t)STILL_MS * 1000000u)))
         return;
     report_failure(js);
     end_job(js, failure_status(f));
@@ -629,22 +735,326 @@ static void settle(job_spec *js, uint64_t now)
 static void on_signal(job_spec *js, int sig)
 {
     if (sig == SIGCHLD) return;
+    if (js->tree) cr_tree_send(js->tree, -2, CR_F_SIGNAL, 0, 0, sig, NULL, 0);
     if (js->ending) { /* asked twice: stop waiting */
-        kill(-js->pgid, SIGKILL);
+        if (js->pgid) kill(-js->pgid, SIGKILL);
         return;
     }
-    report_failure(js); /* one pending: it happened first */
-    drain_all(js);
-    fprintf(stderr, "courier: got SIG%s; ending the job\n", sigabbrev_np(sig));
+    if (!js->agent) {
+        report_failure(js); /* one pending: it happened first */
+        drain_all(js);
+        fprintf(stderr, "courier: got SIG%s; ending the job\n", sigabbrev_np(sig));
+    }
     js->ending = true;
     js->exit_status = 128 + sig;
-    kill(-js->pgid, sig);
+    if (js->pgid) kill(-js->pgid, sig);
     js->kill_at = now_ns() + 1000000000u;
+}
+
+/* ---- across hosts: the agents' tree ---------------------------------------- */
+
+/* The launcher: a host was lost (its agent, the network to it, or it could not
+ * start). Its ranks are gone; the others are ended. */
+static void host_lost(job_spec *js, const char *why)
+{
+    if (js->ending) return;
+    report_failure(js);
+    fprintf(stderr, "courier: %s; ending the job\n", why);
+    end_job(js, js->fail.rank >= 0 ? failure_status(&js->fail) : 1);
+}
+
+/* An agent: forward its ranks' cards (tcp addresses) up as they appear. */
+static void send_cards(job_spec *js)
+{
+    for (int r = js->first; r < js->first + js->count; r++) {
+        if (js->card_sent[r - js->first]) continue;
+        uint32_t ready = atomic_load_explicit(&js->cards[r].ready, memory_order_acquire);
+        if (!ready || ready - 1 > CR_CARD_MAX) continue;
+        cr_tree_send(js->tree, -1, CR_F_CARD, 0, r, 0, js->cards[r].data, ready - 1);
+        js->card_sent[r - js->first] = true;
+        js->cards_left--;
+    }
+}
+
+/* A card of a rank on another host: for our ranks to read (an agent), and for
+ * the children that join later (both). */
+static void put_card(job_spec *js, int r, const void *data, size_t len)
+{
+    if (r < 0 || r >= js->cmd.total || (r >= js->first && r < js->first + js->count) ||
+        len > CR_CARD_MAX)
+        return;
+    cr_host_card *c = &js->cards[r];
+    if (atomic_load_explicit(&c->ready, memory_order_acquire)) return;
+    memcpy(c->data, data, len);
+    atomic_store_explicit(&c->ready, (uint32_t)len + 1, memory_order_release);
+}
+
+/* Rank 0's standard input across hosts. The agent writes what came into the
+ * pipe as it takes it; at EOF (or when rank 0 closed its end) the pipe closes. */
+static void stdin_write(job_spec *js)
+{
+    while (js->in_fd >= 0 && js->in_len) {
+        ssize_t w = write(js->in_fd, js->in_buf, js->in_len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EAGAIN) return;
+        if (w <= 0) { /* EPIPE: rank 0 wants no more */
+            js->in_len = 0;
+            js->in_eof = true;
+            break;
+        }
+        memmove(js->in_buf, js->in_buf + w, js->in_len - (size_t)w);
+        js->in_len -= (size_t)w;
+    }
+    if (js->in_fd >= 0 && js->in_eof && !js->in_len) {
+        close(js->in_fd);
+        js->in_fd = -1;
+    }
+}
+
+/* The launcher reads its standard input while the first host's agent keeps up. */
+static void stdin_read(job_spec *js)
+{
+    char buf[65536];
+    ssize_t r = read(js->in_fd, buf, sizeof buf);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (r <= 0) js->in_fd = -1; /* EOF (or an error: the same to rank 0) */
+    cr_tree_send(js->tree, 0, CR_F_STDIN, 0, 0, 0, buf, r > 0 ? (size_t)r : 0);
+}
+
+static bool valid_rank(const job_spec *js, int r)
+{
+    return r >= 0 && r < js->cmd.total;
+}
+
+static void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl);
+static void on_lost(void *arg, int from, const char *why);
+
+/* An agent: once every child has flushed (or is gone), say so to the parent. */
+static void flush_owed(job_spec *js)
+{
+    cr_tree *t = js->tree;
+    if (!js->agent || !js->flushing) return;
+    for (int i = 0; i < t->nchild; i++)
+        if (!js->flushed[i] && !t->child_done[i]) return;
+    js->flushing = false;
+    cr_tree_send(t, -1, CR_F_FLUSHED, 0, t->node, 0, NULL, 0);
+}
+
+/* The launcher: ask every host for what its ranks have written so far, and
+ * wait (at most FLUSH_MS) until it has come, so that a report comes after it. */
+static void flush_hosts(job_spec *js)
+{
+    cr_tree *t = js->tree;
+    if (js->flushing) return; /* a report while we wait: it comes after this flush */
+    js->flushing = true;
+    memset(js->flushed, 0, (size_t)t->nchild + 1);
+    cr_tree_send(t, -2, CR_F_FLUSH, 0, 0, 0, NULL, 0);
+    uint64_t until = now_ns() + (uint64_t)FLUSH_MS * 1000000u;
+    struct pollfd *pf = calloc((size_t)cr_tree_maxfds(t), sizeof *pf);
+    for (uint64_t now = now_ns(); pf && now < until; now = now_ns()) {
+        bool all = true;
+        for (int i = 0; i < t->nchild; i++) all &= js->flushed[i] || t->child_done[i];
+        if (all) break;
+        int k = cr_tree_pollfds(t, pf);
+        poll(pf, (nfds_t)k, 10);
+        cr_tree_service(t, pf, k, now_ns() / 1000000u, on_frame, on_lost, js);
+    }
+    free(pf);
+    js->flushing = false;
+}
+
+static void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
+{
+    job_spec *js = arg;
+    cr_tree *t = js->tree;
+    if (h->type == 0) { /* child 'from' has proven itself: the job, and the cards so far */
+        cr_tree_send(t, from, CR_F_JOB, 0, 0, 0, t->job, t->job_len);
+        for (int r = 0; r < js->cmd.total; r++) {
+            uint32_t ready = atomic_load_explicit(&js->cards[r].ready, memory_order_acquire);
+            if (ready && ready - 1 <= CR_CARD_MAX)
+                cr_tree_send(t, from, CR_F_CARD, 0, r, 0, js->cards[r].data, ready - 1);
+        }
+        if (js->ending) /* it comes late: the job is already over */
+            cr_tree_send(t, from, CR_F_END, 0, 0, js->exit_status, NULL, 0);
+        return;
+    }
+    if (from >= 0) { /* from below */
+        if (h->type == CR_F_STILL) {
+            js->child_still[from] = h->b != 0;
+            return;
+        }
+        if (h->type == CR_F_DONE) {
+            flush_owed(js);
+            return;
+        }
+        if (h->type == CR_F_FLUSHED) {
+            js->flushed[from] = true;
+            flush_owed(js);
+            return;
+        }
+        if (js->agent) { /* not ours to judge: up it goes */
+            cr_tree_send(t, -1, h->type, h->flag, h->a, h->b, pl, h->len);
+            return;
+        }
+        switch (h->type) {
+        case CR_F_OUT:
+            if (valid_rank(js, h->a)) emit(js, h->a, h->flag == 2 ? 2 : 1, pl, h->len);
+            break;
+        case CR_F_EXIT:
+            if (valid_rank(js, h->a) && js->ranks[h->a].running && h->len == sizeof(int32_t)) {
+                int32_t pid;
+                memcpy(&pid, pl, sizeof pid);
+                rank_ended(js, h->a, pid, h->b, h->flag != 0);
+            }
+            break;
+        case CR_F_CARD:
+            put_card(js, h->a, pl, h->len);
+            cr_tree_send(t, -2, CR_F_CARD, 0, h->a, 0, pl, h->len);
+            break;
+        case CR_F_REPORT:
+            if (valid_rank(js, h->a) && h->len == sizeof(cr_waitinfo) && js->wd) {
+                cr_waitinfo w;
+                memcpy(&w, pl, sizeof w);
+                w.call[sizeof w.call - 1] = 0;
+                cr_watchdog_put(js->wd, h->a, &w);
+                js->reported[h->a] = true;
+            }
+            break;
+        case CR_F_LOST:
+        case CR_F_FAIL: {
+            char why[400];
+            snprintf(why, sizeof why, "%.*s", (int)(h->len < 399 ? h->len : 399), (const char *)pl);
+            for (char *p = why; *p; p++)
+                if ((unsigned char)*p < 0x20) *p = '?';
+            if (h->type == CR_F_FAIL && !js->ending) {
+                report_failure(js);
+                fprintf(stderr, "courier: %s\n", why);
+                end_job(js, 1);
+            } else {
+                host_lost(js, why);
+            }
+            break;
+        }
+        }
+        return;
+    }
+    /* from the launcher's side (an agent) */
+    switch (h->type) {
+    case CR_F_CARD:
+        put_card(js, h->a, pl, h->len);
+        cr_tree_send(t, -2, CR_F_CARD, 0, h->a, 0, pl, h->len);
+        break;
+    case CR_F_END:
+        end_job(js, h->b);
+        break;
+    case CR_F_FLUSH:
+        drain_all(js);
+        memset(js->flushed, 0, (size_t)t->nchild + 1);
+        js->flushing = true;
+        cr_tree_send(t, -2, CR_F_FLUSH, 0, 0, 0, NULL, 0);
+        flush_owed(js);
+        break;
+    case CR_F_STDIN:
+        if (js->in_fd < 0) break; /* rank 0 closed it (or it is not here) */
+        if (!h->len) {
+            js->in_eof = true;
+        } else {
+            char *b = realloc(js->in_buf, js->in_len + h->len);
+            if (!b) break;
+            memcpy(b + js->in_len, pl, h->len);
+            js->in_buf = b;
+            js->in_len += h->len;
+        }
+        stdin_write(js);
+        break;
+    case CR_F_SIGNAL:
+        if (h->b > 0 && h->b < 65) on_signal(js, h->b);
+        break;
+    case CR_F_REPORTQ:
+        for (int r = js->first; r < js->first + js->count; r++)
+            if (js->ranks[r].running && js->wd)
+                cr_tree_send(t, -1, CR_F_REPORT, 0, r, 0, cr_watchdog_get(js->wd, r),
+                             sizeof(cr_waitinfo));
+        cr_tree_send(t, -2, CR_F_REPORTQ, 0, 0, 0, NULL, 0);
+        break;
+    }
+}
+
+static void on_lost(void *arg, int from, const char *why)
+{
+    job_spec *js = arg;
+    if (from >= 0) {
+        js->child_still[from] = true; /* it moves nothing any more */
+        flush_owed(js);
+        if (js->agent)
+            cr_tree_send(js->tree, -1, CR_F_LOST, 0, cr_tree_child_node(js->tree, from), 0, why,
+                         strlen(why));
+        else
+            host_lost(js, why);
+        return;
+    }
+    /* The agent lost the launcher: nobody is left to report to. */
+    fprintf(stderr, "courier agent (host %s): lost the launcher (%s); ending this host's ranks\n",
+            cr_tree_node_name(js->tree, js->tree->node), why);
+    end_job(js, 1);
+}
+
+/* Every WATCH_MS: an agent tells the launcher whether its whole subtree has
+ * stood still for the hang timeout; the launcher, once every host says so,
+ * asks each rank what it waits for and then reports the deadlock. */
+static void tree_watch(job_spec *js, uint64_t now)
+{
+    cr_tree *t = js->tree;
+    bool still = js->cmd.hang_timeout > 0;
+    for (int i = 0; i < t->nchild; i++) still &= js->child_still[i] || t->child_done[i];
+    if (js->agent) {
+        if (still && running(js) && js->wd)
+            still = cr_watchdog_check(js->wd, alive_now(js), now,
+                                      (uint64_t)(js->cmd.hang_timeout * 1e9));
+        if (still != js->still) cr_tree_send(t, -1, CR_F_STILL, 0, 0, still, NULL, 0);
+        js->still = still;
+        return;
+    }
+    if (js->ending || !running(js)) return;
+    if (!js->reports_until) {
+        if (!still) return;
+        memset(js->reported, 0, (size_t)js->cmd.total);
+        js->reports_until = now + 1000000000u;
+        cr_tree_send(t, -2, CR_F_REPORTQ, 0, 0, 0, NULL, 0);
+        return;
+    }
+    bool all = true;
+    for (int r = 0; r < js->cmd.total; r++) all &= !js->ranks[r].running || js->reported[r];
+    if (!all && now < js->reports_until) return;
+    js->reports_until = 0;
+    if (!still) return; /* something moved meanwhile */
+    report_failure(js);
+    cr_watchdog_report(js->wd, alive_now(js), js->cmd.hang_timeout, stderr);
+    fprintf(stderr, "courier: ending the job\n");
+    end_job(js, EXIT_DEADLOCK);
+}
+
+/* ---- watching ------------------------------------------------------------ */
+
+static bool tree_busy(const job_spec *js)
+{
+    if (!js->tree) return false;
+    if (js->agent && !js->tree->parent) return false; /* orphaned: only our ranks matter */
+    return !cr_tree_children_done(js->tree);
+}
+
+/* Ranks this process watches that still run: its own. (The launcher of a job
+ * across hosts hears of every rank, but once its agents are done or lost,
+ * nothing more can come of those it did not hear end.) */
+static int running_here(job_spec *js)
+{
+    return js->tree && !js->agent ? 0 : running(js);
 }
 
 static int watch(job_spec *js, int sfd)
 {
-    int nfds = 2 * js->cmd.total + 1;
+    int tfds = js->tree ? cr_tree_maxfds(js->tree) : 0;
+    int nfds = 2 * js->count + 2 + tfds;
     struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
     int *who = calloc((size_t)nfds, sizeof *who);
     js->alive = calloc((size_t)js->cmd.total, sizeof *js->alive);
@@ -655,20 +1065,32 @@ static int watch(job_spec *js, int sfd)
         return -1;
     }
     uint64_t deadline = js->cmd.timeout > 0 ? now_ns() + (uint64_t)(js->cmd.timeout * 1e9) : 0;
-    bool hang_watch = js->wd && js->cmd.hang_timeout > 0;
+    bool hang_watch = js->wd && js->cmd.hang_timeout > 0 && !js->tree;
     uint64_t next_look = 0;
     bool streams_open = true;
-    while (running(js) || streams_open) {
+    while (running_here(js) || streams_open || tree_busy(js)) {
         int k = 0;
         pf[k++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-        for (int r = 0; r < js->cmd.total; r++)
+        int tk = k;
+        if (js->tree) k += cr_tree_pollfds(js->tree, pf + k);
+        int ik = -1; /* standard input: the launcher reads, the agent writes */
+        if (js->in_fd >= 0 && js->tree && !js->agent &&
+            cr_tree_backlog(js->tree, 0) < ((size_t)1 << 20)) {
+            ik = k;
+            pf[k++] = (struct pollfd){.fd = js->in_fd, .events = POLLIN};
+        } else if (js->in_fd >= 0 && js->agent && js->in_len) {
+            ik = k;
+            pf[k++] = (struct pollfd){.fd = js->in_fd, .events = POLLOUT};
+        }
+        int sk = k;
+        for (int r = js->first; r < js->first + js->count; r++)
             for (int j = 0; j < 2; j++)
                 if (js->ranks[r].s[j].fd >= 0) {
                     who[k] = r * 2 + j;
                     pf[k++] = (struct pollfd){.fd = js->ranks[r].s[j].fd, .events = POLLIN};
                 }
-        streams_open = k > 1;
-        if (!streams_open && !running(js)) break;
+        streams_open = k > sk;
+        if (!streams_open && !running_here(js) && !tree_busy(js)) break;
         int wait_ms = 1000;
         uint64_t now = now_ns();
         if (deadline && !js->ending) {
@@ -700,31 +1122,55 @@ static int watch(job_spec *js, int sfd)
             }
             if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
         }
+        if (js->tree) {
+            if (now >= next_look) {
+                next_look = now + (uint64_t)WATCH_MS * 1000000u;
+                tree_watch(js, now);
+            }
+            int tw = cr_tree_wait_ms(js->tree, now / 1000000u);
+            if (tw < wait_ms) wait_ms = tw;
+            if (js->agent && js->cards_left) {
+                send_cards(js);
+                /* the ranks wait for these: look every ms for the first 2 s */
+                int cw = now - js->started < 2000000000u ? 1 : 50;
+                if (js->cards_left && cw < wait_ms) wait_ms = cw;
+            }
+            if (js->reports_until && wait_ms > 20) wait_ms = 20;
+        }
         if (js->fail.rank >= 0 && !js->ending && wait_ms > PENDING_MS) wait_ms = PENDING_MS;
         if (js->kill_at) {
             if (now >= js->kill_at) {
-                kill(-js->pgid, SIGKILL);
+                if (js->pgid) kill(-js->pgid, SIGKILL);
                 js->kill_at = 0;
             } else {
                 uint64_t left = (js->kill_at - now) / 1000000u + 1;
                 if (left < (uint64_t)wait_ms) wait_ms = (int)left;
             }
         }
-        if (!running(js)) wait_ms = 200; /* ranks are gone: only their children keep pipes */
+        if (!running_here(js) && !tree_busy(js) && wait_ms > 200)
+            wait_ms = 200; /* ranks are gone: only their children keep pipes */
         int n = poll(pf, (nfds_t)k, wait_ms);
         if (n < 0 && errno != EINTR) break;
-        if (n == 0 && !running(js)) break; /* nothing more will come */
+        if (n == 0 && !running_here(js) && !tree_busy(js)) break; /* nothing more will come */
         if (pf[0].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
                 on_signal(js, (int)si.ssi_signo);
         }
-        for (int i = 1; i < k; i++)
+        if (ik >= 0 && pf[ik].revents) {
+            if (js->agent)
+                stdin_write(js);
+            else
+                stdin_read(js);
+        }
+        for (int i = sk; i < k; i++)
             if (pf[i].revents) {
                 stream *s = &js->ranks[who[i] / 2].s[who[i] % 2];
                 if (s->fd >= 0) pump(js, who[i] / 2, s, sizeof s->buf);
             }
         reap(js);
+        if (js->tree)
+            cr_tree_service(js->tree, pf + tk, sk - tk, now_ns() / 1000000u, on_frame, on_lost, js);
         settle(js, now_ns());
     }
     free(pf);
@@ -732,60 +1178,11 @@ static int watch(job_spec *js, int sfd)
     return 0;
 }
 
-int cr_run_main(int argc, char **argv)
+/* ---- starting a job --------------------------------------------------------- */
+
+/* The signals the watch loop takes, from a descriptor. */
+static int signal_fd(void)
 {
-    job_spec js = {.fail.rank = -1};
-    char err[8192];
-    int rc = cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err);
-    if (rc) return usage_error("%s", err);
-    if (js.cmd.help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
-
-    /* Two pipes per rank: raise the descriptor limit as far as we may. */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-    js.ranks = calloc((size_t)js.cmd.total, sizeof *js.ranks);
-    if (!js.ranks) return usage_error("out of memory for %d ranks", js.cmd.total);
-    /* Binding: with more ranks than CPUs, a rank left to migrate costs everyone a
-     * trip through the load balancer; one CPU each, neighbours apart, is steadier
-     * (docs/run.md has the figures). */
-    if (sched_getaffinity(0, sizeof js.cpus, &js.cpus) != 0) {
-        CPU_ZERO(&js.cpus);
-        CPU_SET(0, &js.cpus);
-    }
-    for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &js.cpus)) js.cpu_of[k++] = c;
-    js.bind = js.cmd.bind == CR_BIND_CORE ||
-              (js.cmd.bind == CR_BIND_AUTO && js.cmd.total > CPU_COUNT(&js.cpus));
-
-    size_t seglen = segment_size(js.cmd.total);
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        seglen + (64u << 20) > rl.rlim_cur) {
-        fprintf(stderr,
-                "courier run: the %zu MiB shared segment for %d ranks does not fit the "
-                "address-space limit (ulimit -v %llu KiB); use fewer ranks or raise the limit\n",
-                seglen >> 20, js.cmd.total, (unsigned long long)rl.rlim_cur / 1024);
-        return 1;
-    }
-    int segfd = make_segment(js.cmd.total, &seglen, &js.control);
-    if (segfd < 0) {
-        fprintf(stderr,
-                "courier run: cannot create the %zu-byte shared segment for %d ranks: %s; "
-                "use fewer ranks or raise the memory limit\n",
-                seglen, js.cmd.total, strerror(errno));
-        return 1;
-    }
-    js.secretfd = make_secret();
-    if (js.secretfd < 0) {
-        fprintf(stderr, "courier run: cannot make the job's secret: %s\n", strerror(errno));
-        close(segfd);
-        return 1;
-    }
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
@@ -793,33 +1190,503 @@ int cr_run_main(int argc, char **argv)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigprocmask(SIG_BLOCK, &mask, NULL);
-    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     signal(SIGPIPE, SIG_IGN);
-    if (sfd < 0 || start_ranks(&js, segfd) < 0) {
-        int e = errno;
-        fprintf(stderr, "courier run: cannot start %d ranks: %s%s\n", js.cmd.total, strerror(e),
-                e == EMFILE ? " (raise the open-file limit: ulimit -n)" : "");
-        if (js.pgid) {
-            kill(-js.pgid, SIGKILL);
-            while (waitpid(-js.pgid, NULL, 0) > 0) {
-            }
-        }
+    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+static void raise_fd_limit(void)
+{
+    /* Two pipes per rank: raise the descriptor limit as far as we may. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static int alloc_ranks(job_spec *js)
+{
+    js->in_fd = js->in_pipe[0] = js->in_pipe[1] = -1;
+    js->ranks = calloc((size_t)js->cmd.total, sizeof *js->ranks);
+    if (!js->ranks) return -1;
+    for (int r = 0; r < js->cmd.total; r++) js->ranks[r].s[0].fd = js->ranks[r].s[1].fd = -1;
+    return 0;
+}
+
+/* This host's part of the job: its segment and secret, then its ranks (first ..
+ * first+count-1). 0, or 1 after saying why (who: "courier run", or the agent). */
+static int start_here(job_spec *js, const unsigned char key[32], const char *who)
+{
+    /* Binding: with more ranks than CPUs, a rank left to migrate costs everyone a
+     * trip through the load balancer; one CPU each, neighbours apart, is steadier
+     * (docs/run.md has the figures). */
+    if (sched_getaffinity(0, sizeof js->cpus, &js->cpus) != 0) {
+        CPU_ZERO(&js->cpus);
+        CPU_SET(0, &js->cpus);
+    }
+    for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &js->cpus)) js->cpu_of[k++] = c;
+    js->bind = js->cmd.bind == CR_BIND_CORE ||
+               (js->cmd.bind == CR_BIND_AUTO && js->count > CPU_COUNT(&js->cpus));
+
+    size_t seglen = segment_size(js->cmd.total);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        seglen + (64u << 20) > rl.rlim_cur) {
+        fprintf(stderr,
+                "%s: the %zu MiB shared segment for %d ranks does not fit the "
+                "address-space limit (ulimit -v %llu KiB); use fewer ranks or raise the limit\n",
+                who, seglen >> 20, js->cmd.total, (unsigned long long)rl.rlim_cur / 1024);
         return 1;
     }
-    close(segfd); /* the ranks hold it now */
-    close(js.secretfd);
-    if (watch(&js, sfd) < 0) {
-        fprintf(stderr, "courier run: out of memory watching %d ranks; ending the job\n",
-                js.cmd.total);
-        js.exit_status = 1;
+    int segfd = make_segment(js->cmd.total, &seglen, &js->control);
+    if (segfd < 0) {
+        fprintf(stderr,
+                "%s: cannot create the %zu-byte shared segment for %d ranks: %s; "
+                "use fewer ranks or raise the memory limit\n",
+                who, seglen, js->cmd.total, strerror(errno));
+        return 1;
     }
-    kill(-js.pgid, SIGKILL); /* the leader, and anything a rank left in the job's group */
+    const cr_host_head *hd = js->control;
+    js->cards = (cr_host_card *)((char *)js->control + hd->card_off);
+    js->secretfd = make_secret(key);
+    if (js->secretfd < 0) {
+        fprintf(stderr, "%s: cannot make the job's secret: %s\n", who, strerror(errno));
+        close(segfd);
+        return 1;
+    }
+    js->started = now_ns();
+    if (start_ranks(js, segfd) < 0) {
+        int e = errno;
+        fprintf(stderr, "%s: cannot start %d ranks: %s%s\n", who, js->count, strerror(e),
+                e == EMFILE ? " (raise the open-file limit: ulimit -n)" : "");
+        if (js->pgid) {
+            kill(-js->pgid, SIGKILL);
+            while (waitpid(-js->pgid, NULL, 0) > 0) {
+            }
+        }
+        close(segfd);
+        close(js->secretfd);
+        return 1;
+    }
+    close(segfd);              /* the ranks hold it now */
+    if (js->in_pipe[0] >= 0) { /* rank 0 holds its end */
+        close(js->in_pipe[0]);
+        js->in_fd = js->in_pipe[1];
+    }
+    close(js->secretfd);
+    return 0;
+}
+
+/* System V shared memory that a rank made and nobody holds any more: a library
+ * in a rank (UCX's sysv transport) marks its segments for removal only once
+ * every peer has attached, so a rank killed during start-up leaves them. Once
+ * every process of the job is gone, remove those the ranks created that no
+ * process is attached to: nothing of the job outlives it. */
+static void remove_sysv_leftovers(const job_spec *js)
+{
+    FILE *f = fopen("/proc/sysvipc/shm", "r");
+    if (!f) return;
+    char line[512];
+    int col_id = -1, col_cpid = -1, col_nattch = -1;
+    if (fgets(line, sizeof line, f)) { /* the header names the columns */
+        int c = 0;
+        for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w;
+             w = strtok_r(NULL, " \t\n", &save), c++) {
+            if (!strcmp(w, "shmid")) col_id = c;
+            if (!strcmp(w, "cpid")) col_cpid = c;
+            if (!strcmp(w, "nattch")) col_nattch = c;
+        }
+    }
+    while (col_id >= 0 && col_cpid >= 0 && col_nattch >= 0 && fgets(line, sizeof line, f)) {
+        long v[32] = {0};
+        int c = 0;
+        for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w && c < 32;
+             w = strtok_r(NULL, " \t\n", &save))
+            v[c++] = strtol(w, NULL, 10);
+        if (v[col_nattch] != 0) continue;
+        for (int r = js->first; r < js->first + js->count; r++)
+            if (js->ranks[r].pid == (pid_t)v[col_cpid]) {
+                shmctl((int)v[col_id], IPC_RMID, NULL);
+                break;
+            }
+    }
+    fclose(f);
+}
+
+static int watch_and_finish(job_spec *js, int sfd, const char *who)
+{
+    if (watch(js, sfd) < 0) {
+        fprintf(stderr, "%s: out of memory watching %d ranks; ending the job\n", who,
+                js->cmd.total);
+        js->exit_status = 1;
+    }
+    if (js->agent && js->tree->parent) { /* every rank below us has ended */
+        cr_tree_send(js->tree, -1, CR_F_DONE, 0, js->tree->node, 0, NULL, 0);
+        cr_tree_flush(js->tree, 1000);
+    }
+    if (js->pgid) kill(-js->pgid, SIGKILL); /* the leader, and what a rank left in its group */
+    if (js->tree) cr_tree_free(js->tree);   /* SIGKILLs rsh processes still running */
     while (waitpid(-1, NULL, 0) > 0) {
     }
-    cr_watchdog_free(js.wd);
-    free(js.alive);
-    munmap(js.control, cr_host_control_size(js.cmd.total));
-    free(js.ranks);
-    cr_run_spec_free(&js.cmd);
-    return js.exit_status;
+    if (js->count) remove_sysv_leftovers(js);
+    cr_watchdog_free(js->wd);
+    free(js->alive);
+    if (js->control) munmap(js->control, cr_host_control_size(js->cmd.total));
+    free(js->ranks);
+    free(js->layout);
+    free(js->card_sent);
+    free(js->child_still);
+    free(js->flushed);
+    free(js->reported);
+    free(js->in_buf);
+    if (js->in_fd > 0) close(js->in_fd);
+    if (!js->control) free(js->cards); /* the launcher's own table, not the segment's */
+    cr_run_spec_free(&js->cmd);
+    return js->exit_status;
+}
+
+static long env_ms(const char *name, long def, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return def;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end || x < lo || x > hi ? def : x;
+}
+
+/* The launcher of a job across hosts: start the agents' tree, then watch it. */
+static int run_across(job_spec *js, int argc, char **argv)
+{
+    char err[600];
+    cr_hostlist hl = {0};
+    if ((js->cmd.hostfile && cr_hosts_parse_file(&hl, js->cmd.hostfile, err, sizeof err)) ||
+        (js->cmd.hosts && cr_hosts_parse_list(&hl, js->cmd.hosts, err, sizeof err)) ||
+        cr_hosts_place(&hl, js->cmd.total, err, sizeof err)) {
+        cr_hosts_free(&hl);
+        cr_run_spec_free(&js->cmd);
+        return usage_error("%s", err);
+    }
+    cr_tree tree = {.lfd = -1};
+    js->tree = &tree;
+    tree.hosts = calloc((size_t)hl.n, sizeof *tree.hosts);
+    char *rshbuf = strdup(js->cmd.rsh ? js->cmd.rsh : "ssh");
+    tree.rsh = calloc(strlen(rshbuf ? rshbuf : "") / 2 + 2, sizeof *tree.rsh);
+    char **jargv = calloc((size_t)argc + 1, sizeof *jargv);
+    unsigned char key[32];
+    char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    int status = 1;
+    if (!tree.hosts || !rshbuf || !tree.rsh || !jargv || sl <= 0 || random_key(key)) {
+        fprintf(stderr, "courier run: cannot prepare the job across hosts: %s\n",
+                sl <= 0 ? "cannot find this executable (/proc/self/exe)" : "out of memory");
+        goto out;
+    }
+    self[sl] = 0;
+    tree.agent = getenv("COURIER_AGENT") ? getenv("COURIER_AGENT") : self;
+    for (int h = 0, first = 0; h < hl.n; h++) {
+        tree.hosts[h] = (cr_tree_host){.name = hl.name[h], .count = hl.count[h], .first = first};
+        first += hl.count[h];
+    }
+    int nw = 0;
+    for (char *save = NULL, *w = strtok_r(rshbuf, " \t", &save); w;
+         w = strtok_r(NULL, " \t", &save))
+        tree.rsh[nw++] = w;
+    if (!nw) tree.rsh[nw++] = "ssh";
+    /* Heartbeats every COURIER_HEARTBEAT_MS (200); five missed mean a host is lost. */
+    tree.hb_ms = (uint64_t)env_ms("COURIER_HEARTBEAT_MS", 200, 10, 60000);
+    tree.lost_ms = 5 * tree.hb_ms;
+    tree.join_ms = (uint64_t)env_ms("COURIER_AGENT_TIMEOUT", 30, 1, 3600) * 1000u;
+    int fanout = (int)env_ms("COURIER_TREE_FANOUT", CR_TREE_FANOUT, 1, 4096);
+    if (cr_tree_root(&tree, key, hl.n, fanout)) {
+        fprintf(stderr, "courier run: %s\n", tree.why);
+        goto out;
+    }
+    /* The agents get the command line without the options about hosts. */
+    int jargc = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], ":")) { /* past the options: the rest is programs */
+            for (; i < argc; i++) jargv[jargc++] = argv[i];
+            break;
+        }
+        if ((!strcmp(argv[i], "--hosts") || !strcmp(argv[i], "--hostfile") ||
+             !strcmp(argv[i], "--rsh")) &&
+            i + 1 < argc) {
+            i++;
+            continue;
+        }
+        jargv[jargc++] = argv[i];
+    }
+    tree.job = cr_tree_job_encode(&tree, jargc, jargv, &tree.job_len);
+    js->child_still = calloc((size_t)tree.nchild + 1, sizeof *js->child_still);
+    js->flushed = calloc((size_t)tree.nchild + 1, sizeof *js->flushed);
+    js->reported = calloc((size_t)js->cmd.total, 1);
+    js->cards = calloc((size_t)js->cmd.total, sizeof *js->cards);
+    if (!tree.job || !js->child_still || !js->flushed || !js->reported || !js->cards) {
+        fprintf(stderr, "courier run: the job's description is too large (%d hosts)\n", hl.n);
+        goto out;
+    }
+    for (int r = 0; r < js->cmd.total; r++) js->ranks[r].running = true;
+    js->in_fd = fcntl(0, F_GETFD) < 0 ? -1 : 0; /* rank 0's, on the first host */
+    int sfd = signal_fd();
+    js->started = now_ns();
+    if (sfd < 0 || cr_tree_spawn(&tree, key)) {
+        fprintf(stderr, "courier run: %s\n", sfd < 0 ? strerror(errno) : tree.why);
+        for (int i = 0; i < tree.nchild; i++)
+            if (tree.rsh_pid[i] > 0) kill(tree.rsh_pid[i], SIGKILL);
+        while (waitpid(-1, NULL, 0) > 0) {
+        }
+        goto out;
+    }
+    explicit_bzero(key, sizeof key);
+    js->first = js->count = 0;
+    status = watch_and_finish(js, sfd, "courier run");
+    close(sfd);
+    free(jargv);
+    free(rshbuf);
+    cr_hosts_free(&hl);
+    return status;
+out:
+    explicit_bzero(key, sizeof key);
+    cr_tree_free(&tree);
+    free(jargv);
+    free(rshbuf);
+    cr_hosts_free(&hl);
+    free(js->ranks);
+    free(js->child_still);
+    free(js->flushed);
+    free(js->reported);
+    free(js->cards);
+    cr_run_spec_free(&js->cmd);
+    return status;
+}
+
+int cr_run_main(int argc, char **argv)
+{
+    job_spec js = {.fail.rank = -1};
+    char err[8192];
+    int rc = cr_run_parse(argc, argv, &js.cmd, NULL, NULL, err, sizeof err);
+    bool across = !rc && (js.cmd.hosts || js.cmd.hostfile);
+    if (!rc && !js.cmd.help && !across) { /* the programs must be here */
+        cr_run_spec_free(&js.cmd);
+        rc = cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err);
+    }
+    if (rc) return usage_error("%s", err);
+    if (js.cmd.help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (js.cmd.rsh && !across) {
+        cr_run_spec_free(&js.cmd);
+        return usage_error("--rsh starts agents on other hosts: give --hosts or --hostfile");
+    }
+    raise_fd_limit();
+    if (alloc_ranks(&js)) return usage_error("out of memory for %d ranks", js.cmd.total);
+    if (across) return run_across(&js, argc, argv);
+
+    js.count = js.cmd.total;
+    unsigned char key[32];
+    int sfd = signal_fd();
+    if (sfd < 0 || random_key(key)) {
+        fprintf(stderr, "courier run: cannot start: %s\n", strerror(errno));
+        return 1;
+    }
+    rc = start_here(&js, key, "courier run");
+    explicit_bzero(key, sizeof key);
+    if (rc) return rc;
+    return watch_and_finish(&js, sfd, "courier run");
+}
+
+/* ---- a host's agent ------------------------------------------------------------- */
+
+/* What comes before the agent stands: the JOB, and what follows it at once
+ * (cards, rank 0's input, an END), kept as frames to be handled once the ranks
+ * are started. */
+typedef struct job_wait {
+    bool got, lost;
+    char *payload;
+    size_t len;
+    unsigned char *early; /* headers and payloads, one after another */
+    size_t elen;
+} job_wait;
+
+static void on_job(void *arg, int from, const cr_frame_hdr *h, const void *pl)
+{
+    job_wait *w = arg;
+    if (from != -1) return;
+    if (h->type == CR_F_JOB && !w->got) {
+        w->payload = malloc(h->len ? h->len : 1);
+        if (w->payload) memcpy(w->payload, pl, h->len);
+        w->len = h->len;
+        w->got = true;
+        return;
+    }
+    unsigned char *n = realloc(w->early, w->elen + sizeof *h + h->len);
+    if (!n) return;
+    w->early = n;
+    memcpy(w->early + w->elen, h, sizeof *h);
+    memcpy(w->early + w->elen + sizeof *h, pl, h->len);
+    w->elen += sizeof *h + h->len;
+}
+
+static void on_job_lost(void *arg, int from, const char *why)
+{
+    (void)why;
+    if (from == -1) ((job_wait *)arg)->lost = true;
+}
+
+static const char agent_usage[] =
+    "usage: courier agent --parent ADDRS --port P --node K [--fanout F]\n"
+    "  (started by courier run on each host of a job; the job's secret comes on stdin)\n";
+
+int cr_agent_main(int argc, char **argv)
+{
+    const char *parent = NULL;
+    long port = -1, node = -1, fanout = CR_TREE_FANOUT;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        long *v = !strcmp(argv[i], "--port")     ? &port
+                  : !strcmp(argv[i], "--node")   ? &node
+                  : !strcmp(argv[i], "--fanout") ? &fanout
+                                                 : NULL;
+        if (!strcmp(argv[i], "--parent"))
+            parent = argv[i + 1];
+        else if (!v || parse_count(argv[i + 1], v))
+            node = -1;
+    }
+    if (!parent || port < 1 || port > 65535 || node < 1 || fanout < 1 || (argc - 1) % 2) {
+        fputs(agent_usage, stderr);
+        return 2;
+    }
+    /* The secret: 32 bytes on stdin, then stdin is /dev/null. */
+    unsigned char key[32];
+    size_t got = 0;
+    uint64_t until = now_ns() + 10000000000u;
+    while (got < sizeof key && now_ns() < until) {
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        ssize_t r = read(0, key + got, sizeof key - got);
+        if (r <= 0 && !(r < 0 && errno == EINTR)) break;
+        if (r > 0) got += (size_t)r;
+    }
+    int dn = open("/dev/null", O_RDONLY);
+    if (dn >= 0) {
+        dup2(dn, 0);
+        close(dn);
+    }
+    if (got != sizeof key) {
+        fprintf(stderr,
+                "courier agent (node %ld): no job secret on standard input; agents are "
+                "started by courier run --hosts\n",
+                node);
+        return 1;
+    }
+    job_spec js = {.fail.rank = -1, .agent = true};
+    cr_tree tree = {.lfd = -1, .hb_ms = 200, .lost_ms = 5000};
+    js.tree = &tree;
+    int sfd = signal_fd();
+    if (sfd < 0 || cr_tree_join(&tree, key, (int)node, (int)fanout, parent, (int)port)) {
+        fprintf(stderr, "courier agent (node %ld): %s\n", node,
+                sfd < 0 ? strerror(errno) : tree.why);
+        explicit_bzero(key, sizeof key);
+        cr_tree_free(&tree);
+        return 1;
+    }
+    /* What to run. */
+    job_wait w = {0};
+    while (!w.got && !w.lost && now_ns() < until) {
+        struct pollfd pf[4];
+        int k = cr_tree_pollfds(&tree, pf);
+        poll(pf, (nfds_t)k, 100);
+        cr_tree_service(&tree, pf, k, now_ns() / 1000000u, on_job, on_job_lost, &w);
+    }
+    int jargc = 0;
+    char **jargv = w.got ? cr_tree_job_decode(&tree, w.payload, w.len, &jargc) : NULL;
+    free(w.payload);
+    char err[1024], who[300];
+    snprintf(who, sizeof who, "courier agent (host %s)", cr_tree_node_name(&tree, (int)node));
+    int rc = jargv ? cr_run_parse(jargc, jargv, &js.cmd, NULL, NULL, err, sizeof err) : 2;
+    if (!jargv) snprintf(err, sizeof err, "no readable job from the launcher");
+    /* The programs this host runs must be here (others need not be). */
+    for (int a = 0, r0 = 0; !rc && node < tree.nnodes && a < js.cmd.napps;
+         r0 += js.cmd.apps[a++].n) {
+        const cr_tree_host *h = &tree.hosts[node - 1];
+        if (r0 < h->first + h->count && r0 + js.cmd.apps[a].n > h->first &&
+            !find_program(js.cmd.apps[a].argv[0], NULL)) {
+            snprintf(err, sizeof err, "program '%s' not found or not executable",
+                     js.cmd.apps[a].argv[0]);
+            rc = 2;
+        }
+    }
+    if (rc || node >= tree.nnodes || tree.hosts[node - 1].count < 1 ||
+        tree.hosts[node - 1].first + tree.hosts[node - 1].count > js.cmd.total) {
+        if (!rc) snprintf(err, sizeof err, "the job's host list does not match its ranks");
+        char msg[1400];
+        int n = snprintf(msg, sizeof msg, "host %s: %s", cr_tree_node_name(&tree, (int)node), err);
+        cr_tree_send(&tree, -1, CR_F_FAIL, 0, (int)node, 0, msg, (size_t)n);
+        cr_tree_flush(&tree, 1000);
+        explicit_bzero(key, sizeof key);
+        free(jargv);
+        cr_tree_free(&tree);
+        cr_run_spec_free(&js.cmd);
+        return 1;
+    }
+    js.cmd.timeout = 0; /* the launcher keeps the time */
+    for (char **e = tree.env; e && *e; e++) {
+        char *eq = strchr(*e, '=');
+        *eq = 0;
+        setenv(*e, eq + 1, 1);
+        *eq = '=';
+    }
+    js.first = tree.hosts[node - 1].first;
+    js.count = tree.hosts[node - 1].count;
+    size_t ll = (size_t)(tree.nnodes - 1) * 8 + 1;
+    js.layout = malloc(ll);
+    js.card_sent = calloc((size_t)js.count, 1);
+    js.cards_left = js.count;
+    if (js.layout) {
+        size_t off = 0;
+        for (int h = 0; h < tree.nnodes - 1; h++)
+            off += (size_t)snprintf(js.layout + off, ll - off, "%s%d", h ? "," : "",
+                                    tree.hosts[h].count);
+    }
+    cr_tree_local_addr(&tree, js.net_here, sizeof js.net_here);
+    raise_fd_limit();
+    rc = !js.layout || !js.card_sent || alloc_ranks(&js) || cr_tree_spawn(&tree, key);
+    js.child_still = calloc((size_t)tree.nchild + 1, sizeof *js.child_still);
+    js.flushed = calloc((size_t)tree.nchild + 1, sizeof *js.flushed);
+    if (rc || !js.child_still || !js.flushed) {
+        char msg[600];
+        int n = snprintf(msg, sizeof msg, "host %s: %s", cr_tree_node_name(&tree, (int)node),
+                         tree.why[0] ? tree.why : "out of memory");
+        cr_tree_send(&tree, -1, CR_F_FAIL, 0, (int)node, 0, msg, (size_t)n);
+        cr_tree_flush(&tree, 1000);
+        rc = 1;
+    } else {
+        rc = start_here(&js, key, who);
+    }
+    for (size_t off = 0; !rc && off < w.elen;) { /* what came right after the job */
+        cr_frame_hdr h;
+        memcpy(&h, w.early + off, sizeof h);
+        on_frame(&js, -1, &h, w.early + off + sizeof h);
+        off += sizeof h + h.len;
+    }
+    free(w.early);
+    explicit_bzero(key, sizeof key);
+    if (rc) {
+        if (!js.ranks) { /* nothing started */
+            cr_tree_free(&tree);
+            cr_run_spec_free(&js.cmd);
+            free(js.layout);
+            free(js.card_sent);
+            free(js.child_still);
+            free(js.flushed);
+            free(jargv);
+            return 1;
+        }
+        end_job(&js, 1);
+    }
+    rc = watch_and_finish(&js, sfd, who);
+    free(jargv);
+    close(sfd);
+    return rc;
 }

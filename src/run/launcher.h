@@ -23,14 +23,17 @@ enum cr_run_bind {
 /* What a `courier run` command line asks for. */
 typedef struct cr_run_spec {
     cr_run_app *apps;
-    int napps, total;    /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
-    bool label;          /* --label */
-    bool help;           /* -h/--help: print the usage and run nothing */
-    int bind;            /* enum cr_run_bind */
-    double timeout;      /* seconds; 0: none */
-    double hang_timeout; /* seconds; 0: no watchdog (default 5) */
-    const char *net;     /* --net: COURIER_NET for the ranks, or NULL */
-    char **args;         /* owned: the copy of argv the apps point into */
+    int napps, total;     /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
+    bool label;           /* --label */
+    bool help;            /* -h/--help: print the usage and run nothing */
+    int bind;             /* enum cr_run_bind */
+    double timeout;       /* seconds; 0: none */
+    double hang_timeout;  /* seconds; 0: no watchdog (default 5) */
+    const char *net;      /* --net: COURIER_NET for the ranks, or NULL */
+    const char *hosts;    /* --hosts a:4,b:4, or NULL */
+    const char *hostfile; /* --hostfile F, or NULL */
+    const char *rsh;      /* --rsh CMD: starts an agent on a host (default "ssh") */
+    char **args;          /* owned: the copy of argv the apps point into */
 } cr_run_spec;
 
 /* Parse a command line (argv[0] is "run", never looked at; argv is not changed,
@@ -46,5 +49,8 @@ void cr_run_spec_free(cr_run_spec *spec);
 
 /* argv[0] is "run". Returns the exit status for the courier command. */
 int cr_run_main(int argc, char **argv);
+/* argv[0] is "agent": a host's agent, started by courier run (or a parent
+ * agent) through the rsh command. */
+int cr_agent_main(int argc, char **argv);
 
 #endif

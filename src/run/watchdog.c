@@ -32,8 +32,10 @@ cr_watchdog *cr_watchdog_new(const void *segment, int n)
     const cr_host_head *hd = segment;
     cr_watchdog *wd = calloc(1, sizeof *wd);
     if (!wd) return NULL;
-    wd->rk = (const cr_host_rank *)((const char *)segment + hd->rank_off);
-    wd->st = (const cr_host_status *)((const char *)segment + hd->status_off);
+    if (hd) {
+        wd->rk = (const cr_host_rank *)((const char *)segment + hd->rank_off);
+        wd->st = (const cr_host_status *)((const char *)segment + hd->status_off);
+    }
     wd->n = n;
     wd->spells = calloc((size_t)n, sizeof *wd->spells);
     wd->w = calloc((size_t)n, sizeof *wd->w);
@@ -43,6 +45,18 @@ cr_watchdog *cr_watchdog_new(const void *segment, int n)
         return NULL;
     }
     return wd;
+}
+
+const cr_waitinfo *cr_watchdog_get(const cr_watchdog *wd, int r)
+{
+    return &wd->w[r];
+}
+
+void cr_watchdog_put(cr_watchdog *wd, int r, const cr_waitinfo *w)
+{
+    if (r < 0 || r >= wd->n) return;
+    wd->w[r] = *w;
+    wd->blocked[r] = 1;
 }
 
 void cr_watchdog_free(cr_watchdog *wd)
@@ -77,6 +91,7 @@ static void read_status(const cr_host_status *s, uint32_t *spells, unsigned char
 bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns)
 {
     bool all_blocked = true, changed = false, any = false;
+    if (!wd->st) return false; /* told, not looking */
     for (int r = 0; r < wd->n; r++) {
         if (!running[r]) continue;
         any = true;
@@ -103,7 +118,7 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
 
 bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)
 {
-    if (r < 0 || r >= wd->n) return false;
+    if (r < 0 || r >= wd->n || !wd->rk) return false;
     cr_host_rank *rk = (cr_host_rank *)&wd->rk[r];
     return atomic_load(&rk->gone) != 0 || atomic_load(&rk->pid) == 0;
 }

@@ -6,10 +6,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../host/host.h"
+
 typedef struct cr_watchdog cr_watchdog;
 
-/* segment: the job's shared segment (its control part at least), n ranks. */
+/* segment: the job's shared segment (its control part at least), n ranks. NULL:
+ * a watchdog that only reports what it is told (cr_watchdog_put), for the
+ * launcher of a job across hosts, whose ranks' records are on other hosts. */
 cr_watchdog *cr_watchdog_new(const void *segment, int n);
+/* What rank r waits for, as last read (from its record, or put). */
+const cr_waitinfo *cr_watchdog_get(const cr_watchdog *wd, int r);
+void cr_watchdog_put(cr_watchdog *wd, int r, const cr_waitinfo *w);
 void cr_watchdog_free(cr_watchdog *wd);
 /* Look again; true when every running rank has been blocked, unchanged, for timeout_ns. */
 bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns);

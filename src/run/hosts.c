@@ -1,0 +1,175 @@
+/* Host lists for `courier run`: --hosts and --hostfile, and where the ranks go.
+ *
+ * Invariants: names are kept as given (an ssh destination, a namespace: never
+ * resolved here); ranks are placed in order, filling each host's slots before
+ * the next, so rank numbers run consecutively per host (what
+ * COURIER_HOST_LAYOUT tells the ranks); never more ranks than slots. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hosts.h"
+
+#define MAX_HOSTS 4096
+#define MAX_SLOTS 1024
+
+static int add(cr_hostlist *hl, const char *name, size_t len, long slots, char *err, size_t errlen)
+{
+    if (!len || len > 255) {
+        snprintf(err, errlen, "a host name must be 1..255 characters");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++)
+        if (!isgraph((unsigned char)name[i]) || name[i] == ',' || name[i] == ':') {
+            snprintf(err, errlen, "host name '%.*s' has a character no host name has", (int)len,
+                     name);
+            return -1;
+        }
+    for (int i = 0; i < hl->n; i++)
+        if (strlen(hl->name[i]) == len && !memcmp(hl->name[i], name, len)) {
+            hl->slots[i] += (int)slots;
+            if (hl->slots[i] > MAX_SLOTS) hl->slots[i] = MAX_SLOTS;
+            return 0;
+        }
+    if (hl->n >= MAX_HOSTS) {
+        snprintf(err, errlen, "more than %d hosts", MAX_HOSTS);
+        return -1;
+    }
+    char **nn = realloc(hl->name, (size_t)(hl->n + 1) * sizeof *nn);
+    if (nn) hl->name = nn;
+    int *ns = realloc(hl->slots, (size_t)(hl->n + 1) * sizeof *ns);
+    if (ns) hl->slots = ns;
+    int *nc = realloc(hl->count, (size_t)(hl->n + 1) * sizeof *nc);
+    if (nc) hl->count = nc;
+    char *copy = strndup(name, len);
+    if (!nn || !ns || !nc || !copy) {
+        free(copy);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    hl->name[hl->n] = copy;
+    hl->slots[hl->n] = (int)slots;
+    hl->count[hl->n] = 0;
+    hl->n++;
+    return 0;
+}
+
+static int parse_slots(const char *s, size_t len, long *out)
+{
+    char buf[16];
+    if (!len || len >= sizeof buf) return -1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    if (errno || *end || v < 1 || v > MAX_SLOTS) return -1;
+    *out = v;
+    return 0;
+}
+
+int cr_hosts_parse_list(cr_hostlist *hl, const char *list, char *err, size_t errlen)
+{
+    if (!*list) {
+        snprintf(err, errlen, "--hosts needs a list of hosts, e.g. a:4,b:4");
+        return -1;
+    }
+    for (const char *p = list;;) {
+        size_t k = strcspn(p, ",");
+        const char *colon = memchr(p, ':', k);
+        size_t nlen = colon ? (size_t)(colon - p) : k;
+        long slots = 1;
+        if (colon && parse_slots(colon + 1, k - nlen - 1, &slots)) {
+            snprintf(err, errlen, "--hosts %s: '%.*s' needs a count of 1..%d after ':'", list,
+                     (int)k, p, MAX_SLOTS);
+            return -1;
+        }
+        if (add(hl, p, nlen, slots, err, errlen)) return -1;
+        if (!p[k]) break;
+        p += k + 1;
+    }
+    return 0;
+}
+
+int cr_hosts_parse_file(cr_hostlist *hl, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "--hostfile %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int ln = 0, rc = 0, before = hl->n;
+    while (!rc && fgets(line, sizeof line, f)) {
+        ln++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *save = NULL, *name = strtok_r(line, " \t\r\n", &save);
+        if (!name) continue;
+        long slots = 1;
+        for (char *w; (w = strtok_r(NULL, " \t\r\n", &save));) {
+            if (!strncmp(w, "slots=", 6) || !strncmp(w, "count=", 6) || !strncmp(w, "cpu=", 4)) {
+                const char *v = strchr(w, '=') + 1;
+                if (parse_slots(v, strlen(v), &slots)) {
+                    snprintf(err, errlen, "--hostfile %s line %d: '%s' needs 1..%d", path, ln, w,
+                             MAX_SLOTS);
+                    rc = -1;
+                }
+            } else if (!strncmp(w, "max_slots=", 10) || !strncmp(w, "max-slots=", 10)) {
+                /* accepted: courier never places more ranks than slots */
+            } else {
+                snprintf(err, errlen,
+                         "--hostfile %s line %d: unknown '%s' (give: name [slots=N] "
+                         "[max_slots=M])",
+                         path, ln, w);
+                rc = -1;
+            }
+            if (rc) break;
+        }
+        if (!rc) rc = add(hl, name, strlen(name), slots, err, errlen);
+    }
+    fclose(f);
+    if (!rc && hl->n == before) {
+        snprintf(err, errlen, "--hostfile %s names no host", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+int cr_hosts_place(cr_hostlist *hl, int n, char *err, size_t errlen)
+{
+    int left = n, kept = 0;
+    for (int i = 0; i < hl->n; i++) {
+        int c = left < hl->slots[i] ? left : hl->slots[i];
+        left -= c;
+        if (!c) {
+            free(hl->name[i]);
+            continue;
+        }
+        hl->name[kept] = hl->name[i];
+        hl->slots[kept] = hl->slots[i];
+        hl->count[kept] = c;
+        kept++;
+    }
+    hl->n = kept;
+    if (left) {
+        int slots = n - left;
+        snprintf(err, errlen,
+                 "-n %d: the hosts have %d slot%s in all; give more slots (a:8 in --hosts, "
+                 "slots=8 in a hostfile) or fewer ranks",
+                 n, slots, slots == 1 ? "" : "s");
+        return -1;
+    }
+    return 0;
+}
+
+void cr_hosts_free(cr_hostlist *hl)
+{
+    for (int i = 0; i < hl->n; i++) free(hl->name[i]);
+    free(hl->name);
+    free(hl->slots);
+    free(hl->count);
+    memset(hl, 0, sizeof *hl);
+}
