@@ -38,7 +38,10 @@
 
 #include "../transport/tcp_auth.h"
 #include "../transport/tcp_crypto.h"
+#include "../transport/tp_common.h"
 #include "tree.h"
+
+#define now_ms() cr_tp_now_ms()
 
 #define HANDSHAKE_MS 5000
 #define CONNECT_MS 2000 /* per address tried */
@@ -56,13 +59,6 @@ struct cr_ctl {
     bool done;      /* said DONE: its closing is no loss */
     char gone[200]; /* how it closed, while its rsh process is awaited */
 };
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Milliseconds from then to now (0 if then is later: it was read after now). */
 static uint64_t since(uint64_t now, uint64_t then)
@@ -181,27 +177,6 @@ static int prefix_bits(const struct sockaddr *mask)
     return bits;
 }
 
-static const unsigned char *addr_bytes(const struct sockaddr *sa, int *fam)
-{
-    *fam = sa->sa_family;
-    if (sa->sa_family == AF_INET)
-        return (const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-    if (sa->sa_family == AF_INET6)
-        return (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-    return NULL;
-}
-
-static bool same_prefix(const unsigned char *a, const unsigned char *b, int bits)
-{
-    for (int i = 0; i < bits / 8; i++)
-        if (a[i] != b[i]) return false;
-    if (bits % 8) {
-        unsigned char m = (unsigned char)(0xff00 >> (bits % 8));
-        if ((a[bits / 8] & m) != (b[bits / 8] & m)) return false;
-    }
-    return true;
-}
-
 /* Our addresses for the children, "addr/bits,..." (global ones first, loopback
  * last, IPv6 link-local never: it needs an interface the child cannot name). */
 static void list_addrs(cr_tree *t)
@@ -215,7 +190,7 @@ static void list_addrs(cr_tree *t)
             const struct sockaddr *sa = i->ifa_addr;
             if (!sa || !(i->ifa_flags & IFF_UP)) continue;
             int fam;
-            const unsigned char *b = addr_bytes(sa, &fam);
+            const unsigned char *b = cr_addr_bytes(sa, &fam);
             if (!b) continue;
             if (fam == AF_INET6 && IN6_IS_ADDR_LINKLOCAL((const struct in6_addr *)(const void *)b))
                 continue;
@@ -352,11 +327,8 @@ static bool on_my_net(const char *addr, int bits, const struct ifaddrs *ifs)
                                                   : 0;
     for (const struct ifaddrs *i = ifs; fam && i; i = i->ifa_next) {
         if (!i->ifa_addr || (i->ifa_flags & IFF_LOOPBACK)) continue;
-        int f;
-        const unsigned char *mine = addr_bytes(i->ifa_addr, &f);
-        if (!mine || f != fam) continue;
         int mb = prefix_bits(i->ifa_netmask);
-        if (same_prefix(mine, b, mb < bits ? mb : bits)) return true;
+        if (cr_addr_in_prefix(i->ifa_addr, b, fam, mb < bits ? mb : bits)) return true;
     }
     return false;
 }
@@ -489,7 +461,7 @@ int cr_tree_local_addr(const cr_tree *t, char *buf, size_t len)
     socklen_t sl = sizeof ss;
     if (!t->parent || getsockname(t->parent->fd, (struct sockaddr *)&ss, &sl)) return -1;
     int fam;
-    const unsigned char *b = addr_bytes((struct sockaddr *)&ss, &fam);
+    const unsigned char *b = cr_addr_bytes((struct sockaddr *)&ss, &fam);
     if (!b) return -1;
     if (fam == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)(const void *)b))
         return inet_ntop(AF_INET, b + 12, buf, (socklen_t)len) ? 0 : -1;

@@ -67,7 +67,13 @@
 #include "tcp_auth.h"
 #include "tcp_crypto.h"
 #include "tcp_wire.h"
+#include "tp_common.h"
 #include "transport.h"
+
+/* The shared helpers (tp_common.h), with this transport's state. */
+#define now_ms() cr_tp_now_ms()
+#define warn_once(s, kind, ...) cr_tp_warn_once(&(s)->env, &(s)->warned, kind, __VA_ARGS__)
+#define die(s, call, ...) cr_tp_die(&(s)->env, call, __VA_ARGS__)
 
 _Static_assert(CR_SECRET_LEN == TCP_AUTH_KEY, "the job's secret is the handshake's key");
 
@@ -167,37 +173,6 @@ typedef struct tcp_state {
 } tcp_state;
 
 /* ---- small helpers ---------------------------------------------------------- */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-__attribute__((format(printf, 3, 4))) static void warn_once(tcp_state *s, unsigned kind,
-                                                            const char *fmt, ...)
-{
-    if (s->warned & kind) return;
-    s->warned |= kind;
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    s->env.warn(s->env.owner, msg);
-}
-
-__attribute__((noreturn, format(printf, 3, 4))) static void die(tcp_state *s, const char *call,
-                                                                const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    s->env.fatal(s->env.owner, call, msg);
-}
 
 static void fmt_addr(const struct sockaddr *sa, char *buf, size_t len)
 {
@@ -1002,24 +977,6 @@ static int tcp_peer_gone(void *ctx, int peer)
 
 /* ---- opening: the listening address ---------------------------------------- */
 
-static bool in_prefix(const struct sockaddr *sa, const unsigned char *pfx, int fam, int bits)
-{
-    const unsigned char *a;
-    if (sa->sa_family == AF_INET && fam == AF_INET)
-        a = (const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-    else if (sa->sa_family == AF_INET6 && fam == AF_INET6)
-        a = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-    else
-        return false;
-    for (int i = 0; i < bits / 8; i++)
-        if (a[i] != pfx[i]) return false;
-    if (bits % 8) {
-        unsigned char mask = (unsigned char)(0xff00 >> (bits % 8));
-        if ((a[bits / 8] & mask) != (pfx[bits / 8] & mask)) return false;
-    }
-    return true;
-}
-
 /* The address to listen on, from COURIER_NET: an address, a prefix
  * (address/bits) that one of this host's addresses is in, or an interface's
  * name (its first IPv4 address, else its first IPv6 one); default 127.0.0.1. */
@@ -1037,31 +994,16 @@ static int pick_address(tcp_state *s, const char *net, struct sockaddr_storage *
         in6->sin6_family = AF_INET6;
         return 0;
     }
-    unsigned char pfx[16];
-    int fam = 0, bits = -1;
-    const char *slash = strchr(net, '/');
-    if (slash) {
-        char a[INET6_ADDRSTRLEN];
-        size_t n = (size_t)(slash - net);
-        char *end;
-        long b = strtol(slash + 1, &end, 10);
-        if (n < sizeof a && !*end && slash[1]) {
-            memcpy(a, net, n);
-            a[n] = 0;
-            if (inet_pton(AF_INET, a, pfx) == 1 && b >= 0 && b <= 32) fam = AF_INET;
-            if (!fam && inet_pton(AF_INET6, a, pfx) == 1 && b >= 0 && b <= 128) fam = AF_INET6;
-            bits = (int)b;
-        }
-        if (!fam)
-            die(s, "init", "COURIER_NET=%s is not an address/prefix; give e.g. 10.0.0.0/8", net);
-    }
+    cr_net_spec spec;
+    if (cr_net_parse(net, &spec))
+        die(s, "init", "COURIER_NET=%s is not an address/prefix; give e.g. 10.0.0.0/8", net);
     struct ifaddrs *ifs;
     if (getifaddrs(&ifs)) die(s, "init", "tcp: getifaddrs: %s", strerror(errno));
     const struct ifaddrs *best = NULL;
     for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
         const struct sockaddr *sa = i->ifa_addr;
         if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)) continue;
-        if (fam ? !in_prefix(sa, pfx, fam, bits) : strcmp(i->ifa_name, net) != 0) continue;
+        if (!cr_net_matches(&spec, i)) continue;
         bool v4 = sa->sa_family == AF_INET;
         bool ll = !v4 && IN6_IS_ADDR_LINKLOCAL(
                              &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);

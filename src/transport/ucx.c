@@ -53,7 +53,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport.h"
+#include "tp_common.h"
+
+/* The shared helpers (tp_common.h), with this transport's state. */
+#define now_ms() cr_tp_now_ms()
+#define warn_once(s, kind, ...) cr_tp_warn_once(&(s)->env, &(s)->warned, kind, __VA_ARGS__)
+#define die(s, call, ...) cr_tp_die(&(s)->env, call, __VA_ARGS__)
 
 #ifndef UCX_LIBUCP
 
@@ -201,37 +206,6 @@ typedef struct ucx_state {
 enum { W_STRANGE = 1, W_CLOSE = 2, W_ORDER = 4 };
 
 /* ---- small helpers ---------------------------------------------------------- */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-__attribute__((format(printf, 3, 4))) static void warn_once(ucx_state *s, unsigned kind,
-                                                            const char *fmt, ...)
-{
-    if (s->warned & kind) return;
-    s->warned |= kind;
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    s->env.warn(s->env.owner, msg);
-}
-
-__attribute__((noreturn, format(printf, 3, 4))) static void die(ucx_state *s, const char *call,
-                                                                const char *fmt, ...)
-{
-    char msg[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    s->env.fatal(s->env.owner, call, msg);
-}
 
 static const char *why(ucx_state *s, ucs_status_t st)
 {
@@ -831,54 +805,21 @@ static int load(ucx_state *s, char *err, size_t errlen)
     return 0;
 }
 
-/* Does the address sa lie in pfx/bits (same family)? */
-static bool in_prefix(const struct sockaddr *sa, const unsigned char *pfx, int fam, int bits)
-{
-    const unsigned char *a;
-    if (sa->sa_family != fam) return false;
-    if (fam == AF_INET)
-        a = (const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-    else
-        a = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-    for (int i = 0; i < bits / 8; i++)
-        if (a[i] != pfx[i]) return false;
-    unsigned char mask = (unsigned char)(0xff00 >> (bits % 8));
-    return !(bits % 8) || (a[bits / 8] & mask) == (pfx[bits / 8] & mask);
-}
-
 /* The network device UCX may use, from COURIER_NET as tcp reads it: an
  * interface's name, or the interface that holds an address or has one in a
  * prefix; default loopback (today a job runs on one host, and lo reaches every
  * peer without opening a port to the network). dev is "" when nothing matches. */
 static void net_device(const char *net, char *dev, size_t len)
 {
-    if (!net || !*net) net = "127.0.0.1";
-    unsigned char pfx[16];
-    int fam = 0, bits = 0;
-    char a[INET6_ADDRSTRLEN + 8];
-    snprintf(a, sizeof a, "%s", net);
-    char *slash = strchr(a, '/');
-    if (slash) *slash = 0;
-    if (inet_pton(AF_INET, a, pfx) == 1)
-        fam = AF_INET, bits = 32;
-    else if (inet_pton(AF_INET6, a, pfx) == 1)
-        fam = AF_INET6, bits = 128;
-    if (fam && slash) {
-        char *end;
-        long b = strtol(slash + 1, &end, 10);
-        if (*end || b < 0 || b > bits) fam = 0;
-        bits = (int)b;
-    }
+    cr_net_spec spec;
     dev[0] = 0;
     struct ifaddrs *ifs;
-    if (getifaddrs(&ifs)) return;
-    for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-        if (!i->ifa_addr) continue;
-        if (fam ? in_prefix(i->ifa_addr, pfx, fam, bits) : strcmp(i->ifa_name, net) == 0) {
+    if (cr_net_parse(net, &spec) || getifaddrs(&ifs)) return;
+    for (const struct ifaddrs *i = ifs; i; i = i->ifa_next)
+        if (cr_net_matches(&spec, i)) {
             snprintf(dev, len, "%s", i->ifa_name);
             break;
         }
-    }
     freeifaddrs(ifs);
 }
 
