@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hosts.h"
 
@@ -133,6 +134,62 @@ int cr_hosts_parse_file(cr_hostlist *hl, const char *path, char *err, size_t err
     fclose(f);
     if (!rc && hl->n == before) {
         snprintf(err, errlen, "--hostfile %s names no host", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* The i-th count of Slurm's "4(x2),2" (i from 0), or -1 past the end. */
+static long slurm_count(const char *list, int i)
+{
+    for (const char *p = list; p && *p;) {
+        char *end;
+        long v = strtol(p, &end, 10), times = 1;
+        if (end == p || v < 0) return -1;
+        if (!strncmp(end, "(x", 2)) {
+            times = strtol(end + 2, &end, 10);
+            if (*end++ != ')' || times < 1) return -1;
+        }
+        if (i < times) return v;
+        i -= (int)times;
+        p = *end == ',' ? end + 1 : NULL;
+    }
+    return -1;
+}
+
+int cr_hosts_from_slurm(cr_hostlist *hl, char *err, size_t errlen)
+{
+    const char *nodes = getenv("SLURM_JOB_NODELIST");
+    const char *nn = getenv("SLURM_JOB_NUM_NODES");
+    const char *counts = getenv("SLURM_TASKS_PER_NODE");
+    if (!counts) counts = getenv("SLURM_JOB_CPUS_PER_NODE");
+    if (!nodes || !nn || atoi(nn) < 2) return 1;
+    /* The node list goes to the shell through the environment, never into the
+     * command's text. */
+    setenv("COURIER_SLURM_NODES", nodes, 1);
+    FILE *f = popen("scontrol show hostnames \"$COURIER_SLURM_NODES\"", "r");
+    unsetenv("COURIER_SLURM_NODES");
+    if (!f) {
+        snprintf(err, errlen, "cannot run scontrol to list the allocation's nodes: %s",
+                 strerror(errno));
+        return -1;
+    }
+    char line[300];
+    int i = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!*line) continue;
+        long slots = counts ? slurm_count(counts, i) : 1;
+        rc = add(hl, line, strlen(line), slots > 0 ? (slots > MAX_SLOTS ? MAX_SLOTS : slots) : 1,
+                 err, errlen);
+        i++;
+    }
+    int st = pclose(f);
+    if (!rc && (i < 2 || st != 0)) {
+        snprintf(err, errlen,
+                 "scontrol show hostnames %s gave %d node%s (status %d); give the hosts "
+                 "with --hosts",
+                 nodes, i, i == 1 ? "" : "s", st);
         rc = -1;
     }
     return rc;

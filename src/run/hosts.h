@@ -18,6 +18,11 @@ typedef struct cr_hostlist {
  * one-line message in err. */
 int cr_hosts_parse_list(cr_hostlist *hl, const char *list, char *err, size_t errlen);
 int cr_hosts_parse_file(cr_hostlist *hl, const char *path, char *err, size_t errlen);
+/* Inside a Slurm allocation of several nodes: its nodes (SLURM_JOB_NODELIST,
+ * expanded by `scontrol show hostnames`), with as many slots as Slurm gives
+ * tasks (SLURM_TASKS_PER_NODE) or CPUs (SLURM_JOB_CPUS_PER_NODE) there: "4(x2),2".
+ * 0 with the hosts added; 1: not in an allocation of several nodes; -1 with err. */
+int cr_hosts_from_slurm(cr_hostlist *hl, char *err, size_t errlen);
 /* Place n ranks: the first host's slots first, in order. Hosts left with no
  * rank are dropped. 0, or -1 with err (more ranks than slots). */
 int cr_hosts_place(cr_hostlist *hl, int n, char *err, size_t errlen);

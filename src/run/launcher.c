@@ -1355,11 +1355,12 @@ static long env_ms(const char *name, long def, long lo, long hi)
     return *end || x < lo || x > hi ? def : x;
 }
 
-/* The launcher of a job across hosts: start the agents' tree, then watch it. */
-static int run_across(job_spec *js, int argc, char **argv)
+/* The launcher of a job across hosts: start the agents' tree, then watch it.
+ * hl: the hosts already known (a Slurm allocation), else those the command
+ * line names. */
+static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
 {
     char err[600];
-    cr_hostlist hl = {0};
     if ((js->cmd.hostfile && cr_hosts_parse_file(&hl, js->cmd.hostfile, err, sizeof err)) ||
         (js->cmd.hosts && cr_hosts_parse_list(&hl, js->cmd.hosts, err, sizeof err)) ||
         cr_hosts_place(&hl, js->cmd.total, err, sizeof err)) {
@@ -1482,7 +1483,22 @@ int cr_run_main(int argc, char **argv)
     }
     raise_fd_limit();
     if (alloc_ranks(&js)) return usage_error("out of memory for %d ranks", js.cmd.total);
-    if (across) return run_across(&js, argc, argv);
+    /* Inside a Slurm allocation of several nodes, a job without --hosts spans
+     * them, its agents started by srun (COURIER_NO_SLURM=1: this node only). */
+    cr_hostlist slurm = {0};
+    if (!across && !getenv("COURIER_NO_SLURM")) {
+        char err[600];
+        rc = cr_hosts_from_slurm(&slurm, err, sizeof err);
+        if (rc < 0) {
+            cr_hosts_free(&slurm);
+            free(js.ranks);
+            cr_run_spec_free(&js.cmd);
+            return usage_error("inside a Slurm allocation: %s", err);
+        }
+        across = rc == 0;
+        if (across && !js.cmd.rsh) js.cmd.rsh = "srun --overlap -N1 -n1 -w";
+    }
+    if (across) return run_across(&js, argc, argv, slurm);
 
     js.count = js.cmd.total;
     unsigned char key[32];
