@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -84,6 +85,28 @@ typedef struct rank_proc {
     stream s[2];
 } rank_proc;
 
+/* Across hosts, the launcher's output: what ranks and the launcher itself say,
+ * in order, written by a thread of its own so that a terminal or pipe that
+ * does not read (a pager) never stops the launcher from serving the agents'
+ * tree (its heartbeats, its sockets). Past OUT_HOLD bytes the agents are told
+ * to hold the ranks' output (CR_F_HOLD), so it stays bounded. */
+#define OUT_HOLD (4u << 20)
+typedef struct out_chunk {
+    struct out_chunk *next;
+    int fd;
+    size_t len;
+    char data[];
+} out_chunk;
+
+typedef struct out_q {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    out_chunk *head, *tail;
+    size_t bytes;
+    bool stop;
+    pthread_t th;
+} out_q;
+
 /* The failure that will end the job, once reported. */
 typedef struct failure {
     int rank; /* -1: none */
@@ -133,6 +156,8 @@ typedef struct job_spec {
     size_t in_len;
     bool in_eof;    /* ... and then EOF */
     bool *flushed;  /* each child has sent up all its ranks wrote (CR_F_FLUSH) */
+    out_q *oq;      /* the launcher across hosts: its output, written by a thread */
+    bool held;      /* the launcher: the agents hold output; an agent: told to */
     bool flushing;  /* the launcher waits for that; an agent owes its parent FLUSHED */
     bool *reported; /* ... which ranks have said */
 } job_spec;
@@ -339,6 +364,80 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
+static void *out_writer(void *arg)
+{
+    out_q *q = arg;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
+        out_chunk *c = q->head;
+        if (!c) break; /* stopped, and all is written */
+        q->head = c->next;
+        if (!q->head) q->tail = NULL;
+        pthread_mutex_unlock(&q->mu);
+        write_all(c->fd, c->data, c->len);
+        pthread_mutex_lock(&q->mu);
+        q->bytes -= c->len;
+        free(c);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+static void out_put(out_q *q, int fd, const char *p, size_t n)
+{
+    out_chunk *c = malloc(sizeof *c + n);
+    if (!c) return;
+    c->next = NULL;
+    c->fd = fd;
+    c->len = n;
+    memcpy(c->data, p, n);
+    pthread_mutex_lock(&q->mu);
+    if (q->tail)
+        q->tail->next = c;
+    else
+        q->head = c;
+    q->tail = c;
+    q->bytes += n;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+static size_t out_bytes(out_q *q)
+{
+    pthread_mutex_lock(&q->mu);
+    size_t n = q->bytes;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
+/* Write it all, then stop the writer. */
+static void out_stop(out_q *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->stop = true;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->th, NULL);
+}
+
+/* The launcher's own line, after what the ranks said (through the queue when
+ * there is one). */
+__attribute__((format(printf, 2, 3))) static void say(job_spec *js, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1;
+    if (js->oq)
+        out_put(js->oq, 2, line, (size_t)n);
+    else
+        write_all(2, line, (size_t)n);
+}
+
 static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
 {
     if (js->agent) { /* the launcher labels and writes it */
@@ -351,7 +450,12 @@ static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
         char line[LINE_MAX_FWD + 40];
         memcpy(line, pre, (size_t)k);
         memcpy(line + k, p, n);
-        write_all(out, line, (size_t)k + n);
+        if (js->oq)
+            out_put(js->oq, out, line, (size_t)k + n);
+        else
+            write_all(out, line, (size_t)k + n);
+    } else if (js->oq) {
+        out_put(js->oq, out, p, n);
     } else {
         write_all(out, p, n);
     }
@@ -365,8 +469,10 @@ static ssize_t pump(job_spec *js, int rank, stream *s, size_t max)
     ssize_t r = read(s->fd, s->buf + s->len, max < room ? max : room);
     if (r < 0 && (errno == EINTR || errno == EAGAIN)) return -1;
     if (r <= 0) {
+        /* the last line, ended for it (one piece, so that it is labelled once) */
+        if (s->len && s->buf[s->len - 1] != '\n' && s->len < sizeof s->buf) s->buf[s->len++] = '\n';
         if (s->len) emit(js, rank, s->out, s->buf, s->len);
-        if (s->len && s->buf[s->len - 1] != '\n') write_all(s->out, "\n", 1);
+        if (s->len && s->buf[s->len - 1] != '\n') emit(js, rank, s->out, "\n", 1);
         s->len = 0;
         close(s->fd);
         s->fd = -1;
@@ -699,11 +805,11 @@ static void report_failure(job_spec *js)
     if (js->tree) snprintf(where, sizeof where, " on host %s", host_of_rank(js, f->rank));
     if (WIFSIGNALED(f->st)) {
         int sig = WTERMSIG(f->st);
-        fprintf(stderr, "courier: rank %d%s (pid %d) killed by SIG%s; ending the job\n", f->rank,
-                where, (int)f->pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        say(js, "courier: rank %d%s (pid %d) killed by SIG%s; ending the job\n", f->rank, where,
+            (int)f->pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
     } else {
-        fprintf(stderr, "courier: rank %d%s (pid %d) exited with status %d; ending the job\n",
-                f->rank, where, (int)f->pid, WEXITSTATUS(f->st));
+        say(js, "courier: rank %d%s (pid %d) exited with status %d; ending the job\n", f->rank,
+            where, (int)f->pid, WEXITSTATUS(f->st));
     }
 }
 
@@ -743,7 +849,7 @@ static void on_signal(job_spec *js, int sig)
     if (!js->agent) {
         report_failure(js); /* one pending: it happened first */
         drain_all(js);
-        fprintf(stderr, "courier: got SIG%s; ending the job\n", sigabbrev_np(sig));
+        say(js, "courier: got SIG%s; ending the job\n", sigabbrev_np(sig));
     }
     js->ending = true;
     js->exit_status = 128 + sig;
@@ -759,7 +865,7 @@ static void host_lost(job_spec *js, const char *why)
 {
     if (js->ending) return;
     report_failure(js);
-    fprintf(stderr, "courier: %s; ending the job\n", why);
+    say(js, "courier: %s; ending the job\n", why);
     end_job(js, js->fail.rank >= 0 ? failure_status(&js->fail) : 1);
 }
 
@@ -874,6 +980,7 @@ static void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
             if (ready && ready - 1 <= CR_CARD_MAX)
                 cr_tree_send(t, from, CR_F_CARD, 0, r, 0, js->cards[r].data, ready - 1);
         }
+        if (js->held) cr_tree_send(t, from, CR_F_HOLD, 0, 0, 1, NULL, 0);
         if (js->ending) /* it comes late: the job is already over */
             cr_tree_send(t, from, CR_F_END, 0, 0, js->exit_status, NULL, 0);
         return;
@@ -928,7 +1035,7 @@ static void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
                 if ((unsigned char)*p < 0x20) *p = '?';
             if (h->type == CR_F_FAIL && !js->ending) {
                 report_failure(js);
-                fprintf(stderr, "courier: %s\n", why);
+                say(js, "courier: %s\n", why);
                 end_job(js, 1);
             } else {
                 host_lost(js, why);
@@ -946,6 +1053,10 @@ static void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
         break;
     case CR_F_END:
         end_job(js, h->b);
+        break;
+    case CR_F_HOLD:
+        js->held = h->b != 0;
+        cr_tree_send(t, -2, CR_F_HOLD, 0, 0, h->b, NULL, 0);
         break;
     case CR_F_FLUSH:
         drain_all(js);
@@ -1029,8 +1140,19 @@ static void tree_watch(job_spec *js, uint64_t now)
     js->reports_until = 0;
     if (!still) return; /* something moved meanwhile */
     report_failure(js);
-    cr_watchdog_report(js->wd, alive_now(js), js->cmd.hang_timeout, stderr);
-    fprintf(stderr, "courier: ending the job\n");
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *m = open_memstream(&text, &tlen);
+    if (m) {
+        cr_watchdog_report(js->wd, alive_now(js), js->cmd.hang_timeout, m);
+        fclose(m);
+        if (js->oq)
+            out_put(js->oq, 2, text, tlen);
+        else
+            write_all(2, text, tlen);
+        free(text);
+    }
+    say(js, "courier: ending the job\n");
     end_job(js, EXIT_DEADLOCK);
 }
 
@@ -1083,13 +1205,18 @@ static int watch(job_spec *js, int sfd)
             pf[k++] = (struct pollfd){.fd = js->in_fd, .events = POLLOUT};
         }
         int sk = k;
-        for (int r = js->first; r < js->first + js->count; r++)
+        /* An agent whose launcher does not keep up (its output blocked, a slow
+         * network) leaves the ranks' output in their pipes, and the ranks block
+         * writing it, as on one host, instead of holding it all in memory. */
+        bool hold = js->agent && js->tree->parent && !js->ending &&
+                    (js->held || cr_tree_backlog(js->tree, -1) > OUT_HOLD);
+        for (int r = js->first; r < js->first + js->count && !hold; r++)
             for (int j = 0; j < 2; j++)
                 if (js->ranks[r].s[j].fd >= 0) {
                     who[k] = r * 2 + j;
                     pf[k++] = (struct pollfd){.fd = js->ranks[r].s[j].fd, .events = POLLIN};
                 }
-        streams_open = k > sk;
+        streams_open = k > sk || hold;
         if (!streams_open && !running_here(js) && !tree_busy(js)) break;
         int wait_ms = 1000;
         uint64_t now = now_ns();
@@ -1097,10 +1224,10 @@ static int watch(job_spec *js, int sfd)
             if (now >= deadline) {
                 report_failure(js);
                 drain_all(js);
-                fprintf(stderr,
-                        "courier: job exceeded --timeout %g s with %d rank(s) still running; "
-                        "ending the job\n",
-                        js->cmd.timeout, running(js));
+                say(js,
+                    "courier: job exceeded --timeout %g s with %d rank(s) still running; "
+                    "ending the job\n",
+                    js->cmd.timeout, running(js));
                 end_job(js, 124);
                 continue;
             }
@@ -1136,6 +1263,17 @@ static int watch(job_spec *js, int sfd)
                 if (js->cards_left && cw < wait_ms) wait_ms = cw;
             }
             if (js->reports_until && wait_ms > 20) wait_ms = 20;
+            if (js->oq) { /* the launcher's output keeps up, or the agents hold theirs */
+                size_t ob = out_bytes(js->oq);
+                if (!js->held && ob > OUT_HOLD) {
+                    js->held = true;
+                    cr_tree_send(js->tree, -2, CR_F_HOLD, 0, 0, 1, NULL, 0);
+                } else if (js->held && ob < OUT_HOLD / 4) {
+                    js->held = false;
+                    cr_tree_send(js->tree, -2, CR_F_HOLD, 0, 0, 0, NULL, 0);
+                }
+                if (js->held && wait_ms > 20) wait_ms = 20;
+            }
         }
         if (js->fail.rank >= 0 && !js->ending && wait_ms > PENDING_MS) wait_ms = PENDING_MS;
         if (js->kill_at) {
@@ -1151,7 +1289,8 @@ static int watch(job_spec *js, int sfd)
             wait_ms = 200; /* ranks are gone: only their children keep pipes */
         int n = poll(pf, (nfds_t)k, wait_ms);
         if (n < 0 && errno != EINTR) break;
-        if (n == 0 && !running_here(js) && !tree_busy(js)) break; /* nothing more will come */
+        if (n == 0 && !running_here(js) && !tree_busy(js) && !hold)
+            break; /* nothing more will come */
         if (pf[0].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
@@ -1321,6 +1460,11 @@ static int watch_and_finish(job_spec *js, int sfd, const char *who)
                 js->cmd.total);
         js->exit_status = 1;
     }
+    if (js->oq) { /* everything said, written */
+        out_stop(js->oq);
+        free(js->oq);
+        js->oq = NULL;
+    }
     if (js->agent && js->tree->parent) { /* every rank below us has ended */
         cr_tree_send(js->tree, -1, CR_F_DONE, 0, js->tree->node, 0, NULL, 0);
         cr_tree_flush(js->tree, 1000);
@@ -1429,6 +1573,19 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
     }
     for (int r = 0; r < js->cmd.total; r++) js->ranks[r].running = true;
     js->in_fd = fcntl(0, F_GETFD) < 0 ? -1 : 0; /* rank 0's, on the first host */
+    out_q *oq = calloc(1, sizeof *oq);
+    if (!oq) {
+        fprintf(stderr, "courier run: out of memory\n");
+        goto out;
+    }
+    pthread_mutex_init(&oq->mu, NULL);
+    pthread_cond_init(&oq->cv, NULL);
+    if (pthread_create(&oq->th, NULL, out_writer, oq)) {
+        free(oq);
+        fprintf(stderr, "courier run: cannot start the output thread\n");
+        goto out;
+    }
+    js->oq = oq;
     int sfd = signal_fd();
     js->started = now_ns();
     if (sfd < 0 || cr_tree_spawn(&tree, key)) {

@@ -12,8 +12,9 @@
  *    never in an argument or the environment;
  *  - nothing blocks once the tree stands: frames are queued and written as the
  *    socket takes them; a node sends a heartbeat when it has sent nothing for
- *    hb_ms, and a connection that has said nothing for lost_ms is lost (its
- *    host, or the network to it, is down), as is one that closes before DONE;
+ *    hb_ms, and a connection whose data has gone unacknowledged for lost_ms
+ *    (TCP_USER_TIMEOUT: its host, or the network to it, is down) is lost, as is
+ *    one that closes before DONE; a peer that is merely slow to read is not;
  *  - the tree owns its rsh processes: each is started with PR_SET_PDEATHSIG, and
  *    killed at the end if it still runs. */
 #define _GNU_SOURCE
@@ -55,7 +56,7 @@ struct cr_ctl {
     size_t inlen, incap;
     unsigned char *out;
     size_t outlen, outoff, outcap;
-    uint64_t last_rx, last_tx;
+    uint64_t last_tx;
     bool done;      /* said DONE: its closing is no loss */
     char gone[200]; /* how it closed, while its rsh process is awaited */
 };
@@ -90,13 +91,23 @@ static int derive_key(cr_tree *t, const unsigned char secret[32])
     return 0;
 }
 
+/* A host that stops answering (down, or its network) is found by TCP itself:
+ * our heartbeats stay unacknowledged, and after ms the socket fails with
+ * ETIMEDOUT. A process that is only slow (blocked writing our output to a
+ * terminal) is not: its kernel still acknowledges what we send. */
+static void set_lost_after(int fd, uint64_t ms)
+{
+    unsigned v = (unsigned)ms;
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
+}
+
 static cr_ctl *ctl_new(int fd, int node)
 {
     cr_ctl *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->fd = fd;
     c->node = node;
-    c->last_rx = c->last_tx = now_ms();
+    c->last_tx = now_ms();
     return c;
 }
 
@@ -446,6 +457,7 @@ int cr_tree_join(cr_tree *t, const unsigned char secret[32], int node, int fanou
             rc == TCP_AUTH_ESTATE ? "no answer in time" : tcp_auth_strerror(rc));
         return -1;
     }
+    set_lost_after(fd, t->lost_ms);
     t->parent = ctl_new(fd, parent);
     if (!t->parent) {
         close(fd);
@@ -484,6 +496,7 @@ const char *cr_tree_node_name(const cr_tree *t, int node)
 int cr_tree_spawn(cr_tree *t, const unsigned char secret[32])
 {
     if (!t->child && setup(t, t->node, t->nnodes, t->fanout)) return -1;
+    if (t->parent) set_lost_after(t->parent->fd, t->lost_ms); /* the job's setting, now known */
     if (!t->nchild) return 0;
     int nrsh = 0;
     while (t->rsh && t->rsh[nrsh]) nrsh++;
@@ -621,7 +634,10 @@ static void lose_child(cr_tree *t, int i, const char *what, cr_tree_on_lost on_l
 static void child_gone_why(const cr_tree *t, int i, char *buf, size_t len, const char *fallback)
 {
     const char *host = t->hosts ? t->hosts[cr_tree_child_node(t, i) - 1].name : "?";
-    if (!t->rsh_pid[i] && t->started_ms) {
+    /* The network went first: that is the cause, whatever the agent did next
+     * (it ends itself once it loses us). */
+    bool net = !strncmp(fallback, "no answer", 9);
+    if (!t->rsh_pid[i] && t->started_ms && !net) {
         int st = t->rsh_status[i];
         if (WIFSIGNALED(st))
             snprintf(buf, len, "host %s: its agent was killed by SIG%s", host,
@@ -707,7 +723,8 @@ static void pending_step(cr_tree *t, int k, cr_tree_on_frame on_frame, void *arg
             c->auth = NULL;
             c->node = cr_tree_child_node(t, i);
             c->deadline = 0; /* from now on: the wait for its rsh process, once it closes */
-            c->last_rx = c->last_tx = now_ms();
+            set_lost_after(c->fd, t->lost_ms);
+            c->last_tx = now_ms();
             t->child[i] = c;
             t->pending[k] = NULL;
             cr_frame_hdr joined = {.type = 0};
@@ -739,12 +756,16 @@ static int ctl_read(cr_tree *t, cr_ctl *c, int from, cr_tree_on_frame on_frame, 
         ssize_t r = read(c->fd, c->in + c->inlen, c->incap - c->inlen);
         if (r < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
         if (r <= 0) {
-            snprintf(buf, blen, r == 0 ? "closed its connection" : "its connection failed: %s",
-                     strerror(errno));
+            if (r < 0 && errno == ETIMEDOUT) /* TCP_USER_TIMEOUT: our heartbeats went unanswered */
+                snprintf(buf, blen,
+                         "no answer for %llu ms: the host or the network to it may be down",
+                         (unsigned long long)t->lost_ms);
+            else
+                snprintf(buf, blen, r == 0 ? "closed its connection" : "its connection failed: %s",
+                         strerror(errno));
             return -1;
         }
         c->inlen += (size_t)r;
-        c->last_rx = now_ms();
         size_t off = 0;
         while (c->inlen - off >= sizeof(cr_frame_hdr)) {
             cr_frame_hdr h;
@@ -795,12 +816,7 @@ void cr_tree_service(cr_tree *t, const struct pollfd *pf, int n, uint64_t now,
         }
     if (t->parent) {
         ctl_write(t->parent);
-        if (ctl_read(t, t->parent, -1, on_frame, arg, what, sizeof what) ||
-            (!t->parent->done && since(now, t->parent->last_rx) >= t->lost_ms)) {
-            if (since(now, t->parent->last_rx) >= t->lost_ms)
-                snprintf(what, sizeof what,
-                         "said nothing for %llu ms: its host or the network to it may be down",
-                         (unsigned long long)(since(now, t->parent->last_rx)));
+        if (ctl_read(t, t->parent, -1, on_frame, arg, what, sizeof what)) {
             ctl_free(t->parent);
             t->parent = NULL;
             on_lost(arg, -1, what);
@@ -831,14 +847,6 @@ void cr_tree_service(cr_tree *t, const struct pollfd *pf, int n, uint64_t now,
                     child_gone_why(t, i, buf, sizeof buf, c->gone);
                     lose_child(t, i, buf, on_lost, arg);
                 }
-                continue;
-            }
-            if (!c->done && since(now, c->last_rx) >= t->lost_ms) {
-                snprintf(what, sizeof what,
-                         "said nothing for %llu ms: the host or the network to it may be down",
-                         (unsigned long long)(since(now, c->last_rx)));
-                child_gone_why(t, i, buf, sizeof buf, what);
-                lose_child(t, i, buf, on_lost, arg);
                 continue;
             }
             if (since(now, c->last_tx) >= t->hb_ms) ctl_send(c, CR_F_PING, 0, 0, 0, NULL, 0);
@@ -884,7 +892,7 @@ bool cr_tree_children_done(const cr_tree *t)
 
 size_t cr_tree_backlog(const cr_tree *t, int i)
 {
-    const cr_ctl *c = i >= 0 && i < t->nchild ? t->child[i] : NULL;
+    const cr_ctl *c = i == -1 ? t->parent : i >= 0 && i < t->nchild ? t->child[i] : NULL;
     return c && c->fd >= 0 ? c->outlen - c->outoff : SIZE_MAX;
 }
 

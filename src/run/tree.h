@@ -38,9 +38,10 @@ enum cr_frame {
     CR_F_PING,    /* both: heartbeat */
     CR_F_STDIN,   /* down, to the first host: bytes for rank 0's standard input (none: EOF) */
     CR_F_FLUSH,   /* down: send up all your ranks have written (the launcher will speak) */
-    CR_F_FLUSHED  /* up: done, for the whole subtree */
+    CR_F_FLUSHED, /* up: done, for the whole subtree */
+    CR_F_HOLD     /* down: b = 1: keep the ranks' output in their pipes for now; 0: go on */
 };
-#define CR_F_LAST CR_F_FLUSHED
+#define CR_F_LAST CR_F_HOLD
 
 typedef struct cr_frame_hdr {
     uint32_t len; /* payload bytes */
@@ -119,7 +120,7 @@ int cr_tree_wait_ms(const cr_tree *t, uint64_t now_ms);
 bool cr_tree_children_done(const cr_tree *t);
 /* Every child done (or lost) and every rsh process reaped. */
 bool cr_tree_quiet(const cr_tree *t);
-/* Bytes queued for child i (SIZE_MAX when it is not connected). */
+/* Bytes queued for child i, or the parent (-1); SIZE_MAX when not connected. */
 size_t cr_tree_backlog(const cr_tree *t, int i);
 /* Try to write what is queued, for at most ms (at the end). */
 void cr_tree_flush(cr_tree *t, int ms);

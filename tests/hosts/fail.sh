@@ -39,7 +39,7 @@ agent-killed)
     kill -9 "$agent2"; want="host $hosts-2: its agent was killed by SIGKILL; ending the job" ;;
 launcher-killed) kill -9 $launcher; want= ;;
 link-down) ip -n "$hosts-2" link set eth0 down
-    want="host $hosts-2: said nothing for [0-9]+ ms: the host or the network to it may be down; ending the job" ;;
+    want="host $hosts-2: no answer for [0-9]+ ms: the host or the network to it may be down; ending the job" ;;
 *) echo "fail.sh: unknown scenario $scenario"; exit 2 ;;
 esac
 wait $launcher
