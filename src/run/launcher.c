@@ -1509,6 +1509,7 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
         (js->cmd.hosts && cr_hosts_parse_list(&hl, js->cmd.hosts, err, sizeof err)) ||
         cr_hosts_place(&hl, js->cmd.total, err, sizeof err)) {
         cr_hosts_free(&hl);
+        free(js->ranks);
         cr_run_spec_free(&js->cmd);
         return usage_error("%s", err);
     }
