@@ -24,7 +24,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "agent")) return cr_agent_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "netsim")) return cr_netsim_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) {
-        printf("courier %s\ntransports: self, shm\ninterfaces: NX/2, MPL, MPI (subset)\n",
+        printf("courier %s\ntransports: self, shm, tcp, ucx (ucx when named in "
+               "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI (subset)\nlaunch: courier run "
+               "(one host, or --hosts across hosts), srun --mpi=pmi2\n",
                COURIER_VERSION);
         return 0;
     }
