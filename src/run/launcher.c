@@ -421,8 +421,17 @@ static void out_stop(out_q *q)
     pthread_join(q->th, NULL);
 }
 
-/* The launcher's own line, after what the ranks said (through the queue when
- * there is one). */
+/* Bytes for the launcher's stdout or stderr: through the writer thread's queue
+ * when there is one (across hosts), else at once. */
+static void put_out(job_spec *js, int fd, const char *p, size_t n)
+{
+    if (js->oq)
+        out_put(js->oq, fd, p, n);
+    else
+        write_all(fd, p, n);
+}
+
+/* The launcher's own line, after what the ranks said. */
 __attribute__((format(printf, 2, 3))) static void say(job_spec *js, const char *fmt, ...)
 {
     char line[1024];
@@ -432,10 +441,7 @@ __attribute__((format(printf, 2, 3))) static void say(job_spec *js, const char *
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n >= sizeof line) n = sizeof line - 1;
-    if (js->oq)
-        out_put(js->oq, 2, line, (size_t)n);
-    else
-        write_all(2, line, (size_t)n);
+    put_out(js, 2, line, (size_t)n);
 }
 
 static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
@@ -450,14 +456,9 @@ static void emit(job_spec *js, int rank, int out, const char *p, size_t n)
         char line[LINE_MAX_FWD + 40];
         memcpy(line, pre, (size_t)k);
         memcpy(line + k, p, n);
-        if (js->oq)
-            out_put(js->oq, out, line, (size_t)k + n);
-        else
-            write_all(out, line, (size_t)k + n);
-    } else if (js->oq) {
-        out_put(js->oq, out, p, n);
+        put_out(js, out, line, (size_t)k + n);
     } else {
-        write_all(out, p, n);
+        put_out(js, out, p, n);
     }
 }
 
@@ -963,7 +964,7 @@ static void flush_hosts(job_spec *js)
         if (all) break;
         int k = cr_tree_pollfds(t, pf);
         poll(pf, (nfds_t)k, 10);
-        cr_tree_service(t, pf, k, now_ns() / 1000000u, on_frame, on_lost, js);
+        cr_tree_service(t, now_ns() / 1000000u, on_frame, on_lost, js);
     }
     free(pf);
     js->flushing = false;
@@ -1146,10 +1147,7 @@ static void tree_watch(job_spec *js, uint64_t now)
     if (m) {
         cr_watchdog_report(js->wd, alive_now(js), js->cmd.hang_timeout, m);
         fclose(m);
-        if (js->oq)
-            out_put(js->oq, 2, text, tlen);
-        else
-            write_all(2, text, tlen);
+        put_out(js, 2, text, tlen);
         free(text);
     }
     say(js, "courier: ending the job\n");
@@ -1193,7 +1191,6 @@ static int watch(job_spec *js, int sfd)
     while (running_here(js) || streams_open || tree_busy(js)) {
         int k = 0;
         pf[k++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-        int tk = k;
         if (js->tree) k += cr_tree_pollfds(js->tree, pf + k);
         int ik = -1; /* standard input: the launcher reads, the agent writes */
         if (js->in_fd >= 0 && js->tree && !js->agent &&
@@ -1254,7 +1251,7 @@ static int watch(job_spec *js, int sfd)
                 next_look = now + (uint64_t)WATCH_MS * 1000000u;
                 tree_watch(js, now);
             }
-            int tw = cr_tree_wait_ms(js->tree, now / 1000000u);
+            int tw = cr_tree_wait_ms(js->tree);
             if (tw < wait_ms) wait_ms = tw;
             if (js->agent && js->cards_left) {
                 send_cards(js);
@@ -1308,8 +1305,7 @@ static int watch(job_spec *js, int sfd)
                 if (s->fd >= 0) pump(js, who[i] / 2, s, sizeof s->buf);
             }
         reap(js);
-        if (js->tree)
-            cr_tree_service(js->tree, pf + tk, sk - tk, now_ns() / 1000000u, on_frame, on_lost, js);
+        if (js->tree) cr_tree_service(js->tree, now_ns() / 1000000u, on_frame, on_lost, js);
         settle(js, now_ns());
     }
     free(pf);
@@ -1771,7 +1767,7 @@ int cr_agent_main(int argc, char **argv)
         struct pollfd pf[4];
         int k = cr_tree_pollfds(&tree, pf);
         poll(pf, (nfds_t)k, 100);
-        cr_tree_service(&tree, pf, k, now_ns() / 1000000u, on_job, on_job_lost, &w);
+        cr_tree_service(&tree, now_ns() / 1000000u, on_job, on_job_lost, &w);
     }
     int jargc = 0;
     char **jargv = w.got ? cr_tree_job_decode(&tree, w.payload, w.len, &jargc) : NULL;

@@ -798,11 +798,9 @@ static int ctl_read(cr_tree *t, cr_ctl *c, int from, cr_tree_on_frame on_frame, 
     return 0;
 }
 
-void cr_tree_service(cr_tree *t, const struct pollfd *pf, int n, uint64_t now,
-                     cr_tree_on_frame on_frame, cr_tree_on_lost on_lost, void *arg)
+void cr_tree_service(cr_tree *t, uint64_t now, cr_tree_on_frame on_frame, cr_tree_on_lost on_lost,
+                     void *arg)
 {
-    (void)pf;
-    (void)n;
     char buf[1024], what[200];
     if (t->lfd >= 0) accept_some(t, now);
     for (int k = 0; k < CR_TREE_PENDING; k++)
@@ -869,18 +867,10 @@ void cr_tree_service(cr_tree *t, const struct pollfd *pf, int n, uint64_t now,
     }
 }
 
-int cr_tree_wait_ms(const cr_tree *t, uint64_t now)
+int cr_tree_wait_ms(const cr_tree *t)
 {
-    (void)now;
     int ms = (int)(t->hb_ms / 2);
     return ms > 0 ? ms : 1;
-}
-
-bool cr_tree_quiet(const cr_tree *t)
-{
-    for (int i = 0; i < t->nchild; i++)
-        if (!t->child_done[i] || t->rsh_pid[i]) return false;
-    return true;
 }
 
 bool cr_tree_children_done(const cr_tree *t)

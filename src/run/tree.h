@@ -111,15 +111,14 @@ void cr_tree_send(cr_tree *t, int to, int type, int flag, int a, int b, const vo
 /* Poll set: the descriptors the tree wants watched (at most cr_tree_maxfds). */
 int cr_tree_maxfds(const cr_tree *t);
 int cr_tree_pollfds(cr_tree *t, struct pollfd *pf);
-/* Service what poll said, then heartbeats and deadlines. */
-void cr_tree_service(cr_tree *t, const struct pollfd *pf, int n, uint64_t now_ms,
-                     cr_tree_on_frame on_frame, cr_tree_on_lost on_lost, void *arg);
+/* Service every connection (accept, read, write; all non-blocking), then
+ * heartbeats and deadlines. */
+void cr_tree_service(cr_tree *t, uint64_t now_ms, cr_tree_on_frame on_frame,
+                     cr_tree_on_lost on_lost, void *arg);
 /* Milliseconds until the tree needs servicing again (heartbeat, deadline). */
-int cr_tree_wait_ms(const cr_tree *t, uint64_t now_ms);
+int cr_tree_wait_ms(const cr_tree *t);
 /* Every child done (or lost). */
 bool cr_tree_children_done(const cr_tree *t);
-/* Every child done (or lost) and every rsh process reaped. */
-bool cr_tree_quiet(const cr_tree *t);
 /* Bytes queued for child i, or the parent (-1); SIZE_MAX when not connected. */
 size_t cr_tree_backlog(const cr_tree *t, int i);
 /* Try to write what is queued, for at most ms (at the end). */
