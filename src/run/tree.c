@@ -259,10 +259,7 @@ static int setup(cr_tree *t, int node, int nnodes, int fanout)
     t->node = node;
     t->nnodes = nnodes;
     t->fanout = fanout > 0 ? fanout : CR_TREE_FANOUT;
-    t->lfd = -1;
-    if (!t->hb_ms) t->hb_ms = 200;
-    if (!t->lost_ms) t->lost_ms = 1000;
-    if (!t->join_ms) t->join_ms = 30000;
+    t->lfd = -1; /* hb_ms, lost_ms, join_ms: the launcher's, or the JOB's */
     long first = (long)node * t->fanout + 1;
     t->first_child = first < nnodes ? (int)first : nnodes;
     t->nchild = t->first_child + t->fanout <= nnodes ? t->fanout : nnodes - t->first_child;
