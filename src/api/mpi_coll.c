@@ -256,7 +256,8 @@ static bool predef_op(MPI_Op op)
     return h_is(op, K_OP) && h_idx(op) >= 1 && h_idx(op) < NOPS;
 }
 
-int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+PMPI_WEAK(Op_create);
+int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
 {
     const char *call = "MPI_Op_create";
     cr_job *job = mpi_enter(call);
@@ -276,7 +277,8 @@ int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Op_free(MPI_Op *op)
+PMPI_WEAK(Op_free);
+int PMPI_Op_free(MPI_Op *op)
 {
     const char *call = "MPI_Op_free";
     cr_job *job = mpi_enter(call);
@@ -291,7 +293,8 @@ int MPI_Op_free(MPI_Op *op)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Op_commutative(MPI_Op op, int *commute)
+PMPI_WEAK(Op_commutative);
+int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     const char *call = "MPI_Op_commutative";
     cr_job *job = mpi_enter(call);
@@ -365,7 +368,8 @@ int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi
     return 0;
 }
 
-int MPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
+PMPI_WEAK(Reduce_local);
+int PMPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
 {
     const char *call = "MPI_Reduce_local";
     cr_job *job = mpi_enter(call);
@@ -507,7 +511,8 @@ static int done(cargs *a, int rc)
 
 /* ---- barrier and broadcast --------------------------------------------------------- */
 
-int MPI_Barrier(MPI_Comm comm)
+PMPI_WEAK(Barrier);
+int PMPI_Barrier(MPI_Comm comm)
 {
     cargs a;
     int rc = begin(&a, "MPI_Barrier", comm);
@@ -515,7 +520,8 @@ int MPI_Barrier(MPI_Comm comm)
     return done(&a, rc);
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+PMPI_WEAK(Bcast);
+int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     cargs a;
     mpi_type *t = NULL;
@@ -600,24 +606,28 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-               MPI_Comm comm)
+PMPI_WEAK(Reduce);
+int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                MPI_Comm comm)
 {
     return reduce_common("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm, R_REDUCE);
 }
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                  MPI_Comm comm)
+PMPI_WEAK(Allreduce);
+int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm)
 {
     return reduce_common("MPI_Allreduce", sbuf, rbuf, count, dt, op, 0, comm, R_ALLREDUCE);
 }
 
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+PMPI_WEAK(Scan);
+int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return reduce_common("MPI_Scan", sbuf, rbuf, count, dt, op, 0, comm, R_SCAN);
 }
 
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+PMPI_WEAK(Exscan);
+int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return reduce_common("MPI_Exscan", sbuf, rbuf, count, dt, op, 0, comm, R_EXSCAN);
 }
@@ -673,14 +683,16 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm)
+PMPI_WEAK(Reduce_scatter);
+int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter_common("MPI_Reduce_scatter", sbuf, rbuf, counts, false, 0, dt, op, comm);
 }
 
-int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                             MPI_Comm comm)
+PMPI_WEAK(Reduce_scatter_block);
+int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm)
 {
     return reduce_scatter_common("MPI_Reduce_scatter_block", sbuf, rbuf, NULL, true, count, dt, op,
                                  comm);
@@ -709,8 +721,9 @@ static int chk_match(cargs *a, size_t sbytes, size_t rbytes)
     return 0;
 }
 
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-               MPI_Datatype rtype, int root, MPI_Comm comm)
+PMPI_WEAK(Gather);
+int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -748,8 +761,9 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                MPI_Datatype rtype, int root, MPI_Comm comm)
+PMPI_WEAK(Scatter);
+int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -792,8 +806,9 @@ static int chk_blocks(cargs *a, const void *sbuf, int scount, MPI_Datatype stype
     return rc;
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm)
+PMPI_WEAK(Allgather);
+int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                   MPI_Datatype rtype, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -817,8 +832,9 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, MPI_Comm comm)
+PMPI_WEAK(Alltoall);
+int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -890,8 +906,9 @@ static void vlay_unpack(const vlay *v, const mpi_type *t, const char *in, void *
                         (char *)buf + (ptrdiff_t)displs[i] * type_extent(t), (size_t)counts[i]);
 }
 
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
-                const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
+PMPI_WEAK(Gatherv);
+int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -938,8 +955,9 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
-                 void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+PMPI_WEAK(Scatterv);
+int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                  void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -973,8 +991,9 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                   const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+PMPI_WEAK(Allgatherv);
+int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
@@ -1009,9 +1028,10 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     return done(&a, MPI_SUCCESS);
 }
 
-int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
-                  void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
-                  MPI_Comm comm)
+PMPI_WEAK(Alltoallv);
+int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                   MPI_Comm comm)
 {
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;

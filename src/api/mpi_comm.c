@@ -77,6 +77,19 @@ int mpi_comm_job_to_rank(mpi_comm *c, int jr)
     return c->inv[jr];
 }
 
+int mpi_comm_job_to_peer(mpi_comm *c, int jr)
+{
+    if (!c->inter) return mpi_comm_job_to_rank(c, jr);
+    if (!c->rinv) {
+        cr_job *job = cr_job_get();
+        c->rinv = malloc((size_t)job->size * sizeof *c->rinv);
+        if (!c->rinv) cr_fatal(job, "MPI", "out of memory for a communicator");
+        for (int i = 0; i < job->size; i++) c->rinv[i] = -1;
+        for (int i = 0; i < c->rsize; i++) c->rinv[c->rranks[i]] = i;
+    }
+    return c->rinv[jr];
+}
+
 static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
                          MPI_Errhandler errh)
 {
@@ -216,7 +229,8 @@ static int no_ctx(cr_job *job, MPI_Comm comm, const char *call)
 
 /* ---- communicator calls --------------------------------------------------------- */
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
+PMPI_WEAK(Comm_rank);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     cr_job *job = mpi_enter("MPI_Comm_rank");
     mpi_comm *c = NULL;
@@ -227,7 +241,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
+PMPI_WEAK(Comm_size);
+int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     cr_job *job = mpi_enter("MPI_Comm_size");
     mpi_comm *c = NULL;
@@ -251,7 +266,8 @@ static int attrs_delete(cr_job *job, MPI_Comm h, int *kv_out);
 static void comm_release(cr_job *job, MPI_Comm h);
 static int cb_class(int rc);
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+PMPI_WEAK(Comm_dup);
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_dup";
     cr_job *job = mpi_enter(call);
@@ -291,7 +307,8 @@ static int split_cmp(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+PMPI_WEAK(Comm_split);
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split";
     cr_job *job = mpi_enter(call);
@@ -350,7 +367,8 @@ static int group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **o
     return 0;
 }
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+PMPI_WEAK(Comm_create);
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_create";
     cr_job *job = mpi_enter(call);
@@ -382,7 +400,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+PMPI_WEAK(Comm_free);
+int PMPI_Comm_free(MPI_Comm *comm)
 {
     const char *call = "MPI_Comm_free";
     cr_job *job = mpi_enter(call);
@@ -412,6 +431,8 @@ static void comm_drop(mpi_comm *c)
     ctx_give_back(c->ctx);
     free(c->ranks);
     free(c->inv);
+    free(c->rranks);
+    free(c->rinv);
     free(c->attr);
     *c = (mpi_comm){0};
     int i = (int)(c - mpi_g.comms);
@@ -449,7 +470,8 @@ static int lists_compare(const int *a, int na, const int *b, int nb)
     return 1;
 }
 
-int MPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
+PMPI_WEAK(Comm_compare);
+int PMPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
 {
     const char *call = "MPI_Comm_compare";
     cr_job *job = mpi_enter(call);
@@ -470,7 +492,8 @@ int MPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+PMPI_WEAK(Comm_test_inter);
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     cr_job *job = mpi_enter("MPI_Comm_test_inter");
     mpi_comm *c = NULL;
@@ -480,7 +503,8 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_set_name(MPI_Comm comm, const char *name)
+PMPI_WEAK(Comm_set_name);
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
     cr_job *job = mpi_enter("MPI_Comm_set_name");
     mpi_comm *c = NULL;
@@ -491,7 +515,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *name)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+PMPI_WEAK(Comm_get_name);
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
     cr_job *job = mpi_enter("MPI_Comm_get_name");
     mpi_comm *c = NULL;
@@ -534,8 +559,9 @@ static keyval *key_get(int kv)
     return i < keys.n && keys.k[i].used ? &keys.k[i] : NULL;
 }
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
-                           int *keyval_out, void *extra)
+PMPI_WEAK(Comm_create_keyval);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                            int *keyval_out, void *extra)
 {
     const char *call = "MPI_Comm_create_keyval";
     cr_job *job = mpi_enter(call);
@@ -549,7 +575,8 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_at
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_free_keyval(int *kv)
+PMPI_WEAK(Comm_free_keyval);
+int PMPI_Comm_free_keyval(int *kv)
 {
     const char *call = "MPI_Comm_free_keyval";
     cr_job *job = mpi_enter(call);
@@ -663,7 +690,8 @@ int mpi_comm_self_finalize(cr_job *job)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
+PMPI_WEAK(Comm_get_attr);
+int PMPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
 {
     /* The values live on after the call (the caller gets pointers to them). No
      * error codes can be added yet, so the last one used is MPI_ERR_LASTCODE.
@@ -721,7 +749,8 @@ int MPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
+PMPI_WEAK(Comm_set_attr);
+int PMPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
 {
     const char *call = "MPI_Comm_set_attr";
     cr_job *job = mpi_enter(call);
@@ -746,7 +775,8 @@ int MPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int kv)
+PMPI_WEAK(Comm_delete_attr);
+int PMPI_Comm_delete_attr(MPI_Comm comm, int kv)
 {
     const char *call = "MPI_Comm_delete_attr";
     cr_job *job = mpi_enter(call);
@@ -793,7 +823,8 @@ static int *ints(cr_job *job, const char *call, int n)
     return p;
 }
 
-int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+PMPI_WEAK(Comm_group);
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     const char *call = "MPI_Comm_group";
     cr_job *job = mpi_enter(call);
@@ -805,7 +836,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Group_size(MPI_Group group, int *size)
+PMPI_WEAK(Group_size);
+int PMPI_Group_size(MPI_Group group, int *size)
 {
     cr_job *job = mpi_enter("MPI_Group_size");
     mpi_group *g = NULL;
@@ -823,7 +855,8 @@ static int group_rank_of(const mpi_group *g, int jr)
     return MPI_UNDEFINED;
 }
 
-int MPI_Group_rank(MPI_Group group, int *rank)
+PMPI_WEAK(Group_rank);
+int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     cr_job *job = mpi_enter("MPI_Group_rank");
     mpi_group *g = NULL;
@@ -834,7 +867,8 @@ int MPI_Group_rank(MPI_Group group, int *rank)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Group_translate_ranks(MPI_Group g1, int n, const int r1[], MPI_Group g2, int r2[])
+PMPI_WEAK(Group_translate_ranks);
+int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int r1[], MPI_Group g2, int r2[])
 {
     const char *call = "MPI_Group_translate_ranks";
     cr_job *job = mpi_enter(call);
@@ -853,7 +887,8 @@ int MPI_Group_translate_ranks(MPI_Group g1, int n, const int r1[], MPI_Group g2,
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
+PMPI_WEAK(Group_compare);
+int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
 {
     const char *call = "MPI_Group_compare";
     cr_job *job = mpi_enter(call);
@@ -888,7 +923,8 @@ static int ranks_check(cr_job *job, const char *call, const mpi_group *g, int n,
     return rc;
 }
 
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+PMPI_WEAK(Group_incl);
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     const char *call = "MPI_Group_incl";
     cr_job *job = mpi_enter(call);
@@ -903,7 +939,8 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+PMPI_WEAK(Group_excl);
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     const char *call = "MPI_Group_excl";
     cr_job *job = mpi_enter(call);
@@ -958,7 +995,8 @@ static int *ranges_expand(cr_job *job, const char *call, const mpi_group *g, int
     return r;
 }
 
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+PMPI_WEAK(Group_range_incl);
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     const char *call = "MPI_Group_range_incl";
     cr_job *job = mpi_enter(call);
@@ -975,7 +1013,8 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+PMPI_WEAK(Group_range_excl);
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     const char *call = "MPI_Group_range_excl";
     cr_job *job = mpi_enter(call);
@@ -1018,22 +1057,26 @@ static int group_setop(const char *call, MPI_Group g1, MPI_Group g2, MPI_Group *
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
+PMPI_WEAK(Group_union);
+int PMPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
     return group_setop("MPI_Group_union", g1, g2, newgroup, 0);
 }
 
-int MPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
+PMPI_WEAK(Group_intersection);
+int PMPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
     return group_setop("MPI_Group_intersection", g1, g2, newgroup, 1);
 }
 
-int MPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
+PMPI_WEAK(Group_difference);
+int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
     return group_setop("MPI_Group_difference", g1, g2, newgroup, 2);
 }
 
-int MPI_Group_free(MPI_Group *group)
+PMPI_WEAK(Group_free);
+int PMPI_Group_free(MPI_Group *group)
 {
     const char *call = "MPI_Group_free";
     cr_job *job = mpi_enter(call);

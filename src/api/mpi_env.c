@@ -128,13 +128,15 @@ int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char 
 
 /* ---- init and finalize ------------------------------------------------------ */
 
-int MPI_Init(int *argc, char ***argv)
+PMPI_WEAK(Init);
+int PMPI_Init(int *argc, char ***argv)
 {
     int provided;
-    return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+    return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+PMPI_WEAK(Init_thread);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc;
     (void)argv;
@@ -157,7 +159,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Query_thread(int *provided)
+PMPI_WEAK(Query_thread);
+int PMPI_Query_thread(int *provided)
 {
     cr_job *job = mpi_enter("MPI_Query_thread");
     if (!provided)
@@ -167,7 +170,8 @@ int MPI_Query_thread(int *provided)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Is_thread_main(int *flag)
+PMPI_WEAK(Is_thread_main);
+int PMPI_Is_thread_main(int *flag)
 {
     cr_job *job = mpi_enter("MPI_Is_thread_main");
     if (!flag)
@@ -177,19 +181,22 @@ int MPI_Is_thread_main(int *flag)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Initialized(int *flag)
+PMPI_WEAK(Initialized);
+int PMPI_Initialized(int *flag)
 {
     if (flag) *flag = mpi_g.inited;
     return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int *flag)
+PMPI_WEAK(Finalized);
+int PMPI_Finalized(int *flag)
 {
     if (flag) *flag = mpi_g.finalized;
     return MPI_SUCCESS;
 }
 
-int MPI_Finalize(void)
+PMPI_WEAK(Finalize);
+int PMPI_Finalize(void)
 {
     cr_job *job = mpi_enter("MPI_Finalize");
     /* First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
@@ -200,7 +207,8 @@ int MPI_Finalize(void)
     return mpi_leave(job, rc);
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+PMPI_WEAK(Abort);
+int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     cr_job *job = cr_job_get();
     (void)comm;
@@ -210,12 +218,14 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     _exit(errorcode & 0xff ? errorcode & 0xff : 1);
 }
 
-double MPI_Wtime(void)
+PMPI_WEAK(Wtime);
+double PMPI_Wtime(void)
 {
     return (double)cr_clock_ns() * 1e-9;
 }
 
-double MPI_Wtick(void)
+PMPI_WEAK(Wtick);
+double PMPI_Wtick(void)
 {
     struct timespec ts;
     if (clock_getres(CLOCK_MONOTONIC, &ts) == 0)
@@ -223,7 +233,8 @@ double MPI_Wtick(void)
     return 1e-9;
 }
 
-int MPI_Get_processor_name(char *name, int *resultlen)
+PMPI_WEAK(Get_processor_name);
+int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     if (!name || !resultlen) return MPI_ERR_ARG;
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) snprintf(name, 16, "localhost");
@@ -232,14 +243,16 @@ int MPI_Get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_version(int *version, int *subversion)
+PMPI_WEAK(Get_version);
+int PMPI_Get_version(int *version, int *subversion)
 {
     if (version) *version = MPI_VERSION;
     if (subversion) *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-int MPI_Get_library_version(char *version, int *resultlen)
+PMPI_WEAK(Get_library_version);
+int PMPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen) return MPI_ERR_ARG;
     *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "courier MPI subset (MPI %d.%d)",
@@ -247,7 +260,8 @@ int MPI_Get_library_version(char *version, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+PMPI_WEAK(Alloc_mem);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     cr_job *job = mpi_enter("MPI_Alloc_mem");
     if (info != MPI_INFO_NULL)
@@ -267,13 +281,15 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Free_mem(void *base)
+PMPI_WEAK(Free_mem);
+int PMPI_Free_mem(void *base)
 {
     free(base);
     return MPI_SUCCESS;
 }
 
-int MPI_Pcontrol(const int level, ...)
+PMPI_WEAK(Pcontrol);
+int PMPI_Pcontrol(const int level, ...)
 {
     (void)level;
     return MPI_SUCCESS;
@@ -293,40 +309,46 @@ static int win_refuse(MPI_Comm comm, const char *call, MPI_Win *win)
                                    "courier"));
 }
 
-int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                   MPI_Win *win)
+PMPI_WEAK(Win_create);
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
 {
     (void)base, (void)size, (void)disp_unit, (void)info;
     return win_refuse(comm, "MPI_Win_create", win);
 }
 
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                     MPI_Win *win)
+PMPI_WEAK(Win_allocate);
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
 {
     (void)size, (void)disp_unit, (void)info, (void)baseptr;
     return win_refuse(comm, "MPI_Win_allocate", win);
 }
 
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                            void *baseptr, MPI_Win *win)
+PMPI_WEAK(Win_allocate_shared);
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
 {
     (void)size, (void)disp_unit, (void)info, (void)baseptr;
     return win_refuse(comm, "MPI_Win_allocate_shared", win);
 }
 
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+PMPI_WEAK(Win_create_dynamic);
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     (void)info;
     return win_refuse(comm, "MPI_Win_create_dynamic", win);
 }
 
-int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+PMPI_WEAK(Win_attach);
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     (void)win, (void)base, (void)size;
     return win_refuse(MPI_COMM_WORLD, "MPI_Win_attach", NULL);
 }
 
-int MPI_Win_free(MPI_Win *win)
+PMPI_WEAK(Win_free);
+int PMPI_Win_free(MPI_Win *win)
 {
     return win_refuse(MPI_COMM_WORLD, "MPI_Win_free", win);
 }
@@ -340,7 +362,8 @@ static bool errh_valid(MPI_Errhandler h)
     return i < 2 || (i - 2 < errh.n && errh.fn[i - 2]);
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler h)
+PMPI_WEAK(Comm_set_errhandler);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler h)
 {
     const char *call = "MPI_Comm_set_errhandler";
     cr_job *job = mpi_enter(call);
@@ -354,7 +377,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler h)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *h)
+PMPI_WEAK(Comm_get_errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *h)
 {
     const char *call = "MPI_Comm_get_errhandler";
     cr_job *job = mpi_enter(call);
@@ -366,7 +390,8 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *h)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h)
+PMPI_WEAK(Comm_create_errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h)
 {
     const char *call = "MPI_Comm_create_errhandler";
     cr_job *job = mpi_enter(call);
@@ -382,7 +407,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+PMPI_WEAK(Comm_call_errhandler);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     const char *call = "MPI_Comm_call_errhandler";
     cr_job *job = mpi_enter(call);
@@ -390,7 +416,8 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Errhandler_free(MPI_Errhandler *h)
+PMPI_WEAK(Errhandler_free);
+int PMPI_Errhandler_free(MPI_Errhandler *h)
 {
     const char *call = "MPI_Errhandler_free";
     cr_job *job = mpi_enter(call);
@@ -402,7 +429,8 @@ int MPI_Errhandler_free(MPI_Errhandler *h)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Error_string(int code, char *string, int *resultlen)
+PMPI_WEAK(Error_string);
+int PMPI_Error_string(int code, char *string, int *resultlen)
 {
     if (!string || !resultlen) return MPI_ERR_ARG;
     const char *t = code >= 0 && code < NERR ? err_text[code] : NULL;
@@ -413,7 +441,8 @@ int MPI_Error_string(int code, char *string, int *resultlen)
     return t ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
-int MPI_Error_class(int code, int *errorclass)
+PMPI_WEAK(Error_class);
+int PMPI_Error_class(int code, int *errorclass)
 {
     if (!errorclass || code < 0 || code >= NERR) return MPI_ERR_ARG;
     *errorclass = code;

@@ -28,6 +28,17 @@
 #include "../coll/coll.h"
 #include "courier/mpi.h"
 
+/* The profiling interface (MPI-3.1 §14.2): every call is defined as PMPI_name,
+ * and MPI_name is a weak alias of it, declared right before the definition with
+ * PMPI_WEAK(name). A tool (or program) that defines MPI_name itself replaces the
+ * alias, in a static link as in a shared one, and reaches courier through
+ * PMPI_name. Calls made inside courier use the PMPI_ names, so a tool sees only
+ * the program's calls. */
+#define PMPI_WEAK(name)                                                                            \
+    extern __typeof__(MPI_##name) PMPI_##name __attribute__((visibility("default")));              \
+    extern __typeof__(PMPI_##name) MPI_##name                                                      \
+        __attribute__((weak, alias("PMPI_" #name), visibility("default")))
+
 #define MPI_CTX_BASE 0x2000
 #define MPI_CTX_WORLD MPI_CTX_BASE
 #define MPI_CTX_SELF (MPI_CTX_BASE + 2)
@@ -124,6 +135,14 @@ typedef struct mpi_comm {
     int ctx_hint;  /* word of the context map where creating calls over it look first */
     bool draining; /* freed with receives or messages pending on it: pair still taken */
     char name[MPI_MAX_OBJECT_NAME];
+    /* Intercommunicator: size/me/ranks are the local group, and the ranks of
+     * point-to-point calls name members of the remote group (rsize members,
+     * job ranks rranks; rinv the lazy inverse). Intracommunicator: inter false,
+     * the peers are the local group. */
+    bool inter;
+    int rsize;
+    int *rranks;
+    int *rinv;
 } mpi_comm;
 
 mpi_comm *mpi_comm_get(int h); /* NULL: not a live communicator */
@@ -135,6 +154,17 @@ static inline int comm_rank_to_job(const mpi_comm *c, int r)
     return c->ranks ? c->ranks[r] : r;
 }
 int mpi_comm_job_to_rank(mpi_comm *c, int jr);
+/* The peers of point-to-point calls: the remote group of an intercommunicator,
+ * the communicator's own members otherwise. */
+static inline int comm_peer_size(const mpi_comm *c)
+{
+    return c->inter ? c->rsize : c->size;
+}
+static inline int comm_peer_to_job(const mpi_comm *c, int r)
+{
+    return c->inter ? c->rranks[r] : comm_rank_to_job(c, r);
+}
+int mpi_comm_job_to_peer(mpi_comm *c, int jr); /* -1: not a peer */
 /* MPI_Finalize's first step: delete MPI_COMM_SELF's attributes (callbacks run,
  * the last set first); an error a callback returns. */
 int mpi_comm_self_finalize(cr_job *job);
@@ -185,5 +215,25 @@ int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char 
 
 /* Requests: engine hooks (mpi_p2p.c). */
 void mpi_requests_init(void);
+
+/* Requests of other kinds (nonblocking collectives, generalized requests, ...)
+ * live in mpi_p2p.c's table like point-to-point ones, so that every wait and
+ * test form takes them (and mixes them with point-to-point requests); these
+ * hooks give their progress and completion. Each is called with the engine
+ * lock held. */
+typedef struct mpi_ext_ops {
+    const char *what; /* the call that made it ("MPI_Ibcast"), for errors and the watchdog */
+    /* Advance the operation; true once it is complete, with *st filled. */
+    bool (*test)(cr_job *job, void *obj, MPI_Status *st);
+    /* Release obj: called exactly once, after completion. */
+    void (*free)(cr_job *job, void *obj);
+    /* MPI_Cancel; NULL: the operation cannot be cancelled (MPI_Cancel has no
+     * effect, as MPI allows). */
+    int (*cancel)(cr_job *job, void *obj);
+} mpi_ext_ops;
+/* Make an active request for obj: MPI_SUCCESS, or an error code (reported on
+ * comm) when the table is full; on error obj is not taken. */
+int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *obj,
+                    MPI_Request *out);
 
 #endif

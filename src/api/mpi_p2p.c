@@ -97,10 +97,10 @@ static int check_peer(cr_job *job, MPI_Comm comm, const char *call, const mpi_co
                       bool any_ok, const char *what)
 {
     if (peer == MPI_PROC_NULL || (any_ok && peer == MPI_ANY_SOURCE)) return 0;
-    if (peer < 0 || peer >= c->size)
+    if (peer < 0 || peer >= comm_peer_size(c))
         return mpi_fail(job, comm, call, MPI_ERR_RANK,
-                        "%s %d is invalid: ranks in this communicator are 0..%d", what, peer,
-                        c->size - 1);
+                        "%s %d is invalid: ranks in this communicator%s are 0..%d", what, peer,
+                        c->inter ? "'s remote group" : "", comm_peer_size(c) - 1);
     return 0;
 }
 
@@ -199,7 +199,7 @@ static int recv_status(mreq *q, MPI_Status *st)
     }
     const cr_status *cs = &q->r->st;
     mpi_comm *c = mpi_comm_get(q->comm);
-    st->MPI_SOURCE = q->cancelled ? MPI_ANY_SOURCE : c ? mpi_comm_job_to_rank(c, cs->src) : cs->src;
+    st->MPI_SOURCE = q->cancelled ? MPI_ANY_SOURCE : c ? mpi_comm_job_to_peer(c, cs->src) : cs->src;
     st->MPI_TAG = q->cancelled ? MPI_ANY_TAG : cs->tag;
     st->MPI_ERROR = err;
     st->cr_cancelled = q->cancelled;
@@ -320,7 +320,7 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
         }
         return mpi_leave(job, MPI_SUCCESS);
     }
-    int jd = comm_rank_to_job(c, dest);
+    int jd = comm_peer_to_job(c, dest);
     if (mode == M_BUF) {
         rc = bsend_start(job, call, comm, t, buf, count, jd, c->ctx, tag);
         if (!rc && req) {
@@ -355,53 +355,61 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+PMPI_WEAK(Send);
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_common("MPI_Send", buf, count, dt, dest, tag, comm, M_STD, NULL);
 }
 
-int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+PMPI_WEAK(Ssend);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_common("MPI_Ssend", buf, count, dt, dest, tag, comm, M_SYNC, NULL);
 }
 
-int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+PMPI_WEAK(Rsend);
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_common("MPI_Rsend", buf, count, dt, dest, tag, comm, M_READY, NULL);
 }
 
-int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+PMPI_WEAK(Bsend);
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_common("MPI_Bsend", buf, count, dt, dest, tag, comm, M_BUF, NULL);
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-              MPI_Request *req)
+PMPI_WEAK(Isend);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
 {
     return send_common("MPI_Isend", buf, count, dt, dest, tag, comm, M_STD, req);
 }
 
-int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-               MPI_Request *req)
+PMPI_WEAK(Issend);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *req)
 {
     return send_common("MPI_Issend", buf, count, dt, dest, tag, comm, M_SYNC, req);
 }
 
-int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-               MPI_Request *req)
+PMPI_WEAK(Irsend);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *req)
 {
     return send_common("MPI_Irsend", buf, count, dt, dest, tag, comm, M_READY, req);
 }
 
-int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-               MPI_Request *req)
+PMPI_WEAK(Ibsend);
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *req)
 {
     return send_common("MPI_Ibsend", buf, count, dt, dest, tag, comm, M_BUF, req);
 }
 
 static cr_sel make_sel(const mpi_comm *c, int source, int tag)
 {
-    cr_sel s = {.src = source == MPI_ANY_SOURCE ? CR_ANY_SOURCE : comm_rank_to_job(c, source),
+    cr_sel s = {.src = source == MPI_ANY_SOURCE ? CR_ANY_SOURCE : comm_peer_to_job(c, source),
                 .ctx = c->ctx,
                 .tag_mode = tag == MPI_ANY_TAG ? CR_TAG_ANY : CR_TAG_EXACT,
                 .tag = tag};
@@ -437,8 +445,9 @@ static mreq *recv_post(cr_job *job, const char *call, void *buf, int count, mpi_
     return q;
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-              MPI_Request *req)
+PMPI_WEAK(Irecv);
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Request *req)
 {
     const char *call = "MPI_Irecv";
     cr_job *job = mpi_enter(call);
@@ -451,8 +460,9 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-             MPI_Status *st)
+PMPI_WEAK(Recv);
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Status *st)
 {
     const char *call = "MPI_Recv";
     cr_job *job = mpi_enter(call);
@@ -464,7 +474,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
         cr_sel s = make_sel(c, source, tag);
         cr_status cs;
         cr_recv_trunc(job, call, &s, buf, (size_t)count * t->size, true, &cs);
-        MPI_Status local = {.MPI_SOURCE = mpi_comm_job_to_rank(c, cs.src),
+        MPI_Status local = {.MPI_SOURCE = mpi_comm_job_to_peer(c, cs.src),
                             .MPI_TAG = cs.tag,
                             .cr_bytes = (long long)cs.count};
         if (cs.size > cs.count)
@@ -487,9 +497,10 @@ static bool overlap(const void *a, size_t la, const void *b, size_t lb)
     return la && lb && x < y + lb && y < x + la;
 }
 
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                 MPI_Status *st)
+PMPI_WEAK(Sendrecv);
+int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                  MPI_Status *st)
 {
     const char *call = "MPI_Sendrecv";
     cr_job *job = mpi_enter(call);
@@ -508,15 +519,16 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
         size_t len;
         char *tmp;
         const void *data = send_data(job, call, ts, sbuf, scount, &len, &tmp);
-        cr_send(job, call, comm_rank_to_job(c, dest), c->ctx, stag, data, len);
+        cr_send(job, call, comm_peer_to_job(c, dest), c->ctx, stag, data, len);
         free(tmp);
     }
     if (q->r) cr_req_wait(job, q->r);
     return mpi_leave(job, finish(job, call, q, st, NULL));
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source,
-                         int rtag, MPI_Comm comm, MPI_Status *st)
+PMPI_WEAK(Sendrecv_replace);
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source,
+                          int rtag, MPI_Comm comm, MPI_Status *st)
 {
     const char *call = "MPI_Sendrecv_replace";
     cr_job *job = mpi_enter(call);
@@ -533,13 +545,14 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
     MPI_Request h;
     mreq *q = recv_post(job, call, buf, count, t, source, rtag, comm, c, &h);
     if (dest != MPI_PROC_NULL)
-        cr_send(job, call, comm_rank_to_job(c, dest), c->ctx, stag, copy, len);
+        cr_send(job, call, comm_peer_to_job(c, dest), c->ctx, stag, copy, len);
     free(copy);
     if (q->r) cr_req_wait(job, q->r);
     return mpi_leave(job, finish(job, call, q, st, NULL));
 }
 
-int MPI_Buffer_attach(void *buffer, int size)
+PMPI_WEAK(Buffer_attach);
+int PMPI_Buffer_attach(void *buffer, int size)
 {
     const char *call = "MPI_Buffer_attach";
     cr_job *job = mpi_enter(call);
@@ -562,7 +575,8 @@ static bool bsends_done(void *arg)
     return true;
 }
 
-int MPI_Buffer_detach(void *buffer_addr, int *size)
+PMPI_WEAK(Buffer_detach);
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     const char *call = "MPI_Buffer_detach";
     cr_job *job = mpi_enter(call);
@@ -605,7 +619,7 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     bool found = cr_probe(job, &s, flag == NULL, &cs);
     if (flag) *flag = found;
     if (found && !ignore(st)) {
-        st->MPI_SOURCE = mpi_comm_job_to_rank(mpi_comm_get(comm), cs.src);
+        st->MPI_SOURCE = mpi_comm_job_to_peer(mpi_comm_get(comm), cs.src);
         st->MPI_TAG = cs.tag;
         st->MPI_ERROR = MPI_SUCCESS;
         st->cr_cancelled = 0;
@@ -614,12 +628,14 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
+PMPI_WEAK(Probe);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
 {
     return probe_common("MPI_Probe", source, tag, comm, NULL, st);
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
+PMPI_WEAK(Iprobe);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 {
     return probe_common("MPI_Iprobe", source, tag, comm, flag, st);
 }
@@ -644,7 +660,8 @@ static mreq *req_arg(cr_job *job, const char *call, MPI_Request *h, int *rc)
     return q;
 }
 
-int MPI_Wait(MPI_Request *h, MPI_Status *st)
+PMPI_WEAK(Wait);
+int PMPI_Wait(MPI_Request *h, MPI_Status *st)
 {
     const char *call = "MPI_Wait";
     cr_job *job = mpi_enter(call);
@@ -659,7 +676,8 @@ int MPI_Wait(MPI_Request *h, MPI_Status *st)
     return mpi_leave(job, finish(job, call, q, st, h));
 }
 
-int MPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
+PMPI_WEAK(Test);
+int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
 {
     const char *call = "MPI_Test";
     cr_job *job = mpi_enter(call);
@@ -678,7 +696,8 @@ int MPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
     return mpi_leave(job, finish(job, call, q, st, h));
 }
 
-int MPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
+PMPI_WEAK(Request_get_status);
+int PMPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
 {
     const char *call = "MPI_Request_get_status";
     cr_job *job = mpi_enter(call);
@@ -715,7 +734,8 @@ static MPI_Status *st_at(MPI_Status *sts, int i)
     return ignore(sts) ? MPI_STATUS_IGNORE : &sts[i];
 }
 
-int MPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
+PMPI_WEAK(Waitall);
+int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
 {
     const char *call = "MPI_Waitall";
     cr_job *job = mpi_enter(call);
@@ -804,12 +824,14 @@ static int any_common(const char *call, int n, MPI_Request *hs, int *index, int 
     return mpi_leave(job, finish(job, call, req_get(hs[done]), st, &hs[done]));
 }
 
-int MPI_Waitany(int n, MPI_Request hs[], int *index, MPI_Status *st)
+PMPI_WEAK(Waitany);
+int PMPI_Waitany(int n, MPI_Request hs[], int *index, MPI_Status *st)
 {
     return any_common("MPI_Waitany", n, hs, index, NULL, st);
 }
 
-int MPI_Testany(int n, MPI_Request hs[], int *index, int *flag, MPI_Status *st)
+PMPI_WEAK(Testany);
+int PMPI_Testany(int n, MPI_Request hs[], int *index, int *flag, MPI_Status *st)
 {
     if (!flag) {
         cr_job *job = mpi_enter("MPI_Testany");
@@ -856,17 +878,20 @@ static int some_common(const char *call, int n, MPI_Request *hs, int *outcount, 
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
 
-int MPI_Waitsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status sts[])
+PMPI_WEAK(Waitsome);
+int PMPI_Waitsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status sts[])
 {
     return some_common("MPI_Waitsome", n, hs, outcount, idx, sts, true);
 }
 
-int MPI_Testsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status sts[])
+PMPI_WEAK(Testsome);
+int PMPI_Testsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status sts[])
 {
     return some_common("MPI_Testsome", n, hs, outcount, idx, sts, false);
 }
 
-int MPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
+PMPI_WEAK(Testall);
+int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
 {
     const char *call = "MPI_Testall";
     cr_job *job = mpi_enter(call);
@@ -889,7 +914,8 @@ int MPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
 
-int MPI_Request_free(MPI_Request *h)
+PMPI_WEAK(Request_free);
+int PMPI_Request_free(MPI_Request *h)
 {
     const char *call = "MPI_Request_free";
     cr_job *job = mpi_enter(call);
@@ -908,7 +934,8 @@ int MPI_Request_free(MPI_Request *h)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Cancel(MPI_Request *h)
+PMPI_WEAK(Cancel);
+int PMPI_Cancel(MPI_Request *h)
 {
     const char *call = "MPI_Cancel";
     cr_job *job = mpi_enter(call);
@@ -930,7 +957,8 @@ int MPI_Cancel(MPI_Request *h)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Test_cancelled(const MPI_Status *st, int *flag)
+PMPI_WEAK(Test_cancelled);
+int PMPI_Test_cancelled(const MPI_Status *st, int *flag)
 {
     if (!st || st == MPI_STATUS_IGNORE || !flag) return MPI_ERR_ARG;
     *flag = st->cr_cancelled;
@@ -963,12 +991,14 @@ static int count_common(const char *call, const MPI_Status *st, MPI_Datatype dt,
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
+PMPI_WEAK(Get_count);
+int PMPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
 {
     return count_common("MPI_Get_count", st, dt, count, false);
 }
 
-int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count)
+PMPI_WEAK(Get_elements);
+int PMPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count)
 {
     return count_common("MPI_Get_elements", st, dt, count, true);
 }

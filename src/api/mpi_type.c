@@ -356,7 +356,8 @@ static int out_check(cr_job *job, const char *call, const void *p)
     return 0;
 }
 
-int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
+PMPI_WEAK(Type_contiguous);
+int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_contiguous";
     cr_job *job = mpi_enter(call);
@@ -387,13 +388,15 @@ static int hvector(const char *call, int count, int bl, ptrdiff_t stride, bool b
     return mpi_leave(job, type_new(job, call, &b, newtype, false, raw));
 }
 
-int MPI_Type_vector(int count, int bl, int stride, MPI_Datatype old, MPI_Datatype *newtype)
+PMPI_WEAK(Type_vector);
+int PMPI_Type_vector(int count, int bl, int stride, MPI_Datatype old, MPI_Datatype *newtype)
 {
     return hvector("MPI_Type_vector", count, bl, stride, false, old, newtype);
 }
 
-int MPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old,
-                            MPI_Datatype *newtype)
+PMPI_WEAK(Type_create_hvector);
+int PMPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old,
+                             MPI_Datatype *newtype)
 {
     return hvector("MPI_Type_create_hvector", count, bl, stride, true, old, newtype);
 }
@@ -419,20 +422,23 @@ static int hindexed(const char *call, int count, const int *bls, int bl1, const 
     return mpi_leave(job, type_new(job, call, &b, newtype, false, false));
 }
 
-int MPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
-                     MPI_Datatype *newtype)
+PMPI_WEAK(Type_indexed);
+int PMPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
+                      MPI_Datatype *newtype)
 {
     return hindexed("MPI_Type_indexed", count, bls, -1, displs, NULL, old, newtype);
 }
 
-int MPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
-                             MPI_Datatype *newtype)
+PMPI_WEAK(Type_create_hindexed);
+int PMPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
+                              MPI_Datatype *newtype)
 {
     return hindexed("MPI_Type_create_hindexed", count, bls, -1, NULL, displs, old, newtype);
 }
 
-int MPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
-                                  MPI_Datatype *newtype)
+PMPI_WEAK(Type_create_indexed_block);
+int PMPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
+                                   MPI_Datatype *newtype)
 {
     if (bl < 0) {
         cr_job *job = mpi_enter("MPI_Type_create_indexed_block");
@@ -441,8 +447,9 @@ int MPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Dat
     return hindexed("MPI_Type_create_indexed_block", count, NULL, bl, displs, NULL, old, newtype);
 }
 
-int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
-                           const MPI_Datatype types[], MPI_Datatype *newtype)
+PMPI_WEAK(Type_create_struct);
+int PMPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
+                            const MPI_Datatype types[], MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_create_struct";
     cr_job *job = mpi_enter(call);
@@ -464,7 +471,8 @@ int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
     return mpi_leave(job, type_new(job, call, &b, newtype, true, false));
 }
 
-int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+PMPI_WEAK(Type_create_resized);
+int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_create_resized";
     cr_job *job = mpi_enter(call);
@@ -481,7 +489,8 @@ int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_
     return mpi_leave(job, type_new(job, call, &b, newtype, false, raw));
 }
 
-int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
+PMPI_WEAK(Type_dup);
+int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_dup";
     cr_job *job = mpi_enter(call);
@@ -498,7 +507,8 @@ int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     return mpi_leave(job, rc);
 }
 
-int MPI_Type_commit(MPI_Datatype *dt)
+PMPI_WEAK(Type_commit);
+int PMPI_Type_commit(MPI_Datatype *dt)
 {
     const char *call = "MPI_Type_commit";
     cr_job *job = mpi_enter(call);
@@ -510,7 +520,8 @@ int MPI_Type_commit(MPI_Datatype *dt)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Type_free(MPI_Datatype *dt)
+PMPI_WEAK(Type_free);
+int PMPI_Type_free(MPI_Datatype *dt)
 {
     const char *call = "MPI_Type_free";
     cr_job *job = mpi_enter(call);
@@ -528,7 +539,8 @@ int MPI_Type_free(MPI_Datatype *dt)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Type_size(MPI_Datatype dt, int *size)
+PMPI_WEAK(Type_size);
+int PMPI_Type_size(MPI_Datatype dt, int *size)
 {
     const char *call = "MPI_Type_size";
     cr_job *job = mpi_enter(call);
@@ -554,29 +566,34 @@ static int get_extent(const char *call, MPI_Datatype dt, MPI_Aint *lb, MPI_Aint 
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
+PMPI_WEAK(Type_get_extent);
+int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
     return get_extent("MPI_Type_get_extent", dt, lb, extent, false);
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
+PMPI_WEAK(Type_get_true_extent);
+int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
     return get_extent("MPI_Type_get_true_extent", dt, lb, extent, true);
 }
 
-int MPI_Get_address(const void *location, MPI_Aint *address)
+PMPI_WEAK(Get_address);
+int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     if (!address) return MPI_ERR_ARG;
     *address = (MPI_Aint)location;
     return MPI_SUCCESS;
 }
 
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+PMPI_WEAK(Aint_add);
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return base + disp;
 }
 
-MPI_Aint MPI_Aint_diff(MPI_Aint a, MPI_Aint b)
+PMPI_WEAK(Aint_diff);
+MPI_Aint PMPI_Aint_diff(MPI_Aint a, MPI_Aint b)
 {
     return a - b;
 }
@@ -606,8 +623,9 @@ static int pack_check(cr_job *job, const char *call, MPI_Comm comm, MPI_Datatype
     return MPI_SUCCESS;
 }
 
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
-             int *position, MPI_Comm comm)
+PMPI_WEAK(Pack);
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
 {
     cr_job *job = mpi_enter("MPI_Pack");
     mpi_type *t = NULL;
@@ -619,8 +637,9 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int 
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-               MPI_Datatype dt, MPI_Comm comm)
+PMPI_WEAK(Unpack);
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype dt, MPI_Comm comm)
 {
     cr_job *job = mpi_enter("MPI_Unpack");
     mpi_type *t = NULL;
@@ -632,7 +651,8 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
+PMPI_WEAK(Pack_size);
+int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
 {
     const char *call = "MPI_Pack_size";
     cr_job *job = mpi_enter(call);
