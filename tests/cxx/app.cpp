@@ -12,19 +12,30 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace
+{
 
 template <typename T> MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<int>() { return MPI_INT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> MPI_Datatype mpi_type<long long>() { return MPI_LONG_LONG; }
+template <> MPI_Datatype mpi_type<int>()
+{
+    return MPI_INT;
+}
+template <> MPI_Datatype mpi_type<double>()
+{
+    return MPI_DOUBLE;
+}
+template <> MPI_Datatype mpi_type<long long>()
+{
+    return MPI_LONG_LONG;
+}
 
 void check(int rc, const char *what)
 {
     if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
 }
 
-class Benchmark {
+class Benchmark
+{
   public:
     Benchmark(MPI_Comm comm, const char *name) : comm_(comm), name_(name)
     {
@@ -40,7 +51,10 @@ class Benchmark {
         for (int i = 0; i < reps; i++) kernel(i);
         return (MPI_Wtime() - t0) / reps;
     }
-    const std::string &name() const { return name_; }
+    const std::string &name() const
+    {
+        return name_;
+    }
 
   protected:
     virtual void kernel(int iter) = 0;
@@ -49,7 +63,8 @@ class Benchmark {
     int rank_ = -1, size_ = 0;
 };
 
-template <typename T> class PingPong : public Benchmark {
+template <typename T> class PingPong : public Benchmark
+{
   public:
     PingPong(MPI_Comm comm, size_t n) : Benchmark(comm, "PingPong"), buf_(n) {}
 
@@ -82,7 +97,8 @@ template <typename T> class PingPong : public Benchmark {
     std::vector<T> buf_;
 };
 
-template <typename T> class Allreduce : public Benchmark {
+template <typename T> class Allreduce : public Benchmark
+{
   public:
     Allreduce(MPI_Comm comm, size_t n) : Benchmark(comm, "Allreduce"), in_(n), out_(n) {}
 
@@ -90,9 +106,9 @@ template <typename T> class Allreduce : public Benchmark {
     void kernel(int iter) override
     {
         for (size_t k = 0; k < in_.size(); k++) in_[k] = static_cast<T>(rank_ + iter + (int)k);
-        check(MPI_Allreduce(in_.data(), out_.data(), (int)in_.size(), mpi_type<T>(), MPI_SUM,
-                            comm_),
-              "MPI_Allreduce");
+        check(
+            MPI_Allreduce(in_.data(), out_.data(), (int)in_.size(), mpi_type<T>(), MPI_SUM, comm_),
+            "MPI_Allreduce");
         for (size_t k = 0; k < out_.size(); k++) {
             T want = static_cast<T>(size_ * (size_ - 1) / 2 + size_ * (iter + (int)k));
             if (out_[k] != want) throw std::runtime_error("Allreduce: wrong sum");
@@ -103,7 +119,8 @@ template <typename T> class Allreduce : public Benchmark {
     std::vector<T> in_, out_;
 };
 
-class Alltoall : public Benchmark {
+class Alltoall : public Benchmark
+{
   public:
     Alltoall(MPI_Comm comm, int blk) : Benchmark(comm, "Alltoall"), blk_(blk)
     {
