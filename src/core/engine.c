@@ -465,10 +465,9 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
     ask_push(job, r, src, sreq);
 }
 
-static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
+/* Receive r takes message u, already off the unexpected queue; u is freed. */
+static void take_detached(cr_job *job, cr_req *r, cr_unexp *u)
 {
-    cr_unexp *u = *pp;
-    unlink_unexp(job, pp);
     if (u->arriving) { /* still being pushed to us: r completes when it is all there */
         u->arriving->for_unexp = NULL;
         u->arriving->chain = r;
@@ -481,6 +480,13 @@ static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
         start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags);
     }
     free(u);
+}
+
+static void take_unexp(cr_job *job, cr_req *r, cr_unexp **pp)
+{
+    cr_unexp *u = *pp;
+    unlink_unexp(job, pp);
+    take_detached(job, r, u);
 }
 
 cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap)
@@ -599,16 +605,23 @@ void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t c
     cr_recv_trunc(job, op, sel, buf, cap, false, st);
 }
 
-bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
+/* cr_probe, and with 'out' cr_mprobe: the message found leaves the queue. */
+static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unexp **out)
 {
     unsigned spins = 0;
     for (;;) {
-        cr_unexp *u = find_unexp(job, sel, NULL);
+        cr_unexp **pp;
+        cr_unexp *u = find_unexp(job, sel, &pp);
         if (u) {
             if (job->wait_reported) cr_wait_report(job, false);
             st->src = u->src;
             st->tag = u->tag;
             st->size = st->count = u->size;
+            if (out) {
+                unlink_unexp(job, pp);
+                u->next = NULL;
+                *out = u;
+            }
             return true;
         }
         if (cr_progress(job)) continue;
@@ -621,6 +634,28 @@ bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
         job->wait_sel = sel;
         cr_idle(job, &spins, NULL, NULL);
     }
+}
+
+bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st)
+{
+    return probe(job, sel, wait, st, NULL);
+}
+
+bool cr_mprobe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unexp **out)
+{
+    return probe(job, sel, wait, st, out);
+}
+
+cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size_t cap,
+                       bool trunc_ok)
+{
+    cr_req *r = req_alloc(job, CR_REQ_RECV, op);
+    r->sel = (cr_sel){.src = u->src, .ctx = u->ctx, .tag_mode = CR_TAG_EXACT, .tag = u->tag};
+    r->buf = buf;
+    r->cap = cap;
+    r->trunc_ok = trunc_ok;
+    take_detached(job, r, u);
+    return r;
 }
 
 /* ---- delivery (transport up-call) ---------------------------------------- */
@@ -822,12 +857,30 @@ void cr_engine_buffer_rts(cr_job *job)
 
 /* ---- progress ------------------------------------------------------------ */
 
+static __attribute__((noinline)) int run_bg(cr_job *job)
+{
+    int n = 0;
+    job->in_bg = true;
+    for (int i = 0; i < job->nbg; i++) n += job->bg[i](job);
+    job->in_bg = false;
+    return n;
+}
+
 static inline int progress(cr_job *job)
 {
     int n = 0;
     if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
     for (int i = 0; i < job->nlinks; i++) n += job->links[i].ops->poll(job->links[i].ctx);
+    if (__builtin_expect(job->nbg != 0, 0) && !job->in_bg) n += run_bg(job);
     return n;
+}
+
+void cr_bg_add(cr_job *job, int (*fn)(cr_job *job))
+{
+    for (int i = 0; i < job->nbg; i++)
+        if (job->bg[i] == fn) return;
+    if (job->nbg == CR_MAX_BG) cr_fatal(job, "progress", "too many background hooks");
+    job->bg[job->nbg++] = fn;
 }
 
 int cr_progress(cr_job *job)

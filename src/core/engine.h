@@ -145,6 +145,7 @@ typedef struct cr_link {
     void *ctx;
 } cr_link;
 #define CR_MAX_LINKS 4
+#define CR_MAX_BG 4
 
 typedef struct cr_job {
     int rank, size;
@@ -225,6 +226,14 @@ typedef struct cr_job {
 
     /* Started by srun --mpi=pmi2 (src/core/pmi.c): the PMI-2 client, else NULL */
     struct cr_pmi *pmi;
+
+    /* Background work of the interfaces (MPI's nonblocking collectives): every
+     * cr_progress, whichever thread makes it (a waiting call, the progress
+     * thread), runs each hook under the lock; a hook returns how many steps it
+     * made and never waits (cr_bg_add registers one). */
+    int (*bg[CR_MAX_BG])(struct cr_job *job);
+    int nbg;
+    bool in_bg; /* a hook is running: cr_progress inside it runs none */
 } cr_job;
 
 /* Job lifetime: the first call of any interface initializes the job. */
@@ -275,6 +284,15 @@ cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf,
                       bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void));
 /* Non-destructive look at the unexpected queue; wait=true blocks until a match. */
 bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st);
+/* Matched probe (MPI_Mprobe): cr_probe that also takes the message off the
+ * unexpected queue into *out, so that no receive can match it any more; only
+ * cr_irecv_unexp receives it then. (A message still arriving from its sender
+ * keeps arriving into the detached entry.) */
+bool cr_mprobe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unexp **out);
+/* Receive the message u that cr_mprobe detached (u is consumed): a receive
+ * request that completes as if it had matched u. */
+cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size_t cap,
+                       bool trunc_ok);
 
 /* Requests and their public ids. */
 uint64_t cr_req_id(const cr_req *r);
@@ -289,8 +307,11 @@ void cr_req_release(cr_job *job, cr_req *r);
 void cr_handlers_start(cr_job *job);
 int cr_handlers_mask(cr_job *job, int masked);
 
-/* Progress: poll the transports once; returns the number of events handled. */
+/* Progress: poll the transports once, then run the background hooks; returns
+ * the number of events handled (and steps the hooks made). */
 int cr_progress(cr_job *job);
+/* Register a background hook (job->bg); registering one twice is a no-op. */
+void cr_bg_add(cr_job *job, int (*fn)(cr_job *job));
 /* Tell the runtime that this rank is (blocked) or is no longer blocked in the
  * wait described by job->wait_req / job->wait_sel. */
 void cr_wait_report(cr_job *job, bool blocked);

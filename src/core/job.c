@@ -372,10 +372,12 @@ static void job_init(void)
     }
     job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
     job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
-    pthread_mutex_init(&job->lock, NULL);
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    /* recursive: a user callback run under the lock (an MPI reduction
+     * operation, on the progress thread too) may call the interface again */
+    pthread_mutex_init(&job->lock, &ma);
     pthread_mutex_init(&job->trap_lock, &ma);
     pthread_mutexattr_destroy(&ma);
     job->posted_tail = &job->posted;
