@@ -15,7 +15,16 @@
  *    waiting for a collective another member refused locally — except where the
  *    mistake is only visible at one member (e.g. a bad root on one rank), which
  *    MPI calls erroneous;
- *  - non-commutative operations combine in rank order (the layer's rule). */
+ *  - non-commutative operations combine in rank order (the layer's rule);
+ *  - on an intercommunicator (c->inter) every call goes to the layer's
+ *    cr_inter_* forms (coll_inter.c) over the local group g and the remote
+ *    ranks, counted by ig.seq: counts, displacements and types name members of
+ *    the REMOTE group (reduce_scatter's recvcounts: the local group), roots are
+ *    MPI_ROOT / MPI_PROC_NULL / a remote rank, MPI_IN_PLACE is refused
+ *    (MPI_ERR_BUFFER), and Scan / Exscan are MPI_ERR_COMM;
+ *  - Alltoallw: per-peer types and byte displacements; blocks go straight
+ *    from and to the user buffers when every block with data is contiguous,
+ *    through packed staging otherwise. */
 #include <complex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -490,6 +499,14 @@ static int chk_buf(cargs *a, const void *buf, int count, const mpi_type *t, cons
 
 static int chk_root(cargs *a, int root)
 {
+    if (a->c->inter) {
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < a->c->rsize))
+            return 0;
+        return fail(a, MPI_ERR_ROOT,
+                    "root %d is invalid on an intercommunicator: MPI_ROOT, MPI_PROC_NULL or a "
+                    "rank of the remote group (0..%d)",
+                    root, a->c->rsize - 1);
+    }
     if (root < 0 || root >= a->c->size)
         return fail(a, MPI_ERR_ROOT, "root %d is invalid: ranks in this communicator are 0..%d",
                     root, a->c->size - 1);
@@ -509,6 +526,41 @@ static int done(cargs *a, int rc)
     return mpi_leave(a->job, rc);
 }
 
+/* ---- intercommunicators -------------------------------------------------------------- */
+
+/* The layer's view of intercommunicator c: its local group g, the remote
+ * group's job ranks, the collective context, and ig.seq as the count of
+ * collectives over both groups (ig is the same on every member of both groups,
+ * mpi_impl.h; its own collectives advance the count in step everywhere too). */
+static cr_inter inter_of(mpi_comm *c)
+{
+    return (cr_inter){&c->g, c->rsize, c->rranks, (uint16_t)(c->ctx + 1), &c->ig.seq};
+}
+
+/* The layer's name for an intercommunicator root argument (checked). */
+static int xroot(int root)
+{
+    return root == MPI_ROOT ? CR_INTER_ROOT : root == MPI_PROC_NULL ? CR_INTER_NONE : root;
+}
+
+static int no_inplace(cargs *a, const void *buf)
+{
+    if (buf == MPI_IN_PLACE)
+        return fail(a, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+    return 0;
+}
+
+/* Lengths and offsets (lens, lens + np) of np blocks of blk bytes, back to back. */
+static size_t *uniform(cargs *a, int np, size_t blk)
+{
+    size_t *l = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof *l);
+    for (int i = 0; i < np; i++) {
+        l[i] = blk;
+        l[np + i] = (size_t)i * blk;
+    }
+    return l;
+}
+
 /* ---- barrier and broadcast --------------------------------------------------------- */
 
 PMPI_WEAK(Barrier);
@@ -516,8 +568,41 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     cargs a;
     int rc = begin(&a, "MPI_Barrier", comm);
-    if (!rc) cr_coll_barrier(a.job, &a.c->g, a.call);
+    if (!rc && a.c->inter) {
+        cr_inter x = inter_of(a.c);
+        cr_inter_barrier(a.job, &x, a.call);
+    } else if (!rc) {
+        cr_coll_barrier(a.job, &a.c->g, a.call);
+    }
     return done(&a, rc);
+}
+
+/* Intercommunicator: the root (MPI_ROOT) sends to every member of the other
+ * group, which names it by its rank; the root's other members pass MPI_PROC_NULL. */
+static int inter_bcast(cargs *a, void *buf, int count, MPI_Datatype dt, int root)
+{
+    cr_inter x = inter_of(a->c);
+    mpi_type *t = NULL;
+    int rc = chk_root(a, root);
+    if (!rc && root != MPI_PROC_NULL) rc = chk_count(a, count, "count");
+    if (!rc && root != MPI_PROC_NULL) rc = chk_type(a, dt, &t);
+    if (!rc && root != MPI_PROC_NULL) rc = chk_buf(a, buf, count, t, "buffer");
+    if (rc) return done(a, rc);
+    if (root == MPI_PROC_NULL) {
+        cr_inter_bcast(a->job, &x, a->call, NULL, 0, CR_INTER_NONE);
+        return done(a, MPI_SUCCESS);
+    }
+    size_t n = (size_t)count;
+    char *tmp = NULL;
+    bool isroot = root == MPI_ROOT;
+    char *data = isroot ? (char *)bytes_in(a->job, a->call, t, buf, n, &tmp)
+                        : bytes_out(a->job, a->call, t, buf, n, &tmp);
+    cr_inter_bcast(a->job, &x, a->call, data, n * t->size, xroot(root));
+    if (isroot)
+        free(tmp);
+    else
+        bytes_done(t, tmp, buf, n);
+    return done(a, MPI_SUCCESS);
 }
 
 PMPI_WEAK(Bcast);
@@ -526,6 +611,7 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     cargs a;
     mpi_type *t = NULL;
     int rc = begin(&a, "MPI_Bcast", comm);
+    if (!rc && a.c->inter) return inter_bcast(&a, buf, count, dt, root);
     if (!rc) rc = chk_count(&a, count, "count");
     if (!rc) rc = chk_type(&a, dt, &t);
     if (!rc) rc = chk_buf(&a, buf, count, t, "buffer");
@@ -553,16 +639,32 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     cargs a;
     mpi_type *t = NULL;
     int rc = begin(&a, call, comm);
+    bool inter = !rc && a.c->inter;
+    if (inter && (kind == R_SCAN || kind == R_EXSCAN))
+        return done(&a, fail(&a, MPI_ERR_COMM, "not defined on an intercommunicator"));
+    if (!rc && kind == R_REDUCE) rc = chk_root(&a, root);
+    if (inter && kind == R_REDUCE && root == MPI_PROC_NULL) { /* takes no part */
+        cr_inter x = inter_of(a.c);
+        cr_inter_reduce(a.job, &x, call, NULL, NULL, 0, NULL, CR_INTER_NONE);
+        return done(&a, MPI_SUCCESS);
+    }
     if (!rc) rc = chk_count(&a, count, "count");
     if (!rc) rc = chk_type(&a, dt, &t);
-    if (!rc && kind == R_REDUCE) rc = chk_root(&a, root);
-    bool recv_here = kind != R_REDUCE || a.c->me == root;
-    bool inplace = sbuf == MPI_IN_PLACE;
+    /* Intracommunicator: everyone sends (the root's data is in rbuf with
+     * MPI_IN_PLACE); intercommunicator reduce: the root's group only receives
+     * (at the root), the other group only sends. */
+    bool recv_here, send_here = !inter || kind != R_REDUCE || root >= 0;
+    if (inter)
+        recv_here = kind != R_REDUCE || root == MPI_ROOT;
+    else
+        recv_here = kind != R_REDUCE || (!rc && a.c->me == root);
+    bool inplace = send_here && sbuf == MPI_IN_PLACE;
+    if (!rc && inter && send_here) rc = no_inplace(&a, sbuf);
     if (!rc && inplace && !recv_here)
         rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_buf(&a, sbuf, count, t, "send buffer");
+    if (!rc && send_here && !inplace) rc = chk_buf(&a, sbuf, count, t, "send buffer");
     if (!rc && recv_here) rc = chk_buf(&a, rbuf, count, t, "receive buffer");
-    if (!rc && recv_here) rc = chk_alias(&a, sbuf, rbuf, (size_t)count * t->size);
+    if (!rc && recv_here && send_here) rc = chk_alias(&a, sbuf, rbuf, (size_t)count * t->size);
     cr_redop o;
     mpi_opctx ctx;
     bool packed;
@@ -572,19 +674,26 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     size_t len = n * o.elem, cnt = (size_t)count;
     const void *src = inplace ? rbuf : sbuf;
     char *s = (char *)src, *r = rbuf, *stmp = NULL, *rtmp = NULL;
-    if (packed) {
+    if (packed && send_here) {
         stmp = xmalloc(a.job, call, len);
         mpi_pack_data(t, src, cnt, stmp);
         s = stmp;
     }
     if (packed || !recv_here || kind == R_EXSCAN) r = rtmp = xmalloc(a.job, call, len);
     cr_group *g = &a.c->g;
+    cr_inter x = inter ? inter_of(a.c) : (cr_inter){0};
     switch (kind) {
     case R_REDUCE:
-        cr_coll_reduce(a.job, g, call, s, r, n, &o, root);
+        if (inter)
+            cr_inter_reduce(a.job, &x, call, s, r, n, &o, xroot(root));
+        else
+            cr_coll_reduce(a.job, g, call, s, r, n, &o, root);
         break;
     case R_ALLREDUCE:
-        cr_coll_allreduce(a.job, g, call, s, r, n, &o);
+        if (inter)
+            cr_inter_allreduce(a.job, &x, call, s, r, n, &o);
+        else
+            cr_coll_allreduce(a.job, g, call, s, r, n, &o);
         break;
     case R_SCAN:
         cr_coll_scan(a.job, g, call, s, r, n, &o);
@@ -656,7 +765,8 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
     }
     size_t mine = (size_t)(counts ? counts[me] : block);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!inplace) rc = chk_buf(&a, sbuf, (int)total, t, "send buffer");
+    if (a.c->inter) rc = no_inplace(&a, sbuf);
+    if (!rc && !inplace) rc = chk_buf(&a, sbuf, (int)total, t, "send buffer");
     if (!rc) rc = chk_buf(&a, rbuf, (int)mine, t, "receive buffer");
     if (!rc) rc = chk_alias(&a, sbuf, rbuf, total * t->size);
     cr_redop o;
@@ -672,6 +782,23 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
         stmp = xmalloc(a.job, call, len);
         mpi_pack_data(t, src, total, stmp);
         s = stmp;
+    }
+    if (a.c->inter) {
+        /* recvcounts describe this group: it gets the other group's reduction */
+        size_t *ll = xmalloc(a.job, call, 2 * (size_t)np * sizeof *ll), *lo = ll + np, at = 0;
+        for (int i = 0; i < np; i++) {
+            ll[i] = (size_t)(counts ? counts[i] : block) * per;
+            lo[i] = at;
+            at += ll[i];
+        }
+        char *out = packed ? r : rbuf;
+        cr_inter x = inter_of(a.c);
+        cr_inter_reduce_scatter(a.job, &x, call, s, out, n, &o, ll, lo);
+        if (packed) mpi_unpack_data(t, out, mine * per, rbuf, mine);
+        free(ll);
+        free(stmp);
+        free(r);
+        return done(&a, MPI_SUCCESS);
     }
     cr_coll_allreduce(a.job, &a.c->g, call, s, r, n, &o);
     if (packed)
@@ -721,6 +848,93 @@ static int chk_match(cargs *a, size_t sbytes, size_t rbytes)
     return 0;
 }
 
+/* Intercommunicator, the group without the root: send scount of stype to it. */
+static int inter_gather_send(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, int root)
+{
+    mpi_type *t = NULL;
+    int rc = no_inplace(a, sbuf);
+    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &t, "send");
+    if (rc) return done(a, rc);
+    cr_inter x = inter_of(a->c);
+    char *tmp;
+    const char *s = bytes_in(a->job, a->call, t, sbuf, (size_t)scount, &tmp);
+    cr_inter_gatherv(a->job, &x, a->call, s, (size_t)scount * t->size, NULL, NULL, NULL, root);
+    free(tmp);
+    return done(a, MPI_SUCCESS);
+}
+
+/* Intercommunicator, the group without the root: receive rcount of rtype from it. */
+static int inter_scatter_recv(cargs *a, void *rbuf, int rcount, MPI_Datatype rtype, int root)
+{
+    mpi_type *t = NULL;
+    int rc = no_inplace(a, rbuf);
+    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, &t, "receive");
+    if (rc) return done(a, rc);
+    cr_inter x = inter_of(a->c);
+    char *tmp, *r = bytes_out(a->job, a->call, t, rbuf, (size_t)rcount, &tmp);
+    cr_inter_scatterv(a->job, &x, a->call, NULL, NULL, NULL, r, (size_t)rcount * t->size, root);
+    bytes_done(t, tmp, rbuf, (size_t)rcount);
+    return done(a, MPI_SUCCESS);
+}
+
+/* Intercommunicator, a member of the root's group other than the root. */
+static int inter_none(cargs *a, bool gather)
+{
+    cr_inter x = inter_of(a->c);
+    if (gather)
+        cr_inter_gatherv(a->job, &x, a->call, NULL, 0, NULL, NULL, NULL, CR_INTER_NONE);
+    else
+        cr_inter_scatterv(a->job, &x, a->call, NULL, NULL, NULL, NULL, 0, CR_INTER_NONE);
+    return done(a, MPI_SUCCESS);
+}
+
+/* Intercommunicator gather: the root (MPI_ROOT) gets rcount of rtype from each
+ * member of the other group, in its rank order. */
+static int inter_gather(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, int root)
+{
+    int rc = chk_root(a, root);
+    if (rc) return done(a, rc);
+    if (root == MPI_PROC_NULL) return inter_none(a, true);
+    if (root != MPI_ROOT) return inter_gather_send(a, sbuf, scount, stype, root);
+    mpi_type *t = NULL;
+    rc = no_inplace(a, rbuf);
+    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, &t, "receive");
+    if (rc) return done(a, rc);
+    int m = a->c->rsize;
+    size_t cnt = (size_t)rcount * (size_t)m, *l = uniform(a, m, (size_t)rcount * t->size);
+    char *tmp, *r = bytes_out(a->job, a->call, t, rbuf, cnt, &tmp);
+    cr_inter x = inter_of(a->c);
+    cr_inter_gatherv(a->job, &x, a->call, NULL, 0, r, l, l + m, CR_INTER_ROOT);
+    bytes_done(t, tmp, rbuf, cnt);
+    free(l);
+    return done(a, MPI_SUCCESS);
+}
+
+/* Intercommunicator scatter: the root (MPI_ROOT) sends scount of stype to each
+ * member of the other group. */
+static int inter_scatter(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         int rcount, MPI_Datatype rtype, int root)
+{
+    int rc = chk_root(a, root);
+    if (rc) return done(a, rc);
+    if (root == MPI_PROC_NULL) return inter_none(a, false);
+    if (root != MPI_ROOT) return inter_scatter_recv(a, rbuf, rcount, rtype, root);
+    mpi_type *t = NULL;
+    rc = no_inplace(a, sbuf);
+    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &t, "send");
+    if (rc) return done(a, rc);
+    int m = a->c->rsize;
+    size_t cnt = (size_t)scount * (size_t)m, *l = uniform(a, m, (size_t)scount * t->size);
+    char *tmp;
+    const char *s = bytes_in(a->job, a->call, t, sbuf, cnt, &tmp);
+    cr_inter x = inter_of(a->c);
+    cr_inter_scatterv(a->job, &x, a->call, s, l, l + m, NULL, 0, CR_INTER_ROOT);
+    free(tmp);
+    free(l);
+    return done(a, MPI_SUCCESS);
+}
+
 PMPI_WEAK(Gather);
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -728,6 +942,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Gather", comm);
+    if (!rc && a.c->inter) return inter_gather(&a, sbuf, scount, stype, rbuf, rcount, rtype, root);
     if (!rc) rc = chk_root(&a, root);
     bool isroot = !rc && a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -768,6 +983,7 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Scatter", comm);
+    if (!rc && a.c->inter) return inter_scatter(&a, sbuf, scount, stype, rbuf, rcount, rtype, root);
     if (!rc) rc = chk_root(&a, root);
     bool isroot = !rc && a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -806,6 +1022,37 @@ static int chk_blocks(cargs *a, const void *sbuf, int scount, MPI_Datatype stype
     return rc;
 }
 
+/* Intercommunicator all-gather (kind 'g') and all-to-all ('a'): every member
+ * sends scount of stype (all-to-all: to each remote member), and gets rcount of
+ * rtype from each member of the other group, in its rank order. */
+static int inter_blocks(cargs *a, char kind, const void *sbuf, int scount, MPI_Datatype stype,
+                        void *rbuf, int rcount, MPI_Datatype rtype)
+{
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = no_inplace(a, sbuf);
+    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc) rc = chk_alias(a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (rc) return done(a, rc);
+    int m = a->c->rsize;
+    size_t sn = kind == 'a' ? (size_t)scount * (size_t)m : (size_t)scount;
+    size_t rn = (size_t)rcount * (size_t)m;
+    size_t *sl = uniform(a, m, (size_t)scount * ts->size),
+           *rl = uniform(a, m, (size_t)rcount * tr->size);
+    char *stmp, *rtmp, *r = bytes_out(a->job, a->call, tr, rbuf, rn, &rtmp);
+    const char *s = bytes_in(a->job, a->call, ts, sbuf, sn, &stmp);
+    cr_inter x = inter_of(a->c);
+    if (kind == 'a')
+        cr_inter_alltoallv(a->job, &x, a->call, s, sl, sl + m, r, rl, rl + m);
+    else
+        cr_inter_allgatherv(a->job, &x, a->call, s, sn * ts->size, r, rl, rl + m);
+    free(stmp);
+    bytes_done(tr, rtmp, rbuf, rn);
+    free(sl);
+    free(rl);
+    return done(a, MPI_SUCCESS);
+}
+
 PMPI_WEAK(Allgather);
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                    MPI_Datatype rtype, MPI_Comm comm)
@@ -813,6 +1060,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Allgather", comm);
+    if (!rc && a.c->inter) return inter_blocks(&a, 'g', sbuf, scount, stype, rbuf, rcount, rtype);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
@@ -839,6 +1087,7 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     cargs a;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Alltoall", comm);
+    if (!rc && a.c->inter) return inter_blocks(&a, 'a', sbuf, scount, stype, rbuf, rcount, rtype);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
@@ -872,7 +1121,7 @@ typedef struct vlay {
 static int vlay_make(cargs *a, vlay *v, const mpi_type *t, const int *counts, const int *displs,
                      const char *what)
 {
-    int np = a->c->size;
+    int np = comm_peer_size(a->c); /* intercommunicator: one block per remote member */
     if (!counts || !displs) return fail(a, MPI_ERR_ARG, "%scounts or displs is NULL", what);
     v->len = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof(size_t));
     v->off = v->len + np;
@@ -906,6 +1155,82 @@ static void vlay_unpack(const vlay *v, const mpi_type *t, const char *in, void *
                         (char *)buf + (ptrdiff_t)displs[i] * type_extent(t), (size_t)counts[i]);
 }
 
+/* Intercommunicator gatherv (root: MPI_ROOT, rcounts over the other group). */
+static int inter_gatherv(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
+{
+    int rc = chk_root(a, root);
+    if (rc) return done(a, rc);
+    if (root == MPI_PROC_NULL) return inter_none(a, true);
+    if (root != MPI_ROOT) return inter_gather_send(a, sbuf, scount, stype, root);
+    mpi_type *t = NULL;
+    vlay v = {0};
+    rc = no_inplace(a, rbuf);
+    if (!rc) rc = chk_type(a, rtype, &t);
+    if (!rc) rc = vlay_make(a, &v, t, rcounts, displs, "recv");
+    if (rc) return done(a, rc);
+    char *r = v.staged ? xmalloc(a->job, a->call, v.total) : rbuf;
+    cr_inter x = inter_of(a->c);
+    cr_inter_gatherv(a->job, &x, a->call, NULL, 0, r, v.len, v.off, CR_INTER_ROOT);
+    if (v.staged) {
+        vlay_unpack(&v, t, r, rbuf, rcounts, displs, a->c->rsize);
+        free(r);
+    }
+    free(v.len);
+    return done(a, MPI_SUCCESS);
+}
+
+/* Intercommunicator scatterv (root: MPI_ROOT, scounts over the other group). */
+static int inter_scatterv(cargs *a, const void *sbuf, const int *scounts, const int *displs,
+                          MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root)
+{
+    int rc = chk_root(a, root);
+    if (rc) return done(a, rc);
+    if (root == MPI_PROC_NULL) return inter_none(a, false);
+    if (root != MPI_ROOT) return inter_scatter_recv(a, rbuf, rcount, rtype, root);
+    mpi_type *t = NULL;
+    vlay v = {0};
+    rc = no_inplace(a, sbuf);
+    if (!rc) rc = chk_type(a, stype, &t);
+    if (!rc) rc = vlay_make(a, &v, t, scounts, displs, "send");
+    if (rc) return done(a, rc);
+    char *s = v.staged ? xmalloc(a->job, a->call, v.total) : (char *)sbuf;
+    if (v.staged) vlay_pack(&v, t, sbuf, scounts, displs, s, a->c->rsize);
+    cr_inter x = inter_of(a->c);
+    cr_inter_scatterv(a->job, &x, a->call, s, v.len, v.off, NULL, 0, CR_INTER_ROOT);
+    if (v.staged) free(s);
+    free(v.len);
+    return done(a, MPI_SUCCESS);
+}
+
+/* Intercommunicator allgatherv: rcounts/displs describe the other group. */
+static int inter_allgatherv(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            const int *rcounts, const int *displs, MPI_Datatype rtype)
+{
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = no_inplace(a, sbuf);
+    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = chk_type(a, rtype, &tr);
+    if (!rc) rc = vlay_make(a, &v, tr, rcounts, displs, "recv");
+    if (!rc && sbuf == rbuf && v.total && scount && ts->size) rc = chk_alias(a, sbuf, rbuf, 1);
+    if (rc) {
+        free(v.len);
+        return done(a, rc);
+    }
+    char *stmp, *r = v.staged ? xmalloc(a->job, a->call, v.total) : rbuf;
+    const char *s = bytes_in(a->job, a->call, ts, sbuf, (size_t)scount, &stmp);
+    cr_inter x = inter_of(a->c);
+    cr_inter_allgatherv(a->job, &x, a->call, s, (size_t)scount * ts->size, r, v.len, v.off);
+    if (v.staged) {
+        vlay_unpack(&v, tr, r, rbuf, rcounts, displs, a->c->rsize);
+        free(r);
+    }
+    free(stmp);
+    free(v.len);
+    return done(a, MPI_SUCCESS);
+}
+
 PMPI_WEAK(Gatherv);
 int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -914,6 +1239,8 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
     int rc = begin(&a, "MPI_Gatherv", comm);
+    if (!rc && a.c->inter)
+        return inter_gatherv(&a, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
     if (!rc) rc = chk_root(&a, root);
     bool isroot = !rc && a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -963,6 +1290,8 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
     int rc = begin(&a, "MPI_Scatterv", comm);
+    if (!rc && a.c->inter)
+        return inter_scatterv(&a, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
     if (!rc) rc = chk_root(&a, root);
     bool isroot = !rc && a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -999,6 +1328,8 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
     int rc = begin(&a, "MPI_Allgatherv", comm);
+    if (!rc && a.c->inter)
+        return inter_allgatherv(&a, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
     if (!rc) rc = chk_type(&a, rtype, &tr);
@@ -1038,6 +1369,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
     vlay vs = {0}, vr = {0};
     int rc = begin(&a, "MPI_Alltoallv", comm);
     bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && a.c->inter) rc = no_inplace(&a, sbuf);
     if (!rc) rc = chk_type(&a, rtype, &tr);
     if (!rc) rc = vlay_make(&a, &vr, tr, rcounts, rdispls, "recv");
     if (!rc && !inplace) rc = chk_type(&a, stype, &ts);
@@ -1048,7 +1380,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
         free(vs.len);
         return done(&a, rc);
     }
-    int np = a.c->size;
+    int np = comm_peer_size(a.c);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer */
         vs.len = xmalloc(a.job, a.call, 2 * (size_t)np * sizeof(size_t));
@@ -1069,7 +1401,12 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
         s = (char *)sbuf;
     }
     char *r = vr.staged ? xmalloc(a.job, a.call, vr.total) : rbuf;
-    cr_coll_alltoallv(a.job, &a.c->g, a.call, s, vs.len, vs.off, r, vr.len, vr.off);
+    if (a.c->inter) {
+        cr_inter x = inter_of(a.c);
+        cr_inter_alltoallv(a.job, &x, a.call, s, vs.len, vs.off, r, vr.len, vr.off);
+    } else {
+        cr_coll_alltoallv(a.job, &a.c->g, a.call, s, vs.len, vs.off, r, vr.len, vr.off);
+    }
     if (vr.staged) {
         vlay_unpack(&vr, tr, r, rbuf, rcounts, rdispls, np);
         free(r);
@@ -1077,5 +1414,139 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
     free(stmp);
     free(vs.len);
     free(vr.len);
+    return done(&a, MPI_SUCCESS);
+}
+
+/* ---- MPI_Alltoallw ------------------------------------------------------------------ */
+
+/* Byte layout of the blocks of an Alltoallw side: block i is counts[i]
+ * instances of types[i] at byte displacement displs[i]. In the user buffer
+ * itself (off = displs) when every block with data is contiguous at a
+ * displacement >= 0, else packed back to back in a staging buffer. */
+typedef struct wlay {
+    size_t *len, *off;
+    mpi_type **t; /* NULL for an empty block whose type is MPI_DATATYPE_NULL */
+    bool staged;
+    size_t total;
+} wlay;
+
+static void wlay_free(wlay *w)
+{
+    free(w->len);
+    free(w->t);
+    w->len = w->off = NULL;
+    w->t = NULL;
+}
+
+static int wlay_make(cargs *a, wlay *w, const int *counts, const int *displs,
+                     const MPI_Datatype *types, const char *what)
+{
+    int np = comm_peer_size(a->c);
+    if (!counts || !displs || !types)
+        return fail(a, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
+    w->len = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof(size_t));
+    w->off = w->len + np;
+    w->t = xmalloc(a->job, a->call, (size_t)np * sizeof *w->t);
+    w->staged = false;
+    w->total = 0;
+    for (int i = 0; i < np; i++) {
+        int rc = 0;
+        w->t[i] = NULL;
+        if (counts[i] < 0)
+            rc = fail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+        else if (counts[i] > 0 || types[i] != MPI_DATATYPE_NULL)
+            rc = chk_type(a, types[i], &w->t[i]);
+        if (rc) {
+            wlay_free(w);
+            return rc;
+        }
+        w->len[i] = w->t[i] ? (size_t)counts[i] * w->t[i]->size : 0;
+        if (w->len[i] && (!w->t[i]->contig || displs[i] < 0)) w->staged = true;
+        w->total += w->len[i];
+    }
+    size_t at = 0;
+    for (int i = 0; i < np; i++) {
+        w->off[i] = w->staged ? at : (size_t)displs[i];
+        at += w->len[i];
+    }
+    return 0;
+}
+
+/* Pack the blocks of layout w (types, counts) from buf to out + off[i]. */
+static void wlay_pack(const wlay *w, const size_t *off, const void *buf, const int *counts,
+                      const int *displs, char *out, int np)
+{
+    for (int i = 0; i < np; i++)
+        if (w->len[i])
+            mpi_pack_data(w->t[i], (const char *)buf + displs[i], (size_t)counts[i], out + off[i]);
+}
+
+static void wlay_unpack(const wlay *w, const char *in, void *buf, const int *counts,
+                        const int *displs, int np)
+{
+    for (int i = 0; i < np; i++)
+        if (w->len[i])
+            mpi_unpack_data(w->t[i], in + w->off[i], w->len[i], (char *)buf + displs[i],
+                            (size_t)counts[i]);
+}
+
+PMPI_WEAK(Alltoallw);
+int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    cargs a;
+    wlay ws = {0}, wr = {0};
+    int rc = begin(&a, "MPI_Alltoallw", comm);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && a.c->inter) rc = no_inplace(&a, sbuf);
+    if (!rc) rc = wlay_make(&a, &wr, rcounts, rdispls, rtypes, "recv");
+    if (rc) return done(&a, rc);
+    if (!inplace) rc = wlay_make(&a, &ws, scounts, sdispls, stypes, "send");
+    int np = comm_peer_size(a.c), me = a.c->me;
+    if (!rc && !inplace && !a.c->inter && ws.len[me] != wr.len[me])
+        rc = chk_match(&a, ws.len[me], wr.len[me]);
+    if (!rc && !inplace && sbuf == rbuf && ws.total && wr.total) rc = chk_alias(&a, sbuf, rbuf, 1);
+    if (!rc && !inplace && !ws.staged && ws.total && !sbuf)
+        rc = fail(&a, MPI_ERR_BUFFER, "send buffer is NULL but there is data to send");
+    if (!rc && !wr.staged && wr.total && !rbuf)
+        rc = fail(&a, MPI_ERR_BUFFER, "receive buffer is NULL but there is data to receive");
+    if (rc) {
+        wlay_free(&wr);
+        wlay_free(&ws);
+        return done(&a, rc);
+    }
+    char *s, *stmp = NULL;
+    if (inplace) { /* send from a packed copy of the receive buffer: the same layout */
+        ws.len = xmalloc(a.job, a.call, 2 * (size_t)np * sizeof(size_t));
+        ws.off = ws.len + np;
+        size_t at = 0;
+        for (int i = 0; i < np; i++) {
+            ws.len[i] = wr.len[i];
+            ws.off[i] = at;
+            at += wr.len[i];
+        }
+        s = stmp = xmalloc(a.job, a.call, at);
+        wlay_pack(&wr, ws.off, rbuf, rcounts, rdispls, s, np);
+    } else if (ws.staged) {
+        s = stmp = xmalloc(a.job, a.call, ws.total);
+        wlay_pack(&ws, ws.off, sbuf, scounts, sdispls, s, np);
+    } else {
+        s = (char *)sbuf;
+    }
+    char *r = wr.staged ? xmalloc(a.job, a.call, wr.total) : rbuf;
+    if (a.c->inter) {
+        cr_inter x = inter_of(a.c);
+        cr_inter_alltoallv(a.job, &x, a.call, s, ws.len, ws.off, r, wr.len, wr.off);
+    } else {
+        cr_coll_alltoallv(a.job, &a.c->g, a.call, s, ws.len, ws.off, r, wr.len, wr.off);
+    }
+    if (wr.staged) {
+        wlay_unpack(&wr, r, rbuf, rcounts, rdispls, np);
+        free(r);
+    }
+    free(stmp);
+    wlay_free(&ws);
+    wlay_free(&wr);
     return done(&a, MPI_SUCCESS);
 }

@@ -3,7 +3,13 @@
  * A communicator is its members (job ranks in member order), this rank's place
  * among them, two engine contexts (ctx for point-to-point, ctx + 1 for
  * collectives: a cr_group), its error handler, name and attributes. A group is
- * just an ordered list of job ranks.
+ * just an ordered list of job ranks. An intercommunicator also has a remote
+ * group; dup, split and create of one, and MPI_Intercomm_create / _merge, are
+ * in mpi_inter.c (which agrees its pair over both groups); the calls here
+ * dispatch to it after checking their arguments. Also here:
+ * MPI_Comm_create_group (the pair agreed among the group's members alone, by
+ * explicit messages with a tag of its own), MPI_Comm_split_type (a split by
+ * host) and the MPI-1 attribute calls (the same keyvals as MPI-2's).
  *
  * Contexts (as in MPICH and Open MPI): each rank keeps a bitmap of the context
  * pairs it uses (ctx_used). A creating call (dup, split, create), which every
@@ -90,8 +96,8 @@ int mpi_comm_job_to_peer(mpi_comm *c, int jr)
     return c->rinv[jr];
 }
 
-static MPI_Comm comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
-                         MPI_Errhandler errh)
+MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
+                      MPI_Errhandler errh)
 {
     int i = mpi_g.comm_free_from > 2 ? mpi_g.comm_free_from : 2;
     while (i < mpi_g.ncomms && mpi_g.comms[i].used) i++;
@@ -148,7 +154,7 @@ void mpi_comms_init(cr_job *job)
 }
 
 /* This rank's free pairs in word w of the map. */
-static long ctx_free_word(long w)
+long mpi_ctx_free_word(long w)
 {
     uint64_t f = ~mpi_g.ctx_used[w];
     if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64)
@@ -166,7 +172,7 @@ static bool ctx_pending(const cr_job *job, int ctx)
 static void comm_drop(mpi_comm *c);
 
 /* Give back the pairs of freed communicators that have drained. */
-static void drained_reclaim(cr_job *job)
+void mpi_ctx_reclaim(cr_job *job)
 {
     for (int i = 2; mpi_g.ndraining && i < mpi_g.ncomms; i++) {
         mpi_comm *c = &mpi_g.comms[i];
@@ -179,9 +185,9 @@ static void drained_reclaim(cr_job *job)
  * answer (and the parent's hint moves the same way on each). */
 static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
 {
-    if (mpi_g.ndraining) drained_reclaim(job);
+    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
     cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
-    long hint = parent->ctx_hint, one = ctx_free_word(hint);
+    long hint = parent->ctx_hint, one = mpi_ctx_free_word(hint);
     cr_coll_allreduce(job, &parent->g, call, &one, &one, 1, &band);
     if (one) return (int)(hint * 64) + __builtin_ctzll((unsigned long long)one);
 
@@ -191,7 +197,7 @@ static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
     if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
     long *fr = malloc((size_t)words * sizeof *fr);
     if (!fr) cr_fatal(job, call, "out of memory");
-    for (long w = 0; w < words; w++) fr[w] = ctx_free_word(w);
+    for (long w = 0; w < words; w++) fr[w] = mpi_ctx_free_word(w);
     cr_coll_allreduce(job, &parent->g, call, fr, fr, (size_t)words, &band);
     int pair = -1;
     for (long w = 0; w < words && pair < 0; w++)
@@ -202,7 +208,7 @@ static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
 }
 
 /* This rank uses the pair now; its point-to-point context. */
-static int ctx_take(int pair)
+int mpi_ctx_take(int pair)
 {
     mpi_g.ctx_used[pair / 64] |= UINT64_C(1) << (pair % 64);
     if (pair / 64 + 1 > mpi_g.ctx_words) mpi_g.ctx_words = pair / 64 + 1;
@@ -215,7 +221,7 @@ static void ctx_give_back(int ctx)
     mpi_g.ctx_used[pair / 64] &= ~(UINT64_C(1) << (pair % 64));
 }
 
-static int no_ctx(cr_job *job, MPI_Comm comm, const char *call)
+int mpi_no_ctx(cr_job *job, MPI_Comm comm, const char *call)
 {
     int used = 0;
     for (int w = 0; w < mpi_g.ctx_words; w++) used += __builtin_popcountll(mpi_g.ctx_used[w]);
@@ -275,12 +281,19 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
     if (rc) return mpi_leave(job, rc);
-    int pair = agree_ctx(job, call, c);
-    if (pair < 0) return mpi_leave(job, no_ctx(job, comm, call));
-    int ctx = ctx_take(pair);
-    int *ranks = ranks_copy(job, call, c);
-    c = mpi_comm_get(comm);
-    MPI_Comm nh = comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
+    MPI_Comm nh;
+    if (c->inter) {
+        rc = mpi_inter_dup(job, call, comm, &nh);
+        if (rc) return mpi_leave(job, rc);
+    } else {
+        int pair = agree_ctx(job, call, c);
+        if (pair < 0) return mpi_leave(job, mpi_no_ctx(job, comm, call));
+        int ctx = mpi_ctx_take(pair);
+        int *ranks = ranks_copy(job, call, c);
+        c = mpi_comm_get(comm);
+        nh = mpi_comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
+    }
+    mpi_topo_dup(comm, nh); /* topology and info hints (mpi_topo.c) */
     int kv = 0;
     rc = attrs_copy(job, comm, nh, &kv);
     if (rc != MPI_SUCCESS) { /* no new communicator: undo what was copied */
@@ -307,6 +320,39 @@ static int split_cmp(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+/* The split of intracommunicator comm (arguments checked); an MPI code. */
+static int comm_split(cr_job *job, const char *call, MPI_Comm comm, int color, int key,
+                      MPI_Comm *newcomm)
+{
+    mpi_comm *c = mpi_comm_get(comm);
+    int n = c->size;
+    int pair = agree_ctx(job, call, c);
+    if (pair < 0) return mpi_no_ctx(job, comm, call);
+    c = mpi_comm_get(comm);
+    split_info mine = {color, key, c->me};
+    split_info *all = malloc((size_t)n * sizeof *all);
+    if (!all) cr_fatal(job, call, "out of memory");
+    cr_coll_allgather(job, &c->g, call, &mine, all, sizeof mine);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (color != MPI_UNDEFINED && all[i].color == color) all[m++] = all[i];
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    qsort(all, (size_t)m, sizeof *all, split_cmp);
+    int *ranks = malloc((size_t)m * sizeof *ranks), me = -1;
+    if (!ranks) cr_fatal(job, call, "out of memory");
+    for (int i = 0; i < m; i++) {
+        ranks[i] = comm_rank_to_job(c, all[i].rank);
+        if (all[i].rank == c->me) me = i;
+    }
+    free(all);
+    *newcomm = mpi_comm_add(job, call, m, me, ranks, mpi_ctx_take(pair), c->errh);
+    return MPI_SUCCESS;
+}
+
 PMPI_WEAK(Comm_split);
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -319,35 +365,36 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         rc = mpi_fail(job, comm, call, MPI_ERR_ARG,
                       "color %d is invalid: colors are >= 0 or MPI_UNDEFINED", color);
     if (rc) return mpi_leave(job, rc);
-    int n = c->size;
-    int pair = agree_ctx(job, call, c);
-    if (pair < 0) return mpi_leave(job, no_ctx(job, comm, call));
-    c = mpi_comm_get(comm);
-    split_info mine = {color, key, c->me};
-    split_info *all = malloc((size_t)n * sizeof *all);
-    if (!all) cr_fatal(job, call, "out of memory");
-    cr_coll_allgather(job, &c->g, call, &mine, all, sizeof mine);
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (color != MPI_UNDEFINED && all[i].color == color) all[m++] = all[i];
-    if (color == MPI_UNDEFINED) {
-        free(all);
-        *newcomm = MPI_COMM_NULL;
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    qsort(all, (size_t)m, sizeof *all, split_cmp);
-    int *ranks = malloc((size_t)m * sizeof *ranks), me = -1;
-    if (!ranks) cr_fatal(job, call, "out of memory");
-    for (int i = 0; i < m; i++) {
-        ranks[i] = comm_rank_to_job(c, all[i].rank);
-        if (all[i].rank == c->me) me = i;
-    }
-    free(all);
-    *newcomm = comm_add(job, call, m, me, ranks, ctx_take(pair), c->errh);
-    return mpi_leave(job, MPI_SUCCESS);
+    if (c->inter) return mpi_leave(job, mpi_inter_split(job, call, comm, color, key, newcomm));
+    return mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
 }
 
-static mpi_group *group_get(int h)
+/* MPI_COMM_TYPE_SHARED: the ranks of one host (job->host_of, which
+ * COURIER_TEST_HOSTS splits into pretend hosts) share memory. */
+PMPI_WEAK(Comm_split_type);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_split_type";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && c->inter)
+        rc = mpi_fail(job, comm, call, MPI_ERR_COMM,
+                      "the communicator is an intercommunicator: MPI_Comm_split_type takes an "
+                      "intracommunicator");
+    if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
+    if (!rc && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        rc = mpi_fail(job, comm, call, MPI_ERR_ARG,
+                      "split_type %d is invalid: courier knows MPI_COMM_TYPE_SHARED (%d) and "
+                      "MPI_UNDEFINED",
+                      split_type, MPI_COMM_TYPE_SHARED);
+    if (rc) return mpi_leave(job, rc);
+    (void)info; /* no hints are understood; MPI lets them be ignored */
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : job->host_of[job->rank];
+    return mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
+}
+
+mpi_group *mpi_group_get(int h)
 {
     if (!h_is(h, K_GROUP)) return NULL;
     int i = h_idx(h);
@@ -355,9 +402,9 @@ static mpi_group *group_get(int h)
     return &mpi_g.groups[i];
 }
 
-static int group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out)
+int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out)
 {
-    mpi_group *g = group_get(h);
+    mpi_group *g = mpi_group_get(h);
     if (!g)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_GROUP,
                         h == MPI_GROUP_NULL ? "group is MPI_GROUP_NULL"
@@ -375,17 +422,19 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     mpi_comm *c = NULL;
     mpi_group *g = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc) rc = group_check(job, call, group, &g);
+    if (!rc) rc = mpi_group_check(job, call, group, &g);
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
     for (int i = 0; !rc && i < g->size; i++)
         if (mpi_comm_job_to_rank(c, g->ranks[i]) < 0)
             rc = mpi_fail(job, comm, call, MPI_ERR_GROUP,
-                          "member %d of the group is not in the communicator", i);
+                          "member %d of the group is not in the communicator%s", i,
+                          c->inter ? "'s local group" : "");
     if (rc) return mpi_leave(job, rc);
+    if (c->inter) return mpi_leave(job, mpi_inter_create(job, call, comm, group, newcomm));
     int pair = agree_ctx(job, call, c);
-    if (pair < 0) return mpi_leave(job, no_ctx(job, comm, call));
+    if (pair < 0) return mpi_leave(job, mpi_no_ctx(job, comm, call));
     c = mpi_comm_get(comm);
-    g = group_get(group);
+    g = mpi_group_get(group);
     int me = -1;
     for (int i = 0; i < g->size; i++)
         if (g->ranks[i] == job->rank) me = i;
@@ -396,7 +445,97 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int *ranks = malloc((size_t)g->size * sizeof *ranks);
     if (!ranks) cr_fatal(job, call, "out of memory");
     memcpy(ranks, g->ranks, (size_t)g->size * sizeof *ranks);
-    *newcomm = comm_add(job, call, g->size, me, ranks, ctx_take(pair), c->errh);
+    *newcomm = mpi_comm_add(job, call, g->size, me, ranks, mpi_ctx_take(pair), c->errh);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* Among the n members r[0..n) (this rank is r[me]), which have no group of
+ * their own: v = the element-wise AND (or MAX) of every member's v, through a
+ * binomial tree to member 0 and back, on context ctx with tag 'tag'. */
+static void tagged_allreduce(cr_job *job, const char *call, const int *r, int n, int me,
+                             uint16_t ctx, int32_t tag, long *v, size_t cnt, bool max)
+{
+    long *tmp = malloc(cnt * sizeof *tmp);
+    if (!tmp) cr_fatal(job, call, "out of memory");
+    cr_status st;
+    int mask = 1;
+    for (; mask < n; mask <<= 1) {
+        if (me & mask) {
+            cr_send(job, call, r[me - mask], ctx, tag, v, cnt * sizeof *v);
+            break;
+        }
+        if (me + mask < n) {
+            cr_sel sel = {.src = r[me + mask], .ctx = ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
+            cr_recv(job, call, &sel, tmp, cnt * sizeof *tmp, &st);
+            for (size_t i = 0; i < cnt; i++)
+                v[i] = max ? (tmp[i] > v[i] ? tmp[i] : v[i]) : v[i] & tmp[i];
+        }
+    }
+    if (me) {
+        cr_sel sel = {.src = r[me - mask], .ctx = ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
+        cr_recv(job, call, &sel, v, cnt * sizeof *v, &st);
+    }
+    for (mask >>= 1; mask >= 1; mask >>= 1)
+        if (me + mask < n) cr_send(job, call, r[me + mask], ctx, tag, v, cnt * sizeof *v);
+    free(tmp);
+}
+
+/* MPI-3.1 §6.4.2: only the members of group call, so the pair is agreed among
+ * them alone (not over comm): on comm's collective context with a negative tag
+ * made from the program's (comm's own collectives use tags >= 0), so that
+ * calls of disjoint groups, or with different tags, never mix. */
+PMPI_WEAK(Comm_create_group);
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_create_group";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    mpi_group *g = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc && c->inter)
+        rc = mpi_fail(job, comm, call, MPI_ERR_COMM,
+                      "the communicator is an intercommunicator: MPI_Comm_create_group takes an "
+                      "intracommunicator");
+    if (!rc) rc = mpi_group_check(job, call, group, &g);
+    if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
+    if (!rc && tag < 0)
+        rc = mpi_fail(job, comm, call, MPI_ERR_TAG, "tag %d is invalid: tags are 0..%d", tag,
+                      INT32_MAX);
+    for (int i = 0; !rc && i < g->size; i++)
+        if (mpi_comm_job_to_rank(c, g->ranks[i]) < 0)
+            rc = mpi_fail(job, comm, call, MPI_ERR_GROUP,
+                          "member %d of the group is not in the communicator", i);
+    if (rc) return mpi_leave(job, rc);
+    int me = -1, n = g->size;
+    for (int i = 0; i < n; i++)
+        if (g->ranks[i] == job->rank) me = i;
+    if (me < 0) { /* not a member (MPI_GROUP_EMPTY included): nothing to agree */
+        *newcomm = MPI_COMM_NULL;
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks) cr_fatal(job, call, "out of memory");
+    memcpy(ranks, g->ranks, (size_t)n * sizeof *ranks);
+    uint16_t ctx = (uint16_t)(c->ctx + 1);
+    int32_t ttag = -1 - tag;
+    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+    long words = mpi_g.ctx_words;
+    tagged_allreduce(job, call, ranks, n, me, ctx, ttag, &words, 1, true);
+    if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
+    long *fr = malloc((size_t)words * sizeof *fr);
+    if (!fr) cr_fatal(job, call, "out of memory");
+    for (long w = 0; w < words; w++) fr[w] = mpi_ctx_free_word(w);
+    tagged_allreduce(job, call, ranks, n, me, ctx, ttag, fr, (size_t)words, false);
+    int pair = -1;
+    for (long w = 0; w < words && pair < 0; w++)
+        if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
+    free(fr);
+    if (pair < 0) {
+        free(ranks);
+        return mpi_leave(job, mpi_no_ctx(job, comm, call));
+    }
+    c = mpi_comm_get(comm);
+    *newcomm = mpi_comm_add(job, call, n, me, ranks, mpi_ctx_take(pair), c->errh);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -424,6 +563,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
+static void attrs_drop(mpi_comm *c);
+
 /* Give back a communicator's context pair and table slot. */
 static void comm_drop(mpi_comm *c)
 {
@@ -433,7 +574,9 @@ static void comm_drop(mpi_comm *c)
     free(c->inv);
     free(c->rranks);
     free(c->rinv);
-    free(c->attr);
+    free((void *)c->ig.ranks);
+    attrs_drop(c);
+    mpi_topo_free(c); /* topology and info hints (mpi_topo.c) */
     *c = (mpi_comm){0};
     int i = (int)(c - mpi_g.comms);
     if (i < mpi_g.comm_free_from) mpi_g.comm_free_from = i;
@@ -448,9 +591,7 @@ static void comm_release(cr_job *job, MPI_Comm h)
         comm_drop(c);
         return;
     }
-    free(c->attr);
-    c->attr = NULL;
-    c->nattr = 0;
+    attrs_drop(c);
     c->draining = true;
     mpi_g.ndraining++;
 }
@@ -484,10 +625,18 @@ int PMPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
         *result = MPI_IDENT;
         return mpi_leave(job, MPI_SUCCESS);
     }
+    if (a->inter != b->inter) {
+        *result = MPI_UNEQUAL;
+        return mpi_leave(job, MPI_SUCCESS);
+    }
     int *ra = ranks_copy(job, call, a), *rb = ranks_copy(job, call, b);
     int k = lists_compare(ra, a->size, rb, b->size);
     free(ra);
     free(rb);
+    if (a->inter) { /* both groups: the worse of the two comparisons */
+        int kr = lists_compare(a->rranks, a->rsize, b->rranks, b->rsize);
+        if (kr > k) k = kr;
+    }
     *result = k == 0 ? MPI_CONGRUENT : k == 1 ? MPI_SIMILAR : MPI_UNEQUAL;
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -498,8 +647,9 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     cr_job *job = mpi_enter("MPI_Comm_test_inter");
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, "MPI_Comm_test_inter", comm, &c);
+    if (!rc && !flag) rc = mpi_fail(job, comm, "MPI_Comm_test_inter", MPI_ERR_ARG, "flag is NULL");
     if (rc) return mpi_leave(job, rc);
-    if (flag) *flag = 0;
+    *flag = c->inter;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -530,8 +680,12 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 
 /* ---- attributes ------------------------------------------------------------------ */
 
+/* A keyval lives while its handle does (used) or attributes still hold it
+ * (refs): freeing it again meanwhile is harmless, as in MPICH (MPI-1 programs
+ * free keyvals from their delete callbacks); slots are never reused. */
 typedef struct keyval {
     bool used;
+    int refs; /* attributes set with it, on any communicator */
     MPI_Comm_copy_attr_function *copy;
     MPI_Comm_delete_attr_function *del;
     void *extra;
@@ -559,34 +713,64 @@ static keyval *key_get(int kv)
     return i < keys.n && keys.k[i].used ? &keys.k[i] : NULL;
 }
 
-PMPI_WEAK(Comm_create_keyval);
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
-                            int *keyval_out, void *extra)
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
 {
-    const char *call = "MPI_Comm_create_keyval";
+    return MPI_COMM_DUP_FN(oldcomm, keyval, extra, in, out, flag);
+}
+
+static int create_keyval(const char *call, MPI_Comm_copy_attr_function *copy,
+                         MPI_Comm_delete_attr_function *del, int *keyval_out, void *extra)
+{
     cr_job *job = mpi_enter(call);
     if (!keyval_out)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "keyval is NULL"));
     keyval *k = realloc(keys.k, (size_t)(keys.n + 1) * sizeof *k);
     if (!k) cr_fatal(job, call, "out of memory");
     keys.k = k;
-    keys.k[keys.n] = (keyval){true, copy, del, extra};
+    keys.k[keys.n] = (keyval){true, 0, copy, del, extra};
     *keyval_out = (int)(K_KEYVAL | (unsigned)keys.n++);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Comm_create_keyval);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                            int *keyval_out, void *extra)
+{
+    return create_keyval("MPI_Comm_create_keyval", copy, del, keyval_out, extra);
+}
+
+/* MPI-1 (deprecated): the same keyvals; MPI_Copy_function and
+ * MPI_Delete_function have the signatures of the MPI-2 callbacks. */
+PMPI_WEAK(Keyval_create);
+int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval_out,
+                       void *extra)
+{
+    return create_keyval("MPI_Keyval_create", copy, del, keyval_out, extra);
+}
+
+static int free_keyval(const char *call, int *kv)
+{
+    cr_job *job = mpi_enter(call);
+    keyval *k = kv && h_is(*kv, K_KEYVAL) && h_idx(*kv) < keys.n ? &keys.k[h_idx(*kv)] : NULL;
+    if (!k || (!k->used && !k->refs))
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
+                                       "not a keyval from MPI_Comm_create_keyval, or one freed "
+                                       "already"));
+    k->used = false; /* attributes already set keep working until deleted */
+    *kv = MPI_KEYVAL_INVALID;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
 PMPI_WEAK(Comm_free_keyval);
 int PMPI_Comm_free_keyval(int *kv)
 {
-    const char *call = "MPI_Comm_free_keyval";
-    cr_job *job = mpi_enter(call);
-    keyval *k = kv ? key_get(*kv) : NULL;
-    if (!k)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
-                                       "not a keyval from MPI_Comm_create_keyval"));
-    k->used = false; /* attributes already set keep working until deleted */
-    *kv = MPI_KEYVAL_INVALID;
-    return mpi_leave(job, MPI_SUCCESS);
+    return free_keyval("MPI_Comm_free_keyval", kv);
+}
+
+PMPI_WEAK(Keyval_free);
+int PMPI_Keyval_free(int *kv)
+{
+    return free_keyval("MPI_Keyval_free", kv);
 }
 
 static mpi_attr *attr_find(mpi_comm *c, int kv)
@@ -605,8 +789,18 @@ static void attr_put(cr_job *job, mpi_comm *c, int kv, void *val)
         c->attr = a;
         a = &c->attr[c->nattr++];
         a->keyval = kv;
+        keys.k[h_idx(kv)].refs++;
     }
     a->val = val;
+}
+
+/* Forget c's attributes without callbacks (they have run, or failed). */
+static void attrs_drop(mpi_comm *c)
+{
+    for (int i = 0; i < c->nattr; i++) keys.k[h_idx(c->attr[i].keyval)].refs--;
+    free(c->attr);
+    c->attr = NULL;
+    c->nattr = 0;
 }
 
 /* The class a callback's error code is reported as: its own when it is one,
@@ -659,6 +853,7 @@ static int attr_delete_at(cr_job *job, MPI_Comm h, int kv)
     if (a) { /* keep the others in the order they were set */
         memmove(a, a + 1, (size_t)(c->attr + c->nattr - (a + 1)) * sizeof *a);
         c->nattr--;
+        keys.k[h_idx(kv)].refs--;
     }
     return MPI_SUCCESS;
 }
@@ -690,16 +885,13 @@ int mpi_comm_self_finalize(cr_job *job)
     return MPI_SUCCESS;
 }
 
-PMPI_WEAK(Comm_get_attr);
-int PMPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
+static int get_attr(const char *call, MPI_Comm comm, int kv, void *val, int *flag)
 {
-    /* The values live on after the call (the caller gets pointers to them). No
-     * error codes can be added yet, so the last one used is MPI_ERR_LASTCODE.
+    /* The values live on after the call (the caller gets pointers to them).
+     * MPI_LASTUSEDCODE is mpi_g.last_code, which MPI_Add_error_class/code move.
      * MPI_WTIME_IS_GLOBAL is 0: the ranks read one host's clock today, but
      * nothing promises synchronized clocks once jobs span hosts. */
-    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum,
-               lastused = MPI_ERR_LASTCODE;
-    const char *call = "MPI_Comm_get_attr";
+    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum;
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
@@ -730,7 +922,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
         p = &appnum;
         break;
     case MPI_LASTUSEDCODE:
-        p = &lastused;
+        p = &mpi_g.last_code;
         break;
     default:
         break;
@@ -749,10 +941,20 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-PMPI_WEAK(Comm_set_attr);
-int PMPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
+PMPI_WEAK(Comm_get_attr);
+int PMPI_Comm_get_attr(MPI_Comm comm, int kv, void *val, int *flag)
 {
-    const char *call = "MPI_Comm_set_attr";
+    return get_attr("MPI_Comm_get_attr", comm, kv, val, flag);
+}
+
+PMPI_WEAK(Attr_get);
+int PMPI_Attr_get(MPI_Comm comm, int kv, void *val, int *flag)
+{
+    return get_attr("MPI_Attr_get", comm, kv, val, flag);
+}
+
+static int set_attr(const char *call, MPI_Comm comm, int kv, void *val)
+{
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
@@ -775,10 +977,20 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-PMPI_WEAK(Comm_delete_attr);
-int PMPI_Comm_delete_attr(MPI_Comm comm, int kv)
+PMPI_WEAK(Comm_set_attr);
+int PMPI_Comm_set_attr(MPI_Comm comm, int kv, void *val)
 {
-    const char *call = "MPI_Comm_delete_attr";
+    return set_attr("MPI_Comm_set_attr", comm, kv, val);
+}
+
+PMPI_WEAK(Attr_put);
+int PMPI_Attr_put(MPI_Comm comm, int kv, void *val)
+{
+    return set_attr("MPI_Attr_put", comm, kv, val);
+}
+
+static int delete_attr(const char *call, MPI_Comm comm, int kv)
+{
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
@@ -794,9 +1006,21 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int kv)
     return mpi_leave(job, rc);
 }
 
+PMPI_WEAK(Comm_delete_attr);
+int PMPI_Comm_delete_attr(MPI_Comm comm, int kv)
+{
+    return delete_attr("MPI_Comm_delete_attr", comm, kv);
+}
+
+PMPI_WEAK(Attr_delete);
+int PMPI_Attr_delete(MPI_Comm comm, int kv)
+{
+    return delete_attr("MPI_Attr_delete", comm, kv);
+}
+
 /* ---- groups --------------------------------------------------------------------- */
 
-static MPI_Group group_add(cr_job *job, const char *call, int *ranks, int size)
+MPI_Group mpi_group_add(cr_job *job, const char *call, int *ranks, int size)
 {
     if (size == 0) {
         free(ranks);
@@ -832,7 +1056,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc && !group) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "group is NULL");
     if (rc) return mpi_leave(job, rc);
-    *group = group_add(job, call, ranks_copy(job, call, c), c->size);
+    *group = mpi_group_add(job, call, ranks_copy(job, call, c), c->size);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -841,7 +1065,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 {
     cr_job *job = mpi_enter("MPI_Group_size");
     mpi_group *g = NULL;
-    int rc = group_check(job, "MPI_Group_size", group, &g);
+    int rc = mpi_group_check(job, "MPI_Group_size", group, &g);
     if (!rc && !size) rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_size", MPI_ERR_ARG, "NULL");
     if (rc) return mpi_leave(job, rc);
     *size = g->size;
@@ -860,7 +1084,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     cr_job *job = mpi_enter("MPI_Group_rank");
     mpi_group *g = NULL;
-    int rc = group_check(job, "MPI_Group_rank", group, &g);
+    int rc = mpi_group_check(job, "MPI_Group_rank", group, &g);
     if (!rc && !rank) rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_rank", MPI_ERR_ARG, "NULL");
     if (rc) return mpi_leave(job, rc);
     *rank = group_rank_of(g, job->rank);
@@ -873,8 +1097,8 @@ int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int r1[], MPI_Group g2
     const char *call = "MPI_Group_translate_ranks";
     cr_job *job = mpi_enter(call);
     mpi_group *a = NULL, *b = NULL;
-    int rc = group_check(job, call, g1, &a);
-    if (!rc) rc = group_check(job, call, g2, &b);
+    int rc = mpi_group_check(job, call, g1, &a);
+    if (!rc) rc = mpi_group_check(job, call, g2, &b);
     if (!rc && n < 0) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "n %d < 0", n);
     if (!rc && n && (!r1 || !r2)) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     for (int i = 0; !rc && i < n; i++)
@@ -893,8 +1117,8 @@ int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
     const char *call = "MPI_Group_compare";
     cr_job *job = mpi_enter(call);
     mpi_group *a = NULL, *b = NULL;
-    int rc = group_check(job, call, g1, &a);
-    if (!rc) rc = group_check(job, call, g2, &b);
+    int rc = mpi_group_check(job, call, g1, &a);
+    if (!rc) rc = mpi_group_check(job, call, g2, &b);
     if (!rc && !result) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) return mpi_leave(job, rc);
     int k = lists_compare(a->ranks, a->size, b->ranks, b->size);
@@ -929,13 +1153,13 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     const char *call = "MPI_Group_incl";
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
-    int rc = group_check(job, call, group, &g);
+    int rc = mpi_group_check(job, call, group, &g);
     if (!rc) rc = ranks_check(job, call, g, n, ranks);
     if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) return mpi_leave(job, rc);
     int *r = ints(job, call, n);
     for (int i = 0; i < n; i++) r[i] = g->ranks[ranks[i]];
-    *newgroup = group_add(job, call, r, n);
+    *newgroup = mpi_group_add(job, call, r, n);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -945,7 +1169,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     const char *call = "MPI_Group_excl";
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
-    int rc = group_check(job, call, group, &g);
+    int rc = mpi_group_check(job, call, group, &g);
     if (!rc) rc = ranks_check(job, call, g, n, ranks);
     if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) return mpi_leave(job, rc);
@@ -955,7 +1179,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
         for (int j = 0; j < n && !out; j++) out = ranks[j] == i;
         if (!out) r[m++] = g->ranks[i];
     }
-    *newgroup = group_add(job, call, r, m);
+    *newgroup = mpi_group_add(job, call, r, m);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1001,7 +1225,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     const char *call = "MPI_Group_range_incl";
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
-    int rc = group_check(job, call, group, &g), m = 0;
+    int rc = mpi_group_check(job, call, group, &g), m = 0;
     int *r = rc ? NULL : ranges_expand(job, call, g, n, ranges, &m, &rc);
     if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) {
@@ -1009,7 +1233,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
         return mpi_leave(job, rc);
     }
     for (int i = 0; i < m; i++) r[i] = g->ranks[r[i]];
-    *newgroup = group_add(job, call, r, m);
+    *newgroup = mpi_group_add(job, call, r, m);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1019,7 +1243,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     const char *call = "MPI_Group_range_excl";
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
-    int rc = group_check(job, call, group, &g), m = 0;
+    int rc = mpi_group_check(job, call, group, &g), m = 0;
     int *r = rc ? NULL : ranges_expand(job, call, g, n, ranges, &m, &rc);
     if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) {
@@ -1033,7 +1257,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
         if (!out) o[k++] = g->ranks[i];
     }
     free(r);
-    *newgroup = group_add(job, call, o, k);
+    *newgroup = mpi_group_add(job, call, o, k);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1042,8 +1266,8 @@ static int group_setop(const char *call, MPI_Group g1, MPI_Group g2, MPI_Group *
 {
     cr_job *job = mpi_enter(call);
     mpi_group *a = NULL, *b = NULL;
-    int rc = group_check(job, call, g1, &a);
-    if (!rc) rc = group_check(job, call, g2, &b);
+    int rc = mpi_group_check(job, call, g1, &a);
+    if (!rc) rc = mpi_group_check(job, call, g2, &b);
     if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) return mpi_leave(job, rc);
     int *r = ints(job, call, a->size + b->size), m = 0;
@@ -1053,7 +1277,7 @@ static int group_setop(const char *call, MPI_Group g1, MPI_Group g2, MPI_Group *
     }
     for (int i = 0; how == 0 && i < b->size; i++)
         if (group_rank_of(a, b->ranks[i]) == MPI_UNDEFINED) r[m++] = b->ranks[i];
-    *newgroup = group_add(job, call, r, m);
+    *newgroup = mpi_group_add(job, call, r, m);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1082,7 +1306,7 @@ int PMPI_Group_free(MPI_Group *group)
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
     if (!group) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
-    int rc = group_check(job, call, *group, &g);
+    int rc = mpi_group_check(job, call, *group, &g);
     if (rc) return mpi_leave(job, rc);
     if (*group != MPI_GROUP_EMPTY) {
         free(g->ranks);
@@ -1090,4 +1314,10 @@ int PMPI_Group_free(MPI_Group *group)
     }
     *group = MPI_GROUP_NULL;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* MPI_Comm_idup (mpi_nbc.c) copies the attributes as MPI_Comm_dup does. */
+int mpi_comm_attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out)
+{
+    return attrs_copy(job, oldh, newh, kv_out);
 }

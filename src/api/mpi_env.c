@@ -9,7 +9,10 @@
  *    call names (COMM_WORLD when it names none or a bad one): fatal handlers
  *    end the job with one line naming call, rank and reason; MPI_ERRORS_RETURN
  *    returns the code; a user handler is called without the engine lock;
- *  - each error code is its own class, and MPI_Error_string describes it. */
+ *  - each predefined error code is its own class, and MPI_Error_string
+ *    describes it; codes the program adds (MPI_Add_error_class/code) are
+ *    numbered from MPI_ERR_LASTCODE + 1 up, each with its class and string,
+ *    and mpi_g.last_code (MPI_LASTUSEDCODE) is the highest of them. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,9 +34,20 @@ static struct {
     int n;
 } errh;
 
+/* Codes added by the program: code MPI_ERR_LASTCODE + 1 + i is ucode.v[i]. A
+ * class added by MPI_Add_error_class is a code whose class is itself. */
+static struct {
+    struct ucode {
+        int cls;
+        char *text; /* NULL: none set */
+    } * v;
+    int n;
+} ucode;
+
 static void mpi_init_common(cr_job *job)
 {
     mpi_g.inited = true;
+    mpi_g.last_code = MPI_ERR_LASTCODE;
     mpi_types_init(job);
     mpi_comms_init(job);
     mpi_requests_init();
@@ -79,6 +93,9 @@ static const char *const err_text[] = {
     [MPI_ERR_INFO] = "invalid info argument",
     [MPI_ERR_NOT_SAME] = "collective argument not identical on all processes",
     [MPI_ERR_UNSUPPORTED_OPERATION] = "operation not supported by courier",
+    [MPI_ERR_INFO_KEY] = "invalid info key (empty or longer than MPI_MAX_INFO_KEY)",
+    [MPI_ERR_INFO_VALUE] = "invalid info value (empty or longer than MPI_MAX_INFO_VAL)",
+    [MPI_ERR_INFO_NOKEY] = "key not in the info object",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
@@ -96,8 +113,19 @@ static const char *err_name(int code)
                                         "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING",
                                         "MPI_ERR_KEYVAL",    "MPI_ERR_NO_MEM",
                                         "MPI_ERR_BASE",      "MPI_ERR_INFO",
-                                        "MPI_ERR_NOT_SAME",  "MPI_ERR_UNSUPPORTED_OPERATION"};
+                                        "MPI_ERR_NOT_SAME",  "MPI_ERR_UNSUPPORTED_OPERATION",
+                                        "MPI_ERR_INFO_KEY",  "MPI_ERR_INFO_VALUE",
+                                        "MPI_ERR_INFO_NOKEY"};
+    _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
+}
+
+/* An error code the program added, or NULL. */
+static struct ucode *ucode_get(int code)
+{
+    return code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < ucode.n
+               ? &ucode.v[code - MPI_ERR_LASTCODE - 1]
+               : NULL;
 }
 
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
@@ -113,7 +141,11 @@ int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char 
         c = mpi_comm_get(comm);
     }
     MPI_Errhandler h = c ? c->errh : MPI_ERRORS_ARE_FATAL;
-    if (h == MPI_ERRORS_ARE_FATAL) cr_fatal(job, call, "%s (%s)", msg, err_name(code));
+    if (h == MPI_ERRORS_ARE_FATAL) {
+        struct ucode *u = ucode_get(code);
+        if (u) cr_fatal(job, call, "%s (error code %d: %s)", msg, code, u->text ? u->text : "");
+        cr_fatal(job, call, "%s (%s)", msg, err_name(code));
+    }
     if (h != MPI_ERRORS_RETURN) {
         int i = h_idx(h);
         if (i >= 2 && i - 2 < errh.n && errh.fn[i - 2]) {
@@ -429,22 +461,143 @@ int PMPI_Errhandler_free(MPI_Errhandler *h)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
+/* The user-code table is read under the engine lock once MPI is initialized
+ * (another thread may be adding codes); the predefined texts need none. */
+static cr_job *ucode_lock(void)
+{
+    if (!mpi_g.inited) return NULL;
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    return job;
+}
+
+static void ucode_unlock(cr_job *job)
+{
+    if (job) cr_unlock(job);
+}
+
 PMPI_WEAK(Error_string);
 int PMPI_Error_string(int code, char *string, int *resultlen)
 {
     if (!string || !resultlen) return MPI_ERR_ARG;
     const char *t = code >= 0 && code < NERR ? err_text[code] : NULL;
-    if (t)
+    if (t) {
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", err_name(code), t);
+        return MPI_SUCCESS;
+    }
+    cr_job *job = ucode_lock();
+    struct ucode *u = ucode_get(code);
+    if (u)
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text ? u->text : "");
     else
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", code);
-    return t ? MPI_SUCCESS : MPI_ERR_ARG;
+    ucode_unlock(job);
+    return u ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
 PMPI_WEAK(Error_class);
 int PMPI_Error_class(int code, int *errorclass)
 {
-    if (!errorclass || code < 0 || code >= NERR) return MPI_ERR_ARG;
-    *errorclass = code;
-    return MPI_SUCCESS;
+    if (!errorclass) return MPI_ERR_ARG;
+    if (code >= 0 && code < NERR) {
+        *errorclass = code;
+        return MPI_SUCCESS;
+    }
+    cr_job *job = ucode_lock();
+    struct ucode *u = ucode_get(code);
+    if (u) *errorclass = u->cls;
+    ucode_unlock(job);
+    return u ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+/* ---- error classes, codes and strings the program adds (MPI-3.1 §8.5) --------- */
+
+static int ucode_add(cr_job *job, const char *call, int cls)
+{
+    if (mpi_g.last_code == INT32_MAX) cr_fatal(job, call, "no error code is left to add");
+    struct ucode *v = realloc(ucode.v, (size_t)(ucode.n + 1) * sizeof *v);
+    if (!v) cr_fatal(job, call, "out of memory for error codes");
+    ucode.v = v;
+    int code = MPI_ERR_LASTCODE + 1 + ucode.n;
+    v[ucode.n++] = (struct ucode){.cls = cls < 0 ? code : cls, .text = NULL};
+    mpi_g.last_code = code;
+    return code;
+}
+
+PMPI_WEAK(Add_error_class);
+int PMPI_Add_error_class(int *errorclass)
+{
+    const char *call = "MPI_Add_error_class";
+    cr_job *job = mpi_enter(call);
+    if (!errorclass)
+        return mpi_leave(job,
+                         mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "errorclass is NULL"));
+    *errorclass = ucode_add(job, call, -1);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Add_error_code);
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    const char *call = "MPI_Add_error_code";
+    cr_job *job = mpi_enter(call);
+    struct ucode *u = ucode_get(errorclass);
+    bool is_class = (errorclass >= 0 && errorclass < NERR) || (u && u->cls == errorclass);
+    int rc = 0;
+    if (!errorcode)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "errorcode is NULL");
+    else if (!is_class)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is not an error class: a predefined one (0..%d) or one made by "
+                      "MPI_Add_error_class",
+                      errorclass, NERR - 1);
+    if (rc) return mpi_leave(job, rc);
+    *errorcode = ucode_add(job, call, errorclass);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Add_error_string);
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    const char *call = "MPI_Add_error_string";
+    cr_job *job = mpi_enter(call);
+    struct ucode *u = ucode_get(errorcode);
+    int rc = 0;
+    if (!string)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "string is NULL");
+    else if (!u)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is not an error code or class added by the program (predefined ones "
+                      "keep their strings)",
+                      errorcode);
+    else if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "the string has %zu characters: at most %d fit", strlen(string),
+                      MPI_MAX_ERROR_STRING - 1);
+    if (rc) return mpi_leave(job, rc);
+    char *t = strdup(string);
+    if (!t) cr_fatal(job, call, "out of memory");
+    free(u->text);
+    u->text = t;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- the MPI-1 names of error handler calls (deprecated, removed in MPI-3.0) ---- */
+
+PMPI_WEAK(Errhandler_create);
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_create_errhandler(function, errhandler);
+}
+
+PMPI_WEAK(Errhandler_set);
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return PMPI_Comm_set_errhandler(comm, errhandler);
+}
+
+PMPI_WEAK(Errhandler_get);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_get_errhandler(comm, errhandler);
 }

@@ -16,7 +16,8 @@
  *  - each communicator owns two engine contexts, ctx (point-to-point) and
  *    ctx + 1 (its collectives), both in MPI_CTX_BASE..0xffff and free on every
  *    member when it is made: a pair free on all of the parent's members (agreed
- *    by a collective over the parent); MPI_Comm_free gives the pair back once no
+ *    by a collective over the parent; for an intercommunicator, on every
+ *    member of both groups: mpi_inter.c); MPI_Comm_free gives the pair back once no
  *    receive is pending and no message waits on it here (mpi_comm.c). */
 #ifndef COURIER_MPI_IMPL_H
 #define COURIER_MPI_IMPL_H
@@ -54,6 +55,8 @@
 #define K_ERRH 0x54000000u
 #define K_OP 0x58000000u
 #define K_KEYVAL 0x64000000u
+#define K_INFO 0x5c000000u    /* MPI_Info (mpi_info.c) */
+#define K_MESSAGE 0x68000000u /* MPI_Message (mpi_p2p.c) */
 
 static inline bool h_is(int h, unsigned kind)
 {
@@ -89,7 +92,34 @@ typedef struct mpi_type {
     bool contig;                /* one run, from offset 0, size == extent */
     bool raw;                   /* count instances are count*extent bytes of 'base' */
     char name[MPI_MAX_OBJECT_NAME];
+    size_t xsize;          /* bytes of one instance in "external32" (MPI_Pack_external) */
+    struct mpi_env *env;   /* how a derived type was made (NULL: predefined) */
+    int nattr;             /* attributes (MPI_Type_set_attr), in the order set */
+    struct mpi_attr *attr;
 } mpi_type;
+
+/* The constructor call a derived type came from (MPI_Type_get_envelope):
+ * copies of its arguments; 'types' are table indices of the datatypes, each
+ * derived one holding a reference (refs) until this type is released. */
+typedef struct mpi_env {
+    int combiner, ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    int *types;
+} mpi_env;
+/* Call cb(ctx, old, disp, n) for each run of n instances of 'old' at 'disp'
+ * that a type made as e holds, in type-map order. */
+void mpi_type_enum(const mpi_env *e, void (*cb)(void *ctx, const mpi_type *old, ptrdiff_t disp,
+                                               size_t n),
+                   void *ctx);
+/* A new live handle made like t (map, envelope, commit state): what
+ * MPI_Type_get_contents returns for a derived type. */
+int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out);
+/* Datatype attributes (mpi_type_more.c): run the copy callbacks of old's into
+ * new (MPI_Type_dup) / delete all of t's (MPI_Type_free); MPI_SUCCESS or the
+ * callback's error (*kv_out: its keyval). */
+int mpi_type_attrs_copy(cr_job *job, MPI_Datatype old, MPI_Datatype newt, int *kv_out);
+int mpi_type_attrs_delete(cr_job *job, MPI_Datatype t, int *kv_out);
 
 static inline ptrdiff_t type_extent(const mpi_type *t)
 {
@@ -143,7 +173,54 @@ typedef struct mpi_comm {
     int rsize;
     int *rranks;
     int *rinv;
+    /* Intercommunicator only (mpi_inter.c; all three on context ctx + 1):
+     *  - g is the LOCAL group (size/me/ranks above): collectives over it are
+     *    internal ones of the local group (the local phase of an intercomm
+     *    collective), never an MPI collective of the intercommunicator;
+     *  - ig is both groups, the "low" group first (the one whose rank 0 has the
+     *    lower job rank); ilow: this rank's group is the low one. So local rank
+     *    i is ig member (ilow ? i : rsize + i), remote rank r is
+     *    (ilow ? size + r : r); ig.ranks is owned here;
+     *  - the two leaders (rank 0 of each group) also exchange courier's own
+     *    messages on ctx + 1 with the negative tag MPI_INTER_TAG (see
+     *    mpi_inter_swap). Traffic of g, ig and the leaders never mixes: each
+     *    receive names its source, and the collectives' tags are >= 0. */
+    cr_group ig;
+    bool ilow;
+    MPI_Info info;         /* hints (mpi_info.c): owned by the communicator, or MPI_INFO_NULL */
+    struct mpi_topo *topo; /* topology (mpi_topo.c), NULL: none */
 } mpi_comm;
+
+/* ---- intercommunicators and communicator creation (mpi_inter.c, mpi_comm.c) */
+
+#define MPI_INTER_TAG (-2)
+/* The MPI collectives of an intercommunicator (mpi_coll.c, src/coll/coll_inter.c)
+ * send across the groups on ctx + 1 with tags in [INT32_MIN, INT32_MIN + 2^30)
+ * (CR_INTER_TAG), and advance ig.seq once per call on every member of both groups. */
+/* Leader of an intercommunicator's group (local rank 0) only: send mine
+ * (mlen bytes) to the other group's leader and receive its theirs (tlen bytes,
+ * exactly), over ctx + 1 with MPI_INTER_TAG. Both leaders must call it with
+ * matching lengths. */
+void mpi_inter_swap(cr_job *job, const char *call, mpi_comm *c, const void *mine, size_t mlen,
+                    void *theirs, size_t tlen);
+/* Intercommunicator forms of dup/split/create, called by mpi_comm.c once the
+ * arguments are checked: they return an MPI code (already reported) and make
+ * *newcomm (dup: without attributes; MPI_Comm_dup copies them). */
+int mpi_inter_dup(cr_job *job, const char *call, MPI_Comm comm, MPI_Comm *newcomm);
+int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int key,
+                    MPI_Comm *newcomm);
+int mpi_inter_create(cr_job *job, const char *call, MPI_Comm comm, MPI_Group group,
+                     MPI_Comm *newcomm);
+/* Shared by the creating calls (mpi_comm.c). */
+MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
+                      MPI_Errhandler errh);
+void mpi_ctx_reclaim(cr_job *job); /* give back the pairs of drained communicators */
+long mpi_ctx_free_word(long w);    /* this rank's free pairs in word w of the map */
+int mpi_ctx_take(int pair);        /* this rank uses the pair now; its p2p context */
+int mpi_no_ctx(cr_job *job, MPI_Comm comm, const char *call); /* report: no pair free */
+mpi_group *mpi_group_get(int h);                               /* NULL: not a live group */
+int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out);
+MPI_Group mpi_group_add(cr_job *job, const char *call, int *ranks, int size); /* takes ranks */
 
 mpi_comm *mpi_comm_get(int h); /* NULL: not a live communicator */
 /* Look up a communicator argument; reports MPI_ERR_COMM on COMM_WORLD's handler. */
@@ -168,6 +245,15 @@ int mpi_comm_job_to_peer(mpi_comm *c, int jr); /* -1: not a peer */
 /* MPI_Finalize's first step: delete MPI_COMM_SELF's attributes (callbacks run,
  * the last set first); an error a callback returns. */
 int mpi_comm_self_finalize(cr_job *job);
+
+/* Info objects and topologies (mpi_info.c, mpi_topo.c). A communicator's
+ * extras are its topology and its info hints: MPI_Comm_dup copies them to the
+ * new communicator with mpi_topo_dup(old, new) (handles: both live), and
+ * freeing a communicator releases them with mpi_topo_free. */
+void mpi_topo_dup(MPI_Comm oldh, MPI_Comm newh);
+void mpi_topo_free(mpi_comm *c);
+MPI_Info mpi_info_copy(MPI_Info h); /* a new handle; MPI_INFO_NULL for none */
+void mpi_info_drop(MPI_Info h);     /* release a handle the library owns */
 
 /* ---- operations ----------------------------------------------------------- */
 
@@ -196,6 +282,7 @@ typedef struct mpi_state {
     int ngroups;
     mpi_type **types; /* each allocated once and never moved: maps point into them */
     int ntypes;
+    int last_code; /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
 } mpi_state;
 
 extern mpi_state mpi_g;

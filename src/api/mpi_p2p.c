@@ -1,20 +1,38 @@
-/* MPI point-to-point: the four send modes, receives, probes, requests and
- * every wait/test form, cancel, buffered-send buffers and status queries.
+/* MPI point-to-point: the four send modes, receives, probes and matched probes,
+ * persistent and generalized requests, every wait/test form, cancel,
+ * buffered-send buffers and status queries; and the request table that other
+ * request kinds (nonblocking collectives: mpi_request_ext) share.
  *
  * Translation: a communicator's point-to-point traffic uses its own engine
  * context and MPI tags are the engine's tags, so MPI_Send is cr_send, MPI_Irecv
  * is cr_irecv_call (truncation reported as MPI_ERR_TRUNCATE, not fatal), and
  * MPI_Ssend is cr_issend (always rendezvous: it completes only once a receive
  * has matched). Buffered sends copy the data and go out as ordinary sends; the
- * attached buffer's size bounds what may be outstanding.
+ * attached buffer's size bounds what may be outstanding. MPI_Mprobe takes the
+ * message off the engine's unexpected queue (cr_mprobe) into an MPI_Message,
+ * and MPI_Mrecv receives exactly that entry (cr_irecv_unexp).
  *
  * Invariants:
  *  - an MPI_Request names one slot of this file's table (index + generation);
- *    the slot lives from the nonblocking call until a wait/test completes it
- *    (or, after MPI_Request_free, until the operation has completed), so a
- *    completed or made-up request handle is reported, never reused;
+ *    slots live in chunks that never move, so a slot pointer stays valid while
+ *    the engine lock is released (a wait, a user callback); the slot lives from
+ *    the call that made the request until a wait/test completes it (or, after
+ *    MPI_Request_free, until the operation has completed), so a completed or
+ *    made-up request handle is reported, never reused;
+ *  - a persistent request keeps its slot (and a reference to its datatype)
+ *    from MPI_*_init to MPI_Request_free: MPI_Start makes it active (one
+ *    operation, as the nonblocking call would), its completion makes it
+ *    inactive (RQ_IDLE) again, and every wait/test form treats an inactive
+ *    request like MPI_REQUEST_NULL (MPI-3.1 §3.9);
+ *  - a generalized request completes only through MPI_Grequest_complete; its
+ *    query and free callbacks run once, when a wait/test completes it (free
+ *    alone when it was freed first), and every user callback runs without the
+ *    engine lock;
+ *  - a matched message (MPI_Message) is off every matching queue from the
+ *    probe that returned it until MPI_Mrecv/MPI_Imrecv receives it, so no other
+ *    receive, in any thread, can take it;
  *  - a receive into a non-contiguous datatype lands in a staging buffer and is
- *    unpacked exactly once, when its request completes; the datatype stays
+ *    unpacked exactly once, when its operation completes; the datatype stays
  *    alive (reference) until then even if the program frees it;
  *  - statuses report ranks of the request's communicator, not job ranks;
  *  - a cancelled send completes exactly once, either cancelled (the receiver
@@ -29,11 +47,25 @@
 #define RQ_IDX_BITS 20
 #define RQ_GEN_MASK 0x3ffu
 #define RQ_MARK 0x40000000u
+#define RQ_CHUNK 1024
 
-enum { RQ_FREE = 0, RQ_SEND, RQ_RECV, RQ_DONE };
+/* RQ_DONE: complete when made (status in st); RQ_IDLE: an inactive persistent
+ * request; RQ_GREQ: generalized; RQ_EXT: another file's (mpi_ext_ops). */
+enum { RQ_FREE = 0, RQ_SEND, RQ_RECV, RQ_DONE, RQ_IDLE, RQ_GREQ, RQ_EXT };
+
+/* Send modes; M_RECV: a persistent receive. */
+enum { M_STD, M_SYNC, M_READY, M_BUF, M_RECV };
+
+/* What each MPI_Start of a persistent request does. */
+typedef struct mpersist {
+    void *buf;
+    int count, type; /* type: index of the datatype (holds a reference) */
+    int peer, tag, mode;
+} mpersist;
 
 typedef struct mreq {
     uint32_t gen;
+    int idx; /* its slot */
     uint8_t kind;
     bool freed;     /* MPI_Request_free while active: retire when complete */
     bool cancelled; /* receive: taken off the posted queue (a send: see q->r->cancel) */
@@ -45,12 +77,37 @@ typedef struct mreq {
     size_t count;
     int type;      /* receive with tmp: index of the datatype (holds a reference) */
     MPI_Comm comm; /* for errors and rank translation */
-    MPI_Status st; /* RQ_DONE: the status to report */
+    MPI_Status st; /* RQ_DONE, RQ_EXT: the status to report */
+    mpersist *ps;  /* persistent: the operation MPI_Start starts; else NULL */
+    /* RQ_GREQ */
+    bool gdone; /* MPI_Grequest_complete was called */
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *gfree;
+    MPI_Grequest_cancel_function *gcancel;
+    void *extra;
+    /* RQ_EXT */
+    const mpi_ext_ops *ops;
+    void *obj;
+    bool xdone; /* ops->test said complete (st filled) */
 } mreq;
 
+/* A matched message: the engine's detached unexpected entry. */
+typedef struct mmsg {
+    uint32_t gen;
+    bool used;
+    int next_free;
+    cr_unexp *u;
+    MPI_Comm comm;
+} mmsg;
+#define MSG_IDX_BITS 18
+#define MSG_MAX ((1 << MSG_IDX_BITS) - 1) /* index MSG_MAX, gen 0xff: MPI_MESSAGE_NO_PROC */
+
 static struct {
-    mreq *q;
+    mreq **chunk;
     int n, free_head, nfreed;
+    /* matched messages */
+    mmsg *msg;
+    int nmsg, msg_free;
     /* buffered sends */
     void *bbuf;
     size_t bsize, bused;
@@ -65,6 +122,7 @@ static struct {
 void mpi_requests_init(void)
 {
     P.free_head = -1;
+    P.msg_free = -1;
 }
 
 static void status_empty(MPI_Status *st)
@@ -118,7 +176,12 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
                      int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t)
 {
     int rc = mpi_comm_check(job, call, comm, c);
-    if (!rc) rc = mpi_type_check(job, comm, call, dt, t);
+    /* Nothing moves to or from MPI_PROC_NULL: its datatype may be null too
+     * (as MPICH and Open MPI accept; MPICH's pt2pt/recvnull). */
+    if (!rc && peer == MPI_PROC_NULL && dt == MPI_DATATYPE_NULL)
+        *t = mpi_type_get(MPI_BYTE);
+    else if (!rc)
+        rc = mpi_type_check(job, comm, call, dt, t);
     if (!rc) rc = check_buf(job, comm, call, buf, count, *t);
     if (!rc) rc = check_peer(job, comm, call, *c, peer, recv, recv ? "source" : "destination");
     if (!rc) rc = check_tag(job, comm, call, tag, recv);
@@ -127,13 +190,21 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
 
 /* ---- requests -------------------------------------------------------------------- */
 
-static void retire(cr_job *job, mreq *q);
+static mreq *slot(int i)
+{
+    return &P.chunk[i / RQ_CHUNK][i % RQ_CHUNK];
+}
 
+static void retire(cr_job *job, mreq *q);
+static bool req_done(cr_job *job, mreq *q);
+
+/* Retire the freed requests whose operation has completed (not generalized
+ * ones: MPI_Grequest_complete retires those). */
 static void reap_freed(cr_job *job)
 {
     for (int i = 0; i < P.n && P.nfreed; i++) {
-        mreq *q = &P.q[i];
-        if (q->kind != RQ_FREE && q->freed && (q->kind == RQ_DONE || q->r->done)) {
+        mreq *q = slot(i);
+        if (q->kind != RQ_FREE && q->kind != RQ_GREQ && q->freed && req_done(job, q)) {
             P.nfreed--;
             retire(job, q);
         }
@@ -146,55 +217,86 @@ static mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm,
     if (P.nfreed) reap_freed(job);
     int i = P.free_head;
     if (i >= 0) {
-        P.free_head = P.q[i].next_free;
+        P.free_head = slot(i)->next_free;
     } else {
         if (P.n >= (1 << RQ_IDX_BITS))
             cr_fatal(job, call, "more than %d requests pending; complete some first",
                      1 << RQ_IDX_BITS);
-        if ((P.n & (P.n - 1)) == 0) {
-            mreq *n = realloc(P.q, (size_t)(P.n ? 2 * P.n : 64) * sizeof *n);
-            if (!n) cr_fatal(job, call, "out of memory for requests");
-            P.q = n;
+        if (P.n % RQ_CHUNK == 0) {
+            mreq **c = realloc(P.chunk, (size_t)(P.n / RQ_CHUNK + 1) * sizeof *c);
+            if (!c) cr_fatal(job, call, "out of memory for requests");
+            P.chunk = c;
+            if (!(c[P.n / RQ_CHUNK] = calloc(RQ_CHUNK, sizeof(mreq))))
+                cr_fatal(job, call, "out of memory for requests");
         }
         i = P.n++;
-        P.q[i].gen = 0;
     }
-    mreq *q = &P.q[i];
+    mreq *q = slot(i);
     uint32_t gen = (q->gen + 1) & RQ_GEN_MASK;
-    *q = (mreq){.gen = gen ? gen : 1, .kind = kind, .next_free = -1, .type = -1, .comm = comm};
+    *q = (mreq){
+        .gen = gen ? gen : 1, .idx = i, .kind = kind, .next_free = -1, .type = -1, .comm = comm};
+    status_empty(&q->st);
     *handle = (MPI_Request)(RQ_MARK | q->gen << RQ_IDX_BITS | (uint32_t)i);
     return q;
 }
 
-static mreq *req_get(MPI_Request h)
+/* The slot of handle h; NULL when h names none (freed ones only with freed_ok). */
+static mreq *req_lookup(MPI_Request h, bool freed_ok)
 {
     if (!((unsigned)h & RQ_MARK) || ((unsigned)h & 0x80000000u)) return NULL;
     uint32_t idx = (uint32_t)h & ((1u << RQ_IDX_BITS) - 1);
     uint32_t gen = ((uint32_t)h >> RQ_IDX_BITS) & RQ_GEN_MASK;
     if (idx >= (uint32_t)P.n) return NULL;
-    mreq *q = &P.q[idx];
-    return q->kind != RQ_FREE && q->gen == gen && !q->freed ? q : NULL;
+    mreq *q = slot((int)idx);
+    return q->kind != RQ_FREE && q->gen == gen && (freed_ok || !q->freed) ? q : NULL;
 }
 
-static bool req_done(const mreq *q)
+static mreq *req_get(MPI_Request h)
 {
-    return q->kind == RQ_DONE || q->r->done;
+    return req_lookup(h, false);
 }
 
-/* Fill the status of a completed request from the engine's. */
+/* Has the request's operation completed? An RQ_EXT request is advanced here.
+ * (An inactive request counts as done; the wait/test forms skip it first.) */
+static bool req_done(cr_job *job, mreq *q)
+{
+    switch (q->kind) {
+    case RQ_SEND:
+    case RQ_RECV:
+        return q->r->done;
+    case RQ_GREQ:
+        return q->gdone;
+    case RQ_EXT:
+        if (!q->xdone && q->ops->test(job, q->obj, &q->st)) q->xdone = true;
+        return q->xdone;
+    default:
+        return true;
+    }
+}
+
+/* The request of handle h for the wait/test forms, after reqs_check: NULL for
+ * MPI_REQUEST_NULL and an inactive persistent request. */
+static mreq *active(MPI_Request h)
+{
+    mreq *q = h == MPI_REQUEST_NULL ? NULL : req_get(h);
+    return q && q->kind != RQ_IDLE ? q : NULL;
+}
+
+/* Fill the status of a completed request (not a generalized one); its error. */
 static int recv_status(mreq *q, MPI_Status *st)
 {
     int err = MPI_SUCCESS;
     if (q->kind == RQ_RECV && !q->cancelled && q->r->st.size > q->r->st.count)
         err = MPI_ERR_TRUNCATE;
+    if (q->kind == RQ_EXT) err = q->st.MPI_ERROR;
     if (ignore(st)) return err;
-    if (q->kind == RQ_DONE) {
+    if (q->kind == RQ_DONE || q->kind == RQ_EXT) {
         *st = q->st;
         return err;
     }
-    if (q->kind == RQ_SEND) {
+    if (q->kind != RQ_RECV) { /* a send, or inactive */
         status_empty(st);
-        st->cr_cancelled = q->r->cancel == CR_CANCEL_DONE;
+        st->cr_cancelled = q->kind == RQ_SEND && q->r->cancel == CR_CANCEL_DONE;
         return err;
     }
     const cr_status *cs = &q->r->st;
@@ -207,38 +309,145 @@ static int recv_status(mreq *q, MPI_Status *st)
     return err;
 }
 
-static void retire(cr_job *job, mreq *q)
+/* A generalized request's callbacks run without the engine lock: they may call
+ * MPI (MPI_Status_set_elements, ...). The slot does not move meanwhile. */
+static int greq_query(cr_job *job, mreq *q, MPI_Status *st)
+{
+    status_empty(st);
+    if (!q->query) return MPI_SUCCESS;
+    cr_unlock(job);
+    int rc = q->query(q->extra, st);
+    cr_lock(job);
+    return rc;
+}
+
+static int greq_free(cr_job *job, mreq *q)
+{
+    if (!q->gfree) return MPI_SUCCESS;
+    cr_unlock(job);
+    int rc = q->gfree(q->extra);
+    cr_lock(job);
+    return rc;
+}
+
+/* End the operation a request carries: unpack a staged receive, release what
+ * the operation holds. The slot stays. */
+static void op_end(cr_job *job, mreq *q)
 {
     if (q->kind == RQ_RECV && q->tmp && !q->cancelled)
         mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
     if (q->type >= 0) mpi_type_unref(q->type);
     if (q->r) cr_req_release(job, q->r);
+    if (q->kind == RQ_EXT) q->ops->free(job, q->obj);
     free(q->tmp);
     q->tmp = NULL;
     q->r = NULL;
-    q->kind = RQ_FREE;
-    q->next_free = P.free_head;
-    P.free_head = (int)(q - P.q);
+    q->type = -1;
+    q->cancelled = q->sent = q->xdone = false;
+    q->obj = NULL;
 }
 
-/* Complete a done request: status, unpack, free the slot; error code (truncation). */
-static int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h)
+static void retire(cr_job *job, mreq *q)
+{
+    if (q->kind != RQ_IDLE) op_end(job, q);
+    if (q->ps) {
+        mpi_type_unref(q->ps->type);
+        free(q->ps);
+        q->ps = NULL;
+    }
+    q->kind = RQ_FREE;
+    q->next_free = P.free_head;
+    P.free_head = q->idx;
+}
+
+/* Complete a done request: status, unpack, free the slot (a persistent request
+ * becomes inactive and keeps its handle); its error code (truncation, or what
+ * a generalized or other request's operation reported). The calls that
+ * complete several requests (multi) set the status's MPI_ERROR; the others
+ * set it only to an error and otherwise leave it as it was (MPI-3.1 §3.2.5:
+ * their return code says it). */
+static int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h,
+                  bool multi)
 {
     MPI_Status local;
-    int err = recv_status(q, &local);
+    int err, keep = ignore(st) ? 0 : st->MPI_ERROR;
+    if (q->kind == RQ_GREQ) {
+        err = greq_query(job, q, &local);
+        int frc = greq_free(job, q);
+        if (!err) err = frc;
+    } else {
+        err = recv_status(q, &local);
+    }
     if (!ignore(st)) *st = local;
     size_t got = q->r ? q->r->st.count : 0, had = q->r ? q->r->st.size : 0;
     int src = local.MPI_SOURCE, tag = local.MPI_TAG;
+    uint8_t kind = q->kind;
+    const char *what = kind == RQ_EXT ? q->ops->what : "the generalized request";
     MPI_Comm comm = q->comm;
-    retire(job, q);
-    if (h) *h = MPI_REQUEST_NULL;
-    if (err == MPI_ERR_TRUNCATE)
+    if (q->ps) {
+        op_end(job, q);
+        q->kind = RQ_IDLE;
+    } else {
+        retire(job, q);
+        if (h) *h = MPI_REQUEST_NULL;
+    }
+    if (err == MPI_ERR_TRUNCATE && kind == RQ_RECV)
         err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
                        "message of %zu bytes (tag %d from rank %d) is longer than the %zu-byte "
                        "receive buffer",
                        had, tag, src, got);
-    if (!ignore(st)) st->MPI_ERROR = err;
+    else if (err)
+        err = mpi_fail(job, comm, call, err, "%s completed with error %d", what, err);
+    if (!ignore(st)) st->MPI_ERROR = multi || err ? err : keep;
     return err;
+}
+
+/* cr_wait_until's readiness over request slots: one of n (NULL ignored) is
+ * done; *which is its index. */
+typedef struct qset {
+    cr_job *job;
+    mreq **qs;
+    int n, which;
+} qset;
+
+static bool qset_ready(void *arg)
+{
+    qset *s = arg;
+    for (int i = 0; i < s->n; i++)
+        if (s->qs[i] && req_done(s->job, s->qs[i])) {
+            s->which = i;
+            return true;
+        }
+    return false;
+}
+
+/* What the hang watchdog is told a wait is for. */
+static const cr_req *qset_first(const qset *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->qs[i] && s->qs[i]->r && !s->qs[i]->r->done) return s->qs[i]->r;
+    return NULL;
+}
+
+/* Block until q's operation is done. */
+static void req_wait(cr_job *job, const char *call, mreq *q)
+{
+    if (q->kind == RQ_SEND || q->kind == RQ_RECV) {
+        cr_req_wait(job, q->r);
+        return;
+    }
+    qset s = {job, &q, 1, -1};
+    if (!qset_ready(&s)) cr_wait_until(job, call, qset_ready, &s, NULL);
+}
+
+/* ---- the hook of other request kinds (mpi_impl.h) ---------------------------------- */
+
+int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *obj, MPI_Request *out)
+{
+    mreq *q = req_new(job, ops->what, RQ_EXT, comm, out);
+    q->ops = ops;
+    q->obj = obj;
+    return MPI_SUCCESS;
 }
 
 /* ---- posting --------------------------------------------------------------------- */
@@ -255,8 +464,6 @@ static const void *send_data(cr_job *job, const char *call, const mpi_type *t, c
     mpi_pack_data(t, buf, (size_t)count, *tmp);
     return *tmp;
 }
-
-enum { M_STD, M_SYNC, M_READY, M_BUF };
 
 static void bsend_reap(cr_job *job)
 {
@@ -301,6 +508,33 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
     return 0;
 }
 
+/* Start a nonblocking send that is not buffered into slot q (checks done). */
+static void isend_start(cr_job *job, const char *call, mreq *q, const mpi_comm *c,
+                        const mpi_type *t, const void *buf, int count, int dest, int tag, int mode)
+{
+    if (dest == MPI_PROC_NULL) {
+        q->kind = RQ_DONE;
+        status_empty(&q->st);
+        q->st.MPI_SOURCE = MPI_PROC_NULL;
+        return;
+    }
+    int jd = comm_peer_to_job(c, dest);
+    size_t len;
+    char *tmp;
+    const void *data = send_data(job, call, t, buf, count, &len, &tmp);
+    if (mode != M_SYNC && cr_send_now(job, jd, c->ctx, tag, data, len)) { /* eager: done */
+        free(tmp);
+        q->kind = RQ_DONE;
+        status_empty(&q->st);
+        q->sent = true;
+        return;
+    }
+    q->kind = RQ_SEND;
+    q->tmp = tmp;
+    q->r = mode == M_SYNC ? cr_issend(job, call, jd, c->ctx, tag, data, len)
+                          : cr_isend(job, call, jd, c->ctx, tag, data, len);
+}
+
 static int send_common(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
                        int tag, MPI_Comm comm, int mode, MPI_Request *req)
 {
@@ -311,47 +545,27 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     if (!rc && req == NULL && call[4] == 'I')
         rc = mpi_fail(job, comm, call, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return mpi_leave(job, rc);
-    mreq *q = NULL;
-    if (dest == MPI_PROC_NULL) {
-        if (req) {
-            q = req_new(job, call, RQ_DONE, comm, req);
-            status_empty(&q->st);
-            q->st.MPI_SOURCE = MPI_PROC_NULL;
-        }
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    int jd = comm_peer_to_job(c, dest);
-    if (mode == M_BUF) {
-        rc = bsend_start(job, call, comm, t, buf, count, jd, c->ctx, tag);
-        if (!rc && req) {
-            q = req_new(job, call, RQ_DONE, comm, req);
-            status_empty(&q->st);
-        }
+    if (mode == M_BUF && dest != MPI_PROC_NULL) {
+        rc = bsend_start(job, call, comm, t, buf, count, comm_peer_to_job(c, dest), c->ctx, tag);
+        if (!rc && req) req_new(job, call, RQ_DONE, comm, req);
         return mpi_leave(job, rc);
     }
+    if (req) {
+        mreq *q = req_new(job, call, RQ_DONE, comm, req);
+        isend_start(job, call, q, c, t, buf, count, dest, tag, mode);
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    if (dest == MPI_PROC_NULL) return mpi_leave(job, MPI_SUCCESS);
+    int jd = comm_peer_to_job(c, dest);
     size_t len;
     char *tmp;
     const void *data = send_data(job, call, t, buf, count, &len, &tmp);
-    if (!req) {
-        if (mode == M_SYNC) {
-            cr_ssend(job, call, jd, c->ctx, tag, data, len);
-        } else {
-            cr_send(job, call, jd, c->ctx, tag, data, len);
-        }
-        free(tmp);
-        return mpi_leave(job, MPI_SUCCESS);
+    if (mode == M_SYNC) {
+        cr_ssend(job, call, jd, c->ctx, tag, data, len);
+    } else {
+        cr_send(job, call, jd, c->ctx, tag, data, len);
     }
-    if (mode != M_SYNC && cr_send_now(job, jd, c->ctx, tag, data, len)) { /* eager: done */
-        free(tmp);
-        q = req_new(job, call, RQ_DONE, comm, req);
-        status_empty(&q->st);
-        q->sent = true;
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    q = req_new(job, call, RQ_SEND, comm, req);
-    q->tmp = tmp;
-    q->r = mode == M_SYNC ? cr_issend(job, call, jd, c->ctx, tag, data, len)
-                          : cr_isend(job, call, jd, c->ctx, tag, data, len);
+    free(tmp);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -416,32 +630,47 @@ static cr_sel make_sel(const mpi_comm *c, int source, int tag)
     return s;
 }
 
+/* Where a receive into slot q lands: the buffer itself, or for a
+ * non-contiguous datatype a staging buffer unpacked when the operation ends
+ * (q then holds a reference to the datatype). */
+static void *recv_dest(cr_job *job, const char *call, mreq *q, mpi_type *t, void *buf, int count,
+                       size_t *cap)
+{
+    *cap = (size_t)count * t->size;
+    if (t->contig) return buf;
+    char *tmp = malloc(*cap ? *cap : 1);
+    if (!tmp) cr_fatal(job, call, "out of memory for %zu bytes of staging", *cap);
+    q->tmp = tmp;
+    q->ubuf = buf;
+    q->count = (size_t)count;
+    q->type = t->idx;
+    t->refs++;
+    return tmp;
+}
+
+/* Start a receive (after the checks) in slot q. */
+static void recv_start(cr_job *job, const char *call, mreq *q, const mpi_comm *c, mpi_type *t,
+                       void *buf, int count, int source, int tag)
+{
+    if (source == MPI_PROC_NULL) {
+        q->kind = RQ_DONE;
+        status_empty(&q->st);
+        q->st.MPI_SOURCE = MPI_PROC_NULL;
+        return;
+    }
+    cr_sel s = make_sel(c, source, tag);
+    size_t cap;
+    void *dst = recv_dest(job, call, q, t, buf, count, &cap);
+    q->kind = RQ_RECV;
+    q->r = cr_irecv_call(job, call, &s, dst, cap, true, NULL, NULL);
+}
+
 /* Post a receive (after the checks) into a new request slot. */
 static mreq *recv_post(cr_job *job, const char *call, void *buf, int count, mpi_type *t, int source,
                        int tag, MPI_Comm comm, mpi_comm *c, MPI_Request *h)
 {
-    if (source == MPI_PROC_NULL) {
-        mreq *q = req_new(job, call, RQ_DONE, comm, h);
-        status_empty(&q->st);
-        q->st.MPI_SOURCE = MPI_PROC_NULL;
-        return q;
-    }
-    cr_sel s = make_sel(c, source, tag);
-    size_t cap = (size_t)count * t->size;
-    char *tmp = NULL;
-    if (!t->contig) {
-        tmp = malloc(cap ? cap : 1);
-        if (!tmp) cr_fatal(job, call, "out of memory for %zu bytes of staging", cap);
-    }
-    mreq *q = req_new(job, call, RQ_RECV, comm, h);
-    if (tmp) {
-        q->tmp = tmp;
-        q->ubuf = buf;
-        q->count = (size_t)count;
-        q->type = t->idx;
-        t->refs++;
-    }
-    q->r = cr_irecv_call(job, call, &s, tmp ? tmp : buf, cap, true, NULL, NULL);
+    mreq *q = req_new(job, call, RQ_DONE, comm, h);
+    recv_start(job, call, q, c, t, buf, count, source, tag);
     return q;
 }
 
@@ -476,19 +705,22 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
         cr_recv_trunc(job, call, &s, buf, (size_t)count * t->size, true, &cs);
         MPI_Status local = {.MPI_SOURCE = mpi_comm_job_to_peer(c, cs.src),
                             .MPI_TAG = cs.tag,
+                            .MPI_ERROR = ignore(st) ? 0 : st->MPI_ERROR, /* left as it was */
                             .cr_bytes = (long long)cs.count};
+        int err = MPI_SUCCESS;
         if (cs.size > cs.count)
-            local.MPI_ERROR = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                                       "message of %zu bytes (tag %d from rank %d) is longer than "
-                                       "the %zu-byte receive buffer",
-                                       cs.size, cs.tag, local.MPI_SOURCE, cs.count);
+            err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
+                           "message of %zu bytes (tag %d from rank %d) is longer than "
+                           "the %zu-byte receive buffer",
+                           cs.size, cs.tag, local.MPI_SOURCE, cs.count);
+        if (err) local.MPI_ERROR = err;
         if (!ignore(st)) *st = local;
-        return mpi_leave(job, local.MPI_ERROR);
+        return mpi_leave(job, err);
     }
     MPI_Request h;
     mreq *q = recv_post(job, call, buf, count, t, source, tag, comm, c, &h);
     if (q->r) cr_req_wait(job, q->r);
-    return mpi_leave(job, finish(job, call, q, st, NULL));
+    return mpi_leave(job, finish(job, call, q, st, NULL, false));
 }
 
 static bool overlap(const void *a, size_t la, const void *b, size_t lb)
@@ -523,7 +755,7 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, in
         free(tmp);
     }
     if (q->r) cr_req_wait(job, q->r);
-    return mpi_leave(job, finish(job, call, q, st, NULL));
+    return mpi_leave(job, finish(job, call, q, st, NULL, false));
 }
 
 PMPI_WEAK(Sendrecv_replace);
@@ -548,7 +780,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
         cr_send(job, call, comm_peer_to_job(c, dest), c->ctx, stag, copy, len);
     free(copy);
     if (q->r) cr_req_wait(job, q->r);
-    return mpi_leave(job, finish(job, call, q, st, NULL));
+    return mpi_leave(job, finish(job, call, q, st, NULL, false));
 }
 
 PMPI_WEAK(Buffer_attach);
@@ -610,8 +842,12 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     if (rc) return mpi_leave(job, rc);
     if (source == MPI_PROC_NULL) {
         if (flag) *flag = 1;
-        status_empty(st);
-        if (!ignore(st)) st->MPI_SOURCE = MPI_PROC_NULL;
+        if (!ignore(st)) {
+            int keep = st->MPI_ERROR; /* left as it was */
+            status_empty(st);
+            st->MPI_SOURCE = MPI_PROC_NULL;
+            st->MPI_ERROR = keep;
+        }
         return mpi_leave(job, MPI_SUCCESS);
     }
     cr_sel s = make_sel(c, source, tag);
@@ -620,8 +856,7 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     if (flag) *flag = found;
     if (found && !ignore(st)) {
         st->MPI_SOURCE = mpi_comm_job_to_peer(mpi_comm_get(comm), cs.src);
-        st->MPI_TAG = cs.tag;
-        st->MPI_ERROR = MPI_SUCCESS;
+        st->MPI_TAG = cs.tag; /* (MPI_ERROR is left as it was) */
         st->cr_cancelled = 0;
         st->cr_bytes = (long long)cs.size;
     }
@@ -638,6 +873,166 @@ PMPI_WEAK(Iprobe);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 {
     return probe_common("MPI_Iprobe", source, tag, comm, flag, st);
+}
+
+/* ---- matched probe ----------------------------------------------------------------- */
+
+static MPI_Message msg_new(cr_job *job, const char *call, cr_unexp *u, MPI_Comm comm)
+{
+    int i = P.msg_free;
+    if (i >= 0) {
+        P.msg_free = P.msg[i].next_free;
+    } else {
+        if (P.nmsg >= MSG_MAX)
+            cr_fatal(job, call, "more than %d matched messages not yet received (MPI_Mrecv)",
+                     MSG_MAX);
+        if ((P.nmsg & (P.nmsg - 1)) == 0) {
+            mmsg *n = realloc(P.msg, (size_t)(P.nmsg ? 2 * P.nmsg : 16) * sizeof *n);
+            if (!n) cr_fatal(job, call, "out of memory for matched messages");
+            P.msg = n;
+        }
+        i = P.nmsg++;
+        P.msg[i].gen = 0;
+    }
+    mmsg *m = &P.msg[i];
+    uint32_t gen = (m->gen + 1) & 0xffu;
+    if (!gen) gen = 1;
+    *m = (mmsg){.gen = gen, .used = true, .next_free = -1, .u = u, .comm = comm};
+    return (MPI_Message)(K_MESSAGE | gen << MSG_IDX_BITS | (uint32_t)i);
+}
+
+static mmsg *msg_get(MPI_Message h)
+{
+    if (!h_is(h, K_MESSAGE) || h == MPI_MESSAGE_NO_PROC) return NULL;
+    int i = h_idx(h) & MSG_MAX;
+    uint32_t gen = (uint32_t)h_idx(h) >> MSG_IDX_BITS;
+    return i < P.nmsg && P.msg[i].used && P.msg[i].gen == gen ? &P.msg[i] : NULL;
+}
+
+static void msg_free(mmsg *m)
+{
+    m->used = false;
+    m->u = NULL;
+    m->next_free = P.msg_free;
+    P.msg_free = (int)(m - P.msg);
+}
+
+static int mprobe_common(const char *call, int source, int tag, MPI_Comm comm, int *flag,
+                         MPI_Message *msg, MPI_Status *st)
+{
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc) rc = check_peer(job, comm, call, c, source, true, "source");
+    if (!rc) rc = check_tag(job, comm, call, tag, true);
+    if (!rc && call[4] == 'I' && !flag) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "flag is NULL");
+    if (!rc && !msg) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "message is NULL");
+    if (rc) return mpi_leave(job, rc);
+    if (source == MPI_PROC_NULL) {
+        if (flag) *flag = 1;
+        *msg = MPI_MESSAGE_NO_PROC;
+        if (!ignore(st)) {
+            int keep = st->MPI_ERROR; /* left as it was */
+            status_empty(st);
+            st->MPI_SOURCE = MPI_PROC_NULL;
+            st->MPI_ERROR = keep;
+        }
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    cr_sel s = make_sel(c, source, tag);
+    cr_status cs;
+    cr_unexp *u = NULL;
+    bool found = cr_mprobe(job, &s, flag == NULL, &cs, &u);
+    if (flag) *flag = found;
+    if (!found) return mpi_leave(job, MPI_SUCCESS);
+    *msg = msg_new(job, call, u, comm);
+    if (!ignore(st)) {
+        c = mpi_comm_get(comm); /* (the table may have grown while this thread waited) */
+        st->MPI_SOURCE = c ? mpi_comm_job_to_peer(c, cs.src) : cs.src;
+        st->MPI_TAG = cs.tag; /* (MPI_ERROR is left as it was) */
+        st->cr_cancelled = 0;
+        st->cr_bytes = (long long)cs.size;
+    }
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Mprobe);
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return mprobe_common("MPI_Mprobe", source, tag, comm, NULL, message, status);
+}
+
+PMPI_WEAK(Improbe);
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return mprobe_common("MPI_Improbe", source, tag, comm, flag, message, status);
+}
+
+/* MPI_Mrecv (req NULL: wait and fill st) and MPI_Imrecv. */
+static int mrecv_common(const char *call, void *buf, int count, MPI_Datatype dt, MPI_Message *msg,
+                        MPI_Request *req, MPI_Status *st)
+{
+    cr_job *job = mpi_enter(call);
+    bool nb = call[4] == 'I';
+    if (!msg || (nb && !req))
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
+                                       msg ? "request" : "message"));
+    mmsg *m = NULL;
+    if (*msg != MPI_MESSAGE_NO_PROC && !(m = msg_get(*msg)))
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
+                                       "message %#x is not a matched message: MPI_MESSAGE_NULL, "
+                                       "already received, or never returned by "
+                                       "MPI_Mprobe/MPI_Improbe",
+                                       (unsigned)*msg));
+    MPI_Comm comm = m ? m->comm : MPI_COMM_WORLD;
+    mpi_comm *c = mpi_comm_get(comm);
+    mpi_type *t = NULL;
+    int rc = c ? 0
+               : mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COMM,
+                          "the message's communicator has been freed");
+    if (!rc) rc = mpi_type_check(job, comm, call, dt, &t);
+    if (!rc) rc = check_buf(job, comm, call, buf, count, t);
+    if (rc) return mpi_leave(job, rc);
+    MPI_Request h;
+    mreq *q = req_new(job, call, RQ_DONE, comm, nb ? req : &h);
+    if (!m) { /* MPI_MESSAGE_NO_PROC: as a receive from MPI_PROC_NULL */
+        q->st.MPI_SOURCE = MPI_PROC_NULL;
+    } else {
+        size_t cap;
+        void *dst = recv_dest(job, call, q, t, buf, count, &cap);
+        q->kind = RQ_RECV;
+        q->r = cr_irecv_unexp(job, call, m->u, dst, cap, true);
+        msg_free(m);
+    }
+    *msg = MPI_MESSAGE_NULL;
+    if (nb) return mpi_leave(job, MPI_SUCCESS);
+    req_wait(job, call, q);
+    return mpi_leave(job, finish(job, call, q, st, NULL, false));
+}
+
+PMPI_WEAK(Message_c2f);
+MPI_Fint PMPI_Message_c2f(MPI_Message message)
+{
+    return (MPI_Fint)message; /* handles are ints in both languages */
+}
+
+PMPI_WEAK(Message_f2c);
+MPI_Message PMPI_Message_f2c(MPI_Fint message)
+{
+    return (MPI_Message)message;
+}
+
+PMPI_WEAK(Mrecv);
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv_common("MPI_Mrecv", buf, count, dt, message, NULL, status);
+}
+
+PMPI_WEAK(Imrecv);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+{
+    return mrecv_common("MPI_Imrecv", buf, count, dt, message, request, MPI_STATUS_IGNORE);
 }
 
 /* ---- wait and test ----------------------------------------------------------------- */
@@ -668,12 +1063,12 @@ int PMPI_Wait(MPI_Request *h, MPI_Status *st)
     int rc;
     mreq *q = req_arg(job, call, h, &rc);
     if (rc) return mpi_leave(job, rc);
-    if (!q) {
+    if (!q || q->kind == RQ_IDLE) {
         status_empty(st);
         return mpi_leave(job, MPI_SUCCESS);
     }
-    if (q->kind != RQ_DONE) cr_req_wait(job, q->r);
-    return mpi_leave(job, finish(job, call, q, st, h));
+    req_wait(job, call, q);
+    return mpi_leave(job, finish(job, call, q, st, h, false));
 }
 
 PMPI_WEAK(Test);
@@ -685,15 +1080,15 @@ int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
     mreq *q = req_arg(job, call, h, &rc);
     if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
     if (rc) return mpi_leave(job, rc);
-    if (!q) {
+    if (!q || q->kind == RQ_IDLE) {
         *flag = 1;
         status_empty(st);
         return mpi_leave(job, MPI_SUCCESS);
     }
-    if (!req_done(q)) cr_progress(job);
-    *flag = req_done(q);
+    if (!req_done(job, q)) cr_progress(job);
+    *flag = req_done(job, q);
     if (!*flag) return mpi_leave(job, MPI_SUCCESS);
-    return mpi_leave(job, finish(job, call, q, st, h));
+    return mpi_leave(job, finish(job, call, q, st, h, false));
 }
 
 PMPI_WEAK(Request_get_status);
@@ -705,13 +1100,20 @@ int PMPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
     mreq *q = req_arg(job, call, &h, &rc);
     if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
     if (rc) return mpi_leave(job, rc);
-    if (!q) {
+    if (!q || q->kind == RQ_IDLE) {
         *flag = 1;
         status_empty(st);
         return mpi_leave(job, MPI_SUCCESS);
     }
-    if (!req_done(q)) cr_progress(job);
-    *flag = req_done(q);
+    if (!req_done(job, q)) cr_progress(job);
+    *flag = req_done(job, q);
+    if (*flag && q->kind == RQ_GREQ) {
+        MPI_Status local;
+        rc = greq_query(job, q, &local);
+        if (!ignore(st)) *st = local;
+        if (rc) rc = mpi_fail(job, q->comm, call, rc, "the query function returned error %d", rc);
+        return mpi_leave(job, rc);
+    }
     if (*flag) recv_status(q, st);
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -743,49 +1145,26 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
     if (rc) return mpi_leave(job, rc);
     bool failed = false;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) {
+        mreq *q = active(hs[i]);
+        if (!q) {
             status_empty(st_at(sts, i));
             continue;
         }
-        mreq *q = req_get(hs[i]);
-        if (q->kind != RQ_DONE) cr_req_wait(job, q->r);
-        if (finish(job, call, q, st_at(sts, i), &hs[i])) failed = true;
+        req_wait(job, call, q);
+        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
 
-/* The engine requests of the active entries (NULL elsewhere); returns how many
- * are active, and the index of one already done in *done (or -1). */
-static int active_set(int n, MPI_Request *hs, cr_req **rs, int *done)
+/* The active requests of hs (NULL elsewhere) in a new array; *k how many. */
+static mreq **active_set(cr_job *job, const char *call, int n, MPI_Request *hs, int *k)
 {
-    int k = 0;
-    *done = -1;
-    for (int i = 0; i < n; i++) {
-        rs[i] = NULL;
-        if (hs[i] == MPI_REQUEST_NULL) continue;
-        mreq *q = req_get(hs[i]);
-        k++;
-        if (q->kind == RQ_DONE || q->r->done) {
-            if (*done < 0) *done = i;
-        } else {
-            rs[i] = q->r;
-        }
-    }
-    return k;
-}
-
-static cr_req **rs_alloc(cr_job *job, const char *call, int n)
-{
-    cr_req **rs = malloc((size_t)(n ? n : 1) * sizeof *rs);
-    if (!rs) cr_fatal(job, call, "out of memory");
-    return rs;
-}
-
-static const cr_req *first_of(cr_req **rs, int n)
-{
+    mreq **qs = malloc((size_t)(n ? n : 1) * sizeof *qs);
+    if (!qs) cr_fatal(job, call, "out of memory");
+    *k = 0;
     for (int i = 0; i < n; i++)
-        if (rs[i]) return rs[i];
-    return NULL;
+        if ((qs[i] = active(hs[i]))) ++*k;
+    return qs;
 }
 
 static int any_common(const char *call, int n, MPI_Request *hs, int *index, int *flag,
@@ -795,33 +1174,33 @@ static int any_common(const char *call, int n, MPI_Request *hs, int *index, int 
     int rc = reqs_check(job, call, n, hs);
     if (!rc && !index) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "index is NULL");
     if (rc) return mpi_leave(job, rc);
-    cr_req **rs = rs_alloc(job, call, n);
-    int done, k = active_set(n, hs, rs, &done);
+    int k;
+    mreq **qs = active_set(job, call, n, hs, &k);
     if (!k) {
-        free(rs);
+        free(qs);
         *index = MPI_UNDEFINED;
         if (flag) *flag = 1;
         status_empty(st);
         return mpi_leave(job, MPI_SUCCESS);
     }
-    if (done < 0) {
-        cr_req_set set = {rs, n, -1};
+    qset s = {job, qs, n, -1};
+    if (!qset_ready(&s)) {
         if (flag) {
             cr_progress(job);
-            if (cr_req_any_done(&set)) done = set.which;
+            qset_ready(&s);
         } else {
-            cr_wait_until(job, call, cr_req_any_done, &set, first_of(rs, n));
-            done = set.which;
+            cr_wait_until(job, call, qset_ready, &s, qset_first(&s));
         }
     }
-    free(rs);
+    int done = s.which;
+    free(qs);
     if (flag) *flag = done >= 0;
     if (done < 0) {
         *index = MPI_UNDEFINED;
         return mpi_leave(job, MPI_SUCCESS);
     }
     *index = done;
-    return mpi_leave(job, finish(job, call, req_get(hs[done]), st, &hs[done]));
+    return mpi_leave(job, finish(job, call, req_get(hs[done]), st, &hs[done], false));
 }
 
 PMPI_WEAK(Waitany);
@@ -849,31 +1228,29 @@ static int some_common(const char *call, int n, MPI_Request *hs, int *outcount, 
     if (!rc && (!outcount || (n && !idx)))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "outcount or indices is NULL");
     if (rc) return mpi_leave(job, rc);
-    cr_req **rs = rs_alloc(job, call, n);
-    int done, k = active_set(n, hs, rs, &done);
+    int k;
+    mreq **qs = active_set(job, call, n, hs, &k);
     if (!k) {
-        free(rs);
+        free(qs);
         *outcount = MPI_UNDEFINED;
         return mpi_leave(job, MPI_SUCCESS);
     }
-    if (done < 0) {
-        cr_req_set set = {rs, n, -1};
+    qset s = {job, qs, n, -1};
+    if (!qset_ready(&s)) {
         if (wait)
-            cr_wait_until(job, call, cr_req_any_done, &set, first_of(rs, n));
+            cr_wait_until(job, call, qset_ready, &s, qset_first(&s));
         else
             cr_progress(job);
     }
-    free(rs);
     int m = 0;
     bool failed = false;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) continue;
-        mreq *q = req_get(hs[i]);
-        if (!req_done(q)) continue;
+        if (!qs[i] || !req_done(job, qs[i])) continue;
         idx[m] = i;
-        if (finish(job, call, q, st_at(sts, m), &hs[i])) failed = true;
+        if (finish(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
         m++;
     }
+    free(qs);
     *outcount = m;
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
@@ -900,16 +1277,19 @@ int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
     if (rc) return mpi_leave(job, rc);
     cr_progress(job);
     *flag = 1;
-    for (int i = 0; i < n && *flag; i++)
-        if (hs[i] != MPI_REQUEST_NULL && !req_done(req_get(hs[i]))) *flag = 0;
+    for (int i = 0; i < n && *flag; i++) {
+        mreq *q = active(hs[i]);
+        if (q && !req_done(job, q)) *flag = 0;
+    }
     if (!*flag) return mpi_leave(job, MPI_SUCCESS);
     bool failed = false;
     for (int i = 0; i < n; i++) {
-        if (hs[i] == MPI_REQUEST_NULL) {
+        mreq *q = active(hs[i]);
+        if (!q) {
             status_empty(st_at(sts, i));
             continue;
         }
-        if (finish(job, call, req_get(hs[i]), st_at(sts, i), &hs[i])) failed = true;
+        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
@@ -924,13 +1304,23 @@ int PMPI_Request_free(MPI_Request *h)
     if (!rc && !q)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
     if (rc) return mpi_leave(job, rc);
-    if (req_done(q)) {
+    *h = MPI_REQUEST_NULL;
+    if (q->kind == RQ_GREQ) {
+        if (!q->gdone) { /* its free function runs at MPI_Grequest_complete */
+            q->freed = true;
+            return mpi_leave(job, MPI_SUCCESS);
+        }
+        rc = greq_free(job, q);
+        retire(job, q);
+        if (rc) rc = mpi_fail(job, MPI_COMM_WORLD, call, rc, "the free function returned %d", rc);
+        return mpi_leave(job, rc);
+    }
+    if (q->kind == RQ_IDLE || req_done(job, q)) {
         retire(job, q);
     } else {
         q->freed = true; /* retired once complete (reap_freed) */
         P.nfreed++;
     }
-    *h = MPI_REQUEST_NULL;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -943,6 +1333,11 @@ int PMPI_Cancel(MPI_Request *h)
     mreq *q = req_arg(job, call, h, &rc);
     if (!rc && !q)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+    if (!rc && q->kind == RQ_IDLE)
+        rc = mpi_fail(job, q->comm, call, MPI_ERR_REQUEST,
+                      "request %#x is an inactive persistent request: only an active one (after "
+                      "MPI_Start) can be cancelled",
+                      (unsigned)*h);
     if (rc) return mpi_leave(job, rc);
     /* A send is cancelled only while nothing of it has reached a receive: still
      * queued for credits, or a rendezvous message (every synchronous send is
@@ -951,10 +1346,208 @@ int PMPI_Cancel(MPI_Request *h)
      * (cr_cancel_send). An eager message already sent (at once, with no engine
      * request, or from the queue) and a buffered send (complete when copied) are
      * not recalled: MPI-3.1 §3.8.4 allows a cancel that does not take effect;
-     * the send completes as usual and MPI_Test_cancelled says false. */
+     * the send completes as usual and MPI_Test_cancelled says false. A
+     * generalized request's cancel function is called (without the lock); an
+     * other kind's hook, when it has one. */
     if (q->kind == RQ_RECV && cr_cancel_recv(job, q->r)) q->cancelled = true;
     if (q->kind == RQ_SEND) cr_cancel_send(job, q->r);
+    if (q->kind == RQ_GREQ && q->gcancel) {
+        MPI_Grequest_cancel_function *fn = q->gcancel;
+        void *extra = q->extra;
+        int complete = q->gdone;
+        cr_unlock(job);
+        rc = fn(extra, complete);
+        cr_lock(job);
+    }
+    if (q->kind == RQ_EXT && q->ops->cancel) rc = q->ops->cancel(job, q->obj);
+    if (rc) rc = mpi_fail(job, q->comm, call, rc, "the cancel function returned %d", rc);
+    return mpi_leave(job, rc);
+}
+
+/* ---- persistent requests ------------------------------------------------------------- */
+
+static int init_common(const char *call, const void *buf, int count, MPI_Datatype dt, int peer,
+                       int tag, MPI_Comm comm, int mode, MPI_Request *req)
+{
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    mpi_type *t = NULL;
+    bool recv = mode == M_RECV;
+    int rc = check_p2p(job, call, buf, count, dt, peer, tag, comm, recv, &c, &t);
+    if (!rc && !req) rc = mpi_fail(job, comm, call, MPI_ERR_REQUEST, "request is NULL");
+    if (rc) return mpi_leave(job, rc);
+    mpersist *ps = malloc(sizeof *ps);
+    if (!ps) cr_fatal(job, call, "out of memory for a persistent request");
+    *ps = (mpersist){
+        .buf = (void *)buf, .count = count, .type = t->idx, .peer = peer, .tag = tag, .mode = mode};
+    t->refs++;
+    mreq *q = req_new(job, call, RQ_IDLE, comm, req);
+    q->ps = ps;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Send_init);
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    return init_common("MPI_Send_init", buf, count, dt, dest, tag, comm, M_STD, req);
+}
+
+PMPI_WEAK(Bsend_init);
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *req)
+{
+    return init_common("MPI_Bsend_init", buf, count, dt, dest, tag, comm, M_BUF, req);
+}
+
+PMPI_WEAK(Ssend_init);
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *req)
+{
+    return init_common("MPI_Ssend_init", buf, count, dt, dest, tag, comm, M_SYNC, req);
+}
+
+PMPI_WEAK(Rsend_init);
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *req)
+{
+    return init_common("MPI_Rsend_init", buf, count, dt, dest, tag, comm, M_READY, req);
+}
+
+PMPI_WEAK(Recv_init);
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    return init_common("MPI_Recv_init", buf, count, dt, source, tag, comm, M_RECV, req);
+}
+
+/* Is h an inactive persistent request (else report why not)? */
+static int start_check(cr_job *job, const char *call, MPI_Request h, int i)
+{
+    mreq *q = h == MPI_REQUEST_NULL ? NULL : req_get(h);
+    if (!q)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
+                        "request %d (%#x) is not a live request: MPI_REQUEST_NULL, freed, or "
+                        "never returned by MPI_*_init",
+                        i, (unsigned)h);
+    if (!q->ps)
+        return mpi_fail(job, q->comm, call, MPI_ERR_REQUEST,
+                        "request %d (%#x) is not persistent: only requests made by "
+                        "MPI_Send_init, MPI_Recv_init, ... can be started",
+                        i, (unsigned)h);
+    if (q->kind != RQ_IDLE)
+        return mpi_fail(job, q->comm, call, MPI_ERR_REQUEST,
+                        "request %d (%#x) is already active: complete it (wait/test) before "
+                        "starting it again",
+                        i, (unsigned)h);
+    if (!mpi_comm_get(q->comm))
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COMM,
+                        "request %d (%#x): its communicator has been freed", i, (unsigned)h);
+    return 0;
+}
+
+/* Start inactive persistent request q (start_check passed). */
+static int start_one(cr_job *job, const char *call, mreq *q)
+{
+    const mpersist *ps = q->ps;
+    mpi_comm *c = mpi_comm_get(q->comm);
+    mpi_type *t = mpi_type_at(ps->type);
+    if (ps->mode == M_RECV) {
+        recv_start(job, call, q, c, t, ps->buf, ps->count, ps->peer, ps->tag);
+        return 0;
+    }
+    if (ps->mode == M_BUF && ps->peer != MPI_PROC_NULL) {
+        int rc = bsend_start(job, call, q->comm, t, ps->buf, ps->count,
+                             comm_peer_to_job(c, ps->peer), c->ctx, ps->tag);
+        if (rc) return rc;
+        q->kind = RQ_DONE;
+        status_empty(&q->st);
+        return 0;
+    }
+    isend_start(job, call, q, c, t, ps->buf, ps->count, ps->peer, ps->tag, ps->mode);
+    return 0;
+}
+
+PMPI_WEAK(Start);
+int PMPI_Start(MPI_Request *h)
+{
+    const char *call = "MPI_Start";
+    cr_job *job = mpi_enter(call);
+    int rc = h ? start_check(job, call, *h, 0)
+               : mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request pointer is NULL");
+    if (rc) return mpi_leave(job, rc);
+    return mpi_leave(job, start_one(job, call, req_get(*h)));
+}
+
+PMPI_WEAK(Startall);
+int PMPI_Startall(int n, MPI_Request hs[])
+{
+    const char *call = "MPI_Startall";
+    cr_job *job = mpi_enter(call);
+    int rc = 0;
+    if (n < 0) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %d < 0", n);
+    if (!rc && n && !hs)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request array is NULL");
+    for (int i = 0; i < n && !rc; i++) rc = start_check(job, call, hs[i], i);
+    for (int i = 0; i < n && !rc; i++) {
+        mreq *q = req_get(hs[i]);
+        rc = q->kind == RQ_IDLE
+                 ? start_one(job, call, q)
+                 : mpi_fail(job, q->comm, call, MPI_ERR_REQUEST,
+                            "request %d (%#x) appears twice in the array", i, (unsigned)hs[i]);
+    }
+    return mpi_leave(job, rc);
+}
+
+/* ---- generalized requests ------------------------------------------------------------ */
+
+PMPI_WEAK(Grequest_start);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    const char *call = "MPI_Grequest_start";
+    cr_job *job = mpi_enter(call);
+    if (!request)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "request is NULL"));
+    mreq *q = req_new(job, call, RQ_GREQ, MPI_COMM_WORLD, request);
+    q->query = query_fn;
+    q->gfree = free_fn;
+    q->gcancel = cancel_fn;
+    q->extra = extra_state;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Grequest_complete);
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    const char *call = "MPI_Grequest_complete";
+    cr_job *job = mpi_enter(call);
+    mreq *q = req_lookup(request, true);
+    if (!q || q->kind != RQ_GREQ)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
+                                       "request %#x is not a live generalized request",
+                                       (unsigned)request));
+    if (q->gdone)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
+                                       "request %#x is already complete", (unsigned)request));
+    q->gdone = true;
+    if (q->freed) { /* MPI_Request_free came first: only the free function is left */
+        int rc = greq_free(job, q);
+        retire(job, q);
+        if (rc) rc = mpi_fail(job, MPI_COMM_WORLD, call, rc, "the free function returned %d", rc);
+        return mpi_leave(job, rc);
+    }
+    cr_wake_self(job); /* a thread may sleep in a wait for it */
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Status_set_cancelled);
+int PMPI_Status_set_cancelled(MPI_Status *st, int flag)
+{
+    if (ignore(st)) return MPI_ERR_ARG;
+    st->cr_cancelled = flag != 0;
+    return MPI_SUCCESS;
 }
 
 PMPI_WEAK(Test_cancelled);

@@ -1,5 +1,7 @@
-/* MPI datatypes: the predefined types, the derived-type constructors, and
- * packing of typed buffers into the byte streams the engine moves.
+/* MPI datatypes: the predefined types, the derived-type constructors (with
+ * the envelopes MPI_Type_get_contents returns), and packing of typed buffers
+ * into the byte streams the engine moves. Names, contents, external32, the _x
+ * forms and datatype attributes are in mpi_type_more.c.
  *
  * A type is kept as its flattened type map for one instance (runs of bytes at
  * offsets, each run holding basic elements of one size), plus its bounds. Data
@@ -16,6 +18,19 @@
  *    back to back, which reductions may combine in place;
  *  - a derived type keeps the maps it was built from copied, so freeing an old
  *    type never changes a new one; predefined types cannot be freed;
+ *  - every derived type records its envelope (mpi_env: combiner and copies of
+ *    the constructor's arguments) and is built from it: mpi_type_enum lists
+ *    the runs of old-type instances an envelope describes, in type-map order,
+ *    and the constructors, MPI_Type_get_contents' copies and the external32
+ *    walk all use it, so they cannot disagree; the envelope holds a reference
+ *    (refs) on each derived type it names, so a type freed by the program
+ *    lives on, unreachable by its handle, while a type made from it does;
+ *  - subarray and darray types have lb 0 and the extent of the whole array
+ *    (MPI-3.1 4.1.3, 4.1.4); darray's process grid is row-major whatever the
+ *    order, and the indices a process holds in each dimension are blocks of
+ *    k every step (grid_at);
+ *  - the Fortran and C++ predefined types (above NPREDEF_C) are twins of C
+ *    types: their map, reductions ('base') and external32 form are the twin's;
  *  - the table holds pointers, and a type's storage never moves or is freed
  *    while the job runs (a freed slot is cleared and reused): a predefined
  *    type's map lives inside it, and callers keep mpi_type pointers across
@@ -29,7 +44,8 @@
 
 #include "mpi_impl.h"
 
-#define NPREDEF 0x27 /* indices 1..0x26 */
+#define NPREDEF 0x3b   /* indices 1..0x3a */
+#define NPREDEF_C 0x27 /* 1..0x26: the C types; above: Fortran and C++ twins of C types */
 
 typedef struct {
     const char *name;
@@ -60,6 +76,64 @@ typedef struct {
         name, sizeof(T), alignof(T), 0, 0                                                          \
     }
 
+/* Bytes of each predefined type in "external32" (MPI-3.1 13.5.2, Table 13.2). */
+static const unsigned char xsizes[NPREDEF] = {
+    [0x01] = 1,  [0x02] = 1,  [0x03] = 1,  [0x04] = 1, [0x05] = 2, [0x06] = 2,  [0x07] = 4,
+    [0x08] = 4,  [0x09] = 4,  [0x0a] = 4,  [0x0b] = 8, [0x0c] = 8, [0x0d] = 4,  [0x0e] = 8,
+    [0x0f] = 16, [0x10] = 2,  [0x11] = 1,  [0x12] = 1, [0x13] = 2, [0x14] = 4,  [0x15] = 8,
+    [0x16] = 1,  [0x17] = 2,  [0x18] = 4,  [0x19] = 8, [0x1a] = 8, [0x1b] = 8,  [0x1c] = 8,
+    [0x1d] = 8,  [0x1e] = 16, [0x1f] = 32, [0x20] = 1, [0x21] = 8, [0x22] = 12, [0x23] = 8,
+    [0x24] = 8,  [0x25] = 6,  [0x26] = 20,
+};
+
+/* The Fortran and C++ types C programs can name (MPI-3.1 17.2.4), each laid out
+ * like a C type (its twin): it has the twin's map, external32 size and
+ * reductions ('base' is the twin), and its own name. */
+static const unsigned char twins[NPREDEF] = {
+    [0x27] = 0x01, /* MPI_CHARACTER */
+    [0x28] = 0x07, /* MPI_LOGICAL */
+    [0x29] = 0x07, /* MPI_INTEGER */
+    [0x2a] = 0x0d, /* MPI_REAL */
+    [0x2b] = 0x0e, /* MPI_DOUBLE_PRECISION */
+    [0x2c] = 0x1d, /* MPI_COMPLEX */
+    [0x2d] = 0x1e, /* MPI_DOUBLE_COMPLEX */
+    [0x2e] = 0x24, /* MPI_2INTEGER */
+    [0x2f] = 0x12, /* MPI_INTEGER1 */
+    [0x30] = 0x13, /* MPI_INTEGER2 */
+    [0x31] = 0x14, /* MPI_INTEGER4 */
+    [0x32] = 0x15, /* MPI_INTEGER8 */
+    [0x33] = 0x0d, /* MPI_REAL4 */
+    [0x34] = 0x0e, /* MPI_REAL8 */
+    [0x35] = 0x1d, /* MPI_COMPLEX8 */
+    [0x36] = 0x1e, /* MPI_COMPLEX16 */
+    [0x37] = 0x11, /* MPI_CXX_BOOL */
+    [0x38] = 0x1d, /* MPI_CXX_FLOAT_COMPLEX */
+    [0x39] = 0x1e, /* MPI_CXX_DOUBLE_COMPLEX */
+    [0x3a] = 0x1f, /* MPI_CXX_LONG_DOUBLE_COMPLEX */
+};
+static const char *const twin_names[NPREDEF] = {
+    [0x27] = "MPI_CHARACTER",
+    [0x28] = "MPI_LOGICAL",
+    [0x29] = "MPI_INTEGER",
+    [0x2a] = "MPI_REAL",
+    [0x2b] = "MPI_DOUBLE_PRECISION",
+    [0x2c] = "MPI_COMPLEX",
+    [0x2d] = "MPI_DOUBLE_COMPLEX",
+    [0x2e] = "MPI_2INTEGER",
+    [0x2f] = "MPI_INTEGER1",
+    [0x30] = "MPI_INTEGER2",
+    [0x31] = "MPI_INTEGER4",
+    [0x32] = "MPI_INTEGER8",
+    [0x33] = "MPI_REAL4",
+    [0x34] = "MPI_REAL8",
+    [0x35] = "MPI_COMPLEX8",
+    [0x36] = "MPI_COMPLEX16",
+    [0x37] = "MPI_CXX_BOOL",
+    [0x38] = "MPI_CXX_FLOAT_COMPLEX",
+    [0x39] = "MPI_CXX_DOUBLE_COMPLEX",
+    [0x3a] = "MPI_CXX_LONG_DOUBLE_COMPLEX",
+};
+
 static const predef_info predefs[NPREDEF] = {
     [0x01] = BASIC("MPI_CHAR", char),
     [0x02] = BASIC("MPI_SIGNED_CHAR", signed char),
@@ -89,7 +163,7 @@ static const predef_info predefs[NPREDEF] = {
     [0x1a] = BASIC("MPI_AINT", MPI_Aint),
     [0x1b] = BASIC("MPI_OFFSET", MPI_Offset),
     [0x1c] = BASIC("MPI_COUNT", MPI_Count),
-    [0x1d] = BASIC("MPI_C_FLOAT_COMPLEX", float _Complex),
+    [0x1d] = BASIC("MPI_C_COMPLEX", float _Complex), /* MPI_C_FLOAT_COMPLEX is the same */
     [0x1e] = BASIC("MPI_C_DOUBLE_COMPLEX", double _Complex),
     [0x1f] = BASIC("MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex),
     [0x20] = BASIC("MPI_PACKED", unsigned char),
@@ -116,15 +190,6 @@ mpi_type *mpi_type_at(int idx)
     return mpi_g.types[idx];
 }
 
-void mpi_type_unref(int idx)
-{
-    mpi_type *t = mpi_g.types[idx];
-    if (--t->refs == 0 && t->dead) {
-        free(t->blk);
-        *t = (mpi_type){.idx = idx};
-    }
-}
-
 /* Slot i of the table, its storage made on first use. */
 static mpi_type *slot(cr_job *job, const char *call, int i)
 {
@@ -140,7 +205,8 @@ void mpi_types_init(cr_job *job)
     mpi_g.types = calloc(64, sizeof *mpi_g.types);
     if (!mpi_g.types) cr_fatal(job, "MPI_Init", "out of memory for datatypes");
     for (int i = 1; i < NPREDEF; i++) {
-        const predef_info *p = &predefs[i];
+        int c = i < NPREDEF_C ? i : twins[i];
+        const predef_info *p = &predefs[c];
         mpi_type *t = slot(job, "MPI_Init", i);
         *t = (mpi_type){.idx = i,
                         .used = true,
@@ -152,9 +218,10 @@ void mpi_types_init(cr_job *job)
                         .true_lb = 0,
                         .align = p->align,
                         .blk = t->one,
-                        .base = i,
-                        .raw = true};
-        snprintf(t->name, sizeof t->name, "%s", p->name);
+                        .base = c,
+                        .raw = true,
+                        .xsize = xsizes[c]};
+        snprintf(t->name, sizeof t->name, "%s", i < NPREDEF_C ? p->name : twin_names[i]);
         if (p->vsize) {
             t->size = p->vsize + sizeof(int);
             t->nblk = 2;
@@ -232,7 +299,7 @@ size_t mpi_elements(const mpi_type *t, size_t bytes)
 typedef struct builder {
     mpi_blk *blk;
     int nblk, cap;
-    size_t size, align;
+    size_t size, align, xsize;
     ptrdiff_t lb, ub, tlb, tub;
     bool any;  /* bounds set */
     int base;  /* -2: none yet */
@@ -282,10 +349,16 @@ static void add_old(builder *b, const mpi_type *t, ptrdiff_t disp, size_t n)
         else if (b->base != t->base)
             b->base = -1;
         if (t->align > b->align) b->align = t->align;
+        b->xsize += n * t->xsize;
     }
     for (size_t i = 0; i < n && !b->fail; i++)
         for (int k = 0; k < t->nblk; k++)
             add_run(b, disp + (ptrdiff_t)i * ext + t->blk[k].off, t->blk[k].len, t->blk[k].esz);
+}
+
+static void add_old_cb(void *ctx, const mpi_type *t, ptrdiff_t disp, size_t n)
+{
+    add_old(ctx, t, disp, n);
 }
 
 static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out, bool pad,
@@ -319,7 +392,8 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
                     .align = b->align ? b->align : 1,
                     .nblk = b->nblk,
                     .blk = b->blk,
-                    .base = b->base < 0 ? -1 : b->base};
+                    .base = b->base < 0 ? -1 : b->base,
+                    .xsize = b->xsize};
     if (!b->any) t->lb = t->ub = 0;
     if (!b->size) t->true_lb = t->true_ub = 0;
     if (pad) { /* struct: round the extent up to the strictest alignment */
@@ -331,6 +405,205 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
     t->raw = t->base >= 0 && (raw || (t->contig && mpi_g.types[t->base]->contig));
     *out = (MPI_Datatype)(K_TYPE | (unsigned)i);
     return MPI_SUCCESS;
+}
+
+/* ---- envelopes: how each derived type was made ------------------------------- */
+
+/* An envelope with room for its arguments (one allocation). */
+static mpi_env *env_new(int combiner, int ni, int na, int nd)
+{
+    mpi_env *e =
+        malloc(sizeof *e + (size_t)na * sizeof(MPI_Aint) + (size_t)(ni + nd) * sizeof(int));
+    if (!e) return NULL;
+    *e = (mpi_env){.combiner = combiner, .ni = ni, .na = na, .nd = nd};
+    e->aints = (MPI_Aint *)(e + 1);
+    e->ints = (int *)(e->aints + na);
+    e->types = e->ints + ni;
+    return e;
+}
+
+/* Give back the references e holds on the types it was made from. */
+static void env_free(mpi_env *e)
+{
+    for (int k = 0; k < e->nd; k++)
+        if (!mpi_g.types[e->types[k]]->predef) mpi_type_unref(e->types[k]);
+    free(e);
+}
+
+void mpi_type_unref(int idx)
+{
+    mpi_type *t = mpi_g.types[idx];
+    if (--t->refs == 0 && t->dead) {
+        mpi_env *e = t->env;
+        free(t->blk);
+        free(t->attr);
+        *t = (mpi_type){.idx = idx};
+        if (e) env_free(e); /* may release the types it was made from in turn */
+    }
+}
+
+/* One dimension of a subarray or darray, in elements of the old type: the
+ * indices this process holds are those in [lo, hi) whose offset from lo,
+ * modulo step, is below k (blocks of k every step); stride is the distance
+ * between neighbouring indices of the dimension in the full array. */
+typedef struct grid_dim {
+    ptrdiff_t lo, hi, k, step, stride;
+} grid_dim;
+
+static grid_dim grid_at(const mpi_env *e, int d)
+{
+    const int *v = e->ints;
+    bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
+    int nd = sub ? v[0] : v[2];
+    const int *sizes = sub ? v + 1 : v + 3;
+    int order = sub ? v[1 + 3 * nd] : v[3 + 4 * nd];
+    grid_dim g = {0, 0, 1, 1, 1};
+    if (order == MPI_ORDER_C)
+        for (int i = d + 1; i < nd; i++) g.stride *= sizes[i];
+    else
+        for (int i = 0; i < d; i++) g.stride *= sizes[i];
+    if (sub) {
+        g.lo = v[1 + 2 * nd + d];
+        g.hi = g.lo + v[1 + nd + d];
+        g.k = g.step = g.hi > g.lo ? g.hi - g.lo : 1;
+        return g;
+    }
+    /* darray: processes in a row-major grid whatever the order (MPI-3.1 4.1.4) */
+    int rank = v[1], n = sizes[d], dist = v[3 + nd + d], darg = v[3 + 2 * nd + d];
+    const int *ps = v + 3 + 3 * nd;
+    int r = rank;
+    for (int i = nd - 1; i > d; i--) r /= ps[i];
+    ptrdiff_t c = r % ps[d], p = ps[d];
+    if (dist == MPI_DISTRIBUTE_NONE) {
+        g.lo = 0;
+        g.hi = g.k = g.step = n;
+    } else if (dist == MPI_DISTRIBUTE_BLOCK) {
+        ptrdiff_t b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (n + p - 1) / p : darg;
+        g.lo = c * b < n ? c * b : n;
+        g.hi = g.lo + b < n ? g.lo + b : n;
+        g.k = g.step = b > 0 ? b : 1;
+    } else { /* cyclic(k) */
+        g.k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        g.lo = c * g.k;
+        g.hi = n;
+        g.step = p * g.k;
+    }
+    return g;
+}
+
+typedef void enum_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n);
+
+/* Dimension 'level' of the grid (0: the slowest varying), then the faster ones;
+ * the fastest gives runs of consecutive elements. */
+static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdiff_t disp,
+                       const mpi_type *old, enum_fn *cb, void *ctx)
+{
+    grid_dim g = grid_at(e, c_order ? level : nd - 1 - level);
+    ptrdiff_t ext = type_extent(old);
+    for (ptrdiff_t j = g.lo; j < g.hi; j += g.step) {
+        ptrdiff_t end = j + g.k < g.hi ? j + g.k : g.hi;
+        if (level == nd - 1)
+            cb(ctx, old, disp + j * g.stride * ext, (size_t)(end - j));
+        else
+            for (ptrdiff_t i = j; i < end; i++)
+                grid_level(e, nd, c_order, level + 1, disp + i * g.stride * ext, old, cb, ctx);
+    }
+}
+
+void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
+{
+    const int *v = e->ints;
+    const MPI_Aint *a = e->aints;
+    const mpi_type *old = e->nd ? mpi_g.types[e->types[0]] : NULL;
+    ptrdiff_t ext = old ? type_extent(old) : 0;
+    int n = e->ni ? v[0] : 0;
+    switch (e->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        cb(ctx, old, 0, 1);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        cb(ctx, old, 0, (size_t)n);
+        break;
+    case MPI_COMBINER_VECTOR:
+        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)i * v[2] * ext, (size_t)v[1]);
+        break;
+    case MPI_COMBINER_HVECTOR:
+        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)i * a[0], (size_t)v[1]);
+        break;
+    case MPI_COMBINER_INDEXED:
+        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)v[1 + n + i] * ext, (size_t)v[1 + i]);
+        break;
+    case MPI_COMBINER_HINDEXED:
+        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1 + i]);
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)v[2 + i] * ext, (size_t)v[1]);
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1]);
+        break;
+    case MPI_COMBINER_STRUCT:
+        for (int i = 0; i < n; i++) cb(ctx, mpi_g.types[e->types[i]], a[i], (size_t)v[1 + i]);
+        break;
+    case MPI_COMBINER_SUBARRAY:
+        grid_level(e, v[0], v[1 + 3 * v[0]] == MPI_ORDER_C, 0, 0, old, cb, ctx);
+        break;
+    case MPI_COMBINER_DARRAY:
+        grid_level(e, v[2], v[3 + 4 * v[2]] == MPI_ORDER_C, 0, 0, old, cb, ctx);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Make the type e describes: its map from the runs mpi_type_enum gives, then
+ * the bounds its combiner sets. Takes e (freed on error); on success the new
+ * type holds a reference on each derived type e names. */
+static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Datatype *out)
+{
+    if (!e)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_NO_MEM, "out of memory for the type");
+    builder b = {.base = -2};
+    mpi_type_enum(e, add_old_cb, &b);
+    if (e->combiner == MPI_COMBINER_RESIZED) {
+        b.lb = e->aints[0];
+        b.ub = e->aints[0] + e->aints[1];
+        b.any = true;
+    } else if (e->combiner == MPI_COMBINER_SUBARRAY || e->combiner == MPI_COMBINER_DARRAY) {
+        /* the extent of the whole array (MPI-3.1 4.1.3, 4.1.4) */
+        bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
+        int nd = sub ? e->ints[0] : e->ints[2];
+        ptrdiff_t all = type_extent(mpi_g.types[e->types[0]]);
+        for (int d = 0; d < nd; d++) all *= e->ints[(sub ? 1 : 3) + d];
+        b.lb = 0;
+        b.ub = all;
+        b.any = true;
+    }
+    int rc = type_new(job, call, &b, out, e->combiner == MPI_COMBINER_STRUCT, raw);
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    mpi_g.types[h_idx(*out)]->env = e;
+    for (int k = 0; k < e->nd; k++)
+        if (!mpi_g.types[e->types[k]]->predef) mpi_g.types[e->types[k]]->refs++;
+    return MPI_SUCCESS;
+}
+
+int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out)
+{
+    const mpi_type *t = mpi_g.types[idx];
+    const mpi_env *o = t->env;
+    mpi_env *e = env_new(o->combiner, o->ni, o->na, o->nd);
+    if (e) {
+        memcpy(e->ints, o->ints, (size_t)o->ni * sizeof *e->ints);
+        memcpy(e->aints, o->aints, (size_t)o->na * sizeof *e->aints);
+        memcpy(e->types, o->types, (size_t)o->nd * sizeof *e->types);
+    }
+    int rc = build(job, call, e, t->raw, out);
+    if (!rc) mpi_g.types[h_idx(*out)]->committed = mpi_g.types[idx]->committed;
+    return rc;
 }
 
 static int old_check(cr_job *job, const char *call, MPI_Datatype dt, mpi_type **out)
@@ -366,9 +639,12 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
     if (!rc) rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
     if (rc) return mpi_leave(job, rc);
-    builder b = {.base = -2};
-    add_old(&b, t, 0, (size_t)count);
-    return mpi_leave(job, type_new(job, call, &b, newtype, false, t->raw && t->lb == 0));
+    mpi_env *e = env_new(MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
+    if (e) {
+        e->ints[0] = count;
+        e->types[0] = t->idx;
+    }
+    return mpi_leave(job, build(job, call, e, t->raw && t->lb == 0, newtype));
 }
 
 static int hvector(const char *call, int count, int bl, ptrdiff_t stride, bool bytes,
@@ -381,11 +657,20 @@ static int hvector(const char *call, int count, int bl, ptrdiff_t stride, bool b
     if (!rc) rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
     if (rc) return mpi_leave(job, rc);
-    builder b = {.base = -2};
     ptrdiff_t step = bytes ? stride : stride * type_extent(t);
-    for (int i = 0; i < count; i++) add_old(&b, t, (ptrdiff_t)i * step, (size_t)bl);
     bool raw = t->raw && t->lb == 0 && step == (ptrdiff_t)bl * type_extent(t);
-    return mpi_leave(job, type_new(job, call, &b, newtype, false, raw));
+    mpi_env *e = env_new(bytes ? MPI_COMBINER_HVECTOR : MPI_COMBINER_VECTOR, bytes ? 2 : 3,
+                         bytes ? 1 : 0, 1);
+    if (e) {
+        e->ints[0] = count;
+        e->ints[1] = bl;
+        if (bytes)
+            e->aints[0] = stride;
+        else
+            e->ints[2] = (int)stride;
+        e->types[0] = t->idx;
+    }
+    return mpi_leave(job, build(job, call, e, raw, newtype));
 }
 
 PMPI_WEAK(Type_vector);
@@ -401,12 +686,16 @@ int PMPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype ol
     return hvector("MPI_Type_create_hvector", count, bl, stride, true, old, newtype);
 }
 
-static int hindexed(const char *call, int count, const int *bls, int bl1, const int *idisp,
-                    const MPI_Aint *adisp, MPI_Datatype old, MPI_Datatype *newtype)
+/* The indexed family: bls (or one block length bl1 for all) at displacements
+ * idisp (in extents of old) or adisp (in bytes). */
+static int hindexed(const char *call, int combiner, int count, const int *bls, int bl1,
+                    const int *idisp, const MPI_Aint *adisp, MPI_Datatype old,
+                    MPI_Datatype *newtype)
 {
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     int rc = count_check(job, call, count, "count");
+    if (!rc && !bls) rc = count_check(job, call, bl1, "blocklength");
     if (!rc) rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
     if (!rc && count && ((!bls && bl1 < 0) || (!idisp && !adisp)))
@@ -414,37 +703,53 @@ static int hindexed(const char *call, int count, const int *bls, int bl1, const 
     for (int i = 0; !rc && i < count; i++)
         rc = count_check(job, call, bls ? bls[i] : bl1, "block length");
     if (rc) return mpi_leave(job, rc);
-    builder b = {.base = -2};
-    for (int i = 0; i < count; i++) {
-        ptrdiff_t d = adisp ? adisp[i] : (ptrdiff_t)idisp[i] * type_extent(t);
-        add_old(&b, t, d, (size_t)(bls ? bls[i] : bl1));
+    /* MPI-3.1 4.1.13: count, then the block length(s), then int displacements */
+    int ni = 1 + (bls ? count : 1) + (idisp ? count : 0);
+    mpi_env *e = env_new(combiner, ni, adisp ? count : 0, 1);
+    if (e) {
+        int *v = e->ints;
+        *v++ = count;
+        if (bls)
+            for (int i = 0; i < count; i++) *v++ = bls[i];
+        else
+            *v++ = bl1;
+        for (int i = 0; idisp && i < count; i++) *v++ = idisp[i];
+        for (int i = 0; adisp && i < count; i++) e->aints[i] = adisp[i];
+        e->types[0] = t->idx;
     }
-    return mpi_leave(job, type_new(job, call, &b, newtype, false, false));
+    return mpi_leave(job, build(job, call, e, false, newtype));
 }
 
 PMPI_WEAK(Type_indexed);
 int PMPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
                       MPI_Datatype *newtype)
 {
-    return hindexed("MPI_Type_indexed", count, bls, -1, displs, NULL, old, newtype);
+    return hindexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, bls, 0, displs, NULL, old,
+                    newtype);
 }
 
 PMPI_WEAK(Type_create_hindexed);
 int PMPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
                               MPI_Datatype *newtype)
 {
-    return hindexed("MPI_Type_create_hindexed", count, bls, -1, NULL, displs, old, newtype);
+    return hindexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, bls, 0, NULL, displs,
+                    old, newtype);
 }
 
 PMPI_WEAK(Type_create_indexed_block);
 int PMPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
                                    MPI_Datatype *newtype)
 {
-    if (bl < 0) {
-        cr_job *job = mpi_enter("MPI_Type_create_indexed_block");
-        return mpi_leave(job, count_check(job, "MPI_Type_create_indexed_block", bl, "blocklength"));
-    }
-    return hindexed("MPI_Type_create_indexed_block", count, NULL, bl, displs, NULL, old, newtype);
+    return hindexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, NULL, bl,
+                    displs, NULL, old, newtype);
+}
+
+PMPI_WEAK(Type_create_hindexed_block);
+int PMPI_Type_create_hindexed_block(int count, int bl, const MPI_Aint displs[], MPI_Datatype old,
+                                    MPI_Datatype *newtype)
+{
+    return hindexed("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count, NULL, bl,
+                    NULL, displs, old, newtype);
 }
 
 PMPI_WEAK(Type_create_struct);
@@ -457,18 +762,171 @@ int PMPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
     if (!rc) rc = out_check(job, call, newtype);
     if (!rc && count && (!bls || !displs || !types))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
-    builder b = {.base = -2};
     for (int i = 0; !rc && i < count; i++) {
         mpi_type *t = NULL;
         rc = count_check(job, call, bls[i], "block length");
         if (!rc) rc = old_check(job, call, types[i], &t);
-        if (!rc) add_old(&b, t, displs[i], (size_t)bls[i]);
     }
-    if (rc) {
-        free(b.blk);
-        return mpi_leave(job, rc);
+    if (rc) return mpi_leave(job, rc);
+    mpi_env *e = env_new(MPI_COMBINER_STRUCT, 1 + count, count, count);
+    if (e) {
+        e->ints[0] = count;
+        for (int i = 0; i < count; i++) {
+            e->ints[1 + i] = bls[i];
+            e->aints[i] = displs[i];
+            e->types[i] = h_idx(types[i]);
+        }
     }
-    return mpi_leave(job, type_new(job, call, &b, newtype, true, false));
+    return mpi_leave(job, build(job, call, e, false, newtype));
+}
+
+/* Checks and envelope of MPI_Type_create_subarray. */
+static mpi_env *subarray_env(cr_job *job, const char *call, int nd, const int *sizes,
+                             const int *subs, const int *starts, int order, const mpi_type *t,
+                             int *rc)
+{
+    if (nd <= 0) {
+        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "ndims %d is not positive", nd);
+        return NULL;
+    }
+    if (!sizes || !subs || !starts) {
+        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
+        return NULL;
+    }
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                       "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+        return NULL;
+    }
+    double all = (double)type_extent(t);
+    for (int d = 0; d < nd; d++) {
+        if (sizes[d] <= 0 || subs[d] < 0 || subs[d] > sizes[d] || starts[d] < 0 ||
+            starts[d] > sizes[d] - subs[d]) {
+            *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                           "dimension %d: size %d, subsize %d, start %d: need size > 0 and 0 <= "
+                           "start <= start + subsize <= size",
+                           d, sizes[d], subs[d], starts[d]);
+            return NULL;
+        }
+        all *= sizes[d];
+    }
+    if (all > (double)PTRDIFF_MAX / 2 || -all > (double)PTRDIFF_MAX / 2) {
+        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "the array is too large");
+        return NULL;
+    }
+    mpi_env *e = env_new(MPI_COMBINER_SUBARRAY, 3 * nd + 2, 0, 1);
+    if (!e) return NULL; /* build reports it */
+    e->ints[0] = nd;
+    for (int d = 0; d < nd; d++) {
+        e->ints[1 + d] = sizes[d];
+        e->ints[1 + nd + d] = subs[d];
+        e->ints[1 + 2 * nd + d] = starts[d];
+    }
+    e->ints[1 + 3 * nd] = order;
+    e->types[0] = t->idx;
+    return e;
+}
+
+PMPI_WEAK(Type_create_subarray);
+int PMPI_Type_create_subarray(int nd, const int sizes[], const int subs[], const int starts[],
+                              int order, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_create_subarray";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = old_check(job, call, old, &t);
+    if (!rc) rc = out_check(job, call, newtype);
+    if (rc) return mpi_leave(job, rc);
+    mpi_env *e = subarray_env(job, call, nd, sizes, subs, starts, order, t, &rc);
+    if (rc) return mpi_leave(job, rc);
+    return mpi_leave(job, build(job, call, e, false, newtype));
+}
+
+/* The argument checks of MPI_Type_create_darray; 0 or the error reported. */
+static int darray_check(cr_job *job, const char *call, int size, int rank, int nd,
+                        const int *gsizes, const int *dists, const int *dargs, const int *psizes,
+                        int order, const mpi_type *t)
+{
+    if (size <= 0 || rank < 0 || rank >= size)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                        "size %d, rank %d: need 0 <= rank < size", size, rank);
+    if (nd <= 0)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "ndims %d is not positive", nd);
+    if (!gsizes || !dists || !dargs || !psizes)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                        "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+    double procs = 1, all = (double)type_extent(t);
+    for (int d = 0; d < nd; d++) {
+        int n = gsizes[d], p = psizes[d], g = dargs[d];
+        if (n <= 0 || p <= 0)
+            return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                            "dimension %d: gsize %d and psize %d must be positive", d, n, p);
+        procs *= p;
+        all *= n;
+        switch (dists[d]) {
+        case MPI_DISTRIBUTE_NONE:
+            if (p != 1)
+                return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                "dimension %d is MPI_DISTRIBUTE_NONE over %d processes (must be 1)",
+                                d, p);
+            break;
+        case MPI_DISTRIBUTE_BLOCK:
+            if (g != MPI_DISTRIBUTE_DFLT_DARG && (g <= 0 || (double)g * p < n))
+                return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                "dimension %d: block of %d over %d processes does not cover %d "
+                                "elements",
+                                d, g, p, n);
+            break;
+        case MPI_DISTRIBUTE_CYCLIC:
+            if (g != MPI_DISTRIBUTE_DFLT_DARG && g <= 0)
+                return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                "dimension %d: cyclic block %d is not positive", d, g);
+            break;
+        default:
+            return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                            "dimension %d: distribution %d is not MPI_DISTRIBUTE_BLOCK, CYCLIC or "
+                            "NONE",
+                            d, dists[d]);
+        }
+    }
+    if (procs != size)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                        "the process grid has %.0f processes, size is %d", procs, size);
+    if (all > (double)PTRDIFF_MAX / 2 || -all > (double)PTRDIFF_MAX / 2)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "the array is too large");
+    return 0;
+}
+
+PMPI_WEAK(Type_create_darray);
+int PMPI_Type_create_darray(int size, int rank, int nd, const int gsizes[], const int dists[],
+                            const int dargs[], const int psizes[], int order, MPI_Datatype old,
+                            MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_create_darray";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = old_check(job, call, old, &t);
+    if (!rc) rc = out_check(job, call, newtype);
+    if (!rc) rc = darray_check(job, call, size, rank, nd, gsizes, dists, dargs, psizes, order, t);
+    if (rc) return mpi_leave(job, rc);
+    mpi_env *e = env_new(MPI_COMBINER_DARRAY, 4 * nd + 4, 0, 1);
+    if (e) {
+        int *v = e->ints;
+        v[0] = size;
+        v[1] = rank;
+        v[2] = nd;
+        for (int d = 0; d < nd; d++) {
+            v[3 + d] = gsizes[d];
+            v[3 + nd + d] = dists[d];
+            v[3 + 2 * nd + d] = dargs[d];
+            v[3 + 3 * nd + d] = psizes[d];
+        }
+        v[3 + 4 * nd] = order;
+        e->types[0] = t->idx;
+    }
+    return mpi_leave(job, build(job, call, e, false, newtype));
 }
 
 PMPI_WEAK(Type_create_resized);
@@ -480,13 +938,14 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
     int rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
     if (rc) return mpi_leave(job, rc);
-    builder b = {.base = -2};
-    add_old(&b, t, 0, 1);
-    b.lb = lb;
-    b.ub = lb + extent;
-    b.any = true;
+    mpi_env *e = env_new(MPI_COMBINER_RESIZED, 0, 2, 1);
+    if (e) {
+        e->aints[0] = lb;
+        e->aints[1] = extent;
+        e->types[0] = t->idx;
+    }
     bool raw = t->raw && lb == 0 && extent == type_extent(t);
-    return mpi_leave(job, type_new(job, call, &b, newtype, false, raw));
+    return mpi_leave(job, build(job, call, e, raw, newtype));
 }
 
 PMPI_WEAK(Type_dup);
@@ -498,13 +957,27 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     int rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
     if (rc) return mpi_leave(job, rc);
-    builder b = {.base = -2};
-    add_old(&b, t, 0, 1);
-    b.lb = t->lb;
-    b.ub = t->ub;
-    rc = type_new(job, call, &b, newtype, false, t->raw);
-    if (!rc) mpi_g.types[h_idx(*newtype)]->committed = true;
-    return mpi_leave(job, rc);
+    mpi_env *e = env_new(MPI_COMBINER_DUP, 0, 0, 1);
+    if (e) e->types[0] = t->idx;
+    MPI_Datatype nt;
+    rc = build(job, call, e, t->raw, &nt);
+    if (rc) return mpi_leave(job, rc);
+    mpi_g.types[h_idx(nt)]->committed = t->committed;
+    int kv = 0;
+    rc = mpi_type_attrs_copy(job, old, nt, &kv);
+    if (rc != MPI_SUCCESS) { /* nothing changed: the copy goes */
+        int ignored;
+        mpi_type_attrs_delete(job, nt, &ignored);
+        mpi_type *n = mpi_g.types[h_idx(nt)];
+        n->dead = true;
+        mpi_type_unref(n->idx);
+        return mpi_leave(job,
+                         mpi_fail(job, MPI_COMM_WORLD, call,
+                                  rc > 0 && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER,
+                                  "the copy callback of keyval %#x returned %d", (unsigned)kv, rc));
+    }
+    *newtype = nt;
+    return mpi_leave(job, MPI_SUCCESS);
 }
 
 PMPI_WEAK(Type_commit);
@@ -532,7 +1005,17 @@ int PMPI_Type_free(MPI_Datatype *dt)
     if (t->predef)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
                                        "%s is predefined and cannot be freed", t->name));
-    /* Receives still in flight keep the map until they have unpacked. */
+    int kv = 0;
+    rc = mpi_type_attrs_delete(job, *dt, &kv);
+    if (rc != MPI_SUCCESS)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call,
+                                       rc > 0 && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER,
+                                       "the delete callback of keyval %#x returned %d: the type "
+                                       "stays",
+                                       (unsigned)kv, rc));
+    /* Receives still in flight keep the map until they have unpacked, and the
+     * types made from this one keep it for MPI_Type_get_contents. */
+    t = mpi_g.types[h_idx(*dt)];
     t->dead = true;
     mpi_type_unref(h_idx(*dt));
     *dt = MPI_DATATYPE_NULL;

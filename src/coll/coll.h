@@ -153,4 +153,59 @@ void cr_coll_alltoallv(cr_job *job, cr_group *g, const char *op, const void *sbu
                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
                        const size_t *rdispls);
 
+/* ---- added for MPI: collectives between two groups (coll_inter.c) ---------- */
+
+/* An intercommunicator as the layer sees it: this rank's group 'local' (an
+ * ordinary group, on its own context: the local phases run over it) and the
+ * job ranks of the other group. Messages between the groups travel on 'ctx'
+ * with tags in [INT32_MIN, INT32_MIN + 2^30) (CR_INTER_TAG), numbered by *seq,
+ * which every member of both groups advances once per call. Lengths are bytes,
+ * as everywhere; arrays named r... or s... below are indexed by REMOTE member
+ * unless said otherwise. */
+typedef struct cr_inter {
+    cr_group *local;
+    int rsize;
+    const int *rranks; /* job rank of each remote member */
+    uint16_t ctx;
+    uint32_t *seq;
+} cr_inter;
+
+#define CR_INTER_TAG(seq, step)                                                                    \
+    ((int32_t)(0x80000000u | ((seq)&0x3ffffu) << 12 | ((unsigned)(step)&0xfffu)))
+
+/* Roots of the rooted calls: a remote member index (this group sends to / gets
+ * from that root), or one of these (this group holds the root). */
+enum { CR_INTER_ROOT = -3, CR_INTER_NONE = -1 }; /* the root itself; its group's others */
+
+/* Every member of both groups has entered before any leaves. */
+void cr_inter_barrier(cr_job *job, cr_inter *x, const char *op);
+/* The root's len bytes reach every member of the other group. */
+void cr_inter_bcast(cr_job *job, cr_inter *x, const char *op, void *buf, size_t len, int root);
+/* Root: block i (rlens[i] bytes at rdispls[i] of rbuf) from remote member i.
+ * The other group: slen bytes of sbuf to the root. */
+void cr_inter_gatherv(cr_job *job, cr_inter *x, const char *op, const void *sbuf, size_t slen,
+                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root);
+void cr_inter_scatterv(cr_job *job, cr_inter *x, const char *op, const void *sbuf,
+                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
+                       int root);
+/* Everyone's slen bytes go to every member of the other group, where block i
+ * (from remote member i) is rlens[i] bytes at rdispls[i]. */
+void cr_inter_allgatherv(cr_job *job, cr_inter *x, const char *op, const void *sbuf, size_t slen,
+                         void *rbuf, const size_t *rlens, const size_t *rdispls);
+/* Block i of sbuf to remote member i, block i of rbuf from it. */
+void cr_inter_alltoallv(cr_job *job, cr_inter *x, const char *op, const void *sbuf,
+                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
+                        const size_t *rdispls);
+/* The root gets x0 op ... op x(m-1) of the other group's m members. */
+void cr_inter_reduce(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
+                     size_t count, const cr_redop *o, int root);
+/* Each group gets the reduction of the other group's data (count elements in both). */
+void cr_inter_allreduce(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
+                        size_t count, const cr_redop *o);
+/* The reduction of the other group's count elements, scattered over this
+ * group: LOCAL member i gets llens[i] bytes of it from byte loffs[i] into rbuf. */
+void cr_inter_reduce_scatter(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
+                             size_t count, const cr_redop *o, const size_t *llens,
+                             const size_t *loffs);
+
 #endif

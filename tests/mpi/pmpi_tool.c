@@ -33,8 +33,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     return PMPI_Send(buf, count, dt, dest, tag, comm);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             MPI_Status *st)
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     n_recv++;
     return PMPI_Recv(buf, count, dt, src, tag, comm, st);

@@ -1,0 +1,1527 @@
+/* MPI nonblocking collectives (MPI-3.1 §5.12) and MPI_Comm_idup: schedules that
+ * progress without the caller.
+ *
+ * A call checks its arguments as its blocking form does (mpi_coll.c), then
+ * builds a schedule: rounds of steps (send, receive, local combine, copy). A
+ * round starts once every send and receive of the round before has completed;
+ * its steps then run in order (local steps at once, transfers posted). The
+ * algorithms are the blocking layer's (src/coll) recast as rounds: the
+ * dissemination barrier, binomial broadcast and reduce (children's data
+ * combined in member order), recursive doubling or Rabenseifner allreduce (the
+ * same fold of a group that is not a power of two, the same combining order, so
+ * results are bit-identical to MPI_Allreduce's), recursive-doubling scan
+ * (exscan passes the inclusive prefix one member up); gather, scatter,
+ * all-gather and all-to-all and their v forms post every transfer in one round
+ * (receives first); reduce-scatter sends every member its block and combines
+ * what arrives in member order. MPI_Comm_idup is an all-reduce (AND) of the
+ * members' free context pairs whose completion makes the communicator.
+ *
+ * Progress: the first round starts in the call. After that every cr_progress
+ * advances the active schedules (the engine's background hook, nbc_bg): any MPI
+ * call that polls, any wait, and the progress thread, which the first
+ * nonblocking collective starts (COURIER_NBC_THREAD=0: none), so a collective
+ * moves on while the program computes and calls nothing. The request lives in
+ * mpi_p2p.c's table (mpi_request_ext), so every wait and test form takes it;
+ * its test advances the schedule too.
+ *
+ * Matching: the traffic goes in the communicator's collective context (ctx + 1)
+ * like the blocking collectives', with tags that have bit 31 set (negative as
+ * int32), which the blocking ones (CR_COLL_TAG) never have:
+ * NBC_TAG(seq, step) = 1 << 31 | (seq mod 2^19) << 12 | step. seq is the
+ * communicator's collective sequence number (cr_group.seq), which a
+ * nonblocking collective takes at its start as a blocking one does: it is the
+ * same on every member (MPI: the members of a communicator start its
+ * collectives, blocking or not, in the same order), so collectives outstanding
+ * at once never share a tag; step tells the transfers of one collective apart
+ * as the blocking algorithms' step does (and per pair of members, transfers
+ * with one tag are posted in the same order on both sides).
+ *
+ * Invariants:
+ *  - data of a non-contiguous datatype is packed in the call (send side) and
+ *    unpacked when the schedule completes (the fin list); a datatype unpacked
+ *    into, or given to a user operation, is held (reference) until then; every
+ *    temporary is freed at completion;
+ *  - peers are job ranks resolved in the call: freeing the communicator while a
+ *    schedule runs does not disturb it;
+ *  - a schedule completes exactly once (nbc_finish), on whichever thread
+ *    advances it, under the engine lock; the request's free releases it
+ *    (MPI_Request_free on an active one: it completes in the background, then
+ *    mpi_p2p.c frees it);
+ *  - a call that fails has taken no sequence number and sent nothing. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+
+#define NBC_TAG(seq, step)                                                                         \
+    ((int32_t)(0x80000000u | ((uint32_t)(seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
+#define RABENSEIFNER_MIN 4096 /* bytes: as coll_reduce.c */
+
+enum { N_SEND, N_RECV, N_COMBINE, N_COPY };
+
+typedef struct nstep {
+    uint8_t kind;
+    int peer; /* job rank */
+    int32_t tag;
+    char *buf;         /* send: data; receive: where; copy and combine: out */
+    const char *a, *b; /* copy: source; combine: lo, hi */
+    size_t len;        /* bytes; combine: elements */
+} nstep;
+
+/* At completion: 'bytes' at 'from' go to 'to', unpacked as 'count' instances of
+ * datatype 'type' (an index holding a reference), or copied when type < 0. */
+typedef struct nfin {
+    int type;
+    const char *from;
+    size_t bytes;
+    void *to;
+    size_t count;
+} nfin;
+
+/* A user operation: the wrapper's context (mpi_redop fills x). */
+typedef struct nuser {
+    mpi_opctx x;
+    size_t ext;
+    int type; /* index holding a reference, or -1 */
+} nuser;
+
+typedef struct nbc {
+    struct nbc *next; /* in N.active */
+    int kind;         /* index in nbc_ops */
+    uint16_t ctx;
+    nstep *st;
+    int nst, stcap;
+    int *rend; /* round r is steps rend[r-1] (0 for r = 0) .. rend[r]-1 */
+    int nr, rcap;
+    int cur;         /* round under way; -1 before the first */
+    cr_req **reqs;   /* transfers of the round under way that have a request */
+    int nreq, nwait; /* how many; the first not yet seen complete */
+    cr_redop o;      /* reductions */
+    nuser u;         /* ... by a user operation */
+    char *scratch;   /* combine: for an operation that may not write over its inputs
+                      */
+    void **mem;      /* temporaries */
+    int nmem, memcap;
+    nfin *fin;
+    int nfin, fincap;
+    /* MPI_Comm_idup: the parent's members, the map reduced, and where the new
+     * handle goes (made at completion) */
+    int *iranks, isize, ime, iword;
+    long *imap;
+    uint64_t ireserved; /* pairs of word iword reserved here until completion */
+    MPI_Comm *inew, iparent;
+    MPI_Errhandler ierrh;
+    bool done, active;
+} nbc;
+
+/* Schedules started and not yet complete, oldest first (per process, like the
+ * other tables of the interface). */
+static struct {
+    nbc *active;
+    bool hooked, no_thread, env_read;
+} N;
+
+/* ---- the request hooks
+ * ----------------------------------------------------------- */
+
+static bool nbc_test(cr_job *job, void *obj, MPI_Status *st);
+static void nbc_free(cr_job *job, void *obj);
+
+enum {
+    I_BARRIER,
+    I_BCAST,
+    I_REDUCE,
+    I_ALLREDUCE,
+    I_GATHER,
+    I_GATHERV,
+    I_SCATTER,
+    I_SCATTERV,
+    I_ALLGATHER,
+    I_ALLGATHERV,
+    I_ALLTOALL,
+    I_ALLTOALLV,
+    I_REDUCE_SCATTER,
+    I_REDUCE_SCATTER_BLOCK,
+    I_SCAN,
+    I_EXSCAN,
+    I_COMM_IDUP,
+    I_ALLTOALLW
+};
+
+#define OPS(name)                                                                                  \
+    {                                                                                              \
+        name, nbc_test, nbc_free, NULL                                                             \
+    }
+static const mpi_ext_ops nbc_ops[] = {OPS("MPI_Ibarrier"),        OPS("MPI_Ibcast"),
+                                      OPS("MPI_Ireduce"),         OPS("MPI_Iallreduce"),
+                                      OPS("MPI_Igather"),         OPS("MPI_Igatherv"),
+                                      OPS("MPI_Iscatter"),        OPS("MPI_Iscatterv"),
+                                      OPS("MPI_Iallgather"),      OPS("MPI_Iallgatherv"),
+                                      OPS("MPI_Ialltoall"),       OPS("MPI_Ialltoallv"),
+                                      OPS("MPI_Ireduce_scatter"), OPS("MPI_Ireduce_scatter_block"),
+                                      OPS("MPI_Iscan"),           OPS("MPI_Iexscan"),
+                                      OPS("MPI_Comm_idup"),       OPS("MPI_Ialltoallw")};
+
+/* ---- running a schedule
+ * ----------------------------------------------------------- */
+
+static void *xmalloc(cr_job *job, const char *call, size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) cr_fatal(job, call, "out of memory for %zu bytes", n);
+    return p;
+}
+
+static void start_round(cr_job *job, nbc *s)
+{
+    const char *call = nbc_ops[s->kind].what;
+    int from = s->cur ? s->rend[s->cur - 1] : 0, to = s->rend[s->cur];
+    for (int i = from; i < to; i++) {
+        nstep *p = &s->st[i];
+        switch (p->kind) {
+        case N_SEND:
+            if (!cr_send_now(job, p->peer, s->ctx, p->tag, p->buf, p->len))
+                s->reqs[s->nreq++] = cr_isend(job, call, p->peer, s->ctx, p->tag, p->buf, p->len);
+            break;
+        case N_RECV: {
+            cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
+            s->reqs[s->nreq++] = cr_irecv(job, call, &sel, p->buf, p->len);
+            break;
+        }
+        case N_COMBINE:
+            cr_coll_combine(&s->o, p->a, p->b, p->buf, p->len, s->scratch);
+            break;
+        default:
+            if (p->len && p->buf != p->a) memmove(p->buf, p->a, p->len);
+            break;
+        }
+    }
+}
+
+static void release_mem(nbc *s)
+{
+    for (int i = 0; i < s->nmem; i++) free(s->mem[i]);
+    free(s->mem);
+    s->mem = NULL;
+    s->nmem = s->memcap = 0;
+    free(s->scratch);
+    s->scratch = NULL;
+    free(s->reqs);
+    s->reqs = NULL;
+    free(s->st);
+    s->st = NULL;
+    free(s->rend);
+    s->rend = NULL;
+}
+
+static void idup_make(cr_job *job, nbc *s);
+static void idup_unreserve(nbc *s, uint64_t keep);
+
+/* Every round is done: unpack, make what the call makes, free the temporaries.
+ */
+static void nbc_finish(cr_job *job, nbc *s)
+{
+    for (int i = 0; i < s->nfin; i++) {
+        nfin *f = &s->fin[i];
+        if (f->type >= 0) {
+            mpi_unpack_data(mpi_type_at(f->type), f->from, f->bytes, f->to, f->count);
+            mpi_type_unref(f->type);
+        } else if (f->bytes && f->to != f->from) {
+            memmove(f->to, f->from, f->bytes);
+        }
+    }
+    free(s->fin);
+    s->fin = NULL;
+    s->nfin = 0;
+    if (s->u.type >= 0) mpi_type_unref(s->u.type);
+    s->u.type = -1;
+    if (s->kind == I_COMM_IDUP) idup_make(job, s);
+    release_mem(s);
+    s->done = true;
+}
+
+/* Move s on as far as its transfers allow; how many rounds ended. */
+static int nbc_advance(cr_job *job, nbc *s)
+{
+    int made = 0;
+    while (!s->done) {
+        for (; s->nwait < s->nreq; s->nwait++)
+            if (!s->reqs[s->nwait]->done) return made;
+        for (int i = 0; i < s->nreq; i++) cr_req_release(job, s->reqs[i]);
+        s->nreq = s->nwait = 0;
+        made++;
+        if (++s->cur == s->nr) {
+            nbc_finish(job, s);
+            break;
+        }
+        start_round(job, s);
+    }
+    return made;
+}
+
+/* The engine's background hook: advance every active schedule. */
+static int nbc_bg(cr_job *job)
+{
+    int made = 0;
+    for (nbc **pp = &N.active; *pp;) {
+        nbc *s = *pp;
+        made += nbc_advance(job, s);
+        if (s->done) {
+            *pp = s->next;
+            s->active = false;
+        } else {
+            pp = &s->next;
+        }
+    }
+    return made;
+}
+
+static bool nbc_test(cr_job *job, void *obj, MPI_Status *st)
+{
+    nbc *s = obj;
+    if (!s->done) nbc_advance(job, s);
+    if (!s->done) return false;
+    if (st && st != MPI_STATUS_IGNORE)
+        *st = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG};
+    return true;
+}
+
+static void nbc_release(cr_job *job, nbc *s)
+{
+    (void)job;
+    if (s->ireserved) idup_unreserve(s, 0); /* an idup that never started */
+    for (int i = 0; i < s->nfin; i++)
+        if (s->fin[i].type >= 0) mpi_type_unref(s->fin[i].type);
+    free(s->fin);
+    if (s->u.type >= 0) mpi_type_unref(s->u.type);
+    release_mem(s);
+    free(s->iranks);
+    free(s->imap);
+    free(s);
+}
+
+static void nbc_free(cr_job *job, void *obj)
+{
+    nbc *s = obj;
+    if (s->active) { /* not complete (mpi_p2p.c frees complete ones only) */
+        for (nbc **pp = &N.active; *pp; pp = &(*pp)->next)
+            if (*pp == s) {
+                *pp = s->next;
+                break;
+            }
+        for (int i = 0; i < s->nreq; i++)
+            if (s->reqs[i]->done) cr_req_release(job, s->reqs[i]);
+        s->nreq = 0;
+    }
+    nbc_release(job, s);
+}
+
+/* ---- building a schedule
+ * ------------------------------------------------------------ */
+
+typedef struct nb {
+    cr_job *job;
+    const char *call;
+    MPI_Comm comm;
+    mpi_comm *c;
+    nbc *s;
+    uint32_t seq;
+    bool seq_taken;
+} nb;
+
+static int fail(nb *b, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(nb *b, int code, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mpi_fail(b->job, b->comm, b->call, code, "%s", msg);
+}
+
+static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
+{
+    b->call = nbc_ops[kind].what;
+    b->comm = comm;
+    b->s = NULL;
+    b->seq_taken = false;
+    b->job = mpi_enter(b->call);
+    int rc = mpi_comm_check(b->job, b->call, comm, &b->c);
+    if (!rc && b->c->inter)
+        rc = fail(b, MPI_ERR_COMM,
+                  "not supported on intercommunicators: courier's nonblocking "
+                  "collectives "
+                  "take intracommunicators only");
+    if (!rc && !req) rc = fail(b, MPI_ERR_REQUEST, "request is NULL");
+    if (rc) return rc;
+    nbc *s = calloc(1, sizeof *s);
+    if (!s) cr_fatal(b->job, b->call, "out of memory");
+    s->kind = kind;
+    s->ctx = b->c->g.ctx;
+    s->cur = -1;
+    s->u.type = -1;
+    b->s = s;
+    return 0;
+}
+
+static int done(nb *b, int rc)
+{
+    if (rc && b->s) {
+        nbc_release(b->job, b->s);
+        b->s = NULL;
+    }
+    return mpi_leave(b->job, rc);
+}
+
+static void *nb_alloc(nb *b, size_t len)
+{
+    nbc *s = b->s;
+    if (s->nmem == s->memcap) {
+        int cap = s->memcap ? 2 * s->memcap : 8;
+        void **m = realloc(s->mem, (size_t)cap * sizeof *m);
+        if (!m) cr_fatal(b->job, b->call, "out of memory");
+        s->mem = m;
+        s->memcap = cap;
+    }
+    return s->mem[s->nmem++] = xmalloc(b->job, b->call, len);
+}
+
+/* The sequence number of this collective (taken once the checks have passed).
+ */
+static uint32_t nb_seq(nb *b)
+{
+    if (!b->seq_taken) {
+        b->seq = b->c->g.seq++;
+        b->seq_taken = true;
+    }
+    return b->seq;
+}
+
+static nstep *nb_step(nb *b, int kind)
+{
+    nbc *s = b->s;
+    if (s->nst == s->stcap) {
+        int cap = s->stcap ? 2 * s->stcap : 16;
+        nstep *n = realloc(s->st, (size_t)cap * sizeof *n);
+        if (!n) cr_fatal(b->job, b->call, "out of memory");
+        s->st = n;
+        s->stcap = cap;
+    }
+    nstep *p = &s->st[s->nst++];
+    *p = (nstep){.kind = (uint8_t)kind};
+    return p;
+}
+
+static void nb_send(nb *b, int member, int step, const void *buf, size_t len)
+{
+    nstep *p = nb_step(b, N_SEND);
+    p->peer = comm_rank_to_job(b->c, member);
+    p->tag = NBC_TAG(nb_seq(b), step);
+    p->buf = (char *)buf;
+    p->len = len;
+}
+
+static void nb_recv(nb *b, int member, int step, void *buf, size_t len)
+{
+    nstep *p = nb_step(b, N_RECV);
+    p->peer = comm_rank_to_job(b->c, member);
+    p->tag = NBC_TAG(nb_seq(b), step);
+    p->buf = buf;
+    p->len = len;
+}
+
+static void nb_combine(nb *b, const void *lo, const void *hi, void *out, size_t count)
+{
+    if (!count) return;
+    nstep *p = nb_step(b, N_COMBINE);
+    p->a = lo;
+    p->b = hi;
+    p->buf = out;
+    p->len = count;
+}
+
+static void nb_copy(nb *b, void *dst, const void *src, size_t len)
+{
+    if (!len || dst == src) return;
+    nstep *p = nb_step(b, N_COPY);
+    p->buf = dst;
+    p->a = src;
+    p->len = len;
+}
+
+/* End the round under construction (an empty one is dropped). */
+static void nb_round(nb *b)
+{
+    nbc *s = b->s;
+    if (s->nst == (s->nr ? s->rend[s->nr - 1] : 0)) return;
+    if (s->nr == s->rcap) {
+        int cap = s->rcap ? 2 * s->rcap : 8;
+        int *n = realloc(s->rend, (size_t)cap * sizeof *n);
+        if (!n) cr_fatal(b->job, b->call, "out of memory");
+        s->rend = n;
+        s->rcap = cap;
+    }
+    s->rend[s->nr++] = s->nst;
+}
+
+/* At completion, bytes at 'from' go to 'to': unpacked as count instances of t
+ * when t is given, else copied. */
+static void nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to, size_t count)
+{
+    nbc *s = b->s;
+    if (!t && (!bytes || from == to)) return;
+    if (s->nfin == s->fincap) {
+        int cap = s->fincap ? 2 * s->fincap : 4;
+        nfin *n = realloc(s->fin, (size_t)cap * sizeof *n);
+        if (!n) cr_fatal(b->job, b->call, "out of memory");
+        s->fin = n;
+        s->fincap = cap;
+    }
+    if (t) t->refs++;
+    s->fin[s->nfin++] = (nfin){t ? t->idx : -1, from, bytes, to, count};
+}
+
+/* The progress thread: started by the first nonblocking collective (the lock,
+ * a no-op until now, is taken once it exists, so the caller holds it as
+ * mpi_enter's callers do). */
+static void nb_thread(cr_job *job)
+{
+    if (!N.env_read) {
+        const char *v = getenv("COURIER_NBC_THREAD");
+        N.no_thread = v && !strcmp(v, "0");
+        N.env_read = true;
+    }
+    if (!N.hooked) {
+        cr_bg_add(job, nbc_bg);
+        N.hooked = true;
+    }
+    if (job->threaded || N.no_thread) return;
+    cr_handlers_start(job);
+    cr_lock(job);
+}
+
+/* The schedule is built: make its request and start its first round. */
+static int launch(nb *b, MPI_Request *req)
+{
+    nbc *s = b->s;
+    nb_round(b);
+    nb_thread(b->job);
+    int rc = mpi_request_ext(b->job, b->comm, &nbc_ops[s->kind], s, req);
+    if (rc) {
+        if (b->seq_taken) b->c->g.seq--;
+        return done(b, rc);
+    }
+    int most = 1;
+    for (int r = 0; r < s->nr; r++) {
+        int n = s->rend[r] - (r ? s->rend[r - 1] : 0);
+        if (n > most) most = n;
+    }
+    s->reqs = xmalloc(b->job, b->call, (size_t)most * sizeof *s->reqs);
+    nbc **pp = &N.active;
+    while (*pp) pp = &(*pp)->next;
+    *pp = s;
+    s->active = true;
+    nbc_advance(b->job, s);
+    if (s->done) { /* complete at once: off the list */
+        *pp = NULL;
+        s->active = false;
+    }
+    b->s = NULL;
+    return mpi_leave(b->job, MPI_SUCCESS);
+}
+
+/* ---- argument checks (as mpi_coll.c's)
+ * ---------------------------------------------- */
+
+static int chk_count(nb *b, int count, const char *what)
+{
+    return count < 0 ? fail(b, MPI_ERR_COUNT, "%s %d is negative", what, count) : 0;
+}
+
+static int chk_type(nb *b, MPI_Datatype dt, mpi_type **t)
+{
+    return mpi_type_check(b->job, b->comm, b->call, dt, t);
+}
+
+static int chk_buf(nb *b, const void *buf, int count, const mpi_type *t, const char *what)
+{
+    if (buf == MPI_IN_PLACE) return fail(b, MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE here", what);
+    if (!buf && count > 0 && t->predef && t->size)
+        return fail(b, MPI_ERR_BUFFER, "%s is NULL but count is %d", what, count);
+    return 0;
+}
+
+static int chk_triple(nb *b, const void *buf, int count, MPI_Datatype dt, mpi_type **t,
+                      const char *what)
+{
+    int rc = chk_count(b, count, what);
+    if (!rc) rc = chk_type(b, dt, t);
+    if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
+        rc = fail(b, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
+    return rc;
+}
+
+static int chk_root(nb *b, int root)
+{
+    if (root < 0 || root >= b->c->size)
+        return fail(b, MPI_ERR_ROOT, "root %d is invalid: ranks in this communicator are 0..%d",
+                    root, b->c->size - 1);
+    return 0;
+}
+
+static int chk_alias(nb *b, const void *s, const void *r, size_t len)
+{
+    if (s && s == r && len)
+        return fail(b, MPI_ERR_BUFFER,
+                    "send and receive buffers are the same: use MPI_IN_PLACE instead");
+    return 0;
+}
+
+static int chk_match(nb *b, size_t sbytes, size_t rbytes)
+{
+    if (sbytes != rbytes)
+        return fail(b, MPI_ERR_TRUNCATE,
+                    "send block of %zu bytes and receive block of %zu bytes "
+                    "differ: the type "
+                    "signatures must match",
+                    sbytes, rbytes);
+    return 0;
+}
+
+/* Bytes of count instances of t at buf, packed now when t is not contiguous. */
+static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
+{
+    if (t->contig) return buf;
+    char *p = nb_alloc(b, count * t->size);
+    mpi_pack_data(t, buf, count, p);
+    return p;
+}
+
+/* Where count instances of t are to arrive: buf, or staging unpacked at
+ * completion. */
+static char *bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
+{
+    if (t->contig) return buf;
+    char *p = nb_alloc(b, count * t->size);
+    nb_fin(b, t, p, count * t->size, buf, count);
+    return p;
+}
+
+/* ---- barrier and broadcast
+ * -------------------------------------------------------- */
+
+PMPI_WEAK(Ibarrier);
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    int rc = begin(&b, I_BARRIER, comm, req);
+    if (rc) return done(&b, rc);
+    int n = b.c->size, me = b.c->me, step = 0;
+    nb_seq(&b);
+    for (int k = 1; k < n; k <<= 1, step++) {
+        nb_recv(&b, (me - k + n) % n, step, NULL, 0);
+        nb_send(&b, (me + k) % n, step, NULL, 0);
+        nb_round(&b);
+    }
+    return launch(&b, req);
+}
+
+/* Binomial tree from root: receive from the parent, then send to the children.
+ */
+static void sched_bcast(nb *b, char *data, size_t len, int root, int step)
+{
+    int n = b->c->size, rel = (b->c->me - root + n) % n, mask = 1;
+    while (mask < n) {
+        if (rel & mask) {
+            nb_recv(b, (rel - mask + root) % n, step, data, len);
+            nb_round(b);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rel + mask < n) nb_send(b, (rel + mask + root) % n, step, data, len);
+    nb_round(b);
+}
+
+PMPI_WEAK(Ibcast);
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *t = NULL;
+    int rc = begin(&b, I_BCAST, comm, req);
+    if (!rc) rc = chk_count(&b, count, "count");
+    if (!rc) rc = chk_type(&b, dt, &t);
+    if (!rc) rc = chk_buf(&b, buf, count, t, "buffer");
+    if (!rc) rc = chk_root(&b, root);
+    if (rc) return done(&b, rc);
+    size_t cnt = (size_t)count;
+    char *data = b.c->me == root ? (char *)bytes_in(&b, t, buf, cnt) : bytes_out(&b, t, buf, cnt);
+    nb_seq(&b);
+    if (b.c->size > 1) sched_bcast(&b, data, cnt * t->size, root, 0);
+    return launch(&b, req);
+}
+
+/* ---- reductions
+ * --------------------------------------------------------------------- */
+
+/* The layer's out = lo op hi from MPI's inoutvec = invec op inoutvec (as
+ * mpi_coll.c's op_user, with the extent kept here: the datatype may be freed
+ * while the schedule runs). */
+static void op_user(const void *lo, const void *hi, void *out, size_t n, const void *arg)
+{
+    const nuser *u = arg;
+    memcpy(out, hi, n * u->ext); /* out never aliases lo or hi (alias_ok is false) */
+    int len = (int)n;
+    MPI_Datatype dt = u->x.dt;
+    u->x.user((void *)lo, out, &len, &dt);
+}
+
+/* The reduction of (op, t): as mpi_redop, the wrapper of a user operation
+ * living in the schedule. */
+static int nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, size_t *n)
+{
+    nbc *s = b->s;
+    int rc = mpi_redop(b->job, b->comm, b->call, op, t, count, &s->o, &s->u.x, packed, n);
+    if (rc) return rc;
+    if (s->o.arg == &s->u.x) {
+        s->u.ext = s->o.elem;
+        s->o.fn = op_user;
+        s->o.arg = &s->u;
+        s->u.type = t->idx;
+        t->refs++;
+    }
+    if (!s->o.alias_ok) s->scratch = xmalloc(b->job, b->call, *n * s->o.elem);
+    return 0;
+}
+
+/* Reduce to root, binomial: children's data arrive at once, then combine in
+ * member order (lower run on the left) and go to the parent. A non-commutative
+ * operation has its tree rooted at member 0 and the result sent on. */
+static void sched_reduce(nb *b, char *acc, size_t count, int root, char *res)
+{
+    const cr_redop *o = &b->s->o;
+    size_t len = count * o->elem;
+    int n = b->c->size, me = b->c->me;
+    int troot = o->commute ? root : 0, rel = (me - troot + n) % n, mask = 1;
+    char *tmp[32];
+    int kids = 0;
+    for (; mask < n && !(rel & mask); mask <<= 1)
+        if (rel + mask < n) {
+            tmp[kids] = nb_alloc(b, len);
+            nb_recv(b, (rel + mask + troot) % n, 0, tmp[kids++], len);
+        }
+    nb_round(b);
+    for (int k = 0; k < kids; k++) nb_combine(b, acc, tmp[k], acc, count);
+    if (rel) nb_send(b, (rel - mask + troot) % n, 0, acc, len);
+    nb_round(b);
+    if (troot != root) {
+        if (me == troot) nb_send(b, root, 1, acc, len);
+        if (me == root) nb_recv(b, troot, 1, acc, len);
+        nb_round(b);
+    }
+    if (me == root) nb_copy(b, res, acc, len);
+    nb_round(b);
+}
+
+static int unfold(int nr, int extra)
+{
+    return nr < extra ? 2 * nr + 1 : nr + extra;
+}
+
+static size_t disp(size_t count, int blk, int pof2)
+{
+    return count / (size_t)pof2 * (size_t)blk + count % (size_t)pof2 * (size_t)blk / (size_t)pof2;
+}
+
+/* Allreduce of acc in place, as cr_coll_allreduce (without the collective area
+ * and the linear form). */
+static void sched_allreduce(nb *b, char *acc, size_t count)
+{
+    const cr_redop *o = &b->s->o;
+    size_t len = count * o->elem, e = o->elem;
+    int n = b->c->size, me = b->c->me, pof2 = 1;
+    if (n == 1) return;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    int extra = n - pof2, nr;
+    char *tmp = nb_alloc(b, len);
+    if (me < 2 * extra) {
+        if (!(me & 1)) { /* fold into me+1, get the result back at the end */
+            nb_send(b, me + 1, 0, acc, len);
+            nb_round(b);
+            nb_recv(b, me + 1, 1, acc, len);
+            nb_round(b);
+            return;
+        }
+        nb_recv(b, me - 1, 0, tmp, len);
+        nb_round(b);
+        nb_combine(b, tmp, acc, acc, count);
+        nr = me / 2;
+    } else {
+        nr = me - extra;
+    }
+    int f = cr_coll_forced(), step = 2;
+    bool rab = f == CR_ALG_RABENSEIFNER ||
+               (f != CR_ALG_RECDBL && len >= RABENSEIFNER_MIN && count >= (size_t)pof2);
+    if (rab && count >= (size_t)pof2) {
+        int lo = 0, hi = pof2, nsteps = 0, los[32], his[32];
+        for (int mask = 1; mask < pof2; mask <<= 1, step++) {
+            int pnr = nr ^ mask, peer = unfold(pnr, extra), mid = (lo + hi) / 2;
+            int klo = nr & mask ? mid : lo, khi = nr & mask ? hi : mid;
+            int slo = nr & mask ? lo : mid, shi = nr & mask ? mid : hi;
+            size_t ko = disp(count, klo, pof2), kn = disp(count, khi, pof2) - ko;
+            size_t so = disp(count, slo, pof2), sn = disp(count, shi, pof2) - so;
+            nb_recv(b, peer, step, tmp, kn * e);
+            nb_send(b, peer, step, acc + so * e, sn * e);
+            nb_round(b);
+            if (pnr < nr)
+                nb_combine(b, tmp, acc + ko * e, acc + ko * e, kn);
+            else
+                nb_combine(b, acc + ko * e, tmp, acc + ko * e, kn);
+            los[nsteps] = lo;
+            his[nsteps++] = hi;
+            lo = klo;
+            hi = khi;
+        }
+        for (int mask = pof2 >> 1; mask >= 1; mask >>= 1, step++) {
+            int pnr = nr ^ mask, peer = unfold(pnr, extra);
+            nsteps--;
+            int plo = los[nsteps], phi = his[nsteps], mid = (plo + phi) / 2;
+            int olo = lo == plo ? mid : plo, ohi = lo == plo ? phi : mid;
+            size_t mo = disp(count, lo, pof2), mn = disp(count, hi, pof2) - mo;
+            size_t oo = disp(count, olo, pof2), on = disp(count, ohi, pof2) - oo;
+            nb_recv(b, peer, step, acc + oo * e, on * e);
+            nb_send(b, peer, step, acc + mo * e, mn * e);
+            nb_round(b);
+            lo = plo;
+            hi = phi;
+        }
+    } else {
+        for (int mask = 1; mask < pof2; mask <<= 1, step++) {
+            int pnr = nr ^ mask, peer = unfold(pnr, extra);
+            nb_recv(b, peer, step, tmp, len);
+            nb_send(b, peer, step, acc, len);
+            nb_round(b);
+            if (pnr < nr)
+                nb_combine(b, tmp, acc, acc, count);
+            else
+                nb_combine(b, acc, tmp, acc, count);
+        }
+    }
+    if (me < 2 * extra) nb_send(b, me - 1, 1, acc, len);
+    nb_round(b);
+}
+
+/* Inclusive prefix of acc in place (recursive doubling); steps from 0. */
+static void sched_scan(nb *b, char *acc, size_t count)
+{
+    size_t len = count * b->s->o.elem;
+    int n = b->c->size, me = b->c->me, step = 0;
+    char *tmp = n > 1 ? nb_alloc(b, len) : NULL;
+    bool got = false;
+    for (int mask = 1; mask < n; mask <<= 1, step++) {
+        if (got) nb_combine(b, tmp, acc, acc, count);
+        got = me - mask >= 0;
+        if (got) nb_recv(b, me - mask, step, tmp, len);
+        if (me + mask < n) nb_send(b, me + mask, step, acc, len);
+        nb_round(b);
+    }
+    if (got) nb_combine(b, tmp, acc, acc, count);
+    nb_round(b);
+}
+
+enum { R_REDUCE, R_ALLREDUCE, R_SCAN, R_EXSCAN };
+
+static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                         MPI_Op op, int root, MPI_Comm comm, MPI_Request *req, int form)
+{
+    nb b;
+    mpi_type *t = NULL;
+    int rc = begin(&b, kind, comm, req);
+    if (!rc) rc = chk_count(&b, count, "count");
+    if (!rc) rc = chk_type(&b, dt, &t);
+    if (!rc && form == R_REDUCE) rc = chk_root(&b, root);
+    bool recv_here = !rc && (form != R_REDUCE || b.c->me == root);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !recv_here)
+        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = chk_buf(&b, sbuf, count, t, "send buffer");
+    if (!rc && recv_here) rc = chk_buf(&b, rbuf, count, t, "receive buffer");
+    if (!rc && recv_here) rc = chk_alias(&b, sbuf, rbuf, (size_t)count * t->size);
+    bool packed = false;
+    size_t n = 0;
+    if (!rc) rc = nb_redop(&b, op, t, (size_t)count, &packed, &n);
+    if (rc) return done(&b, rc);
+    size_t len = n * b.s->o.elem, cnt = (size_t)count;
+    const void *src = inplace ? rbuf : sbuf;
+    /* acc: this member's data, then the result (packed when the type needs it) */
+    char *acc = nb_alloc(&b, len);
+    if (packed)
+        mpi_pack_data(t, src, cnt, acc);
+    else if (len)
+        memcpy(acc, src, len);
+    nb_seq(&b);
+    switch (form) {
+    case R_REDUCE:
+        sched_reduce(&b, acc, n, root, recv_here && !packed ? rbuf : acc);
+        if (recv_here && packed) nb_fin(&b, t, acc, len, rbuf, cnt);
+        break;
+    case R_ALLREDUCE:
+        sched_allreduce(&b, acc, n);
+        nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
+        break;
+    case R_SCAN:
+        sched_scan(&b, acc, n);
+        nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
+        break;
+    default: { /* x0..x(i-1) is member i-1's inclusive prefix: pass it one member
+                  up */
+        sched_scan(&b, acc, n);
+        int np = b.c->size, me = b.c->me;
+        char *in = me > 0 ? (packed ? nb_alloc(&b, len) : rbuf) : NULL;
+        if (me > 0) nb_recv(&b, me - 1, 0xfff, in, len);
+        if (me + 1 < np) nb_send(&b, me + 1, 0xfff, acc, len);
+        nb_round(&b);
+        if (me > 0 && packed) nb_fin(&b, t, in, len, rbuf, cnt);
+        break;
+    }
+    }
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Ireduce);
+int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_common(I_REDUCE, sbuf, rbuf, count, dt, op, root, comm, req, R_REDUCE);
+}
+
+PMPI_WEAK(Iallreduce);
+int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_common(I_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, R_ALLREDUCE);
+}
+
+PMPI_WEAK(Iscan);
+int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+               MPI_Request *req)
+{
+    return reduce_common(I_SCAN, sbuf, rbuf, count, dt, op, 0, comm, req, R_SCAN);
+}
+
+PMPI_WEAK(Iexscan);
+int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    return reduce_common(I_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, R_EXSCAN);
+}
+
+/* Member i keeps counts[i] instances of the reduction of sum(counts): every
+ * member sends each other its block, and combines the blocks it gets (its own
+ * in its place) in member order. */
+static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const int *counts,
+                                 bool is_block, int block, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *t = NULL;
+    int rc = begin(&b, kind, comm, req);
+    if (!rc) rc = chk_type(&b, dt, &t);
+    if (rc) return done(&b, rc);
+    int np = b.c->size, me = b.c->me;
+    if (is_block && block < 0)
+        return done(&b, fail(&b, MPI_ERR_COUNT, "recvcount %d is negative", block));
+    if (!is_block && !counts) return done(&b, fail(&b, MPI_ERR_ARG, "recvcounts is NULL"));
+    size_t total = 0;
+    for (int i = 0; i < np; i++) {
+        int c = counts ? counts[i] : block;
+        if (c < 0)
+            return done(&b, fail(&b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
+        total += (size_t)c;
+    }
+    size_t mine = (size_t)(counts ? counts[me] : block);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!inplace) rc = chk_buf(&b, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = chk_buf(&b, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = chk_alias(&b, sbuf, rbuf, total * t->size);
+    bool packed = false;
+    size_t n = 0;
+    if (!rc) rc = nb_redop(&b, op, t, total, &packed, &n);
+    if (rc) return done(&b, rc);
+    const cr_redop *o = &b.s->o;
+    size_t len = n * o->elem, per = total ? len / total : 0; /* bytes per instance */
+    size_t epi = total ? n / total : 0;                      /* elements per instance */
+    const char *src = inplace ? rbuf : sbuf;
+    char *s = nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
+    if (packed)
+        mpi_pack_data(t, src, total, s);
+    else if (len)
+        memcpy(s, src, len);
+    char **blk = nb_alloc(&b, (size_t)np * sizeof *blk);
+    size_t *at = nb_alloc(&b, ((size_t)np + 1) * sizeof *at); /* first instance of block i */
+    at[0] = 0;
+    for (int i = 0; i < np; i++) at[i + 1] = at[i] + (size_t)(counts ? counts[i] : block);
+    size_t mlen = mine * per;
+    nb_seq(&b);
+    for (int i = 0; i < np; i++) {
+        if (i == me) {
+            blk[i] = s + at[me] * per;
+            continue;
+        }
+        blk[i] = nb_alloc(&b, mlen);
+        nb_recv(&b, i, 0, blk[i], mlen);
+    }
+    for (int k = 1; k < np; k++) { /* sends in the order me+1, me+2, ... */
+        int i = (me + k) % np;
+        nb_send(&b, i, 0, s + at[i] * per, (at[i + 1] - at[i]) * per);
+    }
+    nb_round(&b);
+    char *acc = blk[0];
+    if (np > 1) {
+        acc = nb_alloc(&b, mlen);
+        nb_combine(&b, blk[0], blk[1], acc, mine * epi);
+        for (int i = 2; i < np; i++) nb_combine(&b, acc, blk[i], acc, mine * epi);
+    }
+    nb_round(&b);
+    nb_fin(&b, packed ? t : NULL, acc, mlen, rbuf, mine);
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Ireduce_scatter);
+int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_scatter_common(I_REDUCE_SCATTER, sbuf, rbuf, counts, false, 0, dt, op, comm, req);
+}
+
+PMPI_WEAK(Ireduce_scatter_block);
+int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_scatter_common(I_REDUCE_SCATTER_BLOCK, sbuf, rbuf, NULL, true, count, dt, op,
+                                 comm, req);
+}
+
+/* ---- gather, scatter, allgather, alltoall
+ * ------------------------------------------ */
+
+PMPI_WEAK(Igather);
+int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&b, I_GATHER, comm, req);
+    if (!rc) rc = chk_root(&b, root);
+    bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace)
+        rc = chk_match(&b, (size_t)scount * ts->size, (size_t)rcount * tr->size);
+    if (!rc && isroot) rc = chk_alias(&b, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (rc) return done(&b, rc);
+    int np = b.c->size;
+    nb_seq(&b);
+    if (!isroot) {
+        const char *s = bytes_in(&b, ts, sbuf, (size_t)scount);
+        nb_send(&b, root, 0, s, (size_t)scount * ts->size);
+        return launch(&b, req);
+    }
+    size_t cnt = (size_t)rcount, blk = cnt * tr->size;
+    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)np), *own = r + (size_t)root * blk;
+    if (inplace) {
+        if (r != rbuf)
+            mpi_pack_data(tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own);
+    } else {
+        memcpy(own, bytes_in(&b, ts, sbuf, (size_t)scount), blk);
+    }
+    for (int i = 0; i < np; i++)
+        if (i != root) nb_recv(&b, i, 0, r + (size_t)i * blk, blk);
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Iscatter);
+int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&b, I_SCATTER, comm, req);
+    if (!rc) rc = chk_root(&b, root);
+    bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc && !inplace) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace)
+        rc = chk_match(&b, (size_t)scount * ts->size, (size_t)rcount * tr->size);
+    if (!rc && isroot) rc = chk_alias(&b, sbuf, rbuf, (size_t)scount * ts->size);
+    if (rc) return done(&b, rc);
+    int np = b.c->size;
+    nb_seq(&b);
+    if (!isroot) {
+        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
+        nb_recv(&b, root, 0, r, (size_t)rcount * tr->size);
+        return launch(&b, req);
+    }
+    size_t blk = (size_t)scount * ts->size;
+    const char *s = bytes_in(&b, ts, sbuf, (size_t)scount * (size_t)np);
+    if (!inplace) {
+        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
+        memcpy(r, s + (size_t)root * blk, blk);
+    }
+    for (int k = 1; k < np; k++) {
+        int i = (root + k) % np;
+        nb_send(&b, i, 0, s + (size_t)i * blk, blk);
+    }
+    return launch(&b, req);
+}
+
+/* The checks of all-gather and all-to-all (as mpi_coll.c's chk_blocks). */
+static int chk_blocks(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr)
+{
+    bool inplace = sbuf == MPI_IN_PLACE;
+    int rc = inplace ? MPI_SUCCESS : chk_triple(b, sbuf, scount, stype, ts, "send");
+    if (!rc) rc = chk_triple(b, rbuf, rcount, rtype, tr, "receive");
+    if (!rc && !inplace)
+        rc = chk_match(b, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
+    if (!rc) rc = chk_alias(b, sbuf, rbuf, (size_t)rcount * (*tr)->size);
+    return rc;
+}
+
+PMPI_WEAK(Iallgather);
+int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&b, I_ALLGATHER, comm, req);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (rc) return done(&b, rc);
+    int np = b.c->size, me = b.c->me;
+    size_t cnt = (size_t)rcount, blk = cnt * tr->size;
+    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)np), *own = r + (size_t)me * blk;
+    if (inplace) {
+        if (r != rbuf)
+            mpi_pack_data(tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own);
+    } else {
+        memcpy(own, bytes_in(&b, ts, sbuf, (size_t)scount), blk);
+    }
+    nb_seq(&b);
+    for (int i = 0; i < np; i++)
+        if (i != me) nb_recv(&b, i, 0, r + (size_t)i * blk, blk);
+    for (int k = 1; k < np; k++) nb_send(&b, (me + k) % np, 0, own, blk);
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Ialltoall);
+int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = begin(&b, I_ALLTOALL, comm, req);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (rc) return done(&b, rc);
+    int np = b.c->size, me = b.c->me;
+    size_t blk = (size_t)rcount * tr->size, all = (size_t)np * (size_t)rcount;
+    const char *s;
+    if (inplace) { /* send from a copy of the receive buffer */
+        char *c = nb_alloc(&b, (size_t)np * blk);
+        mpi_pack_data(tr, rbuf, all, c);
+        s = c;
+    } else {
+        s = bytes_in(&b, ts, sbuf, (size_t)np * (size_t)scount);
+    }
+    char *r = bytes_out(&b, tr, rbuf, all);
+    if (blk) memcpy(r + (size_t)me * blk, s + (size_t)me * blk, blk);
+    nb_seq(&b);
+    for (int i = 0; i < np; i++)
+        if (i != me) nb_recv(&b, i, 0, r + (size_t)i * blk, blk);
+    for (int k = 1; k < np; k++) {
+        int i = (me + k) % np;
+        nb_send(&b, i, 0, s + (size_t)i * blk, blk);
+    }
+    return launch(&b, req);
+}
+
+/* ---- the v forms
+ * ------------------------------------------------------------------ */
+
+/* Byte layout of blocks counts[i] (displs[i]) of t: in the user buffer itself
+ * when t is contiguous, else packed back to back in staging. */
+typedef struct vlay {
+    size_t *len, *off;
+    bool staged;
+    size_t total;
+} vlay;
+
+static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const int *displs,
+                     const char *what)
+{
+    int np = b->c->size;
+    if (!counts || !displs) return fail(b, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    v->len = nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
+    v->off = v->len + np;
+    v->staged = !t->contig;
+    v->total = 0;
+    for (int i = 0; i < np; i++) {
+        if (counts[i] < 0)
+            return fail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+        v->len[i] = (size_t)counts[i] * t->size;
+        v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
+        v->total += v->len[i];
+    }
+    return 0;
+}
+
+static void vlay_pack(const vlay *v, const mpi_type *t, const void *buf, const int *counts,
+                      const int *displs, char *out, int np)
+{
+    for (int i = 0; i < np; i++)
+        mpi_pack_data(t, (const char *)buf + (ptrdiff_t)displs[i] * type_extent(t),
+                      (size_t)counts[i], out + v->off[i]);
+}
+
+/* Where the blocks arrive: the user buffer, or staging unpacked block by block
+ * at completion. */
+static char *vlay_out(nb *b, const vlay *v, mpi_type *t, void *buf, const int *counts,
+                      const int *displs, int np)
+{
+    if (!v->staged) return buf;
+    char *r = nb_alloc(b, v->total);
+    for (int i = 0; i < np; i++)
+        if (counts[i])
+            nb_fin(b, t, r + v->off[i], v->len[i],
+                   (char *)buf + (ptrdiff_t)displs[i] * type_extent(t), (size_t)counts[i]);
+    return r;
+}
+
+PMPI_WEAK(Igatherv);
+int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                  const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = begin(&b, I_GATHERV, comm, req);
+    if (!rc) rc = chk_root(&b, root);
+    bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = chk_type(&b, rtype, &tr);
+    if (!rc && isroot) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
+    if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
+        rc = chk_match(&b, (size_t)scount * ts->size, v.len[root]);
+    if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
+        rc = chk_alias(&b, sbuf, sbuf, 1);
+    if (rc) return done(&b, rc);
+    int np = b.c->size;
+    nb_seq(&b);
+    if (!isroot) {
+        const char *s = bytes_in(&b, ts, sbuf, (size_t)scount);
+        nb_send(&b, root, 0, s, (size_t)scount * ts->size);
+        return launch(&b, req);
+    }
+    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, np);
+    if (!inplace)
+        memcpy(r + v.off[root], bytes_in(&b, ts, sbuf, (size_t)scount), v.len[root]);
+    else if (v.staged)
+        mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
+                      (size_t)rcounts[root], r + v.off[root]);
+    for (int i = 0; i < np; i++)
+        if (i != root) nb_recv(&b, i, 0, r + v.off[i], v.len[i]);
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Iscatterv);
+int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                   void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = begin(&b, I_SCATTERV, comm, req);
+    if (!rc) rc = chk_root(&b, root);
+    bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
+    if (!rc && inplace && !isroot)
+        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = chk_type(&b, stype, &ts);
+    if (!rc && isroot) rc = vlay_make(&b, &v, ts, scounts, displs, "send");
+    if (!rc && !inplace) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace) rc = chk_match(&b, v.len[root], (size_t)rcount * tr->size);
+    if (rc) return done(&b, rc);
+    int np = b.c->size;
+    nb_seq(&b);
+    if (!isroot) {
+        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
+        nb_recv(&b, root, 0, r, (size_t)rcount * tr->size);
+        return launch(&b, req);
+    }
+    const char *s = sbuf;
+    if (v.staged) {
+        char *p = nb_alloc(&b, v.total);
+        vlay_pack(&v, ts, sbuf, scounts, displs, p, np);
+        s = p;
+    }
+    if (!inplace) {
+        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
+        if (v.len[root]) memcpy(r, s + v.off[root], v.len[root]);
+    }
+    for (int k = 1; k < np; k++) {
+        int i = (root + k) % np;
+        nb_send(&b, i, 0, s + v.off[i], v.len[i]);
+    }
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Iallgatherv);
+int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                     MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = begin(&b, I_ALLGATHERV, comm, req);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = chk_type(&b, rtype, &tr);
+    if (!rc) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
+    if (!rc && !inplace) rc = chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
+    if (!rc && !inplace && !v.staged && v.len[b.c->me] && sbuf == (char *)rbuf + v.off[b.c->me])
+        rc = chk_alias(&b, sbuf, sbuf, 1);
+    if (rc) return done(&b, rc);
+    int np = b.c->size, me = b.c->me;
+    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, np);
+    if (!inplace && v.len[me])
+        memcpy(r + v.off[me], bytes_in(&b, ts, sbuf, (size_t)scount), v.len[me]);
+    else if (inplace && v.staged)
+        mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr),
+                      (size_t)rcounts[me], r + v.off[me]);
+    nb_seq(&b);
+    for (int i = 0; i < np; i++)
+        if (i != me) nb_recv(&b, i, 0, r + v.off[i], v.len[i]);
+    for (int k = 1; k < np; k++) nb_send(&b, (me + k) % np, 0, r + v.off[me], v.len[me]);
+    return launch(&b, req);
+}
+
+PMPI_WEAK(Ialltoallv);
+int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                    MPI_Comm comm, MPI_Request *req)
+{
+    nb b;
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay vs = {0}, vr = {0};
+    int rc = begin(&b, I_ALLTOALLV, comm, req);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc) rc = chk_type(&b, rtype, &tr);
+    if (!rc) rc = vlay_make(&b, &vr, tr, rcounts, rdispls, "recv");
+    if (!rc && !inplace) rc = chk_type(&b, stype, &ts);
+    if (!rc && !inplace) rc = vlay_make(&b, &vs, ts, scounts, sdispls, "send");
+    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = chk_alias(&b, sbuf, rbuf, 1);
+    if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
+        rc = chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
+    if (rc) return done(&b, rc);
+    int np = b.c->size, me = b.c->me;
+    const char *s;
+    if (inplace) { /* send from a packed copy of the receive buffer */
+        vs.len = nb_alloc(&b, 2 * (size_t)np * sizeof(size_t));
+        vs.off = vs.len + np;
+        size_t off = 0;
+        for (int i = 0; i < np; i++) {
+            vs.len[i] = vr.len[i];
+            vs.off[i] = off;
+            off += vr.len[i];
+        }
+        char *p = nb_alloc(&b, off);
+        vs.staged = true;
+        vlay_pack(&vs, tr, rbuf, rcounts, rdispls, p, np);
+        s = p;
+    } else if (vs.staged) {
+        char *p = nb_alloc(&b, vs.total);
+        vlay_pack(&vs, ts, sbuf, scounts, sdispls, p, np);
+        s = p;
+    } else {
+        s = sbuf;
+    }
+    char *r = vlay_out(&b, &vr, tr, rbuf, rcounts, rdispls, np);
+    if (vr.len[me]) memmove(r + vr.off[me], s + vs.off[me], vr.len[me]);
+    nb_seq(&b);
+    for (int i = 0; i < np; i++)
+        if (i != me) nb_recv(&b, i, 0, r + vr.off[i], vr.len[i]);
+    for (int k = 1; k < np; k++) {
+        int i = (me + k) % np;
+        nb_send(&b, i, 0, s + vs.off[i], vs.len[i]);
+    }
+    return launch(&b, req);
+}
+
+/* Block i of an Alltoallw side: counts[i] instances of types[i] at byte
+ * displacement displs[i]; t[i] NULL for an empty block of MPI_DATATYPE_NULL. */
+static int wlay_make(nb *b, mpi_type ***t, size_t **len, const int *counts, const int *displs,
+                     const MPI_Datatype *types, const char *what)
+{
+    int np = b->c->size;
+    if (!counts || !displs || !types)
+        return fail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
+    *t = nb_alloc(b, (size_t)np * sizeof **t);
+    *len = nb_alloc(b, (size_t)np * sizeof **len);
+    for (int i = 0; i < np; i++) {
+        (*t)[i] = NULL;
+        (*len)[i] = 0;
+        if (counts[i] < 0)
+            return fail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+        if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) continue;
+        int rc = chk_type(b, types[i], &(*t)[i]);
+        if (rc) return rc;
+        (*len)[i] = (size_t)counts[i] * (*t)[i]->size;
+    }
+    return 0;
+}
+
+PMPI_WEAK(Ialltoallw);
+int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                    MPI_Request *req)
+{
+    nb b;
+    mpi_type **ts = NULL, **tr = NULL;
+    size_t *sl = NULL, *rl = NULL;
+    int rc = begin(&b, I_ALLTOALLW, comm, req);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (!rc) rc = wlay_make(&b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
+    if (!rc && !inplace) rc = wlay_make(&b, &ts, &sl, scounts, sdispls, stypes, "send");
+    if (!rc && !inplace && sl[b.c->me] != rl[b.c->me]) rc = chk_match(&b, sl[b.c->me], rl[b.c->me]);
+    if (rc) return done(&b, rc);
+    int np = b.c->size, me = b.c->me;
+    const char **s = nb_alloc(&b, (size_t)np * sizeof *s);
+    char **r = nb_alloc(&b, (size_t)np * sizeof *r);
+    for (int i = 0; i < np; i++) { /* what goes to i: packed now unless contiguous */
+        const mpi_type *t = inplace ? tr[i] : ts[i];
+        size_t l = inplace ? rl[i] : sl[i];
+        const char *at = (const char *)(inplace ? rbuf : sbuf) + (inplace ? rdispls : sdispls)[i];
+        if (!l) {
+            s[i] = NULL;
+        } else if (t->contig && !inplace) {
+            s[i] = at;
+        } else {
+            char *p = nb_alloc(&b, l);
+            mpi_pack_data(t, at, (size_t)(inplace ? rcounts : scounts)[i], p);
+            s[i] = p;
+        }
+    }
+    for (int i = 0; i < np; i++) { /* where i's block lands */
+        char *at = (char *)rbuf + rdispls[i];
+        if (!rl[i] || tr[i]->contig) {
+            r[i] = at;
+        } else {
+            r[i] = nb_alloc(&b, rl[i]);
+            nb_fin(&b, tr[i], r[i], rl[i], at, (size_t)rcounts[i]);
+        }
+    }
+    if (rl[me]) memmove(r[me], s[me], rl[me]);
+    nb_seq(&b);
+    for (int i = 0; i < np; i++)
+        if (i != me) nb_recv(&b, i, 0, r[i], rl[i]);
+    for (int k = 1; k < np; k++) {
+        int i = (me + k) % np;
+        nb_send(&b, i, 0, s[i], inplace ? rl[i] : sl[i]);
+    }
+    return launch(&b, req);
+}
+
+/* ---- MPI_Comm_idup
+ * ------------------------------------------------------------------ */
+
+/* mpi_comm.c's context-pair map and communicator table. */
+long mpi_ctx_free_word(long w);
+MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
+                      MPI_Errhandler errh);
+int mpi_comm_attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out);
+
+/* The context pair: at the call, the lowest IDUP_RESERVE pairs free here in
+ * one word of the map are reserved (marked used, so no other creating call
+ * takes one while the idup is pending) and the members AND these sets; at
+ * completion the lowest pair of the result is taken and the other reserved
+ * ones given back. The word is the parent's context / 2 plus the idup's
+ * sequence number (mod the map's size): the same on every member, and another
+ * one for each of several idups pending at once, on one parent or on several
+ * (whose members may start them in different orders), so that their
+ * reservations do not meet. Two pending idups whose words coincide, started in
+ * different orders on two members, can find no common pair: the job then ends
+ * with a message. */
+#define IDUP_RESERVE 8
+static void idup_unreserve(nbc *s, uint64_t keep)
+{
+    mpi_g.ctx_used[s->iword] &= ~(s->ireserved & ~keep);
+    s->ireserved = 0;
+}
+
+static void idup_make(cr_job *job, nbc *s)
+{
+    const char *call = "MPI_Comm_idup";
+    uint64_t common = (uint64_t)s->imap[0] & s->ireserved;
+    if (!common)
+        cr_fatal(job, call,
+                 "none of the context pairs reserved in word %d of the context map is free on "
+                 "every member (several idups pending at once, started in different orders on "
+                 "different ranks?); MPI_Comm_dup looks further",
+                 s->iword);
+    int bit = __builtin_ctzll((unsigned long long)common);
+    idup_unreserve(s, UINT64_C(1) << bit);
+    int ctx = MPI_CTX_FIRST_FREE + 2 * (s->iword * 64 + bit);
+    MPI_Comm nh = mpi_comm_add(job, call, s->isize, s->ime, s->iranks, ctx, s->ierrh);
+    s->iranks = NULL; /* the communicator's now */
+    if (mpi_comm_get(s->iparent)) {
+        int kv = 0, rc = mpi_comm_attrs_copy(job, s->iparent, nh, &kv);
+        if (rc != MPI_SUCCESS)
+            mpi_fail(job, s->iparent, call, MPI_ERR_OTHER,
+                     "the copy callback of keyval %#x returned %d", (unsigned)kv, rc);
+    }
+    *s->inew = nh;
+}
+
+PMPI_WEAK(Comm_idup);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
+    nb b;
+    int rc = begin(&b, I_COMM_IDUP, comm, req);
+    if (!rc && !newcomm) rc = fail(&b, MPI_ERR_ARG, "newcomm is NULL");
+    if (rc) return done(&b, rc);
+    nbc *s = b.s;
+    s->iword = (int)(((uint32_t)b.c->ctx / 2 + nb_seq(&b)) % MPI_CTX_WORDS);
+    uint64_t fr = (uint64_t)mpi_ctx_free_word(s->iword);
+    for (int k = 0; k < IDUP_RESERVE && fr; k++) { /* the lowest free ones */
+        s->ireserved |= fr & -fr;
+        fr &= fr - 1;
+    }
+    mpi_g.ctx_used[s->iword] |= s->ireserved;
+    if (s->iword + 1 > mpi_g.ctx_words) mpi_g.ctx_words = s->iword + 1;
+    s->imap = xmalloc(b.job, b.call, sizeof *s->imap);
+    s->imap[0] = (long)s->ireserved;
+    s->isize = b.c->size;
+    s->ime = b.c->me;
+    s->iranks = xmalloc(b.job, b.call, (size_t)b.c->size * sizeof *s->iranks);
+    for (int i = 0; i < b.c->size; i++) s->iranks[i] = comm_rank_to_job(b.c, i);
+    s->inew = newcomm;
+    s->iparent = comm;
+    s->ierrh = b.c->errh;
+    s->o = CR_OP_PREDEF(cr_op_band_long, long);
+    nb_seq(&b);
+    sched_allreduce(&b, (char *)s->imap, 1);
+    return launch(&b, req);
+}

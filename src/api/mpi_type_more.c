@@ -1,0 +1,770 @@
+/* MPI datatypes, the calls around the constructors (mpi_type.c): names,
+ * envelopes and contents, the "external32" representation, the _x forms and
+ * status helpers, MPI_Type_match_size, and datatype attributes.
+ *
+ * Invariants:
+ *  - MPI_Type_get_contents returns predefined types as they are and, for each
+ *    derived one, a new handle rebuilt from the recorded envelope (the
+ *    original may have been freed: a type keeps the types it was made from
+ *    alive through a reference), which the caller frees;
+ *  - external32 data is walked element by element in type-map order through
+ *    the envelopes (mpi_type_enum), since the flattened map no longer knows
+ *    which basic type each run holds; sizes differ from the native ones
+ *    (MPI_LONG: 4 bytes, MPI_WCHAR: 2, MPI_LONG_DOUBLE: IEEE binary128),
+ *    integers are truncated on the way out and sign- or zero-extended back;
+ *  - datatype keyvals have their own table (handles K_KEYVAL with bit 24 set,
+ *    so a communicator keyval is never taken for one, nor the reverse); a
+ *    freed keyval stays in the table so that values set with it can still be
+ *    copied and deleted. */
+#include <float.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+
+static int type_arg(cr_job *job, const char *call, MPI_Datatype dt, mpi_type **out)
+{
+    mpi_type *t = mpi_type_get(dt);
+    if (!t)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
+                        dt == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                : "datatype %#x is not a valid datatype",
+                        (unsigned)dt);
+    *out = t;
+    return 0;
+}
+
+static int null_arg(cr_job *job, const char *call, const void *p, const char *what)
+{
+    if (!p) return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL", what);
+    return 0;
+}
+
+/* ---- names ------------------------------------------------------------------- */
+
+PMPI_WEAK(Type_set_name);
+int PMPI_Type_set_name(MPI_Datatype dt, const char *name)
+{
+    const char *call = "MPI_Type_set_name";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc) rc = null_arg(job, call, name, "type_name");
+    if (rc) return mpi_leave(job, rc);
+    snprintf(t->name, sizeof t->name, "%s", name); /* longer names are cut */
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_get_name);
+int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
+{
+    const char *call = "MPI_Type_get_name";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc) rc = null_arg(job, call, name, "type_name");
+    if (!rc) rc = null_arg(job, call, resultlen, "resultlen");
+    if (rc) return mpi_leave(job, rc);
+    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t->name);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- envelopes and contents ----------------------------------------------------- */
+
+PMPI_WEAK(Type_get_envelope);
+int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *combiner)
+{
+    const char *call = "MPI_Type_get_envelope";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && (!ni || !na || !nd || !combiner))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an output argument is NULL");
+    if (rc) return mpi_leave(job, rc);
+    if (!t->env) {
+        *ni = *na = *nd = 0;
+        *combiner = MPI_COMBINER_NAMED;
+    } else {
+        *ni = t->env->ni;
+        *na = t->env->na;
+        *nd = t->env->nd;
+        *combiner = t->env->combiner;
+    }
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_get_contents);
+int PMPI_Type_get_contents(MPI_Datatype dt, int max_ints, int max_aints, int max_types, int ints[],
+                           MPI_Aint aints[], MPI_Datatype types[])
+{
+    const char *call = "MPI_Type_get_contents";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && !t->env)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
+                      "%s is predefined (MPI_COMBINER_NAMED): it has no contents", t->name);
+    if (rc) return mpi_leave(job, rc);
+    const mpi_env *e = t->env;
+    if (max_ints < e->ni || max_aints < e->na || max_types < e->nd)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                       "the arrays hold %d/%d/%d, the type has %d integers, %d "
+                                       "addresses and %d datatypes",
+                                       max_ints, max_aints, max_types, e->ni, e->na, e->nd));
+    if ((e->ni && !ints) || (e->na && !aints) || (e->nd && !types))
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array is NULL"));
+    int idx = t->idx;
+    for (int k = 0; k < e->nd; k++) {
+        mpi_type *c = mpi_type_at(e->types[k]);
+        if (c->predef) {
+            types[k] = (MPI_Datatype)(K_TYPE | (unsigned)c->idx);
+            continue;
+        }
+        rc = mpi_type_clone(job, call, c->idx, &types[k]);
+        if (rc) { /* free what was made so far: nothing changes */
+            while (k-- > 0) {
+                mpi_type *n = mpi_type_get(types[k]);
+                if (n && !n->predef) {
+                    n->dead = true;
+                    mpi_type_unref(n->idx);
+                }
+            }
+            return mpi_leave(job, rc);
+        }
+        e = mpi_type_at(idx)->env;
+    }
+    if (e->ni) memcpy(ints, e->ints, (size_t)e->ni * sizeof *ints);
+    if (e->na) memcpy(aints, e->aints, (size_t)e->na * sizeof *aints);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- external32 ------------------------------------------------------------------- */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BE 1
+#else
+#define HOST_BE 0
+#endif
+
+/* The n-byte native integer at p as an unsigned value (sign-extended when
+ * 'sign' and negative). */
+static uint64_t native_get(const unsigned char *p, size_t n, bool sign)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v |= (uint64_t)p[HOST_BE ? i : n - 1 - i] << (8 * (n - 1 - i));
+    if (sign && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~(uint64_t)0 << (8 * n);
+    return v;
+}
+
+static void native_put(unsigned char *p, size_t n, uint64_t v)
+{
+    for (size_t i = 0; i < n; i++) p[HOST_BE ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t be_get(const unsigned char *p, size_t n, bool sign)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v = v << 8 | p[i];
+    if (sign && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~(uint64_t)0 << (8 * n);
+    return v;
+}
+
+static void be_put(unsigned char *p, size_t n, uint64_t v)
+{
+    for (size_t i = 0; i < n; i++) p[n - 1 - i] = (unsigned char)(v >> (8 * i));
+}
+
+/* long double <-> IEEE binary128, big-endian (16 bytes at x). */
+static void ld_to_x(const unsigned char *p, unsigned char *x)
+{
+#if LDBL_MANT_DIG == 64 /* x87 extended: 64-bit significand with explicit integer bit */
+    uint64_t m = native_get(p, 8, false);
+    uint64_t se = native_get(p + 8, 2, false);
+    uint64_t f = m & ~((uint64_t)1 << 63); /* 63 fraction bits */
+    be_put(x, 8, se << 48 | f >> 15);
+    be_put(x + 8, 8, (f & 0x7fff) << 49);
+#elif LDBL_MANT_DIG == 113
+    for (int i = 0; i < 16; i++) x[i] = p[HOST_BE ? i : 15 - i];
+#else /* long double is double */
+    double d;
+    memcpy(&d, p, sizeof d);
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    uint64_t s = b >> 63, e = (b >> 52) & 0x7ff, f = b & (((uint64_t)1 << 52) - 1);
+    if (e == 0x7ff)
+        e = 0x7fff;
+    else if (e || f) {
+        if (!e) { /* subnormal double: normalize */
+            e = 1;
+            while (!(f & ((uint64_t)1 << 52))) {
+                f <<= 1;
+                e--;
+            }
+            f &= ((uint64_t)1 << 52) - 1;
+            e = e + 15360;
+        } else
+            e += 15360;
+    }
+    be_put(x, 8, s << 63 | e << 48 | f >> 4);
+    be_put(x + 8, 8, (f & 0xf) << 60);
+#endif
+}
+
+static void x_to_ld(const unsigned char *x, unsigned char *p)
+{
+#if LDBL_MANT_DIG == 64
+    uint64_t hi = be_get(x, 8, false), lo = be_get(x + 8, 8, false);
+    uint64_t se = hi >> 48, e = se & 0x7fff;
+    uint64_t f = (hi & (((uint64_t)1 << 48) - 1)) << 15 | lo >> 49;
+    memset(p, 0, sizeof(long double));
+    native_put(p, 8, f | (uint64_t)(e != 0) << 63);
+    native_put(p + 8, 2, se);
+#elif LDBL_MANT_DIG == 113
+    for (int i = 0; i < 16; i++) p[HOST_BE ? i : 15 - i] = x[i];
+#else
+    uint64_t hi = be_get(x, 8, false), lo = be_get(x + 8, 8, false);
+    uint64_t s = hi >> 63, e = (hi >> 48) & 0x7fff,
+             f = (hi & (((uint64_t)1 << 48) - 1)) << 4 | lo >> 60;
+    double d;
+    if (e == 0x7fff) {
+        uint64_t b = s << 63 | (uint64_t)0x7ff << 52 | f;
+        memcpy(&d, &b, 8);
+    } else if (!e && !f) {
+        d = s ? -0.0 : 0.0;
+    } else { /* normal numbers; out of double's range: infinity or zero */
+        long de = (long)e - 15360;
+        uint64_t b = s << 63;
+        if (de >= 0x7ff)
+            b |= (uint64_t)0x7ff << 52;
+        else if (de > 0)
+            b |= (uint64_t)de << 52 | f;
+        memcpy(&d, &b, 8);
+    }
+    memcpy(p, &d, sizeof d);
+#endif
+}
+
+/* How each predefined type is written in external32: 'u' unsigned integer or
+ * raw bits, 's' signed integer, 'L' long double, 'c' a complex (two of
+ * 'part'), 'p' a pair (value of type 'part', then an int). */
+typedef struct xinfo {
+    char kind;
+    unsigned char part;
+} xinfo;
+
+static xinfo x_kind(int base)
+{
+    switch (base) {
+    case 0x02: /* MPI_SIGNED_CHAR */
+    case 0x05: /* MPI_SHORT */
+    case 0x07: /* MPI_INT */
+    case 0x09: /* MPI_LONG */
+    case 0x0b: /* MPI_LONG_LONG_INT */
+    case 0x12:
+    case 0x13:
+    case 0x14:
+    case 0x15: /* MPI_INTn_T */
+    case 0x1a: /* MPI_AINT */
+    case 0x1b: /* MPI_OFFSET */
+    case 0x1c: /* MPI_COUNT */
+        return (xinfo){'s', 0};
+    case 0x0f:
+        return (xinfo){'L', 0};
+    case 0x1d:
+        return (xinfo){'c', 0x0d};
+    case 0x1e:
+        return (xinfo){'c', 0x0e};
+    case 0x1f:
+        return (xinfo){'c', 0x0f};
+    case 0x21:
+        return (xinfo){'p', 0x0d};
+    case 0x22:
+        return (xinfo){'p', 0x0e};
+    case 0x23:
+        return (xinfo){'p', 0x09};
+    case 0x24:
+        return (xinfo){'p', 0x07};
+    case 0x25:
+        return (xinfo){'p', 0x05};
+    case 0x26:
+        return (xinfo){'p', 0x0f};
+    default:
+        return (xinfo){'u', 0};
+    }
+}
+
+typedef struct xwalk {
+    unsigned char *x; /* the external32 side, advanced element by element */
+    bool pack;
+} xwalk;
+
+/* One element of predefined type 'base' at native address p. */
+static void x_elem(xwalk *w, int base, unsigned char *p)
+{
+    const mpi_type *t = mpi_type_at(base);
+    xinfo k = x_kind(base);
+    size_t ns = type_extent(t), xs = t->xsize;
+    switch (k.kind) {
+    case 'c': {
+        size_t half = ns / 2;
+        x_elem(w, k.part, p);
+        x_elem(w, k.part, p + half);
+        return;
+    }
+    case 'p':
+        x_elem(w, k.part, p);
+        x_elem(w, 0x07, p + t->blk[1].off);
+        return;
+    case 'L':
+        if (w->pack)
+            ld_to_x(p, w->x);
+        else
+            x_to_ld(w->x, p);
+        w->x += 16;
+        return;
+    default:
+        ns = t->size;
+        if (w->pack)
+            be_put(w->x, xs, native_get(p, ns, k.kind == 's'));
+        else
+            native_put(p, ns, be_get(w->x, xs, k.kind == 's'));
+        w->x += xs;
+    }
+}
+
+static void x_type(xwalk *w, const mpi_type *t, unsigned char *p);
+
+typedef struct xctx {
+    xwalk *w;
+    unsigned char *p;
+} xctx;
+
+static void x_run(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n)
+{
+    xctx *c = ctx;
+    ptrdiff_t ext = type_extent(old);
+    for (size_t i = 0; i < n; i++) x_type(c->w, old, c->p + disp + (ptrdiff_t)i * ext);
+}
+
+static void x_type(xwalk *w, const mpi_type *t, unsigned char *p)
+{
+    if (!t->env) { /* predefined: as its C twin (MPI_INTEGER as MPI_INT, ...) */
+        x_elem(w, t->base, p);
+        return;
+    }
+    xctx c = {w, p};
+    mpi_type_enum(t->env, x_run, &c);
+}
+
+/* The checks the external32 calls share. */
+static int x_check(cr_job *job, const char *call, const char *datarep, MPI_Datatype dt, int count,
+                   mpi_type **t)
+{
+    if (!datarep || strcmp(datarep, "external32"))
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                        "data representation \"%s\" is not \"external32\"",
+                        datarep ? datarep : "(NULL)");
+    int rc = mpi_type_check(job, MPI_COMM_WORLD, call, dt, t);
+    if (rc) return rc;
+    if (count < 0)
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %d is negative", count);
+    return MPI_SUCCESS;
+}
+
+static int x_move(const char *call, const char *datarep, void *native, int count, MPI_Datatype dt,
+                  void *xbuf, MPI_Aint xsize, MPI_Aint *position, bool pack)
+{
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = x_check(job, call, datarep, dt, count, &t);
+    if (!rc && (!position || *position < 0 || xsize < 0))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "position is NULL or negative, or the buffer size is negative");
+    if (rc) return mpi_leave(job, rc);
+    size_t n = (size_t)count * t->xsize;
+    if ((size_t)*position + n > (size_t)xsize)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TRUNCATE,
+                                       "%zu bytes at position %ld do not fit the %ld-byte buffer",
+                                       n, (long)*position, (long)xsize));
+    if (n && !xbuf)
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "the packed buffer is NULL"));
+    xwalk w = {(unsigned char *)xbuf + *position, pack};
+    ptrdiff_t ext = type_extent(t);
+    for (int i = 0; i < count; i++) x_type(&w, t, (unsigned char *)native + (ptrdiff_t)i * ext);
+    *position += (MPI_Aint)n;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Pack_external);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+    return x_move("MPI_Pack_external", datarep, (void *)inbuf, incount, dt, outbuf, outsize,
+                  position, true);
+}
+
+PMPI_WEAK(Unpack_external);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype dt)
+{
+    return x_move("MPI_Unpack_external", datarep, outbuf, outcount, dt, (void *)inbuf, insize,
+                  position, false);
+}
+
+PMPI_WEAK(Pack_external_size);
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, MPI_Aint *size)
+{
+    const char *call = "MPI_Pack_external_size";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = x_check(job, call, datarep, dt, incount, &t);
+    if (!rc) rc = null_arg(job, call, size, "size");
+    if (rc) return mpi_leave(job, rc);
+    *size = (MPI_Aint)((size_t)incount * t->xsize);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- the _x forms and status helpers ----------------------------------------------- */
+
+PMPI_WEAK(Type_size_x);
+int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
+{
+    const char *call = "MPI_Type_size_x";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc) rc = null_arg(job, call, size, "size");
+    if (rc) return mpi_leave(job, rc);
+    *size = (MPI_Count)t->size;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static int extent_x(const char *call, MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent, bool tru)
+{
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && (!lb || !extent))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "lb or extent is NULL");
+    if (rc) return mpi_leave(job, rc);
+    *lb = tru ? t->true_lb : t->lb;
+    *extent = tru ? t->true_ub - t->true_lb : type_extent(t);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_get_extent_x);
+int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_x("MPI_Type_get_extent_x", dt, lb, extent, false);
+}
+
+PMPI_WEAK(Type_get_true_extent_x);
+int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_x("MPI_Type_get_true_extent_x", dt, lb, extent, true);
+}
+
+PMPI_WEAK(Get_elements_x);
+int PMPI_Get_elements_x(const MPI_Status *st, MPI_Datatype dt, MPI_Count *count)
+{
+    const char *call = "MPI_Get_elements_x";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = mpi_type_check(job, MPI_COMM_WORLD, call, dt, &t);
+    if (!rc && (!st || !count))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "status or count is NULL/ignored");
+    if (rc) return mpi_leave(job, rc);
+    *count = (MPI_Count)mpi_elements(t, (size_t)st->cr_bytes);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* Set st so that MPI_Get_elements(st, dt) gives count: the bytes of count
+ * basic elements of dt, whole instances first. */
+static int set_elements(const char *call, MPI_Status *st, MPI_Datatype dt, MPI_Count count)
+{
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc) rc = null_arg(job, call, st, "status");
+    if (!rc && count < 0)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %lld is negative",
+                      (long long)count);
+    size_t per = 0;
+    for (int k = 0; !rc && k < t->nblk; k++) per += t->blk[k].len / t->blk[k].esz;
+    if (!rc && !per && count)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "the datatype has no elements, count %lld is not 0", (long long)count);
+    if (rc) return mpi_leave(job, rc);
+    size_t bytes = 0;
+    if (per) {
+        size_t rem = (size_t)count % per;
+        bytes = (size_t)count / per * t->size;
+        for (int k = 0; k < t->nblk && rem; k++) {
+            size_t n = t->blk[k].len / t->blk[k].esz;
+            if (n > rem) n = rem;
+            bytes += n * t->blk[k].esz;
+            rem -= n;
+        }
+    }
+    st->cr_bytes = (long long)bytes;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Status_set_elements);
+int PMPI_Status_set_elements(MPI_Status *st, MPI_Datatype dt, int count)
+{
+    return set_elements("MPI_Status_set_elements", st, dt, count);
+}
+
+PMPI_WEAK(Status_set_elements_x);
+int PMPI_Status_set_elements_x(MPI_Status *st, MPI_Datatype dt, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_x", st, dt, count);
+}
+
+PMPI_WEAK(Type_match_size);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *dt)
+{
+    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, 0};
+    static const MPI_Datatype ints[] = {MPI_SIGNED_CHAR, MPI_SHORT,     MPI_INT,
+                                        MPI_LONG,        MPI_LONG_LONG, 0};
+    static const MPI_Datatype cplx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                        MPI_C_LONG_DOUBLE_COMPLEX, 0};
+    const char *call = "MPI_Type_match_size";
+    cr_job *job = mpi_enter(call);
+    int rc = null_arg(job, call, dt, "datatype");
+    const MPI_Datatype *l = typeclass == MPI_TYPECLASS_REAL      ? reals
+                            : typeclass == MPI_TYPECLASS_INTEGER ? ints
+                            : typeclass == MPI_TYPECLASS_COMPLEX ? cplx
+                                                                 : NULL;
+    if (!rc && !l)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "typeclass %d is not MPI_TYPECLASS_REAL, INTEGER or COMPLEX", typeclass);
+    if (rc) return mpi_leave(job, rc);
+    for (; *l; l++)
+        if ((int)mpi_type_get(*l)->size == size) {
+            *dt = *l;
+            return mpi_leave(job, MPI_SUCCESS);
+        }
+    return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                   "no predefined type of this class has %d bytes", size));
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+#define TKEY_BIT 0x01000000u
+
+typedef struct tkey {
+    bool used;
+    MPI_Type_copy_attr_function *copy;
+    MPI_Type_delete_attr_function *del;
+    void *extra;
+} tkey;
+
+static struct {
+    tkey *k;
+    int n;
+} tkeys;
+
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)oldtype;
+    (void)keyval;
+    (void)extra;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* The keyval's entry; 'any': also a freed one (values set keep working). */
+static tkey *tkey_get(int kv, bool any)
+{
+    if (!h_is(kv, K_KEYVAL) || !((unsigned)kv & TKEY_BIT)) return NULL;
+    int i = (int)((unsigned)h_idx(kv) & ~TKEY_BIT);
+    return i < tkeys.n && (any || tkeys.k[i].used) ? &tkeys.k[i] : NULL;
+}
+
+static int cb_class(int rc)
+{
+    return rc > MPI_SUCCESS && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
+}
+
+PMPI_WEAK(Type_create_keyval);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del,
+                            int *keyval, void *extra)
+{
+    const char *call = "MPI_Type_create_keyval";
+    cr_job *job = mpi_enter(call);
+    int rc = null_arg(job, call, keyval, "type_keyval");
+    if (rc) return mpi_leave(job, rc);
+    tkey *k = realloc(tkeys.k, (size_t)(tkeys.n + 1) * sizeof *k);
+    if (!k) cr_fatal(job, call, "out of memory");
+    tkeys.k = k;
+    tkeys.k[tkeys.n] = (tkey){true, copy, del, extra};
+    *keyval = (int)(K_KEYVAL | TKEY_BIT | (unsigned)tkeys.n++);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_free_keyval);
+int PMPI_Type_free_keyval(int *kv)
+{
+    const char *call = "MPI_Type_free_keyval";
+    cr_job *job = mpi_enter(call);
+    tkey *k = kv ? tkey_get(*kv, false) : NULL;
+    if (!k)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
+                                       "not a keyval from MPI_Type_create_keyval"));
+    k->used = false;
+    *kv = MPI_KEYVAL_INVALID;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+static mpi_attr *attr_find(mpi_type *t, int kv)
+{
+    for (int i = 0; i < t->nattr; i++)
+        if (t->attr[i].keyval == kv) return &t->attr[i];
+    return NULL;
+}
+
+static void attr_put(cr_job *job, mpi_type *t, int kv, void *val)
+{
+    mpi_attr *a = attr_find(t, kv);
+    if (!a) {
+        a = realloc(t->attr, (size_t)(t->nattr + 1) * sizeof *a);
+        if (!a) cr_fatal(job, "MPI_Type_set_attr", "out of memory");
+        t->attr = a;
+        a = &t->attr[t->nattr++];
+        a->keyval = kv;
+    }
+    a->val = val;
+}
+
+/* Delete one attribute of type h, its callback first; when that fails the
+ * attribute stays and its error is returned. */
+static int attr_delete_at(cr_job *job, MPI_Datatype h, int kv)
+{
+    mpi_type *t = mpi_type_get(h);
+    mpi_attr *a = attr_find(t, kv);
+    tkey *k = tkey_get(kv, true);
+    if (k->del) {
+        void *v = a->val, *extra = k->extra;
+        MPI_Type_delete_attr_function *del = k->del;
+        cr_unlock(job);
+        int rc = del(h, kv, v, extra);
+        cr_lock(job);
+        if (rc != MPI_SUCCESS) return rc;
+        t = mpi_type_get(h);
+        a = t ? attr_find(t, kv) : NULL;
+    }
+    if (a) {
+        memmove(a, a + 1, (size_t)(t->attr + t->nattr - (a + 1)) * sizeof *a);
+        t->nattr--;
+    }
+    return MPI_SUCCESS;
+}
+
+int mpi_type_attrs_copy(cr_job *job, MPI_Datatype old, MPI_Datatype newt, int *kv_out)
+{
+    mpi_type *o = mpi_type_get(old);
+    for (int i = 0; o && i < o->nattr; i++) {
+        int kv = o->attr[i].keyval;
+        tkey *k = tkey_get(kv, true);
+        if (!k->copy) continue;
+        MPI_Type_copy_attr_function *copy = k->copy;
+        void *out = NULL, *in = o->attr[i].val, *extra = k->extra;
+        int flag = 0;
+        cr_unlock(job);
+        int rc = copy(old, kv, extra, in, &out, &flag);
+        cr_lock(job);
+        o = mpi_type_get(old);
+        if (rc != MPI_SUCCESS) {
+            *kv_out = kv;
+            return rc;
+        }
+        mpi_type *n = mpi_type_get(newt);
+        if (flag && n) attr_put(job, n, kv, out);
+    }
+    return MPI_SUCCESS;
+}
+
+int mpi_type_attrs_delete(cr_job *job, MPI_Datatype h, int *kv_out)
+{
+    mpi_type *t;
+    while ((t = mpi_type_get(h)) && t->nattr > 0) {
+        int kv = t->attr[t->nattr - 1].keyval;
+        int rc = attr_delete_at(job, h, kv);
+        if (rc != MPI_SUCCESS) {
+            *kv_out = kv;
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Type_set_attr);
+int PMPI_Type_set_attr(MPI_Datatype dt, int kv, void *val)
+{
+    const char *call = "MPI_Type_set_attr";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && !tkey_get(kv, false))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
+                      "keyval %#x is not from MPI_Type_create_keyval", (unsigned)kv);
+    if (rc) return mpi_leave(job, rc);
+    if (attr_find(t, kv)) { /* the old value is deleted first (its callback runs) */
+        rc = attr_delete_at(job, dt, kv);
+        if (rc != MPI_SUCCESS)
+            return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, cb_class(rc),
+                                           "the delete callback of keyval %#x returned %d: the "
+                                           "old value stays",
+                                           (unsigned)kv, rc));
+        t = mpi_type_get(dt);
+        if (!t)
+            return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
+                                           "the datatype was freed by the delete callback"));
+    }
+    attr_put(job, t, kv, val);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_get_attr);
+int PMPI_Type_get_attr(MPI_Datatype dt, int kv, void *val, int *flag)
+{
+    const char *call = "MPI_Type_get_attr";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && (!val || !flag))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    if (!rc && !tkey_get(kv, false) && !attr_find(t, kv))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
+                      "keyval %#x is not a datatype keyval", (unsigned)kv);
+    if (rc) return mpi_leave(job, rc);
+    mpi_attr *a = attr_find(t, kv);
+    *flag = a != NULL;
+    if (a) *(void **)val = a->val;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_delete_attr);
+int PMPI_Type_delete_attr(MPI_Datatype dt, int kv)
+{
+    const char *call = "MPI_Type_delete_attr";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && !attr_find(t, kv))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL, "keyval %#x has no value here",
+                      (unsigned)kv);
+    if (rc) return mpi_leave(job, rc);
+    rc = attr_delete_at(job, dt, kv);
+    if (rc != MPI_SUCCESS)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, cb_class(rc),
+                      "the delete callback of keyval %#x returned %d: the attribute stays",
+                      (unsigned)kv, rc);
+    return mpi_leave(job, rc);
+}

@@ -1,0 +1,17 @@
+# tests/mpi/info_topo.cmake: included by tests/mpi/CMakeLists.txt.
+# Info objects and communicator hints (info.c); process topologies and the
+# neighbourhood collectives (topo.c).
+foreach(p info topo)
+  add_executable(mpi_${p} ${p}.c)
+  target_include_directories(mpi_${p} PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+  target_link_libraries(mpi_${p} PRIVATE courier)
+endforeach()
+foreach(np 1 2)
+  mpi_test(mpi_info_${np} ${np} $<TARGET_FILE:mpi_info>)
+endforeach()
+foreach(np 1 4 6 8)
+  mpi_test(mpi_topo_${np} ${np} $<TARGET_FILE:mpi_topo>)
+endforeach()
+# neighbours on other hosts too (shm within, tcp between)
+mpi_test(mpi_topo_two_hosts 6 $<TARGET_FILE:mpi_topo>)
+set_tests_properties(mpi_topo_two_hosts PROPERTIES ENVIRONMENT COURIER_TEST_HOSTS=2)

@@ -1,0 +1,14 @@
+# tests/mpi/nbc.cmake: included by tests/mpi/CMakeLists.txt
+# Nonblocking collectives (src/api/mpi_nbc.c) against their blocking forms.
+add_executable(mpi_nbc nbc.c)
+target_include_directories(mpi_nbc PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_nbc PRIVATE courier)
+foreach(np 1 2 3 4 7)
+  mpi_test(mpi_nbc_${np} ${np} $<TARGET_FILE:mpi_nbc>)
+endforeach()
+# Progress only inside MPI calls (no progress thread): the same results.
+mpi_test(mpi_nbc_nothread_3 3 $<TARGET_FILE:mpi_nbc>)
+set_tests_properties(mpi_nbc_nothread_3 PROPERTIES ENVIRONMENT COURIER_NBC_THREAD=0)
+# Small eager limit: every transfer of any size takes the rendezvous path.
+mpi_test(mpi_nbc_small_eager_4 4 $<TARGET_FILE:mpi_nbc>)
+set_tests_properties(mpi_nbc_small_eager_4 PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
