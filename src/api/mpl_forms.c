@@ -49,6 +49,7 @@ static int width_bad(const char *call, const void *p, size_t width)
 /* Read a length passed by reference, in its width, into *out. */
 static int get_len(const char *call, const void *p, size_t width, int *out)
 {
+    *out = 0; /* defined on every path (GCC -O3 cannot see that bad() fails) */
     if (!p) return bad(call, "the length is passed as NULL");
     if (width_bad(call, p, width)) return -1;
     if (width == sizeof(int)) {
