@@ -254,9 +254,15 @@ static int send_step(cr_job *job, cr_req *r)
         h.flags = (r->sync ? CR_HDR_SYNC : 0) | (r->blocking ? CR_HDR_WAITS : 0);
         h.addr = (uint64_t)(uintptr_t)r->buf;
         h.sreq = cr_req_id(r);
-        if (l->ops->send_am(l->ctx, r->peer, &h, NULL, 0)) return CR_EAGAIN;
-        job->owed[r->peer]++; /* a FIN or a CTS will come */
+        /* Waiting for the reply before the RTS goes: to this rank itself the
+         * RTS is delivered, matched and answered (FIN) inside send_am. */
         r->stage = CR_STAGE_WAIT;
+        job->owed[r->peer]++; /* a FIN or a CTS will come */
+        if (l->ops->send_am(l->ctx, r->peer, &h, NULL, 0)) {
+            r->stage = CR_STAGE_RTS;
+            job->owed[r->peer]--;
+            return CR_EAGAIN;
+        }
         return 0;
     case CR_STAGE_PUSH:
         h.op = CR_OP_DATA;

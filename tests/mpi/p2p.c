@@ -236,6 +236,24 @@ static void sendrecv(void)
     OK(MPI_Sendrecv(&a, 1, MPI_INT, me, 1, &b, 1, MPI_INT, me, 1, MPI_COMM_WORLD, &st));
     CHECK(b == 5, "self sendrecv");
     OK(MPI_Sendrecv(&a, 1, MPI_INT, 0, 1, &b, 1, MPI_INT, 0, 1, MPI_COMM_SELF, &st));
+    /* Every blocking mode to this rank itself with the receive posted first
+     * (a synchronous send's reply comes back inside its own send). */
+    static int out[70000], in[70000];
+    int sizes[] = {0, 1, 100, 70000};
+    for (int k = 0; k < 4; k++)
+        for (int mode = 0; mode < 3; mode++) {
+            int n = sizes[k];
+            MPI_Request q;
+            fill(out, n, 10 * k + mode);
+            memset(in, 0, sizeof in);
+            OK(MPI_Irecv(in, n, MPI_INT, me, 50 + mode, MPI_COMM_WORLD, &q));
+            if (mode == 0) OK(MPI_Send(out, n, MPI_INT, me, 50, MPI_COMM_WORLD));
+            if (mode == 1) OK(MPI_Ssend(out, n, MPI_INT, me, 51, MPI_COMM_WORLD));
+            if (mode == 2) OK(MPI_Rsend(out, n, MPI_INT, me, 52, MPI_COMM_WORLD));
+            OK(MPI_Wait(&q, &st));
+            CHECK(st.MPI_SOURCE == me && st.MPI_TAG == 50 + mode, "self mode %d", mode);
+            expect(in, n, 10 * k + mode);
+        }
 }
 
 int main(int argc, char **argv)
