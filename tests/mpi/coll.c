@@ -66,6 +66,7 @@ static int me, np;
 
 static void predefined_ops(void)
 {
+    OPS_INT(char, MPI_CHAR); /* an extension, as in MPICH and Open MPI */
     OPS_INT(signed char, MPI_SIGNED_CHAR);
     OPS_INT(unsigned char, MPI_UNSIGNED_CHAR);
     OPS_INT(short, MPI_SHORT);

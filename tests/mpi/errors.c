@@ -118,7 +118,7 @@ int main(int argc, char **argv)
     OK(MPI_Recv(y, 1, MPI_INT, me, 77, MPI_COMM_WORLD, &st));
     OK(MPI_Buffer_detach(&bp, &bs));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(x, y, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_OP, MPI_Allreduce(x, y, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_OP, MPI_Allreduce(x, y, 1, MPI_WCHAR, MPI_SUM, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(x, y, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(x, y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(x, y, 1, MPI_INT, MPI_REPLACE, MPI_COMM_WORLD));
