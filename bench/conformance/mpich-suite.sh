@@ -551,6 +551,7 @@ run_all() { # IMPL
         run_one "$impl" "$idx" "$d" "$p" "$np" "$args" "$envs" "$rt" "$tl" </dev/null
     done <"$work/tests.tsv"
     [ -t 2 ] && printf '\r%60s\r' '' >&2
+    cp "$work/tests.tsv" "$work/$impl/tests.tsv" # what status.tsv's numbers name
     echo "mpich-suite: $impl: ran $ntests tests in $((SECONDS - t0)) s" >&2
 }
 
@@ -560,6 +561,16 @@ for impl in $impls; do
     fi
 done
 for impl in $impls; do run_all "$impl"; done
+# An implementation not run this time is shown beside from an earlier run in the
+# same work directory when that run had the same test list (courier rebuilt and
+# rerun, Open MPI's results kept: --only courier after a run of both).
+for impl in courier ompi; do
+    case " $impls " in *" $impl "*) continue ;; esac
+    if [ -s "$work/$impl/status.tsv" ] && cmp -s "$work/$impl/tests.tsv" "$work/tests.tsv"; then
+        impls="$impls $impl"
+        echo "mpich-suite: $impl: results of an earlier run in $work" >&2
+    fi
+done
 
 # ---- results --------------------------------------------------------------------
 # results.tsv: test np args <status per implementation> seconds...
