@@ -69,12 +69,22 @@ static inline int h_idx(int h)
 
 /* ---- datatypes ------------------------------------------------------------ */
 
-/* One contiguous run of a type map: 'len' bytes at 'off' holding basic
- * elements of 'esz' bytes each. */
+/* One entry of a type map (mpi_type.c): a run of 'len' bytes at 'off' holding
+ * basic elements of 'esz' bytes each; rep 0: just that run (a plain run),
+ * else repeated as the type's rep[rep - 1] says. */
 typedef struct mpi_blk {
     ptrdiff_t off;
-    size_t len, esz;
+    size_t len;
+    uint32_t esz, rep;
 } mpi_blk;
+
+/* How an entry's run repeats: n[0] times s[0] bytes apart, the whole n[1]
+ * times s[1] bytes apart, so the runs are at off + j*s[1] + i*s[0], in the
+ * order j outer, i inner (n[1] == 1: one level). */
+typedef struct mpi_rep {
+    size_t n[2];
+    ptrdiff_t s[2];
+} mpi_rep;
 
 typedef struct mpi_type {
     int idx; /* its place in the table (the handle's index) */
@@ -85,16 +95,20 @@ typedef struct mpi_type {
     ptrdiff_t lb, ub;           /* extent = ub - lb */
     ptrdiff_t true_lb, true_ub; /* of the data itself */
     size_t align;               /* for the padding of struct types */
-    int nblk;                   /* type map of one instance, in order */
+    int nblk;                   /* type map of one instance, in order: the entries */
     mpi_blk *blk;               /* (predefined: points at 'one', so a type never moves) */
     mpi_blk one[2];             /* storage for predefined maps */
+    mpi_rep *rep;               /* the repetitions the entries name */
+    size_t reps;                /* the list of entries repeated reps times (>= 1), */
+    ptrdiff_t rstride;          /* ... rstride bytes apart (mpi_type.c) */
+    size_t nelem;               /* basic elements in one instance */
     int base;                   /* predefined type every element has, or -1 */
     bool contig;                /* one run, from offset 0, size == extent */
     bool raw;                   /* count instances are count*extent bytes of 'base' */
     char name[MPI_MAX_OBJECT_NAME];
-    size_t xsize;          /* bytes of one instance in "external32" (MPI_Pack_external) */
-    struct mpi_env *env;   /* how a derived type was made (NULL: predefined) */
-    int nattr;             /* attributes (MPI_Type_set_attr), in the order set */
+    size_t xsize;        /* bytes of one instance in "external32" (MPI_Pack_external) */
+    struct mpi_env *env; /* how a derived type was made (NULL: predefined) */
+    int nattr;           /* attributes (MPI_Type_set_attr), in the order set */
     struct mpi_attr *attr;
 } mpi_type;
 
@@ -109,9 +123,8 @@ typedef struct mpi_env {
 } mpi_env;
 /* Call cb(ctx, old, disp, n) for each run of n instances of 'old' at 'disp'
  * that a type made as e holds, in type-map order. */
-void mpi_type_enum(const mpi_env *e, void (*cb)(void *ctx, const mpi_type *old, ptrdiff_t disp,
-                                               size_t n),
-                   void *ctx);
+void mpi_type_enum(const mpi_env *e,
+                   void (*cb)(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n), void *ctx);
 /* A new live handle made like t (map, envelope, commit state): what
  * MPI_Type_get_contents returns for a derived type. */
 int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out);
@@ -218,7 +231,7 @@ void mpi_ctx_reclaim(cr_job *job); /* give back the pairs of drained communicato
 long mpi_ctx_free_word(long w);    /* this rank's free pairs in word w of the map */
 int mpi_ctx_take(int pair);        /* this rank uses the pair now; its p2p context */
 int mpi_no_ctx(cr_job *job, MPI_Comm comm, const char *call); /* report: no pair free */
-mpi_group *mpi_group_get(int h);                               /* NULL: not a live group */
+mpi_group *mpi_group_get(int h);                              /* NULL: not a live group */
 int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out);
 MPI_Group mpi_group_add(cr_job *job, const char *call, int *ranks, int size); /* takes ranks */
 

@@ -3,16 +3,40 @@
  * into the byte streams the engine moves. Names, contents, external32, the _x
  * forms and datatype attributes are in mpi_type_more.c.
  *
- * A type is kept as its flattened type map for one instance (runs of bytes at
- * offsets, each run holding basic elements of one size), plus its bounds. Data
- * of a contiguous type goes to the engine as it is; any other type is packed
- * into a staging buffer (send) or unpacked from one (receive). Messages carry
- * bytes only, so sender and receiver must agree on the type signature, as MPI
- * requires.
+ * A type is kept as its type map for one instance, compressed, plus its size,
+ * element count and bounds. The map is a list of entries (mpi_blk), each a
+ * run of bytes holding basic elements of one size, either plain or repeated
+ * at up to two strides (mpi_rep: n[0] times s[0] apart, all that n[1] times
+ * s[1] apart; kept in a side table, so that a plain entry stays 24 bytes:
+ * packing reads the whole map for every instance, and irregular maps of
+ * plain runs pack as fast as when maps were flat); the list, one "period",
+ * is itself repeated reps times rstride apart. So a vector of vectors of
+ * vectors of a simple type, or an array of a struct, is one entry or one
+ * short period whatever its counts: making, committing, querying and freeing
+ * it costs time and memory independent of the counts, and packing streams
+ * over the entries, never unrolling them. Repetition sits in each entry, not
+ * only in the period (MPICH-like "period x count"), so that a huge regular
+ * piece beside other data (a struct holding a huge vector) stays one entry;
+ * the period adds a third level and keeps arrays of multi-run types small.
+ * What fits neither is unrolled, at most MAP_MAX entries: a type that would
+ * need more is refused (MPI_ERR_INTERN). Data of a contiguous type goes
+ * to the engine as it is; any other type is packed into a staging buffer
+ * (send) or unpacked from one (receive). Messages carry bytes only, so sender
+ * and receiver must agree on the type signature, as MPI requires.
  *
  * Invariants:
- *  - runs in a map are in type-map order, and adjacent runs with the same
- *    element size are merged, so a contiguous type has exactly one run;
+ *  - entries are in type-map order, and the runs they stand for too (entry
+ *    by entry, j outer, i inner; period by period); a run appended after a
+ *    plain run that it continues (back to back with the same element size)
+ *    is merged into it, and a repetition that continues the stride of an
+ *    entry or of the period folds into it, so a contiguous type is exactly
+ *    one plain entry at 0 with reps 1 ('contig');
+ *  - an entry is repeated (rep > 0, its own mpi_rep) only if n[0] > 1, and
+ *    n[1] > 1 only if n[0] > 1; reps > 1 only if the period's entries could
+ *    not take the repetition themselves;
+ *  - size, nelem and the bounds are of the whole instance, summed by the
+ *    builder as it goes, never by walking a map: queries take constant time,
+ *    and counting elements of a part of an instance walks one period at most;
  *  - 'base' is the predefined type all elements of a type share (-1: mixed);
  *    'raw' says count instances are count*extent bytes of 'base' elements laid
  *    back to back, which reductions may combine in place;
@@ -199,6 +223,12 @@ static mpi_type *slot(cr_job *job, const char *call, int i)
     return mpi_g.types[i];
 }
 
+/* A plain run: len bytes at off, elements of esz bytes, no repetition. */
+static mpi_blk run_at(ptrdiff_t off, size_t len, size_t esz)
+{
+    return (mpi_blk){off, len, (uint32_t)esz, 0};
+}
+
 void mpi_types_init(cr_job *job)
 {
     mpi_g.ntypes = NPREDEF;
@@ -218,6 +248,7 @@ void mpi_types_init(cr_job *job)
                         .true_lb = 0,
                         .align = p->align,
                         .blk = t->one,
+                        .reps = 1,
                         .base = c,
                         .raw = true,
                         .xsize = xsizes[c]};
@@ -225,13 +256,15 @@ void mpi_types_init(cr_job *job)
         if (p->vsize) {
             t->size = p->vsize + sizeof(int);
             t->nblk = 2;
-            t->one[0] = (mpi_blk){0, p->vsize, p->vsize};
-            t->one[1] = (mpi_blk){(ptrdiff_t)p->ioff, sizeof(int), sizeof(int)};
+            t->nelem = 2;
+            t->one[0] = run_at(0, p->vsize, p->vsize);
+            t->one[1] = run_at((ptrdiff_t)p->ioff, sizeof(int), sizeof(int));
             t->true_ub = (ptrdiff_t)(p->ioff + sizeof(int));
         } else {
             t->size = p->size;
             t->nblk = 1;
-            t->one[0] = (mpi_blk){0, p->size, p->size};
+            t->nelem = 1;
+            t->one[0] = run_at(0, p->size, p->size);
             t->true_ub = (ptrdiff_t)p->size;
             t->contig = true;
         }
@@ -253,122 +286,455 @@ int mpi_type_check(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt
     return 0;
 }
 
-void mpi_pack_data(const mpi_type *t, const void *in, size_t count, char *out)
+/* n copies of len bytes from src to dst, the source advancing sstep bytes and
+ * the destination dstep bytes each time (with a constant size where common). */
+static void copy_runs(char *dst, ptrdiff_t dstep, const char *src, ptrdiff_t sstep, size_t n,
+                      size_t len)
 {
-    ptrdiff_t ext = type_extent(t);
-    for (size_t i = 0; i < count; i++) {
-        const char *b = (const char *)in + (ptrdiff_t)i * ext;
-        for (int k = 0; k < t->nblk; k++) {
-            memcpy(out, b + t->blk[k].off, t->blk[k].len);
-            out += t->blk[k].len;
+    if (len == 4)
+        for (size_t i = 0; i < n; i++, dst += dstep, src += sstep) memcpy(dst, src, 4);
+    else if (len == 8)
+        for (size_t i = 0; i < n; i++, dst += dstep, src += sstep) memcpy(dst, src, 8);
+    else if (len == 16)
+        for (size_t i = 0; i < n; i++, dst += dstep, src += sstep) memcpy(dst, src, 16);
+    else
+        for (size_t i = 0; i < n; i++, dst += dstep, src += sstep) memcpy(dst, src, len);
+}
+
+static const mpi_rep no_rep = {{1, 1}, {0, 0}};
+
+/* How entry e of t repeats (no_rep: a plain run). */
+static const mpi_rep *rep_of(const mpi_type *t, const mpi_blk *e)
+{
+    return e->rep ? &t->rep[e->rep - 1] : &no_rep;
+}
+
+/* Move the runs of entry e (repeated as rp says) of the instance at base to
+ * (pack) or from the byte stream at *s, in type-map order, at most *left bytes
+ * (a short end moves a prefix of a run). */
+static void blk_move(const mpi_rep *rp, const mpi_blk *e, char *base, char **s, size_t *left,
+                     bool pack)
+{
+    size_t len = e->len, n = rp->n[0];
+    ptrdiff_t step = rp->s[0];
+    for (size_t j = 0; j < rp->n[1] && *left; j++) {
+        char *p = base + e->off + (ptrdiff_t)j * rp->s[1];
+        size_t whole = *left / len < n ? *left / len : n;
+        if (pack)
+            copy_runs(*s, (ptrdiff_t)len, p, step, whole, len);
+        else
+            copy_runs(p, step, *s, (ptrdiff_t)len, whole, len);
+        *s += whole * len;
+        *left -= whole * len;
+        if (whole < n) { /* *left < len: a prefix of the next run ends the stream */
+            p += (ptrdiff_t)whole * step;
+            if (pack)
+                memcpy(*s, p, *left);
+            else
+                memcpy(p, *s, *left);
+            *s += *left;
+            *left = 0;
         }
     }
 }
 
+/* len bytes from src to dst, with a constant size where common. */
+static inline void copy_run(char *dst, const char *src, size_t len)
+{
+    if (len == 8)
+        memcpy(dst, src, 8);
+    else if (len == 4)
+        memcpy(dst, src, 4);
+    else
+        memcpy(dst, src, len);
+}
+
+/* The same for count instances of t from base: the whole map, period by
+ * period (plain runs copied here, the rest by blk_move). */
+static void map_move(const mpi_type *t, char *base, size_t count, char **s, size_t *left, bool pack)
+{
+    ptrdiff_t ext = type_extent(t), rstride = t->rstride; /* locals: memcpy may alias t */
+    size_t reps = t->reps;
+    const mpi_blk *blk = t->blk, *end = blk + t->nblk;
+    char *sp = *s;
+    size_t lf = *left;
+    for (size_t i = 0; i < count && lf; i++)
+        for (size_t r = 0; r < reps && lf; r++) {
+            char *b = base + (ptrdiff_t)i * ext + (ptrdiff_t)r * rstride;
+            for (const mpi_blk *e = blk; e < end && lf; e++) {
+                if (!e->rep && e->len <= lf) { /* a whole plain run */
+                    if (pack)
+                        copy_run(sp, b + e->off, e->len);
+                    else
+                        copy_run(b + e->off, sp, e->len);
+                    sp += e->len;
+                    lf -= e->len;
+                } else {
+                    blk_move(rep_of(t, e), e, b, &sp, &lf, pack);
+                }
+            }
+        }
+    *s = sp;
+    *left = lf;
+}
+
+void mpi_pack_data(const mpi_type *t, const void *in, size_t count, char *out)
+{
+    size_t left = SIZE_MAX;
+    map_move(t, (char *)in, count, &out, &left, true);
+}
+
 void mpi_unpack_data(const mpi_type *t, const char *in, size_t n, void *out, size_t count)
 {
-    ptrdiff_t ext = type_extent(t);
-    for (size_t i = 0; i < count && n; i++) {
-        char *b = (char *)out + (ptrdiff_t)i * ext;
-        for (int k = 0; k < t->nblk && n; k++) {
-            size_t l = t->blk[k].len < n ? t->blk[k].len : n;
-            memcpy(b + t->blk[k].off, in, l);
-            in += l;
-            n -= l;
-        }
-    }
+    char *s = (char *)in;
+    map_move(t, out, count, &s, &n, false);
 }
 
 size_t mpi_elements(const mpi_type *t, size_t bytes)
 {
     if (!t->size) return 0;
-    size_t per = 0;
-    for (int k = 0; k < t->nblk; k++) per += t->blk[k].len / t->blk[k].esz;
-    size_t full = bytes / t->size, rem = bytes % t->size, n = full * per;
+    size_t psize = t->size / t->reps, rem = bytes % psize; /* whole periods, then a part */
+    size_t n = bytes / psize * (t->nelem / t->reps);
     for (int k = 0; k < t->nblk && rem; k++) {
-        size_t l = t->blk[k].len < rem ? t->blk[k].len : rem;
-        n += l / t->blk[k].esz;
-        rem -= l;
+        const mpi_blk *e = &t->blk[k];
+        const mpi_rep *rp = rep_of(t, e);
+        size_t runs = rp->n[0] * rp->n[1], whole = rem / e->len < runs ? rem / e->len : runs;
+        n += whole * (e->len / e->esz);
+        rem -= whole * e->len;
+        if (whole < runs) { /* ends in this entry, rem < len */
+            n += rem / e->esz;
+            break;
+        }
     }
     return n;
 }
 
 /* ---- constructors ------------------------------------------------------------- */
 
-/* A type under construction. */
+/* Most entries a type map may have (one period): a type whose map would need
+ * more, once its old types' maps are unrolled where they do not repeat
+ * regularly, is refused with MPI_ERR_INTERN. */
+#define MAP_MAX (1 << 24)
+
+/* An entry of a map under construction: an mpi_blk and its mpi_rep in one
+ * (plain: n[0] == n[1] == 1; n[1] > 1 only if n[0] > 1). Types keep the
+ * compact form, whose plain entries are as small as they ever were: packing
+ * reads the whole map for every instance. */
+typedef struct entry {
+    ptrdiff_t off;
+    size_t len, esz;
+    size_t n[2];
+    ptrdiff_t s[2];
+} entry;
+
+/* Entry k of t's map. */
+static entry entry_of(const mpi_type *t, int k)
+{
+    const mpi_blk *e = &t->blk[k];
+    const mpi_rep *r = rep_of(t, e);
+    return (entry){e->off, e->len, e->esz, {r->n[0], r->n[1]}, {r->s[0], r->s[1]}};
+}
+
+/* A type under construction: its map (entries, repeated reps times rstride
+ * apart) and, kept apart from it, the size and bounds of all its data. */
 typedef struct builder {
-    mpi_blk *blk;
+    entry *ent;
     int nblk, cap;
-    size_t size, align, xsize;
+    size_t reps;
+    ptrdiff_t rstride;
+    size_t size, nelem, align, xsize;
     ptrdiff_t lb, ub, tlb, tub;
-    bool any;  /* bounds set */
-    int base;  /* -2: none yet */
-    bool fail; /* out of memory */
+    bool any;        /* bounds set */
+    int base;        /* -2: none yet */
+    int err;         /* MPI_SUCCESS, or why the type cannot be made */
+    const char *why; /* ... in words */
 } builder;
 
-static void add_run(builder *b, ptrdiff_t off, size_t len, size_t esz)
+static void refuse(builder *b, int err, const char *why)
 {
-    if (!len) return;
-    if (b->nblk) {
-        mpi_blk *l = &b->blk[b->nblk - 1];
-        if (l->esz == esz && l->off + (ptrdiff_t)l->len == off) {
-            l->len += len;
-            goto bounds;
+    if (!b->err) {
+        b->err = err;
+        b->why = why;
+    }
+}
+
+/* Make entry e stand for itself repeated c times, x bytes apart: false (e
+ * unusable) when that needs a third level of repetition. */
+static bool repeat(entry *e, size_t c, ptrdiff_t x)
+{
+    if (c == 1) return true;
+    if (e->n[0] == 1) { /* a plain run (n[1] > 1 only with n[0] > 1) */
+        if (x == (ptrdiff_t)e->len) {
+            e->len *= c; /* back to back: one longer run */
+        } else {
+            e->n[0] = c;
+            e->s[0] = x;
         }
+    } else if (e->n[1] == 1) {
+        if (x == (ptrdiff_t)e->n[0] * e->s[0]) {
+            e->n[0] *= c; /* continues level 0 */
+        } else {
+            e->n[1] = c;
+            e->s[1] = x;
+        }
+    } else if (x == (ptrdiff_t)e->n[1] * e->s[1]) {
+        e->n[1] *= c;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Make l, followed in the map by e, stand for both if one entry can: plain
+ * runs of one element size back to back become one run; equal runs, or equal
+ * repeated runs, one repetition; a repetition that e goes on grows. */
+static bool merge(entry *l, const entry *e)
+{
+    bool lp = l->n[0] == 1, ep = e->n[0] == 1; /* plain runs */
+    if (l->esz != e->esz || e->n[1] > 1) return false;
+    if (lp && ep && e->off == l->off + (ptrdiff_t)l->len) {
+        l->len += e->len;
+        return true;
+    }
+    if (l->len != e->len) return false;
+    if (lp) {
+        if (!ep) return false;
+        l->n[0] = 2;
+        l->s[0] = e->off - l->off;
+        return true;
+    }
+    bool same = !ep && e->n[0] == l->n[0] && e->s[0] == l->s[0];
+    if (l->n[1] == 1) {
+        if ((ep || e->s[0] == l->s[0]) && e->off == l->off + (ptrdiff_t)l->n[0] * l->s[0]) {
+            l->n[0] += e->n[0];
+            return true;
+        }
+        if (!same) return false;
+        l->n[1] = 2;
+        l->s[1] = e->off - l->off;
+        return true;
+    }
+    if (!same || e->off != l->off + (ptrdiff_t)l->n[1] * l->s[1]) return false;
+    l->n[1]++;
+    return true;
+}
+
+static void expand(builder *b);
+
+/* Append entry e to the period, merged into the last entry if it can be. A
+ * builder with a repeated period is unrolled first. */
+static void add_entry(builder *b, entry e)
+{
+    if (!e.len || !e.n[0] || !e.n[1] || b->err) return;
+    if (b->reps > 1) expand(b);
+    if (b->nblk && !b->err && merge(&b->ent[b->nblk - 1], &e)) return;
+    if (b->err) return;
+    if (b->nblk == MAP_MAX) {
+        refuse(b, MPI_ERR_INTERN, "the type map would exceed courier's limit of 2^24 entries");
+        return;
     }
     if (b->nblk == b->cap) {
         int cap = b->cap ? 2 * b->cap : 8;
-        mpi_blk *n = realloc(b->blk, (size_t)cap * sizeof *n);
+        entry *n = realloc(b->ent, (size_t)cap * sizeof *n);
         if (!n) {
-            b->fail = true;
+            refuse(b, MPI_ERR_NO_MEM, "out of memory for the type map");
             return;
         }
-        b->blk = n;
+        b->ent = n;
         b->cap = cap;
     }
-    b->blk[b->nblk++] = (mpi_blk){off, len, esz};
-bounds:
-    b->size += len;
-    if (b->size == len || off < b->tlb) b->tlb = off;
-    if (b->size == len || off + (ptrdiff_t)len > b->tub) b->tub = off + (ptrdiff_t)len;
+    b->ent[b->nblk++] = e;
 }
 
-/* Append 'n' instances of t starting at displacement 'disp'. */
-static void add_old(builder *b, const mpi_type *t, ptrdiff_t disp, size_t n)
+/* Unroll a repeated period into plain entries (something else follows it),
+ * from a copy of the period: appending may merge into its last entry. */
+static void expand(builder *b)
 {
-    ptrdiff_t ext = type_extent(t);
-    if (n) {
-        ptrdiff_t last = (ptrdiff_t)(n - 1) * ext; /* extent may be negative */
-        ptrdiff_t lo = disp + t->lb + (last < 0 ? last : 0);
-        ptrdiff_t hi = disp + t->ub + (last > 0 ? last : 0);
-        if (!b->any || lo < b->lb) b->lb = lo;
-        if (!b->any || hi > b->ub) b->ub = hi;
-        b->any = true;
-        if (b->base == -2)
-            b->base = t->base;
-        else if (b->base != t->base)
-            b->base = -1;
-        if (t->align > b->align) b->align = t->align;
-        b->xsize += n * t->xsize;
+    size_t reps = b->reps;
+    int m = b->nblk;
+    b->reps = 1;
+    if ((double)reps * m > MAP_MAX) {
+        refuse(b, MPI_ERR_INTERN, "the type map would exceed courier's limit of 2^24 entries");
+        return;
     }
-    for (size_t i = 0; i < n && !b->fail; i++)
-        for (int k = 0; k < t->nblk; k++)
-            add_run(b, disp + (ptrdiff_t)i * ext + t->blk[k].off, t->blk[k].len, t->blk[k].esz);
+    entry *period = malloc((size_t)m * sizeof *period);
+    if (!period) {
+        refuse(b, MPI_ERR_NO_MEM, "out of memory for the type map");
+        return;
+    }
+    memcpy(period, b->ent, (size_t)m * sizeof *period);
+    for (size_t r = 1; r < reps && !b->err; r++)
+        for (int k = 0; k < m; k++) {
+            entry e = period[k];
+            e.off += (ptrdiff_t)r * b->rstride;
+            add_entry(b, e);
+        }
+    free(period);
 }
 
-static void add_old_cb(void *ctx, const mpi_type *t, ptrdiff_t disp, size_t n)
+/* A map being described: t's entries (or, folded, the single entry 'one'),
+ * repeated reps times stride apart. */
+typedef struct map {
+    const mpi_type *t;
+    int nblk;
+    size_t reps;
+    ptrdiff_t stride;
+    bool folded;
+    entry one;
+} map;
+
+static entry map_entry(const map *m, int k)
 {
-    add_old(ctx, t, disp, n);
+    return m->folded ? m->one : entry_of(m->t, k);
+}
+
+/* Make m stand for itself repeated c times, x bytes apart: a single entry
+ * takes the repetition in itself if it can, a period that is not repeated
+ * yet, or whose repetition x goes on, takes it as its own; false otherwise. */
+static bool map_repeat(map *m, size_t c, ptrdiff_t x)
+{
+    if (c == 1) return true;
+    if (m->nblk == 1 && m->reps == 1) {
+        entry e = map_entry(m, 0);
+        if (repeat(&e, c, x)) {
+            m->one = e;
+            m->folded = true;
+            return true;
+        }
+    }
+    if (m->reps == 1) {
+        m->reps = c;
+        m->stride = x;
+    } else if (x == (ptrdiff_t)m->reps * m->stride) {
+        m->reps *= c;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Append map m at displacement disp: a repeated m becomes the builder's own
+ * period when the builder is empty (folded into its single entry if it can
+ * be), and is unrolled otherwise. */
+static void add_map(builder *b, const map *m, ptrdiff_t disp)
+{
+    if (m->reps > 1 && (b->nblk || b->reps > 1)) {
+        if ((double)m->reps * m->nblk > MAP_MAX - b->nblk) {
+            refuse(b, MPI_ERR_INTERN, "the type map would exceed courier's limit of 2^24 entries");
+            return;
+        }
+        for (size_t r = 0; r < m->reps && !b->err; r++)
+            for (int k = 0; k < m->nblk; k++) {
+                entry e = map_entry(m, k);
+                e.off += disp + (ptrdiff_t)r * m->stride;
+                add_entry(b, e);
+            }
+        return;
+    }
+    for (int k = 0; k < m->nblk; k++) {
+        entry e = map_entry(m, k);
+        e.off += disp;
+        add_entry(b, e);
+    }
+    if (m->reps > 1 && !b->err) {
+        if (b->nblk == 1 && repeat(&b->ent[0], m->reps, m->stride)) return;
+        b->reps = m->reps;
+        b->rstride = m->stride;
+    }
+}
+
+static double mag(double v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Append reps groups of n consecutive instances of t, group r at
+ * disp + r*stride: in time and memory independent of n and reps when t's map
+ * and the repetitions fit the map's three levels (two in an entry, one of the
+ * period), else unrolled as far as needed. */
+static void add_old(builder *b, const mpi_type *t, ptrdiff_t disp, size_t n, size_t reps,
+                    ptrdiff_t stride)
+{
+    if (!n || !reps || b->err) return;
+    ptrdiff_t ext = type_extent(t);
+    double far = mag(disp) + mag(t->lb) + mag(t->ub) + mag((double)(n - 1) * (double)ext) +
+                 mag((double)(reps - 1) * (double)stride);
+    double most = (double)(PTRDIFF_MAX / 4 + 1);
+    if (far > most || (double)n * (double)reps * (double)t->size > most) {
+        refuse(b, MPI_ERR_ARG, "the type spans or holds more bytes than courier can address");
+        return;
+    }
+    ptrdiff_t last = (ptrdiff_t)(n - 1) * ext, rlast = (ptrdiff_t)(reps - 1) * stride;
+    ptrdiff_t lo = (last < 0 ? last : 0) + (rlast < 0 ? rlast : 0); /* extents may be negative */
+    ptrdiff_t hi = (last > 0 ? last : 0) + (rlast > 0 ? rlast : 0);
+    if (!b->any || disp + t->lb + lo < b->lb) b->lb = disp + t->lb + lo;
+    if (!b->any || disp + t->ub + hi > b->ub) b->ub = disp + t->ub + hi;
+    b->any = true;
+    if (t->size) {
+        if (!b->size || disp + t->true_lb + lo < b->tlb) b->tlb = disp + t->true_lb + lo;
+        if (!b->size || disp + t->true_ub + hi > b->tub) b->tub = disp + t->true_ub + hi;
+    }
+    b->size += n * reps * t->size;
+    b->nelem += n * reps * t->nelem;
+    if (b->base == -2)
+        b->base = t->base;
+    else if (b->base != t->base)
+        b->base = -1;
+    if (t->align > b->align) b->align = t->align;
+    b->xsize += n * reps * t->xsize;
+    if (!t->nblk) return;
+    map g = {t, t->nblk, t->reps, t->rstride, false, {0}};
+    bool group = map_repeat(&g, n, ext); /* g: one group of n instances */
+    map all = g;
+    if (group && map_repeat(&all, reps, stride)) {
+        add_map(b, &all, disp);
+        return;
+    }
+    /* unrolled: each group, or each instance */
+    map one = {t, t->nblk, t->reps, t->rstride, false, {0}};
+    double need = (double)reps * (group ? (double)g.nblk * (double)g.reps
+                                        : (double)n * (double)t->nblk * (double)t->reps);
+    if (need > MAP_MAX - b->nblk) {
+        refuse(b, MPI_ERR_INTERN, "the type map would exceed courier's limit of 2^24 entries");
+        return;
+    }
+    for (size_t r = 0; r < reps && !b->err; r++)
+        for (size_t i = 0; i < (group ? 1 : n) && !b->err; i++)
+            add_map(b, group ? &g : &one, disp + (ptrdiff_t)r * stride + (ptrdiff_t)i * ext);
+}
+
+static void add_old_cb(void *ctx, const mpi_type *t, ptrdiff_t disp, size_t n, size_t reps,
+                       ptrdiff_t stride)
+{
+    add_old(ctx, t, disp, n, reps, stride);
 }
 
 static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out, bool pad,
                     bool raw)
 {
-    if (b->fail) {
-        free(b->blk);
-        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_NO_MEM,
-                        "out of memory for the type map");
+    /* the map in its compact form: plain entries, and the repetitions apart */
+    size_t nrep = 0, nb = b->nblk > 0 ? (size_t)b->nblk : 1;
+    for (int k = 0; k < b->nblk; k++) nrep += b->ent[k].n[0] > 1;
+    mpi_blk *blk = b->err ? NULL : malloc(nb * sizeof *blk);
+    mpi_rep *rep = b->err || !nrep ? NULL : malloc(nrep * sizeof *rep);
+    if (!b->err && (!blk || (nrep && !rep)))
+        refuse(b, MPI_ERR_NO_MEM, "out of memory for the type map");
+    if (b->err) {
+        free(b->ent);
+        free(blk);
+        free(rep);
+        return mpi_fail(job, MPI_COMM_WORLD, call, b->err, "%s", b->why);
     }
+    nrep = 0;
+    for (int k = 0; k < b->nblk; k++) {
+        const entry *e = &b->ent[k];
+        blk[k] = (mpi_blk){e->off, e->len, (uint32_t)e->esz, 0};
+        if (e->n[0] > 1) {
+            rep[nrep] = (mpi_rep){{e->n[0], e->n[1]}, {e->s[0], e->s[1]}};
+            blk[k].rep = (uint32_t)++nrep;
+        }
+    }
+    free(b->ent);
     int i = 1;
     while (i < mpi_g.ntypes && mpi_g.types[i] && mpi_g.types[i]->used) i++;
     if (i == mpi_g.ntypes) {
@@ -391,7 +757,11 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
                     .true_ub = b->tub,
                     .align = b->align ? b->align : 1,
                     .nblk = b->nblk,
-                    .blk = b->blk,
+                    .blk = blk,
+                    .rep = rep,
+                    .reps = b->reps,
+                    .rstride = b->rstride,
+                    .nelem = b->nelem,
                     .base = b->base < 0 ? -1 : b->base,
                     .xsize = b->xsize};
     if (!b->any) t->lb = t->ub = 0;
@@ -400,8 +770,8 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
         ptrdiff_t ext = t->ub - t->lb, a = (ptrdiff_t)t->align;
         if (ext % a) t->ub += a - ext % a;
     }
-    t->contig =
-        t->nblk == 1 && t->blk[0].off == 0 && t->lb == 0 && (ptrdiff_t)t->size == type_extent(t);
+    t->contig = t->nblk == 1 && t->reps == 1 && !t->blk[0].rep && t->blk[0].off == 0 &&
+                t->lb == 0 && (ptrdiff_t)t->size == type_extent(t);
     t->raw = t->base >= 0 && (raw || (t->contig && mpi_g.types[t->base]->contig));
     *out = (MPI_Datatype)(K_TYPE | (unsigned)i);
     return MPI_SUCCESS;
@@ -436,6 +806,7 @@ void mpi_type_unref(int idx)
     if (--t->refs == 0 && t->dead) {
         mpi_env *e = t->env;
         free(t->blk);
+        free(t->rep);
         free(t->attr);
         *t = (mpi_type){.idx = idx};
         if (e) env_free(e); /* may release the types it was made from in turn */
@@ -492,25 +863,54 @@ static grid_dim grid_at(const mpi_env *e, int d)
 }
 
 typedef void enum_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n);
+/* reps groups of n consecutive instances of old, group r at disp + r*stride. */
+typedef void group_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                      ptrdiff_t stride);
 
-/* Dimension 'level' of the grid (0: the slowest varying), then the faster ones;
- * the fastest gives runs of consecutive elements. */
+/* Dimension 'level' of the grid (0: the slowest varying), then the faster ones.
+ * The fastest gives runs of consecutive elements, its blocks of k every step
+ * as one group (a short last block apart); when the fastest holds a single
+ * block, the dimension above gives its consecutive indices as one group. */
 static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdiff_t disp,
-                       const mpi_type *old, enum_fn *cb, void *ctx)
+                       const mpi_type *old, group_fn *cb, void *ctx)
 {
     grid_dim g = grid_at(e, c_order ? level : nd - 1 - level);
-    ptrdiff_t ext = type_extent(old);
+    ptrdiff_t ext = type_extent(old), st = g.stride * ext;
+    if (g.lo >= g.hi) return;
+    if (level == nd - 1) {
+        ptrdiff_t blocks = (g.hi - g.lo + g.step - 1) / g.step, jl = g.lo + (blocks - 1) * g.step;
+        ptrdiff_t kl = g.hi - jl < g.k ? g.hi - jl : g.k; /* the last block */
+        if (kl < g.k) {
+            if (blocks > 1)
+                cb(ctx, old, disp + g.lo * st, (size_t)g.k, (size_t)blocks - 1, g.step * st);
+            cb(ctx, old, disp + jl * st, (size_t)kl, 1, 0);
+        } else {
+            cb(ctx, old, disp + g.lo * st, (size_t)g.k, (size_t)blocks, g.step * st);
+        }
+        return;
+    }
+    if (level == nd - 2) {
+        grid_dim h = grid_at(e, c_order ? level + 1 : nd - 2 - level);
+        if (h.lo >= h.hi) return;    /* nothing at all */
+        if (h.lo + h.step >= h.hi) { /* one block: one run per index of this level */
+            ptrdiff_t hk = h.hi - h.lo < h.k ? h.hi - h.lo : h.k, at = h.lo * h.stride * ext;
+            for (ptrdiff_t j = g.lo; j < g.hi; j += g.step) {
+                ptrdiff_t end = j + g.k < g.hi ? j + g.k : g.hi;
+                cb(ctx, old, disp + j * st + at, (size_t)hk, (size_t)(end - j), st);
+            }
+            return;
+        }
+    }
     for (ptrdiff_t j = g.lo; j < g.hi; j += g.step) {
         ptrdiff_t end = j + g.k < g.hi ? j + g.k : g.hi;
-        if (level == nd - 1)
-            cb(ctx, old, disp + j * g.stride * ext, (size_t)(end - j));
-        else
-            for (ptrdiff_t i = j; i < end; i++)
-                grid_level(e, nd, c_order, level + 1, disp + i * g.stride * ext, old, cb, ctx);
+        for (ptrdiff_t i = j; i < end; i++)
+            grid_level(e, nd, c_order, level + 1, disp + i * st, old, cb, ctx);
     }
 }
 
-void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
+/* The groups of old-type instances an envelope describes, in type-map order:
+ * one group for contiguous, vector and hvector whatever their count. */
+static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
 {
     const int *v = e->ints;
     const MPI_Aint *a = e->aints;
@@ -520,31 +920,32 @@ void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
     switch (e->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
-        cb(ctx, old, 0, 1);
+        cb(ctx, old, 0, 1, 1, 0);
         break;
     case MPI_COMBINER_CONTIGUOUS:
-        cb(ctx, old, 0, (size_t)n);
+        cb(ctx, old, 0, (size_t)n, 1, 0);
         break;
     case MPI_COMBINER_VECTOR:
-        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)i * v[2] * ext, (size_t)v[1]);
+        if (n > 0) cb(ctx, old, 0, (size_t)v[1], (size_t)n, (ptrdiff_t)v[2] * ext);
         break;
     case MPI_COMBINER_HVECTOR:
-        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)i * a[0], (size_t)v[1]);
+        if (n > 0) cb(ctx, old, 0, (size_t)v[1], (size_t)n, a[0]);
         break;
     case MPI_COMBINER_INDEXED:
-        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)v[1 + n + i] * ext, (size_t)v[1 + i]);
+        for (int i = 0; i < n; i++)
+            cb(ctx, old, (ptrdiff_t)v[1 + n + i] * ext, (size_t)v[1 + i], 1, 0);
         break;
     case MPI_COMBINER_HINDEXED:
-        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1 + i]);
+        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1 + i], 1, 0);
         break;
     case MPI_COMBINER_INDEXED_BLOCK:
-        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)v[2 + i] * ext, (size_t)v[1]);
+        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)v[2 + i] * ext, (size_t)v[1], 1, 0);
         break;
     case MPI_COMBINER_HINDEXED_BLOCK:
-        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1]);
+        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1], 1, 0);
         break;
     case MPI_COMBINER_STRUCT:
-        for (int i = 0; i < n; i++) cb(ctx, mpi_g.types[e->types[i]], a[i], (size_t)v[1 + i]);
+        for (int i = 0; i < n; i++) cb(ctx, mpi_g.types[e->types[i]], a[i], (size_t)v[1 + i], 1, 0);
         break;
     case MPI_COMBINER_SUBARRAY:
         grid_level(e, v[0], v[1 + 3 * v[0]] == MPI_ORDER_C, 0, 0, old, cb, ctx);
@@ -557,15 +958,33 @@ void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
     }
 }
 
-/* Make the type e describes: its map from the runs mpi_type_enum gives, then
+typedef struct each_ctx {
+    enum_fn *cb;
+    void *ctx;
+} each_ctx;
+
+static void each_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                       ptrdiff_t stride)
+{
+    each_ctx *c = ctx;
+    for (size_t r = 0; r < reps; r++) c->cb(c->ctx, old, disp + (ptrdiff_t)r * stride, n);
+}
+
+void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
+{
+    each_ctx c = {cb, ctx};
+    enum_groups(e, each_group, &c);
+}
+
+/* Make the type e describes: its map from the groups enum_groups gives, then
  * the bounds its combiner sets. Takes e (freed on error); on success the new
  * type holds a reference on each derived type e names. */
 static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Datatype *out)
 {
     if (!e)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_NO_MEM, "out of memory for the type");
-    builder b = {.base = -2};
-    mpi_type_enum(e, add_old_cb, &b);
+    builder b = {.reps = 1, .base = -2};
+    enum_groups(e, add_old_cb, &b);
     if (e->combiner == MPI_COMBINER_RESIZED) {
         b.lb = e->aints[0];
         b.ub = e->aints[0] + e->aints[1];

@@ -8,7 +8,7 @@
  *    original may have been freed: a type keeps the types it was made from
  *    alive through a reference), which the caller frees;
  *  - external32 data is walked element by element in type-map order through
- *    the envelopes (mpi_type_enum), since the flattened map no longer knows
+ *    the envelopes (mpi_type_enum), since the compressed map no longer knows
  *    which basic type each run holds; sizes differ from the native ones
  *    (MPI_LONG: 4 bytes, MPI_WCHAR: 2, MPI_LONG_DOUBLE: IEEE binary128),
  *    integers are truncated on the way out and sign- or zero-extended back;
@@ -492,21 +492,25 @@ static int set_elements(const char *call, MPI_Status *st, MPI_Datatype dt, MPI_C
     if (!rc && count < 0)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %lld is negative",
                       (long long)count);
-    size_t per = 0;
-    for (int k = 0; !rc && k < t->nblk; k++) per += t->blk[k].len / t->blk[k].esz;
-    if (!rc && !per && count)
+    if (!rc && !t->nelem && count)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                       "the datatype has no elements, count %lld is not 0", (long long)count);
     if (rc) return mpi_leave(job, rc);
     size_t bytes = 0;
-    if (per) {
-        size_t rem = (size_t)count % per;
-        bytes = (size_t)count / per * t->size;
+    if (t->nelem) { /* whole periods of the map, then a part of one */
+        size_t per = t->nelem / t->reps, rem = (size_t)count % per;
+        bytes = (size_t)count / per * (t->size / t->reps);
         for (int k = 0; k < t->nblk && rem; k++) {
-            size_t n = t->blk[k].len / t->blk[k].esz;
-            if (n > rem) n = rem;
-            bytes += n * t->blk[k].esz;
-            rem -= n;
+            const mpi_blk *e = &t->blk[k];
+            const mpi_rep *rp = e->rep ? &t->rep[e->rep - 1] : NULL;
+            size_t each = e->len / e->esz, runs = rp ? rp->n[0] * rp->n[1] : 1;
+            size_t whole = rem / each < runs ? rem / each : runs;
+            bytes += whole * e->len;
+            rem -= whole * each;
+            if (whole < runs) { /* ends in this entry, rem < each */
+                bytes += rem * e->esz;
+                break;
+            }
         }
     }
     st->cr_bytes = (long long)bytes;

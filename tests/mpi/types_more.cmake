@@ -8,3 +8,12 @@ target_link_libraries(mpi_types_more PRIVATE courier)
 mpi_test(mpi_types_more_1 1 $<TARGET_FILE:mpi_types_more>)
 mpi_test(mpi_types_more_2 2 $<TARGET_FILE:mpi_types_more>)
 mpi_test(mpi_types_more_3 3 $<TARGET_FILE:mpi_types_more>)
+
+# Datatypes with huge but regular type maps: a vector of INT_MAX/2 blocks
+# queried, a 10-million-block vector sent, nested vectors against hand-packed
+# references (tests/mpi/types_huge.c).
+add_executable(mpi_types_huge types_huge.c)
+target_include_directories(mpi_types_huge PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_types_huge PRIVATE courier)
+mpi_test(mpi_types_huge_1 1 $<TARGET_FILE:mpi_types_huge>)
+mpi_test(mpi_types_huge_2 2 $<TARGET_FILE:mpi_types_huge>)
