@@ -1,26 +1,28 @@
-/* courier — a subset of MPI-3.1 (C binding), on the same engine and collective
- * layer as NX/2 and MPL.
+/* courier — MPI-3.1 (C binding), on the same engine and collective layer as
+ * NX/2 and MPL.
  *
- * Installed as <prefix>/include/courier/mpi.h; courier-cc adds
- * -I<prefix>/include/courier so that `#include <mpi.h>` finds this file and never
- * a system MPI's. Programs run with `courier run -n N prog`.
+ * Installed as <prefix>/include/courier/mpi.h; courier-cc and courier-c++ add
+ * -I<prefix>/include/courier so that `#include <mpi.h>` finds this file and
+ * never a system MPI's. Programs run with `courier run -n N prog`.
  *
- * What is here: environment (Init, Init_thread up to MPI_THREAD_SERIALIZED,
- * Finalize, Abort, Wtime, ...), point-to-point in all four send modes, blocking
- * and nonblocking, with probe, cancel of receives and every wait/test form;
- * communicators (dup, split, create, compare, attributes) and groups; derived
- * datatypes (contiguous, vector, hvector, indexed, hindexed, indexed_block,
- * struct, resized) with pack/unpack; the blocking collectives with MPI_IN_PLACE
- * and every predefined reduction operation plus user operations; error handlers
- * (MPI_ERRORS_ARE_FATAL by default, MPI_ERRORS_RETURN, user handlers).
+ * What is here: environment and thread levels; point-to-point in all send
+ * modes, with probes, matched probes, cancel, persistent and generalized
+ * requests and every wait/test form; communicators (intra and inter), groups,
+ * attributes, info objects; Cartesian, graph and distributed graph topologies
+ * with the blocking neighbourhood collectives; derived datatypes (subarray and
+ * darray included) with names, envelopes, attributes and external32 packing;
+ * the blocking collectives (also on intercommunicators) and the nonblocking
+ * ones (on intracommunicators); error handlers and user error classes; and the
+ * profiling interface: every function is also PMPI_name, MPI_name being a weak
+ * alias of it.
  *
  * What is not here is not declared either: a program that calls it fails to
  * link (and, with compilers that reject implicit declarations, to compile) —
- * nonblocking and neighbourhood collectives, persistent requests, one-sided
- * communication, MPI-IO, dynamic processes, topologies, intercommunicators,
- * info objects, generalized requests and the Fortran binding. The exceptions are the window
- * constructors and MPI_Win_free, which exist only to end the job with a clear message. docs/mpi.md
- * has the details.
+ * one-sided communication, MPI-IO, dynamic processes, nonblocking neighbourhood
+ * collectives, the MPI_T tools interface, MPI-4 calls (but MPI_Info_get_string
+ * and MPI_Info_create_env) and the Fortran binding. The exceptions are the
+ * window constructors, MPI_Win_attach and MPI_Win_free, which exist only to end
+ * the job with a clear message. docs/mpi.md has the details.
  *
  * Handles are ints with a kind in their high bits (as in MPICH), so passing a
  * datatype where a communicator belongs is reported as MPI_ERR_COMM. */
@@ -158,7 +160,7 @@ typedef struct MPI_Status {
 /* Comm_compare / Group_compare results. */
 enum { MPI_IDENT = 0, MPI_CONGRUENT = 1, MPI_SIMILAR = 2, MPI_UNEQUAL = 3 };
 
-/* Thread support levels: courier provides up to MPI_THREAD_SERIALIZED. */
+/* Thread support levels: courier provides each, MPI_THREAD_MULTIPLE included. */
 enum {
     MPI_THREAD_SINGLE = 0,
     MPI_THREAD_FUNNELED = 1,
@@ -490,8 +492,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 /* MPI_Comm_split_type: the ranks of one host (MPI_COMM_TYPE_SHARED). */
 #define MPI_COMM_TYPE_SHARED 1
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 /* MPI-1 attribute calls (deprecated): the keyvals of MPI_Comm_create_keyval. */
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
@@ -672,8 +673,8 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner);
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int MPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype);
@@ -949,8 +950,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                         MPI_Comm *newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                        void *extra_state);
 int PMPI_Keyval_free(int *keyval);
@@ -1071,8 +1071,7 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
                             MPI_Aint *size);
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);

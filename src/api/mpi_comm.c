@@ -21,6 +21,11 @@
  * uses and AND all of those, plus one none has touched, taking the lowest pair.
  * When no pair is free on all members the call fails through the parent's
  * error handler (MPI_ERR_INTERN), the same on every member, and changes nothing.
+ * Several threads of a rank may be making communicators at once (over
+ * different parents, MPI_THREAD_MULTIPLE): only one of their agreements at a
+ * time offers this rank's free pairs, the one of lowest priority (mpi_agree,
+ * mpi_impl.h), and a round in which a member offered none is tried again by
+ * every member; the pair agreed is taken before the offer is given up.
  *
  * Invariants:
  *  - a pair is taken by a rank for at most one communicator at a time, and a
@@ -41,6 +46,9 @@
  *    program error: every send must be received); arriving after its pair was
  *    reused, it could match the later communicator;
  *  - MPI_COMM_WORLD and MPI_COMM_SELF (handles 0 and 1) are never freed;
+ *  - a communicator or group, once allocated, never moves (the tables hold
+ *    pointers; a freed slot is cleared and reused): the collective layer keeps
+ *    &c->g through waits, while another thread's call may grow the table;
  *  - a freed communicator or group handle is detected on its next use. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +62,9 @@ mpi_comm *mpi_comm_get(int h)
 {
     if (!h_is(h, K_COMM)) return NULL;
     int i = h_idx(h);
-    if (i >= mpi_g.ncomms || !mpi_g.comms[i].used || mpi_g.comms[i].draining) return NULL;
-    return &mpi_g.comms[i];
+    if (i >= mpi_g.ncomms) return NULL;
+    mpi_comm *c = mpi_g.comms[i];
+    return c->used && !c->draining ? c : NULL;
 }
 
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out)
@@ -100,18 +109,21 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
                       MPI_Errhandler errh)
 {
     int i = mpi_g.comm_free_from > 2 ? mpi_g.comm_free_from : 2;
-    while (i < mpi_g.ncomms && mpi_g.comms[i].used) i++;
+    while (i < mpi_g.ncomms && mpi_g.comms[i]->used) i++;
     mpi_g.comm_free_from = i + 1;
     if (i == mpi_g.ncomms) {
         if (mpi_g.ncomms % 16 == 0) {
-            mpi_comm *n = realloc(mpi_g.comms, (size_t)(mpi_g.ncomms + 16) * sizeof *n);
+            mpi_comm **n = realloc(mpi_g.comms, (size_t)(mpi_g.ncomms + 16) * sizeof *n);
             if (!n) cr_fatal(job, call, "out of memory for communicators");
             mpi_g.comms = n;
         }
+        if (!(mpi_g.comms[i] = malloc(sizeof **mpi_g.comms)))
+            cr_fatal(job, call, "out of memory for communicators");
         mpi_g.ncomms++;
     }
-    mpi_comm *c = &mpi_g.comms[i];
+    mpi_comm *c = mpi_g.comms[i];
     *c = (mpi_comm){.used = true,
+                    .idx = i,
                     .size = size,
                     .me = me,
                     .ranks = ranks,
@@ -127,11 +139,13 @@ void mpi_comms_init(cr_job *job)
     mpi_g.ctx_used = calloc(MPI_CTX_WORDS, sizeof *mpi_g.ctx_used);
     if (!mpi_g.ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
     mpi_g.comms = calloc(16, sizeof *mpi_g.comms);
-    if (!mpi_g.comms) cr_fatal(job, "MPI_Init", "out of memory for communicators");
+    if (!mpi_g.comms || !(mpi_g.comms[0] = malloc(sizeof **mpi_g.comms)) ||
+        !(mpi_g.comms[1] = malloc(sizeof **mpi_g.comms)))
+        cr_fatal(job, "MPI_Init", "out of memory for communicators");
     mpi_g.ncomms = 2;
     static int self_rank[1];
     self_rank[0] = job->rank;
-    mpi_g.comms[0] =
+    *mpi_g.comms[0] =
         (mpi_comm){.used = true,
                    .size = job->size,
                    .me = job->rank,
@@ -139,25 +153,27 @@ void mpi_comms_init(cr_job *job)
                    .g = {job->size, job->rank, NULL, MPI_CTX_WORLD + 1, 0, CR_AREA_MPI, 0},
                    .errh = MPI_ERRORS_ARE_FATAL,
                    .name = "MPI_COMM_WORLD"};
-    mpi_g.comms[1] = (mpi_comm){.used = true,
-                                .size = 1,
-                                .me = 0,
-                                .ranks = self_rank,
-                                .ctx = MPI_CTX_SELF,
-                                .g = {1, 0, self_rank, MPI_CTX_SELF + 1, 0, 0, 0},
-                                .errh = MPI_ERRORS_ARE_FATAL,
-                                .name = "MPI_COMM_SELF"};
+    *mpi_g.comms[1] = (mpi_comm){.used = true,
+                                 .idx = 1,
+                                 .size = 1,
+                                 .me = 0,
+                                 .ranks = self_rank,
+                                 .ctx = MPI_CTX_SELF,
+                                 .g = {1, 0, self_rank, MPI_CTX_SELF + 1, 0, 0, 0},
+                                 .errh = MPI_ERRORS_ARE_FATAL,
+                                 .name = "MPI_COMM_SELF"};
     mpi_g.groups = calloc(16, sizeof *mpi_g.groups);
-    if (!mpi_g.groups) cr_fatal(job, "MPI_Init", "out of memory for groups");
+    if (!mpi_g.groups || !(mpi_g.groups[0] = malloc(sizeof **mpi_g.groups)))
+        cr_fatal(job, "MPI_Init", "out of memory for groups");
     mpi_g.ngroups = 1; /* 0: MPI_GROUP_EMPTY */
-    mpi_g.groups[0] = (mpi_group){.used = true, .refs = 1};
+    *mpi_g.groups[0] = (mpi_group){.used = true, .refs = 1};
 }
 
 /* This rank's free pairs in word w of the map. */
 long mpi_ctx_free_word(long w)
 {
     uint64_t f = ~mpi_g.ctx_used[w];
-    if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64)
+    if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64 != 0)
         f &= (UINT64_C(1) << (MPI_CTX_PAIRS % 64)) - 1; /* past the last pair */
     return (long)f;
 }
@@ -175,36 +191,9 @@ static void comm_drop(mpi_comm *c);
 void mpi_ctx_reclaim(cr_job *job)
 {
     for (int i = 2; mpi_g.ndraining && i < mpi_g.ncomms; i++) {
-        mpi_comm *c = &mpi_g.comms[i];
+        mpi_comm *c = mpi_g.comms[i];
         if (c->used && c->draining && !ctx_pending(job, c->ctx)) comm_drop(c);
     }
-}
-
-/* Agree with the parent's members on a context pair free on all of them; -1
- * when there is none. Collective over the parent: every member gets the same
- * answer (and the parent's hint moves the same way on each). */
-static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
-{
-    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
-    cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
-    long hint = parent->ctx_hint, one = mpi_ctx_free_word(hint);
-    cr_coll_allreduce(job, &parent->g, call, &one, &one, 1, &band);
-    if (one) return (int)(hint * 64) + __builtin_ctzll((unsigned long long)one);
-
-    long words = mpi_g.ctx_words;
-    cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
-    cr_coll_allreduce(job, &parent->g, call, &words, &words, 1, &mx);
-    if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
-    long *fr = malloc((size_t)words * sizeof *fr);
-    if (!fr) cr_fatal(job, call, "out of memory");
-    for (long w = 0; w < words; w++) fr[w] = mpi_ctx_free_word(w);
-    cr_coll_allreduce(job, &parent->g, call, fr, fr, (size_t)words, &band);
-    int pair = -1;
-    for (long w = 0; w < words && pair < 0; w++)
-        if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
-    free(fr);
-    if (pair >= 0) parent->ctx_hint = pair / 64;
-    return pair;
 }
 
 /* This rank uses the pair now; its point-to-point context. */
@@ -219,6 +208,121 @@ static void ctx_give_back(int ctx)
 {
     int pair = (ctx - MPI_CTX_FIRST_FREE) / 2;
     mpi_g.ctx_used[pair / 64] &= ~(UINT64_C(1) << (pair % 64));
+}
+
+void mpi_ctx_untake(int pair)
+{
+    ctx_give_back(MPI_CTX_FIRST_FREE + 2 * pair);
+}
+
+/* ---- agreeing on a pair among the threads of this rank (mpi_impl.h) ------------- */
+
+uint64_t mpi_agree_prio(int ctx, int tag)
+{
+    return (uint64_t)(uint16_t)ctx << 32 | ((uint32_t)tag + 1u);
+}
+
+void mpi_agree_begin(mpi_agree *a, uint64_t prio)
+{
+    *a = (mpi_agree){.next = mpi_g.agreeing, .prio = prio};
+    mpi_g.agreeing = a;
+}
+
+bool mpi_agree_round(mpi_agree *a)
+{
+    a->offers = false;
+    if (mpi_g.offering) return false;
+    for (const mpi_agree *o = mpi_g.agreeing; o; o = o->next)
+        if (o != a && o->prio < a->prio) return false; /* it goes first */
+    mpi_g.offering = a;
+    a->offers = true;
+    return true;
+}
+
+void mpi_agree_offered(mpi_agree *a, const long *words, long lo, long n)
+{
+    a->offer = words;
+    a->offer_lo = lo;
+    a->offer_n = n;
+}
+
+void mpi_agree_round_end(mpi_agree *a, int pair)
+{
+    if (pair >= 0) mpi_ctx_take(pair);
+    if (mpi_g.offering == a) mpi_g.offering = NULL;
+    a->offers = false;
+    a->offer = NULL;
+    a->offer_n = 0;
+}
+
+void mpi_agree_end(mpi_agree *a)
+{
+    mpi_agree_round_end(a, -1);
+    mpi_agree **pp = &mpi_g.agreeing;
+    while (*pp != a) pp = &(*pp)->next;
+    *pp = a->next;
+}
+
+long mpi_ctx_spare_word(long w)
+{
+    long f = mpi_ctx_free_word(w);
+    const mpi_agree *o = mpi_g.offering;
+    if (o && o->offer && w >= o->offer_lo && w < o->offer_lo + o->offer_n)
+        f &= ~o->offer[w - o->offer_lo];
+    return f;
+}
+
+/* The rest of an offering round of agree_ctx, when every member offered but
+ * no pair of the hint word is free on all: look at every word any member has
+ * used, plus one none has touched. The lowest pair free on all, or -1. */
+static int agree_wide(cr_job *job, const char *call, mpi_comm *parent, mpi_agree *a)
+{
+    cr_redop band = CR_OP_PREDEF(cr_op_band_long, long), mx = CR_OP_PREDEF(cr_op_max_long, long);
+    long words = mpi_g.ctx_words;
+    cr_coll_allreduce(job, &parent->g, call, &words, &words, 1, &mx);
+    if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
+    long *fr = malloc(2 * (size_t)words * sizeof *fr), *offer = fr + words;
+    if (!fr) cr_fatal(job, call, "out of memory");
+    for (long w = 0; w < words; w++) offer[w] = fr[w] = mpi_ctx_free_word(w);
+    mpi_agree_offered(a, offer, 0, words);
+    cr_coll_allreduce(job, &parent->g, call, fr, fr, (size_t)words, &band);
+    int pair = -1;
+    for (long w = 0; w < words && pair < 0; w++)
+        if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
+    mpi_agree_round_end(a, pair); /* (before the offer's storage goes) */
+    free(fr);
+    if (pair >= 0) parent->ctx_hint = pair / 64;
+    return pair;
+}
+
+/* Agree with the parent's members on a context pair free on all of them, and
+ * take it (mpi_ctx_untake gives it back if the caller does not use it); -1
+ * when there is none. Collective over the parent: every member gets the same
+ * answer (and the parent's hint moves the same way on each). Each round first
+ * ANDs one word of the map, with a second word that says whether every member
+ * offered (mpi_impl.h: several threads may be agreeing at once); a round in
+ * which one did not is tried again. */
+static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
+{
+    cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
+    mpi_agree a;
+    mpi_agree_begin(&a, mpi_agree_prio(parent->ctx, -1));
+    int pair = -2;
+    while (pair == -2) {
+        if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+        bool offers = mpi_agree_round(&a);
+        long hint = parent->ctx_hint, mine = offers ? mpi_ctx_free_word(hint) : 0;
+        long one[2] = {mine, offers ? -1L : 0};
+        mpi_agree_offered(&a, &mine, hint, 1);
+        cr_coll_allreduce(job, &parent->g, call, one, one, 2, &band);
+        if (one[0])
+            pair = (int)(hint * 64) + __builtin_ctzll((unsigned long long)one[0]);
+        else if (one[1])
+            pair = agree_wide(job, call, parent, &a);
+        mpi_agree_round_end(&a, pair);
+    }
+    mpi_agree_end(&a);
+    return pair;
 }
 
 int mpi_no_ctx(cr_job *job, MPI_Comm comm, const char *call)
@@ -338,6 +442,7 @@ static int comm_split(cr_job *job, const char *call, MPI_Comm comm, int color, i
         if (color != MPI_UNDEFINED && all[i].color == color) all[m++] = all[i];
     if (color == MPI_UNDEFINED) {
         free(all);
+        mpi_ctx_untake(pair);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
@@ -398,8 +503,8 @@ mpi_group *mpi_group_get(int h)
 {
     if (!h_is(h, K_GROUP)) return NULL;
     int i = h_idx(h);
-    if (i >= mpi_g.ngroups || !mpi_g.groups[i].used) return NULL;
-    return &mpi_g.groups[i];
+    if (i >= mpi_g.ngroups || !mpi_g.groups[i]->used) return NULL;
+    return mpi_g.groups[i];
 }
 
 int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out)
@@ -439,6 +544,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     for (int i = 0; i < g->size; i++)
         if (g->ranks[i] == job->rank) me = i;
     if (me < 0) {
+        mpi_ctx_untake(pair);
         *newcomm = MPI_COMM_NULL;
         return mpi_leave(job, MPI_SUCCESS);
     }
@@ -518,18 +624,31 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     memcpy(ranks, g->ranks, (size_t)n * sizeof *ranks);
     uint16_t ctx = (uint16_t)(c->ctx + 1);
     int32_t ttag = -1 - tag;
-    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
-    long words = mpi_g.ctx_words;
-    tagged_allreduce(job, call, ranks, n, me, ctx, ttag, &words, 1, true);
-    if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
-    long *fr = malloc((size_t)words * sizeof *fr);
-    if (!fr) cr_fatal(job, call, "out of memory");
-    for (long w = 0; w < words; w++) fr[w] = mpi_ctx_free_word(w);
-    tagged_allreduce(job, call, ranks, n, me, ctx, ttag, fr, (size_t)words, false);
-    int pair = -1;
-    for (long w = 0; w < words && pair < 0; w++)
-        if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
-    free(fr);
+    /* Rounds as agree_ctx's (several threads may agree at once): the words
+     * any member uses plus one, and after them a word that says whether every
+     * member offered its free pairs. */
+    mpi_agree a;
+    mpi_agree_begin(&a, mpi_agree_prio(c->ctx, tag));
+    int pair = -2;
+    while (pair == -2) {
+        if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+        long words = mpi_g.ctx_words;
+        tagged_allreduce(job, call, ranks, n, me, ctx, ttag, &words, 1, true);
+        if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
+        bool offers = mpi_agree_round(&a);
+        long *fr = malloc((2 * (size_t)words + 1) * sizeof *fr), *offer = fr + words + 1;
+        if (!fr) cr_fatal(job, call, "out of memory");
+        for (long w = 0; w < words; w++) offer[w] = fr[w] = offers ? mpi_ctx_free_word(w) : 0;
+        fr[words] = offers ? -1L : 0;
+        mpi_agree_offered(&a, offer, 0, words);
+        tagged_allreduce(job, call, ranks, n, me, ctx, ttag, fr, (size_t)words + 1, false);
+        pair = fr[words] ? -1 : -2;
+        for (long w = 0; w < words && pair < 0; w++)
+            if (fr[w]) pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)fr[w]);
+        mpi_agree_round_end(&a, pair);
+        free(fr);
+    }
+    mpi_agree_end(&a);
     if (pair < 0) {
         free(ranks);
         return mpi_leave(job, mpi_no_ctx(job, comm, call));
@@ -577,8 +696,8 @@ static void comm_drop(mpi_comm *c)
     free((void *)c->ig.ranks);
     attrs_drop(c);
     mpi_topo_free(c); /* topology and info hints (mpi_topo.c) */
-    *c = (mpi_comm){0};
-    int i = (int)(c - mpi_g.comms);
+    int i = c->idx;
+    *c = (mpi_comm){.idx = i};
     if (i < mpi_g.comm_free_from) mpi_g.comm_free_from = i;
 }
 
@@ -819,10 +938,12 @@ static int attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out)
         int kv = oc->attr[i].keyval;
         keyval *k = &keys.k[h_idx(kv)];
         if (!k->copy) continue;
-        void *out = NULL;
+        /* read under the lock: another thread may grow the tables meanwhile */
+        MPI_Comm_copy_attr_function *copy = k->copy;
+        void *out = NULL, *in = oc->attr[i].val, *extra = k->extra;
         int flag = 0;
         cr_unlock(job);
-        int rc = k->copy(oldh, kv, k->extra, oc->attr[i].val, &out, &flag);
+        int rc = copy(oldh, kv, extra, in, &out, &flag);
         cr_lock(job);
         oc = mpi_comm_get(oldh);
         if (rc != MPI_SUCCESS) {
@@ -842,9 +963,10 @@ static int attr_delete_at(cr_job *job, MPI_Comm h, int kv)
     mpi_attr *a = attr_find(c, kv);
     keyval *k = &keys.k[h_idx(kv)];
     if (k->del) {
-        void *v = a->val;
+        void *v = a->val, *extra = k->extra;
+        MPI_Comm_delete_attr_function *del = k->del;
         cr_unlock(job);
-        int rc = k->del(h, kv, v, k->extra);
+        int rc = del(h, kv, v, extra);
         cr_lock(job);
         if (rc != MPI_SUCCESS) return rc;
         c = mpi_comm_get(h);
@@ -1027,16 +1149,18 @@ MPI_Group mpi_group_add(cr_job *job, const char *call, int *ranks, int size)
         return MPI_GROUP_EMPTY;
     }
     int i = 1;
-    while (i < mpi_g.ngroups && mpi_g.groups[i].used) i++;
+    while (i < mpi_g.ngroups && mpi_g.groups[i]->used) i++;
     if (i == mpi_g.ngroups) {
         if (mpi_g.ngroups % 16 == 0) {
-            mpi_group *n = realloc(mpi_g.groups, (size_t)(mpi_g.ngroups + 16) * sizeof *n);
+            mpi_group **n = realloc(mpi_g.groups, (size_t)(mpi_g.ngroups + 16) * sizeof *n);
             if (!n) cr_fatal(job, call, "out of memory for groups");
             mpi_g.groups = n;
         }
+        if (!(mpi_g.groups[i] = malloc(sizeof **mpi_g.groups)))
+            cr_fatal(job, call, "out of memory for groups");
         mpi_g.ngroups++;
     }
-    mpi_g.groups[i] = (mpi_group){.used = true, .refs = 1, .size = size, .ranks = ranks};
+    *mpi_g.groups[i] = (mpi_group){.used = true, .refs = 1, .size = size, .ranks = ranks};
     return (MPI_Group)(K_GROUP | (unsigned)i);
 }
 

@@ -5,6 +5,9 @@
  *  - every call that needs the library initialized goes through mpi_enter,
  *    which ends the job with one clear line when MPI_Init was not called or
  *    MPI_Finalize already was;
+ *  - the thread level asked is the level provided, MPI_THREAD_MULTIPLE
+ *    included (the engine lock is then taken by every call: cr_multi_begin);
+ *    the main thread is the one that called MPI_Init or MPI_Init_thread;
  *  - an error is reported exactly once, by mpi_fail, on the communicator the
  *    call names (COMM_WORLD when it names none or a bad one): fatal handlers
  *    end the job with one line naming call, rank and reason; MPI_ERRORS_RETURN
@@ -46,7 +49,7 @@ static struct {
 
 static void mpi_init_common(cr_job *job)
 {
-    mpi_g.inited = true;
+    __atomic_store_n(&mpi_g.inited, true, __ATOMIC_RELEASE); /* MPI_Initialized reads it unlocked */
     mpi_g.last_code = MPI_ERR_LASTCODE;
     mpi_types_init(job);
     mpi_comms_init(job);
@@ -184,9 +187,13 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
                  "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE",
                  required);
     mpi_init_common(job);
-    /* The engine serializes nothing by itself without a progress thread:
-     * concurrent calls from several threads (MULTIPLE) are not supported. */
-    mpi_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    /* Every level is provided as asked. MULTIPLE: from here on every call takes
+     * the engine lock and each thread that waits makes progress itself (the
+     * engine's waiting point lets the others in meanwhile). The lower levels
+     * need nothing: their calls never overlap. */
+    mpi_g.thread_level = required;
+    mpi_g.main_thread = pthread_self();
+    if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
     if (provided) *provided = mpi_g.thread_level;
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -209,21 +216,22 @@ int PMPI_Is_thread_main(int *flag)
     if (!flag)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Is_thread_main", MPI_ERR_ARG, "flag is NULL"));
-    *flag = getpid() == gettid();
+    *flag = pthread_equal(pthread_self(), mpi_g.main_thread) != 0; /* the one that called Init */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
 PMPI_WEAK(Initialized);
 int PMPI_Initialized(int *flag)
 {
-    if (flag) *flag = mpi_g.inited;
+    /* any thread, any time (MPI-3.1 §12.4.3): without the lock */
+    if (flag) *flag = __atomic_load_n(&mpi_g.inited, __ATOMIC_ACQUIRE);
     return MPI_SUCCESS;
 }
 
 PMPI_WEAK(Finalized);
 int PMPI_Finalized(int *flag)
 {
-    if (flag) *flag = mpi_g.finalized;
+    if (flag) *flag = __atomic_load_n(&mpi_g.finalized, __ATOMIC_ACQUIRE);
     return MPI_SUCCESS;
 }
 
@@ -235,7 +243,7 @@ int PMPI_Finalize(void)
      * run while MPI is still usable (MPI-3.1 8.7.1). */
     int rc = mpi_comm_self_finalize(job);
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
-    mpi_g.finalized = true;
+    __atomic_store_n(&mpi_g.finalized, true, __ATOMIC_RELEASE);
     return mpi_leave(job, rc);
 }
 

@@ -13,6 +13,13 @@
  *    every return path (mpi_leave); errors go through mpi_fail, which applies
  *    the communicator's error handler (fatal by default) before returning the
  *    code, and a call that fails has changed nothing;
+ *  - under MPI_THREAD_MULTIPLE the lock is real (otherwise a no-op until a
+ *    progress thread exists), and a call that waits or runs a user callback
+ *    releases it meanwhile, so another thread's call may grow any table then:
+ *    what a call keeps a pointer to across a wait never moves (communicators,
+ *    groups, datatypes, requests are allocated one by one or in chunks), and
+ *    what it reads from a table that does move (keyvals, operations, error
+ *    handlers) it copies before it lets go of the lock;
  *  - each communicator owns two engine contexts, ctx (point-to-point) and
  *    ctx + 1 (its collectives), both in MPI_CTX_BASE..0xffff and free on every
  *    member when it is made: a pair free on all of the parent's members (agreed
@@ -22,6 +29,7 @@
 #ifndef COURIER_MPI_IMPL_H
 #define COURIER_MPI_IMPL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -167,6 +175,7 @@ typedef struct mpi_attr {
 
 typedef struct mpi_comm {
     bool used;
+    int idx; /* its slot in mpi_g.comms (the handle's index) */
     int size, me;
     int *ranks;   /* job rank of each member; NULL: member i is job rank i */
     int *inv;     /* job rank -> member (lazy), -1: not a member */
@@ -230,6 +239,38 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
 void mpi_ctx_reclaim(cr_job *job); /* give back the pairs of drained communicators */
 long mpi_ctx_free_word(long w);    /* this rank's free pairs in word w of the map */
 int mpi_ctx_take(int pair);        /* this rank uses the pair now; its p2p context */
+void mpi_ctx_untake(int pair);     /* ... no longer (an agreed pair left unused) */
+/* Free pairs of word w that no agreement under way here offers (what a call
+ * that cannot wait, MPI_Comm_idup, may reserve). */
+long mpi_ctx_spare_word(long w);
+
+/* Agreeing on a pair among the threads of a rank (mpi_comm.c). Several
+ * creating calls may agree at once, each over its own members, in several
+ * threads: a pair one of them offers must not be taken by another meanwhile.
+ * So only one at a time offers this rank's free pairs (it holds the offer);
+ * the others offer none, which makes their round fail, and try again (every
+ * member learns that from the round's result, so all of them do). The offer
+ * goes to the agreement with the lowest prio, which is the same on every
+ * member (its parent's context and tag), so one of them always gets the offer
+ * on all its members and ends: MPICH's way. With one thread, every round
+ * offers. */
+typedef struct mpi_agree {
+    struct mpi_agree *next; /* in mpi_g.agreeing */
+    uint64_t prio;
+    bool offers;       /* this round offers this rank's free pairs */
+    const long *offer; /* ... words offer_lo.. of them (the offer's copy) */
+    long offer_lo, offer_n;
+} mpi_agree;
+uint64_t mpi_agree_prio(int ctx, int tag); /* the prio of an agreement over ctx */
+void mpi_agree_begin(mpi_agree *a, uint64_t prio);
+/* A new round: true when this rank offers its free pairs in it (a->offers). */
+bool mpi_agree_round(mpi_agree *a);
+/* What this round offers: words lo..lo+n-1 of the map, as they are (an
+ * offering round; the array must live until the round ends). */
+void mpi_agree_offered(mpi_agree *a, const long *words, long lo, long n);
+/* The round is over: pair (-1: none) is taken, the offer given up. */
+void mpi_agree_round_end(mpi_agree *a, int pair);
+void mpi_agree_end(mpi_agree *a);
 int mpi_no_ctx(cr_job *job, MPI_Comm comm, const char *call); /* report: no pair free */
 mpi_group *mpi_group_get(int h);                              /* NULL: not a live group */
 int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out);
@@ -285,13 +326,21 @@ int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi
 typedef struct mpi_state {
     bool inited, finalized;
     int thread_level;
-    uint64_t *ctx_used; /* bit p: context pair MPI_CTX_FIRST_FREE + 2p is in use here */
-    int ctx_words;      /* words of it that have ever had a bit set */
-    int ndraining;      /* freed communicators whose pair is not yet given back */
-    mpi_comm *comms;
+    pthread_t main_thread; /* the one that called MPI_Init(_thread) */
+    uint64_t *ctx_used;    /* bit p: context pair MPI_CTX_FIRST_FREE + 2p is in use here */
+    int ctx_words;         /* words of it that have ever had a bit set */
+    int ndraining;         /* freed communicators whose pair is not yet given back */
+    /* Context agreements of this rank's threads (mpi_comm.c): those under way,
+     * and the one whose offer of free pairs is out (NULL: none). */
+    struct mpi_agree *agreeing, *offering;
+    /* Communicators and groups: each allocated once and never moved (a freed
+     * slot is cleared and reused), so a pointer to one stays valid while
+     * another thread's call grows the table (the collective layer holds &c->g
+     * through waits). */
+    mpi_comm **comms;
     int ncomms;
     int comm_free_from; /* no free slot in comms below this index */
-    mpi_group *groups;
+    mpi_group **groups;
     int ngroups;
     mpi_type **types; /* each allocated once and never moved: maps point into them */
     int ntypes;

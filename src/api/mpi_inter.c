@@ -29,7 +29,8 @@
  * the program's tag (as MPI asks of the program: no other traffic with that
  * tag may be pending between the leaders on peer_comm); for calls over an
  * intercommunicator, the local group is its g and the leaders talk on its
- * ctx + 1 with MPI_INTER_TAG.
+ * ctx + 1 with MPI_INTER_TAG. With several threads agreeing at once a round
+ * may be tried again (bridge_agree; mpi_impl.h says why).
  *
  * Invariants:
  *  - every member of both groups makes the same sequence of local collectives
@@ -95,40 +96,61 @@ void mpi_inter_swap(cr_job *job, const char *call, mpi_comm *c, const void *mine
     swap(job, call, &b, mine, mlen, theirs, tlen);
 }
 
-/* Agree on a context pair free on every member of both groups; -1 when there
+/* Agree on a context pair free on every member of both groups, and take it
+ * (mpi_ctx_untake gives it back if the caller does not use it); -1 when there
  * is none. On the way the leaders swap one value: *mine is this rank's in, the
  * local leader's out; *theirs the other leader's (both may be NULL). Collective
- * over both groups. */
+ * over both groups. Several threads may be agreeing at once (mpi_impl.h): a
+ * round in which some member of either group did not offer its free pairs
+ * (the word after the map's says) is tried again; the agreement's prio, the
+ * lower of the two groups' (the same on every member), comes in each round's
+ * header. */
 static int bridge_agree(cr_job *job, const char *call, const bridge *b, int *mine, int *theirs)
 {
-    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
     cr_redop band = CR_OP_PREDEF(cr_op_band_long, long), mx = CR_OP_PREDEF(cr_op_max_long, long);
-    long words = mpi_g.ctx_words;
-    cr_coll_allreduce(job, b->lg, call, &words, &words, 1, &mx);
-    long hdr[3] = {words, mine ? *mine : 0, 0}, rh[3];
-    if (is_lead(b)) {
-        swap(job, call, b, hdr, sizeof hdr, rh, sizeof rh);
-        if (rh[0] > hdr[0]) hdr[0] = rh[0];
-        hdr[2] = rh[1];
+    mpi_agree a;
+    mpi_agree_begin(&a, UINT64_MAX); /* (goes before no other until its prio is known) */
+    long pair = -2;
+    int in = mine ? *mine : 0;
+    while (pair == -2) {
+        if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+        long words = mpi_g.ctx_words;
+        cr_coll_allreduce(job, b->lg, call, &words, &words, 1, &mx);
+        long hdr[4] = {words, in, 0, (long)mpi_agree_prio(b->lg->ctx, -1)}, rh[4];
+        if (is_lead(b)) {
+            swap(job, call, b, hdr, sizeof hdr, rh, sizeof rh);
+            if (rh[0] > hdr[0]) hdr[0] = rh[0];
+            hdr[2] = rh[1];
+            if (rh[3] < hdr[3]) hdr[3] = rh[3];
+        }
+        cr_coll_bcast(job, b->lg, call, hdr, sizeof hdr, b->lead);
+        if (mine) *mine = (int)hdr[1];
+        if (theirs) *theirs = (int)hdr[2];
+        a.prio = (uint64_t)hdr[3];
+        words = hdr[0];
+        if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
+        bool offers = mpi_agree_round(&a);
+        long *fr = xmalloc(job, call, (2 * (size_t)words + 1) * sizeof *fr),
+             *offer = fr + words + 1;
+        for (long w = 0; w < words; w++) offer[w] = fr[w] = offers ? mpi_ctx_free_word(w) : 0;
+        fr[words] = offers ? -1L : 0;
+        mpi_agree_offered(&a, offer, 0, words);
+        cr_coll_allreduce(job, b->lg, call, fr, fr, (size_t)words + 1, &band);
+        if (is_lead(b)) {
+            long *rf = xmalloc(job, call, ((size_t)words + 1) * sizeof *rf);
+            swap(job, call, b, fr, ((size_t)words + 1) * sizeof *fr, rf,
+                 ((size_t)words + 1) * sizeof *rf);
+            pair = fr[words] & rf[words] ? -1 : -2;
+            for (long w = 0; w < words && pair < 0; w++)
+                if (fr[w] & rf[w])
+                    pair = w * 64 + __builtin_ctzll((unsigned long long)(fr[w] & rf[w]));
+            free(rf);
+        }
+        cr_coll_bcast(job, b->lg, call, &pair, sizeof pair, b->lead);
+        mpi_agree_round_end(&a, (int)pair);
+        free(fr);
     }
-    cr_coll_bcast(job, b->lg, call, hdr, sizeof hdr, b->lead);
-    if (mine) *mine = (int)hdr[1];
-    if (theirs) *theirs = (int)hdr[2];
-    words = hdr[0];
-    if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
-    long *fr = xmalloc(job, call, (size_t)words * sizeof *fr);
-    for (long w = 0; w < words; w++) fr[w] = mpi_ctx_free_word(w);
-    cr_coll_allreduce(job, b->lg, call, fr, fr, (size_t)words, &band);
-    long pair = -1;
-    if (is_lead(b)) {
-        long *rf = xmalloc(job, call, (size_t)words * sizeof *rf);
-        swap(job, call, b, fr, (size_t)words * sizeof *fr, rf, (size_t)words * sizeof *rf);
-        for (long w = 0; w < words && pair < 0; w++)
-            if (fr[w] & rf[w]) pair = w * 64 + __builtin_ctzll((unsigned long long)(fr[w] & rf[w]));
-        free(rf);
-    }
-    free(fr);
-    cr_coll_bcast(job, b->lg, call, &pair, sizeof pair, b->lead);
+    mpi_agree_end(&a);
     return (int)pair;
 }
 
@@ -374,6 +396,7 @@ int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int
         free(la);
         free(ra);
         if (pair < 0) return mpi_no_ctx(job, comm, call);
+        mpi_ctx_untake(pair);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
@@ -415,6 +438,7 @@ int mpi_inter_create(cr_job *job, const char *call, MPI_Comm comm, MPI_Group gro
         free(ranks);
         free(rranks);
         if (pair < 0) return mpi_no_ctx(job, comm, call);
+        mpi_ctx_untake(pair);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }

@@ -486,7 +486,8 @@ static void nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to,
 
 /* The progress thread: started by the first nonblocking collective (the lock,
  * a no-op until now, is taken once it exists, so the caller holds it as
- * mpi_enter's callers do). */
+ * mpi_enter's callers do; under MPI_THREAD_MULTIPLE the caller holds it
+ * already). */
 static void nb_thread(cr_job *job)
 {
     if (!N.env_read) {
@@ -498,9 +499,10 @@ static void nb_thread(cr_job *job)
         cr_bg_add(job, nbc_bg);
         N.hooked = true;
     }
-    if (job->threaded || N.no_thread) return;
+    if (job->progress_on || N.no_thread) return;
+    bool held = job->threaded;
     cr_handlers_start(job);
-    cr_lock(job);
+    if (!held) cr_lock(job);
 }
 
 /* The schedule is built: make its request and start its first round. */
@@ -1454,10 +1456,11 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
 int mpi_comm_attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out);
 
 /* The context pair: at the call, the lowest IDUP_RESERVE pairs free here in
- * one word of the map are reserved (marked used, so no other creating call
- * takes one while the idup is pending) and the members AND these sets; at
- * completion the lowest pair of the result is taken and the other reserved
- * ones given back. The word is the parent's context / 2 plus the idup's
+ * one word of the map, and not offered by a creating call under way in
+ * another thread (mpi_ctx_spare_word), are reserved (marked used, so no other
+ * creating call takes one while the idup is pending) and the members AND
+ * these sets; at completion the lowest pair of the result is taken and the
+ * other reserved ones given back. The word is the parent's context / 2 plus the idup's
  * sequence number (mod the map's size): the same on every member, and another
  * one for each of several idups pending at once, on one parent or on several
  * (whose members may start them in different orders), so that their
@@ -1504,7 +1507,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     if (rc) return done(&b, rc);
     nbc *s = b.s;
     s->iword = (int)(((uint32_t)b.c->ctx / 2 + nb_seq(&b)) % MPI_CTX_WORDS);
-    uint64_t fr = (uint64_t)mpi_ctx_free_word(s->iword);
+    uint64_t fr = (uint64_t)mpi_ctx_spare_word(s->iword);
     for (int k = 0; k < IDUP_RESERVE && fr; k++) { /* the lowest free ones */
         s->ireserved |= fr & -fr;
         fr &= fr - 1;

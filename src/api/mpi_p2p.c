@@ -15,7 +15,8 @@
  * Invariants:
  *  - an MPI_Request names one slot of this file's table (index + generation);
  *    slots live in chunks that never move, so a slot pointer stays valid while
- *    the engine lock is released (a wait, a user callback); the slot lives from
+ *    the engine lock is released (a wait, a user callback) and another thread
+ *    (MPI_THREAD_MULTIPLE) makes requests meanwhile; the slot lives from
  *    the call that made the request until a wait/test completes it (or, after
  *    MPI_Request_free, until the operation has completed), so a completed or
  *    made-up request handle is reported, never reused;
@@ -315,8 +316,10 @@ static int greq_query(cr_job *job, mreq *q, MPI_Status *st)
 {
     status_empty(st);
     if (!q->query) return MPI_SUCCESS;
+    MPI_Grequest_query_function *fn = q->query; /* read under the lock */
+    void *extra = q->extra;
     cr_unlock(job);
-    int rc = q->query(q->extra, st);
+    int rc = fn(extra, st);
     cr_lock(job);
     return rc;
 }
@@ -324,8 +327,10 @@ static int greq_query(cr_job *job, mreq *q, MPI_Status *st)
 static int greq_free(cr_job *job, mreq *q)
 {
     if (!q->gfree) return MPI_SUCCESS;
+    MPI_Grequest_free_function *fn = q->gfree;
+    void *extra = q->extra;
     cr_unlock(job);
-    int rc = q->gfree(q->extra);
+    int rc = fn(extra);
     cr_lock(job);
     return rc;
 }

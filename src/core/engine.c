@@ -20,9 +20,18 @@
  *    ranks: past that, deliver refuses and the transport leaves the message (and
  *    everything behind it) with the sender, which waits for credits;
  *  - a request id names a live request: ids carry a generation, so a stale or
- *    made-up id is detected instead of touching another request. */
+ *    made-up id is detected instead of touching another request;
+ *  - several threads may wait at once (a progress thread, or the program's
+ *    threads under MPI_THREAD_MULTIPLE): completing a request or queueing an
+ *    unexpected message wakes the waiters that sleep and may want it
+ *    (wake_for, job->sleepers), whichever thread's progress did it; blocking
+ *    waits live on their threads' stacks (cr_wait), and the watchdog's board
+ *    shows one of them only while the rank cannot move by itself: its one
+ *    thread blocked, or every thread of the process blocked (a thread that
+ *    computes may yet send what another waits for). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +56,7 @@ static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
     r->for_unexp = NULL;
     r->chain = NULL;
     r->fwd = NULL;
-    r->sync = r->blocking = r->cancel = 0;
+    r->sync = r->blocking = r->cancel = r->sleeper = r->fresh = 0;
     r->kind = kind;
     r->in_use = 1;
     r->op = op;
@@ -126,6 +135,14 @@ static void finish_internal(cr_job *job, cr_req *ri)
     cr_req_release(job, ri);
 }
 
+/* Request r is done: wake a thread that sleeps waiting for it, or for
+ * anything (engine.h: job->sleepers). A load on the fast path. */
+static inline void wake_for(cr_job *job, const cr_req *r)
+{
+    if (__builtin_expect(job->sleepers != 0, 0) && (r->sleeper || (job->sleep_any && !r->fresh)))
+        cr_wake_self(job);
+}
+
 static void complete(cr_job *job, cr_req *r)
 {
     if (__builtin_expect(r->for_unexp || r->chain || r->fwd, 0)) {
@@ -136,6 +153,7 @@ static void complete(cr_job *job, cr_req *r)
         r->fwd->st = r->st; /* a stand-in for a blocking receive (start_pull) */
         r->fwd->done = 1;
         cr_req_release(job, r);
+        wake_for(job, r->fwd);
         return;
     }
     if (r->kind == CR_REQ_SEND) job->sends_active--;
@@ -146,6 +164,7 @@ static void complete(cr_job *job, cr_req *r)
         cr_wake_self(job); /* the progress thread runs it */
     }
     r->done = 1;
+    wake_for(job, r); /* another thread may sleep in a wait for it */
 }
 
 /* ---- matching ------------------------------------------------------------ */
@@ -318,6 +337,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
 {
     check_dst(job, op, dst);
     cr_req *r = req_alloc(job, CR_REQ_SEND, op);
+    r->fresh = 1;
     r->peer = dst;
     r->ctx = ctx;
     r->tag = tag;
@@ -328,6 +348,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->blocking = blocking;
     job->sends_active++;
     if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
+    r->fresh = 0;
     return r;
 }
 
@@ -523,9 +544,11 @@ cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf,
                       bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void))
 {
     cr_req *r = req_alloc(job, CR_REQ_RECV, op);
+    r->fresh = 1;
     r->handler = fn;
     r->user_fn = user_fn;
     post_recv(job, r, sel, buf, cap, trunc_ok);
+    r->fresh = 0;
     return r;
 }
 
@@ -614,12 +637,12 @@ void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t c
 /* cr_probe, and with 'out' cr_mprobe: the message found leaves the queue. */
 static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unexp **out)
 {
-    unsigned spins = 0;
+    cr_wait w = {.sel = sel};
     for (;;) {
         cr_unexp **pp;
         cr_unexp *u = find_unexp(job, sel, &pp);
         if (u) {
-            if (job->wait_reported) cr_wait_report(job, false);
+            if (w.listed) cr_wait_report(job, &w, false);
             st->src = u->src;
             st->tag = u->tag;
             st->size = st->count = u->size;
@@ -636,9 +659,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
             cr_fatal(job, "cprobe",
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
-        job->wait_req = NULL;
-        job->wait_sel = sel;
-        cr_idle(job, &spins, NULL, NULL);
+        cr_idle(job, &w, NULL, NULL);
     }
 }
 
@@ -660,7 +681,9 @@ cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size
     r->buf = buf;
     r->cap = cap;
     r->trunc_ok = trunc_ok;
+    r->fresh = 1;
     take_detached(job, r, u);
+    r->fresh = 0;
     return r;
 }
 
@@ -721,6 +744,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
             *job->unexp_tail = u;
             job->unexp_tail = &u->next;
+            if (job->sleep_msg || job->sleep_any) cr_wake_self(job); /* a probe may want it */
             return 1;
         }
     case CR_OP_FIN:
@@ -902,75 +926,145 @@ static bool req_done(void *r)
 /* The waiting loop, inlined into each caller so that a constant 'ready' (a
  * request's done flag) costs a load, not a call. */
 static inline __attribute__((always_inline)) void
-wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
+wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req *r, bool r_only)
 {
-    unsigned spins = 0;
-    while (!ready(arg)) {
+    if (ready(arg)) return;
+    /* A collective of coll_shm.c named the member it waits for: this wait
+     * takes it (and no wait nested in this one's progress does). */
+    cr_wait w = {.until = r_only ? r : NULL, .req = r, .op = job->wait_op, .peer = job->wait_peer};
+    job->wait_op = NULL;
+    job->wait_peer = NULL;
+    do {
         if (progress(job)) {
-            spins = 0;
+            w.spins = 0;
             continue;
         }
         if (job->size == 1 && !job->threaded && !ready(arg))
             cr_fatal(job, op,
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
-        job->wait_req = r;
-        job->wait_sel = NULL;
-        cr_idle(job, &spins, ready, arg);
-    }
-    if (job->wait_reported) cr_wait_report(job, false);
+        cr_idle(job, &w, ready, arg);
+    } while (!ready(arg));
+    if (w.listed) cr_wait_report(job, &w, false);
 }
 
 void cr_req_wait(cr_job *job, cr_req *r)
 {
-    wait_loop(job, r->op, req_done, r, r);
+    wait_loop(job, r->op, req_done, r, r, true);
 }
 
 void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
 {
-    wait_loop(job, op, ready, arg, r);
+    wait_loop(job, op, ready, arg, (cr_req *)r, false);
 }
 
-/* The watchdog's view of this rank: what the current wait is for. */
-void cr_wait_report(cr_job *job, bool blocked)
+/* ---- the watchdog's view of this rank --------------------------------------- */
+
+/* Threads of this process, or -1 when that cannot be told (no /proc). */
+static int thread_count(void)
 {
-    job->wait_reported = blocked;
-    if (!blocked) {
-        job->wait_req = NULL;
-        job->wait_sel = NULL;
-        job->wait_op = NULL;
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* after the command name, which may hold anything */
+    for (int field = 2; p && field < 20; field++) p = strchr(p + 1, ' ');
+    return p ? atoi(p + 1) : -1; /* field 20: num_threads */
+}
+
+/* Multi: is every thread of the process in a wait reported blocked (the
+ * progress thread aside, which only ever waits)? A thread that computes, or
+ * that has not called yet, may still send what the others wait for. The count
+ * is read at most every 50 ms. */
+static bool all_threads_blocked(cr_job *job)
+{
+    uint64_t now = cr_clock_ns();
+    if (!job->nthreads || now - job->board_checked >= 50000000u) {
+        job->nthreads = thread_count();
+        job->board_checked = now;
+    }
+    int n = job->nthreads;
+    return n > 0 && (int)job->nblocked >= n - (job->progress_on ? 1 : 0);
+}
+
+/* Describe wait v for the board: what it is for. */
+static void describe_wait(cr_wait *v, cr_waitinfo *w)
+{
+    *w = (cr_waitinfo){.peer = -1};
+    const cr_req *r = v->req;
+    const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : v->sel;
+    snprintf(w->call, sizeof w->call, "%s", r ? r->op : sel ? "probe" : v->op ? v->op : "exit");
+    if (!r && !sel && v->op) {
+        w->kind = CR_WAIT_ARRIVE;
+        w->peer = v->peer ? *v->peer : -1;
+        v->peer_shown = w->peer;
+    } else if (r && r->kind == CR_REQ_SEND) {
+        w->kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;
+        w->peer = r->peer;
+        w->ctx = r->ctx;
+        w->tag = r->tag;
+        w->tag_mode = CR_TAG_EXACT;
+        w->size = r->cap;
+    } else if (sel) {
+        w->kind = CR_WAIT_RECV;
+        w->peer = sel->src;
+        w->ctx = sel->ctx;
+        w->tag = sel->tag;
+        w->tag_mode = sel->tag_mode;
+        w->mask = sel->mask;
+        w->size = r ? r->cap : 0;
+    }
+}
+
+/* Show wait v on the board (each showing counts as a new spell there), or
+ * nothing (v NULL: not blocked). */
+static void board_show(cr_job *job, cr_wait *v)
+{
+    job->board_blocked = v != NULL;
+    if (!v) {
         if (job->host.base) cr_host_report_wait(&job->host, NULL);
         return;
     }
-    cr_waitinfo w = {.peer = -1};
-    const cr_req *r = job->wait_req;
-    const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : job->wait_sel;
-    snprintf(w.call, sizeof w.call, "%s",
-             r              ? r->op
-             : sel          ? "probe"
-             : job->wait_op ? job->wait_op
-                            : "exit");
-    if (!r && !sel && job->wait_op) {
-        w.kind = CR_WAIT_ARRIVE;
-        w.peer = job->wait_peer ? *job->wait_peer : -1;
-        job->wait_peer_shown = w.peer;
-    } else if (r && r->kind == CR_REQ_SEND) {
-        w.kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;
-        w.peer = r->peer;
-        w.ctx = r->ctx;
-        w.tag = r->tag;
-        w.tag_mode = CR_TAG_EXACT;
-        w.size = r->cap;
-    } else if (sel) {
-        w.kind = CR_WAIT_RECV;
-        w.peer = sel->src;
-        w.ctx = sel->ctx;
-        w.tag = sel->tag;
-        w.tag_mode = sel->tag_mode;
-        w.mask = sel->mask;
-        w.size = r ? r->cap : 0;
-    }
+    cr_waitinfo w;
+    describe_wait(v, &w);
     if (job->host.base) cr_host_report_wait(&job->host, &w);
+}
+
+void cr_wait_report(cr_job *job, cr_wait *w, bool blocked)
+{
+    if (!job->multi) { /* one thread: the board shows its wait, or nothing */
+        w->listed = blocked;
+        board_show(job, blocked ? w : NULL);
+        return;
+    }
+    if (blocked && !w->listed) {
+        w->next = job->blocked;
+        job->blocked = w;
+        job->nblocked++;
+        w->listed = true;
+    } else if (!blocked && w->listed) {
+        for (cr_wait **pp = &job->blocked; *pp; pp = &(*pp)->next)
+            if (*pp == w) {
+                *pp = w->next;
+                job->nblocked--;
+                break;
+            }
+        w->listed = false;
+    }
+    if (blocked && all_threads_blocked(job))
+        board_show(job, w);
+    else if (job->board_blocked) /* a thread runs (this one, when !blocked) */
+        board_show(job, NULL);
+}
+
+void cr_board_check(cr_job *job)
+{
+    if (!job->nblocked) return;
+    bool all = all_threads_blocked(job);
+    if (all != job->board_blocked) board_show(job, all ? job->blocked : NULL);
 }
 
 /* Before the process leaves: every send must reach its receiver (the segment
@@ -991,13 +1085,14 @@ static bool owes_live_peer(cr_job *job)
 
 void cr_engine_drain(cr_job *job)
 {
-    unsigned spins = 0;
+    cr_wait w = {0};
     while (owes_live_peer(job)) {
         if (cr_progress(job))
-            spins = 0;
+            w.spins = 0;
         else
-            cr_idle(job, &spins, NULL, NULL);
+            cr_idle(job, &w, NULL, NULL);
     }
+    if (w.listed) cr_wait_report(job, &w, false);
     cr_tp_flush(job);
 }
 
@@ -1012,6 +1107,7 @@ bool cr_cancel_recv(cr_job *job, cr_req *r)
         if (!*pp) job->posted_tail = pp;
         r->st = (cr_status){.src = CR_ANY_SOURCE};
         r->done = 1;
+        wake_for(job, r); /* another thread may sleep in a wait for it */
         return true;
     }
     return false; /* matched: a pull or push is under way */

@@ -3,7 +3,9 @@
  *
  * One cr_job holds all per-process state; there are no other globals except the
  * pointer to the one job of the process (cr_job_get). Every function here expects
- * the caller to hold the engine lock (cr_lock) when the job is threaded. */
+ * the caller to hold the engine lock (cr_lock) when the job is threaded: when a
+ * progress thread exists, or when several threads of the program may call at
+ * once (MPI_THREAD_MULTIPLE, cr_multi_begin). */
 #ifndef COURIER_ENGINE_H
 #define COURIER_ENGINE_H
 
@@ -108,6 +110,10 @@ typedef struct cr_req {
     uint8_t sync;               /* synchronous send (MPI): always rendezvous, see cr_issend */
     uint8_t blocking;           /* send: its caller waits for it at once (cr_send) */
     uint8_t cancel;             /* send: CR_CANCEL_ASKED or CR_CANCEL_DONE (cr_cancel_send) */
+    /* Wake-ups (several threads): a thread sleeps waiting for this request
+     * alone; the call that makes it has not returned yet (no other thread can
+     * be waiting for it: completing it then wakes nobody). */
+    uint8_t sleeper, fresh;
     /* A blocking receive's request lives on its caller's stack and has no id
      * (idx CR_NOID); when the push path needs an id, a table request stands in
      * for it and completes it through fwd. */
@@ -147,13 +153,31 @@ typedef struct cr_link {
 #define CR_MAX_LINKS 4
 #define CR_MAX_BG 4
 
+/* One blocking wait of one thread (on its stack): what it waits for, as the hang
+ * watchdog is told, and how long it has idled (cr_idle). */
+typedef struct cr_wait {
+    struct cr_wait *next; /* in job->blocked while listed */
+    unsigned spins;       /* idle rounds of this spell */
+    uint64_t idle_since;  /* when this spell stopped spinning */
+    cr_req *until;        /* the wait ends when this request completes, and only then */
+    const cr_req *req;    /* what the wait is for (watchdog), or */
+    const cr_sel *sel;    /* ... the probe's selector, or */
+    const char *op;       /* ... the collective (coll_shm.c) and the member */
+    const int *peer;      /* it waits for (member index = job rank) */
+    int peer_shown;       /* *peer as last reported (it moves on as members come) */
+    bool spell_reported;  /* this blocked spell was reported (at its first sleep) */
+    bool listed;          /* in job->blocked: reported blocked, not yet over */
+} cr_wait;
+
 typedef struct cr_job {
     int rank, size;
-    int appnum;    /* index of this rank's program in an MPMD job */
-    int host_rank; /* first rank of the first program */
-    bool oversub;  /* more local ranks than cores: spin less */
-    bool threaded; /* a progress thread exists: take the lock */
-    size_t *eager; /* per peer: largest message sent eagerly */
+    int appnum;       /* index of this rank's program in an MPMD job */
+    int host_rank;    /* first rank of the first program */
+    bool oversub;     /* more local ranks than cores: spin less */
+    bool threaded;    /* take the lock: a progress thread exists, or multi */
+    bool progress_on; /* the progress thread exists */
+    bool multi;       /* several program threads may call at once (cr_multi_begin) */
+    size_t *eager;    /* per peer: largest message sent eagerly */
 
     pthread_mutex_t lock;
 
@@ -208,14 +232,30 @@ typedef struct cr_job {
     unsigned ceded_run;  /* spells in a row that a hand-over of the CPU ended (cr_idle) */
     uint64_t moved_at;   /* when this rank last stepped off a CPU it shared (cr_idle) */
     uint64_t yield_ns;   /* then this long yielding the core, then sleep */
-    uint64_t idle_since;
-    const cr_req *wait_req; /* what the current blocking wait is for (watchdog) */
-    const cr_sel *wait_sel; /* ... or the probe's selector */
-    const char *wait_op;    /* ... or the collective (coll_shm.c) and the member */
-    const int *wait_peer;   /* it waits for (member index = job rank) */
-    int wait_peer_shown;    /* *wait_peer as last reported (it moves on as members come) */
-    bool wait_reported;
-    bool spell_reported; /* this blocked spell was reported (at its first sleep) */
+    /* A collective about to wait (coll_shm.c) names the member it waits for
+     * here; the wait it enters (cr_wait_until) takes both into its cr_wait. */
+    const char *wait_op;
+    const int *wait_peer;
+    /* Waits reported blocked and not yet over, the latest first; the status
+     * board shows the latest while the rank counts as blocked (every thread of
+     * the process is in such a wait, when multi), else nothing. */
+    cr_wait *blocked;
+    unsigned nblocked;
+    bool board_blocked;     /* what the board shows now */
+    int nthreads;           /* multi: threads of the process, as last counted, */
+    uint64_t board_checked; /* ... then */
+    /* Threads that sleep in the waiting point. Waiters (in cr_idle) are woken
+     * by another thread that does under the lock what may end their wait: a
+     * waiter for one request (cr_req_wait) by its completion (r->sleeper); a
+     * probe (sleep_msg) by a message queued unexpected; any other wait
+     * (sleep_any: its ready() may look at anything) by both, except the
+     * completion of a request whose call has not returned (r->fresh: what
+     * follows from it follows from an event that woke them already). Pollers
+     * share the wake-up eventfd, which only the last of them to leave poll(2)
+     * reads (wake_seen: one of them saw it set), so that no poller misses a
+     * wake-up another one consumed. */
+    unsigned sleepers, sleep_msg, sleep_any, pollers;
+    bool wake_seen;
 
     /* NX/2 information about the last message received or probed */
     cr_status last;
@@ -256,6 +296,12 @@ static inline void cr_unlock(cr_job *job)
 {
     if (job->threaded) pthread_mutex_unlock(&job->lock);
 }
+/* From now on several threads of the program may call at once
+ * (MPI_THREAD_MULTIPLE): every call takes the lock, and the waits of several
+ * threads share the waiting point. Called by the one thread that exists yet,
+ * after its cr_lock (a no-op until now); returns with the lock held once, as
+ * cr_lock leaves it, so the caller's cr_unlock releases it. */
+void cr_multi_begin(cr_job *job);
 
 /* Errors: one line naming the call, the rank and the reason, then the job ends. */
 _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
@@ -312,9 +358,15 @@ int cr_handlers_mask(cr_job *job, int masked);
 int cr_progress(cr_job *job);
 /* Register a background hook (job->bg); registering one twice is a no-op. */
 void cr_bg_add(cr_job *job, int (*fn)(cr_job *job));
-/* Tell the runtime that this rank is (blocked) or is no longer blocked in the
- * wait described by job->wait_req / job->wait_sel. */
-void cr_wait_report(cr_job *job, bool blocked);
+/* Tell the runtime that wait w is (blocked) or is no longer blocked. The rank
+ * shows as blocked while some wait is reported and, when multi, every thread
+ * of the process is in one (a thread that computes may yet send what another
+ * waits for: that is no hang). */
+void cr_wait_report(cr_job *job, cr_wait *w, bool blocked);
+/* Multi: bring the board up to date with the threads there are now (a thread
+ * that started or ended changes whether the rank counts as blocked); counts
+ * them at most every 50 ms. */
+void cr_board_check(cr_job *job);
 static inline void cr_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -348,12 +400,13 @@ static inline int cr_tp_gone(cr_job *job, int p)
 }
 /* Every transport: publish pending credits (about to idle). */
 void cr_tp_flush(cr_job *job);
-/* Wake this rank's sleeping threads (the progress thread). */
+/* Wake this rank's sleeping threads (the progress thread, waiters). */
 void cr_wake_self(cr_job *job);
 
-/* Waiting: call in a loop while nothing happens; *spins counts idle rounds;
- * ready(arg), when given, is what the caller waits for (see the transport's sleep). */
-void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg);
+/* Waiting: call in a loop while nothing happens; w->spins counts idle rounds
+ * (zero it when something happened); ready(arg), when given, is what the
+ * caller waits for (see the transport's sleep). */
+void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg);
 /* Nanoseconds on the job's clock (monotonic; only differences mean anything):
  * what the interfaces' timers return. */
 uint64_t cr_clock_ns(void);

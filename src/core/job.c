@@ -10,9 +10,21 @@
  *    ranks than cores), then yields, then sleeps on its futex doorbell: a rank
  *    that waits for long keeps no core busy; the spin adapts between
  *    spin_floor and spin_limit to what the last idle spell showed (cr_idle);
- *  - the progress thread exists only once a handler receive was posted; from then
- *    on every engine call holds job->lock, and handlers run without it, one at a
- *    time, under trap_lock (which masktrap takes to keep them out). */
+ *  - the progress thread exists only once a handler receive (or a nonblocking
+ *    collective) was posted; from then on every engine call holds job->lock, and
+ *    handlers run without it, one at a time, under trap_lock (which masktrap
+ *    takes to keep them out);
+ *  - with several program threads (cr_multi_begin: MPI_THREAD_MULTIPLE) every
+ *    call holds job->lock too, and each thread that waits makes progress itself
+ *    (no progress thread is needed): the lock is dropped only while a wait
+ *    spins, yields or sleeps, so another thread may enter meanwhile;
+ *  - no wake-up is lost, whichever thread sleeps: a sleeper announces itself
+ *    (the host doorbell's sleepers; job->sleepers and what it waits for:
+ *    engine.h; job->pollers) under the lock before it looks once more at what
+ *    it waits for, and whatever another thread does under the lock that may
+ *    end its wait wakes it (engine.c); the wake-up eventfd is read only by the
+ *    last poller to leave poll(2), so a poller never misses a wake-up another
+ *    one consumed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
@@ -331,28 +343,54 @@ void cr_wake_self(cr_job *job)
  * transport (arm), so that no wake-up is lost. With doorbell and descriptors
  * both (shm and tcp peers), the rank sleeps in poll(2) and its shm peers' rings
  * write its eventfd (src/host); where the kernel does not let them
- * (pidfd_getfd), the sleep is cut into 1 ms naps. */
-static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg)
+ * (pidfd_getfd), the sleep is cut into 1 ms naps. A waiter w (a thread in
+ * cr_idle; NULL: the progress thread) says meanwhile what it waits for
+ * (engine.h: job->sleepers), so that another thread that ends its wait wakes
+ * it. */
+static void sleep_as(cr_job *job, cr_wait *w, int d)
+{
+    job->sleepers += (unsigned)d;
+    if (w->until)
+        w->until->sleeper = d > 0;
+    else if (w->sel && !w->req)
+        job->sleep_msg += (unsigned)d;
+    else
+        job->sleep_any += (unsigned)d;
+}
+
+static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg, cr_wait *w)
 {
     uint32_t bell = job->use_bell ? cr_host_announce(&job->host) : 0;
-    bool busy = ready && ready(arg);
+    int nfds = job->npfds;
+    if (w) sleep_as(job, w, 1);
+    job->pollers += nfds != 0;
+    bool busy = ready && ready(arg), woken = false;
     for (int i = 0; i < job->nlinks && !busy; i++) busy = job->links[i].ops->arm(job->links[i].ctx);
     if (!busy) {
-        /* Each waiting thread (the caller, the progress thread) polls its own
+        /* Each waiting thread (the callers, the progress thread) polls its own
          * copy: poll(2) writes revents. */
         struct pollfd fds[1 + sizeof job->links / sizeof job->links[0]];
-        int nfds = job->npfds;
         if (nfds) memcpy(fds, job->pfds, (size_t)nfds * sizeof *fds);
         cr_unlock(job);
         if (!nfds)
             cr_host_wait(&job->host, bell, timeout_ms);
-        else if (poll(fds, (nfds_t)nfds,
-                      job->use_bell && cr_host_fd_unreachable(&job->host) ? 1 : timeout_ms) > 0 &&
-                 (fds[0].revents & POLLIN)) {
+        else
+            woken =
+                poll(fds, (nfds_t)nfds,
+                     job->use_bell && cr_host_fd_unreachable(&job->host) ? 1 : timeout_ms) > 0 &&
+                (fds[0].revents & POLLIN);
+        cr_lock(job);
+    }
+    if (w) sleep_as(job, w, -1);
+    if (nfds) {
+        /* The eventfd stays set until no other thread is between its
+         * announcement and the end of its poll: each of them sees it. */
+        job->wake_seen |= woken;
+        if (!--job->pollers && job->wake_seen) {
             eventfd_t v;
             eventfd_read(job->wake_fd, &v);
+            job->wake_seen = false;
         }
-        cr_lock(job);
     }
     if (job->use_bell) cr_host_unannounce(&job->host);
 }
@@ -530,25 +568,28 @@ static void short_slice(cr_job *job)
     syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
-void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
+void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
 {
-    unsigned s = ++*spins;
-    if (s == 1) spell_learn(job);
-    if (s < job->spin_now) {
+    unsigned s = ++w->spins;
+    if (s == 1) {
+        spell_learn(job);
+        w->idle_since = 0; /* spinning */
+    }
+    if (!w->idle_since && s < job->spin_now) {
         cr_unlock(job);
         cr_cpu_relax();
         cr_lock(job);
         return;
     }
     uint64_t now = now_ns();
-    if (s == job->spin_now) {
-        job->idle_since = now;
+    if (!w->idle_since) { /* the spin is over (when multi, another thread may move spin_now) */
+        w->idle_since = now;
         cr_tp_flush(job);          /* a sender may be waiting for our credits */
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
-        job->spell_reported = false;
+        w->spell_reported = false;
         job->spell_end = SPELL_YIELDED;
     }
-    if (now - job->idle_since < job->yield_ns) {
+    if (now - w->idle_since < job->yield_ns) {
         cr_unlock(job);
         sched_yield();
         cr_lock(job);
@@ -564,11 +605,13 @@ void cr_idle(cr_job *job, unsigned *spins, bool (*ready)(void *), void *arg)
     cr_tp_flush(job);
     /* The watchdog sees each blocked spell that sleeps, and a collective's
      * first missing member again when the one it named has come. */
-    if (!job->spell_reported || (job->wait_peer && *job->wait_peer != job->wait_peer_shown)) {
-        cr_wait_report(job, true);
-        job->spell_reported = true;
+    if (!w->spell_reported || (w->peer && *w->peer != w->peer_shown)) {
+        cr_wait_report(job, w, true);
+        w->spell_reported = true;
+    } else if (job->multi) {
+        cr_board_check(job); /* threads may have come or gone since */
     }
-    wait_point(job, 100, ready, arg);
+    wait_point(job, 100, ready, arg, w);
 }
 
 /* ---- handlers and the progress thread ------------------------------------ */
@@ -608,7 +651,7 @@ static void *progress_main(void *arg)
             !atomic_load(&job->stopping)) {
             cr_tp_flush(job);
             cr_engine_buffer_rts(job);
-            wait_point(job, 100, NULL, NULL);
+            wait_point(job, 100, NULL, NULL, NULL);
         }
         pthread_mutex_unlock(&job->lock);
         run_handlers(job);
@@ -616,14 +659,28 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* Called without the engine lock by the first handler receive. */
+/* Called without the engine lock by the first handler receive (or with it held
+ * once, when multi: then another thread may be starting it too). */
 void cr_handlers_start(cr_job *job)
 {
-    if (job->threaded) return;
-    job->threaded = true;
-    if (pthread_create(&job->progress_thread, NULL, progress_main, job)) {
-        job->threaded = false;
-        cr_fatal(job, "hrecv", "cannot start the progress thread: %s", strerror(errno));
+    bool locked = job->threaded;
+    if (locked) pthread_mutex_lock(&job->lock);
+    if (!job->progress_on) {
+        job->progress_on = true;
+        if (!job->threaded) job->threaded = true;
+        if (pthread_create(&job->progress_thread, NULL, progress_main, job))
+            cr_fatal(job, "hrecv", "cannot start the progress thread: %s", strerror(errno));
+    }
+    if (locked) pthread_mutex_unlock(&job->lock);
+}
+
+void cr_multi_begin(cr_job *job)
+{
+    if (job->multi) return;
+    job->multi = true;
+    if (!job->threaded) {
+        job->threaded = true;
+        pthread_mutex_lock(&job->lock); /* as the caller's cr_lock would have */
     }
 }
 
@@ -633,7 +690,7 @@ int cr_handlers_mask(cr_job *job, int masked)
     int old = job->trap_masked;
     job->trap_masked = masked;
     pthread_mutex_unlock(&job->trap_lock);
-    if (!masked && job->threaded) cr_wake_self(job);
+    if (!masked && job->progress_on) cr_wake_self(job);
     return old;
 }
 
@@ -642,15 +699,25 @@ int cr_handlers_mask(cr_job *job, int masked)
 void cr_job_finalize(cr_job *job)
 {
     if (!job->via) return;
-    if (job->threaded) {
+    if (job->progress_on) {
         pthread_mutex_lock(&job->lock); /* the thread looks at it under the lock */
         atomic_store(&job->stopping, 1);
         pthread_mutex_unlock(&job->lock);
         cr_wake_self(job);
         if (!pthread_equal(pthread_self(), job->progress_thread))
             pthread_join(job->progress_thread, NULL);
-        job->threaded = false;
+        job->progress_on = false;
     }
+    /* From here on only this thread should run the engine. With one program
+     * thread, without the lock; with several (multi), the others should be done
+     * with it (MPI_Finalize's rule), but one may not be (a thread called exit
+     * while another waits): the lock is taken for the rest, so that such a
+     * thread gets in only while the drain waits, as in any wait, and never once
+     * the transports are closed. */
+    if (job->multi)
+        pthread_mutex_lock(&job->lock);
+    else
+        job->threaded = false;
     cr_engine_drain(job);
     for (int i = job->nlinks - 1; i >= 0; i--) job->links[i].ops->close(job->links[i].ctx);
     job->nlinks = 0;

@@ -1,0 +1,17 @@
+# tests/mpi/thread.cmake: included by tests/mpi/CMakeLists.txt
+# MPI_THREAD_MULTIPLE: several threads of each rank call MPI at once
+# (thread_multiple.c). A short hang timeout: a thread that waits for a message
+# another thread of its rank sends later is no deadlock, however long that takes.
+add_executable(mpi_thread_multiple thread_multiple.c)
+target_include_directories(mpi_thread_multiple PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_thread_multiple PRIVATE courier)
+foreach(np 2 3)
+  mpi_test(mpi_thread_multiple_${np} ${np} --hang-timeout 1 $<TARGET_FILE:mpi_thread_multiple>)
+  # (the families' tests get no automatic network variant: this one is named)
+  mpi_test(mpi_thread_multiple_${np}_tcp ${np} --hang-timeout 1 $<TARGET_FILE:mpi_thread_multiple>)
+  set_tests_properties(mpi_thread_multiple_${np}_tcp PROPERTIES ENVIRONMENT COURIER_TRANSPORTS=tcp
+                       LABELS tcp)
+endforeach()
+# Every thread of every rank blocked for good is a deadlock all the same.
+courier_test(NAME mpi_thread_deadlock COMMAND ${MPI_EXPECT} 99 "courier: deadlock: every rank"
+         -- ${MPI_CMD} run -n 2 --timeout 60 --hang-timeout 1 $<TARGET_FILE:mpi_thread_multiple> deadlock)
