@@ -72,6 +72,8 @@ fi
 suite=$(cd "$suite" && pwd)
 
 courier_cc='' courier_run=
+# absolute: the tests run from their own directories
+[ -d "$courier_arg" ] && courier_arg=$(cd "$courier_arg" && pwd)
 for d in "$courier_arg/tools" "$courier_arg/bin" "$courier_arg"; do
     if [ -x "$d/courier-cc" ] && [ -x "$d/courier" ]; then
         courier_cc=$d/courier-cc courier_run=$d/courier
