@@ -275,6 +275,7 @@ static int nbc_bg(cr_job *job)
             pp = &s->next;
         }
     }
+    job->bg_pending = N.active != NULL;
     return made;
 }
 
@@ -311,6 +312,7 @@ static void nbc_free(cr_job *job, void *obj)
                 *pp = s->next;
                 break;
             }
+        job->bg_pending = N.active != NULL;
         for (int i = 0; i < s->nreq; i++)
             if (s->reqs[i]->done) cr_req_release(job, s->reqs[i]);
         s->nreq = 0;
@@ -501,7 +503,7 @@ static void nb_thread(cr_job *job)
     }
     if (job->progress_on || N.no_thread) return;
     bool held = job->threaded;
-    cr_handlers_start(job);
+    cr_progress_start(job);
     if (!held) cr_lock(job);
 }
 
@@ -530,6 +532,9 @@ static int launch(nb *b, MPI_Request *req)
     if (s->done) { /* complete at once: off the list */
         *pp = NULL;
         s->active = false;
+    } else { /* the progress thread moves it while the program computes */
+        b->job->bg_pending = true;
+        cr_bg_kick(b->job);
     }
     b->s = NULL;
     return mpi_leave(b->job, MPI_SUCCESS);

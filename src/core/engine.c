@@ -638,10 +638,12 @@ void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t c
 static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unexp **out)
 {
     cr_wait w = {.sel = sel};
+    bool counted = false; /* in job->waiting */
     for (;;) {
         cr_unexp **pp;
         cr_unexp *u = find_unexp(job, sel, &pp);
         if (u) {
+            if (counted) job->waiting--;
             if (w.listed) cr_wait_report(job, &w, false);
             st->src = u->src;
             st->tag = u->tag;
@@ -659,6 +661,8 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
             cr_fatal(job, "cprobe",
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
+        if (!counted) job->waiting++;
+        counted = true;
         cr_idle(job, &w, NULL, NULL);
     }
 }
@@ -934,6 +938,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     cr_wait w = {.until = r_only ? r : NULL, .req = r, .op = job->wait_op, .peer = job->wait_peer};
     job->wait_op = NULL;
     job->wait_peer = NULL;
+    job->waiting++;
     do {
         if (progress(job)) {
             w.spins = 0;
@@ -945,6 +950,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
                      "(start the program with courier run -n N)");
         cr_idle(job, &w, ready, arg);
     } while (!ready(arg));
+    job->waiting--;
     if (w.listed) cr_wait_report(job, &w, false);
 }
 

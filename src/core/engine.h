@@ -256,6 +256,13 @@ typedef struct cr_job {
      * wake-up another one consumed. */
     unsigned sleepers, sleep_msg, sleep_any, pollers;
     bool wake_seen;
+    /* Program threads in a blocking wait (wait_loop, probe): each moves the
+     * engine itself, so the progress thread steps aside meanwhile (job.c). */
+    unsigned waiting;
+    bool handlers_on;   /* handler receives were posted: the thread answers at once */
+    bool bg_pending;    /* a background hook has work under way (its layer sets it) */
+    bool progress_long; /* the progress thread is in a long nap (cr_bg_kick ends it) */
+    long progress_nap;  /* its current nap when idle, microseconds (doubles up to 100 ms) */
 
     /* NX/2 information about the last message received or probed */
     cr_status last;
@@ -349,8 +356,19 @@ void cr_req_wait(cr_job *job, cr_req *r);
 void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r);
 void cr_req_release(cr_job *job, cr_req *r);
 
-/* Run every handler whose request completed (progress thread and unmask). */
+/* Start the progress thread (once; called without the engine lock, or with it
+ * held once when multi). cr_handlers_start: for handler receives (hrecv,
+ * rcvncall), which must run as soon as their message comes, so the thread
+ * sleeps where senders ring it. cr_progress_start: for background work
+ * (nonblocking collectives' schedules, job->bg_pending), which the thread
+ * moves only while some is pending; otherwise it naps where no sender rings it
+ * and cr_bg_kick wakes it. Either way it steps aside while a program thread
+ * waits in a call (job->waiting). */
 void cr_handlers_start(cr_job *job);
+void cr_progress_start(cr_job *job);
+/* Background work was started (job->bg_pending set): make sure the progress
+ * thread is not in a long nap. Cheap when it is not. */
+void cr_bg_kick(cr_job *job);
 int cr_handlers_mask(cr_job *job, int masked);
 
 /* Progress: poll the transports once, then run the background hooks; returns

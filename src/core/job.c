@@ -373,7 +373,7 @@ static void wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void 
         if (nfds) memcpy(fds, job->pfds, (size_t)nfds * sizeof *fds);
         cr_unlock(job);
         if (!nfds)
-            cr_host_wait(&job->host, bell, timeout_ms);
+            cr_host_wait(&job->host, bell, timeout_ms * 1000L);
         else
             woken =
                 poll(fds, (nfds_t)nfds,
@@ -639,11 +639,42 @@ static void run_handlers(cr_job *job)
     pthread_mutex_unlock(&job->trap_lock);
 }
 
+/* How long the progress thread naps while a program thread waits, before it
+ * looks again; its naps with nothing pending start there and double up to
+ * PROGRESS_NAP_MAX_US. */
+#define STEP_ASIDE_US 200
+#define PROGRESS_NAP_MAX_US 100000
+
 static void *progress_main(void *arg)
 {
     cr_job *job = arg;
     while (!atomic_load(&job->stopping)) {
         pthread_mutex_lock(&job->lock);
+        job->progress_long = false; /* awake */
+        if (job->host.base && !job->handlers_due &&
+            (job->waiting || (!job->handlers_on && !job->bg_pending))) {
+            /* A program thread waits in a call and moves the engine itself
+             * (polling beside it would only take the lock and a core from it:
+             * an 8-byte MPI_Iallreduce + MPI_Wait took 4x as long, and a
+             * blocking MPI_Allreduce after it 3x), or there is nothing to move.
+             * Nap without announcing the sleep, so that senders do not ring
+             * for this thread; its own rank's cr_wake_self (a handler due,
+             * masktrap(0), the end, cr_bg_kick) still ends the nap. Beside a
+             * waiter the nap is short: a program that goes back to computing
+             * with collectives under way has them moved on within
+             * STEP_ASIDE_US. */
+            long us = STEP_ASIDE_US;
+            if (!job->waiting) {
+                us = job->progress_nap;
+                job->progress_nap = us * 2 > PROGRESS_NAP_MAX_US ? PROGRESS_NAP_MAX_US : us * 2;
+            }
+            job->progress_long = us > STEP_ASIDE_US;
+            uint32_t bell = cr_host_bell(&job->host);
+            pthread_mutex_unlock(&job->lock);
+            cr_host_wait(&job->host, bell, us);
+            continue;
+        }
+        job->progress_nap = STEP_ASIDE_US;
         int n = cr_progress(job);
         /* Sleep unless a handler can run now (masked handlers wait for masktrap(0),
          * which wakes us). */
@@ -659,19 +690,44 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* Called without the engine lock by the first handler receive (or with it held
- * once, when multi: then another thread may be starting it too). */
-void cr_handlers_start(cr_job *job)
+void cr_bg_kick(cr_job *job)
+{
+    if (job->progress_long) {
+        job->progress_long = false;
+        cr_wake_self(job);
+    }
+}
+
+/* Called without the engine lock by the first handler receive or background
+ * work (or with it held once, when multi: then another thread may be starting
+ * it too). */
+static void progress_start(cr_job *job, bool handlers)
 {
     bool locked = job->threaded;
     if (locked) pthread_mutex_lock(&job->lock);
+    if (handlers) {
+        job->handlers_on = true;
+        cr_bg_kick(job); /* out of a long nap: from now on it answers at once */
+    }
     if (!job->progress_on) {
         job->progress_on = true;
+        job->progress_nap = STEP_ASIDE_US;
         if (!job->threaded) job->threaded = true;
         if (pthread_create(&job->progress_thread, NULL, progress_main, job))
-            cr_fatal(job, "hrecv", "cannot start the progress thread: %s", strerror(errno));
+            cr_fatal(job, handlers ? "hrecv" : "progress", "cannot start the progress thread: %s",
+                     strerror(errno));
     }
     if (locked) pthread_mutex_unlock(&job->lock);
+}
+
+void cr_handlers_start(cr_job *job)
+{
+    progress_start(job, true);
+}
+
+void cr_progress_start(cr_job *job)
+{
+    progress_start(job, false);
 }
 
 void cr_multi_begin(cr_job *job)

@@ -171,10 +171,15 @@ uint32_t cr_host_announce(cr_host *h)
     return atomic_load_explicit(&me->bell, memory_order_seq_cst);
 }
 
-void cr_host_wait(cr_host *h, uint32_t bell, int timeout_ms)
+void cr_host_wait(cr_host *h, uint32_t bell, long timeout_us)
 {
-    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
     futex(&h->ranks[h->rank].bell, FUTEX_WAIT, bell, &ts);
+}
+
+uint32_t cr_host_bell(cr_host *h)
+{
+    return atomic_load_explicit(&h->ranks[h->rank].bell, memory_order_seq_cst);
 }
 
 void cr_host_unannounce(cr_host *h)
