@@ -95,14 +95,14 @@ typedef struct nbc {
     int nst, stcap;
     int *rend; /* round r is steps rend[r-1] (0 for r = 0) .. rend[r]-1 */
     int nr, rcap;
-    int cur;         /* round under way; -1 before the first */
-    cr_req **reqs;   /* transfers of the round under way that have a request */
-    int nreq, nwait; /* how many; the first not yet seen complete */
-    cr_redop o;      /* reductions */
-    nuser u;         /* ... by a user operation */
-    char *scratch;   /* combine: for an operation that may not write over its inputs
-                      */
-    void **mem;      /* temporaries */
+    int cur;          /* round under way; -1 before the first */
+    cr_req **reqs;    /* transfers of the round under way that have a request */
+    int nreq, nwait;  /* how many; the first not yet seen complete */
+    cr_redop o;       /* reductions */
+    nuser u;          /* ... by a user operation */
+    char *scratch;    /* combine: for an operation that may not write over its inputs
+                       */
+    struct nmem *mem; /* temporaries */
     int nmem, memcap;
     nfin *fin;
     int nfin, fincap;
@@ -116,11 +116,27 @@ typedef struct nbc {
     bool done, active;
 } nbc;
 
+typedef struct nmem {
+    void *p;
+    size_t len;
+} nmem;
+
+/* Large temporaries of finished schedules are kept for the next ones, at most
+ * NB_KEEP of them, each NB_KEEP_MIN..NB_KEEP_MAX bytes: a megabyte fresh from
+ * malloc is often fresh pages from the kernel (glibc gives a large free block
+ * at the top of the heap back at once), and faulting them in cost as much as
+ * the collective itself (a 1 MiB MPI_Iallreduce between 2 ranks: 422 us, 32
+ * page faults a call, against 205 us for MPI_Allreduce). */
+#define NB_KEEP 8
+#define NB_KEEP_MIN (64u << 10)
+#define NB_KEEP_MAX (64u << 20)
+
 /* Schedules started and not yet complete, oldest first (per process, like the
- * other tables of the interface). */
+ * other tables of the interface), and the temporaries kept. */
 static struct {
     nbc *active;
     bool hooked, no_thread, env_read;
+    nmem keep[NB_KEEP];
 } N;
 
 /* ---- the request hooks
@@ -200,14 +216,53 @@ static void start_round(cr_job *job, nbc *s)
     }
 }
 
+/* A temporary of len bytes: a kept one when one is large enough (the smallest
+ * such), else a new one. */
+static void *mem_get(cr_job *job, const char *call, size_t len)
+{
+    int best = -1;
+    if (len >= NB_KEEP_MIN)
+        for (int i = 0; i < NB_KEEP; i++)
+            if (N.keep[i].p && N.keep[i].len >= len &&
+                (best < 0 || N.keep[i].len < N.keep[best].len))
+                best = i;
+    if (best < 0) return xmalloc(job, call, len);
+    void *p = N.keep[best].p;
+    N.keep[best].p = NULL;
+    return p;
+}
+
+/* A temporary of len bytes is no longer needed: kept in a free place, or in
+ * place of the smallest kept one if it is larger, or freed. */
+static void mem_put(void *p, size_t len)
+{
+    if (len < NB_KEEP_MIN || len > NB_KEEP_MAX) {
+        free(p);
+        return;
+    }
+    int slot = 0;
+    for (int i = 0; i < NB_KEEP; i++) {
+        if (!N.keep[i].p) {
+            slot = i;
+            break;
+        }
+        if (N.keep[i].len < N.keep[slot].len) slot = i;
+    }
+    if (N.keep[slot].p && N.keep[slot].len >= len) {
+        free(p);
+        return;
+    }
+    free(N.keep[slot].p);
+    N.keep[slot] = (nmem){p, len};
+}
+
 static void release_mem(nbc *s)
 {
-    for (int i = 0; i < s->nmem; i++) free(s->mem[i]);
+    for (int i = 0; i < s->nmem; i++) mem_put(s->mem[i].p, s->mem[i].len);
     free(s->mem);
     s->mem = NULL;
     s->nmem = s->memcap = 0;
-    free(s->scratch);
-    s->scratch = NULL;
+    s->scratch = NULL; /* one of mem */
     free(s->reqs);
     s->reqs = NULL;
     free(s->st);
@@ -383,12 +438,14 @@ static void *nb_alloc(nb *b, size_t len)
     nbc *s = b->s;
     if (s->nmem == s->memcap) {
         int cap = s->memcap ? 2 * s->memcap : 8;
-        void **m = realloc(s->mem, (size_t)cap * sizeof *m);
+        nmem *m = realloc(s->mem, (size_t)cap * sizeof *m);
         if (!m) cr_fatal(b->job, b->call, "out of memory");
         s->mem = m;
         s->memcap = cap;
     }
-    return s->mem[s->nmem++] = xmalloc(b->job, b->call, len);
+    void *p = mem_get(b->job, b->call, len);
+    s->mem[s->nmem++] = (nmem){p, len};
+    return p;
 }
 
 /* The sequence number of this collective (taken once the checks have passed).
@@ -701,7 +758,7 @@ static int nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, s
         s->u.type = t->idx;
         t->refs++;
     }
-    if (!s->o.alias_ok) s->scratch = xmalloc(b->job, b->call, *n * s->o.elem);
+    if (!s->o.alias_ok) s->scratch = nb_alloc(b, *n * s->o.elem);
     return 0;
 }
 
@@ -864,11 +921,14 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
     if (rc) return done(&b, rc);
     size_t len = n * b.s->o.elem, cnt = (size_t)count;
     const void *src = inplace ? rbuf : sbuf;
-    /* acc: this member's data, then the result (packed when the type needs it) */
-    char *acc = nb_alloc(&b, len);
+    /* acc: this member's data, then the result (packed when the type needs it);
+     * the receive buffer itself where the result ends there as it is (MPI lets
+     * the operation use it until completion) */
+    bool in_rbuf = !packed && (form == R_ALLREDUCE || form == R_SCAN);
+    char *acc = in_rbuf ? rbuf : nb_alloc(&b, len);
     if (packed)
         mpi_pack_data(t, src, cnt, acc);
-    else if (len)
+    else if (len && acc != src)
         memcpy(acc, src, len);
     nb_seq(&b);
     switch (form) {
@@ -878,11 +938,11 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
         break;
     case R_ALLREDUCE:
         sched_allreduce(&b, acc, n);
-        nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
+        if (!in_rbuf) nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
     case R_SCAN:
         sched_scan(&b, acc, n);
-        nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
+        if (!in_rbuf) nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
     default: { /* x0..x(i-1) is member i-1's inclusive prefix: pass it one member
                   up */

@@ -263,6 +263,10 @@ typedef struct cr_job {
     bool bg_pending;    /* a background hook has work under way (its layer sets it) */
     bool progress_long; /* the progress thread is in a long nap (cr_bg_kick ends it) */
     long progress_nap;  /* its current nap when idle, microseconds (doubles up to 100 ms) */
+    /* The progress thread naps on this word of its own, which only this
+     * process's cr_wake_self changes (not on the doorbell that peers ring). */
+    _Atomic uint32_t nap_word;
+    _Atomic int napping;
 
     /* NX/2 information about the last message received or probed */
     cr_status last;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <linux/futex.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -334,6 +335,11 @@ void cr_wake_self(cr_job *job)
 {
     if (job->host.base) cr_host_ring(&job->host, job->rank);
     if (job->wake_fd >= 0) eventfd_write(job->wake_fd, 1);
+    /* the progress thread's nap: the word changes first, so a nap about to
+     * begin does not begin (FUTEX_WAIT sees another value) */
+    atomic_fetch_add(&job->nap_word, 1);
+    if (atomic_load(&job->napping))
+        syscall(SYS_futex, (uint32_t *)&job->nap_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* The one waiting point: sleep until a peer rings our doorbell, a transport's
@@ -651,27 +657,31 @@ static void *progress_main(void *arg)
     while (!atomic_load(&job->stopping)) {
         pthread_mutex_lock(&job->lock);
         job->progress_long = false; /* awake */
-        if (job->host.base && !job->handlers_due &&
+        if (!job->handlers_due && !atomic_load(&job->stopping) &&
             (job->waiting || (!job->handlers_on && !job->bg_pending))) {
             /* A program thread waits in a call and moves the engine itself
              * (polling beside it would only take the lock and a core from it:
              * an 8-byte MPI_Iallreduce + MPI_Wait took 4x as long, and a
              * blocking MPI_Allreduce after it 3x), or there is nothing to move.
-             * Nap without announcing the sleep, so that senders do not ring
-             * for this thread; its own rank's cr_wake_self (a handler due,
-             * masktrap(0), the end, cr_bg_kick) still ends the nap. Beside a
-             * waiter the nap is short: a program that goes back to computing
-             * with collectives under way has them moved on within
-             * STEP_ASIDE_US. */
+             * Nap on a word of this process's own, so that no sender rings
+             * this thread: cr_wake_self (a handler due, masktrap(0), the end,
+             * cr_bg_kick) still ends the nap. Beside a waiter the nap is
+             * short: a program that goes back to computing with collectives
+             * under way has them moved on within STEP_ASIDE_US. What ends a
+             * nap is changed under the lock, as here: a waker came before (we
+             * saw it) or sees napping set and finds a word that moved on. */
             long us = STEP_ASIDE_US;
             if (!job->waiting) {
                 us = job->progress_nap;
                 job->progress_nap = us * 2 > PROGRESS_NAP_MAX_US ? PROGRESS_NAP_MAX_US : us * 2;
             }
             job->progress_long = us > STEP_ASIDE_US;
-            uint32_t bell = cr_host_bell(&job->host);
+            atomic_store(&job->napping, 1);
+            uint32_t word = atomic_load(&job->nap_word);
             pthread_mutex_unlock(&job->lock);
-            cr_host_wait(&job->host, bell, us);
+            struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
+            syscall(SYS_futex, (uint32_t *)&job->nap_word, FUTEX_WAIT_PRIVATE, word, &ts, NULL, 0);
+            atomic_store(&job->napping, 0);
             continue;
         }
         job->progress_nap = STEP_ASIDE_US;

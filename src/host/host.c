@@ -177,11 +177,6 @@ void cr_host_wait(cr_host *h, uint32_t bell, long timeout_us)
     futex(&h->ranks[h->rank].bell, FUTEX_WAIT, bell, &ts);
 }
 
-uint32_t cr_host_bell(cr_host *h)
-{
-    return atomic_load_explicit(&h->ranks[h->rank].bell, memory_order_seq_cst);
-}
-
 void cr_host_unannounce(cr_host *h)
 {
     atomic_fetch_sub_explicit(&h->ranks[h->rank].sleepers, 1, memory_order_seq_cst);

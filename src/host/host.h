@@ -173,9 +173,6 @@ static inline void cr_host_kick(cr_host *h, int peer)
 uint32_t cr_host_announce(cr_host *h);
 void cr_host_wait(cr_host *h, uint32_t bell, long timeout_us);
 void cr_host_unannounce(cr_host *h);
-/* This rank's bell as it is now, for a sleep that is not announced: peers do
- * not ring for it, only cr_host_ring of this rank (its own threads) ends it. */
-uint32_t cr_host_bell(cr_host *h);
 
 static inline int cr_host_gone(const cr_host *h, int peer)
 {
