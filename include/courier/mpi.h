@@ -11,8 +11,8 @@
  * attributes, info objects; Cartesian, graph and distributed graph topologies
  * with the blocking neighbourhood collectives; derived datatypes (subarray and
  * darray included) with names, envelopes, attributes and external32 packing;
- * the blocking collectives (also on intercommunicators) and the nonblocking
- * ones (on intracommunicators); error handlers and user error classes; and the
+ * the collectives, blocking and nonblocking, also on intercommunicators;
+ * error handlers and user error classes; and the
  * profiling interface: every function is also PMPI_name, MPI_name being a weak
  * alias of it.
  *

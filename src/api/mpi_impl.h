@@ -229,6 +229,11 @@ void mpi_inter_swap(cr_job *job, const char *call, mpi_comm *c, const void *mine
  * arguments are checked: they return an MPI code (already reported) and make
  * *newcomm (dup: without attributes; MPI_Comm_dup copies them). */
 int mpi_inter_dup(cr_job *job, const char *call, MPI_Comm comm, MPI_Comm *newcomm);
+/* Make the intercommunicator of local members ranks[0..size) (this rank is
+ * member me) and remote members rranks[0..rsize) on the agreed pair; takes
+ * both arrays. */
+MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ranks, int rsize,
+                       int *rranks, int pair, MPI_Errhandler errh);
 int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int key,
                     MPI_Comm *newcomm);
 int mpi_inter_create(cr_job *job, const char *call, MPI_Comm comm, MPI_Group group,

@@ -154,11 +154,8 @@ static int bridge_agree(cr_job *job, const char *call, const bridge *b, int *min
     return (int)pair;
 }
 
-/* Make the intercommunicator of local members ranks[0..size) (this rank is
- * member me) and remote members rranks[0..rsize) on the agreed pair; takes
- * both arrays. */
-static MPI_Comm inter_add(cr_job *job, const char *call, int size, int me, int *ranks, int rsize,
-                          int *rranks, int pair, MPI_Errhandler errh)
+MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ranks, int rsize,
+                       int *rranks, int pair, MPI_Errhandler errh)
 {
     MPI_Comm h = mpi_comm_add(job, call, size, me, ranks, mpi_ctx_take(pair), errh);
     mpi_comm *c = mpi_comm_get(h);
@@ -272,7 +269,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return mpi_leave(job, mpi_no_ctx(job, local_comm, call));
     }
     lc = mpi_comm_get(local_comm);
-    *newintercomm = inter_add(job, call, nl, lc->me, ranks, rn, rranks, pair, lc->errh);
+    *newintercomm = mpi_inter_add(job, call, nl, lc->me, ranks, rn, rranks, pair, lc->errh);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -348,8 +345,8 @@ int mpi_inter_dup(cr_job *job, const char *call, MPI_Comm comm, MPI_Comm *newcom
     int pair = bridge_agree(job, call, &b, NULL, NULL);
     if (pair < 0) return mpi_no_ctx(job, comm, call);
     c = mpi_comm_get(comm);
-    *newcomm = inter_add(job, call, c->size, c->me, local_ranks(job, call, c), c->rsize,
-                         ints_copy(job, call, c->rranks, c->rsize), pair, c->errh);
+    *newcomm = mpi_inter_add(job, call, c->size, c->me, local_ranks(job, call, c), c->rsize,
+                             ints_copy(job, call, c->rranks, c->rsize), pair, c->errh);
     return MPI_SUCCESS;
 }
 
@@ -410,7 +407,7 @@ int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int
     for (int i = 0; i < rm; i++) rranks[i] = c->rranks[ra[i].rank];
     free(la);
     free(ra);
-    *newcomm = inter_add(job, call, m, me, ranks, rm, rranks, pair, c->errh);
+    *newcomm = mpi_inter_add(job, call, m, me, ranks, rm, rranks, pair, c->errh);
     return MPI_SUCCESS;
 }
 
@@ -443,6 +440,6 @@ int mpi_inter_create(cr_job *job, const char *call, MPI_Comm comm, MPI_Group gro
         return MPI_SUCCESS;
     }
     c = mpi_comm_get(comm);
-    *newcomm = inter_add(job, call, n, me, ranks, rn, rranks, pair, c->errh);
+    *newcomm = mpi_inter_add(job, call, n, me, ranks, rn, rranks, pair, c->errh);
     return MPI_SUCCESS;
 }

@@ -14,7 +14,9 @@
  * all-gather and all-to-all and their v forms post every transfer in one round
  * (receives first); reduce-scatter sends every member its block and combines
  * what arrives in member order. MPI_Comm_idup is an all-reduce (AND) of the
- * members' free context pairs whose completion makes the communicator.
+ * members' free context pairs whose completion makes the communicator. On an
+ * intercommunicator the algorithms are those of src/coll/coll_inter.c (the
+ * section "intercommunicators" below).
  *
  * Progress: the first round starts in the call. After that every cr_progress
  * advances the active schedules (the engine's background hook, nbc_bg): any MPI
@@ -48,6 +50,7 @@
  *    (MPI_Request_free on an active one: it completes in the background, then
  *    mpi_p2p.c frees it);
  *  - a call that fails has taken no sequence number and sent nothing. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +60,10 @@
 
 #define NBC_TAG(seq, step)                                                                         \
     ((int32_t)(0x80000000u | ((uint32_t)(seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
+/* On an intercommunicator (seq: its ig.seq): bit 30 set, where CR_INTER_TAG has
+ * it clear (steps stay far below 0xffe, so never MPI_INTER_TAG either). */
+#define NBC_XTAG(seq, step)                                                                        \
+    ((int32_t)(0xc0000000u | ((uint32_t)(seq)&0x3ffffu) << 12 | ((unsigned)(step)&0xfffu)))
 #define RABENSEIFNER_MIN 4096 /* bytes: as coll_reduce.c */
 
 enum { N_SEND, N_RECV, N_COMBINE, N_COPY };
@@ -109,6 +116,7 @@ typedef struct nbc {
     /* MPI_Comm_idup: the parent's members, the map reduced, and where the new
      * handle goes (made at completion) */
     int *iranks, isize, ime, iword;
+    int *irranks, irsize; /* an intercommunicator's remote group */
     long *imap;
     uint64_t ireserved; /* pairs of word iword reserved here until completion */
     MPI_Comm *inew, iparent;
@@ -354,6 +362,7 @@ static void nbc_release(cr_job *job, nbc *s)
     if (s->u.type >= 0) mpi_type_unref(s->u.type);
     release_mem(s);
     free(s->iranks);
+    free(s->irranks);
     free(s->imap);
     free(s);
 }
@@ -407,11 +416,8 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     b->seq_taken = false;
     b->job = mpi_enter(b->call);
     int rc = mpi_comm_check(b->job, b->call, comm, &b->c);
-    if (!rc && b->c->inter)
-        rc = fail(b, MPI_ERR_COMM,
-                  "not supported on intercommunicators: courier's nonblocking "
-                  "collectives "
-                  "take intracommunicators only");
+    if (!rc && b->c->inter && (kind == I_SCAN || kind == I_EXSCAN))
+        rc = fail(b, MPI_ERR_COMM, "scans are not defined on intercommunicators");
     if (!rc && !req) rc = fail(b, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
     nbc *s = calloc(1, sizeof *s);
@@ -450,13 +456,28 @@ static void *nb_alloc(nb *b, size_t len)
 
 /* The sequence number of this collective (taken once the checks have passed).
  */
+/* The collective's sequence number, taken at the first use: the group's, or on
+ * an intercommunicator the one of both groups (ig.seq, as its blocking
+ * collectives take it). */
 static uint32_t nb_seq(nb *b)
 {
     if (!b->seq_taken) {
-        b->seq = b->c->g.seq++;
+        b->seq = b->c->inter ? b->c->ig.seq++ : b->c->g.seq++;
         b->seq_taken = true;
     }
     return b->seq;
+}
+
+static int32_t nb_tag(nb *b, int step)
+{
+    uint32_t q = nb_seq(b);
+    return b->c->inter ? NBC_XTAG(q, step) : NBC_TAG(q, step);
+}
+
+/* The peers of the v and w forms: the remote group on an intercommunicator. */
+static int nb_peers(const nb *b)
+{
+    return b->c->inter ? b->c->rsize : b->c->size;
 }
 
 static nstep *nb_step(nb *b, int kind)
@@ -478,7 +499,7 @@ static void nb_send(nb *b, int member, int step, const void *buf, size_t len)
 {
     nstep *p = nb_step(b, N_SEND);
     p->peer = comm_rank_to_job(b->c, member);
-    p->tag = NBC_TAG(nb_seq(b), step);
+    p->tag = nb_tag(b, step);
     p->buf = (char *)buf;
     p->len = len;
 }
@@ -487,7 +508,7 @@ static void nb_recv(nb *b, int member, int step, void *buf, size_t len)
 {
     nstep *p = nb_step(b, N_RECV);
     p->peer = comm_rank_to_job(b->c, member);
-    p->tag = NBC_TAG(nb_seq(b), step);
+    p->tag = nb_tag(b, step);
     p->buf = buf;
     p->len = len;
 }
@@ -572,7 +593,12 @@ static int launch(nb *b, MPI_Request *req)
     nb_thread(b->job);
     int rc = mpi_request_ext(b->job, b->comm, &nbc_ops[s->kind], s, req);
     if (rc) {
-        if (b->seq_taken) b->c->g.seq--;
+        if (b->seq_taken) {
+            if (b->c->inter)
+                b->c->ig.seq--;
+            else
+                b->c->g.seq--;
+        }
         return done(b, rc);
     }
     int most = 1;
@@ -677,11 +703,36 @@ static char *bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
 /* ---- barrier and broadcast
  * -------------------------------------------------------- */
 
+/* The intercommunicator forms (below, "intercommunicators"). */
+static int x_barrier(nb *b, MPI_Request *req);
+static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req);
+static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+                    MPI_Request *req);
+static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, const int *displs,
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                     MPI_Request *req);
+static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                       MPI_Request *req);
+static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                      MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
+                      const int *rdispls, MPI_Datatype rtype, MPI_Request *req);
+static int x_alltoallw(nb *b, const void *sbuf, const int *scounts, const int *sdispls,
+                       const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                       const int *rdispls, const MPI_Datatype *rtypes, MPI_Request *req);
+static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    int root, MPI_Request *req);
+static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, int block,
+                            MPI_Datatype dt, MPI_Op op, MPI_Request *req);
+#define X_ALL INT_MIN /* x_reduce's root for an allreduce (no rank, MPI_ROOT or MPI_PROC_NULL) */
+
 PMPI_WEAK(Ibarrier);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     int rc = begin(&b, I_BARRIER, comm, req);
+    if (!rc && b.c->inter) return x_barrier(&b, req);
     if (rc) return done(&b, rc);
     int n = b.c->size, me = b.c->me, step = 0;
     nb_seq(&b);
@@ -717,6 +768,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
     nb b;
     mpi_type *t = NULL;
     int rc = begin(&b, I_BCAST, comm, req);
+    if (!rc && b.c->inter) return x_bcast(&b, buf, count, dt, root, req);
     if (!rc) rc = chk_count(&b, count, "count");
     if (!rc) rc = chk_type(&b, dt, &t);
     if (!rc) rc = chk_buf(&b, buf, count, t, "buffer");
@@ -905,6 +957,8 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
     nb b;
     mpi_type *t = NULL;
     int rc = begin(&b, kind, comm, req);
+    if (!rc && b.c->inter)
+        return x_reduce(&b, sbuf, rbuf, count, dt, op, form == R_ALLREDUCE ? X_ALL : root, req);
     if (!rc) rc = chk_count(&b, count, "count");
     if (!rc) rc = chk_type(&b, dt, &t);
     if (!rc && form == R_REDUCE) rc = chk_root(&b, root);
@@ -997,6 +1051,8 @@ static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const i
     nb b;
     mpi_type *t = NULL;
     int rc = begin(&b, kind, comm, req);
+    if (!rc && b.c->inter)
+        return x_reduce_scatter(&b, sbuf, rbuf, is_block ? NULL : counts, block, dt, op, req);
     if (!rc) rc = chk_type(&b, dt, &t);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
@@ -1083,6 +1139,8 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_GATHER, comm, req);
+    if (!rc && b.c->inter)
+        return x_gather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, req);
     if (!rc) rc = chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -1120,6 +1178,8 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_SCATTER, comm, req);
+    if (!rc && b.c->inter)
+        return x_scatter(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, req);
     if (!rc) rc = chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -1170,6 +1230,8 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_ALLGATHER, comm, req);
+    if (!rc && b.c->inter)
+        return x_allgather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
@@ -1196,6 +1258,9 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_ALLTOALL, comm, req);
+    if (!rc && b.c->inter)
+        return x_alltoall(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype,
+                          req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
@@ -1235,7 +1300,7 @@ typedef struct vlay {
 static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const int *displs,
                      const char *what)
 {
-    int np = b->c->size;
+    int np = nb_peers(b);
     if (!counts || !displs) return fail(b, MPI_ERR_ARG, "%scounts or displs is NULL", what);
     v->len = nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
     v->off = v->len + np;
@@ -1281,6 +1346,8 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
     int rc = begin(&b, I_GATHERV, comm, req);
+    if (!rc && b.c->inter)
+        return x_gather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, req);
     if (!rc) rc = chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -1320,6 +1387,8 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
     int rc = begin(&b, I_SCATTERV, comm, req);
+    if (!rc && b.c->inter)
+        return x_scatter(&b, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, req);
     if (!rc) rc = chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
@@ -1362,6 +1431,8 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
     int rc = begin(&b, I_ALLGATHERV, comm, req);
+    if (!rc && b.c->inter)
+        return x_allgather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
     if (!rc) rc = chk_type(&b, rtype, &tr);
@@ -1393,6 +1464,9 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
     mpi_type *ts = NULL, *tr = NULL;
     vlay vs = {0}, vr = {0};
     int rc = begin(&b, I_ALLTOALLV, comm, req);
+    if (!rc && b.c->inter)
+        return x_alltoall(&b, sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype,
+                          req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = chk_type(&b, rtype, &tr);
     if (!rc) rc = vlay_make(&b, &vr, tr, rcounts, rdispls, "recv");
@@ -1441,7 +1515,7 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
 static int wlay_make(nb *b, mpi_type ***t, size_t **len, const int *counts, const int *displs,
                      const MPI_Datatype *types, const char *what)
 {
-    int np = b->c->size;
+    int np = nb_peers(b);
     if (!counts || !displs || !types)
         return fail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
     *t = nb_alloc(b, (size_t)np * sizeof **t);
@@ -1469,6 +1543,8 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     mpi_type **ts = NULL, **tr = NULL;
     size_t *sl = NULL, *rl = NULL;
     int rc = begin(&b, I_ALLTOALLW, comm, req);
+    if (!rc && b.c->inter)
+        return x_alltoallw(&b, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = wlay_make(&b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
     if (!rc && !inplace) rc = wlay_make(&b, &ts, &sl, scounts, sdispls, stypes, "send");
@@ -1511,6 +1587,379 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     return launch(&b, req);
 }
 
+/* ---- intercommunicators
+ * ------------------------------------------------------------------
+ * MPI-3.1 §5.2.2, with the algorithms of src/coll/coll_inter.c as schedules:
+ * barrier: the members tell their leader (local member 0), the leaders swap an
+ * empty message, each tells its members; bcast: the root sends to the remote
+ * leader, which broadcasts in its group; gather(v), scatter(v): straight
+ * between the root and every remote member; allgather(v): every member sends
+ * its block to the remote leader, which broadcasts the blocks it got in its
+ * group; alltoall(v,w): every member with every remote member; reduce: the
+ * non-root group reduces to its leader, which sends to the root; allreduce,
+ * reduce-scatter: each group reduces to its leader, the leaders swap, each
+ * broadcasts (scatters by its group's counts) what it got. Roots: MPI_ROOT,
+ * MPI_PROC_NULL (the rest of the root's group, whose other arguments are not
+ * looked at) or the root's rank in the remote group. MPI_IN_PLACE:
+ * MPI_ERR_BUFFER. Steps: 0-1 local reduce, 2 local fan-in, 3 across, 4 local
+ * fan-out or broadcast. */
+
+/* A transfer with member r of the remote group. */
+static void nb_xsend(nb *b, int r, int step, const void *buf, size_t len)
+{
+    nstep *p = nb_step(b, N_SEND);
+    p->peer = b->c->rranks[r];
+    p->tag = nb_tag(b, step);
+    p->buf = (char *)buf;
+    p->len = len;
+}
+
+static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
+{
+    nstep *p = nb_step(b, N_RECV);
+    p->peer = b->c->rranks[r];
+    p->tag = nb_tag(b, step);
+    p->buf = buf;
+    p->len = len;
+}
+
+static int chk_xroot(nb *b, int root)
+{
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < b->c->rsize)) return 0;
+    return fail(b, MPI_ERR_ROOT,
+                "root %d is invalid on an intercommunicator: MPI_ROOT at the root, "
+                "MPI_PROC_NULL at the rest of its group, the root's rank 0..%d in the other "
+                "group",
+                root, b->c->rsize - 1);
+}
+
+static int chk_xbuf(nb *b, const void *p)
+{
+    return p == MPI_IN_PLACE
+               ? fail(b, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator")
+               : 0;
+}
+
+static int x_barrier(nb *b, MPI_Request *req)
+{
+    int n = b->c->size;
+    nb_seq(b);
+    if (b->c->me) {
+        nb_send(b, 0, 2, NULL, 0);
+        nb_round(b);
+        nb_recv(b, 0, 4, NULL, 0);
+        return launch(b, req);
+    }
+    for (int i = 1; i < n; i++) nb_recv(b, i, 2, NULL, 0);
+    nb_round(b);
+    nb_xrecv(b, 0, 3, NULL, 0);
+    nb_xsend(b, 0, 3, NULL, 0);
+    nb_round(b);
+    for (int i = 1; i < n; i++) nb_send(b, i, 4, NULL, 0);
+    return launch(b, req);
+}
+
+static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req)
+{
+    mpi_type *t = NULL;
+    int rc = chk_xroot(b, root);
+    if (!rc && root != MPI_PROC_NULL) rc = chk_count(b, count, "count");
+    if (!rc && root != MPI_PROC_NULL) rc = chk_type(b, dt, &t);
+    if (!rc && root != MPI_PROC_NULL) rc = chk_buf(b, buf, count, t, "buffer");
+    if (rc) return done(b, rc);
+    nb_seq(b);
+    if (root == MPI_ROOT) {
+        nb_xsend(b, 0, 3, bytes_in(b, t, buf, (size_t)count), (size_t)count * t->size);
+    } else if (root != MPI_PROC_NULL) {
+        size_t len = (size_t)count * t->size;
+        char *data = bytes_out(b, t, buf, (size_t)count);
+        if (b->c->me == 0) nb_xrecv(b, root, 3, data, len);
+        nb_round(b);
+        if (b->c->size > 1) sched_bcast(b, data, len, 0, 4);
+    }
+    return launch(b, req);
+}
+
+/* gather (rcounts NULL: rcount each) and gatherv */
+static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+                    MPI_Request *req)
+{
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = chk_xroot(b, root), R = b->c->rsize;
+    if (!rc && root == MPI_ROOT) {
+        rc = chk_xbuf(b, rbuf);
+        if (!rc && rcounts) rc = chk_type(b, rtype, &tr);
+        if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
+        if (!rc && !rcounts) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    } else if (!rc && root != MPI_PROC_NULL) {
+        rc = chk_xbuf(b, sbuf);
+        if (!rc) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+    }
+    if (rc) return done(b, rc);
+    nb_seq(b);
+    if (root == MPI_ROOT && rcounts) {
+        char *r = vlay_out(b, &v, tr, rbuf, rcounts, displs, R);
+        for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, r + v.off[i], v.len[i]);
+    } else if (root == MPI_ROOT) {
+        size_t cnt = (size_t)rcount, blk = cnt * tr->size;
+        char *r = bytes_out(b, tr, rbuf, cnt * (size_t)R);
+        for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, r + (size_t)i * blk, blk);
+    } else if (root != MPI_PROC_NULL) {
+        nb_xsend(b, root, 3, bytes_in(b, ts, sbuf, (size_t)scount), (size_t)scount * ts->size);
+    }
+    return launch(b, req);
+}
+
+/* scatter (scounts NULL: scount each) and scatterv */
+static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, const int *displs,
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                     MPI_Request *req)
+{
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = chk_xroot(b, root), R = b->c->rsize;
+    if (!rc && root == MPI_ROOT) {
+        rc = chk_xbuf(b, sbuf);
+        if (!rc && scounts) rc = chk_type(b, stype, &ts);
+        if (!rc && scounts) rc = vlay_make(b, &v, ts, scounts, displs, "send");
+        if (!rc && !scounts) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+    } else if (!rc && root != MPI_PROC_NULL) {
+        rc = chk_xbuf(b, rbuf);
+        if (!rc) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    }
+    if (rc) return done(b, rc);
+    nb_seq(b);
+    if (root == MPI_ROOT && scounts) {
+        const char *s = sbuf;
+        if (v.staged) {
+            char *p = nb_alloc(b, v.total);
+            vlay_pack(&v, ts, sbuf, scounts, displs, p, R);
+            s = p;
+        }
+        for (int i = 0; i < R; i++) nb_xsend(b, i, 3, s + v.off[i], v.len[i]);
+    } else if (root == MPI_ROOT) {
+        size_t blk = (size_t)scount * ts->size;
+        const char *s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
+        for (int i = 0; i < R; i++) nb_xsend(b, i, 3, s + (size_t)i * blk, blk);
+    } else if (root != MPI_PROC_NULL) {
+        char *r = bytes_out(b, tr, rbuf, (size_t)rcount);
+        nb_xrecv(b, root, 3, r, (size_t)rcount * tr->size);
+    }
+    return launch(b, req);
+}
+
+/* allgather (rcounts NULL: rcount each) and allgatherv: the remote blocks
+ * travel packed back to back (the leader's broadcast is one buffer), and go
+ * to their places at completion. */
+static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                       MPI_Request *req)
+{
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay v = {0};
+    int rc = chk_xbuf(b, sbuf), R = b->c->rsize;
+    if (!rc) rc = chk_xbuf(b, rbuf);
+    if (!rc) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+    if (!rc && rcounts) rc = chk_type(b, rtype, &tr);
+    if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
+    if (!rc && !rcounts) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    if (rc) return done(b, rc);
+    size_t *off = nb_alloc(b, ((size_t)R + 1) * sizeof *off);
+    off[0] = 0;
+    for (int i = 0; i < R; i++)
+        off[i + 1] = off[i] + (rcounts ? v.len[i] : (size_t)rcount * tr->size);
+    char *all = nb_alloc(b, off[R]);
+    for (int i = 0; i < R; i++) {
+        size_t cnt = (size_t)(rcounts ? rcounts[i] : rcount);
+        ptrdiff_t at = (ptrdiff_t)(rcounts ? displs[i] : (int)((size_t)i * cnt)) * type_extent(tr);
+        if (cnt) nb_fin(b, tr, all + off[i], off[i + 1] - off[i], (char *)rbuf + at, cnt);
+    }
+    nb_seq(b);
+    if (b->c->me == 0)
+        for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, all + off[i], off[i + 1] - off[i]);
+    nb_xsend(b, 0, 3, bytes_in(b, ts, sbuf, (size_t)scount), (size_t)scount * ts->size);
+    nb_round(b);
+    if (b->c->size > 1) sched_bcast(b, all, off[R], 0, 4);
+    return launch(b, req);
+}
+
+/* alltoall (counts NULL: scount/rcount each) and alltoallv */
+static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                      MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
+                      const int *rdispls, MPI_Datatype rtype, MPI_Request *req)
+{
+    mpi_type *ts = NULL, *tr = NULL;
+    vlay vs = {0}, vr = {0};
+    bool v = scounts || rcounts;
+    int rc = chk_xbuf(b, sbuf), R = b->c->rsize, me = b->c->me;
+    if (!rc && v) rc = chk_type(b, stype, &ts);
+    if (!rc && v) rc = vlay_make(b, &vs, ts, scounts, sdispls, "send");
+    if (!rc && v) rc = chk_type(b, rtype, &tr);
+    if (!rc && v) rc = vlay_make(b, &vr, tr, rcounts, rdispls, "recv");
+    if (!rc && !v) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+    if (!rc && !v) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    if (rc) return done(b, rc);
+    const char *s;
+    char *r;
+    if (v) {
+        s = sbuf;
+        if (vs.staged) {
+            char *p = nb_alloc(b, vs.total);
+            vlay_pack(&vs, ts, sbuf, scounts, sdispls, p, R);
+            s = p;
+        }
+        r = vlay_out(b, &vr, tr, rbuf, rcounts, rdispls, R);
+    } else {
+        size_t sblk = (size_t)scount * ts->size, rblk = (size_t)rcount * tr->size;
+        s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
+        r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
+        vs.len = nb_alloc(b, 4 * (size_t)R * sizeof(size_t));
+        vs.off = vs.len + R;
+        vr.len = vs.off + R;
+        vr.off = vr.len + R;
+        for (int i = 0; i < R; i++) {
+            vs.len[i] = sblk;
+            vs.off[i] = (size_t)i * sblk;
+            vr.len[i] = rblk;
+            vr.off[i] = (size_t)i * rblk;
+        }
+    }
+    nb_seq(b);
+    for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, r + vr.off[i], vr.len[i]);
+    for (int k = 0; k < R; k++) {
+        int i = (me + k) % R;
+        nb_xsend(b, i, 3, s + vs.off[i], vs.len[i]);
+    }
+    return launch(b, req);
+}
+
+static int x_alltoallw(nb *b, const void *sbuf, const int *scounts, const int *sdispls,
+                       const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                       const int *rdispls, const MPI_Datatype *rtypes, MPI_Request *req)
+{
+    mpi_type **ts = NULL, **tr = NULL;
+    size_t *sl = NULL, *rl = NULL;
+    int rc = chk_xbuf(b, sbuf), R = b->c->rsize, me = b->c->me;
+    if (!rc) rc = wlay_make(b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
+    if (!rc) rc = wlay_make(b, &ts, &sl, scounts, sdispls, stypes, "send");
+    if (rc) return done(b, rc);
+    nb_seq(b);
+    for (int i = 0; i < R; i++) {
+        char *at = (char *)rbuf + rdispls[i], *r = at;
+        if (rl[i] && !tr[i]->contig) {
+            r = nb_alloc(b, rl[i]);
+            nb_fin(b, tr[i], r, rl[i], at, (size_t)rcounts[i]);
+        }
+        nb_xrecv(b, i, 3, rl[i] ? r : NULL, rl[i]);
+    }
+    for (int k = 0; k < R; k++) {
+        int i = (me + k) % R;
+        const char *at = (const char *)sbuf + sdispls[i];
+        nb_xsend(b, i, 3, sl[i] ? bytes_in(b, ts[i], at, (size_t)scounts[i]) : NULL, sl[i]);
+    }
+    return launch(b, req);
+}
+
+/* The member's data as the reduction takes it (packed when the type needs it). */
+static char *x_acc(nb *b, const mpi_type *t, const void *sbuf, size_t cnt, bool packed, size_t len)
+{
+    char *acc = nb_alloc(b, len);
+    if (packed)
+        mpi_pack_data(t, sbuf, cnt, acc);
+    else if (len)
+        memcpy(acc, sbuf, len);
+    return acc;
+}
+
+/* reduce (root given), allreduce (root X_ALL) */
+static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    int root, MPI_Request *req)
+{
+    mpi_type *t = NULL;
+    bool all = root == X_ALL;
+    int rc = all ? 0 : chk_xroot(b, root);
+    if (rc || root == MPI_PROC_NULL) {
+        if (!rc) nb_seq(b);
+        return rc ? done(b, rc) : launch(b, req);
+    }
+    rc = chk_count(b, count, "count");
+    if (!rc) rc = chk_type(b, dt, &t);
+    if (!rc && root != MPI_ROOT) rc = chk_xbuf(b, sbuf);
+    if (!rc && root != MPI_ROOT) rc = chk_buf(b, sbuf, count, t, "send buffer");
+    if (!rc && (all || root == MPI_ROOT)) rc = chk_xbuf(b, rbuf);
+    if (!rc && (all || root == MPI_ROOT)) rc = chk_buf(b, rbuf, count, t, "receive buffer");
+    if (!rc && all) rc = chk_alias(b, sbuf, rbuf, (size_t)count * t->size);
+    bool packed = false;
+    size_t n = 0, cnt = (size_t)count;
+    if (!rc) rc = nb_redop(b, op, t, cnt, &packed, &n);
+    if (rc) return done(b, rc);
+    size_t len = n * b->s->o.elem;
+    char *out = NULL; /* where the other group's result lands */
+    if (all || root == MPI_ROOT) {
+        out = packed ? nb_alloc(b, len) : rbuf;
+        if (packed) nb_fin(b, t, out, len, rbuf, cnt);
+    }
+    nb_seq(b);
+    if (root == MPI_ROOT) {
+        nb_xrecv(b, 0, 3, out, len);
+        return launch(b, req);
+    }
+    char *acc = x_acc(b, t, sbuf, cnt, packed, len);
+    sched_reduce(b, acc, n, 0, acc);
+    if (b->c->me == 0) {
+        if (all) nb_xrecv(b, 0, 3, out, len);
+        nb_xsend(b, all ? 0 : root, 3, acc, len);
+    }
+    nb_round(b);
+    if (all && b->c->size > 1) sched_bcast(b, out, len, 0, 4);
+    return launch(b, req);
+}
+
+/* reduce_scatter (counts: one per local member) and _block (counts NULL) */
+static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, int block,
+                            MPI_Datatype dt, MPI_Op op, MPI_Request *req)
+{
+    mpi_type *t = NULL;
+    int np = b->c->size, me = b->c->me;
+    int rc = chk_xbuf(b, sbuf);
+    if (!rc) rc = chk_xbuf(b, rbuf);
+    if (!rc) rc = chk_type(b, dt, &t);
+    if (!rc && !counts && block < 0) rc = fail(b, MPI_ERR_COUNT, "recvcount %d is negative", block);
+    size_t *at = rc ? NULL : nb_alloc(b, ((size_t)np + 1) * sizeof *at); /* first instance */
+    if (at) at[0] = 0;
+    for (int i = 0; !rc && i < np; i++) {
+        int c = counts ? counts[i] : block;
+        if (c < 0) rc = fail(b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
+        at[i + 1] = at[i] + (size_t)c;
+    }
+    size_t total = rc ? 0 : at[np], mine = rc ? 0 : at[me + 1] - at[me];
+    if (!rc) rc = chk_buf(b, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = chk_buf(b, rbuf, (int)mine, t, "receive buffer");
+    bool packed = false;
+    size_t n = 0;
+    if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
+    if (rc) return done(b, rc);
+    size_t len = n * b->s->o.elem, per = total ? len / total : 0; /* bytes per instance */
+    char *out = packed ? nb_alloc(b, mine * per) : rbuf;
+    if (packed) nb_fin(b, t, out, mine * per, rbuf, mine);
+    char *acc = x_acc(b, t, sbuf, total, packed, len);
+    nb_seq(b);
+    sched_reduce(b, acc, n, 0, acc);
+    if (me) {
+        nb_recv(b, 0, 4, out, mine * per);
+        return launch(b, req);
+    }
+    char *other = nb_alloc(b, len);
+    nb_xrecv(b, 0, 3, other, len);
+    nb_xsend(b, 0, 3, acc, len);
+    nb_round(b);
+    nb_copy(b, out, other, mine * per);
+    for (int i = 1; i < np; i++) nb_send(b, i, 4, other + at[i] * per, (at[i + 1] - at[i]) * per);
+    return launch(b, req);
+}
+
 /* ---- MPI_Comm_idup
  * ------------------------------------------------------------------ */
 
@@ -1551,9 +2000,12 @@ static void idup_make(cr_job *job, nbc *s)
                  s->iword);
     int bit = __builtin_ctzll((unsigned long long)common);
     idup_unreserve(s, UINT64_C(1) << bit);
-    int ctx = MPI_CTX_FIRST_FREE + 2 * (s->iword * 64 + bit);
-    MPI_Comm nh = mpi_comm_add(job, call, s->isize, s->ime, s->iranks, ctx, s->ierrh);
-    s->iranks = NULL; /* the communicator's now */
+    int pair = s->iword * 64 + bit;
+    MPI_Comm nh = s->irranks ? mpi_inter_add(job, call, s->isize, s->ime, s->iranks, s->irsize,
+                                             s->irranks, pair, s->ierrh)
+                             : mpi_comm_add(job, call, s->isize, s->ime, s->iranks,
+                                            MPI_CTX_FIRST_FREE + 2 * pair, s->ierrh);
+    s->iranks = s->irranks = NULL; /* the communicator's now */
     if (mpi_comm_get(s->iparent)) {
         int kv = 0, rc = mpi_comm_attrs_copy(job, s->iparent, nh, &kv);
         if (rc != MPI_SUCCESS)
@@ -1590,6 +2042,25 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     s->ierrh = b.c->errh;
     s->o = CR_OP_PREDEF(cr_op_band_long, long);
     nb_seq(&b);
-    sched_allreduce(&b, (char *)s->imap, 1);
+    if (!b.c->inter) {
+        sched_allreduce(&b, (char *)s->imap, 1);
+        return launch(&b, req);
+    }
+    /* both groups: each ANDs to its leader, the leaders swap and AND, each
+     * broadcasts in its group (the word is the same on both: same context,
+     * same ig.seq) */
+    s->irsize = b.c->rsize;
+    s->irranks = xmalloc(b.job, b.call, (size_t)b.c->rsize * sizeof *s->irranks);
+    memcpy(s->irranks, b.c->rranks, (size_t)b.c->rsize * sizeof *s->irranks);
+    char *map = (char *)s->imap;
+    sched_reduce(&b, map, 1, 0, map);
+    if (b.c->me == 0) {
+        long *other = nb_alloc(&b, sizeof *other);
+        nb_xrecv(&b, 0, 3, other, sizeof *other);
+        nb_xsend(&b, 0, 3, map, sizeof(long));
+        nb_round(&b);
+        nb_combine(&b, map, other, map, 1);
+    }
+    if (b.c->size > 1) sched_bcast(&b, map, sizeof(long), 0, 4);
     return launch(&b, req);
 }

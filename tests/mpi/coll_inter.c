@@ -4,7 +4,13 @@
  * collective runs in both directions, with every root (MPI_ROOT at the root,
  * MPI_PROC_NULL at the others of its group, the root's rank in the other
  * group), with values that say who sent them; contiguous and strided
- * datatypes; Scan/Exscan must fail with MPI_ERR_COMM. */
+ * datatypes; Scan/Exscan must fail with MPI_ERR_COMM.
+ *
+ *   coll_inter              the blocking collectives
+ *   coll_inter nonblocking  the same checks through the nonblocking forms
+ *                           (each MPI_Ixxx then MPI_Wait), then several of
+ *                           them outstanding at once with MPI_Comm_idup of
+ *                           the intercommunicator, completed by MPI_Waitall */
 #include <stdbool.h>
 #include <string.h>
 
@@ -14,6 +20,17 @@ static int wrank, wsize, k; /* k: size of the low group */
 static int color, lrank, lsize, rsize;
 static MPI_Comm ic, local;
 static MPI_Datatype strided; /* an int every 8 bytes */
+
+/* Every collective on ic goes through COLL: the blocking call, or with
+ * "nonblocking" its I-form and MPI_Wait (a failing I-form makes no request). */
+static bool nb;
+static MPI_Request q_;
+static int wait_(int rc)
+{
+    return rc == MPI_SUCCESS ? MPI_Wait(&q_, MPI_STATUS_IGNORE) : rc;
+}
+#define COLL(blocking, nonblocking, ...)                                                           \
+    (nb ? wait_(nonblocking(__VA_ARGS__, &q_)) : blocking(__VA_ARGS__))
 
 /* World rank of local / remote rank i. */
 static int lw(int i)
@@ -38,7 +55,7 @@ static void first_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 static void barrier_test(void)
 {
-    for (int i = 0; i < 3; i++) OK(MPI_Barrier(ic));
+    for (int i = 0; i < 3; i++) OK(COLL(MPI_Barrier, MPI_Ibarrier, ic));
 }
 
 static void bcast_test(void)
@@ -51,13 +68,13 @@ static void bcast_test(void)
             if (color == g) {
                 if (lrank == root) {
                     for (int i = 0; i < n; i++) buf[i] = val(sent, i);
-                    OK(MPI_Bcast(buf, n, MPI_INT, MPI_ROOT, ic));
+                    OK(COLL(MPI_Bcast, MPI_Ibcast, buf, n, MPI_INT, MPI_ROOT, ic));
                 } else {
-                    OK(MPI_Bcast(buf, n, MPI_INT, MPI_PROC_NULL, ic));
+                    OK(COLL(MPI_Bcast, MPI_Ibcast, buf, n, MPI_INT, MPI_PROC_NULL, ic));
                     for (int i = 0; i < 16; i++) CHECK(buf[i] == -1, "bcast: PROC_NULL buffer");
                 }
             } else {
-                OK(MPI_Bcast(buf, n, MPI_INT, root, ic));
+                OK(COLL(MPI_Bcast, MPI_Ibcast, buf, n, MPI_INT, root, ic));
                 for (int i = 0; i < n; i++)
                     CHECK(buf[i] == val(sent, i), "bcast g%d root %d: [%d] = %d", g, root, i,
                           buf[i]);
@@ -71,10 +88,11 @@ static void bcast_test(void)
     for (int g = 0; g < 2; g++) {
         if (color == g) {
             for (int i = 0; i < n; i++) b[i] = val(g, i);
-            OK(MPI_Bcast(b, n, MPI_INT, lrank == 0 ? MPI_ROOT : MPI_PROC_NULL, ic));
+            OK(COLL(MPI_Bcast, MPI_Ibcast, b, n, MPI_INT, lrank == 0 ? MPI_ROOT : MPI_PROC_NULL,
+                    ic));
         } else {
             for (int i = 0; i < 2 * n; i++) b[i] = -1;
-            OK(MPI_Bcast(b, n, strided, 0, ic));
+            OK(COLL(MPI_Bcast, MPI_Ibcast, b, n, strided, 0, ic));
             for (int i = 0; i < n; i++)
                 CHECK(b[2 * i] == val(g, i) && b[2 * i + 1] == -1, "long bcast [%d]", i);
         }
@@ -90,8 +108,8 @@ static void reduce_test(MPI_Op first)
             int sb[4], rb[4] = {-1, -1, -1, -1}, rb2[4] = {-1, -1, -1, -1};
             for (int i = 0; i < 4; i++) sb[i] = val(wrank, i);
             int r = color == g ? (lrank == root ? MPI_ROOT : MPI_PROC_NULL) : root;
-            OK(MPI_Reduce(sb, rb, 4, MPI_INT, MPI_SUM, r, ic));
-            OK(MPI_Reduce(sb, rb2, 4, MPI_INT, first, r, ic));
+            OK(COLL(MPI_Reduce, MPI_Ireduce, sb, rb, 4, MPI_INT, MPI_SUM, r, ic));
+            OK(COLL(MPI_Reduce, MPI_Ireduce, sb, rb2, 4, MPI_INT, first, r, ic));
             if (r == MPI_ROOT) {
                 for (int i = 0; i < 4; i++) {
                     int want = 0;
@@ -111,16 +129,16 @@ static void allreduce_test(MPI_Op first)
 {
     int n = 1000, *sb = malloc((size_t)n * sizeof(int)), *rb = malloc((size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) sb[i] = val(wrank, i);
-    OK(MPI_Allreduce(sb, rb, n, MPI_INT, MPI_SUM, ic));
+    OK(COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, n, MPI_INT, MPI_SUM, ic));
     for (int i = 0; i < n; i++) {
         int want = 0;
         for (int j = 0; j < rsize; j++) want += val(rw(j), i);
         CHECK(rb[i] == want, "allreduce [%d] = %d, want %d", i, rb[i], want);
     }
-    OK(MPI_Allreduce(sb, rb, 3, MPI_INT, first, ic));
+    OK(COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, 3, MPI_INT, first, ic));
     for (int i = 0; i < 3; i++) CHECK(rb[i] == val(rw(0), i), "allreduce(first) %d", rb[i]);
     double d = wrank + 0.5, dr = 0;
-    OK(MPI_Allreduce(&d, &dr, 1, MPI_DOUBLE, MPI_MAX, ic));
+    OK(COLL(MPI_Allreduce, MPI_Iallreduce, &d, &dr, 1, MPI_DOUBLE, MPI_MAX, ic));
     CHECK(dr == rw(rsize - 1) + 0.5, "allreduce max %g", dr);
     free(sb);
     free(rb);
@@ -136,7 +154,7 @@ static void gather_scatter_test(void)
             for (int i = 0; i < 64; i++) rb[i] = -1;
             for (int i = 0; i < 8; i++) sb[i] = val(wrank, i);
             /* gather: 3 ints from each remote member */
-            OK(MPI_Gather(sb, 3, MPI_INT, rb, 3, MPI_INT, r, ic));
+            OK(COLL(MPI_Gather, MPI_Igather, sb, 3, MPI_INT, rb, 3, MPI_INT, r, ic));
             if (r == MPI_ROOT)
                 for (int j = 0; j < rsize; j++)
                     for (int i = 0; i < 3; i++)
@@ -145,7 +163,8 @@ static void gather_scatter_test(void)
             /* gatherv: j+1 ints from remote j, at displacement 4*j (reverse) */
             for (int i = 0; i < 64; i++) rb[i] = -1;
             for (int j = 0; j < rsize; j++) rc[j] = j + 1, dis[j] = 8 * (rsize - 1 - j);
-            OK(MPI_Gatherv(sb, lrank + 1, MPI_INT, rb, rc, dis, MPI_INT, r, ic));
+            OK(COLL(MPI_Gatherv, MPI_Igatherv, sb, lrank + 1, MPI_INT, rb, rc, dis, MPI_INT, r,
+                    ic));
             if (r == MPI_ROOT)
                 for (int j = 0; j < rsize; j++)
                     for (int i = 0; i < 8; i++)
@@ -154,7 +173,7 @@ static void gather_scatter_test(void)
             /* scatter: 2 ints to each remote member */
             int sc[64], got[4] = {-1, -1, -1, -1};
             for (int j = 0; j < 32; j++) sc[2 * j] = val(wrank, 2 * j), sc[2 * j + 1] = j;
-            OK(MPI_Scatter(sc, 2, MPI_INT, got, 2, MPI_INT, r, ic));
+            OK(COLL(MPI_Scatter, MPI_Iscatter, sc, 2, MPI_INT, got, 2, MPI_INT, r, ic));
             if (color != g)
                 CHECK(got[0] == val(rw(root), 2 * lrank) && got[1] == lrank && got[2] == -1,
                       "scatter g%d root %d: %d %d", g, root, got[0], got[1]);
@@ -165,7 +184,8 @@ static void gather_scatter_test(void)
             for (int i = 0; i < 64; i++) sc[i] = val(wrank, i);
             int gv[16];
             for (int i = 0; i < 16; i++) gv[i] = -1;
-            OK(MPI_Scatterv(sc, rc, dis, MPI_INT, gv, lrank + 1, strided, r, ic));
+            OK(COLL(MPI_Scatterv, MPI_Iscatterv, sc, rc, dis, MPI_INT, gv, lrank + 1, strided, r,
+                    ic));
             if (color != g)
                 for (int i = 0; i <= lrank; i++)
                     CHECK(gv[2 * i] == val(rw(root), 3 * lrank + i) && gv[2 * i + 1] == -1,
@@ -179,7 +199,7 @@ static void allgather_test(void)
     int sb[8], rb[64], rc[16], dis[16];
     for (int i = 0; i < 8; i++) sb[i] = val(wrank, i);
     for (int i = 0; i < 64; i++) rb[i] = -1;
-    OK(MPI_Allgather(sb, 2, MPI_INT, rb, 2, MPI_INT, ic));
+    OK(COLL(MPI_Allgather, MPI_Iallgather, sb, 2, MPI_INT, rb, 2, MPI_INT, ic));
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i < 2; i++)
             CHECK(rb[2 * j + i] == val(rw(j), i), "allgather [%d][%d] = %d", j, i, rb[2 * j + i]);
@@ -187,7 +207,7 @@ static void allgather_test(void)
     /* allgatherv: (remote lrank)+1 ints each, reverse order with gaps */
     for (int i = 0; i < 64; i++) rb[i] = -1;
     for (int j = 0; j < rsize; j++) rc[j] = j + 1, dis[j] = 5 * (rsize - 1 - j) + 1;
-    OK(MPI_Allgatherv(sb, lrank + 1, MPI_INT, rb, rc, dis, MPI_INT, ic));
+    OK(COLL(MPI_Allgatherv, MPI_Iallgatherv, sb, lrank + 1, MPI_INT, rb, rc, dis, MPI_INT, ic));
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i <= j; i++)
             CHECK(rb[dis[j] + i] == val(rw(j), i), "allgatherv [%d][%d] = %d", j, i,
@@ -195,7 +215,7 @@ static void allgather_test(void)
     CHECK(rb[0] == -1, "allgatherv: gap changed");
     /* strided receive type */
     for (int i = 0; i < 64; i++) rb[i] = -1;
-    OK(MPI_Allgather(sb, 1, MPI_INT, rb, 1, strided, ic));
+    OK(COLL(MPI_Allgather, MPI_Iallgather, sb, 1, MPI_INT, rb, 1, strided, ic));
     for (int j = 0; j < rsize; j++)
         CHECK(rb[2 * j] == val(rw(j), 0) && rb[2 * j + 1] == -1, "allgather strided %d", j);
 }
@@ -206,7 +226,7 @@ static void alltoall_test(void)
     /* alltoall: 2 ints to each remote member: (me, j) */
     for (int j = 0; j < rsize; j++) sb[2 * j] = val(wrank, j), sb[2 * j + 1] = rw(j);
     for (int i = 0; i < 64; i++) rb[i] = -1;
-    OK(MPI_Alltoall(sb, 2, MPI_INT, rb, 2, MPI_INT, ic));
+    OK(COLL(MPI_Alltoall, MPI_Ialltoall, sb, 2, MPI_INT, rb, 2, MPI_INT, ic));
     for (int j = 0; j < rsize; j++)
         CHECK(rb[2 * j] == val(rw(j), lrank) && rb[2 * j + 1] == wrank, "alltoall from %d: %d %d",
               j, rb[2 * j], rb[2 * j + 1]);
@@ -225,7 +245,7 @@ static void alltoall_test(void)
         at += rc[j] + 1;
     }
     for (int i = 0; i < 64; i++) rb[i] = -1;
-    OK(MPI_Alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, ic));
+    OK(COLL(MPI_Alltoallv, MPI_Ialltoallv, sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, ic));
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i < rc[j]; i++)
             CHECK(rb[rd[j] + i] == val(rw(j), 10 * wrank + i), "alltoallv from %d [%d] = %d", j, i,
@@ -243,7 +263,7 @@ static void alltoall_test(void)
         at += (j % 2 ? 2 : 1) * rc[j];
     }
     for (int i = 0; i < 64; i++) rb[i] = -1;
-    OK(MPI_Alltoallw(sb, sc, sd, st, rb, rc, rd, rt, ic));
+    OK(COLL(MPI_Alltoallw, MPI_Ialltoallw, sb, sc, sd, st, rb, rc, rd, rt, ic));
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i < rc[j]; i++) {
             int v = rb[rd[j] / 4 + (j % 2 ? 2 * i : i)];
@@ -264,7 +284,7 @@ static void reduce_scatter_test(void)
     int sb[16], rb[16];
     for (int i = 0; i < T; i++) sb[i] = val(wrank, i);
     for (int i = 0; i < 16; i++) rb[i] = -1;
-    OK(MPI_Reduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, ic));
+    OK(COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, MPI_INT, MPI_SUM, ic));
     for (int i = 0; i < mine; i++) {
         int want = 0;
         for (int j = 0; j < rsize; j++) want += val(rw(j), off + i);
@@ -275,7 +295,7 @@ static void reduce_scatter_test(void)
     int rc = rsize;
     for (int i = 0; i < lsize * rc; i++) sb[i] = val(wrank, i);
     for (int i = 0; i < 16; i++) rb[i] = -1;
-    OK(MPI_Reduce_scatter_block(sb, rb, rc, MPI_INT, MPI_SUM, ic));
+    OK(COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, rc, MPI_INT, MPI_SUM, ic));
     for (int i = 0; i < rc; i++) {
         int want = 0;
         for (int j = 0; j < rsize; j++) want += val(rw(j), lrank * rc + i);
@@ -291,24 +311,24 @@ static void large_test(void)
     int n = 60000, *sb = malloc((size_t)n * (size_t)rsize * sizeof(int));
     int *rb = malloc((size_t)n * (size_t)rsize * sizeof(int));
     for (int i = 0; i < n; i++) sb[i] = val(wrank, i);
-    OK(MPI_Allgather(sb, n, MPI_INT, rb, n, MPI_INT, ic));
+    OK(COLL(MPI_Allgather, MPI_Iallgather, sb, n, MPI_INT, rb, n, MPI_INT, ic));
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i < n; i += 997)
             CHECK(rb[j * n + i] == val(rw(j), i), "large allgather [%d][%d]", j, i);
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i < n; i++) sb[j * n + i] = val(wrank, i) + rw(j);
-    OK(MPI_Alltoall(sb, n, MPI_INT, rb, n, MPI_INT, ic));
+    OK(COLL(MPI_Alltoall, MPI_Ialltoall, sb, n, MPI_INT, rb, n, MPI_INT, ic));
     for (int j = 0; j < rsize; j++)
         for (int i = 0; i < n; i += 991)
             CHECK(rb[j * n + i] == val(rw(j), i) + wrank, "large alltoall [%d][%d]", j, i);
-    OK(MPI_Allreduce(sb, rb, n, MPI_INT, MPI_MAX, ic));
+    OK(COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, n, MPI_INT, MPI_MAX, ic));
     for (int i = 0; i < n; i += 983) {
         int want = val(rw(rsize - 1), i) + lw(0); /* their block 0 went to my rank 0 */
         CHECK(rb[i] == want, "large allreduce [%d] = %d, want %d", i, rb[i], want);
     }
     for (int root = 0; root < k; root++) {
         int r = color ? root : lrank == root ? MPI_ROOT : MPI_PROC_NULL;
-        OK(MPI_Gather(sb, n, MPI_INT, rb, n, MPI_INT, r, ic));
+        OK(COLL(MPI_Gather, MPI_Igather, sb, n, MPI_INT, rb, n, MPI_INT, r, ic));
         if (r == MPI_ROOT)
             for (int j = 0; j < rsize; j++)
                 CHECK(rb[j * n + 5] == val(rw(j), 5) + lw(0), "large gather from %d", j);
@@ -321,31 +341,65 @@ static void errors_test(void)
 {
     int cls, x = 1, y = 0, rc;
     OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
-    rc = MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, ic);
+    rc = COLL(MPI_Scan, MPI_Iscan, &x, &y, 1, MPI_INT, MPI_SUM, ic);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_COMM, "scan on an intercommunicator: class %d", cls);
-    rc = MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, ic);
+    rc = COLL(MPI_Exscan, MPI_Iexscan, &x, &y, 1, MPI_INT, MPI_SUM, ic);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_COMM, "exscan on an intercommunicator: class %d", cls);
-    rc = MPI_Bcast(&x, 1, MPI_INT, rsize, ic);
+    rc = COLL(MPI_Bcast, MPI_Ibcast, &x, 1, MPI_INT, rsize, ic);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_ROOT, "bcast root out of the remote group: class %d", cls);
-    rc = MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, -7, ic);
+    rc = COLL(MPI_Reduce, MPI_Ireduce, &x, &y, 1, MPI_INT, MPI_SUM, -7, ic);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_ROOT, "reduce root -7: class %d", cls);
-    rc = MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, ic);
+    rc = COLL(MPI_Allreduce, MPI_Iallreduce, MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, ic);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_BUFFER, "allreduce MPI_IN_PLACE: class %d", cls);
-    rc = MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, &y, 1, MPI_INT, ic);
+    rc = COLL(MPI_Allgather, MPI_Iallgather, MPI_IN_PLACE, 1, MPI_INT, &y, 1, MPI_INT, ic);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_BUFFER, "allgather MPI_IN_PLACE: class %d", cls);
     OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL));
-    OK(MPI_Barrier(ic)); /* the failed calls sent nothing */
+    OK(COLL(MPI_Barrier, MPI_Ibarrier, ic)); /* the failed calls sent nothing */
+}
+
+/* Nonblocking only: several collectives outstanding at once on ic with an
+ * MPI_Comm_idup of it, completed together; the duplicate is an
+ * intercommunicator of the same groups that carries traffic. */
+static void overlap_test(void)
+{
+    MPI_Request q[5];
+    int sb[2] = {wrank, 2 * wrank}, rb[2] = {-1, -1}, bc = !color && lrank == 0 ? 77 : -1, ag[8];
+    int root = color ? 0 : lrank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    MPI_Comm dup = MPI_COMM_NULL;
+    OK(MPI_Iallreduce(sb, rb, 2, MPI_INT, MPI_SUM, ic, &q[0]));
+    OK(MPI_Ibarrier(ic, &q[1]));
+    OK(MPI_Ibcast(&bc, 1, MPI_INT, root, ic, &q[2]));
+    OK(MPI_Comm_idup(ic, &dup, &q[3]));
+    OK(MPI_Iallgather(&wrank, 1, MPI_INT, ag, 1, MPI_INT, ic, &q[4]));
+    OK(MPI_Waitall(5, q, MPI_STATUSES_IGNORE));
+    int want = 0;
+    for (int i = 0; i < rsize; i++) want += rw(i);
+    CHECK(rb[0] == want && rb[1] == 2 * want, "iallreduce: %d %d, want %d", rb[0], rb[1], want);
+    CHECK(color ? bc == 77 : bc == (lrank == 0 ? 77 : -1), "ibcast: %d", bc);
+    for (int i = 0; i < rsize; i++) CHECK(ag[i] == rw(i), "iallgather[%d] = %d", i, ag[i]);
+    int flag = 0, rs = 0, ls = 0, cmp = -1;
+    OK(MPI_Comm_test_inter(dup, &flag));
+    OK(MPI_Comm_remote_size(dup, &rs));
+    OK(MPI_Comm_size(dup, &ls));
+    CHECK(flag && rs == rsize && ls == lsize, "idup: inter %d, %d local, %d remote", flag, ls, rs);
+    OK(MPI_Comm_compare(ic, dup, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "idup compares %d", cmp);
+    int one = 1, tot = 0;
+    OK(MPI_Allreduce(&one, &tot, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(tot == rsize, "allreduce on the duplicate: %d", tot);
+    OK(MPI_Comm_free(&dup));
 }
 
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
+    nb = argc > 1 && !strcmp(argv[1], "nonblocking");
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     CHECK(wsize >= 2 && wsize <= 8, "needs 2..8 ranks");
@@ -380,11 +434,12 @@ int main(int argc, char **argv)
         large_test();
     }
     errors_test();
+    if (nb) overlap_test();
     OK(MPI_Op_free(&first));
     OK(MPI_Comm_free(&ic));
     OK(MPI_Comm_free(&local));
     OK(MPI_Type_free(&strided));
     OK(MPI_Finalize());
-    if (wrank == 0) printf("coll_inter: %d ranks OK\n", wsize);
+    if (wrank == 0) printf("coll_inter%s: %d ranks OK\n", nb ? " (nonblocking)" : "", wsize);
     return 0;
 }
