@@ -935,7 +935,11 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     if (ready(arg)) return;
     /* A collective of coll_shm.c named the member it waits for: this wait
      * takes it (and no wait nested in this one's progress does). */
-    cr_wait w = {.until = r_only ? r : NULL, .req = r, .op = job->wait_op, .peer = job->wait_peer};
+    cr_wait w = {.until = r_only ? r : NULL,
+                 .req = r,
+                 .op = job->wait_op,
+                 .peer = job->wait_peer,
+                 .call = op};
     job->wait_op = NULL;
     job->wait_peer = NULL;
     job->waiting++;
@@ -1002,7 +1006,12 @@ static void describe_wait(cr_wait *v, cr_waitinfo *w)
     *w = (cr_waitinfo){.peer = -1};
     const cr_req *r = v->req;
     const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : v->sel;
-    snprintf(w->call, sizeof w->call, "%s", r ? r->op : sel ? "probe" : v->op ? v->op : "exit");
+    snprintf(w->call, sizeof w->call, "%s",
+             r         ? r->op
+             : sel     ? "probe"
+             : v->op   ? v->op
+             : v->call ? v->call
+                       : "exit");
     if (!r && !sel && v->op) {
         w->kind = CR_WAIT_ARRIVE;
         w->peer = v->peer ? *v->peer : -1;

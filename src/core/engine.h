@@ -163,7 +163,8 @@ typedef struct cr_wait {
     const cr_req *req;    /* what the wait is for (watchdog), or */
     const cr_sel *sel;    /* ... the probe's selector, or */
     const char *op;       /* ... the collective (coll_shm.c) and the member */
-    const int *peer;      /* it waits for (member index = job rank) */
+    const int *peer;      /* it waits for (member index = job rank), or */
+    const char *call;     /* ... the call (several requests, a nonblocking collective) */
     int peer_shown;       /* *peer as last reported (it moves on as members come) */
     bool spell_reported;  /* this blocked spell was reported (at its first sleep) */
     bool listed;          /* in job->blocked: reported blocked, not yet over */

@@ -178,7 +178,9 @@ static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
                  w->call, w->peer);
         break;
     default:
-        snprintf(buf, len, "rank %d waits in %s (finishing its sends)", r, w->call);
+        snprintf(buf, len, "rank %d waits in %s (%s)", r, w->call,
+                 strcmp(w->call, "exit") ? "for requests: several, or a nonblocking collective's"
+                                         : "finishing its sends");
     }
 }
 

@@ -5,7 +5,10 @@
  * outstanding at once mixed with blocking collectives and point-to-point and
  * completed by Waitall in reverse order; a rank that computes without calling
  * MPI while the others wait; MPI_Request_free on an active one; MPI_Comm_idup;
- * argument errors. Correctness only: nothing here depends on timing. */
+ * argument errors. Correctness only: nothing here depends on timing.
+ *   nbc hang: a deadlock the hang watchdog must report, ranks 1.. in the
+ *   MPI_Wait of an MPI_Ibarrier that rank 0, waiting for a message from rank
+ *   1, never joins. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +427,15 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (argc > 1 && !strcmp(argv[1], "hang")) {
+        int x = 0;
+        MPI_Request q;
+        if (wrank == 0) MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Ibarrier(MPI_COMM_WORLD, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Finalize();
+        return 0;
+    }
     S = malloc(MAXBUF);
     for (int m = 0; m < 3; m++) R[m] = malloc(MAXBUF);
     types[T_INT] = MPI_INT, ops[T_INT] = MPI_SUM;

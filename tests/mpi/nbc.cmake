@@ -12,3 +12,8 @@ set_tests_properties(mpi_nbc_nothread_3 PROPERTIES ENVIRONMENT COURIER_NBC_THREA
 # Small eager limit: every transfer of any size takes the rendezvous path.
 mpi_test(mpi_nbc_small_eager_4 4 $<TARGET_FILE:mpi_nbc>)
 set_tests_properties(mpi_nbc_small_eager_4 PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
+# A deadlock in the wait of a nonblocking collective: the watchdog names the
+# call (it said "exit (finishing its sends)" before).
+courier_test(NAME mpi_nbc_deadlock COMMAND ${MPI_EXPECT} 99
+         "rank 1 waits in MPI_Wait \\(for requests: several, or a nonblocking collective's\\)"
+         -- ${MPI_CMD} run -n 3 --timeout 60 --hang-timeout 1 $<TARGET_FILE:mpi_nbc> hang)
