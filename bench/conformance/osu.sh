@@ -29,6 +29,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$osu" ] || die "--osu DIR is required (an OSU micro-benchmarks 7.x source tree)"
+# absolute: the programs are built from inside the OSU tree
+[ -d "$courier" ] && courier=$(cd "$courier" && pwd)
+mkdir -p "$work" && work=$(cd "$work" && pwd)
 [ -f "$osu/c/util/osu_util_mpi.c" ] || die "$osu: no c/util/osu_util_mpi.c (not an OSU 7.x tree)"
 cc_courier=""
 for c in "$courier/tools/courier-cc" "$courier/bin/courier-cc"; do [ -x "$c" ] && cc_courier=$c && break; done
