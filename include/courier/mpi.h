@@ -9,18 +9,17 @@
  * modes, with probes, matched probes, cancel, persistent and generalized
  * requests and every wait/test form; communicators (intra and inter), groups,
  * attributes, info objects; Cartesian, graph and distributed graph topologies
- * with the blocking neighbourhood collectives; derived datatypes (subarray and
- * darray included) with names, envelopes, attributes and external32 packing;
- * the collectives, blocking and nonblocking, also on intercommunicators;
- * error handlers and user error classes; and the
- * profiling interface: every function is also PMPI_name, MPI_name being a weak
- * alias of it.
+ * with the neighbourhood collectives; derived datatypes (subarray and darray
+ * included) with names, envelopes, attributes and external32 packing; the
+ * collectives, blocking and nonblocking, also on intercommunicators; error
+ * handlers and user error classes; and the profiling interface: every function
+ * is also PMPI_name, MPI_name being a weak alias of it.
  *
  * What is not here is not declared either: a program that calls it fails to
  * link (and, with compilers that reject implicit declarations, to compile) —
- * one-sided communication, MPI-IO, dynamic processes, nonblocking neighbourhood
- * collectives, the MPI_T tools interface, MPI-4 calls (but MPI_Info_get_string
- * and MPI_Info_create_env) and the Fortran binding. The exceptions are the
+ * one-sided communication, MPI-IO, dynamic processes, the MPI_T tools
+ * interface, MPI-4 calls (but MPI_Info_get_string and MPI_Info_create_env) and
+ * the Fortran binding. The exceptions are the
  * window constructors, MPI_Win_attach and MPI_Win_free, which exist only to end
  * the job with a clear message. docs/mpi.md has the details.
  *
@@ -558,6 +557,23 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request);
 
 /* ---- nonblocking collectives ---------------------------------------------- */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
@@ -1000,6 +1016,23 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                             MPI_Comm comm);
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request);
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request);
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request);
 /* PMPI: nonblocking collectives */
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -171,22 +171,37 @@ enum {
     I_SCAN,
     I_EXSCAN,
     I_COMM_IDUP,
-    I_ALLTOALLW
+    I_ALLTOALLW,
+    I_NEIGHBOR /* the five MPI_Ineighbor_* (mpi_nbc_neighbor's which) */
 };
 
 #define OPS(name)                                                                                  \
     {                                                                                              \
         name, nbc_test, nbc_free, NULL                                                             \
     }
-static const mpi_ext_ops nbc_ops[] = {OPS("MPI_Ibarrier"),        OPS("MPI_Ibcast"),
-                                      OPS("MPI_Ireduce"),         OPS("MPI_Iallreduce"),
-                                      OPS("MPI_Igather"),         OPS("MPI_Igatherv"),
-                                      OPS("MPI_Iscatter"),        OPS("MPI_Iscatterv"),
-                                      OPS("MPI_Iallgather"),      OPS("MPI_Iallgatherv"),
-                                      OPS("MPI_Ialltoall"),       OPS("MPI_Ialltoallv"),
-                                      OPS("MPI_Ireduce_scatter"), OPS("MPI_Ireduce_scatter_block"),
-                                      OPS("MPI_Iscan"),           OPS("MPI_Iexscan"),
-                                      OPS("MPI_Comm_idup"),       OPS("MPI_Ialltoallw")};
+static const mpi_ext_ops nbc_ops[] = {OPS("MPI_Ibarrier"),
+                                      OPS("MPI_Ibcast"),
+                                      OPS("MPI_Ireduce"),
+                                      OPS("MPI_Iallreduce"),
+                                      OPS("MPI_Igather"),
+                                      OPS("MPI_Igatherv"),
+                                      OPS("MPI_Iscatter"),
+                                      OPS("MPI_Iscatterv"),
+                                      OPS("MPI_Iallgather"),
+                                      OPS("MPI_Iallgatherv"),
+                                      OPS("MPI_Ialltoall"),
+                                      OPS("MPI_Ialltoallv"),
+                                      OPS("MPI_Ireduce_scatter"),
+                                      OPS("MPI_Ireduce_scatter_block"),
+                                      OPS("MPI_Iscan"),
+                                      OPS("MPI_Iexscan"),
+                                      OPS("MPI_Comm_idup"),
+                                      OPS("MPI_Ialltoallw"),
+                                      OPS("MPI_Ineighbor_allgather"),
+                                      OPS("MPI_Ineighbor_allgatherv"),
+                                      OPS("MPI_Ineighbor_alltoall"),
+                                      OPS("MPI_Ineighbor_alltoallv"),
+                                      OPS("MPI_Ineighbor_alltoallw")};
 
 /* ---- running a schedule
  * ----------------------------------------------------------- */
@@ -585,8 +600,9 @@ static void nb_thread(cr_job *job)
     if (!held) cr_lock(job);
 }
 
-/* The schedule is built: make its request and start its first round. */
-static int launch(nb *b, MPI_Request *req)
+/* The schedule is built: make its request and start its first round; an MPI
+ * code (a failure is reported and the schedule released). */
+static int launch_in(nb *b, MPI_Request *req)
 {
     nbc *s = b->s;
     nb_round(b);
@@ -599,7 +615,9 @@ static int launch(nb *b, MPI_Request *req)
             else
                 b->c->g.seq--;
         }
-        return done(b, rc);
+        nbc_release(b->job, b->s);
+        b->s = NULL;
+        return rc;
     }
     int most = 1;
     for (int r = 0; r < s->nr; r++) {
@@ -620,7 +638,13 @@ static int launch(nb *b, MPI_Request *req)
         cr_bg_kick(b->job);
     }
     b->s = NULL;
-    return mpi_leave(b->job, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+/* ... and leave the call. */
+static int launch(nb *b, MPI_Request *req)
+{
+    return mpi_leave(b->job, launch_in(b, req));
 }
 
 /* ---- argument checks (as mpi_coll.c's)
@@ -1585,6 +1609,35 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
         nb_send(&b, i, 0, s[i], inplace ? rl[i] : sl[i]);
     }
     return launch(&b, req);
+}
+
+/* ---- neighbourhood collectives
+ * -------------------------------------------------------------
+ * MPI_Ineighbor_*: mpi_topo.c enters the call, checks it and finds the
+ * neighbours and blocks, as for the blocking forms; here one round posts every
+ * receive, then every send, as the blocking exchange does, with the same steps
+ * (so a neighbour met twice gets each block in its place). */
+int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const mpi_nbrs *n,
+                     const mpi_nblk *rb, const mpi_nblk *sb, MPI_Request *req)
+{
+    int kind = I_NEIGHBOR + which;
+    nbc *s = calloc(1, sizeof *s);
+    if (!s) cr_fatal(job, nbc_ops[kind].what, "out of memory");
+    *s = (nbc){.kind = kind, .ctx = c->g.ctx, .cur = -1, .u.type = -1};
+    nb b = {.job = job, .call = nbc_ops[kind].what, .comm = comm, .c = c, .s = s};
+    nb_seq(&b);
+    for (int i = 0; i < n->nin; i++) {
+        if (n->in[i] == MPI_PROC_NULL) continue;
+        mpi_type *t = (mpi_type *)rb[i].t;
+        nb_recv(&b, n->in[i], n->rstep ? n->rstep[i] : 0, bytes_out(&b, t, rb[i].buf, rb[i].count),
+                rb[i].count * t->size);
+    }
+    for (int i = 0; i < n->nout; i++) {
+        if (n->out[i] == MPI_PROC_NULL) continue;
+        nb_send(&b, n->out[i], n->sstep ? n->sstep[i] : 0,
+                bytes_in(&b, sb[i].t, sb[i].buf, sb[i].count), sb[i].count * sb[i].t->size);
+    }
+    return launch_in(&b, req);
 }
 
 /* ---- intercommunicators

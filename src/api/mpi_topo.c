@@ -1,6 +1,7 @@
 /* MPI process topologies (MPI-3.1 chapter 7): Cartesian, graph and
- * distributed graph communicators, their queries, and the blocking
- * neighbourhood collectives.
+ * distributed graph communicators, their queries, and the neighbourhood
+ * collectives (the nonblocking forms: the same checks here, then a schedule of
+ * mpi_nbc.c, mpi_nbc_neighbor).
  *
  * A topology is kept with its communicator (mpi_comm.topo, one allocation
  * holding every array): MPI_Comm_dup copies it and freeing the communicator
@@ -14,7 +15,8 @@
  * Neighbourhood collectives move their data on the communicator's collective
  * context (ctx + 1, where no point-to-point message of the program can be) with
  * the tag of a collective of the communicator's group (CR_COLL_TAG(seq, step),
- * seq taken once per call on every member), so they never match a message of
+ * seq taken once per call on every member; the nonblocking forms take the same
+ * seq and the nonblocking collectives' tags), so they never match a message of
  * the program nor of another collective. Neighbour order (MPI-3.1 §7.6): on a
  * Cartesian communicator, for each dimension the neighbour at -1 then the one
  * at +1, MPI_PROC_NULL at non-periodic edges (nothing sent, the receive block
@@ -109,7 +111,16 @@ typedef struct targs {
     const char *call;
     MPI_Comm comm;
     mpi_comm *c;
+    /* neighbourhood collectives: the request of a nonblocking one (NULL:
+     * blocking; &noreq: the program passed NULL) and which one (mpi_nbc_neighbor) */
+    MPI_Request *req;
+    int which;
 } targs;
+
+/* The request a nonblocking neighbourhood collective got as NULL (a sentinel:
+ * the call fails before anything is written to it). */
+static const MPI_Request noreq;
+#define NOREQ ((MPI_Request *)&noreq)
 
 static int fail(targs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(targs *a, int code, const char *fmt, ...)
@@ -872,17 +883,10 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 /* The neighbours of this member: in[i] sends block i to it, it sends block i
  * to out[i] (MPI_PROC_NULL: none); *steps (Cartesian only, else NULL): the tag
  * step of block i, sending and receiving. Arrays to free in *mem. */
-typedef struct nbrs {
-    int nin, nout;
-    const int *in, *out;
-    int *sstep, *rstep;
-    int *mem;
-} nbrs;
-
-static void nbrs_get(cr_job *job, const char *call, const mpi_comm *c, nbrs *n)
+static void nbrs_get(cr_job *job, const char *call, const mpi_comm *c, mpi_nbrs *n)
 {
     const mpi_topo *t = c->topo;
-    *n = (nbrs){0};
+    *n = (mpi_nbrs){0};
     if (t->kind == MPI_CART) {
         int k = 2 * t->ndims;
         n->mem = malloc(((size_t)k + 1) * 3 * sizeof(int));
@@ -913,16 +917,9 @@ static void nbrs_get(cr_job *job, const char *call, const mpi_comm *c, nbrs *n)
     }
 }
 
-/* One block to move: count instances of t at buf, to/from member peer. */
-typedef struct nblk {
-    char *buf;
-    size_t count;
-    const mpi_type *t;
-} nblk;
-
 /* Post every receive, then every send, of one neighbourhood collective; wait for
  * all; unpack. */
-static void nb_exchange(targs *a, const nbrs *n, const nblk *rb, const nblk *sb)
+static void nb_exchange(targs *a, const mpi_nbrs *n, const mpi_nblk *rb, const mpi_nblk *sb)
 {
     cr_group *g = &a->c->g;
     uint32_t seq = g->seq++;
@@ -982,12 +979,20 @@ static int chk_arr(targs *a, int n, const void *p, const char *what)
     return n > 0 && !p ? fail(a, MPI_ERR_ARG, "%s is NULL", what) : 0;
 }
 
-/* Start a neighbourhood collective: topology, neighbours, buffers. */
-static int nb_begin(targs *a, const char *call, MPI_Comm comm, nbrs *n, nblk **rb, nblk **sb)
+/* Start a neighbourhood collective, blocking (req NULL) or not: topology,
+ * neighbours, buffers. */
+static int nb_begin(targs *a, const char *call, MPI_Comm comm, MPI_Request *req, int which,
+                    mpi_nbrs *n, mpi_nblk **rb, mpi_nblk **sb)
 {
+    static const char *const icall[] = {"MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv",
+                                        "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
+                                        "MPI_Ineighbor_alltoallw"};
     *rb = *sb = NULL;
-    *n = (nbrs){0};
-    int rc = begin_topo(a, call, comm, 0);
+    *n = (mpi_nbrs){0};
+    a->req = req;
+    a->which = which;
+    int rc = begin_topo(a, req ? icall[which] : call, comm, 0);
+    if (!rc && req == NOREQ) rc = fail(a, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
     nbrs_get(a->job, call, a->c, n);
     *rb = calloc((size_t)n->nin + 1, sizeof **rb);
@@ -996,33 +1001,81 @@ static int nb_begin(targs *a, const char *call, MPI_Comm comm, nbrs *n, nblk **r
     return 0;
 }
 
-static int nb_end(targs *a, int rc, nbrs *n, nblk *rb, nblk *sb)
+/* Exchange the blocks: at once, or as a schedule (a->req). */
+static int nb_end(targs *a, int rc, mpi_nbrs *n, mpi_nblk *rb, mpi_nblk *sb)
 {
-    if (!rc) nb_exchange(a, n, rb, sb);
+    if (!rc && a->req)
+        rc = mpi_nbc_neighbor(a->job, a->which, a->comm, a->c, n, rb, sb, a->req);
+    else if (!rc)
+        nb_exchange(a, n, rb, sb);
     free(n->mem);
     free(rb);
     free(sb);
     return done(a, rc);
 }
 
-PMPI_WEAK(Neighbor_allgather);
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+/* MPI_Neighbor_allgather, and MPI_Ineighbor_allgather with req */
+static int neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request *req)
 {
     targs a;
-    nbrs n;
-    nblk *rb, *sb;
+    mpi_nbrs n;
+    mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_allgather", comm, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_allgather", comm, req, 0, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
     if (!rc) rc = chk_count(&a, recvcount, "recvcount", -1);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtype, &tr);
-    for (int i = 0; !rc && i < n.nout; i++) sb[i] = (nblk){(char *)sendbuf, (size_t)sendcount, ts};
+    for (int i = 0; !rc && i < n.nout; i++)
+        sb[i] = (mpi_nblk){(char *)sendbuf, (size_t)sendcount, ts};
     for (int i = 0; !rc && i < n.nin; i++)
-        rb[i] = (nblk){(char *)recvbuf + (ptrdiff_t)i * recvcount * type_extent(tr),
-                       (size_t)recvcount, tr};
+        rb[i] = (mpi_nblk){(char *)recvbuf + (ptrdiff_t)i * recvcount * type_extent(tr),
+                           (size_t)recvcount, tr};
+    return nb_end(&a, rc, &n, rb, sb);
+}
+
+PMPI_WEAK(Neighbor_allgather);
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              NULL);
+}
+
+PMPI_WEAK(Ineighbor_allgather);
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              request ? request : NOREQ);
+}
+
+/* MPI_Neighbor_allgatherv, and MPI_Ineighbor_allgatherv with req */
+static int neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req)
+{
+    targs a;
+    mpi_nbrs n;
+    mpi_nblk *rb, *sb;
+    mpi_type *ts = NULL, *tr = NULL;
+    int rc = nb_begin(&a, "MPI_Neighbor_allgatherv", comm, req, 1, &n, &rb, &sb);
+    if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
+    if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
+    if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
+    if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtype, &tr);
+    if (!rc) rc = chk_arr(&a, n.nin, recvcounts, "recvcounts");
+    if (!rc) rc = chk_arr(&a, n.nin, displs, "displs");
+    for (int i = 0; !rc && i < n.nin; i++) rc = chk_count(&a, recvcounts[i], "recvcounts", i);
+    for (int i = 0; !rc && i < n.nout; i++)
+        sb[i] = (mpi_nblk){(char *)sendbuf, (size_t)sendcount, ts};
+    for (int i = 0; !rc && i < n.nin; i++)
+        rb[i] = (mpi_nblk){(char *)recvbuf + (ptrdiff_t)displs[i] * type_extent(tr),
+                           (size_t)recvcounts[i], tr};
     return nb_end(&a, rc, &n, rb, sb);
 }
 
@@ -1031,22 +1084,40 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
+    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm, NULL);
+}
+
+PMPI_WEAK(Ineighbor_allgatherv);
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm, request ? request : NOREQ);
+}
+
+/* MPI_Neighbor_alltoall, and MPI_Ineighbor_alltoall with req */
+static int neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *req)
+{
     targs a;
-    nbrs n;
-    nblk *rb, *sb;
+    mpi_nbrs n;
+    mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_allgatherv", comm, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_alltoall", comm, req, 2, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
+    if (!rc) rc = chk_count(&a, recvcount, "recvcount", -1);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtype, &tr);
-    if (!rc) rc = chk_arr(&a, n.nin, recvcounts, "recvcounts");
-    if (!rc) rc = chk_arr(&a, n.nin, displs, "displs");
-    for (int i = 0; !rc && i < n.nin; i++) rc = chk_count(&a, recvcounts[i], "recvcounts", i);
-    for (int i = 0; !rc && i < n.nout; i++) sb[i] = (nblk){(char *)sendbuf, (size_t)sendcount, ts};
+    for (int i = 0; !rc && i < n.nout; i++)
+        sb[i] = (mpi_nblk){(char *)sendbuf + (ptrdiff_t)i * sendcount * type_extent(ts),
+                           (size_t)sendcount, ts};
     for (int i = 0; !rc && i < n.nin; i++)
-        rb[i] = (nblk){(char *)recvbuf + (ptrdiff_t)displs[i] * type_extent(tr),
-                       (size_t)recvcounts[i], tr};
+        rb[i] = (mpi_nblk){(char *)recvbuf + (ptrdiff_t)i * recvcount * type_extent(tr),
+                           (size_t)recvcount, tr};
     return nb_end(&a, rc, &n, rb, sb);
 }
 
@@ -1054,35 +1125,30 @@ PMPI_WEAK(Neighbor_alltoall);
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    targs a;
-    nbrs n;
-    nblk *rb, *sb;
-    mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_alltoall", comm, &n, &rb, &sb);
-    if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
-    if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
-    if (!rc) rc = chk_count(&a, recvcount, "recvcount", -1);
-    if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
-    if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtype, &tr);
-    for (int i = 0; !rc && i < n.nout; i++)
-        sb[i] = (nblk){(char *)sendbuf + (ptrdiff_t)i * sendcount * type_extent(ts),
-                       (size_t)sendcount, ts};
-    for (int i = 0; !rc && i < n.nin; i++)
-        rb[i] = (nblk){(char *)recvbuf + (ptrdiff_t)i * recvcount * type_extent(tr),
-                       (size_t)recvcount, tr};
-    return nb_end(&a, rc, &n, rb, sb);
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             NULL);
 }
 
-PMPI_WEAK(Neighbor_alltoallv);
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+PMPI_WEAK(Ineighbor_alltoall);
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             request ? request : NOREQ);
+}
+
+/* MPI_Neighbor_alltoallv, and MPI_Ineighbor_alltoallv with req */
+static int neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request *req)
 {
     targs a;
-    nbrs n;
-    nblk *rb, *sb;
+    mpi_nbrs n;
+    mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_alltoallv", comm, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_alltoallv", comm, req, 3, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtype, &tr);
@@ -1093,23 +1159,43 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
     for (int i = 0; !rc && i < n.nout; i++) rc = chk_count(&a, sendcounts[i], "sendcounts", i);
     for (int i = 0; !rc && i < n.nin; i++) rc = chk_count(&a, recvcounts[i], "recvcounts", i);
     for (int i = 0; !rc && i < n.nout; i++)
-        sb[i] = (nblk){(char *)sendbuf + (ptrdiff_t)sdispls[i] * type_extent(ts),
-                       (size_t)sendcounts[i], ts};
+        sb[i] = (mpi_nblk){(char *)sendbuf + (ptrdiff_t)sdispls[i] * type_extent(ts),
+                           (size_t)sendcounts[i], ts};
     for (int i = 0; !rc && i < n.nin; i++)
-        rb[i] = (nblk){(char *)recvbuf + (ptrdiff_t)rdispls[i] * type_extent(tr),
-                       (size_t)recvcounts[i], tr};
+        rb[i] = (mpi_nblk){(char *)recvbuf + (ptrdiff_t)rdispls[i] * type_extent(tr),
+                           (size_t)recvcounts[i], tr};
     return nb_end(&a, rc, &n, rb, sb);
 }
 
-PMPI_WEAK(Neighbor_alltoallw);
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+PMPI_WEAK(Neighbor_alltoallv);
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm, NULL);
+}
+
+PMPI_WEAK(Ineighbor_alltoallv);
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm, request ? request : NOREQ);
+}
+
+/* MPI_Neighbor_alltoallw, and MPI_Ineighbor_alltoallw with req */
+static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              MPI_Comm comm, MPI_Request *req)
 {
     targs a;
-    nbrs n;
-    nblk *rb, *sb;
-    int rc = nb_begin(&a, "MPI_Neighbor_alltoallw", comm, &n, &rb, &sb);
+    mpi_nbrs n;
+    mpi_nblk *rb, *sb;
+    int rc = nb_begin(&a, "MPI_Neighbor_alltoallw", comm, req, 4, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_arr(&a, n.nout, sendcounts, "sendcounts");
     if (!rc) rc = chk_arr(&a, n.nout, sdispls, "sdispls");
@@ -1121,13 +1207,32 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
         mpi_type *t = NULL;
         rc = chk_count(&a, sendcounts[i], "sendcounts", i);
         if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtypes[i], &t);
-        if (!rc) sb[i] = (nblk){(char *)sendbuf + sdispls[i], (size_t)sendcounts[i], t};
+        if (!rc) sb[i] = (mpi_nblk){(char *)sendbuf + sdispls[i], (size_t)sendcounts[i], t};
     }
     for (int i = 0; !rc && i < n.nin; i++) {
         mpi_type *t = NULL;
         rc = chk_count(&a, recvcounts[i], "recvcounts", i);
         if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtypes[i], &t);
-        if (!rc) rb[i] = (nblk){(char *)recvbuf + rdispls[i], (size_t)recvcounts[i], t};
+        if (!rc) rb[i] = (mpi_nblk){(char *)recvbuf + rdispls[i], (size_t)recvcounts[i], t};
     }
     return nb_end(&a, rc, &n, rb, sb);
+}
+
+PMPI_WEAK(Neighbor_alltoallw);
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm, NULL);
+}
+
+PMPI_WEAK(Ineighbor_alltoallw);
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
+{
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm, request ? request : NOREQ);
 }

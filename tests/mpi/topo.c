@@ -19,11 +19,26 @@
  *    collective's messages;
  *  - errors under MPI_ERRORS_RETURN (MPI_ERR_TOPOLOGY, MPI_ERR_DIMS,
  *    MPI_ERR_ARG, MPI_ERR_RANK).
- * Any number of ranks (tested with 1, 4, 6 and 8). */
+ * Any number of ranks (tested with 1, 4, 6 and 8).
+ *   topo              the blocking neighbourhood collectives
+ *   topo nonblocking  every neighbourhood collective through its I-form and
+ *                     MPI_Wait (the same checks; the errors from the I-form),
+ *                     and the five outstanding at once, completed by
+ *                     MPI_Waitall */
 #include <stdbool.h>
 #include <string.h>
 
 #include "mcheck.h"
+
+/* Every neighbourhood collective goes through COLL: the blocking call, or with
+ * "nonblocking" its I-form and MPI_Wait (a failing I-form makes no request). */
+static bool nonblocking;
+static MPI_Request q_;
+static int wait_(int rc)
+{
+    return rc == MPI_SUCCESS ? MPI_Wait(&q_, MPI_STATUS_IGNORE) : rc;
+}
+#define COLL(blocking, ib, ...) (nonblocking ? wait_(ib(__VA_ARGS__, &q_)) : blocking(__VA_ARGS__))
 
 static int me, np;
 
@@ -520,7 +535,8 @@ static void test_neighbors(MPI_Comm c, const char *what)
     /* allgather: C ints from each in-neighbour */
     for (int e = 0; e < C; e++) sbuf[e] = V(me, 0, e);
     for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
-    OK(MPI_Neighbor_allgather(sbuf, C, MPI_INT, rbuf, C, MPI_INT, c));
+    OK(COLL(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, sbuf, C, MPI_INT, rbuf, C, MPI_INT,
+            c));
     for (int i = 0; i < n.nin; i++)
         for (int e = 0; e < C; e++) {
             int want = n.in[i] == MPI_PROC_NULL ? -1 : V(n.in[i], 0, e);
@@ -537,7 +553,8 @@ static void test_neighbors(MPI_Comm c, const char *what)
         off += cnt[i] + 1;
     }
     for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
-    OK(MPI_Neighbor_allgatherv(sbuf, 1 + me % 3, MPI_INT, rbuf, cnt, dsp, MPI_INT, c));
+    OK(COLL(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv, sbuf, 1 + me % 3, MPI_INT, rbuf, cnt,
+            dsp, MPI_INT, c));
     for (int i = 0; i < n.nin; i++) {
         CHECK(rbuf[dsp[i] - 1] == -1, "%s allgatherv wrote into a gap", what);
         for (int e = 0; e < cnt[i]; e++)
@@ -549,13 +566,34 @@ static void test_neighbors(MPI_Comm c, const char *what)
     for (int j = 0; j < n.nout; j++)
         for (int e = 0; e < C; e++) sbuf[j * C + e] = V(me, j, e);
     for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
-    OK(MPI_Neighbor_alltoall(sbuf, C, MPI_INT, rbuf, C, MPI_INT, c));
+    OK(COLL(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, sbuf, C, MPI_INT, rbuf, C, MPI_INT, c));
     for (int i = 0; i < n.nin; i++)
         for (int e = 0; e < C; e++) {
             int want = n.in[i] == MPI_PROC_NULL ? -1 : V(n.in[i], sender_index(&n, i), e);
             CHECK(rbuf[i * C + e] == want, "%s alltoall block %d[%d] (from %d): %d want %d", what,
                   i, e, n.in[i], rbuf[i * C + e], want);
         }
+
+    /* nonblocking: an all-gather and an all-to-all outstanding at once */
+    if (nonblocking) {
+        int *r2 = malloc(sizeof(int) * C * 32), s2[C];
+        MPI_Request q[2];
+        for (int e = 0; e < C; e++) s2[e] = V(me, 0, e); /* the all-gather's block */
+        for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
+        for (int i = 0; i < C * 32; i++) r2[i] = -1;
+        OK(MPI_Ineighbor_alltoall(sbuf, C, MPI_INT, rbuf, C, MPI_INT, c, &q[0]));
+        OK(MPI_Ineighbor_allgather(s2, C, MPI_INT, r2, C, MPI_INT, c, &q[1]));
+        OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < n.nin; i++)
+            for (int e = 0; e < C; e++) {
+                int a2a = n.in[i] == MPI_PROC_NULL ? -1 : V(n.in[i], sender_index(&n, i), e);
+                int ag = n.in[i] == MPI_PROC_NULL ? -1 : V(n.in[i], 0, e);
+                CHECK(rbuf[i * C + e] == a2a && r2[i * C + e] == ag,
+                      "%s outstanding at once, block %d[%d]: %d %d want %d %d", what, i, e,
+                      rbuf[i * C + e], r2[i * C + e], a2a, ag);
+            }
+        free(r2);
+    }
 
     /* the same into a derived type: C ints at stride 2 */
     MPI_Datatype vec;
@@ -564,7 +602,7 @@ static void test_neighbors(MPI_Comm c, const char *what)
     for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
     MPI_Aint lb, ext;
     MPI_Type_get_extent(vec, &lb, &ext);
-    OK(MPI_Neighbor_alltoall(sbuf, C, MPI_INT, rbuf, 1, vec, c));
+    OK(COLL(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, sbuf, C, MPI_INT, rbuf, 1, vec, c));
     for (int i = 0; i < n.nin; i++)
         for (int e = 0; e < C; e++) {
             int at = (int)(i * ext / (MPI_Aint)sizeof(int)) + 2 * e;
@@ -589,7 +627,8 @@ static void test_neighbors(MPI_Comm c, const char *what)
         off += rc[i] + 2;
     }
     for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
-    OK(MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, c));
+    OK(COLL(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv, sbuf, sc, sd, MPI_INT, rbuf, rc, rd,
+            MPI_INT, c));
     for (int i = 0; i < n.nin; i++)
         for (int e = 0; e < rc[i]; e++)
             CHECK(rbuf[rd[i] + e] == V(n.in[i], sender_index(&n, i), e),
@@ -611,7 +650,8 @@ static void test_neighbors(MPI_Comm c, const char *what)
         rt[i] = vec;
     }
     for (int i = 0; i < 4 * C * 32; i++) rbuf[i] = -1;
-    OK(MPI_Neighbor_alltoallw(sbuf, swc, swd, st, rbuf, rwc, rwd, rt, c));
+    OK(COLL(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw, sbuf, swc, swd, st, rbuf, rwc, rwd, rt,
+            c));
     for (int i = 0; i < n.nin; i++)
         for (int e = 0; e < C; e++) {
             int want = n.in[i] == MPI_PROC_NULL ? -1 : V(n.in[i], sender_index(&n, i), e) + 7;
@@ -622,11 +662,14 @@ static void test_neighbors(MPI_Comm c, const char *what)
 
     /* errors */
     int dummy = 0;
-    expect_err(MPI_Neighbor_allgather(sbuf, -1, MPI_INT, rbuf, 1, MPI_INT, c), MPI_ERR_COUNT,
-               "Neighbor_allgather with count -1");
-    expect_err(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, rbuf, 1, MPI_INT, c), MPI_ERR_BUFFER,
-               "Neighbor_alltoall with MPI_IN_PLACE");
-    expect_err(MPI_Neighbor_allgather(&dummy, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_WORLD),
+    expect_err(COLL(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, sbuf, -1, MPI_INT, rbuf, 1,
+                    MPI_INT, c),
+               MPI_ERR_COUNT, "Neighbor_allgather with count -1");
+    expect_err(COLL(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, MPI_IN_PLACE, 1, MPI_INT, rbuf,
+                    1, MPI_INT, c),
+               MPI_ERR_BUFFER, "Neighbor_alltoall with MPI_IN_PLACE");
+    expect_err(COLL(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, &dummy, 1, MPI_INT, rbuf, 1,
+                    MPI_INT, MPI_COMM_WORLD),
                MPI_ERR_TOPOLOGY, "Neighbor_allgather without a topology");
 
     /* the program's receive still waits for the program's message */
@@ -647,6 +690,7 @@ static void test_neighbors(MPI_Comm c, const char *what)
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
+    nonblocking = argc > 1 && !strcmp(argv[1], "nonblocking");
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -678,6 +722,6 @@ int main(int argc, char **argv)
     test_dist_create();
 
     OK(MPI_Finalize());
-    if (me == 0) printf("topo: ok\n");
+    if (me == 0) printf("topo%s: ok\n", nonblocking ? " (nonblocking)" : "");
     return 0;
 }
