@@ -561,8 +561,12 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *dt)
 
 #define TKEY_BIT 0x01000000u
 
+/* A keyval lives while its handle does (used) or attributes still hold it
+ * (refs), as communicator keyvals do (mpi_comm.c): freeing it again meanwhile,
+ * as programs do from their delete callbacks, is harmless. */
 typedef struct tkey {
     bool used;
+    int refs; /* attributes set with it, on any datatype */
     MPI_Type_copy_attr_function *copy;
     MPI_Type_delete_attr_function *del;
     void *extra;
@@ -607,7 +611,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_a
     tkey *k = realloc(tkeys.k, (size_t)(tkeys.n + 1) * sizeof *k);
     if (!k) cr_fatal(job, call, "out of memory");
     tkeys.k = k;
-    tkeys.k[tkeys.n] = (tkey){true, copy, del, extra};
+    tkeys.k[tkeys.n] = (tkey){true, 0, copy, del, extra};
     *keyval = (int)(K_KEYVAL | TKEY_BIT | (unsigned)tkeys.n++);
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -617,11 +621,12 @@ int PMPI_Type_free_keyval(int *kv)
 {
     const char *call = "MPI_Type_free_keyval";
     cr_job *job = mpi_enter(call);
-    tkey *k = kv ? tkey_get(*kv, false) : NULL;
-    if (!k)
+    tkey *k = kv ? tkey_get(*kv, true) : NULL;
+    if (!k || (!k->used && !k->refs))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
-                                       "not a keyval from MPI_Type_create_keyval"));
-    k->used = false;
+                                       "not a keyval from MPI_Type_create_keyval, or one freed "
+                                       "already"));
+    k->used = false; /* attributes already set keep working until deleted */
     *kv = MPI_KEYVAL_INVALID;
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -642,6 +647,7 @@ static void attr_put(cr_job *job, mpi_type *t, int kv, void *val)
         t->attr = a;
         a = &t->attr[t->nattr++];
         a->keyval = kv;
+        tkey_get(kv, true)->refs++;
     }
     a->val = val;
 }
@@ -666,6 +672,7 @@ static int attr_delete_at(cr_job *job, MPI_Datatype h, int kv)
     if (a) {
         memmove(a, a + 1, (size_t)(t->attr + t->nattr - (a + 1)) * sizeof *a);
         t->nattr--;
+        tkey_get(kv, true)->refs--;
     }
     return MPI_SUCCESS;
 }

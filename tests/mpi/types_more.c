@@ -747,6 +747,13 @@ static int failing_delete(MPI_Datatype t, int kv, void *val, void *extra)
     return MPI_ERR_OTHER;
 }
 
+/* frees its keyval: MPICH's keyval_double_free_type does, four times over */
+static int freeing_delete(MPI_Datatype t, int kv, void *val, void *extra)
+{
+    (void)t, (void)val, (void)extra;
+    return MPI_Type_free_keyval(&kv);
+}
+
 static void test_attrs(void)
 {
     int k1, k2, k3, k4, flag;
@@ -810,6 +817,26 @@ static void test_attrs(void)
     (void)before;
     OK(MPI_Type_free_keyval(&k2));
     OK(MPI_Type_free_keyval(&k3));
+
+    /* a keyval freed while attributes hold it may be freed again until the
+     * last of them is deleted; after that it is gone */
+    int k5, k5a, k5b;
+    MPI_Datatype a, b;
+    OK(MPI_Type_dup(MPI_INT, &a));
+    OK(MPI_Type_dup(MPI_INT, &b));
+    OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, freeing_delete, &k5, NULL));
+    k5a = k5b = k5;
+    OK(MPI_Type_set_attr(a, k5, &k5));
+    OK(MPI_Type_set_attr(b, k5, &k5b));
+    OK(MPI_Type_free(&a));          /* its delete callback frees k5: first */
+    OK(MPI_Type_free_keyval(&k5));  /* second */
+    OK(MPI_Type_free_keyval(&k5a)); /* third */
+    CHECK(k5 == MPI_KEYVAL_INVALID && k5a == MPI_KEYVAL_INVALID, "freed handles reset");
+    flag = 0;
+    OK(MPI_Type_get_attr(b, k5b, &val, &flag)); /* still held by b's attribute */
+    CHECK(flag && val == &k5b, "the attribute of a freed keyval: flag %d", flag);
+    OK(MPI_Type_free(&b)); /* fourth, from b's callback; the last holder is gone */
+    CHECK(MPI_Type_free_keyval(&k5b) == MPI_ERR_KEYVAL, "a keyval gone: MPI_ERR_KEYVAL");
 }
 
 int main(int argc, char **argv)
