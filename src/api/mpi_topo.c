@@ -994,10 +994,10 @@ static int nb_begin(targs *a, const char *call, MPI_Comm comm, MPI_Request *req,
     int rc = begin_topo(a, req ? icall[which] : call, comm, 0);
     if (!rc && req == NOREQ) rc = fail(a, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
-    nbrs_get(a->job, call, a->c, n);
+    nbrs_get(a->job, a->call, a->c, n);
     *rb = calloc((size_t)n->nin + 1, sizeof **rb);
     *sb = calloc((size_t)n->nout + 1, sizeof **sb);
-    if (!*rb || !*sb) cr_fatal(a->job, call, "out of memory");
+    if (!*rb || !*sb) cr_fatal(a->job, a->call, "out of memory");
     return 0;
 }
 
