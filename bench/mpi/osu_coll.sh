@@ -1,0 +1,119 @@
+#!/bin/bash
+# osu_coll.sh: OSU micro-benchmark collectives (7.x), courier beside Open MPI in
+# one run: each program built from the same OSU sources with courier-cc and with
+# Open MPI's mpicc, run interleaved --reps times at --np ranks, the best time of
+# each size kept, printed as a Markdown table with courier / Open MPI ratios
+# (nonblocking programs: OSU's pure communication time and its best overlap).
+# It fetches nothing: give it an OSU source tree you already have. Timing goals
+# live here, never in tests.
+#
+# usage: bench/mpi/osu_coll.sh --osu DIR [--courier BUILD] [--np N] [--reps R]
+#            [--progs "osu_iallreduce osu_ialltoall osu_allreduce osu_alltoall"]
+#            [--max BYTES] [--nothread] [--ompi-run "mpirun.openmpi"] [--work DIR]
+# --nothread also runs courier with COURIER_NBC_THREAD=0. With more ranks than
+# cores, Open MPI needs --oversubscribe (added). Where Open MPI is relocated
+# (../shared/tools/device-openmpi.sh), source its env.sh first and pass
+# --ompi-run orterun and --ompi-bin DIR (programs built elsewhere with mpicc).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+osu="" courier="$root/build" np=4 reps=2 max=1048576 nothread=0 work=/tmp/courier-osu-coll
+progs="osu_iallreduce osu_ialltoall osu_allreduce osu_alltoall"
+ompi_run=mpirun.openmpi ompi_bin=""
+die() { echo "osu_coll.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --osu) osu=${2:?}; shift 2 ;;
+    --courier) courier=${2:?}; shift 2 ;;
+    --np) np=${2:?}; shift 2 ;;
+    --reps) reps=${2:?}; shift 2 ;;
+    --progs) progs=${2:?}; shift 2 ;;
+    --max) max=${2:?}; shift 2 ;;
+    --nothread) nothread=1; shift ;;
+    --ompi-run) ompi_run=${2:?}; shift 2 ;;
+    --ompi-bin) ompi_bin=${2:?}; shift 2 ;;
+    --work) work=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option $1 (--help lists them)" ;;
+    esac
+done
+[ -f "$osu/c/util/osu_util_mpi.c" ] || die "--osu DIR: an OSU micro-benchmarks 7.x tree (c/util/osu_util_mpi.c)"
+osu=$(cd "$osu" && pwd)
+[ -d "$courier" ] && courier=$(cd "$courier" && pwd)
+cc=""
+for d in "$courier/tools" "$courier/bin"; do [ -x "$d/courier-cc" ] && cc=$d/courier-cc && run=$d/courier; done
+[ -n "$cc" ] || die "no courier-cc under $courier (build courier first)"
+mkdir -p "$work/courier" "$work/ompi" && work=$(cd "$work" && pwd)
+util="c/util/osu_util.c c/util/osu_util_mpi.c c/util/osu_util_graph.c c/util/osu_util_papi.c"
+src_of() { find "$osu/c/mpi" -name "$1.c" | head -1; }
+for p in $progs; do
+    s=$(src_of "$p")
+    [ -n "$s" ] || die "$p: no $p.c under $osu/c/mpi"
+    # shellcheck disable=SC2086
+    (cd "$osu" && "$cc" -O2 -w -DPACKAGE_VERSION='"7.x"' -Ic/util -o "$work/courier/$p" "$s" $util -lm -lpthread) ||
+        die "$p: courier-cc failed"
+    if [ -z "$ompi_bin" ]; then
+        command -v mpicc.openmpi >/dev/null || die "mpicc.openmpi not found (apt-get install libopenmpi-dev openmpi-bin)"
+        # shellcheck disable=SC2086
+        (cd "$osu" && mpicc.openmpi -O2 -w -DPACKAGE_VERSION='"7.x"' -Ic/util -o "$work/ompi/$p" "$s" $util -lm -lpthread) ||
+            die "$p: mpicc.openmpi failed"
+    else
+        cp "$ompi_bin/$p" "$work/ompi/$p" || die "$p: not in $ompi_bin"
+    fi
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+impls="courier"
+[ "$nothread" = 1 ] && impls="$impls nothread"
+impls="$impls ompi"
+raw=$work/raw.txt
+: >"$raw"
+for rep in $(seq "$reps"); do
+    for p in $progs; do
+        it="-i 100 -x 10"
+        case $p in *alltoall*) it="-i 50 -x 5" ;; esac
+        for impl in $impls; do
+            # shellcheck disable=SC2086
+            case $impl in
+            courier) out=$(timeout 300 "$run" run --timeout 280 -n "$np" "$work/courier/$p" -m "8:$max" $it 2>&1) ;;
+            nothread) out=$(COURIER_NBC_THREAD=0 timeout 300 "$run" run --timeout 280 -n "$np" "$work/courier/$p" -m "8:$max" $it 2>&1) ;;
+            ompi) out=$(timeout 300 $ompi_run --oversubscribe --bind-to none -np "$np" "$work/ompi/$p" -m "8:$max" $it 2>&1) ;;
+            esac
+            echo "$out" | awk -v r="$rep" -v p="$p" -v i="$impl" '/^[0-9]+[ \t]+[0-9.]+/ {
+                print r, p, i, $1, $2, (NF >= 5 ? $4 : "-"), (NF >= 5 ? $5 : "-") }' >>"$raw"
+        done
+    done
+done
+# the table: per program and size, the best time of the reps (nonblocking: pure
+# communication, column 4 of OSU's output) and the best overlap
+echo "# OSU collectives, $np ranks, best of $reps interleaved runs ($(nproc) CPUs, $(uname -m))"
+awk -v impls="$impls" '
+    { p = $2; i = $3; s = $4; t = ($6 != "-") ? $6 : $5
+      if (!((p, s) in seen)) { seen[p, s] = 1; order[p] = order[p] " " s }
+      if (!(p in pseen)) { pseen[p] = 1; plist[++np] = p }
+      if (!((p, i, s) in best) || t < best[p, i, s]) best[p, i, s] = t
+      if ($7 != "-" && (!((p, i, s) in ov) || $7 > ov[p, i, s])) ov[p, i, s] = $7 }
+    END {
+        n = split(impls, im, " ")
+        for (k = 1; k <= np; k++) {
+            p = plist[k]
+            printf "\n## %s\n\n| bytes |", p
+            for (j = 1; j <= n; j++)
+                printf " %s µs |", im[j] == "ompi" ? "Open MPI" : im[j] == "nothread" ? "courier, no progress thread" : im[j]
+            printf " courier / Open MPI |\n|---|"
+            for (j = 1; j <= n; j++) printf "---|"
+            printf "---|\n"
+            m = split(order[p], sz, " ")
+            for (q = 1; q <= m; q++) {
+                s = sz[q]; printf "| %s |", s
+                for (j = 1; j <= n; j++) {
+                    v = best[p, im[j], s]
+                    if ((p, im[j], s) in ov) printf " %.1f (%s %%) |", v, ov[p, im[j], s]
+                    else printf " %.1f |", v
+                }
+                c = best[p, "courier", s]; o = best[p, "ompi", s]
+                printf " %s |\n", (o > 0 ? sprintf("%.2f", c / o) : "-")
+            }
+        }
+    }' "$raw"
+echo
+echo "raw samples: $raw"
