@@ -101,7 +101,8 @@ enum cr_coll_alg {
     CR_ALG_RING,         /* allgather */
     CR_ALG_BRUCK,        /* alltoall */
     CR_ALG_PAIRWISE,     /* alltoall */
-    CR_ALG_LINEAR        /* barrier, allreduce: all to member 0 and back (oversubscribed) */
+    CR_ALG_LINEAR,       /* barrier, allreduce: all to member 0 and back (oversubscribed) */
+    CR_ALG_SCATTER       /* alltoall: every transfer posted at once */
 };
 /* Read once from COURIER_COLL_ALG (a name above, lower case: "ring", ...); the
  * forced algorithm is used wherever it applies. */
