@@ -1417,7 +1417,8 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
  * in a rank (UCX's sysv transport) marks its segments for removal only once
  * every peer has attached, so a rank killed during start-up leaves them. Once
  * every process of the job is gone, remove those the ranks created that no
- * process is attached to: nothing of the job outlives it. */
+ * process is attached to: nothing of the job outlives it. A segment whose
+ * creator pid is alive again belongs to whoever has that pid now. */
 static void remove_sysv_leftovers(const job_spec *js)
 {
     FILE *f = fopen("/proc/sysvipc/shm", "r");
@@ -1440,6 +1441,10 @@ static void remove_sysv_leftovers(const job_spec *js)
              w = strtok_r(NULL, " \t\n", &save))
             v[c++] = strtol(w, NULL, 10);
         if (v[col_nattch] != 0) continue;
+        /* a live creator is not one of ours (they are all gone): its pid came
+         * round again, to a rank of another job that has made the segment and
+         * not attached to it yet (seen under ctest -j2 with pid_max 32768) */
+        if (kill((pid_t)v[col_cpid], 0) == 0 || errno == EPERM) continue;
         for (int r = js->first; r < js->first + js->count; r++)
             if (js->ranks[r].pid == (pid_t)v[col_cpid]) {
                 shmctl((int)v[col_id], IPC_RMID, NULL);
