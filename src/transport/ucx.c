@@ -87,6 +87,7 @@ const cr_transport cr_transport_ucx = {.name = "ucx", .open = ucx_open_none};
 #define UCX_BUDGET 256             /* messages delivered per poll */
 #define UCX_CLOSE_MS 10000         /* close waits at most this long for peers */
 #define UCX_LOST_MS 2000           /* a peer lost: how long the launcher has to say why */
+#define UCX_LEAVING_MS 2000        /* ucp_ep_create failing: how long its card has to say it left */
 #define UCX_AM_MSG 0
 #define UCX_OP_BYE 0xb0 /* our own op, never the engine's */
 
@@ -170,6 +171,7 @@ typedef struct ucx_peer {
     ucx_send *wq, *wq_tail;
     uint64_t retry_at; /* ms: ask for its card again (0: not due) */
     unsigned backoff;
+    uint64_t ep_failing; /* ms: since when ucp_ep_create fails for it (0: it does not) */
     uint32_t tx_seq, rx_seq;
     uint32_t stalled; /* *recv_gen + 1 while the engine refuses the first of rq */
     ucx_msg *rq, *rq_tail;
@@ -550,11 +552,24 @@ static bool connect_peer(ucx_state *s, ucx_peer *pr)
         .err_mode = same_host ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER,
         .err_handler = {.cb = ep_failed_cb, .arg = pr}};
     ucs_status_t st = s->fn.ep_create(s->worker, &ep, &pr->ep);
-    if (st != UCS_OK)
+    if (st != UCS_OK) {
+        /* A peer that is leaving has already given its shared memory back
+         * (UCX's sysv shmat fails) before its card says it left: ask again
+         * for UCX_LEAVING_MS before calling it an error. */
+        pr->ep = NULL;
+        uint64_t now = now_ms();
+        if (!pr->ep_failing) pr->ep_failing = now;
+        if (now - pr->ep_failing < UCX_LEAVING_MS) {
+            pr->retry_at = now + 10;
+            timer_want(s, pr->retry_at);
+            return false;
+        }
         die(s, "progress",
             "ucx: ucp_ep_create for rank %d failed: %s (the transports in UCX_TLS=%s must reach "
             "it; try COURIER_TRANSPORTS=tcp)",
             pr->rank, why(s, st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "");
+    }
+    pr->ep_failing = 0;
     pr->backoff = 0;
     while (pr->wq && pr->ep) { /* what waited for the card, in order */
         ucx_send *t = pr->wq;
