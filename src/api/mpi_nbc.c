@@ -339,6 +339,13 @@ static int nbc_advance(cr_job *job, nbc *s)
     return made;
 }
 
+/* Tell the engine whether schedules are under way (its progress thread moves
+ * them only then). */
+static void nbc_pending(cr_job *job)
+{
+    job->bg_pending = N.active != NULL;
+}
+
 /* The engine's background hook: advance every active schedule. */
 static int nbc_bg(cr_job *job)
 {
@@ -353,7 +360,7 @@ static int nbc_bg(cr_job *job)
             pp = &s->next;
         }
     }
-    job->bg_pending = N.active != NULL;
+    nbc_pending(job);
     return made;
 }
 
@@ -391,7 +398,7 @@ static void nbc_free(cr_job *job, void *obj)
                 *pp = s->next;
                 break;
             }
-        job->bg_pending = N.active != NULL;
+        nbc_pending(job);
         for (int i = 0; i < s->nreq; i++)
             if (s->reqs[i]->done) cr_req_release(job, s->reqs[i]);
         s->nreq = 0;
