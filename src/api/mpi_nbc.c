@@ -339,15 +339,15 @@ static int nbc_advance(cr_job *job, nbc *s)
     return made;
 }
 
-/* Tell the engine whether schedules are under way (its progress thread moves
- * them only then). */
+/* Tell the engine that schedules are under way (its progress thread moves
+ * them only then; the hook's *pending says when they are over). */
 static void nbc_pending(cr_job *job)
 {
-    job->bg_pending = N.active != NULL;
+    if (N.active) job->bg_pending = true;
 }
 
 /* The engine's background hook: advance every active schedule. */
-static int nbc_bg(cr_job *job)
+static int nbc_bg(cr_job *job, bool *pending)
 {
     int made = 0;
     for (nbc **pp = &N.active; *pp;) {
@@ -360,7 +360,7 @@ static int nbc_bg(cr_job *job)
             pp = &s->next;
         }
     }
-    nbc_pending(job);
+    *pending |= N.active != NULL;
     return made;
 }
 

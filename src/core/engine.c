@@ -894,9 +894,11 @@ void cr_engine_buffer_rts(cr_job *job)
 static __attribute__((noinline)) int run_bg(cr_job *job)
 {
     int n = 0;
+    bool pending = false;
     job->in_bg = true;
-    for (int i = 0; i < job->nbg; i++) n += job->bg[i](job);
+    for (int i = 0; i < job->nbg; i++) n += job->bg[i](job, &pending);
     job->in_bg = false;
+    job->bg_pending = pending;
     return n;
 }
 
@@ -909,7 +911,7 @@ static inline int progress(cr_job *job)
     return n;
 }
 
-void cr_bg_add(cr_job *job, int (*fn)(cr_job *job))
+void cr_bg_add(cr_job *job, int (*fn)(cr_job *job, bool *pending))
 {
     for (int i = 0; i < job->nbg; i++)
         if (job->bg[i] == fn) return;

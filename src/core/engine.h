@@ -25,7 +25,12 @@
 enum {
     CR_CTX_NX = 0,   /* NX/2 point-to-point */
     CR_CTX_COLL = 1, /* collectives of the job-wide group */
-    CR_CTX_USER = 2  /* first context for interface groups/communicators */
+    CR_CTX_USER = 2, /* first context for interface groups/communicators */
+    /* The native interface (src/api/native.c, rma.c, stream.c, modes.c). */
+    CR_CTX_NATIVE = 0x100, /* its collectives (cr_sync, region exchange) */
+    CR_CTX_RMA = 0x101,    /* one-sided requests a target serves, and their replies */
+    CR_CTX_STREAM = 0x102, /* iWarp-style logical channels (stream.c) */
+    CR_CTX_MODES = 0x103   /* the GMD communication modes (modes.c) */
 };
 
 /* How a receive selects the type (tag) of a message. */
@@ -261,7 +266,8 @@ typedef struct cr_job {
      * engine itself, so the progress thread steps aside meanwhile (job.c). */
     unsigned waiting;
     bool handlers_on;   /* handler receives were posted: the thread answers at once */
-    bool bg_pending;    /* a background hook has work under way (its layer sets it) */
+    bool bg_pending;    /* some background hook has work under way: the OR of what the hooks
+                           said at their last run, or set by a layer that just started some */
     bool progress_long; /* the progress thread is in a long nap (cr_bg_kick ends it) */
     long progress_nap;  /* its current nap when idle, microseconds (doubles up to 100 ms) */
     /* The progress thread naps on this word of its own, which only this
@@ -276,6 +282,12 @@ typedef struct cr_job {
      * the process; the hook may longjmp out instead of returning. */
     void (*on_fatal)(struct cr_job *job, const char *msg);
 
+    /* State of the native interface's parts (NULL until first used). */
+    struct cr_native *native;   /* src/api/native.c: its group */
+    struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
+    struct cr_streams *streams; /* src/api/stream.c */
+    struct cr_modes *modes;     /* src/api/modes.c */
+
     /* Started by srun --mpi=pmi2 (src/core/pmi.c): the PMI-2 client, else NULL */
     struct cr_pmi *pmi;
 
@@ -283,7 +295,7 @@ typedef struct cr_job {
      * cr_progress, whichever thread makes it (a waiting call, the progress
      * thread), runs each hook under the lock; a hook returns how many steps it
      * made and never waits (cr_bg_add registers one). */
-    int (*bg[CR_MAX_BG])(struct cr_job *job);
+    int (*bg[CR_MAX_BG])(struct cr_job *job, bool *pending);
     int nbg;
     bool in_bg; /* a hook is running: cr_progress inside it runs none */
 } cr_job;
@@ -380,7 +392,7 @@ int cr_handlers_mask(cr_job *job, int masked);
  * the number of events handled (and steps the hooks made). */
 int cr_progress(cr_job *job);
 /* Register a background hook (job->bg); registering one twice is a no-op. */
-void cr_bg_add(cr_job *job, int (*fn)(cr_job *job));
+void cr_bg_add(cr_job *job, int (*fn)(cr_job *job, bool *pending));
 /* Tell the runtime that wait w is (blocked) or is no longer blocked. The rank
  * shows as blocked while some wait is reported and, when multi, every thread
  * of the process is in one (a thread that computes may yet send what another
