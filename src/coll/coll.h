@@ -10,6 +10,7 @@
 #define COURIER_COLL_H
 
 #include "../core/engine.h"
+#include "../core/rma.h"
 
 /* A set of ranks that take part in collectives, with its own context. */
 typedef struct cr_group {
@@ -107,6 +108,32 @@ enum cr_coll_alg {
 /* Read once from COURIER_COLL_ALG (a name above, lower case: "ring", ...); the
  * forced algorithm is used wherever it applies. */
 int cr_coll_forced(void);
+
+/* One-sided memory of a group (coll_rma.c): each member's memory as the
+ * others see it. Publishing is collective over the group: every member passes
+ * its own (len 0 allowed), sh describing it when it is shared memory
+ * (cr_shared_alloc) or NULL; the members on this host map each other's shared
+ * memory where the kernel lets them. */
+typedef struct cr_pub {
+    uint64_t addr, len;
+    cr_shared sh;
+} cr_pub;
+typedef struct cr_rtable {
+    int n, me;
+    cr_pub *pub; /* per member */
+    char **map;  /* per member: its memory mapped here (this member: its own), or NULL */
+} cr_rtable;
+void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_t len,
+                     const cr_shared *sh, cr_rtable *out);
+/* Unmap the others' memory and stop serving this member's (not collective: the
+ * caller makes sure no member still uses it, e.g. with a barrier). */
+void cr_coll_unpublish(cr_job *job, cr_rtable *t);
+/* Byte off of member m's memory, as a target of the one-sided operations. */
+static inline cr_rtarget cr_rtable_at(const cr_group *g, const cr_rtable *t, int m, uint64_t off)
+{
+    cr_rtarget r = {cr_group_rank(g, m), t->pub[m].addr + off, t->map[m] ? t->map[m] + off : NULL};
+    return r;
+}
 
 /* Internal helpers shared by the coll files. */
 #define CR_COLL_TAG(seq, step) ((int32_t)(((seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))

@@ -179,8 +179,10 @@ static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
         break;
     default:
         snprintf(buf, len, "rank %d waits in %s (%s)", r, w->call,
-                 strcmp(w->call, "exit") ? "for requests: several, or a nonblocking collective's"
-                                         : "finishing its sends");
+                 !strcmp(w->call, "exit") ? "finishing its sends"
+                 : !strncmp(w->call, "MPI_", 4) && !strstr(w->call, "MPI_Win")
+                     ? "for requests: several, or a nonblocking collective's"
+                     : "for other ranks: their one-sided operations, sends or events");
     }
 }
 

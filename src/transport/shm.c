@@ -20,6 +20,7 @@
  *  - only peers this transport owns are polled or sent to. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,45 @@ static int peer_copy(shm_state *s, int peer, void *local, uint64_t addr, size_t 
     return 0;
 }
 
+/* The vector form: n pieces, the same lengths on both sides; a short transfer
+ * (the kernel stops at a page it cannot reach) finishes piece by piece. */
+static int peer_copyv(shm_state *s, int peer, const struct iovec *l, const struct iovec *r, int n,
+                      bool write)
+{
+    pid_t pid = cr_host_pid(s->host, peer);
+    while (n > 0) {
+        int k = n < IOV_MAX ? n : IOV_MAX;
+        size_t want = 0;
+        for (int i = 0; i < k; i++) want += l[i].iov_len;
+        ssize_t got = write ? process_vm_writev(pid, l, (unsigned long)k, r, (unsigned long)k, 0)
+                            : process_vm_readv(pid, l, (unsigned long)k, r, (unsigned long)k, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return -errno;
+        if ((size_t)got != want) /* finish this batch one piece at a time */
+            for (int i = 0; i < k; i++) {
+                int rc = peer_copy(s, peer, l[i].iov_base, (uintptr_t)r[i].iov_base, l[i].iov_len,
+                                   write);
+                if (rc) return rc;
+            }
+        l += k;
+        r += k;
+        n -= k;
+    }
+    return 0;
+}
+
+static int shm_getv(void *ctx, int peer, const struct iovec *local, const struct iovec *remote,
+                    int n)
+{
+    return peer_copyv(ctx, peer, local, remote, n, false);
+}
+
+static int shm_putv(void *ctx, int peer, const struct iovec *local, const struct iovec *remote,
+                    int n)
+{
+    return peer_copyv(ctx, peer, local, remote, n, true);
+}
+
 static int shm_get(void *ctx, int peer, void *dst, uint64_t addr, size_t len)
 {
     return peer_copy(ctx, peer, dst, addr, len, false);
@@ -367,6 +407,8 @@ const cr_transport cr_transport_shm = {
     .poll = shm_poll,
     .get = shm_get,
     .put = shm_put,
+    .getv = shm_getv,
+    .putv = shm_putv,
     .flush = shm_flush,
     .arm = shm_arm,
     .peer_gone = shm_peer_gone,

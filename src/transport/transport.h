@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "../host/host.h"
 
@@ -110,6 +111,11 @@ typedef struct cr_transport {
      * engine stops asking for this peer and pushes instead). */
     int (*get)(void *ctx, int peer, void *dst, uint64_t addr, size_t len);
     int (*put)(void *ctx, int peer, uint64_t addr, const void *src, size_t len);
+    /* Optional, with get/put: n pieces at once, piece i between local[i] here
+     * and remote[i] at the peer (iov_base: the peer's address), each the same
+     * length on both sides; 0 or a negative errno, as get/put. */
+    int (*getv)(void *ctx, int peer, const struct iovec *local, const struct iovec *remote, int n);
+    int (*putv)(void *ctx, int peer, const struct iovec *local, const struct iovec *remote, int n);
     /* About to idle: publish pending credits so that peers can go on. */
     void (*flush)(void *ctx);
     /* About to sleep (after the host doorbell was announced): 1 when something is

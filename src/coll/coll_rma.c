@@ -1,0 +1,48 @@
+/* The one-sided memory of a group: publishing each member's memory to the
+ * others (an all-gather of addresses, lengths and shared-memory descriptors),
+ * and mapping the shared memory of the members on this host. Shared by the
+ * native regions (src/api/onesided.c) and MPI's windows (src/api/mpi_win.c).
+ *
+ * Invariants: after cr_coll_publish every member's table has the same pub[]
+ * on every member; map[m] is non-NULL only for this member (its own memory)
+ * and for memory really mapped here; this member's memory is exposed to the
+ * one-sided service while published. */
+#include <stdlib.h>
+
+#include "coll.h"
+
+void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_t len,
+                     const cr_shared *sh, cr_rtable *out)
+{
+    cr_pub mine = {.addr = (uintptr_t)base, .len = len, .sh = {.fd = -1}};
+    if (sh) mine.sh = *sh;
+    out->n = g->size;
+    out->me = g->me;
+    out->pub = malloc((size_t)g->size * sizeof *out->pub);
+    out->map = calloc((size_t)g->size, sizeof *out->map);
+    if (!out->pub || !out->map)
+        cr_fatal(job, op, "out of memory for the table of %d members", g->size);
+    cr_coll_allgather(job, g, op, &mine, out->pub, sizeof mine);
+    for (int m = 0; m < g->size; m++) {
+        if (m == g->me)
+            out->map[m] = base;
+        else if (out->pub[m].sh.fd >= 0)
+            out->map[m] = cr_shared_map(job, cr_group_rank(g, m), &out->pub[m].sh);
+    }
+    /* Exposed even when empty or shared: the service then answers the members
+     * that cannot map it. */
+    cr_rma_expose(job, base, len);
+}
+
+void cr_coll_unpublish(cr_job *job, cr_rtable *t)
+{
+    if (!t->pub) return;
+    for (int m = 0; m < t->n; m++)
+        if (m != t->me && t->map[m]) cr_shared_unmap(t->map[m], &t->pub[m].sh);
+    cr_rma_hide(job, (void *)(uintptr_t)t->pub[t->me].addr);
+    free(t->pub);
+    free(t->map);
+    t->pub = NULL;
+    t->map = NULL;
+    t->n = 0;
+}

@@ -1,0 +1,659 @@
+/* One-sided operations of the engine: shared memory between the ranks of a
+ * host, the choice of path per target, and the service that serves requests
+ * for memory no other path reaches (rma.h says what each path is).
+ *
+ * Invariants:
+ *  - everything here runs under the engine lock; the state is job->rma;
+ *  - the service is a background hook (cr_bg_add): it runs in every
+ *    cr_progress of the target, whichever thread makes it, never waits, and
+ *    keeps exactly one receive posted for requests (context CR_CTX_RMA, tag
+ *    RMA_TAG_REQ, any source) while it is on;
+ *  - replies travel on CR_CTX_RMA too, with the origin's ticket as tag (> 0);
+ *    the data of a large put follows its request with tag -ticket: the tags of
+ *    the two directions and of the requests never meet;
+ *  - an origin's transfer through the service is complete when its reply
+ *    (ack, data, old word) has arrived: the service replies only after the
+ *    memory was written or read; tickets increase, so a ticket that is not
+ *    among those in flight is complete;
+ *  - the service never reads or writes outside memory exposed here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rma.h"
+
+#define RMA_TAG_REQ 0
+/* Puts up to this size travel inside their request. */
+#define RMA_INLINE 4096
+
+enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY };
+
+/* A request to the service. */
+typedef struct rma_msg {
+    uint8_t op, amo;
+    uint16_t pad;
+    int32_t ticket; /* the reply's tag */
+    uint64_t addr, len;
+    uint64_t a, b;
+    uint64_t ev; /* address of the event word to increment when done (0: none) */
+} rma_msg;
+
+/* A transfer in flight at the origin, or a reply in flight at the target. */
+typedef struct rma_op {
+    struct rma_op *next;
+    uint64_t ticket;
+    int peer;
+    cr_req *req;  /* the reply receive (origin) / the reply send or data receive (service) */
+    cr_req *data; /* origin: the large put's data send */
+    uint64_t ev;  /* service: event word to increment once req completes */
+    bool ack;     /* service: send an ack once req (a data receive) completes */
+    void (*done)(cr_job *job, void *arg);
+    void *arg;
+    uint64_t old; /* an atomic's reply */
+} rma_op;
+
+typedef struct rma_span {
+    uintptr_t base;
+    size_t len;
+} rma_span;
+
+typedef struct cr_rma {
+    uint64_t next_ticket;
+    rma_op *inflight; /* origin: oldest first */
+    rma_op *serving;  /* service: replies and data receives under way */
+    rma_op *spare;
+    /* the service */
+    bool on;
+    cr_req *in; /* the posted request receive */
+    char inbuf[sizeof(rma_msg) + RMA_INLINE];
+    rma_span *spans;
+    int nspans, cap;
+} cr_rma;
+
+static cr_rma *rma_of(cr_job *job)
+{
+    if (!job->rma) {
+        job->rma = calloc(1, sizeof *job->rma);
+        if (!job->rma) cr_fatal(job, "one-sided", "out of memory for its state");
+        job->rma->next_ticket = 1;
+    }
+    return job->rma;
+}
+
+uint64_t cr_amo_apply(uint64_t *p, int op, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case CR_AMO_READ:
+        return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    case CR_AMO_SWAP:
+        return __atomic_exchange_n(p, a, __ATOMIC_SEQ_CST);
+    case CR_AMO_ADD:
+        return __atomic_fetch_add(p, a, __ATOMIC_SEQ_CST);
+    case CR_AMO_CAS:
+        __atomic_compare_exchange_n(p, &b, a, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        return b; /* the old word, whether it was swapped or not */
+    case CR_AMO_OR:
+        return __atomic_fetch_or(p, a, __ATOMIC_SEQ_CST);
+    case CR_AMO_AND:
+        return __atomic_fetch_and(p, a, __ATOMIC_SEQ_CST);
+    default:
+        return __atomic_fetch_xor(p, a, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* ---- shared memory ---------------------------------------------------------- */
+
+void *cr_shared_alloc(cr_job *job, size_t len, cr_shared *out)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t maplen = len ? (len + pg - 1) / pg * pg : pg;
+    int fd = memfd_create("courier-rma", MFD_CLOEXEC);
+    if (fd < 0) return NULL;
+    if (ftruncate(fd, (off_t)maplen) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    void *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    *out = (cr_shared){.pid = (int32_t)getpid(), .fd = fd, .len = maplen};
+    (void)job;
+    return p;
+}
+
+void cr_shared_free(void *p, const cr_shared *s)
+{
+    if (!p) return;
+    munmap(p, s->len);
+    if (s->fd >= 0) close(s->fd);
+}
+
+void *cr_shared_map(cr_job *job, int peer, const cr_shared *s)
+{
+    if (s->fd < 0 || !job->host.base || job->host_of[peer] != job->host_of[job->rank] ||
+        getenv("COURIER_RMA_NO_MAP"))
+        return NULL;
+    if (peer == job->rank) return NULL; /* the owner has its own mapping */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)s->pid, (int)s->fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    void *p = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void cr_shared_unmap(void *p, const cr_shared *s)
+{
+    if (p) munmap(p, s->len);
+}
+
+/* ---- the service ------------------------------------------------------------ */
+
+/* Does [addr, addr+len) lie in exposed memory (it may run from one exposed
+ * span into the next, as MPI's attached regions may)? */
+static bool exposed(cr_rma *m, uint64_t addr, uint64_t len)
+{
+    bool found = true;
+    while (len && found) {
+        found = false;
+        for (int i = 0; i < m->nspans && !found; i++)
+            if (addr >= m->spans[i].base && addr - m->spans[i].base < m->spans[i].len) {
+                uint64_t room = m->spans[i].len - (addr - m->spans[i].base);
+                uint64_t take = room < len ? room : len;
+                addr += take;
+                len -= take;
+                found = true;
+            }
+    }
+    return len == 0;
+}
+
+static rma_op *op_new(cr_job *job, cr_rma *m)
+{
+    rma_op *o = m->spare;
+    if (o)
+        m->spare = o->next;
+    else if (!(o = malloc(sizeof *o)))
+        cr_fatal(job, "one-sided", "out of memory for a transfer in flight");
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+static void op_put(cr_rma *m, rma_op *o)
+{
+    o->next = m->spare;
+    m->spare = o;
+}
+
+static void post_service(cr_job *job, cr_rma *m)
+{
+    cr_sel s = {
+        .src = CR_ANY_SOURCE, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = RMA_TAG_REQ};
+    m->in = cr_irecv(job, "one-sided service", &s, m->inbuf, sizeof m->inbuf);
+}
+
+static void event_bump(cr_job *job, uint64_t ev)
+{
+    if (!ev) return;
+    cr_amo_apply((uint64_t *)(uintptr_t)ev, CR_AMO_ADD, 1, 0);
+    cr_wake_self(job);
+}
+
+/* Reply to origin with len bytes at p (tracked until sent), or 0 bytes. */
+static void reply(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void *p, size_t len,
+                  uint64_t ev)
+{
+    if (cr_send_now(job, origin, CR_CTX_RMA, ticket, p, len)) {
+        event_bump(job, ev);
+        return;
+    }
+    rma_op *o = op_new(job, m);
+    o->peer = origin;
+    o->ev = ev;
+    o->req = cr_isend(job, "one-sided service", origin, CR_CTX_RMA, ticket, p, len);
+    o->next = m->serving;
+    m->serving = o;
+}
+
+/* Serve request msg (got bytes) of origin. */
+static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t got)
+{
+    rma_msg q;
+    if (got < sizeof q)
+        cr_fatal(job, "one-sided service", "a request from rank %d is %zu bytes, too short", origin,
+                 got);
+    memcpy(&q, msg, sizeof q);
+    uint64_t span = q.op == RQ_AMO || q.op == RQ_AMO_NOREPLY ? 8 : q.len;
+    if (!exposed(m, q.addr, span) || (q.ev && !exposed(m, q.ev, 8)))
+        cr_fatal(job, "one-sided service",
+                 "rank %d asked for %llu bytes at %#llx, outside every region this rank "
+                 "registered (a freed region, or a bad offset)",
+                 origin, (unsigned long long)span, (unsigned long long)q.addr);
+    char *p = (char *)(uintptr_t)q.addr;
+    switch (q.op) {
+    case RQ_PUT:
+        if (got - sizeof q != q.len)
+            cr_fatal(job, "one-sided service", "a put from rank %d carries %zu bytes, not %llu",
+                     origin, got - sizeof q, (unsigned long long)q.len);
+        memcpy(p, msg + sizeof q, q.len);
+        reply(job, m, origin, q.ticket, NULL, 0, q.ev);
+        break;
+    case RQ_PUT_LARGE: {
+        rma_op *o = op_new(job, m);
+        cr_sel s = {.src = origin, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = -q.ticket};
+        o->peer = origin;
+        o->ev = q.ev;
+        o->ack = true;
+        o->old = (uint64_t)q.ticket;
+        o->req = cr_irecv(job, "one-sided service", &s, p, q.len);
+        o->next = m->serving;
+        m->serving = o;
+        break;
+    }
+    case RQ_GET:
+        reply(job, m, origin, q.ticket, p, q.len, q.ev);
+        break;
+    default: {
+        if (q.addr % 8)
+            cr_fatal(job, "one-sided service",
+                     "rank %d asked for an atomic at %#llx, not 8-byte aligned", origin,
+                     (unsigned long long)q.addr);
+        uint64_t old = cr_amo_apply((uint64_t *)p, q.amo, q.a, q.b);
+        if (q.op == RQ_AMO) reply(job, m, origin, q.ticket, &old, sizeof old, 0);
+        /* (an event word is bumped with RQ_AMO_NOREPLY itself) */
+        break;
+    }
+    }
+}
+
+static int service_hook(cr_job *job, bool *pending)
+{
+    (void)pending; /* the thread answers messages at once (cr_handlers_start) */
+    cr_rma *m = job->rma;
+    int n = 0;
+    for (rma_op **pp = &m->serving; *pp;) {
+        rma_op *o = *pp;
+        if (!o->req->done) {
+            pp = &o->next;
+            continue;
+        }
+        cr_req_release(job, o->req);
+        *pp = o->next;
+        if (o->ack)
+            reply(job, m, o->peer, (int32_t)o->old, NULL, 0, o->ev);
+        else
+            event_bump(job, o->ev);
+        op_put(m, o);
+        n++;
+    }
+    while (m->in && m->in->done) {
+        cr_req *r = m->in;
+        int origin = r->st.src;
+        size_t got = r->st.count;
+        cr_req_release(job, r);
+        /* Taken out of the buffer, which the receive posted again may fill at
+         * once with a request that waits unexpected. */
+        char msg[sizeof m->inbuf];
+        memcpy(msg, m->inbuf, got);
+        post_service(job, m);
+        serve(job, m, origin, msg, got);
+        n++;
+    }
+    return n;
+}
+
+void cr_rma_expose(cr_job *job, const void *base, size_t len)
+{
+    cr_rma *m = rma_of(job);
+    if (m->nspans == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 8;
+        rma_span *s = realloc(m->spans, (size_t)cap * sizeof *s);
+        if (!s) cr_fatal(job, "one-sided", "out of memory for the regions' list");
+        m->spans = s;
+        m->cap = cap;
+    }
+    m->spans[m->nspans++] = (rma_span){(uintptr_t)base, len};
+    if (!m->on && job->size > 1) {
+        m->on = true;
+        post_service(job, m);
+        cr_bg_add(job, service_hook);
+        /* Serve while the program computes: the thread wakes on messages. */
+        cr_unlock(job);
+        cr_handlers_start(job);
+        cr_lock(job);
+    }
+}
+
+void cr_rma_hide(cr_job *job, const void *base)
+{
+    cr_rma *m = rma_of(job);
+    for (int i = 0; i < m->nspans; i++)
+        if (m->spans[i].base == (uintptr_t)base) {
+            m->spans[i] = m->spans[--m->nspans];
+            return;
+        }
+}
+
+/* ---- the origin ------------------------------------------------------------- */
+
+static bool self_or_mapped(cr_job *job, const cr_rtarget *t)
+{
+    return t->map || t->peer == job->rank;
+}
+
+static char *local_addr(const cr_rtarget *t)
+{
+    return t->map ? t->map : (char *)(uintptr_t)t->addr;
+}
+
+static bool single_copy(cr_job *job, int peer)
+{
+    cr_link *l = job->via[peer];
+    return job->single_copy[peer] && l->ops->get && l->ops->put;
+}
+
+static int32_t ticket_tag(uint64_t ticket)
+{
+    return (int32_t)(ticket & 0x3fffffff) + 1; /* > 0, fits a tag either way round */
+}
+
+/* The event after a direct transfer: bump it where it lives. */
+static void event_direct(cr_job *job, const char *call, const cr_rtarget *ev)
+{
+    if (!ev) return;
+    if (self_or_mapped(job, ev)) {
+        cr_amo_apply((uint64_t *)local_addr(ev), CR_AMO_ADD, 1, 0);
+        if (ev->peer == job->rank)
+            cr_wake_self(job);
+        else
+            cr_nudge(job, ev->peer);
+        return;
+    }
+    rma_msg q = {.op = RQ_AMO_NOREPLY, .amo = CR_AMO_ADD, .addr = ev->addr, .a = 1};
+    cr_send(job, call, ev->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
+}
+
+static uint64_t track(cr_job *job, cr_rma *m, int peer, cr_req *reply, cr_req *data,
+                      const cr_rma_opt *opt, uint64_t ticket)
+{
+    rma_op *o = op_new(job, m);
+    o->ticket = ticket;
+    o->peer = peer;
+    o->req = reply;
+    o->data = data;
+    if (opt) {
+        o->done = opt->done;
+        o->arg = opt->arg;
+    }
+    rma_op **pp = &m->inflight;
+    while (*pp) pp = &(*pp)->next;
+    *pp = o;
+    return ticket;
+}
+
+/* Retire the transfers that completed; how many. */
+static int reap(cr_job *job, cr_rma *m)
+{
+    int n = 0;
+    for (rma_op **pp = &m->inflight; *pp;) {
+        rma_op *o = *pp;
+        if (!o->req->done || (o->data && !o->data->done)) {
+            pp = &o->next;
+            continue;
+        }
+        *pp = o->next;
+        cr_req_release(job, o->req);
+        if (o->data) cr_req_release(job, o->data);
+        if (o->done) o->done(job, o->arg);
+        op_put(m, o);
+        n++;
+    }
+    return n;
+}
+
+static uint64_t finish_direct(cr_job *job, const char *call, const cr_rma_opt *opt)
+{
+    if (opt) {
+        event_direct(job, call, opt->ev);
+        if (opt->done) opt->done(job, opt->arg);
+    }
+    return 0;
+}
+
+uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const void *src, size_t len,
+                    const cr_rma_opt *opt)
+{
+    cr_rma *m = rma_of(job);
+    if (len == 0) return finish_direct(job, call, opt);
+    if (self_or_mapped(job, t)) {
+        memmove(local_addr(t), src, len);
+        return finish_direct(job, call, opt);
+    }
+    if (single_copy(job, t->peer)) {
+        cr_link *l = job->via[t->peer];
+        if (l->ops->put(l->ctx, t->peer, t->addr, src, len) == 0)
+            return finish_direct(job, call, opt);
+        job->single_copy[t->peer] = 0; /* denied: the service from now on */
+    }
+    uint64_t ticket = m->next_ticket++;
+    int32_t tag = ticket_tag(ticket);
+    rma_msg q = {.op = len <= RMA_INLINE ? RQ_PUT : RQ_PUT_LARGE,
+                 .ticket = tag,
+                 .addr = t->addr,
+                 .len = len,
+                 /* an event at another rank is bumped once the put is complete */
+                 .ev = opt && opt->ev && opt->ev->peer == t->peer ? opt->ev->addr : 0};
+    cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    cr_req *ack = cr_irecv(job, call, &s, NULL, 0);
+    cr_req *data = NULL;
+    if (q.op == RQ_PUT) {
+        char buf[sizeof q + RMA_INLINE];
+        memcpy(buf, &q, sizeof q);
+        memcpy(buf + sizeof q, src, len);
+        cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
+    } else {
+        cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
+        data = cr_isend(job, call, t->peer, CR_CTX_RMA, -tag, src, len);
+    }
+    uint64_t tk = track(job, m, t->peer, ack, data, opt, ticket);
+    if (opt && opt->ev && opt->ev->peer != t->peer) {
+        cr_rma_flush(job, call, t->peer);
+        event_direct(job, call, opt->ev);
+        return 0;
+    }
+    return tk;
+}
+
+uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *dst, size_t len,
+                    const cr_rma_opt *opt)
+{
+    cr_rma *m = rma_of(job);
+    if (len == 0) return finish_direct(job, call, opt);
+    if (self_or_mapped(job, t)) {
+        memmove(dst, local_addr(t), len);
+        return finish_direct(job, call, opt);
+    }
+    if (single_copy(job, t->peer)) {
+        cr_link *l = job->via[t->peer];
+        if (l->ops->get(l->ctx, t->peer, dst, t->addr, len) == 0)
+            return finish_direct(job, call, opt);
+        job->single_copy[t->peer] = 0;
+    }
+    uint64_t ticket = m->next_ticket++;
+    int32_t tag = ticket_tag(ticket);
+    bool ev_here = opt && opt->ev && opt->ev->peer == t->peer;
+    rma_msg q = {.op = RQ_GET,
+                 .ticket = tag,
+                 .addr = t->addr,
+                 .len = len,
+                 .ev = ev_here ? opt->ev->addr : 0};
+    cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    cr_req *r = cr_irecv(job, call, &s, dst, len);
+    cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
+    uint64_t tk = track(job, m, t->peer, r, NULL, opt, ticket);
+    if (opt && opt->ev && !ev_here) {
+        cr_rma_flush(job, call, t->peer);
+        event_direct(job, call, opt->ev);
+        return 0;
+    }
+    return tk;
+}
+
+/* A vector transfer through the service: one engine transfer per run, and
+ * the caller's done once all of them are. */
+typedef struct rma_batch {
+    int left;
+    void (*done)(cr_job *job, void *arg);
+    void *arg;
+} rma_batch;
+
+static void batch_done(cr_job *job, void *arg)
+{
+    rma_batch *b = arg;
+    if (--b->left) return;
+    if (b->done) b->done(job, b->arg);
+    free(b);
+}
+
+static bool xferv(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs, int n,
+                  char *data, const cr_rma_opt *opt, bool put)
+{
+    if (self_or_mapped(job, t)) {
+        char *base = local_addr(t);
+        size_t at = 0;
+        for (int i = 0; i < n; i++) {
+            if (put)
+                memmove(base + runs[i].off, data + at, runs[i].len);
+            else
+                memmove(data + at, base + runs[i].off, runs[i].len);
+            at += runs[i].len;
+        }
+        finish_direct(job, call, opt);
+        return true;
+    }
+    cr_link *l = job->via[t->peer];
+    if (single_copy(job, t->peer) && (put ? l->ops->putv : l->ops->getv)) {
+        struct iovec loc[256], rem[256];
+        size_t at = 0;
+        int rc = 0;
+        for (int i = 0; i < n && !rc;) {
+            int k = 0;
+            for (; k < 256 && i < n; k++, i++) {
+                loc[k] = (struct iovec){data + at, runs[i].len};
+                rem[k] = (struct iovec){(void *)(uintptr_t)(t->addr + (uint64_t)runs[i].off),
+                                        runs[i].len};
+                at += runs[i].len;
+            }
+            rc = put ? l->ops->putv(l->ctx, t->peer, loc, rem, k)
+                     : l->ops->getv(l->ctx, t->peer, loc, rem, k);
+        }
+        if (!rc) {
+            finish_direct(job, call, opt);
+            return true;
+        }
+        job->single_copy[t->peer] = 0; /* denied: the service, for all of it */
+    }
+    rma_batch *b = malloc(sizeof *b);
+    if (!b) cr_fatal(job, call, "out of memory for a transfer in flight");
+    *b = (rma_batch){n + 1, opt ? opt->done : NULL, opt ? opt->arg : NULL};
+    cr_rma_opt o = {.ev = opt ? opt->ev : NULL, .done = batch_done, .arg = b};
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        cr_rtarget r = {t->peer, t->addr + (uint64_t)runs[i].off, NULL};
+        o.ev = i == n - 1 && opt ? opt->ev : NULL; /* the event once, after the last */
+        if (put)
+            cr_rma_put(job, call, &r, data + at, runs[i].len, &o);
+        else
+            cr_rma_get(job, call, &r, data + at, runs[i].len, &o);
+        at += runs[i].len;
+    }
+    bool now = b->left == 1;
+    batch_done(job, b); /* this call's hold */
+    return now;
+}
+
+bool cr_rma_putv(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs, int n,
+                 const char *data, const cr_rma_opt *opt)
+{
+    return xferv(job, call, t, runs, n, (char *)data, opt, true);
+}
+
+bool cr_rma_getv(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs, int n,
+                 char *data, const cr_rma_opt *opt)
+{
+    return xferv(job, call, t, runs, n, data, opt, false);
+}
+
+uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, uint64_t a,
+                    uint64_t b)
+{
+    if (self_or_mapped(job, t)) {
+        uint64_t old = cr_amo_apply((uint64_t *)local_addr(t), op, a, b);
+        if (op != CR_AMO_READ && t->peer != job->rank) cr_nudge(job, t->peer);
+        return old;
+    }
+    cr_rma *m = rma_of(job);
+    uint64_t ticket = m->next_ticket++;
+    int32_t tag = ticket_tag(ticket);
+    rma_msg q = {.op = RQ_AMO, .amo = (uint8_t)op, .ticket = tag, .addr = t->addr, .a = a, .b = b};
+    uint64_t old = 0;
+    cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    cr_req *r = cr_irecv(job, call, &s, &old, sizeof old);
+    cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
+    cr_req_wait(job, r);
+    cr_req_release(job, r);
+    return old;
+}
+
+bool cr_rma_done(cr_job *job, uint64_t ticket)
+{
+    if (!ticket || !job->rma) return true;
+    reap(job, job->rma);
+    for (rma_op *o = job->rma->inflight; o; o = o->next)
+        if (o->ticket == ticket) return false;
+    return true;
+}
+
+void cr_rma_reap(cr_job *job)
+{
+    if (job->rma) reap(job, job->rma);
+}
+
+typedef struct flush_arg {
+    cr_job *job;
+    int peer;
+} flush_arg;
+
+static bool flushed(void *p)
+{
+    flush_arg *f = p;
+    cr_rma *m = f->job->rma;
+    reap(f->job, m);
+    for (rma_op *o = m->inflight; o; o = o->next)
+        if (f->peer < 0 || o->peer == f->peer) return false;
+    return true;
+}
+
+void cr_rma_flush(cr_job *job, const char *call, int peer)
+{
+    if (!job->rma || !job->rma->inflight) return;
+    flush_arg f = {job, peer};
+    cr_wait_until(job, call, flushed, &f, NULL);
+}
+
+void cr_rma_wait_word(cr_job *job, const char *call, bool (*ready)(void *), void *arg)
+{
+    cr_wait_until(job, call, ready, arg, NULL);
+}

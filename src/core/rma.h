@@ -1,0 +1,111 @@
+/* The engine's one-sided operations (src/core/rma.c): what the native
+ * interface's regions (src/api/onesided.c) and MPI's windows (src/api/mpi_win.c)
+ * are built on.
+ *
+ * A target is a peer's memory as this rank sees it (cr_rtarget): its address
+ * there and, when it is shared memory of this host that this rank mapped, its
+ * address here. Each operation takes the fastest path the target allows:
+ *  - mapped: plain loads, stores and atomic instructions, no system call and no
+ *    CPU of the target;
+ *  - single copy (shm transport, process_vm_readv/writev): put and get without
+ *    the target's CPU;
+ *  - otherwise (tcp, ucx, a kernel that denies single copy) a request to the
+ *    target's service: a background hook of the target's engine, run by any of
+ *    its calls and by its progress thread, which wakes on incoming messages, so
+ *    a target computing without calling courier still serves it.
+ * Atomics on unmapped memory always go to the service (single copy is not
+ * atomic), so every atomic on one word is made by the same instructions,
+ * whichever ranks race for it.
+ *
+ * The service accepts only addresses inside memory its rank exposed
+ * (cr_rma_expose): a request outside is refused, with one line, and never
+ * written. The callers check their own bounds before (they know the target's
+ * sizes): the service's check is the last line of defence. */
+#ifndef COURIER_RMA_H
+#define COURIER_RMA_H
+
+#include "engine.h"
+
+/* Shared memory this rank made for others of its host to map (memfd). */
+typedef struct cr_shared {
+    int32_t pid; /* the process that holds fd */
+    int32_t fd;  /* -1: none */
+    uint64_t len;
+} cr_shared;
+
+/* A peer's memory as seen from here. */
+typedef struct cr_rtarget {
+    int peer;      /* job rank */
+    uint64_t addr; /* its address at the peer */
+    char *map;     /* its address here (mapped shared memory), or NULL */
+} cr_rtarget;
+
+/* Atomic operations on one 64-bit word. */
+enum cr_amo {
+    CR_AMO_READ = 0, /* no change; returns the word */
+    CR_AMO_SWAP,     /* word = a */
+    CR_AMO_ADD,      /* word += a */
+    CR_AMO_CAS,      /* if word == b: word = a */
+    CR_AMO_OR,
+    CR_AMO_AND,
+    CR_AMO_XOR
+};
+/* Apply op to *p (the one place the instructions are chosen); returns the old word. */
+uint64_t cr_amo_apply(uint64_t *p, int op, uint64_t a, uint64_t b);
+
+/* Memory that the same-host ranks may map: len bytes (zeroed, page-aligned),
+ * described in *out for them; NULL (errno set) when it cannot be made. */
+void *cr_shared_alloc(cr_job *job, size_t len, cr_shared *out);
+void cr_shared_free(void *p, const cr_shared *s);
+/* Map peer's shared memory s here; NULL when that cannot be done (another host,
+ * or the kernel denies it): the caller then takes the other paths. */
+void *cr_shared_map(cr_job *job, int peer, const cr_shared *s);
+void cr_shared_unmap(void *p, const cr_shared *s);
+
+/* The service: len bytes at base may be read and written by peers' requests
+ * from now on (cr_rma_hide: no longer). The first exposure starts the service
+ * (and the progress thread, when there are peers). */
+void cr_rma_expose(cr_job *job, const void *base, size_t len);
+void cr_rma_hide(cr_job *job, const void *base);
+
+/* Transfers. Each returns a ticket (0: complete already); cr_rma_done says
+ * whether a ticket's transfer is complete (src reusable and the data at the
+ * target; dst filled), cr_rma_flush waits for every transfer to peer (-1:
+ * every peer). A transfer's done(arg) runs, under the lock, once it completes
+ * (before cr_rma_done says so). event >= 0: the target's event counter of that
+ * index (in the array of counters at address evaddr there) is incremented once
+ * the data is there / was read (see cr_rma_event_target). */
+typedef struct cr_rma_opt {
+    const cr_rtarget *ev; /* target of the event word, or NULL: none */
+    void (*done)(cr_job *job, void *arg);
+    void *arg;
+} cr_rma_opt;
+uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const void *src, size_t len,
+                    const cr_rma_opt *opt);
+uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *dst, size_t len,
+                    const cr_rma_opt *opt);
+/* Many pieces at once: run i is runs[i].len bytes at t->addr + runs[i].off
+ * there, and the next runs[i].len bytes of data here (packed, in order).
+ * opt->done runs once, when all of them are complete; returns whether that
+ * happened already. */
+typedef struct cr_run {
+    int64_t off;
+    size_t len;
+} cr_run;
+bool cr_rma_putv(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs, int n,
+                 const char *data, const cr_rma_opt *opt);
+bool cr_rma_getv(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs, int n,
+                 char *data, const cr_rma_opt *opt);
+/* An atomic on the 64-bit word at t (8-byte aligned): blocks until it is done;
+ * returns the old word. */
+uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, uint64_t a,
+                    uint64_t b);
+bool cr_rma_done(cr_job *job, uint64_t ticket);
+/* Retire the transfers that completed (their done callbacks run). */
+void cr_rma_reap(cr_job *job);
+void cr_rma_flush(cr_job *job, const char *call, int peer);
+/* A wait for this rank's own word *p to satisfy ready (peers change it with
+ * atomics): progress and sleep like any wait; ringing is the writers' part. */
+void cr_rma_wait_word(cr_job *job, const char *call, bool (*ready)(void *), void *arg);
+
+#endif
