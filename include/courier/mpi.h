@@ -11,17 +11,17 @@
  * attributes, info objects; Cartesian, graph and distributed graph topologies
  * with the neighbourhood collectives; derived datatypes (subarray and darray
  * included) with names, envelopes, attributes and external32 packing; the
- * collectives, blocking and nonblocking, also on intercommunicators; error
- * handlers and user error classes; and the profiling interface: every function
- * is also PMPI_name, MPI_name being a weak alias of it.
+ * collectives, blocking and nonblocking, also on intercommunicators; one-sided
+ * communication (every window flavor, all synchronization modes, the
+ * request-based and atomic operations; unified memory model); error handlers
+ * and user error classes; and the profiling interface: every function is also
+ * PMPI_name, MPI_name being a weak alias of it.
  *
  * What is not here is not declared either: a program that calls it fails to
  * link (and, with compilers that reject implicit declarations, to compile) —
- * one-sided communication, MPI-IO, dynamic processes, the MPI_T tools
- * interface, MPI-4 calls (but MPI_Info_get_string and MPI_Info_create_env) and
- * the Fortran binding. The exceptions are the
- * window constructors, MPI_Win_attach and MPI_Win_free, which exist only to end
- * the job with a clear message. docs/mpi.md has the details.
+ * MPI-IO, dynamic processes, the MPI_T tools interface, MPI-4 calls (but
+ * MPI_Info_get_string and MPI_Info_create_env) and the Fortran binding.
+ * docs/mpi.md has the details.
  *
  * Handles are ints with a kind in their high bits (as in MPICH), so passing a
  * datatype where a communicator belongs is reported as MPI_ERR_COMM. */
@@ -53,7 +53,7 @@ typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
 typedef int MPI_Info; /* info objects: see "info objects" below */
-typedef int MPI_Win;  /* only MPI_WIN_NULL: no window can be created (see below) */
+typedef int MPI_Win;
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
@@ -206,6 +206,17 @@ enum {
     MPI_ERR_INFO = 23,
     MPI_ERR_NOT_SAME = 24,
     MPI_ERR_UNSUPPORTED_OPERATION = 25,
+    MPI_ERR_WIN = 29,
+    MPI_ERR_SIZE = 30,
+    MPI_ERR_DISP = 31,
+    MPI_ERR_LOCKTYPE = 32,
+    MPI_ERR_ASSERT = 33,
+    MPI_ERR_RMA_CONFLICT = 34,
+    MPI_ERR_RMA_SYNC = 35,
+    MPI_ERR_RMA_RANGE = 36,
+    MPI_ERR_RMA_ATTACH = 37,
+    MPI_ERR_RMA_SHARED = 38,
+    MPI_ERR_RMA_FLAVOR = 39,
     MPI_ERR_LASTCODE = 64
 };
 
@@ -240,12 +251,36 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 int MPI_Pcontrol(const int level, ...);
 
-/* ---- one-sided communication: not implemented ------------------------------
- * Declared so that programs which only mention windows (the OSU
- * micro-benchmarks' shared utilities do) compile and link; each call ends the
- * job with one line (or returns MPI_ERR_UNSUPPORTED_OPERATION under
- * MPI_ERRORS_RETURN, setting *win to MPI_WIN_NULL). Every other one-sided call
- * (MPI_Put, MPI_Get, MPI_Win_fence, ...) is not declared and fails to link. */
+/* ---- one-sided communication (docs/mpi.md, "One-sided") --------------------- */
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int keyval, void *attribute_val,
+                                         void *extra_state);
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
+                   void *attribute_val_out, int *flag);
+/* Lock types, assertions, attributes, flavors, memory models. */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_WIN_BASE 0x64400001
+#define MPI_WIN_SIZE 0x64400002
+#define MPI_WIN_DISP_UNIT 0x64400003
+#define MPI_WIN_CREATE_FLAVOR 0x64400004
+#define MPI_WIN_MODEL 0x64400005
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win);
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
@@ -254,7 +289,70 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
                             void *baseptr, MPI_Win *win);
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_detach(MPI_Win win, const void *base);
 int MPI_Win_free(MPI_Win *win);
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int MPI_Win_set_name(MPI_Win win, const char *name);
+int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen);
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info);
+int MPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag);
+int MPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val);
+int MPI_Win_delete_attr(MPI_Win win, int keyval);
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del,
+                          int *keyval, void *extra_state);
+int MPI_Win_free_keyval(int *keyval);
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler);
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win);
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win, MPI_Request *request);
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+
+int MPI_Win_fence(int assert, MPI_Win win);
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int MPI_Win_unlock(int rank, MPI_Win win);
+int MPI_Win_lock_all(int assert, MPI_Win win);
+int MPI_Win_unlock_all(MPI_Win win);
+int MPI_Win_flush(int rank, MPI_Win win);
+int MPI_Win_flush_all(MPI_Win win);
+int MPI_Win_flush_local(int rank, MPI_Win win);
+int MPI_Win_flush_local_all(MPI_Win win);
+int MPI_Win_sync(MPI_Win win);
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_complete(MPI_Win win);
+int MPI_Win_wait(MPI_Win win);
+int MPI_Win_test(MPI_Win win, int *flag);
 
 /* ---- errors --------------------------------------------------------------- */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
@@ -764,7 +862,70 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                              void *baseptr, MPI_Win *win);
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int PMPI_Win_detach(MPI_Win win, const void *base);
 int PMPI_Win_free(MPI_Win *win);
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int PMPI_Win_set_name(MPI_Win win, const char *name);
+int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen);
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info);
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info);
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag);
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val);
+int PMPI_Win_delete_attr(MPI_Win win, int keyval);
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del,
+                           int *keyval, void *extra_state);
+int PMPI_Win_free_keyval(int *keyval);
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler);
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win);
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win);
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request *request);
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request);
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request);
+int PMPI_Win_fence(int assert, MPI_Win win);
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int PMPI_Win_unlock(int rank, MPI_Win win);
+int PMPI_Win_lock_all(int assert, MPI_Win win);
+int PMPI_Win_unlock_all(MPI_Win win);
+int PMPI_Win_flush(int rank, MPI_Win win);
+int PMPI_Win_flush_all(MPI_Win win);
+int PMPI_Win_flush_local(int rank, MPI_Win win);
+int PMPI_Win_flush_local_all(MPI_Win win);
+int PMPI_Win_sync(MPI_Win win);
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_complete(MPI_Win win);
+int PMPI_Win_wait(MPI_Win win);
+int PMPI_Win_test(MPI_Win win, int *flag);
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);

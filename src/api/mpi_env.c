@@ -99,26 +99,42 @@ static const char *const err_text[] = {
     [MPI_ERR_INFO_KEY] = "invalid info key (empty or longer than MPI_MAX_INFO_KEY)",
     [MPI_ERR_INFO_VALUE] = "invalid info value (empty or longer than MPI_MAX_INFO_VAL)",
     [MPI_ERR_INFO_NOKEY] = "key not in the info object",
+    [MPI_ERR_WIN] = "invalid window",
+    [MPI_ERR_SIZE] = "invalid size",
+    [MPI_ERR_DISP] = "invalid displacement unit",
+    [MPI_ERR_LOCKTYPE] = "invalid lock type",
+    [MPI_ERR_ASSERT] = "invalid assertion",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [MPI_ERR_RMA_SYNC] = "one-sided call outside an access or exposure epoch, or epochs misused",
+    [MPI_ERR_RMA_RANGE] = "target memory outside the window",
+    [MPI_ERR_RMA_ATTACH] = "memory cannot be attached to the window",
+    [MPI_ERR_RMA_SHARED] = "memory cannot be shared among the window's processes",
+    [MPI_ERR_RMA_FLAVOR] = "wrong window flavor for this call",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
 static const char *err_name(int code)
 {
-    static const char *const names[] = {"MPI_SUCCESS",       "MPI_ERR_BUFFER",
-                                        "MPI_ERR_COUNT",     "MPI_ERR_TYPE",
-                                        "MPI_ERR_TAG",       "MPI_ERR_COMM",
-                                        "MPI_ERR_RANK",      "MPI_ERR_REQUEST",
-                                        "MPI_ERR_ROOT",      "MPI_ERR_GROUP",
-                                        "MPI_ERR_OP",        "MPI_ERR_TOPOLOGY",
-                                        "MPI_ERR_DIMS",      "MPI_ERR_ARG",
-                                        "MPI_ERR_UNKNOWN",   "MPI_ERR_TRUNCATE",
-                                        "MPI_ERR_OTHER",     "MPI_ERR_INTERN",
-                                        "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING",
-                                        "MPI_ERR_KEYVAL",    "MPI_ERR_NO_MEM",
-                                        "MPI_ERR_BASE",      "MPI_ERR_INFO",
-                                        "MPI_ERR_NOT_SAME",  "MPI_ERR_UNSUPPORTED_OPERATION",
-                                        "MPI_ERR_INFO_KEY",  "MPI_ERR_INFO_VALUE",
-                                        "MPI_ERR_INFO_NOKEY"};
+    static const char *const names[] = {"MPI_SUCCESS",          "MPI_ERR_BUFFER",
+                                        "MPI_ERR_COUNT",        "MPI_ERR_TYPE",
+                                        "MPI_ERR_TAG",          "MPI_ERR_COMM",
+                                        "MPI_ERR_RANK",         "MPI_ERR_REQUEST",
+                                        "MPI_ERR_ROOT",         "MPI_ERR_GROUP",
+                                        "MPI_ERR_OP",           "MPI_ERR_TOPOLOGY",
+                                        "MPI_ERR_DIMS",         "MPI_ERR_ARG",
+                                        "MPI_ERR_UNKNOWN",      "MPI_ERR_TRUNCATE",
+                                        "MPI_ERR_OTHER",        "MPI_ERR_INTERN",
+                                        "MPI_ERR_IN_STATUS",    "MPI_ERR_PENDING",
+                                        "MPI_ERR_KEYVAL",       "MPI_ERR_NO_MEM",
+                                        "MPI_ERR_BASE",         "MPI_ERR_INFO",
+                                        "MPI_ERR_NOT_SAME",     "MPI_ERR_UNSUPPORTED_OPERATION",
+                                        "MPI_ERR_INFO_KEY",     "MPI_ERR_INFO_VALUE",
+                                        "MPI_ERR_INFO_NOKEY",   "MPI_ERR_WIN",
+                                        "MPI_ERR_SIZE",         "MPI_ERR_DISP",
+                                        "MPI_ERR_LOCKTYPE",     "MPI_ERR_ASSERT",
+                                        "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_SYNC",
+                                        "MPI_ERR_RMA_RANGE",    "MPI_ERR_RMA_ATTACH",
+                                        "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }
@@ -143,7 +159,12 @@ int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char 
         comm = MPI_COMM_WORLD;
         c = mpi_comm_get(comm);
     }
-    MPI_Errhandler h = c ? c->errh : MPI_ERRORS_ARE_FATAL;
+    return mpi_fail_with(job, c ? c->errh : MPI_ERRORS_ARE_FATAL, &comm, call, code, msg);
+}
+
+int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int code,
+                  const char *msg)
+{
     if (h == MPI_ERRORS_ARE_FATAL) {
         struct ucode *u = ucode_get(code);
         if (u) cr_fatal(job, call, "%s (error code %d: %s)", msg, code, u->text ? u->text : "");
@@ -154,7 +175,7 @@ int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char 
         if (i >= 2 && i - 2 < errh.n && errh.fn[i - 2]) {
             MPI_Comm_errhandler_function *fn = errh.fn[i - 2];
             cr_unlock(job);
-            fn(&comm, &code, call, msg);
+            fn(obj, &code, call, msg); /* a communicator's or a window's (both ints) */
             cr_lock(job);
         }
     }
@@ -304,11 +325,8 @@ PMPI_WEAK(Alloc_mem);
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     cr_job *job = mpi_enter("MPI_Alloc_mem");
-    if (info != MPI_INFO_NULL)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_INFO,
-                                       "info 0x%x is not MPI_INFO_NULL (info objects are not "
-                                       "supported by courier)",
-                                       (unsigned)info));
+    int rc = mpi_info_arg(job, MPI_COMM_WORLD, "MPI_Alloc_mem", info, true);
+    if (rc) return mpi_leave(job, rc); /* hints: none changes how courier allocates */
     if (size < 0 || !baseptr)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_ARG,
                                        size < 0 ? "size %ld is negative" : "baseptr is NULL%.0ld",
@@ -335,67 +353,9 @@ int PMPI_Pcontrol(const int level, ...)
     return MPI_SUCCESS;
 }
 
-/* ---- one-sided communication: refused ----------------------------------------
- * Windows are declared (and these calls defined) only so that programs which
- * merely mention them link; creating one is reported as unsupported, so no
- * window ever exists and every other one-sided call is left undefined. */
-
-static int win_refuse(MPI_Comm comm, const char *call, MPI_Win *win)
-{
-    cr_job *job = mpi_enter(call);
-    if (win) *win = MPI_WIN_NULL;
-    return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
-                                   "one-sided communication (windows) is not supported by "
-                                   "courier"));
-}
-
-PMPI_WEAK(Win_create);
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                    MPI_Win *win)
-{
-    (void)base, (void)size, (void)disp_unit, (void)info;
-    return win_refuse(comm, "MPI_Win_create", win);
-}
-
-PMPI_WEAK(Win_allocate);
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                      MPI_Win *win)
-{
-    (void)size, (void)disp_unit, (void)info, (void)baseptr;
-    return win_refuse(comm, "MPI_Win_allocate", win);
-}
-
-PMPI_WEAK(Win_allocate_shared);
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
-{
-    (void)size, (void)disp_unit, (void)info, (void)baseptr;
-    return win_refuse(comm, "MPI_Win_allocate_shared", win);
-}
-
-PMPI_WEAK(Win_create_dynamic);
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
-{
-    (void)info;
-    return win_refuse(comm, "MPI_Win_create_dynamic", win);
-}
-
-PMPI_WEAK(Win_attach);
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
-{
-    (void)win, (void)base, (void)size;
-    return win_refuse(MPI_COMM_WORLD, "MPI_Win_attach", NULL);
-}
-
-PMPI_WEAK(Win_free);
-int PMPI_Win_free(MPI_Win *win)
-{
-    return win_refuse(MPI_COMM_WORLD, "MPI_Win_free", win);
-}
-
 /* ---- error handlers ----------------------------------------------------------- */
 
-static bool errh_valid(MPI_Errhandler h)
+bool mpi_errh_valid(MPI_Errhandler h)
 {
     if (!h_is(h, K_ERRH)) return false;
     int i = h_idx(h);
@@ -410,7 +370,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler h)
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
     if (rc) return mpi_leave(job, rc);
-    if (!errh_valid(h))
+    if (!mpi_errh_valid(h))
         return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ARG,
                                        "error handler %#x is not a valid handler", (unsigned)h));
     c->errh = h;
@@ -461,7 +421,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *h)
 {
     const char *call = "MPI_Errhandler_free";
     cr_job *job = mpi_enter(call);
-    if (!h || !errh_valid(*h))
+    if (!h || !mpi_errh_valid(*h))
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "not a valid error handler"));
     /* Communicators may still use it: the function pointer stays. */

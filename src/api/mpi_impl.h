@@ -65,6 +65,7 @@
 #define K_KEYVAL 0x64000000u
 #define K_INFO 0x5c000000u    /* MPI_Info (mpi_info.c) */
 #define K_MESSAGE 0x68000000u /* MPI_Message (mpi_p2p.c) */
+#define K_WIN 0x60000000u     /* MPI_Win (mpi_win.c) */
 
 static inline bool h_is(int h, unsigned kind)
 {
@@ -158,6 +159,10 @@ void mpi_pack_data(const mpi_type *t, const void *in, size_t count, char *out);
 /* Unpack 'n' bytes (at most count instances); a short tail fills a prefix. */
 void mpi_unpack_data(const mpi_type *t, const char *in, size_t n, void *out, size_t count);
 size_t mpi_elements(const mpi_type *t, size_t bytes);
+/* The contiguous runs of count instances of t (offsets from the buffer), in
+ * the order their bytes are packed; adjacent runs come as one. */
+void mpi_type_runs(const mpi_type *t, size_t count,
+                   void (*cb)(void *ctx, ptrdiff_t off, size_t len), void *ctx);
 
 /* ---- groups and communicators --------------------------------------------- */
 
@@ -338,6 +343,9 @@ void mpi_topo_dup(MPI_Comm oldh, MPI_Comm newh);
 void mpi_topo_free(mpi_comm *c);
 MPI_Info mpi_info_copy(MPI_Info h); /* a new handle; MPI_INFO_NULL for none */
 void mpi_info_drop(MPI_Info h);     /* release a handle the library owns */
+/* Check an info argument of a call (MPI_INFO_NULL allowed when null_ok): 0,
+ * or MPI_ERR_INFO reported on comm. */
+int mpi_info_arg(cr_job *job, MPI_Comm comm, const char *call, MPI_Info info, bool null_ok);
 
 /* ---- operations ----------------------------------------------------------- */
 
@@ -391,6 +399,13 @@ static inline int mpi_leave(cr_job *job, int rc)
  * communicator): apply its handler, return 'code'. */
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Apply error handler h of object *obj (a communicator or a window) to an
+ * error: end the job (fatal), call the program's handler, or just return
+ * code; msg is the one line that says what went wrong. */
+int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int code,
+                  const char *msg);
+bool mpi_errh_valid(MPI_Errhandler h); /* a predefined handler or one made by the program */
 
 /* Requests: engine hooks (mpi_p2p.c). */
 void mpi_requests_init(void);

@@ -463,9 +463,9 @@ void mpi_info_drop(MPI_Info h)
     info_release(h);
 }
 
-/* Check an info argument of a communicator call (MPI_INFO_NULL allowed when
- * 'null_ok'); errors are reported on comm. */
-static int comm_info_arg(cr_job *job, MPI_Comm comm, const char *call, MPI_Info info, bool null_ok)
+/* Check an info argument (MPI_INFO_NULL allowed when 'null_ok'); errors are
+ * reported on comm. */
+int mpi_info_arg(cr_job *job, MPI_Comm comm, const char *call, MPI_Info info, bool null_ok)
 {
     if (info == MPI_INFO_NULL && null_ok) return 0;
     if (info == MPI_INFO_ENV && !infos.env_built) env_build(job, call);
@@ -498,7 +498,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc) rc = comm_info_arg(job, comm, call, info, false);
+    if (!rc) rc = mpi_info_arg(job, comm, call, info, false);
     if (!rc) comm_hints_merge(job, call, comm, info);
     return mpi_leave(job, rc);
 }
@@ -524,7 +524,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc) rc = comm_info_arg(job, comm, call, info, true);
+    if (!rc) rc = mpi_info_arg(job, comm, call, info, true);
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
     mpi_leave(job, 0);
     if (rc) return rc;

@@ -390,6 +390,38 @@ void mpi_unpack_data(const mpi_type *t, const char *in, size_t n, void *out, siz
     map_move(t, out, count, &s, &n, false);
 }
 
+void mpi_type_runs(const mpi_type *t, size_t count,
+                   void (*cb)(void *ctx, ptrdiff_t off, size_t len), void *ctx)
+{
+    ptrdiff_t ext = type_extent(t), at = 0;
+    size_t have = 0; /* the run being gathered: have bytes at 'at' */
+    if (t->contig) { /* one run, whatever the count */
+        if (t->size && count) cb(ctx, 0, t->size * count);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        for (size_t r = 0; r < t->reps; r++) {
+            ptrdiff_t b = (ptrdiff_t)i * ext + (ptrdiff_t)r * t->rstride;
+            for (const mpi_blk *e = t->blk; e < t->blk + t->nblk; e++) {
+                const mpi_rep *rp = rep_of(t, e);
+                for (size_t j = 0; j < rp->n[1]; j++)
+                    for (size_t k = 0; k < rp->n[0]; k++) {
+                        ptrdiff_t off =
+                            b + e->off + (ptrdiff_t)j * rp->s[1] + (ptrdiff_t)k * rp->s[0];
+                        if (!e->len) continue;
+                        if (have && off == at + (ptrdiff_t)have) {
+                            have += e->len;
+                            continue;
+                        }
+                        if (have) cb(ctx, at, have);
+                        at = off;
+                        have = e->len;
+                    }
+            }
+        }
+    if (have) cb(ctx, at, have);
+}
+
 size_t mpi_elements(const mpi_type *t, size_t bytes)
 {
     if (!t->size) return 0;

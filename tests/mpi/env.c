@@ -1,9 +1,8 @@
 /* Environment calls that benchmark harnesses (the OSU micro-benchmarks among
  * them) make around their measurements: version strings before and after
- * MPI_Init, MPI_Alloc_mem/MPI_Free_mem with MPI_INFO_NULL, the thread level,
- * and the window constructors, which exist only to refuse one-sided
- * communication with MPI_ERR_UNSUPPORTED_OPERATION (under MPI_ERRORS_RETURN
- * here; errors.c checks the fatal one-line message). */
+ * MPI_Init, MPI_Alloc_mem/MPI_Free_mem, the thread level, and the window
+ * constructors' argument checks (under MPI_ERRORS_RETURN here; errors.c
+ * checks a fatal one-sided error's one-line message). */
 #include <stdint.h>
 #include <string.h>
 
@@ -48,8 +47,8 @@ static void alloc_mem(int me, int np)
     CHECK(z != NULL, "zero-byte Alloc_mem gave NULL");
     OK(MPI_Free_mem(z));
 
-    /* No info object exists, so anything but MPI_INFO_NULL is MPI_ERR_INFO;
-     * a failed call leaves the pointer alone. */
+    /* 0x1c000001 is no info object: MPI_ERR_INFO; a failed call leaves the
+     * pointer alone. */
     void *keep = &z;
     EXPECT(MPI_ERR_INFO, MPI_Alloc_mem(64, (MPI_Info)0x1c000001, &keep));
     CHECK(keep == (void *)&z, "a failed Alloc_mem changed the pointer");
@@ -62,27 +61,32 @@ static void windows(void)
     char buf[64];
     void *base = NULL;
     MPI_Win w = (MPI_Win)12345;
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION,
-           MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
-    CHECK(w == MPI_WIN_NULL, "Win_create left %d", w);
-    w = (MPI_Win)12345;
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION,
-           MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w));
-    CHECK(w == MPI_WIN_NULL && base == NULL, "Win_allocate left %d, %p", w, base);
-    w = (MPI_Win)12345;
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION,
-           MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w));
-    CHECK(w == MPI_WIN_NULL && base == NULL, "Win_allocate_shared left %d, %p", w, base);
-    w = (MPI_Win)12345;
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION,
-           MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
-    CHECK(w == MPI_WIN_NULL, "Win_create_dynamic left %d", w);
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Win_attach(w, buf, sizeof buf));
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Win_free(&w));
+    EXPECT(MPI_ERR_SIZE, MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    EXPECT(MPI_ERR_DISP, MPI_Win_create(buf, sizeof buf, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    EXPECT(MPI_ERR_COMM, MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_NULL, &w));
+    EXPECT(MPI_ERR_ARG, MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, NULL, &w));
+    CHECK(w == (MPI_Win)12345, "a failed constructor changed the handle to %d", w);
+    EXPECT(MPI_ERR_WIN, MPI_Win_free(&w));
+    w = MPI_WIN_NULL;
+    EXPECT(MPI_ERR_WIN, MPI_Win_fence(0, w));
+    /* a window made and freed, with an info object */
+    MPI_Info info;
+    OK(MPI_Info_create(&info));
+    OK(MPI_Info_set(info, "no_locks", "true"));
+    OK(MPI_Win_allocate(64, 8, info, MPI_COMM_WORLD, &base, &w));
+    CHECK(base != NULL && w != MPI_WIN_NULL, "Win_allocate gave %p, %d", base, w);
+    OK(MPI_Info_free(&info));
+    MPI_Errhandler eh;
+    OK(MPI_Win_get_errhandler(w, &eh));
+    CHECK(eh == MPI_ERRORS_ARE_FATAL, "a window's handler is not fatal by default");
+    OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+    EXPECT(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(w, buf, sizeof buf));
+    OK(MPI_Win_free(&w));
+    CHECK(w == MPI_WIN_NULL, "Win_free left %d", w);
     int len = 0;
     char s[MPI_MAX_ERROR_STRING];
-    OK(MPI_Error_string(MPI_ERR_UNSUPPORTED_OPERATION, s, &len));
-    CHECK(len > 0 && strstr(s, "not supported"), "error string \"%s\"", s);
+    OK(MPI_Error_string(MPI_ERR_RMA_SYNC, s, &len));
+    CHECK(len > 0 && strstr(s, "epoch"), "error string \"%s\"", s);
 }
 
 int main(int argc, char **argv)

@@ -49,6 +49,7 @@ static void fatal(const char *what, int me, int np)
     if (!strcmp(what, "win")) {
         MPI_Win w;
         MPI_Win_create(x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+        MPI_Put(x, 1, MPI_INT, 1, 0, 1, MPI_INT, w); /* no epoch open */
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &np));
     if (argc > 1 && strncmp(argv[1], "courier-test-", 13)) {
         if (me == 0 || !strcmp(argv[1], "root") || !strcmp(argv[1], "alias") ||
-            !strcmp(argv[1], "op") || !strcmp(argv[1], "truncate"))
+            !strcmp(argv[1], "op") || !strcmp(argv[1], "truncate") || !strcmp(argv[1], "win"))
             fatal(argv[1], me, np);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
