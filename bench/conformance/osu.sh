@@ -59,6 +59,7 @@ group_dir() {
     esac
 }
 util="c/util/osu_util.c c/util/osu_util_mpi.c c/util/osu_util_graph.c c/util/osu_util_papi.c"
+[ -f "$osu/c/util/osu_util_validation.c" ] && util="$util c/util/osu_util_validation.c" # 7.4: one-sided validation
 mkdir -p "$work"
 printf '%-10s %-28s %-8s %s\n' group program impl result
 pass=0 fail=0

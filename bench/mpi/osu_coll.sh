@@ -1,5 +1,6 @@
 #!/bin/bash
-# osu_coll.sh: OSU micro-benchmark collectives (7.x), courier beside Open MPI in
+# osu_coll.sh: OSU micro-benchmarks (7.x; written for the collectives, and takes
+# any OSU program: the one-sided ones with --np 2), courier beside Open MPI in
 # one run: each program built from the same OSU sources with courier-cc and with
 # Open MPI's mpicc, run interleaved --reps times at --np ranks, the best time of
 # each size kept, printed as a Markdown table with courier / Open MPI ratios
@@ -45,6 +46,7 @@ for d in "$courier/tools" "$courier/bin"; do [ -x "$d/courier-cc" ] && cc=$d/cou
 [ -n "$cc" ] || die "no courier-cc under $courier (build courier first)"
 mkdir -p "$work/courier" "$work/ompi" && work=$(cd "$work" && pwd)
 util="c/util/osu_util.c c/util/osu_util_mpi.c c/util/osu_util_graph.c c/util/osu_util_papi.c"
+[ -f "$osu/c/util/osu_util_validation.c" ] && util="$util c/util/osu_util_validation.c" # 7.4: one-sided validation
 src_of() { find "$osu/c/mpi" -name "$1.c" | head -1; }
 for p in $progs; do
     s=$(src_of "$p")
@@ -85,21 +87,23 @@ for rep in $(seq "$reps"); do
 done
 # the table: per program and size, the best time of the reps (nonblocking: pure
 # communication, column 4 of OSU's output) and the best overlap
-echo "# OSU collectives, $np ranks, best of $reps interleaved runs ($(nproc) CPUs, $(uname -m))"
+echo "# OSU micro-benchmarks, $np ranks, best of $reps interleaved runs ($(nproc) CPUs, $(uname -m))"
 awk -v impls="$impls" '
     { p = $2; i = $3; s = $4; t = ($6 != "-") ? $6 : $5
+      bw = p ~ /_(bw|bibw|mbw)$/ # MB/s: the best is the highest
       if (!((p, s) in seen)) { seen[p, s] = 1; order[p] = order[p] " " s }
       if (!(p in pseen)) { pseen[p] = 1; plist[++np] = p }
-      if (!((p, i, s) in best) || t < best[p, i, s]) best[p, i, s] = t
+      if (!((p, i, s) in best) || (bw ? t > best[p, i, s] : t < best[p, i, s])) best[p, i, s] = t
       if ($7 != "-" && (!((p, i, s) in ov) || $7 > ov[p, i, s])) ov[p, i, s] = $7 }
     END {
         n = split(impls, im, " ")
         for (k = 1; k <= np; k++) {
             p = plist[k]
+            bw = p ~ /_(bw|bibw|mbw)$/
             printf "\n## %s\n\n| bytes |", p
             for (j = 1; j <= n; j++)
-                printf " %s µs |", im[j] == "ompi" ? "Open MPI" : im[j] == "nothread" ? "courier, no progress thread" : im[j]
-            printf " courier / Open MPI |\n|---|"
+                printf " %s %s |", im[j] == "ompi" ? "Open MPI" : im[j] == "nothread" ? "courier, no progress thread" : im[j], bw ? "MB/s" : "µs"
+            printf " %s |\n|---|", bw ? "Open MPI / courier (time ratio)" : "courier / Open MPI"
             for (j = 1; j <= n; j++) printf "---|"
             printf "---|\n"
             m = split(order[p], sz, " ")
@@ -107,10 +111,12 @@ awk -v impls="$impls" '
                 s = sz[q]; printf "| %s |", s
                 for (j = 1; j <= n; j++) {
                     v = best[p, im[j], s]
-                    if ((p, im[j], s) in ov) printf " %.1f (%s %%) |", v, ov[p, im[j], s]
-                    else printf " %.1f |", v
+                    f = v < 10 ? "%.2f" : "%.1f" # OSU prints two decimals
+                    if ((p, im[j], s) in ov) printf " " f " (%s %%) |", v, ov[p, im[j], s]
+                    else printf " " f " |", v
                 }
                 c = best[p, "courier", s]; o = best[p, "ompi", s]
+                if (bw) { x = c; c = o; o = x } # bandwidth: the inverse, so below 1 is faster
                 printf " %s |\n", (o > 0 ? sprintf("%.2f", c / o) : "-")
             }
         }

@@ -63,8 +63,17 @@ enum {
 };
 enum { NOPS = 15 }; /* MPI_MAX (1) .. MPI_NO_OP (14) */
 
+/* Each operation is also built for AVX2 and AVX-512, the best chosen when the
+ * library loads (x86-64 only): Open MPI's reductions use them too (measured:
+ * MPI_Reduce_local of 64 KiB of MPI_CHAR took 2.5x Open MPI's time with SSE2 alone). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OP_CLONES __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+#else
+#define OP_CLONES
+#endif
 #define BINOP(name, T, expr)                                                                       \
-    static void name(const void *lo, const void *hi, void *out, size_t n, const void *arg)         \
+    OP_CLONES static void name(const void *lo, const void *hi, void *out, size_t n,                \
+                               const void *arg)                                                    \
     {                                                                                              \
         const T *a = lo, *b = hi;                                                                  \
         T *o = out;                                                                                \

@@ -232,8 +232,10 @@ static void win_setup(cr_job *job, const char *call, mpi_win *w, void *base, siz
         w->myctl = calloc(cw, 8);
         if (!w->myctl) cr_fatal(job, call, "out of memory for the window's control block");
     }
-    cr_coll_publish(job, g, call, w->myctl, cw * 8, w->ctlsh.fd >= 0 ? &w->ctlsh : NULL, &w->ctl);
-    cr_coll_publish(job, g, call, base, len, sh, &w->mem);
+    cr_coll_publish(job, g, call, w->myctl, cw * 8, w->ctlsh.fd >= 0 ? &w->ctlsh : NULL,
+                    CR_PUB_ATOMICS, &w->ctl);
+    cr_coll_publish(job, g, call, base, len, sh,
+                    w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? CR_PUB_ATTACH : 0, &w->mem);
     w->disps = malloc((size_t)w->size * sizeof *w->disps);
     w->lockst = calloc((size_t)w->size, 1);
     w->access = malloc((size_t)w->size * sizeof *w->access);
@@ -417,7 +419,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     w->myctl[ctl_natt(w) + 1 + 2 * k] = (uintptr_t)base;
     w->myctl[ctl_natt(w) + 2 + 2 * k] = (uint64_t)size;
     __atomic_store_n(n, k + 1, __ATOMIC_RELEASE);
-    cr_rma_expose(job, base, (size_t)size);
+    cr_rma_expose(job, base, (size_t)size, false); /* served already if it must be */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -585,21 +587,30 @@ static const mpi_ext_ops xreq_acc_ops = {"MPI_Raccumulate", xreq_test, xreq_free
 
 /* The runs of a target datatype. */
 typedef struct runs {
-    cr_run *r;
+    cr_run *r; /* 'few' until there are more */
     int n, cap;
     bool oom;
+    cr_run few[4];
 } runs;
+
+static void runs_free(runs *rs)
+{
+    if (rs->r != rs->few) free(rs->r);
+    rs->r = NULL;
+}
 
 static void run_add(void *ctx, ptrdiff_t off, size_t len)
 {
     runs *rs = ctx;
     if (rs->n == rs->cap) {
         int cap = rs->cap ? 2 * rs->cap : 8;
-        cr_run *r = realloc(rs->r, (size_t)cap * sizeof *r);
+        cr_run *r = malloc((size_t)cap * sizeof *r);
         if (!r) {
             rs->oom = true;
             return;
         }
+        memcpy(r, rs->r, (size_t)rs->n * sizeof *r);
+        if (rs->r != rs->few) free(rs->r);
         rs->r = r;
         rs->cap = cap;
     }
@@ -658,6 +669,8 @@ static int args_check(cr_job *job, const char *call, MPI_Win win, int ocount, MP
                       int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, rma_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->rs.r = a->rs.few;
+    a->rs.cap = 4;
     int rc = win_check(job, call, win, &a->w);
     if (rc) return rc;
     mpi_win *w = a->w;
@@ -709,8 +722,7 @@ static int args_check(cr_job *job, const char *call, MPI_Win win, int ocount, MP
                       ? o >= 0 && attached(job, call, w, target, (uint64_t)o, len)
                       : o >= 0 && (uint64_t)o <= have && len <= have - (uint64_t)o;
         if (!in) {
-            free(a->rs.r);
-            a->rs.r = NULL;
+            runs_free(&a->rs);
             return win_fail(job, win, call, MPI_ERR_RMA_RANGE,
                             w->flavor == MPI_WIN_FLAVOR_DYNAMIC
                                 ? "%zu bytes at address %#llx of rank %d are not in memory "
@@ -745,11 +757,37 @@ static void move_runs(cr_job *job, const char *call, const rma_args *a, char *da
 }
 
 /* Put/Get/Rput/Rget. */
+/* The common case at its cost: the same predefined type on both sides, into
+ * memory this rank maps, inside the window, in an epoch: one memcpy. False
+ * when it is not that case (the full path then checks and reports). */
+static bool transfer_fast(bool put, void *obuf, int count, MPI_Datatype otype, int target,
+                          MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    mpi_win *w = win_get(win);
+    if (!w || otype != ttype || count != tcount || count < 0 || target < 0 || target >= w->size ||
+        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
+        !has_access(w, target))
+        return false;
+    const mpi_type *t = mpi_type_get(otype);
+    if (!t || !t->predef || !t->contig) return false;
+    uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
+    size_t bytes = t->size * (size_t)count;
+    if (off > have || bytes > have - off) return false;
+    char *p = w->mem.map[target] + off;
+    if (put)
+        memmove(p, obuf, bytes);
+    else
+        memmove(obuf, p, bytes);
+    return true;
+}
+
 static int transfer(const char *call, bool put, void *obuf, int ocount, MPI_Datatype otype,
                     int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win,
                     MPI_Request *req)
 {
     cr_job *job = mpi_enter(call);
+    if (!req && transfer_fast(put, obuf, ocount, otype, target, disp, tcount, ttype, win))
+        return mpi_leave(job, MPI_SUCCESS);
     rma_args a;
     bool want_req = call[4] == 'R'; /* MPI_Rput, MPI_Rget */
     if (want_req && !req)
@@ -758,12 +796,16 @@ static int transfer(const char *call, bool put, void *obuf, int ocount, MPI_Data
     if (rc) return mpi_leave(job, rc);
     if (req) *req = MPI_REQUEST_NULL;
     size_t bytes = a.ot->size * a.ocount;
-    xfer *x = calloc(1, sizeof *x);
-    if (!x) cr_fatal(job, call, "out of memory");
-    x->otype = -1;
-    x->pending = 1; /* this call's own hold, dropped below */
+    bool packs = a.target != MPI_PROC_NULL && bytes && !a.ot->contig;
+    xfer *x = NULL; /* only for a temporary or a request */
+    if (packs || req) {
+        x = calloc(1, sizeof *x);
+        if (!x) cr_fatal(job, call, "out of memory");
+        x->otype = -1;
+        x->pending = 1; /* this call's own hold, dropped below */
+    }
     char *data = obuf;
-    if (a.target != MPI_PROC_NULL && bytes && !a.ot->contig) {
+    if (packs) {
         x->tmp = malloc(bytes);
         if (!x->tmp) cr_fatal(job, call, "out of memory for %zu bytes of packed data", bytes);
         if (put) {
@@ -777,12 +819,12 @@ static int transfer(const char *call, bool put, void *obuf, int ocount, MPI_Data
         data = x->tmp;
     }
     if (a.target != MPI_PROC_NULL) move_runs(job, call, &a, data, put, x);
-    free(a.rs.r);
+    runs_free(&a.rs);
     if (req) {
         x->has_req = true;
         rc = mpi_request_ext(job, a.w->comm, put ? &xreq_ops : &xreq_get_ops, x, req);
     }
-    xfer_done(job, x); /* the call's hold */
+    if (x) xfer_done(job, x); /* the call's hold */
     return mpi_leave(job, rc);
 }
 
@@ -890,8 +932,21 @@ static int accumulate(cr_job *job, const char *call, rma_args *a, const char *od
             return win_fail(job, a->h, call, MPI_ERR_OP,
                             "user-defined operations are not allowed in one-sided accumulates");
     }
-    char *tdata = scratch_get(job, call, w, SCR_TARGET, bytes);
     int jr = cr_group_rank(&w->c->g, a->target);
+    cr_rtarget t = args_target(a);
+    if ((t.map || jr == job->rank) && a->rs.n == 1 && !pair) {
+        /* memory this rank maps, one run: combine in place (one pass) */
+        char *p = (t.map ? t.map : (char *)(uintptr_t)t.addr) + a->rs.r[0].off;
+        acc_lock(job, call, w, a->target);
+        if (rdata) memcpy(rdata, p, bytes);
+        if (op == MPI_REPLACE)
+            memcpy(p, odata, bytes);
+        else if (op != MPI_NO_OP)
+            o.fn(p, odata, p, n, o.arg);
+        acc_unlock(job, call, w, a->target);
+        return MPI_SUCCESS;
+    }
+    char *tdata = scratch_get(job, call, w, SCR_TARGET, bytes);
     acc_lock(job, call, w, a->target);
     read_runs(job, call, a, tdata, bytes);
     cr_rma_flush(job, call, jr);
@@ -955,7 +1010,7 @@ static int get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype 
         rc = win_fail(job, win, call, MPI_ERR_TYPE,
                       "the origin and target datatypes hold different basic types");
     if (rc) {
-        free(a.rs.r);
+        runs_free(&a.rs);
         return mpi_leave(job, rc);
     }
     if (req) *req = MPI_REQUEST_NULL;
@@ -974,7 +1029,7 @@ static int get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype 
     if (!rc && rtmp) mpi_unpack_data(rt, rtmp, SIZE_MAX, rbuf, (size_t)rcount);
     scratch_put(a.w, SCR_ORIGIN, otmp);
     free(rtmp);
-    free(a.rs.r);
+    runs_free(&a.rs);
     if (!rc && req) {
         xfer *x = calloc(1, sizeof *x); /* complete already */
         if (!x) cr_fatal(job, call, "out of memory");
@@ -1049,7 +1104,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         rc = win_fail(job, win, call, MPI_ERR_TYPE,
                       "compare-and-swap takes one element of a predefined integer type");
     if (rc || a.target == MPI_PROC_NULL) {
-        free(a.rs.r);
+        runs_free(&a.rs);
         return mpi_leave(job, rc);
     }
     size_t n = a.ot->size;
@@ -1064,7 +1119,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     }
     acc_unlock(job, call, a.w, a.target);
     memcpy(result_addr, old, n);
-    free(a.rs.r);
+    runs_free(&a.rs);
     return mpi_leave(job, MPI_SUCCESS);
 }
 

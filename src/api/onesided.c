@@ -37,7 +37,7 @@ static void events_publish(cr_job *job, const char *call)
     cr_native *n = events_ready(job, call);
     if (n->evt.pub) return;
     cr_coll_publish(job, &n->group, call, n->events, CR_NEVENTS * sizeof(uint64_t),
-                    n->evsh.fd >= 0 ? &n->evsh : NULL, &n->evt);
+                    n->evsh.fd >= 0 ? &n->evsh : NULL, CR_PUB_ATOMICS, &n->evt);
 }
 
 static int region_add(cr_job *job, const char *call, void *base, size_t len, void *alloc,
@@ -55,7 +55,7 @@ static int region_add(cr_job *job, const char *call, void *base, size_t len, voi
     }
     cr_region *r = &n->regions[key];
     *r = (cr_region){.used = true, .alloc = alloc, .sh = sh ? *sh : (cr_shared){.fd = -1}};
-    cr_coll_publish(job, &n->group, call, base, len, sh, &r->t);
+    cr_coll_publish(job, &n->group, call, base, len, sh, CR_PUB_ATOMICS, &r->t);
     return key;
 }
 

@@ -123,8 +123,14 @@ typedef struct cr_rtable {
     cr_pub *pub; /* per member */
     char **map;  /* per member: its memory mapped here (this member: its own), or NULL */
 } cr_rtable;
+enum {
+    CR_PUB_ATOMICS = 1, /* the others make atomics on this memory (the service does them
+                           where it is not mapped) */
+    CR_PUB_ATTACH = 2   /* private memory comes later (MPI_Win_attach), reached by single
+                           copy or the service */
+};
 void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_t len,
-                     const cr_shared *sh, cr_rtable *out);
+                     const cr_shared *sh, int flags, cr_rtable *out);
 /* Unmap the others' memory and stop serving this member's (not collective: the
  * caller makes sure no member still uses it, e.g. with a barrier). */
 void cr_coll_unpublish(cr_job *job, cr_rtable *t);

@@ -6,13 +6,34 @@
  * Invariants: after cr_coll_publish every member's table has the same pub[]
  * on every member; map[m] is non-NULL only for this member (its own memory)
  * and for memory really mapped here; this member's memory is exposed to the
- * one-sided service while published. */
+ * one-sided service while published, and the service runs (with the progress
+ * thread) as soon as some member cannot reach that memory otherwise: not
+ * mapped, single copy denied (tried here once, so that no origin finds out
+ * later, when the target might not serve), or atomics on memory not mapped. */
 #include <stdlib.h>
 
 #include "coll.h"
 
+/* Can this rank reach member m's published memory without m's service? */
+static bool reaches(cr_job *job, cr_group *g, const cr_rtable *t, int m, int flags)
+{
+    if (t->map[m]) return true;
+    int peer = cr_group_rank(g, m);
+    if (flags & CR_PUB_ATOMICS && t->pub[m].len) return false;
+    cr_link *l = job->via[peer];
+    bool cma = job->single_copy[peer] && l->ops->get && l->ops->put;
+    if (cma && t->pub[m].len) { /* try it: a kernel may deny what the transport offers */
+        char byte;
+        if (l->ops->get(l->ctx, peer, &byte, t->pub[m].addr, 1) != 0) {
+            job->single_copy[peer] = 0;
+            cma = false;
+        }
+    }
+    return cma || (!t->pub[m].len && !(flags & CR_PUB_ATTACH));
+}
+
 void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_t len,
-                     const cr_shared *sh, cr_rtable *out)
+                     const cr_shared *sh, int flags, cr_rtable *out)
 {
     cr_pub mine = {.addr = (uintptr_t)base, .len = len, .sh = {.fd = -1}};
     if (sh) mine.sh = *sh;
@@ -29,9 +50,15 @@ void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_
         else if (out->pub[m].sh.fd >= 0)
             out->map[m] = cr_shared_map(job, cr_group_rank(g, m), &out->pub[m].sh);
     }
-    /* Exposed even when empty or shared: the service then answers the members
-     * that cannot map it. */
-    cr_rma_expose(job, base, len);
+    /* Does any member need this member's service? (An all-reduce of one byte
+     * per member: mine says which of them I cannot reach otherwise.) */
+    long *need = calloc((size_t)g->size * 2, sizeof *need);
+    if (!need) cr_fatal(job, op, "out of memory for the table of %d members", g->size);
+    for (int m = 0; m < g->size; m++) need[m] = m != g->me && !reaches(job, g, out, m, flags);
+    cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
+    cr_coll_allreduce(job, g, op, need, need + g->size, (size_t)g->size, &o);
+    cr_rma_expose(job, base, len, need[g->size + g->me] != 0);
+    free(need);
 }
 
 void cr_coll_unpublish(cr_job *job, cr_rtable *t)

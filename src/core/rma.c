@@ -314,7 +314,7 @@ static int service_hook(cr_job *job, bool *pending)
     return n;
 }
 
-void cr_rma_expose(cr_job *job, const void *base, size_t len)
+void cr_rma_expose(cr_job *job, const void *base, size_t len, bool serve)
 {
     cr_rma *m = rma_of(job);
     if (m->nspans == m->cap) {
@@ -325,7 +325,7 @@ void cr_rma_expose(cr_job *job, const void *base, size_t len)
         m->cap = cap;
     }
     m->spans[m->nspans++] = (rma_span){(uintptr_t)base, len};
-    if (!m->on && job->size > 1) {
+    if (serve && !m->on && job->size > 1) {
         m->on = true;
         post_service(job, m);
         cr_bg_add(job, service_hook);

@@ -63,9 +63,10 @@ void *cr_shared_map(cr_job *job, int peer, const cr_shared *s);
 void cr_shared_unmap(void *p, const cr_shared *s);
 
 /* The service: len bytes at base may be read and written by peers' requests
- * from now on (cr_rma_hide: no longer). The first exposure starts the service
- * (and the progress thread, when there are peers). */
-void cr_rma_expose(cr_job *job, const void *base, size_t len);
+ * from now on (cr_rma_hide: no longer). serve: some peer will send requests,
+ * so the service must run: the first such exposure starts it (and the
+ * progress thread); peers that reach the memory themselves need neither. */
+void cr_rma_expose(cr_job *job, const void *base, size_t len, bool serve);
 void cr_rma_hide(cr_job *job, const void *base);
 
 /* Transfers. Each returns a ticket (0: complete already); cr_rma_done says
