@@ -74,6 +74,7 @@ typedef struct mpi_win {
     win_attr *attr;
     int nattr;
     MPI_Info info;
+    uint64_t sync_word; /* MPI_Win_sync's barrier */
     /* Scratch buffers of the accumulates, kept between calls (a fresh large
      * malloc is a page fault per page, every call); one in use is not shared
      * (another thread's call takes its own). */
@@ -986,11 +987,55 @@ static const char *packed_in(cr_job *job, const char *call, mpi_win *w, const mp
     return *tmp;
 }
 
+/* The common case of an accumulate (MPI_Fetch_and_op above all): one
+ * predefined type of one basic type everywhere, into memory this rank maps,
+ * inside the window, in an epoch: combined in place under the target's
+ * accumulate lock. -1 when it is not that case (the full path then checks and
+ * reports), else the call's code. */
+static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, MPI_Datatype type,
+                    void *rbuf, int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
+                    int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    mpi_win *w = win_get(win);
+    if (!w || type != ttype || count != tcount || count <= 0 || target < 0 || target >= w->size ||
+        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
+        (rbuf && (rtype != type || rcount != count)) || !has_access(w, target) || !h_is(op, K_OP) ||
+        h_idx(op) < 1 || h_idx(op) > h_idx(MPI_NO_OP))
+        return -1;
+    const mpi_type *t = mpi_type_get(type);
+    if (!t || !t->predef || !t->contig || t->base < 0 || !mpi_type_at(t->base)->contig) return -1;
+    uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
+    size_t bytes = t->size * (size_t)count;
+    if (off > have || bytes > have - off) return -1;
+    cr_redop o = {0};
+    mpi_opctx octx;
+    bool packed;
+    size_t n = 0;
+    if (op != MPI_REPLACE && op != MPI_NO_OP) {
+        int rc = mpi_redop(job, w->comm, call, op, t, (size_t)count, &o, &octx, &packed, &n);
+        if (rc) return rc;
+    }
+    char *p = w->mem.map[target] + off;
+    acc_lock(job, call, w, target);
+    if (rbuf) memcpy(rbuf, p, bytes);
+    if (op == MPI_REPLACE)
+        memcpy(p, obuf, bytes);
+    else if (op != MPI_NO_OP)
+        o.fn(p, obuf, p, n, o.arg);
+    acc_unlock(job, call, w, target);
+    return MPI_SUCCESS;
+}
+
 static int get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
                    int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
                    MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req, bool fetch)
 {
     cr_job *job = mpi_enter(call);
+    if (!req && (obuf || op == MPI_NO_OP) && (!fetch || rbuf)) {
+        int rc = acc_fast(job, call, obuf, ocount, otype, fetch ? rbuf : NULL, rcount, rtype,
+                          target, disp, tcount, ttype, op, win);
+        if (rc >= 0) return mpi_leave(job, rc);
+    }
     rma_args a;
     /* MPI_NO_OP ignores the origin: check the result buffer's signature instead */
     bool noop = op == MPI_NO_OP;
@@ -1125,24 +1170,24 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 
 /* ---- synchronization ----------------------------------------------------------- */
 
-static int assert_check(cr_job *job, MPI_Win win, const char *call, int assert, int allowed)
+static int assert_check(cr_job *job, MPI_Win win, const char *call, int mode, int allowed)
 {
-    if (assert & ~allowed)
+    if (mode & ~allowed)
         return win_fail(job, win, call, MPI_ERR_ASSERT,
                         "assertion %#x has bits this call does not take (allowed: %#x)",
-                        (unsigned)assert, (unsigned)allowed);
+                        (unsigned)mode, (unsigned)allowed);
     return MPI_SUCCESS;
 }
 
 PMPI_WEAK(Win_fence);
-int PMPI_Win_fence(int assert, MPI_Win win)
+int PMPI_Win_fence(int mode, MPI_Win win)
 {
     const char *call = "MPI_Win_fence";
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
     if (!rc)
-        rc = assert_check(job, win, call, assert,
+        rc = assert_check(job, win, call, mode,
                           MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
                               MPI_MODE_NOSUCCEED);
     if (!rc && (w->nlocks || w->lock_all || w->acc_on || w->exp_on))
@@ -1152,7 +1197,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (rc) return mpi_leave(job, rc);
     cr_rma_flush(job, call, -1);
     cr_coll_barrier(job, &w->c->g, call);
-    w->fence_on = !(assert &MPI_MODE_NOSUCCEED);
+    w->fence_on = !(mode & MPI_MODE_NOSUCCEED);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1187,7 +1232,7 @@ static void lock_give(cr_job *job, const char *call, mpi_win *w, int t, int type
 }
 
 PMPI_WEAK(Win_lock);
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+int PMPI_Win_lock(int lock_type, int rank, int mode, MPI_Win win)
 {
     const char *call = "MPI_Win_lock";
     cr_job *job = mpi_enter(call);
@@ -1196,16 +1241,16 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (!rc && lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         rc = win_fail(job, win, call, MPI_ERR_LOCKTYPE,
                       "lock type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", lock_type);
-    if (!rc) rc = assert_check(job, win, call, assert, MPI_MODE_NOCHECK);
+    if (!rc) rc = assert_check(job, win, call, mode, MPI_MODE_NOCHECK);
     if (!rc && rank != MPI_PROC_NULL && (w->lockst[rank] || w->lock_all))
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC,
                       w->lockst[rank] ? "rank %d is locked by this process already"
                                       : "another epoch is open on this window (rank %d)",
                       rank);
     if (rc || rank == MPI_PROC_NULL) return mpi_leave(job, rc);
-    if (!(assert &MPI_MODE_NOCHECK)) lock_take(job, call, w, rank, lock_type);
+    if (!(mode & MPI_MODE_NOCHECK)) lock_take(job, call, w, rank, lock_type);
     w->lockst[rank] =
-        (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 2 : 1) | (assert &MPI_MODE_NOCHECK ? 4 : 0);
+        (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 2 : 1) | (mode & MPI_MODE_NOCHECK ? 4 : 0);
     w->nlocks++;
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -1230,19 +1275,19 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 }
 
 PMPI_WEAK(Win_lock_all);
-int PMPI_Win_lock_all(int assert, MPI_Win win)
+int PMPI_Win_lock_all(int mode, MPI_Win win)
 {
     const char *call = "MPI_Win_lock_all";
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
-    if (!rc) rc = assert_check(job, win, call, assert, MPI_MODE_NOCHECK);
+    if (!rc) rc = assert_check(job, win, call, mode, MPI_MODE_NOCHECK);
     if (!rc && (w->lock_all || w->nlocks))
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC, "another epoch is open on this window");
     if (rc) return mpi_leave(job, rc);
-    if (!(assert &MPI_MODE_NOCHECK))
+    if (!(mode & MPI_MODE_NOCHECK))
         for (int t = 0; t < w->size; t++) lock_take(job, call, w, t, MPI_LOCK_SHARED);
-    w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
+    w->lock_all = mode & MPI_MODE_NOCHECK ? 2 : 1;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1308,7 +1353,9 @@ int PMPI_Win_sync(MPI_Win win)
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* a full barrier: a locked read-modify-write (ThreadSanitizer does not
+     * take a bare fence) */
+    if (!rc) __atomic_fetch_add(&w->sync_word, 0, __ATOMIC_SEQ_CST);
     return mpi_leave(job, rc);
 }
 
@@ -1331,14 +1378,14 @@ static int group_members(cr_job *job, const char *call, MPI_Win win, mpi_win *w,
 }
 
 PMPI_WEAK(Win_post);
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+int PMPI_Win_post(MPI_Group group, int mode, MPI_Win win)
 {
     const char *call = "MPI_Win_post";
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
     if (!rc)
-        rc = assert_check(job, win, call, assert,
+        rc = assert_check(job, win, call, mode,
                           MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
     if (!rc && w->exp_on)
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC,
@@ -1381,13 +1428,13 @@ static size_t post_word(const mpi_win *w, int i)
 }
 
 PMPI_WEAK(Win_start);
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+int PMPI_Win_start(MPI_Group group, int mode, MPI_Win win)
 {
     const char *call = "MPI_Win_start";
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
-    if (!rc) rc = assert_check(job, win, call, assert, MPI_MODE_NOCHECK);
+    if (!rc) rc = assert_check(job, win, call, mode, MPI_MODE_NOCHECK);
     if (!rc && w->acc_on)
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC,
                       "an access epoch is open already on this window");
