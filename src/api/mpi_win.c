@@ -990,11 +990,11 @@ static const char *packed_in(cr_job *job, const char *call, mpi_win *w, const mp
 /* The common case of an accumulate (MPI_Fetch_and_op above all): one
  * predefined type of one basic type everywhere, into memory this rank maps,
  * inside the window, in an epoch: combined in place under the target's
- * accumulate lock. -1 when it is not that case (the full path then checks and
- * reports), else the call's code. */
+ * accumulate lock (cmp: compare-and-swap, op MPI_REPLACE). -1 when it is not
+ * that case (the full path then checks and reports), else the call's code. */
 static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, MPI_Datatype type,
                     void *rbuf, int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                    int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+                    int tcount, MPI_Datatype ttype, MPI_Op op, const void *cmp, MPI_Win win)
 {
     mpi_win *w = win_get(win);
     if (!w || type != ttype || count != tcount || count <= 0 || target < 0 || target >= w->size ||
@@ -1006,7 +1006,7 @@ static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, 
     if (!t || !t->predef || !t->contig || t->base < 0 || !mpi_type_at(t->base)->contig) return -1;
     uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
     size_t bytes = t->size * (size_t)count;
-    if (off > have || bytes > have - off) return -1;
+    if (off > have || bytes > have - off || (cmp && bytes > 16)) return -1;
     cr_redop o = {0};
     mpi_opctx octx;
     bool packed;
@@ -1017,11 +1017,18 @@ static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, 
     }
     char *p = w->mem.map[target] + off;
     acc_lock(job, call, w, target);
-    if (rbuf) memcpy(rbuf, p, bytes);
-    if (op == MPI_REPLACE)
-        memcpy(p, obuf, bytes);
-    else if (op != MPI_NO_OP)
-        o.fn(p, obuf, p, n, o.arg);
+    if (cmp) {
+        char old[16];
+        memcpy(old, p, bytes);
+        if (!memcmp(old, cmp, bytes)) memcpy(p, obuf, bytes);
+        memcpy(rbuf, old, bytes);
+    } else {
+        if (rbuf) memcpy(rbuf, p, bytes);
+        if (op == MPI_REPLACE)
+            memcpy(p, obuf, bytes);
+        else if (op != MPI_NO_OP)
+            o.fn(p, obuf, p, n, o.arg);
+    }
     acc_unlock(job, call, w, target);
     return MPI_SUCCESS;
 }
@@ -1033,7 +1040,7 @@ static int get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype 
     cr_job *job = mpi_enter(call);
     if (!req && (obuf || op == MPI_NO_OP) && (!fetch || rbuf)) {
         int rc = acc_fast(job, call, obuf, ocount, otype, fetch ? rbuf : NULL, rcount, rtype,
-                          target, disp, tcount, ttype, op, win);
+                          target, disp, tcount, ttype, op, NULL, win);
         if (rc >= 0) return mpi_leave(job, rc);
     }
     rma_args a;
@@ -1143,6 +1150,14 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 {
     const char *call = "MPI_Compare_and_swap";
     cr_job *job = mpi_enter(call);
+    if (origin_addr && compare_addr && result_addr) {
+        const mpi_type *t = mpi_type_get(datatype);
+        int f = t && t->base >= 0 ? acc_fast(job, call, origin_addr, 1, datatype, result_addr, 1,
+                                             datatype, target_rank, target_disp, 1, datatype,
+                                             MPI_REPLACE, compare_addr, win)
+                                  : -1;
+        if (f >= 0) return mpi_leave(job, f);
+    }
     rma_args a;
     int rc = args_check(job, call, win, 1, datatype, target_rank, target_disp, 1, datatype, &a);
     if (!rc && (!a.ot->contig || a.ot->base < 0 || a.ot->size > 16))
