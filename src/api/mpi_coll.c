@@ -66,7 +66,9 @@ enum { NOPS = 15 }; /* MPI_MAX (1) .. MPI_NO_OP (14) */
 /* Each operation is also built for AVX2 and AVX-512, the best chosen when the
  * library loads (x86-64 only): Open MPI's reductions use them too (measured:
  * MPI_Reduce_local of 64 KiB of MPI_CHAR took 2.5x Open MPI's time with SSE2 alone). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* (Not under ThreadSanitizer: the clones' resolver runs while the library is
+ * relocated, before the sanitizer's runtime is up, and crashes there.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define OP_CLONES __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
 #else
 #define OP_CLONES
