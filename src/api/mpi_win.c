@@ -761,20 +761,37 @@ static void move_runs(cr_job *job, const char *call, const rma_args *a, char *da
 /* The common case at its cost: the same predefined type on both sides, into
  * memory this rank maps, inside the window, in an epoch: one memcpy. False
  * when it is not that case (the full path then checks and reports). */
+/* The short paths' common check: count instances of the same predefined
+ * contiguous type on both sides, to member target of a window that is not
+ * dynamic, in an epoch, inside the window, in memory this rank maps. Their
+ * place here (*bytes long), or NULL: the full path then checks and reports. */
+static char *mapped_span(MPI_Win win, MPI_Datatype type, int count, MPI_Datatype ttype, int tcount,
+                         int target, MPI_Aint disp, mpi_win **wp, const mpi_type **tp,
+                         size_t *bytes)
+{
+    mpi_win *w = win_get(win);
+    if (!w || type != ttype || count != tcount || count < 0 || target < 0 || target >= w->size ||
+        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
+        !has_access(w, target))
+        return NULL;
+    const mpi_type *t = mpi_type_get(type);
+    if (!t || !t->predef || !t->contig) return NULL;
+    uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
+    *bytes = t->size * (size_t)count;
+    if (off > have || *bytes > have - off) return NULL;
+    *wp = w;
+    *tp = t;
+    return w->mem.map[target] + off;
+}
+
 static bool transfer_fast(bool put, void *obuf, int count, MPI_Datatype otype, int target,
                           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
-    mpi_win *w = win_get(win);
-    if (!w || otype != ttype || count != tcount || count < 0 || target < 0 || target >= w->size ||
-        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
-        !has_access(w, target))
-        return false;
-    const mpi_type *t = mpi_type_get(otype);
-    if (!t || !t->predef || !t->contig) return false;
-    uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
-    size_t bytes = t->size * (size_t)count;
-    if (off > have || bytes > have - off) return false;
-    char *p = w->mem.map[target] + off;
+    mpi_win *w;
+    const mpi_type *t;
+    size_t bytes;
+    char *p = mapped_span(win, otype, count, ttype, tcount, target, disp, &w, &t, &bytes);
+    if (!p) return false;
     if (put)
         memmove(p, obuf, bytes);
     else
@@ -996,17 +1013,14 @@ static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, 
                     void *rbuf, int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
                     int tcount, MPI_Datatype ttype, MPI_Op op, const void *cmp, MPI_Win win)
 {
-    mpi_win *w = win_get(win);
-    if (!w || type != ttype || count != tcount || count <= 0 || target < 0 || target >= w->size ||
-        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
-        (rbuf && (rtype != type || rcount != count)) || !has_access(w, target) || !h_is(op, K_OP) ||
+    if (count <= 0 || (rbuf && (rtype != type || rcount != count)) || !h_is(op, K_OP) ||
         h_idx(op) < 1 || h_idx(op) > h_idx(MPI_NO_OP))
         return -1;
-    const mpi_type *t = mpi_type_get(type);
-    if (!t || !t->predef || !t->contig || t->base < 0 || !mpi_type_at(t->base)->contig) return -1;
-    uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
-    size_t bytes = t->size * (size_t)count;
-    if (off > have || bytes > have - off || (cmp && bytes > 16)) return -1;
+    mpi_win *w;
+    const mpi_type *t;
+    size_t bytes;
+    char *p = mapped_span(win, type, count, ttype, tcount, target, disp, &w, &t, &bytes);
+    if (!p || t->base < 0 || !mpi_type_at(t->base)->contig || (cmp && bytes > 16)) return -1;
     cr_redop o = {0};
     mpi_opctx octx;
     bool packed;
@@ -1015,7 +1029,6 @@ static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, 
         int rc = mpi_redop(job, w->comm, call, op, t, (size_t)count, &o, &octx, &packed, &n);
         if (rc) return rc;
     }
-    char *p = w->mem.map[target] + off;
     acc_lock(job, call, w, target);
     if (cmp) {
         char old[16];

@@ -14,22 +14,14 @@
 
 #include "coll.h"
 
-/* Can this rank reach member m's published memory without m's service? */
+/* Can this rank reach member m's published memory without m's service?
+ * (Empty memory needs no reaching, unless memory is attached to it later.) */
 static bool reaches(cr_job *job, cr_group *g, const cr_rtable *t, int m, int flags)
 {
-    if (t->map[m]) return true;
-    int peer = cr_group_rank(g, m);
-    if (flags & CR_PUB_ATOMICS && t->pub[m].len) return false;
-    cr_link *l = job->via[peer];
-    bool cma = job->single_copy[peer] && l->ops->get && l->ops->put;
-    if (cma && t->pub[m].len) { /* try it: a kernel may deny what the transport offers */
-        char byte;
-        if (l->ops->get(l->ctx, peer, &byte, t->pub[m].addr, 1) != 0) {
-            job->single_copy[peer] = 0;
-            cma = false;
-        }
-    }
-    return cma || (!t->pub[m].len && !(flags & CR_PUB_ATTACH));
+    cr_rtarget at = cr_rtable_at(g, t, m, 0);
+    size_t len = t->pub[m].len;
+    return cr_rma_reaches(job, &at, len, flags & CR_PUB_ATOMICS) ||
+           (!len && !(flags & CR_PUB_ATTACH));
 }
 
 void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_t len,

@@ -364,6 +364,19 @@ static bool single_copy(cr_job *job, int peer)
     return job->single_copy[peer] && l->ops->get && l->ops->put;
 }
 
+bool cr_rma_reaches(cr_job *job, const cr_rtarget *t, size_t len, bool atomics)
+{
+    if (self_or_mapped(job, t)) return true;
+    if ((atomics && len) || !single_copy(job, t->peer)) return false;
+    cr_link *l = job->via[t->peer];
+    char byte;
+    if (len && l->ops->get(l->ctx, t->peer, &byte, t->addr, 1) != 0) {
+        job->single_copy[t->peer] = 0;
+        return false;
+    }
+    return true;
+}
+
 static int32_t ticket_tag(uint64_t ticket)
 {
     return (int32_t)(ticket & 0x3fffffff) + 1; /* > 0, fits a tag either way round */
@@ -432,21 +445,47 @@ static uint64_t finish_direct(cr_job *job, const char *call, const cr_rma_opt *o
     return 0;
 }
 
+/* A put (or get) that needs no service: nothing to move, mapped memory, or
+ * single copy. True when it is done (its event and done too). */
+static bool moved_direct(cr_job *job, const char *call, const cr_rtarget *t, char *buf, size_t len,
+                         bool put, const cr_rma_opt *opt)
+{
+    if (len && self_or_mapped(job, t)) {
+        if (put)
+            memmove(local_addr(t), buf, len);
+        else
+            memmove(buf, local_addr(t), len);
+    } else if (len && single_copy(job, t->peer)) {
+        cr_link *l = job->via[t->peer];
+        int rc = put ? l->ops->put(l->ctx, t->peer, t->addr, buf, len)
+                     : l->ops->get(l->ctx, t->peer, buf, t->addr, len);
+        if (rc) {
+            job->single_copy[t->peer] = 0; /* denied: the service from now on */
+            return false;
+        }
+    } else if (len) {
+        return false;
+    }
+    finish_direct(job, call, opt);
+    return true;
+}
+
+/* A transfer through the service was tracked as tk: an event at another
+ * rank than the target is bumped once it is complete. */
+static uint64_t service_started(cr_job *job, const char *call, const cr_rtarget *t,
+                                const cr_rma_opt *opt, uint64_t tk)
+{
+    if (!opt || !opt->ev || opt->ev->peer == t->peer) return tk;
+    cr_rma_flush(job, call, t->peer);
+    event_direct(job, call, opt->ev);
+    return 0;
+}
+
 uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const void *src, size_t len,
                     const cr_rma_opt *opt)
 {
     cr_rma *m = rma_of(job);
-    if (len == 0) return finish_direct(job, call, opt);
-    if (self_or_mapped(job, t)) {
-        memmove(local_addr(t), src, len);
-        return finish_direct(job, call, opt);
-    }
-    if (single_copy(job, t->peer)) {
-        cr_link *l = job->via[t->peer];
-        if (l->ops->put(l->ctx, t->peer, t->addr, src, len) == 0)
-            return finish_direct(job, call, opt);
-        job->single_copy[t->peer] = 0; /* denied: the service from now on */
-    }
+    if (moved_direct(job, call, t, (char *)src, len, true, opt)) return 0;
     uint64_t ticket = m->next_ticket++;
     int32_t tag = ticket_tag(ticket);
     rma_msg q = {.op = len <= RMA_INLINE ? RQ_PUT : RQ_PUT_LARGE,
@@ -467,30 +506,14 @@ uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const vo
         cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
         data = cr_isend(job, call, t->peer, CR_CTX_RMA, -tag, src, len);
     }
-    uint64_t tk = track(job, m, t->peer, ack, data, opt, ticket);
-    if (opt && opt->ev && opt->ev->peer != t->peer) {
-        cr_rma_flush(job, call, t->peer);
-        event_direct(job, call, opt->ev);
-        return 0;
-    }
-    return tk;
+    return service_started(job, call, t, opt, track(job, m, t->peer, ack, data, opt, ticket));
 }
 
 uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *dst, size_t len,
                     const cr_rma_opt *opt)
 {
     cr_rma *m = rma_of(job);
-    if (len == 0) return finish_direct(job, call, opt);
-    if (self_or_mapped(job, t)) {
-        memmove(dst, local_addr(t), len);
-        return finish_direct(job, call, opt);
-    }
-    if (single_copy(job, t->peer)) {
-        cr_link *l = job->via[t->peer];
-        if (l->ops->get(l->ctx, t->peer, dst, t->addr, len) == 0)
-            return finish_direct(job, call, opt);
-        job->single_copy[t->peer] = 0;
-    }
+    if (moved_direct(job, call, t, dst, len, false, opt)) return 0;
     uint64_t ticket = m->next_ticket++;
     int32_t tag = ticket_tag(ticket);
     bool ev_here = opt && opt->ev && opt->ev->peer == t->peer;
@@ -502,13 +525,7 @@ uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *ds
     cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_req *r = cr_irecv(job, call, &s, dst, len);
     cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
-    uint64_t tk = track(job, m, t->peer, r, NULL, opt, ticket);
-    if (opt && opt->ev && !ev_here) {
-        cr_rma_flush(job, call, t->peer);
-        event_direct(job, call, opt->ev);
-        return 0;
-    }
-    return tk;
+    return service_started(job, call, t, opt, track(job, m, t->peer, r, NULL, opt, ticket));
 }
 
 /* A vector transfer through the service: one engine transfer per run, and

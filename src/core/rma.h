@@ -62,6 +62,12 @@ void cr_shared_free(void *p, const cr_shared *s);
 void *cr_shared_map(cr_job *job, int peer, const cr_shared *s);
 void cr_shared_unmap(void *p, const cr_shared *s);
 
+/* Can this rank reach len bytes at t without the peer's service: mapped, or
+ * by single copy (tried once on a byte of it, since a kernel may deny what the
+ * transport offers; denied, the peer takes the service from now on)? With
+ * atomics, only mapped memory (or none at all) will do. */
+bool cr_rma_reaches(cr_job *job, const cr_rtarget *t, size_t len, bool atomics);
+
 /* The service: len bytes at base may be read and written by peers' requests
  * from now on (cr_rma_hide: no longer). serve: some peer will send requests,
  * so the service must run: the first such exposure starts it (and the
