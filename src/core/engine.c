@@ -176,6 +176,7 @@ static cr_req *take_posted(cr_job *job, int src, uint16_t ctx, int32_t tag)
         if (!cr_sel_match(&r->sel, src, ctx, tag)) continue;
         *pp = r->next;
         if (!*pp) job->posted_tail = pp;
+        job->stats->posted--;
         return r;
     }
     return NULL;
@@ -197,12 +198,16 @@ static void unlink_unexp(cr_job *job, cr_unexp **pp)
     *pp = u->next;
     if (!*pp) job->unexp_tail = pp;
     if (u->src != job->rank) job->unexp_bytes -= sizeof *u + u->held;
+    job->stats->unexpected--;
+    job->stats->unexp_bytes = job->unexp_bytes;
     job->recv_gen++; /* space freed: a refused sender may now be taken */
 }
 
 /* A message of 'size' bytes matched receive r: check it fits, fill the status. */
 static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size)
 {
+    job->stats->recv_msgs++;
+    job->stats->recv_bytes += size;
     r->st.src = src;
     r->st.tag = tag;
     r->st.size = size;
@@ -347,6 +352,8 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->sync = sync;
     r->blocking = blocking;
     job->sends_active++;
+    job->stats->sent_msgs++;
+    job->stats->sent_bytes += len;
     if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
     r->fresh = 0;
     return r;
@@ -385,7 +392,10 @@ bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *bu
 {
     if (__builtin_expect(len > job->eager[dst] || job->backlog[dst], 0)) return false;
     cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
-    return cr_tp_send(job, dst, &h, buf, len) == 0;
+    if (cr_tp_send(job, dst, &h, buf, len)) return false;
+    job->stats->sent_msgs++;
+    job->stats->sent_bytes += len;
+    return true;
 }
 
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
@@ -538,6 +548,7 @@ static inline void post_recv(cr_job *job, cr_req *r, const cr_sel *sel, void *bu
     r->next = NULL;
     *job->posted_tail = r;
     job->posted_tail = &r->next;
+    job->stats->posted++;
 }
 
 cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
@@ -571,6 +582,8 @@ static int peek_direct(cr_job *job, cr_link *l, const cr_sel *sel, void *buf, si
         if (len) memcpy(buf, payload, len);
         *st = (cr_status){.src = src, .tag = h.tag, .size = len, .count = len};
         l->ops->take(l->ctx, src);
+        job->stats->recv_msgs++;
+        job->stats->recv_bytes += len;
         return 1;
     }
     if (!cr_engine_deliver(job, src, &h, payload, len)) {
@@ -748,6 +761,8 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
             *job->unexp_tail = u;
             job->unexp_tail = &u->next;
+            job->stats->unexpected++;
+            job->stats->unexp_bytes = job->unexp_bytes;
             if (job->sleep_msg || job->sleep_any) cr_wake_self(job); /* a probe may want it */
             return 1;
         }
@@ -867,6 +882,7 @@ void cr_engine_buffer_rts(cr_job *job)
             }
         }
         job->unexp_bytes += u->size;
+        job->stats->unexp_bytes = job->unexp_bytes;
         u->held = u->size;
         if (rc == 0) {
             cr_hdr fin = {.op = CR_OP_FIN, .sreq = u->sreq, .size = u->size};
@@ -1122,6 +1138,7 @@ bool cr_cancel_recv(cr_job *job, cr_req *r)
         if (*pp != r) continue;
         *pp = r->next;
         if (!*pp) job->posted_tail = pp;
+        job->stats->posted--;
         r->st = (cr_status){.src = CR_ANY_SOURCE};
         r->done = 1;
         wake_for(job, r); /* another thread may sleep in a wait for it */

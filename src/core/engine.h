@@ -275,6 +275,12 @@ typedef struct cr_job {
     _Atomic uint32_t nap_word;
     _Atomic int napping;
 
+    /* This rank's traffic and queues as `courier status` shows them: its
+     * record on the host segment's status board, or own_stats when there is
+     * no segment (a job of one). Kept by the engine under the lock. */
+    cr_host_stats *stats;
+    cr_host_stats own_stats;
+
     /* NX/2 information about the last message received or probed */
     cr_status last;
 

@@ -128,6 +128,7 @@ static int crowding(const cr_job *job, int cpus)
 static void attach_host(cr_job *job)
 {
     job->wake_fd = -1;
+    job->stats = &job->own_stats;
     if (job->size == 1 || job->pmi) return;
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
     if (fd < 0)
@@ -138,6 +139,7 @@ static void attach_host(cr_job *job)
     if (rc)
         cr_fatal(job, "init", "cannot attach the job's shared segment (fd %d): %s", fd,
                  strerror(-rc));
+    job->stats = &job->host.status[job->rank].stats;
     /* Which host each rank is on: across hosts the agents say how many ranks
      * each host runs, in order (COURIER_HOST_LAYOUT=4,4); tests split one host
      * into COURIER_TEST_HOSTS pretend hosts (consecutive ranks), whose ranks

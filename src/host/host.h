@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_HOST_MAGIC 0x33726569726f6f63ULL /* "courier3" */
+#define CR_HOST_MAGIC 0x34726569726f6f63ULL /* "courier4" */
 #define CR_HOST_LINE 64
 
 /* ---- the segment's header and records ------------------------------------ */
@@ -63,15 +63,31 @@ typedef struct cr_waitinfo {
     uint64_t size;
 } cr_waitinfo;
 
+/* A rank's traffic so far and its queues, for `courier status`: written by the
+ * rank alone (under its engine lock, plain stores of aligned words), read by
+ * anyone at any time, so a reader may see one counter a message ahead of
+ * another. Messages are engine messages (a collective's count as several). */
+typedef struct cr_host_stats {
+    uint64_t sent_msgs, sent_bytes; /* messages this rank started sending */
+    uint64_t recv_msgs, recv_bytes; /* messages a receive of this rank matched */
+    uint64_t unexp_bytes;           /* bytes the unexpected messages hold here */
+    uint32_t posted;                /* receives posted that nothing matched yet */
+    uint32_t unexpected;            /* messages arrived that no receive matched yet */
+    uint64_t pad[2];
+} cr_host_stats;
+_Static_assert(sizeof(cr_host_stats) == CR_HOST_LINE, "the counters are one cache line");
+
 /* The status board: written by its rank (seqlock: seq is odd while it writes),
- * read by the watchdog. Apart from cr_host_rank so that the watchdog's reads
- * never touch a line on the message path. */
+ * read by the watchdog and `courier status`. Apart from cr_host_rank so that
+ * the watchdog's reads never touch a line on the message path; the counters
+ * (stats) are on their own line, which only `courier status` reads. */
 typedef struct cr_host_status {
     _Atomic uint32_t seq;
     uint32_t blocked;      /* 1 while blocked in a communication call */
     uint32_t spells;       /* blocked spells so far: a change means the rank moved */
     _Atomic uint32_t busy; /* a handler is running: the rank is not stuck */
     cr_waitinfo w;
+    cr_host_stats stats __attribute__((aligned(CR_HOST_LINE)));
 } __attribute__((aligned(CR_HOST_LINE))) cr_host_status;
 
 /* A rank's card: an address it publishes for its peers (ready = length + 1 once
