@@ -3,11 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "launcher.h"
 #include "netsim_cli.h"
 
 static const char usage[] = "usage: courier <command> [args]\n"
                             "  run     start a parallel job:  courier run -n 4 ./prog\n"
+                            "  ps      list your running jobs\n"
+                            "  status  what each rank of a job does:  courier status JOB\n"
                             "  netsim  simulate the networks of the iPSC/2, CS-2, iWarp and SP2\n"
                             "  info    show how this courier was built\n"
                             "  agent   (started by run on each host of a job across hosts)\n"
@@ -22,6 +25,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cr_run_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "agent")) return cr_agent_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ps")) return cr_ps_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "status")) return cr_status_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "netsim")) return cr_netsim_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) {
         printf("courier %s\ntransports: self, shm, tcp, ucx (ucx when named in "

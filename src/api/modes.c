@@ -171,12 +171,12 @@ static void modes_atexit(void)
 
 void cr_send_sync(int dst, int type, const void *buf, size_t len)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_send_sync");
     check_send(job, "cr_send_sync", dst, type, buf, len);
     cr_modes *m = modes_get(job);
     start_nowait(job, m);
     cr_ssend(job, "cr_send_sync", dst, CR_CTX_MODES, type, buf, len);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 static bool single_free(void *arg)
@@ -187,7 +187,7 @@ static bool single_free(void *arg)
 
 void cr_send_single(int dst, int type, const void *buf, size_t len)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_send_single");
     check_send(job, "cr_send_single", dst, type, buf, len);
     cr_modes *m = modes_get(job);
     single_slot *s = &m->single[dst];
@@ -210,12 +210,12 @@ void cr_send_single(int dst, int type, const void *buf, size_t len)
     s->req = cr_issend(job, "cr_send_single", dst, CR_CTX_MODES, type, s->buf, len);
     m->singles_out++;
     server_start(job);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 void cr_send_nowait(int dst, int type, const void *buf, size_t len)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_send_nowait");
     check_send(job, "cr_send_nowait", dst, type, buf, len);
     cr_modes *m = modes_get(job);
     nowait_msg *x = malloc(sizeof *x + len);
@@ -235,28 +235,28 @@ void cr_send_nowait(int dst, int type, const void *buf, size_t len)
     m->nowait_count++;
     server_start(job);
     cr_wake_self(job); /* the server may sleep at the waiting point */
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 size_t cr_recv_mode(int src, int type, void *buf, size_t cap, cr_mode_status *st)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_recv_mode");
     check_len(job, "cr_recv_mode", buf, cap);
     cr_sel sel = recv_sel(job, "cr_recv_mode", src, type);
     cr_status s;
     cr_recv(job, "cr_recv_mode", &sel, buf, cap, &s);
-    cr_unlock(job);
+    cr_native_leave(job);
     if (st) *st = (cr_mode_status){.src = s.src, .type = s.tag, .size = s.size};
     return s.size;
 }
 
 int cr_probe_mode(int src, int type, cr_mode_status *st)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_probe_mode");
     cr_sel sel = recv_sel(job, "cr_probe_mode", src, type);
     cr_status s;
     bool got = cr_probe(job, &sel, false, &s);
-    cr_unlock(job);
+    cr_native_leave(job);
     if (got && st) *st = (cr_mode_status){.src = s.src, .type = s.tag, .size = s.size};
     return got;
 }
@@ -269,9 +269,9 @@ static bool all_delivered(void *arg)
 
 void cr_modes_flush(void)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_modes_flush");
     cr_modes *m = modes_get(job);
     start_nowait(job, m);
     cr_wait_until(job, "cr_modes_flush", all_delivered, m, NULL);
-    cr_unlock(job);
+    cr_native_leave(job);
 }

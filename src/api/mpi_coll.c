@@ -443,6 +443,7 @@ static void *xmalloc(cr_job *job, const char *call, size_t n)
 static const char *bytes_in(cr_job *job, const char *call, const mpi_type *t, const void *buf,
                             size_t count, char **tmp)
 {
+    cr_trace_args(job, -1, 0, count * t->size, 0); /* the call's size, in the trace */
     *tmp = NULL;
     if (t->contig) return buf;
     *tmp = xmalloc(job, call, count * t->size);
@@ -454,6 +455,7 @@ static const char *bytes_in(cr_job *job, const char *call, const mpi_type *t, co
 static char *bytes_out(cr_job *job, const char *call, const mpi_type *t, void *buf, size_t count,
                        char **tmp)
 {
+    cr_trace_args(job, -1, 0, count * t->size, 0);
     *tmp = NULL;
     if (t->contig) return buf;
     *tmp = xmalloc(job, call, count * t->size);
@@ -687,6 +689,7 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     if (!rc) rc = mpi_redop(a.job, comm, call, op, t, (size_t)count, &o, &ctx, &packed, &n);
     if (rc) return done(&a, rc);
     size_t len = n * o.elem, cnt = (size_t)count;
+    cr_trace_args(a.job, -1, 0, len, 0);
     const void *src = inplace ? rbuf : sbuf;
     char *s = (char *)src, *r = rbuf, *stmp = NULL, *rtmp = NULL;
     if (packed && send_here) {

@@ -66,6 +66,7 @@ cr_job *mpi_enter(const char *call)
                  "before any other MPI function");
     if (mpi_g.finalized)
         cr_fatal(job, call, "called after MPI_Finalize: no MPI call is allowed after it");
+    cr_trace_enter(job, call);
     return job;
 }
 

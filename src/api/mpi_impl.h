@@ -388,12 +388,22 @@ typedef struct mpi_state {
 extern mpi_state mpi_g;
 
 /* Entry of every call that needs MPI_Init: takes the lock; a call before Init or
- * after Finalize is reported (fatal) here. */
+ * after Finalize is reported (fatal) here. Every mpi_enter is paired with one
+ * mpi_leave (or, where a call ends outside the lock, mpi_leave_unlocked): the
+ * trace records a call between the two. */
 cr_job *mpi_enter(const char *call);
 static inline int mpi_leave(cr_job *job, int rc)
 {
+    cr_trace_leave(job);
     cr_unlock(job);
     return rc;
+}
+/* The end of a call that released the lock already (it ended in other MPI
+ * calls): the trace is written under the lock, so take it for that. */
+static inline int mpi_leave_unlocked(cr_job *job, int rc)
+{
+    cr_lock(job);
+    return mpi_leave(job, rc);
 }
 /* Report an error on 'comm' (or COMM_WORLD when comm is not a live
  * communicator): apply its handler, return 'code'. */

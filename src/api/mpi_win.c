@@ -280,10 +280,9 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
     if (!rc && flavor == MPI_WIN_FLAVOR_CREATE && !base && size)
         rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "base is NULL but size is %ld", (long)size);
     cr_unlock(job);
-    if (rc) return rc;
     MPI_Comm dup;
-    rc = PMPI_Comm_dup(comm, &dup);
-    if (rc) return rc;
+    if (!rc) rc = PMPI_Comm_dup(comm, &dup); /* inside this call, as the trace shows it */
+    if (rc) return mpi_leave_unlocked(job, rc);
     cr_lock(job);
     mpi_win *w = win_slot(job, call, win);
     w->comm = dup;
@@ -345,7 +344,7 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
             *win = MPI_WIN_NULL;
             cr_unlock(job);
             PMPI_Comm_free(&dup);
-            return pair_rc;
+            return mpi_leave_unlocked(job, pair_rc);
         }
         w->allocsh = seg;
         w->alloclen = total;
@@ -499,7 +498,7 @@ int PMPI_Win_free(MPI_Win *win)
     free(w);
     *win = MPI_WIN_NULL;
     cr_unlock(job);
-    return PMPI_Comm_free(&dup);
+    return mpi_leave_unlocked(job, PMPI_Comm_free(&dup));
 }
 
 PMPI_WEAK(Win_shared_query);
@@ -1596,8 +1595,8 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
     if (rc) return mpi_leave(job, rc);
     MPI_Info src = w->info;
     cr_unlock(job);
-    if (src != MPI_INFO_NULL) return PMPI_Info_dup(src, info);
-    return PMPI_Info_create(info);
+    return mpi_leave_unlocked(job, src != MPI_INFO_NULL ? PMPI_Info_dup(src, info)
+                                                        : PMPI_Info_create(info));
 }
 
 PMPI_WEAK(Win_create_errhandler);

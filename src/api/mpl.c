@@ -83,10 +83,11 @@ static struct {
 
 /* ---- entry, exit, errors ------------------------------------------------- */
 
-static cr_job *mpl_enter(void)
+static cr_job *mpl_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
+    cr_trace_enter(job, call);
     if (!mpl.ready) {
         mpl.ready = true;
         mpl.errors_fatal = true;
@@ -103,6 +104,7 @@ static cr_job *mpl_enter(void)
 
 static int leave(cr_job *job, int rc)
 {
+    cr_trace_leave(job);
     cr_unlock(job);
     return rc;
 }
@@ -210,7 +212,7 @@ static int make_sel(cr_job *job, const char *call, const int *src, const int *ty
 
 int mpc_environ(int *numtask, int *taskid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_environ");
     if (check_ptr(job, "mpc_environ", numtask, "numtask") ||
         check_ptr(job, "mpc_environ", taskid, "taskid"))
         return leave(job, -1);
@@ -221,7 +223,7 @@ int mpc_environ(int *numtask, int *taskid)
 
 int mpc_task_query(int *buf, int nelem, int qtype)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_task_query");
     const char *call = "mpc_task_query";
     int want = qtype == MPL_Q_WILDCARDS                         ? 4
                : qtype == MPL_Q_TYPES || qtype == MPL_Q_BUFFERS ? 2
@@ -261,7 +263,7 @@ int mpc_task_query(int *buf, int nelem, int qtype)
 
 int mpc_task_set(int *buf, int nelem, int stype)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_task_set");
     const char *call = "mpc_task_set";
     if (stype != MPL_SET_OVERFLOW_ERROR && stype != MPL_SET_ERRORS_FATAL)
         return leave(job, fail(job, call, MPL_EQTYPE, "set type %d is unknown (%d or %d)", stype,
@@ -422,7 +424,7 @@ static int send_checks(cr_job *job, const char *call, const void *buf, int len, 
 
 int mpc_bsend(char *buf, int len, int dest, int type)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_bsend");
     if (send_checks(job, "mpc_bsend", buf, len, dest, type)) return leave(job, -1);
     cr_send(job, "mpc_bsend", dest, CTX_P2P, type, buf, (size_t)len);
     return leave(job, 0);
@@ -448,7 +450,7 @@ static int brecv(cr_job *job, const char *call, char *buf, size_t len, const cr_
 
 int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_brecv");
     const char *call = "mpc_brecv";
     cr_sel s;
     if (check_len(job, call, buf, len, "length") || make_sel(job, call, src, type, &s) ||
@@ -461,7 +463,7 @@ int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes)
 int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
                   int *rtype, int *nbytes)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_bsendrecv");
     const char *call = "mpc_bsendrecv";
     cr_sel s;
     if (send_checks(job, call, sbuf, slen, dest, stype) ||
@@ -480,7 +482,7 @@ int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rle
 
 int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_bvsend");
     const char *call = "mpc_bvsend";
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
         check_task(job, call, dest, "destination") || check_type(job, call, type))
@@ -501,7 +503,7 @@ int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type
 
 int mpc_bvrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_bvrecv");
     const char *call = "mpc_bvrecv";
     cr_sel s;
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
@@ -534,7 +536,7 @@ static int isend_common(cr_job *job, const char *call, const char *buf, size_t l
 
 int mpc_send(char *buf, int len, int dest, int type, int *msgid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_send");
     const char *call = "mpc_send";
     if (send_checks(job, call, buf, len, dest, type) || check_ptr(job, call, msgid, "msgid"))
         return leave(job, -1);
@@ -543,7 +545,7 @@ int mpc_send(char *buf, int len, int dest, int type, int *msgid)
 
 int mpc_vsend(char *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_vsend");
     const char *call = "mpc_vsend";
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
         check_task(job, call, dest, "destination") || check_type(job, call, type) ||
@@ -584,7 +586,7 @@ static int irecv_common(cr_job *job, const char *call, char *buf, size_t len, co
 
 int mpc_recv(char *buf, int len, int *src, int *type, int *msgid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_recv");
     const char *call = "mpc_recv";
     cr_sel s;
     if (check_len(job, call, buf, len, "length") || make_sel(job, call, src, type, &s) ||
@@ -595,7 +597,7 @@ int mpc_recv(char *buf, int len, int *src, int *type, int *msgid)
 
 int mpc_vrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_vrecv");
     const char *call = "mpc_vrecv";
     cr_sel s;
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
@@ -607,7 +609,7 @@ int mpc_vrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type
 
 int mpc_status(int msgid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_status");
     mpl_msg *m = NULL;
     int how = msg_find(msgid, &m);
     if (how == ID_UNKNOWN)
@@ -621,7 +623,7 @@ int mpc_status(int msgid)
 
 int mpc_wait(int *msgid, int *nbytes)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_wait");
     const char *call = "mpc_wait";
     if (check_ptr(job, call, msgid, "msgid") || check_ptr(job, call, nbytes, "nbytes"))
         return leave(job, -1);
@@ -669,7 +671,7 @@ int mpc_wait(int *msgid, int *nbytes)
 
 int mpc_probe(int *src, int *type, int *nbytes)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_probe");
     const char *call = "mpc_probe";
     cr_sel s;
     if (make_sel(job, call, src, type, &s) || check_ptr(job, call, nbytes, "nbytes"))
@@ -712,7 +714,7 @@ static void rnc_fire(cr_job *job, void (*user)(void), const cr_status *st)
 
 int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_rcvncall");
     const char *call = "mpc_rcvncall";
     cr_sel s;
     if (check_len(job, call, buf, len, "length") || make_sel(job, call, src, type, &s) ||
@@ -735,7 +737,7 @@ int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handle
 
 int mpc_lockrnc(int state, int *oldstate)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_lockrnc");
     if (state != 0 && state != 1)
         return leave(job, fail(job, "mpc_lockrnc", MPL_EINVAL,
                                "state %d is invalid: use 1 to hold handlers back, 0 to let them "
@@ -785,7 +787,7 @@ static int ctx_check(cr_job *job, const char *call, long ctx)
 
 int mpc_group(int gsize, int glist[], int label, int *gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_group");
     const char *call = "mpc_group";
     if (gsize < 1 || gsize > job->size)
         return leave(job, fail(job, call, MPL_EINVAL, "group size %d is out of range 1..%d", gsize,
@@ -835,7 +837,7 @@ static int part_cmp(const void *a, const void *b)
 
 int mpc_partition(int parent_gid, int key, int label, int *gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_partition");
     const char *call = "mpc_partition";
     mpl_grp *p = grp_get(job, call, parent_gid);
     if (!p || check_ptr(job, call, gid, "gid")) return leave(job, -1);
@@ -863,7 +865,7 @@ int mpc_partition(int parent_gid, int key, int label, int *gid)
 
 int mpc_getsize(int *gsize, int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_getsize");
     mpl_grp *g = grp_get(job, "mpc_getsize", gid);
     if (!g || check_ptr(job, "mpc_getsize", gsize, "gsize")) return leave(job, -1);
     *gsize = g->g.size;
@@ -872,7 +874,7 @@ int mpc_getsize(int *gsize, int gid)
 
 int mpc_getrank(int *rank, int taskid, int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_getrank");
     const char *call = "mpc_getrank";
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_ptr(job, call, rank, "rank") || check_task(job, call, taskid, "task id"))
@@ -888,7 +890,7 @@ int mpc_getrank(int *rank, int taskid, int gid)
 
 int mpc_gettaskid(int rank, int *taskid, int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_gettaskid");
     const char *call = "mpc_gettaskid";
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_ptr(job, call, taskid, "taskid")) return leave(job, -1);
@@ -901,7 +903,7 @@ int mpc_gettaskid(int rank, int *taskid, int gid)
 
 int mpc_getlabel(int *label, int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_getlabel");
     mpl_grp *g = grp_get(job, "mpc_getlabel", gid);
     if (!g || check_ptr(job, "mpc_getlabel", label, "label")) return leave(job, -1);
     *label = g->label;
@@ -1007,7 +1009,7 @@ static int check_root(cr_job *job, const char *call, const mpl_grp *g, int root)
 
 int mpc_sync(int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_sync");
     mpl_grp *g = grp_get(job, "mpc_sync", gid);
     if (!g) return leave(job, -1);
     cr_coll_barrier(job, &g->g, "mpc_sync");
@@ -1016,7 +1018,7 @@ int mpc_sync(int gid)
 
 int mpc_bcast(void *buf, int msglen, int root, int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_bcast");
     const char *call = "mpc_bcast";
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_len(job, call, buf, msglen, "length") || check_root(job, call, g, root))
@@ -1028,7 +1030,7 @@ int mpc_bcast(void *buf, int msglen, int root, int gid)
 static int reduce_common(const char *call, void *sendbuf, void *recvbuf, int msglen, int root,
                          mpl_reduce_fn func, int gid, int kind)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter(call);
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_len(job, call, sendbuf, msglen, "length")) return leave(job, -1);
     if (kind == 0 && check_root(job, call, g, root)) return leave(job, -1);
@@ -1066,7 +1068,7 @@ int mpc_prefix(void *sendbuf, void *recvbuf, int msglen, mpl_reduce_fn func, int
 static int blocks_common(const char *call, void *sendbuf, void *recvbuf, int blklen, int root,
                          int gid, int kind)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter(call);
     mpl_grp *g = grp_get(job, call, gid);
     if (!g) return leave(job, -1);
     if (blklen < 0)
@@ -1123,7 +1125,7 @@ int mpc_index(void *sendbuf, void *recvbuf, int blklen, int gid)
 
 int mpc_shift(void *sendbuf, void *recvbuf, int msglen, int step, int flag, int gid)
 {
-    cr_job *job = mpl_enter();
+    cr_job *job = mpl_enter("mpc_shift");
     const char *call = "mpc_shift";
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_len(job, call, sendbuf, msglen, "length") ||

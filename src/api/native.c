@@ -3,17 +3,19 @@
  *
  * Invariants: the native state lives in job->native, made on the first native
  * call and changed only under the engine lock; every entry point takes the lock
- * (cr_native_enter) and releases it on every return (cr_unlock). The native
+ * (cr_native_enter) and releases it on every return (cr_native_leave, which
+ * also ends the call in the trace). The native
  * collectives run over the whole job on context CR_CTX_NATIVE, so they never
  * match another interface's traffic. */
 #include <stdlib.h>
 
 #include "native.h"
 
-cr_job *cr_native_enter(void)
+cr_job *cr_native_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
+    cr_trace_enter(job, call);
     if (!job->native) {
         cr_native *n = calloc(1, sizeof *n);
         if (!n) cr_fatal(job, "courier", "out of memory for the native interface's state");
@@ -35,9 +37,9 @@ int cr_size(void)
 
 void cr_sync(void)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_sync");
     cr_coll_barrier(job, &job->native->group, "cr_sync");
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 double cr_time(void)

@@ -38,7 +38,12 @@ typedef struct cr_native {
 } cr_native;
 
 /* Entry of every native call that uses the engine: the job, with the lock
- * held (release it with cr_unlock before returning). */
-cr_job *cr_native_enter(void);
+ * held and the call begun in the trace; cr_native_leave ends both. */
+cr_job *cr_native_enter(const char *call);
+static inline void cr_native_leave(cr_job *job)
+{
+    cr_trace_leave(job);
+    cr_unlock(job);
+}
 
 #endif

@@ -37,10 +37,11 @@ static struct nx_state {
     uint32_t nxrecv;
 } nx;
 
-static cr_job *nx_enter(void)
+static cr_job *nx_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
+    cr_trace_enter(job, call);
     if (!nx.group.size) {
         nx.group.size = job->size;
         nx.group.me = job->rank;
@@ -52,6 +53,7 @@ static cr_job *nx_enter(void)
 
 static void nx_leave(cr_job *job)
 {
+    cr_trace_leave(job);
     cr_unlock(job);
 }
 
@@ -124,7 +126,7 @@ static void set_xinfo(long *info, const cr_status *st)
 
 static void send_as(const char *op, long type, char *buf, long count, long node, long pid)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter(op);
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
     check_node(job, op, node, pid, 1);
@@ -144,7 +146,7 @@ void csend(long type, char *buf, long count, long node, long pid)
 
 void crecv(long typesel, char *buf, long count)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("crecv");
     cr_sel s = typesel_to_sel(job, "crecv", typesel);
     check_buf(job, "crecv", buf, count);
     cr_status st;
@@ -155,7 +157,7 @@ void crecv(long typesel, char *buf, long count)
 
 void cprobe(long typesel)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("cprobe");
     cr_sel s = typesel_to_sel(job, "cprobe", typesel);
     cr_status st;
     cr_probe(job, &s, true, &st);
@@ -165,7 +167,7 @@ void cprobe(long typesel)
 
 long iprobe(long typesel)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("iprobe");
     cr_sel s = typesel_to_sel(job, "iprobe", typesel);
     cr_status st;
     bool found = cr_probe(job, &s, false, &st);
@@ -178,7 +180,7 @@ long iprobe(long typesel)
 
 static long isend_as(const char *op, long type, char *buf, long count, long node, long pid)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter(op);
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
     check_node(job, op, node, pid, 0);
@@ -195,7 +197,7 @@ long isend(long type, char *buf, long count, long node, long pid)
 
 long irecv(long typesel, char *buf, long count)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("irecv");
     cr_sel s = typesel_to_sel(job, "irecv", typesel);
     check_buf(job, "irecv", buf, count);
     cr_req *r = cr_irecv(job, "irecv", &s, buf, (size_t)count);
@@ -231,7 +233,7 @@ static void finish(cr_job *job, cr_req *r)
 
 void msgwait(long mid)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("msgwait");
     cr_req *r = lookup(job, "msgwait", mid);
     cr_req_wait(job, r);
     finish(job, r);
@@ -240,7 +242,7 @@ void msgwait(long mid)
 
 long msgdone(long mid)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("msgdone");
     cr_req *r = lookup(job, "msgdone", mid);
     if (!r->done) cr_progress(job);
     long done = r->done;
@@ -261,7 +263,7 @@ static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long
 
 void crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("crecvx");
     cr_sel s = xsel(job, "crecvx", typesel, nodesel, ptypesel);
     check_buf(job, "crecvx", buf, count);
     cr_status st;
@@ -272,7 +274,7 @@ void crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, lo
 
 long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("irecvx");
     cr_sel s = xsel(job, "irecvx", typesel, nodesel, ptypesel);
     check_buf(job, "irecvx", buf, count);
     cr_req *r = cr_irecv(job, "irecvx", &s, buf, (size_t)count);
@@ -293,7 +295,7 @@ long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, lo
 
 void cprobex(long typesel, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("cprobex");
     cr_sel s = xsel(job, "cprobex", typesel, nodesel, ptypesel);
     cr_status st;
     cr_probe(job, &s, true, &st);
@@ -303,7 +305,7 @@ void cprobex(long typesel, long nodesel, long ptypesel, long info[])
 
 long iprobex(long typesel, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("iprobex");
     cr_sel s = xsel(job, "iprobex", typesel, nodesel, ptypesel);
     cr_status st;
     bool found = cr_probe(job, &s, false, &st);
@@ -347,7 +349,7 @@ void hrecv(long typesel, char *buf, long count, void (*handler)(long, long, long
     cr_job *job = cr_job_get();
     if (!handler) cr_fatal(job, "hrecv", "handler is NULL");
     cr_handlers_start(job);
-    job = nx_enter();
+    job = nx_enter("hrecv");
     cr_sel s = typesel_to_sel(job, "hrecv", typesel);
     check_buf(job, "hrecv", buf, count);
     cr_irecv_call(job, "hrecv", &s, buf, (size_t)count, false, nx_handler, (void (*)(void))handler);
@@ -415,14 +417,14 @@ long myhost(void)
 
 void gsync(void)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("gsync");
     cr_coll_barrier(job, &nx.group, "gsync");
     nx_leave(job);
 }
 
 static void global_op(const char *op, void *x, long n, void *work, cr_redop o)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter(op);
     if (n < 0) cr_fatal(job, op, "element count %ld is negative", n);
     if (n > 0 && (!x || !work)) cr_fatal(job, op, "x or work is NULL with %ld elements", n);
     cr_coll_allreduce(job, &nx.group, op, x, x, (size_t)n, &o);
@@ -508,7 +510,7 @@ static void gopf_combine(const void *lo, const void *hi, void *out, size_t n, co
 
 void gopf(char x[], long xlen, char work[], nx_gopf_fn function)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("gopf");
     if (xlen < 0) cr_fatal(job, "gopf", "length %ld is negative", xlen);
     if (xlen > 0 && (!x || !work)) cr_fatal(job, "gopf", "x or work is NULL with %ld bytes", xlen);
     if (!function) cr_fatal(job, "gopf", "function is NULL");
@@ -550,7 +552,7 @@ static size_t total_of(cr_job *job, const char *op, const size_t *lens, int n)
 
 void gcol(char x[], long xlen, char y[], long ylen, long *ncnt)
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("gcol");
     check_buf(job, "gcol", x, xlen);
     check_buf(job, "gcol", y, ylen);
     if (!ncnt) cr_fatal(job, "gcol", "ncnt is NULL");
@@ -569,7 +571,7 @@ void gcol(char x[], long xlen, char y[], long ylen, long *ncnt)
 
 void gcolx(char x[], long xlens[], char y[])
 {
-    cr_job *job = nx_enter();
+    cr_job *job = nx_enter("gcolx");
     int n = job->size;
     if (!xlens) cr_fatal(job, "gcolx", "xlens is NULL");
     size_t *lens = cr_coll_alloc(job, "gcolx", (size_t)n * sizeof *lens);

@@ -61,17 +61,17 @@ static int region_add(cr_job *job, const char *call, void *base, size_t len, voi
 
 int cr_region_register(void *base, size_t len)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_region_register");
     if (!base && len)
         cr_fatal(job, "cr_region_register", "base is NULL but len is %zu (NULL only with 0)", len);
     int key = region_add(job, "cr_region_register", base, len, NULL, NULL);
-    cr_unlock(job);
+    cr_native_leave(job);
     return key;
 }
 
 void *cr_region_alloc(size_t len, int *key)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_region_alloc");
     if (!key) cr_fatal(job, "cr_region_alloc", "key is NULL");
     cr_shared sh;
     void *p = cr_shared_alloc(job, len, &sh);
@@ -83,7 +83,7 @@ void *cr_region_alloc(size_t len, int *key)
         sh = (cr_shared){.fd = -1};
     }
     *key = region_add(job, "cr_region_alloc", p, len, p, sh.fd >= 0 ? &sh : NULL);
-    cr_unlock(job);
+    cr_native_leave(job);
     return p;
 }
 
@@ -98,7 +98,7 @@ static cr_region *region_get(cr_job *job, const char *call, int key)
 
 void cr_region_free(int key)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_region_free");
     cr_region *r = region_get(job, "cr_region_free", key);
     cr_rma_flush(job, "cr_region_free", -1);
     cr_coll_barrier(job, &job->native->group, "cr_region_free"); /* nobody uses it any more */
@@ -110,7 +110,7 @@ void cr_region_free(int key)
             free(r->alloc);
     }
     r->used = false;
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 /* The target of len bytes at off in rank's region key, checked. */
@@ -155,7 +155,7 @@ static cr_handle transfer(bool put, int rank, int key, size_t off, void *buf, si
                           int remote_event)
 {
     const char *call = put ? "cr_put" : "cr_get";
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter(call);
     if (!buf && len) cr_fatal(job, call, "the buffer is NULL but len is %zu", len);
     cr_rtarget t = target(job, call, rank, key, off, len);
     cr_rtarget ev;
@@ -167,7 +167,7 @@ static cr_handle transfer(bool put, int rank, int key, size_t off, void *buf, si
     uint64_t ticket =
         put ? cr_rma_put(job, call, &t, buf, len, &opt) : cr_rma_get(job, call, &t, buf, len, &opt);
     cr_handle h = handle_new(job, ticket);
-    cr_unlock(job);
+    cr_native_leave(job);
     return h;
 }
 
@@ -200,37 +200,37 @@ static bool ticket_done(void *p)
 
 void cr_handle_wait(cr_handle h)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_handle_wait");
     cr_native *n = job->native;
     int i = pending_find(job, "cr_handle_wait", h);
     uint64_t ticket = n->pend[i].ticket;
     n->pend[i] = n->pend[--n->npend];
     if (!cr_rma_done(job, ticket)) cr_wait_until(job, "cr_handle_wait", ticket_done, &ticket, NULL);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 int cr_handle_test(cr_handle h)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_handle_test");
     cr_native *n = job->native;
     int i = pending_find(job, "cr_handle_test", h);
     int done = cr_rma_done(job, n->pend[i].ticket);
     if (!done && cr_progress(job)) done = cr_rma_done(job, n->pend[i].ticket);
     if (done) n->pend[i] = n->pend[--n->npend];
-    cr_unlock(job);
+    cr_native_leave(job);
     return done;
 }
 
 void cr_quiet(void)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_quiet");
     cr_rma_flush(job, "cr_quiet", -1);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 void cr_put_bcast(int first, int last, int key, size_t off, const void *src, size_t len)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_put_bcast");
     const char *call = "cr_put_bcast";
     if (first < 0 || last >= job->size || first > last)
         cr_fatal(job, call, "ranks %d..%d are not a range of the job's ranks 0..%d", first, last,
@@ -243,14 +243,14 @@ void cr_put_bcast(int first, int last, int key, size_t off, const void *src, siz
         cr_rma_put(job, call, &t, src, len, NULL);
     }
     cr_rma_flush(job, call, -1);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 /* ---- events ----------------------------------------------------------------- */
 
 int cr_event_new(void)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_event_new");
     cr_native *n = events_ready(job, "cr_event_new");
     int ev = 0;
     while (ev < CR_NEVENTS && n->ev_used[ev]) ev++;
@@ -258,7 +258,7 @@ int cr_event_new(void)
         cr_fatal(job, "cr_event_new", "all %d events are in use: free some with cr_event_free",
                  CR_NEVENTS);
     n->ev_used[ev] = 1; /* its counter is 0: never used, or cleared when freed */
-    cr_unlock(job);
+    cr_native_leave(job);
     return ev;
 }
 
@@ -274,10 +274,10 @@ static uint64_t *event_mine(cr_job *job, const char *call, int ev)
 
 void cr_event_free(int ev)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_event_free");
     __atomic_store_n(event_mine(job, "cr_event_free", ev), 0, __ATOMIC_SEQ_CST);
     job->native->ev_used[ev] = 0;
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 /* Take one from the counter if it is positive. */
@@ -293,19 +293,19 @@ static bool event_take(void *p)
 
 void cr_event_wait(int ev)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_event_wait");
     uint64_t *w = event_mine(job, "cr_event_wait", ev);
     if (!event_take(w)) cr_rma_wait_word(job, "cr_event_wait", event_take, w);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 int cr_event_test(int ev)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter("cr_event_test");
     uint64_t *w = event_mine(job, "cr_event_test", ev);
     int got = event_take(w);
     if (!got && cr_progress(job)) got = event_take(w);
-    cr_unlock(job);
+    cr_native_leave(job);
     return got;
 }
 
@@ -313,7 +313,7 @@ int cr_event_test(int ev)
 
 static uint64_t amo(const char *call, int rank, int key, size_t off, int op, uint64_t a, uint64_t b)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter(call);
     cr_rtarget t = target(job, call, rank, key, off, 8);
     if (t.addr % 8)
         cr_fatal(job, call,
@@ -321,7 +321,7 @@ static uint64_t amo(const char *call, int rank, int key, size_t off, int op, uin
                  "aligned words",
                  off, key, (unsigned long long)t.addr, rank);
     uint64_t old = cr_rma_amo(job, call, &t, op, a, b);
-    cr_unlock(job);
+    cr_native_leave(job);
     return old;
 }
 

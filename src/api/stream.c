@@ -160,9 +160,9 @@ static cr_streams *streams_get(cr_job *job)
     return t;
 }
 
-static cr_job *enter(void)
+static cr_job *enter(const char *call)
 {
-    cr_job *job = cr_native_enter();
+    cr_job *job = cr_native_enter(call);
     streams_get(job);
     return job;
 }
@@ -454,9 +454,9 @@ static int streams_bg(cr_job *job, bool *pending)
 
 void cr_stream_init(void)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_init");
     cr_coll_barrier(job, &job->native->group, "cr_stream_init");
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 static bool service_idle(void *arg)
@@ -467,7 +467,7 @@ static bool service_idle(void *arg)
 
 void cr_stream_finalize(void)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_finalize");
     cr_streams *t = job->streams;
     for (int i = 0; i < t->n; i++)
         if (!t->s[i]->closed)
@@ -475,7 +475,7 @@ void cr_stream_finalize(void)
                      i, t->s[i]->ch, t->s[i]->end == END_SEND ? "to" : "from", t->s[i]->far);
     cr_wait_until(job, "cr_stream_finalize", service_idle, t, NULL);
     cr_coll_barrier(job, &job->native->group, "cr_stream_finalize");
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 /* ---- opening --------------------------------------------------------------- */
@@ -483,7 +483,7 @@ void cr_stream_finalize(void)
 cr_stream cr_stream_open(int dst, int ch, const int *via, int nvia, int flags)
 {
     const char *op = "cr_stream_open";
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_open");
     cr_streams *t = job->streams;
     check_rank(job, op, "destination rank", dst);
     if (ch < 0 || ch > MAX_CH) cr_fatal(job, op, "channel %d is out of range 0..%d", ch, MAX_CH);
@@ -517,7 +517,7 @@ cr_stream cr_stream_open(int dst, int ch, const int *via, int nvia, int flags)
     for (int i = 0; i < nvia; i++) h.route[i] = via[i];
     h.route[nvia] = dst;
     send_small(job, s->peer, TAG_HDR, &h, offsetof(st_hdr, route) + (size_t)(nvia + 1) * 4);
-    cr_unlock(job);
+    cr_native_leave(job);
     return s->id;
 }
 
@@ -537,7 +537,7 @@ static bool header_here(void *arg)
 cr_stream cr_stream_accept(int src, int ch, int depth)
 {
     const char *op = "cr_stream_accept";
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_accept");
     cr_streams *t = job->streams;
     check_rank(job, op, "source rank", src);
     if (ch < 0 || ch > MAX_CH) cr_fatal(job, op, "channel %d is out of range 0..%d", ch, MAX_CH);
@@ -568,7 +568,7 @@ cr_stream cr_stream_accept(int src, int ch, int depth)
     if (!s->stage) cr_fatal(job, op, "out of memory");
     s->ungranted = s->depth;
     grant(job, s, false); /* the origin's first credits */
-    cr_unlock(job);
+    cr_native_leave(job);
     return s->id;
 }
 
@@ -627,28 +627,28 @@ static size_t send_words(cr_job *job, const char *op, st_stream *s, const uint64
 
 void cr_stream_send(cr_stream h, uint64_t w)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_send");
     st_stream *s = get(job, "cr_stream_send", h, END_SEND);
     send_words(job, "cr_stream_send", s, &w, 1, true);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 int cr_stream_trysend(cr_stream h, uint64_t w)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_trysend");
     st_stream *s = get(job, "cr_stream_trysend", h, END_SEND);
     int n = (int)send_words(job, "cr_stream_trysend", s, &w, 1, false);
-    cr_unlock(job);
+    cr_native_leave(job);
     return n;
 }
 
 void cr_stream_write(cr_stream h, const uint64_t *w, size_t n)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_write");
     st_stream *s = get(job, "cr_stream_write", h, END_SEND);
     check_count(job, "cr_stream_write", w, n);
     send_words(job, "cr_stream_write", s, w, n, true);
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 /* ---- receiving ------------------------------------------------------------- */
@@ -681,7 +681,7 @@ static uint64_t take(cr_job *job, st_stream *s)
 
 int cr_stream_recv(cr_stream h, uint64_t *w)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_recv");
     st_stream *s = get(job, "cr_stream_recv", h, END_RECV);
     check_count(job, "cr_stream_recv", w, 1);
     fill(job, "cr_stream_recv", s, true);
@@ -690,13 +690,13 @@ int cr_stream_recv(cr_stream h, uint64_t *w)
         *w = take(job, s);
         r = 1;
     }
-    cr_unlock(job);
+    cr_native_leave(job);
     return r;
 }
 
 int cr_stream_tryrecv(cr_stream h, uint64_t *w)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_tryrecv");
     st_stream *s = get(job, "cr_stream_tryrecv", h, END_RECV);
     check_count(job, "cr_stream_tryrecv", w, 1);
     int r = 0;
@@ -708,13 +708,13 @@ int cr_stream_tryrecv(cr_stream h, uint64_t *w)
             r = -1;
         }
     }
-    cr_unlock(job);
+    cr_native_leave(job);
     return r;
 }
 
 size_t cr_stream_read(cr_stream h, uint64_t *w, size_t n)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_read");
     st_stream *s = get(job, "cr_stream_read", h, END_RECV);
     check_count(job, "cr_stream_read", w, n);
     size_t got = 0;
@@ -728,13 +728,13 @@ size_t cr_stream_read(cr_stream h, uint64_t *w, size_t n)
         got += k;
         consumed(job, s, k);
     }
-    cr_unlock(job);
+    cr_native_leave(job);
     return got;
 }
 
 void cr_stream_redirect(cr_stream h, uint64_t *buf, size_t n)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_redirect");
     st_stream *s = get(job, "cr_stream_redirect", h, END_RECV);
     check_count(job, "cr_stream_redirect", buf, n);
     if (s->redirecting)
@@ -745,7 +745,7 @@ void cr_stream_redirect(cr_stream h, uint64_t *buf, size_t n)
     s->redirecting = true;
     job->streams->nredirect++;
     redirect_step(job, s); /* what is here already; the service moves the rest */
-    cr_unlock(job);
+    cr_native_leave(job);
 }
 
 static bool redirect_done(void *arg)
@@ -763,25 +763,25 @@ static size_t redirect_end(cr_job *job, st_stream *s)
 
 size_t cr_stream_redirect_wait(cr_stream h)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_redirect_wait");
     st_stream *s = get(job, "cr_stream_redirect_wait", h, END_RECV);
     if (!s->redirecting)
         cr_fatal(job, "cr_stream_redirect_wait", "stream %d has no redirection pending", h);
     cr_wait_until(job, "cr_stream_redirect_wait", redirect_done, s, s->rq);
     size_t n = redirect_end(job, s);
-    cr_unlock(job);
+    cr_native_leave(job);
     return n;
 }
 
 size_t cr_stream_redirect_test(cr_stream h)
 {
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_redirect_test");
     st_stream *s = get(job, "cr_stream_redirect_test", h, END_RECV);
     if (!s->redirecting)
         cr_fatal(job, "cr_stream_redirect_test", "stream %d has no redirection pending", h);
     cr_progress(job);
     size_t n = redirect_done(s) ? redirect_end(job, s) : (size_t)-1;
-    cr_unlock(job);
+    cr_native_leave(job);
     return n;
 }
 
@@ -790,7 +790,7 @@ size_t cr_stream_redirect_test(cr_stream h)
 void cr_stream_close(cr_stream h)
 {
     const char *op = "cr_stream_close";
-    cr_job *job = enter();
+    cr_job *job = enter("cr_stream_close");
     cr_streams *t = job->streams;
     if (h < 0 || h >= t->n) cr_fatal(job, op, "stream %d is unknown", h);
     st_stream *s = t->s[h];
@@ -811,5 +811,5 @@ void cr_stream_close(cr_stream h)
         free(s->stage);
         s->stage = NULL;
     }
-    cr_unlock(job);
+    cr_native_leave(job);
 }

@@ -123,6 +123,7 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
     uint32_t seq = g->seq++;
     int n = g->size, step = 0;
     if (cr_coll_linear(job, g, 0)) {
+        cr_trace_how(job, "linear");
         if (g->me) {
             cr_coll_send(job, g, op, 0, CR_COLL_TAG(seq, 0), NULL, 0);
             cr_coll_recv(job, g, op, 0, CR_COLL_TAG(seq, 1), NULL, 0);
@@ -132,6 +133,7 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
         for (int i = 1; i < n; i++) cr_coll_send(job, g, op, i, CR_COLL_TAG(seq, 1), NULL, 0);
         return;
     }
+    cr_trace_how(job, "dissemination");
     for (int k = 1; k < n; k <<= 1, step++)
         cr_coll_sendrecv(job, g, op, (g->me + k) % n, NULL, 0, (g->me - k + n) % n, NULL, 0,
                          CR_COLL_TAG(seq, step));
@@ -142,6 +144,7 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 static void bcast_binomial(cr_job *job, cr_group *g, const char *op, void *buf, size_t len,
                            int root, int32_t tag)
 {
+    cr_trace_how(job, "binomial");
     int n = g->size, rel = (g->me - root + n) % n, mask = 1;
     while (mask < n) {
         if (rel & mask) {
@@ -168,6 +171,7 @@ static void bcast_binomial(cr_job *job, cr_group *g, const char *op, void *buf, 
 static void bcast_pipeline(cr_job *job, cr_group *g, const char *op, void *buf, size_t len,
                            int root, int32_t tag)
 {
+    cr_trace_how(job, "pipeline");
     int n = g->size, rel = (g->me - root + n) % n;
     size_t seg = len / 64 > BCAST_SEG_MIN ? len / 64 : BCAST_SEG_MIN;
     size_t nseg = (len + seg - 1) / seg;
@@ -196,6 +200,7 @@ static void bcast_pipeline(cr_job *job, cr_group *g, const char *op, void *buf, 
 static void bcast_linear(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
                          int32_t tag)
 {
+    cr_trace_how(job, "linear");
     if (g->me != root) {
         cr_coll_recv(job, g, op, root, tag, buf, len);
         return;
@@ -230,6 +235,7 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
 void cr_coll_gather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                     size_t blk, int root)
 {
+    cr_trace_how(job, "linear");
     int32_t tag = CR_COLL_TAG(g->seq++, 0);
     if (g->me != root) {
         cr_coll_send(job, g, op, root, tag, sbuf, blk);
@@ -246,6 +252,7 @@ void cr_coll_gather(cr_job *job, cr_group *g, const char *op, const void *sbuf, 
 void cr_coll_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                      size_t blk, int root)
 {
+    cr_trace_how(job, "linear");
     int32_t tag = CR_COLL_TAG(g->seq++, 0);
     if (g->me != root) {
         cr_coll_recv(job, g, op, root, tag, rbuf, blk);
@@ -267,6 +274,7 @@ void cr_coll_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf,
 static void allgather_recdbl(cr_job *job, cr_group *g, const char *op, char *rbuf, size_t blk,
                              uint32_t seq)
 {
+    cr_trace_how(job, "recursive doubling");
     int me = g->me, step = 0;
     for (int mask = 1; mask < g->size; mask <<= 1, step++) {
         int peer = me ^ mask;
@@ -279,6 +287,7 @@ static void allgather_recdbl(cr_job *job, cr_group *g, const char *op, char *rbu
 static void allgather_ring(cr_job *job, cr_group *g, const char *op, char *rbuf, size_t blk,
                            uint32_t seq)
 {
+    cr_trace_how(job, "ring");
     int n = g->size, me = g->me, right = (me + 1) % n, left = (me - 1 + n) % n;
     for (int i = 0; i < n - 1; i++) {
         int sb = (me - i + n) % n, rb = (me - i - 1 + n) % n;
@@ -310,6 +319,7 @@ void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbu
 static void alltoall_bruck(cr_job *job, cr_group *g, const char *op, const char *sbuf, char *rbuf,
                            size_t blk, uint32_t seq)
 {
+    cr_trace_how(job, "bruck");
     int n = g->size, me = g->me;
     char *tmp = cr_coll_alloc(job, op, 3 * (size_t)n * blk);
     char *pack = tmp + (size_t)n * blk, *unpack = pack + (size_t)n * blk;
@@ -332,6 +342,7 @@ static void alltoall_bruck(cr_job *job, cr_group *g, const char *op, const char 
 static void alltoall_pairwise(cr_job *job, cr_group *g, const char *op, const char *sbuf,
                               char *rbuf, size_t blk, uint32_t seq)
 {
+    cr_trace_how(job, "pairwise");
     int n = g->size, me = g->me;
     memmove(rbuf + me * blk, sbuf + me * blk, blk);
     for (int i = 1; i < n; i++) {
@@ -344,6 +355,7 @@ static void alltoall_pairwise(cr_job *job, cr_group *g, const char *op, const ch
 static void alltoall_scatter(cr_job *job, cr_group *g, const char *op, const char *sbuf, char *rbuf,
                              size_t blk, uint32_t seq)
 {
+    cr_trace_how(job, "scatter");
     int n = g->size, me = g->me;
     cr_req **r = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *r);
     memmove(rbuf + me * blk, sbuf + me * blk, blk);
@@ -381,6 +393,7 @@ void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf
 void cr_coll_shift(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                    size_t len, int step, bool circular)
 {
+    cr_trace_how(job, "shift");
     int32_t tag = CR_COLL_TAG(g->seq++, 0);
     int n = g->size;
     long to = (long)g->me + step, from = (long)g->me - step;

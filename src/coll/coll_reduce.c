@@ -60,6 +60,7 @@ static void scratch_put(scratch *s)
 void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                     size_t count, const cr_redop *o, int root)
 {
+    cr_trace_how(job, "binomial");
     uint32_t seq = g->seq++;
     int32_t tag = CR_COLL_TAG(seq, 0);
     size_t len = count * o->elem;
@@ -101,6 +102,7 @@ static void allreduce_recdbl(cr_job *job, cr_group *g, const char *op, char *acc
                              char *out, size_t count, const cr_redop *o, int nr, int pof2,
                              int extra, uint32_t seq)
 {
+    cr_trace_how(job, "recursive doubling");
     size_t len = count * o->elem;
     int step = 2;
     for (int mask = 1; mask < pof2; mask <<= 1, step++) {
@@ -123,6 +125,7 @@ static void allreduce_rabenseifner(cr_job *job, cr_group *g, const char *op, cha
                                    char *out, size_t count, const cr_redop *o, int nr, int pof2,
                                    int extra, uint32_t seq)
 {
+    cr_trace_how(job, "rabenseifner");
     size_t e = o->elem;
     int lo = 0, hi = pof2, step = 2, nsteps = 0;
     int los[32], his[32];
@@ -163,6 +166,7 @@ static void allreduce_rabenseifner(cr_job *job, cr_group *g, const char *op, cha
 static void allreduce_linear(cr_job *job, cr_group *g, const char *op, char *acc, size_t count,
                              const cr_redop *o, uint32_t seq)
 {
+    cr_trace_how(job, "linear");
     size_t len = count * o->elem;
     int n = g->size;
     if (g->me) {
@@ -229,6 +233,7 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
 void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                   size_t count, const cr_redop *o)
 {
+    cr_trace_how(job, "recursive doubling");
     uint32_t seq = g->seq++;
     size_t len = count * o->elem;
     int n = g->size, me = g->me, step = 0;

@@ -70,6 +70,7 @@ static inline const unsigned char *data_of(const arrival *w, int member, size_t 
 static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_coll_area *a,
                             const void *data, size_t len, arrival *w)
 {
+    cr_trace_how(job, "shared area");
     g->seq++; /* one more collective of the group, as every other form counts it */
     *w = (arrival){.a = a, .n = g->size, .gen = (uint64_t)g->area_seq++ + 1};
     w->par = (int)(w->gen & 1);

@@ -36,6 +36,7 @@ static void copy_own(void *dst, const void *src, size_t len)
 void cr_coll_gatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf, size_t slen,
                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root)
 {
+    cr_trace_how(job, "linear");
     int32_t tag = CR_COLL_TAG(g->seq++, 0);
     if (g->me != root) {
         cr_coll_send(job, g, op, root, tag, sbuf, slen);
@@ -53,6 +54,7 @@ void cr_coll_gatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf,
 void cr_coll_scatterv(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen, int root)
 {
+    cr_trace_how(job, "linear");
     int32_t tag = CR_COLL_TAG(g->seq++, 0);
     if (g->me != root) {
         cr_coll_recv(job, g, op, root, tag, rbuf, rlen);
@@ -71,6 +73,7 @@ void cr_coll_scatterv(cr_job *job, cr_group *g, const char *op, const void *sbuf
 void cr_coll_allgatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf, size_t slen,
                         void *rbuf, const size_t *rlens, const size_t *rdispls)
 {
+    cr_trace_how(job, "linear");
     uint32_t seq = g->seq++;
     int n = g->size, me = g->me, right = (me + 1) % n, left = (me - 1 + n) % n;
     copy_own((char *)rbuf + rdispls[me], sbuf, slen);
@@ -85,6 +88,7 @@ void cr_coll_alltoallv(cr_job *job, cr_group *g, const char *op, const void *sbu
                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
                        const size_t *rdispls)
 {
+    cr_trace_how(job, "pairwise");
     int32_t tag = CR_COLL_TAG(g->seq++, 0);
     int n = g->size, me = g->me;
     cr_req **r = reqs(job, op, 2 * n);

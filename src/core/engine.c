@@ -111,7 +111,8 @@ cr_req *cr_req_from_id(cr_job *job, uint64_t id)
     return r->in_use && r->gen == gen ? r : NULL;
 }
 
-static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size);
+static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
+                          const char *how);
 
 /* An internal receive (cr_engine_buffer_rts) has all its data: the unexpected
  * entry now holds the message, or the user receive that matched it meanwhile
@@ -127,7 +128,7 @@ static void finish_internal(cr_job *job, cr_req *ri)
         u->arriving = NULL;
     } else {
         cr_req *r = ri->chain;
-        size_t n = accept_size(job, r, ri->st.src, ri->st.tag, ri->st.size);
+        size_t n = accept_size(job, r, ri->st.src, ri->st.tag, ri->st.size, "buffered");
         if (n) memcpy(r->buf, ri->buf, n);
         free(ri->buf);
         complete(job, r);
@@ -199,15 +200,19 @@ static void unlink_unexp(cr_job *job, cr_unexp **pp)
     if (!*pp) job->unexp_tail = pp;
     if (u->src != job->rank) job->unexp_bytes -= sizeof *u + u->held;
     job->stats->unexpected--;
-    job->stats->unexp_bytes = job->unexp_bytes;
+    job->stats->unexp_bytes -= u->size;
     job->recv_gen++; /* space freed: a refused sender may now be taken */
 }
 
-/* A message of 'size' bytes matched receive r: check it fits, fill the status. */
-static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size)
+/* A message of 'size' bytes matched receive r: count it (and trace it, saying
+ * how it comes), check it fits, fill the status. */
+static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
+                          const char *how)
 {
     job->stats->recv_msgs++;
     job->stats->recv_bytes += size;
+    if (__builtin_expect(job->trace != NULL, 0))
+        cr_trace_recv_on(job, src, r->sel.ctx, tag, size, r->posted_at, how);
     r->st.src = src;
     r->st.tag = tag;
     r->st.size = size;
@@ -354,6 +359,11 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     job->sends_active++;
     job->stats->sent_msgs++;
     job->stats->sent_bytes += len;
+    if (__builtin_expect(job->trace != NULL, 0))
+        cr_trace_send_on(job, dst, ctx, tag, len,
+                         sync                         ? "sync"
+                         : r->stage == CR_STAGE_EAGER ? "eager"
+                                                      : "rendezvous");
     if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
     r->fresh = 0;
     return r;
@@ -395,6 +405,7 @@ bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *bu
     if (cr_tp_send(job, dst, &h, buf, len)) return false;
     job->stats->sent_msgs++;
     job->stats->sent_bytes += len;
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_send_on(job, dst, ctx, tag, len, "eager");
     return true;
 }
 
@@ -465,10 +476,15 @@ static size_t coop_split(size_t n)
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
                        uint64_t sreq, uint8_t flags)
 {
-    size_t n = accept_size(job, r, src, tag, size);
+    size_t fits = size < r->cap ? size : r->cap;
+    bool coop = job->single_copy[src] && (flags & CR_HDR_WAITS) && src != job->rank &&
+                fits >= COOP_MIN && !job->oversub;
+    size_t n = accept_size(job, r, src, tag, size,
+                           coop                                 ? "cooperative"
+                           : job->single_copy[src] || size == 0 ? "single-copy"
+                                                                : "pushed");
     cr_hdr h = {.sreq = sreq, .size = size};
-    if (job->single_copy[src] && (flags & CR_HDR_WAITS) && src != job->rank && n >= COOP_MIN &&
-        !job->oversub) {
+    if (coop) {
         r = with_id(job, r);
         size_t split = coop_split(n);
         cr_hdr c = {.op = CR_OP_CTW,
@@ -509,7 +525,7 @@ static void take_detached(cr_job *job, cr_req *r, cr_unexp *u)
         u->arriving->for_unexp = NULL;
         u->arriving->chain = r;
     } else if (u->op == CR_OP_EAGER) {
-        size_t n = accept_size(job, r, u->src, u->tag, u->size);
+        size_t n = accept_size(job, r, u->src, u->tag, u->size, "eager");
         if (n) memcpy(r->buf, u->data, n);
         if (u->owned) free(u->data);
         complete(job, r);
@@ -539,6 +555,7 @@ static inline void post_recv(cr_job *job, cr_req *r, const cr_sel *sel, void *bu
     r->buf = buf;
     r->cap = cap;
     r->trunc_ok = trunc_ok;
+    r->posted_at = __builtin_expect(job->trace != NULL, 0) ? cr_trace_now(job) : 0;
     job->recv_gen++; /* a refused sender may now be taken */
     cr_unexp **pp;
     if (job->unexp && find_unexp(job, sel, &pp)) {
@@ -584,6 +601,8 @@ static int peek_direct(cr_job *job, cr_link *l, const cr_sel *sel, void *buf, si
         l->ops->take(l->ctx, src);
         job->stats->recv_msgs++;
         job->stats->recv_bytes += len;
+        if (__builtin_expect(job->trace != NULL, 0))
+            cr_trace_recv_on(job, src, h.ctx, h.tag, len, 0, "eager");
         return 1;
     }
     if (!cr_engine_deliver(job, src, &h, payload, len)) {
@@ -625,7 +644,10 @@ static bool recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, c
 void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
                    bool trunc_ok, cr_status *st)
 {
-    if (!job->threaded && recv_direct(job, sel, buf, cap, st)) return;
+    uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_clock_ns() : 0;
+    bool direct = !job->threaded && recv_direct(job, sel, buf, cap, st);
+    if (since) cr_trace_wait_on(job, cr_clock_ns() - since); /* spun for it */
+    if (direct) return;
     if (job->threaded) {
         cr_req *r = cr_irecv_call(job, op, sel, buf, cap, trunc_ok, NULL, NULL);
         cr_req_wait(job, r);
@@ -652,11 +674,13 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
 {
     cr_wait w = {.sel = sel};
     bool counted = false; /* in job->waiting */
+    uint64_t since = 0;   /* tracing: when the wait began */
     for (;;) {
         cr_unexp **pp;
         cr_unexp *u = find_unexp(job, sel, &pp);
         if (u) {
             if (counted) job->waiting--;
+            if (since && job->trace) cr_trace_wait_on(job, cr_clock_ns() - since);
             if (w.listed) cr_wait_report(job, &w, false);
             st->src = u->src;
             st->tag = u->tag;
@@ -674,7 +698,10 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
             cr_fatal(job, "cprobe",
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
-        if (!counted) job->waiting++;
+        if (!counted) {
+            job->waiting++;
+            if (__builtin_expect(job->trace != NULL, 0)) since = cr_clock_ns();
+        }
         counted = true;
         cr_idle(job, &w, NULL, NULL);
     }
@@ -698,6 +725,7 @@ cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size
     r->buf = buf;
     r->cap = cap;
     r->trunc_ok = trunc_ok;
+    r->posted_at = 0; /* traced as matched now */
     r->fresh = 1;
     take_detached(job, r, u);
     r->fresh = 0;
@@ -730,7 +758,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             if (h->op == CR_OP_RTS) {
                 start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags);
             } else {
-                size_t n = accept_size(job, r, src, h->tag, len);
+                size_t n = accept_size(job, r, src, h->tag, len, "eager");
                 if (n) memcpy(r->buf, payload, n);
                 complete(job, r);
             }
@@ -762,7 +790,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             *job->unexp_tail = u;
             job->unexp_tail = &u->next;
             job->stats->unexpected++;
-            job->stats->unexp_bytes = job->unexp_bytes;
+            job->stats->unexp_bytes += u->size;
             if (job->sleep_msg || job->sleep_any) cr_wake_self(job); /* a probe may want it */
             return 1;
         }
@@ -882,7 +910,6 @@ void cr_engine_buffer_rts(cr_job *job)
             }
         }
         job->unexp_bytes += u->size;
-        job->stats->unexp_bytes = job->unexp_bytes;
         u->held = u->size;
         if (rc == 0) {
             cr_hdr fin = {.op = CR_OP_FIN, .sreq = u->sreq, .size = u->size};
@@ -961,6 +988,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     job->wait_op = NULL;
     job->wait_peer = NULL;
     job->waiting++;
+    uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_clock_ns() : 0;
     do {
         if (progress(job)) {
             w.spins = 0;
@@ -973,6 +1001,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
         cr_idle(job, &w, ready, arg);
     } while (!ready(arg));
     job->waiting--;
+    if (since && job->trace) cr_trace_wait_on(job, cr_clock_ns() - since);
     if (w.listed) cr_wait_report(job, &w, false);
 }
 

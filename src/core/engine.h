@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../transport/transport.h"
+#include "trace.h"
 
 #define CR_ANY_SOURCE (-1)
 
@@ -123,6 +124,7 @@ typedef struct cr_req {
      * (idx CR_NOID); when the push path needs an id, a table request stands in
      * for it and completes it through fwd. */
     struct cr_req *fwd;
+    uint64_t posted_at; /* receive, while tracing: when it was posted (cr_clock_ns) */
 } cr_req;
 
 #define CR_NOID UINT32_MAX
@@ -281,6 +283,9 @@ typedef struct cr_job {
     cr_host_stats *stats;
     cr_host_stats own_stats;
 
+    /* Tracing (src/core/trace.c, courier run --trace): NULL when off. */
+    struct cr_trace *trace;
+
     /* NX/2 information about the last message received or probed */
     cr_status last;
 
@@ -305,6 +310,29 @@ typedef struct cr_job {
     int nbg;
     bool in_bg; /* a hook is running: cr_progress inside it runs none */
 } cr_job;
+
+/* Tracing hooks (trace.h): each is a load and a branch while tracing is off.
+ * cr_trace_enter/leave bracket every interface call (the outermost of nested
+ * ones is recorded); cr_trace_args and cr_trace_how give the call's peer, tag,
+ * size, context and protocol or algorithm where its first message would not
+ * (the first that says them counts; otherwise the call's first message gives
+ * them). The engine records its messages. */
+static inline void cr_trace_enter(cr_job *job, const char *name)
+{
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_enter_on(job, name);
+}
+static inline void cr_trace_leave(cr_job *job)
+{
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_leave_on(job);
+}
+static inline void cr_trace_args(cr_job *job, int peer, int32_t tag, uint64_t bytes, uint16_t ctx)
+{
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_args_on(job, peer, tag, bytes, ctx);
+}
+static inline void cr_trace_how(cr_job *job, const char *how)
+{
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_how_on(job, how);
+}
 
 /* Job lifetime: the first call of any interface initializes the job. */
 cr_job *cr_job_init(void);

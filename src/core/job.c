@@ -416,6 +416,7 @@ static void job_init(void)
         job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
         job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
     }
+    cr_trace_open(job); /* first: the trace's run starts with the job */
     job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
     job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
     pthread_mutexattr_t ma;
@@ -791,4 +792,5 @@ void cr_job_finalize(cr_job *job)
     job->nlinks = 0;
     cr_host_detach(&job->host);
     if (job->wake_fd >= 0) close(job->wake_fd);
+    cr_trace_close(job);
 }

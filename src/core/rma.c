@@ -450,12 +450,15 @@ static uint64_t finish_direct(cr_job *job, const char *call, const cr_rma_opt *o
 static bool moved_direct(cr_job *job, const char *call, const cr_rtarget *t, char *buf, size_t len,
                          bool put, const cr_rma_opt *opt)
 {
+    cr_trace_args(job, t->peer, 0, len, CR_CTX_RMA);
     if (len && self_or_mapped(job, t)) {
+        cr_trace_how(job, "mapped");
         if (put)
             memmove(local_addr(t), buf, len);
         else
             memmove(buf, local_addr(t), len);
     } else if (len && single_copy(job, t->peer)) {
+        cr_trace_how(job, "single-copy");
         cr_link *l = job->via[t->peer];
         int rc = put ? l->ops->put(l->ctx, t->peer, t->addr, buf, len)
                      : l->ops->get(l->ctx, t->peer, buf, t->addr, len);
@@ -475,6 +478,7 @@ static bool moved_direct(cr_job *job, const char *call, const cr_rtarget *t, cha
 static uint64_t service_started(cr_job *job, const char *call, const cr_rtarget *t,
                                 const cr_rma_opt *opt, uint64_t tk)
 {
+    cr_trace_how(job, "service");
     if (!opt || !opt->ev || opt->ev->peer == t->peer) return tk;
     cr_rma_flush(job, call, t->peer);
     event_direct(job, call, opt->ev);

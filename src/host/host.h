@@ -70,7 +70,7 @@ typedef struct cr_waitinfo {
 typedef struct cr_host_stats {
     uint64_t sent_msgs, sent_bytes; /* messages this rank started sending */
     uint64_t recv_msgs, recv_bytes; /* messages a receive of this rank matched */
-    uint64_t unexp_bytes;           /* bytes the unexpected messages hold here */
+    uint64_t unexp_bytes;           /* their sizes (held here, or still at a sender) */
     uint32_t posted;                /* receives posted that nothing matched yet */
     uint32_t unexpected;            /* messages arrived that no receive matched yet */
     uint64_t pad[2];

@@ -58,7 +58,9 @@
 #include "../host/host.h"
 #include "../transport/transport.h"
 #include "hosts.h"
+#include "jobs.h"
 #include "launcher.h"
+#include "trace_merge.h"
 #include "tree.h"
 #include "watchdog.h"
 
@@ -160,11 +162,23 @@ typedef struct job_spec {
     bool held;      /* the launcher: the agents hold output; an agent: told to */
     bool flushing;  /* the launcher waits for that; an agent owes its parent FLUSHED */
     bool *reported; /* ... which ranks have said */
+    /* `courier ps` / `courier status` (src/run/jobs.c): this process's entry in
+     * the user's registry of jobs ("": none), and the segment's descriptor,
+     * kept open so that courier status can map the segment through /proc. */
+    char regpath[PATH_MAX];
+    int segfd; /* valid while control is set */
+    /* --trace (the launcher): the ranks' parts directory, and the hang
+     * report for the trace when there was one (and when it was made). */
+    char trace_parts[PATH_MAX];
+    char *hang_text;
+    uint64_t hang_at;
+    int argc; /* the command line from "run" on, as the trace names the job */
+    char **argv;
 } job_spec;
 
 static const char usage_text[] =
     "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] [--net NET]\n"
-    "                   [--hosts LIST | --hostfile F] [--rsh CMD]\n"
+    "                   [--hosts LIST | --hostfile F] [--rsh CMD] [--trace FILE]\n"
     "                   -n N prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
     "  -n N              start N ranks of prog (1..1024 in all)\n"
@@ -179,7 +193,10 @@ static const char usage_text[] =
     "  --hosts LIST      run across hosts: a:4,b:4 (host:slots; ranks fill them in order)\n"
     "  --hostfile F      the hosts from a file: 'name slots=N' per line\n"
     "  --rsh CMD         how to start courier's agent on a host (default ssh; e.g.\n"
-    "                    'ip netns exec'; 'none': on this machine, for tests)\n";
+    "                    'ip netns exec'; 'none': on this machine, for tests)\n"
+    "  --trace FILE      record every communication call and message of every rank\n"
+    "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
+    "                    courier trace FILE)\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -320,6 +337,12 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                 *(a[2] == 'r'   ? &spec->rsh
                   : a[6] == 'f' ? &spec->hostfile
                                 : &spec->hosts) = args[i + 1];
+                i += 2;
+            } else if (!strcmp(a, "--trace") || !strcmp(a, "--trace-parts")) {
+                if (i + 1 >= argc || !*args[i + 1] || args[i + 1][0] == '-')
+                    return parse_error(spec, err, errlen,
+                                       "%s needs a file name (e.g. --trace job.json)", a);
+                *(a[7] ? &spec->trace_dir : &spec->trace) = args[i + 1];
                 i += 2;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 cr_run_spec_free(spec);
@@ -635,6 +658,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     else if (js->net_here[0])
         setenv("COURIER_NET", js->net_here, 1);
     if (js->layout) setenv("COURIER_HOST_LAYOUT", js->layout, 1);
+    if (js->cmd.trace_dir) setenv("COURIER_TRACE", js->cmd.trace_dir, 1);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -1111,6 +1135,28 @@ static void on_lost(void *arg, int from, const char *why)
     end_job(js, 1);
 }
 
+/* The hang watchdog's report: to out (NULL: the job's stderr, in order with
+ * the ranks' output), and kept for the trace. */
+static void hang_report(job_spec *js, const bool *alive, FILE *out)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *m = open_memstream(&text, &tlen);
+    if (!m) {
+        cr_watchdog_report(js->wd, alive, js->cmd.hang_timeout, out ? out : stderr);
+        return;
+    }
+    cr_watchdog_report(js->wd, alive, js->cmd.hang_timeout, m);
+    fclose(m);
+    if (out)
+        fwrite(text, 1, tlen, out);
+    else
+        put_out(js, 2, text, tlen);
+    free(js->hang_text);
+    js->hang_text = text;
+    js->hang_at = now_ns();
+}
+
 /* Every WATCH_MS: an agent tells the launcher whether its whole subtree has
  * stood still for the hang timeout; the launcher, once every host says so,
  * asks each rank what it waits for and then reports the deadlock. */
@@ -1141,15 +1187,7 @@ static void tree_watch(job_spec *js, uint64_t now)
     js->reports_until = 0;
     if (!still) return; /* something moved meanwhile */
     report_failure(js);
-    char *text = NULL;
-    size_t tlen = 0;
-    FILE *m = open_memstream(&text, &tlen);
-    if (m) {
-        cr_watchdog_report(js->wd, alive_now(js), js->cmd.hang_timeout, m);
-        fclose(m);
-        put_out(js, 2, text, tlen);
-        free(text);
-    }
+    hang_report(js, alive_now(js), NULL);
     say(js, "courier: ending the job\n");
     end_job(js, EXIT_DEADLOCK);
 }
@@ -1238,7 +1276,7 @@ static int watch(job_spec *js, int sfd)
                                       (uint64_t)(js->cmd.hang_timeout * 1e9))) {
                     report_failure(js);
                     drain_all(js);
-                    cr_watchdog_report(js->wd, js->alive, js->cmd.hang_timeout, stderr);
+                    hang_report(js, js->alive, stderr);
                     fprintf(stderr, "courier: ending the job\n");
                     end_job(js, EXIT_DEADLOCK);
                     continue;
@@ -1404,7 +1442,7 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
         close(js->secretfd);
         return 1;
     }
-    close(segfd);              /* the ranks hold it now */
+    js->segfd = segfd;         /* kept for courier status (closed at the end) */
     if (js->in_pipe[0] >= 0) { /* rank 0 holds its end */
         close(js->in_pipe[0]);
         js->in_fd = js->in_pipe[1];
@@ -1454,6 +1492,82 @@ static void remove_sysv_leftovers(const job_spec *js)
     fclose(f);
 }
 
+/* --trace FILE: the directory the ranks write their parts in, FILE.parts.PID
+ * beside FILE (an absolute path: agents and ranks on other hosts are given
+ * it). 0, or 1 after saying why not. */
+static int trace_begin(job_spec *js, const char *who)
+{
+    if (!js->cmd.trace) return 0;
+    char cwd[PATH_MAX] = "";
+    if (js->cmd.trace[0] != '/' && !getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
+    int n = snprintf(js->trace_parts, sizeof js->trace_parts, "%s%s%s.parts.%d", cwd,
+                     cwd[0] ? "/" : "", js->cmd.trace, (int)getpid());
+    if (n < 0 || (size_t)n >= sizeof js->trace_parts) {
+        fprintf(stderr, "%s: --trace %s: the name is too long\n", who, js->cmd.trace);
+        return 1;
+    }
+    if (mkdir(js->trace_parts, 0700) != 0) {
+        fprintf(stderr, "%s: --trace %s: cannot make %s: %s (is the directory writable?)\n", who,
+                js->cmd.trace, js->trace_parts, strerror(errno));
+        return 1;
+    }
+    js->cmd.trace_dir = js->trace_parts;
+    return 0;
+}
+
+/* The job is over: the parts become the trace, and go. */
+static void trace_finish(job_spec *js)
+{
+    if (!js->trace_parts[0]) return;
+    char *cmd = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&cmd, &len);
+    for (int i = 0; m && i < js->argc; i++) fprintf(m, "%s%s", i ? " " : "", js->argv[i]);
+    if (m) fclose(m);
+    cr_trace_job tj = {.dir = js->trace_parts,
+                       .out = js->cmd.trace,
+                       .nranks = js->cmd.total,
+                       .command = cmd,
+                       .clock = "real",
+                       .hang = js->hang_text,
+                       .hang_at = js->hang_at};
+    int events = cr_trace_merge(&tj, stderr);
+    free(cmd);
+    cr_trace_parts_remove(js->trace_parts, js->cmd.total);
+    if (events >= 0)
+        fprintf(stderr,
+                "courier: trace of %d ranks, %d events: %s (a summary: courier trace %s; the "
+                "timeline: open it in ui.perfetto.dev)\n",
+                js->cmd.total, events, js->cmd.trace, js->cmd.trace);
+    else if (!js->exit_status)
+        js->exit_status = 1;
+}
+
+/* Enter the job in the user's registry for courier ps/status (src/run/jobs.c),
+ * once its ranks are started; removed in watch_and_finish. argv: the command
+ * line from "run" on. */
+static void register_job(job_spec *js, int argc, char **argv)
+{
+    char *hosts = NULL;
+    size_t len = 0;
+    FILE *m = js->tree ? open_memstream(&hosts, &len) : NULL;
+    for (int h = 0; m && h < js->tree->nnodes - 1; h++)
+        fprintf(m, "%s%s:%d", h ? "," : "", js->tree->hosts[h].name, js->tree->hosts[h].count);
+    if (m) fclose(m);
+    cr_jobs_info info = {.agent = js->agent,
+                         .ranks = js->cmd.total,
+                         .first = js->first,
+                         .count = js->count,
+                         .hosts = hosts,
+                         .segfd = js->control ? js->segfd : -1,
+                         .timeout = js->cmd.timeout,
+                         .trace = js->cmd.trace,
+                         .argc = argc,
+                         .argv = argv};
+    cr_jobs_register(&info, js->regpath, sizeof js->regpath);
+    free(hosts);
+}
+
 static int watch_and_finish(job_spec *js, int sfd, const char *who)
 {
     if (watch(js, sfd) < 0) {
@@ -1466,6 +1580,8 @@ static int watch_and_finish(job_spec *js, int sfd, const char *who)
         free(js->oq);
         js->oq = NULL;
     }
+    /* The job is over (an agent may be killed once its parent hears DONE). */
+    cr_jobs_unregister(js->regpath);
     if (js->agent && js->tree->parent) { /* every rank below us has ended */
         cr_tree_send(js->tree, -1, CR_F_DONE, 0, js->tree->node, 0, NULL, 0);
         cr_tree_flush(js->tree, 1000);
@@ -1475,9 +1591,14 @@ static int watch_and_finish(job_spec *js, int sfd, const char *who)
     while (waitpid(-1, NULL, 0) > 0) {
     }
     if (js->count) remove_sysv_leftovers(js);
+    trace_finish(js);
+    free(js->hang_text);
     cr_watchdog_free(js->wd);
     free(js->alive);
-    if (js->control) munmap(js->control, cr_host_control_size(js->cmd.total));
+    if (js->control) {
+        munmap(js->control, cr_host_control_size(js->cmd.total));
+        close(js->segfd);
+    }
     free(js->ranks);
     free(js->layout);
     free(js->card_sent);
@@ -1514,12 +1635,20 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
         cr_run_spec_free(&js->cmd);
         return usage_error("%s", err);
     }
+    js->argc = argc;
+    js->argv = argv;
+    if (trace_begin(js, "courier run")) {
+        cr_hosts_free(&hl);
+        free(js->ranks);
+        cr_run_spec_free(&js->cmd);
+        return 1;
+    }
     cr_tree tree = {.lfd = -1};
     js->tree = &tree;
     tree.hosts = calloc((size_t)hl.n, sizeof *tree.hosts);
     char *rshbuf = strdup(js->cmd.rsh ? js->cmd.rsh : "ssh");
     tree.rsh = calloc(strlen(rshbuf ? rshbuf : "") / 2 + 2, sizeof *tree.rsh);
-    char **jargv = calloc((size_t)argc + 1, sizeof *jargv);
+    char **jargv = calloc((size_t)argc + 3, sizeof *jargv);
     unsigned char key[32];
     char self[PATH_MAX];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -1557,12 +1686,16 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
             break;
         }
         if ((!strcmp(argv[i], "--hosts") || !strcmp(argv[i], "--hostfile") ||
-             !strcmp(argv[i], "--rsh")) &&
+             !strcmp(argv[i], "--rsh") || !strcmp(argv[i], "--trace")) &&
             i + 1 < argc) {
             i++;
             continue;
         }
         jargv[jargc++] = argv[i];
+        if (i == 0 && js->trace_parts[0]) { /* the ranks' parts go where the launcher says */
+            jargv[jargc++] = "--trace-parts";
+            jargv[jargc++] = js->trace_parts;
+        }
     }
     tree.job = cr_tree_job_encode(&tree, jargc, jargv, &tree.job_len);
     js->child_still = calloc((size_t)tree.nchild + 1, sizeof *js->child_still);
@@ -1600,6 +1733,7 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
     }
     explicit_bzero(key, sizeof key);
     js->first = js->count = 0;
+    register_job(js, argc, argv);
     status = watch_and_finish(js, sfd, "courier run");
     close(sfd);
     free(jargv);
@@ -1660,6 +1794,9 @@ int cr_run_main(int argc, char **argv)
     if (across) return run_across(&js, argc, argv, slurm);
 
     js.count = js.cmd.total;
+    js.argc = argc;
+    js.argv = argv;
+    if (trace_begin(&js, "courier run")) return 1;
     unsigned char key[32];
     int sfd = signal_fd();
     if (sfd < 0 || random_key(key)) {
@@ -1669,6 +1806,7 @@ int cr_run_main(int argc, char **argv)
     rc = start_here(&js, key, "courier run");
     explicit_bzero(key, sizeof key);
     if (rc) return rc;
+    register_job(&js, argc, argv);
     return watch_and_finish(&js, sfd, "courier run");
 }
 
@@ -1859,6 +1997,8 @@ int cr_agent_main(int argc, char **argv)
             return 1;
         }
         end_job(&js, 1);
+    } else {
+        register_job(&js, jargc, jargv);
     }
     rc = watch_and_finish(&js, sfd, who);
     free(jargv);

@@ -68,9 +68,8 @@ void cr_watchdog_free(cr_watchdog *wd)
     free(wd);
 }
 
-/* Copy one rank's record consistently (seqlock reader). */
-static void read_status(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
-                        cr_waitinfo *w)
+void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
+                             cr_waitinfo *w)
 {
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t q1 = atomic_load_explicit(&((cr_host_status *)s)->seq, memory_order_acquire);
@@ -98,7 +97,7 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
         uint32_t sp = wd->spells[r];
         unsigned char b = 0;
         cr_waitinfo w = wd->w[r];
-        read_status(&wd->st[r], &sp, &b, &w);
+        cr_watchdog_read_status(&wd->st[r], &sp, &b, &w);
         if (!b) all_blocked = false;
         if (sp != wd->spells[r] || b != wd->blocked[r]) changed = true;
         wd->spells[r] = sp;
@@ -147,7 +146,7 @@ static void describe_sel(char *buf, size_t len, const cr_waitinfo *w, const word
         snprintf(buf, len, "%s mask 0x%x", wd->tag, (unsigned)w->mask);
 }
 
-static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
+void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
 {
     char sel[48], ctx[32];
     words wd = words_of(w->call);
@@ -160,30 +159,37 @@ static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
     switch (w->kind) {
     case CR_WAIT_RECV:
         if (w->peer >= 0)
-            snprintf(buf, len, "rank %d waits for rank %d in %s(%s from %s %d, %llu bytes%s)", r,
-                     w->peer, w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx);
+            snprintf(buf, len, "waits for rank %d in %s(%s from %s %d, %llu bytes%s)", w->peer,
+                     w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx);
         else
-            snprintf(buf, len, "rank %d waits for any rank in %s(%s, %llu bytes%s)", r, w->call,
-                     sel, (unsigned long long)w->size, ctx);
+            snprintf(buf, len, "waits for any rank in %s(%s, %llu bytes%s)", w->call, sel,
+                     (unsigned long long)w->size, ctx);
         break;
     case CR_WAIT_CREDIT:
     case CR_WAIT_MATCH:
-        snprintf(buf, len, "rank %d waits for rank %d in %s(%s to %s %d, %llu bytes%s) (%s)", r,
-                 w->peer, w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx,
+        snprintf(buf, len, "waits for rank %d in %s(%s to %s %d, %llu bytes%s) (%s)", w->peer,
+                 w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx,
                  w->kind == CR_WAIT_CREDIT ? "no buffer at receiver"
                                            : "no matching receive posted");
         break;
     case CR_WAIT_ARRIVE:
-        snprintf(buf, len, "rank %d waits in %s for rank %d to enter it too (collective)", r,
-                 w->call, w->peer);
+        snprintf(buf, len, "waits in %s for rank %d to enter it too (collective)", w->call,
+                 w->peer);
         break;
     default:
-        snprintf(buf, len, "rank %d waits in %s (%s)", r, w->call,
+        snprintf(buf, len, "waits in %s (%s)", w->call,
                  !strcmp(w->call, "exit") ? "finishing its sends"
                  : !strncmp(w->call, "MPI_", 4) && !strstr(w->call, "MPI_Win")
                      ? "for requests: several, or a nonblocking collective's"
                      : "for other ranks: their one-sided operations, sends or events");
     }
+}
+
+static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
+{
+    char what[224];
+    cr_watchdog_describe_wait(what, sizeof what, w);
+    snprintf(buf, len, "rank %d %s", r, what);
 }
 
 /* Shortest wait-for cycle through blocked ranks; "any" waits for every rank. */

@@ -25,6 +25,15 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
  * to the segment: not a courier program, or it ended before its first call)?
  * False when it ended inside the job: _exit, MPI_Abort, a fatal error. */
 bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r);
+/* Copy rank record s consistently (seqlock reader): its spell count, whether it
+ * is blocked (and not running a handler), what it waits for. A record rewritten
+ * all the time reads as not blocked. Also for `courier status` (src/run/jobs.c). */
+void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
+                             cr_waitinfo *w);
+/* What a blocked rank waits for, in the words of the interface that made the
+ * call, as the deadlock report says it after "rank R ": "waits for any rank in
+ * crecv(type 5, 8 bytes)". */
+void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w);
 /* Print what each rank waits for and the wait-for cycle found. */
 void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out);
 #endif
