@@ -6,12 +6,14 @@
 #include "jobs.h"
 #include "launcher.h"
 #include "netsim_cli.h"
+#include "trace_report.h"
 
 static const char usage[] = "usage: courier <command> [args]\n"
                             "  run     start a parallel job:  courier run -n 4 ./prog\n"
                             "  ps      list your running jobs\n"
                             "  status  what each rank of a job does:  courier status JOB\n"
                             "  netsim  simulate the networks of the iPSC/2, CS-2, iWarp and SP2\n"
+                            "  trace   summarize a trace file:  courier trace FILE [--plot DIR]\n"
                             "  info    show how this courier was built\n"
                             "  agent   (started by run on each host of a job across hosts)\n"
                             "Run 'courier <command> --help' for a command's options.\n";
@@ -28,6 +30,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "ps")) return cr_ps_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "status")) return cr_status_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "netsim")) return cr_netsim_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace")) return cr_trace_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) {
         printf("courier %s\ntransports: self, shm, tcp, ucx (ucx when named in "
                "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI (subset)\nlaunch: courier run "

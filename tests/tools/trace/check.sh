@@ -73,5 +73,16 @@ hang)
     grep -q '"cat":"hang",.*"pid":1,.*crecv' "$t" || fail "the report's line for rank 1 (in crecv) is not on rank 1"
     ;;
 esac
+# courier trace reads it and counts what the program did.
+if "$courier" trace "$t" >"$dir/report" 2>"$dir/report.err"; then
+    for call in MPI_Send MPI_Recv csend crecv mpc_bsend mpc_brecv; do
+        grep -Eq "^  $call +$((20 * n)) " "$dir/report" ||
+            fail "courier trace: no '$call $((20 * n))' row: $(grep "^  $call " "$dir/report")"
+    done
+    grep -Eq '^Matching by message id: ([0-9]+) sent, \1 received, \1 matched; unmatched: 0 sent, 0 received$' "$dir/report" ||
+        [ "$mode" != ok ] || fail "courier trace: $(grep '^Matching' "$dir/report")"
+else
+    fail "courier trace failed: $(cat "$dir/report.err")"
+fi
 [ $bad = 0 ] && echo "check: $mode on $n ranks: the trace is right"
 exit $bad
