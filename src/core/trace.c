@@ -32,9 +32,9 @@
 struct cr_trace {
     bool tsc; /* ticks are the time-stamp counter */
     int fd;
-    cr_trace_rec *buf; /* CR_TRACE_BUF records */
-    uint32_t used;     /* records in buf */
-    uint64_t written;  /* records in the file before buf's */
+    cr_trace_rec *buf; /* cap records */
+    uint32_t used, cap;
+    uint64_t written; /* records in the file before buf's */
     uint64_t lost;
     uint64_t run_t0;
     cr_trace_head head;
@@ -120,7 +120,7 @@ static void flush(cr_trace *t, uint32_t ended)
 static cr_trace_rec *slot(cr_job *job)
 {
     cr_trace *t = job->trace;
-    if (t->used == CR_TRACE_BUF) flush(t, 0);
+    if (t->used == t->cap) flush(t, 0);
     cr_trace_rec *r = &t->buf[t->used++];
     r->kind = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -170,7 +170,7 @@ static void on_term(int sig)
     cr_trace *t = job->trace;
     if (t) {
         job->trace = NULL;
-        cr_trace_rec *r = &t->buf[t->used < CR_TRACE_BUF ? t->used++ : CR_TRACE_BUF - 1];
+        cr_trace_rec *r = &t->buf[t->used < t->cap ? t->used++ : t->cap - 1];
         *r = (cr_trace_rec){.t0 = t->run_t0, .t1 = ticks(t), .kind = CR_TR_RUN};
         flush(t, 2);
         sigaction(SIGTERM, &t->old_term, NULL);
@@ -185,8 +185,13 @@ void cr_trace_open(cr_job *job)
     const char *dir = getenv("COURIER_TRACE");
     if (!dir || !*dir) return;
     cr_trace *t = calloc(1, sizeof *t);
-    size_t bytes = (size_t)CR_TRACE_BUF * sizeof(cr_trace_rec);
+    /* COURIER_TRACE_BUF: records buffered (tests make it small to write often) */
+    const char *b = getenv("COURIER_TRACE_BUF");
+    long cap = b ? strtol(b, NULL, 10) : CR_TRACE_BUF;
+    if (cap < 16 || cap > (1L << 24)) cap = CR_TRACE_BUF;
+    size_t bytes = (size_t)cap * sizeof(cr_trace_rec);
     if (!t || !(t->buf = malloc(bytes))) cr_fatal(job, "init", "out of memory for the trace");
+    t->cap = (uint32_t)cap;
     memset(t->buf, 0, bytes); /* its pages, now rather than on the message path */
     /* courier run made it on its host; on another host the first rank there
      * makes it (the same path: a shared directory, or one to collect) */
@@ -269,6 +274,7 @@ void cr_trace_leave_on(cr_job *job)
     uint8_t tid;
     cr_trace_thr *c = thr_of(job, &tid);
     if (c->depth == 0 || --c->depth) return;
+    uint16_t name = intern(job, c->call), how = intern(job, c->how); /* may write records */
     cr_trace_rec *r = slot(job);
     *r = (cr_trace_rec){.t0 = c->t0,
                         .t1 = ticks(job->trace),
@@ -277,8 +283,8 @@ void cr_trace_leave_on(cr_job *job)
                         .peer = c->peer,
                         .tag = c->tag,
                         .ctx = c->ctx,
-                        .name = intern(job, c->call),
-                        .how = intern(job, c->how),
+                        .name = name,
+                        .how = how,
                         .tid = tid};
     seal(r, CR_TR_CALL);
 }
@@ -323,36 +329,34 @@ static void first_message(cr_trace_thr *c, int peer, uint16_t ctx, int32_t tag, 
     if (!c->how) c->how = how;
 }
 
+/* A message record: at t0 (a send), or matched at t1 by a receive posted at t0. */
+static void message(cr_job *job, uint8_t kind, int peer, uint16_t ctx, int32_t tag, uint64_t bytes,
+                    uint64_t t0, uint64_t t1, const char *how)
+{
+    uint8_t tid;
+    first_message(thr_of(job, &tid), peer, ctx, tag, bytes, how);
+    uint16_t how_id = intern(job, how); /* before the slot: it may write a record */
+    cr_trace_rec *r = slot(job);
+    *r = (cr_trace_rec){.t0 = t0,
+                        .t1 = t1,
+                        .bytes = bytes,
+                        .peer = peer,
+                        .tag = tag,
+                        .ctx = ctx,
+                        .how = how_id,
+                        .tid = tid};
+    seal(r, kind);
+}
+
 void cr_trace_send_on(cr_job *job, int dst, uint16_t ctx, int32_t tag, uint64_t bytes,
                       const char *how)
 {
-    uint8_t tid;
-    first_message(thr_of(job, &tid), dst, ctx, tag, bytes, how);
-    cr_trace_rec *r = slot(job);
-    *r = (cr_trace_rec){.t0 = ticks(job->trace),
-                        .bytes = bytes,
-                        .peer = dst,
-                        .tag = tag,
-                        .ctx = ctx,
-                        .how = intern(job, how),
-                        .tid = tid};
-    seal(r, CR_TR_SEND);
+    message(job, CR_TR_SEND, dst, ctx, tag, bytes, ticks(job->trace), 0, how);
 }
 
 void cr_trace_recv_on(cr_job *job, int src, uint16_t ctx, int32_t tag, uint64_t bytes,
                       uint64_t posted, const char *how)
 {
-    uint8_t tid;
-    first_message(thr_of(job, &tid), src, ctx, tag, bytes, how);
-    cr_trace_rec *r = slot(job);
     uint64_t now = ticks(job->trace);
-    *r = (cr_trace_rec){.t0 = posted && posted < now ? posted : now,
-                        .t1 = now,
-                        .bytes = bytes,
-                        .peer = src,
-                        .tag = tag,
-                        .ctx = ctx,
-                        .how = intern(job, how),
-                        .tid = tid};
-    seal(r, CR_TR_RECV);
+    message(job, CR_TR_RECV, src, ctx, tag, bytes, posted && posted < now ? posted : now, now, how);
 }
