@@ -76,6 +76,7 @@ typedef struct tr_rank {
     int64_t wait;
     int64_t ls_waited, ls_caused, lr_waited, lr_caused;
     int64_t lost;
+    int part; /* otherData.lost said its part is "missing" (1) or "cut" (2) */
 } tr_rank;
 
 typedef struct tr_pair {
@@ -151,6 +152,7 @@ typedef struct tr_ctx {
     uint64_t hangs_dropped;
     int has_other, has_version;
     int64_t version, od_ranks, lost_total;
+    int bad_parts; /* ranks whose part otherData.lost calls "missing" or "cut" */
     char *command, *clock;
     int truncated, events_closed;
     long trunc_line;
@@ -1211,10 +1213,19 @@ static int parse_other(tr_ctx *c, jp *j)
             int r2 = jobj_begin(j);
             while (r2 > 0) {
                 char *rk;
-                int64_t v;
-                if (jobj_key(j, &rk) || jget_int(j, &v, "a count of lost events")) return -1;
+                int64_t v = 0;
+                const char *how = NULL;
+                if (jobj_key(j, &rk)) return -1;
+                /* a count, or what became of the rank's part: "missing", "cut" */
+                if (*j->p == '"' ? jget_str(j, &how, "")
+                                 : jget_int(j, &v, "a count of lost events"))
+                    return -1;
                 char *end;
                 long rank = strtol(rk, &end, 10);
+                if (how && !*end && end != rk && rank >= 0 && rank < TR_MAX_RANK) {
+                    rank_get(c, rank)->part = strcmp(how, "missing") ? 2 : 1;
+                    c->bad_parts++;
+                }
                 if (v > 0) c->lost_total += v;
                 if (!*end && end != rk && rank >= 0 && rank < TR_MAX_RANK && v > 0)
                     rank_get(c, rank)->lost += v;
@@ -1432,6 +1443,21 @@ static void report_header(tr_ctx *c, size_t R)
                 break;
             }
             printf("%srank %zu: %" PRId64, shown++ ? ", " : "", r, c->ranks[r].lost);
+        }
+        printf("): the figures below undercount\n");
+    }
+    if (c->bad_parts) {
+        printf("  warning  ranks whose records are incomplete (");
+        int shown = 0;
+        for (size_t r = 0; r < R; r++) {
+            if (!c->ranks[r].part) continue;
+            if (shown == 8) {
+                printf(", ...");
+                break;
+            }
+            printf("%srank %zu: %s", shown++ ? ", " : "", r,
+                   c->ranks[r].part == 1 ? "its part is missing"
+                                         : "it died before writing its last records");
         }
         printf("): the figures below undercount\n");
     }
