@@ -416,10 +416,11 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
                                        "%d regions are attached already (the most courier "
                                        "takes): detach one first",
                                        MAX_ATTACH));
+    cr_rma_expose(job, base, (size_t)size); /* first: peers may use it once it is listed
+                                                (served already if it must be) */
     w->myctl[ctl_natt(w) + 1 + 2 * k] = (uintptr_t)base;
     w->myctl[ctl_natt(w) + 2 + 2 * k] = (uint64_t)size;
     __atomic_store_n(n, k + 1, __ATOMIC_RELEASE);
-    cr_rma_expose(job, base, (size_t)size, false); /* served already if it must be */
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -29,6 +29,9 @@ void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_
 {
     cr_pub mine = {.addr = (uintptr_t)base, .len = len, .sh = {.fd = -1}};
     if (sh) mine.sh = *sh;
+    /* Before the address goes out: a member may send a request the moment it
+     * has it, and this rank may serve it while still in the collectives. */
+    cr_rma_expose(job, base, len);
     out->n = g->size;
     out->me = g->me;
     out->pub = malloc((size_t)g->size * sizeof *out->pub);
@@ -49,7 +52,7 @@ void cr_coll_publish(cr_job *job, cr_group *g, const char *op, void *base, size_
     for (int m = 0; m < g->size; m++) need[m] = m != g->me && !reaches(job, g, out, m, flags);
     cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
     cr_coll_allreduce(job, g, op, need, need + g->size, (size_t)g->size, &o);
-    cr_rma_expose(job, base, len, need[g->size + g->me] != 0);
+    if (need[g->size + g->me]) cr_rma_serve(job);
     free(need);
 }
 

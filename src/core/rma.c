@@ -314,7 +314,7 @@ static int service_hook(cr_job *job, bool *pending)
     return n;
 }
 
-void cr_rma_expose(cr_job *job, const void *base, size_t len, bool serve)
+void cr_rma_expose(cr_job *job, const void *base, size_t len)
 {
     cr_rma *m = rma_of(job);
     if (m->nspans == m->cap) {
@@ -325,7 +325,12 @@ void cr_rma_expose(cr_job *job, const void *base, size_t len, bool serve)
         m->cap = cap;
     }
     m->spans[m->nspans++] = (rma_span){(uintptr_t)base, len};
-    if (serve && !m->on && job->size > 1) {
+}
+
+void cr_rma_serve(cr_job *job)
+{
+    cr_rma *m = rma_of(job);
+    if (!m->on && job->size > 1) {
         m->on = true;
         post_service(job, m);
         cr_bg_add(job, service_hook);

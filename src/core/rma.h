@@ -69,10 +69,13 @@ void cr_shared_unmap(void *p, const cr_shared *s);
 bool cr_rma_reaches(cr_job *job, const cr_rtarget *t, size_t len, bool atomics);
 
 /* The service: len bytes at base may be read and written by peers' requests
- * from now on (cr_rma_hide: no longer). serve: some peer will send requests,
- * so the service must run: the first such exposure starts it (and the
- * progress thread); peers that reach the memory themselves need neither. */
-void cr_rma_expose(cr_job *job, const void *base, size_t len, bool serve);
+ * from now on (cr_rma_hide: no longer). Expose memory before any peer can
+ * know its address: a request that comes first is refused. cr_rma_serve:
+ * some peer will send requests, so the service must run (the first call starts
+ * it and the progress thread); peers that reach the memory themselves need
+ * neither. */
+void cr_rma_expose(cr_job *job, const void *base, size_t len);
+void cr_rma_serve(cr_job *job);
 void cr_rma_hide(cr_job *job, const void *base);
 
 /* Transfers. Each returns a ticket (0: complete already); cr_rma_done says
