@@ -74,7 +74,7 @@ hang)
     ;;
 esac
 # courier trace reads it and counts what the program did.
-if "$courier" trace "$t" >"$dir/report" 2>"$dir/report.err"; then
+if "$courier" trace "$t" --top 100 >"$dir/report" 2>"$dir/report.err"; then
     for call in MPI_Send MPI_Recv csend crecv mpc_bsend mpc_brecv; do
         grep -Eq "^  $call +$((20 * n)) " "$dir/report" ||
             fail "courier trace: no '$call $((20 * n))' row: $(grep "^  $call " "$dir/report")"
