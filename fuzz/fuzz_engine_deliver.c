@@ -193,6 +193,7 @@ static void job_setup(int cma_ok)
     job.unexp_tail = &job.unexp;
     job.handlers_due_tail = &job.handlers_due;
     job.unexp_limit = 2048;
+    job.stats = &job.own_stats; /* no host segment: the counters stay here */
     job.on_fatal = fatal_hook;
     ntr = sends_started = nbufs = 0;
     refuse_sends = deny_get = 0;
