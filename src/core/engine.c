@@ -114,6 +114,25 @@ cr_req *cr_req_from_id(cr_job *job, uint64_t id)
 static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
                           const char *how);
 
+/* A message this rank started sending, or that a receive of it matched: counted
+ * for `courier status` (job->stats) and, while tracing, recorded with how it
+ * goes. Every message passes exactly one of each. */
+static inline void count_sent(cr_job *job, int dst, uint16_t ctx, int32_t tag, size_t len,
+                              const char *how)
+{
+    job->stats->sent_msgs++;
+    job->stats->sent_bytes += len;
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_send_on(job, dst, ctx, tag, len, how);
+}
+static inline void count_matched(cr_job *job, int src, uint16_t ctx, int32_t tag, size_t len,
+                                 uint64_t posted, const char *how)
+{
+    job->stats->recv_msgs++;
+    job->stats->recv_bytes += len;
+    if (__builtin_expect(job->trace != NULL, 0))
+        cr_trace_recv_on(job, src, ctx, tag, len, posted, how);
+}
+
 /* An internal receive (cr_engine_buffer_rts) has all its data: the unexpected
  * entry now holds the message, or the user receive that matched it meanwhile
  * gets it. */
@@ -209,10 +228,7 @@ static void unlink_unexp(cr_job *job, cr_unexp **pp)
 static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
                           const char *how)
 {
-    job->stats->recv_msgs++;
-    job->stats->recv_bytes += size;
-    if (__builtin_expect(job->trace != NULL, 0))
-        cr_trace_recv_on(job, src, r->sel.ctx, tag, size, r->posted_at, how);
+    count_matched(job, src, r->sel.ctx, tag, size, r->posted_at, how);
     r->st.src = src;
     r->st.tag = tag;
     r->st.size = size;
@@ -357,13 +373,10 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->sync = sync;
     r->blocking = blocking;
     job->sends_active++;
-    job->stats->sent_msgs++;
-    job->stats->sent_bytes += len;
-    if (__builtin_expect(job->trace != NULL, 0))
-        cr_trace_send_on(job, dst, ctx, tag, len,
-                         sync                         ? "sync"
-                         : r->stage == CR_STAGE_EAGER ? "eager"
-                                                      : "rendezvous");
+    count_sent(job, dst, ctx, tag, len,
+               sync                         ? "sync"
+               : r->stage == CR_STAGE_EAGER ? "eager"
+                                            : "rendezvous");
     if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
     r->fresh = 0;
     return r;
@@ -403,9 +416,7 @@ bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *bu
     if (__builtin_expect(len > job->eager[dst] || job->backlog[dst], 0)) return false;
     cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
     if (cr_tp_send(job, dst, &h, buf, len)) return false;
-    job->stats->sent_msgs++;
-    job->stats->sent_bytes += len;
-    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_send_on(job, dst, ctx, tag, len, "eager");
+    count_sent(job, dst, ctx, tag, len, "eager");
     return true;
 }
 
@@ -599,10 +610,7 @@ static int peek_direct(cr_job *job, cr_link *l, const cr_sel *sel, void *buf, si
         if (len) memcpy(buf, payload, len);
         *st = (cr_status){.src = src, .tag = h.tag, .size = len, .count = len};
         l->ops->take(l->ctx, src);
-        job->stats->recv_msgs++;
-        job->stats->recv_bytes += len;
-        if (__builtin_expect(job->trace != NULL, 0))
-            cr_trace_recv_on(job, src, h.ctx, h.tag, len, 0, "eager");
+        count_matched(job, src, h.ctx, h.tag, len, 0, "eager");
         return 1;
     }
     if (!cr_engine_deliver(job, src, &h, payload, len)) {

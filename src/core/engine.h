@@ -124,7 +124,7 @@ typedef struct cr_req {
      * (idx CR_NOID); when the push path needs an id, a table request stands in
      * for it and completes it through fwd. */
     struct cr_req *fwd;
-    uint64_t posted_at; /* receive, while tracing: when it was posted (cr_clock_ns) */
+    uint64_t posted_at; /* receive, while tracing: when it was posted (cr_trace_now) */
 } cr_req;
 
 #define CR_NOID UINT32_MAX

@@ -286,33 +286,23 @@ int cr_trace_merge(const cr_trace_job *j, FILE *err)
                 json_str(o, name_of(nm, x->how));
                 fprintf(o, ",\"wait\":%.3f}}", (double)x->wait / 1000.0);
                 break;
-            case CR_TR_SEND: {
-                key *k = key_get(&km, r, x->peer, x->ctx, x->tag);
+            case CR_TR_SEND:
+            case CR_TR_RECV: { /* a flow's start at its send, its end where it was matched */
+                bool send = x->kind == CR_TR_SEND;
+                key *k = send ? key_get(&km, r, x->peer, x->ctx, x->tag)
+                              : key_get(&km, x->peer, r, x->ctx, x->tag);
                 if (!k) break;
                 event_head(o, &first);
                 fprintf(o,
-                        "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":%" PRIu64
-                        ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"args\":{\"to\":%d,\"bytes\":%" PRIu64
+                        "{\"ph\":\"%s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":%" PRIu64
+                        ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"args\":{\"%s\":%d,\"bytes\":%" PRIu64
                         ",\"tag\":%d,\"ctx\":%u,\"how\":",
-                        flow_id(k, k->sent++), r, x->tid, us(t0, origin), x->peer, x->bytes, x->tag,
-                        x->ctx);
+                        send ? "s" : "f\",\"bp\":\"e", flow_id(k, send ? k->sent++ : k->matched++),
+                        r, x->tid, us(send ? t0 : t1, origin), send ? "to" : "from", x->peer,
+                        x->bytes, x->tag, x->ctx);
                 json_str(o, name_of(nm, x->how));
+                if (!send) fprintf(o, ",\"posted\":%.3f", us(t0, origin));
                 fputs("}}", o);
-                break;
-            }
-            case CR_TR_RECV: {
-                key *k = key_get(&km, x->peer, r, x->ctx, x->tag);
-                if (!k) break;
-                event_head(o, &first);
-                fprintf(
-                    o,
-                    "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":%" PRIu64
-                    ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"args\":{\"from\":%d,\"bytes\":%" PRIu64
-                    ",\"tag\":%d,\"ctx\":%u,\"how\":",
-                    flow_id(k, k->matched++), r, x->tid, us(t1, origin), x->peer, x->bytes, x->tag,
-                    x->ctx);
-                json_str(o, name_of(nm, x->how));
-                fprintf(o, ",\"posted\":%.3f}}", us(t0, origin));
                 break;
             }
             default:
