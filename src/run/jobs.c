@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "../host/host.h"
 #include "watchdog.h"
 
@@ -700,21 +701,6 @@ static const char status_usage[] =
     "  --json     one JSON object (per refresh)\n"
     "  --watch S  show it again every S seconds until the job ends\n";
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void json_stats(const cr_host_stats *s)
 {
     printf("\"posted\":%u,\"unexpected\":%u,\"unexp_bytes\":%llu,\"sent_msgs\":%llu,"
@@ -732,20 +718,20 @@ static void print_json(const entry *e, const board *b, bool ended)
            "\"ranks\":%d,\"first\":%d,\"count\":%d,\"hosts\":",
            (int)e->pid, ended ? "true" : "false", e->agent ? "true" : "false", e->started,
            (long long)time(NULL) - e->started, e->ranks, e->first, e->count);
-    json_str(e->hosts);
+    cr_json_str(stdout, e->hosts);
     printf(",\"cwd\":");
-    json_str(e->cwd);
+    cr_json_str(stdout, e->cwd);
     printf(",\"command\":");
-    json_str(e->command);
+    cr_json_str(stdout, e->command);
     printf(",\"timeout\":%g,\"trace\":", e->timeout);
-    json_str(e->trace);
+    cr_json_str(stdout, e->trace);
     printf(",\"rank\":[");
     for (int r = 0; r < e->ranks; r++) {
         rank_view v;
         rank_read(e, b, r, &v);
         tally_add(&t, &v);
         printf("%s{\"rank\":%d,\"host\":", r ? "," : "", r);
-        json_str(host_of(e, r, host, sizeof host));
+        cr_json_str(stdout, host_of(e, r, host, sizeof host));
         printf(",\"state\":\"%s\"", state_name[v.state]);
         if (v.state == RS_ELSEWHERE || v.state == RS_NOBOARD) {
             printf(",\"pid\":null,\"wait\":null}");
@@ -756,7 +742,7 @@ static void print_json(const entry *e, const board *b, bool ended)
         else
             printf(",\"pid\":null,\"wait\":");
         if (v.state == RS_BLOCKED)
-            json_str(v.wait);
+            cr_json_str(stdout, v.wait);
         else
             printf("null");
         putchar(',');
@@ -765,7 +751,7 @@ static void print_json(const entry *e, const board *b, bool ended)
     }
     tally_words(e, &t, state, sizeof state);
     printf("],\"total\":{\"state\":");
-    json_str(state);
+    cr_json_str(stdout, state);
     printf(",\"here\":%d,\"blocked\":%d,\"finished\":%d,\"ended\":%d,", t.here, t.blocked,
            t.finished, t.ended);
     json_stats(&t.s);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../core/trace.h"
+#include "json.h"
 
 typedef struct part {
     const cr_trace_head *head;
@@ -110,21 +111,6 @@ static key *key_get(keymap *m, int32_t s, int32_t d, uint16_t c, int32_t t)
 static uint64_t flow_id(const key *k, uint32_t nth)
 {
     return (k->num & 0x1fffff) << 32 | nth;
-}
-
-static void json_str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
 }
 
 static double us(uint64_t t, uint64_t origin)
@@ -278,12 +264,12 @@ int cr_trace_merge(const cr_trace_job *j, FILE *err)
             case CR_TR_CALL:
                 event_head(o, &first);
                 fprintf(o, "{\"ph\":\"X\",\"cat\":\"call\",\"name\":");
-                json_str(o, name_of(nm, x->name));
+                cr_json_str(o, name_of(nm, x->name));
                 fprintf(o,
                         ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"peer\":%d,"
                         "\"tag\":%d,\"bytes\":%" PRIu64 ",\"ctx\":%u,\"how\":",
                         r, x->tid, us(t0, origin), us(t1, t0), x->peer, x->tag, x->bytes, x->ctx);
-                json_str(o, name_of(nm, x->how));
+                cr_json_str(o, name_of(nm, x->how));
                 fprintf(o, ",\"wait\":%.3f}}", (double)x->wait / 1000.0);
                 break;
             case CR_TR_SEND:
@@ -300,7 +286,7 @@ int cr_trace_merge(const cr_trace_job *j, FILE *err)
                         send ? "s" : "f\",\"bp\":\"e", flow_id(k, send ? k->sent++ : k->matched++),
                         r, x->tid, us(send ? t0 : t1, origin), send ? "to" : "from", x->peer,
                         x->bytes, x->tag, x->ctx);
-                json_str(o, name_of(nm, x->how));
+                cr_json_str(o, name_of(nm, x->how));
                 if (!send) fprintf(o, ",\"posted\":%.3f", us(t0, origin));
                 fputs("}}", o);
                 break;
@@ -329,13 +315,13 @@ int cr_trace_merge(const cr_trace_job *j, FILE *err)
                 "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"hang\",\"name\":\"hang\",\"pid\":%d,"
                 "\"tid\":0,\"ts\":%.3f,\"args\":{\"report\":",
                 pid, us(j->hang_at, origin));
-        json_str(o, line);
+        cr_json_str(o, line);
         fputs("}}", o);
         l = e ? e + 1 : l + len;
     }
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"courier_trace\":1,\"ranks\":", o);
     fprintf(o, "%d,\"command\":", n);
-    json_str(o, j->command ? j->command : "");
+    cr_json_str(o, j->command ? j->command : "");
     fprintf(o, ",\"clock\":\"%s\",\"lost\":{", j->clock ? j->clock : "real");
     bool lf = true;
     for (int r = 0; r < n; r++) {
