@@ -223,8 +223,8 @@ int mpc_environ(int *numtask, int *taskid)
 
 int mpc_task_query(int *buf, int nelem, int qtype)
 {
-    cr_job *job = mpl_enter("mpc_task_query");
     const char *call = "mpc_task_query";
+    cr_job *job = mpl_enter(call);
     int want = qtype == MPL_Q_WILDCARDS                         ? 4
                : qtype == MPL_Q_TYPES || qtype == MPL_Q_BUFFERS ? 2
                                                                 : 1;
@@ -263,8 +263,8 @@ int mpc_task_query(int *buf, int nelem, int qtype)
 
 int mpc_task_set(int *buf, int nelem, int stype)
 {
-    cr_job *job = mpl_enter("mpc_task_set");
     const char *call = "mpc_task_set";
+    cr_job *job = mpl_enter(call);
     if (stype != MPL_SET_OVERFLOW_ERROR && stype != MPL_SET_ERRORS_FATAL)
         return leave(job, fail(job, call, MPL_EQTYPE, "set type %d is unknown (%d or %d)", stype,
                                MPL_SET_OVERFLOW_ERROR, MPL_SET_ERRORS_FATAL));
@@ -450,8 +450,8 @@ static int brecv(cr_job *job, const char *call, char *buf, size_t len, const cr_
 
 int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes)
 {
-    cr_job *job = mpl_enter("mpc_brecv");
     const char *call = "mpc_brecv";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (check_len(job, call, buf, len, "length") || make_sel(job, call, src, type, &s) ||
         check_ptr(job, call, nbytes, "nbytes"))
@@ -463,8 +463,8 @@ int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes)
 int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
                   int *rtype, int *nbytes)
 {
-    cr_job *job = mpl_enter("mpc_bsendrecv");
     const char *call = "mpc_bsendrecv";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (send_checks(job, call, sbuf, slen, dest, stype) ||
         check_len(job, call, rbuf, rlen, "receive length") || make_sel(job, call, src, rtype, &s) ||
@@ -482,8 +482,8 @@ int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rle
 
 int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type)
 {
-    cr_job *job = mpl_enter("mpc_bvsend");
     const char *call = "mpc_bvsend";
+    cr_job *job = mpl_enter(call);
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
         check_task(job, call, dest, "destination") || check_type(job, call, type))
         return leave(job, -1);
@@ -503,8 +503,8 @@ int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type
 
 int mpc_bvrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes)
 {
-    cr_job *job = mpl_enter("mpc_bvrecv");
     const char *call = "mpc_bvrecv";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
         make_sel(job, call, src, type, &s) || check_ptr(job, call, nbytes, "nbytes"))
@@ -536,8 +536,8 @@ static int isend_common(cr_job *job, const char *call, const char *buf, size_t l
 
 int mpc_send(char *buf, int len, int dest, int type, int *msgid)
 {
-    cr_job *job = mpl_enter("mpc_send");
     const char *call = "mpc_send";
+    cr_job *job = mpl_enter(call);
     if (send_checks(job, call, buf, len, dest, type) || check_ptr(job, call, msgid, "msgid"))
         return leave(job, -1);
     return leave(job, isend_common(job, call, buf, (size_t)len, NULL, dest, type, msgid));
@@ -545,8 +545,8 @@ int mpc_send(char *buf, int len, int dest, int type, int *msgid)
 
 int mpc_vsend(char *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid)
 {
-    cr_job *job = mpl_enter("mpc_vsend");
     const char *call = "mpc_vsend";
+    cr_job *job = mpl_enter(call);
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
         check_task(job, call, dest, "destination") || check_type(job, call, type) ||
         check_ptr(job, call, msgid, "msgid"))
@@ -586,8 +586,8 @@ static int irecv_common(cr_job *job, const char *call, char *buf, size_t len, co
 
 int mpc_recv(char *buf, int len, int *src, int *type, int *msgid)
 {
-    cr_job *job = mpl_enter("mpc_recv");
     const char *call = "mpc_recv";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (check_len(job, call, buf, len, "length") || make_sel(job, call, src, type, &s) ||
         check_ptr(job, call, msgid, "msgid"))
@@ -597,8 +597,8 @@ int mpc_recv(char *buf, int len, int *src, int *type, int *msgid)
 
 int mpc_vrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid)
 {
-    cr_job *job = mpl_enter("mpc_vrecv");
     const char *call = "mpc_vrecv";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (check_strided(job, call, buf, blknum, blklen, stride) ||
         make_sel(job, call, src, type, &s) || check_ptr(job, call, msgid, "msgid"))
@@ -623,8 +623,8 @@ int mpc_status(int msgid)
 
 int mpc_wait(int *msgid, int *nbytes)
 {
-    cr_job *job = mpl_enter("mpc_wait");
     const char *call = "mpc_wait";
+    cr_job *job = mpl_enter(call);
     if (check_ptr(job, call, msgid, "msgid") || check_ptr(job, call, nbytes, "nbytes"))
         return leave(job, -1);
     int id = *msgid;
@@ -671,8 +671,8 @@ int mpc_wait(int *msgid, int *nbytes)
 
 int mpc_probe(int *src, int *type, int *nbytes)
 {
-    cr_job *job = mpl_enter("mpc_probe");
     const char *call = "mpc_probe";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (make_sel(job, call, src, type, &s) || check_ptr(job, call, nbytes, "nbytes"))
         return leave(job, -1);
@@ -714,8 +714,8 @@ static void rnc_fire(cr_job *job, void (*user)(void), const cr_status *st)
 
 int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler)
 {
-    cr_job *job = mpl_enter("mpc_rcvncall");
     const char *call = "mpc_rcvncall";
+    cr_job *job = mpl_enter(call);
     cr_sel s;
     if (check_len(job, call, buf, len, "length") || make_sel(job, call, src, type, &s) ||
         check_ptr(job, call, msgid, "msgid"))
@@ -787,8 +787,8 @@ static int ctx_check(cr_job *job, const char *call, long ctx)
 
 int mpc_group(int gsize, int glist[], int label, int *gid)
 {
-    cr_job *job = mpl_enter("mpc_group");
     const char *call = "mpc_group";
+    cr_job *job = mpl_enter(call);
     if (gsize < 1 || gsize > job->size)
         return leave(job, fail(job, call, MPL_EINVAL, "group size %d is out of range 1..%d", gsize,
                                job->size));
@@ -837,8 +837,8 @@ static int part_cmp(const void *a, const void *b)
 
 int mpc_partition(int parent_gid, int key, int label, int *gid)
 {
-    cr_job *job = mpl_enter("mpc_partition");
     const char *call = "mpc_partition";
+    cr_job *job = mpl_enter(call);
     mpl_grp *p = grp_get(job, call, parent_gid);
     if (!p || check_ptr(job, call, gid, "gid")) return leave(job, -1);
     int n = p->g.size;
@@ -874,8 +874,8 @@ int mpc_getsize(int *gsize, int gid)
 
 int mpc_getrank(int *rank, int taskid, int gid)
 {
-    cr_job *job = mpl_enter("mpc_getrank");
     const char *call = "mpc_getrank";
+    cr_job *job = mpl_enter(call);
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_ptr(job, call, rank, "rank") || check_task(job, call, taskid, "task id"))
         return leave(job, -1);
@@ -890,8 +890,8 @@ int mpc_getrank(int *rank, int taskid, int gid)
 
 int mpc_gettaskid(int rank, int *taskid, int gid)
 {
-    cr_job *job = mpl_enter("mpc_gettaskid");
     const char *call = "mpc_gettaskid";
+    cr_job *job = mpl_enter(call);
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_ptr(job, call, taskid, "taskid")) return leave(job, -1);
     if (rank < 0 || rank >= g->g.size)
@@ -1018,8 +1018,8 @@ int mpc_sync(int gid)
 
 int mpc_bcast(void *buf, int msglen, int root, int gid)
 {
-    cr_job *job = mpl_enter("mpc_bcast");
     const char *call = "mpc_bcast";
+    cr_job *job = mpl_enter(call);
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_len(job, call, buf, msglen, "length") || check_root(job, call, g, root))
         return leave(job, -1);
@@ -1125,8 +1125,8 @@ int mpc_index(void *sendbuf, void *recvbuf, int blklen, int gid)
 
 int mpc_shift(void *sendbuf, void *recvbuf, int msglen, int step, int flag, int gid)
 {
-    cr_job *job = mpl_enter("mpc_shift");
     const char *call = "mpc_shift";
+    cr_job *job = mpl_enter(call);
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_len(job, call, sendbuf, msglen, "length") ||
         check_len(job, call, recvbuf, msglen, "length"))
