@@ -118,6 +118,14 @@ void cr_host_detach(cr_host *h)
     free(h->peer_efd);
 }
 
+int cr_host_reserve(cr_host *h, const void *p, size_t len)
+{
+    (void)h;
+    uintptr_t a = (uintptr_t)p, start = a & ~(uintptr_t)4095;
+    if (madvise((void *)start, a + len - start, MADV_POPULATE_WRITE) == 0) return 0;
+    return errno == EINVAL ? 0 : -errno; /* EINVAL: an older kernel */
+}
+
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);

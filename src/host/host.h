@@ -152,6 +152,13 @@ typedef struct cr_host {
 
 /* Map the segment inherited as fd (closed here); 0 or -errno. */
 int cr_host_attach(cr_host *h, int fd, int rank, int size);
+/* Give the len bytes of the segment at p (inside the mapping) memory now
+ * (MADV_POPULATE_WRITE), so that touching them later cannot raise SIGBUS; 0, or
+ * -errno (ENOMEM: the machine is out of memory). The launcher allocates the
+ * segment's control part and the shm region's fixed part; the rest is taken
+ * this way as used. A kernel before 5.14 lacks the call: its pages come at
+ * first touch, as before. */
+int cr_host_reserve(cr_host *h, const void *p, size_t len);
 /* Mark this rank gone, wake every peer, unmap. */
 void cr_host_detach(cr_host *h);
 

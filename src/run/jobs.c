@@ -273,7 +273,7 @@ static entry *entry_read(int dfd, pid_t pid)
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
-    long long v, got_pid = -1, got_start = -1;
+    long long v = 0, got_pid = -1, got_start = -1;
     bool bad = false;
     while ((n = getline(&line, &cap, f)) > 0) {
         if (line[n - 1] == '\n') line[n - 1] = '\0';
@@ -459,6 +459,7 @@ static int host_names(const entry *e, char *buf, size_t len)
 typedef struct board {
     void *base;
     size_t len;
+    uint64_t mem_used, mem_space; /* the segment's memory taken, and its size */
     const cr_host_rank *rk;
     const cr_host_status *st;
 } board;
@@ -512,6 +513,8 @@ static int board_open(const entry *e, board *b, char *why, size_t wlen)
     }
     b->base = base;
     b->len = need;
+    b->mem_used = (uint64_t)st.st_blocks * 512u;
+    b->mem_space = (uint64_t)st.st_size;
     b->rk = (const cr_host_rank *)((const char *)base + hd.rank_off);
     b->st = (const cr_host_status *)((const char *)base + hd.status_off);
     return 0;
@@ -725,6 +728,8 @@ static void print_json(const entry *e, const board *b, bool ended)
     cr_json_str(stdout, e->command);
     printf(",\"timeout\":%g,\"trace\":", e->timeout);
     cr_json_str(stdout, e->trace);
+    printf(",\"shm_bytes\":%llu,\"shm_space\":%llu", (unsigned long long)b->mem_used,
+           (unsigned long long)b->mem_space);
     printf(",\"rank\":[");
     for (int r = 0; r < e->ranks; r++) {
         rank_view v;
@@ -784,6 +789,10 @@ static void print_table(const entry *e, const board *b, bool ended)
         printf("job %d %s %s: %d rank%s, up %s, in %s: %s\n", (int)e->pid,
                e->count ? "on" : "across hosts", names, e->ranks, e->ranks == 1 ? "" : "s", up,
                e->cwd, e->command);
+    if (b->base)
+        printf("shared memory: %.1f MiB in use (channels take theirs as pairs first talk; %.0f "
+               "MiB of address space)\n",
+               (double)b->mem_used / (1 << 20), (double)b->mem_space / (1 << 20));
     printf("%-5s %-8s %-7s %-6s %-12s %-9s %-12s %-9s %-12s %s\n", "RANK", "PID", "POSTED", "UNEXP",
            "UNEXP_BYTES", "SENT", "SENT_BYTES", "RECV", "RECV_BYTES", "STATE");
     for (int r = 0; r < e->ranks; r++) {

@@ -181,7 +181,7 @@ static const char usage_text[] =
     "                   [--hosts LIST | --hostfile F] [--rsh CMD] [--trace FILE]\n"
     "                   -n N prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
-    "  -n N              start N ranks of prog (1..1024 in all)\n"
+    "  -n N              start N ranks of prog (1..4096 in all)\n"
     "  --label           prefix every output line with [rank]\n"
     "  --timeout S       end the job if it runs longer than S seconds\n"
     "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n"
@@ -565,9 +565,11 @@ static int make_segment(int n, size_t *len, void **control)
     int fd = memfd_create("courier-job", MFD_CLOEXEC);
     if (fd < 0) return -1;
     if (ftruncate(fd, (off_t)*len) < 0) goto fail;
-    /* Reserve the memory now, so that a job too big for this machine fails here
-     * with a clear message instead of a SIGBUS in a rank later. */
-    int rc = posix_fallocate(fd, 0, (off_t)*len);
+    /* Reserve the memory every rank needs now (control part, shm inboxes), so
+     * that a job too big for this machine fails here with a clear message
+     * instead of a SIGBUS in a rank later. Channels take theirs when first used
+     * (cr_host_reserve), so memory grows with the pairs that talk. */
+    int rc = posix_fallocate(fd, 0, (off_t)(cr_host_control_size(n) + cr_shm_region_fixed(n)));
     if (rc) {
         errno = rc;
         goto fail;

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CR_RUN_MAX_RANKS 1024
+#define CR_RUN_MAX_RANKS 4096
 
 /* One program of an (MPMD) job: n ranks run argv (NULL-terminated). */
 typedef struct cr_run_app {

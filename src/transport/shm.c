@@ -2,10 +2,16 @@
  * the host segment (src/host), which the launcher creates with memfd_create and
  * every rank inherits, so nothing can be left in /dev/shm.
  *
- * Layout: the region's head, then one channel per ordered pair (sender,
- * receiver); the doorbells and pids are the host segment's rank records. A channel is a
- * single-producer, single-consumer ring of 64-byte cells plus a byte ring for payloads that do not
- * fit in a cell. Invariants:
+ * Layout: the region's head, one inbox per receiver, then the place of one
+ * channel per ordered pair (sender, receiver); the doorbells and pids are the
+ * host segment's rank records. A channel is a single-producer, single-consumer
+ * ring of 64-byte cells plus a byte ring for payloads that do not fit in a cell.
+ * Invariants:
+ *  - a channel is opened by its sender on its first send: it takes the
+ *    channel's memory (cr_host_reserve), then announces itself in the
+ *    receiver's inbox; a receiver polls only the channels announced to it, so
+ *    memory and the cost of a poll grow with the peers a rank hears from, not
+ *    with the job's size;
  *  - only the sender writes cells and the data ring; only the receiver writes the
  *    channel's first line (head_pub, dhead_pub: what it has consumed);
  *  - a cell is published by storing seq = position + 1 with release order after
@@ -32,14 +38,14 @@
 #include "transport.h"
 
 typedef struct shm_tx {
-    shm_chan *ch;
+    shm_chan *ch; /* NULL until the first send opens it */
     unsigned char *data;
     uint32_t tail, head_cache, dtail, dhead_cache;
     int blocked; /* last send_am said CR_EAGAIN */
 } shm_tx;
 
 typedef struct shm_rx {
-    shm_chan *ch;
+    shm_chan *ch; /* NULL until the sender announces it */
     unsigned char *data;
     uint32_t head, dhead, head_pub, dhead_pub;
     uint32_t stalled; /* *recv_gen + 1 while the engine refuses the head cell */
@@ -52,8 +58,14 @@ typedef struct shm_state {
     uint32_t ncells, dbytes;
     shm_tx *tx;
     shm_rx *rx;
-    int *peers; /* the peers this transport owns, in rank order */
+    shm_inbox *inbox;          /* every receiver's; ours is inbox[rank] */
+    _Atomic uint32_t *slots;   /* nranks per receiver */
+    uint32_t inbox_head;       /* slots of ours read so far */
+    unsigned char *host_owned; /* per rank: this transport serves it */
+    int *peers;                /* the peers we hear from (announced), in the order they came */
     int npeers;
+    int *outs; /* the peers we have sent to */
+    int nouts;
     int rr; /* index in peers of the next peer to poll first */
     /* the message peek returned: its peer's index in peers and the data-ring
      * position once it is taken */
@@ -63,13 +75,72 @@ typedef struct shm_state {
 
 static shm_chan *chan_of(shm_state *s, int from, int to)
 {
-    char *p = (char *)s->reg + sizeof(shm_region);
+    char *p = (char *)s->reg + s->reg->chan_off;
     return (shm_chan *)(p + ((size_t)from * s->reg->nranks + (size_t)to) * s->reg->chan_stride);
+}
+
+/* Open our channel to peer: take its memory, then tell the peer (its inbox). */
+static void open_tx(shm_state *s, int peer)
+{
+    shm_chan *ch = chan_of(s, s->env.rank, peer);
+    int rc = cr_host_reserve(s->host, ch, s->reg->chan_stride);
+    if (rc) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "no memory for a shared-memory channel to rank %d (%s): this host is out of "
+                 "memory; run fewer ranks per host",
+                 peer, strerror(-rc));
+        s->env.fatal(s->env.owner, "send", msg);
+    }
+    s->tx[peer].ch = ch;
+    s->tx[peer].data = (unsigned char *)&ch->cells[s->ncells];
+    s->outs[s->nouts++] = peer;
+    uint32_t k = atomic_fetch_add_explicit(&s->inbox[peer].tail, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->slots[(size_t)peer * s->reg->nranks + k], (uint32_t)s->env.rank + 1,
+                          memory_order_release);
+}
+
+/* Take in the senders announced since we last looked; returns how many. */
+static int read_inbox(shm_state *s)
+{
+    uint32_t tail = atomic_load_explicit(&s->inbox[s->env.rank].tail, memory_order_relaxed);
+    int got = 0;
+    while (s->inbox_head != tail) {
+        _Atomic uint32_t *slot = &s->slots[(size_t)s->env.rank * s->reg->nranks + s->inbox_head];
+        uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
+        if (!v) break; /* taken, not yet written */
+        int p = (int)v - 1;
+        if (p < 0 || p >= s->env.size || p == s->env.rank || s->rx[p].ch || !s->host_owned[p]) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "a bad announcement (%u) in rank %d's inbox (corrupt peer?)",
+                     v, s->env.rank);
+            s->env.fatal(s->env.owner, "progress", msg);
+            break;
+        }
+        s->rx[p].ch = chan_of(s, p, s->env.rank);
+        s->rx[p].data = (unsigned char *)&s->rx[p].ch->cells[s->ncells];
+        s->peers[s->npeers++] = p;
+        s->inbox_head++;
+        got++;
+    }
+    return got;
 }
 
 static inline void kick(shm_state *s, int peer)
 {
     cr_host_kick(s->host, peer);
+}
+
+/* The host segment stays: the engine detaches it (peers see us gone there). */
+static void shm_close(void *ctx)
+{
+    shm_state *s = ctx;
+    free(s->tx);
+    free(s->rx);
+    free(s->peers);
+    free(s->outs);
+    free(s->host_owned);
+    free(s);
 }
 
 static int shm_open(void **ctx, const cr_tp_env *env)
@@ -78,7 +149,10 @@ static int shm_open(void **ctx, const cr_tp_env *env)
     if (!h || !h->region || h->region_bytes < sizeof(shm_region)) return -ENODEV;
     shm_region *reg = h->region;
     if (reg->nranks != (uint32_t)env->size || reg->ncells == 0 || reg->dbytes < 2 ||
-        sizeof(shm_region) + (size_t)env->size * env->size * reg->chan_stride > h->region_bytes)
+        reg->inbox_off < sizeof(shm_region) ||
+        reg->inbox_off + (size_t)env->size * (sizeof(shm_inbox) + env->size * sizeof(uint32_t)) >
+            reg->chan_off ||
+        reg->chan_off + (size_t)env->size * env->size * reg->chan_stride > h->region_bytes)
         return -EINVAL;
     shm_state *s = calloc(1, sizeof *s);
     if (!s) return -ENOMEM;
@@ -87,14 +161,16 @@ static int shm_open(void **ctx, const cr_tp_env *env)
     s->reg = reg;
     s->ncells = reg->ncells;
     s->dbytes = reg->dbytes;
+    s->inbox = (shm_inbox *)((char *)reg + reg->inbox_off);
+    s->slots = (_Atomic uint32_t *)(s->inbox + env->size);
+    /* per-peer state is zero until a peer is talked to: untouched pages */
     s->tx = calloc((size_t)env->size, sizeof *s->tx);
     s->rx = calloc((size_t)env->size, sizeof *s->rx);
     s->peers = calloc((size_t)env->size, sizeof *s->peers);
-    if (!s->tx || !s->rx || !s->peers) {
-        free(s->tx);
-        free(s->rx);
-        free(s->peers);
-        free(s);
+    s->outs = calloc((size_t)env->size, sizeof *s->outs);
+    s->host_owned = calloc((size_t)env->size, 1);
+    if (!s->tx || !s->rx || !s->peers || !s->outs || !s->host_owned) {
+        shm_close(s);
         return -ENOMEM;
     }
     *ctx = s;
@@ -110,22 +186,7 @@ static bool shm_reaches(void *ctx, int peer)
 
 static void shm_own(void *ctx, int p)
 {
-    shm_state *s = ctx;
-    s->tx[p].ch = chan_of(s, s->env.rank, p);
-    s->tx[p].data = (unsigned char *)&s->tx[p].ch->cells[s->ncells];
-    s->rx[p].ch = chan_of(s, p, s->env.rank);
-    s->rx[p].data = (unsigned char *)&s->rx[p].ch->cells[s->ncells];
-    s->peers[s->npeers++] = p; /* called in rank order */
-}
-
-/* The host segment stays: the engine detaches it (peers see us gone there). */
-static void shm_close(void *ctx)
-{
-    shm_state *s = ctx;
-    free(s->tx);
-    free(s->rx);
-    free(s->peers);
-    free(s);
+    ((shm_state *)ctx)->host_owned[p] = 1;
 }
 
 static size_t shm_max_payload(void *ctx, int peer)
@@ -151,6 +212,7 @@ static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload
 {
     shm_state *s = ctx;
     shm_tx *t = &s->tx[peer];
+    if (__builtin_expect(!t->ch, 0)) open_tx(s, peer);
     if (t->tail - t->head_cache >= s->ncells) {
         t->head_cache = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
         if (t->tail - t->head_cache >= s->ncells) goto full;
@@ -246,6 +308,7 @@ static int poll_peer(shm_state *s, int p, int budget)
 static int shm_poll(void *ctx)
 {
     shm_state *s = ctx;
+    read_inbox(s);
     int n = 0;
     for (int i = 0; i < s->npeers; i++) {
         int k = s->rr + i;
@@ -262,6 +325,7 @@ static bool shm_peek(void *ctx, int *src, cr_hdr *h, const void **payload, size_
 {
     shm_state *s = ctx;
     uint32_t gen1 = *s->env.recv_gen + 1;
+    read_inbox(s);
     for (int i = 0; i < s->npeers; i++) {
         int k = s->rr + i;
         if (k >= s->npeers) k -= s->npeers;
@@ -305,6 +369,8 @@ static int shm_arm(void *ctx)
 {
     shm_state *s = ctx;
     uint32_t gen1 = *s->env.recv_gen + 1;
+    if (atomic_load_explicit(&s->inbox[s->env.rank].tail, memory_order_acquire) != s->inbox_head)
+        return 1;
     for (int i = 0; i < s->npeers; i++) {
         int p = s->peers[i];
         shm_rx *r = &s->rx[p];
@@ -312,7 +378,9 @@ static int shm_arm(void *ctx)
         if (atomic_load_explicit(&c->seq, memory_order_acquire) == r->head + 1 &&
             r->stalled != gen1)
             return 1;
-        shm_tx *t = &s->tx[p];
+    }
+    for (int i = 0; i < s->nouts; i++) {
+        shm_tx *t = &s->tx[s->outs[i]];
         if (t->blocked &&
             (atomic_load_explicit(&t->ch->head_pub, memory_order_acquire) != t->head_cache ||
              atomic_load_explicit(&t->ch->dhead_pub, memory_order_acquire) != t->dhead_cache))

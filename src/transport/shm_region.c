@@ -1,11 +1,13 @@
 /* Creation side of the shm transport's region of the host segment: its size and
  * head for a job of n ranks. Used by the launcher, which links none of the
- * engine. Invariant: the ring geometry depends only on n, so launcher and ranks
- * agree on it. */
+ * engine. Invariants: the layout depends only on n, so launcher and ranks agree
+ * on it; the head and the inboxes come first, so that the memory a job needs
+ * from the start is one prefix of the region (cr_shm_region_fixed) and the
+ * channels after it take memory only once used. */
 #include "shm_layout.h"
 #include "transport.h"
 
-/* Ring sizes shrink with the job so that N^2 channels stay affordable. */
+/* Ring sizes shrink with the job: all-to-all traffic still opens N^2 channels. */
 static void shm_geometry(int n, uint32_t *ncells, uint32_t *dbytes)
 {
     *ncells = n <= 32 ? 64 : n <= 128 ? 32 : n <= 256 ? 16 : 8;
@@ -17,11 +19,28 @@ static size_t chan_stride(uint32_t ncells, uint32_t dbytes)
     return sizeof(shm_chan) + (size_t)ncells * CELL + dbytes;
 }
 
+static size_t page_round(size_t x)
+{
+    return (x + 4095) & ~(size_t)4095;
+}
+
+/* The inboxes' lines, then nranks slots per receiver. */
+static size_t inbox_off(void)
+{
+    return sizeof(shm_region);
+}
+
+size_t cr_shm_region_fixed(int n)
+{
+    size_t inboxes = (size_t)n * sizeof(shm_inbox) + (size_t)n * n * sizeof(uint32_t);
+    return page_round(inbox_off() + inboxes);
+}
+
 size_t cr_shm_region_size(int n)
 {
     uint32_t nc, db;
     shm_geometry(n, &nc, &db);
-    return sizeof(shm_region) + (size_t)n * n * chan_stride(nc, db);
+    return cr_shm_region_fixed(n) + (size_t)n * n * chan_stride(nc, db);
 }
 
 void cr_shm_region_init(void *region, int n)
@@ -30,4 +49,6 @@ void cr_shm_region_init(void *region, int n)
     shm_geometry(n, &r->ncells, &r->dbytes);
     r->nranks = (uint32_t)n;
     r->chan_stride = chan_stride(r->ncells, r->dbytes);
+    r->inbox_off = inbox_off();
+    r->chan_off = cr_shm_region_fixed(n);
 }

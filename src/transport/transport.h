@@ -142,8 +142,11 @@ extern const cr_transport cr_transport_shm;
 extern const cr_transport cr_transport_tcp;
 extern const cr_transport cr_transport_ucx;
 
-/* shm's region in the host segment: sized and laid out by the launcher. */
+/* shm's region in the host segment: sized and laid out by the launcher. Only
+ * its first cr_shm_region_fixed bytes (head and inboxes) need memory from the
+ * start; the rest is the place of channels, taken as pairs first talk. */
 size_t cr_shm_region_size(int nranks);
+size_t cr_shm_region_fixed(int nranks);
 void cr_shm_region_init(void *region, int nranks);
 
 #endif

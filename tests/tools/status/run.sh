@@ -8,6 +8,8 @@
 #   run.sh errors COURIER        status of no job, of a process that is no job, bad arguments
 #   run.sh stale  COURIER        ps deletes the entries of processes that are gone
 #   run.sh unsafe COURIER        a registry writable by others, or a symlink, is refused
+#   run.sh memory COURIER PROG   96 ranks that talk to few peers (ring_hold.c) take a
+#                                fraction of the N^2 channels' shared memory
 # Every wait is bounded; the job is given its "go" file whatever happens.
 # KEEP=1 keeps the temporary directory (the registry, the outputs) to look at.
 set -u
@@ -281,6 +283,31 @@ unsafe)
         grep -qx "courier run: warning: .*: $reg belongs to uid 65534, not to you; remove it or set XDG_RUNTIME_DIR" "$tmp/err" ||
             fail "another's registry: $(cat "$tmp/err")"
     fi
+    ;;
+memory)
+    # 96 ranks: the ring's channel and the barrier's (7 rounds) per rank, 8 of 95
+    "$C" run --timeout 60 -n 96 "$PROG" "$ready" "$go" >"$tmp/out" 2>"$tmp/err" &
+    job=$!
+    i=0
+    while [ ! -e "$ready" ] || [ ! -e "$reg/$job" ]; do
+        kill -0 "$job" 2>/dev/null || fail "the job ended before it was ready"
+        i=$((i + 1))
+        [ $i -lt 900 ] || fail "the job is not ready and registered after 90 s"
+        sleep 0.1
+    done
+    "$C" status --json "$job" >"$tmp/json" 2>"$tmp/status_err" || fail "status --json: $(cat "$tmp/status_err")"
+    "$C" status "$job" >"$tmp/status" 2>"$tmp/status_err" || fail "status: $(cat "$tmp/status_err")"
+    used=$(sed -n 's/.*"shm_bytes":\([0-9]*\).*/\1/p' "$tmp/json")
+    space=$(sed -n 's/.*"shm_space":\([0-9]*\).*/\1/p' "$tmp/json")
+    [ -n "$used" ] && [ -n "$space" ] || fail "no shm_bytes/shm_space in: $(head -c 400 "$tmp/json")"
+    echo "shared memory in use $used of $space bytes"
+    grep -q "^shared memory: [0-9.]* MiB in use " "$tmp/status" || fail "no shared memory line: $(head -3 "$tmp/status")"
+    # all 96*96 channels would need the whole space; 8 per rank need under a tenth
+    [ "$used" -gt 0 ] && [ "$used" -lt $((space / 10)) ] ||
+        fail "the job took $used bytes of shared memory of $space: more than its channels need"
+    touch "$go"
+    wait "$job" || fail "the job failed: $(cat "$tmp/err")"
+    job=
     ;;
 *)
     echo "run.sh: unknown mode $mode" >&2
