@@ -5,6 +5,10 @@
  *  - barrier: dissemination, ceil(log2 n) rounds of zero-byte messages;
  *  - bcast: binomial tree; long messages (>= 256 KiB, more than 2 members) go
  *    down a chain in segments so that every link works at once (pipeline);
+ *    where every member is on this host with single copy (more than 2
+ *    members, no more ranks than cores), from 1 MiB each member reads a share
+ *    from the root and the rest from the others (split, coll_direct.c; every
+ *    member reading the whole root's buffer, direct, is forced only);
  *  - gather/scatter: the root posts every transfer at once (linear, nonblocking);
  *  - allgather: recursive doubling when the group size is a power of two and
  *    the total is small, a ring otherwise;
@@ -14,7 +18,11 @@
  *    order me+1, me+2, ...) unless there are more ranks than cores (then
  *    pairwise: a rank that waits gives its core to the one it waits for). At 16
  *    ranks on 16 cores, scatter took 0.62-0.88 of pairwise's time from 4 KiB to
- *    1 MiB, but 1.3x at 2 KiB (bench/results/osu_coll16.md).
+ *    1 MiB, but 1.3x at 2 KiB (bench/results/osu_coll16.md). From 8 KiB, where
+ *    every member is on this host with single copy (same conditions as bcast),
+ *    each member reads its blocks out of the others' send buffers in pairwise
+ *    order (direct, coll_direct.c); forced only: pairwise with a bounded
+ *    number of exchanges in flight (window, COURIER_COLL_WINDOW).
  * Invariants: every member calls the same collectives in the same order, so the
  * group's sequence number (part of every tag) is the same everywhere and the
  * messages of two successive collectives never match each other; all traffic
@@ -34,13 +42,25 @@
 #define ALLGATHER_RD_MAX (64u << 10)
 #define BRUCK_BLK_MAX 256
 #define SCATTER_BLK_MIN 4096
+/* Single copy (coll_direct.c), where every member is on this host, more than
+ * 2 members and no more ranks than cores. Set from COURIER_COLL_ALG sweeps on
+ * 16 cores (bench/results/scale16.md): split beat the pipeline from 1 MiB
+ * (0.61x Open MPI's time at 8 ranks, 0.98x at 16; 4 MiB 0.49x, 0.74x) and
+ * lost below; direct all-to-all took 0.47-0.61x from 8 KiB. The direct
+ * broadcast (every member reading the root's pages at once) lost everywhere,
+ * 1.2-5x Open MPI's time: readers contend in the kernel on the root's pages;
+ * it is left to be forced only. */
+#define BCAST_SPLIT_MIN (1u << 20)
+#define ALLTOALL_DIRECT_MIN 8192
+#define WINDOW_DEFAULT 4
 
 int cr_coll_forced(void)
 {
     static int forced = -1;
     if (forced >= 0) return forced;
-    static const char *names[] = {"auto", "binomial", "pipeline", "recdbl", "rabenseifner",
-                                  "ring", "bruck",    "pairwise", "linear", "scatter"};
+    static const char *names[] = {"auto",   "binomial", "pipeline", "recdbl", "rabenseifner",
+                                  "ring",   "bruck",    "pairwise", "linear", "scatter",
+                                  "direct", "split",    "window"};
     const char *v = getenv("COURIER_COLL_ALG");
     int f = 0;
     for (int i = 0; v && i < (int)(sizeof names / sizeof *names); i++)
@@ -141,8 +161,8 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 
 /* ---- broadcast ----------------------------------------------------------- */
 
-static void bcast_binomial(cr_job *job, cr_group *g, const char *op, void *buf, size_t len,
-                           int root, int32_t tag)
+void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                        int32_t tag)
 {
     cr_trace_how(job, "binomial");
     int n = g->size, rel = (g->me - root + n) % n, mask = 1;
@@ -215,9 +235,20 @@ static void bcast_linear(cr_job *job, cr_group *g, const char *op, void *buf, si
 
 void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root)
 {
-    int32_t tag = CR_COLL_TAG(g->seq++, 0);
+    uint32_t seq = g->seq++;
+    int32_t tag = CR_COLL_TAG(seq, 0);
     if (g->size == 1) return;
     int f = cr_coll_forced();
+    bool single = f == CR_ALG_DIRECT || f == CR_ALG_SPLIT;
+    if ((single || (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && len >= BCAST_SPLIT_MIN)) &&
+        len > 0 && cr_coll_direct_ok(job, g)) {
+        if (f == CR_ALG_DIRECT)
+            cr_coll_bcast_direct(job, g, op, buf, len, root, seq);
+        else
+            cr_coll_bcast_split(job, g, op, buf, len, root, seq);
+        return;
+    }
+    if (single) f = CR_ALG_AUTO; /* forced where it does not apply: the automatic choice */
     if (f == CR_ALG_LINEAR || (f == CR_ALG_AUTO && job->oversub && len >= BCAST_LINEAR_MIN)) {
         bcast_linear(job, g, op, buf, len, root, tag);
         return;
@@ -227,7 +258,7 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
     if (pipe && len > 0)
         bcast_pipeline(job, g, op, buf, len, root, tag);
     else
-        bcast_binomial(job, g, op, buf, len, root, tag);
+        cr_coll_bcast_tree(job, g, op, buf, len, root, tag);
 }
 
 /* ---- gather and scatter -------------------------------------------------- */
@@ -373,13 +404,60 @@ static void alltoall_scatter(cr_job *job, cr_group *g, const char *op, const cha
     free(r);
 }
 
+/* Pairwise order with up to w exchanges in flight: step i receives from me-i
+ * and sends to me+i; step i is posted once step i-w is complete. Every member
+ * posts its steps in the same order and waits only for steps posted w before,
+ * so the wait of step i needs only steps <= i of the others: no deadlock. */
+static void alltoall_window(cr_job *job, cr_group *g, const char *op, const char *sbuf, char *rbuf,
+                            size_t blk, uint32_t seq, int w)
+{
+    cr_trace_how(job, "window");
+    int n = g->size, me = g->me, done = 1;
+    cr_req **r = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *r);
+    memmove(rbuf + me * blk, sbuf + me * blk, blk);
+    for (int i = 1; i < n; i++) {
+        for (; i - done >= w; done++) {
+            cr_coll_wait(job, r[2 * done]);
+            cr_coll_wait(job, r[2 * done + 1]);
+        }
+        int to = (me + i) % n, from = (me - i + n) % n;
+        r[2 * i] = cr_coll_irecv(job, g, op, from, CR_COLL_TAG(seq, 0), rbuf + from * blk, blk);
+        r[2 * i + 1] = cr_isend(job, op, cr_group_rank(g, to), g->ctx, CR_COLL_TAG(seq, 0),
+                                sbuf + to * blk, blk);
+    }
+    for (; done < n; done++) {
+        cr_coll_wait(job, r[2 * done]);
+        cr_coll_wait(job, r[2 * done + 1]);
+    }
+    free(r);
+}
+
+/* Exchanges in flight for the window all-to-all: COURIER_COLL_WINDOW (read
+ * per call: no state kept), else WINDOW_DEFAULT. */
+static int window_of(void)
+{
+    const char *v = getenv("COURIER_COLL_WINDOW");
+    long w = v ? strtol(v, NULL, 10) : WINDOW_DEFAULT;
+    return w < 1 ? 1 : w > 4096 ? 4096 : (int)w;
+}
+
 void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                       size_t blk)
 {
     if (cr_coll_shm_alltoall(job, g, op, sbuf, rbuf, blk)) return;
     uint32_t seq = g->seq++;
     int f = cr_coll_forced();
-    if (g->size > 2 && (f == CR_ALG_BRUCK || (f == CR_ALG_AUTO && blk <= BRUCK_BLK_MAX)))
+    if ((f == CR_ALG_DIRECT ||
+         (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && blk >= ALLTOALL_DIRECT_MIN)) &&
+        blk > 0 && g->size > 1 && cr_coll_direct_ok(job, g)) {
+        if (!cr_coll_alltoall_direct(job, g, op, sbuf, rbuf, blk))
+            alltoall_pairwise(job, g, op, sbuf, rbuf, blk, seq); /* a read was refused */
+        return;
+    }
+    if (f == CR_ALG_DIRECT || f == CR_ALG_SPLIT) f = CR_ALG_AUTO; /* does not apply here */
+    if (f == CR_ALG_WINDOW && g->size > 1)
+        alltoall_window(job, g, op, sbuf, rbuf, blk, seq, window_of());
+    else if (g->size > 2 && (f == CR_ALG_BRUCK || (f == CR_ALG_AUTO && blk <= BRUCK_BLK_MAX)))
         alltoall_bruck(job, g, op, sbuf, rbuf, blk, seq);
     else if (g->size > 2 &&
              (f == CR_ALG_SCATTER || (f == CR_ALG_AUTO && !job->oversub && blk >= SCATTER_BLK_MIN)))

@@ -103,10 +103,14 @@ enum cr_coll_alg {
     CR_ALG_BRUCK,        /* alltoall */
     CR_ALG_PAIRWISE,     /* alltoall */
     CR_ALG_LINEAR,       /* barrier, allreduce: all to member 0 and back (oversubscribed) */
-    CR_ALG_SCATTER       /* alltoall: every transfer posted at once */
+    CR_ALG_SCATTER,      /* alltoall: every transfer posted at once */
+    CR_ALG_DIRECT,       /* bcast, alltoall: single copy from the others' buffers (one host) */
+    CR_ALG_SPLIT,        /* bcast: single copy, a share from the root, the rest from the others */
+    CR_ALG_WINDOW        /* alltoall: pairwise, COURIER_COLL_WINDOW exchanges in flight */
 };
 /* Read once from COURIER_COLL_ALG (a name above, lower case: "ring", ...); the
- * forced algorithm is used wherever it applies. */
+ * forced algorithm is used wherever it applies (direct and split only where
+ * cr_coll_direct_ok; elsewhere the automatic choice among the others). */
 int cr_coll_forced(void);
 
 /* One-sided memory of a group (coll_rma.c): each member's memory as the
@@ -167,6 +171,22 @@ bool cr_coll_shm_allgather(cr_job *job, cr_group *g, const char *op, void *rbuf,
 bool cr_coll_shm_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                           size_t blk);
 void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
+/* Binomial-tree broadcast with one tag (coll.c). */
+void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                        int32_t tag);
+/* Single-copy collectives (coll_direct.c). They apply when every member is on
+ * this host and reached by a transport with single copy (the same answer on
+ * every member). seq: the collective's sequence number (steps 0-3 of it are
+ * theirs). A read refused at run time is made up for inside bcast; the
+ * all-to-all returns false instead, on every member, having moved nothing
+ * that counts: the caller then does it by messages. */
+bool cr_coll_direct_ok(const cr_job *job, const cr_group *g);
+void cr_coll_bcast_direct(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                          uint32_t seq);
+void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                         uint32_t seq);
+bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                             size_t blk);
 /* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
  * ranks than cores every round costs a trip through the scheduler, and the linear
  * form has two rounds whatever the group size. */

@@ -1,0 +1,221 @@
+/* Single-copy collectives: broadcast and all-to-all where every member reads
+ * what it needs straight out of the other members' buffers (process_vm_readv,
+ * the transport's get), instead of having it sent by messages.
+ *
+ * Why: a binomial broadcast makes one full copy per level, in sequence (four
+ * at 16 ranks); a pipeline or a message all-to-all pays a rendezvous (RTS,
+ * match, FIN) per block. Here the data moves once, by the member that needs
+ * it, all members at once; messages carry only addresses and "done".
+ *
+ *  - bcast "direct": the root's address goes down a binomial tree (each member
+ *    forwards it before it reads), every member reads the whole message from
+ *    the root, then tells the root so (one small message each); the root
+ *    leaves when all have.
+ *  - bcast "split": the same address tree; reader k (the k-th member after
+ *    the root) reads share k of the n-1 page-aligned shares from the root; an
+ *    all-gather of the readers' buffer addresses (which also says that every
+ *    share is in place) follows; then each reader reads every other share from
+ *    the reader that holds it, starting with the next one, so that the load is
+ *    spread over all members' pages instead of the root's; an all-reduce of
+ *    the readers' failures ends it (no member leaves, and may change its
+ *    buffer, while another may still read it).
+ *  - alltoall "direct": an all-gather of send-buffer addresses, then in step i
+ *    (1..n-1) member me reads its block from member me-i (pairwise order: in
+ *    each step every member is read by exactly one other), then an all-reduce
+ *    of the failures. Each read is one system call, so each member has exactly
+ *    one transfer in flight: the throttle is built in.
+ *
+ * Where they apply (cr_coll_direct_ok): every member is on this host and its
+ * transport offers single copy. That is decided from job-wide facts (the host
+ * of each rank, the transport table), so every member decides the same. A
+ * read can still be refused at run time (COURIER_NO_CMA on one rank, a kernel
+ * that denies process_vm_readv): then the member that could not read gets the
+ * data another way, decided the same on every member: in "direct" bcast the
+ * root sends it to whoever said so in its "done"; in "split" and the
+ * all-to-all everyone learns of any failure from the final all-reduce (or,
+ * before anything moved, from the all-gather) and everyone redoes the
+ * operation by messages (binomial, pairwise), while every buffer is still
+ * intact. A refusal also turns single copy off for that peer, as the engine
+ * does; any other error of the read ends the job with the call, the rank and
+ * the reason.
+ *
+ * Invariants: no member leaves before every read of its buffer is done (the
+ * root waits for every "done"; split and alltoall end in an all-reduce that
+ * every member enters only after its last read); messages use the group's
+ * context and tags of this collective's sequence number (steps 0-3), and the
+ * internal all-gather and all-reduce take sequence numbers of their own, the
+ * same on every member because every member takes the same path. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll.h"
+
+bool cr_coll_direct_ok(const cr_job *job, const cr_group *g)
+{
+    int here = job->host_of[job->rank];
+    for (int i = 0; i < g->size; i++) {
+        int r = cr_group_rank(g, i);
+        if (job->host_of[r] != here || !job->via[r] || !(job->via[r]->ops->caps & CR_CAP_GET) ||
+            !job->via[r]->ops->get)
+            return false;
+    }
+    return true;
+}
+
+/* Read len bytes at addr of member m into dst. False when single copy is
+ * refused (now or before): the caller takes the data another way. */
+static bool read_from(cr_job *job, cr_group *g, const char *op, int m, void *dst, uint64_t addr,
+                      size_t len)
+{
+    int p = cr_group_rank(g, m);
+    if (!len) return true;
+    if (!job->single_copy[p]) return false;
+    cr_link *l = job->via[p];
+    int rc = l->ops->get(l->ctx, p, dst, addr, len);
+    if (!rc) return true;
+    if (rc == -EPERM || rc == -EACCES || rc == -ENOSYS) {
+        job->single_copy[p] = 0; /* denied: messages from now on, as the engine does */
+        return false;
+    }
+    if (rc == -ESRCH) /* it died: give the launcher the time to say so and end the job */
+        for (int i = 0; i < 100 && cr_tp_gone(job, p) == 0; i++) usleep(100000);
+    cr_fatal(job, op, "reading %zu bytes of the collective from rank %d failed: %s", len, p,
+             strerror(-rc));
+}
+
+/* Can this member read every other member's memory (as far as it knows)? */
+static bool reads_all(const cr_job *job, const cr_group *g)
+{
+    for (int i = 0; i < g->size; i++)
+        if (i != g->me && !job->single_copy[cr_group_rank(g, i)]) return false;
+    return true;
+}
+
+/* The root's address down the binomial tree rooted at root: received from
+ * the parent (except at the root) and forwarded to the children. */
+static void address_down(cr_job *job, cr_group *g, const char *op, int root, uint64_t *addr,
+                         int32_t tag)
+{
+    int n = g->size, rel = (g->me - root + n) % n, mask = 1;
+    while (mask < n) {
+        if (rel & mask) {
+            cr_coll_recv(job, g, op, (rel - mask + root) % n, tag, addr, sizeof *addr);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rel + mask < n)
+            cr_coll_send(job, g, op, (rel + mask + root) % n, tag, addr, sizeof *addr);
+}
+
+/* ---- broadcast ----------------------------------------------------------- */
+
+void cr_coll_bcast_direct(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                          uint32_t seq)
+{
+    cr_trace_how(job, "direct");
+    int n = g->size;
+    uint64_t addr = (uintptr_t)buf;
+    address_down(job, g, op, root, &addr, CR_COLL_TAG(seq, 0));
+    if (g->me != root) {
+        uint8_t ok = read_from(job, g, op, root, buf, addr, len);
+        cr_coll_send(job, g, op, root, CR_COLL_TAG(seq, 1), &ok, 1);
+        if (!ok) cr_coll_recv(job, g, op, root, CR_COLL_TAG(seq, 2), buf, len);
+        return;
+    }
+    cr_req **r = cr_coll_alloc(job, op, (size_t)n * sizeof *r);
+    int nr = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == root) continue;
+        uint8_t ok;
+        cr_coll_recv(job, g, op, i, CR_COLL_TAG(seq, 1), &ok, 1);
+        if (!ok)
+            r[nr++] = cr_isend(job, op, cr_group_rank(g, i), g->ctx, CR_COLL_TAG(seq, 2), buf, len);
+    }
+    for (int i = 0; i < nr; i++) cr_coll_wait(job, r[i]);
+    free(r);
+}
+
+/* Share k (1..n-1) of len bytes over n-1 readers: page-aligned when every
+ * reader gets at least a page, so that no page is pinned by two readers. */
+static void share_of(size_t len, int n, int k, size_t *off, size_t *l)
+{
+    size_t parts = (size_t)n - 1, q = len / parts + (len % parts != 0);
+    if (len >= parts * 4096) q = (q + 4095) & ~(size_t)4095;
+    size_t lo = q * (size_t)(k - 1), hi = lo + q;
+    lo = lo < len ? lo : len;
+    hi = hi < len ? hi : len;
+    *off = lo;
+    *l = hi - lo;
+}
+
+typedef struct held {
+    uint64_t addr; /* the member's buffer */
+    uint64_t ok;   /* it holds its share (the root: always) */
+} held;
+
+void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                         uint32_t seq)
+{
+    cr_trace_how(job, "split");
+    int n = g->size, rel = (g->me - root + n) % n;
+    uint64_t raddr = (uintptr_t)buf;
+    address_down(job, g, op, root, &raddr, CR_COLL_TAG(seq, 0));
+    held mine = {(uintptr_t)buf, 1};
+    if (rel) {
+        size_t off, l;
+        share_of(len, n, rel, &off, &l);
+        mine.ok = read_from(job, g, op, root, (char *)buf + off, raddr + off, l);
+    }
+    held *all = cr_coll_alloc(job, op, (size_t)n * sizeof *all);
+    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    long failed = 0;
+    for (int i = 0; i < n; i++) failed |= !all[i].ok;
+    if (!failed && rel) {
+        for (int s = 1; s < n - 1 && !failed; s++) {
+            int k = (rel - 1 + s) % (n - 1) + 1; /* the next shares first */
+            int m = (k + root) % n;
+            size_t off, l;
+            share_of(len, n, k, &off, &l);
+            failed = !read_from(job, g, op, m, (char *)buf + off, all[m].addr + off, l);
+        }
+    }
+    free(all);
+    long any = 0;
+    cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
+    cr_coll_allreduce(job, g, op, &failed, &any, 1, &o);
+    if (any) cr_coll_bcast_tree(job, g, op, buf, len, root, CR_COLL_TAG(seq, 3));
+}
+
+/* ---- all-to-all ---------------------------------------------------------- */
+
+bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                             size_t blk)
+{
+    cr_trace_how(job, "direct");
+    int n = g->size, me = g->me;
+    held mine = {(uintptr_t)sbuf, reads_all(job, g)};
+    held *all = cr_coll_alloc(job, op, (size_t)n * sizeof *all);
+    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    long failed = 0;
+    for (int i = 0; i < n; i++) failed |= !all[i].ok;
+    if (failed) { /* before anything moved: every member knows it */
+        free(all);
+        return false;
+    }
+    char *r = rbuf;
+    memmove(r + (size_t)me * blk, (const char *)sbuf + (size_t)me * blk, blk);
+    for (int i = 1; i < n && !failed; i++) {
+        int from = (me - i + n) % n;
+        failed = !read_from(job, g, op, from, r + (size_t)from * blk,
+                            all[from].addr + (uint64_t)me * blk, blk);
+    }
+    free(all);
+    long any = 0;
+    cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
+    cr_coll_allreduce(job, g, op, &failed, &any, 1, &o);
+    return !any;
+}

@@ -1,0 +1,137 @@
+/* Broadcast and all-to-all around the single-copy algorithms' thresholds
+ * (src/coll/coll_direct.c; run with COURIER_COLL_ALG=direct, split, window or
+ * none): on MPI_COMM_WORLD, on the halves of MPI_Comm_split (members that
+ * are not ranks 0..n-1, groups of other sizes), on the world in reverse key
+ * order, with every root a group has (up to three of them), sizes from 0 and 1
+ * byte over 16 KiB+1 to 4 MiB+3, and each call twice with different data, so
+ * that data left from the call before cannot pass. Every received byte is
+ * checked; the first wrong one fails the test with the call, size, root,
+ * group and position. Argument "quick": sizes up to 1 MiB+1 only. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mpi/mcheck.h"
+
+/* The data: a period of P (prime, so that a block shifted by any page or
+ * block size no longer matches) of pseudo-random bytes, started at an offset
+ * that depends on the sender, the receiver and the round. Filled and compared
+ * with memcpy/memcmp: quick even under AddressSanitizer. */
+#define P 4093
+static uint8_t period[2 * P];
+
+static void fill(uint8_t *b, size_t len, int src, int dst, int round)
+{
+    size_t off = ((size_t)src * 1031 + (size_t)dst * 337 + (size_t)round * 2053) % P;
+    for (size_t i = 0; i < len;) {
+        size_t k = len - i < P ? len - i : P;
+        memcpy(b + i, period + (off + i) % P, k);
+        i += k;
+    }
+}
+
+/* The first byte where got differs from what src sent dst, or len. */
+static size_t first_wrong(const uint8_t *got, size_t len, int src, int dst, int round,
+                          uint8_t *want)
+{
+    fill(want, len, src, dst, round);
+    if (!memcmp(got, want, len)) return len;
+    size_t i = 0;
+    while (got[i] == want[i]) i++;
+    return i;
+}
+
+static void check_bcast(MPI_Comm comm, const char *name, size_t len, int root, int round)
+{
+    int me, n;
+    OK(MPI_Comm_rank(comm, &me));
+    OK(MPI_Comm_size(comm, &n));
+    uint8_t *b = malloc(len + 1), *w = malloc(len + 1);
+    CHECK(b && w, "out of memory");
+    if (me == root)
+        fill(b, len, root, 0, round);
+    else
+        memset(b, 0xa5, len);
+    b[len] = 0x5a; /* past the end: must stay */
+    OK(MPI_Bcast(b, (int)len, MPI_BYTE, root, comm));
+    size_t i = first_wrong(b, len, root, 0, round, w);
+    CHECK(i == len, "bcast on %s of %zu bytes from root %d, round %d: byte %zu is %d, not %d", name,
+          len, root, round, i, b[i], w[i]);
+    CHECK(b[len] == 0x5a, "bcast on %s of %zu bytes wrote past the end", name, len);
+    free(b);
+    free(w);
+}
+
+static void check_alltoall(MPI_Comm comm, const char *name, size_t blk, int round)
+{
+    int me, n;
+    OK(MPI_Comm_rank(comm, &me));
+    OK(MPI_Comm_size(comm, &n));
+    size_t all = blk * (size_t)n;
+    uint8_t *s = malloc(all + 1), *r = malloc(all + 1), *w = malloc(blk + 1);
+    CHECK(s && r && w, "out of memory");
+    for (int d = 0; d < n; d++) fill(s + (size_t)d * blk, blk, me, d, round);
+    memset(r, 0xa5, all);
+    s[all] = r[all] = 0x5a;
+    OK(MPI_Alltoall(s, (int)blk, MPI_BYTE, r, (int)blk, MPI_BYTE, comm));
+    for (int f = 0; f < n; f++) {
+        size_t i = first_wrong(r + (size_t)f * blk, blk, f, me, round, w);
+        CHECK(i == blk,
+              "alltoall on %s of %zu-byte blocks, round %d: byte %zu from member %d is %d, not %d",
+              name, blk, round, i, f, r[(size_t)f * blk + i], w[i]);
+    }
+    for (int d = 0; d < n; d++)
+        CHECK(first_wrong(s + (size_t)d * blk, blk, me, d, round, w) == blk,
+              "alltoall on %s changed the send buffer", name);
+    CHECK(r[all] == 0x5a, "alltoall on %s of %zu-byte blocks wrote past the end", name, blk);
+    free(s);
+    free(r);
+    free(w);
+}
+
+static void run(MPI_Comm comm, const char *name, int quick)
+{
+    static const size_t bsizes[] = {
+        0,      1,      4095,          16383,     16384,         16385,        65543,
+        262143, 262144, (1 << 20) - 1, (1 << 20), (1 << 20) + 1, (4 << 20) + 3};
+    static const size_t ablks[] = {0,    1,    257,   4096,  8191,
+                                   8192, 8193, 16385, 65539, (256 << 10) + 1};
+    int n;
+    OK(MPI_Comm_size(comm, &n));
+    int roots[3] = {0, n - 1, n / 2}, nroots = n < 3 ? n : 3;
+    for (size_t k = 0; k < sizeof bsizes / sizeof *bsizes; k++) {
+        if (quick && bsizes[k] > (1 << 20) + 1) continue;
+        for (int r = 0; r < nroots; r++)
+            for (int round = 0; round < 2; round++)
+                check_bcast(comm, name, bsizes[k], roots[r], round);
+    }
+    for (size_t k = 0; k < sizeof ablks / sizeof *ablks; k++) {
+        if (quick && ablks[k] > 65539) continue;
+        for (int round = 0; round < 2; round++) check_alltoall(comm, name, ablks[k], round);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    OK(MPI_Init(&argc, &argv));
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < P; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        period[i] = period[i + P] = (uint8_t)(x >> 29);
+    }
+    int quick = argc > 1 && !strcmp(argv[1], "quick");
+    int me, n;
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    run(MPI_COMM_WORLD, "MPI_COMM_WORLD", quick);
+    MPI_Comm half, rev;
+    /* halves: the first ceil(n/2) ranks, the rest (ranks n/2.. are not members 0..) */
+    OK(MPI_Comm_split(MPI_COMM_WORLD, me < (n + 1) / 2, me, &half));
+    run(half, me < (n + 1) / 2 ? "the first half" : "the second half", quick);
+    OK(MPI_Comm_split(MPI_COMM_WORLD, 0, n - me, &rev));
+    run(rev, "the world in reverse order", quick);
+    OK(MPI_Comm_free(&half));
+    OK(MPI_Comm_free(&rev));
+    OK(MPI_Finalize());
+    return 0;
+}
