@@ -41,16 +41,16 @@ fields() { # RANK (or total) < table
         print $o, $(o+1), $(o+2), $(o+3), $(o+4), $(o+5), $(o+6) "|" s; exit }'
 }
 
-# Start the job (the launcher's arguments before -n in "$@") and wait until
-# rank 0 says it is ready and the job is registered.
+# Start the job of $nranks ranks (3 unless set; the launcher's arguments before
+# -n in "$@") and wait until rank 0 says it is ready and the job is registered.
 start_job() {
-    "$C" run --timeout 60 "$@" -n 3 "$PROG" "$ready" "$go" >"$tmp/out" 2>"$tmp/err" &
+    "$C" run --timeout 60 "$@" -n "${nranks:-3}" "$PROG" "$ready" "$go" >"$tmp/out" 2>"$tmp/err" &
     job=$!
     i=0
     while [ ! -e "$ready" ] || [ ! -e "$reg/$job" ]; do
         kill -0 "$job" 2>/dev/null || fail "the job ended before it was ready"
         i=$((i + 1))
-        [ $i -lt 600 ] || fail "the job is not ready and registered after 60 s"
+        [ $i -lt 900 ] || fail "the job is not ready and registered after 90 s"
         sleep 0.1
     done
 }
@@ -286,15 +286,7 @@ unsafe)
     ;;
 memory)
     # 96 ranks: the ring's channel and the barrier's (7 rounds) per rank, 8 of 95
-    "$C" run --timeout 60 -n 96 "$PROG" "$ready" "$go" >"$tmp/out" 2>"$tmp/err" &
-    job=$!
-    i=0
-    while [ ! -e "$ready" ] || [ ! -e "$reg/$job" ]; do
-        kill -0 "$job" 2>/dev/null || fail "the job ended before it was ready"
-        i=$((i + 1))
-        [ $i -lt 900 ] || fail "the job is not ready and registered after 90 s"
-        sleep 0.1
-    done
+    nranks=96 start_job
     "$C" status --json "$job" >"$tmp/json" 2>"$tmp/status_err" || fail "status --json: $(cat "$tmp/status_err")"
     "$C" status "$job" >"$tmp/status" 2>"$tmp/status_err" || fail "status: $(cat "$tmp/status_err")"
     used=$(sed -n 's/.*"shm_bytes":\([0-9]*\).*/\1/p' "$tmp/json")
