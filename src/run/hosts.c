@@ -11,9 +11,10 @@
 #include <string.h>
 
 #include "hosts.h"
+#include "launcher.h"
 
 #define MAX_HOSTS 4096
-#define MAX_SLOTS 1024
+#define MAX_SLOTS CR_RUN_MAX_RANKS /* a host may run the whole job */
 
 static int add(cr_hostlist *hl, const char *name, size_t len, long slots, char *err, size_t errlen)
 {
