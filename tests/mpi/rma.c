@@ -49,6 +49,7 @@ int main(int argc, char **argv)
             CHECK(code == MPI_ERR_RMA_SHARED && win == MPI_WIN_NULL,
                   "shared window across hosts: code %d, window %d", code, win);
             if (me == 0) printf("rma shared: refused across hosts, as it must be\n");
+            free(bases);
             MPI_Finalize();
             return 0;
         }
