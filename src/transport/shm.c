@@ -100,11 +100,10 @@ static void open_tx(shm_state *s, int peer)
                           memory_order_release);
 }
 
-/* Take in the senders announced since we last looked; returns how many. */
-static int read_inbox(shm_state *s)
+/* Take in the senders announced since we last looked. */
+static void read_inbox(shm_state *s)
 {
     uint32_t tail = atomic_load_explicit(&s->inbox[s->env.rank].tail, memory_order_relaxed);
-    int got = 0;
     while (s->inbox_head != tail) {
         _Atomic uint32_t *slot = &s->slots[(size_t)s->env.rank * s->reg->nranks + s->inbox_head];
         uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
@@ -115,15 +114,12 @@ static int read_inbox(shm_state *s)
             snprintf(msg, sizeof msg, "a bad announcement (%u) in rank %d's inbox (corrupt peer?)",
                      v, s->env.rank);
             s->env.fatal(s->env.owner, "progress", msg);
-            break;
         }
         s->rx[p].ch = chan_of(s, p, s->env.rank);
         s->rx[p].data = (unsigned char *)&s->rx[p].ch->cells[s->ncells];
         s->peers[s->npeers++] = p;
         s->inbox_head++;
-        got++;
     }
-    return got;
 }
 
 static inline void kick(shm_state *s, int peer)
