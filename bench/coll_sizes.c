@@ -56,6 +56,7 @@ int main(int argc, char **argv)
         if (pass == 0) {
             sbuf = calloc(cap, 1);
             rbuf = calloc(cap, 1);
+            touch(sbuf, rbuf, cap);
             if (!sbuf || !rbuf) {
                 fprintf(stderr, "coll_sizes: no memory for %zu bytes\n", cap);
                 return 2;

@@ -27,7 +27,7 @@ skip=0
 [ "${1:-}" = --skip-build ] && skip=1
 command -v mpicc.openmpi >/dev/null || { echo "apt-get install -y libopenmpi-dev openmpi-bin first" >&2; exit 2; }
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >>.git/info/exclude
-targets="courier_cmd courier pingpong coll_sizes mpi_mb memhold memhold_mpi memsample floors"
+targets="courier_cmd courier pingpong coll_sizes coll_sizes_mpi mpi_mb memhold memhold_mpi memsample floors"
 if [ $skip = 0 ]; then
     # -Wno-error=maybe-uninitialized: gcc 12 at -O3 warns in src/run/jobs.c
     cmake -S . -B $bd -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized >/dev/null
@@ -37,7 +37,7 @@ fi
 rm -rf $dev
 mkdir -p $dev/cb/tools $dev/cb/bench/mpi $dev/cb/lib $dev/ompi-bin $dev/ompi-inc
 cp $bd/tools/courier $dev/cb/tools/
-for p in pingpong coll_sizes memhold memhold_mpi memsample floors; do cp $bd/bench/$p $dev/cb/bench/; done
+for p in pingpong coll_sizes coll_sizes_mpi memhold memhold_mpi memsample floors; do cp $bd/bench/$p $dev/cb/bench/; done
 cp $bd/bench/mpi/mpi_mb $dev/cb/bench/mpi/
 cp -L $bd/src/libcourier.so.0 $dev/cb/lib/
 ln -s libcourier.so.0 $dev/cb/lib/libcourier.so
@@ -102,7 +102,7 @@ if ! out=$(timeout 30 "$cb/tools/courier" run -n 2 "$cb/bench/pingpong" hello 2>
         note "no OpenSSL headers here: the carried ones, with ${crypto:-no libcrypto found}"
     fi
     { timeout 150 cmake -S "$root" -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized "${ssl[@]}" &&
-        timeout 240 cmake --build "$b" -j"$(nproc)" --target courier_cmd courier pingpong coll_sizes mpi_mb memhold memhold_mpi memsample floors; } \
+        timeout 240 cmake --build "$b" -j"$(nproc)" --target courier_cmd courier pingpong coll_sizes coll_sizes_mpi mpi_mb memhold memhold_mpi memsample floors; } \
         >"$OUT/build-src.log" 2>&1 || { note "the build failed: $(tail -3 "$OUT/build-src.log" | tr '\n' ' ')"; }
     cb=$b
     export LD_LIBRARY_PATH=$b/src:$LD_LIBRARY_PATH

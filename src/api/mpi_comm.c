@@ -145,14 +145,14 @@ void mpi_comms_init(cr_job *job)
     mpi_g.ncomms = 2;
     static int self_rank[1];
     self_rank[0] = job->rank;
-    *mpi_g.comms[0] =
-        (mpi_comm){.used = true,
-                   .size = job->size,
-                   .me = job->rank,
-                   .ctx = MPI_CTX_WORLD,
-                   .g = {job->size, job->rank, NULL, MPI_CTX_WORLD + 1, 0, CR_AREA_MPI, 0},
-                   .errh = MPI_ERRORS_ARE_FATAL,
-                   .name = "MPI_COMM_WORLD"};
+    *mpi_g.comms[0] = (mpi_comm){
+        .used = true,
+        .size = job->size,
+        .me = job->rank,
+        .ctx = MPI_CTX_WORLD,
+        .g = {.size = job->size, .me = job->rank, .ctx = MPI_CTX_WORLD + 1, .area = CR_AREA_MPI},
+        .errh = MPI_ERRORS_ARE_FATAL,
+        .name = "MPI_COMM_WORLD"};
     *mpi_g.comms[1] = (mpi_comm){.used = true,
                                  .idx = 1,
                                  .size = 1,

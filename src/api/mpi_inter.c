@@ -168,8 +168,10 @@ MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ran
     int *hi = c->ilow ? rranks : ranks, nhi = c->ilow ? rsize : size;
     memcpy(all, lo, (size_t)nlo * sizeof *all);
     memcpy(all + nlo, hi, (size_t)nhi * sizeof *all);
-    c->ig =
-        (cr_group){size + rsize, c->ilow ? me : rsize + me, all, (uint16_t)(c->ctx + 1), 0, 0, 0};
+    c->ig = (cr_group){.size = size + rsize,
+                       .me = c->ilow ? me : rsize + me,
+                       .ranks = all,
+                       .ctx = (uint16_t)(c->ctx + 1)};
     return h;
 }
 

@@ -816,7 +816,7 @@ int mpc_group(int gsize, int glist[], int label, int *gid)
     if (!ranks) cr_fatal(job, call, "out of memory");
     memcpy(ranks, glist, (size_t)gsize * sizeof *ranks);
     /* Agree on a context fresh for every member. */
-    cr_group setup = {gsize, me, ranks, CTX_SETUP, 0, 0, 0};
+    cr_group setup = {.size = gsize, .me = me, .ranks = ranks, .ctx = CTX_SETUP};
     long next = mpl.next_ctx;
     cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
     cr_coll_allreduce(job, &setup, call, &next, &next, 1, &mx);

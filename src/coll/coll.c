@@ -3,15 +3,19 @@
  *
  * Algorithms, chosen by message and group size (COURIER_COLL_ALG forces one):
  *  - barrier: dissemination, ceil(log2 n) rounds of zero-byte messages;
- *  - bcast: binomial tree; long messages (>= 256 KiB, more than 2 members) go
+ *  - bcast: whole-job groups from 16 KiB, where no rank shares a core: in
+ *    chunks through the collective area (coll_shm.c); otherwise binomial tree;
+ *    long messages (>= 256 KiB, more than 2 members) go
  *    down a chain in segments so that every link works at once (pipeline);
  *    where every member is on this host with single copy (more than 2
  *    members, no more ranks than cores), from 1 MiB each member reads a share
  *    from the root and the rest from the others (split, coll_direct.c; every
  *    member reading the whole root's buffer, direct, is forced only);
  *  - gather/scatter: the root posts every transfer at once (linear, nonblocking);
- *  - allgather: recursive doubling when the group size is a power of two and
- *    the total is small, a ring otherwise;
+ *  - allgather: through the collective area (coll_shm.c) for whole-job groups
+ *    (blocks longer than a slot only where no rank shares a core); recursive
+ *    doubling when the group size is a power of two and the total is small, a
+ *    ring otherwise;
  *  - alltoall: Bruck (log2 n rounds of packed blocks) for small blocks, the
  *    pairwise exchange (n-1 rounds, one partner each) for middle ones, and from
  *    4 KiB every transfer posted at once (scatter: receives first, sends in the
@@ -51,6 +55,11 @@
  * 1.2-5x Open MPI's time: readers contend in the kernel on the root's pages;
  * it is left to be forced only. */
 #define BCAST_SPLIT_MIN (1u << 20)
+/* Through the collective area (coll_shm.c): on 16 cores 16 KiB-4 MiB took
+ * 0.21-0.40x Open MPI's time at 16 ranks (binomial, pipeline and split
+ * 0.5-2.4x); shorter ones stay with the binomial tree, whose root waits for
+ * nobody (bench/results/scale16.md). */
+#define BCAST_AREA_MIN (16u << 10)
 #define ALLTOALL_DIRECT_MIN 8192
 #define WINDOW_DEFAULT 4
 
@@ -60,7 +69,7 @@ int cr_coll_forced(void)
     if (forced >= 0) return forced;
     static const char *names[] = {"auto",   "binomial", "pipeline", "recdbl", "rabenseifner",
                                   "ring",   "bruck",    "pairwise", "linear", "scatter",
-                                  "direct", "split",    "window"};
+                                  "direct", "split",    "window",   "area"};
     const char *v = getenv("COURIER_COLL_ALG");
     int f = 0;
     for (int i = 0; v && i < (int)(sizeof names / sizeof *names); i++)
@@ -239,6 +248,9 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
     int32_t tag = CR_COLL_TAG(seq, 0);
     if (g->size == 1) return;
     int f = cr_coll_forced();
+    if ((f == CR_ALG_AREA || (f == CR_ALG_AUTO && !job->oversub && len >= BCAST_AREA_MIN)) &&
+        cr_coll_shm_bcast(job, g, op, buf, len, root))
+        return;
     bool single = f == CR_ALG_DIRECT || f == CR_ALG_SPLIT;
     if ((single || (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && len >= BCAST_SPLIT_MIN)) &&
         len > 0 && cr_coll_direct_ok(job, g)) {

@@ -20,6 +20,7 @@ typedef struct cr_group {
     uint32_t seq;      /* collectives started so far (same on every member) */
     uint8_t area;      /* k+1: this whole-job group owns collective area k (coll_shm.c); 0: none */
     uint32_t area_seq; /* collectives done through the area so far (same on every member) */
+    bool area_loose;   /* the last of them was a broadcast (coll_shm.c's invariants) */
 } cr_group;
 
 /* The owners of the collective areas: one whole-job group per interface. */
@@ -106,7 +107,8 @@ enum cr_coll_alg {
     CR_ALG_SCATTER,      /* alltoall: every transfer posted at once */
     CR_ALG_DIRECT,       /* bcast, alltoall: single copy from the others' buffers (one host) */
     CR_ALG_SPLIT,        /* bcast: single copy, a share from the root, the rest from the others */
-    CR_ALG_WINDOW        /* alltoall: pairwise, COURIER_COLL_WINDOW exchanges in flight */
+    CR_ALG_WINDOW,       /* alltoall: pairwise, COURIER_COLL_WINDOW exchanges in flight */
+    CR_ALG_AREA          /* bcast: through the collective area (coll_shm.c) at any size */
 };
 /* Read once from COURIER_COLL_ALG (a name above, lower case: "ring", ...); the
  * forced algorithm is used wherever it applies (direct and split only where
@@ -170,6 +172,9 @@ bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, void *buf, 
 bool cr_coll_shm_allgather(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk);
 bool cr_coll_shm_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                           size_t blk);
+/* Broadcast in chunks through the area: any length; the caller has counted the
+ * collective in g->seq already. */
+bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root);
 void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
 /* Binomial-tree broadcast with one tag (coll.c). */
 void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,

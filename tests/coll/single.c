@@ -1,12 +1,17 @@
-/* Broadcast and all-to-all around the single-copy algorithms' thresholds
- * (src/coll/coll_direct.c; run with COURIER_COLL_ALG=direct, split, window or
- * none): on MPI_COMM_WORLD, on the halves of MPI_Comm_split (members that
+/* Broadcast, all-to-all and all-gather around the thresholds of the
+ * single-copy algorithms (src/coll/coll_direct.c) and of the broadcast through
+ * the collective area (src/coll/coll_shm.c; run with COURIER_COLL_ALG=direct,
+ * split, window, area or none): on MPI_COMM_WORLD, on the halves of MPI_Comm_split (members that
  * are not ranks 0..n-1, groups of other sizes), on the world in reverse key
  * order, with every root a group has (up to three of them), sizes from 0 and 1
  * byte over 16 KiB+1 to 4 MiB+3, and each call twice with different data, so
  * that data left from the call before cannot pass. Every received byte is
  * checked; the first wrong one fails the test with the call, size, root,
- * group and position. Argument "quick": sizes up to 1 MiB+1 only. */
+ * group and position. Each broadcast is followed by an all-reduce of its
+ * verdict: on the world, an area collective that writes data right after an
+ * area broadcast whose readers may still be copying. Argument "quick": sizes
+ * up to 1 MiB+1 only. All-gather: blocks up to 64 KiB+3 (past the slot of the
+ * area, whose longer blocks go in pieces: more pieces add nothing). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +63,10 @@ static void check_bcast(MPI_Comm comm, const char *name, size_t len, int root, i
     CHECK(i == len, "bcast on %s of %zu bytes from root %d, round %d: byte %zu is %d, not %d", name,
           len, root, round, i, b[i], w[i]);
     CHECK(b[len] == 0x5a, "bcast on %s of %zu bytes wrote past the end", name, len);
+    int ok = (int)len + root, all_ok = -1;
+    OK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
+    CHECK(all_ok == ok, "the all-reduce after bcast on %s of %zu bytes gave %d, not %d", name, len,
+          all_ok, ok);
     free(b);
     free(w);
 }
@@ -89,6 +98,30 @@ static void check_alltoall(MPI_Comm comm, const char *name, size_t blk, int roun
     free(w);
 }
 
+static void check_allgather(MPI_Comm comm, const char *name, size_t blk, int round)
+{
+    int me, n;
+    OK(MPI_Comm_rank(comm, &me));
+    OK(MPI_Comm_size(comm, &n));
+    size_t all = blk * (size_t)n;
+    uint8_t *s = malloc(blk + 1), *r = malloc(all + 1), *w = malloc(blk + 1);
+    CHECK(s && r && w, "out of memory");
+    fill(s, blk, me, 0, round);
+    memset(r, 0xa5, all);
+    r[all] = 0x5a;
+    OK(MPI_Allgather(s, (int)blk, MPI_BYTE, r, (int)blk, MPI_BYTE, comm));
+    for (int f = 0; f < n; f++) {
+        size_t i = first_wrong(r + (size_t)f * blk, blk, f, 0, round, w);
+        CHECK(i == blk,
+              "allgather on %s of %zu-byte blocks, round %d: byte %zu from member %d is %d, not %d",
+              name, blk, round, i, f, r[(size_t)f * blk + i], w[i]);
+    }
+    CHECK(r[all] == 0x5a, "allgather on %s of %zu-byte blocks wrote past the end", name, blk);
+    free(s);
+    free(r);
+    free(w);
+}
+
 static void run(MPI_Comm comm, const char *name, int quick)
 {
     static const size_t bsizes[] = {
@@ -107,7 +140,10 @@ static void run(MPI_Comm comm, const char *name, int quick)
     }
     for (size_t k = 0; k < sizeof ablks / sizeof *ablks; k++) {
         if (quick && ablks[k] > 65539) continue;
-        for (int round = 0; round < 2; round++) check_alltoall(comm, name, ablks[k], round);
+        for (int round = 0; round < 2; round++) {
+            check_alltoall(comm, name, ablks[k], round);
+            if (ablks[k] <= 65539) check_allgather(comm, name, ablks[k], round);
+        }
     }
 }
 
