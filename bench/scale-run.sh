@@ -8,9 +8,9 @@
 #     pingpong ring at RING_N ranks (the last oversubscribed 2x);
 #   - collectives (bench/compare_coll.sh): coll.c's measurement, through
 #     bench/coll_sizes (coll.c with a size list): coll.c's fixed plan plus
-#     broadcast 16 KiB..4 MiB and all-to-all 8..128 KiB, at COLL_N ranks; barrier
-#     and allreduce at OVER_N ranks (oversubscribed 2x); courier once for each
-#     name in ALGS (COURIER_COLL_ALG);
+#     broadcast 16 KiB..4 MiB, all-to-all 8..128 KiB and all-gather 8..128 KiB,
+#     at COLL_N ranks; barrier and allreduce at OVER_N ranks (oversubscribed
+#     2x); courier once for each name in ALGS (COURIER_COLL_ALG);
 #   - MPI (bench/mpi/compare.sh): mb latency at 2 ranks; mb multi barrier
 #     allreduce bcast alltoall allgather --max 65536 at NP ranks (courier once
 #     per name in MB_ALGS, default ALGS);
@@ -193,7 +193,7 @@ fi
 
 # ---- the tables: one repetition of each, courier and Open MPI in turn ---------------
 coll_sizes="barrier:0 allreduce:8,1024,65536 bcast:8,16384,65536,262144,1048576,4194304"
-coll_sizes="$coll_sizes alltoall:8,1024,8192,32768,131072 allgather:8,1024"
+coll_sizes="$coll_sizes alltoall:8,1024,8192,32768,131072 allgather:8,1024,8192,32768,131072"
 # tables REP RESERVE: every table section once; runs stop RESERVE s before the budget's end
 tables() {
     local rep=$1 reserve=$2 n it impl alg algs sizes t t0 t1

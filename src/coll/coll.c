@@ -3,8 +3,10 @@
  *
  * Algorithms, chosen by message and group size (COURIER_COLL_ALG forces one):
  *  - barrier: dissemination, ceil(log2 n) rounds of zero-byte messages;
- *  - bcast: whole-job groups from 16 KiB, where no rank shares a core: in
- *    chunks through the collective area (coll_shm.c); otherwise binomial tree;
+ *  - bcast: whole-job groups of more than 2 from 16 KiB, where no rank shares
+ *    a core: in chunks through the collective area (coll_shm.c; between 2,
+ *    one single-copy message is one copy, the area two: 1 MiB took 57 us by
+ *    message, 125 through the area on 16 cores); otherwise binomial tree;
  *    long messages (>= 256 KiB, more than 2 members) go
  *    down a chain in segments so that every link works at once (pipeline);
  *    where every member is on this host with single copy (more than 2
@@ -248,7 +250,8 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
     int32_t tag = CR_COLL_TAG(seq, 0);
     if (g->size == 1) return;
     int f = cr_coll_forced();
-    if ((f == CR_ALG_AREA || (f == CR_ALG_AUTO && !job->oversub && len >= BCAST_AREA_MIN)) &&
+    if ((f == CR_ALG_AREA ||
+         (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && len >= BCAST_AREA_MIN)) &&
         cr_coll_shm_bcast(job, g, op, buf, len, root))
         return;
     bool single = f == CR_ALG_DIRECT || f == CR_ALG_SPLIT;
