@@ -8,10 +8,12 @@
 # installation says so, and that find_package(courier) works from P2.
 #   relocate.sh CMAKE BUILD_DIR
 set -u
+fail() { echo "FAIL: $*"; exit 1; }
 cmake=$1 build=$2
+# a build carried to another machine names this one's cmake: take that one's
+[ -x "$cmake" ] || cmake=$(command -v cmake) || fail "no cmake at $1 nor on PATH"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat >"$tmp/hello_mpi.c" <<'EOF'
 #include <mpi.h>
