@@ -181,23 +181,47 @@ static uint64_t ctl_amo(cr_job *job, const char *call, mpi_win *w, int m, size_t
     return cr_rma_amo(job, call, &t, op, a, b);
 }
 
-/* Back off between tries of a lock held by someone else: move the engine (our
- * own service included), then give the CPU up for a moment. */
-static void backoff(cr_job *job, unsigned *tries)
+/* A wait for a lock word (a window's lock or its accumulate lock) held by
+ * someone else: the word is tried again and again, so the engine's waits, which
+ * wake on messages, do not serve; once it naps, the wait is shown to the
+ * watchdog as blocked (a holder that waits for this rank in turn is a hang it
+ * reports; one that computes keeps the job from counting as hung). */
+typedef struct lock_wait {
+    unsigned tries;
+    int owner; /* whose window */
+    cr_wait w;
+} lock_wait;
+
+static void lock_wait_begin(lock_wait *lw, const char *call, int owner_rank)
+{
+    *lw = (lock_wait){.owner = owner_rank};
+    lw->w.call = call;
+    lw->w.lock_of = &lw->owner;
+}
+
+/* Back off between tries: move the engine (our own service included), then
+ * give the CPU up for a moment. */
+static void backoff(cr_job *job, lock_wait *lw)
 {
     if (cr_progress(job)) return;
-    if (++*tries < 64) {
+    if (++lw->tries < 64) {
         cr_cpu_relax();
         return;
     }
+    if (lw->tries == 256) cr_wait_report(job, &lw->w, true);
     cr_unlock(job);
-    if (*tries < 256) {
+    if (lw->tries < 256) {
         sched_yield();
     } else {
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }
     cr_lock(job);
+}
+
+static void lock_wait_end(cr_job *job, lock_wait *lw)
+{
+    if (lw->w.listed) cr_wait_report(job, &lw->w, false);
 }
 
 /* ---- creation ----------------------------------------------------------------- */
@@ -885,8 +909,10 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 
 static void acc_lock(cr_job *job, const char *call, mpi_win *w, int t)
 {
-    unsigned tries = 0;
-    while (ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS, 1, 0) != 0) backoff(job, &tries);
+    lock_wait lw;
+    lock_wait_begin(&lw, call, cr_group_rank(&w->c->g, t));
+    while (ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS, 1, 0) != 0) backoff(job, &lw);
+    lock_wait_end(job, &lw);
 }
 
 static void acc_unlock(cr_job *job, const char *call, mpi_win *w, int t)
@@ -1241,16 +1267,18 @@ static int lock_check(cr_job *job, const char *call, MPI_Win win, mpi_win **w, i
 
 static void lock_take(cr_job *job, const char *call, mpi_win *w, int t, int type)
 {
-    unsigned tries = 0;
+    lock_wait lw;
+    lock_wait_begin(&lw, call, cr_group_rank(&w->c->g, t));
     if (type == MPI_LOCK_EXCLUSIVE) {
         while (ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_CAS, LOCK_WRITER, 0) != 0)
-            backoff(job, &tries);
+            backoff(job, &lw);
     } else {
         while (ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD, 1, 0) & LOCK_WRITER) {
             ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD, (uint64_t)-1, 0);
-            backoff(job, &tries);
+            backoff(job, &lw);
         }
     }
+    lock_wait_end(job, &lw);
 }
 
 static void lock_give(cr_job *job, const char *call, mpi_win *w, int t, int type)

@@ -1067,7 +1067,10 @@ static void describe_wait(cr_wait *v, cr_waitinfo *w)
              : v->op   ? v->op
              : v->call ? v->call
                        : "exit");
-    if (!r && !sel && v->op) {
+    if (!r && !sel && v->lock_of) {
+        w->kind = CR_WAIT_LOCK; /* its holder is not known: peer stays -1 */
+        w->tag = *v->lock_of;
+    } else if (!r && !sel && v->op) {
         w->kind = CR_WAIT_ARRIVE;
         w->peer = v->peer ? *v->peer : -1;
         v->peer_shown = w->peer;

@@ -172,6 +172,7 @@ typedef struct cr_wait {
     const char *op;       /* ... the collective (coll_shm.c) and the member */
     const int *peer;      /* it waits for (member index = job rank), or */
     const char *call;     /* ... the call (several requests, a nonblocking collective) */
+    const int *lock_of;   /* ... with call: a lock of this rank's window, held by another */
     int peer_shown;       /* *peer as last reported (it moves on as members come) */
     bool spell_reported;  /* this blocked spell was reported (at its first sleep) */
     bool listed;          /* in job->blocked: reported blocked, not yet over */

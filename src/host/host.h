@@ -49,7 +49,8 @@ enum cr_wait_kind {
     CR_WAIT_RECV = 1,   /* a receive (or probe) that nothing matches */
     CR_WAIT_CREDIT = 2, /* a send with no room at the receiver */
     CR_WAIT_MATCH = 3,  /* a long send waiting for its receive */
-    CR_WAIT_ARRIVE = 4  /* a collective waiting for peer to enter it (collective area) */
+    CR_WAIT_ARRIVE = 4, /* a collective waiting for peer to enter it (collective area) */
+    CR_WAIT_LOCK = 5    /* a one-sided lock held by another rank (tag: whose window; peer -1) */
 };
 
 typedef struct cr_waitinfo {

@@ -176,6 +176,10 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
         snprintf(buf, len, "waits in %s for rank %d to enter it too (collective)", w->call,
                  w->peer);
         break;
+    case CR_WAIT_LOCK:
+        snprintf(buf, len, "waits in %s for the lock on rank %d's window (held by another rank)",
+                 w->call, (int)w->tag);
+        break;
     default:
         snprintf(buf, len, "waits in %s (%s)", w->call,
                  !strcmp(w->call, "exit") ? "finishing its sends"

@@ -46,6 +46,13 @@ static void fatal(const char *what, int me, int np)
         MPI_Issend(x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
     }
+    if (!strcmp(what, "lockhang")) { /* 1 holds 0's lock into a barrier 0 never reaches */
+        MPI_Win w;
+        MPI_Win_create(x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+        if (me == 1) MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+    }
     if (!strcmp(what, "win")) {
         MPI_Win w;
         MPI_Win_create(x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
@@ -66,7 +73,8 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &np));
     if (argc > 1 && strncmp(argv[1], "courier-test-", 13)) {
         if (me == 0 || !strcmp(argv[1], "root") || !strcmp(argv[1], "alias") ||
-            !strcmp(argv[1], "op") || !strcmp(argv[1], "truncate") || !strcmp(argv[1], "win"))
+            !strcmp(argv[1], "op") || !strcmp(argv[1], "truncate") || !strcmp(argv[1], "win") ||
+            !strcmp(argv[1], "lockhang"))
             fatal(argv[1], me, np);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
