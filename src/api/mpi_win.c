@@ -907,17 +907,35 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 
 /* ---- accumulate ---------------------------------------------------------------- */
 
+/* Word `word` of member m's control block where this rank maps it, or NULL. */
+static uint64_t *ctl_word(const mpi_win *w, int m, size_t word)
+{
+    return w->ctl.map[m] ? (uint64_t *)(void *)(w->ctl.map[m] + word * 8) : NULL;
+}
+
+/* The accumulate lock of member t: one compare-and-swap where the word is
+ * mapped (and free), the general path's tries and backoff otherwise. */
 static void acc_lock(cr_job *job, const char *call, mpi_win *w, int t)
 {
+    uint64_t *word = ctl_word(w, t, CTL_ACC), free_word = 0;
+    if (word ? __atomic_compare_exchange_n(word, &free_word, 1, false, __ATOMIC_ACQUIRE,
+                                           __ATOMIC_RELAXED)
+             : ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS | CR_AMO_QUIET, 1, 0) == 0)
+        return;
     lock_wait lw;
     lock_wait_begin(&lw, call, cr_group_rank(&w->c->g, t));
-    while (ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS, 1, 0) != 0) backoff(job, &lw);
+    while (ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS | CR_AMO_QUIET, 1, 0) != 0)
+        backoff(job, &lw);
     lock_wait_end(job, &lw);
 }
 
 static void acc_unlock(cr_job *job, const char *call, mpi_win *w, int t)
 {
-    ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_SWAP, 0, 0);
+    uint64_t *word = ctl_word(w, t, CTL_ACC);
+    if (word) /* the holder alone writes it now: a store that orders what it did before */
+        __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+    else
+        ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_SWAP | CR_AMO_QUIET, 0, 0);
 }
 
 /* Read the target datatype's runs into data (packed), under the accumulate
@@ -1270,11 +1288,11 @@ static void lock_take(cr_job *job, const char *call, mpi_win *w, int t, int type
     lock_wait lw;
     lock_wait_begin(&lw, call, cr_group_rank(&w->c->g, t));
     if (type == MPI_LOCK_EXCLUSIVE) {
-        while (ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_CAS, LOCK_WRITER, 0) != 0)
+        while (ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_CAS | CR_AMO_QUIET, LOCK_WRITER, 0) != 0)
             backoff(job, &lw);
     } else {
-        while (ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD, 1, 0) & LOCK_WRITER) {
-            ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD, (uint64_t)-1, 0);
+        while (ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD | CR_AMO_QUIET, 1, 0) & LOCK_WRITER) {
+            ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD | CR_AMO_QUIET, (uint64_t)-1, 0);
             backoff(job, &lw);
         }
     }
@@ -1283,7 +1301,7 @@ static void lock_take(cr_job *job, const char *call, mpi_win *w, int t, int type
 
 static void lock_give(cr_job *job, const char *call, mpi_win *w, int t, int type)
 {
-    ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD,
+    ctl_amo(job, call, w, t, CTL_LOCK, CR_AMO_ADD | CR_AMO_QUIET,
             type == MPI_LOCK_EXCLUSIVE ? (uint64_t)-LOCK_WRITER : (uint64_t)-1, 0);
 }
 

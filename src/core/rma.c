@@ -625,9 +625,11 @@ bool cr_rma_getv(cr_job *job, const char *call, const cr_rtarget *t, const cr_ru
 uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, uint64_t a,
                     uint64_t b)
 {
+    bool quiet = op & CR_AMO_QUIET;
+    op &= ~CR_AMO_QUIET;
     if (self_or_mapped(job, t)) {
         uint64_t old = cr_amo_apply((uint64_t *)local_addr(t), op, a, b);
-        if (op != CR_AMO_READ && t->peer != job->rank) cr_nudge(job, t->peer);
+        if (op != CR_AMO_READ && !quiet && t->peer != job->rank) cr_nudge(job, t->peer);
         return old;
     }
     cr_rma *m = rma_of(job);

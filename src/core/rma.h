@@ -48,7 +48,11 @@ enum cr_amo {
     CR_AMO_CAS,      /* if word == b: word = a */
     CR_AMO_OR,
     CR_AMO_AND,
-    CR_AMO_XOR
+    CR_AMO_XOR,
+    /* or'ed into op for cr_rma_amo: nobody sleeps waiting for this word to
+     * change (a lock word whose waiters try again), so the target is not
+     * woken: a wake-up is a system call when it sleeps */
+    CR_AMO_QUIET = 0x100
 };
 /* Apply op to *p (the one place the instructions are chosen); returns the old word. */
 uint64_t cr_amo_apply(uint64_t *p, int op, uint64_t a, uint64_t b);
