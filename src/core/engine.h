@@ -310,6 +310,19 @@ typedef struct cr_job {
     int (*bg[CR_MAX_BG])(struct cr_job *job, bool *pending);
     int nbg;
     bool in_bg; /* a hook is running: cr_progress inside it runs none */
+
+    /* cr_clock_ns's state (job.c): where the time-stamp counter is a clock,
+     * after a calibration against CLOCK_MONOTONIC it is read instead of
+     * clock_gettime. The fields are written once each, before the release
+     * store of the phase that publishes them. */
+    struct {
+        _Atomic int phase;   /* CLK_* in job.c */
+        uint64_t tick0, ns0; /* the origin: a moment in both clocks */
+        struct cr_clk_line {
+            uint64_t tick, ns; /* the line's anchor */
+            double ns_per_tick;
+        } line[2]; /* the first fit (50 ms), the second (2 s) */
+    } clk;
 } cr_job;
 
 /* Tracing hooks (trace.h): each is a load and a branch while tracing is off.
@@ -478,8 +491,13 @@ void cr_wake_self(cr_job *job);
  * caller waits for (see the transport's sleep). */
 void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg);
 /* Nanoseconds on the job's clock (monotonic; only differences mean anything):
- * what the interfaces' timers return. */
+ * what the interfaces' timers return. CLOCK_MONOTONIC, read through the
+ * time-stamp counter where that is a clock (cr_tsc_ok) once 50 ms have given
+ * its rate; any thread, no lock. */
 uint64_t cr_clock_ns(void);
+/* Is the CPU's time-stamp counter a clock: the same rate always, in every
+ * power state, on every core (the invariant TSC of CPUID 0x80000007)? */
+bool cr_tsc_ok(void);
 
 /* About to idle: take unexpected long messages off their senders (NX/2 semantics). */
 void cr_engine_buffer_rts(cr_job *job);

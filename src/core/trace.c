@@ -70,25 +70,6 @@ uint64_t cr_trace_now(cr_job *job)
     return ticks(job->trace);
 }
 
-/* Is the time-stamp counter a clock (the same rate always, on every core)? */
-static bool tsc_usable(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return false;
-    char line[4096];
-    bool constant = false, nonstop = false;
-    while (fgets(line, sizeof line, f) && strncmp(line, "flags", 5) != 0) {
-    }
-    constant = strstr(line, " constant_tsc") != NULL;
-    nonstop = strstr(line, " nonstop_tsc") != NULL;
-    fclose(f);
-    return constant && nonstop;
-#else
-    return false;
-#endif
-}
-
 /* Write what the buffer holds (async-signal-safe: system calls only). */
 static void flush(cr_trace *t, uint32_t ended)
 {
@@ -210,7 +191,7 @@ void cr_trace_open(cr_job *job)
     t->head.size = (uint32_t)job->size;
     t->head.pid = (uint32_t)getpid();
     t->main = pthread_self();
-    t->tsc = tsc_usable();
+    t->tsc = cr_tsc_ok();
     t->head.tsc = t->tsc;
     /* The tick rate: from this pair and the one each write adds; a rank that
      * dies before its first write has this one and one a millisecond on. */
