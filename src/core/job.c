@@ -76,8 +76,8 @@ static uint64_t now_ns(void)
  * first call after 2 s fits the rate again over the whole time and starts a
  * second line where the first one is at that moment (the two rates differ by
  * a few parts per million, so the switch does not step; measured: within 2 us
- * of clock_gettime over 3.5 s); the lines never change once published. A counter that went back (a virtual machine moved)
- * falls back to clock_gettime for good. */
+ * of clock_gettime over 3.5 s); the lines never change once published. A counter that went back (a
+ * virtual machine moved) falls back to clock_gettime for good. */
 enum {
     CLK_NONE = 0,
     CLK_SETTING,
@@ -110,6 +110,26 @@ static inline uint64_t tsc_now(void)
 #else
     return 0;
 #endif
+}
+
+/* A moment in both clocks: the counter read just before and just after
+ * clock_gettime, the closest of five tries (a preemption between two readings
+ * would otherwise put milliseconds into the rate). */
+static void clk_pair(uint64_t *ns, uint64_t *tick)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t t1 = tsc_now(), n = now_ns(), t2 = tsc_now();
+        if (t2 >= t1 && t2 - t1 < best) {
+            best = t2 - t1;
+            *ns = n;
+            *tick = t1 + (t2 - t1) / 2;
+        }
+    }
+    if (best == UINT64_MAX) { /* the counter went back each time */
+        *ns = now_ns();
+        *tick = 0;
+    }
 }
 
 static inline uint64_t on_line(const struct cr_clk_line *l, uint64_t t)
@@ -146,13 +166,14 @@ static uint64_t clk_slow(int ph)
     typeof(cr_the_job.clk) *k = &cr_the_job.clk;
     if (ph == CLK_NONE && clk_take(CLK_NONE, CLK_SETTING)) {
         bool tsc = cr_tsc_ok(); /* (CPUID traps to the hypervisor: tens of us in a VM) */
-        uint64_t ns = now_ns();
-        if (!tsc) {
+        uint64_t ns, t;
+        clk_pair(&ns, &t); /* after the check */
+        if (!tsc || !t) {
             atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
             return ns;
         }
-        k->ns0 = ns; /* the two readings together, after the check */
-        k->tick0 = tsc_now();
+        k->ns0 = ns;
+        k->tick0 = t;
         atomic_store_explicit(&k->phase, CLK_ORIGIN, memory_order_release);
         return ns;
     }
@@ -163,6 +184,7 @@ static uint64_t clk_slow(int ph)
         return ns;
     }
     if (ph == CLK_ORIGIN && ns - k->ns0 >= CLK_FIT_NS && clk_take(CLK_ORIGIN, CLK_FITTING)) {
+        clk_pair(&ns, &t);
         if (t <= k->tick0) {
             atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
             return ns;
@@ -172,6 +194,11 @@ static uint64_t clk_slow(int ph)
         return ns;
     }
     if (ph == CLK_LINE1 && clk_take(CLK_LINE1, CLK_REFIT)) { /* readers keep line 0 meanwhile */
+        clk_pair(&ns, &t);
+        if (t < k->line[0].tick) {
+            atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
+            return ns;
+        }
         uint64_t at = on_line(&k->line[0], t);
         k->line[1] = (struct cr_clk_line){t, at, (double)(ns - k->ns0) / (double)(t - k->tick0)};
         atomic_store_explicit(&k->phase, CLK_LINE2, memory_order_release);
@@ -527,7 +554,7 @@ static void job_exit(void)
 static void job_init(void)
 {
     cr_job *job = &cr_the_job;
-    cr_clock_ns(); /* the clock's origin (its rate is known 10 ms later) */
+    cr_clock_ns();            /* the clock's origin (its rate is known 10 ms later) */
     if (!cr_pmi_start(job)) { /* not under srun --mpi=pmi2: courier run, or alone */
         job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
         job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);

@@ -6,6 +6,7 @@
  * go back, while two threads read it at once (MPI_THREAD_MULTIPLE: MPI_Wtime
  * takes no lock). MPI_Wtick is between 1 ns and 10 ms. Any number of ranks. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "mcheck.h"
@@ -17,7 +18,7 @@ static double mono(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static volatile int stop;
+static _Atomic int stop;
 
 /* Reads MPI_Wtime until told to stop; returns how often it went back. */
 static void *reader(void *arg)
