@@ -321,7 +321,7 @@ typedef struct cr_job {
         struct cr_clk_line {
             uint64_t tick, ns; /* the line's anchor */
             double ns_per_tick;
-        } line[2]; /* the first fit (50 ms), the second (2 s) */
+        } line[3]; /* fitted at 1 ms, 100 ms, 3 s */
     } clk;
 } cr_job;
 

@@ -68,28 +68,22 @@ static uint64_t now_ns(void)
  * clock_gettime costs 26 ns on this project's virtual machine (kvm-clock),
  * reading the time-stamp counter 11; OSU's latency loops call MPI_Wtime twice
  * per iteration, so on a small one-sided operation the clock was two thirds
- * of what they measured. Where the counter is a clock, the first call sets an
- * origin in both clocks (the job's start makes the first), and calls return
- * clock_gettime until 10 ms have passed; the first call after that takes the
- * counter's rate over those 10 ms (to a few parts per million) and anchors a
- * line at its own reading of both, read through the counter from then on. The
- * first call after 2 s fits the rate again over the whole time and starts a
- * second line where the first one is at that moment (the two rates differ by
- * a few parts per million, so the switch does not step; measured: within 2 us
- * of clock_gettime over 3.5 s); the lines never change once published. A counter that went back (a
- * virtual machine moved) falls back to clock_gettime for good. */
-enum {
-    CLK_NONE = 0,
-    CLK_SETTING,
-    CLK_ORIGIN,
-    CLK_FITTING,
-    CLK_LINE1,
-    CLK_REFIT,
-    CLK_LINE2,
-    CLK_PLAIN
-};
-#define CLK_FIT_NS 10000000u
-#define CLK_REFIT_NS 2000000000u
+ * of what they measured. Where the counter is a clock, the job's start sets
+ * an origin in both clocks, and calls return clock_gettime until 1 ms has
+ * passed; the first call after that takes the counter's rate over that time
+ * and anchors a line at its own reading of both, read through the counter
+ * from then on. At 100 ms and at 3 s the rate is taken again over the whole
+ * time since the origin (ever closer: the readings' error over a longer
+ * time), and a new line starts where the old one is at that moment, so the
+ * clock never steps (measured: within 2 us of clock_gettime over 3.5 s). A
+ * line never changes once published; a counter that went back (a virtual
+ * machine moved) turns the counter off for good. */
+/* Phases: NONE -> SETTING -> ORIGIN -> FIRST_FIT (line 0 being made) -> LINE
+ * + 2n (line n in use) -> LINE + 2n + 1 (line n in use, n+1 being made) ...;
+ * PLAIN: clock_gettime only. */
+enum { CLK_NONE = 0, CLK_SETTING, CLK_ORIGIN, CLK_PLAIN, CLK_FIRST_FIT = 15, CLK_LINE = 16 };
+#define CLK_LINES 3
+static const uint64_t clk_fit_ns[CLK_LINES] = {1000000u, 100000000u, 3000000000u};
 
 bool cr_tsc_ok(void)
 {
@@ -114,7 +108,7 @@ static inline uint64_t tsc_now(void)
 
 /* A moment in both clocks: the counter read just before and just after
  * clock_gettime, the closest of five tries (a preemption between two readings
- * would otherwise put milliseconds into the rate). */
+ * would otherwise put its length into the rate). */
 static void clk_pair(uint64_t *ns, uint64_t *tick)
 {
     uint64_t best = UINT64_MAX;
@@ -150,12 +144,13 @@ uint64_t cr_clock_ns(void)
 {
     typeof(cr_the_job.clk) *k = &cr_the_job.clk;
     int ph = atomic_load_explicit(&k->phase, memory_order_acquire);
-    if (__builtin_expect(ph == CLK_LINE2 || ph == CLK_LINE1 || ph == CLK_REFIT, 1)) {
-        const struct cr_clk_line *l = &k->line[ph == CLK_LINE2];
+    if (__builtin_expect(ph >= CLK_LINE, 1)) {
+        int n = (ph - CLK_LINE) >> 1; /* line n; odd: line n+1 is being made */
+        const struct cr_clk_line *l = &k->line[n];
         uint64_t t = tsc_now();
         if (__builtin_expect(t >= l->tick, 1)) {
             uint64_t ns = on_line(l, t);
-            if (__builtin_expect(ph != CLK_LINE1 || ns - k->ns0 < CLK_REFIT_NS, 1)) return ns;
+            if ((ph & 1) || n == CLK_LINES - 1 || ns - k->ns0 < clk_fit_ns[n + 1]) return ns;
         }
     }
     return clk_slow(ph);
@@ -164,10 +159,10 @@ uint64_t cr_clock_ns(void)
 static uint64_t clk_slow(int ph)
 {
     typeof(cr_the_job.clk) *k = &cr_the_job.clk;
+    uint64_t ns, t;
     if (ph == CLK_NONE && clk_take(CLK_NONE, CLK_SETTING)) {
         bool tsc = cr_tsc_ok(); /* (CPUID traps to the hypervisor: tens of us in a VM) */
-        uint64_t ns, t;
-        clk_pair(&ns, &t); /* after the check */
+        clk_pair(&ns, &t);      /* after the check */
         if (!tsc || !t) {
             atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
             return ns;
@@ -177,35 +172,29 @@ static uint64_t clk_slow(int ph)
         atomic_store_explicit(&k->phase, CLK_ORIGIN, memory_order_release);
         return ns;
     }
-    uint64_t ns = now_ns(), t = tsc_now();
-    if ((ph == CLK_LINE1 || ph == CLK_LINE2 || ph == CLK_REFIT) &&
-        t < k->line[ph == CLK_LINE2].tick) { /* the counter went back */
-        if (ph != CLK_REFIT) atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
+    if (ph < CLK_ORIGIN || ph == CLK_PLAIN) return now_ns();
+    int n = ph < CLK_LINE ? -1 : (ph - CLK_LINE) >> 1; /* the line in use */
+    bool making = ph == CLK_FIRST_FIT || (ph >= CLK_LINE && (ph & 1));
+    ns = now_ns();
+    t = tsc_now();
+    if (n >= 0 && t < k->line[n].tick) { /* the counter went back */
+        if (!making) atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
         return ns;
     }
-    if (ph == CLK_ORIGIN && ns - k->ns0 >= CLK_FIT_NS && clk_take(CLK_ORIGIN, CLK_FITTING)) {
+    uint64_t at = n >= 0 ? on_line(&k->line[n], t) : ns; /* what the clock says now */
+    if (!making && n + 1 < CLK_LINES && at - k->ns0 >= clk_fit_ns[n + 1] &&
+        clk_take(ph, n < 0 ? CLK_FIRST_FIT : ph + 1)) { /* this thread makes line n+1 */
         clk_pair(&ns, &t);
-        if (t <= k->tick0) {
+        if (t <= k->tick0 || (n >= 0 && t < k->line[n].tick)) {
             atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
             return ns;
         }
-        k->line[0] = (struct cr_clk_line){t, ns, (double)(ns - k->ns0) / (double)(t - k->tick0)};
-        atomic_store_explicit(&k->phase, CLK_LINE1, memory_order_release);
-        return ns;
+        at = n >= 0 ? on_line(&k->line[n], t) : ns;
+        k->line[n + 1] =
+            (struct cr_clk_line){t, at, (double)(ns - k->ns0) / (double)(t - k->tick0)};
+        atomic_store_explicit(&k->phase, CLK_LINE + 2 * (n + 1), memory_order_release);
     }
-    if (ph == CLK_LINE1 && clk_take(CLK_LINE1, CLK_REFIT)) { /* readers keep line 0 meanwhile */
-        clk_pair(&ns, &t);
-        if (t < k->line[0].tick) {
-            atomic_store_explicit(&k->phase, CLK_PLAIN, memory_order_release);
-            return ns;
-        }
-        uint64_t at = on_line(&k->line[0], t);
-        k->line[1] = (struct cr_clk_line){t, at, (double)(ns - k->ns0) / (double)(t - k->tick0)};
-        atomic_store_explicit(&k->phase, CLK_LINE2, memory_order_release);
-        return at;
-    }
-    if (ph == CLK_LINE1 || ph == CLK_REFIT) return on_line(&k->line[0], t);
-    return ns;
+    return at;
 }
 
 /* ---- errors -------------------------------------------------------------- */
