@@ -58,7 +58,7 @@
  * it is left to be forced only. */
 #define BCAST_SPLIT_MIN (1u << 20)
 /* Through the collective area (coll_shm.c): on 16 cores 16 KiB-4 MiB took
- * 0.21-0.40x Open MPI's time at 16 ranks (binomial, pipeline and split
+ * 0.21-0.55x Open MPI's time at 16 ranks (binomial, pipeline and split
  * 0.5-2.4x); shorter ones stay with the binomial tree, whose root waits for
  * nobody (bench/results/scale16.md). */
 #define BCAST_AREA_MIN (16u << 10)
