@@ -79,11 +79,11 @@ static bool all_arrived(void *arg)
     return true;
 }
 
-/* Wait until every member's line of parity par shows at least gen. */
-static void wait_arrived(cr_job *job, const char *op, const cr_coll_area *a, int n, int par,
-                         uint64_t gen, arrival *w)
+/* Wait until the lines of parity par of members first..end-1 show at least gen. */
+static void wait_arrived(cr_job *job, const char *op, const cr_coll_area *a, int first, int end,
+                         int par, uint64_t gen, arrival *w)
 {
-    *w = (arrival){.a = a, .n = n, .par = par, .gen = gen};
+    *w = (arrival){.a = a, .n = end, .next = first, .par = par, .gen = gen};
     job->wait_op = op; /* for the hang watchdog: which member has not come */
     job->wait_peer = &w->next;
     cr_wait_until(job, op, all_arrived, w, NULL);
@@ -106,7 +106,7 @@ static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_c
     uint64_t gen = (uint64_t)g->area_seq++ + 1;
     int par = (int)(gen & 1);
     if (g->area_loose && len) /* after a broadcast: is everyone done with gen - 2? */
-        wait_arrived(job, op, a, g->size, par ^ 1, gen - 1, w);
+        wait_arrived(job, op, a, 0, g->size, par ^ 1, gen - 1, w);
     g->area_loose = false; /* after this wait everyone has arrived at gen */
     *w = (arrival){.a = a, .n = g->size, .gen = gen, .par = par};
     cr_coll_line *mine = &a->lines[g->me * 2 + par];
@@ -114,7 +114,7 @@ static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_c
     atomic_store_explicit(&mine->gen, gen, memory_order_release);
     for (int i = 0; i < g->size; i++)
         if (i != g->me) cr_nudge(job, i);
-    wait_arrived(job, op, a, g->size, par, gen, w);
+    wait_arrived(job, op, a, 0, g->size, par, gen, w);
 }
 
 bool cr_coll_shm_barrier(cr_job *job, cr_group *g, const char *op)
@@ -192,7 +192,7 @@ bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size
         unsigned char *data = a->slots + (size_t)par * (size_t)n * a->slot;
         arrival w;
         if (g->me == root) {
-            wait_arrived(job, op, a, n, par ^ 1, gen - 1, &w); /* all done with gen - 2 */
+            wait_arrived(job, op, a, 0, n, par ^ 1, gen - 1, &w); /* all done with gen - 2 */
             memcpy(data, (const char *)buf + off, l);
             atomic_store_explicit(&a->lines[root * 2 + par].gen, gen, memory_order_release);
             for (int i = 0; i < n; i++)
@@ -200,13 +200,7 @@ bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size
         } else {
             atomic_store_explicit(&a->lines[g->me * 2 + par].gen, gen, memory_order_release);
             cr_nudge(job, root); /* it may wait for this arrival to write the next chunk */
-            /* the root's line alone: members root..root (next starts there) */
-            w = (arrival){.a = a, .n = root + 1, .next = root, .par = par, .gen = gen};
-            job->wait_op = op;
-            job->wait_peer = &w.next;
-            cr_wait_until(job, op, all_arrived, &w, NULL);
-            job->wait_op = NULL;
-            job->wait_peer = NULL;
+            wait_arrived(job, op, a, root, root + 1, par, gen, &w); /* the root's line alone */
             memcpy((char *)buf + off, data, l);
         }
     }

@@ -492,8 +492,8 @@ void cr_wake_self(cr_job *job);
 void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg);
 /* Nanoseconds on the job's clock (monotonic; only differences mean anything):
  * what the interfaces' timers return. CLOCK_MONOTONIC, read through the
- * time-stamp counter where that is a clock (cr_tsc_ok) once 50 ms have given
- * its rate; any thread, no lock. */
+ * time-stamp counter where that is a clock (cr_tsc_ok) once the job's first
+ * millisecond has given its rate (job.c); any thread, no lock. */
 uint64_t cr_clock_ns(void);
 /* Is the CPU's time-stamp counter a clock: the same rate always, in every
  * power state, on every core (the invariant TSC of CPUID 0x80000007)? */

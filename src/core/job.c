@@ -543,7 +543,7 @@ static void job_exit(void)
 static void job_init(void)
 {
     cr_job *job = &cr_the_job;
-    cr_clock_ns();            /* the clock's origin (its rate is known 10 ms later) */
+    cr_clock_ns();            /* the clock's origin (its rate is known 1 ms later) */
     if (!cr_pmi_start(job)) { /* not under srun --mpi=pmi2: courier run, or alone */
         job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
         job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
