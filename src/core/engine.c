@@ -700,7 +700,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
             }
             return true;
         }
-        if (cr_progress(job)) continue;
+        if (wait ? cr_progress_poll(job) : cr_progress(job)) continue;
         if (!wait) return false;
         if (job->size == 1 && !job->threaded)
             cr_fatal(job, "cprobe",
@@ -970,8 +970,19 @@ void cr_bg_add(cr_job *job, int (*fn)(cr_job *job, bool *pending))
     job->bg[job->nbg++] = fn;
 }
 
+int cr_progress_poll(cr_job *job)
+{
+    return progress(job);
+}
+
 int cr_progress(cr_job *job)
 {
+    if (__builtin_expect(job->vt.base != NULL, 0)) {
+        cr_vt_sync(&job->vt);
+        int n = progress(job);
+        if (!n) cr_vt_spend(&job->vt, job->vt.hd->poll_ps, NULL);
+        return n;
+    }
     return progress(job);
 }
 
@@ -1160,7 +1171,7 @@ void cr_engine_drain(cr_job *job)
 {
     cr_wait w = {0};
     while (owes_live_peer(job)) {
-        if (cr_progress(job))
+        if (progress(job))
             w.spins = 0;
         else
             cr_idle(job, &w, NULL, NULL);

@@ -198,6 +198,7 @@ typedef struct cr_job {
     uint8_t *single_copy; /* per peer: its transport's get/put work (until denied) */
     cr_link *peek_link;   /* a transport a blocking receive copies straight out of */
     cr_host host;         /* this host's segment (base NULL: none, a job of one) */
+    cr_vt vt;             /* courier run --sim: the virtual clock (base NULL: real time) */
     int *host_of;         /* per rank: its host's number */
     bool coll_area_ok;    /* every peer is on this host: the collective areas serve */
     bool use_bell;        /* some transport is woken by the host doorbell */
@@ -437,8 +438,13 @@ void cr_bg_kick(cr_job *job);
 int cr_handlers_mask(cr_job *job, int masked);
 
 /* Progress: poll the transports once, then run the background hooks; returns
- * the number of events handled (and steps the hooks made). */
+ * the number of events handled (and steps the hooks made). What a test or
+ * nonblocking probe calls: in the simulated mode it first makes every arrival
+ * before the rank's clock visible, and one that finds nothing costs the
+ * modelled node a poll's time (so that a loop of tests moves on in virtual
+ * time). cr_progress_poll: the same without either, for waiting loops. */
 int cr_progress(cr_job *job);
+int cr_progress_poll(cr_job *job);
 /* Register a background hook (job->bg); registering one twice is a no-op. */
 void cr_bg_add(cr_job *job, int (*fn)(cr_job *job, bool *pending));
 /* Tell the runtime that wait w is (blocked) or is no longer blocked. The rank

@@ -142,6 +142,8 @@ static uint64_t clk_slow(int ph);
 
 uint64_t cr_clock_ns(void)
 {
+    if (__builtin_expect(cr_the_job.vt.base != NULL, 0))
+        return (uint64_t)cr_vt_now(&cr_the_job.vt) / 1000u; /* virtual time (--sim) */
     typeof(cr_the_job.clk) *k = &cr_the_job.clk;
     int ph = atomic_load_explicit(&k->phase, memory_order_acquire);
     if (__builtin_expect(ph >= CLK_LINE, 1)) {
@@ -318,6 +320,17 @@ static void read_secret(cr_job *job)
     job->has_secret = true;
 }
 
+/* courier run --sim: the simulated mode's segment (src/host/vtime.h). */
+static void attach_vtime(cr_job *job)
+{
+    int fd = (int)env_long("COURIER_SIM_FD", -1, 0, INT_MAX);
+    if (fd < 0) return;
+    int rc = cr_vt_attach(&job->vt, fd, job->rank, job->size);
+    if (rc)
+        cr_fatal(job, "init", "cannot attach the simulator's segment (fd %d): %s", fd,
+                 strerror(-rc));
+}
+
 static int tp_deliver(void *owner, int src, const cr_hdr *h, const void *payload, size_t len)
 {
     return cr_engine_deliver(owner, src, h, payload, len);
@@ -353,13 +366,14 @@ static int tp_card_get(void *owner, int peer, void *card, size_t *len)
 /* The registry, in order of preference: the first transport that reaches a
  * peer owns it. COURIER_TRANSPORTS (e.g. "tcp", "shm,tcp") picks from it; self
  * always serves the rank itself. */
-static const cr_transport *const registry[] = {&cr_transport_self, &cr_transport_shm,
-                                               &cr_transport_tcp, &cr_transport_ucx};
+static const cr_transport *const registry[] = {
+    &cr_transport_self, &cr_transport_sim, &cr_transport_shm, &cr_transport_tcp, &cr_transport_ucx};
 #define NREGISTRY (int)(sizeof registry / sizeof registry[0])
 
 static bool wanted(cr_job *job, const cr_transport *t, const char *list)
 {
-    if (t == &cr_transport_self || !list || !*list) return true;
+    /* sim opens only in the simulated mode, and then it must serve */
+    if (t == &cr_transport_self || t == &cr_transport_sim || !list || !*list) return true;
     size_t n = strlen(t->name);
     for (const char *p = list; *p;) {
         size_t k = strcspn(p, ",");
@@ -406,7 +420,8 @@ static void open_transports(cr_job *job, int cpus)
                      .net = getenv("COURIER_NET"),
                      .crowding = crowding(job, cpus),
                      .card_put = tp_card_put,
-                     .card_get = tp_card_get};
+                     .card_get = tp_card_get,
+                     .vt = job->vt.base ? &job->vt : NULL};
     int left = job->size, nfd = 0;
     for (int i = 0; i < NREGISTRY && left; i++) {
         const cr_transport *t = registry[i];
@@ -578,11 +593,14 @@ static void job_init(void)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     attach_host(job);
+    attach_vtime(job);
     read_secret(job);
     int cpus = online_cpus();
     open_transports(job, cpus);
     if (job->pmi) cr_pmi_fence(job); /* every rank's card (tcp's open) and the secret are in */
-    long eager = env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
+    /* Simulated: every message is one message of the model, whose node
+     * software has protocols of its own (NX/2's three trips) */
+    long eager = job->vt.base ? LONG_MAX : env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
     for (int p = 0; p < job->size; p++) {
         size_t max = job->via[p]->ops->max_payload(job->via[p]->ctx, p);
         job->eager[p] = p == job->rank ? SIZE_MAX : (size_t)eager < max ? (size_t)eager : max;
@@ -593,7 +611,7 @@ static void job_init(void)
      * spin about as long as 4000 over shared memory. At 4000, a TCP echo beside
      * two CPU-bound processes took 35-38 us one way, at 100 17-18 us; unloaded
      * the same. */
-    job->oversub = job->size > cpus;
+    job->oversub = job->size > cpus && !job->vt.base; /* simulated: the model's nodes */
     bool net = job->npfds > 1; /* a transport's descriptor beside the wake-up eventfd */
     job->spin_limit = (unsigned)env_long("COURIER_SPIN",
                                          job->oversub ? 2
@@ -710,8 +728,28 @@ static void short_slice(cr_job *job)
     syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
+/* Simulated: nothing to spin for (time stands still while the rank waits).
+ * Make every arrival before the clock visible; if none of them moves the
+ * wait, block until the next one, whose arrival the clock moves to. */
+static void sim_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
+{
+    cr_vt_sync(&job->vt);
+    if (cr_progress_poll(job) || (ready && ready(arg))) return;
+    if (!w->spell_reported) {
+        cr_wait_report(job, w, true);
+        w->spell_reported = true;
+    }
+    cr_unlock(job);
+    cr_vt_block(&job->vt);
+    cr_lock(job);
+}
+
 void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
 {
+    if (__builtin_expect(job->vt.base != NULL, 0)) {
+        sim_idle(job, w, ready, arg);
+        return;
+    }
     unsigned s = ++w->spins;
     if (s == 1) {
         spell_learn(job);
@@ -849,6 +887,16 @@ void cr_bg_kick(cr_job *job)
  * it too). */
 static void progress_start(cr_job *job, bool handlers)
 {
+    if (job->vt.base) {
+        /* Simulated: no thread moves the engine behind the program's back (its
+         * timing would depend on the host); background work moves in waits
+         * and tests, which is when the modelled node's library ran it. */
+        if (handlers)
+            cr_fatal(job, "hrecv",
+                     "message handlers (hrecv, rcvncall) are not simulated yet; run the "
+                     "program without --sim");
+        return;
+    }
     bool locked = job->threaded;
     if (locked) pthread_mutex_lock(&job->lock);
     if (handlers) {
@@ -923,6 +971,7 @@ void cr_job_finalize(cr_job *job)
     cr_engine_drain(job);
     for (int i = job->nlinks - 1; i >= 0; i--) job->links[i].ops->close(job->links[i].ctx);
     job->nlinks = 0;
+    if (job->vt.base) cr_vt_done(&job->vt); /* its clock stays readable */
     cr_host_detach(&job->host);
     if (job->wake_fd >= 0) close(job->wake_fd);
     cr_trace_close(job);

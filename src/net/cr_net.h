@@ -37,6 +37,11 @@ cr_time cr_sim_now(const cr_sim *sim);
  * Returns the number of events run. */
 uint64_t cr_sim_run(cr_sim *sim, cr_time until);
 void cr_sim_stop(cr_sim *sim);
+/* The time of the next event, or CR_TIME_NEVER when none is queued. */
+cr_time cr_sim_next(const cr_sim *sim);
+/* Move the clock on to t with no event run (none may be queued before t): an
+ * outside driver (courier run --sim) injects work at its own times. */
+void cr_sim_advance(cr_sim *sim, cr_time t);
 uint64_t cr_sim_events(const cr_sim *sim);
 size_t cr_sim_pending(const cr_sim *sim);
 uint64_t cr_sim_rand(cr_sim *sim);                   /* xoshiro256** */

@@ -130,6 +130,17 @@ uint64_t cr_sim_run(cr_sim *s, cr_time until)
     return ran;
 }
 
+cr_time cr_sim_next(const cr_sim *s)
+{
+    return s->n ? s->heap[0].t : CR_TIME_NEVER;
+}
+
+void cr_sim_advance(cr_sim *s, cr_time t)
+{
+    assert(!s->n || s->heap[0].t >= t);
+    if (t > s->now) s->now = t;
+}
+
 void cr_sim_stop(cr_sim *s)
 {
     s->stopped = 1;

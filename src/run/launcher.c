@@ -62,6 +62,7 @@
 #include "launcher.h"
 #include "trace_merge.h"
 #include "tree.h"
+#include "vsim.h"
 #include "watchdog.h"
 
 #define LINE_MAX_FWD 4096
@@ -174,11 +175,13 @@ typedef struct job_spec {
     uint64_t hang_at;
     int argc; /* the command line from "run" on, as the trace names the job */
     char **argv;
+    cr_vsim *vsim; /* --sim: the simulator (src/run/vsim.c), else NULL */
 } job_spec;
 
 static const char usage_text[] =
     "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] [--net NET]\n"
     "                   [--hosts LIST | --hostfile F] [--rsh CMD] [--trace FILE]\n"
+    "                   [--sim MACHINE[,key=value...] [--sim-report FILE]]\n"
     "                   -n N prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
     "  -n N              start N ranks of prog (1..4096 in all)\n"
@@ -196,7 +199,11 @@ static const char usage_text[] =
     "                    'ip netns exec'; 'none': on this machine, for tests)\n"
     "  --trace FILE      record every communication call and message of every rank\n"
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
-    "                    courier trace FILE)\n";
+    "                    courier trace FILE)\n"
+    "  --sim MACHINE     run the programs in virtual time on a model of ipsc2, cs2, iwarp\n"
+    "                    or sp2; keys: cpu=F (compute times F; 0: not counted), sw=NAME\n"
+    "                    (node software model), seed=N, poll=US (docs/sim.md)\n"
+    "  --sim-report FILE the simulator's summary as JSON\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -338,6 +345,13 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                   : a[6] == 'f' ? &spec->hostfile
                                 : &spec->hosts) = args[i + 1];
                 i += 2;
+            } else if (!strcmp(a, "--sim") || !strcmp(a, "--sim-report")) {
+                if (i + 1 >= argc || !*args[i + 1] || args[i + 1][0] == '-')
+                    return parse_error(spec, err, errlen, "%s needs %s", a,
+                                       a[5] ? "a file name (e.g. --sim-report sim.json)"
+                                            : "a machine (ipsc2, cs2, iwarp or sp2)");
+                *(a[5] ? &spec->sim_report : &spec->sim) = args[i + 1];
+                i += 2;
             } else if (!strcmp(a, "--trace") || !strcmp(a, "--trace-parts")) {
                 if (i + 1 >= argc || !*args[i + 1] || args[i + 1][0] == '-')
                     return parse_error(spec, err, errlen,
@@ -369,6 +383,13 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
         if (i >= argc) break;
         args[i++] = NULL; /* ends this program's argument list (in our copy) */
     }
+    if (spec->sim_report && !spec->sim)
+        return parse_error(spec, err, errlen, "--sim-report needs --sim MACHINE");
+    if (spec->sim && (spec->hosts || spec->hostfile))
+        return parse_error(spec, err, errlen,
+                           "--sim runs the job on one host, in virtual time: drop --hosts");
+    if (spec->sim && cr_vsim_check(spec->sim, spec->total, err, errlen))
+        return parse_error(spec, err, errlen, "%s", err);
     return 0;
 }
 
@@ -661,6 +682,12 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
         setenv("COURIER_NET", js->net_here, 1);
     if (js->layout) setenv("COURIER_HOST_LAYOUT", js->layout, 1);
     if (js->cmd.trace_dir) setenv("COURIER_TRACE", js->cmd.trace_dir, 1);
+    if (js->vsim) {
+        int fd = cr_vsim_fd(js->vsim);
+        fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
+        snprintf(v, sizeof v, "%d", fd);
+        setenv("COURIER_SIM_FD", v, 1);
+    }
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -777,6 +804,7 @@ static const char *host_of_rank(const job_spec *js, int r)
 static void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
 {
     js->ranks[r].running = false;
+    if (js->vsim) cr_vsim_rank_gone(js->vsim, r);
     bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
     if (js->ending || !failed) return; /* ended by us, or done: nothing to report */
     failure *f = &js->fail;
@@ -1225,7 +1253,9 @@ static int watch(job_spec *js, int sfd)
         return -1;
     }
     uint64_t deadline = js->cmd.timeout > 0 ? now_ns() + (uint64_t)(js->cmd.timeout * 1e9) : 0;
-    bool hang_watch = js->wd && js->cmd.hang_timeout > 0 && !js->tree;
+    /* Simulated, ranks wait while the simulator works: the simulator itself
+     * knows a deadlock (nothing on its way), at once. */
+    bool hang_watch = js->wd && js->cmd.hang_timeout > 0 && !js->tree && !js->vsim;
     uint64_t next_look = 0;
     bool streams_open = true;
     while (running_here(js) || streams_open || tree_busy(js)) {
@@ -1284,6 +1314,20 @@ static int watch(job_spec *js, int sfd)
                     continue;
                 }
             }
+            if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
+        }
+        if (js->vsim && !js->ending) {
+            double *vc = calloc((size_t)js->cmd.total, sizeof *vc);
+            if (vc && cr_vsim_deadlocked(js->vsim, vc)) {
+                report_failure(js);
+                drain_all(js);
+                if (js->wd) cr_watchdog_report_sim(js->wd, alive_now(js), vc, stderr);
+                fprintf(stderr, "courier: ending the job\n");
+                free(vc);
+                end_job(js, EXIT_DEADLOCK);
+                continue;
+            }
+            free(vc);
             if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
         }
         if (js->tree) {
@@ -1430,6 +1474,16 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
         close(segfd);
         return 1;
     }
+    if (js->cmd.sim) {
+        char err[300];
+        js->vsim = cr_vsim_new(js->cmd.sim, js->cmd.total, err, sizeof err);
+        if (!js->vsim) {
+            fprintf(stderr, "%s: %s\n", who, err);
+            close(segfd);
+            close(js->secretfd);
+            return 1;
+        }
+    }
     js->started = now_ns();
     if (start_ranks(js, segfd) < 0) {
         int e = errno;
@@ -1442,6 +1496,11 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
         }
         close(segfd);
         close(js->secretfd);
+        return 1;
+    }
+    if (js->vsim && cr_vsim_start(js->vsim)) {
+        fprintf(stderr, "%s: cannot start the simulator's thread\n", who);
+        kill(-js->pgid, SIGKILL);
         return 1;
     }
     js->segfd = segfd;         /* kept for courier status (closed at the end) */
@@ -1593,6 +1652,15 @@ static int watch_and_finish(job_spec *js, int sfd, const char *who)
     while (waitpid(-1, NULL, 0) > 0) {
     }
     if (js->count) remove_sysv_leftovers(js);
+    if (js->vsim) {
+        fflush(stdout);
+        if (cr_vsim_finish(js->vsim, stderr, js->cmd.sim_report,
+                           (double)(now_ns() - js->started) / 1e9))
+            fprintf(stderr, "%s: cannot write --sim-report %s: %s\n", who, js->cmd.sim_report,
+                    strerror(errno));
+        cr_vsim_free(js->vsim);
+        js->vsim = NULL;
+    }
     trace_finish(js);
     free(js->hang_text);
     cr_watchdog_free(js->wd);

@@ -23,20 +23,22 @@ enum cr_run_bind {
 /* What a `courier run` command line asks for. */
 typedef struct cr_run_spec {
     cr_run_app *apps;
-    int napps, total;      /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
-    bool label;            /* --label */
-    bool help;             /* -h/--help: print the usage and run nothing */
-    int bind;              /* enum cr_run_bind */
-    double timeout;        /* seconds; 0: none */
-    double hang_timeout;   /* seconds; 0: no watchdog (default 5) */
-    const char *net;       /* --net: COURIER_NET for the ranks, or NULL */
-    const char *hosts;     /* --hosts a:4,b:4, or NULL */
-    const char *hostfile;  /* --hostfile F, or NULL */
-    const char *rsh;       /* --rsh CMD: starts an agent on a host (default "ssh") */
-    const char *trace;     /* --trace FILE: the trace to write, or NULL */
-    const char *trace_dir; /* where the ranks write their parts (the launcher's
-                              choice, passed to agents as --trace-parts DIR) */
-    char **args;           /* owned: the copy of argv the apps point into */
+    int napps, total;       /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
+    bool label;             /* --label */
+    bool help;              /* -h/--help: print the usage and run nothing */
+    int bind;               /* enum cr_run_bind */
+    double timeout;         /* seconds; 0: none */
+    double hang_timeout;    /* seconds; 0: no watchdog (default 5) */
+    const char *net;        /* --net: COURIER_NET for the ranks, or NULL */
+    const char *hosts;      /* --hosts a:4,b:4, or NULL */
+    const char *hostfile;   /* --hostfile F, or NULL */
+    const char *rsh;        /* --rsh CMD: starts an agent on a host (default "ssh") */
+    const char *trace;      /* --trace FILE: the trace to write, or NULL */
+    const char *trace_dir;  /* where the ranks write their parts (the launcher's
+                               choice, passed to agents as --trace-parts DIR) */
+    const char *sim;        /* --sim MACHINE[,key=value...]: run in virtual time, or NULL */
+    const char *sim_report; /* --sim-report FILE: the simulator's summary as JSON, or NULL */
+    char **args;            /* owned: the copy of argv the apps point into */
 } cr_run_spec;
 
 /* Parse a command line (argv[0] is "run", never looked at; argv is not changed,

@@ -237,20 +237,21 @@ out:
     return best;
 }
 
-void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out)
+/* One line per rank (with its virtual time, in the simulated mode), then the
+ * shortest wait-for cycle. */
+static void report_ranks(cr_watchdog *wd, const bool *running, const double *vclock_us, FILE *out)
 {
     char line[256];
-    fprintf(out,
-            "courier: deadlock: every rank still running is blocked in a communication call "
-            "and nothing has moved for %g s\n",
-            timeout_s);
     for (int r = 0; r < wd->n; r++) {
         if (!running[r]) {
             fprintf(out, "courier:   rank %d has finished\n", r);
             continue;
         }
         describe(line, sizeof line, r, &wd->w[r]);
-        fprintf(out, "courier:   %s\n", line);
+        if (vclock_us)
+            fprintf(out, "courier:   %s (virtual time %.3f us)\n", line, vclock_us[r]);
+        else
+            fprintf(out, "courier:   %s\n", line);
     }
     int *cycle = malloc((size_t)wd->n * sizeof *cycle);
     int len = cycle ? find_cycle(wd, running, cycle) : 0;
@@ -265,4 +266,27 @@ void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, 
         fprintf(out, "courier: no cycle: the ranks wait for ranks that have finished\n");
     }
     free(cycle);
+}
+
+void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out)
+{
+    fprintf(out,
+            "courier: deadlock: every rank still running is blocked in a communication call "
+            "and nothing has moved for %g s\n",
+            timeout_s);
+    report_ranks(wd, running, NULL, out);
+}
+
+void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *vclock_us,
+                            FILE *out)
+{
+    for (int r = 0; r < wd->n; r++) {
+        if (!running[r] || !wd->st) continue;
+        uint32_t sp = wd->spells[r];
+        unsigned char b = 0;
+        cr_watchdog_read_status(&wd->st[r], &sp, &b, &wd->w[r]);
+    }
+    fprintf(out, "courier: deadlock in the simulated program: every rank still running waits "
+                 "for a message and none is on its way\n");
+    report_ranks(wd, running, vclock_us, out);
 }

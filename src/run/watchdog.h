@@ -36,4 +36,8 @@ void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned
 void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w);
 /* Print what each rank waits for and the wait-for cycle found. */
 void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out);
+/* The same for a deadlock the simulator found (courier run --sim): what each
+ * rank waits for, read from the board now, with its virtual time. */
+void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *vclock_us,
+                            FILE *out);
 #endif

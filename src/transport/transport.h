@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 
 #include "../host/host.h"
+#include "../host/vtime.h"
 
 /* Protocol operations carried in a header (engine-defined, transport-opaque). */
 enum cr_op {
@@ -78,6 +79,7 @@ typedef struct cr_tp_env {
      * or another -errno (the peer left: nothing will ever come). */
     int (*card_put)(void *owner, const void *card, size_t len);
     int (*card_get)(void *owner, int peer, void *card, size_t *len);
+    cr_vt *vt; /* the simulated mode's clock and rings (courier run --sim), or NULL */
 } cr_tp_env;
 
 #define CR_SECRET_LEN 32
@@ -141,6 +143,7 @@ extern const cr_transport cr_transport_self;
 extern const cr_transport cr_transport_shm;
 extern const cr_transport cr_transport_tcp;
 extern const cr_transport cr_transport_ucx;
+extern const cr_transport cr_transport_sim;
 
 /* shm's region in the host segment: sized and laid out by the launcher. Only
  * its first cr_shm_region_fixed bytes (head and inboxes) need memory from the

@@ -1,0 +1,242 @@
+/* The simulated mode's segment (vtime.h): its layout, the byte rings, and a
+ * rank's side of the virtual clock (counting compute, syncing with the
+ * simulator, blocking until the next arrival).
+ *
+ * Invariants:
+ *  - a rank's clock only grows, and it stores it (release) before it says
+ *    anything to the simulator, so the simulator may read it as a lower bound
+ *    of every time the rank will send at;
+ *  - a ring has one producer and one consumer: the producer alone writes
+ *    head, the consumer alone tail; a record is published by the release
+ *    store of head after its bytes;
+ *  - a rank waits for the simulator only on its slot's wake word, and empties
+ *    its in ring each time it wakes, so the simulator can always write on. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vtime.h"
+
+#define ALIGN64(x) (((x) + 63) & ~(size_t)63)
+
+size_t cr_vt_ring_bytes(int nranks)
+{
+    return nranks <= 256 ? 65536 : nranks <= 1024 ? 32768 : 16384;
+}
+
+static size_t ring_total(int nranks)
+{
+    return sizeof(cr_vt_ring) + cr_vt_ring_bytes(nranks);
+}
+
+size_t cr_vt_segment_size(int nranks)
+{
+    size_t slots = ALIGN64(sizeof(cr_vt_head)) + (size_t)nranks * sizeof(cr_vt_slot);
+    return ALIGN64(slots) + (size_t)nranks * 2 * ring_total(nranks);
+}
+
+void cr_vt_segment_init(void *base, int nranks)
+{
+    cr_vt_head *h = base;
+    h->magic = CR_VT_MAGIC;
+    h->nranks = (uint32_t)nranks;
+    h->ring_bytes = cr_vt_ring_bytes(nranks);
+    h->slot_off = ALIGN64(sizeof(cr_vt_head));
+    h->ring_off = ALIGN64(h->slot_off + (size_t)nranks * sizeof(cr_vt_slot));
+    h->total = cr_vt_segment_size(nranks);
+    atomic_store(&h->done, -1);
+    for (int r = 0; r < nranks; r++) {
+        cr_vt_slot *s = cr_vt_slot_of(base, r);
+        atomic_store(&s->held_from, CR_VT_NEVER);
+        atomic_store(&s->state, CR_VT_RUN);
+    }
+}
+
+/* ---- rings ---------------------------------------------------------------- */
+
+cr_vt_rec *cr_vt_ring_reserve(cr_vt_ring *q, uint64_t cap, uint32_t bytes)
+{
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+    uint64_t pos = head % cap, pad = pos + bytes > cap ? cap - pos : 0;
+    if (cap - (head - tail) < pad + bytes) return NULL;
+    if (pad) {
+        cr_vt_rec *p = (cr_vt_rec *)(q->data + pos);
+        p->bytes = (uint32_t)pad;
+        p->kind = CR_VT_REC_PAD;
+        atomic_store_explicit(&q->head, head + pad, memory_order_release);
+        pos = 0;
+    }
+    return (cr_vt_rec *)(q->data + pos);
+}
+
+void cr_vt_ring_put(cr_vt_ring *q, cr_vt_rec *rec)
+{
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+    atomic_store_explicit(&q->head, head + rec->bytes, memory_order_release);
+}
+
+cr_vt_rec *cr_vt_ring_peek(cr_vt_ring *q, uint64_t cap)
+{
+    for (;;) {
+        uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+        if (tail == atomic_load_explicit(&q->head, memory_order_acquire)) return NULL;
+        cr_vt_rec *rec = (cr_vt_rec *)(q->data + tail % cap);
+        if (rec->kind != CR_VT_REC_PAD) return rec;
+        atomic_store_explicit(&q->tail, tail + rec->bytes, memory_order_release);
+    }
+}
+
+void cr_vt_ring_take(cr_vt_ring *q, uint64_t cap, const cr_vt_rec *rec)
+{
+    (void)cap;
+    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    atomic_store_explicit(&q->tail, tail + rec->bytes, memory_order_release);
+}
+
+/* ---- a rank's clock --------------------------------------------------------- */
+
+static int64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
+{
+    memset(v, 0, sizeof *v);
+    cr_vt_head hd;
+    if (pread(fd, &hd, sizeof hd, 0) != (ssize_t)sizeof hd) return -EINVAL;
+    if (hd.magic != CR_VT_MAGIC || hd.nranks != (uint32_t)size) return -EINVAL;
+    void *base = mmap(NULL, hd.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) return -errno;
+    v->base = base;
+    v->len = hd.total;
+    v->hd = base;
+    v->me = cr_vt_slot_of(base, rank);
+    v->rank = rank;
+    v->size = size;
+    if (v->hd->cpu_factor > 0) v->cpu_last = cpu_ns();
+    return 0;
+}
+
+void cr_vt_detach(cr_vt *v)
+{
+    if (!v->base) return;
+    munmap(v->base, v->len);
+    v->base = NULL;
+}
+
+static inline void set_clock(cr_vt *v, int64_t c)
+{
+    atomic_store_explicit(&v->me->clock, c, memory_order_release);
+}
+
+int64_t cr_vt_now(cr_vt *v)
+{
+    int64_t c = atomic_load_explicit(&v->me->clock, memory_order_relaxed);
+    double f = v->hd->cpu_factor;
+    if (f > 0) {
+        int64_t cpu = cpu_ns(), dt = (int64_t)((double)(cpu - v->cpu_last) * 1000.0 * f);
+        v->cpu_last = cpu;
+        if (dt > 0) {
+            c += dt;
+            v->me->acct.compute += dt;
+            set_clock(v, c);
+        }
+    }
+    return c;
+}
+
+void cr_vt_mark(cr_vt *v)
+{
+    if (v->hd->cpu_factor > 0) v->cpu_last = cpu_ns();
+}
+
+void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account)
+{
+    set_clock(v, atomic_load_explicit(&v->me->clock, memory_order_relaxed) + dt);
+    if (account) *account += dt;
+}
+
+void cr_vt_ring_sim(cr_vt *v)
+{
+    atomic_fetch_add_explicit(&v->hd->bell, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&v->hd->sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, &v->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Until the simulator has answered (state RUN again): drain the in ring each
+ * time it writes (and tell it when it waits for room), sleep on the wake word. */
+static void await_answer(cr_vt *v, uint32_t w)
+{
+    for (;;) {
+        if (v->drain) v->drain(v->drain_arg);
+        if (atomic_load_explicit(&v->me->need_room, memory_order_acquire)) {
+            atomic_store(&v->me->need_room, 0);
+            cr_vt_ring_sim(v);
+        }
+        if (atomic_load_explicit(&v->me->state, memory_order_acquire) == CR_VT_RUN) return;
+        struct timespec ts = {1, 0};
+        syscall(SYS_futex, &v->me->wake, FUTEX_WAIT, w, &ts, NULL, 0);
+        w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+        if (atomic_load(&v->hd->stopped)) {
+            /* the simulator ended the job (a deadlock it reported): wait for
+             * the launcher's signal rather than run on in a wrong time */
+            pause();
+        }
+    }
+}
+
+/* Is the in ring complete for every arrival before c? done is read first: the
+ * simulator sets held_from before it moves done past that arrival. */
+static bool complete_before(cr_vt *v, int64_t c)
+{
+    int64_t done = atomic_load_explicit(&v->hd->done, memory_order_acquire);
+    int64_t held = atomic_load_explicit(&v->me->held_from, memory_order_acquire);
+    return done >= c - 1 && held >= c;
+}
+
+void cr_vt_sync(cr_vt *v)
+{
+    int64_t c = cr_vt_now(v);
+    if (v->synced >= c) return;
+    if (!complete_before(v, c)) {
+        uint32_t w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+        atomic_store_explicit(&v->me->state, CR_VT_SYNC, memory_order_release);
+        cr_vt_ring_sim(v);
+        await_answer(v, w);
+        cr_vt_mark(v);
+    }
+    v->synced = c;
+}
+
+void cr_vt_block(cr_vt *v)
+{
+    int64_t c = atomic_load_explicit(&v->me->clock, memory_order_relaxed);
+    uint32_t w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+    atomic_store_explicit(&v->me->state, CR_VT_BLOCK, memory_order_release);
+    cr_vt_ring_sim(v);
+    await_answer(v, w);
+    int64_t nc = atomic_load_explicit(&v->me->wake_clock, memory_order_acquire);
+    if (nc > c) {
+        v->me->acct.wait += nc - c;
+        set_clock(v, nc);
+    }
+    v->synced = nc > c ? nc : c;
+    cr_vt_mark(v);
+}
+
+void cr_vt_done(cr_vt *v)
+{
+    cr_vt_now(v);
+    atomic_store_explicit(&v->me->state, CR_VT_DONE, memory_order_release);
+    cr_vt_ring_sim(v);
+}

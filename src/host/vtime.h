@@ -1,0 +1,182 @@
+/* The simulated mode's segment (courier run --sim): memory that the launcher's
+ * simulator and every rank share, with
+ *  - one slot per rank: its virtual clock, its state as the simulator sees it
+ *    (running, asking for a sync, blocked, done), the futex word the
+ *    simulator wakes it on, and its time accounts;
+ *  - two byte rings per rank: "out" (rank -> simulator: what it sends, with
+ *    the virtual time it sent at) and "in" (simulator -> rank: what arrived,
+ *    with the virtual time it arrived at, in the order of arrival).
+ * It is a host service below the transports and the engine, like the host
+ * segment (host.h): the engine reads its clock here, the sim transport
+ * (src/transport/sim.c) moves messages through the rings, and the simulator
+ * (src/run/vsim.c) drives the network model. Nothing here knows about
+ * matching or about the model.
+ *
+ * Time is in integer picoseconds, as in the network models (src/net).
+ *
+ * The protocol that keeps every run of a program bit-identical (compute not
+ * counted): the simulator has handled every event at or before `done`, and
+ * handles events at time t only once every running rank's clock is past t, so
+ * that no send can come in before an event already handled. A rank sees an
+ * arrival only once its clock is past the arrival (records with t < synced,
+ * where `synced` is a clock at which the rank knew its in ring complete). */
+#ifndef COURIER_VTIME_H
+#define COURIER_VTIME_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CR_VT_MAGIC 0x31746d6973727563ULL /* "cursimt1" */
+
+typedef int64_t cr_vt_time; /* picoseconds */
+#define CR_VT_NEVER INT64_MAX
+
+/* A rank's state as the simulator sees it. */
+enum cr_vt_state {
+    CR_VT_RUN = 0, /* computing or calling: its clock is a lower bound of what it sends next */
+    CR_VT_SYNC,    /* wants its in ring complete up to its clock (then RUN again) */
+    CR_VT_BLOCK,   /* waits for the next arrival (then RUN, at wake_clock) */
+    CR_VT_DONE     /* left the job: sends nothing more */
+};
+
+typedef struct cr_vt_head {
+    uint64_t magic;
+    uint32_t nranks, pad;
+    uint64_t ring_bytes; /* each ring's data */
+    uint64_t slot_off, ring_off, total;
+    /* the node software model's costs on the sending rank's clock */
+    int64_t o_send, copy_ps, eager_max; /* eager_max < 0: every size copies */
+    int64_t poll_ps;                    /* a test or probe that found nothing */
+    double cpu_factor;                  /* compute: CPU time times this; 0: not counted */
+    _Atomic int64_t done;               /* every event at or before this is handled */
+    _Atomic uint32_t bell;              /* the simulator sleeps on this word */
+    _Atomic uint32_t sleeping;          /* ... and says so here */
+    _Atomic uint32_t stopped;           /* the simulator gave up (deadlock): ranks, exit */
+} cr_vt_head;
+
+/* A rank's time as the summary reports it (picoseconds, and counts). */
+typedef struct cr_vt_account {
+    int64_t compute, send, wait; /* CPU time scaled; send overheads; blocked */
+    uint64_t sent_msgs, sent_bytes, recv_msgs, recv_bytes;
+} cr_vt_account;
+
+typedef struct cr_vt_slot {
+    _Atomic int64_t clock;      /* the rank's virtual time (it alone writes, while RUN) */
+    _Atomic uint32_t state;     /* enum cr_vt_state */
+    _Atomic uint32_t wake;      /* bumped by the simulator when it answers or writes */
+    _Atomic int64_t wake_clock; /* BLOCK answered: where the rank resumes */
+    _Atomic int64_t held_from;  /* earliest arrival the simulator holds back (ring full) */
+    _Atomic uint32_t need_room; /* the simulator waits for room in the in ring */
+    uint32_t pad;
+    char pad2[24];
+    cr_vt_account acct; /* written by the rank, read at the end */
+    char pad3[8];
+} __attribute__((aligned(64))) cr_vt_slot;
+
+/* A single-producer single-consumer byte ring. Records never wrap: one that
+ * does not fit before the end is preceded by a pad record. */
+typedef struct cr_vt_ring {
+    _Atomic uint64_t head; /* bytes written in all (producer) */
+    char pad1[56];
+    _Atomic uint64_t tail; /* bytes consumed in all (consumer) */
+    char pad2[56];
+    unsigned char data[];
+} cr_vt_ring;
+
+enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
+
+/* One record: a message (MSG: its header and the first part of its payload)
+ * or the next part of the last one (MORE). peer: the destination in an out
+ * ring, the source in an in ring; t: the time it was sent / arrived. */
+typedef struct cr_vt_rec {
+    uint32_t bytes; /* the record with its payload part, rounded up to 8 */
+    uint16_t kind;
+    uint16_t pad;
+    int32_t peer;
+    uint32_t part; /* payload bytes in this record */
+    int64_t t;
+    uint64_t total;        /* the whole payload */
+    unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
+    unsigned char data[];
+} cr_vt_rec;
+
+/* ---- layout (the launcher) ----------------------------------------------- */
+
+size_t cr_vt_ring_bytes(int nranks);
+size_t cr_vt_segment_size(int nranks);
+void cr_vt_segment_init(void *base, int nranks);
+
+static inline cr_vt_head *cr_vt_head_of(void *base)
+{
+    return (cr_vt_head *)base;
+}
+static inline cr_vt_slot *cr_vt_slot_of(void *base, int r)
+{
+    return (cr_vt_slot *)((char *)base + ((cr_vt_head *)base)->slot_off) + r;
+}
+/* dir 0: out (rank -> simulator), 1: in (simulator -> rank) */
+static inline cr_vt_ring *cr_vt_ring_of(void *base, int r, int dir)
+{
+    cr_vt_head *h = base;
+    size_t one = sizeof(cr_vt_ring) + h->ring_bytes;
+    return (cr_vt_ring *)((char *)base + h->ring_off + ((size_t)r * 2 + (size_t)dir) * one);
+}
+
+/* ---- rings (either side) ------------------------------------------------- */
+
+/* Room for a record of `bytes` (header + part, rounded): its place, or NULL
+ * when the ring has no room now. cr_vt_ring_put publishes it. */
+cr_vt_rec *cr_vt_ring_reserve(cr_vt_ring *q, uint64_t cap, uint32_t bytes);
+void cr_vt_ring_put(cr_vt_ring *q, cr_vt_rec *rec);
+/* The next record, or NULL; cr_vt_ring_take consumes it. */
+cr_vt_rec *cr_vt_ring_peek(cr_vt_ring *q, uint64_t cap);
+void cr_vt_ring_take(cr_vt_ring *q, uint64_t cap, const cr_vt_rec *rec);
+static inline uint32_t cr_vt_rec_size(uint64_t part)
+{
+    return (uint32_t)((sizeof(cr_vt_rec) + part + 7) & ~(uint64_t)7);
+}
+/* The largest payload part one record carries. */
+static inline uint64_t cr_vt_part_max(uint64_t ring_bytes)
+{
+    return ring_bytes / 4 - sizeof(cr_vt_rec);
+}
+
+/* ---- a rank's clock ------------------------------------------------------ */
+
+typedef struct cr_vt {
+    void *base;
+    size_t len;
+    cr_vt_head *hd;
+    cr_vt_slot *me;
+    int rank, size;
+    int64_t cpu_last; /* thread CPU time (ns) when compute was last counted */
+    int64_t synced;   /* the in ring was complete for arrivals before this time */
+    /* The sim transport's: empty the in ring into its own queue (while the
+     * rank waits, so that the simulator can write on). */
+    void (*drain)(void *arg);
+    void *drain_arg;
+} cr_vt;
+
+/* Map the segment inherited as fd (closed here); 0 or -errno. */
+int cr_vt_attach(cr_vt *v, int fd, int rank, int size);
+void cr_vt_detach(cr_vt *v);
+/* Count the compute since the last call (CPU time times cpu_factor) and
+ * return the clock. Every entry into the engine's time-taking paths calls it. */
+int64_t cr_vt_now(cr_vt *v);
+/* Add dt of the modelled node's own time (a send's overhead). */
+void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
+/* Leave compute uncounted from here (the library's own CPU time). */
+void cr_vt_mark(cr_vt *v);
+/* Make the in ring complete for arrivals before the clock (asks the
+ * simulator when it is not yet); v->drain empties the in ring meanwhile. */
+void cr_vt_sync(cr_vt *v);
+/* After a sync: wait for the next arrival; the clock moves past it. */
+void cr_vt_block(cr_vt *v);
+/* Tell the simulator something changed (a record, a state). */
+void cr_vt_ring_sim(cr_vt *v);
+/* The rank leaves: the simulator counts it out. */
+void cr_vt_done(cr_vt *v);
+
+#endif

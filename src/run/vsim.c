@@ -1,0 +1,716 @@
+/* courier run --sim: the simulator. A thread of the launcher that reads what
+ * the ranks send (their out rings in the simulated mode's segment,
+ * src/host/vtime.h), times every message on a network model with its node
+ * software model (src/net), and writes each into its receiver's in ring at
+ * the virtual time the model delivers it.
+ *
+ * Conservative and deterministic, with no lookahead:
+ *  - a rank that runs (or asks for a sync) has a clock; nothing it sends can be
+ *    earlier. The simulator handles the events of time t only once every such
+ *    clock is past t (h, the horizon, is their minimum), a whole time step at
+ *    a time: first the model's events at t, then the sends stamped t (by rank,
+ *    then in each rank's order), then what those started at t. The order of
+ *    everything therefore depends on virtual times only;
+ *  - a rank that blocks (waits for a message) holds nothing back; the first
+ *    step that delivers to it wakes it just past that step's time, and the
+ *    simulator goes no further until the woken rank runs into the horizon;
+ *  - done (in the segment) says every event at or before it is handled: a rank
+ *    whose clock is c knows its in ring complete for arrivals before c once
+ *    done >= c - 1 and nothing of its own is held back (in ring full);
+ *  - when no rank runs, none waits for a sync, nothing is queued and some rank
+ *    still waits for a message, the program is deadlocked: the simulator says
+ *    so (cr_vsim_deadlocked) and stops. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../host/vtime.h"
+#include "cr_net.h"
+#include "vsim.h"
+
+/* A message between its send and the receiver's in ring. */
+typedef struct pkt {
+    struct pkt *next; /* in a hold list */
+    int src, dst;
+    int64_t t;    /* sent at; then arrived at */
+    uint64_t seq; /* order of reading (ties of one rank's sends) */
+    unsigned char hdr[40];
+    uint64_t len, got;
+    unsigned char data[];
+} pkt;
+
+typedef struct vrank {
+    uint8_t st;             /* enum cr_vt_state, as this thread last saw it */
+    bool active;            /* in the active list (RUN or SYNC) */
+    bool listed;            /* in the hold list */
+    pkt *assembling;        /* an out message whose parts are still coming */
+    pkt *hold, **hold_tail; /* arrivals that found no room in the in ring */
+    int64_t block_c;        /* clock when it blocked */
+    int64_t wake_t;         /* the step that answers its block (-1: none yet) */
+    int64_t end;            /* clock when it left */
+} vrank;
+
+struct cr_vsim {
+    int n, fd;
+    void *base;
+    size_t len;
+    cr_vt_head *hd;
+    cr_net *net;
+    cr_sim *sim;
+    char desc[160];
+    const char *machine;
+    vrank *r;
+    int *active, nactive;
+    int *held, nheld; /* ranks with a hold list */
+    int *woke, nwoke; /* ranks a step answered */
+    pkt **heap;       /* sends not yet injected, by (t, src, seq) */
+    size_t nheap, capheap;
+    uint64_t seq, msgs, bytes;
+    int ndone;
+    pthread_t th;
+    bool started;
+    _Atomic int stop;
+    _Atomic int deadlock;
+    _Atomic int finished;
+};
+
+/* ---- options ------------------------------------------------------------- */
+
+typedef struct vsim_opts {
+    cr_net_config cfg;
+    double cpu;     /* -1: the machine's default */
+    double poll_us; /* -1: default */
+    char sw[32];
+} vsim_opts;
+
+/* The modelled node against this machine's core, for compute (docs/sim.md):
+ * rough ratios of a 2020s x86 core's integer and floating-point speed to
+ * the node processor's. */
+static double default_cpu(cr_machine_kind k)
+{
+    switch (k) {
+    case CR_MACH_IPSC2:
+        return 2000; /* 16 MHz 80386 + 80387 */
+    case CR_MACH_IWARP:
+        return 500; /* 20 MHz iWarp cell */
+    case CR_MACH_CS2:
+        return 100; /* 40 MHz SuperSPARC */
+    case CR_MACH_SP2:
+        return 50; /* 66.7 MHz POWER2 thin node */
+    default:
+        return 1;
+    }
+}
+
+static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->cpu = o->poll_us = -1;
+    o->cfg.seed = 1;
+    o->cfg.tokens = 1;
+    char buf[256];
+    if (!spec || !*spec || strlen(spec) >= sizeof buf)
+        return snprintf(err, errlen,
+                        "--sim needs a machine: ipsc2, cs2, iwarp or sp2 (e.g. --sim sp2,cpu=0)"),
+               -1;
+    strcpy(buf, spec);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    if (cr_machine_parse(tok, &o->cfg.kind) || o->cfg.kind == CR_MACH_IPSC1)
+        return snprintf(err, errlen, "--sim %s: the machines are ipsc2, cs2, iwarp and sp2", tok),
+               -1;
+    while ((tok = strtok_r(NULL, ",", &save))) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return snprintf(err, errlen, "--sim: '%s' is not key=value (cpu, sw, seed, poll)", tok),
+                   -1;
+        *eq = '\0';
+        const char *k = tok, *v = eq + 1;
+        char *end;
+        if (!strcmp(k, "cpu") || !strcmp(k, "poll")) {
+            double x = strtod(v, &end);
+            if (*end || !*v || !(x >= 0) || x > 1e9)
+                return snprintf(err, errlen, "--sim: %s=%s must be a number >= 0", k, v), -1;
+            *(k[0] == 'c' ? &o->cpu : &o->poll_us) = x;
+        } else if (!strcmp(k, "seed")) {
+            unsigned long long x = strtoull(v, &end, 10);
+            if (*end || !*v) return snprintf(err, errlen, "--sim: seed=%s is not a number", v), -1;
+            o->cfg.seed = x ? x : 1;
+        } else if (!strcmp(k, "sw")) {
+            if (strlen(v) >= sizeof o->sw || (strcmp(v, "hw") && !cr_swmodel_find(o->cfg.kind, v)))
+                return snprintf(err, errlen,
+                                "--sim: %s has no software model '%s' (courier netsim --list "
+                                "names them)",
+                                cr_machine_name(o->cfg.kind), v),
+                       -1;
+            strcpy(o->sw, v);
+        } else {
+            return snprintf(err, errlen, "--sim: unknown key '%s' (cpu, sw, seed, poll)", k), -1;
+        }
+    }
+    cr_net_config *c = &o->cfg;
+    switch (c->kind) {
+    case CR_MACH_IPSC2:
+        for (c->dim = 1; (1 << c->dim) < n; c->dim++) {
+        }
+        break;
+    case CR_MACH_IWARP: {
+        int x = 1;
+        while (x * x < n) x++;
+        c->mesh_x = x;
+        c->mesh_y = (n + x - 1) / x;
+        if (c->mesh_y < 1) c->mesh_y = 1;
+        break;
+    }
+    default:
+        c->nodes = n < 2 ? 2 : n;
+    }
+    if (!o->sw[0])
+        strcpy(o->sw, c->kind == CR_MACH_SP2     ? "mpl-thin"
+                      : c->kind == CR_MACH_IWARP ? "hw"
+                                                 : "nx2");
+    c->sw = o->sw;
+    if (o->cpu < 0) o->cpu = default_cpu(c->kind);
+    return 0;
+}
+
+int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen)
+{
+    vsim_opts o;
+    if (parse_opts(spec, nranks, &o, err, errlen)) return -1;
+    cr_net *net = cr_net_new(&o.cfg, err, errlen);
+    if (!net) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "--sim %s with %d ranks: %s", spec, nranks, why);
+        return -1;
+    }
+    cr_net_free(net);
+    return 0;
+}
+
+/* ---- the pending sends: a heap by (t, src, seq) ---------------------------- */
+
+static bool pkt_before(const pkt *a, const pkt *b)
+{
+    if (a->t != b->t) return a->t < b->t;
+    if (a->src != b->src) return a->src < b->src;
+    return a->seq < b->seq;
+}
+
+static void heap_push(cr_vsim *s, pkt *p)
+{
+    if (s->nheap == s->capheap) {
+        s->capheap = s->capheap ? 2 * s->capheap : 1024;
+        s->heap = realloc(s->heap, s->capheap * sizeof *s->heap);
+        if (!s->heap) abort();
+    }
+    size_t i = s->nheap++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!pkt_before(p, s->heap[up])) break;
+        s->heap[i] = s->heap[up];
+        i = up;
+    }
+    s->heap[i] = p;
+}
+
+static pkt *heap_pop(cr_vsim *s)
+{
+    pkt *top = s->heap[0], *last = s->heap[--s->nheap];
+    size_t i = 0, n = s->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && pkt_before(s->heap[c + 1], s->heap[c])) c++;
+        if (!pkt_before(s->heap[c], last)) break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n) s->heap[i] = last;
+    return top;
+}
+
+/* ---- the rings -------------------------------------------------------------- */
+
+static cr_vt_slot *slot(cr_vsim *s, int r)
+{
+    return cr_vt_slot_of(s->base, r);
+}
+
+static void wake_rank(cr_vsim *s, int r)
+{
+    cr_vt_slot *sl = slot(s, r);
+    atomic_fetch_add_explicit(&sl->wake, 1, memory_order_release);
+    syscall(SYS_futex, &sl->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Read rank r's out ring: every whole message goes on the heap. */
+static bool drain_out(cr_vsim *s, int r)
+{
+    cr_vt_ring *q = cr_vt_ring_of(s->base, r, 0);
+    uint64_t cap = s->hd->ring_bytes;
+    vrank *v = &s->r[r];
+    bool any = false;
+    cr_vt_rec *rec;
+    while ((rec = cr_vt_ring_peek(q, cap))) {
+        any = true;
+        if (rec->kind == CR_VT_REC_MSG) {
+            if (rec->peer < 0 || rec->peer >= s->n || rec->peer == r || rec->total > (1u << 30))
+                abort(); /* the rings are ours: a bad record is a bug, not input */
+            pkt *p = malloc(sizeof *p + rec->total);
+            if (!p) abort();
+            p->next = NULL;
+            p->src = r;
+            p->dst = rec->peer;
+            p->t = rec->t;
+            p->seq = s->seq++;
+            memcpy(p->hdr, rec->hdr, sizeof p->hdr);
+            p->len = rec->total;
+            p->got = 0;
+            v->assembling = p;
+        }
+        pkt *p = v->assembling;
+        if (!p || p->got + rec->part > p->len) abort();
+        memcpy(p->data + p->got, rec->data, rec->part);
+        p->got += rec->part;
+        cr_vt_ring_take(q, cap, rec);
+        if (p->got == p->len) {
+            v->assembling = NULL;
+            heap_push(s, p);
+        }
+    }
+    return any;
+}
+
+/* Write p (whole, in parts) into its receiver's in ring; false when there is
+ * no room (nothing written). */
+static bool write_in(cr_vsim *s, pkt *p)
+{
+    cr_vt_ring *q = cr_vt_ring_of(s->base, p->dst, 1);
+    uint64_t cap = s->hd->ring_bytes, part_max = cr_vt_part_max(cap);
+    /* room for all of it, so a message is never half written */
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+    uint64_t parts = p->len ? (p->len + part_max - 1) / part_max : 1;
+    uint64_t need = parts * cr_vt_rec_size(part_max) + cap / 4;
+    if (p->len > cap / 2) need = cap; /* a long one: an empty ring */
+    if (cap - (head - tail) < need && !(p->len > cap / 2 && head == tail)) return false;
+    uint64_t off = 0;
+    do {
+        uint64_t part = p->len - off < part_max ? p->len - off : part_max;
+        cr_vt_rec *r;
+        while (!(r = cr_vt_ring_reserve(q, cap, cr_vt_rec_size(part)))) {
+            /* a long message streams: the receiver drains as we write */
+            cr_vt_slot *sl = slot(s, p->dst);
+            atomic_store(&sl->need_room, 1);
+            wake_rank(s, p->dst);
+            if (atomic_load(&s->stop) ||
+                atomic_load_explicit(&sl->state, memory_order_acquire) == CR_VT_DONE)
+                return true; /* nobody will read it */
+            sched_yield();
+        }
+        r->bytes = cr_vt_rec_size(part);
+        r->kind = off ? CR_VT_REC_MORE : CR_VT_REC_MSG;
+        r->peer = p->src;
+        r->part = (uint32_t)part;
+        r->t = p->t;
+        r->total = p->len;
+        memcpy(r->hdr, p->hdr, sizeof r->hdr);
+        if (part) memcpy(r->data, p->data + off, part);
+        cr_vt_ring_put(q, r);
+        off += part;
+    } while (off < p->len);
+    return true;
+}
+
+static void hold(cr_vsim *s, pkt *p)
+{
+    vrank *v = &s->r[p->dst];
+    if (!v->hold) {
+        v->hold_tail = &v->hold;
+        atomic_store_explicit(&slot(s, p->dst)->held_from, p->t, memory_order_release);
+        if (!v->listed) {
+            v->listed = true;
+            s->held[s->nheld++] = p->dst;
+        }
+        atomic_store(&slot(s, p->dst)->need_room, 1);
+    }
+    p->next = NULL;
+    *v->hold_tail = p;
+    v->hold_tail = &p->next;
+}
+
+/* The model delivered m: into the receiver's in ring (or its hold list). */
+static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
+{
+    cr_vsim *s = ctx;
+    pkt *p = (pkt *)(uintptr_t)m->tag;
+    p->t = cr_sim_now(s->sim);
+    cr_net_msg_free(net, m);
+    vrank *v = &s->r[p->dst];
+    s->msgs++;
+    s->bytes += p->len;
+    if (v->st == CR_VT_DONE) {
+        free(p);
+        return;
+    }
+    if (v->st == CR_VT_BLOCK && v->wake_t < 0) {
+        v->wake_t = p->t;
+        s->woke[s->nwoke++] = p->dst;
+    }
+    if (v->hold || !write_in(s, p))
+        hold(s, p);
+    else
+        free(p);
+}
+
+static void answer_block(cr_vsim *s, int r)
+{
+    vrank *v = &s->r[r];
+    cr_vt_slot *sl = slot(s, r);
+    int64_t c = v->wake_t + 1 > v->block_c ? v->wake_t + 1 : v->block_c;
+    atomic_store_explicit(&sl->wake_clock, c, memory_order_relaxed);
+    atomic_store_explicit(&sl->clock, c, memory_order_relaxed);
+    atomic_store_explicit(&sl->state, CR_VT_RUN, memory_order_release);
+    v->st = CR_VT_RUN;
+    v->wake_t = -1;
+    v->active = true;
+    s->active[s->nactive++] = r;
+    wake_rank(s, r);
+}
+
+/* Hold lists into rings where there is room now; answers blocks they held up. */
+static bool flush_holds(cr_vsim *s)
+{
+    bool moved = false;
+    for (int i = 0; i < s->nheld;) {
+        int r = s->held[i];
+        vrank *v = &s->r[r];
+        while (v->hold && (v->st == CR_VT_DONE || write_in(s, v->hold))) {
+            pkt *p = v->hold;
+            v->hold = p->next;
+            free(p);
+            moved = true;
+            if (v->hold)
+                atomic_store_explicit(&slot(s, r)->held_from, v->hold->t, memory_order_release);
+        }
+        if (v->hold) {
+            wake_rank(s, r); /* it drains as it waits */
+            i++;
+            continue;
+        }
+        atomic_store_explicit(&slot(s, r)->held_from, CR_VT_NEVER, memory_order_release);
+        v->listed = false;
+        s->held[i] = s->held[--s->nheld];
+        if (v->st == CR_VT_BLOCK && v->wake_t >= 0) answer_block(s, r);
+    }
+    return moved;
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+static void inject(cr_vsim *s, pkt *p)
+{
+    cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
+    m->tag = (uint64_t)(uintptr_t)p;
+    cr_net_send(s->net, m);
+}
+
+/* Handle time step t: the model's events at t, the sends stamped t, and what
+ * they start at t. */
+static void step(cr_vsim *s, int64_t t)
+{
+    cr_sim_run(s->sim, t);
+    if (s->nheap && s->heap[0]->t == t) {
+        cr_sim_advance(s->sim, t);
+        while (s->nheap && s->heap[0]->t == t) inject(s, heap_pop(s));
+        cr_sim_run(s->sim, t);
+    }
+}
+
+static void sleep_for_bell(cr_vsim *s, uint32_t bell)
+{
+    for (int i = 0; i < 200; i++) {
+        if (atomic_load_explicit(&s->hd->bell, memory_order_acquire) != bell) return;
+        __builtin_ia32_pause();
+    }
+    atomic_store(&s->hd->sleeping, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&s->hd->bell) == bell) {
+        struct timespec ts = {0, 50000000};
+        syscall(SYS_futex, &s->hd->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
+    }
+    atomic_store(&s->hd->sleeping, 0);
+}
+
+static void *vsim_main(void *arg)
+{
+    cr_vsim *s = arg;
+    while (!atomic_load(&s->stop)) {
+        uint32_t bell = atomic_load_explicit(&s->hd->bell, memory_order_acquire);
+        bool moved = false;
+        int64_t h = CR_VT_NEVER;
+        /* the ranks that run or ask: clocks first, then their out rings */
+        for (int i = 0; i < s->nactive;) {
+            int r = s->active[i];
+            cr_vt_slot *sl = slot(s, r);
+            vrank *v = &s->r[r];
+            uint32_t st = atomic_load_explicit(&sl->state, memory_order_acquire);
+            int64_t c = atomic_load_explicit(&sl->clock, memory_order_acquire);
+            moved |= drain_out(s, r);
+            if (st == CR_VT_RUN || st == CR_VT_SYNC) {
+                v->st = (uint8_t)st;
+                if (c < h) h = c;
+                i++;
+                continue;
+            }
+            /* blocked or gone: out of the active list */
+            moved = true;
+            v->active = false;
+            s->active[i] = s->active[--s->nactive];
+            if (st == CR_VT_BLOCK) {
+                v->st = CR_VT_BLOCK;
+                v->block_c = c;
+                v->wake_t = -1;
+            } else {
+                v->st = CR_VT_DONE;
+                v->end = c;
+                s->ndone++;
+                if (v->assembling) free(v->assembling), v->assembling = NULL;
+            }
+        }
+        if (s->nheld) moved |= flush_holds(s);
+        /* time steps below the horizon, until one wakes a rank */
+        s->nwoke = 0;
+        for (;;) {
+            int64_t te = cr_sim_next(s->sim), tr = s->nheap ? s->heap[0]->t : CR_VT_NEVER;
+            int64_t t = te < tr ? te : tr;
+            if (t >= h || t == CR_VT_NEVER) {
+                int64_t upto = (t < h ? t : h) - 1;
+                if (upto > atomic_load_explicit(&s->hd->done, memory_order_relaxed))
+                    atomic_store_explicit(&s->hd->done, upto, memory_order_release);
+                break;
+            }
+            step(s, t);
+            atomic_store_explicit(&s->hd->done, t, memory_order_release);
+            moved = true;
+            if (s->nwoke) break;
+        }
+        for (int i = 0; i < s->nwoke; i++)
+            if (!s->r[s->woke[i]].hold) answer_block(s, s->woke[i]);
+        /* syncs that can be answered now */
+        int64_t done = atomic_load_explicit(&s->hd->done, memory_order_relaxed);
+        for (int i = 0; i < s->nactive; i++) {
+            int r = s->active[i];
+            cr_vt_slot *sl = slot(s, r);
+            if (s->r[r].st != CR_VT_SYNC || s->r[r].hold) continue;
+            int64_t c = atomic_load_explicit(&sl->clock, memory_order_acquire);
+            if (done >= c - 1) {
+                s->r[r].st = CR_VT_RUN;
+                atomic_store_explicit(&sl->state, CR_VT_RUN, memory_order_release);
+                wake_rank(s, r);
+                moved = true;
+            }
+        }
+        if (s->ndone == s->n) break;
+        if (!s->nactive && !s->nheap && cr_sim_next(s->sim) == CR_TIME_NEVER && !s->nheld) {
+            atomic_store(&s->deadlock, 1);
+            atomic_store(&s->hd->stopped, 1);
+            break;
+        }
+        if (!moved) sleep_for_bell(s, bell);
+    }
+    atomic_store(&s->finished, 1);
+    return NULL;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
+{
+    vsim_opts o;
+    if (parse_opts(spec, nranks, &o, err, errlen)) return NULL;
+    cr_vsim *s = calloc(1, sizeof *s);
+    if (!s) return snprintf(err, errlen, "out of memory"), NULL;
+    s->fd = -1;
+    s->n = nranks;
+    s->r = calloc((size_t)nranks, sizeof *s->r);
+    s->active = calloc((size_t)nranks, sizeof *s->active);
+    s->held = calloc((size_t)nranks, sizeof *s->held);
+    s->woke = calloc((size_t)nranks, sizeof *s->woke);
+    char why[200];
+    s->net = cr_net_new(&o.cfg, why, sizeof why);
+    if (!s->r || !s->active || !s->held || !s->woke || !s->net) {
+        snprintf(err, errlen, "--sim %s with %d ranks: %s", spec, nranks,
+                 s->net ? "out of memory" : why);
+        cr_vsim_free(s);
+        return NULL;
+    }
+    s->sim = cr_net_sim(s->net);
+    cr_net_set_deliver(s->net, on_deliver, s);
+    s->machine = cr_machine_name(o.cfg.kind);
+    const cr_swmodel *sw = cr_net_swmodel(s->net);
+    snprintf(s->desc, sizeof s->desc, "%s, %d nodes, node software %s, cpu=%g", s->machine,
+             cr_net_nodes(s->net), sw ? sw->name : "none (hw)", o.cpu);
+    s->len = cr_vt_segment_size(nranks);
+    s->fd = memfd_create("courier-sim", MFD_CLOEXEC);
+    if (s->fd < 0 || ftruncate(s->fd, (off_t)s->len) < 0 ||
+        (s->base = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0)) ==
+            MAP_FAILED) {
+        snprintf(err, errlen, "--sim: cannot make the simulator's segment: %s", strerror(errno));
+        s->base = NULL;
+        cr_vsim_free(s);
+        return NULL;
+    }
+    cr_vt_segment_init(s->base, nranks);
+    s->hd = s->base;
+    s->hd->o_send = sw ? sw->o_send : 0;
+    s->hd->copy_ps = sw ? sw->copy_ps : 0;
+    s->hd->eager_max = sw ? sw->eager_max : -1;
+    s->hd->poll_ps = o.poll_us >= 0 ? (int64_t)llround(o.poll_us * 1e6)
+                     : sw           ? sw->o_recv / 10
+                                    : 100000;
+    s->hd->cpu_factor = o.cpu;
+    for (int r = 0; r < nranks; r++) {
+        s->r[r].wake_t = -1;
+        s->r[r].active = true;
+        s->active[s->nactive++] = r;
+    }
+    return s;
+}
+
+int cr_vsim_fd(const cr_vsim *s)
+{
+    return s->fd;
+}
+
+int cr_vsim_start(cr_vsim *s)
+{
+    int rc = pthread_create(&s->th, NULL, vsim_main, s);
+    if (rc) return -rc;
+    s->started = true;
+    return 0;
+}
+
+void cr_vsim_rank_gone(cr_vsim *s, int r)
+{
+    if (r < 0 || r >= s->n) return;
+    cr_vt_slot *sl = slot(s, r);
+    atomic_store_explicit(&sl->state, CR_VT_DONE, memory_order_release);
+    atomic_fetch_add(&s->hd->bell, 1);
+    syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us)
+{
+    if (!atomic_load(&s->deadlock)) return false;
+    if (clock_us)
+        for (int r = 0; r < s->n; r++) clock_us[r] = (double)atomic_load(&slot(s, r)->clock) / 1e6;
+    return true;
+}
+
+int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
+{
+    if (s->started) {
+        atomic_store(&s->stop, 1);
+        atomic_fetch_add(&s->hd->bell, 1);
+        syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+        pthread_join(s->th, NULL);
+        s->started = false;
+    }
+    int64_t end = 0;
+    cr_vt_account sum = {0};
+    for (int r = 0; r < s->n; r++) {
+        cr_vt_slot *sl = slot(s, r);
+        int64_t c = atomic_load(&sl->clock);
+        if (c > end) end = c;
+        sum.compute += sl->acct.compute;
+        sum.send += sl->acct.send;
+        sum.wait += sl->acct.wait;
+        sum.sent_msgs += sl->acct.sent_msgs;
+        sum.sent_bytes += sl->acct.sent_bytes;
+    }
+    uint64_t events = cr_sim_events(s->sim);
+    if (out) {
+        fprintf(out,
+                "courier: simulated %s: %.3f us of virtual time in %.2f s; %llu messages, "
+                "%llu bytes, %llu events%s\n",
+                s->desc, (double)end / 1e6, wall_s, (unsigned long long)sum.sent_msgs,
+                (unsigned long long)sum.sent_bytes, (unsigned long long)events,
+                atomic_load(&s->deadlock) ? " (deadlocked)" : "");
+        if (s->n <= 16) {
+            fprintf(out, "courier:   rank    end_us    compute_us    send_us    wait_us  msgs "
+                         "bytes\n");
+            for (int r = 0; r < s->n; r++) {
+                cr_vt_slot *sl = slot(s, r);
+                fprintf(out, "courier:   %4d %9.3f %13.3f %10.3f %10.3f %5llu %llu\n", r,
+                        (double)atomic_load(&sl->clock) / 1e6, (double)sl->acct.compute / 1e6,
+                        (double)sl->acct.send / 1e6, (double)sl->acct.wait / 1e6,
+                        (unsigned long long)sl->acct.sent_msgs,
+                        (unsigned long long)sl->acct.sent_bytes);
+            }
+        } else {
+            fprintf(out, "courier:   per rank, mean: compute %.3f us, send %.3f us, wait %.3f us\n",
+                    (double)sum.compute / 1e6 / s->n, (double)sum.send / 1e6 / s->n,
+                    (double)sum.wait / 1e6 / s->n);
+        }
+    }
+    if (!json) return 0;
+    FILE *f = fopen(json, "w");
+    if (!f) return -1;
+    fprintf(f,
+            "{\"machine\": \"%s\", \"description\": \"%s\", \"ranks\": %d, \"virtual_us\": "
+            "%.6f, \"wall_s\": %.3f, \"messages\": %llu, \"bytes\": %llu, \"events\": %llu, "
+            "\"deadlock\": %s, \"per_rank\": [",
+            s->machine, s->desc, s->n, (double)end / 1e6, wall_s, (unsigned long long)sum.sent_msgs,
+            (unsigned long long)sum.sent_bytes, (unsigned long long)events,
+            atomic_load(&s->deadlock) ? "true" : "false");
+    for (int r = 0; r < s->n; r++) {
+        cr_vt_slot *sl = slot(s, r);
+        fprintf(f,
+                "%s\n  {\"rank\": %d, \"end_us\": %.6f, \"compute_us\": %.6f, \"send_us\": %.6f, "
+                "\"wait_us\": %.6f, \"sent_msgs\": %llu, \"sent_bytes\": %llu, \"recv_msgs\": "
+                "%llu, \"recv_bytes\": %llu}",
+                r ? "," : "", r, (double)atomic_load(&sl->clock) / 1e6,
+                (double)sl->acct.compute / 1e6, (double)sl->acct.send / 1e6,
+                (double)sl->acct.wait / 1e6, (unsigned long long)sl->acct.sent_msgs,
+                (unsigned long long)sl->acct.sent_bytes, (unsigned long long)sl->acct.recv_msgs,
+                (unsigned long long)sl->acct.recv_bytes);
+    }
+    fprintf(f, "\n]}\n");
+    return fclose(f) ? -1 : 0;
+}
+
+void cr_vsim_free(cr_vsim *s)
+{
+    if (!s) return;
+    if (s->started) cr_vsim_finish(s, NULL, NULL, 0);
+    while (s->nheap) free(heap_pop(s));
+    for (int r = 0; s->r && r < s->n; r++) {
+        free(s->r[r].assembling);
+        while (s->r[r].hold) {
+            pkt *p = s->r[r].hold;
+            s->r[r].hold = p->next;
+            free(p);
+        }
+    }
+    free(s->heap);
+    free(s->r);
+    free(s->active);
+    free(s->held);
+    free(s->woke);
+    cr_net_free(s->net);
+    if (s->base) munmap(s->base, s->len);
+    if (s->fd >= 0) close(s->fd);
+    free(s);
+}

@@ -1,0 +1,34 @@
+/* courier run --sim: the simulator that runs beside a job's ranks in the
+ * launcher, and times their messages on a network model (src/run/vsim.c). */
+#ifndef COURIER_VSIM_H
+#define COURIER_VSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct cr_vsim cr_vsim;
+
+/* Check a --sim argument ("MACHINE[,key=value...]") for n ranks without
+ * building anything: 0, or -1 with a one-line reason in err. */
+int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen);
+/* Build the model and the shared segment for n ranks: NULL with err set on
+ * failure. The segment's descriptor (cr_vsim_fd) goes to every rank as
+ * COURIER_SIM_FD. */
+cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen);
+int cr_vsim_fd(const cr_vsim *s);
+/* Start the simulator's thread (after the ranks are started); 0 or -errno. */
+int cr_vsim_start(cr_vsim *s);
+/* The launcher reaped rank r: it sends nothing more. Any thread. */
+void cr_vsim_rank_gone(cr_vsim *s, int r);
+/* The simulated program is stuck: every rank that has not left waits for a
+ * message and nothing is on its way. Then clock[r] (when given) holds each
+ * rank's virtual time in microseconds. */
+bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us);
+/* Stop the thread (if running) and print the summary: the job's virtual time,
+ * each rank's compute, send and wait times, messages and bytes; with json,
+ * write the same to that file too. Returns 0, or -1 if the file failed. */
+int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s);
+void cr_vsim_free(cr_vsim *s);
+
+#endif

@@ -1,0 +1,232 @@
+/* The sim transport (courier run --sim): every peer's messages go through the
+ * launcher's simulator, which decides in virtual time when each arrives
+ * (src/run/vsim.c over the network models of src/net). The bytes travel in
+ * the simulated mode's segment (src/host/vtime.h): a message is a record in
+ * this rank's out ring, stamped with the clock it was sent at; the simulator
+ * writes it into the receiver's in ring once the model has delivered it,
+ * stamped with its arrival, in the order of arrival.
+ *
+ * Invariants:
+ *  - a message is handed to the engine only once the rank's clock is past its
+ *    arrival and the in ring was known complete up to that clock
+ *    (t < vt->synced): so what a rank sees at a given virtual time never
+ *    depends on how fast the simulator or the other ranks ran;
+ *  - arrivals reach the engine in the order the simulator wrote them (the
+ *    order of arrival, ties in the model's own order), one at a time; a
+ *    refused one (no room in the unexpected queue) stays first until the
+ *    engine's recv_gen moves;
+ *  - send_am always takes a message (the simulator buffers without bound):
+ *    the rank's clock moves by the modelled node's send overhead (and copy,
+ *    for the sizes the node software copies).
+ * Sends to itself never come here (the self transport serves them). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport.h"
+
+typedef struct arrival {
+    struct arrival *next;
+    int src;
+    int64_t t;
+    cr_hdr h;
+    size_t len, got;
+    char data[];
+} arrival;
+
+typedef struct sim_tp {
+    cr_tp_env env;
+    cr_vt *vt;
+    cr_vt_ring *out, *in;
+    uint64_t cap, part_max;
+    arrival *head, **tail; /* drained from the in ring, not yet handed over */
+    arrival *partial;      /* the last one, while its parts come (not in the list yet) */
+    bool refused;          /* the head was refused at recv_gen refused_gen */
+    uint32_t refused_gen;
+} sim_tp;
+
+_Static_assert(sizeof(cr_hdr) == sizeof(((cr_vt_rec *)0)->hdr), "the record holds a header");
+
+/* Move what the in ring holds into our own list (the simulator may write on). */
+static void drain(void *arg)
+{
+    sim_tp *s = arg;
+    cr_vt_rec *rec;
+    while ((rec = cr_vt_ring_peek(s->in, s->cap))) {
+        if (rec->kind == CR_VT_REC_MSG) {
+            arrival *a = malloc(sizeof *a + rec->total);
+            if (!a) s->env.fatal(s->env.owner, "sim", "out of memory for an arriving message");
+            a->next = NULL;
+            a->src = rec->peer;
+            a->t = rec->t;
+            memcpy(&a->h, rec->hdr, sizeof a->h);
+            a->len = rec->total;
+            a->got = 0;
+            s->partial = a;
+        }
+        arrival *a = s->partial;
+        if (!a || a->got + rec->part > a->len)
+            s->env.fatal(s->env.owner, "sim", "the simulator's in ring is out of order");
+        memcpy(a->data + a->got, rec->data, rec->part);
+        a->got += rec->part;
+        cr_vt_ring_take(s->in, s->cap, rec);
+        if (a->got == a->len) {
+            *s->tail = a;
+            s->tail = &a->next;
+            s->partial = NULL;
+        }
+    }
+}
+
+static int sim_open(void **ctx, const cr_tp_env *env)
+{
+    if (!env->vt) return -ENODEV;
+    sim_tp *s = calloc(1, sizeof *s);
+    if (!s) return -ENOMEM;
+    s->env = *env;
+    s->vt = env->vt;
+    s->cap = s->vt->hd->ring_bytes;
+    s->part_max = cr_vt_part_max(s->cap);
+    s->out = cr_vt_ring_of(s->vt->base, env->rank, 0);
+    s->in = cr_vt_ring_of(s->vt->base, env->rank, 1);
+    s->tail = &s->head;
+    s->vt->drain = drain;
+    s->vt->drain_arg = s;
+    *ctx = s;
+    return 0;
+}
+
+static bool sim_reaches(void *ctx, int peer)
+{
+    return peer != ((sim_tp *)ctx)->env.rank;
+}
+
+static void sim_own(void *ctx, int peer)
+{
+    (void)ctx;
+    (void)peer;
+}
+
+static void sim_close(void *ctx)
+{
+    sim_tp *s = ctx;
+    s->vt->drain = NULL;
+    while (s->head) {
+        arrival *a = s->head;
+        s->head = a->next;
+        free(a);
+    }
+    free(s->partial);
+    free(s);
+}
+
+/* Room for one record in the out ring: the simulator empties it all the time,
+ * so wait for it (yielding the CPU, which it may share with us). */
+static cr_vt_rec *reserve(sim_tp *s, uint32_t bytes)
+{
+    cr_vt_rec *r;
+    while (!(r = cr_vt_ring_reserve(s->out, s->cap, bytes))) {
+        cr_vt_ring_sim(s->vt);
+        sched_yield();
+    }
+    return r;
+}
+
+static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, size_t len)
+{
+    sim_tp *s = ctx;
+    cr_vt *vt = s->vt;
+    int64_t t = cr_vt_now(vt);
+    const unsigned char *p = payload;
+    size_t off = 0;
+    do {
+        size_t part = len - off < s->part_max ? len - off : s->part_max;
+        cr_vt_rec *r = reserve(s, cr_vt_rec_size(part));
+        r->bytes = cr_vt_rec_size(part);
+        r->kind = off ? CR_VT_REC_MORE : CR_VT_REC_MSG;
+        r->peer = peer;
+        r->part = (uint32_t)part;
+        r->t = t;
+        r->total = len;
+        memcpy(r->hdr, h, sizeof *h);
+        if (part) memcpy(r->data, p + off, part);
+        cr_vt_ring_put(s->out, r);
+        off += part;
+    } while (off < len);
+    const cr_vt_head *hd = vt->hd;
+    int64_t cost = hd->o_send;
+    if (hd->eager_max < 0 || (int64_t)len <= hd->eager_max) cost += (int64_t)len * hd->copy_ps;
+    cr_vt_spend(vt, cost, &vt->me->acct.send);
+    vt->me->acct.sent_msgs++;
+    vt->me->acct.sent_bytes += len;
+    cr_vt_ring_sim(vt);
+    cr_vt_mark(vt);
+    return 0;
+}
+
+static int sim_poll(void *ctx)
+{
+    sim_tp *s = ctx;
+    drain(s);
+    if (s->refused && *s->env.recv_gen == s->refused_gen) return 0;
+    s->refused = false;
+    int n = 0;
+    arrival *a;
+    while ((a = s->head) && a->t < s->vt->synced) {
+        if (!s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
+            s->refused = true;
+            s->refused_gen = *s->env.recv_gen;
+            break;
+        }
+        s->vt->me->acct.recv_msgs++;
+        s->vt->me->acct.recv_bytes += a->len;
+        s->head = a->next;
+        if (!s->head) s->tail = &s->head;
+        free(a);
+        n++;
+    }
+    return n;
+}
+
+static void sim_flush(void *ctx)
+{
+    (void)ctx;
+}
+
+static int sim_arm(void *ctx)
+{
+    sim_tp *s = ctx;
+    drain(s);
+    return s->head && s->head->t < s->vt->synced &&
+           (!s->refused || *s->env.recv_gen != s->refused_gen);
+}
+
+static int sim_gone(void *ctx, int peer)
+{
+    sim_tp *s = ctx;
+    return s->env.host ? cr_host_gone(s->env.host, peer) : 0;
+}
+
+static size_t sim_max_payload(void *ctx, int peer)
+{
+    (void)ctx;
+    (void)peer;
+    return (size_t)1 << 30;
+}
+
+const cr_transport cr_transport_sim = {
+    .name = "sim",
+    .caps = 0,
+    .open = sim_open,
+    .reaches = sim_reaches,
+    .own = sim_own,
+    .close = sim_close,
+    .send_am = sim_send,
+    .poll = sim_poll,
+    .flush = sim_flush,
+    .arm = sim_arm,
+    .peer_gone = sim_gone,
+    .max_payload = sim_max_payload,
+};
