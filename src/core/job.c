@@ -630,6 +630,7 @@ static void job_init(void)
 #endif
     if (getenv("COURIER_LAUNCHED")) setvbuf(stdout, NULL, _IOLBF, 0);
     atexit(job_exit);
+    if (job->vt.base) cr_vt_mark(&job->vt); /* the library's start is not the program's compute */
 }
 
 cr_job *cr_job_init(void)

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -177,15 +178,27 @@ void cr_vt_ring_sim(cr_vt *v)
  * time it writes (and tell it when it waits for room), sleep on the wake word. */
 static void await_answer(cr_vt *v, uint32_t w)
 {
-    for (;;) {
+    for (int round = 0;; round++) {
         if (v->drain) v->drain(v->drain_arg);
         if (atomic_load_explicit(&v->me->need_room, memory_order_acquire)) {
             atomic_store(&v->me->need_room, 0);
             cr_vt_ring_sim(v);
         }
         if (atomic_load_explicit(&v->me->state, memory_order_acquire) == CR_VT_RUN) return;
-        struct timespec ts = {1, 0};
-        syscall(SYS_futex, &v->me->wake, FUTEX_WAIT, w, &ts, NULL, 0);
+        /* the answer often comes within microseconds: hand the CPU round a
+         * few times (the simulator may share ours) before sleeping */
+        if ((uint32_t)round < v->hd->yields) {
+            sched_yield();
+            w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+            continue;
+        }
+        atomic_store(&v->me->sleeping, 1);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&v->me->state, memory_order_acquire) != CR_VT_RUN) {
+            struct timespec ts = {1, 0};
+            syscall(SYS_futex, &v->me->wake, FUTEX_WAIT, w, &ts, NULL, 0);
+        }
+        atomic_store(&v->me->sleeping, 0);
         w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
         if (atomic_load(&v->hd->stopped)) {
             /* the simulator ended the job (a deadlock it reported): wait for

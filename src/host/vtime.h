@@ -50,10 +50,13 @@ typedef struct cr_vt_head {
     int64_t o_send, copy_ps, eager_max; /* eager_max < 0: every size copies */
     int64_t poll_ps;                    /* a test or probe that found nothing */
     double cpu_factor;                  /* compute: CPU time times this; 0: not counted */
-    _Atomic int64_t done;               /* every event at or before this is handled */
-    _Atomic uint32_t bell;              /* the simulator sleeps on this word */
-    _Atomic uint32_t sleeping;          /* ... and says so here */
-    _Atomic uint32_t stopped;           /* the simulator gave up (deadlock): ranks, exit */
+    uint32_t yields;                    /* a waiting rank yields this often before it sleeps
+                                           (0 when the ranks outnumber the CPUs) */
+    uint32_t pad2;
+    _Atomic int64_t done;      /* every event at or before this is handled */
+    _Atomic uint32_t bell;     /* the simulator sleeps on this word */
+    _Atomic uint32_t sleeping; /* ... and says so here */
+    _Atomic uint32_t stopped;  /* the simulator gave up (deadlock): ranks, exit */
 } cr_vt_head;
 
 /* A rank's time as the summary reports it (picoseconds, and counts). */
@@ -69,7 +72,7 @@ typedef struct cr_vt_slot {
     _Atomic int64_t wake_clock; /* BLOCK answered: where the rank resumes */
     _Atomic int64_t held_from;  /* earliest arrival the simulator holds back (ring full) */
     _Atomic uint32_t need_room; /* the simulator waits for room in the in ring */
-    uint32_t pad;
+    _Atomic uint32_t sleeping;  /* the rank sleeps on wake (else a wake needs no call) */
     char pad2[24];
     cr_vt_account acct; /* written by the rank, read at the end */
     char pad3[8];

@@ -388,8 +388,9 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
     if (spec->sim && (spec->hosts || spec->hostfile))
         return parse_error(spec, err, errlen,
                            "--sim runs the job on one host, in virtual time: drop --hosts");
-    if (spec->sim && cr_vsim_check(spec->sim, spec->total, err, errlen))
-        return parse_error(spec, err, errlen, "%s", err);
+    char why[300];
+    if (spec->sim && cr_vsim_check(spec->sim, spec->total, why, sizeof why))
+        return parse_error(spec, err, errlen, "%s", why);
     return 0;
 }
 

@@ -13,7 +13,8 @@
  *    everything therefore depends on virtual times only;
  *  - a rank that blocks (waits for a message) holds nothing back; the first
  *    step that delivers to it wakes it just past that step's time, and the
- *    simulator goes no further until the woken rank runs into the horizon;
+ *    simulator goes no further until the woken rank runs into the horizon
+ *    (also while the arrivals that woke it wait for room in its in ring);
  *  - done (in the segment) says every event at or before it is handled: a rank
  *    whose clock is c knows its in ring complete for arrivals before c once
  *    done >= c - 1 and nothing of its own is held back (in ring full);
@@ -22,6 +23,7 @@
  *    so (cr_vsim_deadlocked) and stops. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
@@ -73,6 +75,7 @@ struct cr_vsim {
     int *active, nactive;
     int *held, nheld; /* ranks with a hold list */
     int *woke, nwoke; /* ranks a step answered */
+    int64_t h;        /* the horizon: no event at or after it may be handled now */
     pkt **heap;       /* sends not yet injected, by (t, src, seq) */
     size_t nheap, capheap;
     uint64_t seq, msgs, bytes;
@@ -250,8 +253,9 @@ static cr_vt_slot *slot(cr_vsim *s, int r)
 static void wake_rank(cr_vsim *s, int r)
 {
     cr_vt_slot *sl = slot(s, r);
-    atomic_fetch_add_explicit(&sl->wake, 1, memory_order_release);
-    syscall(SYS_futex, &sl->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+    atomic_fetch_add_explicit(&sl->wake, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&sl->sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, &sl->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* Read rank r's out ring: every whole message goes on the heap. */
@@ -292,44 +296,28 @@ static bool drain_out(cr_vsim *s, int r)
     return any;
 }
 
-/* Write p (whole, in parts) into its receiver's in ring; false when there is
- * no room (nothing written). */
+/* Write what is left of p into its receiver's in ring, as far as there is
+ * room (a long message goes in parts as the receiver drains): true once all
+ * of it is written. p->got counts what is written. */
 static bool write_in(cr_vsim *s, pkt *p)
 {
     cr_vt_ring *q = cr_vt_ring_of(s->base, p->dst, 1);
     uint64_t cap = s->hd->ring_bytes, part_max = cr_vt_part_max(cap);
-    /* room for all of it, so a message is never half written */
-    uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
-    uint64_t parts = p->len ? (p->len + part_max - 1) / part_max : 1;
-    uint64_t need = parts * cr_vt_rec_size(part_max) + cap / 4;
-    if (p->len > cap / 2) need = cap; /* a long one: an empty ring */
-    if (cap - (head - tail) < need && !(p->len > cap / 2 && head == tail)) return false;
-    uint64_t off = 0;
     do {
-        uint64_t part = p->len - off < part_max ? p->len - off : part_max;
-        cr_vt_rec *r;
-        while (!(r = cr_vt_ring_reserve(q, cap, cr_vt_rec_size(part)))) {
-            /* a long message streams: the receiver drains as we write */
-            cr_vt_slot *sl = slot(s, p->dst);
-            atomic_store(&sl->need_room, 1);
-            wake_rank(s, p->dst);
-            if (atomic_load(&s->stop) ||
-                atomic_load_explicit(&sl->state, memory_order_acquire) == CR_VT_DONE)
-                return true; /* nobody will read it */
-            sched_yield();
-        }
+        uint64_t part = p->len - p->got < part_max ? p->len - p->got : part_max;
+        cr_vt_rec *r = cr_vt_ring_reserve(q, cap, cr_vt_rec_size(part));
+        if (!r) return false;
         r->bytes = cr_vt_rec_size(part);
-        r->kind = off ? CR_VT_REC_MORE : CR_VT_REC_MSG;
+        r->kind = p->got ? CR_VT_REC_MORE : CR_VT_REC_MSG;
         r->peer = p->src;
         r->part = (uint32_t)part;
         r->t = p->t;
         r->total = p->len;
         memcpy(r->hdr, p->hdr, sizeof r->hdr);
-        if (part) memcpy(r->data, p->data + off, part);
+        if (part) memcpy(r->data, p->data + p->got, part);
         cr_vt_ring_put(q, r);
-        off += part;
-    } while (off < p->len);
+        p->got += part;
+    } while (p->got < p->len);
     return true;
 }
 
@@ -356,6 +344,7 @@ static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
     cr_vsim *s = ctx;
     pkt *p = (pkt *)(uintptr_t)m->tag;
     p->t = cr_sim_now(s->sim);
+    p->got = 0; /* from here: how much of it is in the in ring */
     cr_net_msg_free(net, m);
     vrank *v = &s->r[p->dst];
     s->msgs++;
@@ -386,6 +375,7 @@ static void answer_block(cr_vsim *s, int r)
     v->wake_t = -1;
     v->active = true;
     s->active[s->nactive++] = r;
+    if (c < s->h) s->h = c; /* it runs from c: the horizon comes back to it */
     wake_rank(s, r);
 }
 
@@ -405,7 +395,8 @@ static bool flush_holds(cr_vsim *s)
                 atomic_store_explicit(&slot(s, r)->held_from, v->hold->t, memory_order_release);
         }
         if (v->hold) {
-            wake_rank(s, r); /* it drains as it waits */
+            atomic_store(&slot(s, r)->need_room, 1); /* tell us when there is room */
+            wake_rank(s, r);                         /* it drains as it waits */
             i++;
             continue;
         }
@@ -438,11 +429,22 @@ static void step(cr_vsim *s, int64_t t)
     }
 }
 
+/* Nothing to do until a rank moves: look again for a while, handing the CPU
+ * to whoever wants it (a rank about to answer may share ours), then sleep. */
+#define BELL_YIELD_NS 200000
 static void sleep_for_bell(cr_vsim *s, uint32_t bell)
 {
-    for (int i = 0; i < 200; i++) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0;; i++) {
         if (atomic_load_explicit(&s->hd->bell, memory_order_acquire) != bell) return;
-        __builtin_ia32_pause();
+        if (i < 64) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > BELL_YIELD_NS) break;
     }
     atomic_store(&s->hd->sleeping, 1);
     atomic_thread_fence(memory_order_seq_cst);
@@ -460,6 +462,7 @@ static void *vsim_main(void *arg)
         uint32_t bell = atomic_load_explicit(&s->hd->bell, memory_order_acquire);
         bool moved = false;
         int64_t h = CR_VT_NEVER;
+        s->h = CR_VT_NEVER;
         /* the ranks that run or ask: clocks first, then their out rings */
         for (int i = 0; i < s->nactive;) {
             int r = s->active[i];
@@ -489,7 +492,15 @@ static void *vsim_main(void *arg)
                 if (v->assembling) free(v->assembling), v->assembling = NULL;
             }
         }
+        s->h = h;
         if (s->nheld) moved |= flush_holds(s);
+        h = s->h;
+        /* a rank that a step woke, whose arrivals wait for room, runs from
+         * just past that step: nothing later may be handled before it does */
+        for (int i = 0; i < s->nheld; i++) {
+            vrank *v = &s->r[s->held[i]];
+            if (v->st == CR_VT_BLOCK && v->wake_t >= 0 && v->wake_t + 1 < h) h = v->wake_t + 1;
+        }
         /* time steps below the horizon, until one wakes a rank */
         s->nwoke = 0;
         for (;;) {
@@ -581,6 +592,8 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
                      : sw           ? sw->o_recv / 10
                                     : 100000;
     s->hd->cpu_factor = o.cpu;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     for (int r = 0; r < nranks; r++) {
         s->r[r].wake_t = -1;
         s->r[r].active = true;

@@ -13,8 +13,8 @@
  *    depends on how fast the simulator or the other ranks ran;
  *  - arrivals reach the engine in the order the simulator wrote them (the
  *    order of arrival, ties in the model's own order), one at a time; a
- *    refused one (no room in the unexpected queue) stays first until the
- *    engine's recv_gen moves;
+ *    refused one (no room in the unexpected queue) holds back the later ones
+ *    of its source, not of others, until the engine's recv_gen moves;
  *  - send_am always takes a message (the simulator buffers without bound):
  *    the rank's clock moves by the modelled node's send overhead (and copy,
  *    for the sizes the node software copies).
@@ -43,7 +43,10 @@ typedef struct sim_tp {
     uint64_t cap, part_max;
     arrival *head, **tail; /* drained from the in ring, not yet handed over */
     arrival *partial;      /* the last one, while its parts come (not in the list yet) */
-    bool refused;          /* the head was refused at recv_gen refused_gen */
+    /* Sources whose first waiting message the engine refused at recv_gen
+     * refused_gen: theirs wait (in order) until it moves; others go on. */
+    uint8_t *refused;
+    int nrefused;
     uint32_t refused_gen;
 } sim_tp;
 
@@ -92,6 +95,11 @@ static int sim_open(void **ctx, const cr_tp_env *env)
     s->out = cr_vt_ring_of(s->vt->base, env->rank, 0);
     s->in = cr_vt_ring_of(s->vt->base, env->rank, 1);
     s->tail = &s->head;
+    s->refused = calloc((size_t)env->size, 1);
+    if (!s->refused) {
+        free(s);
+        return -ENOMEM;
+    }
     s->vt->drain = drain;
     s->vt->drain_arg = s;
     *ctx = s;
@@ -119,6 +127,7 @@ static void sim_close(void *ctx)
         free(a);
     }
     free(s->partial);
+    free(s->refused);
     free(s);
 }
 
@@ -128,6 +137,9 @@ static cr_vt_rec *reserve(sim_tp *s, uint32_t bytes)
 {
     cr_vt_rec *r;
     while (!(r = cr_vt_ring_reserve(s->out, s->cap, bytes))) {
+        /* the simulator may be writing to us meanwhile: make room for it */
+        drain(s);
+        atomic_store(&s->vt->me->need_room, 0);
         cr_vt_ring_sim(s->vt);
         sched_yield();
     }
@@ -170,20 +182,27 @@ static int sim_poll(void *ctx)
 {
     sim_tp *s = ctx;
     drain(s);
-    if (s->refused && *s->env.recv_gen == s->refused_gen) return 0;
-    s->refused = false;
+    if (s->nrefused && *s->env.recv_gen != s->refused_gen) {
+        memset(s->refused, 0, (size_t)s->env.size);
+        s->nrefused = 0;
+    }
     int n = 0;
-    arrival *a;
-    while ((a = s->head) && a->t < s->vt->synced) {
-        if (!s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
-            s->refused = true;
-            s->refused_gen = *s->env.recv_gen;
-            break;
+    arrival **pp = &s->head, *a, *last = NULL;
+    while ((a = *pp) && a->t < s->vt->synced) {
+        if (s->refused[a->src] || !s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
+            if (!s->refused[a->src]) {
+                s->refused[a->src] = 1;
+                s->nrefused++;
+                s->refused_gen = *s->env.recv_gen;
+            }
+            last = a;
+            pp = &a->next;
+            continue;
         }
         s->vt->me->acct.recv_msgs++;
         s->vt->me->acct.recv_bytes += a->len;
-        s->head = a->next;
-        if (!s->head) s->tail = &s->head;
+        *pp = a->next;
+        if (!*pp) s->tail = last ? &last->next : &s->head;
         free(a);
         n++;
     }
@@ -199,8 +218,9 @@ static int sim_arm(void *ctx)
 {
     sim_tp *s = ctx;
     drain(s);
-    return s->head && s->head->t < s->vt->synced &&
-           (!s->refused || *s->env.recv_gen != s->refused_gen);
+    for (arrival *a = s->head; a && a->t < s->vt->synced; a = a->next)
+        if (!s->refused[a->src] || *s->env.recv_gen != s->refused_gen) return 1;
+    return 0;
 }
 
 static int sim_gone(void *ctx, int peer)

@@ -1,0 +1,104 @@
+#!/bin/bash
+# run.sh: the same MPI all-to-all (bench/sim/alltoall.c) in courier's simulated
+# mode and in SimGrid's SMPI, one run at a time, with wall time and memory.
+#   bench/sim/run.sh [N ...]        default: 64 256
+#   bench/sim/run.sh 64 256 1024    also 1024 ranks (courier only, and only when
+#                                   courier's 256-rank run took under 30 s)
+# For each N: (a) courier run --sim cs2,cpu=0 -n N ./alltoall_courier
+#             (b) smpirun on a one-<cluster> platform (platform.sh; BW, LAT),
+#                 SMPI's default alltoall, then --cfg=smpi/alltoall:pair
+# Each run: timeout $TIMEOUT, under /usr/bin/time -v (wall seconds, maximum
+# resident set size of the largest single process waited for), and memwatch.py
+# (the largest sum of Pss / Rss over all processes of the job, every 0.5 s).
+# Environment: COURIER_BUILD (default: the repository's build/), BW (50MBps),
+# LAT (1us), BLOCK (1024), ROUNDS (12), TIMEOUT (300), WORK (a new directory
+# under /tmp: binaries, platform files, every run's stdout/stderr/time output).
+# Prints a table and leaves it in $WORK/table.txt.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=${COURIER_BUILD:-$repo/build}
+BW=${BW:-50MBps}
+LAT=${LAT:-1us}
+BLOCK=${BLOCK:-1024}
+ROUNDS=${ROUNDS:-12}
+TIMEOUT=${TIMEOUT:-300}
+WORK=${WORK:-$(mktemp -d /tmp/courier-simbench.XXXXXX)}
+mkdir -p "$WORK"
+ns=${*:-64 256}
+
+courier=$build/tools/courier
+if [ ! -x "$courier" ] || [ ! -x "$build/tools/courier-cc" ]; then
+    echo "run.sh: no courier in $build/tools (build it first)" >&2
+    exit 2
+fi
+"$build/tools/courier-cc" -O2 "$here/alltoall.c" -o "$WORK/alltoall_courier" || exit 1
+have_smpi=0
+if command -v smpicc > /dev/null && command -v smpirun > /dev/null; then
+    if smpicc -O2 "$here/alltoall.c" -o "$WORK/alltoall_smpi"; then
+        have_smpi=1
+    fi
+fi
+[ $have_smpi = 1 ] || echo "run.sh: no SimGrid SMPI (smpicc, smpirun): courier only" >&2
+
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3 # not a version manager's shim: starts faster
+table=$WORK/table.txt
+printf '%-14s %5s %8s %8s %9s %9s %6s %9s %12s %12s %s\n' tool N wall_s \
+    maxrss_MiB pss_MiB rss_MiB procs messages virtual_s job_virt_s status > "$table"
+cat "$table"
+
+# run NAME N CMD...: one timed, watched run; sets $wall (seconds)
+run() {
+    local name=$1 n=$2
+    shift 2
+    local base=$WORK/$name-$n
+    echo "+ $*" > "$base.cmd"
+    (cd "$WORK" && exec setsid /usr/bin/time -v -o "$base.time" timeout "$TIMEOUT" "$@" \
+        > "$base.out" 2> "$base.err") &
+    local pid=$!
+    "$py" "$here/memwatch.py" "$pid" 0.5 > "$base.mem" &
+    local mpid=$!
+    wait "$pid"
+    local rc=$?
+    wait "$mpid"
+    local status=ok
+    [ $rc = 0 ] || status="exit:$rc"
+    [ $rc = 124 ] && status=timeout
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+        n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }' \
+        "$base.time")
+    local maxrss pss rss procs msgs virt jobvirt
+    maxrss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$base.time")
+    pss=$(sed -n 's/.*max_pss_kib=\([0-9]*\).*/\1/p' "$base.mem" | awk '{ printf "%.1f", $1 / 1024 }')
+    rss=$(sed -n 's/.*max_rss_kib=\([0-9]*\).*/\1/p' "$base.mem" | awk '{ printf "%.1f", $1 / 1024 }')
+    procs=$(sed -n 's/.*max_procs=\([0-9]*\).*/\1/p' "$base.mem")
+    virt=$(sed -n 's/^alltoall .*virtual_s=\([0-9.e+-]*\).*/\1/p' "$base.out")
+    msgs=$(sed -n 's/^courier: simulated .*; \([0-9]*\) messages.*/\1/p' "$base.err")
+    jobvirt=$(sed -n 's/^courier: simulated .*: \([0-9.]*\) us of virtual time.*/\1/p' "$base.err" |
+        awk '{ printf "%.9f", $1 / 1e6 }')
+    printf '%-14s %5s %8s %8s %9s %9s %6s %9s %12s %12s %s\n' "$name" "$n" "${wall:--}" \
+        "${maxrss:--}" "${pss:--}" "${rss:--}" "${procs:--}" "${msgs:--}" "${virt:--}" \
+        "${jobvirt:--}" "$status" | tee -a "$table"
+}
+
+courier256=
+for n in $ns; do
+    if [ "$n" -gt 256 ]; then
+        if [ -z "$courier256" ] || awk -v w="$courier256" 'BEGIN { exit !(w >= 30) }'; then
+            echo "run.sh: N=$n skipped (courier's N=256 run did not finish under 30 s)" | tee -a "$table"
+            continue
+        fi
+    fi
+    wall=
+    run courier "$n" "$courier" run --sim cs2,cpu=0 -n "$n" ./alltoall_courier "$BLOCK" "$ROUNDS"
+    [ "$n" = 256 ] && [ -n "$wall" ] && grep -q ' ok$' <(tail -1 "$table") && courier256=$wall
+    if [ $have_smpi = 1 ] && [ "$n" -le 256 ]; then
+        "$here/platform.sh" "$n" "$BW" "$LAT" "$WORK/platform-$n"
+        smpi=(smpirun -np "$n" -platform "$WORK/platform-$n.xml" -hostfile "$WORK/platform-$n.hosts"
+            --cfg=smpi/simulate-computation:no)
+        run smpi-default "$n" "${smpi[@]}" ./alltoall_smpi "$BLOCK" "$ROUNDS"
+        run smpi-pair "$n" "${smpi[@]}" --cfg=smpi/alltoall:pair ./alltoall_smpi "$BLOCK" "$ROUNDS"
+    fi
+done
+echo "run.sh: outputs in $WORK (table: $table)"

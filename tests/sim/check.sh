@@ -1,0 +1,77 @@
+#!/bin/bash
+# The simulated mode's checks (tests/sim/CMakeLists.txt): run a program under
+# courier run --sim and compare what it measured in virtual time with the
+# figure the seed papers give, within 5 %.
+#   check.sh COURIER ECHO MODE...
+#     echo MACHINE PROG_MODE NRANKS PEER SIZE FIGURE_US [MBPS_MIN]
+#         one-way time of SIZE bytes (within 5 % of FIGURE_US, or with
+#         MBPS_MIN: bandwidth at least MBPS_MIN and within 5 % of FIGURE_US
+#         read as MB/s)
+#     hops MACHINE NRANKS NEAR FAR     0-byte one-way time to FAR within 5 % of NEAR's
+#     same MACHINE NRANKS ARGS...      two runs give identical virtual times
+#     anysrc MACHINE NRANKS            wildcard receives see the messages in the
+#                                      order of their arrival (nearest first)
+set -u
+courier=$1 prog=$2 what=$3
+shift 3
+fail() { echo "FAIL: $*" >&2; exit 1; }
+within() { awk -v a="$1" -v b="$2" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d <= 0.05) }'; }
+one_way() { # machine mode nranks peer size -> one-way us
+    "$courier" run --timeout 120 --sim "$1,cpu=0" -n "$3" "$prog" "$2" "$4" 20 "$5" 2>/dev/null |
+        awk '$1 == "echo" { print $3 }'
+}
+case $what in
+echo)
+    m=$1 mode=$2 n=$3 peer=$4 size=$5 fig=$6 min=${7:-}
+    us=$(one_way "$m" "$mode" "$n" "$peer" "$size")
+    [ -n "$us" ] || fail "no measurement from $m $mode"
+    if [ -n "$min" ]; then
+        mbps=$(awk -v s="$size" -v u="$us" 'BEGIN { printf "%.3f", s / u }')
+        echo "$m $mode $size bytes: $mbps MB/s (figure $fig, at least $min)"
+        awk -v x="$mbps" -v m="$min" 'BEGIN { exit !(x >= m) }' || fail "$mbps MB/s < $min"
+        within "$mbps" "$fig" || fail "$mbps MB/s not within 5 % of $fig"
+    else
+        echo "$m $mode $size bytes: $us us one way (figure $fig)"
+        within "$us" "$fig" || fail "$us us not within 5 % of $fig"
+    fi
+    ;;
+hops)
+    m=$1 n=$2 near=$3 far=$4
+    a=$(one_way "$m" nx "$n" "$near" 0) b=$(one_way "$m" nx "$n" "$far" 0)
+    echo "$m: 0 bytes to rank $near $a us, to rank $far $b us"
+    [ -n "$a" ] && [ -n "$b" ] || fail "no measurement"
+    within "$b" "$a" || fail "far $b us not within 5 % of near $a us"
+    awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' || fail "more hops should cost more"
+    ;;
+same)
+    m=$1 n=$2
+    shift 2
+    r1=$(mktemp) r2=$(mktemp)
+    "$courier" run --timeout 120 --sim "$m,cpu=0" --sim-report "$r1" -n "$n" "$prog" "$@" >/dev/null 2>&1 || fail "run 1"
+    "$courier" run --timeout 120 --sim "$m,cpu=0" --sim-report "$r2" -n "$n" "$prog" "$@" >/dev/null 2>&1 || fail "run 2"
+    strip() { sed 's/"wall_s": [0-9.]*,//' "$1"; }
+    if ! diff <(strip "$r1") <(strip "$r2") >/dev/null; then
+        diff <(strip "$r1") <(strip "$r2") | head >&2
+        rm -f "$r1" "$r2"
+        fail "two runs differ"
+    fi
+    grep -o '"virtual_us": [0-9.]*' "$r1"
+    grep -q '"per_rank": \[' "$r1" || fail "no per-rank accounts"
+    rm -f "$r1" "$r2"
+    echo "two runs: identical virtual times"
+    ;;
+anysrc)
+    m=$1 n=$2
+    out=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" anysrc 2>/dev/null)
+    order=$(echo "$out" | awk '$1 == "from" { printf "%s ", $2 }')
+    echo "order of arrival at rank 0: $order"
+    [ "$(echo "$order" | wc -w)" -eq $((n - 1)) ] || fail "expected $((n - 1)) messages"
+    # on a hypercube, a message from rank r crosses popcount(r) channels
+    echo "$order" | awk '{ prev = 0; for (i = 1; i <= NF; i++) { h = 0; for (x = $i; x; x = int(x / 2)) h += x % 2;
+        if (h < prev) exit 1; prev = h } }' || fail "a farther rank's message came first"
+    out2=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" anysrc 2>/dev/null)
+    [ "$out" = "$out2" ] || fail "the order changed between runs"
+    ;;
+*) fail "unknown check $what" ;;
+esac
+echo ok
