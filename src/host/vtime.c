@@ -93,9 +93,8 @@ cr_vt_rec *cr_vt_ring_peek(cr_vt_ring *q, uint64_t cap)
     }
 }
 
-void cr_vt_ring_take(cr_vt_ring *q, uint64_t cap, const cr_vt_rec *rec)
+void cr_vt_ring_take(cr_vt_ring *q, const cr_vt_rec *rec)
 {
-    (void)cap;
     uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
     atomic_store_explicit(&q->tail, tail + rec->bytes, memory_order_release);
 }
@@ -238,11 +237,8 @@ void cr_vt_block(cr_vt *v)
     atomic_store_explicit(&v->me->state, CR_VT_BLOCK, memory_order_release);
     cr_vt_ring_sim(v);
     await_answer(v, w);
-    int64_t nc = atomic_load_explicit(&v->me->wake_clock, memory_order_acquire);
-    if (nc > c) {
-        v->me->acct.wait += nc - c;
-        set_clock(v, nc);
-    }
+    int64_t nc = atomic_load_explicit(&v->me->clock, memory_order_relaxed); /* the answer's */
+    if (nc > c) v->me->acct.wait += nc - c;
     v->synced = nc > c ? nc : c;
     cr_vt_mark(v);
 }

@@ -37,7 +37,7 @@ typedef int64_t cr_vt_time; /* picoseconds */
 enum cr_vt_state {
     CR_VT_RUN = 0, /* computing or calling: its clock is a lower bound of what it sends next */
     CR_VT_SYNC,    /* wants its in ring complete up to its clock (then RUN again) */
-    CR_VT_BLOCK,   /* waits for the next arrival (then RUN, at wake_clock) */
+    CR_VT_BLOCK,   /* waits for the next arrival (then RUN, its clock past it) */
     CR_VT_DONE     /* left the job: sends nothing more */
 };
 
@@ -66,14 +66,14 @@ typedef struct cr_vt_account {
 } cr_vt_account;
 
 typedef struct cr_vt_slot {
-    _Atomic int64_t clock;      /* the rank's virtual time (it alone writes, while RUN) */
+    _Atomic int64_t clock;      /* the rank's virtual time: it writes it while RUN; the
+                                   simulator, when it answers a BLOCK (where it resumes) */
     _Atomic uint32_t state;     /* enum cr_vt_state */
     _Atomic uint32_t wake;      /* bumped by the simulator when it answers or writes */
-    _Atomic int64_t wake_clock; /* BLOCK answered: where the rank resumes */
     _Atomic int64_t held_from;  /* earliest arrival the simulator holds back (ring full) */
     _Atomic uint32_t need_room; /* the simulator waits for room in the in ring */
     _Atomic uint32_t sleeping;  /* the rank sleeps on wake (else a wake needs no call) */
-    char pad2[24];
+    char pad2[32];
     cr_vt_account acct; /* written by the rank, read at the end */
     char pad3[8];
 } __attribute__((aligned(64))) cr_vt_slot;
@@ -135,7 +135,7 @@ cr_vt_rec *cr_vt_ring_reserve(cr_vt_ring *q, uint64_t cap, uint32_t bytes);
 void cr_vt_ring_put(cr_vt_ring *q, cr_vt_rec *rec);
 /* The next record, or NULL; cr_vt_ring_take consumes it. */
 cr_vt_rec *cr_vt_ring_peek(cr_vt_ring *q, uint64_t cap);
-void cr_vt_ring_take(cr_vt_ring *q, uint64_t cap, const cr_vt_rec *rec);
+void cr_vt_ring_take(cr_vt_ring *q, const cr_vt_rec *rec);
 static inline uint32_t cr_vt_rec_size(uint64_t part)
 {
     return (uint32_t)((sizeof(cr_vt_rec) + part + 7) & ~(uint64_t)7);

@@ -1318,17 +1318,17 @@ static int watch(job_spec *js, int sfd)
             if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
         }
         if (js->vsim && !js->ending) {
-            double *vc = calloc((size_t)js->cmd.total, sizeof *vc);
-            if (vc && cr_vsim_deadlocked(js->vsim, vc)) {
+            if (cr_vsim_deadlocked(js->vsim, NULL)) {
+                double *vc = calloc((size_t)js->cmd.total, sizeof *vc);
                 report_failure(js);
                 drain_all(js);
+                if (vc) cr_vsim_deadlocked(js->vsim, vc);
                 if (js->wd) cr_watchdog_report_sim(js->wd, alive_now(js), vc, stderr);
                 fprintf(stderr, "courier: ending the job\n");
                 free(vc);
                 end_job(js, EXIT_DEADLOCK);
                 continue;
             }
-            free(vc);
             if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
         }
         if (js->tree) {

@@ -38,6 +38,7 @@
 
 #include "../host/vtime.h"
 #include "cr_net.h"
+#include "json.h"
 #include "vsim.h"
 
 /* A message between its send and the receiver's in ring. */
@@ -53,13 +54,11 @@ typedef struct pkt {
 
 typedef struct vrank {
     uint8_t st;             /* enum cr_vt_state, as this thread last saw it */
-    bool active;            /* in the active list (RUN or SYNC) */
     bool listed;            /* in the hold list */
     pkt *assembling;        /* an out message whose parts are still coming */
     pkt *hold, **hold_tail; /* arrivals that found no room in the in ring */
     int64_t block_c;        /* clock when it blocked */
     int64_t wake_t;         /* the step that answers its block (-1: none yet) */
-    int64_t end;            /* clock when it left */
 } vrank;
 
 struct cr_vsim {
@@ -72,19 +71,18 @@ struct cr_vsim {
     char desc[160];
     const char *machine;
     vrank *r;
-    int *active, nactive;
-    int *held, nheld; /* ranks with a hold list */
-    int *woke, nwoke; /* ranks a step answered */
-    int64_t h;        /* the horizon: no event at or after it may be handled now */
-    pkt **heap;       /* sends not yet injected, by (t, src, seq) */
+    int *active, nactive; /* the ranks in RUN or SYNC */
+    int *held, nheld;     /* ranks with a hold list */
+    int *woke, nwoke;     /* ranks a step answered */
+    int64_t h;            /* the horizon: no event at or after it may be handled now */
+    pkt **heap;           /* sends not yet injected, by (t, src, seq) */
     size_t nheap, capheap;
-    uint64_t seq, msgs, bytes;
+    uint64_t seq;
     int ndone;
     pthread_t th;
     bool started;
     _Atomic int stop;
     _Atomic int deadlock;
-    _Atomic int finished;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -287,7 +285,7 @@ static bool drain_out(cr_vsim *s, int r)
         if (!p || p->got + rec->part > p->len) abort();
         memcpy(p->data + p->got, rec->data, rec->part);
         p->got += rec->part;
-        cr_vt_ring_take(q, cap, rec);
+        cr_vt_ring_take(q, rec);
         if (p->got == p->len) {
             v->assembling = NULL;
             heap_push(s, p);
@@ -347,8 +345,6 @@ static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
     p->got = 0; /* from here: how much of it is in the in ring */
     cr_net_msg_free(net, m);
     vrank *v = &s->r[p->dst];
-    s->msgs++;
-    s->bytes += p->len;
     if (v->st == CR_VT_DONE) {
         free(p);
         return;
@@ -368,12 +364,10 @@ static void answer_block(cr_vsim *s, int r)
     vrank *v = &s->r[r];
     cr_vt_slot *sl = slot(s, r);
     int64_t c = v->wake_t + 1 > v->block_c ? v->wake_t + 1 : v->block_c;
-    atomic_store_explicit(&sl->wake_clock, c, memory_order_relaxed);
-    atomic_store_explicit(&sl->clock, c, memory_order_relaxed);
+    atomic_store_explicit(&sl->clock, c, memory_order_relaxed); /* where it resumes */
     atomic_store_explicit(&sl->state, CR_VT_RUN, memory_order_release);
     v->st = CR_VT_RUN;
     v->wake_t = -1;
-    v->active = true;
     s->active[s->nactive++] = r;
     if (c < s->h) s->h = c; /* it runs from c: the horizon comes back to it */
     wake_rank(s, r);
@@ -461,7 +455,6 @@ static void *vsim_main(void *arg)
     while (!atomic_load(&s->stop)) {
         uint32_t bell = atomic_load_explicit(&s->hd->bell, memory_order_acquire);
         bool moved = false;
-        int64_t h = CR_VT_NEVER;
         s->h = CR_VT_NEVER;
         /* the ranks that run or ask: clocks first, then their out rings */
         for (int i = 0; i < s->nactive;) {
@@ -473,13 +466,12 @@ static void *vsim_main(void *arg)
             moved |= drain_out(s, r);
             if (st == CR_VT_RUN || st == CR_VT_SYNC) {
                 v->st = (uint8_t)st;
-                if (c < h) h = c;
+                if (c < s->h) s->h = c;
                 i++;
                 continue;
             }
             /* blocked or gone: out of the active list */
             moved = true;
-            v->active = false;
             s->active[i] = s->active[--s->nactive];
             if (st == CR_VT_BLOCK) {
                 v->st = CR_VT_BLOCK;
@@ -487,27 +479,25 @@ static void *vsim_main(void *arg)
                 v->wake_t = -1;
             } else {
                 v->st = CR_VT_DONE;
-                v->end = c;
                 s->ndone++;
                 if (v->assembling) free(v->assembling), v->assembling = NULL;
             }
         }
-        s->h = h;
         if (s->nheld) moved |= flush_holds(s);
-        h = s->h;
         /* a rank that a step woke, whose arrivals wait for room, runs from
          * just past that step: nothing later may be handled before it does */
         for (int i = 0; i < s->nheld; i++) {
             vrank *v = &s->r[s->held[i]];
-            if (v->st == CR_VT_BLOCK && v->wake_t >= 0 && v->wake_t + 1 < h) h = v->wake_t + 1;
+            if (v->st == CR_VT_BLOCK && v->wake_t >= 0 && v->wake_t + 1 < s->h)
+                s->h = v->wake_t + 1;
         }
         /* time steps below the horizon, until one wakes a rank */
         s->nwoke = 0;
         for (;;) {
             int64_t te = cr_sim_next(s->sim), tr = s->nheap ? s->heap[0]->t : CR_VT_NEVER;
             int64_t t = te < tr ? te : tr;
-            if (t >= h || t == CR_VT_NEVER) {
-                int64_t upto = (t < h ? t : h) - 1;
+            if (t >= s->h || t == CR_VT_NEVER) {
+                int64_t upto = (t < s->h ? t : s->h) - 1;
                 if (upto > atomic_load_explicit(&s->hd->done, memory_order_relaxed))
                     atomic_store_explicit(&s->hd->done, upto, memory_order_release);
                 break;
@@ -541,7 +531,6 @@ static void *vsim_main(void *arg)
         }
         if (!moved) sleep_for_bell(s, bell);
     }
-    atomic_store(&s->finished, 1);
     return NULL;
 }
 
@@ -596,7 +585,6 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     for (int r = 0; r < nranks; r++) {
         s->r[r].wake_t = -1;
-        s->r[r].active = true;
         s->active[s->nactive++] = r;
     }
     return s;
@@ -681,11 +669,14 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
     if (!json) return 0;
     FILE *f = fopen(json, "w");
     if (!f) return -1;
+    fprintf(f, "{\"machine\": ");
+    cr_json_str(f, s->machine);
+    fprintf(f, ", \"description\": ");
+    cr_json_str(f, s->desc);
     fprintf(f,
-            "{\"machine\": \"%s\", \"description\": \"%s\", \"ranks\": %d, \"virtual_us\": "
-            "%.6f, \"wall_s\": %.3f, \"messages\": %llu, \"bytes\": %llu, \"events\": %llu, "
-            "\"deadlock\": %s, \"per_rank\": [",
-            s->machine, s->desc, s->n, (double)end / 1e6, wall_s, (unsigned long long)sum.sent_msgs,
+            ", \"ranks\": %d, \"virtual_us\": %.6f, \"wall_s\": %.3f, \"messages\": %llu, "
+            "\"bytes\": %llu, \"events\": %llu, \"deadlock\": %s, \"per_rank\": [",
+            s->n, (double)end / 1e6, wall_s, (unsigned long long)sum.sent_msgs,
             (unsigned long long)sum.sent_bytes, (unsigned long long)events,
             atomic_load(&s->deadlock) ? "true" : "false");
     for (int r = 0; r < s->n; r++) {

@@ -74,7 +74,7 @@ static void drain(void *arg)
             s->env.fatal(s->env.owner, "sim", "the simulator's in ring is out of order");
         memcpy(a->data + a->got, rec->data, rec->part);
         a->got += rec->part;
-        cr_vt_ring_take(s->in, s->cap, rec);
+        cr_vt_ring_take(s->in, rec);
         if (a->got == a->len) {
             *s->tail = a;
             s->tail = &a->next;
