@@ -126,8 +126,8 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
                -1;
     strcpy(buf, spec);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
-    if (cr_machine_parse(tok, &o->cfg.kind) || o->cfg.kind == CR_MACH_IPSC1)
-        return snprintf(err, errlen, "--sim %s: the machines are ipsc2, cs2, iwarp and sp2", tok),
+    if (!tok || cr_machine_parse(tok, &o->cfg.kind) || o->cfg.kind == CR_MACH_IPSC1)
+        return snprintf(err, errlen, "--sim %s: the machines are ipsc2, cs2, iwarp and sp2", spec),
                -1;
     while ((tok = strtok_r(NULL, ",", &save))) {
         char *eq = strchr(tok, '=');
