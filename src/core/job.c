@@ -730,11 +730,12 @@ static void short_slice(cr_job *job)
 }
 
 /* Simulated: nothing to spin for (time stands still while the rank waits).
- * Make every arrival before the clock visible; if none of them moves the
- * wait, block until the next one, whose arrival the clock moves to. */
+ * Make the arrivals before the clock visible when that needs no word with the
+ * simulator; if none of them moves the wait, block until the next arrival
+ * (which also makes the rest before the clock visible, in one exchange). */
 static void sim_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
 {
-    cr_vt_sync(&job->vt);
+    cr_vt_try_sync(&job->vt);
     if (cr_progress_poll(job) || (ready && ready(arg))) return;
     if (!w->spell_reported) {
         cr_wait_report(job, w, true);

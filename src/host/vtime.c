@@ -54,6 +54,7 @@ void cr_vt_segment_init(void *base, int nranks)
     for (int r = 0; r < nranks; r++) {
         cr_vt_slot *s = cr_vt_slot_of(base, r);
         atomic_store(&s->held_from, CR_VT_NEVER);
+        atomic_store(&s->block_head, CR_VT_SEEN);
         atomic_store(&s->state, CR_VT_RUN);
     }
 }
@@ -174,11 +175,16 @@ void cr_vt_ring_sim(cr_vt *v)
 }
 
 /* Until the simulator has answered (state RUN again): drain the in ring each
- * time it writes (and tell it when it waits for room), sleep on the wake word. */
+ * time it writes (and tell it when it waits for room), sleep on the wake word.
+ * A block's in ring is not drained until the simulator has seen how far the
+ * rank had read it (so the simulator finds what it wrote after that still
+ * there). */
 static void await_answer(cr_vt *v, uint32_t w)
 {
     for (int round = 0;; round++) {
-        if (v->drain) v->drain(v->drain_arg);
+        if (v->drain &&
+            atomic_load_explicit(&v->me->block_head, memory_order_acquire) == CR_VT_SEEN)
+            v->drain(v->drain_arg);
         if (atomic_load_explicit(&v->me->need_room, memory_order_acquire)) {
             atomic_store(&v->me->need_room, 0);
             cr_vt_ring_sim(v);
@@ -216,28 +222,45 @@ static bool complete_before(cr_vt *v, int64_t c)
     return done >= c - 1 && held >= c;
 }
 
-void cr_vt_sync(cr_vt *v)
+bool cr_vt_try_sync(cr_vt *v)
 {
     int64_t c = cr_vt_now(v);
-    if (v->synced >= c) return;
-    if (!complete_before(v, c)) {
-        uint32_t w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
-        atomic_store_explicit(&v->me->state, CR_VT_SYNC, memory_order_release);
-        cr_vt_ring_sim(v);
-        await_answer(v, w);
-        cr_vt_mark(v);
-    }
+    if (v->synced < c && complete_before(v, c)) v->synced = c;
+    return v->synced >= c;
+}
+
+void cr_vt_sync(cr_vt *v)
+{
+    if (cr_vt_try_sync(v)) return;
+    int64_t c = atomic_load_explicit(&v->me->clock, memory_order_relaxed);
+    uint32_t w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+    atomic_store_explicit(&v->me->state, CR_VT_SYNC, memory_order_release);
+    cr_vt_ring_sim(v);
+    await_answer(v, w);
+    cr_vt_mark(v);
     v->synced = c;
 }
 
 void cr_vt_block(cr_vt *v)
 {
-    int64_t c = atomic_load_explicit(&v->me->clock, memory_order_relaxed);
-    uint32_t w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
-    atomic_store_explicit(&v->me->state, CR_VT_BLOCK, memory_order_release);
-    cr_vt_ring_sim(v);
-    await_answer(v, w);
-    int64_t nc = atomic_load_explicit(&v->me->clock, memory_order_relaxed); /* the answer's */
+    int64_t c = atomic_load_explicit(&v->me->clock, memory_order_relaxed), nc;
+    /* The simulator handles events up to its lookahead ahead of the running
+     * ranks, so the next arrival may be here already: the in ring holds
+     * records in the order of arrival, so no other can come before it. */
+    int64_t next = v->next_arrival ? v->next_arrival(v->drain_arg, v->synced) : CR_VT_NEVER;
+    nc = next != CR_VT_NEVER && next + 1 > c ? next + 1 : c;
+    if (next != CR_VT_NEVER && complete_before(v, nc)) {
+        set_clock(v, nc);
+    } else {
+        uint32_t w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+        cr_vt_ring *in = cr_vt_ring_of(v->base, v->rank, 1);
+        atomic_store_explicit(&v->me->block_next, next, memory_order_relaxed);
+        atomic_store_explicit(&v->me->block_head, atomic_load(&in->tail), memory_order_relaxed);
+        atomic_store_explicit(&v->me->state, CR_VT_BLOCK, memory_order_release);
+        cr_vt_ring_sim(v);
+        await_answer(v, w);
+        nc = atomic_load_explicit(&v->me->clock, memory_order_relaxed); /* the answer's */
+    }
     if (nc > c) v->me->acct.wait += nc - c;
     v->synced = nc > c ? nc : c;
     cr_vt_mark(v);

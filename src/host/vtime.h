@@ -32,6 +32,7 @@
 
 typedef int64_t cr_vt_time; /* picoseconds */
 #define CR_VT_NEVER INT64_MAX
+#define CR_VT_SEEN UINT64_MAX
 
 /* A rank's state as the simulator sees it. */
 enum cr_vt_state {
@@ -61,21 +62,25 @@ typedef struct cr_vt_head {
 
 /* A rank's time as the summary reports it (picoseconds, and counts). */
 typedef struct cr_vt_account {
-    int64_t compute, send, wait; /* CPU time scaled; send overheads; blocked */
+    int64_t compute, send, recv, wait; /* CPU time scaled; send, receive overheads; blocked */
     uint64_t sent_msgs, sent_bytes, recv_msgs, recv_bytes;
 } cr_vt_account;
 
 typedef struct cr_vt_slot {
-    _Atomic int64_t clock;      /* the rank's virtual time: it writes it while RUN; the
-                                   simulator, when it answers a BLOCK (where it resumes) */
-    _Atomic uint32_t state;     /* enum cr_vt_state */
-    _Atomic uint32_t wake;      /* bumped by the simulator when it answers or writes */
-    _Atomic int64_t held_from;  /* earliest arrival the simulator holds back (ring full) */
-    _Atomic uint32_t need_room; /* the simulator waits for room in the in ring */
-    _Atomic uint32_t sleeping;  /* the rank sleeps on wake (else a wake needs no call) */
-    char pad2[32];
+    _Atomic int64_t clock;       /* the rank's virtual time: it writes it while RUN; the
+                                    simulator, when it answers a BLOCK (where it resumes) */
+    _Atomic uint32_t state;      /* enum cr_vt_state */
+    _Atomic uint32_t wake;       /* bumped by the simulator when it answers or writes */
+    _Atomic int64_t held_from;   /* earliest arrival the simulator holds back (ring full) */
+    _Atomic uint32_t need_room;  /* the simulator waits for room in the in ring */
+    _Atomic uint32_t sleeping;   /* the rank sleeps on wake (else a wake needs no call) */
+    _Atomic int64_t block_next;  /* with BLOCK: the first arrival after the clock that the rank
+                                    already has (the lookahead wrote it early), or NEVER ... */
+    _Atomic uint64_t block_head; /* ... when it has none: how far it had read its in ring;
+                                    CR_VT_SEEN once the simulator has read these two (the rank
+                                    drains its in ring again only then) */
+    char pad2[16];
     cr_vt_account acct; /* written by the rank, read at the end */
-    char pad3[8];
 } __attribute__((aligned(64))) cr_vt_slot;
 
 /* A single-producer single-consumer byte ring. Records never wrap: one that
@@ -92,7 +97,8 @@ enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
 
 /* One record: a message (MSG: its header and the first part of its payload)
  * or the next part of the last one (MORE). peer: the destination in an out
- * ring, the source in an in ring; t: the time it was sent / arrived. */
+ * ring, the source in an in ring; t: the time it entered the network (the
+ * sender's clock after its send overhead) / arrived. */
 typedef struct cr_vt_rec {
     uint32_t bytes; /* the record with its payload part, rounded up to 8 */
     uint16_t kind;
@@ -100,6 +106,7 @@ typedef struct cr_vt_rec {
     int32_t peer;
     uint32_t part; /* payload bytes in this record */
     int64_t t;
+    int64_t cost;          /* in ring: the receiving CPU's time for it (the node software's) */
     uint64_t total;        /* the whole payload */
     unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
     unsigned char data[];
@@ -157,8 +164,10 @@ typedef struct cr_vt {
     int64_t cpu_last; /* thread CPU time (ns) when compute was last counted */
     int64_t synced;   /* the in ring was complete for arrivals before this time */
     /* The sim transport's: empty the in ring into its own queue (while the
-     * rank waits, so that the simulator can write on). */
+     * rank waits, so that the simulator can write on); and the time of the
+     * first arrival it holds at or after `from` (CR_VT_NEVER: none). */
     void (*drain)(void *arg);
+    int64_t (*next_arrival)(void *arg, int64_t from);
     void *drain_arg;
 } cr_vt;
 
@@ -175,7 +184,14 @@ void cr_vt_mark(cr_vt *v);
 /* Make the in ring complete for arrivals before the clock (asks the
  * simulator when it is not yet); v->drain empties the in ring meanwhile. */
 void cr_vt_sync(cr_vt *v);
-/* After a sync: wait for the next arrival; the clock moves past it. */
+/* The same when the in ring is known complete up to the clock already (no
+ * need to ask): true, else false and nothing done. */
+bool cr_vt_try_sync(cr_vt *v);
+/* Wait for the first arrival after the last sync (and then for the in ring to
+ * be complete up to the clock, when that arrival came before it); the clock
+ * moves to the later of its own and just past that arrival. When the rank
+ * already has that arrival and knows its in ring complete up to there, the
+ * clock moves without asking the simulator. */
 void cr_vt_block(cr_vt *v);
 /* Tell the simulator something changed (a record, a state). */
 void cr_vt_ring_sim(cr_vt *v);

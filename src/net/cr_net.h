@@ -123,6 +123,7 @@ typedef struct cr_msg {
 } cr_msg;
 
 #define CR_MSG_BACKGROUND 1 /* traffic marks messages that are not part of a hot spot */
+#define CR_MSG_ENDS_PAID 2  /* cr_net_send_wired: the end points' CPU costs are the caller's */
 
 /* Create a machine. On error returns NULL and writes a one-line reason into err. */
 cr_net *cr_net_new(const cr_net_config *cfg, char *err, size_t errlen);
@@ -137,6 +138,16 @@ cr_msg *cr_net_msg(cr_net *net, int src, int dst, uint64_t bytes); /* from the p
 void cr_net_msg_free(cr_net *net, cr_msg *m);
 /* Start sending m now: software model, then wire trips; the deliver hook runs on arrival. */
 void cr_net_send(cr_net *net, cr_msg *m);
+/* The same, but the end points' own CPU costs are the caller's (the simulated mode, where each
+ * rank's clock counts them): the sender spent o_send (and the copy of an eager message) before
+ * it calls this, and the receiver spends cr_net_recv_cost after the delivery hook. The message
+ * enters the protocol's first wire trip now and is delivered when its data trip ends. Neither
+ * node processor is taken for it (control messages' OS costs still are), so nothing but this
+ * message's own trips can start before the wire does. */
+void cr_net_send_wired(cr_net *net, cr_msg *m);
+/* The receiving CPU's cost of a message of `bytes` under software model sw (o_recv and what
+ * it copies). */
+cr_time cr_net_recv_cost(const cr_swmodel *sw, uint64_t bytes);
 /* CS-2 hardware broadcast of `bytes` from root to the contiguous range [lo, hi]; returns 0 if
  * the machine has none. `arrive` runs for every node reached. */
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,

@@ -282,11 +282,12 @@ void cr_net_wire_done(cr_net *net, cr_msg *m)
     case ST_REQUEST:
         cpu_then(net, m, m->src, 2 * sw->ctl_ps, ST_DATA_CPU);
         break;
-    case ST_DATA: {
-        uint64_t copied = is_eager(sw, m) ? m->bytes : (uint64_t)sw->eager_max;
-        cpu_then(net, m, m->dst, sw->o_recv + (cr_time)copied * sw->copy_ps, ST_RECVD);
+    case ST_DATA:
+        if (m->flags & CR_MSG_ENDS_PAID)
+            deliver(net, m);
+        else
+            cpu_then(net, m, m->dst, cr_net_recv_cost(sw, m->bytes), ST_RECVD);
         break;
-    }
     }
 }
 
@@ -300,6 +301,26 @@ void cr_net_send(cr_net *net, cr_msg *m)
     cr_time cost = net->sw->o_send;
     if (is_eager(net->sw, m)) cost += (cr_time)m->bytes * net->sw->copy_ps;
     cpu_then(net, m, m->src, cost, ST_SENT);
+}
+
+cr_time cr_net_recv_cost(const cr_swmodel *sw, uint64_t bytes)
+{
+    if (!sw) return 0;
+    uint64_t copied =
+        sw->eager_max < 0 || bytes <= (uint64_t)sw->eager_max ? bytes : (uint64_t)sw->eager_max;
+    return sw->o_recv + (cr_time)copied * sw->copy_ps;
+}
+
+void cr_net_send_wired(cr_net *net, cr_msg *m)
+{
+    m->net = net;
+    m->flags |= CR_MSG_ENDS_PAID;
+    if (!net->sw) {
+        wire(net, m, m->src, m->dst, m->bytes, ST_DATA);
+        return;
+    }
+    m->stage = ST_SENT;
+    step(net->sim, m, 0);
 }
 
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,

@@ -4,17 +4,22 @@
  * software model (src/net), and writes each into its receiver's in ring at
  * the virtual time the model delivers it.
  *
- * Conservative and deterministic, with no lookahead:
- *  - a rank that runs (or asks for a sync) has a clock; nothing it sends can be
- *    earlier. The simulator handles the events of time t only once every such
- *    clock is past t (h, the horizon, is their minimum), a whole time step at
- *    a time: first the model's events at t, then the sends stamped t (by rank,
- *    then in each rank's order), then what those started at t. The order of
- *    everything therefore depends on virtual times only;
+ * Conservative and deterministic, with a lookahead of the send overhead:
+ *  - a rank that runs (or asks for a sync) has a clock c; a message it sends
+ *    enters the network at c + o_send at the earliest (the rank spends its
+ *    send overhead first and stamps the message after it). The simulator
+ *    handles the events of time t only once t < h + o_send, h (the horizon)
+ *    being the least such clock, a whole time step at a time: first the
+ *    model's events at t, then the messages entering the network at t (by
+ *    rank, then in each rank's order), then what those started at t. The
+ *    order of everything therefore depends on virtual times only;
  *  - a rank that blocks (waits for a message) holds nothing back; the first
- *    step that delivers to it wakes it just past that step's time, and the
- *    simulator goes no further until the woken rank runs into the horizon
- *    (also while the arrivals that woke it wait for room in its in ring);
+ *    step that delivers to it wakes it just past that step's time, which is
+ *    where it runs from: from then on it counts in h (also while the arrivals
+ *    that woke it wait for room in its in ring). One pass of the loop handles
+ *    every step below h + o_send and then answers every rank it woke, so
+ *    that ranks whose messages arrive within o_send of each other run
+ *    together;
  *  - done (in the segment) says every event at or before it is handled: a rank
  *    whose clock is c knows its in ring complete for arrivals before c once
  *    done >= c - 1 and nothing of its own is held back (in ring full);
@@ -45,7 +50,8 @@
 typedef struct pkt {
     struct pkt *next; /* in a hold list */
     int src, dst;
-    int64_t t;    /* sent at; then arrived at */
+    int64_t t;    /* entered the network at; then arrived at */
+    int64_t cost; /* the receiving CPU's time for it */
     uint64_t seq; /* order of reading (ties of one rank's sends) */
     unsigned char hdr[40];
     uint64_t len, got;
@@ -58,7 +64,9 @@ typedef struct vrank {
     pkt *assembling;        /* an out message whose parts are still coming */
     pkt *hold, **hold_tail; /* arrivals that found no room in the in ring */
     int64_t block_c;        /* clock when it blocked */
-    int64_t wake_t;         /* the step that answers its block (-1: none yet) */
+    int64_t wake_t;         /* its first arrival since it last saw its in ring whole (-1: none
+                               yet); it runs again from resume = max(block_c, wake_t + 1) */
+    int64_t resume;
 } vrank;
 
 struct cr_vsim {
@@ -73,8 +81,10 @@ struct cr_vsim {
     vrank *r;
     int *active, nactive; /* the ranks in RUN or SYNC */
     int *held, nheld;     /* ranks with a hold list */
-    int *woke, nwoke;     /* ranks a step answered */
-    int64_t h;            /* the horizon: no event at or after it may be handled now */
+    int *woke, nwoke;     /* blocked ranks with an arrival: answered once done >= resume - 1
+                             and their arrivals are all in the in ring */
+    int64_t h;            /* the horizon: the least clock of the ranks that run (or were woken) */
+    int64_t look;         /* the lookahead: events before h + look may be handled */
     pkt **heap;           /* sends not yet injected, by (t, src, seq) */
     size_t nheap, capheap;
     uint64_t seq;
@@ -310,6 +320,7 @@ static bool write_in(cr_vsim *s, pkt *p)
         r->peer = p->src;
         r->part = (uint32_t)part;
         r->t = p->t;
+        r->cost = p->cost;
         r->total = p->len;
         memcpy(r->hdr, p->hdr, sizeof r->hdr);
         if (part) memcpy(r->data, p->data + p->got, part);
@@ -336,12 +347,25 @@ static void hold(cr_vsim *s, pkt *p)
     v->hold_tail = &p->next;
 }
 
+/* Blocked rank r's first arrival since it last knew its in ring whole is at
+ * t: it runs again from the later of t + 1 and its clock (once the in ring is
+ * whole up to there), and the horizon comes back to that. */
+static void woken(cr_vsim *s, int r, int64_t t)
+{
+    vrank *v = &s->r[r];
+    v->wake_t = t;
+    v->resume = t + 1 > v->block_c ? t + 1 : v->block_c;
+    s->woke[s->nwoke++] = r;
+    if (v->resume < s->h) s->h = v->resume;
+}
+
 /* The model delivered m: into the receiver's in ring (or its hold list). */
 static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
 {
     cr_vsim *s = ctx;
     pkt *p = (pkt *)(uintptr_t)m->tag;
     p->t = cr_sim_now(s->sim);
+    p->cost = cr_net_recv_cost(cr_net_swmodel(net), p->len);
     p->got = 0; /* from here: how much of it is in the in ring */
     cr_net_msg_free(net, m);
     vrank *v = &s->r[p->dst];
@@ -349,10 +373,7 @@ static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
         free(p);
         return;
     }
-    if (v->st == CR_VT_BLOCK && v->wake_t < 0) {
-        v->wake_t = p->t;
-        s->woke[s->nwoke++] = p->dst;
-    }
+    if (v->st == CR_VT_BLOCK && v->wake_t < 0) woken(s, p->dst, p->t);
     if (v->hold || !write_in(s, p))
         hold(s, p);
     else
@@ -363,7 +384,7 @@ static void answer_block(cr_vsim *s, int r)
 {
     vrank *v = &s->r[r];
     cr_vt_slot *sl = slot(s, r);
-    int64_t c = v->wake_t + 1 > v->block_c ? v->wake_t + 1 : v->block_c;
+    int64_t c = v->resume;
     atomic_store_explicit(&sl->clock, c, memory_order_relaxed); /* where it resumes */
     atomic_store_explicit(&sl->state, CR_VT_RUN, memory_order_release);
     v->st = CR_VT_RUN;
@@ -373,7 +394,7 @@ static void answer_block(cr_vsim *s, int r)
     wake_rank(s, r);
 }
 
-/* Hold lists into rings where there is room now; answers blocks they held up. */
+/* Hold lists into rings where there is room now. */
 static bool flush_holds(cr_vsim *s)
 {
     bool moved = false;
@@ -397,9 +418,36 @@ static bool flush_holds(cr_vsim *s)
         atomic_store_explicit(&slot(s, r)->held_from, CR_VT_NEVER, memory_order_release);
         v->listed = false;
         s->held[i] = s->held[--s->nheld];
-        if (v->st == CR_VT_BLOCK && v->wake_t >= 0) answer_block(s, r);
     }
     return moved;
+}
+
+/* A rank that has just blocked at its clock c may already have its next
+ * arrival: the lookahead delivers ahead of running ranks. Its time, or NEVER.
+ * What the rank read of its in ring had none after c but what it says; the
+ * first message written after what it read is the next (the ring is in the
+ * order of arrival), else the first one held back. */
+static int64_t pending_arrival(cr_vsim *s, int r)
+{
+    cr_vt_slot *sl = slot(s, r);
+    int64_t next = atomic_load_explicit(&sl->block_next, memory_order_relaxed);
+    cr_vt_ring *q = cr_vt_ring_of(s->base, r, 1);
+    uint64_t cap = s->hd->ring_bytes,
+             pos = atomic_load_explicit(&sl->block_head, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed); /* ours */
+    /* the rank drains nothing until it sees this, so nothing after pos was
+     * consumed, and we cannot have written over it */
+    while (next == CR_VT_NEVER && pos < head) {
+        const cr_vt_rec *rec = (const cr_vt_rec *)(q->data + pos % cap);
+        if (rec->kind == CR_VT_REC_MSG)
+            next = rec->t;
+        else if (rec->kind != CR_VT_REC_PAD)
+            abort(); /* the rank said it had no part of it */
+        pos += rec->bytes;
+    }
+    if (next == CR_VT_NEVER && s->r[r].hold) next = s->r[r].hold->t;
+    atomic_store_explicit(&sl->block_head, CR_VT_SEEN, memory_order_release);
+    return next;
 }
 
 /* ---- the loop -------------------------------------------------------------- */
@@ -408,11 +456,11 @@ static void inject(cr_vsim *s, pkt *p)
 {
     cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
     m->tag = (uint64_t)(uintptr_t)p;
-    cr_net_send(s->net, m);
+    cr_net_send_wired(s->net, m); /* the rank's clock paid for its send overhead */
 }
 
-/* Handle time step t: the model's events at t, the sends stamped t, and what
- * they start at t. */
+/* Handle time step t: the model's events at t, the messages entering the
+ * network at t, and what they start at t. */
 static void step(cr_vsim *s, int64_t t)
 {
     cr_sim_run(s->sim, t);
@@ -477,6 +525,8 @@ static void *vsim_main(void *arg)
                 v->st = CR_VT_BLOCK;
                 v->block_c = c;
                 v->wake_t = -1;
+                int64_t next = pending_arrival(s, r);
+                if (next != CR_VT_NEVER) woken(s, r, next);
             } else {
                 v->st = CR_VT_DONE;
                 s->ndone++;
@@ -484,20 +534,20 @@ static void *vsim_main(void *arg)
             }
         }
         if (s->nheld) moved |= flush_holds(s);
-        /* a rank that a step woke, whose arrivals wait for room, runs from
-         * just past that step: nothing later may be handled before it does */
-        for (int i = 0; i < s->nheld; i++) {
-            vrank *v = &s->r[s->held[i]];
-            if (v->st == CR_VT_BLOCK && v->wake_t >= 0 && v->wake_t + 1 < s->h)
-                s->h = v->wake_t + 1;
+        /* a woken rank runs from its resume time: nothing later may be
+         * handled before it does */
+        for (int i = 0; i < s->nwoke; i++) {
+            vrank *v = &s->r[s->woke[i]];
+            if (v->resume < s->h) s->h = v->resume;
         }
-        /* time steps below the horizon, until one wakes a rank */
-        s->nwoke = 0;
+        /* every time step below the horizon plus the lookahead (a step that
+         * wakes a rank brings the horizon back to it) */
         for (;;) {
             int64_t te = cr_sim_next(s->sim), tr = s->nheap ? s->heap[0]->t : CR_VT_NEVER;
             int64_t t = te < tr ? te : tr;
-            if (t >= s->h || t == CR_VT_NEVER) {
-                int64_t upto = (t < s->h ? t : s->h) - 1;
+            int64_t lim = s->h >= CR_VT_NEVER - s->look ? CR_VT_NEVER : s->h + s->look;
+            if (t >= lim || t == CR_VT_NEVER) {
+                int64_t upto = (t < lim ? t : lim) - 1;
                 if (upto > atomic_load_explicit(&s->hd->done, memory_order_relaxed))
                     atomic_store_explicit(&s->hd->done, upto, memory_order_release);
                 break;
@@ -505,12 +555,18 @@ static void *vsim_main(void *arg)
             step(s, t);
             atomic_store_explicit(&s->hd->done, t, memory_order_release);
             moved = true;
-            if (s->nwoke) break;
         }
-        for (int i = 0; i < s->nwoke; i++)
-            if (!s->r[s->woke[i]].hold) answer_block(s, s->woke[i]);
-        /* syncs that can be answered now */
         int64_t done = atomic_load_explicit(&s->hd->done, memory_order_relaxed);
+        for (int i = 0; i < s->nwoke;) {
+            int r = s->woke[i];
+            if (s->r[r].hold || done < s->r[r].resume - 1) {
+                i++;
+                continue;
+            }
+            s->woke[i] = s->woke[--s->nwoke];
+            answer_block(s, r);
+        }
+        /* syncs that can be answered now */
         for (int i = 0; i < s->nactive; i++) {
             int r = s->active[i];
             cr_vt_slot *sl = slot(s, r);
@@ -524,7 +580,8 @@ static void *vsim_main(void *arg)
             }
         }
         if (s->ndone == s->n) break;
-        if (!s->nactive && !s->nheap && cr_sim_next(s->sim) == CR_TIME_NEVER && !s->nheld) {
+        if (!s->nactive && !s->nheap && cr_sim_next(s->sim) == CR_TIME_NEVER && !s->nheld &&
+            !s->nwoke) {
             atomic_store(&s->deadlock, 1);
             atomic_store(&s->hd->stopped, 1);
             break;
@@ -575,6 +632,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     cr_vt_segment_init(s->base, nranks);
     s->hd = s->base;
     s->hd->o_send = sw ? sw->o_send : 0;
+    s->look = s->hd->o_send;
     s->hd->copy_ps = sw ? sw->copy_ps : 0;
     s->hd->eager_max = sw ? sw->eager_max : -1;
     s->hd->poll_ps = o.poll_us >= 0 ? (int64_t)llround(o.poll_us * 1e6)
@@ -637,6 +695,7 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
         if (c > end) end = c;
         sum.compute += sl->acct.compute;
         sum.send += sl->acct.send;
+        sum.recv += sl->acct.recv;
         sum.wait += sl->acct.wait;
         sum.sent_msgs += sl->acct.sent_msgs;
         sum.sent_bytes += sl->acct.sent_bytes;
@@ -650,20 +709,23 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
                 (unsigned long long)sum.sent_bytes, (unsigned long long)events,
                 atomic_load(&s->deadlock) ? " (deadlocked)" : "");
         if (s->n <= 16) {
-            fprintf(out, "courier:   rank    end_us    compute_us    send_us    wait_us  msgs "
-                         "bytes\n");
+            fprintf(out,
+                    "courier:   rank    end_us    compute_us    send_us    recv_us    wait_us  "
+                    "msgs bytes\n");
             for (int r = 0; r < s->n; r++) {
                 cr_vt_slot *sl = slot(s, r);
-                fprintf(out, "courier:   %4d %9.3f %13.3f %10.3f %10.3f %5llu %llu\n", r,
+                fprintf(out, "courier:   %4d %9.3f %13.3f %10.3f %10.3f %10.3f %5llu %llu\n", r,
                         (double)atomic_load(&sl->clock) / 1e6, (double)sl->acct.compute / 1e6,
-                        (double)sl->acct.send / 1e6, (double)sl->acct.wait / 1e6,
-                        (unsigned long long)sl->acct.sent_msgs,
+                        (double)sl->acct.send / 1e6, (double)sl->acct.recv / 1e6,
+                        (double)sl->acct.wait / 1e6, (unsigned long long)sl->acct.sent_msgs,
                         (unsigned long long)sl->acct.sent_bytes);
             }
         } else {
-            fprintf(out, "courier:   per rank, mean: compute %.3f us, send %.3f us, wait %.3f us\n",
+            fprintf(out,
+                    "courier:   per rank, mean: compute %.3f us, send %.3f us, recv %.3f us, wait "
+                    "%.3f us\n",
                     (double)sum.compute / 1e6 / s->n, (double)sum.send / 1e6 / s->n,
-                    (double)sum.wait / 1e6 / s->n);
+                    (double)sum.recv / 1e6 / s->n, (double)sum.wait / 1e6 / s->n);
         }
     }
     if (!json) return 0;
@@ -683,13 +745,14 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
         cr_vt_slot *sl = slot(s, r);
         fprintf(f,
                 "%s\n  {\"rank\": %d, \"end_us\": %.6f, \"compute_us\": %.6f, \"send_us\": %.6f, "
-                "\"wait_us\": %.6f, \"sent_msgs\": %llu, \"sent_bytes\": %llu, \"recv_msgs\": "
+                "\"recv_us\": %.6f, \"wait_us\": %.6f, \"sent_msgs\": %llu, \"sent_bytes\": %llu, "
+                "\"recv_msgs\": "
                 "%llu, \"recv_bytes\": %llu}",
                 r ? "," : "", r, (double)atomic_load(&sl->clock) / 1e6,
                 (double)sl->acct.compute / 1e6, (double)sl->acct.send / 1e6,
-                (double)sl->acct.wait / 1e6, (unsigned long long)sl->acct.sent_msgs,
-                (unsigned long long)sl->acct.sent_bytes, (unsigned long long)sl->acct.recv_msgs,
-                (unsigned long long)sl->acct.recv_bytes);
+                (double)sl->acct.recv / 1e6, (double)sl->acct.wait / 1e6,
+                (unsigned long long)sl->acct.sent_msgs, (unsigned long long)sl->acct.sent_bytes,
+                (unsigned long long)sl->acct.recv_msgs, (unsigned long long)sl->acct.recv_bytes);
     }
     fprintf(f, "\n]}\n");
     return fclose(f) ? -1 : 0;

@@ -12,12 +12,16 @@
  *    (t < vt->synced): so what a rank sees at a given virtual time never
  *    depends on how fast the simulator or the other ranks ran;
  *  - arrivals reach the engine in the order the simulator wrote them (the
- *    order of arrival, ties in the model's own order), one at a time; a
+ *    order of arrival, ties in the model's own order), one at a time, and
+ *    each moves the clock by the receive overhead the simulator gave it; a
  *    refused one (no room in the unexpected queue) holds back the later ones
  *    of its source, not of others, until the engine's recv_gen moves;
  *  - send_am always takes a message (the simulator buffers without bound):
  *    the rank's clock moves by the modelled node's send overhead (and copy,
- *    for the sizes the node software copies).
+ *    for the sizes the node software copies), and the message is stamped with
+ *    the clock after it: the time it enters the network. Nothing a rank sends
+ *    can therefore reach the network before its clock plus o_send, which is
+ *    the simulator's lookahead.
  * Sends to itself never come here (the self transport serves them). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +34,7 @@
 typedef struct arrival {
     struct arrival *next;
     int src;
-    int64_t t;
+    int64_t t, cost; /* arrived at; the receiving CPU's time for it */
     cr_hdr h;
     size_t len, got;
     char data[];
@@ -64,6 +68,7 @@ static void drain(void *arg)
             a->next = NULL;
             a->src = rec->peer;
             a->t = rec->t;
+            a->cost = rec->cost;
             memcpy(&a->h, rec->hdr, sizeof a->h);
             a->len = rec->total;
             a->got = 0;
@@ -81,6 +86,15 @@ static void drain(void *arg)
             s->partial = NULL;
         }
     }
+}
+
+static int64_t next_arrival(void *arg, int64_t from)
+{
+    sim_tp *s = arg;
+    drain(s);
+    for (arrival *a = s->head; a; a = a->next)
+        if (a->t >= from) return a->t;
+    return s->partial ? s->partial->t : CR_VT_NEVER; /* its parts are still coming */
 }
 
 static int sim_open(void **ctx, const cr_tp_env *env)
@@ -101,6 +115,7 @@ static int sim_open(void **ctx, const cr_tp_env *env)
         return -ENOMEM;
     }
     s->vt->drain = drain;
+    s->vt->next_arrival = next_arrival;
     s->vt->drain_arg = s;
     *ctx = s;
     return 0;
@@ -121,6 +136,7 @@ static void sim_close(void *ctx)
 {
     sim_tp *s = ctx;
     s->vt->drain = NULL;
+    s->vt->next_arrival = NULL;
     while (s->head) {
         arrival *a = s->head;
         s->head = a->next;
@@ -150,7 +166,14 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
 {
     sim_tp *s = ctx;
     cr_vt *vt = s->vt;
-    int64_t t = cr_vt_now(vt);
+    const cr_vt_head *hd = vt->hd;
+    int64_t cost = hd->o_send;
+    if (hd->eager_max < 0 || (int64_t)len <= hd->eager_max) cost += (int64_t)len * hd->copy_ps;
+    /* stamped with the clock after the overhead (when it enters the wire),
+     * but the clock moves there only once the record is out: the simulator
+     * reads a clock first and the ring after, so what it has not read yet
+     * enters the wire no earlier than that clock plus o_send */
+    int64_t t = cr_vt_now(vt) + cost;
     const unsigned char *p = payload;
     size_t off = 0;
     do {
@@ -167,9 +190,6 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         cr_vt_ring_put(s->out, r);
         off += part;
     } while (off < len);
-    const cr_vt_head *hd = vt->hd;
-    int64_t cost = hd->o_send;
-    if (hd->eager_max < 0 || (int64_t)len <= hd->eager_max) cost += (int64_t)len * hd->copy_ps;
     cr_vt_spend(vt, cost, &vt->me->acct.send);
     vt->me->acct.sent_msgs++;
     vt->me->acct.sent_bytes += len;
@@ -199,6 +219,7 @@ static int sim_poll(void *ctx)
             pp = &a->next;
             continue;
         }
+        cr_vt_spend(s->vt, a->cost, &s->vt->me->acct.recv);
         s->vt->me->acct.recv_msgs++;
         s->vt->me->acct.recv_bytes += a->len;
         *pp = a->next;

@@ -6,7 +6,8 @@
 #     echo MACHINE PROG_MODE NRANKS PEER SIZE FIGURE_US [MBPS_MIN]
 #         one-way time of SIZE bytes (within 5 % of FIGURE_US, or with
 #         MBPS_MIN: bandwidth at least MBPS_MIN and within 5 % of FIGURE_US
-#         read as MB/s)
+#         read as MB/s); PROG_MODE exchange: the total bandwidth of both
+#         directions (MACHINE may carry keys: sp2,sw=mpl-fat)
 #     hops MACHINE NRANKS NEAR FAR     0-byte one-way time to FAR within 5 % of NEAR's
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
 #     anysrc MACHINE NRANKS            wildcard receives see the messages in the
@@ -16,17 +17,17 @@ courier=$1 prog=$2 what=$3
 shift 3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 within() { awk -v a="$1" -v b="$2" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d <= 0.05) }'; }
-one_way() { # machine mode nranks peer size -> one-way us
+measure() { # machine mode nranks peer size -> "us MB/s" (one way; an exchange: per exchange, total)
     "$courier" run --timeout 120 --sim "$1,cpu=0" -n "$3" "$prog" "$2" "$4" 20 "$5" 2>/dev/null |
-        awk '$1 == "echo" { print $3 }'
+        awk '$1 == "echo" || $1 == "exchange" { print $3, $4 }'
 }
+one_way() { measure "$@" | awk '{ print $1 }'; }
 case $what in
 echo)
     m=$1 mode=$2 n=$3 peer=$4 size=$5 fig=$6 min=${7:-}
-    us=$(one_way "$m" "$mode" "$n" "$peer" "$size")
+    read -r us mbps < <(measure "$m" "$mode" "$n" "$peer" "$size")
     [ -n "$us" ] || fail "no measurement from $m $mode"
     if [ -n "$min" ]; then
-        mbps=$(awk -v s="$size" -v u="$us" 'BEGIN { printf "%.3f", s / u }')
         echo "$m $mode $size bytes: $mbps MB/s (figure $fig, at least $min)"
         awk -v x="$mbps" -v m="$min" 'BEGIN { exit !(x >= m) }' || fail "$mbps MB/s < $min"
         within "$mbps" "$fig" || fail "$mbps MB/s not within 5 % of $fig"
