@@ -1,5 +1,5 @@
 /* courier network models: a discrete-event kernel and models of the interconnects of the
- * iPSC/2, Meiko CS-2, iWarp and IBM SP2 (see docs/netsim.md).
+ * iPSC/2, Meiko CS-2, iWarp and IBM SP2, and of a modern cluster (see docs/netsim.md).
  *
  * Layering inside src/net (nothing here depends on anything outside src/net):
  *   cr_sim       event queue in integer picoseconds, deterministic tie-breaking, seeded RNG
@@ -61,6 +61,7 @@ typedef enum {
     CR_MACH_CS2,       /* Elan/Elite fat tree */
     CR_MACH_IWARP,     /* 2-D torus / mesh of iWarp cells */
     CR_MACH_SP2,       /* SP2 High-Performance Switch */
+    CR_MACH_CLUSTER,   /* a modern cluster: fat tree of given link bandwidth and latency */
     CR_MACH_COUNT
 } cr_machine_kind;
 
@@ -79,10 +80,12 @@ typedef struct cr_net_config {
     int mesh_x, mesh_y;
     int wrap; /* iwarp: 1 torus (default), 0 mesh */
     cr_route_kind route;
-    int networks;   /* cs2: 1 or 2 independent networks (0: default 2) */
-    int tokens;     /* sp2: end-to-end token flow control on (1) or off (0) */
-    int pathways;   /* iwarp: messages over reserved pathways instead of the open pool */
-    const char *sw; /* software model name, "hw" for none, NULL for the machine default */
+    int networks;      /* cs2: 1 or 2 independent networks (0: default 2) */
+    int tokens;        /* sp2: end-to-end token flow control on (1) or off (0) */
+    int pathways;      /* iwarp: messages over reserved pathways instead of the open pool */
+    uint64_t link_bps; /* cluster: bytes/s of every link (0: CR_CLUSTER_LINK_BPS) */
+    int64_t hop_ps;    /* cluster: latency of each switch traversed (0: CR_CLUSTER_HOP_PS) */
+    const char *sw;    /* software model name, "hw" for none, NULL for the machine default */
     int detect_deadlock;
     uint64_t seed;
 } cr_net_config;

@@ -96,4 +96,14 @@
 #define CR_SP2_RXQ 8                /* ASSUMED adapter receive queue (packets) */
 #define CR_SP2_TOKEN_RET_PS 2000000 /* ASSUMED token return (piggybacked ack) delay */
 
+/* ---- A modern cluster (courier run --sim cluster): a fat tree of 8-port switches like the
+ * CS-2's, its link bandwidth and per-switch latency given by the user (defaults 100 Gb/s and
+ * 1 us). Nothing here is from a seed paper: the defaults are ASSUMED round figures. */
+#define CR_CLUSTER_MAX_NODES 16384
+#define CR_CLUSTER_LINK_BPS 12500000000ULL /* 100 Gb/s */
+#define CR_CLUSTER_HOP_PS 1000000          /* 1 us per switch traversed */
+#define CR_CLUSTER_MTU 4096                /* packets the NIC sends back to back */
+#define CR_CLUSTER_OSEND_PS 500000         /* ASSUMED MPI send overhead, 0.5 us */
+#define CR_CLUSTER_ORECV_PS 500000         /* ASSUMED MPI receive overhead, 0.5 us */
+
 #endif

@@ -1,6 +1,6 @@
-/* Fat-tree machines: the Meiko CS-2 Elite network (seed 001) and the IBM SP2
- * High-Performance Switch (seed 003), both built from 8-port switches with 4 links down and
- * 4 up (a 4-ary n-tree: n levels of Np/4 switches, Np = 4^n >= nodes).
+/* Fat-tree machines: the Meiko CS-2 Elite network (seed 001), the IBM SP2
+ * High-Performance Switch (seed 003) and a modern cluster, all built from 8-port switches
+ * with 4 links down and 4 up (a 4-ary n-tree: n levels of Np/4 switches, Np = 4^n >= nodes).
  *
  * Naming: node p has base-4 digits; a level-l switch is (group g = p >> 2l, path q) with
  * q < 4^(l-1) recording the up-ports taken, index g*4^(l-1) + q. A route from s to d climbs
@@ -15,6 +15,12 @@
  * the DMA's 44 MB/s over 50 MB/s links, 170 ns per switch); the next fragment starts as the
  * previous tail leaves, and the next message after the last fragment's acknowledge has come
  * back on the return path. Two independent networks. Hardware broadcast to a range.
+ * Cluster: the same, one network, with the user's link bandwidth and latency: the NIC sends
+ * a message as MTU-sized cut-through packets back to back at the link rate (no wait for
+ * acknowledges); the links are held only for the packets' transfer time, and the latency of
+ * the switches on the way is added to the message's arrival as a pipeline delay (the fabric
+ * lays out a packet's timeline once its header is through, so a latency larger than a
+ * packet's transfer time kept in the links would let one packet through per latency).
  * SP2: MPL's pipe layer copies each packet (processor, a FIFO server), the adapter DMAs it
  * over the Micro Channel (a FIFO server shared by both directions), the switch carries it as a
  * wormhole packet; at the receiver the adapter needs a free receive-queue slot (no end-to-end
@@ -33,9 +39,12 @@ typedef struct ftree {
     int levels, np, nets, sp2, tokens;
     size_t per_net;
     uint64_t pow4[8];
-    /* CS-2 DMA engines */
+    /* CS-2 DMA engines (and the cluster's NICs): one message at a time, in fragments */
     cr_msg **dq_h, **dq_t;
     uint8_t *dma_busy;
+    uint64_t frag, rate; /* fragment bytes, bytes/s */
+    cr_time ack_ps;      /* per switch, for the last fragment's acknowledge (0: none) */
+    cr_time lat_ps;      /* cluster: per switch, a pure delay after the last fragment */
     /* SP2 */
     cr_time *adapter_free;
     cr_time copy_ps;
@@ -134,13 +143,13 @@ static void cs2_send_fragment(cr_sim *sim, void *obj, uint64_t arg)
     (void)arg;
     cr_msg *m = obj;
     ftree *t = m->net->mach;
-    uint64_t b = (uint64_t)m->mstate[2] > CR_CS2_FRAG ? CR_CS2_FRAG : (uint64_t)m->mstate[2];
+    uint64_t b = (uint64_t)m->mstate[2] > t->frag ? t->frag : (uint64_t)m->mstate[2];
     m->mstate[2] -= (int64_t)b;
     m->mstate[0]--;
     cr_worm *w = cr_worm_alloc(&t->fab);
     w->n = (uint8_t)choose_route(t, m->wfrom, m->wto, -1, w->links);
     w->bytes = b;
-    w->rate = CR_CS2_DMA_BPS < CR_CS2_LINK_BPS ? CR_CS2_DMA_BPS : CR_CS2_LINK_BPS;
+    w->rate = t->rate;
     w->dst_node = m->wto;
     w->owner = m;
     cr_fabric_start(&t->fab, w);
@@ -152,6 +161,14 @@ static void cs2_src_free(void *ctx, cr_worm *w, cr_time at)
     if (w->owner->mstate[0] > 0) cr_sim_at(t->net->sim, at, cs2_send_fragment, w->owner, 0);
 }
 
+static void wire_done_ev(cr_sim *sim, void *obj, uint64_t arg)
+{
+    (void)sim;
+    (void)arg;
+    cr_msg *m = obj;
+    cr_net_wire_done(m->net, m);
+}
+
 static void cs2_arrived(void *ctx, cr_worm *w)
 {
     ftree *t = ctx;
@@ -160,15 +177,17 @@ static void cs2_arrived(void *ctx, cr_worm *w)
     cr_worm_free(&t->fab, w);
     if (--m->mstate[1] > 0) return;
     /* The DMA descriptor completes when the last acknowledge is back at the source. */
-    cr_sim_after(t->net->sim, (cr_time)(n - 1) * CR_CS2_ACK_PS, cs2_dma_done, t,
-                 (uint64_t)m->wfrom);
-    cr_net_wire_done(t->net, m);
+    cr_sim_after(t->net->sim, (cr_time)(n - 1) * t->ack_ps, cs2_dma_done, t, (uint64_t)m->wfrom);
+    if (t->lat_ps)
+        cr_sim_after(t->net->sim, (cr_time)(n - 1) * t->lat_ps, wire_done_ev, m, 0);
+    else
+        cr_net_wire_done(t->net, m);
 }
 
 static void cs2_wire(cr_net *net, cr_msg *m)
 {
     ftree *t = net->mach;
-    int64_t nfrag = m->wbytes ? (int64_t)((m->wbytes + CR_CS2_FRAG - 1) / CR_CS2_FRAG) : 1;
+    int64_t nfrag = m->wbytes ? (int64_t)((m->wbytes + t->frag - 1) / t->frag) : 1;
     m->mstate[0] = m->mstate[1] = nfrag;
     m->mstate[2] = (int64_t)m->wbytes;
     m->next = NULL;
@@ -360,10 +379,11 @@ static void sp2_wire(cr_net *net, cr_msg *m)
 static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
 {
     const cr_net_config *c = &net->cfg;
-    int maxn = sp2 ? CR_SP2_MAX_NODES : CR_CS2_MAX_NODES;
+    int cluster = c->kind == CR_MACH_CLUSTER;
+    int maxn = sp2 ? CR_SP2_MAX_NODES : cluster ? CR_CLUSTER_MAX_NODES : CR_CS2_MAX_NODES;
     int nodes = c->nodes > 0 ? c->nodes : (sp2 ? 16 : 64);
     if (nodes < 2 || nodes > maxn)
-        return snprintf(err, errlen, "%s has 2..%d nodes, not %d", sp2 ? "sp2" : "cs2", maxn,
+        return snprintf(err, errlen, "%s has 2..%d nodes, not %d", cr_machine_name(c->kind), maxn,
                         nodes),
                -1;
     if (c->route == CR_ROUTE_ECUBE || c->route == CR_ROUTE_ANYMIN)
@@ -374,7 +394,7 @@ static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
     net->nodes = nodes;
     t->net = net;
     t->sp2 = sp2;
-    t->nets = sp2 ? 1 : (c->networks == 1 ? 1 : CR_CS2_NETWORKS);
+    t->nets = sp2 || cluster ? 1 : (c->networks == 1 ? 1 : CR_CS2_NETWORKS);
     t->pow4[0] = 1;
     for (int i = 1; i < 8; i++) t->pow4[i] = t->pow4[i - 1] * 4;
     for (t->levels = 1; t->pow4[t->levels] < (uint64_t)nodes; t->levels++) {
@@ -385,6 +405,16 @@ static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
         return snprintf(err, errlen, "out of memory"), -1;
     cr_fabric *f = &t->fab;
     f->hop_ps = f->pipe_ps = sp2 ? CR_SP2_SWITCH_PS : CR_CS2_SWITCH_PS;
+    t->frag = CR_CS2_FRAG;
+    t->rate = CR_CS2_DMA_BPS < CR_CS2_LINK_BPS ? CR_CS2_DMA_BPS : CR_CS2_LINK_BPS;
+    t->ack_ps = CR_CS2_ACK_PS;
+    if (cluster) {
+        f->hop_ps = f->pipe_ps = 0;
+        t->lat_ps = c->hop_ps > 0 ? c->hop_ps : CR_CLUSTER_HOP_PS;
+        t->frag = CR_CLUSTER_MTU;
+        t->rate = c->link_bps ? c->link_bps : CR_CLUSTER_LINK_BPS;
+        t->ack_ps = 0;
+    }
     f->detect_deadlock = 1;
     f->ctx = t;
     size_t n = (size_t)nodes;
@@ -458,6 +488,11 @@ static void ft_stats(cr_net *net, cr_net_stats *st)
 const cr_machine_ops cr_cs2_ops = {
     CR_MACH_CS2,    cs2_init,  ft_fini,  cs2_wire,       ft_hops,
     ft_route_links, cs2_bcast, ft_stats, CR_CS2_DMA_BPS,
+};
+
+const cr_machine_ops cr_cluster_ops = {
+    CR_MACH_CLUSTER,     cs2_init, ft_fini, cs2_wire, ft_hops, ft_route_links, NULL, ft_stats,
+    CR_CLUSTER_LINK_BPS,
 };
 
 const cr_machine_ops cr_sp2_ops = {

@@ -37,6 +37,8 @@ static const cr_swmodel swmodels[] = {
      CR_SP2_THIN_ORECV_PS, 0, -1, 0, 0, 0},
     {"mpl-fat", "MPL user space, fat (590) node, Table 1", CR_MACH_SP2, CR_SP2_FAT_OSEND_PS,
      CR_SP2_FAT_ORECV_PS, 0, -1, 0, 0, 1},
+    {"mpi", "a modern MPI library (ASSUMED 0.5 us each end, no copy)", CR_MACH_CLUSTER,
+     CR_CLUSTER_OSEND_PS, CR_CLUSTER_ORECV_PS, 0, -1, 0, 0, 0},
 };
 
 const cr_swmodel *cr_swmodel_list(size_t *count)
@@ -54,11 +56,11 @@ const cr_swmodel *cr_swmodel_find(cr_machine_kind kind, const char *name)
 
 const cr_swmodel *cr_swmodel_default(cr_machine_kind kind)
 {
-    static const char *def[CR_MACH_COUNT] = {"nx2", "nx1", "dma", NULL, "mpl-thin"};
+    static const char *def[CR_MACH_COUNT] = {"nx2", "nx1", "dma", NULL, "mpl-thin", "mpi"};
     return def[kind] ? cr_swmodel_find(kind, def[kind]) : NULL;
 }
 
-static const char *mnames[CR_MACH_COUNT] = {"ipsc2", "ipsc1", "cs2", "iwarp", "sp2"};
+static const char *mnames[CR_MACH_COUNT] = {"ipsc2", "ipsc1", "cs2", "iwarp", "sp2", "cluster"};
 
 const char *cr_machine_name(cr_machine_kind k)
 {
@@ -85,6 +87,8 @@ static const cr_machine_ops *ops_for(cr_machine_kind k)
         return &cr_iwarp_ops;
     case CR_MACH_SP2:
         return &cr_sp2_ops;
+    case CR_MACH_CLUSTER:
+        return &cr_cluster_ops;
     default:
         return NULL;
     }

@@ -81,7 +81,8 @@ typedef struct cr_machine_ops {
     uint64_t inject_bps;
 } cr_machine_ops;
 
-extern const cr_machine_ops cr_hcube_ops, cr_sf_ops, cr_cs2_ops, cr_sp2_ops, cr_iwarp_ops;
+extern const cr_machine_ops cr_hcube_ops, cr_sf_ops, cr_cs2_ops, cr_sp2_ops, cr_iwarp_ops,
+    cr_cluster_ops;
 
 struct cr_net {
     cr_sim *sim;

@@ -200,9 +200,10 @@ static const char usage_text[] =
     "  --trace FILE      record every communication call and message of every rank\n"
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
     "                    courier trace FILE)\n"
-    "  --sim MACHINE     run the programs in virtual time on a model of ipsc2, cs2, iwarp\n"
-    "                    or sp2; keys: cpu=F (compute times F; 0: not counted), sw=NAME\n"
-    "                    (node software model), seed=N, poll=US (docs/sim.md)\n"
+    "  --sim MACHINE     run the programs in virtual time on a model of ipsc2, cs2, iwarp,\n"
+    "                    sp2 or cluster; keys: cpu=F (compute times F; 0: not counted),\n"
+    "                    sw=NAME (node software model), seed=N, poll=US; cluster: bw=GBITS\n"
+    "                    (link bandwidth, Gb/s), lat=US (per switch) (docs/sim.md)\n"
     "  --sim-report FILE the simulator's summary as JSON\n";
 
 static int usage_error(const char *fmt, ...)
@@ -349,7 +350,7 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                 if (i + 1 >= argc || !*args[i + 1] || args[i + 1][0] == '-')
                     return parse_error(spec, err, errlen, "%s needs %s", a,
                                        a[5] ? "a file name (e.g. --sim-report sim.json)"
-                                            : "a machine (ipsc2, cs2, iwarp or sp2)");
+                                            : "a machine (ipsc2, cs2, iwarp, sp2 or cluster)");
                 *(a[5] ? &spec->sim_report : &spec->sim) = args[i + 1];
                 i += 2;
             } else if (!strcmp(a, "--trace") || !strcmp(a, "--trace-parts")) {

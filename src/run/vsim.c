@@ -43,6 +43,7 @@
 
 #include "../host/vtime.h"
 #include "cr_net.h"
+#include "cr_net_params.h"
 #include "json.h"
 #include "vsim.h"
 
@@ -119,7 +120,7 @@ static double default_cpu(cr_machine_kind k)
     case CR_MACH_SP2:
         return 50; /* 66.7 MHz POWER2 thin node */
     default:
-        return 1;
+        return 1; /* cluster: a core like this machine's */
     }
 }
 
@@ -132,17 +133,21 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
     char buf[256];
     if (!spec || !*spec || strlen(spec) >= sizeof buf)
         return snprintf(err, errlen,
-                        "--sim needs a machine: ipsc2, cs2, iwarp or sp2 (e.g. --sim sp2,cpu=0)"),
+                        "--sim needs a machine: ipsc2, cs2, iwarp, sp2 or cluster (e.g. --sim "
+                        "sp2,cpu=0)"),
                -1;
     strcpy(buf, spec);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     if (!tok || cr_machine_parse(tok, &o->cfg.kind) || o->cfg.kind == CR_MACH_IPSC1)
-        return snprintf(err, errlen, "--sim %s: the machines are ipsc2, cs2, iwarp and sp2", spec),
+        return snprintf(err, errlen,
+                        "--sim %s: the machines are ipsc2, cs2, iwarp, sp2 and cluster", spec),
                -1;
     while ((tok = strtok_r(NULL, ",", &save))) {
         char *eq = strchr(tok, '=');
         if (!eq)
-            return snprintf(err, errlen, "--sim: '%s' is not key=value (cpu, sw, seed, poll)", tok),
+            return snprintf(err, errlen,
+                            "--sim: '%s' is not key=value (cpu, sw, seed, poll; cluster: bw, lat)",
+                            tok),
                    -1;
         *eq = '\0';
         const char *k = tok, *v = eq + 1;
@@ -152,6 +157,21 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             if (*end || !*v || !(x >= 0) || x > 1e9)
                 return snprintf(err, errlen, "--sim: %s=%s must be a number >= 0", k, v), -1;
             *(k[0] == 'c' ? &o->cpu : &o->poll_us) = x;
+        } else if (!strcmp(k, "bw") || !strcmp(k, "lat")) {
+            double x = strtod(v, &end);
+            if (o->cfg.kind != CR_MACH_CLUSTER)
+                return snprintf(err, errlen,
+                                "--sim: %s= sets the cluster's links; %s's are the paper's", k,
+                                cr_machine_name(o->cfg.kind)),
+                       -1;
+            if (*end || !*v || !(x > 0) || x > 1e6)
+                return snprintf(err, errlen, "--sim: %s=%s must be a number > 0 (%s, at most 1e6)",
+                                k, v, k[0] == 'b' ? "Gb/s" : "us"),
+                       -1;
+            if (k[0] == 'b')
+                o->cfg.link_bps = (uint64_t)llround(x * 1e9 / 8);
+            else
+                o->cfg.hop_ps = (int64_t)llround(x * 1e6);
         } else if (!strcmp(k, "seed")) {
             unsigned long long x = strtoull(v, &end, 10);
             if (*end || !*v) return snprintf(err, errlen, "--sim: seed=%s is not a number", v), -1;
@@ -165,7 +185,9 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
                        -1;
             strcpy(o->sw, v);
         } else {
-            return snprintf(err, errlen, "--sim: unknown key '%s' (cpu, sw, seed, poll)", k), -1;
+            return snprintf(err, errlen,
+                            "--sim: unknown key '%s' (cpu, sw, seed, poll; cluster: bw, lat)", k),
+                   -1;
         }
     }
     cr_net_config *c = &o->cfg;
@@ -186,9 +208,10 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         c->nodes = n < 2 ? 2 : n;
     }
     if (!o->sw[0])
-        strcpy(o->sw, c->kind == CR_MACH_SP2     ? "mpl-thin"
-                      : c->kind == CR_MACH_IWARP ? "hw"
-                                                 : "nx2");
+        strcpy(o->sw, c->kind == CR_MACH_SP2       ? "mpl-thin"
+                      : c->kind == CR_MACH_IWARP   ? "hw"
+                      : c->kind == CR_MACH_CLUSTER ? "mpi"
+                                                   : "nx2");
     c->sw = o->sw;
     if (o->cpu < 0) o->cpu = default_cpu(c->kind);
     return 0;
@@ -617,8 +640,13 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     cr_net_set_deliver(s->net, on_deliver, s);
     s->machine = cr_machine_name(o.cfg.kind);
     const cr_swmodel *sw = cr_net_swmodel(s->net);
-    snprintf(s->desc, sizeof s->desc, "%s, %d nodes, node software %s, cpu=%g", s->machine,
-             cr_net_nodes(s->net), sw ? sw->name : "none (hw)", o.cpu);
+    char links[64] = "";
+    if (o.cfg.kind == CR_MACH_CLUSTER)
+        snprintf(links, sizeof links, ", links %g Gb/s and %g us per switch",
+                 (double)(o.cfg.link_bps ? o.cfg.link_bps : CR_CLUSTER_LINK_BPS) * 8 / 1e9,
+                 (double)(o.cfg.hop_ps ? o.cfg.hop_ps : CR_CLUSTER_HOP_PS) / 1e6);
+    snprintf(s->desc, sizeof s->desc, "%s, %d nodes%s, node software %s, cpu=%g", s->machine,
+             cr_net_nodes(s->net), links, sw ? sw->name : "none (hw)", o.cpu);
     s->len = cr_vt_segment_size(nranks);
     s->fd = memfd_create("courier-sim", MFD_CLOEXEC);
     if (s->fd < 0 || ftruncate(s->fd, (off_t)s->len) < 0 ||

@@ -58,8 +58,8 @@ __attribute__((format(printf, 2, 3))) static int bad(opts *o, const char *fmt, .
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: courier netsim --machine ipsc2|ipsc1|cs2|iwarp|sp2 [--nodes N | --dim D | "
-               "--mesh XxY]\n"
+    fprintf(f, "usage: courier netsim --machine ipsc2|ipsc1|cs2|iwarp|sp2|cluster [--nodes N | "
+               "--dim D | --mesh XxY]\n"
                "         --pattern echo|uniform|transpose|shift|bit-reversal|hotspot|neighbour|\n"
                "                   all-to-all|broadcast|barrier|exchange  [options]\n"
                "  --size B | --sizes B1,B2,..   message size(s) in bytes (default 1024)\n"
@@ -69,7 +69,8 @@ static void usage(FILE *f)
                "                                injection bandwidth); 0 = saturating closed loop\n"
                "  --count N  --window W  --shift K  --hot N  --hot-frac F  --seed S\n"
                "  --route ecube|anymin|random|topswitch  --networks 1|2  --tokens on|off\n"
-               "  --sw MODEL|hw (nx2, dma, channel, pvm, parmacs, barrier, mpl-thin, mpl-fat)\n"
+               "  --sw MODEL|hw (nx2, dma, channel, pvm, parmacs, barrier, mpl-thin, mpl-fat,\n"
+               "                mpi)  (cluster: 100 Gb/s links, 1 us per switch)\n"
                "  --mesh-only (iwarp without wraparound)  --pathways (iwarp reservation pool)\n"
                "  --csv  --plot FILE.png  --validate (published figures vs simulator)\n");
 }
