@@ -4,22 +4,29 @@
 #   bench/sim/run.sh [N ...]        default: 64 256
 #   bench/sim/run.sh 64 256 1024    also 1024 ranks (courier only, and only when
 #                                   courier's 256-rank run took under 30 s)
-# For each N: (a) courier run --sim cs2,cpu=0 -n N ./alltoall_courier
-#             (b) smpirun on a one-<cluster> platform (platform.sh; BW, LAT),
-#                 SMPI's default alltoall, then --cfg=smpi/alltoall:pair
+# For each N: (a) courier run --sim cluster,cpu=0,bw=GBITS,lat=LAT_US -n N
+#                 ./alltoall_courier (or --sim $SIM)
+#             (b) smpirun on a one-<cluster> platform with the same link
+#                 parameters (platform.sh: GBITS/8 GBps, LAT_US us), SMPI's
+#                 default alltoall, then --cfg=smpi/alltoall:pair
 # Each run: timeout $TIMEOUT, under /usr/bin/time -v (wall seconds, maximum
 # resident set size of the largest single process waited for), and memwatch.py
 # (the largest sum of Pss / Rss over all processes of the job, every 0.5 s).
-# Environment: COURIER_BUILD (default: the repository's build/), BW (50MBps),
-# LAT (1us), BLOCK (1024), ROUNDS (12), TIMEOUT (300), WORK (a new directory
-# under /tmp: binaries, platform files, every run's stdout/stderr/time output).
+# Environment: COURIER_BUILD (default: the repository's build/), GBITS (link
+# Gb/s, 100), LAT_US (link latency, 1), SIM (courier's machine, default the
+# cluster above; e.g. cs2,cpu=0), BLOCK (1024), ROUNDS (12), TIMEOUT (300),
+# WORK (a new directory under /tmp: binaries, platform files, every run's
+# stdout/stderr/time output).
 # Prints a table and leaves it in $WORK/table.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=${COURIER_BUILD:-$repo/build}
-BW=${BW:-50MBps}
-LAT=${LAT:-1us}
+GBITS=${GBITS:-100}
+LAT_US=${LAT_US:-1}
+SIM=${SIM:-cluster,cpu=0,bw=$GBITS,lat=$LAT_US}
+BW=$(awk -v g="$GBITS" 'BEGIN { printf "%gGBps", g / 8 }')
+LAT=${LAT_US}us
 BLOCK=${BLOCK:-1024}
 ROUNDS=${ROUNDS:-12}
 TIMEOUT=${TIMEOUT:-300}
@@ -91,7 +98,7 @@ for n in $ns; do
         fi
     fi
     wall=
-    run courier "$n" "$courier" run --sim cs2,cpu=0 -n "$n" ./alltoall_courier "$BLOCK" "$ROUNDS"
+    run courier "$n" "$courier" run --sim "$SIM" -n "$n" ./alltoall_courier "$BLOCK" "$ROUNDS"
     [ "$n" = 256 ] && [ -n "$wall" ] && grep -q ' ok$' <(tail -1 "$table") && courier256=$wall
     if [ $have_smpi = 1 ] && [ "$n" -le 256 ]; then
         "$here/platform.sh" "$n" "$BW" "$LAT" "$WORK/platform-$n"

@@ -164,6 +164,17 @@ typedef struct cr_net_stats {
 } cr_net_stats;
 void cr_net_get_stats(const cr_net *net, cr_net_stats *st);
 
+/* The links held longest (the busiest), busiest first: how long each was held by messages
+ * (header to tail) and the bytes it carried, with a name saying where it is. Returns how many
+ * were written (at most max; 0 for models whose links are not a fabric's: iWarp, iPSC/1). */
+typedef struct cr_net_link_use {
+    int32_t link;
+    cr_time busy;
+    uint64_t bytes;
+    char name[64];
+} cr_net_link_use;
+int cr_net_busiest_links(cr_net *net, cr_net_link_use *out, int max);
+
 /* Static route inspection (fat trees): the links the route of (src,dst) uses, for proving
  * permutations non-blocking. Returns the number of links written, or -1. */
 int cr_net_route_links(cr_net *net, int src, int dst, int32_t *links, int max);

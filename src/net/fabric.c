@@ -73,6 +73,7 @@ static void grant(cr_fabric *f, cr_worm *w, cr_link *l)
     cr_time now = cr_sim_now(f->sim);
     l->holder = w;
     l->free_at = CR_TIME_NEVER;
+    l->since = now;
     l->last_port = w->hop ? w->links[w->hop - 1] : -1;
     w->waiting_on = -1;
     if (w->hop == 0) w->t_acq0 = now;
@@ -185,6 +186,8 @@ static void go(cr_fabric *f, cr_worm *w)
         cr_link *l = &f->links[w->links[i]];
         cr_time rel = tail - (n - 1 - i) * f->pipe_ps;
         l->free_at = rel > now ? rel : now;
+        l->busy += l->free_at - l->since;
+        l->bytes += w->bytes;
         ensure_wake(f, l);
     }
     if (f->src_free) f->src_free(f->ctx, w, f->links[w->links[0]].free_at);

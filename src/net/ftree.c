@@ -485,17 +485,41 @@ static void ft_stats(cr_net *net, cr_net_stats *st)
     st->max_link_users = t->fab.max_wait + 1;
 }
 
+static cr_fabric *ft_fabric(cr_net *net)
+{
+    return &((ftree *)net->mach)->fab;
+}
+
+/* The inverse of ft_path's numbering. */
+static void ft_link_name(cr_net *net, int32_t link, char *buf, size_t len)
+{
+    ftree *t = net->mach;
+    size_t np = (size_t)t->np, L = (size_t)t->levels, r = (size_t)link % t->per_net;
+    char nt[16] = "";
+    if (t->nets > 1) snprintf(nt, sizeof nt, "network %d: ", (int)((size_t)link / t->per_net));
+    if (r < np)
+        snprintf(buf, len, "%snode %zu up", nt, r);
+    else if (r < 2 * np)
+        snprintf(buf, len, "%snode %zu down", nt, r - np);
+    else if ((r -= 2 * np) < (L - 1) * np)
+        snprintf(buf, len, "%slevel %zu switch %zu up %zu", nt, r / np + 1, r % np / 4, r % 4);
+    else {
+        r -= (L - 1) * np;
+        snprintf(buf, len, "%slevel %zu switch %zu down %zu", nt, r / np + 2, r % np / 4, r % 4);
+    }
+}
+
 const cr_machine_ops cr_cs2_ops = {
-    CR_MACH_CS2,    cs2_init,  ft_fini,  cs2_wire,       ft_hops,
-    ft_route_links, cs2_bcast, ft_stats, CR_CS2_DMA_BPS,
+    CR_MACH_CS2, cs2_init, ft_fini,        cs2_wire,  ft_hops,      ft_route_links,
+    cs2_bcast,   ft_stats, CR_CS2_DMA_BPS, ft_fabric, ft_link_name,
 };
 
 const cr_machine_ops cr_cluster_ops = {
-    CR_MACH_CLUSTER,     cs2_init, ft_fini, cs2_wire, ft_hops, ft_route_links, NULL, ft_stats,
-    CR_CLUSTER_LINK_BPS,
+    CR_MACH_CLUSTER,     cs2_init,  ft_fini,      cs2_wire, ft_hops, ft_route_links, NULL, ft_stats,
+    CR_CLUSTER_LINK_BPS, ft_fabric, ft_link_name,
 };
 
 const cr_machine_ops cr_sp2_ops = {
-    CR_MACH_SP2,    sp2_init, ft_fini,  sp2_wire,        ft_hops,
-    ft_route_links, NULL,     ft_stats, CR_SP2_LINK_BPS,
+    CR_MACH_SP2, sp2_init, ft_fini,         sp2_wire,  ft_hops,      ft_route_links,
+    NULL,        ft_stats, CR_SP2_LINK_BPS, ft_fabric, ft_link_name,
 };

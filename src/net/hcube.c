@@ -167,8 +167,26 @@ static void hc_stats(cr_net *net, cr_net_stats *st)
     st->max_link_users = h->fab.max_wait + 1;
 }
 
+static cr_fabric *hc_fabric(cr_net *net)
+{
+    return &((hcube *)net->mach)->fab;
+}
+
+/* Link 10 * node + d: the channel of dimension d (0-7) out of node, its injection (8) or
+ * ejection (9). */
+static void hc_link_name(cr_net *net, int32_t link, char *buf, size_t len)
+{
+    (void)net;
+    int node = link / 10, d = link % 10;
+    if (d < 8)
+        snprintf(buf, len, "node %d -> node %d (dimension %d)", node, node ^ (1 << d), d);
+    else
+        snprintf(buf, len, "node %d %s", node, d == 8 ? "into its router" : "out of its router");
+}
+
 const cr_machine_ops cr_hcube_ops = {
-    CR_MACH_IPSC2, hc_init, hc_fini, hc_wire, hc_hops, NULL, NULL, hc_stats, CR_IPSC2_CHAN_BPS,
+    CR_MACH_IPSC2, hc_init,  hc_fini,           hc_wire,   hc_hops,      NULL,
+    NULL,          hc_stats, CR_IPSC2_CHAN_BPS, hc_fabric, hc_link_name,
 };
 
 /* ------------------------------------------------------------------ store and forward
@@ -250,5 +268,7 @@ static void sf_stats(cr_net *net, cr_net_stats *st)
 }
 
 const cr_machine_ops cr_sf_ops = {
-    CR_MACH_IPSC1, sf_init, sf_fini, sf_wire, hc_hops, NULL, NULL, sf_stats, CR_IPSC1_CHAN_BPS,
+    CR_MACH_IPSC1, sf_init,  sf_fini,           sf_wire, hc_hops, NULL,
+    NULL,          sf_stats, CR_IPSC1_CHAN_BPS, NULL,    NULL, /* channels are FIFO servers, not a
+                                                                  fabric */
 };

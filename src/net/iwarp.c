@@ -468,4 +468,5 @@ const cr_machine_ops cr_iwarp_ops = {
     CR_MACH_IWARP, iw_init,  iw_fini,
     iw_wire,       iw_hops,  NULL,
     NULL,          iw_stats, 4 * CR_SEC / CR_IWARP_WORD_PS,
+    NULL,          NULL, /* buses and queues of its own, not a fabric */
 };

@@ -340,6 +340,23 @@ void cr_net_get_stats(const cr_net *net, cr_net_stats *st)
     if (net->ops->stats) net->ops->stats((cr_net *)net, st);
 }
 
+int cr_net_busiest_links(cr_net *net, cr_net_link_use *out, int max)
+{
+    if (!net->ops->fabric || !net->ops->link_name || max <= 0) return 0;
+    cr_fabric *f = net->ops->fabric(net);
+    int n = 0;
+    for (size_t i = 0; i < f->nlinks; i++) {
+        const cr_link *l = &f->links[i];
+        if (!l->busy || (n == max && l->busy <= out[n - 1].busy)) continue;
+        int j = n < max ? n++ : n - 1; /* insert in order, the least busy falls off */
+        for (; j > 0 && out[j - 1].busy < l->busy; j--) out[j] = out[j - 1];
+        out[j] = (cr_net_link_use){.link = (int32_t)i, .busy = l->busy, .bytes = l->bytes};
+    }
+    for (int i = 0; i < n; i++)
+        net->ops->link_name(net, out[i].link, out[i].name, sizeof out[i].name);
+    return n;
+}
+
 int cr_net_route_links(cr_net *net, int src, int dst, int32_t *links, int max)
 {
     if (!net->ops->route_links) return -1;

@@ -37,6 +37,9 @@ typedef struct cr_link {
     int32_t last_port; /* round-robin arbitration state */
     uint32_t nwait;
     uint8_t wake_pending;
+    cr_time since; /* the holder got it at */
+    cr_time busy;  /* held in all, counted when a holder's release time is known */
+    uint64_t bytes;
 } cr_link;
 
 struct cr_fabric {
@@ -79,6 +82,9 @@ typedef struct cr_machine_ops {
                  void (*arrive)(cr_net *, int, cr_time, void *), void *ctx);
     void (*stats)(cr_net *net, cr_net_stats *st);
     uint64_t inject_bps;
+    /* the machine's links, when they are a fabric's (else NULL), and a link's name */
+    cr_fabric *(*fabric)(cr_net *net);
+    void (*link_name)(cr_net *net, int32_t link, char *buf, size_t len);
 } cr_machine_ops;
 
 extern const cr_machine_ops cr_hcube_ops, cr_sf_ops, cr_cs2_ops, cr_sp2_ops, cr_iwarp_ops,

@@ -146,7 +146,8 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         char *eq = strchr(tok, '=');
         if (!eq)
             return snprintf(err, errlen,
-                            "--sim: '%s' is not key=value (cpu, sw, seed, poll; cluster: bw, lat)",
+                            "--sim: '%s' is not key=value (cpu, sw, seed, poll; sp2: tokens; "
+                            "cluster: bw, lat)",
                             tok),
                    -1;
         *eq = '\0';
@@ -176,6 +177,12 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             unsigned long long x = strtoull(v, &end, 10);
             if (*end || !*v) return snprintf(err, errlen, "--sim: seed=%s is not a number", v), -1;
             o->cfg.seed = x ? x : 1;
+        } else if (!strcmp(k, "tokens")) {
+            if (o->cfg.kind != CR_MACH_SP2)
+                return snprintf(err, errlen, "--sim: tokens= is the sp2's flow control"), -1;
+            if (strcmp(v, "on") && strcmp(v, "off"))
+                return snprintf(err, errlen, "--sim: tokens=%s must be on or off", v), -1;
+            o->cfg.tokens = v[1] == 'n';
         } else if (!strcmp(k, "sw")) {
             if (strlen(v) >= sizeof o->sw || (strcmp(v, "hw") && !cr_swmodel_find(o->cfg.kind, v)))
                 return snprintf(err, errlen,
@@ -186,7 +193,9 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             strcpy(o->sw, v);
         } else {
             return snprintf(err, errlen,
-                            "--sim: unknown key '%s' (cpu, sw, seed, poll; cluster: bw, lat)", k),
+                            "--sim: unknown key '%s' (cpu, sw, seed, poll; sp2: tokens; cluster: "
+                            "bw, lat)",
+                            k),
                    -1;
         }
     }
@@ -520,10 +529,37 @@ static void sleep_for_bell(cr_vsim *s, uint32_t bell)
     atomic_store(&s->hd->sleeping, 0);
 }
 
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A line on stderr once a run has taken PROGRESS_FIRST_S, then every
+ * PROGRESS_EVERY_S: how far the virtual time and the messages are. */
+#define PROGRESS_FIRST_S 2.0
+#define PROGRESS_EVERY_S 10.0
+static void progress_line(cr_vsim *s, double t0, double *next)
+{
+    double now = wall_now();
+    if (now - t0 < *next) return;
+    *next += *next < PROGRESS_EVERY_S ? PROGRESS_EVERY_S - PROGRESS_FIRST_S : PROGRESS_EVERY_S;
+    uint64_t msgs = 0;
+    for (int r = 0; r < s->n; r++) msgs += slot(s, r)->acct.sent_msgs; /* as far as seen */
+    fprintf(stderr,
+            "courier: simulating %s: %.3f us of virtual time, %llu messages, %llu events, %d "
+            "of %d ranks done, %.0f s\n",
+            s->machine, (double)atomic_load(&s->hd->done) / 1e6, (unsigned long long)msgs,
+            (unsigned long long)cr_sim_events(s->sim), s->ndone, s->n, now - t0);
+}
+
 static void *vsim_main(void *arg)
 {
     cr_vsim *s = arg;
-    while (!atomic_load(&s->stop)) {
+    double t0 = wall_now(), next = PROGRESS_FIRST_S;
+    for (uint32_t pass = 0; !atomic_load(&s->stop); pass++) {
+        if ((pass & 255) == 0) progress_line(s, t0, &next);
         uint32_t bell = atomic_load_explicit(&s->hd->bell, memory_order_acquire);
         bool moved = false;
         s->h = CR_VT_NEVER;
@@ -609,7 +645,10 @@ static void *vsim_main(void *arg)
             atomic_store(&s->hd->stopped, 1);
             break;
         }
-        if (!moved) sleep_for_bell(s, bell);
+        if (!moved) {
+            sleep_for_bell(s, bell);
+            progress_line(s, t0, &next);
+        }
     }
     return NULL;
 }
@@ -729,6 +768,8 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
         sum.sent_bytes += sl->acct.sent_bytes;
     }
     uint64_t events = cr_sim_events(s->sim);
+    cr_net_link_use busiest[10];
+    int nbusy = cr_net_busiest_links(s->net, busiest, 10);
     if (out) {
         fprintf(out,
                 "courier: simulated %s: %.3f us of virtual time in %.2f s; %llu messages, "
@@ -755,6 +796,11 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
                     (double)sum.compute / 1e6 / s->n, (double)sum.send / 1e6 / s->n,
                     (double)sum.recv / 1e6 / s->n, (double)sum.wait / 1e6 / s->n);
         }
+        for (int i = 0; i < nbusy && i < 3; i++)
+            fprintf(out, "courier:   %s %s: busy %.1f %% of the time, %llu bytes\n",
+                    i ? "          " : "busiest links:", busiest[i].name,
+                    end ? 100.0 * (double)busiest[i].busy / (double)end : 0.0,
+                    (unsigned long long)busiest[i].bytes);
     }
     if (!json) return 0;
     FILE *f = fopen(json, "w");
@@ -781,6 +827,14 @@ int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
                 (double)sl->acct.recv / 1e6, (double)sl->acct.wait / 1e6,
                 (unsigned long long)sl->acct.sent_msgs, (unsigned long long)sl->acct.sent_bytes,
                 (unsigned long long)sl->acct.recv_msgs, (unsigned long long)sl->acct.recv_bytes);
+    }
+    fprintf(f, "\n], \"busiest_links\": [");
+    for (int i = 0; i < nbusy; i++) {
+        fprintf(f, "%s\n  {\"link\": ", i ? "," : "");
+        cr_json_str(f, busiest[i].name);
+        fprintf(f, ", \"busy_us\": %.6f, \"busy_share\": %.6f, \"bytes\": %llu}",
+                (double)busiest[i].busy / 1e6, end ? (double)busiest[i].busy / (double)end : 0.0,
+                (unsigned long long)busiest[i].bytes);
     }
     fprintf(f, "\n]}\n");
     return fclose(f) ? -1 : 0;

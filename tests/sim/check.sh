@@ -12,6 +12,11 @@
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
 #     anysrc MACHINE NRANKS            wildcard receives see the messages in the
 #                                      order of their arrival (nearest first)
+#     hotspot MACHINE NRANKS HOT SIZE COUNT BG GAP_US
+#                                      with HOT ranks flooding rank 0, the other
+#                                      ranks' own traffic takes at least twice as
+#                                      long as without them, and rank 0's link is
+#                                      the busiest
 set -u
 courier=$1 prog=$2 what=$3
 shift 3
@@ -72,6 +77,22 @@ anysrc)
         if (h < prev) exit 1; prev = h } }' || fail "a farther rank's message came first"
     out2=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" anysrc 2>/dev/null)
     [ "$out" = "$out2" ] || fail "the order changed between runs"
+    ;;
+hotspot)
+    m=$1 n=$2 hot=$3
+    shift 3
+    err=$(mktemp)
+    hotbg=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" hotspot "$hot" "$@" 2>"$err" |
+        awk '$1 == "background" { print $2 }')
+    busiest=$(sed -n 's/^courier: *busiest links: \(.*\): busy.*/\1/p' "$err")
+    rm -f "$err"
+    base=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" hotspot 0 "$@" 2>/dev/null |
+        awk '$1 == "background" { print $2 }')
+    echo "background one-way time: $base us alone, $hotbg us beside the hot spot; busiest link: $busiest"
+    [ -n "$hotbg" ] && [ -n "$base" ] || fail "no measurement"
+    awk -v a="$hotbg" -v b="$base" 'BEGIN { exit !(a >= 2 * b) }' ||
+        fail "the hot spot should slow the other traffic (tree saturation)"
+    [ "$busiest" = "node 0 down" ] || fail "rank 0's link should be the busiest"
     ;;
 *) fail "unknown check $what" ;;
 esac

@@ -9,6 +9,13 @@
  *                                    (MPL nonblocking); rank 0 prints
  *                                    "exchange SIZE US_PER_EXCHANGE TOTAL_MBPS"
  *   echo anysrc                      rank 0 prints "from R" per message, in order
+ *   echo hotspot HOT SIZE COUNT BG GAP_US
+ *                                    tree saturation (MPL): HOT ranks spread evenly
+ *                                    (one per leaf switch when HOT is a quarter) send
+ *                                    COUNT messages of SIZE to rank 0 as fast as they
+ *                                    can; the other ranks but 0 send BG messages of
+ *                                    SIZE to each other, one every GAP_US, and time
+ *                                    each; rank 0 prints "background MEAN_US over N"
  *   echo deadlock                    never returns (the launcher reports it) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +76,65 @@ static void exchange(int me, int peer, long iters, long size, char *sbuf, char *
     if (me == 0) printf("exchange %ld %.3f %.3f\n", size, us, 2.0 * (double)size / us);
 }
 
+/* Seed 003's tree saturation, as a program (the setting of tests/net's claim):
+ * the hot ranks flood rank 0, and the background ranks measure the one-way time
+ * of their own traffic (the send time travels in the message; virtual clocks
+ * are global). */
+static int is_hot(int r, int np, int hot)
+{
+    int stride = hot > 0 ? np / hot : 0;
+    return stride > 0 && r != 0 && r % stride == stride - 1;
+}
+
+static void hotspot(int me, int np, int hot, long size, int count, int bg, double gap_us)
+{
+    char *buf = calloc(2, (size_t)size + sizeof(double));
+    char *rbuf = buf + size + sizeof(double);
+    int *bgr = calloc((size_t)np, sizeof(int)), nbg = 0, i = -1;
+    for (int r = 1; r < np; r++)
+        if (!is_hot(r, np, hot)) {
+            if (r == me) i = nbg;
+            bgr[nbg++] = r;
+        }
+    int src, type, nb, nhot = np - 1 - nbg;
+    double lat = 0, got = 0;
+    if (me == 0) {
+        for (long k = 0; k < (long)nhot * count; k++) {
+            src = DONTCARE, type = 3;
+            mpc_brecv(rbuf, (int)size, &src, &type, &nb);
+        }
+    } else if (i < 0) {
+        for (int k = 0; k < count; k++) mpc_bsend(buf, (int)size, 0, 3);
+    } else {
+        int sent = 0;
+        double next = dclock();
+        while (nbg > 1 && (sent < bg || got < bg)) {
+            if (sent < bg && dclock() >= next) {
+                double now = dclock();
+                memcpy(buf, &now, sizeof now);
+                int to = bgr[(i + 1 + sent % (nbg - 1)) % nbg];
+                mpc_bsend(buf, (int)size, to, 4);
+                sent++;
+                next += gap_us * 1e-6;
+            }
+            src = DONTCARE, type = 4;
+            mpc_probe(&src, &type, &nb);
+            if (nb >= 0) {
+                mpc_brecv(rbuf, (int)size, &src, &type, &nb);
+                double t;
+                memcpy(&t, rbuf, sizeof t);
+                lat += dclock() - t;
+                got++;
+            }
+        }
+    }
+    double mine[2] = {lat, got}, all[2];
+    mpc_combine(mine, all, sizeof mine, (mpl_reduce_fn)d_vadd, ALLGRP);
+    if (me == 0) printf("background %.3f over %.0f\n", all[1] ? all[0] / all[1] * 1e6 : 0, all[1]);
+    free(bgr);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "nx";
@@ -82,6 +148,14 @@ int main(int argc, char **argv)
             }
         else
             csend(7, &c, 1, 0, 0);
+        return 0;
+    }
+    if (!strcmp(mode, "hotspot") && argc == 7) {
+        if (atol(argv[3]) < (long)sizeof(double)) {
+            fprintf(stderr, "echo hotspot: SIZE must hold a double\n");
+            return 2;
+        }
+        hotspot(me, np, atoi(argv[2]), atol(argv[3]), atoi(argv[4]), atoi(argv[5]), atof(argv[6]));
         return 0;
     }
     if (!strcmp(mode, "deadlock")) {
