@@ -981,6 +981,7 @@ int cr_progress(cr_job *job)
         cr_vt_sync(&job->vt);
         int n = progress(job);
         if (!n) cr_vt_spend(&job->vt, job->vt.hd->poll_ps, NULL);
+        if (job->handlers_due) n += cr_sim_handlers(job);
         return n;
     }
     return progress(job);

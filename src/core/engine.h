@@ -270,6 +270,7 @@ typedef struct cr_job {
      * engine itself, so the progress thread steps aside meanwhile (job.c). */
     unsigned waiting;
     bool handlers_on;   /* handler receives were posted: the thread answers at once */
+    bool sim_handling;  /* simulated: this thread runs due handlers (none nest) */
     bool bg_pending;    /* some background hook has work under way: the OR of what the hooks
                            said at their last run, or set by a layer that just started some */
     bool progress_long; /* the progress thread is in a long nap (cr_bg_kick ends it) */
@@ -431,6 +432,9 @@ void cr_req_release(cr_job *job, cr_req *r);
  * and cr_bg_kick wakes it. Either way it steps aside while a program thread
  * waits in a call (job->waiting). */
 void cr_handlers_start(cr_job *job);
+/* Simulated (no progress thread): run the handlers that are due, in this thread;
+ * true if any ran. The engine calls it where a rank waits or polls. */
+bool cr_sim_handlers(cr_job *job);
 void cr_progress_start(cr_job *job);
 /* Background work was started (job->bg_pending set): make sure the progress
  * thread is not in a long nap. Cheap when it is not. */

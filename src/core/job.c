@@ -13,7 +13,8 @@
  *  - the progress thread exists only once a handler receive (or a nonblocking
  *    collective) was posted; from then on every engine call holds job->lock, and
  *    handlers run without it, one at a time, under trap_lock (which masktrap
- *    takes to keep them out);
+ *    takes to keep them out); in the simulated mode there is none, and due
+ *    handlers run in the rank's own thread when it waits, polls or unmasks;
  *  - with several program threads (cr_multi_begin: MPI_THREAD_MULTIPLE) every
  *    call holds job->lock too, and each thread that waits makes progress itself
  *    (no progress thread is needed): the lock is dropped only while a wait
@@ -737,6 +738,7 @@ static void sim_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
 {
     cr_vt_try_sync(&job->vt);
     if (cr_progress_poll(job) || (ready && ready(arg))) return;
+    if (job->handlers_due && cr_sim_handlers(job)) return; /* they may have ended the wait */
     if (!w->spell_reported) {
         cr_wait_report(job, w, true);
         w->spell_reported = true;
@@ -892,11 +894,9 @@ static void progress_start(cr_job *job, bool handlers)
     if (job->vt.base) {
         /* Simulated: no thread moves the engine behind the program's back (its
          * timing would depend on the host); background work moves in waits
-         * and tests, which is when the modelled node's library ran it. */
-        if (handlers)
-            cr_fatal(job, "hrecv",
-                     "message handlers (hrecv, rcvncall) are not simulated yet; run the "
-                     "program without --sim");
+         * and tests, which is when the modelled node's library ran it, and
+         * handlers run there too (cr_sim_handlers). */
+        if (handlers) job->handlers_on = true;
         return;
     }
     bool locked = job->threaded;
@@ -914,6 +914,18 @@ static void progress_start(cr_job *job, bool handlers)
                      strerror(errno));
     }
     if (locked) pthread_mutex_unlock(&job->lock);
+}
+
+/* The node ran a handler when its message came in (an interrupt); a simulated
+ * rank runs it at its next wait or poll after the arrival, in its own thread and
+ * on its own clock, which is where the handler's compute and messages belong. */
+bool cr_sim_handlers(cr_job *job)
+{
+    if (job->sim_handling || !job->handlers_due || job->trap_masked) return false;
+    job->sim_handling = true;
+    run_handlers(job);
+    job->sim_handling = false;
+    return true;
 }
 
 void cr_handlers_start(cr_job *job)
@@ -943,6 +955,7 @@ int cr_handlers_mask(cr_job *job, int masked)
     job->trap_masked = masked;
     pthread_mutex_unlock(&job->trap_lock);
     if (!masked && job->progress_on) cr_wake_self(job);
+    if (!masked && job->vt.base) cr_sim_handlers(job); /* those held back run now */
     return old;
 }
 

@@ -94,6 +94,8 @@ struct cr_vsim {
     bool started;
     _Atomic int stop;
     _Atomic int deadlock;
+    _Atomic int gone; /* ranks the launcher saw end (cr_vsim_rank_gone) */
+    int gone_seen;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -482,6 +484,25 @@ static int64_t pending_arrival(cr_vsim *s, int r)
     return next;
 }
 
+/* Ranks that ended while blocked (killed, or a crash in a handler) are in no
+ * list the loop scans: count them out, and forget their pending answers. */
+static void count_gone(cr_vsim *s)
+{
+    int gone = atomic_load(&s->gone);
+    if (gone == s->gone_seen) return;
+    s->gone_seen = gone;
+    for (int r = 0; r < s->n; r++) {
+        vrank *v = &s->r[r];
+        if (v->st != CR_VT_BLOCK ||
+            atomic_load_explicit(&slot(s, r)->state, memory_order_acquire) != CR_VT_DONE)
+            continue;
+        v->st = CR_VT_DONE;
+        s->ndone++;
+        for (int i = 0; i < s->nwoke; i++)
+            if (s->woke[i] == r) s->woke[i--] = s->woke[--s->nwoke];
+    }
+}
+
 /* ---- the loop -------------------------------------------------------------- */
 
 static void inject(cr_vsim *s, pkt *p)
@@ -560,6 +581,7 @@ static void *vsim_main(void *arg)
     double t0 = wall_now(), next = PROGRESS_FIRST_S;
     for (uint32_t pass = 0; !atomic_load(&s->stop); pass++) {
         if ((pass & 255) == 0) progress_line(s, t0, &next);
+        count_gone(s);
         uint32_t bell = atomic_load_explicit(&s->hd->bell, memory_order_acquire);
         bool moved = false;
         s->h = CR_VT_NEVER;
@@ -733,6 +755,7 @@ void cr_vsim_rank_gone(cr_vsim *s, int r)
     if (r < 0 || r >= s->n) return;
     cr_vt_slot *sl = slot(s, r);
     atomic_store_explicit(&sl->state, CR_VT_DONE, memory_order_release);
+    atomic_fetch_add(&s->gone, 1);
     atomic_fetch_add(&s->hd->bell, 1);
     syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
 }

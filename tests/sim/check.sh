@@ -12,6 +12,10 @@
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
 #     anysrc MACHINE NRANKS            wildcard receives see the messages in the
 #                                      order of their arrival (nearest first)
+#     handler MACHINE                  an hrecv handler runs while its rank waits
+#                                      for a later message (at least 0.5 ms of
+#                                      virtual time before that one), not while
+#                                      masked, and once unmasked
 #     hotspot MACHINE NRANKS HOT SIZE COUNT BG GAP_US
 #                                      with HOT ranks flooding rank 0, the other
 #                                      ranks' own traffic takes at least twice as
@@ -93,6 +97,16 @@ hotspot)
     awk -v a="$hotbg" -v b="$base" 'BEGIN { exit !(a >= 2 * b) }' ||
         fail "the hot spot should slow the other traffic (tree saturation)"
     [ "$busiest" = "node 0 down" ] || fail "rank 0's link should be the busiest"
+    ;;
+handler)
+    out=$("$courier" run --timeout 60 --sim "$1,cpu=0" -n 2 "$prog" handler 2>/dev/null)
+    echo "$out"
+    read -r h c m n < <(echo "$out" | awk '$1 == "handler" { print $2, $4, $6, $8 }')
+    [ -n "$n" ] || fail "no report from the program"
+    [ "$n" = 2 ] || fail "$n handlers ran, expected 2"
+    awk -v h="$h" -v c="$c" 'BEGIN { exit !(h + 500 < c) }' ||
+        fail "the handler should run at its message, not when the wait ends"
+    [ "$m" = "$h" ] || fail "a handler ran while masked"
     ;;
 *) fail "unknown check $what" ;;
 esac

@@ -16,10 +16,18 @@
  *                                    can; the other ranks but 0 send BG messages of
  *                                    SIZE to each other, one every GAP_US, and time
  *                                    each; rank 0 prints "background MEAN_US over N"
- *   echo deadlock                    never returns (the launcher reports it) */
+ *   echo deadlock                    never returns (the launcher reports it)
+ *   echo handler                     rank 0's hrecv handler runs while it waits in a
+ *                                    crecv for a later message; rank 0 prints
+ *                                    "handler AT_US crecv AT_US masked AT_US"
+ *   echo killed                      rank 1 is killed while it waits for a message
+ *                                    that rank 0 sends only after (the launcher
+ *                                    reports the kill, not a deadlock) */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <courier/mpl.h>
 #include <courier/nx.h>
@@ -135,6 +143,17 @@ static void hotspot(int me, int np, int hot, long size, int count, int bg, doubl
     free(buf);
 }
 
+static long hbox[2];
+static int handled;
+static double handled_at, first_handled;
+
+static void on_type9(long type, long count, long node, long pid)
+{
+    (void)type, (void)count, (void)node, (void)pid;
+    handled_at = dclock();
+    if (!handled++) first_handled = handled_at;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "nx";
@@ -156,6 +175,49 @@ int main(int argc, char **argv)
             return 2;
         }
         hotspot(me, np, atoi(argv[2]), atol(argv[3]), atoi(argv[4]), atoi(argv[5]), atof(argv[6]));
+        return 0;
+    }
+    if (!strcmp(mode, "handler")) {
+        long v[2] = {0, 0};
+        if (me == 1) {
+            crecv(1, (char *)v, 0); /* go */
+            csend(9, (char *)v, sizeof v, 0, 0);
+            for (double t0 = dclock(); dclock() - t0 < 0.001;) /* 1 ms: probes cost time */
+                iprobe(99);
+            csend(10, (char *)v, sizeof v, 0, 0); /* crecv's; masked: the next type 9 */
+            csend(9, (char *)v, sizeof v, 0, 0);
+            csend(11, (char *)v, 0, 0, 0);
+        } else if (me == 0) {
+            hrecv(9, (char *)hbox, sizeof hbox, on_type9);
+            csend(1, NULL, 0, 1, 0);
+            crecv(10, (char *)v, sizeof v);
+            double crecv_at = dclock();
+            masktrap(1);
+            hrecv(9, (char *)hbox, sizeof hbox, on_type9);
+            crecv(11, (char *)v, 0); /* type 9 arrives first, held back by the mask */
+            double masked_at = handled_at;
+            masktrap(0);
+            flick(); /* unmasked: it runs at the next call */
+            printf("handler %.3f crecv %.3f masked %.3f handled %d\n", first_handled * 1e6,
+                   crecv_at * 1e6, masked_at * 1e6, handled);
+        }
+        return 0;
+    }
+    if (!strcmp(mode, "killed")) {
+        char c = 0;
+        if (me == 1) {
+            pid_t parent = getpid();
+            if (fork() == 0) { /* the killer: once the parent is blocked, in real time */
+                usleep(300000);
+                kill(parent, SIGKILL);
+                _exit(0);
+            }
+            crecv(5, &c, 1);
+        } else if (me == 0) { /* computes meanwhile (no deadlock), then waits */
+            for (double t0 = dclock(); dclock() - t0 < 1.0;) {
+            }
+            crecv(6, &c, 1);
+        }
         return 0;
     }
     if (!strcmp(mode, "deadlock")) {
