@@ -371,10 +371,7 @@ static int *ranks_copy(cr_job *job, const char *call, const mpi_comm *c)
     return r;
 }
 
-static int attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out);
-static int attrs_delete(cr_job *job, MPI_Comm h, int *kv_out);
 static void comm_release(cr_job *job, MPI_Comm h);
-static int cb_class(int rc);
 
 PMPI_WEAK(Comm_dup);
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -399,14 +396,14 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     }
     mpi_topo_dup(comm, nh); /* topology and info hints (mpi_topo.c) */
     int kv = 0;
-    rc = attrs_copy(job, comm, nh, &kv);
+    rc = mpi_attrs_copy(job, MPI_OBJ_COMM, comm, nh, &kv);
     if (rc != MPI_SUCCESS) { /* no new communicator: undo what was copied */
         int ignored;
-        attrs_delete(job, nh, &ignored);
+        mpi_attrs_delete(job, MPI_OBJ_COMM, nh, &ignored);
         comm_release(job, nh);
         *newcomm = MPI_COMM_NULL;
         return mpi_leave(job,
-                         mpi_fail(job, comm, call, cb_class(rc),
+                         mpi_fail(job, comm, call, mpi_attr_cb_class(rc),
                                   "the copy callback of keyval %#x returned %d", (unsigned)kv, rc));
     }
     *newcomm = nh;
@@ -671,9 +668,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return mpi_leave(job, mpi_fail(job, *comm, call, MPI_ERR_COMM,
                                        "%s is predefined and cannot be freed", c->name));
     int kv = 0;
-    rc = attrs_delete(job, *comm, &kv);
+    rc = mpi_attrs_delete(job, MPI_OBJ_COMM, *comm, &kv);
     if (rc != MPI_SUCCESS)
-        return mpi_leave(job, mpi_fail(job, *comm, call, cb_class(rc),
+        return mpi_leave(job, mpi_fail(job, *comm, call, mpi_attr_cb_class(rc),
                                        "the delete callback of keyval %#x returned %d: the "
                                        "communicator is not freed",
                                        (unsigned)kv, rc));
@@ -681,8 +678,6 @@ int PMPI_Comm_free(MPI_Comm *comm)
     *comm = MPI_COMM_NULL;
     return mpi_leave(job, MPI_SUCCESS);
 }
-
-static void attrs_drop(mpi_comm *c);
 
 /* Give back a communicator's context pair and table slot. */
 static void comm_drop(mpi_comm *c)
@@ -694,7 +689,7 @@ static void comm_drop(mpi_comm *c)
     free(c->rranks);
     free(c->rinv);
     free((void *)c->ig.ranks);
-    attrs_drop(c);
+    mpi_attrs_forget(&c->attrs, MPI_OBJ_COMM);
     mpi_topo_free(c); /* topology and info hints (mpi_topo.c) */
     int i = c->idx;
     *c = (mpi_comm){.idx = i};
@@ -710,7 +705,7 @@ static void comm_release(cr_job *job, MPI_Comm h)
         comm_drop(c);
         return;
     }
-    attrs_drop(c);
+    mpi_attrs_forget(&c->attrs, MPI_OBJ_COMM);
     c->draining = true;
     mpi_g.ndraining++;
 }
@@ -799,21 +794,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 
 /* ---- attributes ------------------------------------------------------------------ */
 
-/* A keyval lives while its handle does (used) or attributes still hold it
- * (refs): freeing it again meanwhile is harmless, as in MPICH (MPI-1 programs
- * free keyvals from their delete callbacks); slots are never reused. */
-typedef struct keyval {
-    bool used;
-    int refs; /* attributes set with it, on any communicator */
-    MPI_Comm_copy_attr_function *copy;
-    MPI_Comm_delete_attr_function *del;
-    void *extra;
-} keyval;
-
-static struct {
-    keyval *k;
-    int n;
-} keys;
+/* The keyvals and the lists are mpi_attr.c's, shared with datatypes and
+ * windows; here are the calls, their checks and MPI_COMM_SELF at finalize. */
 
 int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -823,13 +805,6 @@ int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *o
     *(void **)out = in;
     *flag = 1;
     return MPI_SUCCESS;
-}
-
-static keyval *key_get(int kv)
-{
-    if (!h_is(kv, K_KEYVAL)) return NULL;
-    int i = h_idx(kv);
-    return i < keys.n && keys.k[i].used ? &keys.k[i] : NULL;
 }
 
 int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
@@ -843,11 +818,7 @@ static int create_keyval(const char *call, MPI_Comm_copy_attr_function *copy,
     cr_job *job = mpi_enter(call);
     if (!keyval_out)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "keyval is NULL"));
-    keyval *k = realloc(keys.k, (size_t)(keys.n + 1) * sizeof *k);
-    if (!k) cr_fatal(job, call, "out of memory");
-    keys.k = k;
-    keys.k[keys.n] = (keyval){true, 0, copy, del, extra};
-    *keyval_out = (int)(K_KEYVAL | (unsigned)keys.n++);
+    *keyval_out = mpi_keyval_create(job, call, MPI_OBJ_COMM, copy, del, extra);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -870,13 +841,10 @@ int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *k
 static int free_keyval(const char *call, int *kv)
 {
     cr_job *job = mpi_enter(call);
-    keyval *k = kv && h_is(*kv, K_KEYVAL) && h_idx(*kv) < keys.n ? &keys.k[h_idx(*kv)] : NULL;
-    if (!k || (!k->used && !k->refs))
+    if (!mpi_keyval_free(kv, MPI_OBJ_COMM))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
                                        "not a keyval from MPI_Comm_create_keyval, or one freed "
                                        "already"));
-    k->used = false; /* attributes already set keep working until deleted */
-    *kv = MPI_KEYVAL_INVALID;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -892,116 +860,11 @@ int PMPI_Keyval_free(int *kv)
     return free_keyval("MPI_Keyval_free", kv);
 }
 
-static mpi_attr *attr_find(mpi_comm *c, int kv)
-{
-    for (int i = 0; i < c->nattr; i++)
-        if (c->attr[i].keyval == kv) return &c->attr[i];
-    return NULL;
-}
-
-static void attr_put(cr_job *job, mpi_comm *c, int kv, void *val)
-{
-    mpi_attr *a = attr_find(c, kv);
-    if (!a) {
-        a = realloc(c->attr, (size_t)(c->nattr + 1) * sizeof *a);
-        if (!a) cr_fatal(job, "MPI_Comm_set_attr", "out of memory");
-        c->attr = a;
-        a = &c->attr[c->nattr++];
-        a->keyval = kv;
-        keys.k[h_idx(kv)].refs++;
-    }
-    a->val = val;
-}
-
-/* Forget c's attributes without callbacks (they have run, or failed). */
-static void attrs_drop(mpi_comm *c)
-{
-    for (int i = 0; i < c->nattr; i++) keys.k[h_idx(c->attr[i].keyval)].refs--;
-    free(c->attr);
-    c->attr = NULL;
-    c->nattr = 0;
-}
-
-/* The class a callback's error code is reported as: its own when it is one,
- * else MPI_ERR_OTHER. */
-static int cb_class(int rc)
-{
-    return rc > MPI_SUCCESS && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
-}
-
-/* Run the copy callbacks of oldh's attributes into nc (handle newh). Returns
- * MPI_SUCCESS, or the error a callback returned (*kv_out names its keyval). */
-static int attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out)
-{
-    mpi_comm *oc = mpi_comm_get(oldh);
-    for (int i = 0; oc && i < oc->nattr; i++) {
-        int kv = oc->attr[i].keyval;
-        keyval *k = &keys.k[h_idx(kv)];
-        if (!k->copy) continue;
-        /* read under the lock: another thread may grow the tables meanwhile */
-        MPI_Comm_copy_attr_function *copy = k->copy;
-        void *out = NULL, *in = oc->attr[i].val, *extra = k->extra;
-        int flag = 0;
-        cr_unlock(job);
-        int rc = copy(oldh, kv, extra, in, &out, &flag);
-        cr_lock(job);
-        oc = mpi_comm_get(oldh);
-        if (rc != MPI_SUCCESS) {
-            *kv_out = kv;
-            return rc;
-        }
-        if (flag) attr_put(job, mpi_comm_get(newh), kv, out);
-    }
-    return MPI_SUCCESS;
-}
-
-/* Delete one attribute of communicator h: its delete callback first. When the
- * callback fails the attribute stays, and its error is returned. */
-static int attr_delete_at(cr_job *job, MPI_Comm h, int kv)
-{
-    mpi_comm *c = mpi_comm_get(h);
-    mpi_attr *a = attr_find(c, kv);
-    keyval *k = &keys.k[h_idx(kv)];
-    if (k->del) {
-        void *v = a->val, *extra = k->extra;
-        MPI_Comm_delete_attr_function *del = k->del;
-        cr_unlock(job);
-        int rc = del(h, kv, v, extra);
-        cr_lock(job);
-        if (rc != MPI_SUCCESS) return rc;
-        c = mpi_comm_get(h);
-        a = attr_find(c, kv);
-    }
-    if (a) { /* keep the others in the order they were set */
-        memmove(a, a + 1, (size_t)(c->attr + c->nattr - (a + 1)) * sizeof *a);
-        c->nattr--;
-        keys.k[h_idx(kv)].refs--;
-    }
-    return MPI_SUCCESS;
-}
-
-/* Delete every attribute of h, the last set first (MPI-3.1 8.7.1 asks this
- * order of MPI_COMM_SELF at MPI_Finalize). Stops at the first callback that
- * fails and returns its error; *kv_out names the keyval. */
-static int attrs_delete(cr_job *job, MPI_Comm h, int *kv_out)
-{
-    mpi_comm *c;
-    while ((c = mpi_comm_get(h)) && c->nattr > 0) {
-        int kv = c->attr[c->nattr - 1].keyval;
-        int rc = attr_delete_at(job, h, kv);
-        if (rc != MPI_SUCCESS) {
-            *kv_out = kv;
-            return rc;
-        }
-    }
-    return MPI_SUCCESS;
-}
-
 int mpi_comm_self_finalize(cr_job *job)
 {
-    int kv = 0, rc = attrs_delete(job, MPI_COMM_SELF, &kv);
+    int kv = 0, rc = mpi_attrs_delete(job, MPI_OBJ_COMM, MPI_COMM_SELF, &kv);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(job, MPI_COMM_SELF, "MPI_Finalize", cb_class(rc),
+        return mpi_fail(job, MPI_COMM_SELF, "MPI_Finalize", mpi_attr_cb_class(rc),
                         "the delete callback of keyval %#x on MPI_COMM_SELF returned %d",
                         (unsigned)kv, rc);
     return MPI_SUCCESS;
@@ -1054,10 +917,10 @@ static int get_attr(const char *call, MPI_Comm comm, int kv, void *val, int *fla
         *flag = 1;
         return mpi_leave(job, MPI_SUCCESS);
     }
-    if (!key_get(kv) && !attr_find(c, kv))
+    mpi_attr *a = mpi_attr_find(MPI_OBJ_COMM, comm, kv);
+    if (!a && !mpi_keyval_live(kv, MPI_OBJ_COMM))
         return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_KEYVAL,
                                        "keyval %#x is not a valid keyval", (unsigned)kv));
-    mpi_attr *a = attr_find(c, kv);
     *flag = a != NULL;
     if (a) *(void **)val = a->val;
     return mpi_leave(job, MPI_SUCCESS);
@@ -1080,23 +943,18 @@ static int set_attr(const char *call, MPI_Comm comm, int kv, void *val)
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc && !key_get(kv))
+    if (!rc && !mpi_keyval_live(kv, MPI_OBJ_COMM))
         rc = mpi_fail(job, comm, call, MPI_ERR_KEYVAL,
                       "keyval %#x is not from MPI_Comm_create_keyval (predefined attributes are "
                       "read-only)",
                       (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
-    if (attr_find(c, kv)) { /* the old value is deleted first (its callback runs) */
-        rc = attr_delete_at(job, comm, kv);
-        if (rc != MPI_SUCCESS)
-            return mpi_leave(job, mpi_fail(job, comm, call, cb_class(rc),
-                                           "the delete callback of keyval %#x returned %d: the "
-                                           "old value stays",
-                                           (unsigned)kv, rc));
-        c = mpi_comm_get(comm);
-    }
-    attr_put(job, c, kv, val);
-    return mpi_leave(job, MPI_SUCCESS);
+    rc = mpi_attr_set(job, MPI_OBJ_COMM, comm, kv, val);
+    if (rc != MPI_SUCCESS)
+        rc = mpi_fail(job, comm, call, mpi_attr_cb_class(rc),
+                      "the delete callback of keyval %#x returned %d: the old value stays",
+                      (unsigned)kv, rc);
+    return mpi_leave(job, rc);
 }
 
 PMPI_WEAK(Comm_set_attr);
@@ -1116,13 +974,13 @@ static int delete_attr(const char *call, MPI_Comm comm, int kv)
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc && !attr_find(c, kv))
+    if (!rc && !mpi_attr_find(MPI_OBJ_COMM, comm, kv))
         rc =
             mpi_fail(job, comm, call, MPI_ERR_KEYVAL, "keyval %#x has no value here", (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
-    rc = attr_delete_at(job, comm, kv);
+    rc = mpi_attr_delete(job, MPI_OBJ_COMM, comm, kv);
     if (rc != MPI_SUCCESS)
-        rc = mpi_fail(job, comm, call, cb_class(rc),
+        rc = mpi_fail(job, comm, call, mpi_attr_cb_class(rc),
                       "the delete callback of keyval %#x returned %d: the attribute stays",
                       (unsigned)kv, rc);
     return mpi_leave(job, rc);
@@ -1438,10 +1296,4 @@ int PMPI_Group_free(MPI_Group *group)
     }
     *group = MPI_GROUP_NULL;
     return mpi_leave(job, MPI_SUCCESS);
-}
-
-/* MPI_Comm_idup (mpi_nbc.c) copies the attributes as MPI_Comm_dup does. */
-int mpi_comm_attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out)
-{
-    return attrs_copy(job, oldh, newh, kv_out);
 }

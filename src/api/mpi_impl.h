@@ -95,6 +95,16 @@ typedef struct mpi_rep {
     ptrdiff_t s[2];
 } mpi_rep;
 
+/* An attribute (MPI_*_set_attr), and an object's list of them in the order set. */
+typedef struct mpi_attr {
+    int keyval;
+    void *val;
+} mpi_attr;
+typedef struct mpi_attrs {
+    int n;
+    mpi_attr *a;
+} mpi_attrs;
+
 typedef struct mpi_type {
     int idx; /* its place in the table (the handle's index) */
     bool used, predef, committed;
@@ -117,8 +127,7 @@ typedef struct mpi_type {
     char name[MPI_MAX_OBJECT_NAME];
     size_t xsize;        /* bytes of one instance in "external32" (MPI_Pack_external) */
     struct mpi_env *env; /* how a derived type was made (NULL: predefined) */
-    int nattr;           /* attributes (MPI_Type_set_attr), in the order set */
-    struct mpi_attr *attr;
+    mpi_attrs attrs;     /* attributes (MPI_Type_set_attr) */
 } mpi_type;
 
 /* The constructor call a derived type came from (MPI_Type_get_envelope):
@@ -137,11 +146,6 @@ void mpi_type_enum(const mpi_env *e,
 /* A new live handle made like t (map, envelope, commit state): what
  * MPI_Type_get_contents returns for a derived type. */
 int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out);
-/* Datatype attributes (mpi_type_more.c): run the copy callbacks of old's into
- * new (MPI_Type_dup) / delete all of t's (MPI_Type_free); MPI_SUCCESS or the
- * callback's error (*kv_out: its keyval). */
-int mpi_type_attrs_copy(cr_job *job, MPI_Datatype old, MPI_Datatype newt, int *kv_out);
-int mpi_type_attrs_delete(cr_job *job, MPI_Datatype t, int *kv_out);
 
 static inline ptrdiff_t type_extent(const mpi_type *t)
 {
@@ -173,10 +177,39 @@ typedef struct mpi_group {
     int *ranks; /* job rank of each member */
 } mpi_group;
 
-typedef struct mpi_attr {
-    int keyval;
-    void *val;
-} mpi_attr;
+/* Attributes of communicators, datatypes and windows (mpi_attr.c): one keyval
+ * table, one algorithm. The callbacks' types are MPI's own (every handle is an
+ * int), without the object's name. */
+typedef enum { MPI_OBJ_COMM, MPI_OBJ_TYPE, MPI_OBJ_WIN } mpi_obj_kind;
+typedef int mpi_attr_copy_fn(int h, int keyval, void *extra, void *in, void *out, int *flag);
+typedef int mpi_attr_del_fn(int h, int keyval, void *val, void *extra);
+typedef struct mpi_keyval {
+    mpi_obj_kind kind;
+    bool used; /* the handle is live */
+    int refs;  /* attributes set with it, on any object */
+    mpi_attr_copy_fn *copy;
+    mpi_attr_del_fn *del;
+    void *extra;
+} mpi_keyval;
+/* A new keyval's handle (fatal when out of memory). */
+int mpi_keyval_create(cr_job *job, const char *call, mpi_obj_kind kind, mpi_attr_copy_fn *copy,
+                      mpi_attr_del_fn *del, void *extra);
+/* Free *kv (set to MPI_KEYVAL_INVALID); false when it is no keyval of this kind. */
+bool mpi_keyval_free(int *kv, mpi_obj_kind kind);
+bool mpi_keyval_live(int kv, mpi_obj_kind kind);           /* created, not freed, of this kind */
+mpi_attr *mpi_attr_find(mpi_obj_kind kind, int h, int kv); /* NULL: no value there */
+/* Set (the old value's delete callback first), delete one (its callback first),
+ * copy all on a dup (flag from each copy callback), delete all (the last set
+ * first): MPI_SUCCESS or the first failing callback's code (*kv_out: its keyval);
+ * what failed stays. */
+int mpi_attr_set(cr_job *job, mpi_obj_kind kind, int h, int kv, void *val);
+int mpi_attr_delete(cr_job *job, mpi_obj_kind kind, int h, int kv);
+int mpi_attrs_copy(cr_job *job, mpi_obj_kind kind, int oldh, int newh, int *kv_out);
+int mpi_attrs_delete(cr_job *job, mpi_obj_kind kind, int h, int *kv_out);
+void mpi_attrs_forget(mpi_attrs *l, mpi_obj_kind kind); /* no callbacks: they ran, or failed */
+/* The error class a failing callback's code is reported as. */
+int mpi_attr_cb_class(int rc);
+mpi_attrs *mpi_win_attrs(int h); /* mpi_win.c; NULL: not a live window */
 
 typedef struct mpi_comm {
     bool used;
@@ -187,8 +220,7 @@ typedef struct mpi_comm {
     uint16_t ctx; /* point-to-point; ctx + 1 is in g */
     cr_group g;   /* for the collective layer */
     MPI_Errhandler errh;
-    int nattr;
-    mpi_attr *attr;
+    mpi_attrs attrs;
     int ctx_hint;  /* word of the context map where creating calls over it look first */
     bool draining; /* freed with receives or messages pending on it: pair still taken */
     char name[MPI_MAX_OBJECT_NAME];
@@ -382,7 +414,9 @@ typedef struct mpi_state {
     int ngroups;
     mpi_type **types; /* each allocated once and never moved: maps point into them */
     int ntypes;
-    int last_code; /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
+    int last_code;    /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
+    mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
+    int nkeys;
 } mpi_state;
 
 extern mpi_state mpi_g;

@@ -2027,7 +2027,6 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
 long mpi_ctx_free_word(long w);
 MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
                       MPI_Errhandler errh);
-int mpi_comm_attrs_copy(cr_job *job, MPI_Comm oldh, MPI_Comm newh, int *kv_out);
 
 /* The context pair: at the call, the lowest IDUP_RESERVE pairs free here in
  * one word of the map, and not offered by a creating call under way in
@@ -2067,7 +2066,7 @@ static void idup_make(cr_job *job, nbc *s)
                                             MPI_CTX_FIRST_FREE + 2 * pair, s->ierrh);
     s->iranks = s->irranks = NULL; /* the communicator's now */
     if (mpi_comm_get(s->iparent)) {
-        int kv = 0, rc = mpi_comm_attrs_copy(job, s->iparent, nh, &kv);
+        int kv = 0, rc = mpi_attrs_copy(job, MPI_OBJ_COMM, s->iparent, nh, &kv);
         if (rc != MPI_SUCCESS)
             mpi_fail(job, s->iparent, call, MPI_ERR_OTHER,
                      "the copy callback of keyval %#x returned %d", (unsigned)kv, rc);

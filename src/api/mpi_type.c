@@ -839,7 +839,7 @@ void mpi_type_unref(int idx)
         mpi_env *e = t->env;
         free(t->blk);
         free(t->rep);
-        free(t->attr);
+        mpi_attrs_forget(&t->attrs, MPI_OBJ_TYPE);
         *t = (mpi_type){.idx = idx};
         if (e) env_free(e); /* may release the types it was made from in turn */
     }
@@ -1415,16 +1415,15 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     if (rc) return mpi_leave(job, rc);
     mpi_g.types[h_idx(nt)]->committed = t->committed;
     int kv = 0;
-    rc = mpi_type_attrs_copy(job, old, nt, &kv);
+    rc = mpi_attrs_copy(job, MPI_OBJ_TYPE, old, nt, &kv);
     if (rc != MPI_SUCCESS) { /* nothing changed: the copy goes */
         int ignored;
-        mpi_type_attrs_delete(job, nt, &ignored);
+        mpi_attrs_delete(job, MPI_OBJ_TYPE, nt, &ignored);
         mpi_type *n = mpi_g.types[h_idx(nt)];
         n->dead = true;
         mpi_type_unref(n->idx);
         return mpi_leave(job,
-                         mpi_fail(job, MPI_COMM_WORLD, call,
-                                  rc > 0 && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER,
+                         mpi_fail(job, MPI_COMM_WORLD, call, mpi_attr_cb_class(rc),
                                   "the copy callback of keyval %#x returned %d", (unsigned)kv, rc));
     }
     *newtype = nt;
@@ -1457,10 +1456,9 @@ int PMPI_Type_free(MPI_Datatype *dt)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
                                        "%s is predefined and cannot be freed", t->name));
     int kv = 0;
-    rc = mpi_type_attrs_delete(job, *dt, &kv);
+    rc = mpi_attrs_delete(job, MPI_OBJ_TYPE, *dt, &kv);
     if (rc != MPI_SUCCESS)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call,
-                                       rc > 0 && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER,
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, mpi_attr_cb_class(rc),
                                        "the delete callback of keyval %#x returned %d: the type "
                                        "stays",
                                        (unsigned)kv, rc));

@@ -559,23 +559,8 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *dt)
 
 /* ---- attributes ------------------------------------------------------------------ */
 
-#define TKEY_BIT 0x01000000u
-
-/* A keyval lives while its handle does (used) or attributes still hold it
- * (refs), as communicator keyvals do (mpi_comm.c): freeing it again meanwhile,
- * as programs do from their delete callbacks, is harmless. */
-typedef struct tkey {
-    bool used;
-    int refs; /* attributes set with it, on any datatype */
-    MPI_Type_copy_attr_function *copy;
-    MPI_Type_delete_attr_function *del;
-    void *extra;
-} tkey;
-
-static struct {
-    tkey *k;
-    int n;
-} tkeys;
+/* The keyvals and the lists are mpi_attr.c's, shared with communicators and
+ * windows; here are the calls and their checks. */
 
 int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -587,19 +572,6 @@ int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in, voi
     return MPI_SUCCESS;
 }
 
-/* The keyval's entry; 'any': also a freed one (values set keep working). */
-static tkey *tkey_get(int kv, bool any)
-{
-    if (!h_is(kv, K_KEYVAL) || !((unsigned)kv & TKEY_BIT)) return NULL;
-    int i = (int)((unsigned)h_idx(kv) & ~TKEY_BIT);
-    return i < tkeys.n && (any || tkeys.k[i].used) ? &tkeys.k[i] : NULL;
-}
-
-static int cb_class(int rc)
-{
-    return rc > MPI_SUCCESS && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
-}
-
 PMPI_WEAK(Type_create_keyval);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del,
                             int *keyval, void *extra)
@@ -608,11 +580,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_a
     cr_job *job = mpi_enter(call);
     int rc = null_arg(job, call, keyval, "type_keyval");
     if (rc) return mpi_leave(job, rc);
-    tkey *k = realloc(tkeys.k, (size_t)(tkeys.n + 1) * sizeof *k);
-    if (!k) cr_fatal(job, call, "out of memory");
-    tkeys.k = k;
-    tkeys.k[tkeys.n] = (tkey){true, 0, copy, del, extra};
-    *keyval = (int)(K_KEYVAL | TKEY_BIT | (unsigned)tkeys.n++);
+    *keyval = mpi_keyval_create(job, call, MPI_OBJ_TYPE, copy, del, extra);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -621,98 +589,11 @@ int PMPI_Type_free_keyval(int *kv)
 {
     const char *call = "MPI_Type_free_keyval";
     cr_job *job = mpi_enter(call);
-    tkey *k = kv ? tkey_get(*kv, true) : NULL;
-    if (!k || (!k->used && !k->refs))
+    if (!mpi_keyval_free(kv, MPI_OBJ_TYPE))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
                                        "not a keyval from MPI_Type_create_keyval, or one freed "
                                        "already"));
-    k->used = false; /* attributes already set keep working until deleted */
-    *kv = MPI_KEYVAL_INVALID;
     return mpi_leave(job, MPI_SUCCESS);
-}
-
-static mpi_attr *attr_find(mpi_type *t, int kv)
-{
-    for (int i = 0; i < t->nattr; i++)
-        if (t->attr[i].keyval == kv) return &t->attr[i];
-    return NULL;
-}
-
-static void attr_put(cr_job *job, mpi_type *t, int kv, void *val)
-{
-    mpi_attr *a = attr_find(t, kv);
-    if (!a) {
-        a = realloc(t->attr, (size_t)(t->nattr + 1) * sizeof *a);
-        if (!a) cr_fatal(job, "MPI_Type_set_attr", "out of memory");
-        t->attr = a;
-        a = &t->attr[t->nattr++];
-        a->keyval = kv;
-        tkey_get(kv, true)->refs++;
-    }
-    a->val = val;
-}
-
-/* Delete one attribute of type h, its callback first; when that fails the
- * attribute stays and its error is returned. */
-static int attr_delete_at(cr_job *job, MPI_Datatype h, int kv)
-{
-    mpi_type *t = mpi_type_get(h);
-    mpi_attr *a = attr_find(t, kv);
-    tkey *k = tkey_get(kv, true);
-    if (k->del) {
-        void *v = a->val, *extra = k->extra;
-        MPI_Type_delete_attr_function *del = k->del;
-        cr_unlock(job);
-        int rc = del(h, kv, v, extra);
-        cr_lock(job);
-        if (rc != MPI_SUCCESS) return rc;
-        t = mpi_type_get(h);
-        a = t ? attr_find(t, kv) : NULL;
-    }
-    if (a) {
-        memmove(a, a + 1, (size_t)(t->attr + t->nattr - (a + 1)) * sizeof *a);
-        t->nattr--;
-        tkey_get(kv, true)->refs--;
-    }
-    return MPI_SUCCESS;
-}
-
-int mpi_type_attrs_copy(cr_job *job, MPI_Datatype old, MPI_Datatype newt, int *kv_out)
-{
-    mpi_type *o = mpi_type_get(old);
-    for (int i = 0; o && i < o->nattr; i++) {
-        int kv = o->attr[i].keyval;
-        tkey *k = tkey_get(kv, true);
-        if (!k->copy) continue;
-        MPI_Type_copy_attr_function *copy = k->copy;
-        void *out = NULL, *in = o->attr[i].val, *extra = k->extra;
-        int flag = 0;
-        cr_unlock(job);
-        int rc = copy(old, kv, extra, in, &out, &flag);
-        cr_lock(job);
-        o = mpi_type_get(old);
-        if (rc != MPI_SUCCESS) {
-            *kv_out = kv;
-            return rc;
-        }
-        mpi_type *n = mpi_type_get(newt);
-        if (flag && n) attr_put(job, n, kv, out);
-    }
-    return MPI_SUCCESS;
-}
-
-int mpi_type_attrs_delete(cr_job *job, MPI_Datatype h, int *kv_out)
-{
-    mpi_type *t;
-    while ((t = mpi_type_get(h)) && t->nattr > 0) {
-        int kv = t->attr[t->nattr - 1].keyval;
-        int rc = attr_delete_at(job, h, kv);
-        if (rc != MPI_SUCCESS) {
-            *kv_out = kv;
-            return rc;
-        }
-    }
-    return MPI_SUCCESS;
 }
 
 PMPI_WEAK(Type_set_attr);
@@ -722,24 +603,16 @@ int PMPI_Type_set_attr(MPI_Datatype dt, int kv, void *val)
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     int rc = type_arg(job, call, dt, &t);
-    if (!rc && !tkey_get(kv, false))
+    if (!rc && !mpi_keyval_live(kv, MPI_OBJ_TYPE))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
                       "keyval %#x is not from MPI_Type_create_keyval", (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
-    if (attr_find(t, kv)) { /* the old value is deleted first (its callback runs) */
-        rc = attr_delete_at(job, dt, kv);
-        if (rc != MPI_SUCCESS)
-            return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, cb_class(rc),
-                                           "the delete callback of keyval %#x returned %d: the "
-                                           "old value stays",
-                                           (unsigned)kv, rc));
-        t = mpi_type_get(dt);
-        if (!t)
-            return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
-                                           "the datatype was freed by the delete callback"));
-    }
-    attr_put(job, t, kv, val);
-    return mpi_leave(job, MPI_SUCCESS);
+    rc = mpi_attr_set(job, MPI_OBJ_TYPE, dt, kv, val);
+    if (rc != MPI_SUCCESS)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, mpi_attr_cb_class(rc),
+                      "the delete callback of keyval %#x returned %d: the old value stays",
+                      (unsigned)kv, rc);
+    return mpi_leave(job, rc);
 }
 
 PMPI_WEAK(Type_get_attr);
@@ -751,11 +624,11 @@ int PMPI_Type_get_attr(MPI_Datatype dt, int kv, void *val, int *flag)
     int rc = type_arg(job, call, dt, &t);
     if (!rc && (!val || !flag))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
-    if (!rc && !tkey_get(kv, false) && !attr_find(t, kv))
+    mpi_attr *a = rc ? NULL : mpi_attr_find(MPI_OBJ_TYPE, dt, kv);
+    if (!rc && !a && !mpi_keyval_live(kv, MPI_OBJ_TYPE))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
                       "keyval %#x is not a datatype keyval", (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
-    mpi_attr *a = attr_find(t, kv);
     *flag = a != NULL;
     if (a) *(void **)val = a->val;
     return mpi_leave(job, MPI_SUCCESS);
@@ -768,13 +641,13 @@ int PMPI_Type_delete_attr(MPI_Datatype dt, int kv)
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     int rc = type_arg(job, call, dt, &t);
-    if (!rc && !attr_find(t, kv))
+    if (!rc && !mpi_attr_find(MPI_OBJ_TYPE, dt, kv))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL, "keyval %#x has no value here",
                       (unsigned)kv);
     if (rc) return mpi_leave(job, rc);
-    rc = attr_delete_at(job, dt, kv);
+    rc = mpi_attr_delete(job, MPI_OBJ_TYPE, dt, kv);
     if (rc != MPI_SUCCESS)
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, cb_class(rc),
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, mpi_attr_cb_class(rc),
                       "the delete callback of keyval %#x returned %d: the attribute stays",
                       (unsigned)kv, rc);
     return mpi_leave(job, rc);

@@ -38,11 +38,6 @@ enum { CTL_LOCK = 0, CTL_ACC = 1, CTL_FIRST = 2 };
 #define MAX_ATTACH 16384
 #define LOCK_WRITER (1ull << 62)
 
-typedef struct win_attr {
-    int keyval;
-    void *val;
-} win_attr;
-
 typedef struct mpi_win {
     bool used;
     MPI_Comm comm; /* a private duplicate of the creating communicator */
@@ -71,8 +66,7 @@ typedef struct mpi_win {
     bool exp_on;
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
-    win_attr *attr;
-    int nattr;
+    mpi_attrs attrs;
     MPI_Info info;
     uint64_t sync_word; /* MPI_Win_sync's barrier */
     /* Scratch buffers of the accumulates, kept between calls (a fresh large
@@ -473,8 +467,6 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
                                    "%p is not the base of a region attached to this window", base));
 }
 
-static void attrs_delete(cr_job *job, MPI_Win h, mpi_win *w);
-
 PMPI_WEAK(Win_free);
 int PMPI_Win_free(MPI_Win *win)
 {
@@ -491,7 +483,11 @@ int PMPI_Win_free(MPI_Win *win)
                                                    : "a lock without unlock"));
     cr_rma_flush(job, call, -1);
     cr_coll_barrier(job, &w->c->g, call); /* nobody reaches this memory any more */
-    attrs_delete(job, *win, w);
+    /* Past the barrier the others free theirs: a delete callback that fails is
+     * reported, but the window goes all the same. */
+    int kv = 0, cb = mpi_attrs_delete(job, MPI_OBJ_WIN, *win, &kv);
+    w = win_get(*win);
+    mpi_attrs_forget(&w->attrs, MPI_OBJ_WIN);
     if (w->flavor == MPI_WIN_FLAVOR_SHARED) /* the parts are the segment's, unmapped below */
         for (int m = 0; m < w->mem.n; m++)
             if (m != w->mem.me) w->mem.map[m] = NULL;
@@ -519,11 +515,17 @@ int PMPI_Win_free(MPI_Win *win)
     free(w->lockst);
     free(w->access);
     free(w->expose);
+    if (cb != MPI_SUCCESS)
+        cb = win_fail(job, *win, call, mpi_attr_cb_class(cb),
+                      "the delete callback of keyval %#x returned %d (the window is freed: its "
+                      "other members have freed theirs)",
+                      (unsigned)kv, cb);
     wins.w[h_idx(*win)] = NULL;
     free(w);
     *win = MPI_WIN_NULL;
     cr_unlock(job);
-    return mpi_leave_unlocked(job, PMPI_Comm_free(&dup));
+    rc = PMPI_Comm_free(&dup);
+    return mpi_leave_unlocked(job, cb != MPI_SUCCESS ? cb : rc);
 }
 
 PMPI_WEAK(Win_shared_query);
@@ -1693,19 +1695,9 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
     return mpi_leave(job, rc);
 }
 
-/* Window keyvals: the program's, in a table of their own (handles K_KEYVAL
- * with bit 23), and the predefined MPI_WIN_* ones, which have no entry. */
-#define WKEY_BIT 0x00800000u
-typedef struct wkey {
-    bool used;
-    MPI_Win_copy_attr_function *copy;
-    MPI_Win_delete_attr_function *del;
-    void *extra;
-} wkey;
-static struct {
-    wkey *k;
-    int n;
-} wkeys;
+/* Window keyvals and attribute lists are mpi_attr.c's, shared with
+ * communicators and datatypes; the predefined MPI_WIN_* keyvals are answered
+ * here (MPI_Win_get_attr). */
 
 int MPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -1715,11 +1707,10 @@ int MPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra, void *in, void *out,
     return MPI_SUCCESS;
 }
 
-static wkey *wkey_get(int kv)
+mpi_attrs *mpi_win_attrs(int h)
 {
-    if (((unsigned)kv & (H_KIND_MASK | WKEY_BIT)) != (K_KEYVAL | WKEY_BIT)) return NULL;
-    int i = (int)((unsigned)kv & (WKEY_BIT - 1));
-    return i < wkeys.n && wkeys.k[i].used ? &wkeys.k[i] : NULL;
+    mpi_win *w = win_get(h);
+    return w ? &w->attrs : NULL;
 }
 
 PMPI_WEAK(Win_create_keyval);
@@ -1730,11 +1721,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr
     cr_job *job = mpi_enter(call);
     if (!keyval)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "keyval is NULL"));
-    wkey *k = realloc(wkeys.k, (size_t)(wkeys.n + 1) * sizeof *k);
-    if (!k) cr_fatal(job, call, "out of memory");
-    wkeys.k = k;
-    wkeys.k[wkeys.n] = (wkey){true, copy, del, extra};
-    *keyval = (int)(K_KEYVAL | WKEY_BIT | (unsigned)wkeys.n++);
+    *keyval = mpi_keyval_create(job, call, MPI_OBJ_WIN, copy, del, extra);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -1743,55 +1730,11 @@ int PMPI_Win_free_keyval(int *keyval)
 {
     const char *call = "MPI_Win_free_keyval";
     cr_job *job = mpi_enter(call);
-    wkey *k = keyval ? wkey_get(*keyval) : NULL;
-    if (!k)
+    if (!mpi_keyval_free(keyval, MPI_OBJ_WIN))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_KEYVAL,
-                                       "not a keyval from MPI_Win_create_keyval, or freed"));
-    /* values set with it keep their delete callback: the entry stays, unusable */
-    k->copy = NULL;
-    *keyval = MPI_KEYVAL_INVALID;
+                                       "not a keyval from MPI_Win_create_keyval, or one freed "
+                                       "already"));
     return mpi_leave(job, MPI_SUCCESS);
-}
-
-static win_attr *attr_find(mpi_win *w, int kv)
-{
-    for (int i = 0; i < w->nattr; i++)
-        if (w->attr[i].keyval == kv) return &w->attr[i];
-    return NULL;
-}
-
-/* Delete attribute i of w, its callback first; the callback's code. */
-static int attr_drop(cr_job *job, MPI_Win h, mpi_win *w, int i)
-{
-    win_attr a = w->attr[i];
-    int idx = (int)((unsigned)a.keyval & (WKEY_BIT - 1));
-    wkey k = wkeys.k[idx];
-    int rc = MPI_SUCCESS;
-    if (k.del) {
-        cr_unlock(job);
-        rc = k.del(h, a.keyval, a.val, k.extra);
-        cr_lock(job);
-    }
-    if (rc) return rc;
-    w = win_get(h);
-    if (!w) return MPI_SUCCESS;
-    for (int j = 0; j < w->nattr; j++)
-        if (w->attr[j].keyval == a.keyval) {
-            w->attr[j] = w->attr[--w->nattr];
-            break;
-        }
-    return MPI_SUCCESS;
-}
-
-static void attrs_delete(cr_job *job, MPI_Win h, mpi_win *w)
-{
-    while (w->nattr) {
-        attr_drop(job, h, w, w->nattr - 1);
-        w = win_get(h);
-        if (!w) return;
-    }
-    free(w->attr);
-    w->attr = NULL;
 }
 
 PMPI_WEAK(Win_set_attr);
@@ -1801,22 +1744,17 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *val)
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
-    if (!rc && !wkey_get(keyval))
+    if (!rc && !mpi_keyval_live(keyval, MPI_OBJ_WIN))
         rc = win_fail(job, win, call, MPI_ERR_KEYVAL,
                       "keyval %#x is not from MPI_Win_create_keyval (or was freed)",
                       (unsigned)keyval);
     if (rc) return mpi_leave(job, rc);
-    win_attr *a = attr_find(w, keyval);
-    if (a) {
-        rc = attr_drop(job, win, w, (int)(a - w->attr));
-        if (rc) return mpi_leave(job, rc);
-        w = win_get(win);
-    }
-    win_attr *t = realloc(w->attr, (size_t)(w->nattr + 1) * sizeof *t);
-    if (!t) cr_fatal(job, call, "out of memory");
-    w->attr = t;
-    w->attr[w->nattr++] = (win_attr){keyval, val};
-    return mpi_leave(job, MPI_SUCCESS);
+    rc = mpi_attr_set(job, MPI_OBJ_WIN, win, keyval, val);
+    if (rc != MPI_SUCCESS)
+        rc = win_fail(job, win, call, mpi_attr_cb_class(rc),
+                      "the delete callback of keyval %#x returned %d: the old value stays",
+                      (unsigned)keyval, rc);
+    return mpi_leave(job, rc);
 }
 
 PMPI_WEAK(Win_get_attr);
@@ -1848,10 +1786,10 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
         *(int **)val = &unified;
         break;
     default: {
-        if (!wkey_get(keyval) && !attr_find(w, keyval))
+        mpi_attr *a = mpi_attr_find(MPI_OBJ_WIN, win, keyval);
+        if (!a && !mpi_keyval_live(keyval, MPI_OBJ_WIN))
             return mpi_leave(job, win_fail(job, win, call, MPI_ERR_KEYVAL,
                                            "keyval %#x is not a window keyval", (unsigned)keyval));
-        win_attr *a = attr_find(w, keyval);
         *flag = a != NULL;
         if (a) *(void **)val = a->val;
     }
@@ -1866,10 +1804,14 @@ int PMPI_Win_delete_attr(MPI_Win win, int keyval)
     cr_job *job = mpi_enter(call);
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
-    win_attr *a = rc ? NULL : attr_find(w, keyval);
-    if (!rc && !a)
+    if (!rc && !mpi_attr_find(MPI_OBJ_WIN, win, keyval))
         rc = win_fail(job, win, call, MPI_ERR_KEYVAL, "keyval %#x has no value on this window",
                       (unsigned)keyval);
     if (rc) return mpi_leave(job, rc);
-    return mpi_leave(job, attr_drop(job, win, w, (int)(a - w->attr)));
+    rc = mpi_attr_delete(job, MPI_OBJ_WIN, win, keyval);
+    if (rc != MPI_SUCCESS)
+        rc = win_fail(job, win, call, mpi_attr_cb_class(rc),
+                      "the delete callback of keyval %#x returned %d: the attribute stays",
+                      (unsigned)keyval, rc);
+    return mpi_leave(job, rc);
 }
