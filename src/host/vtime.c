@@ -4,13 +4,16 @@
  *
  * Invariants:
  *  - a rank's clock only grows, and it stores it (release) before it says
- *    anything to the simulator, so the simulator may read it as a lower bound
- *    of every time the rank will send at;
+ *    anything to the simulator; a message is stamped with the clock plus its
+ *    send overhead and is in the out ring before the clock moves there, so
+ *    the simulator, reading a clock before the ring, may take that clock plus
+ *    o_send as a lower bound of every message it has not read yet;
  *  - a ring has one producer and one consumer: the producer alone writes
  *    head, the consumer alone tail; a record is published by the release
  *    store of head after its bytes;
  *  - a rank waits for the simulator only on its slot's wake word, and empties
- *    its in ring each time it wakes, so the simulator can always write on. */
+ *    its in ring each time it wakes (once the simulator has seen how far a
+ *    block had read it), so the simulator can always write on. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
