@@ -31,6 +31,10 @@ int cr_rank(void);    /* this rank */
 int cr_size(void);    /* ranks in the job */
 void cr_sync(void);   /* barrier of every rank of the job */
 double cr_time(void); /* seconds on the job's clock (only differences mean anything) */
+/* Under courier run --sim: the virtual time in ns (what cr_time and MPI_Wtime read); -1
+ * when this process is not a simulated rank, or not yet one (it starts with the first
+ * call into courier). The timer shim the simulated mode preloads reads it. */
+long long cr_virtual_ns(void);
 
 /* ---- one-sided: regions ------------------------------------------------------ */
 

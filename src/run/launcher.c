@@ -175,7 +175,8 @@ typedef struct job_spec {
     uint64_t hang_at;
     int argc; /* the command line from "run" on, as the trace names the job */
     char **argv;
-    cr_vsim *vsim; /* --sim: the simulator (src/run/vsim.c), else NULL */
+    cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
+    char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
 } job_spec;
 
 static const char usage_text[] =
@@ -689,6 +690,19 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
         fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
         snprintf(v, sizeof v, "%d", fd);
         setenv("COURIER_SIM_FD", v, 1);
+        if (js->sim_preload[0]) { /* the program's own timers read virtual time too */
+            const char *old = getenv("LD_PRELOAD");
+            char pre[PATH_MAX * 2];
+            snprintf(pre, sizeof pre, "%s%s%s", js->sim_preload, old && *old ? ":" : "",
+                     old ? old : "");
+            setenv("LD_PRELOAD", pre, 1);
+            /* A program built with AddressSanitizer wants its runtime first of
+             * all; the shim replaces no memory function, so that check may go. */
+            const char *asan = getenv("ASAN_OPTIONS");
+            snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
+                     asan && *asan ? ":" : "");
+            setenv("ASAN_OPTIONS", pre, 1);
+        }
     }
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
@@ -797,6 +811,34 @@ static const char *host_of_rank(const job_spec *js, int r)
             r < js->tree->hosts[h].first + js->tree->hosts[h].count)
             return js->tree->hosts[h].name;
     return "?";
+}
+
+/* The simulated mode's timer shim (src/api/simclock.c), beside libcourier:
+ * from the build tree's tools/courier, ../src; from an installed bin/courier,
+ * ../<libdir>. Without it the ranks run on, and only courier's own timers
+ * (dclock, MPI_Wtime, ...) read virtual time: said once. */
+static void find_sim_preload(job_spec *js, const char *who)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    js->sim_preload[0] = '\0';
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) *slash = '\0';
+        const char *rel[] = {"../src", "../" COURIER_LIBDIR};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            char p[PATH_MAX];
+            if (snprintf(p, sizeof p, "%s/%s/libcourier_simclock.so", self, rel[i]) <
+                    (int)sizeof p &&
+                access(p, R_OK) == 0 && realpath(p, js->sim_preload))
+                return;
+        }
+    }
+    fprintf(stderr,
+            "%s: --sim: libcourier_simclock.so is not beside courier; the programs' own "
+            "clock_gettime and gettimeofday read real time (dclock and MPI_Wtime are virtual)\n",
+            who);
 }
 
 /* A rank ended (here, or reported by an agent): note the failure that will end
@@ -1485,6 +1527,7 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
             close(js->secretfd);
             return 1;
         }
+        find_sim_preload(js, who);
     }
     js->started = now_ns();
     if (start_ranks(js, segfd) < 0) {

@@ -12,6 +12,9 @@
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
 #     anysrc MACHINE NRANKS            wildcard receives see the messages in the
 #                                      order of their arrival (nearest first)
+#     clock MACHINE FIGURE_US          a ping-pong timed with clock_gettime and
+#                                      gettimeofday reads virtual time (within 5 %
+#                                      of FIGURE_US, and as dclock does)
 #     handler MACHINE                  an hrecv handler runs while its rank waits
 #                                      for a later message (at least 0.5 ms of
 #                                      virtual time before that one), not while
@@ -97,6 +100,16 @@ hotspot)
     awk -v a="$hotbg" -v b="$base" 'BEGIN { exit !(a >= 2 * b) }' ||
         fail "the hot spot should slow the other traffic (tree saturation)"
     [ "$busiest" = "node 0 down" ] || fail "rank 0's link should be the busiest"
+    ;;
+clock)
+    out=$("$courier" run --timeout 60 --sim "$1,cpu=0" -n 2 "$prog" clock 20 2>/dev/null)
+    echo "$out"
+    read -r cg gt dc < <(echo "$out" | awk '$1 == "clock" { print $2, $3, $4 }')
+    [ -n "$dc" ] || fail "no report from the program"
+    within "$cg" "$2" || fail "clock_gettime: $cg us, not within 5 % of $2"
+    within "$gt" "$2" || fail "gettimeofday: $gt us, not within 5 % of $2"
+    awk -v a="$cg" -v b="$dc" 'BEGIN { d = a - b; exit !(d < 0.001 && d > -0.001) }' ||
+        fail "clock_gettime ($cg) and dclock ($dc) disagree"
     ;;
 handler)
     out=$("$courier" run --timeout 60 --sim "$1,cpu=0" -n 2 "$prog" handler 2>/dev/null)

@@ -17,6 +17,9 @@
  *                                    SIZE to each other, one every GAP_US, and time
  *                                    each; rank 0 prints "background MEAN_US over N"
  *   echo deadlock                    never returns (the launcher reports it)
+ *   echo clock ITERS                 the NX ping-pong with rank 1 timed three ways:
+ *                                    rank 0 prints "clock CLOCK_GETTIME_US
+ *                                    GETTIMEOFDAY_US DCLOCK_US" (one way)
  *   echo handler                     rank 0's hrecv handler runs while it waits in a
  *                                    crecv for a later message; rank 0 prints
  *                                    "handler AT_US crecv AT_US masked AT_US"
@@ -25,6 +28,8 @@
  *                                    reports the kill, not a deadlock) */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,6 +180,34 @@ int main(int argc, char **argv)
             return 2;
         }
         hotspot(me, np, atoi(argv[2]), atol(argv[3]), atoi(argv[4]), atoi(argv[5]), atof(argv[6]));
+        return 0;
+    }
+    if (!strcmp(mode, "clock") && argc == 3) {
+        long iters = atol(argv[2]);
+        char c = 0;
+        struct timespec a, b;
+        struct timeval ta, tb;
+        double d0 = dclock();
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        gettimeofday(&ta, NULL);
+        for (long i = 0; i < iters && me < 2; i++) {
+            if (me == 0) {
+                csend(1, &c, 0, 1, 0);
+                crecv(1, &c, 0);
+            } else {
+                crecv(1, &c, 0);
+                csend(1, &c, 0, 0, 0);
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        gettimeofday(&tb, NULL);
+        double d1 = dclock(), n = 2.0 * (double)iters;
+        if (me == 0)
+            printf("clock %.3f %.3f %.3f\n",
+                   ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 /
+                       n,
+                   ((double)(tb.tv_sec - ta.tv_sec) * 1e6 + (double)(tb.tv_usec - ta.tv_usec)) / n,
+                   (d1 - d0) * 1e6 / n);
         return 0;
     }
     if (!strcmp(mode, "handler")) {
