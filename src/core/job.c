@@ -144,7 +144,7 @@ static uint64_t clk_slow(int ph);
 uint64_t cr_clock_ns(void)
 {
     if (__builtin_expect(cr_the_job.vt.base != NULL, 0))
-        return (uint64_t)cr_vt_now(&cr_the_job.vt) / 1000u; /* virtual time (--sim) */
+        return (uint64_t)cr_vt_read(&cr_the_job.vt) / 1000u; /* virtual time (--sim) */
     typeof(cr_the_job.clk) *k = &cr_the_job.clk;
     int ph = atomic_load_explicit(&k->phase, memory_order_acquire);
     if (__builtin_expect(ph >= CLK_LINE, 1)) {

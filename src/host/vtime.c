@@ -126,6 +126,7 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
     v->hd = base;
     v->me = cr_vt_slot_of(base, rank);
     v->rank = rank;
+    v->owner = pthread_self();
     v->size = size;
     if (v->hd->cpu_factor > 0) v->cpu_last = cpu_ns();
     return 0;
@@ -157,6 +158,12 @@ int64_t cr_vt_now(cr_vt *v)
         }
     }
     return c;
+}
+
+int64_t cr_vt_read(cr_vt *v)
+{
+    if (pthread_equal(pthread_self(), v->owner)) return cr_vt_now(v);
+    return atomic_load_explicit(&v->me->clock, memory_order_acquire);
 }
 
 void cr_vt_mark(cr_vt *v)

@@ -23,6 +23,7 @@
 #ifndef COURIER_VTIME_H
 #define COURIER_VTIME_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -161,6 +162,7 @@ typedef struct cr_vt {
     cr_vt_head *hd;
     cr_vt_slot *me;
     int rank, size;
+    pthread_t owner;  /* the thread that attached: its CPU time is the rank's compute */
     int64_t cpu_last; /* thread CPU time (ns) when compute was last counted */
     int64_t synced;   /* the in ring was complete for arrivals before this time */
     /* The sim transport's: empty the in ring into its own queue (while the
@@ -177,6 +179,8 @@ void cr_vt_detach(cr_vt *v);
 /* Count the compute since the last call (CPU time times cpu_factor) and
  * return the clock. Every entry into the engine's time-taking paths calls it. */
 int64_t cr_vt_now(cr_vt *v);
+/* The clock, read from any thread (only the owner's calls count compute). */
+int64_t cr_vt_read(cr_vt *v);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */
