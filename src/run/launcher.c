@@ -813,6 +813,10 @@ static const char *host_of_rank(const job_spec *js, int r)
     return "?";
 }
 
+#ifndef COURIER_LIBDIR /* the build gives the install's (CMAKE_INSTALL_LIBDIR) */
+#define COURIER_LIBDIR "lib"
+#endif
+
 /* The simulated mode's timer shim (src/api/simclock.c), beside libcourier:
  * from the build tree's tools/courier, ../src; from an installed bin/courier,
  * ../<libdir>. Without it the ranks run on, and only courier's own timers
