@@ -77,19 +77,23 @@ static mpi_attrs *attrs_of(mpi_obj_kind kind, int h)
     }
 }
 
-mpi_attr *mpi_attr_find(mpi_obj_kind kind, int h, int kv)
+static mpi_attr *find_in(mpi_attrs *l, int kv)
 {
-    mpi_attrs *l = attrs_of(kind, h);
     for (int i = 0; l && i < l->n; i++)
         if (l->a[i].keyval == kv) return &l->a[i];
     return NULL;
 }
 
+mpi_attr *mpi_attr_find(mpi_obj_kind kind, int h, int kv)
+{
+    return find_in(attrs_of(kind, h), kv);
+}
+
 static void put(cr_job *job, mpi_obj_kind kind, int h, int kv, void *val)
 {
-    mpi_attr *a = mpi_attr_find(kind, h, kv);
     mpi_attrs *l = attrs_of(kind, h);
     if (!l) return;
+    mpi_attr *a = find_in(l, kv);
     if (!a) {
         a = realloc(l->a, (size_t)(l->n + 1) * sizeof *a);
         if (!a) cr_fatal(job, "MPI attributes", "out of memory");

@@ -241,9 +241,9 @@ static void deliver(cr_net *net, cr_msg *m)
     if (net->deliver) net->deliver(net, m, net->deliver_ctx);
 }
 
-static int is_eager(const cr_swmodel *sw, const cr_msg *m)
+static int is_eager(const cr_swmodel *sw, uint64_t bytes)
 {
-    return sw->eager_max < 0 || m->bytes <= (uint64_t)sw->eager_max;
+    return sw->eager_max < 0 || bytes <= (uint64_t)sw->eager_max;
 }
 
 static void step(cr_sim *sim, void *obj, uint64_t arg)
@@ -255,7 +255,7 @@ static void step(cr_sim *sim, void *obj, uint64_t arg)
     const cr_swmodel *sw = net->sw;
     switch (m->stage) {
     case ST_SENT:
-        if (is_eager(sw, m))
+        if (is_eager(sw, m->bytes))
             wire(net, m, m->src, m->dst, m->bytes, ST_DATA);
         else
             wire(net, m, m->src, m->dst, sw->ctl_bytes, ST_PROXY);
@@ -297,21 +297,20 @@ void cr_net_wire_done(cr_net *net, cr_msg *m)
 
 void cr_net_send(cr_net *net, cr_msg *m)
 {
-    m->net = net;
-    if (!net->sw) {
-        wire(net, m, m->src, m->dst, m->bytes, ST_DATA);
+    if (!net->sw) { /* no end-point costs to pay: straight onto the wire */
+        cr_net_send_wired(net, m);
         return;
     }
+    m->net = net;
     cr_time cost = net->sw->o_send;
-    if (is_eager(net->sw, m)) cost += (cr_time)m->bytes * net->sw->copy_ps;
+    if (is_eager(net->sw, m->bytes)) cost += (cr_time)m->bytes * net->sw->copy_ps;
     cpu_then(net, m, m->src, cost, ST_SENT);
 }
 
 cr_time cr_net_recv_cost(const cr_swmodel *sw, uint64_t bytes)
 {
     if (!sw) return 0;
-    uint64_t copied =
-        sw->eager_max < 0 || bytes <= (uint64_t)sw->eager_max ? bytes : (uint64_t)sw->eager_max;
+    uint64_t copied = is_eager(sw, bytes) ? bytes : (uint64_t)sw->eager_max;
     return sw->o_recv + (cr_time)copied * sw->copy_ps;
 }
 

@@ -65,9 +65,7 @@ typedef struct vrank {
     pkt *assembling;        /* an out message whose parts are still coming */
     pkt *hold, **hold_tail; /* arrivals that found no room in the in ring */
     int64_t block_c;        /* clock when it blocked */
-    int64_t wake_t;         /* its first arrival since it last saw its in ring whole (-1: none
-                               yet); it runs again from resume = max(block_c, wake_t + 1) */
-    int64_t resume;
+    int64_t resume;         /* blocked and woken: where it runs again from (-1: not woken) */
 } vrank;
 
 struct cr_vsim {
@@ -387,7 +385,6 @@ static void hold(cr_vsim *s, pkt *p)
 static void woken(cr_vsim *s, int r, int64_t t)
 {
     vrank *v = &s->r[r];
-    v->wake_t = t;
     v->resume = t + 1 > v->block_c ? t + 1 : v->block_c;
     s->woke[s->nwoke++] = r;
     if (v->resume < s->h) s->h = v->resume;
@@ -407,7 +404,7 @@ static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
         free(p);
         return;
     }
-    if (v->st == CR_VT_BLOCK && v->wake_t < 0) woken(s, p->dst, p->t);
+    if (v->st == CR_VT_BLOCK && v->resume < 0) woken(s, p->dst, p->t);
     if (v->hold || !write_in(s, p))
         hold(s, p);
     else
@@ -422,7 +419,7 @@ static void answer_block(cr_vsim *s, int r)
     atomic_store_explicit(&sl->clock, c, memory_order_relaxed); /* where it resumes */
     atomic_store_explicit(&sl->state, CR_VT_RUN, memory_order_release);
     v->st = CR_VT_RUN;
-    v->wake_t = -1;
+    v->resume = -1;
     s->active[s->nactive++] = r;
     if (c < s->h) s->h = c; /* it runs from c: the horizon comes back to it */
     wake_rank(s, r);
@@ -605,7 +602,7 @@ static void *vsim_main(void *arg)
             if (st == CR_VT_BLOCK) {
                 v->st = CR_VT_BLOCK;
                 v->block_c = c;
-                v->wake_t = -1;
+                v->resume = -1;
                 int64_t next = pending_arrival(s, r);
                 if (next != CR_VT_NEVER) woken(s, r, next);
             } else {
@@ -731,7 +728,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     for (int r = 0; r < nranks; r++) {
-        s->r[r].wake_t = -1;
+        s->r[r].resume = -1;
         s->active[s->nactive++] = r;
     }
     return s;

@@ -9,8 +9,9 @@
 
 typedef struct cr_vsim cr_vsim;
 
-/* Check a --sim argument ("MACHINE[,key=value...]") for n ranks without
- * building anything: 0, or -1 with a one-line reason in err. */
+/* Check a --sim argument ("MACHINE[,key=value...]") for n ranks (the model is
+ * built to check its limits, then freed; no segment, no thread): 0, or -1 with
+ * a one-line reason in err. */
 int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen);
 /* Build the model and the shared segment for n ranks: NULL with err set on
  * failure. The segment's descriptor (cr_vsim_fd) goes to every rank as
@@ -26,8 +27,9 @@ void cr_vsim_rank_gone(cr_vsim *s, int r);
  * rank's virtual time in microseconds. */
 bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us);
 /* Stop the thread (if running) and print the summary: the job's virtual time,
- * each rank's compute, send and wait times, messages and bytes; with json,
- * write the same to that file too. Returns 0, or -1 if the file failed. */
+ * each rank's compute, send, receive and wait times, messages and bytes, and
+ * the busiest links; with json, write the same to that file too. Returns 0, or
+ * -1 if the file failed. */
 int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s);
 void cr_vsim_free(cr_vsim *s);
 
