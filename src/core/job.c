@@ -162,7 +162,7 @@ uint64_t cr_clock_ns(void)
 static uint64_t clk_slow(int ph)
 {
     typeof(cr_the_job.clk) *k = &cr_the_job.clk;
-    uint64_t ns, t;
+    uint64_t ns = 0, t = 0; /* (set by clk_pair; some gcc versions cannot see it) */
     if (ph == CLK_NONE && clk_take(CLK_NONE, CLK_SETTING)) {
         bool tsc = cr_tsc_ok(); /* (CPUID traps to the hypervisor: tens of us in a VM) */
         clk_pair(&ns, &t);      /* after the check */
