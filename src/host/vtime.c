@@ -30,7 +30,7 @@
 
 size_t cr_vt_ring_bytes(int nranks)
 {
-    return nranks <= 256 ? 65536 : nranks <= 1024 ? 32768 : 16384;
+    return nranks <= 64 ? 65536 : nranks <= 1024 ? 32768 : 16384;
 }
 
 static size_t ring_total(int nranks)
@@ -38,10 +38,22 @@ static size_t ring_total(int nranks)
     return sizeof(cr_vt_ring) + cr_vt_ring_bytes(nranks);
 }
 
-size_t cr_vt_segment_size(int nranks)
+static uint32_t wq_cap(int nranks)
+{
+    uint32_t c = 64;
+    while (c < 2 * (uint32_t)nranks) c *= 2;
+    return c;
+}
+
+static size_t rings_off(int nranks)
 {
     size_t slots = ALIGN64(sizeof(cr_vt_head)) + (size_t)nranks * sizeof(cr_vt_slot);
-    return ALIGN64(slots) + (size_t)nranks * 2 * ring_total(nranks);
+    return ALIGN64(ALIGN64(slots) + wq_cap(nranks) * sizeof(_Atomic int32_t));
+}
+
+size_t cr_vt_segment_size(int nranks)
+{
+    return rings_off(nranks) + (size_t)nranks * 2 * ring_total(nranks);
 }
 
 void cr_vt_segment_init(void *base, int nranks)
@@ -51,7 +63,9 @@ void cr_vt_segment_init(void *base, int nranks)
     h->nranks = (uint32_t)nranks;
     h->ring_bytes = cr_vt_ring_bytes(nranks);
     h->slot_off = ALIGN64(sizeof(cr_vt_head));
-    h->ring_off = ALIGN64(h->slot_off + (size_t)nranks * sizeof(cr_vt_slot));
+    h->wq_off = ALIGN64(h->slot_off + (size_t)nranks * sizeof(cr_vt_slot));
+    h->wq_cap = wq_cap(nranks);
+    h->ring_off = rings_off(nranks);
     h->total = cr_vt_segment_size(nranks);
     atomic_store(&h->done, -1);
     for (int r = 0; r < nranks; r++) {
@@ -101,6 +115,53 @@ void cr_vt_ring_take(cr_vt_ring *q, const cr_vt_rec *rec)
 {
     uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
     atomic_store_explicit(&q->tail, tail + rec->bytes, memory_order_release);
+}
+
+/* ---- the wake queue ----------------------------------------------------------- */
+
+static _Atomic int32_t *wq(void *base)
+{
+    return (_Atomic int32_t *)((char *)base + cr_vt_head_of(base)->wq_off);
+}
+
+bool cr_vt_wq_push(void *base, int r)
+{
+    cr_vt_head *h = base;
+    uint64_t t = atomic_load_explicit(&h->wq_tail, memory_order_relaxed);
+    if (t - atomic_load_explicit(&h->wq_head, memory_order_acquire) >= h->wq_cap) return false;
+    atomic_store_explicit(&wq(base)[t & (h->wq_cap - 1)], r, memory_order_relaxed);
+    atomic_store_explicit(&h->wq_tail, t + 1, memory_order_release);
+    return true;
+}
+
+/* An entry is read before the claim: the simulator refills entry i only once
+ * head has passed i, and then the claim of i fails. */
+static int wq_pop(void *base)
+{
+    cr_vt_head *h = base;
+    uint64_t i = atomic_load_explicit(&h->wq_head, memory_order_acquire);
+    for (;;) {
+        if (i >= atomic_load_explicit(&h->wq_tail, memory_order_acquire)) return -1;
+        int r = atomic_load_explicit(&wq(base)[i & (h->wq_cap - 1)], memory_order_relaxed);
+        if (atomic_compare_exchange_weak_explicit(&h->wq_head, &i, i + 1, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return r;
+    }
+}
+
+void cr_vt_wake_slot(cr_vt_slot *sl)
+{
+    syscall(SYS_futex, &sl->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+int cr_vt_wq_help(void *base, int max)
+{
+    int n = 0, r;
+    while (n < max && (r = wq_pop(base)) >= 0) {
+        cr_vt_wake_slot(cr_vt_slot_of(base, r));
+        n++;
+    }
+    return n;
 }
 
 /* ---- a rank's clock --------------------------------------------------------- */
@@ -189,7 +250,9 @@ void cr_vt_ring_sim(cr_vt *v)
  * A block's in ring is not drained until the simulator has seen how far the
  * rank had read it (so the simulator finds what it wrote after that still
  * there). */
-static void await_answer(cr_vt *v, uint32_t w)
+#define WAKE_BEFORE_SLEEP 4 /* ranks a rank wakes from the queue before it sleeps */
+#define WAKE_ON_ANSWER 2    /* ... and once answered: the woken wake in a tree */
+static void await_state(cr_vt *v, uint32_t w)
 {
     for (int round = 0;; round++) {
         if (v->drain &&
@@ -207,6 +270,11 @@ static void await_answer(cr_vt *v, uint32_t w)
             w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
             continue;
         }
+        /* idle from here: wake ranks that the simulator answered */
+        if (cr_vt_wq_help(v->base, WAKE_BEFORE_SLEEP)) {
+            w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
+            continue;
+        }
         atomic_store(&v->me->sleeping, 1);
         atomic_thread_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&v->me->state, memory_order_acquire) != CR_VT_RUN) {
@@ -221,6 +289,14 @@ static void await_answer(cr_vt *v, uint32_t w)
             pause();
         }
     }
+}
+
+/* ... then wake ranks of the wake queue, where this one is one of the CPUs
+ * that the answers of one pass start at once. */
+static void await_answer(cr_vt *v, uint32_t w)
+{
+    await_state(v, w);
+    cr_vt_wq_help(v->base, WAKE_ON_ANSWER);
 }
 
 /* Is the in ring complete for every arrival before c? done is read first: the

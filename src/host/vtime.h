@@ -59,6 +59,16 @@ typedef struct cr_vt_head {
     _Atomic uint32_t bell;     /* the simulator sleeps on this word */
     _Atomic uint32_t sleeping; /* ... and says so here */
     _Atomic uint32_t stopped;  /* the simulator gave up (deadlock): ranks, exit */
+    /* The wake queue: ranks the simulator answered while they slept, each to
+     * be woken (a futex call) by whoever is idle: the simulator between its
+     * passes, a rank about to sleep or just woken. The system call costs the
+     * caller microseconds, so spread out over the ranks' CPUs it is no longer
+     * the simulator's main cost (docs/sim.md, "Speed"). One producer (the
+     * simulator), any number of consumers; wq_cap is a power of 2. */
+    uint64_t wq_off;
+    uint32_t wq_cap, pad3;
+    _Atomic uint64_t wq_head __attribute__((aligned(64))); /* next to take */
+    _Atomic uint64_t wq_tail __attribute__((aligned(64))); /* next to fill */
 } cr_vt_head;
 
 /* A rank's time as the summary reports it (picoseconds, and counts). */
@@ -153,6 +163,16 @@ static inline uint64_t cr_vt_part_max(uint64_t ring_bytes)
 {
     return ring_bytes / 4 - sizeof(cr_vt_rec);
 }
+
+/* ---- the wake queue (either side) --------------------------------------- */
+
+/* The simulator: queue rank r for a wake; false when the queue is full (then
+ * wake it yourself). */
+bool cr_vt_wq_push(void *base, int r);
+/* Anyone: wake up to max queued ranks; how many it woke. */
+int cr_vt_wq_help(void *base, int max);
+/* Wake the rank of this slot when it sleeps on its wake word. */
+void cr_vt_wake_slot(cr_vt_slot *sl);
 
 /* ---- a rank's clock ------------------------------------------------------ */
 

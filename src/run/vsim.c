@@ -290,12 +290,14 @@ static cr_vt_slot *slot(cr_vsim *s, int r)
     return cr_vt_slot_of(s->base, r);
 }
 
+/* A rank that sleeps goes on the wake queue: the system call is left to
+ * whoever is idle (vtime.h), the simulator itself only between passes. */
 static void wake_rank(cr_vsim *s, int r)
 {
     cr_vt_slot *sl = slot(s, r);
     atomic_fetch_add_explicit(&sl->wake, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&sl->sleeping, memory_order_seq_cst))
-        syscall(SYS_futex, &sl->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+    if (atomic_load_explicit(&sl->sleeping, memory_order_seq_cst) && !cr_vt_wq_push(s->base, r))
+        cr_vt_wake_slot(sl);
 }
 
 /* Read rank r's out ring: every whole message goes on the heap. */
@@ -530,6 +532,7 @@ static void sleep_for_bell(cr_vsim *s, uint32_t bell)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0;; i++) {
         if (atomic_load_explicit(&s->hd->bell, memory_order_acquire) != bell) return;
+        if (cr_vt_wq_help(s->base, 1)) continue;
         if (i < 64) {
             __builtin_ia32_pause();
             continue;
@@ -664,6 +667,8 @@ static void *vsim_main(void *arg)
             atomic_store(&s->hd->stopped, 1);
             break;
         }
+        /* the first of the ranks answered asleep now: they wake the others */
+        cr_vt_wq_help(s->base, 1);
         if (!moved) {
             sleep_for_bell(s, bell);
             progress_line(s, t0, &next);
