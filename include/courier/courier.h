@@ -45,7 +45,8 @@ long long cr_virtual_ns(void);
 int cr_region_register(void *base, size_t len);
 /* The same for memory courier allocates (len bytes, zeroed, 64-byte aligned):
  * ranks on this host reach it with plain loads and stores, so puts, gets and
- * atomics into it involve no system call and no CPU of the target. *key gets
+ * atomics into it involve no system call and no CPU of the target (not under
+ * courier run --sim, where each rank is a node of its own: docs/sim.md). *key gets
  * the key; returns the memory. */
 void *cr_region_alloc(size_t len, int *key);
 /* Collective: the region is gone on every rank (every operation on it must be

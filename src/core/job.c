@@ -330,6 +330,11 @@ static void attach_vtime(cr_job *job)
     if (rc)
         cr_fatal(job, "init", "cannot attach the simulator's segment (fd %d): %s", fd,
                  strerror(-rc));
+    /* Each rank is a node of the modelled machine, with memory of its own: no
+     * window or region is mapped between ranks, so every one-sided operation
+     * goes through the target's service as messages the model times, and
+     * MPI_COMM_TYPE_SHARED gives each rank alone (docs/sim.md). */
+    for (int p = 0; p < job->size; p++) job->host_of[p] = p;
 }
 
 static int tp_deliver(void *owner, int src, const cr_hdr *h, const void *payload, size_t len)

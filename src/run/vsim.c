@@ -94,6 +94,9 @@ struct cr_vsim {
     _Atomic int deadlock;
     _Atomic int gone; /* ranks the launcher saw end (cr_vsim_rank_gone) */
     int gone_seen;
+    int stall_rank;      /* the one rank that ran at the last progress line (-1: none) */
+    int64_t stall_clock; /* its clock then */
+    bool stall_said;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -561,6 +564,34 @@ static double wall_now(void)
  * PROGRESS_EVERY_S: how far the virtual time and the messages are. */
 #define PROGRESS_FIRST_S 2.0
 #define PROGRESS_EVERY_S 10.0
+/* One rank runs, every other waits, its clock stood still between two
+ * progress lines, and messages are on their way (in the model, or unread in
+ * its in ring) that cannot arrive before its clock moves: it computes without
+ * calling courier, maybe waiting for what only its own calls would serve (a
+ * put into its memory). Say so once: the real run would have gone on. */
+static void stall_hint(cr_vsim *s)
+{
+    int r = s->nactive == 1 && s->ndone + s->nactive < s->n ? s->active[0] : -1;
+    int64_t c = r < 0 ? -1 : atomic_load_explicit(&slot(s, r)->clock, memory_order_acquire);
+    bool stuck = r >= 0 && r == s->stall_rank && c == s->stall_clock;
+    s->stall_rank = r;
+    s->stall_clock = c;
+    if (!stuck || s->stall_said) return;
+    cr_vt_ring *q = cr_vt_ring_of(s->base, r, 1);
+    if (atomic_load(&q->head) == atomic_load(&q->tail) && !s->nheld && !s->nheap &&
+        cr_sim_next(s->sim) == CR_TIME_NEVER)
+        return; /* nothing is on its way: the others wait for what it computes */
+    s->stall_said = true;
+    fprintf(stderr,
+            "courier: rank %d computes without calling courier while every other rank waits, "
+            "and messages wait for its clock to move (at %.3f us of virtual time). Under --sim a "
+            "rank's library serves one-sided operations into its memory only at its own "
+            "calls: a program that waits for a put or an atomic by watching memory waits "
+            "forever. End the job (Ctrl-C, --timeout) and call courier in the loop (cr_event_test, "
+            "MPI_Iprobe; docs/sim.md)\n",
+            r, (double)c / 1e6);
+}
+
 static void progress_line(cr_vsim *s, double t0, double *next)
 {
     double now = wall_now();
@@ -573,6 +604,7 @@ static void progress_line(cr_vsim *s, double t0, double *next)
             "of %d ranks done, %.0f s\n",
             s->machine, (double)atomic_load(&s->hd->done) / 1e6, (unsigned long long)msgs,
             (unsigned long long)cr_sim_events(s->sim), s->ndone, s->n, now - t0);
+    stall_hint(s);
 }
 
 static void *vsim_main(void *arg)
@@ -686,6 +718,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     cr_vsim *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, errlen, "out of memory"), NULL;
     s->fd = -1;
+    s->stall_rank = -1;
     s->n = nranks;
     s->r = calloc((size_t)nranks, sizeof *s->r);
     s->active = calloc((size_t)nranks, sizeof *s->active);

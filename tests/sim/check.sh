@@ -24,6 +24,9 @@
 #                                      ranks' own traffic takes at least twice as
 #                                      long as without them, and rank 0's link is
 #                                      the busiest
+#     rma MACHINE                      an MPI put or get with its flush takes about a
+#                                      round trip (1.5 to 3 one-way times), for both
+#                                      window flavors alike, and the words arrive
 set -u
 courier=$1 prog=$2 what=$3
 shift 3
@@ -120,6 +123,23 @@ handler)
     awk -v h="$h" -v c="$c" 'BEGIN { exit !(h + 500 < c) }' ||
         fail "the handler should run at its message, not when the wait ends"
     [ "$m" = "$h" ] || fail "a handler ran while masked"
+    ;;
+rma)
+    m=$1
+    for f in create allocate; do
+        out=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n 2 "$prog" "$f" 20 2>&1) ||
+            fail "$f: $(echo "$out" | grep -v '^courier:  ' | tail -3)"
+        read -r _ _ ow put get < <(echo "$out" | grep '^rma ')
+        [ -n "${get:-}" ] || fail "$f: no measurement"
+        echo "$m $f: one way $ow us, put and flush $put us, get and flush $get us"
+        for x in "$put" "$get"; do # a request one way, the answer back
+            awk -v x="$x" -v o="$ow" 'BEGIN { exit !(x >= 1.5 * o && x <= 3 * o) }' ||
+                fail "$f: $x us is not about a round trip ($ow us one way)"
+        done
+        eval "put_$f=$put get_$f=$get"
+    done
+    within "$put_allocate" "$put_create" && within "$get_allocate" "$get_create" ||
+        fail "an allocated window's operations ($put_allocate, $get_allocate us) should cost what a created one's do"
     ;;
 *) fail "unknown check $what" ;;
 esac
