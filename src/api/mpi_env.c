@@ -283,7 +283,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 PMPI_WEAK(Wtime);
 double PMPI_Wtime(void)
 {
-    return (double)cr_clock_ns() * 1e-9;
+    return (double)cr_timer_ns() * 1e-9;
 }
 
 PMPI_WEAK(Wtick);

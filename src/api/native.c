@@ -44,7 +44,7 @@ void cr_sync(void)
 
 double cr_time(void)
 {
-    return (double)cr_clock_ns() * 1e-9;
+    return (double)cr_timer_ns() * 1e-9;
 }
 
 long long cr_virtual_ns(void)
@@ -52,5 +52,5 @@ long long cr_virtual_ns(void)
     /* never starts the job: the shim calls it for whatever reads a clock */
     if (!atomic_load_explicit(&cr_job_ready, memory_order_acquire) || !cr_the_job.vt.base)
         return -1;
-    return (long long)cr_clock_ns(); /* from any thread: only the rank's counts compute */
+    return (long long)cr_timer_ns(); /* from any thread: only the rank's counts compute */
 }

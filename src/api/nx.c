@@ -592,12 +592,12 @@ void gcolx(char x[], long xlens[], char y[])
 
 double dclock(void)
 {
-    return (double)cr_clock_ns() * 1e-9;
+    return (double)cr_timer_ns() * 1e-9;
 }
 
 long mclock(void)
 {
-    return (long)(cr_clock_ns() / 1000000u);
+    return (long)(cr_timer_ns() / 1000000u);
 }
 
 void flick(void)

@@ -501,10 +501,14 @@ void cr_wake_self(cr_job *job);
  * caller waits for (see the transport's sleep). */
 void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg);
 /* Nanoseconds on the job's clock (monotonic; only differences mean anything):
- * what the interfaces' timers return. CLOCK_MONOTONIC, read through the
+ * what the interfaces' timers return (through cr_timer_ns). CLOCK_MONOTONIC, read through the
  * time-stamp counter where that is a clock (cr_tsc_ok) once the job's first
  * millisecond has given its rate (job.c); any thread, no lock. */
 uint64_t cr_clock_ns(void);
+/* The same for the program's timers (MPI_Wtime, dclock, mclock, cr_time, the
+ * simulated mode's clock_gettime): under courier run --sim a read costs the
+ * rank a little virtual time (vtime.h, cr_vt_timer). */
+uint64_t cr_timer_ns(void);
 /* Is the CPU's time-stamp counter a clock: the same rate always, in every
  * power state, on every core (the invariant TSC of CPUID 0x80000007)? */
 bool cr_tsc_ok(void);

@@ -141,6 +141,13 @@ static bool clk_take(int from, int to)
 
 static uint64_t clk_slow(int ph);
 
+uint64_t cr_timer_ns(void)
+{
+    if (__builtin_expect(cr_the_job.vt.base != NULL, 0))
+        return (uint64_t)cr_vt_timer(&cr_the_job.vt) / 1000u;
+    return cr_clock_ns();
+}
+
 uint64_t cr_clock_ns(void)
 {
     if (__builtin_expect(cr_the_job.vt.base != NULL, 0))

@@ -31,7 +31,19 @@
 /* Puts up to this size travel inside their request. */
 #define RMA_INLINE 4096
 
-enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY };
+enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY, RQ_PUTV, RQ_GETV };
+
+/* Vector requests (RQ_PUTV, RQ_GETV: a strided datatype's pieces) carry a
+ * = the number of pieces, and len = the bytes of the message that follows
+ * with tag -ticket: the pieces' descriptors, then (a put) their data packed;
+ * a get's answer is its data packed. One request moves up to VEC_RUNS pieces
+ * and VEC_BYTES of data: one message per piece cost a million requests for
+ * a transposed matrix of a million words. */
+typedef struct rma_vrun {
+    uint64_t addr, len;
+} rma_vrun;
+#define VEC_RUNS 8192
+#define VEC_BYTES (1u << 20)
 
 /* A request to the service. */
 typedef struct rma_msg {
@@ -54,7 +66,10 @@ typedef struct rma_op {
     bool ack;     /* service: send an ack once req (a data receive) completes */
     void (*done)(cr_job *job, void *arg);
     void *arg;
-    uint64_t old; /* an atomic's reply */
+    uint64_t old;        /* an atomic's reply */
+    void *own;           /* freed with the op: a vector request's buffer */
+    uint8_t vec;         /* service: RQ_PUTV or RQ_GETV, whose descriptors have come in own */
+    uint64_t nvec, vlen; /* ... how many pieces, and their bytes */
 } rma_op;
 
 typedef struct rma_span {
@@ -65,7 +80,8 @@ typedef struct rma_span {
 typedef struct cr_rma {
     uint64_t next_ticket;
     rma_op *inflight; /* origin: oldest first */
-    rma_op *serving;  /* service: replies and data receives under way */
+    rma_op **inflight_end;
+    rma_op *serving; /* service: replies and data receives under way */
     rma_op *spare;
     /* the service */
     bool on;
@@ -193,6 +209,8 @@ static rma_op *op_new(cr_job *job, cr_rma *m)
 
 static void op_put(cr_rma *m, rma_op *o)
 {
+    free(o->own);
+    o->own = NULL;
     o->next = m->spare;
     m->spare = o;
 }
@@ -211,20 +229,69 @@ static void event_bump(cr_job *job, uint64_t ev)
     cr_wake_self(job);
 }
 
-/* Reply to origin with len bytes at p (tracked until sent), or 0 bytes. */
-static void reply(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void *p, size_t len,
-                  uint64_t ev)
+/* Reply to origin with len bytes at p (tracked until sent), or 0 bytes; own:
+ * p is malloc'd, to be freed once sent. */
+static void reply_own(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void *p, size_t len,
+                      uint64_t ev, void *own)
 {
     if (cr_send_now(job, origin, CR_CTX_RMA, ticket, p, len)) {
         event_bump(job, ev);
+        free(own);
         return;
     }
     rma_op *o = op_new(job, m);
     o->peer = origin;
     o->ev = ev;
+    o->own = own;
     o->req = cr_isend(job, "one-sided service", origin, CR_CTX_RMA, ticket, p, len);
     o->next = m->serving;
     m->serving = o;
+}
+
+static void reply(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void *p, size_t len,
+                  uint64_t ev)
+{
+    reply_own(job, m, origin, ticket, p, len, ev, NULL);
+}
+
+/* A vector request's descriptors have come in (o->own): check every piece, then
+ * scatter a put's data and answer, or gather a get's data into its answer. */
+static void serve_vec(cr_job *job, cr_rma *m, rma_op *o)
+{
+    const rma_vrun *v = o->own;
+    const char *data = (const char *)(v + o->nvec);
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < o->nvec; i++) {
+        if (!exposed(m, v[i].addr, v[i].len))
+            cr_fatal(job, "one-sided service",
+                     "rank %d asked for %llu bytes at %#llx, outside every region this rank "
+                     "registered (a freed region, or a bad offset)",
+                     o->peer, (unsigned long long)v[i].len, (unsigned long long)v[i].addr);
+        total += v[i].len;
+    }
+    if (total != o->vlen)
+        cr_fatal(job, "one-sided service",
+                 "a vector request from rank %d says %llu bytes, its pieces %llu", o->peer,
+                 (unsigned long long)o->vlen, (unsigned long long)total);
+    int32_t ticket = (int32_t)o->old;
+    if (o->vec == RQ_PUTV) {
+        for (uint64_t i = 0; i < o->nvec; i++) {
+            memcpy((void *)(uintptr_t)v[i].addr, data, v[i].len);
+            data += v[i].len;
+        }
+        reply(job, m, o->peer, ticket, NULL, 0, o->ev);
+        return;
+    }
+    char *out = malloc(total ? total : 1);
+    if (!out)
+        cr_fatal(job, "one-sided service", "out of memory for a get's %llu bytes",
+                 (unsigned long long)total);
+    char *at = out;
+    for (uint64_t i = 0; i < o->nvec; i++) {
+        memcpy(at, (const void *)(uintptr_t)v[i].addr, v[i].len);
+        at += v[i].len;
+    }
+    reply_own(job, m, o->peer, ticket, out, total, o->ev, out);
 }
 
 /* Serve request msg (got bytes) of origin. */
@@ -236,7 +303,8 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
                  got);
     memcpy(&q, msg, sizeof q);
     uint64_t span = q.op == RQ_AMO || q.op == RQ_AMO_NOREPLY ? 8 : q.len;
-    if (!exposed(m, q.addr, span) || (q.ev && !exposed(m, q.ev, 8)))
+    bool vec = q.op == RQ_PUTV || q.op == RQ_GETV; /* (its pieces are checked as they come) */
+    if ((!vec && !exposed(m, q.addr, span)) || (q.ev && !exposed(m, q.ev, 8)))
         cr_fatal(job, "one-sided service",
                  "rank %d asked for %llu bytes at %#llx, outside every region this rank "
                  "registered (a freed region, or a bad offset)",
@@ -265,6 +333,31 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
     case RQ_GET:
         reply(job, m, origin, q.ticket, p, q.len, q.ev);
         break;
+    case RQ_PUTV:
+    case RQ_GETV: {
+        uint64_t desc = q.a * sizeof(rma_vrun), follow = q.op == RQ_PUTV ? desc + q.len : desc;
+        if (q.a == 0 || q.a > VEC_RUNS || q.len > VEC_BYTES)
+            cr_fatal(job, "one-sided service",
+                     "a vector request from rank %d has %llu pieces of %llu bytes (at most %d "
+                     "and %u)",
+                     origin, (unsigned long long)q.a, (unsigned long long)q.len, VEC_RUNS,
+                     VEC_BYTES);
+        rma_op *o = op_new(job, m);
+        cr_sel s = {.src = origin, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = -q.ticket};
+        o->peer = origin;
+        o->ev = q.ev;
+        o->old = (uint64_t)q.ticket;
+        o->vec = q.op;
+        o->nvec = q.a;
+        o->vlen = q.len;
+        if (!(o->own = malloc(follow)))
+            cr_fatal(job, "one-sided service", "out of memory for a vector request's %llu bytes",
+                     (unsigned long long)follow);
+        o->req = cr_irecv(job, "one-sided service", &s, o->own, follow);
+        o->next = m->serving;
+        m->serving = o;
+        break;
+    }
     default: {
         if (q.addr % 8)
             cr_fatal(job, "one-sided service",
@@ -291,7 +384,9 @@ static int service_hook(cr_job *job, bool *pending)
         }
         cr_req_release(job, o->req);
         *pp = o->next;
-        if (o->ack)
+        if (o->vec)
+            serve_vec(job, m, o);
+        else if (o->ack)
             reply(job, m, o->peer, (int32_t)o->old, NULL, 0, o->ev);
         else
             event_bump(job, o->ev);
@@ -403,11 +498,13 @@ static void event_direct(cr_job *job, const char *call, const cr_rtarget *ev)
     cr_send(job, call, ev->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
 }
 
-static uint64_t track(cr_job *job, cr_rma *m, int peer, cr_req *reply, cr_req *data,
+/* own: freed once the transfer is complete (what data sends from) */
+static uint64_t track(cr_job *job, cr_rma *m, int peer, cr_req *reply, cr_req *data, void *own,
                       const cr_rma_opt *opt, uint64_t ticket)
 {
     rma_op *o = op_new(job, m);
     o->ticket = ticket;
+    o->own = own;
     o->peer = peer;
     o->req = reply;
     o->data = data;
@@ -415,9 +512,9 @@ static uint64_t track(cr_job *job, cr_rma *m, int peer, cr_req *reply, cr_req *d
         o->done = opt->done;
         o->arg = opt->arg;
     }
-    rma_op **pp = &m->inflight;
-    while (*pp) pp = &(*pp)->next;
-    *pp = o;
+    if (!m->inflight) m->inflight_end = &m->inflight;
+    *m->inflight_end = o; /* (appended at the end kept: a million in flight cost a scan each) */
+    m->inflight_end = &o->next;
     return ticket;
 }
 
@@ -432,6 +529,7 @@ static int reap(cr_job *job, cr_rma *m)
             continue;
         }
         *pp = o->next;
+        if (!*pp) m->inflight_end = pp;
         cr_req_release(job, o->req);
         if (o->data) cr_req_release(job, o->data);
         if (o->done) o->done(job, o->arg);
@@ -515,7 +613,7 @@ uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const vo
         cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
         data = cr_isend(job, call, t->peer, CR_CTX_RMA, -tag, src, len);
     }
-    return service_started(job, call, t, opt, track(job, m, t->peer, ack, data, opt, ticket));
+    return service_started(job, call, t, opt, track(job, m, t->peer, ack, data, NULL, opt, ticket));
 }
 
 uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *dst, size_t len,
@@ -534,7 +632,7 @@ uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *ds
     cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_req *r = cr_irecv(job, call, &s, dst, len);
     cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
-    return service_started(job, call, t, opt, track(job, m, t->peer, r, NULL, opt, ticket));
+    return service_started(job, call, t, opt, track(job, m, t->peer, r, NULL, NULL, opt, ticket));
 }
 
 /* A vector transfer through the service: one engine transfer per run, and
@@ -551,6 +649,31 @@ static void batch_done(cr_job *job, void *arg)
     if (--b->left) return;
     if (b->done) b->done(job, b->arg);
     free(b);
+}
+
+/* k pieces (bytes of data at data) through the service in one request: its
+ * descriptors (and a put's data) follow it; a get's answer lands at data. */
+static void vec_request(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs,
+                        int k, char *data, size_t bytes, bool put, const cr_rma_opt *opt)
+{
+    cr_rma *m = rma_of(job);
+    uint64_t ticket = m->next_ticket++;
+    int32_t tag = ticket_tag(ticket);
+    size_t desc = (size_t)k * sizeof(rma_vrun), follow = put ? desc + bytes : desc;
+    rma_vrun *v = malloc(follow);
+    if (!v) cr_fatal(job, call, "out of memory for a transfer of %d pieces", k);
+    for (int i = 0; i < k; i++) v[i] = (rma_vrun){t->addr + (uint64_t)runs[i].off, runs[i].len};
+    if (put) memcpy(v + k, data, bytes);
+    rma_msg q = {.op = put ? RQ_PUTV : RQ_GETV,
+                 .ticket = tag,
+                 .len = bytes,
+                 .a = (uint64_t)k,
+                 .ev = opt && opt->ev && opt->ev->peer == t->peer ? opt->ev->addr : 0};
+    cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    cr_req *answer = cr_irecv(job, call, &s, put ? NULL : data, put ? 0 : bytes);
+    cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
+    cr_req *follows = cr_isend(job, call, t->peer, CR_CTX_RMA, -tag, v, follow);
+    service_started(job, call, t, opt, track(job, m, t->peer, answer, follows, v, opt, ticket));
 }
 
 static bool xferv(cr_job *job, const char *call, const cr_rtarget *t, const cr_run *runs, int n,
@@ -593,17 +716,27 @@ static bool xferv(cr_job *job, const char *call, const cr_rtarget *t, const cr_r
     }
     rma_batch *b = malloc(sizeof *b);
     if (!b) cr_fatal(job, call, "out of memory for a transfer in flight");
-    *b = (rma_batch){n + 1, opt ? opt->done : NULL, opt ? opt->arg : NULL};
-    cr_rma_opt o = {.ev = opt ? opt->ev : NULL, .done = batch_done, .arg = b};
+    *b = (rma_batch){1, opt ? opt->done : NULL, opt ? opt->arg : NULL};
+    cr_rma_opt o = {.done = batch_done, .arg = b};
     size_t at = 0;
-    for (int i = 0; i < n; i++) {
-        cr_rtarget r = {t->peer, t->addr + (uint64_t)runs[i].off, NULL};
-        o.ev = i == n - 1 && opt ? opt->ev : NULL; /* the event once, after the last */
-        if (put)
-            cr_rma_put(job, call, &r, data + at, runs[i].len, &o);
-        else
-            cr_rma_get(job, call, &r, data + at, runs[i].len, &o);
-        at += runs[i].len;
+    for (int i = 0; i < n;) {
+        int k = 0;
+        size_t bytes = 0;
+        while (i + k < n && k < VEC_RUNS && (k == 0 || bytes + runs[i + k].len <= VEC_BYTES))
+            bytes += runs[i + k++].len;
+        o.ev = i + k == n && opt ? opt->ev : NULL; /* the event once, after the last */
+        b->left++;
+        if (k == 1 || bytes > VEC_BYTES) { /* one piece: the plain request */
+            cr_rtarget r = {t->peer, t->addr + (uint64_t)runs[i].off, NULL};
+            if (put)
+                cr_rma_put(job, call, &r, data + at, bytes, &o);
+            else
+                cr_rma_get(job, call, &r, data + at, bytes, &o);
+        } else {
+            vec_request(job, call, t, runs + i, k, data + at, bytes, put, &o);
+        }
+        at += bytes;
+        i += k;
     }
     bool now = b->left == 1;
     batch_done(job, b); /* this call's hold */

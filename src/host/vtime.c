@@ -227,6 +227,18 @@ int64_t cr_vt_read(cr_vt *v)
     return atomic_load_explicit(&v->me->clock, memory_order_acquire);
 }
 
+int64_t cr_vt_timer(cr_vt *v)
+{
+    if (!pthread_equal(pthread_self(), v->owner))
+        return atomic_load_explicit(&v->me->clock, memory_order_acquire);
+    int64_t c = cr_vt_now(v);
+    if (v->hd->timer_ps) {
+        set_clock(v, c + v->hd->timer_ps);
+        v->me->acct.compute += v->hd->timer_ps;
+    }
+    return c;
+}
+
 void cr_vt_mark(cr_vt *v)
 {
     if (v->hd->cpu_factor > 0) v->cpu_last = cpu_ns();

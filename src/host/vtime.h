@@ -51,6 +51,7 @@ typedef struct cr_vt_head {
     /* the node software model's costs on the sending rank's clock */
     int64_t o_send, copy_ps, eager_max; /* eager_max < 0: every size copies */
     int64_t poll_ps;                    /* a test or probe that found nothing */
+    int64_t timer_ps;                   /* one read of a timer by the program (cr_vt_timer) */
     double cpu_factor;                  /* compute: CPU time times this; 0: not counted */
     uint32_t yields;                    /* a waiting rank yields this often before it sleeps
                                            (0 when the ranks outnumber the CPUs) */
@@ -201,6 +202,11 @@ void cr_vt_detach(cr_vt *v);
 int64_t cr_vt_now(cr_vt *v);
 /* The clock, read from any thread (only the owner's calls count compute). */
 int64_t cr_vt_read(cr_vt *v);
+/* The same for the program's timers (MPI_Wtime, dclock, clock_gettime...): in
+ * the rank's own thread a read costs timer_ps after it, as on a real node, so
+ * that a loop waiting for the timer to pass a time ends even when compute is
+ * not counted. */
+int64_t cr_vt_timer(cr_vt *v);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */

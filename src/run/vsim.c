@@ -101,10 +101,14 @@ struct cr_vsim {
 
 /* ---- options ------------------------------------------------------------- */
 
+/* What one read of a timer costs a rank (timer=NS): about a clock read today. */
+#define CR_VSIM_TIMER_NS 25
+
 typedef struct vsim_opts {
     cr_net_config cfg;
     double cpu;     /* -1: the machine's default */
     double poll_us; /* -1: default */
+    double timer_ns;
     char sw[32];
 } vsim_opts;
 
@@ -131,6 +135,7 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
 {
     memset(o, 0, sizeof *o);
     o->cpu = o->poll_us = -1;
+    o->timer_ns = CR_VSIM_TIMER_NS;
     o->cfg.seed = 1;
     o->cfg.tokens = 1;
     char buf[256];
@@ -149,18 +154,18 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         char *eq = strchr(tok, '=');
         if (!eq)
             return snprintf(err, errlen,
-                            "--sim: '%s' is not key=value (cpu, sw, seed, poll; sp2: tokens; "
-                            "cluster: bw, lat)",
+                            "--sim: '%s' is not key=value (cpu, sw, seed, poll, timer; sp2: "
+                            "tokens; cluster: bw, lat)",
                             tok),
                    -1;
         *eq = '\0';
         const char *k = tok, *v = eq + 1;
         char *end;
-        if (!strcmp(k, "cpu") || !strcmp(k, "poll")) {
+        if (!strcmp(k, "cpu") || !strcmp(k, "poll") || !strcmp(k, "timer")) {
             double x = strtod(v, &end);
             if (*end || !*v || !(x >= 0) || x > 1e9)
                 return snprintf(err, errlen, "--sim: %s=%s must be a number >= 0", k, v), -1;
-            *(k[0] == 'c' ? &o->cpu : &o->poll_us) = x;
+            *(k[0] == 'c' ? &o->cpu : k[0] == 'p' ? &o->poll_us : &o->timer_ns) = x;
         } else if (!strcmp(k, "bw") || !strcmp(k, "lat")) {
             double x = strtod(v, &end);
             if (o->cfg.kind != CR_MACH_CLUSTER)
@@ -196,8 +201,8 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             strcpy(o->sw, v);
         } else {
             return snprintf(err, errlen,
-                            "--sim: unknown key '%s' (cpu, sw, seed, poll; sp2: tokens; cluster: "
-                            "bw, lat)",
+                            "--sim: unknown key '%s' (cpu, sw, seed, poll, timer; sp2: tokens; "
+                            "cluster: bw, lat)",
                             k),
                    -1;
         }
@@ -762,6 +767,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->hd->poll_ps = o.poll_us >= 0 ? (int64_t)llround(o.poll_us * 1e6)
                      : sw           ? sw->o_recv / 10
                                     : 100000;
+    s->hd->timer_ps = (int64_t)llround(o.timer_ns * 1e3);
     s->hd->cpu_factor = o.cpu;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */

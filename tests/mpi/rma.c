@@ -3,7 +3,8 @@
  * every rank, a counter under exclusive locks and one with MPI_Fetch_and_op,
  * compare-and-swap, lock_all with flushes, post/start/complete/wait around a
  * ring, request-based Rput/Rget, MPI_Win_shared_query's direct loads, a
- * dynamic window's attached memory, and the window attributes. Run with the
+ * dynamic window's attached memory, the window attributes, and a strided put
+ * and get of 10000 pieces. Run with the
  * flavor as argument: create, allocate, shared, dynamic. */
 #include <stdint.h>
 #include <string.h>
@@ -247,6 +248,33 @@ int main(int argc, char **argv)
     CHECK(win == MPI_WIN_NULL, "freed window is %d", win);
     if (!strcmp(flavor, "create")) MPI_Free_mem(mem);
     if (dyn) free(mem);
+
+    /* 8. a long strided put and get: every other int of 2 x LONGV, more pieces
+     * than one request to a target's service carries */
+    enum { LONGV = 10000 };
+    int *lmem, *lsrc = malloc(LONGV * sizeof(int)), *lback = malloc(2 * LONGV * sizeof(int));
+    MPI_Win lwin;
+    OK(MPI_Win_allocate(2 * LONGV * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &lmem,
+                        &lwin));
+    for (int i = 0; i < 2 * LONGV; i++) lmem[i] = -1;
+    for (int i = 0; i < LONGV; i++) lsrc[i] = me * LONGV + i;
+    MPI_Datatype lvec;
+    MPI_Type_vector(LONGV, 1, 2, MPI_INT, &lvec);
+    MPI_Type_commit(&lvec);
+    OK(MPI_Win_fence(0, lwin));
+    OK(MPI_Put(lsrc, LONGV, MPI_INT, t, 0, 1, lvec, lwin));
+    OK(MPI_Win_fence(0, lwin));
+    for (int i = 0; i < 2 * LONGV; i++)
+        CHECK(lmem[i] == (i % 2 ? -1 : from * LONGV + i / 2), "long vector put: [%d] = %d", i,
+              lmem[i]);
+    OK(MPI_Get(lback, 1, lvec, t, 0, 1, lvec, lwin));
+    OK(MPI_Win_fence(0, lwin));
+    for (int i = 0; i < 2 * LONGV; i += 2)
+        CHECK(lback[i] == me * LONGV + i / 2, "long vector get: [%d] = %d", i, lback[i]);
+    MPI_Type_free(&lvec);
+    OK(MPI_Win_free(&lwin));
+    free(lsrc);
+    free(lback);
     free(src);
     free(back);
     free(bases);

@@ -23,6 +23,8 @@
  *   echo handler                     rank 0's hrecv handler runs while it waits in a
  *                                    crecv for a later message; rank 0 prints
  *                                    "handler AT_US crecv AT_US masked AT_US"
+ *   echo spin MS                     every rank waits MS milliseconds by reading dclock
+ *                                    in a loop, nothing else; rank 0 prints "spin US"
  *   echo killed                      rank 1 is killed while it waits for a message
  *                                    that rank 0 sends only after (the launcher
  *                                    reports the kill, not a deadlock) */
@@ -180,6 +182,13 @@ int main(int argc, char **argv)
             return 2;
         }
         hotspot(me, np, atoi(argv[2]), atol(argv[3]), atoi(argv[4]), atoi(argv[5]), atof(argv[6]));
+        return 0;
+    }
+    if (!strcmp(mode, "spin") && argc == 3) {
+        double ms = atof(argv[2]), t0 = dclock(), t = t0;
+        while (t - t0 < ms * 1e-3) t = dclock(); /* no other call: only the timer moves */
+        gsync();
+        if (me == 0) printf("spin %.3f us\n", (t - t0) * 1e6);
         return 0;
     }
     if (!strcmp(mode, "clock") && argc == 3) {
