@@ -118,6 +118,11 @@ bool cr_rma_done(cr_job *job, uint64_t ticket);
 /* Retire the transfers that completed (their done callbacks run). */
 void cr_rma_reap(cr_job *job);
 void cr_rma_flush(cr_job *job, const char *call, int peer);
+/* courier run --sim has no progress thread: the rank's service runs only in
+ * its calls. Synchronization calls (a flush, MPI_Win_sync) serve pending
+ * requests there (one poll, which costs virtual time when it finds nothing),
+ * so that a loop of them, waiting on a word others set, lets them set it. */
+void cr_rma_sim_serve(cr_job *job);
 /* A wait for this rank's own word *p to satisfy ready (peers change it with
  * atomics): progress and sleep like any wait; ringing is the writers' part. */
 void cr_rma_wait_word(cr_job *job, const char *call, bool (*ready)(void *), void *arg);
