@@ -36,6 +36,11 @@
 enum { CTL_LOCK = 0, CTL_ACC = 1, CTL_FIRST = 2 };
 /* Regions a dynamic window's member may have attached at once. */
 #define MAX_ATTACH 16384
+/* An accumulate into a member whose control block this rank does not map is
+ * done by the target's service up to this many pieces and bytes (acc_remote),
+ * beyond by the origin. */
+#define ACC_CALL_PIECES 65536
+#define ACC_CALL_BYTES (16u << 20)
 #define LOCK_WRITER (1ull << 62)
 
 typedef struct mpi_win {
@@ -237,6 +242,9 @@ static mpi_win *win_slot(cr_job *job, const char *call, MPI_Win *h)
     return w;
 }
 
+static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out,
+                     size_t *outlen);
+
 /* The collective part of every constructor: control blocks, memory tables. */
 static void win_setup(cr_job *job, const char *call, mpi_win *w, void *base, size_t len,
                       const cr_shared *sh)
@@ -244,6 +252,7 @@ static void win_setup(cr_job *job, const char *call, mpi_win *w, void *base, siz
     cr_group *g = &w->c->g;
     w->size = w->c->size;
     w->me = w->c->me;
+    cr_rma_set_call(job, acc_serve); /* before anyone can know the window */
     size_t cw = ctl_words(w->size, w->flavor);
     w->myctl = cr_shared_alloc(job, cw * 8, &w->ctlsh);
     if (!w->myctl) {
@@ -920,6 +929,9 @@ static uint64_t *ctl_word(const mpi_win *w, int m, size_t word)
 static void acc_lock(cr_job *job, const char *call, mpi_win *w, int t)
 {
     uint64_t *word = ctl_word(w, t, CTL_ACC), free_word = 0;
+    /* accumulates this rank sent to t's service come first (MPI orders a
+     * rank's accumulates to a location): they may wait there for this lock */
+    if (!word) cr_rma_flush(job, call, cr_group_rank(&w->c->g, t));
     if (word ? __atomic_compare_exchange_n(word, &free_word, 1, false, __ATOMIC_ACQUIRE,
                                            __ATOMIC_RELAXED)
              : ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS | CR_AMO_QUIET, 1, 0) == 0)
@@ -969,6 +981,147 @@ static void read_runs(cr_job *job, const char *call, const rma_args *a, char *da
     scratch_put(a->w, SCR_SPAN, span);
 }
 
+/* tdata = tdata op odata over bytes of packed elements (op not MPI_NO_OP); o
+ * and n from mpi_redop. Pair types (MPI_DOUBLE_INT, ...) have gaps: the
+ * operation works on them in their C layout (pair: b the pair type). */
+static void combine(cr_job *job, const char *call, MPI_Op op, const cr_redop *o, size_t n,
+                    const mpi_type *pair, char *tdata, const char *odata, size_t bytes)
+{
+    if (op == MPI_REPLACE) {
+        memcpy(tdata, odata, bytes);
+    } else if (pair) {
+        size_t ne = bytes / pair->size, ext = (size_t)type_extent(pair);
+        char *tc = malloc(ne * ext), *oc = malloc(ne * ext);
+        if (!tc || !oc) cr_fatal(job, call, "out of memory for %zu pairs", ne);
+        mpi_unpack_data(pair, tdata, bytes, tc, ne);
+        mpi_unpack_data(pair, odata, bytes, oc, ne);
+        o->fn(tc, oc, tc, n, o->arg);
+        mpi_pack_data(pair, tc, ne, tdata);
+        free(tc);
+        free(oc);
+    } else {
+        o->fn(tdata, odata, tdata, n, o->arg);
+    }
+}
+
+/* ---- accumulates done by the target's service ----------------------------------- */
+
+/* Into a member whose control block this rank does not map (another host, or
+ * no mapping at all), an accumulate is one call to the target's service
+ * (cr_rma_call), which does it all there under the window's accumulate lock:
+ * one round trip, not four (the lock, a read, a write, the unlock, each through
+ * that service). The call: this header, the pieces
+ * (absolute addresses there), then the origin's packed data (not for
+ * MPI_NO_OP); the answer: the old data when fetched. */
+typedef struct acc_call {
+    uint64_t ctl;  /* the target's control block: its window there */
+    int32_t op;    /* MPI_Op */
+    int32_t base;  /* the basic datatype the operation works on */
+    uint32_t nrun; /* pieces */
+    uint32_t fetch;
+    uint64_t bytes; /* of target data */
+} acc_call;
+typedef struct acc_piece {
+    uint64_t addr, len;
+} acc_piece;
+
+/* The window whose control block is at ctl here (maybe still being made:
+ * an origin may use it once the collectives it takes part in are over, while
+ * this member is still in them). */
+static mpi_win *win_by_ctl(uint64_t ctl)
+{
+    for (int i = 0; i < wins.n; i++)
+        if (wins.w[i] && wins.w[i]->myctl && (uintptr_t)wins.w[i]->myctl == ctl) return wins.w[i];
+    return NULL;
+}
+
+/* The target's side (the service's handler): 1 while another holds the lock. */
+static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out,
+                     size_t *outlen)
+{
+    const char *call = "MPI_Accumulate (at the target)";
+    acc_call q;
+    if (len < sizeof q) cr_fatal(job, call, "a call from rank %d is %zu bytes", origin, len);
+    memcpy(&q, in, sizeof q);
+    const acc_piece *pc = (const acc_piece *)((const char *)in + sizeof q);
+    const char *odata = (const char *)(pc + q.nrun);
+    size_t want = sizeof q + q.nrun * sizeof *pc + (q.op == MPI_NO_OP ? 0 : q.bytes);
+    mpi_win *w = win_by_ctl(q.ctl);
+    const mpi_type *b =
+        q.base > 0 && q.base < mpi_g.ntypes && mpi_type_at(q.base) && mpi_type_at(q.base)->predef
+            ? mpi_type_at(q.base)
+            : NULL;
+    if (len != want || !w || !b || !b->size || q.bytes % b->size)
+        cr_fatal(job, call,
+                 "rank %d sent an accumulate this rank cannot take (%zu bytes, window %s)", origin,
+                 len, w ? "found" : "not found: freed before the accumulate completed?");
+    if (!w->used) return 1; /* still being made here: later */
+    uint64_t free_word = 0;
+    if (!__atomic_compare_exchange_n(&w->myctl[CTL_ACC], &free_word, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return 1;
+    char *tdata = malloc(q.bytes ? q.bytes : 1), *at = tdata;
+    if (!tdata) cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+    for (uint32_t i = 0; i < q.nrun; i++) {
+        if (!cr_rma_exposed(job, pc[i].addr, pc[i].len) ||
+            (uint64_t)(at - tdata) + pc[i].len > q.bytes)
+            cr_fatal(job, call,
+                     "rank %d accumulates into %llu bytes at %#llx, outside this rank's window",
+                     origin, (unsigned long long)pc[i].len, (unsigned long long)pc[i].addr);
+        memcpy(at, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
+        at += pc[i].len;
+    }
+    if (q.fetch) {
+        *out = malloc(q.bytes ? q.bytes : 1);
+        if (!*out) cr_fatal(job, call, "out of memory");
+        memcpy(*out, tdata, q.bytes);
+        *outlen = q.bytes;
+    }
+    if (q.op != MPI_NO_OP) {
+        cr_redop o = {0};
+        mpi_opctx octx;
+        bool packed;
+        size_t n = 0;
+        bool pair = !b->contig && q.op != MPI_REPLACE;
+        if (q.op != MPI_REPLACE &&
+            mpi_redop(job, w->comm, call, q.op, b, q.bytes / b->size, &o, &octx, &packed, &n))
+            cr_fatal(job, call, "rank %d sent an operation this rank cannot apply", origin);
+        combine(job, call, q.op, &o, n, pair ? b : NULL, tdata, odata, q.bytes);
+        at = tdata;
+        for (uint32_t i = 0; i < q.nrun; i++) {
+            memcpy((void *)(uintptr_t)pc[i].addr, at, pc[i].len);
+            at += pc[i].len;
+        }
+    }
+    __atomic_store_n(&w->myctl[CTL_ACC], 0, __ATOMIC_RELEASE);
+    free(tdata);
+    return 0;
+}
+
+/* The origin's side: an accumulate waits for its answer only when it fetches. */
+static void acc_remote(cr_job *job, const char *call, rma_args *a, const char *odata, char *rdata,
+                       MPI_Op op, size_t bytes)
+{
+    cr_rtarget t = args_target(a), c = ctl_at(a->w, a->target, 0);
+    size_t len =
+        sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
+    char *buf = scratch_get(job, call, a->w, SCR_SPAN, len);
+    acc_call q = {.ctl = c.addr,
+                  .op = op,
+                  .base = a->tt->base,
+                  .nrun = (uint32_t)a->rs.n,
+                  .fetch = rdata != NULL,
+                  .bytes = bytes};
+    memcpy(buf, &q, sizeof q);
+    acc_piece *pc = (acc_piece *)(buf + sizeof q);
+    for (int i = 0; i < a->rs.n; i++)
+        pc[i] = (acc_piece){t.addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
+    if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
+    cr_rma_call(job, call, t.peer, buf, len, rdata, rdata ? bytes : 0);
+    scratch_put(a->w, SCR_SPAN, buf);
+    if (rdata) cr_rma_flush(job, call, t.peer);
+}
+
 /* target = target op origin, with the old target data into result (when
  * given): the whole of it under the target's accumulate lock. odata is the
  * packed origin data (NULL for MPI_NO_OP), rdata where the packed old target
@@ -1010,27 +1163,20 @@ static int accumulate(cr_job *job, const char *call, rma_args *a, const char *od
         acc_unlock(job, call, w, a->target);
         return MPI_SUCCESS;
     }
+    /* where the accumulate lock needs the target's service anyway (its
+     * control block is not mapped here; CR_PUB_ATOMICS made it serve) */
+    if (!ctl_word(w, a->target, CTL_ACC) && jr != job->rank && b && a->rs.n <= ACC_CALL_PIECES &&
+        bytes <= ACC_CALL_BYTES) {
+        acc_remote(job, call, a, odata, rdata, op, bytes);
+        return MPI_SUCCESS;
+    }
     char *tdata = scratch_get(job, call, w, SCR_TARGET, bytes);
     acc_lock(job, call, w, a->target);
     read_runs(job, call, a, tdata, bytes);
     cr_rma_flush(job, call, jr);
     if (rdata) memcpy(rdata, tdata, bytes);
     if (op != MPI_NO_OP) {
-        if (op == MPI_REPLACE) {
-            memcpy(tdata, odata, bytes);
-        } else if (pair) {
-            size_t ne = bytes / b->size, ext = (size_t)type_extent(b);
-            char *tc = malloc(ne * ext), *oc = malloc(ne * ext);
-            if (!tc || !oc) cr_fatal(job, call, "out of memory for %zu pairs", ne);
-            mpi_unpack_data(b, tdata, bytes, tc, ne);
-            mpi_unpack_data(b, odata, bytes, oc, ne);
-            o.fn(tc, oc, tc, n, o.arg);
-            mpi_pack_data(b, tc, ne, tdata);
-            free(tc);
-            free(oc);
-        } else {
-            o.fn(tdata, odata, tdata, n, o.arg);
-        }
+        combine(job, call, op, &o, n, pair ? b : NULL, tdata, odata, bytes);
         move_runs(job, call, a, tdata, true, NULL);
         cr_rma_flush(job, call, jr);
     }

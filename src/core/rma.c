@@ -31,7 +31,13 @@
 /* Puts up to this size travel inside their request. */
 #define RMA_INLINE 4096
 
-enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY, RQ_PUTV, RQ_GETV };
+enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY, RQ_PUTV, RQ_GETV, RQ_CALL };
+
+/* RQ_CALL: len bytes for the layer above's handler at the target
+ * (cr_rma_set_call), inside the request up to RMA_INLINE, else in the message
+ * that follows with tag -ticket; the answer is what the handler gives back.
+ * Calls are run in the order they came, and one the handler finds busy (a
+ * lock another holds) holds back those after it. */
 
 /* Vector requests (RQ_PUTV, RQ_GETV: a strided datatype's pieces) carry a
  * = the number of pieces, and len = the bytes of the message that follows
@@ -66,9 +72,9 @@ typedef struct rma_op {
     bool ack;     /* service: send an ack once req (a data receive) completes */
     void (*done)(cr_job *job, void *arg);
     void *arg;
-    uint64_t old;        /* an atomic's reply */
-    void *own;           /* freed with the op: a vector request's buffer */
-    uint8_t vec;         /* service: RQ_PUTV or RQ_GETV, whose descriptors have come in own */
+    uint64_t old; /* an atomic's reply */
+    void *own;    /* freed with the op: a vector request's buffer */
+    uint8_t vec;  /* service: RQ_PUTV, RQ_GETV (their descriptors come into own) or RQ_CALL */
     uint64_t nvec, vlen; /* ... how many pieces, and their bytes */
 } rma_op;
 
@@ -81,7 +87,9 @@ typedef struct cr_rma {
     uint64_t next_ticket;
     rma_op *inflight; /* origin: oldest first */
     rma_op **inflight_end;
-    rma_op *serving; /* service: replies and data receives under way */
+    rma_op *serving;            /* service: replies and data receives under way */
+    rma_op *calls, **calls_end; /* service: calls to run, in order */
+    cr_rma_call_fn call_fn;
     rma_op *spare;
     /* the service */
     bool on;
@@ -294,6 +302,41 @@ static void serve_vec(cr_job *job, cr_rma *m, rma_op *o)
     reply_own(job, m, o->peer, ticket, out, total, o->ev, out);
 }
 
+static void call_queue(cr_rma *m, rma_op *o)
+{
+    o->next = NULL;
+    if (!m->calls) m->calls_end = &m->calls;
+    *m->calls_end = o;
+    m->calls_end = &o->next;
+}
+
+/* Run the calls that came, in order, until one is busy or still waits for
+ * its data; how many ran. */
+static int run_calls(cr_job *job, cr_rma *m)
+{
+    int n = 0;
+    while (m->calls) {
+        rma_op *o = m->calls;
+        if (o->req) { /* its data follows */
+            if (!o->req->done) break;
+            cr_req_release(job, o->req);
+            o->req = NULL;
+        }
+        if (!m->call_fn)
+            cr_fatal(job, "one-sided service",
+                     "rank %d made a call this rank has no handler for (its windows are gone)",
+                     o->peer);
+        void *out = NULL;
+        size_t outlen = 0;
+        if (m->call_fn(job, o->peer, o->own, (size_t)o->vlen, &out, &outlen)) break;
+        m->calls = o->next;
+        reply_own(job, m, o->peer, (int32_t)o->old, out, outlen, 0, out);
+        op_put(m, o);
+        n++;
+    }
+    return n;
+}
+
 /* Serve request msg (got bytes) of origin. */
 static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t got)
 {
@@ -303,7 +346,8 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
                  got);
     memcpy(&q, msg, sizeof q);
     uint64_t span = q.op == RQ_AMO || q.op == RQ_AMO_NOREPLY ? 8 : q.len;
-    bool vec = q.op == RQ_PUTV || q.op == RQ_GETV; /* (its pieces are checked as they come) */
+    /* (a vector's pieces are checked as they come, a call's by its handler) */
+    bool vec = q.op == RQ_PUTV || q.op == RQ_GETV || q.op == RQ_CALL;
     if ((!vec && !exposed(m, q.addr, span)) || (q.ev && !exposed(m, q.ev, 8)))
         cr_fatal(job, "one-sided service",
                  "rank %d asked for %llu bytes at %#llx, outside every region this rank "
@@ -333,6 +377,28 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
     case RQ_GET:
         reply(job, m, origin, q.ticket, p, q.len, q.ev);
         break;
+    case RQ_CALL: {
+        rma_op *o = op_new(job, m);
+        o->peer = origin;
+        o->old = (uint64_t)q.ticket;
+        o->vec = RQ_CALL;
+        o->vlen = q.len;
+        if (q.len > CR_RMA_CALL_MAX || (q.len <= RMA_INLINE && got - sizeof q != q.len))
+            cr_fatal(job, "one-sided service", "a call from rank %d of %llu bytes carries %zu",
+                     origin, (unsigned long long)q.len, got - sizeof q);
+        if (!(o->own = malloc(q.len ? q.len : 1)))
+            cr_fatal(job, "one-sided service", "out of memory for a call's %llu bytes",
+                     (unsigned long long)q.len);
+        if (q.len <= RMA_INLINE) {
+            memcpy(o->own, msg + sizeof q, q.len);
+        } else { /* in the queue now all the same: calls run in the order they came */
+            cr_sel s = {
+                .src = origin, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = -q.ticket};
+            o->req = cr_irecv(job, "one-sided service", &s, o->own, q.len);
+        }
+        call_queue(m, o);
+        break;
+    }
     case RQ_PUTV:
     case RQ_GETV: {
         uint64_t desc = q.a * sizeof(rma_vrun), follow = q.op == RQ_PUTV ? desc + q.len : desc;
@@ -373,7 +439,8 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
 
 static int service_hook(cr_job *job, bool *pending)
 {
-    (void)pending; /* the thread answers messages at once (cr_handlers_start) */
+    /* the thread answers messages at once (cr_handlers_start); a busy call
+     * is tried again without one */
     cr_rma *m = job->rma;
     int n = 0;
     for (rma_op **pp = &m->serving; *pp;) {
@@ -384,6 +451,7 @@ static int service_hook(cr_job *job, bool *pending)
         }
         cr_req_release(job, o->req);
         *pp = o->next;
+        n++;
         if (o->vec)
             serve_vec(job, m, o);
         else if (o->ack)
@@ -391,7 +459,6 @@ static int service_hook(cr_job *job, bool *pending)
         else
             event_bump(job, o->ev);
         op_put(m, o);
-        n++;
     }
     while (m->in && m->in->done) {
         cr_req *r = m->in;
@@ -406,6 +473,8 @@ static int service_hook(cr_job *job, bool *pending)
         serve(job, m, origin, msg, got);
         n++;
     }
+    n += run_calls(job, m);
+    if (m->calls) *pending = true;
     return n;
 }
 
@@ -753,6 +822,44 @@ bool cr_rma_getv(cr_job *job, const char *call, const cr_rtarget *t, const cr_ru
                  char *data, const cr_rma_opt *opt)
 {
     return xferv(job, call, t, runs, n, data, opt, false);
+}
+
+void cr_rma_set_call(cr_job *job, cr_rma_call_fn fn)
+{
+    rma_of(job)->call_fn = fn;
+}
+
+bool cr_rma_exposed(cr_job *job, uint64_t addr, uint64_t len)
+{
+    return job->rma && exposed(job->rma, addr, len);
+}
+
+uint64_t cr_rma_call(cr_job *job, const char *call, int peer, const void *in, size_t len, void *out,
+                     size_t outlen)
+{
+    if (len > CR_RMA_CALL_MAX)
+        cr_fatal(job, call, "a call of %zu bytes to rank %d (at most %d)", len, peer,
+                 CR_RMA_CALL_MAX);
+    cr_rma *m = rma_of(job);
+    uint64_t ticket = m->next_ticket++;
+    int32_t tag = ticket_tag(ticket);
+    rma_msg q = {.op = RQ_CALL, .ticket = tag, .len = len};
+    cr_sel s = {.src = peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
+    cr_req *answer = cr_irecv(job, call, &s, out, outlen);
+    cr_req *follows = NULL;
+    void *own = NULL;
+    if (len <= RMA_INLINE) {
+        char buf[sizeof q + RMA_INLINE];
+        memcpy(buf, &q, sizeof q);
+        memcpy(buf + sizeof q, in, len);
+        cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
+    } else {
+        if (!(own = malloc(len))) cr_fatal(job, call, "out of memory for a call's %zu bytes", len);
+        memcpy(own, in, len);
+        cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
+        follows = cr_isend(job, call, peer, CR_CTX_RMA, -tag, own, len);
+    }
+    return track(job, m, peer, answer, follows, own, NULL, ticket);
 }
 
 uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, uint64_t a,
