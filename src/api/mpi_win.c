@@ -1060,21 +1060,23 @@ static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void *
     if (!__atomic_compare_exchange_n(&w->myctl[CTL_ACC], &free_word, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return 1;
-    char *tdata = malloc(q.bytes ? q.bytes : 1), *at = tdata;
-    if (!tdata) cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+    uint64_t total = 0;
     for (uint32_t i = 0; i < q.nrun; i++) {
-        if (!cr_rma_exposed(job, pc[i].addr, pc[i].len) ||
-            (uint64_t)(at - tdata) + pc[i].len > q.bytes)
+        total += pc[i].len;
+        if (!cr_rma_exposed(job, pc[i].addr, pc[i].len) || total > q.bytes ||
+            (b->contig && pc[i].len % b->size))
             cr_fatal(job, call,
                      "rank %d accumulates into %llu bytes at %#llx, outside this rank's window",
                      origin, (unsigned long long)pc[i].len, (unsigned long long)pc[i].addr);
-        memcpy(at, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
-        at += pc[i].len;
     }
-    if (q.fetch) {
-        *out = malloc(q.bytes ? q.bytes : 1);
-        if (!*out) cr_fatal(job, call, "out of memory");
-        memcpy(*out, tdata, q.bytes);
+    if (total != q.bytes || !q.bytes)
+        cr_fatal(job, call, "rank %d sent %llu bytes of pieces for %llu", origin,
+                 (unsigned long long)total, (unsigned long long)q.bytes);
+    if (q.fetch) { /* the old data, packed */
+        char *at = *out = malloc(q.bytes ? q.bytes : 1);
+        if (!at) cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+        for (uint32_t i = 0; i < q.nrun; i++, at += pc[i - 1].len)
+            memcpy(at, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
         *outlen = q.bytes;
     }
     if (q.op != MPI_NO_OP) {
@@ -1086,15 +1088,34 @@ static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void *
         if (q.op != MPI_REPLACE &&
             mpi_redop(job, w->comm, call, q.op, b, q.bytes / b->size, &o, &octx, &packed, &n))
             cr_fatal(job, call, "rank %d sent an operation this rank cannot apply", origin);
-        combine(job, call, q.op, &o, n, pair ? b : NULL, tdata, odata, q.bytes);
-        at = tdata;
+        /* piece by piece in place (a pair type, whose gaps need its C layout: packed
+         * together first) */
+        char *tdata = pair ? malloc(q.bytes ? q.bytes : 1) : NULL, *at = tdata;
+        if (pair && !tdata)
+            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
         for (uint32_t i = 0; i < q.nrun; i++) {
-            memcpy((void *)(uintptr_t)pc[i].addr, at, pc[i].len);
-            at += pc[i].len;
+            char *p = (char *)(uintptr_t)pc[i].addr;
+            if (pair) {
+                memcpy(at, p, pc[i].len);
+                at += pc[i].len;
+            } else {
+                size_t all = q.bytes / b->size, /* (> 0: checked above) */
+                    ni = q.op == MPI_REPLACE ? 0 : n / all * (pc[i].len / b->size);
+                combine(job, call, q.op, &o, ni, NULL, p, odata, pc[i].len);
+                odata += pc[i].len;
+            }
+        }
+        if (pair) {
+            combine(job, call, q.op, &o, n, b, tdata, odata, q.bytes);
+            at = tdata;
+            for (uint32_t i = 0; i < q.nrun; i++) {
+                memcpy((void *)(uintptr_t)pc[i].addr, at, pc[i].len);
+                at += pc[i].len;
+            }
+            free(tdata);
         }
     }
     __atomic_store_n(&w->myctl[CTL_ACC], 0, __ATOMIC_RELEASE);
-    free(tdata);
     return 0;
 }
 
@@ -1105,7 +1126,8 @@ static void acc_remote(cr_job *job, const char *call, rma_args *a, const char *o
     cr_rtarget t = args_target(a), c = ctl_at(a->w, a->target, 0);
     size_t len =
         sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
-    char *buf = scratch_get(job, call, a->w, SCR_SPAN, len);
+    char *buf = malloc(len); /* the engine's from here: sent from, then freed */
+    if (!buf) cr_fatal(job, call, "out of memory for an accumulate of %zu bytes", len);
     acc_call q = {.ctl = c.addr,
                   .op = op,
                   .base = a->tt->base,
@@ -1118,7 +1140,6 @@ static void acc_remote(cr_job *job, const char *call, rma_args *a, const char *o
         pc[i] = (acc_piece){t.addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
     if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
     cr_rma_call(job, call, t.peer, buf, len, rdata, rdata ? bytes : 0);
-    scratch_put(a->w, SCR_SPAN, buf);
     if (rdata) cr_rma_flush(job, call, t.peer);
 }
 

@@ -89,6 +89,9 @@ typedef struct cr_rma {
     rma_op **inflight_end;
     rma_op *serving;            /* service: replies and data receives under way */
     rma_op *calls, **calls_end; /* service: calls to run, in order */
+    void *callbuf;              /* ... a large call's buffer kept for the next (a fresh large
+                                   malloc is a page fault per page, every call) */
+    size_t callbuf_len;
     cr_rma_call_fn call_fn;
     rma_op *spare;
     /* the service */
@@ -330,6 +333,12 @@ static int run_calls(cr_job *job, cr_rma *m)
         size_t outlen = 0;
         if (m->call_fn(job, o->peer, o->own, (size_t)o->vlen, &out, &outlen)) break;
         m->calls = o->next;
+        if (o->vlen > RMA_INLINE && o->nvec > m->callbuf_len) { /* kept for the next */
+            free(m->callbuf);
+            m->callbuf = o->own;
+            m->callbuf_len = o->nvec;
+            o->own = NULL;
+        }
         reply_own(job, m, o->peer, (int32_t)o->old, out, outlen, 0, out);
         op_put(m, o);
         n++;
@@ -386,9 +395,15 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
         if (q.len > CR_RMA_CALL_MAX || (q.len <= RMA_INLINE && got - sizeof q != q.len))
             cr_fatal(job, "one-sided service", "a call from rank %d of %llu bytes carries %zu",
                      origin, (unsigned long long)q.len, got - sizeof q);
-        if (!(o->own = malloc(q.len ? q.len : 1)))
+        o->nvec = q.len; /* (the buffer's size) */
+        if (q.len > RMA_INLINE && m->callbuf && m->callbuf_len >= q.len) {
+            o->own = m->callbuf;
+            o->nvec = m->callbuf_len;
+            m->callbuf = NULL;
+        } else if (!(o->own = malloc(q.len ? q.len : 1))) {
             cr_fatal(job, "one-sided service", "out of memory for a call's %llu bytes",
                      (unsigned long long)q.len);
+        }
         if (q.len <= RMA_INLINE) {
             memcpy(o->own, msg + sizeof q, q.len);
         } else { /* in the queue now all the same: calls run in the order they came */
@@ -834,7 +849,7 @@ bool cr_rma_exposed(cr_job *job, uint64_t addr, uint64_t len)
     return job->rma && exposed(job->rma, addr, len);
 }
 
-uint64_t cr_rma_call(cr_job *job, const char *call, int peer, const void *in, size_t len, void *out,
+uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t len, void *out,
                      size_t outlen)
 {
     if (len > CR_RMA_CALL_MAX)
@@ -847,17 +862,17 @@ uint64_t cr_rma_call(cr_job *job, const char *call, int peer, const void *in, si
     cr_sel s = {.src = peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_req *answer = cr_irecv(job, call, &s, out, outlen);
     cr_req *follows = NULL;
-    void *own = NULL;
+    void *own = in;
     if (len <= RMA_INLINE) {
         char buf[sizeof q + RMA_INLINE];
         memcpy(buf, &q, sizeof q);
         memcpy(buf + sizeof q, in, len);
         cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
-    } else {
-        if (!(own = malloc(len))) cr_fatal(job, call, "out of memory for a call's %zu bytes", len);
-        memcpy(own, in, len);
+        free(in);
+        own = NULL;
+    } else { /* sent from in itself, freed once sent */
         cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
-        follows = cr_isend(job, call, peer, CR_CTX_RMA, -tag, own, len);
+        follows = cr_isend(job, call, peer, CR_CTX_RMA, -tag, in, len);
     }
     return track(job, m, peer, answer, follows, own, NULL, ticket);
 }

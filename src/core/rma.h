@@ -118,14 +118,15 @@ uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, 
  * registered there gets each call's len bytes, in the order they came; it
  * returns 1 when it cannot run now (a lock another holds: it is called again,
  * and the calls after wait), else 0 with *out (malloc'd, or NULL) and *outlen
- * the answer. cr_rma_call sends one (at most CR_RMA_CALL_MAX bytes, copied);
+ * the answer. cr_rma_call sends one (at most CR_RMA_CALL_MAX bytes at in,
+ * malloc'd: the engine frees it once sent);
  * the answer lands in out (outlen bytes) once its ticket is done. The handler
  * runs under the lock, in the service: it must not wait. */
 #define CR_RMA_CALL_MAX (64 << 20)
 typedef int (*cr_rma_call_fn)(cr_job *job, int origin, const void *in, size_t len, void **out,
                               size_t *outlen);
 void cr_rma_set_call(cr_job *job, cr_rma_call_fn fn);
-uint64_t cr_rma_call(cr_job *job, const char *call, int peer, const void *in, size_t len, void *out,
+uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t len, void *out,
                      size_t outlen);
 /* Does [addr, addr+len) lie in memory this rank exposed (for a handler)? */
 bool cr_rma_exposed(cr_job *job, uint64_t addr, uint64_t len);
