@@ -781,6 +781,7 @@ static void end_job(job_spec *js, int status)
     if (js->ending) return;
     js->ending = true;
     js->exit_status = status;
+    if (js->vsim && status != EXIT_DEADLOCK) cr_vsim_stop(js->vsim);
     if (js->tree) cr_tree_send(js->tree, -2, CR_F_END, 0, 0, status, NULL, 0);
     if (!js->pgid) return;
     kill(-js->pgid, SIGTERM);

@@ -699,7 +699,7 @@ static void *vsim_main(void *arg)
         }
         if (s->ndone == s->n) break;
         if (!s->nactive && !s->nheap && cr_sim_next(s->sim) == CR_TIME_NEVER && !s->nheld &&
-            !s->nwoke) {
+            !s->nwoke && !atomic_load(&s->stop)) {
             atomic_store(&s->deadlock, 1);
             atomic_store(&s->hd->stopped, 1);
             break;
@@ -807,6 +807,13 @@ bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us)
     if (clock_us)
         for (int r = 0; r < s->n; r++) clock_us[r] = (double)atomic_load(&slot(s, r)->clock) / 1e6;
     return true;
+}
+
+void cr_vsim_stop(cr_vsim *s)
+{
+    atomic_store(&s->stop, 1);
+    atomic_fetch_add(&s->hd->bell, 1);
+    syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)

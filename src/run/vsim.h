@@ -26,6 +26,10 @@ void cr_vsim_rank_gone(cr_vsim *s, int r);
  * message and nothing is on its way. Then clock[r] (when given) holds each
  * rank's virtual time in microseconds. */
 bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us);
+/* The launcher ends the job for another reason (a timeout, a signal, a rank
+ * that failed): the simulator stops where it is, and ranks that die on the
+ * way are not taken for a deadlock. */
+void cr_vsim_stop(cr_vsim *s);
 /* Stop the thread (if running) and print the summary: the job's virtual time,
  * each rank's compute, send, receive and wait times, messages and bytes, and
  * the busiest links; with json, write the same to that file too. Returns 0, or
