@@ -1035,6 +1035,16 @@ static mpi_win *win_by_ctl(uint64_t ctl)
     return NULL;
 }
 
+/* Copy the pieces' bytes into buf, packed (or, into: buf into the pieces). */
+static void pieces_move(const acc_piece *pc, uint32_t n, char *buf, bool into)
+{
+    for (uint32_t i = 0; i < n; buf += pc[i++].len)
+        if (into)
+            memcpy((void *)(uintptr_t)pc[i].addr, buf, pc[i].len);
+        else
+            memcpy(buf, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
+}
+
 /* The target's side (the service's handler): 1 while another holds the lock. */
 static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out,
                      size_t *outlen)
@@ -1073,10 +1083,9 @@ static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void *
         cr_fatal(job, call, "rank %d sent %llu bytes of pieces for %llu", origin,
                  (unsigned long long)total, (unsigned long long)q.bytes);
     if (q.fetch) { /* the old data, packed */
-        char *at = *out = malloc(q.bytes ? q.bytes : 1);
-        if (!at) cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
-        for (uint32_t i = 0; i < q.nrun; i++, at += pc[i - 1].len)
-            memcpy(at, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
+        if (!(*out = malloc(q.bytes)))
+            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+        pieces_move(pc, q.nrun, *out, false);
         *outlen = q.bytes;
     }
     if (q.op != MPI_NO_OP) {
@@ -1088,31 +1097,19 @@ static int acc_serve(cr_job *job, int origin, const void *in, size_t len, void *
         if (q.op != MPI_REPLACE &&
             mpi_redop(job, w->comm, call, q.op, b, q.bytes / b->size, &o, &octx, &packed, &n))
             cr_fatal(job, call, "rank %d sent an operation this rank cannot apply", origin);
-        /* piece by piece in place (a pair type, whose gaps need its C layout: packed
-         * together first) */
-        char *tdata = pair ? malloc(q.bytes ? q.bytes : 1) : NULL, *at = tdata;
-        if (pair && !tdata)
-            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
-        for (uint32_t i = 0; i < q.nrun; i++) {
-            char *p = (char *)(uintptr_t)pc[i].addr;
-            if (pair) {
-                memcpy(at, p, pc[i].len);
-                at += pc[i].len;
-            } else {
-                size_t all = q.bytes / b->size, /* (> 0: checked above) */
-                    ni = q.op == MPI_REPLACE ? 0 : n / all * (pc[i].len / b->size);
-                combine(job, call, q.op, &o, ni, NULL, p, odata, pc[i].len);
-                odata += pc[i].len;
-            }
-        }
-        if (pair) {
+        if (pair) { /* its gaps need its C layout: the pieces packed together first */
+            char *tdata = malloc(q.bytes);
+            if (!tdata)
+                cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+            pieces_move(pc, q.nrun, tdata, false);
             combine(job, call, q.op, &o, n, b, tdata, odata, q.bytes);
-            at = tdata;
-            for (uint32_t i = 0; i < q.nrun; i++) {
-                memcpy((void *)(uintptr_t)pc[i].addr, at, pc[i].len);
-                at += pc[i].len;
-            }
+            pieces_move(pc, q.nrun, tdata, true);
             free(tdata);
+        } else { /* piece by piece in place; n counts the elements of all (> 0, checked) */
+            size_t per = n / (q.bytes / b->size);
+            for (uint32_t i = 0; i < q.nrun; odata += pc[i++].len)
+                combine(job, call, q.op, &o, per * (pc[i].len / b->size), NULL,
+                        (char *)(uintptr_t)pc[i].addr, odata, pc[i].len);
         }
     }
     __atomic_store_n(&w->myctl[CTL_ACC], 0, __ATOMIC_RELEASE);

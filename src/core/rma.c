@@ -75,7 +75,8 @@ typedef struct rma_op {
     uint64_t old; /* an atomic's reply */
     void *own;    /* freed with the op: a vector request's buffer */
     uint8_t vec;  /* service: RQ_PUTV, RQ_GETV (their descriptors come into own) or RQ_CALL */
-    uint64_t nvec, vlen; /* ... how many pieces, and their bytes */
+    uint64_t nvec, vlen; /* ... how many pieces, and their bytes (a call: vlen bytes) */
+    size_t owncap;       /* a call's: own's size */
 } rma_op;
 
 typedef struct rma_span {
@@ -265,6 +266,16 @@ static void reply(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void
     reply_own(job, m, origin, ticket, p, len, ev, NULL);
 }
 
+/* The service touches only memory exposed here: anything else ends the job. */
+static void check_exposed(cr_job *job, cr_rma *m, int origin, uint64_t addr, uint64_t len)
+{
+    if (!exposed(m, addr, len))
+        cr_fatal(job, "one-sided service",
+                 "rank %d asked for %llu bytes at %#llx, outside every region this rank "
+                 "registered (a freed region, or a bad offset)",
+                 origin, (unsigned long long)len, (unsigned long long)addr);
+}
+
 /* A vector request's descriptors have come in (o->own): check every piece, then
  * scatter a put's data and answer, or gather a get's data into its answer. */
 static void serve_vec(cr_job *job, cr_rma *m, rma_op *o)
@@ -273,11 +284,7 @@ static void serve_vec(cr_job *job, cr_rma *m, rma_op *o)
     const char *data = (const char *)(v + o->nvec);
     uint64_t total = 0;
     for (uint64_t i = 0; i < o->nvec; i++) {
-        if (!exposed(m, v[i].addr, v[i].len))
-            cr_fatal(job, "one-sided service",
-                     "rank %d asked for %llu bytes at %#llx, outside every region this rank "
-                     "registered (a freed region, or a bad offset)",
-                     o->peer, (unsigned long long)v[i].len, (unsigned long long)v[i].addr);
+        check_exposed(job, m, o->peer, v[i].addr, v[i].len);
         total += v[i].len;
     }
     if (total != o->vlen)
@@ -333,10 +340,10 @@ static int run_calls(cr_job *job, cr_rma *m)
         size_t outlen = 0;
         if (m->call_fn(job, o->peer, o->own, (size_t)o->vlen, &out, &outlen)) break;
         m->calls = o->next;
-        if (o->vlen > RMA_INLINE && o->nvec > m->callbuf_len) { /* kept for the next */
+        if (o->vlen > RMA_INLINE && o->owncap > m->callbuf_len) { /* kept for the next */
             free(m->callbuf);
             m->callbuf = o->own;
-            m->callbuf_len = o->nvec;
+            m->callbuf_len = o->owncap;
             o->own = NULL;
         }
         reply_own(job, m, o->peer, (int32_t)o->old, out, outlen, 0, out);
@@ -357,11 +364,8 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
     uint64_t span = q.op == RQ_AMO || q.op == RQ_AMO_NOREPLY ? 8 : q.len;
     /* (a vector's pieces are checked as they come, a call's by its handler) */
     bool vec = q.op == RQ_PUTV || q.op == RQ_GETV || q.op == RQ_CALL;
-    if ((!vec && !exposed(m, q.addr, span)) || (q.ev && !exposed(m, q.ev, 8)))
-        cr_fatal(job, "one-sided service",
-                 "rank %d asked for %llu bytes at %#llx, outside every region this rank "
-                 "registered (a freed region, or a bad offset)",
-                 origin, (unsigned long long)span, (unsigned long long)q.addr);
+    if (!vec) check_exposed(job, m, origin, q.addr, span);
+    if (q.ev) check_exposed(job, m, origin, q.ev, 8);
     char *p = (char *)(uintptr_t)q.addr;
     switch (q.op) {
     case RQ_PUT:
@@ -395,10 +399,10 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
         if (q.len > CR_RMA_CALL_MAX || (q.len <= RMA_INLINE && got - sizeof q != q.len))
             cr_fatal(job, "one-sided service", "a call from rank %d of %llu bytes carries %zu",
                      origin, (unsigned long long)q.len, got - sizeof q);
-        o->nvec = q.len; /* (the buffer's size) */
+        o->owncap = q.len;
         if (q.len > RMA_INLINE && m->callbuf && m->callbuf_len >= q.len) {
             o->own = m->callbuf;
-            o->nvec = m->callbuf_len;
+            o->owncap = m->callbuf_len;
             m->callbuf = NULL;
         } else if (!(o->own = malloc(q.len ? q.len : 1))) {
             cr_fatal(job, "one-sided service", "out of memory for a call's %llu bytes",
