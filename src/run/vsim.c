@@ -819,9 +819,7 @@ void cr_vsim_stop(cr_vsim *s)
 int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
 {
     if (s->started) {
-        atomic_store(&s->stop, 1);
-        atomic_fetch_add(&s->hd->bell, 1);
-        syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+        cr_vsim_stop(s);
         pthread_join(s->th, NULL);
         s->started = false;
     }
