@@ -74,15 +74,24 @@ int cr_stream_tryrecv(cr_stream s, uint64_t *w);
 size_t cr_stream_read(cr_stream s, uint64_t *w, size_t n);
 
 /* Destination: the next n words of the stream go to buf, without a call per
- * word (GetRow): they land there as they arrive, moved by the progress
- * thread. Returns at once; no word may be read from s until the redirection
- * is waited for. */
+ * word (spooling, as iWarp's memory agent does): they land there as they arrive, moved by the
+ * progress thread. Returns at once; no word may be read from s until the redirection is waited for.
+ */
 void cr_stream_redirect(cr_stream s, uint64_t *buf, size_t n);
 /* Wait until the redirected words are all in buf; returns how many came (fewer
  * than n only at end-of-stream). cr_stream_redirect_test: the same, or
  * (size_t)-1 at once when they are not all there yet. */
 size_t cr_stream_redirect_wait(cr_stream s);
 size_t cr_stream_redirect_test(cr_stream s);
+
+/* Splice (iWarp's redirection at a joint cell): from now on every word that
+ * reaches the destination end `in` goes on along the origin end `out` of this
+ * rank, moved by the service without a call per word, and in's end-of-stream
+ * ends out. Both ends are closed by the service; the program uses neither
+ * again. Words already sent on out go first, words already queued on in are
+ * passed on first. GetRow: read your part of in, then splice the rest on to
+ * the next rank; PutRow: write your part on out, then splice in behind it. */
+void cr_stream_splice(cr_stream in, cr_stream out);
 
 /* Close this end. The origin sends end-of-stream (words already sent are still
  * delivered); the destination discards what remains up to end-of-stream. */

@@ -15,8 +15,9 @@
  * progress thread's, started by cr_handlers_start so that it answers at once,
  * or a waiting call's) takes pathway headers (forwarding them, or queueing
  * them for cr_stream_accept), forwards the data of the links through this
- * rank, moves redirected words into their buffers and absorbs the credits of
- * closed origins until their destination's final grant.
+ * rank, moves redirected words into their buffers, passes the words of a
+ * spliced destination end on along its origin end (GetRow, PutRow) and absorbs
+ * the credits of closed origins until their destination's final grant.
  *
  * Invariants:
  *  - all state is in job->streams and changes only under the engine lock;
@@ -28,6 +29,9 @@
  *  - a grant is never skipped (sent at once or queued in the engine), and one
  *    is due whenever depth/2 words were consumed, so a receiver that waits for
  *    words has granted every credit a blocked sender waits for;
+ *  - a splice moves only the words its origin end has credit for, and grants
+ *    upstream only what it moved, so the flow control runs end to end across
+ *    it; its two ends belong to the service until it has passed end-of-stream;
  *  - at an intermediate, reserved links are served first; ordinary words are
  *    handed to the engine only when nothing waits in its queue to that peer
  *    (cr_send_now), else they wait in the service's own queue, so reserved
@@ -85,6 +89,8 @@ typedef struct st_stream {
     uint64_t *rbuf; /* redirection: target, words wanted, words there */
     size_t rn, rgot;
     bool redirecting;
+    struct st_stream *splice; /* destination: the origin end its words go on along */
+    bool spliced;             /* either end of a splice: the service owns it */
 } st_stream;
 
 /* A hop through this rank. */
@@ -127,6 +133,7 @@ typedef struct cr_streams {
     st_pending *pending, **pending_tail;
     int nclosing; /* closed origins not yet retired */
     int nredirect;
+    int nsplice;             /* splices not yet at end-of-stream */
     uint32_t pass, *blocked; /* per rank: the fwdq pass that found no room */
 } cr_streams;
 
@@ -172,6 +179,8 @@ static st_stream *get(cr_job *job, const char *op, cr_stream h, int end)
     cr_streams *t = job->streams;
     if (h < 0 || h >= t->n) cr_fatal(job, op, "stream %d is unknown", h);
     st_stream *s = t->s[h];
+    if (s->spliced)
+        cr_fatal(job, op, "stream %d is spliced (cr_stream_splice): the service owns it", h);
     if (s->closed) cr_fatal(job, op, "stream %d is closed", h);
     if (s->end != end)
         cr_fatal(job, op, "stream %d is the %s end: it cannot %s", h,
@@ -252,6 +261,30 @@ static void got_eof(cr_job *job, st_stream *s)
     grant(job, s, true); /* the origin may retire */
 }
 
+/* Take the credits that came; true when there are some. */
+static bool absorb(cr_job *job, st_stream *s)
+{
+    while (s->cred_rq->done) {
+        s->credits += s->cred.words;
+        cr_req_release(job, s->cred_rq);
+        cr_sel cs = {.src = s->far,
+                     .ctx = CR_CTX_STREAM,
+                     .tag_mode = CR_TAG_EXACT,
+                     .tag = TAG_CREDIT | s->id};
+        s->cred_rq = cr_irecv(job, "stream credits", &cs, &s->cred, sizeof s->cred);
+    }
+    return s->credits != 0;
+}
+
+/* The most words one data message of s carries: CHUNK, or fewer where the
+ * engine's eager size to the next hop is smaller. */
+static size_t most_words(const cr_job *job, const st_stream *s)
+{
+    size_t most = job->eager[s->peer] / 8;
+    if (most > CHUNK) most = CHUNK;
+    return most ? most : 1;
+}
+
 static cr_sel data_sel(const st_stream *s)
 {
     return (cr_sel){.src = s->peer, .ctx = CR_CTX_STREAM, .tag_mode = CR_TAG_EXACT, .tag = s->tag};
@@ -293,32 +326,38 @@ static void take_header(cr_job *job, cr_streams *t, int prev)
     send_small(job, l->out, TAG_HDR, h, offsetof(st_hdr, route) + (size_t)(h->nvia + 1) * 4);
 }
 
+/* Hand a message of the service on: a reserved link's at once (the engine
+ * queues it if it must); an ordinary one only when nothing waits in the
+ * engine's queue to dst, else into the service's own queue (flush_fwdq). */
+static void pass_on(cr_job *job, cr_streams *t, int dst, int32_t tag, bool reserved,
+                    const void *buf, size_t len)
+{
+    if (reserved) {
+        send_small(job, dst, tag, buf, len);
+        return;
+    }
+    bool queued = false;
+    for (st_msg *m = t->fwdq; m && !queued; m = m->next) queued = m->dst == dst;
+    if (!queued && cr_send_now(job, dst, CR_CTX_STREAM, tag, buf, len)) return;
+    st_msg *m = malloc(sizeof *m + len);
+    if (!m) cr_fatal(job, "stream service", "out of memory");
+    m->next = NULL;
+    m->dst = dst;
+    m->tag = tag;
+    m->req = NULL;
+    m->len = len;
+    if (len) memcpy(m->data, buf, len);
+    *t->fwdq_tail = m;
+    t->fwdq_tail = &m->next;
+}
+
 /* Pass a link's message on; false when it was the end-of-stream. */
 static bool forward(cr_job *job, cr_streams *t, st_link *l)
 {
     size_t len = l->rq->st.count;
     cr_req_release(job, l->rq);
     l->rq = NULL;
-    if (l->reserved) {
-        send_small(job, l->out, l->out_tag, l->buf, len);
-    } else {
-        bool sent = false;
-        bool queued = false;
-        for (st_msg *m = t->fwdq; m && !queued; m = m->next) queued = m->dst == l->out;
-        if (!queued) sent = cr_send_now(job, l->out, CR_CTX_STREAM, l->out_tag, l->buf, len);
-        if (!sent) {
-            st_msg *m = malloc(sizeof *m + len);
-            if (!m) cr_fatal(job, "stream service", "out of memory");
-            m->next = NULL;
-            m->dst = l->out;
-            m->tag = l->out_tag;
-            m->req = NULL;
-            m->len = len;
-            memcpy(m->data, l->buf, len);
-            *t->fwdq_tail = m;
-            t->fwdq_tail = &m->next;
-        }
-    }
+    pass_on(job, t, l->out, l->out_tag, l->reserved, l->buf, len);
     if (!len) return false;
     cr_sel ls = {
         .src = l->in_src, .ctx = CR_CTX_STREAM, .tag_mode = CR_TAG_EXACT, .tag = l->in_tag};
@@ -387,6 +426,54 @@ static int redirect_step(cr_job *job, st_stream *s)
     return n;
 }
 
+/* A splice: pass the words of in on along its origin end as credits allow,
+ * one staged message at a time, and end that stream with in's end-of-stream. */
+static int splice_step(cr_job *job, cr_streams *t, st_stream *in)
+{
+    st_stream *out = in->splice;
+    int n = 0;
+    for (;;) {
+        if (in->rq && in->rq->done) {
+            in->stage_n = in->rq->st.count / 8;
+            in->stage_pos = 0;
+            cr_req_release(job, in->rq);
+            in->rq = NULL;
+            n++;
+            if (!in->stage_n) got_eof(job, in);
+        }
+        size_t k = in->stage_n - in->stage_pos;
+        if (k) {
+            if (!absorb(job, out)) return n; /* the service runs again when credits come */
+            if (k > out->credits) k = out->credits;
+            if (k > most_words(job, out)) k = most_words(job, out);
+            pass_on(job, t, out->peer, out->tag, out->reserved, in->stage + in->stage_pos, k * 8);
+            out->credits -= k;
+            in->stage_pos += k;
+            consumed(job, in, k);
+            n++;
+            continue;
+        }
+        if (!in->eof) {
+            if (!in->rq) {
+                cr_sel sel = data_sel(in);
+                in->rq = cr_irecv(job, "stream splice", &sel, in->stage, CHUNK * 8);
+                n++;
+                continue; /* it may be there already */
+            }
+            return n;
+        }
+        pass_on(job, t, out->peer, out->tag, out->reserved, NULL, 0); /* end-of-stream */
+        out->closed = true;
+        t->nclosing++; /* its credits are absorbed until the final grant */
+        in->closed = true;
+        free(in->stage);
+        in->stage = NULL;
+        in->splice = NULL;
+        t->nsplice--;
+        return n + 1;
+    }
+}
+
 static int streams_bg(cr_job *job, bool *pending)
 {
     (void)pending; /* the thread answers messages at once (cr_handlers_start) */
@@ -426,10 +513,11 @@ static int streams_bg(cr_job *job, bool *pending)
         }
         pp = &m->next;
     }
-    if (t->nredirect || t->nclosing)
+    if (t->nredirect || t->nclosing || t->nsplice)
         for (int i = 0; i < t->n; i++) {
             st_stream *s = t->s[i];
             if (s->redirecting) n += redirect_step(job, s);
+            if (s->splice) n += splice_step(job, t, s);
             while (s->end == END_SEND && s->closed && !s->retired && s->cred_rq->done) {
                 bool final = s->cred.final;
                 cr_req_release(job, s->cred_rq);
@@ -462,7 +550,7 @@ void cr_stream_init(void)
 static bool service_idle(void *arg)
 {
     cr_streams *t = arg;
-    return !t->links && !t->fwdq && !t->loose && !t->nclosing;
+    return !t->links && !t->fwdq && !t->loose && !t->nclosing && !t->nsplice;
 }
 
 void cr_stream_finalize(void)
@@ -470,7 +558,7 @@ void cr_stream_finalize(void)
     cr_job *job = enter("cr_stream_finalize");
     cr_streams *t = job->streams;
     for (int i = 0; i < t->n; i++)
-        if (!t->s[i]->closed)
+        if (!t->s[i]->closed && !t->s[i]->spliced)
             cr_fatal(job, "cr_stream_finalize", "stream %d (channel %d %s rank %d) is still open",
                      i, t->s[i]->ch, t->s[i]->end == END_SEND ? "to" : "from", t->s[i]->far);
     cr_wait_until(job, "cr_stream_finalize", service_idle, t, NULL);
@@ -574,21 +662,6 @@ cr_stream cr_stream_accept(int src, int ch, int depth)
 
 /* ---- sending --------------------------------------------------------------- */
 
-/* Take the credits that came; true when there are some. */
-static bool absorb(cr_job *job, st_stream *s)
-{
-    while (s->cred_rq->done) {
-        s->credits += s->cred.words;
-        cr_req_release(job, s->cred_rq);
-        cr_sel cs = {.src = s->far,
-                     .ctx = CR_CTX_STREAM,
-                     .tag_mode = CR_TAG_EXACT,
-                     .tag = TAG_CREDIT | s->id};
-        s->cred_rq = cr_irecv(job, "stream credits", &cs, &s->cred, sizeof s->cred);
-    }
-    return s->credits != 0;
-}
-
 static bool credit_came(void *arg)
 {
     return ((st_stream *)arg)->cred_rq->done;
@@ -599,9 +672,7 @@ static size_t send_words(cr_job *job, const char *op, st_stream *s, const uint64
                          bool block)
 {
     size_t sent = 0;
-    size_t most = job->eager[s->peer] / 8;
-    if (most > CHUNK) most = CHUNK;
-    if (!most) most = 1;
+    size_t most = most_words(job, s);
     while (sent < n) {
         if (!absorb(job, s)) {
             if (!block) {
@@ -785,6 +856,23 @@ size_t cr_stream_redirect_test(cr_stream h)
     return n;
 }
 
+/* ---- splicing (GetRow, PutRow) --------------------------------------------- */
+
+void cr_stream_splice(cr_stream hin, cr_stream hout)
+{
+    const char *op = "cr_stream_splice";
+    cr_job *job = enter(op);
+    st_stream *in = get(job, op, hin, END_RECV);
+    st_stream *out = get(job, op, hout, END_SEND);
+    if (in->redirecting)
+        cr_fatal(job, op, "stream %d has a redirection pending: wait for it first", hin);
+    in->splice = out;
+    in->spliced = out->spliced = true;
+    job->streams->nsplice++;
+    splice_step(job, job->streams, in); /* what is here already; the service moves the rest */
+    cr_native_leave(job);
+}
+
 /* ---- closing --------------------------------------------------------------- */
 
 void cr_stream_close(cr_stream h)
@@ -794,7 +882,9 @@ void cr_stream_close(cr_stream h)
     cr_streams *t = job->streams;
     if (h < 0 || h >= t->n) cr_fatal(job, op, "stream %d is unknown", h);
     st_stream *s = t->s[h];
-    if (s->closed) cr_fatal(job, op, "stream %d is closed already", h);
+    if (s->closed && !s->spliced) cr_fatal(job, op, "stream %d is closed already", h);
+    if (s->spliced)
+        cr_fatal(job, op, "stream %d is spliced (cr_stream_splice): the service closes it", h);
     if (s->end == END_SEND) {
         cr_send(job, op, s->peer, CR_CTX_STREAM, s->tag, NULL, 0); /* end-of-stream */
         s->closed = true;

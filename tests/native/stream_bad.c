@@ -10,6 +10,7 @@ int main(int argc, char **argv)
     uint64_t w = 0, buf[4];
     cr_stream_init();
     if (cr_rank() != 0) {
+        cr_stream_close(cr_stream_open(0, 3, NULL, 0, 0)); /* a stream for the splice cases */
         cr_stream s = cr_stream_accept(0, 1, 4);
         cr_stream_recv(s, &w); /* ended by the launcher */
         cr_stream_recv(s, &w);
@@ -43,5 +44,13 @@ int main(int argc, char **argv)
     if (!strcmp(c, "hugecount")) cr_stream_write(s, buf, (size_t)1 << 60);
     if (!strcmp(c, "nullbuf")) cr_stream_write(s, NULL, 3);
     if (!strcmp(c, "redirect_null")) cr_stream_redirect(s, NULL, 3);
+    if (!strcmp(c, "splice_end")) cr_stream_splice(s, s);
+    if (!strncmp(c, "splice", 6)) {
+        cr_stream r = cr_stream_accept(1, 3, 4);
+        if (!strcmp(c, "splice_redirect")) cr_stream_redirect(r, buf, 4);
+        cr_stream_splice(r, s);
+        if (!strcmp(c, "spliced")) cr_stream_send(s, 1);
+        if (!strcmp(c, "splice_close")) cr_stream_close(r);
+    }
     return 0;
 }

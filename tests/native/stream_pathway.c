@@ -1,7 +1,7 @@
 /* Pathways (courier/streams.h) over 4 ranks: 0 -> 1 -> 2 -> 3 and back
  * 3 -> 2 -> 1 -> 0, the intermediates computing (not in a courier call) while
  * their progress thread forwards; words checked one by one. Redirection: rank
- * 3 has the next words land in a buffer (GetRow), partly from words already
+ * 3 has the next words land in a buffer (spooling), partly from words already
  * queued, partly straight from the wire, then reads on word by word. A
  * reserved pathway 0 -> 1 -> 2 -> 3 answers a ping-pong while an ordinary
  * pathway along the same ranks is full and unread (it must not wait behind). */

@@ -1,9 +1,10 @@
 # iWarp-style streams (src/api/stream.c, courier/streams.h): words checked one
 # by one, flow control by what the try form allows, channels independent,
 # pathways forwarded by the intermediates' progress threads, redirection into
-# memory, a reserved pathway beside a full one; bad input ends the job with one
-# line naming call, rank and reason.
-foreach(p basic pathway bad)
+# memory, a reserved pathway beside a full one, GetRow and PutRow by splicing
+# (stream_row); bad input ends the job with one line naming call, rank and
+# reason.
+foreach(p basic pathway row bad)
   add_executable(native_stream_${p} ${CMAKE_CURRENT_SOURCE_DIR}/stream_${p}.c)
   target_link_libraries(native_stream_${p} PRIVATE courier)
 endforeach()
@@ -16,6 +17,14 @@ courier_test(NAME native_stream_basic_small_eager
 set_tests_properties(native_stream_basic_small_eager PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=100)
 courier_test(NAME native_stream_pathway
              COMMAND ${COURIER_CMD} run -n 4 --timeout 120 $<TARGET_FILE:native_stream_pathway>)
+courier_test(NAME native_stream_row_3
+             COMMAND ${COURIER_CMD} run -n 3 --timeout 120 $<TARGET_FILE:native_stream_row>)
+courier_test(NAME native_stream_row_5
+             COMMAND ${COURIER_CMD} run -n 5 --timeout 120 $<TARGET_FILE:native_stream_row>)
+# Messages of 12 words: a spliced message goes on in several.
+courier_test(NAME native_stream_row_small_eager
+             COMMAND ${COURIER_CMD} run -n 4 --timeout 120 $<TARGET_FILE:native_stream_row>)
+set_tests_properties(native_stream_row_small_eager PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=100)
 
 set(stream_bad_unknown "rank 0: cr_stream_send: stream 42 is unknown")
 set(stream_bad_negative "rank 0: cr_stream_send: stream -1 is unknown")
@@ -37,8 +46,13 @@ set(stream_bad_negcount "rank 0: cr_stream_write: count -3 is negative")
 set(stream_bad_hugecount "rank 0: cr_stream_write: count 1152921504606846976 is too large")
 set(stream_bad_nullbuf "rank 0: cr_stream_write: buffer is NULL but count is 3")
 set(stream_bad_redirect_null "rank 0: cr_stream_redirect: stream 0 is the sending end")
+set(stream_bad_splice_end "rank 0: cr_stream_splice: stream 0 is the sending end: it cannot receive")
+set(stream_bad_spliced "rank 0: cr_stream_send: stream 0 is spliced \\(cr_stream_splice\\): the service owns it")
+set(stream_bad_splice_close "rank 0: cr_stream_close: stream 1 is spliced \\(cr_stream_splice\\): the service closes it")
+set(stream_bad_splice_redirect "rank 0: cr_stream_splice: stream 1 has a redirection pending")
 foreach(c unknown negative closed twice wrong_end rank via_rank via_self via_dst nvia via_null
-        channel again flags depth accept_rank negcount hugecount nullbuf redirect_null)
+        channel again flags depth accept_rank negcount hugecount nullbuf redirect_null
+        splice_end spliced splice_close splice_redirect)
   expect_test(native_stream_bad_${c} 1 "${stream_bad_${c}}"
               -- ${COURIER_CMD} run -n 2 --timeout 60 $<TARGET_FILE:native_stream_bad> ${c})
 endforeach()
