@@ -74,9 +74,9 @@ int cr_stream_tryrecv(cr_stream s, uint64_t *w);
 size_t cr_stream_read(cr_stream s, uint64_t *w, size_t n);
 
 /* Destination: the next n words of the stream go to buf, without a call per
- * word (spooling, as iWarp's memory agent does): they land there as they arrive, moved by the
- * progress thread. Returns at once; no word may be read from s until the redirection is waited for.
- */
+ * word (spooling, as iWarp's memory agent does): they land there as they
+ * arrive, moved by the progress thread. Returns at once; no word may be read
+ * from s until the redirection is waited for. */
 void cr_stream_redirect(cr_stream s, uint64_t *buf, size_t n);
 /* Wait until the redirected words are all in buf; returns how many came (fewer
  * than n only at end-of-stream). cr_stream_redirect_test: the same, or
