@@ -792,14 +792,11 @@ static void move_runs(cr_job *job, const char *call, const rma_args *a, char *da
         cr_rma_getv(job, call, &t, a->rs.r, a->rs.n, data, x ? &opt : NULL);
 }
 
-/* Put/Get/Rput/Rget. */
-/* The common case at its cost: the same predefined type on both sides, into
- * memory this rank maps, inside the window, in an epoch: one memcpy. False
- * when it is not that case (the full path then checks and reports). */
-/* The short paths' common check: count instances of the same predefined
- * contiguous type on both sides, to member target of a window that is not
- * dynamic, in an epoch, inside the window, in memory this rank maps. Their
- * place here (*bytes long), or NULL: the full path then checks and reports. */
+/* Put, Get, Rput, Rget. The short paths' common check: count instances of the
+ * same predefined contiguous type on both sides, to member target of a window
+ * that is not dynamic, in an epoch, inside the window, in memory this rank
+ * maps. Their place here (*bytes long), or NULL: the full path then checks and
+ * reports. */
 static char *mapped_span(MPI_Win win, MPI_Datatype type, int count, MPI_Datatype ttype, int tcount,
                          int target, MPI_Aint disp, mpi_win **wp, const mpi_type **tp,
                          size_t *bytes)
