@@ -2,8 +2,9 @@
  * single words, half the round trip) and channel throughput (words/s of block
  * sends of 4096 words into a reader), over one hop (0 <-> 1) and, with 3 or
  * more ranks, over a pathway through rank 1 (0 -> 1 -> 2 and back), ordinary
- * and reserved; with 4 or more ranks also the reserved pathway's latency while
- * rank 3 floods an ordinary pathway through rank 1 to rank 2.
+ * and reserved, and over streams spliced at rank 1 (GetRow's forwarding); with
+ * 4 or more ranks also the reserved pathway's latency while rank 3 floods an
+ * ordinary pathway through rank 1 to rank 2.
  *   courier run -n 4 streams [seconds-per-row] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,19 +69,10 @@ static double throughput(int me, int src, cr_stream s, long words)
     return words / (cr_time() - t0);
 }
 
-static void row(int me, const char *name, int dst, const int *via, int nvia, int flags, int ch)
+/* Latency and throughput between ranks 0 and dst over their ends out and in
+ * (every rank calls it; the others pass -1). */
+static void measure(int me, const char *name, int dst, cr_stream out, cr_stream in)
 {
-    /* forward 0 -> dst, back dst -> 0 along the reversed route */
-    int back[4];
-    for (int i = 0; i < nvia; i++) back[i] = via[nvia - 1 - i];
-    cr_stream out = -1, in = -1;
-    if (me == 0) {
-        out = cr_stream_open(dst, ch, via, nvia, flags);
-        in = cr_stream_accept(dst, ch + 1, 64);
-    } else if (me == dst) {
-        in = cr_stream_accept(0, ch, 64);
-        out = cr_stream_open(0, ch + 1, back, nvia, flags);
-    }
     double lat = 0, tput = 0;
     if (me == 0 || me == dst) {
         lat = pingpong(me, 0, out, in);
@@ -105,6 +97,42 @@ static void row(int me, const char *name, int dst, const int *via, int nvia, int
     cr_sync();
 }
 
+static void row(int me, const char *name, int dst, const int *via, int nvia, int flags, int ch)
+{
+    /* forward 0 -> dst, back dst -> 0 along the reversed route */
+    int back[4];
+    for (int i = 0; i < nvia; i++) back[i] = via[nvia - 1 - i];
+    cr_stream out = -1, in = -1;
+    if (me == 0) {
+        out = cr_stream_open(dst, ch, via, nvia, flags);
+        in = cr_stream_accept(dst, ch + 1, 64);
+    } else if (me == dst) {
+        in = cr_stream_accept(0, ch, 64);
+        out = cr_stream_open(0, ch + 1, back, nvia, flags);
+    }
+    measure(me, name, dst, out, in);
+}
+
+/* 0 -> 1 and 1 -> 2 spliced at rank 1, and back the same way: the words pass
+ * rank 1's service as through a pathway, but as two streams. */
+static void splice_row(int me, int ch)
+{
+    cr_stream out = -1, in = -1;
+    if (me == 0) {
+        out = cr_stream_open(1, ch, NULL, 0, 0);
+        in = cr_stream_accept(1, ch + 1, 64);
+    } else if (me == 1) {
+        cr_stream a = cr_stream_accept(0, ch, 64);
+        cr_stream_splice(a, cr_stream_open(2, ch, NULL, 0, 0));
+        cr_stream b = cr_stream_accept(2, ch + 1, 64);
+        cr_stream_splice(b, cr_stream_open(0, ch + 1, NULL, 0, 0));
+    } else if (me == 2) {
+        in = cr_stream_accept(1, ch, 64);
+        out = cr_stream_open(1, ch + 1, NULL, 0, 0);
+    }
+    measure(me, "spliced at 1: 0 -> 1 => 2", 2, out, in);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) secs = atof(argv[1]);
@@ -121,6 +149,7 @@ int main(int argc, char **argv)
     if (p >= 3) {
         row(me, "pathway 0 -> 1 -> 2", 2, via1, 1, 0, 20);
         row(me, "reserved pathway 0 -> 1 -> 2", 2, via1, 1, CR_STREAM_RESERVED, 30);
+        splice_row(me, 60);
     }
     if (p >= 4) {
         /* rank 3 floods 3 -> 1 -> 2 while 0 and 2 ping-pong over a reserved and
