@@ -652,9 +652,9 @@ static bool recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, c
 void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
                    bool trunc_ok, cr_status *st)
 {
-    uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_clock_ns() : 0;
+    uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_trace_ns(job) : 0;
     bool direct = !job->threaded && recv_direct(job, sel, buf, cap, st);
-    if (since) cr_trace_wait_on(job, cr_clock_ns() - since); /* spun for it */
+    if (since) cr_trace_wait_on(job, cr_trace_ns(job) - since); /* spun for it */
     if (direct) return;
     if (job->threaded) {
         cr_req *r = cr_irecv_call(job, op, sel, buf, cap, trunc_ok, NULL, NULL);
@@ -688,7 +688,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
         cr_unexp *u = find_unexp(job, sel, &pp);
         if (u) {
             if (counted) job->waiting--;
-            if (since && job->trace) cr_trace_wait_on(job, cr_clock_ns() - since);
+            if (since && job->trace) cr_trace_wait_on(job, cr_trace_ns(job) - since);
             if (w.listed) cr_wait_report(job, &w, false);
             st->src = u->src;
             st->tag = u->tag;
@@ -708,7 +708,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
                      "(start the program with courier run -n N)");
         if (!counted) {
             job->waiting++;
-            if (__builtin_expect(job->trace != NULL, 0)) since = cr_clock_ns();
+            if (__builtin_expect(job->trace != NULL, 0)) since = cr_trace_ns(job);
         }
         counted = true;
         cr_idle(job, &w, NULL, NULL);
@@ -1008,7 +1008,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     job->wait_op = NULL;
     job->wait_peer = NULL;
     job->waiting++;
-    uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_clock_ns() : 0;
+    uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_trace_ns(job) : 0;
     do {
         if (progress(job)) {
             w.spins = 0;
@@ -1021,7 +1021,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
         cr_idle(job, &w, ready, arg);
     } while (!ready(arg));
     job->waiting--;
-    if (since && job->trace) cr_trace_wait_on(job, cr_clock_ns() - since);
+    if (since && job->trace) cr_trace_wait_on(job, cr_trace_ns(job) - since);
     if (w.listed) cr_wait_report(job, &w, false);
 }
 

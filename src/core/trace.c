@@ -12,7 +12,10 @@
  * protocols) are interned by address: the first use of an address writes a
  * NAME record with its text, and later records carry its id. Per-call state is
  * kept per thread class (main, progress thread, any other), since the calls of
- * one class nest but do not interleave. */
+ * one class nest but do not interleave. Under courier run --sim the ticks are
+ * the rank's virtual clock in nanoseconds (plus one, so that 0 stays "not
+ * set"), and so are the waits: the trace is the modelled machine's timeline,
+ * and reading it moves no clock. */
 #define _GNU_SOURCE
 #include "trace.h"
 
@@ -30,7 +33,8 @@
 #include "engine.h"
 
 struct cr_trace {
-    bool tsc; /* ticks are the time-stamp counter */
+    bool tsc;  /* ticks are the time-stamp counter */
+    cr_vt *vt; /* simulated: ticks are virtual nanoseconds (before the attach: 0) */
     int fd;
     cr_trace_rec *buf; /* cap records */
     uint32_t used, cap;
@@ -56,8 +60,15 @@ static inline cr_trace_thr *thr_of(cr_job *job, uint8_t *tid)
     return &t->thr[k];
 }
 
+/* The virtual clock in nanoseconds, plus one. */
+static uint64_t vticks(cr_vt *vt)
+{
+    return (vt->base ? (uint64_t)cr_vt_read(vt) / 1000 : 0) + 1;
+}
+
 static inline uint64_t ticks(const cr_trace *t)
 {
+    if (__builtin_expect(t->vt != NULL, 0)) return vticks(t->vt);
 #if defined(__x86_64__) || defined(__i386__)
     if (t->tsc) return __builtin_ia32_rdtsc();
 #endif
@@ -68,6 +79,18 @@ static inline uint64_t ticks(const cr_trace *t)
 uint64_t cr_trace_now(cr_job *job)
 {
     return ticks(job->trace);
+}
+
+uint64_t cr_trace_ns(cr_job *job)
+{
+    return job->vt.base ? vticks(&job->vt) : cr_clock_ns();
+}
+
+/* The time of the clock pairs: real nanoseconds, or the virtual ones (then
+ * equal to the ticks, which makes the rate 1). */
+static uint64_t pair_ns(const cr_trace *t, uint64_t tick)
+{
+    return t->vt ? tick : cr_clock_ns();
 }
 
 /* Write what the buffer holds (async-signal-safe: system calls only). */
@@ -93,7 +116,7 @@ static void flush(cr_trace *t, uint32_t ended)
     t->head.lost = t->lost;
     t->head.ended = ended;
     t->head.tick1 = ticks(t);
-    t->head.ns1 = cr_clock_ns();
+    t->head.ns1 = pair_ns(t, t->head.tick1);
     if (pwrite(t->fd, &t->head, sizeof t->head, 0) != (ssize_t)sizeof t->head) t->lost++;
 }
 
@@ -191,16 +214,17 @@ void cr_trace_open(cr_job *job)
     t->head.size = (uint32_t)job->size;
     t->head.pid = (uint32_t)getpid();
     t->main = pthread_self();
-    t->tsc = cr_tsc_ok();
+    if (getenv("COURIER_SIM_FD")) t->vt = &job->vt; /* attached after this */
+    t->tsc = !t->vt && cr_tsc_ok();
     t->head.tsc = t->tsc;
     /* The tick rate: from this pair and the one each write adds; a rank that
      * dies before its first write has this one and one a millisecond on. */
     t->head.tick0 = ticks(t);
-    t->head.ns0 = cr_clock_ns();
-    while (cr_clock_ns() - t->head.ns0 < 1000000u) {
+    t->head.ns0 = pair_ns(t, t->head.tick0);
+    while (!t->vt && cr_clock_ns() - t->head.ns0 < 1000000u) {
     }
     t->head.tick1 = ticks(t);
-    t->head.ns1 = cr_clock_ns();
+    t->head.ns1 = pair_ns(t, t->head.tick1);
     char zero[CR_TRACE_HEAD] = {0};
     memcpy(zero, &t->head, sizeof t->head);
     if (pwrite(t->fd, zero, sizeof zero, 0) != (ssize_t)sizeof zero)

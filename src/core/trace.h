@@ -77,8 +77,11 @@ void cr_trace_close(struct cr_job *job);
 
 /* The trace's clock, in ticks: the time-stamp counter where it is constant and
  * runs in every state (a third of clock_gettime's cost here), else
- * cr_clock_ns. */
+ * cr_clock_ns; under courier run --sim the virtual clock's nanoseconds. */
 uint64_t cr_trace_now(struct cr_job *job);
+/* Nanoseconds for the waits a call records (cr_trace_wait_on): the real clock,
+ * or under courier run --sim the virtual one. */
+uint64_t cr_trace_ns(struct cr_job *job);
 
 /* Slow halves of the hooks below (tracing is on). */
 void cr_trace_enter_on(struct cr_job *job, const char *call);

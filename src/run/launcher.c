@@ -1635,11 +1635,16 @@ static void trace_finish(job_spec *js)
     FILE *m = open_memstream(&cmd, &len);
     for (int i = 0; m && i < js->argc; i++) fprintf(m, "%s%s", i ? " " : "", js->argv[i]);
     if (m) fclose(m);
+    char clock[300];
+    if (js->cmd.sim)
+        snprintf(clock, sizeof clock, "virtual (--sim %s)", js->cmd.sim);
+    else
+        snprintf(clock, sizeof clock, "real");
     cr_trace_job tj = {.dir = js->trace_parts,
                        .out = js->cmd.trace,
                        .nranks = js->cmd.total,
                        .command = cmd,
-                       .clock = "real",
+                       .clock = clock,
                        .hang = js->hang_text,
                        .hang_at = js->hang_at};
     int events = cr_trace_merge(&tj, stderr);

@@ -322,7 +322,9 @@ int cr_trace_merge(const cr_trace_job *j, FILE *err)
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"courier_trace\":1,\"ranks\":", o);
     fprintf(o, "%d,\"command\":", n);
     cr_json_str(o, j->command ? j->command : "");
-    fprintf(o, ",\"clock\":\"%s\",\"lost\":{", j->clock ? j->clock : "real");
+    fputs(",\"clock\":", o);
+    cr_json_str(o, j->clock ? j->clock : "real");
+    fputs(",\"lost\":{", o);
     bool lf = true;
     for (int r = 0; r < n; r++) {
         if (have[r] && !parts[r].head->lost && parts[r].ended) continue;

@@ -11,7 +11,7 @@ typedef struct cr_trace_job {
     const char *out; /* the trace to write */
     int nranks;
     const char *command; /* the job's command line, as the trace names it */
-    const char *clock;   /* "real" (or "virtual" in the simulated mode) */
+    const char *clock;   /* "real", or "virtual (--sim SPEC)" in the simulated mode */
     const char *hang;    /* the hang watchdog's report (lines), or NULL */
     uint64_t hang_at;    /* when it was made (cr_clock_ns's clock) */
 } cr_trace_job;

@@ -26,6 +26,10 @@
 #                                      among the three busiest, carrying the most
 #     spin MACHINE MS                  a loop that only reads dclock until MS ms have
 #                                      passed ends (each read costs virtual time)
+#     trace MACHINE                    --trace of a ping-pong is in virtual time: it says
+#                                      so, ends where the simulated job ends, every
+#                                      send lasts the modelled overhead, and two runs'
+#                                      traces are identical
 #     rma MACHINE                      an MPI put or get with its flush takes about a
 #                                      round trip (1.5 to 3 one-way times), for both
 #                                      window flavors alike, and the words arrive
@@ -157,6 +161,30 @@ rma)
     done
     within "$put_allocate" "$put_create" && within "$get_allocate" "$get_create" ||
         fail "an allocated window's operations ($put_allocate, $get_allocate us) should cost what a created one's do"
+    ;;
+trace)
+    m=$1 dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+    for k in a b; do
+        out=$("$courier" run --timeout 120 --sim "$m,cpu=0" --trace "$dir/$k.json" -n 2 "$prog" \
+            mpl 1 20 1024 2>&1) || fail "run $k: $(echo "$out" | grep -v '^courier:  ' | tail -3)"
+    done
+    vt=$(echo "$out" | sed -n 's/.*: \([0-9.]*\) us of virtual time in .*/\1/p')
+    grep -q '"clock":"virtual (--sim '"$m"',cpu=0)"' "$dir/a.json" ||
+        fail "the trace does not say that its clock is the virtual one"
+    # the last event ends where the simulated job ended
+    end=$(awk '/"ts":/ { t = $0; sub(/.*"ts":/, "", t); t += 0; d = 0
+                         if (match($0, /"dur":[0-9.]+/)) d = substr($0, RSTART + 6, RLENGTH - 6) + 0
+                         if (t + d > e) e = t + d }
+               END { printf "%.3f", e }' "$dir/a.json")
+    echo "$m: the trace ends at $end us, the simulated job at $vt us"
+    awk -v a="$end" -v b="$vt" 'BEGIN { d = a - b; exit !(d < 0.002 && d > -0.002) }' ||
+        fail "the trace ends at $end us, the simulated job at $vt us"
+    # every send takes the modelled send overhead, whatever this host's speed
+    n=$(grep '"name":"mpc_bsend"' "$dir/a.json" | sed 's/.*"dur":\([0-9.]*\).*/\1/' | sort -u | wc -l)
+    [ "$n" = 1 ] || fail "the sends' durations differ ($n values): not virtual time"
+    cmp -s <(grep '"ts"' "$dir/a.json") <(grep '"ts"' "$dir/b.json") ||
+        fail "two runs' traces differ"
     ;;
 *) fail "unknown check $what" ;;
 esac
