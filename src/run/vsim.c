@@ -49,15 +49,30 @@
 
 /* A message between its send and the receiver's in ring. */
 typedef struct pkt {
-    struct pkt *next; /* in a hold list */
+    struct pkt *next; /* in a hold list, or its pair's list of early arrivals */
     int src, dst;
-    int64_t t;    /* entered the network at; then arrived at */
-    int64_t cost; /* the receiving CPU's time for it */
-    uint64_t seq; /* order of reading (ties of one rank's sends) */
+    int64_t t;      /* entered the network at; then arrived at */
+    int64_t cost;   /* the receiving CPU's time for it */
+    uint64_t seq;   /* order of reading (ties of one rank's sends) */
+    uint32_t order; /* its place among the messages from src to dst */
     unsigned char hdr[40];
     uint64_t len, got;
     unsigned char data[];
 } pkt;
+
+/* The messages in the model from one rank to another. The model may deliver a
+ * later one first (a short message overtakes a long one whose protocol takes
+ * more trips, or that a slower path carries), but the receiver must see a
+ * pair's messages in the order they were sent (the non-overtaking rule of
+ * MPI, MPL and NX/2, which the engine relies on): one that arrives before its
+ * turn waits in early and goes on right behind the one it overtook. A pair is
+ * in the table only while it has messages in the model. */
+typedef struct flight {
+    int32_t src, dst; /* src < 0: a free entry */
+    uint32_t sent;    /* messages injected so far */
+    uint32_t passed;  /* of them, passed on to the receiver */
+    pkt *early;       /* arrived before their turn, by order */
+} flight;
 
 typedef struct vrank {
     uint8_t st;             /* enum cr_vt_state, as this thread last saw it */
@@ -86,6 +101,8 @@ struct cr_vsim {
     int64_t look;         /* the lookahead: events before h + look may be handled */
     pkt **heap;           /* sends not yet injected, by (t, src, seq) */
     size_t nheap, capheap;
+    flight *fl; /* pairs with messages in the model: open addressing, capfl a power of 2 */
+    size_t nfl, capfl;
     uint64_t seq;
     int ndone;
     pthread_t th;
@@ -291,6 +308,65 @@ static pkt *heap_pop(cr_vsim *s)
     return top;
 }
 
+/* ---- pairs in flight: their order ------------------------------------------- */
+
+static size_t fl_home(const cr_vsim *s, int src, int dst)
+{
+    uint64_t k = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(k >> 32) & (s->capfl - 1);
+}
+
+/* The pair's entry; with make, a new one when it has none (else NULL). */
+static flight *fl_find(cr_vsim *s, int src, int dst, bool make)
+{
+    if (make && 2 * (s->nfl + 1) > s->capfl) { /* grow: at most half full */
+        size_t cap = s->capfl ? 2 * s->capfl : 1024;
+        flight *old = s->fl, *nt = malloc(cap * sizeof *nt);
+        if (!nt) abort();
+        for (size_t i = 0; i < cap; i++) nt[i].src = -1;
+        size_t oldcap = s->capfl;
+        s->fl = nt;
+        s->capfl = cap;
+        for (size_t i = 0; i < oldcap; i++) {
+            if (old[i].src < 0) continue;
+            size_t j = fl_home(s, old[i].src, old[i].dst);
+            while (nt[j].src >= 0) j = (j + 1) & (cap - 1);
+            nt[j] = old[i];
+        }
+        free(old);
+    }
+    if (!s->capfl) return NULL;
+    for (size_t i = fl_home(s, src, dst);; i = (i + 1) & (s->capfl - 1)) {
+        flight *f = &s->fl[i];
+        if (f->src == src && f->dst == dst) return f;
+        if (f->src < 0) {
+            if (!make) return NULL;
+            *f = (flight){.src = src, .dst = dst};
+            s->nfl++;
+            return f;
+        }
+    }
+}
+
+/* The pair has nothing in the model any more: take its entry out (shifting
+ * the entries after it back, so that every lookup still finds its own). */
+static void fl_drop(cr_vsim *s, flight *f)
+{
+    size_t mask = s->capfl - 1, i = (size_t)(f - s->fl), j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (s->fl[j].src < 0) break;
+        size_t home = fl_home(s, s->fl[j].src, s->fl[j].dst);
+        /* j's entry may move to i when its home is not in (i, j] */
+        if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
+            s->fl[i] = s->fl[j];
+            i = j;
+        }
+    }
+    s->fl[i].src = -1;
+    s->nfl--;
+}
+
 /* ---- the rings -------------------------------------------------------------- */
 
 static cr_vt_slot *slot(cr_vsim *s, int r)
@@ -400,15 +476,13 @@ static void woken(cr_vsim *s, int r, int64_t t)
     if (v->resume < s->h) s->h = v->resume;
 }
 
-/* The model delivered m: into the receiver's in ring (or its hold list). */
-static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
+/* p arrives now, in its pair's order: into the receiver's in ring (or its
+ * hold list). */
+static void arrive(cr_vsim *s, pkt *p)
 {
-    cr_vsim *s = ctx;
-    pkt *p = (pkt *)(uintptr_t)m->tag;
     p->t = cr_sim_now(s->sim);
-    p->cost = cr_net_recv_cost(cr_net_swmodel(net), p->len);
+    p->cost = cr_net_recv_cost(cr_net_swmodel(s->net), p->len);
     p->got = 0; /* from here: how much of it is in the in ring */
-    cr_net_msg_free(net, m);
     vrank *v = &s->r[p->dst];
     if (v->st == CR_VT_DONE) {
         free(p);
@@ -419,6 +493,33 @@ static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
         hold(s, p);
     else
         free(p);
+}
+
+/* The model delivered m: it arrives now if its pair's earlier messages have,
+ * and then so do the later ones that came before it. */
+static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
+{
+    cr_vsim *s = ctx;
+    pkt *p = (pkt *)(uintptr_t)m->tag;
+    cr_net_msg_free(net, m);
+    flight *f = fl_find(s, p->src, p->dst, false);
+    if (!f) abort();             /* injected, so in the table */
+    if (p->order != f->passed) { /* overtook an earlier one: wait for it */
+        pkt **pp = &f->early;
+        while (*pp && (*pp)->order < p->order) pp = &(*pp)->next;
+        p->next = *pp;
+        *pp = p;
+        return;
+    }
+    arrive(s, p);
+    f->passed++;
+    while (f->early && f->early->order == f->passed) {
+        pkt *q = f->early;
+        f->early = q->next;
+        arrive(s, q);
+        f->passed++;
+    }
+    if (f->passed == f->sent) fl_drop(s, f);
 }
 
 static void answer_block(cr_vsim *s, int r)
@@ -514,6 +615,7 @@ static void count_gone(cr_vsim *s)
 
 static void inject(cr_vsim *s, pkt *p)
 {
+    p->order = fl_find(s, p->src, p->dst, true)->sent++;
     cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
     m->tag = (uint64_t)(uintptr_t)p;
     cr_net_send_wired(s->net, m); /* the rank's clock paid for its send overhead */
@@ -922,6 +1024,13 @@ void cr_vsim_free(cr_vsim *s)
             free(p);
         }
     }
+    for (size_t i = 0; i < s->capfl; i++)
+        while (s->fl[i].src >= 0 && s->fl[i].early) {
+            pkt *p = s->fl[i].early;
+            s->fl[i].early = p->next;
+            free(p);
+        }
+    free(s->fl);
     free(s->heap);
     free(s->r);
     free(s->active);
