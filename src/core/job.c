@@ -271,8 +271,12 @@ static void attach_host(cr_job *job)
 {
     job->wake_fd = -1;
     job->stats = &job->own_stats;
-    if (job->size == 1 || job->pmi) return;
+    if (job->pmi) return;
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
+    if (job->size == 1) { /* no peer to share it with: only its descriptor to drop */
+        if (fd >= 0) close(fd);
+        return;
+    }
     if (fd < 0)
         cr_fatal(job, "init",
                  "COURIER_SIZE is set but COURIER_SHM_FD is not; start the program with "
