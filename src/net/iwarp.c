@@ -414,8 +414,10 @@ static int iw_init(cr_net *net, char *err, size_t errlen)
             return snprintf(err, errlen, "iwarp --nodes must be a square; use --mesh XxY"), -1;
     }
     if (X < 1 || Y < 1 || X > CR_IWARP_MAX_SIDE || Y > CR_IWARP_MAX_SIDE || X * Y < 2)
-        return snprintf(err, errlen, "iwarp array %dx%d is outside 1..%d on a side", X, Y,
-                        CR_IWARP_MAX_SIDE),
+        return snprintf(err, errlen,
+                        "iwarp array %dx%d: each side must be 1..%d, and the array 2 cells or "
+                        "more",
+                        X, Y, CR_IWARP_MAX_SIDE),
                -1;
     iwarp *w = calloc(1, sizeof(*w));
     if (!w) return snprintf(err, errlen, "out of memory"), -1;

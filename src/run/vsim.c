@@ -230,12 +230,11 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         for (c->dim = 1; (1 << c->dim) < n; c->dim++) {
         }
         break;
-    case CR_MACH_IWARP: {
-        int x = 1;
-        while (x * x < n) x++;
+    case CR_MACH_IWARP: { /* the smallest near-square array; the model has 2 cells or more */
+        int m = n < 2 ? 2 : n, x = 1;
+        while (x * x < m) x++;
         c->mesh_x = x;
-        c->mesh_y = (n + x - 1) / x;
-        if (c->mesh_y < 1) c->mesh_y = 1;
+        c->mesh_y = (m + x - 1) / x;
         break;
     }
     default:
