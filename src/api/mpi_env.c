@@ -6,8 +6,10 @@
  *    which ends the job with one clear line when MPI_Init was not called or
  *    MPI_Finalize already was;
  *  - the thread level asked is the level provided, MPI_THREAD_MULTIPLE
- *    included (the engine lock is then taken by every call: cr_multi_begin);
- *    the main thread is the one that called MPI_Init or MPI_Init_thread;
+ *    included (the engine lock is then taken by every call: cr_multi_begin),
+ *    except under courier run --sim, which models a rank's calls as one
+ *    node's sequence: there at most MPI_THREAD_FUNNELED; the main thread is
+ *    the one that called MPI_Init or MPI_Init_thread;
  *  - an error is reported exactly once, by mpi_fail, on the communicator the
  *    call names (COMM_WORLD when it names none or a bad one): fatal handlers
  *    end the job with one line naming call, rank and reason; MPI_ERRORS_RETURN
@@ -212,7 +214,10 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     /* Every level is provided as asked. MULTIPLE: from here on every call takes
      * the engine lock and each thread that waits makes progress itself (the
      * engine's waiting point lets the others in meanwhile). The lower levels
-     * need nothing: their calls never overlap. */
+     * need nothing: their calls never overlap. Simulated, a rank is one
+     * node's sequence of calls on one clock, which only the main thread's
+     * compute moves (docs/sim.md): FUNNELED at most. */
+    if (job->vt.base && required > MPI_THREAD_FUNNELED) required = MPI_THREAD_FUNNELED;
     mpi_g.thread_level = required;
     mpi_g.main_thread = pthread_self();
     if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
