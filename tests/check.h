@@ -18,6 +18,15 @@
         }                                                                                          \
     } while (0)
 
+/* Compute for a while without calling courier (n steps of floating point):
+ * what a rank does while its progress thread is meant to serve others. */
+static inline void test_compute(long n)
+{
+    double x = 0;
+    for (long i = 0; i < n; i++) x += (double)i * 1e-9;
+    __asm__ volatile("" : : "g"(x)); /* the sum is used: the loop stays */
+}
+
 /* A small deterministic generator (a 64-bit LCG) for the traffic tests. */
 static inline uint32_t test_rand(uint64_t *state)
 {

@@ -16,14 +16,6 @@ static uint64_t word(int ch, uint64_t i)
     return (uint64_t)ch << 56 ^ (i * 0x9e3779b97f4a7c15ULL);
 }
 
-static volatile double sink;
-static void compute(void)
-{
-    double x = 0;
-    for (int i = 0; i < 20000000; i++) x += i * 1e-9;
-    sink = x;
-}
-
 #define N 30000
 #define PINGS 200
 
@@ -95,7 +87,7 @@ int main(void)
         cr_stream_close(o);
         cr_stream_close(a);
     } else {
-        compute(); /* forwarding goes on meanwhile, on the progress thread */
+        test_compute(20000000); /* forwarding goes on meanwhile, on the progress thread */
     }
     cr_stream_finalize();
     if (me == 0) printf("stream_pathway: ok\n");

@@ -26,14 +26,6 @@ static size_t part(int r)
     return (size_t)(r * 97 % 700) + 1; /* 1 .. 700 words */
 }
 
-static volatile double sink;
-static void compute(void)
-{
-    double x = 0;
-    for (int i = 0; i < 5000000; i++) x += i * 1e-9;
-    sink = x;
-}
-
 #define ROW 20000
 static uint64_t buf[ROW];
 
@@ -66,7 +58,7 @@ int main(void)
         } else {
             cr_stream out = cr_stream_open(me + 1, 1, NULL, 0, 0);
             cr_stream_splice(in, out);
-            compute(); /* the service forwards meanwhile */
+            test_compute(5000000); /* the service forwards meanwhile */
         }
     }
 
@@ -133,7 +125,7 @@ int main(void)
         for (uint64_t i = 0; i < 3; i++)
             CHECK(cr_stream_recv(in, &w) == 1 && w == word(4, 0, i), "channel 4 word %lu",
                   (unsigned long)i);
-        compute(); /* the rest queues here */
+        test_compute(5000000); /* the rest queues here */
         cr_stream out = cr_stream_open(2, 4, NULL, 0, 0);
         cr_stream_send(out, 7);
         cr_stream_splice(in, out);
