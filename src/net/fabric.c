@@ -8,7 +8,8 @@
  * passes (free_at) and costs an event only when some header is waiting for it.
  *
  * Invariants: a link is free iff holder == NULL or free_at <= now; a link with waiters and a
- * known free_at has exactly one wake event pending; a worm waits on at most one link.
+ * known free_at has exactly one wake event pending; a worm waits on at most one link; nother
+ * counts the waiters whose input port is not port0.
  */
 #include <stdlib.h>
 
@@ -116,10 +117,15 @@ static void request(cr_fabric *f, cr_worm *w)
     f->waits++;
     w->waiting_on = li;
     w->wnext = NULL;
-    if (l->wt)
+    int32_t port = w->hop ? w->links[w->hop - 1] : -1;
+    if (l->wt) {
         l->wt->wnext = w;
-    else
+        l->nother += port != l->port0;
+    } else {
         l->wh = w;
+        l->port0 = port;
+        l->nother = 0;
+    }
     l->wt = w;
     if (++l->nwait > f->max_wait) f->max_wait = l->nwait;
     if (f->detect_deadlock && closes_cycle(f, w, l)) {
@@ -129,11 +135,14 @@ static void request(cr_fabric *f, cr_worm *w)
     ensure_wake(f, l);
 }
 
-/* Round-robin: the waiter whose input port comes next after the last one granted. */
+/* Round-robin: the waiter whose input port comes next after the last one granted
+ * (the first of that port's, which wait in order). When every waiter came in by
+ * one port that is the queue's head, found without a walk: a flood of one
+ * sender queues its whole backlog on one link. */
 static cr_worm *pick_waiter(cr_fabric *f, cr_link *l)
 {
     cr_worm *best = l->wh, *bprev = NULL;
-    if (f->rr) {
+    if (f->rr && l->nother) {
         uint32_t bestd = UINT32_MAX;
         for (cr_worm *p = NULL, *c = l->wh; c; p = c, c = c->wnext) {
             int32_t port = c->hop ? c->links[c->hop - 1] : -1;
@@ -147,6 +156,7 @@ static cr_worm *pick_waiter(cr_fabric *f, cr_link *l)
         l->wh = best->wnext;
     if (l->wt == best) l->wt = bprev;
     l->nwait--;
+    l->nother -= (best->hop ? best->links[best->hop - 1] : -1) != l->port0;
     return best;
 }
 

@@ -36,6 +36,8 @@ typedef struct cr_link {
     cr_worm *wh, *wt;  /* waiting headers */
     int32_t last_port; /* round-robin arbitration state */
     uint32_t nwait;
+    int32_t port0;   /* the input port of the waiter that found the queue empty */
+    uint32_t nother; /* waiters from other ports than port0 (0: the queue's head is next) */
     uint8_t wake_pending;
     cr_time since; /* the holder got it at */
     cr_time busy;  /* held in all, counted when a holder's release time is known */
