@@ -64,6 +64,12 @@ void cr_worm_free(cr_fabric *f, cr_worm *w)
 static void header_arrive(cr_sim *sim, void *obj, uint64_t arg);
 static void link_wake(cr_sim *sim, void *obj, uint64_t arg);
 
+/* The link a worm's header comes in by to the link it asks for (-1: from its node). */
+static int32_t in_port(const cr_worm *w)
+{
+    return w->hop ? w->links[w->hop - 1] : -1;
+}
+
 static int link_free(const cr_link *l, cr_time now)
 {
     return l->holder == NULL || l->free_at <= now;
@@ -75,7 +81,7 @@ static void grant(cr_fabric *f, cr_worm *w, cr_link *l)
     l->holder = w;
     l->free_at = CR_TIME_NEVER;
     l->since = now;
-    l->last_port = w->hop ? w->links[w->hop - 1] : -1;
+    l->last_port = in_port(w);
     w->waiting_on = -1;
     if (w->hop == 0) w->t_acq0 = now;
     /* Crossing into the next router costs the routing time; the last link enters the node. */
@@ -117,7 +123,7 @@ static void request(cr_fabric *f, cr_worm *w)
     f->waits++;
     w->waiting_on = li;
     w->wnext = NULL;
-    int32_t port = w->hop ? w->links[w->hop - 1] : -1;
+    int32_t port = in_port(w);
     if (l->wt) {
         l->wt->wnext = w;
         l->nother += port != l->port0;
@@ -145,7 +151,7 @@ static cr_worm *pick_waiter(cr_fabric *f, cr_link *l)
     if (f->rr && l->nother) {
         uint32_t bestd = UINT32_MAX;
         for (cr_worm *p = NULL, *c = l->wh; c; p = c, c = c->wnext) {
-            int32_t port = c->hop ? c->links[c->hop - 1] : -1;
+            int32_t port = in_port(c);
             uint32_t d = (uint32_t)(port - l->last_port - 1);
             if (d < bestd) bestd = d, best = c, bprev = p;
         }
@@ -156,7 +162,7 @@ static cr_worm *pick_waiter(cr_fabric *f, cr_link *l)
         l->wh = best->wnext;
     if (l->wt == best) l->wt = bprev;
     l->nwait--;
-    l->nother -= (best->hop ? best->links[best->hop - 1] : -1) != l->port0;
+    l->nother -= in_port(best) != l->port0;
     return best;
 }
 
