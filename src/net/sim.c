@@ -1,9 +1,14 @@
-/* Discrete-event kernel: a binary min-heap of events keyed by (time, sequence number).
+/* Discrete-event kernel: a binary min-heap of events keyed by (time, sequence number), and
+ * beside it a FIFO of the events scheduled for the current time (a header crossing a switch
+ * of no delay, a zero-cost step of a protocol: most of a fat tree's events), which need no
+ * sorting.
  *
  * Invariants: time never goes backwards (scheduling in the past is clamped to now and counts
  * as a bug in debug builds); two events at the same picosecond run in the order they were
- * scheduled, so a run depends only on the seed. All randomness comes from the per-simulation
- * xoshiro256** state, seeded with splitmix64.
+ * scheduled, so a run depends only on the seed. The FIFO keeps that order: an event goes
+ * there only when scheduled at the current time, so every event of the heap at that time was
+ * scheduled before it (the heap's run first), and the FIFO is empty whenever time moves on.
+ * All randomness comes from the per-simulation xoshiro256** state, seeded with splitmix64.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -22,6 +27,8 @@ typedef struct cr_event {
 struct cr_sim {
     cr_event *heap;
     size_t n, cap;
+    cr_event *q; /* the FIFO of events at now: a ring of qcap (a power of 2) */
+    size_t qhead, qn, qcap;
     uint64_t seq;
     cr_time now;
     uint64_t events;
@@ -51,7 +58,11 @@ cr_sim *cr_sim_new(uint64_t seed)
     if (!s) return NULL;
     s->cap = 1024;
     s->heap = malloc(s->cap * sizeof(cr_event));
-    if (!s->heap) {
+    s->qcap = 256;
+    s->q = malloc(s->qcap * sizeof(cr_event));
+    if (!s->heap || !s->q) {
+        free(s->heap);
+        free(s->q);
         free(s);
         return NULL;
     }
@@ -64,6 +75,7 @@ void cr_sim_free(cr_sim *s)
 {
     if (!s) return;
     free(s->heap);
+    free(s->q);
     free(s);
 }
 
@@ -72,10 +84,28 @@ static int ev_less(const cr_event *a, const cr_event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* An event at the current time: to the FIFO's tail. */
+static void q_push(cr_sim *s, cr_event e)
+{
+    if (s->qn == s->qcap) { /* grow, unrolling the ring */
+        cr_event *q = malloc(2 * s->qcap * sizeof(cr_event));
+        if (!q) abort();
+        for (size_t i = 0; i < s->qn; i++) q[i] = s->q[(s->qhead + i) & (s->qcap - 1)];
+        free(s->q);
+        s->q = q;
+        s->qhead = 0;
+        s->qcap *= 2;
+    }
+    s->q[(s->qhead + s->qn++) & (s->qcap - 1)] = e;
+}
+
 void cr_sim_at(cr_sim *s, cr_time t, cr_event_fn fn, void *obj, uint64_t arg)
 {
     assert(t >= s->now);
-    if (t < s->now) t = s->now;
+    if (t <= s->now) {
+        q_push(s, (cr_event){s->now, s->seq++, fn, obj, arg});
+        return;
+    }
     if (s->n == s->cap) {
         s->cap *= 2;
         cr_event *h = realloc(s->heap, s->cap * sizeof(cr_event));
@@ -119,9 +149,17 @@ uint64_t cr_sim_run(cr_sim *s, cr_time until)
 {
     uint64_t ran = 0;
     s->stopped = 0;
-    while (s->n && !s->stopped) {
-        if (s->heap[0].t > until) break;
-        cr_event e = pop_min(s);
+    while (!s->stopped) {
+        cr_event e;
+        if (s->n && s->heap[0].t <= until && (s->heap[0].t == s->now || !s->qn)) {
+            e = pop_min(s); /* the heap's events at now were scheduled before the FIFO's */
+        } else if (s->qn && s->now <= until) {
+            e = s->q[s->qhead];
+            s->qhead = (s->qhead + 1) & (s->qcap - 1);
+            s->qn--;
+        } else {
+            break;
+        }
         s->now = e.t;
         e.fn(s, e.obj, e.arg);
         ran++;
@@ -132,12 +170,13 @@ uint64_t cr_sim_run(cr_sim *s, cr_time until)
 
 cr_time cr_sim_next(const cr_sim *s)
 {
-    return s->n ? s->heap[0].t : CR_TIME_NEVER;
+    return s->qn ? s->now : s->n ? s->heap[0].t : CR_TIME_NEVER;
 }
 
 void cr_sim_advance(cr_sim *s, cr_time t)
 {
     assert(!s->n || s->heap[0].t >= t);
+    assert(!s->qn || t <= s->now);
     if (t > s->now) s->now = t;
 }
 
@@ -158,7 +197,7 @@ uint64_t cr_sim_events(const cr_sim *s)
 
 size_t cr_sim_pending(const cr_sim *s)
 {
-    return s->n;
+    return s->n + s->qn;
 }
 
 void cr_sim_set_progress(cr_sim *s, uint64_t every, void (*fn)(void *, cr_time), void *ctx)

@@ -11,7 +11,7 @@ static int failures;
         if (!(c)) failures++, printf("FAIL line %d: %s\n", __LINE__, msg);                         \
     } while (0)
 
-static int order[16], norder;
+static int order[1200], norder;
 static void ev(cr_sim *sim, void *obj, uint64_t arg)
 {
     (void)sim;
@@ -23,6 +23,28 @@ static void chain(cr_sim *sim, void *obj, uint64_t arg)
     (void)obj;
     order[norder++] = (int)arg;
     if (arg < 5) cr_sim_after(sim, 0, chain, NULL, arg + 1); /* same time, runs after */
+}
+
+/* Schedules one event at the same time (the kernel's FIFO of the current time), which
+ * must still run after the events of that time scheduled earlier (in the heap). */
+static void spawn(cr_sim *sim, void *obj, uint64_t arg)
+{
+    (void)obj;
+    order[norder++] = (int)arg;
+    cr_sim_at(sim, cr_sim_now(sim), ev, NULL, arg + 100);
+}
+static void fan(cr_sim *sim, void *obj, uint64_t arg)
+{
+    (void)obj;
+    order[norder++] = (int)arg;
+    for (int i = 1; i <= 600; i++) cr_sim_after(sim, 0, ev, NULL, arg + (uint64_t)i);
+}
+static void halt(cr_sim *sim, void *obj, uint64_t arg)
+{
+    (void)obj;
+    order[norder++] = (int)arg;
+    cr_sim_after(sim, 0, ev, NULL, arg + 1);
+    cr_sim_stop(sim);
 }
 
 int main(void)
@@ -46,6 +68,35 @@ int main(void)
     cr_sim_at(s, 1000, ev, NULL, 7);
     cr_sim_run(s, 500);
     CHECK(cr_sim_pending(s) == 1, "until stops before later events");
+    cr_sim_free(s);
+
+    /* Events scheduled for the current time (no delay) keep the order of scheduling among
+     * everything at that time: after the ones scheduled earlier, in order among themselves,
+     * also past the FIFO's first capacity, and a stop leaves them for the next run. */
+    s = cr_sim_new(1);
+    norder = 0;
+    cr_sim_at(s, 400, spawn, NULL, 1);
+    cr_sim_at(s, 400, ev, NULL, 2);
+    cr_sim_at(s, 400, spawn, NULL, 3);
+    cr_sim_at(s, 401, ev, NULL, 4);
+    cr_sim_run(s, 400);
+    int want2[] = {1, 2, 3, 101, 103};
+    CHECK(norder == 5 && memcmp(order, want2, sizeof(want2)) == 0, "same time after the heap's");
+    CHECK(cr_sim_pending(s) == 1 && cr_sim_next(s) == 401, "the next time's event waits");
+    norder = 0;
+    cr_sim_at(s, 500, fan, NULL, 1000);
+    cr_sim_at(s, 500, ev, NULL, 5);
+    cr_sim_run(s, CR_TIME_NEVER);
+    int ok = norder == 603 && order[0] == 4 && order[1] == 1000 && order[2] == 5;
+    for (int i = 3; ok && i < norder; i++) ok = order[i] == 1000 + i - 2;
+    CHECK(ok && cr_sim_now(s) == 500, "600 same-time events in order");
+    norder = 0;
+    cr_sim_at(s, 600, halt, NULL, 10);
+    cr_sim_at(s, 600, ev, NULL, 20);
+    cr_sim_run(s, CR_TIME_NEVER);
+    CHECK(norder == 1 && cr_sim_pending(s) == 2 && cr_sim_next(s) == 600, "stopped: both left");
+    cr_sim_run(s, CR_TIME_NEVER);
+    CHECK(norder == 3 && order[1] == 20 && order[2] == 11, "the heap's first after a stop");
     cr_sim_free(s);
 
     cr_sim *a = cr_sim_new(5), *b = cr_sim_new(5), *c = cr_sim_new(6);
