@@ -332,10 +332,10 @@ static void read_secret(cr_job *job)
     job->has_secret = true;
 }
 
-/* courier run --sim: the simulated mode's segment (src/host/vtime.h). */
-static void attach_vtime(cr_job *job)
+/* courier run --sim: the simulated mode's segment (src/host/vtime.h),
+ * inherited as fd (COURIER_SIM_FD; -1: not simulated). */
+static void attach_vtime(cr_job *job, int fd)
 {
-    int fd = (int)env_long("COURIER_SIM_FD", -1, 0, INT_MAX);
     if (fd < 0) return;
     int rc = cr_vt_attach(&job->vt, fd, job->rank, job->size);
     if (rc)
@@ -581,7 +581,8 @@ static void job_init(void)
         job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);
         job->appnum = (int)env_long("COURIER_APPNUM", 0, 0, INT_MAX);
     }
-    cr_trace_open(job); /* first: the trace's run starts with the job */
+    int sim_fd = (int)env_long("COURIER_SIM_FD", -1, 0, INT_MAX);
+    cr_trace_open(job, sim_fd >= 0); /* first: the trace's run starts with the job */
     job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
     job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
     pthread_mutexattr_t ma;
@@ -610,7 +611,7 @@ static void job_init(void)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     attach_host(job);
-    attach_vtime(job);
+    attach_vtime(job, sim_fd);
     read_secret(job);
     int cpus = online_cpus();
     open_transports(job, cpus);

@@ -184,7 +184,7 @@ static void on_term(int sig)
     raise(sig);
 }
 
-void cr_trace_open(cr_job *job)
+void cr_trace_open(cr_job *job, bool simulated)
 {
     const char *dir = getenv("COURIER_TRACE");
     if (!dir || !*dir) return;
@@ -214,7 +214,7 @@ void cr_trace_open(cr_job *job)
     t->head.size = (uint32_t)job->size;
     t->head.pid = (uint32_t)getpid();
     t->main = pthread_self();
-    if (getenv("COURIER_SIM_FD")) t->vt = &job->vt; /* attached after this */
+    if (simulated) t->vt = &job->vt; /* attached after this */
     t->tsc = !t->vt && cr_tsc_ok();
     t->head.tsc = t->tsc;
     /* The tick rate: from this pair and the one each write adds; a rank that

@@ -71,8 +71,10 @@ struct cr_job;
 typedef struct cr_trace cr_trace;
 
 /* At job start: COURIER_TRACE names the directory of the part files; open this
- * rank's (fatal when it cannot). At the end: finish and close it. */
-void cr_trace_open(struct cr_job *job);
+ * rank's (fatal when it cannot); simulated: under courier run --sim, whose
+ * segment job->vt is attached after this (the trace's clock is then its
+ * virtual time). At the end: finish and close it. */
+void cr_trace_open(struct cr_job *job, bool simulated);
 void cr_trace_close(struct cr_job *job);
 
 /* The trace's clock, in ticks: the time-stamp counter where it is constant and
