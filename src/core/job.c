@@ -338,6 +338,10 @@ static void attach_vtime(cr_job *job, int fd)
 {
     if (fd < 0) return;
     int rc = cr_vt_attach(&job->vt, fd, job->rank, job->size);
+    if (rc == -EPROTO)
+        cr_fatal(job, "init",
+                 "the simulator's segment comes from a courier run of another build; run the "
+                 "program with the courier of the libcourier it loads");
     if (rc)
         cr_fatal(job, "init", "cannot attach the simulator's segment (fd %d): %s", fd,
                  strerror(-rc));
@@ -438,7 +442,8 @@ static void open_transports(cr_job *job, int cpus)
                      .crowding = crowding(job, cpus),
                      .card_put = tp_card_put,
                      .card_get = tp_card_get,
-                     .vt = job->vt.base ? &job->vt : NULL};
+                     .vt = job->vt.base ? &job->vt : NULL,
+                     .onesided_ctx = CR_CTX_RMA};
     int left = job->size, nfd = 0;
     for (int i = 0; i < NREGISTRY && left; i++) {
         const cr_transport *t = registry[i];

@@ -513,6 +513,9 @@ void cr_rma_expose(cr_job *job, const void *base, size_t len)
 void cr_rma_serve(cr_job *job)
 {
     cr_rma *m = rma_of(job);
+    /* --sim: one-sided traffic has its own costs; say so before it starts,
+     * so that the lookahead it may lower costs no operation a delay */
+    if (job->vt.base) cr_vt_use_class(&job->vt, CR_VT_CLASS_ONESIDED);
     if (!m->on && job->size > 1) {
         m->on = true;
         post_service(job, m);

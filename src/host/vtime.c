@@ -7,7 +7,11 @@
  *    anything to the simulator; a message is stamped with the clock plus its
  *    send overhead and is in the out ring before the clock moves there, so
  *    the simulator, reading a clock before the ring, may take that clock plus
- *    o_send as a lower bound of every message it has not read yet;
+ *    the rank's look as a lower bound of every message it has not read yet;
+ *  - look only comes down, stored before the clock moves on, and a rank that
+ *    lowers it sends nothing into the network before its clock then plus the
+ *    old look (floor): whatever clock the simulator read with whichever look,
+ *    the bound holds;
  *  - a ring has one producer and one consumer: the producer alone writes
  *    head, the consumer alone tail; a record is published by the release
  *    store of head after its bytes;
@@ -180,7 +184,8 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
     memset(v, 0, sizeof *v);
     cr_vt_head hd;
     if (pread(fd, &hd, sizeof hd, 0) != (ssize_t)sizeof hd) return -EINVAL;
-    if (hd.magic != CR_VT_MAGIC || hd.nranks != (uint32_t)size) return -EINVAL;
+    if (hd.magic != CR_VT_MAGIC) return -EPROTO; /* another build's layout */
+    if (hd.nranks != (uint32_t)size) return -EINVAL;
     void *base = mmap(NULL, hd.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (base == MAP_FAILED) return -errno;
@@ -244,6 +249,16 @@ int64_t cr_vt_timer(cr_vt *v)
 void cr_vt_mark(cr_vt *v)
 {
     if (v->hd->cpu_factor > 0) v->cpu_last = cpu_ns();
+}
+
+void cr_vt_use_class(cr_vt *v, int cls)
+{
+    int64_t o = v->hd->cost[cls].o_send;
+    int64_t look = atomic_load_explicit(&v->me->look, memory_order_relaxed); /* ours */
+    if (o >= look) return;
+    int64_t c = cr_vt_now(v);
+    atomic_store_explicit(&v->me->look, o, memory_order_seq_cst);
+    if (c + look > v->floor) v->floor = c + look;
 }
 
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account)

@@ -29,9 +29,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_VT_MAGIC 0x31746d6973727563ULL /* "cursimt1" */
+#define CR_VT_MAGIC 0x32746d6973727563ULL /* "cursimt2": changes with the layout */
 
 typedef int64_t cr_vt_time; /* picoseconds */
+
+/* Classes of messages, each with its node software's costs: the job's model,
+ * and the one for one-sided traffic (the CS-2's Elan DMA beside its NX/2
+ * library; the job's own model on the other machines). */
+enum { CR_VT_CLASS_MSG = 0, CR_VT_CLASS_ONESIDED = 1, CR_VT_CLASSES = 2 };
+
+/* The costs one class of messages has on its sender's clock. */
+typedef struct cr_vt_cost {
+    int64_t o_send, copy_ps, eager_max; /* eager_max < 0: every size copies */
+} cr_vt_cost;
 #define CR_VT_NEVER INT64_MAX
 #define CR_VT_SEEN UINT64_MAX
 
@@ -48,13 +58,13 @@ typedef struct cr_vt_head {
     uint32_t nranks, pad;
     uint64_t ring_bytes; /* each ring's data */
     uint64_t slot_off, ring_off, total;
-    /* the node software model's costs on the sending rank's clock */
-    int64_t o_send, copy_ps, eager_max; /* eager_max < 0: every size copies */
-    int64_t poll_ps;                    /* a test or probe that found nothing */
-    int64_t timer_ps;                   /* one read of a timer by the program (cr_vt_timer) */
-    double cpu_factor;                  /* compute: CPU time times this; 0: not counted */
-    uint32_t yields;                    /* a waiting rank yields this often before it sleeps
-                                           (0 when the ranks outnumber the CPUs) */
+    /* the node software models' costs on the sending rank's clock, by class */
+    cr_vt_cost cost[CR_VT_CLASSES];
+    int64_t poll_ps;   /* a test or probe that found nothing */
+    int64_t timer_ps;  /* one read of a timer by the program (cr_vt_timer) */
+    double cpu_factor; /* compute: CPU time times this; 0: not counted */
+    uint32_t yields;   /* a waiting rank yields this often before it sleeps
+                          (0 when the ranks outnumber the CPUs) */
     uint32_t pad2;
     _Atomic int64_t done;      /* every event at or before this is handled */
     _Atomic uint32_t bell;     /* the simulator sleeps on this word */
@@ -91,7 +101,11 @@ typedef struct cr_vt_slot {
     _Atomic uint64_t block_head; /* ... when it has none: how far it had read its in ring;
                                     CR_VT_SEEN once the simulator has read these two (the rank
                                     drains its in ring again only then) */
-    char pad2[16];
+    _Atomic int64_t look;        /* the least a message it sends next enters the network after
+                                    its clock: its classes' least send overhead (the launcher
+                                    sets it; the rank lowers it before its clock moves on,
+                                    cr_vt_use_class) */
+    char pad2[8];
     cr_vt_account acct; /* written by the rank, read at the end */
 } __attribute__((aligned(64))) cr_vt_slot;
 
@@ -114,7 +128,7 @@ enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
 typedef struct cr_vt_rec {
     uint32_t bytes; /* the record with its payload part, rounded up to 8 */
     uint16_t kind;
-    uint16_t pad;
+    uint16_t cls; /* out ring: the message's class (CR_VT_CLASS_*) */
     int32_t peer;
     uint32_t part; /* payload bytes in this record */
     int64_t t;
@@ -186,6 +200,7 @@ typedef struct cr_vt {
     pthread_t owner;  /* the thread that attached: its CPU time is the rank's compute */
     int64_t cpu_last; /* thread CPU time (ns) when compute was last counted */
     int64_t synced;   /* the in ring was complete for arrivals before this time */
+    int64_t floor;    /* no message enters the network before this (cr_vt_use_class) */
     /* The sim transport's: empty the in ring into its own queue (while the
      * rank waits, so that the simulator can write on); and the time of the
      * first arrival it holds at or after `from` (CR_VT_NEVER: none). */
@@ -194,7 +209,8 @@ typedef struct cr_vt {
     void *drain_arg;
 } cr_vt;
 
-/* Map the segment inherited as fd (closed here); 0 or -errno. */
+/* Map the segment inherited as fd (closed here); 0 or -errno (-EPROTO: a
+ * launcher of another build made it, with another layout). */
 int cr_vt_attach(cr_vt *v, int fd, int rank, int size);
 void cr_vt_detach(cr_vt *v);
 /* Count the compute since the last call (CPU time times cpu_factor) and
@@ -207,6 +223,13 @@ int64_t cr_vt_read(cr_vt *v);
  * that a loop waiting for the timer to pass a time ends even when compute is
  * not counted. */
 int64_t cr_vt_timer(cr_vt *v);
+/* The rank is about to send messages of class cls (call it before stamping
+ * one). When their send overhead is below the rank's lookahead, the lookahead
+ * comes down to it, from now on; the simulator may have handled events up to
+ * the old lookahead past the clock, so nothing the rank sends enters the
+ * network before that (v->floor). Early, before such traffic starts (when a
+ * region is registered), the floor is passed before it matters. */
+void cr_vt_use_class(cr_vt *v, int cls);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */

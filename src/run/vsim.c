@@ -6,20 +6,21 @@
  *
  * Conservative and deterministic, with a lookahead of the send overhead:
  *  - a rank that runs (or asks for a sync) has a clock c; a message it sends
- *    enters the network at c + o_send at the earliest (the rank spends its
- *    send overhead first and stamps the message after it). The simulator
- *    handles the events of time t only once t < h + o_send, h (the horizon)
- *    being the least such clock, a whole time step at a time: first the
- *    model's events at t, then the messages entering the network at t (by
- *    rank, then in each rank's order), then what those started at t. The
- *    order of everything therefore depends on virtual times only;
+ *    enters the network at c + look at the earliest, look being the least
+ *    send overhead of the classes of messages it sends (vtime.h: the rank
+ *    spends its send overhead first and stamps the message after it, and
+ *    lowers its look only with a floor that keeps this true). The simulator
+ *    handles the events of time t only once t < h, h (the horizon) being the
+ *    least c + look, a whole time step at a time: first the model's events at
+ *    t, then the messages entering the network at t (by rank, then in each
+ *    rank's order), then what those started at t. The order of everything
+ *    therefore depends on virtual times only;
  *  - a rank that blocks (waits for a message) holds nothing back; the first
  *    step that delivers to it wakes it just past that step's time, which is
  *    where it runs from: from then on it counts in h (also while the arrivals
  *    that woke it wait for room in its in ring). One pass of the loop handles
- *    every step below h + o_send and then answers every rank it woke, so
- *    that ranks whose messages arrive within o_send of each other run
- *    together;
+ *    every step below h and then answers every rank it woke, so that ranks
+ *    whose messages arrive within a send overhead of each other run together;
  *  - done (in the segment) says every event at or before it is handled: a rank
  *    whose clock is c knows its in ring complete for arrivals before c once
  *    done >= c - 1 and nothing of its own is held back (in ring full);
@@ -53,6 +54,7 @@ typedef struct pkt {
     int src, dst;
     int64_t t;      /* entered the network at; then arrived at */
     int64_t cost;   /* the receiving CPU's time for it */
+    int cls;        /* its class of costs (CR_VT_CLASS_*) */
     uint64_t seq;   /* order of reading (ties of one rank's sends) */
     uint32_t order; /* its place among the messages from src to dst */
     unsigned char hdr[40];
@@ -97,9 +99,10 @@ struct cr_vsim {
     int *held, nheld;     /* ranks with a hold list */
     int *woke, nwoke;     /* blocked ranks with an arrival: answered once done >= resume - 1
                              and their arrivals are all in the in ring */
-    int64_t h;            /* the horizon: the least clock of the ranks that run (or were woken) */
-    int64_t look;         /* the lookahead: events before h + look may be handled */
-    pkt **heap;           /* sends not yet injected, by (t, src, seq) */
+    int64_t h; /* the horizon: the least clock + look of the ranks that run (or were woken):
+                  events before it may be handled */
+    const cr_swmodel *sw[CR_VT_CLASSES]; /* each class's node software (NULL: none) */
+    pkt **heap;                          /* sends not yet injected, by (t, src, seq) */
     size_t nheap, capheap;
     flight *fl; /* pairs with messages in the model: open addressing, capfl a power of 2 */
     size_t nfl, capfl;
@@ -127,6 +130,7 @@ typedef struct vsim_opts {
     double poll_us; /* -1: default */
     double timer_ns;
     char sw[32];
+    char rma[32]; /* the one-sided class's software model */
 } vsim_opts;
 
 /* The modelled node against this machine's core, for compute (docs/sim.md):
@@ -171,8 +175,8 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         char *eq = strchr(tok, '=');
         if (!eq)
             return snprintf(err, errlen,
-                            "--sim: '%s' is not key=value (cpu, sw, seed, poll, timer; sp2: "
-                            "tokens; cluster: bw, lat)",
+                            "--sim: '%s' is not key=value (cpu, sw, rma, seed, poll, timer; "
+                            "sp2: tokens; cluster: bw, lat)",
                             tok),
                    -1;
         *eq = '\0';
@@ -208,18 +212,18 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             if (strcmp(v, "on") && strcmp(v, "off"))
                 return snprintf(err, errlen, "--sim: tokens=%s must be on or off", v), -1;
             o->cfg.tokens = v[1] == 'n';
-        } else if (!strcmp(k, "sw")) {
+        } else if (!strcmp(k, "sw") || !strcmp(k, "rma")) {
             if (strlen(v) >= sizeof o->sw || (strcmp(v, "hw") && !cr_swmodel_find(o->cfg.kind, v)))
                 return snprintf(err, errlen,
                                 "--sim: %s has no software model '%s' (courier netsim --list "
                                 "names them)",
                                 cr_machine_name(o->cfg.kind), v),
                        -1;
-            strcpy(o->sw, v);
+            strcpy(k[0] == 's' ? o->sw : o->rma, v);
         } else {
             return snprintf(err, errlen,
-                            "--sim: unknown key '%s' (cpu, sw, seed, poll, timer; sp2: tokens; "
-                            "cluster: bw, lat)",
+                            "--sim: unknown key '%s' (cpu, sw, rma, seed, poll, timer; sp2: "
+                            "tokens; cluster: bw, lat)",
                             k),
                    -1;
         }
@@ -246,6 +250,20 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
                       : c->kind == CR_MACH_CLUSTER ? "mpi"
                                                    : "nx2");
     c->sw = o->sw;
+    /* one-sided traffic: the CS-2's Elan DMA (Table 1: 9 us) beside its
+     * library; the job's own model on machines without such hardware */
+    if (!o->rma[0]) strcpy(o->rma, c->kind == CR_MACH_CS2 && strcmp(o->sw, "hw") ? "dma" : o->sw);
+    /* the model carries every message by the job's model's protocol: the
+     * one-sided one may change the costs at the ends, not the trips */
+    const cr_swmodel *a = cr_swmodel_find(c->kind, o->sw), *b = cr_swmodel_find(c->kind, o->rma);
+    int64_t ea = a ? a->eager_max : -1, eb = b ? b->eager_max : -1;
+    if (ea != eb || (a ? a->ctl_ps : 0) != (b ? b->ctl_ps : 0))
+        return snprintf(err, errlen,
+                        "--sim: rma=%s sends long messages otherwise than sw=%s (eager limit, "
+                        "control trips); the model carries every message by the job's model: "
+                        "choose models of one protocol",
+                        o->rma, o->sw),
+               -1;
     if (o->cpu < 0) o->cpu = default_cpu(c->kind);
     return 0;
 }
@@ -373,6 +391,15 @@ static cr_vt_slot *slot(cr_vsim *s, int r)
     return cr_vt_slot_of(s->base, r);
 }
 
+/* Rank r from clock c on: nothing it sends enters the network before c plus
+ * its look (read after c: a clock the rank stored after lowering its look
+ * comes with the lower one). */
+static int64_t bound(cr_vsim *s, int r, int64_t c)
+{
+    int64_t look = atomic_load_explicit(&slot(s, r)->look, memory_order_acquire);
+    return c >= CR_VT_NEVER - look ? CR_VT_NEVER : c + look;
+}
+
 /* A rank that sleeps goes on the wake queue: the system call is left to
  * whoever is idle (vtime.h), the simulator itself only between passes. */
 static void wake_rank(cr_vsim *s, int r)
@@ -394,13 +421,23 @@ static bool drain_out(cr_vsim *s, int r)
     while ((rec = cr_vt_ring_peek(q, cap))) {
         any = true;
         if (rec->kind == CR_VT_REC_MSG) {
-            if (rec->peer < 0 || rec->peer >= s->n || rec->peer == r || rec->total > (1u << 30))
+            if (rec->peer < 0 || rec->peer >= s->n || rec->peer == r || rec->total > (1u << 30) ||
+                rec->cls >= CR_VT_CLASSES)
                 abort(); /* the rings are ours: a bad record is a bug, not input */
+            if (rec->t <= atomic_load_explicit(&s->hd->done, memory_order_relaxed)) {
+                /* the lookahead's promise broken: a bug, and the run would not repeat */
+                fprintf(stderr,
+                        "courier: simulator: rank %d sent a message at %lld ps, which is "
+                        "already handled; please report this\n",
+                        r, (long long)rec->t);
+                abort();
+            }
             pkt *p = malloc(sizeof *p + rec->total);
             if (!p) abort();
             p->next = NULL;
             p->src = r;
             p->dst = rec->peer;
+            p->cls = rec->cls;
             p->t = rec->t;
             p->seq = s->seq++;
             memcpy(p->hdr, rec->hdr, sizeof p->hdr);
@@ -472,7 +509,8 @@ static void woken(cr_vsim *s, int r, int64_t t)
     vrank *v = &s->r[r];
     v->resume = t + 1 > v->block_c ? t + 1 : v->block_c;
     s->woke[s->nwoke++] = r;
-    if (v->resume < s->h) s->h = v->resume;
+    int64_t b = bound(s, r, v->resume);
+    if (b < s->h) s->h = b;
 }
 
 /* p arrives now, in its pair's order: into the receiver's in ring (or its
@@ -480,7 +518,7 @@ static void woken(cr_vsim *s, int r, int64_t t)
 static void arrive(cr_vsim *s, pkt *p)
 {
     p->t = cr_sim_now(s->sim);
-    p->cost = cr_net_recv_cost(cr_net_swmodel(s->net), p->len);
+    p->cost = cr_net_recv_cost(s->sw[p->cls], p->len);
     p->got = 0; /* from here: how much of it is in the in ring */
     vrank *v = &s->r[p->dst];
     if (v->st == CR_VT_DONE) {
@@ -531,7 +569,8 @@ static void answer_block(cr_vsim *s, int r)
     v->st = CR_VT_RUN;
     v->resume = -1;
     s->active[s->nactive++] = r;
-    if (c < s->h) s->h = c; /* it runs from c: the horizon comes back to it */
+    int64_t b = bound(s, r, c);
+    if (b < s->h) s->h = b; /* it runs from c: the horizon comes back to it */
     wake_rank(s, r);
 }
 
@@ -733,7 +772,8 @@ static void *vsim_main(void *arg)
             moved |= drain_out(s, r);
             if (st == CR_VT_RUN || st == CR_VT_SYNC) {
                 v->st = (uint8_t)st;
-                if (c < s->h) s->h = c;
+                int64_t b = bound(s, r, c);
+                if (b < s->h) s->h = b;
                 i++;
                 continue;
             }
@@ -756,15 +796,15 @@ static void *vsim_main(void *arg)
         /* a woken rank runs from its resume time: nothing later may be
          * handled before it does */
         for (int i = 0; i < s->nwoke; i++) {
-            vrank *v = &s->r[s->woke[i]];
-            if (v->resume < s->h) s->h = v->resume;
+            int64_t b = bound(s, s->woke[i], s->r[s->woke[i]].resume);
+            if (b < s->h) s->h = b;
         }
         /* every time step below the horizon plus the lookahead (a step that
          * wakes a rank brings the horizon back to it) */
         for (;;) {
             int64_t te = cr_sim_next(s->sim), tr = s->nheap ? s->heap[0]->t : CR_VT_NEVER;
             int64_t t = te < tr ? te : tr;
-            int64_t lim = s->h >= CR_VT_NEVER - s->look ? CR_VT_NEVER : s->h + s->look;
+            int64_t lim = s->h;
             if (t >= lim || t == CR_VT_NEVER) {
                 int64_t upto = (t < lim ? t : lim) - 1;
                 if (upto > atomic_load_explicit(&s->hd->done, memory_order_relaxed))
@@ -842,13 +882,17 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     cr_net_set_deliver(s->net, on_deliver, s);
     s->machine = cr_machine_name(o.cfg.kind);
     const cr_swmodel *sw = cr_net_swmodel(s->net);
-    char links[64] = "";
+    s->sw[CR_VT_CLASS_MSG] = sw;
+    s->sw[CR_VT_CLASS_ONESIDED] = cr_swmodel_find(o.cfg.kind, o.rma);
+    const cr_swmodel *rw = s->sw[CR_VT_CLASS_ONESIDED];
+    char links[64] = "", onesided[48] = "";
     if (o.cfg.kind == CR_MACH_CLUSTER)
         snprintf(links, sizeof links, ", links %g Gb/s and %g us per switch",
                  (double)(o.cfg.link_bps ? o.cfg.link_bps : CR_CLUSTER_LINK_BPS) * 8 / 1e9,
                  (double)(o.cfg.hop_ps ? o.cfg.hop_ps : CR_CLUSTER_HOP_PS) / 1e6);
-    snprintf(s->desc, sizeof s->desc, "%s, %d nodes%s, node software %s, cpu=%g", s->machine,
-             cr_net_nodes(s->net), links, sw ? sw->name : "none (hw)", o.cpu);
+    if (rw != sw) snprintf(onesided, sizeof onesided, " (one-sided: %s)", rw ? rw->name : "none");
+    snprintf(s->desc, sizeof s->desc, "%s, %d nodes%s, node software %s%s, cpu=%g", s->machine,
+             cr_net_nodes(s->net), links, sw ? sw->name : "none (hw)", onesided, o.cpu);
     s->len = cr_vt_segment_size(nranks);
     s->fd = memfd_create("courier-sim", MFD_CLOEXEC);
     if (s->fd < 0 || ftruncate(s->fd, (off_t)s->len) < 0 ||
@@ -861,10 +905,12 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     }
     cr_vt_segment_init(s->base, nranks);
     s->hd = s->base;
-    s->hd->o_send = sw ? sw->o_send : 0;
-    s->look = s->hd->o_send;
-    s->hd->copy_ps = sw ? sw->copy_ps : 0;
-    s->hd->eager_max = sw ? sw->eager_max : -1;
+    for (int k = 0; k < CR_VT_CLASSES; k++)
+        s->hd->cost[k] =
+            s->sw[k] ? (cr_vt_cost){s->sw[k]->o_send, s->sw[k]->copy_ps, s->sw[k]->eager_max}
+                     : (cr_vt_cost){0, 0, -1};
+    for (int r = 0; r < nranks; r++) /* until it sends one-sided traffic */
+        atomic_store(&slot(s, r)->look, s->hd->cost[CR_VT_CLASS_MSG].o_send);
     s->hd->poll_ps = o.poll_us >= 0 ? (int64_t)llround(o.poll_us * 1e6)
                      : sw           ? sw->o_recv / 10
                                     : 100000;

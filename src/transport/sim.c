@@ -17,11 +17,14 @@
  *    refused one (no room in the unexpected queue) holds back the later ones
  *    of its source, not of others, until the engine's recv_gen moves;
  *  - send_am always takes a message (the simulator buffers without bound):
- *    the rank's clock moves by the modelled node's send overhead (and copy,
- *    for the sizes the node software copies), and the message is stamped with
- *    the clock after it: the time it enters the network. Nothing a rank sends
- *    can therefore reach the network before its clock plus o_send, which is
- *    the simulator's lookahead.
+ *    the rank's clock moves by the modelled node's send overhead for the
+ *    message's class (and copy, for the sizes the node software copies), and
+ *    the message is stamped with the clock after it: the time it enters the
+ *    network (or the floor cr_vt_use_class left, if later). Nothing a rank
+ *    sends can therefore reach the network before its clock plus its look,
+ *    which is the simulator's lookahead;
+ *  - a message is one-sided traffic (class CR_VT_CLASS_ONESIDED) when its
+ *    context is env.onesided_ctx, and then costs the one-sided model's.
  * Sends to itself never come here (the self transport serves them). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -166,14 +169,18 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
 {
     sim_tp *s = ctx;
     cr_vt *vt = s->vt;
-    const cr_vt_head *hd = vt->hd;
-    int64_t cost = hd->o_send;
-    if (hd->eager_max < 0 || (int64_t)len <= hd->eager_max) cost += (int64_t)len * hd->copy_ps;
+    int cls = s->env.onesided_ctx >= 0 && h->ctx == s->env.onesided_ctx ? CR_VT_CLASS_ONESIDED
+                                                                        : CR_VT_CLASS_MSG;
+    if (cls != CR_VT_CLASS_MSG) cr_vt_use_class(vt, cls);
+    const cr_vt_cost *c = &vt->hd->cost[cls];
+    int64_t cost = c->o_send;
+    if (c->eager_max < 0 || (int64_t)len <= c->eager_max) cost += (int64_t)len * c->copy_ps;
     /* stamped with the clock after the overhead (when it enters the wire),
      * but the clock moves there only once the record is out: the simulator
      * reads a clock first and the ring after, so what it has not read yet
-     * enters the wire no earlier than that clock plus o_send */
+     * enters the wire no earlier than that clock plus the rank's look */
     int64_t t = cr_vt_now(vt) + cost;
+    if (t < vt->floor) t = vt->floor;
     const unsigned char *p = payload;
     size_t off = 0;
     do {
@@ -181,6 +188,7 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         cr_vt_rec *r = reserve(s, cr_vt_rec_size(part));
         r->bytes = cr_vt_rec_size(part);
         r->kind = off ? CR_VT_REC_MORE : CR_VT_REC_MSG;
+        r->cls = (uint16_t)cls;
         r->peer = peer;
         r->part = (uint32_t)part;
         r->t = t;

@@ -79,7 +79,9 @@ typedef struct cr_tp_env {
      * or another -errno (the peer left: nothing will ever come). */
     int (*card_put)(void *owner, const void *card, size_t len);
     int (*card_get)(void *owner, int peer, void *card, size_t *len);
-    cr_vt *vt; /* the simulated mode's clock and rings (courier run --sim), or NULL */
+    cr_vt *vt;        /* the simulated mode's clock and rings (courier run --sim), or NULL */
+    int onesided_ctx; /* the context (cr_hdr.ctx) of one-sided traffic, which the simulated
+                         mode times with the machine's one-sided costs; -1: none */
 } cr_tp_env;
 
 #define CR_SECRET_LEN 32

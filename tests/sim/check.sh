@@ -33,6 +33,9 @@
 #     rma MACHINE                      an MPI put or get with its flush takes about a
 #                                      round trip (1.5 to 3 one-way times), for both
 #                                      window flavors alike, and the words arrive
+#                                      (every message by one model: cs2,rma=nx2); cs2:
+#                                      in one job the sends cost NX/2's and the puts
+#                                      and gets the Elan DMA's (as with sw=dma)
 set -u
 courier=$1 prog=$2 what=$3
 shift 3
@@ -147,12 +150,17 @@ spin)
     ;;
 rma)
     m=$1
-    for f in create allocate; do
-        out=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n 2 "$prog" "$f" 20 2>&1) ||
-            fail "$f: $(echo "$out" | grep -v '^courier:  ' | tail -3)"
+    rma() { # SPEC FLAVOR: sets ow, put, get (us)
+        out=$("$courier" run --timeout 120 --sim "$1,cpu=0" -n 2 "$prog" "$2" 20 2>&1) ||
+            fail "$1 $2: $(echo "$out" | grep -v '^courier:  ' | tail -3)"
         read -r _ _ ow put get < <(echo "$out" | grep '^rma ')
-        [ -n "${get:-}" ] || fail "$f: no measurement"
-        echo "$m $f: one way $ow us, put and flush $put us, get and flush $get us"
+        [ -n "${get:-}" ] || fail "$1 $2: no measurement"
+        echo "$1 $2: one way $ow us, put and flush $put us, get and flush $get us"
+    }
+    one=$m
+    [ "$m" = cs2 ] && one=cs2,rma=nx2 # every message by NX/2's costs
+    for f in create allocate; do
+        rma "$one" "$f"
         for x in "$put" "$get"; do # a request one way, the answer back
             awk -v x="$x" -v o="$ow" 'BEGIN { exit !(x >= 1.5 * o && x <= 3 * o) }' ||
                 fail "$f: $x us is not about a round trip ($ow us one way)"
@@ -161,6 +169,18 @@ rma)
     done
     within "$put_allocate" "$put_create" && within "$get_allocate" "$get_create" ||
         fail "an allocated window's operations ($put_allocate, $get_allocate us) should cost what a created one's do"
+    if [ "$m" = cs2 ]; then
+        # the CS-2's default: NX/2's sends beside the Elan DMA's one-sided operations
+        ow_nx=$ow
+        rma cs2,sw=dma allocate
+        put_dma=$put get_dma=$get
+        rma cs2 allocate
+        within "$ow" "$ow_nx" || fail "the sends should keep NX/2's costs ($ow us, $ow_nx with rma=nx2)"
+        within "$get" "$get_dma" || fail "a get should cost what the DMA's does ($get us, $get_dma with sw=dma)"
+        # the first put also waits for the target's own NX/2 send (it serves at its calls)
+        awk -v x="$put" -v d="$put_dma" 'BEGIN { exit !(x >= 0.95 * d && x <= 1.5 * d) }' ||
+            fail "a put should cost about what the DMA's does ($put us, $put_dma with sw=dma)"
+    fi
     ;;
 trace)
     m=$1 dir=$(mktemp -d)
