@@ -183,9 +183,14 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
 {
     memset(v, 0, sizeof *v);
     cr_vt_head hd;
-    if (pread(fd, &hd, sizeof hd, 0) != (ssize_t)sizeof hd) return -EINVAL;
-    if (hd.magic != CR_VT_MAGIC) return -EPROTO; /* another build's layout */
-    if (hd.nranks != (uint32_t)size) return -EINVAL;
+    int rc = pread(fd, &hd, sizeof hd, 0) != (ssize_t)sizeof hd ? -EINVAL
+             : hd.magic != CR_VT_MAGIC                          ? -EPROTO /* another build's */
+             : hd.nranks != (uint32_t)size                      ? -EINVAL
+                                                                : 0;
+    if (rc) {
+        close(fd);
+        return rc;
+    }
     void *base = mmap(NULL, hd.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (base == MAP_FAILED) return -errno;

@@ -32,6 +32,8 @@
 #define CR_VT_MAGIC 0x32746d6973727563ULL /* "cursimt2": changes with the layout */
 
 typedef int64_t cr_vt_time; /* picoseconds */
+#define CR_VT_NEVER INT64_MAX
+#define CR_VT_SEEN UINT64_MAX
 
 /* Classes of messages, each with its node software's costs: the job's model,
  * and the one for one-sided traffic (the CS-2's Elan DMA beside its NX/2
@@ -42,8 +44,6 @@ enum { CR_VT_CLASS_MSG = 0, CR_VT_CLASS_ONESIDED = 1, CR_VT_CLASSES = 2 };
 typedef struct cr_vt_cost {
     int64_t o_send, copy_ps, eager_max; /* eager_max < 0: every size copies */
 } cr_vt_cost;
-#define CR_VT_NEVER INT64_MAX
-#define CR_VT_SEEN UINT64_MAX
 
 /* A rank's state as the simulator sees it. */
 enum cr_vt_state {
