@@ -92,7 +92,7 @@ struct cr_vsim {
     cr_vt_head *hd;
     cr_net *net;
     cr_sim *sim;
-    char desc[160];
+    char desc[256];
     const char *machine;
     vrank *r;
     int *active, nactive; /* the ranks in RUN or SYNC */
