@@ -799,14 +799,13 @@ static void *vsim_main(void *arg)
             int64_t b = bound(s, s->woke[i], s->r[s->woke[i]].resume);
             if (b < s->h) s->h = b;
         }
-        /* every time step below the horizon plus the lookahead (a step that
-         * wakes a rank brings the horizon back to it) */
+        /* every time step below the horizon, the ranks' clocks plus their
+         * lookaheads (a step that wakes a rank brings it back to that rank) */
         for (;;) {
             int64_t te = cr_sim_next(s->sim), tr = s->nheap ? s->heap[0]->t : CR_VT_NEVER;
             int64_t t = te < tr ? te : tr;
-            int64_t lim = s->h;
-            if (t >= lim || t == CR_VT_NEVER) {
-                int64_t upto = (t < lim ? t : lim) - 1;
+            if (t >= s->h || t == CR_VT_NEVER) {
+                int64_t upto = (t < s->h ? t : s->h) - 1;
                 if (upto > atomic_load_explicit(&s->hd->done, memory_order_relaxed))
                     atomic_store_explicit(&s->hd->done, upto, memory_order_release);
                 break;
