@@ -130,7 +130,8 @@ typedef struct vsim_opts {
     double poll_us; /* -1: default */
     double timer_ns;
     char sw[32];
-    char rma[32]; /* the one-sided class's software model */
+    char rma[32];               /* the one-sided class's software model ... */
+    const cr_swmodel *onesided; /* ... found (NULL: hw) */
 } vsim_opts;
 
 /* The modelled node against this machine's core, for compute (docs/sim.md):
@@ -264,6 +265,7 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
                         "choose models of one protocol",
                         o->rma, o->sw),
                -1;
+    o->onesided = b;
     if (o->cpu < 0) o->cpu = default_cpu(c->kind);
     return 0;
 }
@@ -882,7 +884,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->machine = cr_machine_name(o.cfg.kind);
     const cr_swmodel *sw = cr_net_swmodel(s->net);
     s->sw[CR_VT_CLASS_MSG] = sw;
-    s->sw[CR_VT_CLASS_ONESIDED] = cr_swmodel_find(o.cfg.kind, o.rma);
+    s->sw[CR_VT_CLASS_ONESIDED] = o.onesided;
     const cr_swmodel *rw = s->sw[CR_VT_CLASS_ONESIDED];
     char links[64] = "", onesided[48] = "";
     if (o.cfg.kind == CR_MACH_CLUSTER)
