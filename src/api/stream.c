@@ -32,10 +32,13 @@
  *  - a splice moves only the words its origin end has credit for, and grants
  *    upstream only what it moved, so the flow control runs end to end across
  *    it; its two ends belong to the service until it has passed end-of-stream;
- *  - at an intermediate, reserved links are served first; ordinary words are
- *    handed to the engine only when nothing waits in its queue to that peer
- *    (cr_send_now), else they wait in the service's own queue, so reserved
- *    words never queue behind them. */
+ *  - a reserved stream's messages (words, end-of-stream, credits; not its
+ *    header) travel in the engine's lane to their next rank (cr_isend_lane),
+ *    apart from the ordinary traffic in the engine's queues and in the
+ *    transport, and at an intermediate reserved links are served first;
+ *    ordinary words are handed to the engine only when nothing waits in its
+ *    queue to that peer (cr_send_now), else they wait in the service's own
+ *    queue. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,15 +231,20 @@ static int32_t new_link(cr_job *job)
 }
 
 /* Send a small message without waiting: at once, or a copy the engine queues
- * (in order behind what it holds for dst). */
-static void send_small(cr_job *job, int dst, int32_t tag, const void *buf, size_t len)
+ * (in order behind what it holds for dst). With lane, in dst's lane (a
+ * reserved stream's messages but its header). */
+static void send_small(cr_job *job, int dst, int32_t tag, const void *buf, size_t len, bool lane)
 {
-    if (cr_send_now(job, dst, CR_CTX_STREAM, tag, buf, len)) return;
+    const char *op = "stream service";
+    if (lane ? cr_send_lane_now(job, op, dst, CR_CTX_STREAM, tag, buf, len)
+             : cr_send_now(job, dst, CR_CTX_STREAM, tag, buf, len))
+        return;
     st_msg *m = malloc(sizeof *m + len);
     if (!m) cr_fatal(job, "courier", "out of memory for a stream message");
     memcpy(m->data, buf, len);
     m->len = len;
-    m->req = cr_isend(job, "stream service", dst, CR_CTX_STREAM, tag, m->data, len);
+    m->req = lane ? cr_isend_lane(job, op, dst, CR_CTX_STREAM, tag, m->data, len)
+                  : cr_isend(job, op, dst, CR_CTX_STREAM, tag, m->data, len);
     m->next = job->streams->loose;
     job->streams->loose = m;
 }
@@ -245,7 +253,7 @@ static void grant(cr_job *job, st_stream *s, bool final)
 {
     st_credit c = {s->ungranted, final};
     s->ungranted = 0;
-    send_small(job, s->far, TAG_CREDIT | s->origin_sid, &c, sizeof c);
+    send_small(job, s->far, TAG_CREDIT | s->origin_sid, &c, sizeof c, s->reserved);
 }
 
 /* The destination consumed k words. */
@@ -323,7 +331,7 @@ static void take_header(cr_job *job, cr_streams *t, int prev)
     h->link = l->out_tag;
     memmove(h->route, h->route + 1, (size_t)h->nvia * sizeof h->route[0]);
     h->nvia--;
-    send_small(job, l->out, TAG_HDR, h, offsetof(st_hdr, route) + (size_t)(h->nvia + 1) * 4);
+    send_small(job, l->out, TAG_HDR, h, offsetof(st_hdr, route) + (size_t)(h->nvia + 1) * 4, false);
 }
 
 /* Hand a message of the service on: a reserved link's at once (the engine
@@ -333,7 +341,7 @@ static void pass_on(cr_job *job, cr_streams *t, int dst, int32_t tag, bool reser
                     const void *buf, size_t len)
 {
     if (reserved) {
-        send_small(job, dst, tag, buf, len);
+        send_small(job, dst, tag, buf, len, true);
         return;
     }
     bool queued = false;
@@ -604,7 +612,7 @@ cr_stream cr_stream_open(int dst, int ch, const int *via, int nvia, int flags)
         .origin = job->rank, .ch = ch, .flags = flags, .sid = s->id, .link = s->tag, .nvia = nvia};
     for (int i = 0; i < nvia; i++) h.route[i] = via[i];
     h.route[nvia] = dst;
-    send_small(job, s->peer, TAG_HDR, &h, offsetof(st_hdr, route) + (size_t)(nvia + 1) * 4);
+    send_small(job, s->peer, TAG_HDR, &h, offsetof(st_hdr, route) + (size_t)(nvia + 1) * 4, false);
     cr_native_leave(job);
     return s->id;
 }
@@ -667,6 +675,20 @@ static bool credit_came(void *arg)
     return ((st_stream *)arg)->cred_rq->done;
 }
 
+/* Send one data message (or, empty, the end-of-stream) of origin end s and
+ * wait until it is on its way. */
+static void send_msg(cr_job *job, const char *op, st_stream *s, const void *buf, size_t len)
+{
+    if (!s->reserved) {
+        cr_send(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len);
+        return;
+    }
+    if (cr_send_lane_now(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len)) return;
+    cr_req *r = cr_isend_lane(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len);
+    cr_req_wait(job, r);
+    cr_req_release(job, r);
+}
+
 /* Send up to n words; with block, all of them. Returns the words sent. */
 static size_t send_words(cr_job *job, const char *op, st_stream *s, const uint64_t *w, size_t n,
                          bool block)
@@ -687,9 +709,9 @@ static size_t send_words(cr_job *job, const char *op, st_stream *s, const uint64
         if (k > s->credits) k = s->credits;
         if (k > most) k = most;
         if (block)
-            cr_send(job, op, s->peer, CR_CTX_STREAM, s->tag, w + sent, k * 8);
+            send_msg(job, op, s, w + sent, k * 8);
         else
-            send_small(job, s->peer, s->tag, w + sent, k * 8);
+            send_small(job, s->peer, s->tag, w + sent, k * 8, s->reserved);
         s->credits -= k;
         sent += k;
     }
@@ -886,7 +908,7 @@ void cr_stream_close(cr_stream h)
     if (s->spliced)
         cr_fatal(job, op, "stream %d is spliced (cr_stream_splice): the service closes it", h);
     if (s->end == END_SEND) {
-        cr_send(job, op, s->peer, CR_CTX_STREAM, s->tag, NULL, 0); /* end-of-stream */
+        send_msg(job, op, s, NULL, 0); /* end-of-stream */
         s->closed = true;
         t->nclosing++; /* the service takes its credits until the final grant */
     } else {

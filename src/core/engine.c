@@ -16,6 +16,8 @@
  *  - messages from one source are matched in the order they were sent: the
  *    transport delivers in order, the unexpected queue keeps arrival order and
  *    every later send to a peer queues behind a send that is waiting for credits;
+ *    lane messages (cr_isend_lane: a reserved stream's) keep that order among
+ *    themselves, in a queue of their own, and may overtake ordinary ones;
  *  - the unexpected queue never holds more than unexp_limit bytes from other
  *    ranks: past that, deliver refuses and the transport leaves the message (and
  *    everything behind it) with the sender, which waits for credits;
@@ -56,7 +58,7 @@ static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
     r->for_unexp = NULL;
     r->chain = NULL;
     r->fwd = NULL;
-    r->sync = r->blocking = r->cancel = r->sleeper = r->fresh = 0;
+    r->sync = r->blocking = r->cancel = r->sleeper = r->fresh = r->lane = 0;
     r->kind = kind;
     r->in_use = 1;
     r->op = op;
@@ -246,10 +248,16 @@ static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t s
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* The queue of sends to peer waiting for credits: its lane's or its ordinary one. */
+static inline cr_req **backlog_of(cr_job *job, int peer, bool lane)
+{
+    return &job->backlog[lane ? job->size + peer : peer];
+}
+
 static void backlog_push(cr_job *job, int peer, cr_req *r)
 {
     r->next = NULL;
-    cr_req **pp = &job->backlog[peer];
+    cr_req **pp = backlog_of(job, peer, r->lane);
     while (*pp) pp = &(*pp)->next;
     *pp = r;
     job->nbacklog++;
@@ -291,6 +299,7 @@ static int send_step(cr_job *job, cr_req *r)
     switch (r->stage) {
     case CR_STAGE_EAGER:
         h.op = CR_OP_EAGER;
+        h.flags = r->lane ? CR_HDR_LANE : 0;
         if (l->ops->send_am(l->ctx, r->peer, &h, r->buf, r->cap)) return CR_EAGAIN;
         complete(job, r);
         return 0;
@@ -339,12 +348,15 @@ static int drain_backlogs(cr_job *job)
             job->nctrl--;
             n++;
         }
-        while (job->backlog[p]) {
-            cr_req *r = job->backlog[p];
-            if (send_step(job, r)) break;
-            job->backlog[p] = r->next;
-            job->nbacklog--;
-            n++;
+        for (int lane = 1; lane >= 0; lane--) { /* the lane first */
+            cr_req **q = backlog_of(job, p, lane);
+            while (*q) {
+                cr_req *r = *q;
+                if (send_step(job, r)) break;
+                *q = r->next;
+                job->nbacklog--;
+                n++;
+            }
         }
     }
     return n;
@@ -359,10 +371,11 @@ static void check_dst(cr_job *job, const char *op, int dst)
 /* A synchronous send always takes the rendezvous path: it completes only when
  * the receiver has matched it (seed 004's end-to-end significance). */
 static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
-                          const void *buf, size_t len, bool sync, bool blocking)
+                          const void *buf, size_t len, bool sync, bool blocking, bool lane)
 {
     check_dst(job, op, dst);
     cr_req *r = req_alloc(job, CR_REQ_SEND, op);
+    r->lane = lane;
     r->fresh = 1;
     r->peer = dst;
     r->ctx = ctx;
@@ -377,7 +390,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
                sync                         ? "sync"
                : r->stage == CR_STAGE_EAGER ? "eager"
                                             : "rendezvous");
-    if (job->backlog[dst] || send_step(job, r)) backlog_push(job, dst, r);
+    if (*backlog_of(job, dst, lane) || send_step(job, r)) backlog_push(job, dst, r);
     r->fresh = 0;
     return r;
 }
@@ -385,19 +398,37 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
 cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                  size_t len)
 {
-    return start_send(job, op, dst, ctx, tag, buf, len, false, false);
+    return start_send(job, op, dst, ctx, tag, buf, len, false, false, false);
+}
+
+/* A lane message is eager: it must not wait for a receive to match it. */
+static void check_lane(cr_job *job, const char *op, int dst, size_t len)
+{
+    check_dst(job, op, dst);
+    if (len > job->eager[dst])
+        cr_fatal(job, op,
+                 "a lane message of %zu bytes to rank %d is longer than the eager size (%zu "
+                 "bytes); send it in parts",
+                 len, dst, job->eager[dst]);
+}
+
+cr_req *cr_isend_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
+                      const void *buf, size_t len)
+{
+    check_lane(job, op, dst, len);
+    return start_send(job, op, dst, ctx, tag, buf, len, false, false, true);
 }
 
 cr_req *cr_issend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
                   size_t len)
 {
-    return start_send(job, op, dst, ctx, tag, buf, len, true, false);
+    return start_send(job, op, dst, ctx, tag, buf, len, true, false, false);
 }
 
 void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
               size_t len)
 {
-    cr_req *r = start_send(job, op, dst, ctx, tag, buf, len, true, true);
+    cr_req *r = start_send(job, op, dst, ctx, tag, buf, len, true, true, false);
     cr_req_wait(job, r);
     cr_req_release(job, r);
 }
@@ -406,18 +437,32 @@ void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, c
 static __attribute__((noinline)) void send_wait(cr_job *job, const char *op, int dst, uint16_t ctx,
                                                 int32_t tag, const void *buf, size_t len)
 {
-    cr_req *r = start_send(job, op, dst, ctx, tag, buf, len, false, true);
+    cr_req *r = start_send(job, op, dst, ctx, tag, buf, len, false, true, false);
     cr_req_wait(job, r);
     cr_req_release(job, r);
 }
 
-bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf, size_t len)
+static inline bool send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                            size_t len, bool lane)
 {
-    if (__builtin_expect(len > job->eager[dst] || job->backlog[dst], 0)) return false;
-    cr_hdr h = {.op = CR_OP_EAGER, .ctx = ctx, .tag = tag, .size = len};
+    if (__builtin_expect(len > job->eager[dst] || *backlog_of(job, dst, lane), 0)) return false;
+    cr_hdr h = {
+        .op = CR_OP_EAGER, .flags = lane ? CR_HDR_LANE : 0, .ctx = ctx, .tag = tag, .size = len};
     if (cr_tp_send(job, dst, &h, buf, len)) return false;
     count_sent(job, dst, ctx, tag, len, "eager");
     return true;
+}
+
+bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf, size_t len)
+{
+    return send_now(job, dst, ctx, tag, buf, len, false);
+}
+
+bool cr_send_lane_now(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
+                      const void *buf, size_t len)
+{
+    check_lane(job, op, dst, len);
+    return send_now(job, dst, ctx, tag, buf, len, true);
 }
 
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
@@ -1158,7 +1203,9 @@ void cr_board_check(cr_job *job)
 static bool owes_live_peer(cr_job *job)
 {
     for (int p = 0; p < job->size; p++)
-        if ((job->backlog[p] || job->ctrlq[p]) && !cr_tp_gone(job, p)) return true;
+        if ((job->backlog[p] || job->backlog[job->size + p] || job->ctrlq[p]) &&
+            !cr_tp_gone(job, p))
+            return true;
     if (!job->sends_active) return false;
     for (uint32_t i = 0; i < job->nreqs; i++) {
         cr_req *r = &job->chunks[i / CHUNK_REQS][i % CHUNK_REQS];
@@ -1213,7 +1260,7 @@ void cr_cancel_send(cr_job *job, cr_req *r)
     if (r->kind != CR_REQ_SEND || r->done || r->blocking || r->cancel) return;
     if (r->stage == CR_STAGE_EAGER || r->stage == CR_STAGE_RTS) {
         /* Nothing on the wire yet: it waits in the backlog for credits. */
-        for (cr_req **pp = &job->backlog[r->peer]; *pp; pp = &(*pp)->next) {
+        for (cr_req **pp = backlog_of(job, r->peer, r->lane); *pp; pp = &(*pp)->next) {
             if (*pp != r) continue;
             *pp = r->next;
             job->nbacklog--;

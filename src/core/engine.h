@@ -115,6 +115,7 @@ typedef struct cr_req {
     struct cr_req *chain;       /* the user receive that matched it meanwhile */
     uint8_t sync;               /* synchronous send (MPI): always rendezvous, see cr_issend */
     uint8_t blocking;           /* send: its caller waits for it at once (cr_send) */
+    uint8_t lane;               /* send: in the pair's lane (cr_isend_lane) */
     uint8_t cancel;             /* send: CR_CANCEL_ASKED or CR_CANCEL_DONE (cr_cancel_send) */
     /* Wake-ups (several threads): a thread sleeps waiting for this request
      * alone; the call that makes it has not returned yet (no other thread can
@@ -218,7 +219,8 @@ typedef struct cr_job {
     cr_unexp *unexp, **unexp_tail;
     size_t unexp_bytes, unexp_limit;
 
-    /* sends waiting for credits or pushing data, per peer, in order */
+    /* sends waiting for credits or pushing data, in order: [peer] the ordinary
+     * ones, [size + peer] the lane's */
     cr_req **backlog;
     cr_ctrl **ctrlq;
     unsigned nbacklog, nctrl;
@@ -391,6 +393,16 @@ cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag
  * dst, and room at the receiver. False (nothing sent): take cr_isend/cr_send.
  * dst must be valid. */
 bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf, size_t len);
+/* The lane to dst (CR_HDR_LANE): for messages that must not wait behind the
+ * ordinary traffic to dst (a reserved stream's). Lane messages keep their order
+ * among themselves and may overtake ordinary ones, so a caller sends every
+ * message of one (ctx, tag) on the lane or none on it. Eager only: len at most
+ * job->eager[dst] (else the job ends, naming op). cr_send_lane_now is
+ * cr_send_now's form. */
+cr_req *cr_isend_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
+                      const void *buf, size_t len);
+bool cr_send_lane_now(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
+                      const void *buf, size_t len);
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st);
 /* cr_recv where trunc_ok cuts a longer message to fit instead of ending the job. */
 void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,

@@ -607,7 +607,7 @@ static void job_init(void)
     job->single_copy = calloc(n, sizeof *job->single_copy);
     job->host_of = calloc(n, sizeof *job->host_of);
     job->eager = calloc(n, sizeof *job->eager);
-    job->backlog = calloc(n, sizeof *job->backlog);
+    job->backlog = calloc(2 * n, sizeof *job->backlog);
     job->ctrlq = calloc(n, sizeof *job->ctrlq);
     job->owed = calloc(n, sizeof *job->owed);
     job->free_tail = &job->free_reqs;

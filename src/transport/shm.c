@@ -2,16 +2,22 @@
  * the host segment (src/host), which the launcher creates with memfd_create and
  * every rank inherits, so nothing can be left in /dev/shm.
  *
- * Layout: the region's head, one inbox per receiver, then the place of one
- * channel per ordered pair (sender, receiver); the doorbells and pids are the
- * host segment's rank records. A channel is a single-producer, single-consumer
- * ring of 64-byte cells plus a byte ring for payloads that do not fit in a cell.
+ * Layout: the region's head, one inbox per receiver, then the place of two
+ * channels per ordered pair (sender, receiver): the ordinary one and the lane
+ * (messages flagged CR_HDR_LANE: a reserved stream's); the doorbells and pids
+ * are the host segment's rank records. A channel is a single-producer,
+ * single-consumer ring of 64-byte cells plus a byte ring for payloads that do
+ * not fit in a cell.
  * Invariants:
  *  - a channel is opened by its sender on its first send: it takes the
  *    channel's memory (cr_host_reserve), then announces itself in the
  *    receiver's inbox; a receiver polls only the channels announced to it, so
  *    memory and the cost of a poll grow with the peers a rank hears from, not
  *    with the job's size;
+ *  - a receiver looks at its lanes before its ordinary channels (poll, peek),
+ *    and a refused message stalls only its own channel: a lane message never
+ *    waits behind the ordinary messages of its pair, and each channel keeps
+ *    its own order;
  *  - only the sender writes cells and the data ring; only the receiver writes the
  *    channel's first line (head_pub, dhead_pub: what it has consumed);
  *  - a cell is published by storing seq = position + 1 with release order after
@@ -51,38 +57,55 @@ typedef struct shm_rx {
     uint32_t stalled; /* *recv_gen + 1 while the engine refuses the head cell */
 } shm_rx;
 
+/* The channels a receiver hears on, in the order they were announced, and where
+ * its next poll starts. */
+typedef struct shm_list {
+    int *ch; /* channel numbers: index in rx (peer, or nranks + peer for a lane) */
+    int n;
+    int rr;
+} shm_list;
+
 typedef struct shm_state {
     cr_tp_env env;
     cr_host *host;
     shm_region *reg;
     uint32_t ncells, dbytes;
-    shm_tx *tx;
-    shm_rx *rx;
-    shm_inbox *inbox;          /* every receiver's; ours is inbox[rank] */
-    _Atomic uint32_t *slots;   /* nranks per receiver */
-    uint32_t inbox_head;       /* slots of ours read so far */
+    shm_tx *tx;              /* 2 * nranks: [peer] the ordinary channel, [nranks + peer] the lane */
+    shm_rx *rx;              /* likewise */
+    shm_inbox *inbox;        /* every receiver's; ours is inbox[rank] */
+    _Atomic uint32_t *slots; /* 2 * nranks per receiver */
+    uint32_t inbox_head;     /* slots of ours read so far */
     unsigned char *host_owned; /* per rank: this transport serves it */
-    int *peers;                /* the peers we hear from (announced), in the order they came */
-    int npeers;
-    int *outs; /* the peers we have sent to */
+    shm_list lanes, chans;     /* the lanes and the ordinary channels we hear on */
+    int *outs;                 /* the channels (index in tx) we have sent on */
     int nouts;
-    int rr; /* index in peers of the next peer to poll first */
-    /* the message peek returned: its peer's index in peers and the data-ring
-     * position once it is taken */
-    int peek_k;
+    /* the message peek returned: its channel (index in rx), the list and the
+     * place in it, and the data-ring position once it is taken */
+    int peek_c, peek_k;
+    shm_list *peek_l;
     uint32_t peek_dend;
 } shm_state;
 
-static shm_chan *chan_of(shm_state *s, int from, int to)
+#define LANE_BIT 0x80000000u /* an announcement of a lane */
+
+static inline int peer_of(const shm_state *s, int c)
 {
-    char *p = (char *)s->reg + s->reg->chan_off;
-    return (shm_chan *)(p + ((size_t)from * s->reg->nranks + (size_t)to) * s->reg->chan_stride);
+    return c < s->env.size ? c : c - s->env.size;
 }
 
-/* Open our channel to peer: take its memory, then tell the peer (its inbox). */
-static void open_tx(shm_state *s, int peer)
+/* Channel c (peer, or nranks + peer for the lane) from 'from' to 'to'. */
+static shm_chan *chan_of(shm_state *s, int from, int to, bool lane)
 {
-    shm_chan *ch = chan_of(s, s->env.rank, peer);
+    char *p = (char *)s->reg + s->reg->chan_off;
+    size_t n = s->reg->nranks;
+    return (shm_chan *)(p +
+                        (((lane ? n : 0) + (size_t)from) * n + (size_t)to) * s->reg->chan_stride);
+}
+
+/* Open our channel (or lane) to peer: take its memory, then tell the peer (its inbox). */
+static void open_tx(shm_state *s, int peer, bool lane)
+{
+    shm_chan *ch = chan_of(s, s->env.rank, peer, lane);
     int rc = cr_host_reserve(s->host, ch, s->reg->chan_stride);
     if (rc) {
         char msg[200];
@@ -92,11 +115,13 @@ static void open_tx(shm_state *s, int peer)
                  peer, strerror(-rc));
         s->env.fatal(s->env.owner, "send", msg);
     }
-    s->tx[peer].ch = ch;
-    s->tx[peer].data = (unsigned char *)&ch->cells[s->ncells];
-    s->outs[s->nouts++] = peer;
+    int c = lane ? s->env.size + peer : peer;
+    s->tx[c].ch = ch;
+    s->tx[c].data = (unsigned char *)&ch->cells[s->ncells];
+    s->outs[s->nouts++] = c;
     uint32_t k = atomic_fetch_add_explicit(&s->inbox[peer].tail, 1, memory_order_relaxed);
-    atomic_store_explicit(&s->slots[(size_t)peer * s->reg->nranks + k], (uint32_t)s->env.rank + 1,
+    atomic_store_explicit(&s->slots[(size_t)peer * 2 * s->reg->nranks + k],
+                          ((uint32_t)s->env.rank + 1) | (lane ? LANE_BIT : 0),
                           memory_order_release);
 }
 
@@ -105,19 +130,22 @@ static void read_inbox(shm_state *s)
 {
     uint32_t tail = atomic_load_explicit(&s->inbox[s->env.rank].tail, memory_order_relaxed);
     while (s->inbox_head != tail) {
-        _Atomic uint32_t *slot = &s->slots[(size_t)s->env.rank * s->reg->nranks + s->inbox_head];
+        _Atomic uint32_t *slot =
+            &s->slots[(size_t)s->env.rank * 2 * s->reg->nranks + s->inbox_head];
         uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
         if (!v) break; /* taken, not yet written */
-        int p = (int)v - 1;
-        if (p < 0 || p >= s->env.size || p == s->env.rank || s->rx[p].ch || !s->host_owned[p]) {
+        bool lane = v & LANE_BIT;
+        int p = (int)(v & ~LANE_BIT) - 1, c = lane ? s->env.size + p : p;
+        if (p < 0 || p >= s->env.size || p == s->env.rank || s->rx[c].ch || !s->host_owned[p]) {
             char msg[96];
             snprintf(msg, sizeof msg, "a bad announcement (%u) in rank %d's inbox (corrupt peer?)",
                      v, s->env.rank);
             s->env.fatal(s->env.owner, "progress", msg);
         }
-        s->rx[p].ch = chan_of(s, p, s->env.rank);
-        s->rx[p].data = (unsigned char *)&s->rx[p].ch->cells[s->ncells];
-        s->peers[s->npeers++] = p;
+        s->rx[c].ch = chan_of(s, p, s->env.rank, lane);
+        s->rx[c].data = (unsigned char *)&s->rx[c].ch->cells[s->ncells];
+        shm_list *l = lane ? &s->lanes : &s->chans;
+        l->ch[l->n++] = c;
         s->inbox_head++;
     }
 }
@@ -133,7 +161,8 @@ static void shm_close(void *ctx)
     shm_state *s = ctx;
     free(s->tx);
     free(s->rx);
-    free(s->peers);
+    free(s->lanes.ch);
+    free(s->chans.ch);
     free(s->outs);
     free(s->host_owned);
     free(s);
@@ -146,9 +175,10 @@ static int shm_open(void **ctx, const cr_tp_env *env)
     shm_region *reg = h->region;
     if (reg->nranks != (uint32_t)env->size || reg->ncells == 0 || reg->dbytes < 2 ||
         reg->inbox_off < sizeof(shm_region) ||
-        reg->inbox_off + (size_t)env->size * (sizeof(shm_inbox) + env->size * sizeof(uint32_t)) >
+        reg->inbox_off +
+                (size_t)env->size * (sizeof(shm_inbox) + 2 * env->size * sizeof(uint32_t)) >
             reg->chan_off ||
-        reg->chan_off + (size_t)env->size * env->size * reg->chan_stride > h->region_bytes)
+        reg->chan_off + 2 * (size_t)env->size * env->size * reg->chan_stride > h->region_bytes)
         return -EINVAL;
     shm_state *s = calloc(1, sizeof *s);
     if (!s) return -ENOMEM;
@@ -160,12 +190,14 @@ static int shm_open(void **ctx, const cr_tp_env *env)
     s->inbox = (shm_inbox *)((char *)reg + reg->inbox_off);
     s->slots = (_Atomic uint32_t *)(s->inbox + env->size);
     /* per-peer state is zero until a peer is talked to: untouched pages */
-    s->tx = calloc((size_t)env->size, sizeof *s->tx);
-    s->rx = calloc((size_t)env->size, sizeof *s->rx);
-    s->peers = calloc((size_t)env->size, sizeof *s->peers);
-    s->outs = calloc((size_t)env->size, sizeof *s->outs);
-    s->host_owned = calloc((size_t)env->size, 1);
-    if (!s->tx || !s->rx || !s->peers || !s->outs || !s->host_owned) {
+    size_t n = (size_t)env->size;
+    s->tx = calloc(2 * n, sizeof *s->tx);
+    s->rx = calloc(2 * n, sizeof *s->rx);
+    s->lanes.ch = calloc(n, sizeof *s->lanes.ch);
+    s->chans.ch = calloc(n, sizeof *s->chans.ch);
+    s->outs = calloc(2 * n, sizeof *s->outs);
+    s->host_owned = calloc(n, 1);
+    if (!s->tx || !s->rx || !s->lanes.ch || !s->chans.ch || !s->outs || !s->host_owned) {
         shm_close(s);
         return -ENOMEM;
     }
@@ -207,8 +239,9 @@ static int data_reserve(shm_state *s, shm_tx *t, size_t len, uint32_t *pos)
 static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload, size_t len)
 {
     shm_state *s = ctx;
-    shm_tx *t = &s->tx[peer];
-    if (__builtin_expect(!t->ch, 0)) open_tx(s, peer);
+    bool lane = h->flags & CR_HDR_LANE;
+    shm_tx *t = &s->tx[lane ? s->env.size + peer : peer];
+    if (__builtin_expect(!t->ch, 0)) open_tx(s, peer, lane);
     if (t->tail - t->head_cache >= s->ncells) {
         t->head_cache = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
         if (t->tail - t->head_cache >= s->ncells) goto full;
@@ -245,59 +278,73 @@ full:
     return CR_EAGAIN;
 }
 
-static void publish(shm_state *s, int peer)
+/* Tell the sender on channel c what we have consumed. */
+static void publish(shm_state *s, int c)
 {
-    shm_rx *r = &s->rx[peer];
+    shm_rx *r = &s->rx[c];
     atomic_store_explicit(&r->ch->head_pub, r->head, memory_order_release);
     atomic_store_explicit(&r->ch->dhead_pub, r->dhead, memory_order_release);
     r->head_pub = r->head;
     r->dhead_pub = r->dhead;
-    kick(s, peer);
+    kick(s, peer_of(s, c));
 }
 
-/* The next message from peer p, decoded, if one has arrived. */
+/* The next message on channel c, decoded, if one has arrived. */
 static inline __attribute__((always_inline)) bool
-peek(shm_state *s, int p, cr_hdr *h, const void **payload, uint32_t *len, uint32_t *dend)
+peek(shm_state *s, int c, cr_hdr *h, const void **payload, uint32_t *len, uint32_t *dend)
 {
-    shm_rx *r = &s->rx[p];
-    shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
-    if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->head + 1) return false;
+    shm_rx *r = &s->rx[c];
+    shm_cell *cell = &r->ch->cells[r->head & (s->ncells - 1)];
+    if (atomic_load_explicit(&cell->seq, memory_order_acquire) != r->head + 1) return false;
     *dend = r->dhead;
-    if (cr_shm_decode(c, r->data, s->dbytes, h, payload, len, dend)) {
+    if (cr_shm_decode(cell, r->data, s->dbytes, h, payload, len, dend)) {
         char msg[96];
-        snprintf(msg, sizeof msg, "rank %d sent a malformed message (corrupt peer?)", p);
+        snprintf(msg, sizeof msg, "rank %d sent a malformed message (corrupt peer?)",
+                 peer_of(s, c));
         s->env.fatal(s->env.owner, "progress", msg);
     }
     return true;
 }
 
 /* The message peek returned is taken: free its cell (and ring bytes up to dend). */
-static inline void consume(shm_state *s, int p, uint32_t dend)
+static inline void consume(shm_state *s, int c, uint32_t dend)
 {
-    shm_rx *r = &s->rx[p];
+    shm_rx *r = &s->rx[c];
     r->stalled = 0;
     r->head++;
     r->dhead = dend;
     if (r->head - r->head_pub >= s->ncells / 2 || r->dhead - r->dhead_pub >= s->dbytes / 2)
-        publish(s, p);
+        publish(s, c);
 }
 
-/* Deliver up to 'budget' messages from one peer; returns how many. */
-static int poll_peer(shm_state *s, int p, int budget)
+/* Deliver up to 'budget' messages from channel c; returns how many. */
+static int poll_chan(shm_state *s, int c, int budget)
 {
     int n = 0;
     cr_hdr h;
     const void *payload;
     uint32_t len, dend;
-    while (n < budget && peek(s, p, &h, &payload, &len, &dend)) {
-        if (!s->env.deliver(s->env.owner, p, &h, payload, len)) {
+    while (n < budget && peek(s, c, &h, &payload, &len, &dend)) {
+        if (!s->env.deliver(s->env.owner, peer_of(s, c), &h, payload, len)) {
             /* no room: the sender waits until we receive */
-            s->rx[p].stalled = *s->env.recv_gen + 1;
+            s->rx[c].stalled = *s->env.recv_gen + 1;
             break;
         }
-        consume(s, p, dend);
+        consume(s, c, dend);
         n++;
     }
+    return n;
+}
+
+static int poll_list(shm_state *s, shm_list *l)
+{
+    int n = 0;
+    for (int i = 0; i < l->n; i++) {
+        int k = l->rr + i;
+        if (k >= l->n) k -= l->n;
+        n += poll_chan(s, l->ch[k], 16);
+    }
+    if (++l->rr >= l->n) l->rr = 0;
     return n;
 }
 
@@ -305,59 +352,85 @@ static int shm_poll(void *ctx)
 {
     shm_state *s = ctx;
     read_inbox(s);
-    int n = 0;
-    for (int i = 0; i < s->npeers; i++) {
-        int k = s->rr + i;
-        if (k >= s->npeers) k -= s->npeers;
-        n += poll_peer(s, s->peers[k], 16);
-    }
-    if (++s->rr >= s->npeers) s->rr = 0;
-    return n;
+    int n = s->lanes.n ? poll_list(s, &s->lanes) : 0;
+    return n + poll_list(s, &s->chans);
 }
 
-/* The next message of the first peer in round-robin order that has one the
- * engine has not refused; take() consumes it and moves the round on. */
-static bool shm_peek(void *ctx, int *src, cr_hdr *h, const void **payload, size_t *len)
+/* The next message of the first channel of l in round-robin order that has
+ * one the engine has not refused. */
+static bool peek_list(shm_state *s, shm_list *l, int *src, cr_hdr *h, const void **payload,
+                      size_t *len)
 {
-    shm_state *s = ctx;
     uint32_t gen1 = *s->env.recv_gen + 1;
-    read_inbox(s);
-    for (int i = 0; i < s->npeers; i++) {
-        int k = s->rr + i;
-        if (k >= s->npeers) k -= s->npeers;
-        int p = s->peers[k];
+    for (int i = 0; i < l->n; i++) {
+        int k = l->rr + i;
+        if (k >= l->n) k -= l->n;
+        int c = l->ch[k];
         uint32_t n;
-        if (s->rx[p].stalled == gen1 || !peek(s, p, h, payload, &n, &s->peek_dend)) continue;
-        *src = p;
+        if (s->rx[c].stalled == gen1 || !peek(s, c, h, payload, &n, &s->peek_dend)) continue;
+        *src = peer_of(s, c);
         *len = n;
+        s->peek_c = c;
         s->peek_k = k;
+        s->peek_l = l;
         return true;
     }
     return false;
 }
 
+/* A lane's message first, else an ordinary channel's; take() consumes it and
+ * moves the round on. */
+static bool shm_peek(void *ctx, int *src, cr_hdr *h, const void **payload, size_t *len)
+{
+    shm_state *s = ctx;
+    read_inbox(s);
+    return (s->lanes.n && peek_list(s, &s->lanes, src, h, payload, len)) ||
+           peek_list(s, &s->chans, src, h, payload, len);
+}
+
 static void shm_take(void *ctx, int src)
 {
     shm_state *s = ctx;
-    consume(s, src, s->peek_dend);
+    (void)src; /* the channel peek returned */
+    consume(s, s->peek_c, s->peek_dend);
+    shm_list *l = s->peek_l;
     int k = s->peek_k + 1;
-    s->rr = k < s->npeers ? k : 0; /* the next receive looks at the next peer first */
+    l->rr = k < l->n ? k : 0; /* the next receive looks at the next channel first */
 }
 
 static void shm_refused(void *ctx, int src)
 {
     shm_state *s = ctx;
-    s->rx[src].stalled = *s->env.recv_gen + 1;
+    (void)src; /* the channel peek returned */
+    s->rx[s->peek_c].stalled = *s->env.recv_gen + 1;
+}
+
+static void flush_list(shm_state *s, const shm_list *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        shm_rx *r = &s->rx[l->ch[i]];
+        if (r->head != r->head_pub || r->dhead != r->dhead_pub) publish(s, l->ch[i]);
+    }
 }
 
 static void shm_flush(void *ctx)
 {
     shm_state *s = ctx;
-    for (int i = 0; i < s->npeers; i++) {
-        int p = s->peers[i];
-        shm_rx *r = &s->rx[p];
-        if (r->head != r->head_pub || r->dhead != r->dhead_pub) publish(s, p);
+    flush_list(s, &s->lanes);
+    flush_list(s, &s->chans);
+}
+
+/* A message on one of l's channels that the engine has not refused. */
+static bool arrived(shm_state *s, const shm_list *l, uint32_t gen1)
+{
+    for (int i = 0; i < l->n; i++) {
+        shm_rx *r = &s->rx[l->ch[i]];
+        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) == r->head + 1 &&
+            r->stalled != gen1)
+            return true;
     }
+    return false;
 }
 
 /* Anything that would let this rank go on: a new cell, or credits we wait for. */
@@ -367,14 +440,7 @@ static int shm_arm(void *ctx)
     uint32_t gen1 = *s->env.recv_gen + 1;
     if (atomic_load_explicit(&s->inbox[s->env.rank].tail, memory_order_acquire) != s->inbox_head)
         return 1;
-    for (int i = 0; i < s->npeers; i++) {
-        int p = s->peers[i];
-        shm_rx *r = &s->rx[p];
-        shm_cell *c = &r->ch->cells[r->head & (s->ncells - 1)];
-        if (atomic_load_explicit(&c->seq, memory_order_acquire) == r->head + 1 &&
-            r->stalled != gen1)
-            return 1;
-    }
+    if (arrived(s, &s->lanes, gen1) || arrived(s, &s->chans, gen1)) return 1;
     for (int i = 0; i < s->nouts; i++) {
         shm_tx *t = &s->tx[s->outs[i]];
         if (t->blocked &&

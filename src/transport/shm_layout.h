@@ -16,8 +16,8 @@
 /* The head of the shm region (inside the host segment): ring geometry, which
  * depends only on the number of ranks, and where the inboxes and the channels
  * start (offsets from the region's start). Then one inbox per receiver, then a
- * place for one channel per ordered pair. Only the head and the inboxes are
- * memory from the start; a channel's memory is taken by its sender when it first
+ * place for two channels per ordered pair (the ordinary ones, then the lanes). Only the head and
+ * the inboxes are memory from the start; a channel's memory is taken by its sender when it first
  * sends on it (cr_host_reserve), so a job's memory grows with the pairs that
  * talk, not with N^2. */
 typedef struct shm_region {
@@ -27,10 +27,11 @@ typedef struct shm_region {
     char pad2[CELL - 40];
 } shm_region;
 
-/* A receiver's inbox: the senders that have opened their channel to it, in the
+/* A receiver's inbox: the senders that have opened a channel to it, in the
  * order they came. A sender takes a slot (tail, fetch-and-add; each sender
- * takes at most one, so nranks slots never run out) and stores its rank + 1 in
- * it with release order; the receiver reads the slots in order and stops at one
+ * takes at most two, its channel and its lane, so 2 * nranks slots never run
+ * out) and stores its rank + 1 in it (the top bit set for the lane) with
+ * release order; the receiver reads the slots in order and stops at one
  * still 0 (taken, not yet written). The line holds the tail alone: senders
  * contend on it once per pair in the job's life. */
 typedef struct shm_inbox {

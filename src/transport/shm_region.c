@@ -24,7 +24,8 @@ static size_t page_round(size_t x)
     return (x + 4095) & ~(size_t)4095;
 }
 
-/* The inboxes' lines, then nranks slots per receiver. */
+/* The inboxes' lines, then 2 * nranks slots per receiver (a channel and a lane
+ * per sender). */
 static size_t inbox_off(void)
 {
     return sizeof(shm_region);
@@ -32,7 +33,7 @@ static size_t inbox_off(void)
 
 size_t cr_shm_region_fixed(int n)
 {
-    size_t inboxes = (size_t)n * sizeof(shm_inbox) + (size_t)n * n * sizeof(uint32_t);
+    size_t inboxes = (size_t)n * sizeof(shm_inbox) + 2 * (size_t)n * n * sizeof(uint32_t);
     return page_round(inbox_off() + inboxes);
 }
 
@@ -40,7 +41,7 @@ size_t cr_shm_region_size(int n)
 {
     uint32_t nc, db;
     shm_geometry(n, &nc, &db);
-    return cr_shm_region_fixed(n) + (size_t)n * n * chan_stride(nc, db);
+    return cr_shm_region_fixed(n) + 2 * (size_t)n * n * chan_stride(nc, db);
 }
 
 void cr_shm_region_init(void *region, int n)

@@ -4,11 +4,11 @@
  * picks, in order of preference, the first that reaches it).
  *
  * A transport moves "active messages": a fixed header (cr_hdr) plus at most
- * max_payload bytes, delivered in order per (source, destination) by calling the
- * deliver callback it was given at open. It may offer single-copy access to a
- * peer's memory (get, put). It knows nothing about matching, requests or
- * protocols, and never calls the engine by name or touches the job: it sees only
- * its cr_tp_env. The engine knows nothing about rings or sockets.
+ * max_payload bytes, delivered in order per (source, destination) and lane
+ * (CR_HDR_LANE) by calling the deliver callback it was given at open. It may offer single-copy
+ * access to a peer's memory (get, put). It knows nothing about matching, requests or protocols, and
+ * never calls the engine by name or touches the job: it sees only its cr_tp_env. The engine knows
+ * nothing about rings or sockets.
  *
  * Layers: a transport includes this header (and the host segment's, below it),
  * never engine.h. */
@@ -48,6 +48,14 @@ typedef struct cr_hdr {
     uint64_t sreq; /* sender's request id */
     uint64_t rreq; /* receiver's request id */
 } cr_hdr;
+
+/* The one header flag a transport reads (the others are the engine's): the
+ * message travels in its pair's lane, apart from the pair's ordinary messages.
+ * Lane messages keep their order among themselves and may overtake ordinary
+ * ones, which must not hold them up: a refused ordinary message stalls only
+ * the ordinary traffic. A transport without lanes (one ordered connection)
+ * carries it as any other message. */
+#define CR_HDR_LANE 0x80
 
 /* Returned by send_am when the peer has no room for now (no credits). */
 #define CR_EAGAIN 1
@@ -136,7 +144,8 @@ typedef struct cr_transport {
      * copies it out itself or hands it to its deliver and takes it if accepted. */
     bool (*peek)(void *ctx, int *src, cr_hdr *h, const void **payload, size_t *len);
     void (*take)(void *ctx, int src);
-    /* Mark peer's next message refused (deliver said 0 outside poll). */
+    /* The message peek returned last (from src) is refused: deliver said 0 to it
+     * outside poll. */
     void (*refused)(void *ctx, int src);
 } cr_transport;
 

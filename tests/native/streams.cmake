@@ -2,9 +2,10 @@
 # by one, flow control by what the try form allows, channels independent,
 # pathways forwarded by the intermediates' progress threads, redirection into
 # memory, a reserved pathway beside a full one, GetRow and PutRow by splicing
-# (stream_row); bad input ends the job with one line naming call, rank and
+# (stream_row), a reserved pathway's words overtaking refused ordinary traffic
+# in the shm lane (stream_lane); bad input ends the job with one line naming call, rank and
 # reason.
-foreach(p basic pathway row bad)
+foreach(p basic pathway row lane bad)
   add_executable(native_stream_${p} ${CMAKE_CURRENT_SOURCE_DIR}/stream_${p}.c)
   target_link_libraries(native_stream_${p} PRIVATE courier)
 endforeach()
@@ -25,6 +26,15 @@ courier_test(NAME native_stream_row_5
 courier_test(NAME native_stream_row_small_eager
              COMMAND ${COURIER_CMD} run -n 4 --timeout 120 $<TARGET_FILE:native_stream_row>)
 set_tests_properties(native_stream_row_small_eager PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=100)
+
+# With a limit of one byte rank 2 keeps one unexpected message from rank 1 and
+# refuses the next: only the lane lets the reserved words past.
+courier_test(NAME native_stream_lane
+             COMMAND ${COURIER_CMD} run -n 3 --timeout 60 $<TARGET_FILE:native_stream_lane>)
+set_tests_properties(native_stream_lane PROPERTIES ENVIRONMENT COURIER_UNEXPECTED_LIMIT=1)
+# Lanes are shared memory's: over TCP or UCX one ordered connection carries a
+# pair's messages, and a word behind a refused one waits for it.
+courier_no_tcp_variant(native_stream_lane)
 
 set(stream_bad_unknown "rank 0: cr_stream_send: stream 42 is unknown")
 set(stream_bad_negative "rank 0: cr_stream_send: stream -1 is unknown")
