@@ -15,7 +15,8 @@
  *    order of arrival, ties in the model's own order), one at a time, and
  *    each moves the clock by the receive overhead the simulator gave it; a
  *    refused one (no room in the unexpected queue) holds back the later ones
- *    of its source, not of others, until the engine's recv_gen moves;
+ *    of its source and lane (CR_HDR_LANE), not of others, until the engine's
+ *    recv_gen moves;
  *  - send_am always takes a message (the simulator buffers without bound):
  *    the rank's clock moves by the modelled node's send overhead for the
  *    message's class (and copy, for the sizes the node software copies), and
@@ -50,8 +51,9 @@ typedef struct sim_tp {
     uint64_t cap, part_max;
     arrival *head, **tail; /* drained from the in ring, not yet handed over */
     arrival *partial;      /* the last one, while its parts come (not in the list yet) */
-    /* Sources whose first waiting message the engine refused at recv_gen
-     * refused_gen: theirs wait (in order) until it moves; others go on. */
+    /* Per source, the lanes (lane_bit) whose first waiting message the engine
+     * refused at recv_gen refused_gen: theirs wait (in order) until it moves;
+     * others go on. */
     uint8_t *refused;
     int nrefused;
     uint32_t refused_gen;
@@ -206,6 +208,12 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     return 0;
 }
 
+/* A's bit in refused[src]: its source's ordinary messages or its lane. */
+static inline uint8_t lane_bit(const arrival *a)
+{
+    return a->h.flags & CR_HDR_LANE ? 2 : 1;
+}
+
 static int sim_poll(void *ctx)
 {
     sim_tp *s = ctx;
@@ -217,9 +225,11 @@ static int sim_poll(void *ctx)
     int n = 0;
     arrival **pp = &s->head, *a, *last = NULL;
     while ((a = *pp) && a->t < s->vt->synced) {
-        if (s->refused[a->src] || !s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
-            if (!s->refused[a->src]) {
-                s->refused[a->src] = 1;
+        uint8_t bit = lane_bit(a);
+        if ((s->refused[a->src] & bit) ||
+            !s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
+            if (!(s->refused[a->src] & bit)) {
+                s->refused[a->src] |= bit;
                 s->nrefused++;
                 s->refused_gen = *s->env.recv_gen;
             }
@@ -248,7 +258,7 @@ static int sim_arm(void *ctx)
     sim_tp *s = ctx;
     drain(s);
     for (arrival *a = s->head; a && a->t < s->vt->synced; a = a->next)
-        if (!s->refused[a->src] || *s->env.recv_gen != s->refused_gen) return 1;
+        if (!(s->refused[a->src] & lane_bit(a)) || *s->env.recv_gen != s->refused_gen) return 1;
     return 0;
 }
 
