@@ -237,11 +237,15 @@ void cr_put_bcast(int first, int last, int key, size_t off, const void *src, siz
                  job->size - 1);
     if (!src && len) cr_fatal(job, call, "src is NULL but len is %zu", len);
     for (int r = first; r <= last; r++) target(job, call, r, key, off, len); /* all checked first */
-    /* Like the Elite's broadcast, every copy leaves at once; then wait for all. */
+    /* Like the Elite's broadcast, every copy leaves at once; then wait for all.
+     * Simulated, the puts are one broadcast of the model's (its hardware's,
+     * where it has one: the CS-2's). */
+    if (job->vt.base) cr_vt_group_begin(&job->vt, CR_VT_CLASS_ONESIDED, first, last);
     for (int r = first; r <= last; r++) {
         cr_rtarget t = target(job, call, r, key, off, len);
         cr_rma_put(job, call, &t, src, len, NULL);
     }
+    if (job->vt.base) cr_vt_group_end(&job->vt);
     cr_rma_flush(job, call, -1);
     cr_native_leave(job);
 }

@@ -272,6 +272,66 @@ void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account)
     if (account) *account += dt;
 }
 
+void cr_vt_group_begin(cr_vt *v, int cls, int lo, int hi)
+{
+    if (!v->hd->hw_bcast) return;
+    cr_vt_use_class(v, cls); /* its lookahead before the clock is taken */
+    int64_t c = cr_vt_now(v);
+    cr_vt_group *g = &v->grp;
+    *g = (cr_vt_group){
+        .on = true, .cls = cls, .lo = lo, .hi = hi, .lead = -1, .cur = -1, .id = g->id + 1};
+    g->clock = g->end = c;
+}
+
+void cr_vt_group_end(cr_vt *v)
+{
+    cr_vt_group *g = &v->grp;
+    if (!g->on) return;
+    g->on = false;
+    cr_vt_spend(v, g->end - g->clock, &v->me->acct.send);
+}
+
+bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_rec *rec)
+{
+    cr_vt_group *g = &v->grp;
+    if (!g->on || cls != g->cls || peer < g->lo || peer > g->hi) return false;
+    /* Something moved the clock (a receive's cost): copies stamped with the
+     * lead's times might be behind what the simulator has handled. */
+    if (atomic_load_explicit(&v->me->clock, memory_order_relaxed) != g->clock) {
+        cr_vt_group_end(v);
+        return false;
+    }
+    if (g->lead < 0) g->lead = peer;
+    int ord;
+    if (peer == g->lead) {
+        if (g->n == CR_VT_GROUP_MSGS) {
+            cr_vt_group_end(v);
+            return false;
+        }
+        g->end += cost;
+        *t = g->end < v->floor ? v->floor : g->end;
+        ord = g->n;
+        g->t[g->n++] = *t;
+    } else {
+        if (peer != g->cur) {
+            g->cur = peer;
+            g->ord = 0;
+        }
+        if (g->ord >= g->n) { /* more than the lead had: not a copy */
+            cr_vt_group_end(v);
+            return false;
+        }
+        ord = g->ord++;
+        *t = g->t[ord];
+    }
+    rec->grp = g->id;
+    rec->grp_lo = g->lo;
+    rec->grp_hi = g->hi;
+    rec->grp_ord = (uint16_t)ord;
+    rec->grp_lead = peer == g->lead;
+    return true;
+}
+
 void cr_vt_ring_sim(cr_vt *v)
 {
     atomic_fetch_add_explicit(&v->hd->bell, 1, memory_order_seq_cst);

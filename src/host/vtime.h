@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_VT_MAGIC 0x32746d6973727563ULL /* "cursimt2": changes with the layout */
+#define CR_VT_MAGIC 0x33746d6973727563ULL /* "cursimt3": changes with the layout */
 
 typedef int64_t cr_vt_time; /* picoseconds */
 #define CR_VT_NEVER INT64_MAX
@@ -55,7 +55,8 @@ enum cr_vt_state {
 
 typedef struct cr_vt_head {
     uint64_t magic;
-    uint32_t nranks, pad;
+    uint32_t nranks;
+    uint32_t hw_bcast;   /* the model has a hardware broadcast (cr_vt_group_begin) */
     uint64_t ring_bytes; /* each ring's data */
     uint64_t slot_off, ring_off, total;
     /* the node software models' costs on the sending rank's clock, by class */
@@ -124,7 +125,11 @@ enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
 /* One record: a message (MSG: its header and the first part of its payload)
  * or the next part of the last one (MORE). peer: the destination in an out
  * ring, the source in an in ring; t: the time it entered the network (the
- * sender's clock after its send overhead) / arrived. */
+ * sender's clock after its send overhead) / arrived. A message of a hardware
+ * broadcast (cr_vt_group_begin) names its group (grp > 0, this sender's
+ * count), the range it goes to, and its place among the messages to one
+ * target (ord); the lead's (the first target's) carry the broadcast, the
+ * others only say where their copy lands. */
 typedef struct cr_vt_rec {
     uint32_t bytes; /* the record with its payload part, rounded up to 8 */
     uint16_t kind;
@@ -135,6 +140,10 @@ typedef struct cr_vt_rec {
     int64_t cost;          /* in ring: the receiving CPU's time for it (the node software's) */
     uint64_t total;        /* the whole payload */
     unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
+    uint32_t grp;          /* out ring: its broadcast group (0: none) */
+    int32_t grp_lo, grp_hi;
+    uint16_t grp_ord;
+    uint8_t grp_lead, pad;
     unsigned char data[];
 } cr_vt_rec;
 
@@ -191,6 +200,25 @@ void cr_vt_wake_slot(cr_vt_slot *sl);
 
 /* ---- a rank's clock ------------------------------------------------------ */
 
+/* A hardware broadcast (the CS-2's, cr_put_bcast) while its messages are
+ * sent, one per target in [lo, hi] in turn (cr_vt_group_begin). The first
+ * target's messages (the lead's) cost their send overhead, on a clock of the
+ * group's own (end) that the rank's moves to only at the group's end, and
+ * each is stamped as usual; the k-th message to every other target is a copy
+ * of the lead's k-th, stamped the same and free. The rank's clock stays at
+ * `clock` meanwhile, so every stamp is still at or past it plus the look. */
+#define CR_VT_GROUP_MSGS 4 /* messages per target a broadcast carries */
+typedef struct cr_vt_group {
+    bool on;
+    int cls, lo, hi;
+    int lead, cur; /* the first target (-1: none yet); the target now sent to */
+    uint32_t id;   /* groups so far */
+    int n, ord;    /* the lead's messages so far; the current target's */
+    int64_t clock; /* the rank's clock at the start */
+    int64_t end;   /* where the rank's clock goes at the end */
+    int64_t t[CR_VT_GROUP_MSGS];
+} cr_vt_group;
+
 typedef struct cr_vt {
     void *base;
     size_t len;
@@ -207,6 +235,7 @@ typedef struct cr_vt {
     void (*drain)(void *arg);
     int64_t (*next_arrival)(void *arg, int64_t from);
     void *drain_arg;
+    cr_vt_group grp; /* a hardware broadcast being sent */
 } cr_vt;
 
 /* Map the segment inherited as fd (closed here); 0 or -errno (-EPROTO: a
@@ -230,6 +259,16 @@ int64_t cr_vt_timer(cr_vt *v);
  * network before that (v->floor). Early, before such traffic starts (when a
  * region is registered), the floor is passed before it matters. */
 void cr_vt_use_class(cr_vt *v, int cls);
+/* The messages of class cls that the rank sends to ranks lo..hi, one target
+ * after the other, until cr_vt_group_end, are one hardware broadcast, where
+ * the model has one (hd->hw_bcast: the CS-2's); elsewhere they stay messages
+ * of their own. The sim transport stamps them (cr_vt_group_stamp). */
+void cr_vt_group_begin(cr_vt *v, int cls, int lo, int hi);
+void cr_vt_group_end(cr_vt *v);
+/* For the sim transport: a message of class cls to peer that costs `cost`:
+ * when it belongs to the open group, its stamp and the record's group fields
+ * (rec), and true; else false (send it as any other). */
+bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_rec *rec);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */

@@ -11,6 +11,7 @@
 #ifndef COURIER_NET_H
 #define COURIER_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,7 +153,9 @@ void cr_net_send_wired(cr_net *net, cr_msg *m);
  * it copies). */
 cr_time cr_net_recv_cost(const cr_swmodel *sw, uint64_t bytes);
 /* CS-2 hardware broadcast of `bytes` from root to the contiguous range [lo, hi]; returns 0 if
- * the machine has none. `arrive` runs for every node reached. */
+ * the machine has none (cr_net_has_hw_broadcast says beforehand), else the nodes it will reach.
+ * `arrive` runs for every node reached. */
+bool cr_net_has_hw_broadcast(const cr_net *net);
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
                         void (*arrive)(cr_net *, int node, cr_time t, void *), void *ctx);
 

@@ -326,6 +326,11 @@ void cr_net_send_wired(cr_net *net, cr_msg *m)
     step(net->sim, m, 0);
 }
 
+bool cr_net_has_hw_broadcast(const cr_net *net)
+{
+    return net->ops->bcast != NULL;
+}
+
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
                         void (*arrive)(cr_net *, int, cr_time, void *), void *ctx)
 {

@@ -57,6 +57,10 @@ typedef struct pkt {
     int cls;        /* its class of costs (CR_VT_CLASS_*) */
     uint64_t seq;   /* order of reading (ties of one rank's sends) */
     uint32_t order; /* its place among the messages from src to dst */
+    uint32_t grp;   /* a hardware broadcast's message (cr_vt_rec's grp fields): its group, */
+    int lo, hi;     /* the range, */
+    uint16_t ord;   /* its place among those to one target, */
+    uint8_t lead;   /* and whether it carries the broadcast */
     unsigned char hdr[40];
     uint64_t len, got;
     unsigned char data[];
@@ -75,6 +79,18 @@ typedef struct flight {
     uint32_t passed;  /* of them, passed on to the receiver */
     pkt *early;       /* arrived before their turn, by order */
 } flight;
+
+/* One message of a hardware broadcast in the model (the lead's, injected with
+ * cr_net_hw_broadcast) and its copies, which wait here for their target's
+ * arrival: they were stamped with the lead's time, and arrive no earlier. */
+typedef struct wave {
+    struct wave *next;
+    struct cr_vsim *s;
+    int src, ord;
+    uint32_t grp;
+    int left;  /* targets the model has yet to reach */
+    pkt *pkts; /* the lead's and the copies not yet arrived */
+} wave;
 
 typedef struct vrank {
     uint8_t st;             /* enum cr_vt_state, as this thread last saw it */
@@ -106,6 +122,7 @@ struct cr_vsim {
     size_t nheap, capheap;
     flight *fl; /* pairs with messages in the model: open addressing, capfl a power of 2 */
     size_t nfl, capfl;
+    wave *waves; /* hardware broadcasts in the model */
     uint64_t seq;
     int ndone;
     pthread_t th;
@@ -441,6 +458,14 @@ static bool drain_out(cr_vsim *s, int r)
             p->dst = rec->peer;
             p->cls = rec->cls;
             p->t = rec->t;
+            p->grp = rec->grp;
+            p->lo = rec->grp_lo;
+            p->hi = rec->grp_hi;
+            p->ord = rec->grp_ord;
+            p->lead = rec->grp_lead;
+            if (p->grp && (p->lo < 0 || p->hi >= s->n || p->lo > p->hi || p->dst < p->lo ||
+                           p->dst > p->hi || p->ord >= CR_VT_GROUP_MSGS))
+                abort();
             p->seq = s->seq++;
             memcpy(p->hdr, rec->hdr, sizeof p->hdr);
             p->len = rec->total;
@@ -534,13 +559,10 @@ static void arrive(cr_vsim *s, pkt *p)
         free(p);
 }
 
-/* The model delivered m: it arrives now if its pair's earlier messages have,
+/* The model delivered p: it arrives now if its pair's earlier messages have,
  * and then so do the later ones that came before it. */
-static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
+static void delivered(cr_vsim *s, pkt *p)
 {
-    cr_vsim *s = ctx;
-    pkt *p = (pkt *)(uintptr_t)m->tag;
-    cr_net_msg_free(net, m);
     flight *f = fl_find(s, p->src, p->dst, false);
     if (!f) abort();             /* injected, so in the table */
     if (p->order != f->passed) { /* overtook an earlier one: wait for it */
@@ -559,6 +581,69 @@ static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
         f->passed++;
     }
     if (f->passed == f->sent) fl_drop(s, f);
+}
+
+static void on_deliver(cr_net *net, cr_msg *m, void *ctx)
+{
+    pkt *p = (pkt *)(uintptr_t)m->tag;
+    cr_net_msg_free(net, m);
+    delivered(ctx, p);
+}
+
+/* The broadcast reached node d: its message there (the lead's or a copy)
+ * arrives. Once every target is reached the wave is done; a copy whose
+ * target it did not reach (none should be) arrives with the last. */
+static void wave_arrive(cr_net *net, int d, cr_time t, void *ctx)
+{
+    (void)net;
+    (void)t;
+    wave *w = ctx;
+    cr_vsim *s = w->s;
+    for (pkt **pp = &w->pkts; *pp; pp = &(*pp)->next)
+        if ((*pp)->dst == d) {
+            pkt *p = *pp;
+            *pp = p->next;
+            delivered(s, p);
+            break;
+        }
+    if (--w->left > 0) return;
+    while (w->pkts) {
+        pkt *p = w->pkts;
+        w->pkts = p->next;
+        delivered(s, p);
+    }
+    wave **pp = &s->waves;
+    while (*pp != w) pp = &(*pp)->next;
+    *pp = w->next;
+    free(w);
+}
+
+/* A hardware broadcast's message enters the model: the lead's starts the
+ * broadcast, a copy waits for it. False where the machine has none, or the
+ * lead's did not start one: then it travels as any other message. */
+static bool join_wave(cr_vsim *s, pkt *p)
+{
+    if (!p->lead) {
+        for (wave *w = s->waves; w; w = w->next)
+            if (w->src == p->src && w->grp == p->grp && w->ord == p->ord) {
+                p->next = w->pkts;
+                w->pkts = p;
+                return true;
+            }
+        return false;
+    }
+    wave *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    *w = (wave){.s = s, .src = p->src, .ord = p->ord, .grp = p->grp, .pkts = p};
+    p->next = NULL;
+    w->left = cr_net_hw_broadcast(s->net, p->src, p->lo, p->hi, p->len, wave_arrive, w);
+    if (w->left <= 0) {
+        free(w);
+        return false;
+    }
+    w->next = s->waves;
+    s->waves = w;
+    return true;
 }
 
 static void answer_block(cr_vsim *s, int r)
@@ -656,6 +741,7 @@ static void count_gone(cr_vsim *s)
 static void inject(cr_vsim *s, pkt *p)
 {
     p->order = fl_find(s, p->src, p->dst, true)->sent++;
+    if (p->grp && join_wave(s, p)) return;
     cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
     m->tag = (uint64_t)(uintptr_t)p;
     cr_net_send_wired(s->net, m); /* the rank's clock paid for its send overhead */
@@ -917,6 +1003,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
                                     : 100000;
     s->hd->timer_ps = (int64_t)llround(o.timer_ns * 1e3);
     s->hd->cpu_factor = o.cpu;
+    s->hd->hw_bcast = cr_net_has_hw_broadcast(s->net);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     for (int r = 0; r < nranks; r++) {
@@ -1076,6 +1163,16 @@ void cr_vsim_free(cr_vsim *s)
             s->fl[i].early = p->next;
             free(p);
         }
+    while (s->waves) {
+        wave *w = s->waves;
+        s->waves = w->next;
+        while (w->pkts) {
+            pkt *p = w->pkts;
+            w->pkts = p->next;
+            free(p);
+        }
+        free(w);
+    }
     free(s->fl);
     free(s->heap);
     free(s->r);

@@ -180,9 +180,16 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     /* stamped with the clock after the overhead (when it enters the wire),
      * but the clock moves there only once the record is out: the simulator
      * reads a clock first and the ring after, so what it has not read yet
-     * enters the wire no earlier than that clock plus the rank's look */
-    int64_t t = cr_vt_now(vt) + cost;
-    if (t < vt->floor) t = vt->floor;
+     * enters the wire no earlier than that clock plus the rank's look. A
+     * broadcast's message is stamped by its group, which moves the clock at
+     * its end. */
+    cr_vt_rec g = {0};
+    int64_t t;
+    bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &g);
+    if (!grouped) {
+        t = cr_vt_now(vt) + cost;
+        if (t < vt->floor) t = vt->floor;
+    }
     const unsigned char *p = payload;
     size_t off = 0;
     do {
@@ -195,12 +202,17 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         r->part = (uint32_t)part;
         r->t = t;
         r->total = len;
+        r->grp = g.grp;
+        r->grp_lo = g.grp_lo;
+        r->grp_hi = g.grp_hi;
+        r->grp_ord = g.grp_ord;
+        r->grp_lead = g.grp_lead;
         memcpy(r->hdr, h, sizeof *h);
         if (part) memcpy(r->data, p + off, part);
         cr_vt_ring_put(s->out, r);
         off += part;
     } while (off < len);
-    cr_vt_spend(vt, cost, &vt->me->acct.send);
+    if (!grouped) cr_vt_spend(vt, cost, &vt->me->acct.send);
     vt->me->acct.sent_msgs++;
     vt->me->acct.sent_bytes += len;
     cr_vt_ring_sim(vt);

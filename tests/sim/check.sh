@@ -36,6 +36,10 @@
 #                                      (every message by one model: cs2,rma=nx2); cs2:
 #                                      in one job the sends cost NX/2's and the puts
 #                                      and gets the Elan DMA's (as with sw=dma)
+#     bcast MACHINE NRANKS SIZE HW     cr_put_bcast of SIZE bytes to every rank: with
+#                                      HW=yes (the CS-2's hardware broadcast) under 30 %
+#                                      of the same puts one by one to the others; with
+#                                      HW=no the same puts (within 1 %); the data arrive
 set -u
 courier=$1 prog=$2 what=$3
 shift 3
@@ -205,6 +209,21 @@ trace)
     [ "$n" = 1 ] || fail "the sends' durations differ ($n values): not virtual time"
     cmp -s <(grep '"ts"' "$dir/a.json") <(grep '"ts"' "$dir/b.json") ||
         fail "two runs' traces differ"
+    ;;
+bcast)
+    m=$1 n=$2 size=$3 hw=$4
+    out=$("$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" "$size" 2>&1) ||
+        fail "the run failed: $out"
+    read -r b p < <(echo "$out" | awk '$1 == "bcast" { print $4, $5 }')
+    [ -n "$b" ] || fail "no measurement: $out"
+    echo "$m, $n ranks, $size bytes: cr_put_bcast $b us, one put per rank $p us"
+    if [ "$hw" = yes ]; then
+        awk -v b="$b" -v p="$p" 'BEGIN { exit !(b > 0 && b < 0.3 * p) }' ||
+            fail "the broadcast is not under 30 % of the puts"
+    else
+        awk -v b="$b" -v p="$p" 'BEGIN { d = (b - p) / p; exit !(d < 0.01 && d > -0.01) }' ||
+            fail "without a hardware broadcast it should cost the puts"
+    fi
     ;;
 *) fail "unknown check $what" ;;
 esac
