@@ -8,7 +8,7 @@
  * with any op (EAGER/RTS/FIN/CTS/DATA/CTW/WDONE/CANCEL/CANCELLED or unknown), any
  * envelope and either a made-up request id or the id of a request this job
  * really has (current or released); posting receives; starting sends,
- * synchronous sends; buffering RTS; progress; cancelling receives and sends and
+ * synchronous sends, lane sends; buffering RTS; progress; cancelling receives and sends and
  * releasing requests. cr_fatal, which a corrupt peer must reach rather than
  * corrupting memory, longjmps back here through job->on_fatal.
  *
@@ -161,7 +161,7 @@ static void job_setup(int cma_ok)
     static cr_link *via[NRANKS];
     static uint8_t single_copy[NRANKS];
     static size_t eager[NRANKS];
-    static cr_req *backlog[NRANKS];
+    static cr_req *backlog[2 * NRANKS]; /* the ordinary queues, then the lanes' */
     static cr_ctrl *ctrlq[NRANKS];
     static unsigned owed[NRANKS];
     memset(&job, 0, sizeof job);
@@ -184,7 +184,7 @@ static void job_setup(int cma_ok)
         via[p] = p == 0 ? &job.links[0] : &job.links[1];
         single_copy[p] = p == 0 || cma_ok;
         eager[p] = 32;
-        backlog[p] = NULL;
+        backlog[p] = backlog[NRANKS + p] = NULL;
         ctrlq[p] = NULL;
         owed[p] = 0;
     }
@@ -239,8 +239,9 @@ static void track(cr_req *r)
 
 static void check_state(void)
 {
-    for (int p = 0; p < NRANKS; p++) {
-        check(job.owed[p] < 1u << 20, "owed[] underflow: a reply was counted twice");
+    for (int p = 0; p < 2 * NRANKS; p++) {
+        if (p < NRANKS)
+            check(job.owed[p] < 1u << 20, "owed[] underflow: a reply was counted twice");
         int n = 0;
         for (cr_req *r = job.backlog[p]; r; r = r->next, n++) {
             check(n <= (int)job.nreqs, "a backlog queue has a cycle");
@@ -317,8 +318,9 @@ static void step(in *s)
         uint16_t ctx = how % 3;
         int32_t tag = (int32_t)(how >> 2) % 6 - 1;
         sends_started++;
-        track(how & 0x80 ? cr_issend(&job, "MPI_Issend", dst, ctx, tag, b, len)
-                         : cr_isend(&job, "isend", dst, ctx, tag, b, len));
+        track(how & 0x80                ? cr_issend(&job, "MPI_Issend", dst, ctx, tag, b, len)
+              : how & 0x40 && len <= 32 ? cr_isend_lane(&job, "lane", dst, ctx, tag, b, len)
+                                        : cr_isend(&job, "isend", dst, ctx, tag, b, len));
         break;
     }
     case 4:
