@@ -51,10 +51,14 @@ typedef struct rma_vrun {
 #define VEC_RUNS 8192
 #define VEC_BYTES (1u << 20)
 
-/* A request to the service. */
+/* A request to the service. A put of a hardware broadcast under the simulator
+ * (RQ_F_BCAST: cr_put_bcast on a machine that has one) carries the range in a
+ * (lo | hi << 32) and the origin's group in b: its answer is marked so that
+ * the model combines it with the other targets' (cr_vt_answer_next). */
+#define RQ_F_BCAST 1
 typedef struct rma_msg {
     uint8_t op, amo;
-    uint16_t pad;
+    uint16_t flags;
     int32_t ticket; /* the reply's tag */
     uint64_t addr, len;
     uint64_t a, b;
@@ -66,10 +70,11 @@ typedef struct rma_op {
     struct rma_op *next;
     uint64_t ticket;
     int peer;
-    cr_req *req;  /* the reply receive (origin) / the reply send or data receive (service) */
-    cr_req *data; /* origin: the large put's data send */
-    uint64_t ev;  /* service: event word to increment once req completes */
-    bool ack;     /* service: send an ack once req (a data receive) completes */
+    cr_req *req;         /* the reply receive (origin) / the reply send or data receive (service) */
+    cr_req *data;        /* origin: the large put's data send */
+    uint64_t ev;         /* service: event word to increment once req completes */
+    bool ack;            /* service: send an ack once req (a data receive) completes */
+    uint64_t bc_a, bc_b; /* service: the request's broadcast (a, b; b = 0: none) */
     void (*done)(cr_job *job, void *arg);
     void *arg;
     uint64_t old; /* an atomic's reply */
@@ -266,6 +271,19 @@ static void reply(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void
     reply_own(job, m, origin, ticket, p, len, ev, NULL);
 }
 
+/* The answer about to be sent to origin is for a put of its hardware
+ * broadcast (a, b from the request): tell the simulator, so that the model
+ * combines it with the other targets' answers. A range that does not hold
+ * this rank is no broadcast of the simulator's: answered as any other. */
+static void answer_bcast(cr_job *job, int origin, uint64_t a, uint64_t b)
+{
+    int lo = (int)(uint32_t)a, hi = (int)(uint32_t)(a >> 32);
+    if (!job->vt.base || !b || b > UINT32_MAX || lo < 0 || hi >= job->size || lo > hi ||
+        job->rank < lo || job->rank > hi)
+        return;
+    cr_vt_answer_next(&job->vt, origin, (uint32_t)b, lo, hi);
+}
+
 /* The service touches only memory exposed here: anything else ends the job. */
 static void check_exposed(cr_job *job, cr_rma *m, int origin, uint64_t addr, uint64_t len)
 {
@@ -373,6 +391,7 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
             cr_fatal(job, "one-sided service", "a put from rank %d carries %zu bytes, not %llu",
                      origin, got - sizeof q, (unsigned long long)q.len);
         memcpy(p, msg + sizeof q, q.len);
+        if (q.flags & RQ_F_BCAST) answer_bcast(job, origin, q.a, q.b);
         reply(job, m, origin, q.ticket, NULL, 0, q.ev);
         break;
     case RQ_PUT_LARGE: {
@@ -382,6 +401,10 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
         o->ev = q.ev;
         o->ack = true;
         o->old = (uint64_t)q.ticket;
+        if (q.flags & RQ_F_BCAST) {
+            o->bc_a = q.a;
+            o->bc_b = q.b;
+        }
         o->req = cr_irecv(job, "one-sided service", &s, p, q.len);
         o->next = m->serving;
         m->serving = o;
@@ -473,9 +496,10 @@ static int service_hook(cr_job *job, bool *pending)
         n++;
         if (o->vec)
             serve_vec(job, m, o);
-        else if (o->ack)
+        else if (o->ack) {
+            if (o->bc_b) answer_bcast(job, o->peer, o->bc_a, o->bc_b);
             reply(job, m, o->peer, (int32_t)o->old, NULL, 0, o->ev);
-        else
+        } else
             event_bump(job, o->ev);
         op_put(m, o);
     }
@@ -690,6 +714,9 @@ uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const vo
                  .ticket = tag,
                  .addr = t->addr,
                  .len = len,
+                 .flags = opt && opt->bcast_grp ? RQ_F_BCAST : 0,
+                 .a = opt ? (uint32_t)opt->bcast_lo | (uint64_t)(uint32_t)opt->bcast_hi << 32 : 0,
+                 .b = opt ? opt->bcast_grp : 0,
                  /* an event at another rank is bumped once the put is complete */
                  .ev = opt && opt->ev && opt->ev->peer == t->peer ? opt->ev->addr : 0};
     cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};

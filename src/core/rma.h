@@ -93,6 +93,10 @@ typedef struct cr_rma_opt {
     const cr_rtarget *ev; /* target of the event word, or NULL: none */
     void (*done)(cr_job *job, void *arg);
     void *arg;
+    /* a put of the simulator's hardware broadcast (cr_vt_group_begin): its group
+     * (0: none) and range, so that the targets' answers are combined */
+    uint32_t bcast_grp;
+    int bcast_lo, bcast_hi;
 } cr_rma_opt;
 uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const void *src, size_t len,
                     const cr_rma_opt *opt);

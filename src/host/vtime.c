@@ -328,8 +328,28 @@ bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr
     rec->grp_lo = g->lo;
     rec->grp_hi = g->hi;
     rec->grp_ord = (uint16_t)ord;
-    rec->grp_lead = peer == g->lead;
+    rec->grp_lead = peer == g->lead ? CR_VT_GRP_LEAD : CR_VT_GRP_COPY;
     return true;
+}
+
+void cr_vt_answer_next(cr_vt *v, int root, uint32_t id, int lo, int hi)
+{
+    v->answer.on = true;
+    v->answer.root = root;
+    v->answer.id = id;
+    v->answer.lo = lo;
+    v->answer.hi = hi;
+}
+
+void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_rec *rec)
+{
+    if (!v->answer.on || cls != CR_VT_CLASS_ONESIDED || peer != v->answer.root) return;
+    v->answer.on = false;
+    rec->grp = v->answer.id;
+    rec->grp_lo = v->answer.lo;
+    rec->grp_hi = v->answer.hi;
+    rec->grp_ord = 0;
+    rec->grp_lead = CR_VT_GRP_ANSWER;
 }
 
 void cr_vt_ring_sim(cr_vt *v)

@@ -129,7 +129,10 @@ enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
  * broadcast (cr_vt_group_begin) names its group (grp > 0, this sender's
  * count), the range it goes to, and its place among the messages to one
  * target (ord); the lead's (the first target's) carry the broadcast, the
- * others only say where their copy lands. */
+ * others only say where their copy lands. A target's answer to a broadcast's
+ * message (CR_VT_GRP_ANSWER) names the root's group and range in the same
+ * fields: the switches combine the answers of all targets into one. */
+enum { CR_VT_GRP_COPY = 0, CR_VT_GRP_LEAD = 1, CR_VT_GRP_ANSWER = 2 };
 typedef struct cr_vt_rec {
     uint32_t bytes; /* the record with its payload part, rounded up to 8 */
     uint16_t kind;
@@ -143,7 +146,8 @@ typedef struct cr_vt_rec {
     uint32_t grp;          /* out ring: its broadcast group (0: none) */
     int32_t grp_lo, grp_hi;
     uint16_t grp_ord;
-    uint8_t grp_lead, pad;
+    uint8_t grp_lead; /* CR_VT_GRP_* */
+    uint8_t pad;
     unsigned char data[];
 } cr_vt_rec;
 
@@ -236,6 +240,11 @@ typedef struct cr_vt {
     int64_t (*next_arrival)(void *arg, int64_t from);
     void *drain_arg;
     cr_vt_group grp; /* a hardware broadcast being sent */
+    struct {         /* the answer to a broadcast's message, about to be sent */
+        bool on;
+        int root, lo, hi;
+        uint32_t id;
+    } answer;
 } cr_vt;
 
 /* Map the segment inherited as fd (closed here); 0 or -errno (-EPROTO: a
@@ -265,6 +274,13 @@ void cr_vt_use_class(cr_vt *v, int cls);
  * of their own. The sim transport stamps them (cr_vt_group_stamp). */
 void cr_vt_group_begin(cr_vt *v, int cls, int lo, int hi);
 void cr_vt_group_end(cr_vt *v);
+/* The next message of class CR_VT_CLASS_ONESIDED to root answers the
+ * message of root's broadcast group id (range lo..hi) that this rank was
+ * sent: the model combines the answers of all its targets into one, as the
+ * Elite switch combined their acknowledgements. The sim transport marks it
+ * (cr_vt_answer_mark). */
+void cr_vt_answer_next(cr_vt *v, int root, uint32_t id, int lo, int hi);
+void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_rec *rec);
 /* For the sim transport: a message of class cls to peer that costs `cost`:
  * when it belongs to the open group, its stamp and the record's group fields
  * (rec), and true; else false (send it as any other). */

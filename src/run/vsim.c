@@ -60,7 +60,8 @@ typedef struct pkt {
     uint32_t grp;   /* a hardware broadcast's message (cr_vt_rec's grp fields): its group, */
     int lo, hi;     /* the range, */
     uint16_t ord;   /* its place among those to one target, */
-    uint8_t lead;   /* and whether it carries the broadcast */
+    uint8_t lead;   /* and its part (CR_VT_GRP_*) */
+    uint8_t free;   /* its receiver's CPU takes no time for it (a combined answer's) */
     unsigned char hdr[40];
     uint64_t len, got;
     unsigned char data[];
@@ -88,8 +89,8 @@ typedef struct wave {
     struct cr_vsim *s;
     int src, ord;
     uint32_t grp;
-    int left;  /* targets the model has yet to reach */
-    pkt *pkts; /* the lead's and the copies not yet arrived */
+    int left;  /* targets the model has yet to reach; answers: yet to come */
+    pkt *pkts; /* the lead's and the copies not yet arrived; answers: those come */
 } wave;
 
 typedef struct vrank {
@@ -122,7 +123,8 @@ struct cr_vsim {
     size_t nheap, capheap;
     flight *fl; /* pairs with messages in the model: open addressing, capfl a power of 2 */
     size_t nfl, capfl;
-    wave *waves; /* hardware broadcasts in the model */
+    wave *waves;   /* hardware broadcasts in the model */
+    wave *answers; /* broadcasts whose targets' answers are coming, to be combined */
     uint64_t seq;
     int ndone;
     pthread_t th;
@@ -463,8 +465,10 @@ static bool drain_out(cr_vsim *s, int r)
             p->hi = rec->grp_hi;
             p->ord = rec->grp_ord;
             p->lead = rec->grp_lead;
-            if (p->grp && (p->lo < 0 || p->hi >= s->n || p->lo > p->hi || p->dst < p->lo ||
-                           p->dst > p->hi || p->ord >= CR_VT_GROUP_MSGS))
+            p->free = 0;
+            int end = p->lead == CR_VT_GRP_ANSWER ? p->src : p->dst; /* a target */
+            if (p->grp && (p->lo < 0 || p->hi >= s->n || p->lo > p->hi || end < p->lo ||
+                           end > p->hi || p->ord >= CR_VT_GROUP_MSGS || p->lead > CR_VT_GRP_ANSWER))
                 abort();
             p->seq = s->seq++;
             memcpy(p->hdr, rec->hdr, sizeof p->hdr);
@@ -545,7 +549,7 @@ static void woken(cr_vsim *s, int r, int64_t t)
 static void arrive(cr_vsim *s, pkt *p)
 {
     p->t = cr_sim_now(s->sim);
-    p->cost = cr_net_recv_cost(s->sw[p->cls], p->len);
+    p->cost = p->free ? 0 : cr_net_recv_cost(s->sw[p->cls], p->len);
     p->got = 0; /* from here: how much of it is in the in ring */
     vrank *v = &s->r[p->dst];
     if (v->st == CR_VT_DONE) {
@@ -618,11 +622,57 @@ static void wave_arrive(cr_net *net, int d, cr_time t, void *ctx)
     free(w);
 }
 
+/* The combined answer reached the root (the first node the model's broadcast
+ * timing reaches: the return path is as long as the way out): every target's
+ * answer arrives, the root's CPU taking the time of one. */
+static void answers_back(cr_net *net, int d, cr_time t, void *ctx)
+{
+    (void)net;
+    (void)d;
+    (void)t;
+    wave *w = ctx;
+    while (w->pkts) {
+        pkt *p = w->pkts;
+        w->pkts = p->next;
+        p->free = w->pkts != NULL; /* the last one delivered costs the root its receive */
+        delivered(w->s, p);
+    }
+    if (--w->left == 0) free(w);
+}
+
+/* A target's answer to a broadcast's message: held until every target's has
+ * come, then they go back together. */
+static bool join_answers(cr_vsim *s, pkt *p)
+{
+    wave **pp = &s->answers;
+    while (*pp && !((*pp)->src == p->dst && (*pp)->grp == p->grp)) pp = &(*pp)->next;
+    wave *w = *pp;
+    if (!w) {
+        if (!(w = calloc(1, sizeof *w))) abort();
+        *w = (wave){.s = s, .src = p->dst, .grp = p->grp};
+        w->left = p->hi - p->lo + 1 - (p->dst >= p->lo && p->dst <= p->hi);
+        w->next = s->answers;
+        s->answers = w;
+        pp = &s->answers;
+    }
+    p->next = w->pkts;
+    w->pkts = p;
+    if (--w->left > 0) return true;
+    *pp = w->next;
+    w->left = cr_net_hw_broadcast(s->net, w->src, p->lo, p->hi, 0, answers_back, w);
+    if (w->left <= 0) { /* no hardware broadcast after all: they arrive as they are */
+        w->left = 1;
+        answers_back(s->net, w->src, cr_sim_now(s->sim), w);
+    }
+    return true;
+}
+
 /* A hardware broadcast's message enters the model: the lead's starts the
  * broadcast, a copy waits for it. False where the machine has none, or the
  * lead's did not start one: then it travels as any other message. */
 static bool join_wave(cr_vsim *s, pkt *p)
 {
+    if (p->lead == CR_VT_GRP_ANSWER) return join_answers(s, p);
     if (!p->lead) {
         for (wave *w = s->waves; w; w = w->next)
             if (w->src == p->src && w->grp == p->grp && w->ord == p->ord) {
@@ -1163,6 +1213,12 @@ void cr_vsim_free(cr_vsim *s)
             s->fl[i].early = p->next;
             free(p);
         }
+    while (s->answers) { /* still collecting (a complete one is the model event's) */
+        wave *w = s->answers;
+        s->answers = w->next;
+        w->next = s->waves;
+        s->waves = w;
+    }
     while (s->waves) {
         wave *w = s->waves;
         s->waves = w->next;

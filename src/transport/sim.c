@@ -187,6 +187,7 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     int64_t t;
     bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &g);
     if (!grouped) {
+        cr_vt_answer_mark(vt, cls, peer, &g);
         t = cr_vt_now(vt) + cost;
         if (t < vt->floor) t = vt->floor;
     }
