@@ -58,18 +58,13 @@ static void mpi_init_common(cr_job *job)
     mpi_requests_init();
 }
 
-cr_job *mpi_enter(const char *call)
+void mpi_enter_refused(cr_job *job, const char *call)
 {
-    cr_job *job = cr_job_get();
-    cr_lock(job);
     if (!mpi_g.inited)
         cr_fatal(job, call,
                  "MPI_Init has not been called: call MPI_Init (or MPI_Init_thread) "
                  "before any other MPI function");
-    if (mpi_g.finalized)
-        cr_fatal(job, call, "called after MPI_Finalize: no MPI call is allowed after it");
-    cr_trace_enter(job, call);
-    return job;
+    cr_fatal(job, call, "called after MPI_Finalize: no MPI call is allowed after it");
 }
 
 static const char *const err_text[] = {

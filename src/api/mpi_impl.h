@@ -153,7 +153,6 @@ static inline ptrdiff_t type_extent(const mpi_type *t)
 }
 
 /* Types of the interface. */
-mpi_type *mpi_type_get(int h);  /* NULL: not a live datatype handle */
 mpi_type *mpi_type_at(int idx); /* also a freed one still referenced */
 void mpi_type_unref(int idx);
 void mpi_types_init(cr_job *job);
@@ -424,8 +423,28 @@ extern mpi_state mpi_g;
 /* Entry of every call that needs MPI_Init: takes the lock; a call before Init or
  * after Finalize is reported (fatal) here. Every mpi_enter is paired with one
  * mpi_leave (or, where a call ends outside the lock, mpi_leave_unlocked): the
- * trace records a call between the two. */
-cr_job *mpi_enter(const char *call);
+ * trace records a call between the two. Inline: it is on the path of every
+ * call, a put of 8 bytes into a shared window included. */
+void mpi_enter_refused(cr_job *job, const char *call) __attribute__((noreturn, cold));
+static inline cr_job *mpi_enter(const char *call)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    if (__builtin_expect(!mpi_g.inited || mpi_g.finalized, 0)) mpi_enter_refused(job, call);
+    cr_trace_enter(job, call);
+    return job;
+}
+
+/* The datatype of handle h, or NULL: not a live datatype handle. Inline for
+ * the same reason. */
+static inline mpi_type *mpi_type_get(int h)
+{
+    if (!h_is(h, K_TYPE)) return NULL;
+    int i = h_idx(h);
+    if (i <= 0 || i >= mpi_g.ntypes) return NULL;
+    mpi_type *t = mpi_g.types[i];
+    return t && t->used && !t->dead ? t : NULL;
+}
 static inline int mpi_leave(cr_job *job, int rc)
 {
     cr_trace_leave(job);

@@ -199,16 +199,6 @@ static const predef_info predefs[NPREDEF] = {
     [0x26] = PAIR("MPI_LONG_DOUBLE_INT", long double, int),
 };
 
-mpi_type *mpi_type_get(int h)
-{
-    if (!h_is(h, K_TYPE)) return NULL;
-    int i = h_idx(h);
-    if (i <= 0 || i >= mpi_g.ntypes || !mpi_g.types[i] || !mpi_g.types[i]->used ||
-        mpi_g.types[i]->dead)
-        return NULL;
-    return mpi_g.types[i];
-}
-
 mpi_type *mpi_type_at(int idx)
 {
     return mpi_g.types[idx];
