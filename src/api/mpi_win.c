@@ -1231,9 +1231,10 @@ static const char *packed_in(cr_job *job, const char *call, mpi_win *w, const mp
  * inside the window, in an epoch: combined in place under the target's
  * accumulate lock (cmp: compare-and-swap, op MPI_REPLACE). -1 when it is not
  * that case (the full path then checks and reports), else the call's code. */
-static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, MPI_Datatype type,
-                    void *rbuf, int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                    int tcount, MPI_Datatype ttype, MPI_Op op, const void *cmp, MPI_Win win)
+static inline __attribute__((always_inline)) int
+acc_fast(cr_job *job, const char *call, const void *obuf, int count, MPI_Datatype type, void *rbuf,
+         int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype,
+         MPI_Op op, const void *cmp, MPI_Win win)
 {
     if (count <= 0 || (rbuf && (rtype != type || rcount != count)) || !h_is(op, K_OP) ||
         h_idx(op) < 1 || h_idx(op) > h_idx(MPI_NO_OP))
@@ -1268,16 +1269,12 @@ static int acc_fast(cr_job *job, const char *call, const void *obuf, int count, 
     return MPI_SUCCESS;
 }
 
-static int get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
-                   int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-                   MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req, bool fetch)
+/* An accumulate that acc_fast did not make (the call has entered). */
+static __attribute__((noinline)) int
+get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Datatype otype,
+             void *rbuf, int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
+             MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req, bool fetch)
 {
-    cr_job *job = mpi_enter(call);
-    if (!req && (obuf || op == MPI_NO_OP) && (!fetch || rbuf)) {
-        int rc = acc_fast(job, call, obuf, ocount, otype, fetch ? rbuf : NULL, rcount, rtype,
-                          target, disp, tcount, ttype, op, NULL, win);
-        if (rc >= 0) return mpi_leave(job, rc);
-    }
     rma_args a;
     /* MPI_NO_OP ignores the origin: check the result buffer's signature instead */
     bool noop = op == MPI_NO_OP;
@@ -1325,6 +1322,23 @@ static int get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype 
         rc = mpi_request_ext(job, a.w->comm, &xreq_acc_ops, x, req);
     }
     return mpi_leave(job, rc);
+}
+
+/* The accumulates: into mapped memory under the target's accumulate lock, in
+ * the call itself (as transfer for put and get). */
+static inline __attribute__((always_inline)) int
+get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype otype, void *rbuf, int rcount,
+        MPI_Datatype rtype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+        MPI_Win win, MPI_Request *req, bool fetch)
+{
+    cr_job *job = mpi_enter(call);
+    if (!req && (obuf || op == MPI_NO_OP) && (!fetch || rbuf)) {
+        int rc = acc_fast(job, call, obuf, ocount, otype, fetch ? rbuf : NULL, rcount, rtype,
+                          target, disp, tcount, ttype, op, NULL, win);
+        if (rc >= 0) return mpi_leave(job, rc);
+    }
+    return get_acc_rest(job, call, obuf, ocount, otype, rbuf, rcount, rtype, target, disp, tcount,
+                        ttype, op, win, req, fetch);
 }
 
 PMPI_WEAK(Accumulate);

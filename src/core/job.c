@@ -183,6 +183,10 @@ static uint64_t clk_slow(int ph)
         return ns;
     }
     if (ph < CLK_ORIGIN || ph == CLK_PLAIN) return now_ns();
+    if (ph == CLK_ORIGIN) { /* no line before 1 ms: clock_gettime alone, no counter read */
+        ns = now_ns();
+        if (ns - k->ns0 < clk_fit_ns[0]) return ns;
+    }
     int n = ph < CLK_LINE ? -1 : (ph - CLK_LINE) >> 1; /* the line in use */
     bool making = ph == CLK_FIRST_FIT || (ph >= CLK_LINE && (ph & 1));
     ns = now_ns();
