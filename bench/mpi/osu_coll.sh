@@ -82,9 +82,6 @@ for rep in $(seq "$reps"); do
             esac
             echo "$out" | awk -v r="$rep" -v p="$p" -v i="$impl" '/^[0-9]+[ \t]+[0-9.]+/ {
                 print r, p, i, $1, $2, (NF >= 5 ? $4 : "-"), (NF >= 5 ? $5 : "-") }' >>"$raw"
-            # the last run's processes (mpirun's daemons) may still be leaving:
-            # on 2 CPUs they would take the first sizes' time from the next run
-            sleep 1
         done
     done
 done
