@@ -240,14 +240,13 @@ void cr_put_bcast(int first, int last, int key, size_t off, const void *src, siz
     /* Like the Elite's broadcast, every copy leaves at once; then wait for all.
      * Simulated, the puts are one broadcast of the model's (its hardware's,
      * where it has one: the CS-2's). */
-    if (job->vt.base) cr_vt_group_begin(&job->vt, CR_VT_CLASS_ONESIDED, first, last);
-    cr_rma_opt o = {.bcast_lo = first, .bcast_hi = last};
-    if (job->vt.base && job->vt.grp.on) o.bcast_grp = job->vt.grp.id;
+    cr_rma_opt o;
+    const cr_rma_opt *opt = cr_rma_bcast_begin(job, first, last, &o);
     for (int r = first; r <= last; r++) {
         cr_rtarget t = target(job, call, r, key, off, len);
-        cr_rma_put(job, call, &t, src, len, o.bcast_grp ? &o : NULL);
+        cr_rma_put(job, call, &t, src, len, opt);
     }
-    if (job->vt.base) cr_vt_group_end(&job->vt);
+    cr_rma_bcast_end(job);
     cr_rma_flush(job, call, -1);
     cr_native_leave(job);
 }

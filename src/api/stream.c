@@ -679,14 +679,10 @@ static bool credit_came(void *arg)
  * wait until it is on its way. */
 static void send_msg(cr_job *job, const char *op, st_stream *s, const void *buf, size_t len)
 {
-    if (!s->reserved) {
+    if (s->reserved)
+        cr_send_lane(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len);
+    else
         cr_send(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len);
-        return;
-    }
-    if (cr_send_lane_now(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len)) return;
-    cr_req *r = cr_isend_lane(job, op, s->peer, CR_CTX_STREAM, s->tag, buf, len);
-    cr_req_wait(job, r);
-    cr_req_release(job, r);
 }
 
 /* Send up to n words; with block, all of them. Returns the words sent. */

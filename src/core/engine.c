@@ -465,6 +465,15 @@ bool cr_send_lane_now(cr_job *job, const char *op, int dst, uint16_t ctx, int32_
     return send_now(job, dst, ctx, tag, buf, len, true);
 }
 
+void cr_send_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                  size_t len)
+{
+    if (cr_send_lane_now(job, op, dst, ctx, tag, buf, len)) return;
+    cr_req *r = start_send(job, op, dst, ctx, tag, buf, len, false, true, true);
+    cr_req_wait(job, r);
+    cr_req_release(job, r);
+}
+
 void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
              size_t len)
 {

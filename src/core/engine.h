@@ -398,11 +398,13 @@ bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *bu
  * among themselves and may overtake ordinary ones, so a caller sends every
  * message of one (ctx, tag) on the lane or none on it. Eager only: len at most
  * job->eager[dst] (else the job ends, naming op). cr_send_lane_now is
- * cr_send_now's form. */
+ * cr_send_now's form, cr_send_lane cr_send's. */
 cr_req *cr_isend_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
                       const void *buf, size_t len);
 bool cr_send_lane_now(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
                       const void *buf, size_t len);
+void cr_send_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, const void *buf,
+                  size_t len); /* cr_send's form: returns once the message is on its way */
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st);
 /* cr_recv where trunc_ok cuts a longer message to fit instead of ending the job. */
 void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,

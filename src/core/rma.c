@@ -703,6 +703,20 @@ static uint64_t service_started(cr_job *job, const char *call, const cr_rtarget 
     return 0;
 }
 
+const cr_rma_opt *cr_rma_bcast_begin(cr_job *job, int lo, int hi, cr_rma_opt *o)
+{
+    if (!job->vt.base) return NULL;
+    cr_vt_group_begin(&job->vt, CR_VT_CLASS_ONESIDED, lo, hi);
+    if (!job->vt.grp.on) return NULL; /* the model has no broadcast */
+    *o = (cr_rma_opt){.bcast_grp = job->vt.grp.id, .bcast_lo = lo, .bcast_hi = hi};
+    return o;
+}
+
+void cr_rma_bcast_end(cr_job *job)
+{
+    if (job->vt.base) cr_vt_group_end(&job->vt);
+}
+
 uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const void *src, size_t len,
                     const cr_rma_opt *opt)
 {

@@ -98,6 +98,12 @@ typedef struct cr_rma_opt {
     uint32_t bcast_grp;
     int bcast_lo, bcast_hi;
 } cr_rma_opt;
+/* The puts to ranks lo..hi between these two calls are one broadcast (the CS-2
+ * Elite switch's, cr_put_bcast): under courier run --sim, one hardware
+ * broadcast of the model where it has one, their answers combined. bcast_begin
+ * returns the option the puts take (in *o; NULL: none, as for real). */
+const cr_rma_opt *cr_rma_bcast_begin(cr_job *job, int lo, int hi, cr_rma_opt *o);
+void cr_rma_bcast_end(cr_job *job);
 uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const void *src, size_t len,
                     const cr_rma_opt *opt);
 uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *dst, size_t len,

@@ -291,7 +291,7 @@ void cr_vt_group_end(cr_vt *v)
     cr_vt_spend(v, g->end - g->clock, &v->me->acct.send);
 }
 
-bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_rec *rec)
+bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_bcast *bc)
 {
     cr_vt_group *g = &v->grp;
     if (!g->on || cls != g->cls || peer < g->lo || peer > g->hi) return false;
@@ -324,11 +324,11 @@ bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr
         ord = g->ord++;
         *t = g->t[ord];
     }
-    rec->grp = g->id;
-    rec->grp_lo = g->lo;
-    rec->grp_hi = g->hi;
-    rec->grp_ord = (uint16_t)ord;
-    rec->grp_lead = peer == g->lead ? CR_VT_GRP_LEAD : CR_VT_GRP_COPY;
+    *bc = (cr_vt_bcast){.id = g->id,
+                        .lo = g->lo,
+                        .hi = g->hi,
+                        .ord = (uint16_t)ord,
+                        .part = peer == g->lead ? CR_VT_GRP_LEAD : CR_VT_GRP_COPY};
     return true;
 }
 
@@ -336,20 +336,14 @@ void cr_vt_answer_next(cr_vt *v, int root, uint32_t id, int lo, int hi)
 {
     v->answer.on = true;
     v->answer.root = root;
-    v->answer.id = id;
-    v->answer.lo = lo;
-    v->answer.hi = hi;
+    v->answer.bc = (cr_vt_bcast){.id = id, .lo = lo, .hi = hi, .part = CR_VT_GRP_ANSWER};
 }
 
-void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_rec *rec)
+void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc)
 {
     if (!v->answer.on || cls != CR_VT_CLASS_ONESIDED || peer != v->answer.root) return;
     v->answer.on = false;
-    rec->grp = v->answer.id;
-    rec->grp_lo = v->answer.lo;
-    rec->grp_hi = v->answer.hi;
-    rec->grp_ord = 0;
-    rec->grp_lead = CR_VT_GRP_ANSWER;
+    *bc = v->answer.bc;
 }
 
 void cr_vt_ring_sim(cr_vt *v)

@@ -122,17 +122,25 @@ typedef struct cr_vt_ring {
 
 enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
 
+/* A message's part in a hardware broadcast (cr_vt_group_begin): its group
+ * (id > 0, the root's count), the range it goes to, and its place among the
+ * messages to one target (ord); the lead's (the first target's) carry the
+ * broadcast, the copies only say where theirs lands. A target's answer to a
+ * broadcast's message (CR_VT_GRP_ANSWER) names the root's group and range:
+ * the switches combine the answers of all targets into one. */
+enum { CR_VT_GRP_COPY = 0, CR_VT_GRP_LEAD = 1, CR_VT_GRP_ANSWER = 2 };
+typedef struct cr_vt_bcast {
+    uint32_t id; /* 0: no broadcast's */
+    int32_t lo, hi;
+    uint16_t ord;
+    uint8_t part; /* CR_VT_GRP_* */
+    uint8_t pad;
+} cr_vt_bcast;
+
 /* One record: a message (MSG: its header and the first part of its payload)
  * or the next part of the last one (MORE). peer: the destination in an out
  * ring, the source in an in ring; t: the time it entered the network (the
- * sender's clock after its send overhead) / arrived. A message of a hardware
- * broadcast (cr_vt_group_begin) names its group (grp > 0, this sender's
- * count), the range it goes to, and its place among the messages to one
- * target (ord); the lead's (the first target's) carry the broadcast, the
- * others only say where their copy lands. A target's answer to a broadcast's
- * message (CR_VT_GRP_ANSWER) names the root's group and range in the same
- * fields: the switches combine the answers of all targets into one. */
-enum { CR_VT_GRP_COPY = 0, CR_VT_GRP_LEAD = 1, CR_VT_GRP_ANSWER = 2 };
+ * sender's clock after its send overhead) / arrived. */
 typedef struct cr_vt_rec {
     uint32_t bytes; /* the record with its payload part, rounded up to 8 */
     uint16_t kind;
@@ -143,11 +151,7 @@ typedef struct cr_vt_rec {
     int64_t cost;          /* in ring: the receiving CPU's time for it (the node software's) */
     uint64_t total;        /* the whole payload */
     unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
-    uint32_t grp;          /* out ring: its broadcast group (0: none) */
-    int32_t grp_lo, grp_hi;
-    uint16_t grp_ord;
-    uint8_t grp_lead; /* CR_VT_GRP_* */
-    uint8_t pad;
+    cr_vt_bcast bc;        /* out ring: its part in a hardware broadcast */
     unsigned char data[];
 } cr_vt_rec;
 
@@ -242,8 +246,8 @@ typedef struct cr_vt {
     cr_vt_group grp; /* a hardware broadcast being sent */
     struct {         /* the answer to a broadcast's message, about to be sent */
         bool on;
-        int root, lo, hi;
-        uint32_t id;
+        int root;
+        cr_vt_bcast bc;
     } answer;
 } cr_vt;
 
@@ -280,11 +284,11 @@ void cr_vt_group_end(cr_vt *v);
  * Elite switch combined their acknowledgements. The sim transport marks it
  * (cr_vt_answer_mark). */
 void cr_vt_answer_next(cr_vt *v, int root, uint32_t id, int lo, int hi);
-void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_rec *rec);
+void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc);
 /* For the sim transport: a message of class cls to peer that costs `cost`:
  * when it belongs to the open group, its stamp and the record's group fields
  * (rec), and true; else false (send it as any other). */
-bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_rec *rec);
+bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_bcast *bc);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */

@@ -57,11 +57,8 @@ typedef struct pkt {
     int cls;        /* its class of costs (CR_VT_CLASS_*) */
     uint64_t seq;   /* order of reading (ties of one rank's sends) */
     uint32_t order; /* its place among the messages from src to dst */
-    uint32_t grp;   /* a hardware broadcast's message (cr_vt_rec's grp fields): its group, */
-    int lo, hi;     /* the range, */
-    uint16_t ord;   /* its place among those to one target, */
-    uint8_t lead;   /* and its part (CR_VT_GRP_*) */
-    uint8_t free;   /* its receiver's CPU takes no time for it (a combined answer's) */
+    cr_vt_bcast bc; /* its part in a hardware broadcast (bc.id 0: none) */
+    bool free;      /* its receiver's CPU takes no time for it (a combined answer's) */
     unsigned char hdr[40];
     uint64_t len, got;
     unsigned char data[];
@@ -460,15 +457,12 @@ static bool drain_out(cr_vsim *s, int r)
             p->dst = rec->peer;
             p->cls = rec->cls;
             p->t = rec->t;
-            p->grp = rec->grp;
-            p->lo = rec->grp_lo;
-            p->hi = rec->grp_hi;
-            p->ord = rec->grp_ord;
-            p->lead = rec->grp_lead;
-            p->free = 0;
-            int end = p->lead == CR_VT_GRP_ANSWER ? p->src : p->dst; /* a target */
-            if (p->grp && (p->lo < 0 || p->hi >= s->n || p->lo > p->hi || end < p->lo ||
-                           end > p->hi || p->ord >= CR_VT_GROUP_MSGS || p->lead > CR_VT_GRP_ANSWER))
+            p->bc = rec->bc;
+            p->free = false;
+            int end = p->bc.part == CR_VT_GRP_ANSWER ? p->src : p->dst; /* a target */
+            if (p->bc.id &&
+                (p->bc.lo < 0 || p->bc.hi >= s->n || p->bc.lo > p->bc.hi || end < p->bc.lo ||
+                 end > p->bc.hi || p->bc.ord >= CR_VT_GROUP_MSGS || p->bc.part > CR_VT_GRP_ANSWER))
                 abort();
             p->seq = s->seq++;
             memcpy(p->hdr, rec->hdr, sizeof p->hdr);
@@ -645,12 +639,12 @@ static void answers_back(cr_net *net, int d, cr_time t, void *ctx)
 static bool join_answers(cr_vsim *s, pkt *p)
 {
     wave **pp = &s->answers;
-    while (*pp && !((*pp)->src == p->dst && (*pp)->grp == p->grp)) pp = &(*pp)->next;
+    while (*pp && !((*pp)->src == p->dst && (*pp)->grp == p->bc.id)) pp = &(*pp)->next;
     wave *w = *pp;
     if (!w) {
         if (!(w = calloc(1, sizeof *w))) abort();
-        *w = (wave){.s = s, .src = p->dst, .grp = p->grp};
-        w->left = p->hi - p->lo + 1 - (p->dst >= p->lo && p->dst <= p->hi);
+        *w = (wave){.s = s, .src = p->dst, .grp = p->bc.id};
+        w->left = p->bc.hi - p->bc.lo + 1 - (p->dst >= p->bc.lo && p->dst <= p->bc.hi);
         w->next = s->answers;
         s->answers = w;
         pp = &s->answers;
@@ -659,7 +653,7 @@ static bool join_answers(cr_vsim *s, pkt *p)
     w->pkts = p;
     if (--w->left > 0) return true;
     *pp = w->next;
-    w->left = cr_net_hw_broadcast(s->net, w->src, p->lo, p->hi, 0, answers_back, w);
+    w->left = cr_net_hw_broadcast(s->net, w->src, p->bc.lo, p->bc.hi, 0, answers_back, w);
     if (w->left <= 0) { /* no hardware broadcast after all: they arrive as they are */
         w->left = 1;
         answers_back(s->net, w->src, cr_sim_now(s->sim), w);
@@ -672,10 +666,10 @@ static bool join_answers(cr_vsim *s, pkt *p)
  * lead's did not start one: then it travels as any other message. */
 static bool join_wave(cr_vsim *s, pkt *p)
 {
-    if (p->lead == CR_VT_GRP_ANSWER) return join_answers(s, p);
-    if (!p->lead) {
+    if (p->bc.part == CR_VT_GRP_ANSWER) return join_answers(s, p);
+    if (p->bc.part == CR_VT_GRP_COPY) {
         for (wave *w = s->waves; w; w = w->next)
-            if (w->src == p->src && w->grp == p->grp && w->ord == p->ord) {
+            if (w->src == p->src && w->grp == p->bc.id && w->ord == p->bc.ord) {
                 p->next = w->pkts;
                 w->pkts = p;
                 return true;
@@ -684,9 +678,9 @@ static bool join_wave(cr_vsim *s, pkt *p)
     }
     wave *w = calloc(1, sizeof *w);
     if (!w) abort();
-    *w = (wave){.s = s, .src = p->src, .ord = p->ord, .grp = p->grp, .pkts = p};
+    *w = (wave){.s = s, .src = p->src, .ord = p->bc.ord, .grp = p->bc.id, .pkts = p};
     p->next = NULL;
-    w->left = cr_net_hw_broadcast(s->net, p->src, p->lo, p->hi, p->len, wave_arrive, w);
+    w->left = cr_net_hw_broadcast(s->net, p->src, p->bc.lo, p->bc.hi, p->len, wave_arrive, w);
     if (w->left <= 0) {
         free(w);
         return false;
@@ -791,7 +785,7 @@ static void count_gone(cr_vsim *s)
 static void inject(cr_vsim *s, pkt *p)
 {
     p->order = fl_find(s, p->src, p->dst, true)->sent++;
-    if (p->grp && join_wave(s, p)) return;
+    if (p->bc.id && join_wave(s, p)) return;
     cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
     m->tag = (uint64_t)(uintptr_t)p;
     cr_net_send_wired(s->net, m); /* the rank's clock paid for its send overhead */

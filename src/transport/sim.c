@@ -183,11 +183,11 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
      * enters the wire no earlier than that clock plus the rank's look. A
      * broadcast's message is stamped by its group, which moves the clock at
      * its end. */
-    cr_vt_rec g = {0};
+    cr_vt_bcast bc = {0};
     int64_t t;
-    bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &g);
+    bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &bc);
     if (!grouped) {
-        cr_vt_answer_mark(vt, cls, peer, &g);
+        cr_vt_answer_mark(vt, cls, peer, &bc);
         t = cr_vt_now(vt) + cost;
         if (t < vt->floor) t = vt->floor;
     }
@@ -203,11 +203,7 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         r->part = (uint32_t)part;
         r->t = t;
         r->total = len;
-        r->grp = g.grp;
-        r->grp_lo = g.grp_lo;
-        r->grp_hi = g.grp_hi;
-        r->grp_ord = g.grp_ord;
-        r->grp_lead = g.grp_lead;
+        r->bc = bc;
         memcpy(r->hdr, h, sizeof *h);
         if (part) memcpy(r->data, p + off, part);
         cr_vt_ring_put(s->out, r);
