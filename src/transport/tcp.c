@@ -32,9 +32,16 @@
  *    read or write has since contradicted; the ready list holds every connection
  *    that may have work without a new event; arm() is 1 exactly when poll()
  *    would find work without waiting;
- *  - a frame the engine refuses stays first in the connection's rx buffer and
- *    the socket is not read (TCP's own flow control holds the sender) until
- *    *recv_gen changes;
+ *  - lanes (CR_HDR_LANE) share the pair's one connection: a frame the engine
+ *    refuses is held back in the connection's queue of its kind (park[0]
+ *    ordinary, park[1] the lane) with every later frame of that kind, in
+ *    arrival order, and the socket is read on, so a lane frame never waits
+ *    behind a refused ordinary one (nor the reverse); a held queue is offered
+ *    again, in order, once *recv_gen has changed (stalled[k]); a BYE that
+ *    arrives while anything is held takes effect only after it, and nothing is
+ *    read after it. The held bytes are bounded by TCP_PARK_LIMIT: at that
+ *    point the socket is not read (TCP's own flow control holds the sender)
+ *    until the engine takes again (see the comment at TCP_PARK_LIMIT);
  *  - a connection is freed only at the end of a poll round (conn_kill marks it),
  *    so no pointer taken in that round dangles;
  *  - an authenticated peer leaves with BYE; an end of stream without it is the
@@ -90,6 +97,34 @@ _Static_assert(CR_SECRET_LEN == TCP_AUTH_KEY, "the job's secret is the handshake
 #define TCP_LOST_MS 2000             /* a peer lost: how long the launcher has to say why */
 #define TCP_EVENTS 64
 
+/* Lanes over one connection. A pair's lane messages must not wait behind its
+ * ordinary messages that the engine refuses (transport.h). Two ways were open:
+ * a second connection per pair for the lane, or one connection read past a
+ * refused frame. The second connection would need a kind in the handshake
+ * (tcp_auth.c insists the head's two spare bytes are zero, and its MAC would
+ * have to cover the kind), the simultaneous-call rule per kind, and a BYE per
+ * connection ordered against the other's last frames; reading on changes
+ * nothing on the wire or in the handshake and touches only the receiving side.
+ * So: when the engine refuses a frame, it is copied into the connection's held
+ * queue of its kind and reading goes on; later frames of that kind join the
+ * queue behind it (their order holds), frames of the other kind are delivered
+ * as they come; the held queues are offered again when *recv_gen changes (the
+ * moment a stalled connection was read again before).
+ *
+ * The bound. Over tcp the engine has no per-peer credits of its own: a send
+ * waits only when send_am says CR_EAGAIN, i.e. when the sender's queue passes
+ * TCP_QUEUE_LIMIT, and that queue drains as long as the receiver reads. So a
+ * receiver that reads past what it refuses removes the only brake on the
+ * sender, and the bound has to be the receiver's: once TCP_PARK_LIMIT bytes
+ * are held on a connection the socket is not read (frames already in the rx
+ * buffer stay there), TCP's flow control holds the sender as before, and at
+ * most TCP_PARK_LIMIT plus one frame (TCP_MAX_PAYLOAD + 48 bytes) is held per
+ * connection. Only past it can a lane frame wait behind refused ordinary
+ * traffic again: more than TCP_PARK_LIMIT bytes of the pair's ordinary
+ * messages refused ahead of it. (A reserved stream's own words are bounded by
+ * its credits, a destination's depth; rendezvous replies are small.) */
+#define TCP_PARK_LIMIT (1u << 20)
+
 /* A rank's card: where its listening socket is. */
 typedef struct tcp_card {
     uint8_t family; /* 4 or 6 */
@@ -98,6 +133,14 @@ typedef struct tcp_card {
     uint32_t scope;
     uint8_t addr[16];
 } tcp_card;
+
+/* A frame held back (the engine refused it, or one of its kind before it). */
+typedef struct tcp_park {
+    struct tcp_park *next;
+    cr_hdr h;
+    uint32_t len;
+    unsigned char data[];
+} tcp_park;
 
 typedef struct tcp_block {
     struct tcp_block *next;
@@ -117,13 +160,18 @@ typedef struct tcp_conn {
     uint8_t stranger; /* accepted and not yet proven: counted in nstrangers */
     uint8_t hello_ok; /* a well-formed HELLO came: a member that gave up, not a scanner */
     uint8_t shut;     /* closing: our write side is shut */
+    uint8_t bye_held; /* a BYE came while frames were held: it waits for them */
     int broken;       /* errno of a failed write: the read side says what happened */
-    uint32_t stalled; /* *recv_gen + 1 while the engine refuses the frame at rxhead */
     uint32_t epoch;   /* the poll round that last handled it */
     uint64_t since;   /* ms: accepted (the handshake's deadline counts from here) */
     tcp_auth *auth;   /* during the handshake */
     unsigned char *rx;
     size_t rxcap, rxhead, rxtail;
+    /* Frames held back per kind ([1]: the lane), in arrival order; stalled[k]
+     * is *recv_gen + 1 while the engine refuses the first of park[k]. */
+    tcp_park *park[2], *park_tail[2];
+    uint32_t stalled[2];
+    size_t parked;                  /* bytes held in park[] */
     struct tcp_conn *next, *prev;   /* every connection */
     struct tcp_conn *rnext, *rprev; /* the ready list */
     char who[64];                   /* address:port, for log lines */
@@ -289,6 +337,11 @@ static void conn_free(tcp_conn *c)
         tcp_auth_clear(c->auth);
         free(c->auth);
     }
+    for (int k = 0; k < 2; k++)
+        for (tcp_park *f = c->park[k], *next; f; f = next) {
+            next = f->next;
+            free(f);
+        }
     free(c->rx);
     free(c);
 }
@@ -662,18 +715,78 @@ static void conn_ended(tcp_state *s, tcp_conn *c, int err)
     die(s, "progress", "lost the connection to rank %d (%s); ending the job", p, why);
 }
 
-/* Deliver what has arrived on c (up to the budget); how many messages. */
+static inline bool conn_held(const tcp_conn *c)
+{
+    return c->park[0] || c->park[1];
+}
+
+/* Hold a frame back in c's queue of kind k (1: the lane), behind the others. */
+static void park_add(tcp_state *s, tcp_conn *c, int k, const cr_hdr *h, const unsigned char *pl,
+                     uint32_t len)
+{
+    tcp_park *f = malloc(sizeof *f + len);
+    if (!f)
+        die(s, "progress",
+            "tcp: out of memory holding back a %u-byte message from rank %d until this rank "
+            "can take it (give the job more memory, or post its receives sooner)",
+            len, c->peer);
+    f->next = NULL;
+    f->h = *h;
+    f->len = len;
+    if (len) memcpy(f->data, pl, len);
+    if (c->park_tail[k])
+        c->park_tail[k]->next = f;
+    else
+        c->park[k] = f;
+    c->park_tail[k] = f;
+    c->parked += sizeof *f + len;
+}
+
+/* Offer the engine c's held frames of kind k again, in order, once *recv_gen
+ * has changed since it refused the first (closing: drop them); how many it took. */
+static int park_retry(tcp_state *s, tcp_conn *c, int k, int budget)
+{
+    int n = 0;
+    if (!c->park[k] || (!s->closing && c->stalled[k] == *s->env.recv_gen + 1)) return 0;
+    c->stalled[k] = 0;
+    tcp_park *f;
+    while ((f = c->park[k]) && n < budget) {
+        if (!s->closing && !s->peers[c->peer].gone) {
+            if (!s->env.deliver(s->env.owner, c->peer, &f->h, f->data, f->len)) {
+                c->stalled[k] = *s->env.recv_gen + 1;
+                break;
+            }
+            n++;
+            s->hot = c;
+        }
+        c->park[k] = f->next;
+        if (!f->next) c->park_tail[k] = NULL;
+        c->parked -= sizeof *f + f->len;
+        free(f);
+    }
+    return n;
+}
+
+/* Deliver what has arrived on c (up to the budget); how many messages. A frame
+ * the engine refuses is held with the later ones of its kind (the lane's or the
+ * ordinary), and reading goes on up to TCP_PARK_LIMIT held bytes. */
 static int conn_read(tcp_state *s, tcp_conn *c)
 {
     int n = 0, p = c->peer;
     tcp_peer *pr = &s->peers[p];
-    if (c->stalled) {
-        if (c->stalled == *s->env.recv_gen + 1) return 0;
-        c->stalled = 0;
+    if (conn_held(c)) {
+        n += park_retry(s, c, 1, TCP_BUDGET); /* the lane first, as shm reads it */
+        n += park_retry(s, c, 0, TCP_BUDGET - n);
+        if (c->bye_held) {
+            if (conn_held(c)) return n;
+            c->bye_held = 0; /* all that came before it is delivered */
+            pr->gone = 1;
+            q_drop(pr);
+        }
     }
     for (;;) {
         uint32_t len = 0;
-        while (n < TCP_BUDGET) {
+        while (n < TCP_BUDGET && c->parked < TCP_PARK_LIMIT) {
             cr_hdr h;
             const unsigned char *pl;
             long fl =
@@ -687,19 +800,28 @@ static int conn_read(tcp_state *s, tcp_conn *c)
             }
             if (fl == TCP_FRAME_MORE) break;
             if (h.op == TCP_OP_BYE) {
+                if (conn_held(c)) { /* it leaves after what is held: read no more */
+                    c->bye_held = 1;
+                    c->rxhead += (size_t)fl;
+                    return n;
+                }
                 pr->gone = 1;
                 q_drop(pr);
             } else if (!s->closing && !pr->gone) {
-                if (!s->env.deliver(s->env.owner, p, &h, pl, len)) {
-                    c->stalled = *s->env.recv_gen + 1;
-                    return n;
+                int k = (h.flags & CR_HDR_LANE) != 0;
+                if (c->park[k]) {
+                    park_add(s, c, k, &h, pl, len); /* behind its kind's refused frame */
+                } else if (!s->env.deliver(s->env.owner, p, &h, pl, len)) {
+                    park_add(s, c, k, &h, pl, len);
+                    c->stalled[k] = *s->env.recv_gen + 1;
+                } else {
+                    n++;
+                    s->hot = c;
                 }
-                n++;
-                s->hot = c;
             }
             c->rxhead += (size_t)fl;
         }
-        if (n >= TCP_BUDGET) return n;
+        if (n >= TCP_BUDGET || c->parked >= TCP_PARK_LIMIT) return n;
         if (c->rxhead == c->rxtail) c->rxhead = c->rxtail = 0;
         if (!c->readable) return n;
         size_t have = c->rxtail - c->rxhead;
@@ -746,7 +868,9 @@ static bool conn_busy(const tcp_state *s, const tcp_conn *c)
 {
     if (c->state == ST_DEAD) return false;
     if (c->state == ST_HANDSHAKE) return c->readable || (c->writable && c->auth->outlen);
-    if (c->stalled) return c->stalled != *s->env.recv_gen + 1;
+    for (int k = 0; k < 2; k++)
+        if (c->park[k] && (s->closing || c->stalled[k] != *s->env.recv_gen + 1)) return true;
+    if (c->bye_held || c->parked >= TCP_PARK_LIMIT) return false;
     if (c->readable) return true;
     cr_hdr h;
     const unsigned char *pl;
@@ -837,10 +961,10 @@ static int progress(tcp_state *s)
      * to have sent; read its socket directly, and ask epoll only every fourth
      * round (one system call per round, not two). */
     tcp_conn *hot = s->hot;
-    if (hot && hot->state == ST_UP && !hot->stalled && !hot->broken) {
+    if (hot && hot->state == ST_UP && !conn_held(hot) && !hot->broken) {
         hot->readable = 1;
         n = conn_read(s, hot);
-        if (hot->state == ST_UP && conn_busy(s, hot)) ready_push(s, hot);
+        if (hot->state == ST_UP && (conn_busy(s, hot) || conn_held(hot))) ready_push(s, hot);
         if (++s->rounds & 3) goto rest;
     }
     struct epoll_event ev[TCP_EVENTS];
@@ -875,7 +999,7 @@ static int progress(tcp_state *s)
             hs_progress(s, c);
         else if (c->state == ST_UP)
             n += conn_read(s, c);
-        if (!conn_busy(s, c) && !(c->state == ST_UP && c->stalled)) ready_del(s, c);
+        if (!conn_busy(s, c) && !(c->state == ST_UP && conn_held(c))) ready_del(s, c);
     }
 rest:
     if (s->timer_at && now_ms() >= s->timer_at) timers(s);

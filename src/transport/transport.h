@@ -65,7 +65,8 @@ typedef struct cr_tp_env {
     int rank, size;
     void *owner; /* passed back to every callback */
     /* A message arrived from src. Returns 0 to refuse it for now (no room): the
-     * transport keeps it, stops reading from src, and offers it again once
+     * transport keeps it and delivers no later message of src of its kind (the
+     * lane's or the ordinary ones) before it, and offers it again once
      * *recv_gen has changed. */
     int (*deliver)(void *owner, int src, const cr_hdr *h, const void *payload, size_t len);
     /* An error the job cannot survive: one line naming the call and what went

@@ -11,17 +11,22 @@
  *
  * Invariants:
  *  - a message is one active message (id UCX_AM_MSG): the header is ucx_wire
- *    (the engine's cr_hdr, the sender's rank and a per-pair sequence number),
- *    the payload the engine's; each (source, destination) pair is delivered in
- *    sequence order whatever order UCX's callbacks come in (out-of-order
- *    arrivals wait in ooo), and a rendezvous payload still being received holds
- *    back everything behind it from that source;
+ *    (the engine's cr_hdr, the sender's rank and a sequence number), the
+ *    payload the engine's; a pair has two sequences, its ordinary messages' and
+ *    its lane's (CR_HDR_LANE), each delivered in sequence order whatever order
+ *    UCX's callbacks come in (out-of-order arrivals wait in its ooo), and a
+ *    rendezvous payload still being received holds back everything behind it
+ *    in its sequence;
  *  - the engine is never called from inside a UCX callback: callbacks only
- *    queue (rq, per source), and poll delivers after ucp_worker_progress
- *    returns, so deliver may send and nothing in UCX is re-entered;
- *  - a message the engine refuses stays first in its source's queue (UCX's
- *    buffer kept with UCS_INPROGRESS, or a copy) and that source is not offered
- *    again until *recv_gen changes;
+ *    queue (rx[k].rq, per source and sequence), and poll delivers after
+ *    ucp_worker_progress returns, so deliver may send and nothing in UCX is
+ *    re-entered;
+ *  - a message the engine refuses stays first in its queue (UCX's buffer kept
+ *    with UCS_INPROGRESS, or a copy) and that queue is not offered again until
+ *    *recv_gen changes; the source's other queue goes on, so a lane message
+ *    never waits behind a refused ordinary one (every arrival is queued
+ *    whatever the engine refuses, as before lanes: nothing here holds the
+ *    sender back but UCX itself);
  *  - send_am never leaves UCX holding the caller's buffer: a send completes at
  *    once (UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL), or header and payload are copied
  *    into a record that lives until UCX's completion callback; a peer's bytes in
@@ -29,7 +34,9 @@
  *    beyond which send_am says CR_EAGAIN (one message is always let through);
  *  - an endpoint is made on the first send to a peer, from its card; until the
  *    card is there, messages for it wait in order in wq and a timer retries;
- *  - a peer leaves with BYE (the last message of the pair's sequence); an
+ *  - a peer leaves with BYE (the last message of the pair's ordinary sequence,
+ *    carrying the length of its lane's, h.size); it has left (gone) once the
+ *    BYE and every lane message before it are delivered; an
  *    endpoint error without it is the job's end, said after UCX_LOST_MS unless
  *    the launcher, which saw the peer die, ended the job first;
  *  - close sends BYE to every peer it talked to, waits (bounded) for every send
@@ -132,6 +139,7 @@ typedef struct ucx_msg {
     int src;
     uint32_t seq;
     uint8_t bye;
+    uint8_t lane;          /* its sequence: 1 the lane's (CR_HDR_LANE), 0 the ordinary one */
     _Atomic uint8_t ready; /* payload complete (a rendezvous one when its callback ran) */
     int failed;            /* a rendezvous receive's error status */
     void *req;             /* the rendezvous receive, until it completes */
@@ -156,6 +164,14 @@ typedef struct ucx_send {
     unsigned char inl[UCX_INLINE];
 } ucx_send;
 
+/* One of a source's two sequences as it arrives: ordinary (0) or its lane (1). */
+typedef struct ucx_rxq {
+    uint32_t seq;     /* the next in order */
+    uint32_t stalled; /* *recv_gen + 1 while the engine refuses the first of rq */
+    ucx_msg *rq, *rq_tail;
+    ucx_msg *ooo; /* arrived ahead of seq, by sequence */
+} ucx_rxq;
+
 typedef struct ucx_peer {
     struct ucx_state *s;
     int rank;
@@ -163,7 +179,8 @@ typedef struct ucx_peer {
     uint8_t own;
     uint8_t heard;    /* something came from it (close says BYE to it) */
     uint8_t bye_seen; /* its BYE arrived (maybe still behind refused messages) */
-    uint8_t gone;     /* it left: its BYE was reached in order, or its card says so */
+    uint8_t gone;     /* it left: its BYE and its lane were reached in order, or its card says so */
+    uint8_t bye_done; /* its BYE was reached in order (its lane may still have some) */
     uint8_t in_active;
     uint8_t failure_seen;
     _Atomic int status; /* an endpoint error (ucs_status_t), 0: none */
@@ -172,10 +189,9 @@ typedef struct ucx_peer {
     uint64_t retry_at; /* ms: ask for its card again (0: not due) */
     unsigned backoff;
     uint64_t ep_failing; /* ms: since when ucp_ep_create fails for it (0: it does not) */
-    uint32_t tx_seq, rx_seq;
-    uint32_t stalled; /* *recv_gen + 1 while the engine refuses the first of rq */
-    ucx_msg *rq, *rq_tail;
-    ucx_msg *ooo; /* arrived ahead of rx_seq, by sequence */
+    uint32_t tx_seq[2];  /* what we sent it: [0] ordinary, [1] lane */
+    uint32_t lane_end;   /* its BYE's count of lane messages */
+    ucx_rxq rx[2];       /* what it sends us: [0] ordinary, [1] lane */
 } ucx_peer;
 
 typedef struct ucx_buf {
@@ -298,11 +314,12 @@ static void active_add(ucx_state *s, ucx_peer *pr)
     s->active[s->nactive++] = pr->rank;
 }
 
-/* m is next in pr's sequence, or ahead of it: queue it in order. */
+/* m is next in its sequence from pr, or ahead of it: queue it in order. */
 static void rx_arrive(ucx_state *s, ucx_peer *pr, ucx_msg *m)
 {
-    if (m->seq != pr->rx_seq) {
-        ucx_msg **pp = &pr->ooo;
+    ucx_rxq *q = &pr->rx[m->lane];
+    if (m->seq != q->seq) {
+        ucx_msg **pp = &q->ooo;
         while (*pp && (int32_t)((*pp)->seq - m->seq) < 0) pp = &(*pp)->next;
         m->next = *pp;
         *pp = m;
@@ -311,15 +328,15 @@ static void rx_arrive(ucx_state *s, ucx_peer *pr, ucx_msg *m)
     }
     for (;;) {
         m->next = NULL;
-        if (pr->rq_tail)
-            pr->rq_tail->next = m;
+        if (q->rq_tail)
+            q->rq_tail->next = m;
         else
-            pr->rq = m;
-        pr->rq_tail = m;
-        pr->rx_seq++;
-        if (!pr->ooo || pr->ooo->seq != pr->rx_seq) break;
-        m = pr->ooo;
-        pr->ooo = m->next;
+            q->rq = m;
+        q->rq_tail = m;
+        q->seq++;
+        if (!q->ooo || q->ooo->seq != q->seq) break;
+        m = q->ooo;
+        q->ooo = m->next;
     }
     active_add(s, pr);
 }
@@ -358,10 +375,12 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     m->src = (int)w.src;
     m->seq = w.seq;
     m->len = len;
+    m->lane = 0;
     if (w.h.op == UCX_OP_BYE) {
         m->bye = 1;
         pr->bye_seen = 1;
-    }
+    } else if (w.h.flags & CR_HDR_LANE)
+        m->lane = 1;
     ucs_status_t ret = UCS_OK;
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         m->buf = buf_get(s, len ? len : 1, &m->bcap);
@@ -397,40 +416,51 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
 
 static void peer_left(ucx_state *s, ucx_peer *pr);
 
-/* Hand the engine what is queued, in order per source; how many it took. */
+/* Hand the engine what is queued in q, one of pr's sequences, in order (at
+ * most budget messages); how many it took. */
+static int drain_q(ucx_state *s, ucx_peer *pr, ucx_rxq *q, int budget)
+{
+    int n = 0;
+    if (q->stalled && q->stalled == *s->env.recv_gen + 1) return 0;
+    q->stalled = 0;
+    ucx_msg *m;
+    while ((m = q->rq) && atomic_load_explicit(&m->ready, memory_order_acquire) && n < budget) {
+        if (m->failed && !s->closing && !pr->gone)
+            die(s, "progress",
+                "ucx: ucp_am_recv_data_nbx: receiving %zu bytes from rank %d failed: %s "
+                "(is rank %d still running? UCX_TLS=%s)",
+                m->len, pr->rank, why(s, (ucs_status_t)m->failed), pr->rank,
+                getenv("UCX_TLS") ? getenv("UCX_TLS") : "");
+        if (m->bye) {
+            pr->bye_done = 1;
+            pr->lane_end = (uint32_t)m->h.size;
+        } else if (!s->closing && !pr->gone) {
+            if (!s->env.deliver(s->env.owner, pr->rank, &m->h, m->data, m->len)) {
+                q->stalled = *s->env.recv_gen + 1;
+                break;
+            }
+            n++;
+        }
+        q->rq = m->next;
+        if (!q->rq) q->rq_tail = NULL;
+        msg_free(s, m);
+    }
+    return n;
+}
+
+/* Hand the engine what is queued, in order per source and sequence (the lane
+ * first, as shm reads it); how many it took. */
 static int drain(ucx_state *s)
 {
     int n = 0;
     for (int i = 0; i < s->nactive && n < UCX_BUDGET;) {
         ucx_peer *pr = &s->peers[s->active[i]];
-        if (pr->stalled && pr->stalled == *s->env.recv_gen + 1) {
-            i++;
-            continue;
-        }
-        pr->stalled = 0;
-        ucx_msg *m;
-        while ((m = pr->rq) && atomic_load_explicit(&m->ready, memory_order_acquire) &&
-               n < UCX_BUDGET) {
-            if (m->failed && !s->closing && !pr->gone)
-                die(s, "progress",
-                    "ucx: ucp_am_recv_data_nbx: receiving %zu bytes from rank %d failed: %s "
-                    "(is rank %d still running? UCX_TLS=%s)",
-                    m->len, pr->rank, why(s, (ucs_status_t)m->failed), pr->rank,
-                    getenv("UCX_TLS") ? getenv("UCX_TLS") : "");
-            if (m->bye) {
-                pr->gone = 1;
-            } else if (!s->closing && !pr->gone) {
-                if (!s->env.deliver(s->env.owner, pr->rank, &m->h, m->data, m->len)) {
-                    pr->stalled = *s->env.recv_gen + 1;
-                    break;
-                }
-                n++;
-            }
-            pr->rq = m->next;
-            if (!pr->rq) pr->rq_tail = NULL;
-            msg_free(s, m);
-        }
-        if (!pr->rq) {
+        n += drain_q(s, pr, &pr->rx[1], UCX_BUDGET - n);
+        n += drain_q(s, pr, &pr->rx[0], UCX_BUDGET - n);
+        /* It has left once its BYE and every lane message it sent before are in. */
+        if (pr->bye_done && !pr->gone && pr->rx[1].seq == pr->lane_end && !pr->rx[1].rq)
+            pr->gone = 1;
+        if (!pr->rx[0].rq && !pr->rx[1].rq) {
             pr->in_active = 0;
             s->active[i] = s->active[--s->nactive];
         } else
@@ -657,26 +687,27 @@ static int ucx_send_am(void *ctx, int p, const cr_hdr *h, const void *payload, s
     if (len > UCX_MAX_PAYLOAD)
         die(s, "progress", "ucx: a message of %zu bytes exceeds the chunk", len);
     if (pr->outstanding && pr->outstanding + len > UCX_QUEUE_LIMIT) return CR_EAGAIN;
-    ucx_wire w = {.h = *h, .src = (uint32_t)s->env.rank, .seq = pr->tx_seq};
+    uint32_t *seq = &pr->tx_seq[(h->flags & CR_HDR_LANE) && h->op != UCX_OP_BYE];
+    ucx_wire w = {.h = *h, .src = (uint32_t)s->env.rank, .seq = *seq};
     if ((pr->ep || connect_peer(s, pr)) && !pr->wq) {
         if (len <= UCX_IMM_MAX) {
             ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL};
             void *r = s->fn.am_send_nbx(pr->ep, UCX_AM_MSG, &w, sizeof w, payload, len, &rp);
             if (!r) {
-                pr->tx_seq++;
+                (*seq)++;
                 return 0;
             }
             if (!UCS_PTR_IS_ERR(r))
                 die(s, "progress", "ucx: ucp_am_send_nbx did not complete a forced-immediate send");
             if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
                 note_failure(pr, UCS_PTR_STATUS(r));
-                pr->tx_seq++;
+                (*seq)++;
                 return 0;
             }
         }
         ucx_send *t = send_new(s, p, &w, payload, len);
         pr->outstanding += len;
-        pr->tx_seq++;
+        (*seq)++;
         send_start(s, pr, t);
         return 0;
     }
@@ -688,7 +719,7 @@ static int ucx_send_am(void *ctx, int p, const cr_hdr *h, const void *payload, s
         pr->wq = t;
     pr->wq_tail = t;
     pr->outstanding += len;
-    pr->tx_seq++;
+    (*seq)++;
     return 0;
 }
 
@@ -732,9 +763,12 @@ static int ucx_arm(void *ctx)
     uint32_t gen1 = *s->env.recv_gen + 1;
     for (int i = 0; i < s->nactive; i++) {
         ucx_peer *pr = &s->peers[s->active[i]];
-        if (pr->stalled != gen1 && pr->rq &&
-            atomic_load_explicit(&pr->rq->ready, memory_order_acquire))
-            return 1;
+        for (int k = 0; k < 2; k++) {
+            const ucx_rxq *q = &pr->rx[k];
+            if (q->stalled != gen1 && q->rq &&
+                atomic_load_explicit(&q->rq->ready, memory_order_acquire))
+                return 1;
+        }
     }
     ucs_status_t st = s->fn.worker_arm(s->worker);
     return st == UCS_OK ? 0 : 1; /* UCS_ERR_BUSY: events to progress first */
@@ -1009,10 +1043,11 @@ static void ucx_close(void *ctx)
     ucx_state *s = ctx;
     s->closing = true;
     uint64_t start = now_ms();
-    static const cr_hdr bye = {.op = UCX_OP_BYE};
     for (int p = 0; p < s->env.size; p++) {
         ucx_peer *pr = &s->peers[p];
         if (!pr->own || pr->gone || pr->bye_seen || !(pr->ep || pr->heard || pr->wq)) continue;
+        /* the last of our ordinary sequence; it says how long our lane's was */
+        const cr_hdr bye = {.op = UCX_OP_BYE, .size = pr->tx_seq[1]};
         size_t keep = pr->outstanding;
         pr->outstanding = 0; /* BYE always goes */
         ucx_send_am(s, p, &bye, NULL, 0);
@@ -1085,20 +1120,23 @@ static void ucx_close(void *ctx)
     /* What is still queued: release UCX's buffers, cancel unfinished receives. */
     for (int p = 0; p < s->env.size; p++) {
         ucx_peer *pr = &s->peers[p];
-        for (ucx_msg *m = pr->rq, *n; m; m = n) {
-            n = m->next;
-            if (m->req) {
-                s->fn.request_cancel(s->worker, m->req);
-                for (int k = 0; k < 1000 && m->req; k++) s->fn.worker_progress(s->worker);
-                if (m->req) continue; /* UCX still owns it: leak it, never free it */
+        for (int k = 0; k < 2; k++) {
+            ucx_rxq *q = &pr->rx[k];
+            for (ucx_msg *m = q->rq, *n; m; m = n) {
+                n = m->next;
+                if (m->req) {
+                    s->fn.request_cancel(s->worker, m->req);
+                    for (int t = 0; t < 1000 && m->req; t++) s->fn.worker_progress(s->worker);
+                    if (m->req) continue; /* UCX still owns it: leak it, never free it */
+                }
+                msg_free(s, m);
             }
-            msg_free(s, m);
+            for (ucx_msg *m = q->ooo, *n; m; m = n) {
+                n = m->next;
+                if (!m->req) msg_free(s, m);
+            }
+            q->rq = q->ooo = NULL;
         }
-        for (ucx_msg *m = pr->ooo, *n; m; m = n) {
-            n = m->next;
-            if (!m->req) msg_free(s, m);
-        }
-        pr->rq = pr->ooo = NULL;
         wq_drop(s, pr);
     }
     free(reqs);
