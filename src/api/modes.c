@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "../host/contexts.h"
 #include "native.h"
 
 /* A no-wait message: queued, then sending (req), then freed. */
@@ -68,7 +69,7 @@ static cr_modes *modes_get(cr_job *job)
     m->tail = &m->head;
     m->single = s;
     job->modes = m;
-    atexit(modes_atexit); /* runs before the job's own exit: hands over what is queued */
+    cr_ctx_atexit(modes_atexit); /* runs before the job's own exit: hands over what is queued */
     return m;
 }
 

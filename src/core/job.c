@@ -48,6 +48,7 @@
 #include <cpuid.h>
 #endif
 
+#include "../host/contexts.h"
 #include "engine.h"
 #include "pmi.h"
 
@@ -278,7 +279,7 @@ static void attach_host(cr_job *job)
     if (job->pmi) return;
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
     if (job->size == 1) { /* no peer to share it with: only its descriptor to drop */
-        if (fd >= 0) close(fd);
+        if (fd >= 0 && !cr_ctx_active()) close(fd); /* contexts share it */
         return;
     }
     if (fd < 0)
@@ -327,7 +328,7 @@ static void read_secret(cr_job *job)
     int fd = (int)env_long("COURIER_SECRET_FD", -1, 0, INT_MAX);
     if (fd < 0) return;
     ssize_t n = pread(fd, job->secret, sizeof job->secret, 0);
-    close(fd);
+    if (!cr_ctx_active()) close(fd); /* contexts share it */
     if (n != (ssize_t)sizeof job->secret)
         cr_fatal(job, "init",
                  "cannot read the job's secret (fd %d); start the program with "
@@ -656,7 +657,7 @@ static void job_init(void)
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 #endif
     if (getenv("COURIER_LAUNCHED")) setvbuf(stdout, NULL, _IOLBF, 0);
-    atexit(job_exit);
+    cr_ctx_atexit(job_exit);                /* a context's: when its rank ends */
     if (job->vt.base) cr_vt_mark(&job->vt); /* the library's start is not the program's compute */
 }
 

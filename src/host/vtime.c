@@ -15,9 +15,10 @@
  *  - a ring has one producer and one consumer: the producer alone writes
  *    head, the consumer alone tail; a record is published by the release
  *    store of head after its bytes;
- *  - a rank waits for the simulator only on its slot's wake word, and empties
- *    its in ring each time it wakes (once the simulator has seen how far a
- *    block had read it), so the simulator can always write on. */
+ *  - a rank waits for the simulator only on its slot's wake word (as a
+ *    context, in its process's scheduler, which the wake queue wakes), and
+ *    empties its in ring each time it wakes (once the simulator has seen how
+ *    far a block had read it), so the simulator can always write on. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -28,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contexts.h"
 #include "vtime.h"
 
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
@@ -142,7 +144,7 @@ bool cr_vt_wq_push(void *base, int r)
 
 /* An entry is read before the claim: the simulator refills entry i only once
  * head has passed i, and then the claim of i fails. */
-static int wq_pop(void *base)
+int cr_vt_wq_pop(void *base)
 {
     cr_vt_head *h = base;
     uint64_t i = atomic_load_explicit(&h->wq_head, memory_order_acquire);
@@ -163,11 +165,58 @@ void cr_vt_wake_slot(cr_vt_slot *sl)
 int cr_vt_wq_help(void *base, int max)
 {
     int n = 0, r;
-    while (n < max && (r = wq_pop(base)) >= 0) {
+    if (cr_vt_head_of(base)->contexts) return 0; /* the ranks' process takes the queue */
+    while (n < max && (r = cr_vt_wq_pop(base)) >= 0) {
         cr_vt_wake_slot(cr_vt_slot_of(base, r));
         n++;
     }
     return n;
+}
+
+void cr_vt_ring_host(void *base)
+{
+    cr_vt_head *h = base;
+    atomic_fetch_add_explicit(&h->host_bell, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&h->host_sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, &h->host_bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* The simulator answers within microseconds while it has work: look for a
+ * while (HOST_SPIN_NS) before the system call of a sleep and of its wake. */
+#define HOST_SPIN_NS 50000
+static bool host_has_work(cr_vt_head *h)
+{
+    return atomic_load_explicit(&h->wq_head, memory_order_acquire) !=
+               atomic_load_explicit(&h->wq_tail, memory_order_acquire) ||
+           atomic_load_explicit(&h->wq_lost, memory_order_acquire) ||
+           atomic_load_explicit(&h->stopped, memory_order_acquire);
+}
+
+void cr_vt_host_idle(void *base)
+{
+    cr_vt_head *h = base;
+    uint32_t bell = atomic_load_explicit(&h->host_bell, memory_order_acquire);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0;; i++) {
+        if (host_has_work(h)) return;
+        if (i < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            continue;
+        }
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > HOST_SPIN_NS) break;
+    }
+    atomic_store(&h->host_sleeping, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!host_has_work(h)) {
+        struct timespec ts = {0, 100000000};
+        syscall(SYS_futex, &h->host_bell, FUTEX_WAIT, bell, &ts, NULL, 0);
+    }
+    atomic_store(&h->host_sleeping, 0);
 }
 
 /* ---- a rank's clock --------------------------------------------------------- */
@@ -188,11 +237,13 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
              : hd.nranks != (uint32_t)size                      ? -EINVAL
                                                                 : 0;
     if (rc) {
-        close(fd);
+        if (!cr_ctx_active()) close(fd);
         return rc;
     }
-    void *base = mmap(NULL, hd.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
+    /* contexts share their process's one mapping, and the descriptor */
+    void *base = cr_ctx_active() ? cr_ctx_segment(fd, hd.total)
+                                 : mmap(NULL, hd.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (!cr_ctx_active()) close(fd);
     if (base == MAP_FAILED) return -errno;
     v->base = base;
     v->len = hd.total;
@@ -208,7 +259,7 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
 void cr_vt_detach(cr_vt *v)
 {
     if (!v->base) return;
-    munmap(v->base, v->len);
+    if (!cr_ctx_active()) munmap(v->base, v->len);
     v->base = NULL;
 }
 
@@ -346,6 +397,16 @@ void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc)
     *bc = v->answer.bc;
 }
 
+void cr_vt_pause(cr_vt *v)
+{
+    if (v->hd->contexts) {
+        cr_ctx_yield();
+        cr_vt_mark(v);
+    } else {
+        sched_yield();
+    }
+}
+
 void cr_vt_ring_sim(cr_vt *v)
 {
     atomic_fetch_add_explicit(&v->hd->bell, 1, memory_order_seq_cst);
@@ -371,6 +432,15 @@ static void await_state(cr_vt *v, uint32_t w)
             cr_vt_ring_sim(v);
         }
         if (atomic_load_explicit(&v->me->state, memory_order_acquire) == CR_VT_RUN) return;
+        if (v->hd->contexts) { /* the other ranks run meanwhile (contexts.h) */
+            atomic_store(&v->me->sleeping, 1);
+            atomic_thread_fence(memory_order_seq_cst);
+            if (atomic_load_explicit(&v->me->state, memory_order_acquire) != CR_VT_RUN)
+                cr_ctx_wait();
+            atomic_store(&v->me->sleeping, 0);
+            cr_vt_mark(v); /* their CPU time is not this rank's compute */
+            continue;
+        }
         /* the answer often comes within microseconds: hand the CPU round a
          * few times (the simulator may share ours) before sleeping */
         if ((uint32_t)round < v->hd->yields) {

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_VT_MAGIC 0x33746d6973727563ULL /* "cursimt3": changes with the layout */
+#define CR_VT_MAGIC 0x34746d6973727563ULL /* "cursimt4": changes with the layout */
 
 typedef int64_t cr_vt_time; /* picoseconds */
 #define CR_VT_NEVER INT64_MAX
@@ -61,16 +61,25 @@ typedef struct cr_vt_head {
     uint64_t slot_off, ring_off, total;
     /* the node software models' costs on the sending rank's clock, by class */
     cr_vt_cost cost[CR_VT_CLASSES];
-    int64_t poll_ps;   /* a test or probe that found nothing */
-    int64_t timer_ps;  /* one read of a timer by the program (cr_vt_timer) */
-    double cpu_factor; /* compute: CPU time times this; 0: not counted */
-    uint32_t yields;   /* a waiting rank yields this often before it sleeps
-                          (0 when the ranks outnumber the CPUs) */
-    uint32_t pad2;
+    int64_t poll_ps;           /* a test or probe that found nothing */
+    int64_t timer_ps;          /* one read of a timer by the program (cr_vt_timer) */
+    double cpu_factor;         /* compute: CPU time times this; 0: not counted */
+    uint32_t yields;           /* a waiting rank yields this often before it sleeps
+                                  (0 when the ranks outnumber the CPUs) */
+    uint32_t contexts;         /* the ranks are contexts of one process (src/host/contexts.h):
+                                  a rank that waits goes back to that process's scheduler,
+                                  which alone takes the wake queue (cr_vt_host_idle) */
     _Atomic int64_t done;      /* every event at or before this is handled */
     _Atomic uint32_t bell;     /* the simulator sleeps on this word */
     _Atomic uint32_t sleeping; /* ... and says so here */
     _Atomic uint32_t stopped;  /* the simulator gave up (deadlock): ranks, exit */
+    /* With contexts: the process of the ranks sleeps on host_bell when none
+     * can run (and says so in host_sleeping); wq_lost says the wake queue was
+     * full once, so every waiting rank must look again; ctx_current is the
+     * rank whose context runs (-1: none), which the launcher blames when the
+     * process dies. */
+    _Atomic uint32_t host_bell, host_sleeping, wq_lost;
+    _Atomic int32_t ctx_current;
     /* The wake queue: ranks the simulator answered while they slept, each to
      * be woken (a futex call) by whoever is idle: the simulator between its
      * passes, a rank about to sleep or just woken. The system call costs the
@@ -106,8 +115,9 @@ typedef struct cr_vt_slot {
                                     its clock: its classes' least send overhead (the launcher
                                     sets it; the rank lowers it before its clock moves on,
                                     cr_vt_use_class) */
-    char pad2[8];
-    cr_vt_account acct; /* written by the rank, read at the end */
+    _Atomic int32_t exit_status; /* with contexts: the status the rank ended with ... */
+    _Atomic uint32_t exited;     /* ... once this is set (a process's the launcher reaps) */
+    cr_vt_account acct;          /* written by the rank, read at the end */
 } __attribute__((aligned(64))) cr_vt_slot;
 
 /* A single-producer single-consumer byte ring. Records never wrap: one that
@@ -205,6 +215,13 @@ bool cr_vt_wq_push(void *base, int r);
 int cr_vt_wq_help(void *base, int max);
 /* Wake the rank of this slot when it sleeps on its wake word. */
 void cr_vt_wake_slot(cr_vt_slot *sl);
+/* With contexts (hd->contexts), the wake queue is the ranks' process's alone:
+ * the simulator rings that process (cr_vt_ring_host) after it queued ranks or
+ * set wq_lost; the process takes the queue (cr_vt_wq_pop: a rank, or -1 when
+ * empty) and, when no rank can run, waits for the ring (cr_vt_host_idle). */
+void cr_vt_ring_host(void *base);
+int cr_vt_wq_pop(void *base);
+void cr_vt_host_idle(void *base);
 
 /* ---- a rank's clock ------------------------------------------------------ */
 
@@ -307,6 +324,9 @@ bool cr_vt_try_sync(cr_vt *v);
 void cr_vt_block(cr_vt *v);
 /* Tell the simulator something changed (a record, a state). */
 void cr_vt_ring_sim(cr_vt *v);
+/* Wait a moment for the simulator (to make room in the out ring): the CPU
+ * goes to whoever wants it, with contexts to the other ranks. */
+void cr_vt_pause(cr_vt *v);
 /* The rank leaves: the simulator counts it out. */
 void cr_vt_done(cr_vt *v);
 

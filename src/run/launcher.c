@@ -60,6 +60,7 @@
 #include "hosts.h"
 #include "jobs.h"
 #include "launcher.h"
+#include "progfile.h"
 #include "trace_merge.h"
 #include "tree.h"
 #include "vsim.h"
@@ -177,6 +178,8 @@ typedef struct job_spec {
     char **argv;
     cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
     char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
+    bool contexts;              /* --sim: the ranks are contexts of one process, ... */
+    pid_t ctx_pid;              /* ... this one (every rank_proc has its pid) */
 } job_spec;
 
 static const char usage_text[] =
@@ -239,22 +242,32 @@ static int parse_count(const char *s, long *out)
     return 0;
 }
 
-/* Is prog something execvp can run (a path, or a name found along $PATH)? */
-static bool find_program(const char *prog, void *arg)
+/* The file execvp would run for prog (a path, or a name found along $PATH),
+ * in buf; false when there is none. */
+static bool resolve_program(const char *prog, char buf[PATH_MAX])
 {
-    (void)arg;
-    if (strchr(prog, '/')) return access(prog, X_OK) == 0;
+    if (strchr(prog, '/')) {
+        snprintf(buf, PATH_MAX, "%s", prog);
+        return access(prog, X_OK) == 0;
+    }
     const char *path = getenv("PATH");
     if (!path) path = "/usr/bin:/bin";
-    char buf[PATH_MAX];
     for (const char *p = path;; p = strchr(p, ':') + 1) {
         const char *e = strchr(p, ':');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", prog);
+        snprintf(buf, PATH_MAX, "%.*s/%s", (int)n, n ? p : ".", prog);
         struct stat st;
         if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) return true;
         if (!e) return false;
     }
+}
+
+/* Is prog something execvp can run? */
+static bool find_program(const char *prog, void *arg)
+{
+    (void)arg;
+    char buf[PATH_MAX];
+    return resolve_program(prog, buf);
 }
 
 __attribute__((format(printf, 4, 5))) static int parse_error(cr_run_spec *spec, char *err,
@@ -643,8 +656,11 @@ static int make_secret(const unsigned char key[32])
     return fd;
 }
 
+/* Exec rank `rank` of app appnum, its stdout and stderr the pipes out and err.
+ * rank -1: the process of every rank, as contexts (--sim): out and err are
+ * rank 0's, and ctx_fds lists the other ranks' (stdout,stderr,...). */
 static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2], int err[2],
-                       pid_t parent)
+                       pid_t parent, const char *ctx_fds)
 {
     setpgid(0, js->pgid);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -655,9 +671,9 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     signal(SIGPIPE, SIG_DFL); /* the launcher ignores it; an ignored signal survives exec */
     dup2(out[1], 1);
     dup2(err[1], 2);
-    if (rank == 0 && js->in_pipe[0] >= 0) { /* across hosts: what the launcher reads */
+    if (rank <= 0 && js->in_pipe[0] >= 0) { /* across hosts: what the launcher reads */
         dup2(js->in_pipe[0], 0);
-    } else if (rank != 0) {
+    } else if (rank > 0) {
         int dn = open("/dev/null", O_RDONLY);
         if (dn >= 0) dup2(dn, 0);
     }
@@ -668,8 +684,21 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     fcntl(segfd, F_SETFD, fcntl(segfd, F_GETFD) & ~FD_CLOEXEC);
     fcntl(js->secretfd, F_SETFD, fcntl(js->secretfd, F_GETFD) & ~FD_CLOEXEC);
     char v[32];
-    snprintf(v, sizeof v, "%d", rank);
-    setenv("COURIER_RANK", v, 1);
+    if (rank >= 0) {
+        snprintf(v, sizeof v, "%d", rank);
+        setenv("COURIER_RANK", v, 1);
+    } else { /* contexts: each rank's COURIER_RANK is set in its context */
+        unsetenv("COURIER_RANK");
+        for (const char *p = ctx_fds; *p;) {
+            char *end;
+            int fd = (int)strtol(p, &end, 10);
+            fcntl(fd, F_SETFD, 0);
+            p = *end ? end + 1 : end;
+        }
+        snprintf(v, sizeof v, "%d", js->cmd.total);
+        setenv("COURIER_SIM_CONTEXTS", v, 1);
+        setenv("COURIER_CTX_FDS", ctx_fds, 1);
+    }
     snprintf(v, sizeof v, "%d", js->cmd.total);
     setenv("COURIER_SIZE", v, 1);
     snprintf(v, sizeof v, "%d", segfd);
@@ -709,7 +738,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
     setenv("COURIER_CPUS", v, 1);
-    if (js->bind) {
+    if (js->bind && rank >= 0) {
         cpu_set_t one;
         CPU_ZERO(&one);
         CPU_SET(js->cpu_of[(rank - js->first) % CPU_COUNT(&js->cpus)], &one);
@@ -738,10 +767,65 @@ static int start_leader(job_spec *js)
     return 0;
 }
 
+/* --sim with contexts: one process for every rank, with every rank's pipes. */
+static int start_contexts(job_spec *js, int segfd)
+{
+    int n = js->cmd.total;
+    int *w = malloc((size_t)n * 2 * sizeof *w);
+    char *fds = malloc((size_t)n * 24 + 1);
+    if (!w || !fds) {
+        free(w);
+        free(fds);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t len = 0;
+    fds[0] = '\0';
+    int made = 0, rc = -1;
+    for (; made < n; made++) {
+        int out[2], err[2];
+        if (pipe2(out, O_CLOEXEC) < 0) goto out;
+        if (pipe2(err, O_CLOEXEC) < 0) {
+            close(out[0]);
+            close(out[1]);
+            goto out;
+        }
+        rank_proc *rp = &js->ranks[made];
+        rp->appnum = 0;
+        rp->s[0] = (stream){.fd = out[0], .out = 1};
+        rp->s[1] = (stream){.fd = err[0], .out = 2};
+        fcntl(out[0], F_SETFL, O_NONBLOCK);
+        fcntl(err[0], F_SETFL, O_NONBLOCK);
+        w[2 * made] = out[1];
+        w[2 * made + 1] = err[1];
+        if (made > 0)
+            len += (size_t)sprintf(fds + len, "%s%d,%d", made > 1 ? "," : "", out[1], err[1]);
+    }
+    pid_t me = getpid(), pid = fork();
+    if (pid < 0) goto out;
+    if (pid == 0) {
+        int o[2] = {-1, w[0]}, e[2] = {-1, w[1]};
+        child_exec(js, -1, 0, segfd, o, e, me, fds);
+    }
+    setpgid(pid, js->pgid);
+    js->ctx_pid = pid;
+    for (int r = 0; r < n; r++) {
+        js->ranks[r].pid = pid;
+        js->ranks[r].running = true;
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < 2 * made; i++) close(w[i]);
+    free(w);
+    free(fds);
+    return rc;
+}
+
 static int start_ranks(job_spec *js, int segfd)
 {
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
+    if (js->contexts) return start_contexts(js, segfd);
     if (js->agent && js->first == 0) {
         if (pipe2(js->in_pipe, O_CLOEXEC) < 0) return -1;
         fcntl(js->in_pipe[1], F_SETFL, O_NONBLOCK);
@@ -759,7 +843,7 @@ static int start_ranks(job_spec *js, int segfd)
             }
             pid_t pid = fork();
             if (pid < 0) return -1;
-            if (pid == 0) child_exec(js, rank, a, segfd, out, err, me);
+            if (pid == 0) child_exec(js, rank, a, segfd, out, err, me, NULL);
             setpgid(pid, js->pgid);
             rank_proc *rp = &js->ranks[rank];
             rp->pid = pid;
@@ -870,6 +954,32 @@ static void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
     }
 }
 
+/* The process of the ranks as contexts ended: every rank has. A rank that
+ * ended in its context left its status (a failing one ended the process); the
+ * process's own status is the rank's whose context ran when it died (a signal,
+ * an _exit in the library), or else the first rank's that was still running. */
+static void contexts_ended(job_spec *js, pid_t pid, int st)
+{
+    int n = js->cmd.total, cur = cr_vsim_ctx_current(js->vsim), code;
+    bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0, blamed = false;
+    for (int r = 0; r < n; r++) {
+        drain_rank(js, r);
+        if (cr_vsim_rank_exit(js->vsim, r, &code) && code) blamed = true;
+    }
+    if (cur < 0 || cur >= n || cr_vsim_rank_exit(js->vsim, cur, &code))
+        for (cur = 0; cur < n && cr_vsim_rank_exit(js->vsim, cur, &code); cur++) {
+        }
+    for (int r = 0; r < n; r++) {
+        if (!js->ranks[r].running) continue;
+        int rst = 0;
+        if (cr_vsim_rank_exit(js->vsim, r, &code))
+            rst = W_EXITCODE(code & 0xff ? code & 0xff : code != 0, 0);
+        else if (failed && !blamed && r == cur)
+            rst = st;
+        rank_ended(js, r, pid, rst, false);
+    }
+}
+
 /* Collect every rank that has ended, forwarding all it wrote, and note the
  * failure that will end the job. When several fail, the one killed by a signal
  * is reported: a rank that died takes others down with it (they find it gone),
@@ -880,6 +990,10 @@ static void reap(job_spec *js)
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) { /* a rank may leave the group */
         if (js->tree && cr_tree_reaped(js->tree, pid, st) >= 0) continue;
+        if (js->contexts && pid == js->ctx_pid) {
+            contexts_ended(js, pid, st);
+            continue;
+        }
         int r = find_rank(js, pid);
         if (r < 0) continue;
         drain_rank(js, r); /* it is gone: all it wrote is in its pipes */
@@ -1534,6 +1648,29 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
             return 1;
         }
         find_sim_preload(js, who);
+        /* Ranks as contexts of one process where the program allows it
+         * (docs/sim.md, "Ranks as contexts"); else processes. */
+        int want = cr_vsim_ranks(js->vsim);
+        if (want != CR_VSIM_RANKS_PROCESSES) {
+            char path[PATH_MAX];
+            const char *prog = js->cmd.apps[0].argv[0];
+            const char *why = js->cmd.napps > 1              ? "the job runs several programs"
+                              : js->count != js->cmd.total   ? "its ranks are on several hosts"
+                              : !resolve_program(prog, path) ? "the program is not found"
+                                                             : cr_progfile_contexts(path);
+            if (!why) {
+                js->contexts = true;
+                cr_vsim_use_contexts(js->vsim);
+            } else if (want == CR_VSIM_RANKS_CONTEXTS) {
+                fprintf(stderr,
+                        "%s: --sim ranks=contexts: %s cannot run its ranks as contexts: %s; "
+                        "leave ranks= out to run them as processes\n",
+                        who, prog, why);
+                close(segfd);
+                close(js->secretfd);
+                return 1;
+            }
+        }
     }
     js->started = now_ns();
     if (start_ranks(js, segfd) < 0) {

@@ -133,6 +133,8 @@ struct cr_vsim {
     int stall_rank;      /* the one rank that ran at the last progress line (-1: none) */
     int64_t stall_clock; /* its clock then */
     bool stall_said;
+    bool ring_host; /* with contexts: ranks queued since their process was rung */
+    int ranks;      /* CR_VSIM_RANKS_*, from the options */
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -146,6 +148,7 @@ typedef struct vsim_opts {
     double poll_us; /* -1: default */
     double timer_ns;
     char sw[32];
+    int ranks;                  /* CR_VSIM_RANKS_* */
     char rma[32];               /* the one-sided class's software model ... */
     const cr_swmodel *onesided; /* ... found (NULL: hw) */
 } vsim_opts;
@@ -192,7 +195,7 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         char *eq = strchr(tok, '=');
         if (!eq)
             return snprintf(err, errlen,
-                            "--sim: '%s' is not key=value (cpu, sw, rma, seed, poll, timer; "
+                            "--sim: '%s' is not key=value (cpu, sw, rma, seed, poll, timer, ranks; "
                             "sp2: tokens; cluster: bw, lat)",
                             tok),
                    -1;
@@ -219,6 +222,17 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
                 o->cfg.link_bps = (uint64_t)llround(x * 1e9 / 8);
             else
                 o->cfg.hop_ps = (int64_t)llround(x * 1e6);
+        } else if (!strcmp(k, "ranks")) {
+            if (!strcmp(v, "auto"))
+                o->ranks = CR_VSIM_RANKS_AUTO;
+            else if (!strcmp(v, "processes"))
+                o->ranks = CR_VSIM_RANKS_PROCESSES;
+            else if (!strcmp(v, "contexts"))
+                o->ranks = CR_VSIM_RANKS_CONTEXTS;
+            else
+                return snprintf(err, errlen, "--sim: ranks=%s must be auto, processes or contexts",
+                                v),
+                       -1;
         } else if (!strcmp(k, "seed")) {
             unsigned long long x = strtoull(v, &end, 10);
             if (*end || !*v) return snprintf(err, errlen, "--sim: seed=%s is not a number", v), -1;
@@ -239,7 +253,7 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             strcpy(k[0] == 's' ? o->sw : o->rma, v);
         } else {
             return snprintf(err, errlen,
-                            "--sim: unknown key '%s' (cpu, sw, rma, seed, poll, timer; sp2: "
+                            "--sim: unknown key '%s' (cpu, sw, rma, seed, poll, timer, ranks; sp2: "
                             "tokens; cluster: bw, lat)",
                             k),
                    -1;
@@ -424,8 +438,13 @@ static void wake_rank(cr_vsim *s, int r)
 {
     cr_vt_slot *sl = slot(s, r);
     atomic_fetch_add_explicit(&sl->wake, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&sl->sleeping, memory_order_seq_cst) && !cr_vt_wq_push(s->base, r))
+    if (!atomic_load_explicit(&sl->sleeping, memory_order_seq_cst)) return;
+    if (s->hd->contexts) { /* their process takes the queue; rung at the pass's end */
+        if (!cr_vt_wq_push(s->base, r)) atomic_store(&s->hd->wq_lost, 1);
+        s->ring_host = true;
+    } else if (!cr_vt_wq_push(s->base, r)) {
         cr_vt_wake_slot(sl);
+    }
 }
 
 /* Read rank r's out ring: every whole message goes on the heap. */
@@ -978,6 +997,10 @@ static void *vsim_main(void *arg)
         }
         /* the first of the ranks answered asleep now: they wake the others */
         cr_vt_wq_help(s->base, 1);
+        if (s->ring_host) {
+            s->ring_host = false;
+            cr_vt_ring_host(s->base);
+        }
         if (!moved) {
             sleep_for_bell(s, bell);
             progress_line(s, t0, &next);
@@ -1050,6 +1073,8 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->hd->hw_bcast = cr_net_has_hw_broadcast(s->net);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
+    atomic_store(&s->hd->ctx_current, -1);
+    s->ranks = o.ranks;
     for (int r = 0; r < nranks; r++) {
         s->r[r].resume = -1;
         s->active[s->nactive++] = r;
@@ -1060,6 +1085,30 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
 int cr_vsim_fd(const cr_vsim *s)
 {
     return s->fd;
+}
+
+int cr_vsim_ranks(const cr_vsim *s)
+{
+    return s->ranks;
+}
+
+void cr_vsim_use_contexts(cr_vsim *s)
+{
+    s->hd->contexts = 1;
+    s->hd->yields = 0; /* a waiting rank hands its process's CPU to the next at once */
+}
+
+bool cr_vsim_rank_exit(const cr_vsim *s, int r, int *status)
+{
+    cr_vt_slot *sl = cr_vt_slot_of(s->base, r);
+    if (!atomic_load_explicit(&sl->exited, memory_order_acquire)) return false;
+    *status = atomic_load_explicit(&sl->exit_status, memory_order_relaxed);
+    return true;
+}
+
+int cr_vsim_ctx_current(const cr_vsim *s)
+{
+    return atomic_load_explicit(&s->hd->ctx_current, memory_order_relaxed);
 }
 
 int cr_vsim_start(cr_vsim *s)

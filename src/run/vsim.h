@@ -18,6 +18,16 @@ int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen);
  * COURIER_SIM_FD. */
 cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen);
 int cr_vsim_fd(const cr_vsim *s);
+/* How the ranks run (the ranks= key): processes, or contexts of one process
+ * (src/host/contexts.h) where the program can (auto). */
+enum { CR_VSIM_RANKS_AUTO = 0, CR_VSIM_RANKS_PROCESSES, CR_VSIM_RANKS_CONTEXTS };
+int cr_vsim_ranks(const cr_vsim *s);
+/* The ranks will be contexts of one process: call before they start. */
+void cr_vsim_use_contexts(cr_vsim *s);
+/* With contexts: true when rank r has ended, with its status in *status; and
+ * the rank whose context ran last (-1: none). */
+bool cr_vsim_rank_exit(const cr_vsim *s, int r, int *status);
+int cr_vsim_ctx_current(const cr_vsim *s);
 /* Start the simulator's thread (after the ranks are started); 0 or -errno. */
 int cr_vsim_start(cr_vsim *s);
 /* The launcher reaped rank r: it sends nothing more. Any thread. */

@@ -10,6 +10,10 @@
 #         directions (MACHINE may carry keys: sp2,sw=mpl-fat)
 #     hops MACHINE NRANKS NEAR FAR     0-byte one-way time to FAR within 5 % of NEAR's
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
+#     modes MACHINE NRANKS ARGS...     the same, one run with the ranks as processes and
+#                                      one as contexts of one process
+#     output MACHINE NRANKS            with --label, every rank's lines of stdout and
+#                                      stderr (the contexts program) carry its own rank
 #     anysrc MACHINE NRANKS            wildcard receives see the messages in the
 #                                      order of their arrival (nearest first)
 #     clock MACHINE FIGURE_US          a ping-pong timed with clock_gettime and
@@ -74,12 +78,14 @@ hops)
     within "$b" "$a" || fail "far $b us not within 5 % of near $a us"
     awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' || fail "more hops should cost more"
     ;;
-same)
+same | modes)
     m=$1 n=$2
     shift 2
     r1=$(mktemp) r2=$(mktemp)
-    "$courier" run --timeout 120 --sim "$m,cpu=0" --sim-report "$r1" -n "$n" "$prog" "$@" >/dev/null 2>&1 || fail "run 1"
-    "$courier" run --timeout 120 --sim "$m,cpu=0" --sim-report "$r2" -n "$n" "$prog" "$@" >/dev/null 2>&1 || fail "run 2"
+    s1=$m,cpu=0 s2=$m,cpu=0
+    [ "$what" = modes ] && s1=$s1,ranks=processes s2=$s2,ranks=contexts
+    "$courier" run --timeout 120 --sim "$s1" --sim-report "$r1" -n "$n" "$prog" "$@" >/dev/null 2>&1 || fail "run 1"
+    "$courier" run --timeout 120 --sim "$s2" --sim-report "$r2" -n "$n" "$prog" "$@" >/dev/null 2>&1 || fail "run 2"
     strip() { sed 's/"wall_s": [0-9.]*,//' "$1"; }
     if ! diff <(strip "$r1") <(strip "$r2") >/dev/null; then
         diff <(strip "$r1") <(strip "$r2") | head >&2
@@ -231,6 +237,21 @@ bcast)
         awk -v b="$b" -v p="$p" 'BEGIN { d = (b - p) / p; exit !(d < 0.01 && d > -0.01) }' ||
             fail "without a hardware broadcast it should cost the puts"
     fi
+    ;;
+output)
+    m=$1 n=$2
+    out=$(mktemp) err=$(mktemp)
+    "$courier" run --label --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" output >"$out" 2>"$err" ||
+        fail "the run failed: $(head -3 "$err")"
+    for ((r = 0; r < n; r++)); do
+        for i in 0 1 2; do
+            [ "$(grep -cx "\[$r\] out $i of rank $r" "$out")" = 1 ] || fail "rank $r's stdout line $i"
+        done
+        [ "$(grep -cx "\[$r\] err of rank $r" "$err")" = 1 ] || fail "rank $r's stderr line"
+    done
+    [ "$(grep -c . "$out")" = $((3 * n)) ] || fail "stdout has other lines: $(head -5 "$out")"
+    rm -f "$out" "$err"
+    echo "every rank's output under its own label"
     ;;
 *) fail "unknown check $what" ;;
 esac

@@ -1,0 +1,52 @@
+/* Ranks as contexts (courier run --sim): every rank of a simulated job runs as a
+ * user-level context of one process, on one thread, instead of a process of
+ * its own. A simulated program mostly waits for the simulator, and a rank that
+ * waits hands the CPU to the next one: between contexts that is a call, not a
+ * switch of processes through the kernel (docs/sim.md, "Speed").
+ *
+ * What makes the same program run N times in one address space: each rank has
+ * its own copy of the writable data of the program and of libcourier (their
+ * globals, the job struct), swapped in when it runs; its own stack, environment
+ * (COURIER_RANK) and stdio streams. What stays shared is documented in
+ * docs/sim.md (libc's hidden state, thread-local variables, the descriptors).
+ *
+ * A program takes part when it was linked with the start-up stub
+ * (src/host/ctx_main.c, in libcourier_main.a: courier-cc and the build tree
+ * link it): its note tells the launcher, and its main runs through
+ * cr_ctx_main. It is a host service: nothing here knows about messages. */
+#ifndef COURIER_CONTEXTS_H
+#define COURIER_CONTEXTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef int cr_main_fn(int argc, char **argv, char **envp);
+
+/* The program's start (the stub's __wrap_main): when the launcher asked for
+ * contexts (COURIER_SIM_CONTEXTS), run every rank's main as a context and
+ * return only at the end (the first failing rank's status, else 0); else
+ * call main once. */
+#define CR_CTX_EXPORT __attribute__((visibility("default"))) /* the stub's, from outside */
+CR_CTX_EXPORT int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *main_fn);
+/* The program called exit: in a context, only its rank ends (its own exit
+ * handlers run, as at a return from main); else the process exits. */
+CR_CTX_EXPORT _Noreturn void cr_ctx_exit(int status);
+/* Is this thread running a rank's context? */
+bool cr_ctx_active(void);
+/* An exit handler of the running rank (the library's own: the job's, the
+ * modes'): run when the rank ends, last registered first. Outside contexts,
+ * atexit. */
+void cr_ctx_atexit(void (*fn)(void));
+/* The mapping of the segment inherited as fd (the host's, the simulator's),
+ * which every rank of the process shares: made at the first call, kept (with
+ * the descriptor) until the process ends; MAP_FAILED with errno on failure.
+ * Only with contexts: a rank of its own process maps, and closes, its own. */
+void *cr_ctx_segment(int fd, size_t len);
+/* The running rank waits: back to the scheduler until something wakes it (the
+ * simulator queued it, vtime.h's wake queue). It returns once woken, and may
+ * return early (a stale wake): the caller checks what it waits for again. */
+void cr_ctx_wait(void);
+/* The running rank lets the others run and is ready again at once. */
+void cr_ctx_yield(void);
+
+#endif
