@@ -153,103 +153,77 @@ PAIROPS(ii, int)
 PAIROPS(si, short)
 PAIROPS(ldi, long double)
 
-static cr_op_fn optab[NOPS][NKIND];
-static int kind_of[0x27];
-
-static int int_kind(size_t size, bool is_signed)
-{
-    switch (size) {
-    case 1:
-        return is_signed ? K_I8 : K_U8;
-    case 2:
-        return is_signed ? K_I16 : K_U16;
-    case 4:
-        return is_signed ? K_I32 : K_U32;
-    default:
-        return is_signed ? K_I64 : K_U64;
-    }
-}
-
-#define SET_INT(k, s)                                                                              \
-    do {                                                                                           \
-        optab[1][k] = max_##s, optab[2][k] = min_##s, optab[3][k] = sum_##s;                       \
-        optab[4][k] = prod_##s, optab[5][k] = land_##s, optab[6][k] = band_##s;                    \
-        optab[7][k] = lor_##s, optab[8][k] = bor_##s, optab[9][k] = lxor_##s;                      \
-        optab[10][k] = bxor_##s;                                                                   \
-    } while (0)
-#define SET_FLT(k, s)                                                                              \
-    do {                                                                                           \
-        optab[1][k] = max_##s, optab[2][k] = min_##s, optab[3][k] = sum_##s;                       \
-        optab[4][k] = prod_##s;                                                                    \
-    } while (0)
-#define SET_PAIR(k, s) (optab[11][k] = maxloc_##s, optab[12][k] = minloc_##s)
-
-static void ops_init(void)
-{
-    if (optab[1][K_I32]) return;
-    SET_INT(K_I8, i8);
-    SET_INT(K_U8, u8);
-    SET_INT(K_I16, i16);
-    SET_INT(K_U16, u16);
-    SET_INT(K_I32, i32);
-    SET_INT(K_U32, u32);
-    SET_INT(K_I64, i64);
-    SET_INT(K_U64, u64);
-    SET_FLT(K_F, f);
-    SET_FLT(K_D, d);
-    SET_FLT(K_LD, ld);
-    optab[3][K_CF] = sum_cf, optab[4][K_CF] = prod_cf;
-    optab[3][K_CD] = sum_cd, optab[4][K_CD] = prod_cd;
-    optab[3][K_CLD] = sum_cld, optab[4][K_CLD] = prod_cld;
-    optab[5][K_BOOL] = land_b, optab[7][K_BOOL] = lor_b, optab[9][K_BOOL] = lxor_b;
-    optab[6][K_BYTE] = band_u8, optab[8][K_BYTE] = bor_u8, optab[10][K_BYTE] = bxor_u8;
-    SET_PAIR(K_FI, fi);
-    SET_PAIR(K_DI, di);
-    SET_PAIR(K_LI, li);
-    SET_PAIR(K_II, ii);
-    SET_PAIR(K_SI, si);
-    SET_PAIR(K_LDI, ldi);
-    /* MPI_CHAR holds characters, and MPI-3.1 5.9.2 defines no reduction on it;
-     * courier, like MPICH and Open MPI, combines it as the integer a char is
-     * here (the OSU micro-benchmarks 7 reduce MPI_CHAR by default). MPI_WCHAR
-     * (0x10) takes none. */
-    kind_of[0x01] = (char)-1 < 0 ? K_I8 : K_U8;
-    kind_of[0x02] = K_I8;
-    kind_of[0x03] = K_U8;
-    kind_of[0x04] = K_BYTE;
-    kind_of[0x05] = int_kind(sizeof(short), true);
-    kind_of[0x06] = int_kind(sizeof(short), false);
-    kind_of[0x07] = int_kind(sizeof(int), true);
-    kind_of[0x08] = int_kind(sizeof(int), false);
-    kind_of[0x09] = int_kind(sizeof(long), true);
-    kind_of[0x0a] = int_kind(sizeof(long), false);
-    kind_of[0x0b] = int_kind(sizeof(long long), true);
-    kind_of[0x0c] = int_kind(sizeof(long long), false);
-    kind_of[0x0d] = K_F;
-    kind_of[0x0e] = K_D;
-    kind_of[0x0f] = K_LD;
-    kind_of[0x11] = K_BOOL;
-    kind_of[0x12] = K_I8;
-    kind_of[0x13] = K_I16;
-    kind_of[0x14] = K_I32;
-    kind_of[0x15] = K_I64;
-    kind_of[0x16] = K_U8;
-    kind_of[0x17] = K_U16;
-    kind_of[0x18] = K_U32;
-    kind_of[0x19] = K_U64;
-    kind_of[0x1a] = int_kind(sizeof(MPI_Aint), true);
-    kind_of[0x1b] = int_kind(sizeof(MPI_Offset), true);
-    kind_of[0x1c] = int_kind(sizeof(MPI_Count), true);
-    kind_of[0x1d] = K_CF;
-    kind_of[0x1e] = K_CD;
-    kind_of[0x1f] = K_CLD;
-    kind_of[0x21] = K_FI;
-    kind_of[0x22] = K_DI;
-    kind_of[0x23] = K_LI;
-    kind_of[0x24] = K_II;
-    kind_of[0x25] = K_SI;
-    kind_of[0x26] = K_LDI;
-}
+/* The predefined operations' loops by operation and kind of element, and the
+ * kind of each predefined type (by its number): constant tables, shared by
+ * every rank (nothing here is a rank's state). */
+#define INT_KIND(size, is_signed)                                                                  \
+    ((size) == 1   ? ((is_signed) ? K_I8 : K_U8)                                                   \
+     : (size) == 2 ? ((is_signed) ? K_I16 : K_U16)                                                 \
+     : (size) == 4 ? ((is_signed) ? K_I32 : K_U32)                                                 \
+                   : ((is_signed) ? K_I64 : K_U64))
+#define INT_ROW(op)                                                                                \
+    [K_I8] = op##_i8, [K_U8] = op##_u8, [K_I16] = op##_i16, [K_U16] = op##_u16,                    \
+    [K_I32] = op##_i32, [K_U32] = op##_u32, [K_I64] = op##_i64, [K_U64] = op##_u64
+#define FLT_ROW(op) [K_F] = op##_f, [K_D] = op##_d, [K_LD] = op##_ld
+#define PAIR_ROW(op)                                                                               \
+    [K_FI] = op##_fi, [K_DI] = op##_di, [K_LI] = op##_li, [K_II] = op##_ii, [K_SI] = op##_si,      \
+    [K_LDI] = op##_ldi
+static const cr_op_fn optab[NOPS][NKIND] = {
+    [1] = {INT_ROW(max), FLT_ROW(max)},
+    [2] = {INT_ROW(min), FLT_ROW(min)},
+    [3] = {INT_ROW(sum), FLT_ROW(sum), [K_CF] = sum_cf, [K_CD] = sum_cd, [K_CLD] = sum_cld},
+    [4] = {INT_ROW(prod), FLT_ROW(prod), [K_CF] = prod_cf, [K_CD] = prod_cd, [K_CLD] = prod_cld},
+    [5] = {INT_ROW(land), [K_BOOL] = land_b},
+    [6] = {INT_ROW(band), [K_BYTE] = band_u8},
+    [7] = {INT_ROW(lor), [K_BOOL] = lor_b},
+    [8] = {INT_ROW(bor), [K_BYTE] = bor_u8},
+    [9] = {INT_ROW(lxor), [K_BOOL] = lxor_b},
+    [10] = {INT_ROW(bxor), [K_BYTE] = bxor_u8},
+    [11] = {PAIR_ROW(maxloc)},
+    [12] = {PAIR_ROW(minloc)},
+};
+/* MPI_CHAR holds characters, and MPI-3.1 5.9.2 defines no reduction on it;
+ * courier, like MPICH and Open MPI, combines it as the integer a char is here
+ * (the OSU micro-benchmarks 7 reduce MPI_CHAR by default). MPI_WCHAR (0x10)
+ * takes none. */
+static const int kind_of[0x27] = {
+    [0x01] = (char)-1 < 0 ? K_I8 : K_U8,
+    [0x02] = K_I8,
+    [0x03] = K_U8,
+    [0x04] = K_BYTE,
+    [0x05] = INT_KIND(sizeof(short), true),
+    [0x06] = INT_KIND(sizeof(short), false),
+    [0x07] = INT_KIND(sizeof(int), true),
+    [0x08] = INT_KIND(sizeof(int), false),
+    [0x09] = INT_KIND(sizeof(long), true),
+    [0x0a] = INT_KIND(sizeof(long), false),
+    [0x0b] = INT_KIND(sizeof(long long), true),
+    [0x0c] = INT_KIND(sizeof(long long), false),
+    [0x0d] = K_F,
+    [0x0e] = K_D,
+    [0x0f] = K_LD,
+    [0x11] = K_BOOL,
+    [0x12] = K_I8,
+    [0x13] = K_I16,
+    [0x14] = K_I32,
+    [0x15] = K_I64,
+    [0x16] = K_U8,
+    [0x17] = K_U16,
+    [0x18] = K_U32,
+    [0x19] = K_U64,
+    [0x1a] = INT_KIND(sizeof(MPI_Aint), true),
+    [0x1b] = INT_KIND(sizeof(MPI_Offset), true),
+    [0x1c] = INT_KIND(sizeof(MPI_Count), true),
+    [0x1d] = K_CF,
+    [0x1e] = K_CD,
+    [0x1f] = K_CLD,
+    [0x21] = K_FI,
+    [0x22] = K_DI,
+    [0x23] = K_LI,
+    [0x24] = K_II,
+    [0x25] = K_SI,
+    [0x26] = K_LDI,
+};
 
 static const char *op_names[NOPS] = {"?",          "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
                                      "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
@@ -343,7 +317,6 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
 int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
               size_t count, cr_redop *o, mpi_opctx *ctx, bool *packed, size_t *n)
 {
-    ops_init();
     struct uop *u = uop_get(op);
     ptrdiff_t ext = type_extent(t);
     if (u) {
