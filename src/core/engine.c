@@ -225,6 +225,15 @@ static void unlink_unexp(cr_job *job, cr_unexp **pp)
     job->recv_gen++; /* space freed: a refused sender may now be taken */
 }
 
+/* A reply from p is now owed (a CTS, FIN, DATA or WDONE): a message of p
+ * refused while nothing was owed to it (over the unexpected budget) is taken
+ * now, since the reply may be queued behind it; the transport offers it again
+ * once recv_gen moves. */
+static inline void owe(cr_job *job, int p)
+{
+    if (job->owed[p]++ == 0) job->recv_gen++;
+}
+
 /* A message of 'size' bytes matched receive r: count it (and trace it, saying
  * how it comes), check it fits, fill the status. */
 static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
@@ -311,7 +320,7 @@ static int send_step(cr_job *job, cr_req *r)
         /* Waiting for the reply before the RTS goes: to this rank itself the
          * RTS is delivered, matched and answered (FIN) inside send_am. */
         r->stage = CR_STAGE_WAIT;
-        job->owed[r->peer]++; /* a FIN or a CTS will come */
+        owe(job, r->peer); /* a FIN or a CTS will come */
         if (l->ops->send_am(l->ctx, r->peer, &h, NULL, 0)) {
             r->stage = CR_STAGE_RTS;
             job->owed[r->peer]--;
@@ -520,7 +529,7 @@ static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
     cr_hdr h = {.op = CR_OP_CTS, .sreq = sreq, .rreq = cr_req_id(r), .size = r->st.size};
     r->got = 0;
     r->stage = CR_STAGE_PUSH; /* only now may DATA name this receive */
-    job->owed[src]++;         /* DATA will come */
+    owe(job, src);            /* DATA will come */
     ctrl_send(job, src, &h);
 }
 
@@ -558,7 +567,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
                     .size = n,
                     .addr = (uint64_t)(uintptr_t)r->buf};
         ctrl_send(job, src, &c);
-        job->owed[src]++; /* WDONE will come */
+        owe(job, src); /* WDONE will come */
         r->stage = CR_STAGE_COOP;
         r->rreq = sreq;
         int rc = tp_get(job, src, r->buf, addr, split);
@@ -989,7 +998,7 @@ void cr_engine_buffer_rts(cr_job *job)
         ri->stage = CR_STAGE_PUSH; /* DATA may name it */
         u->arriving = ri;
         cr_hdr cts = {.op = CR_OP_CTS, .sreq = u->sreq, .rreq = cr_req_id(ri), .size = u->size};
-        job->owed[u->src]++; /* DATA will come */
+        owe(job, u->src); /* DATA will come */
         ctrl_send(job, u->src, &cts);
     }
 }
