@@ -8,7 +8,8 @@
  * Invariants: the note below (".note.courier", type 1, "contexts") is what
  * tells the launcher that the program can run its ranks as contexts; it is left
  * out where contexts cannot work (a processor the switch is not written for, a
- * sanitizer that tracks the stack), and the launcher then starts processes. */
+ * sanitizer build of courier: COURIER_NO_CONTEXTS, or of this stub), and the
+ * launcher then starts processes. */
 #include "contexts.h"
 
 int __real_main(int argc, char **argv, char **envp);
@@ -25,7 +26,8 @@ _Noreturn void __wrap_exit(int status)
     cr_ctx_exit(status);
 }
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && !defined(COURIER_NO_CONTEXTS) && !defined(__SANITIZE_ADDRESS__) &&      \
+    !defined(__SANITIZE_THREAD__)
 __asm__(".pushsection .note.courier,\"a\",@note\n"
         ".balign 4\n"
         ".long 8\n" /* name size: "courier" and its nul */
