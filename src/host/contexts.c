@@ -462,12 +462,23 @@ int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *main_fn)
     s->outfd[0] = 1;
     s->errfd[0] = 2;
     const char *p = fds;
-    for (int r = 1; r < n; r++) {
+    for (int r = 1; r < n; r++) { /* "out,err,out,err...": ranks 1..n-1 */
         char *end;
-        s->outfd[r] = (int)strtol(p, &end, 10);
-        if (*end != ',') break;
-        s->errfd[r] = (int)strtol(end + 1, &end, 10);
-        if (*end != ',' && !(r == n - 1 && !*end)) break;
+        long o = strtol(p, &end, 10), e = -1;
+        if (end != p && *end == ',') {
+            const char *q = end + 1;
+            e = strtol(q, &end, 10);
+            if (end == q) e = -1;
+        }
+        if (o < 0 || e < 0 || (*end != ',' && *end) || (!*end && r != n - 1)) {
+            fprintf(stderr,
+                    "courier: COURIER_CTX_FDS names no stdout and stderr for rank %d; "
+                    "start the program with courier run\n",
+                    r);
+            return 1;
+        }
+        s->outfd[r] = (int)o;
+        s->errfd[r] = (int)e;
         p = end + 1;
     }
     s->main_fn = main_fn;
