@@ -207,7 +207,9 @@ static const char usage_text[] =
     "  --sim MACHINE     run the programs in virtual time on a model of ipsc2, cs2, iwarp,\n"
     "                    sp2 or cluster; keys: cpu=F (compute times F; 0: not counted),\n"
     "                    sw=NAME (node software model), rma=NAME (one-sided traffic's),\n"
-    "                    seed=N, poll=US, timer=NS; sp2: tokens=on|off;\n"
+    "                    seed=N, poll=US, timer=NS, ranks=auto|processes|contexts\n"
+    "                    (contexts of one process where the program allows);\n"
+    "                    sp2: tokens=on|off;\n"
     "                    cluster: bw=GBITS (link Gb/s), lat=US (per switch) (docs/sim.md)\n"
     "  --sim-report FILE the simulator's summary as JSON\n";
 
