@@ -652,8 +652,15 @@ static void failures(ucx_state *s)
         int st = atomic_load(&pr->status);
         if (!st || pr->failure_seen) continue;
         pr->failure_seen = 1;
-        if (pr->gone || pr->bye_seen || s->closing) {
+        if (pr->gone || s->closing) {
             peer_left(s, pr);
+            ep_close_force(s, pr);
+            continue;
+        }
+        if (pr->bye_seen) { /* it left in order: what came before its BYE, maybe held
+                               (refused) still, is delivered before it counts as gone */
+            pr->retry_at = 0;
+            wq_drop(s, pr);
             ep_close_force(s, pr);
             continue;
         }
