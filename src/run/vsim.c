@@ -26,7 +26,10 @@
  *    done >= c - 1 and nothing of its own is held back (in ring full);
  *  - when no rank runs, none waits for a sync, nothing is queued and some rank
  *    still waits for a message, the program is deadlocked: the simulator says
- *    so (cr_vsim_deadlocked) and stops. */
+ *    so (cr_vsim_deadlocked) and stops;
+ *  - a rank answered while it sleeps goes on the wake queue; when the ranks
+ *    are contexts of one process (cr_vsim_use_contexts), that process alone
+ *    takes the queue, and the simulator rings it once per pass that queued. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
