@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <link.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -90,6 +91,7 @@ typedef struct sched {
     size_t stack_bytes;
     ctx_map maps[4];
     int nmaps;
+    pthread_t th; /* the one thread every rank runs on */
 } sched;
 
 static sched *the;
@@ -505,6 +507,7 @@ int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *main_fn)
                         "with the courier of the libcourier it loads\n");
         return 1;
     }
+    s->th = pthread_self();
     the = s; /* before the first copy: the same in every rank's */
     s->vt = cr_ctx_segment(simfd, hd.total);
     if (s->vt == MAP_FAILED) die(0, "cannot map the simulator's segment");
@@ -555,9 +558,22 @@ void cr_ctx_atexit(void (*fn)(void))
     c->atexit_fn[c->natexit++] = fn;
 }
 
+/* A thread the program started (one the launcher could not see: a library's)
+ * waits in courier: its rank's context is not its own to leave. */
+static void own_thread(sched *s, const char *what)
+{
+    if (pthread_equal(pthread_self(), s->th)) return;
+    fprintf(s->err0,
+            "courier: rank %d: %s from a thread of the program's own: the ranks run as contexts "
+            "of one thread; run the program with --sim MACHINE,ranks=processes\n",
+            s->cur, what);
+    _exit(1);
+}
+
 void cr_ctx_wait(void)
 {
     sched *s = the;
+    own_thread(s, "a wait for the simulator");
     ctx *c = &s->c[s->cur];
     c->state = CTX_WAIT;
     cr_ctx_swap(&c->sp, s->sp);
@@ -566,6 +582,7 @@ void cr_ctx_wait(void)
 void cr_ctx_yield(void)
 {
     sched *s = the;
+    own_thread(s, "a wait for the simulator");
     int r = s->cur;
     ctx *c = &s->c[r];
     make_ready(s, r);

@@ -11,7 +11,13 @@
  *                      between messages (the launcher's --label checks whose)
  *   contexts crash     rank 1 dies of SIGSEGV while rank 0 waits for it
  *   contexts exit S    rank 1 calls exit(S) in the middle: the others go on;
- *                      rank 0 prints "exit done" at the end */
+ *                      rank 0 prints "exit done" at the end
+ *   contexts thread    rank 0 starts a thread the launcher cannot see (found with
+ *                      dlsym), which waits in crecv: as contexts, one line saying
+ *                      to run the ranks as processes, exit status 1 */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +45,14 @@ static void ring(int me, int np, int laps)
         }
         counted += me; /* each rank's own count */
     }
+}
+
+static void *waiter(void *arg)
+{
+    long x;
+    (void)arg;
+    crecv(9, (char *)&x, sizeof x); /* sent after this thread is done */
+    return NULL;
 }
 
 static int fail(int me, const char *what)
@@ -110,5 +124,21 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    return fail(me, "usage: contexts globals|output|crash|exit S");
+    if (!strcmp(mode, "thread")) {
+        long x = 0;
+        if (me == 0) { /* found at run time: the program names no pthread_create */
+            int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+                (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
+                    RTLD_DEFAULT, "pthread_create");
+            int (*join)(pthread_t, void **) =
+                (int (*)(pthread_t, void **))dlsym(RTLD_DEFAULT, "pthread_join");
+            pthread_t t;
+            if (!create || !join || create(&t, NULL, waiter, NULL)) return fail(me, "no thread");
+            join(t, NULL);
+        } else if (me == 1) {
+            csend(9, (char *)&x, sizeof x, 0, 0);
+        }
+        return 0;
+    }
+    return fail(me, "usage: contexts globals|output|crash|exit S|thread");
 }
