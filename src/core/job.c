@@ -279,7 +279,7 @@ static void attach_host(cr_job *job)
     if (job->pmi) return;
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
     if (job->size == 1) { /* no peer to share it with: only its descriptor to drop */
-        if (fd >= 0 && !cr_ctx_active()) close(fd); /* contexts share it */
+        if (fd >= 0) cr_ctx_close_fd(fd);
         return;
     }
     if (fd < 0)
@@ -328,7 +328,7 @@ static void read_secret(cr_job *job)
     int fd = (int)env_long("COURIER_SECRET_FD", -1, 0, INT_MAX);
     if (fd < 0) return;
     ssize_t n = pread(fd, job->secret, sizeof job->secret, 0);
-    if (!cr_ctx_active()) close(fd); /* contexts share it */
+    cr_ctx_close_fd(fd);
     if (n != (ssize_t)sizeof job->secret)
         cr_fatal(job, "init",
                  "cannot read the job's secret (fd %d); start the program with "

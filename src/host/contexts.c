@@ -83,9 +83,8 @@ typedef struct sched {
     int argc;
     char **argv, **env0;
     FILE *in0, *out0, *err0, *devnull;
-    int *outfd, *errfd; /* each rank's stdout and stderr (rank 0: 1 and 2) */
-    void *vt;           /* the simulated mode's segment */
-    cr_vt_head *hd;
+    int *outfd, *errfd;        /* each rank's stdout and stderr (rank 0: 1 and 2) */
+    cr_vt_head *hd;            /* the simulated mode's segment */
     int *ready, rhead, rcount; /* ranks to run, in order */
     int yielder;               /* the rank that last yielded (cr_ctx_yield) */
     size_t stack_bytes;
@@ -233,15 +232,25 @@ static _Noreturn void die(int rank, const char *what)
 static void take_data(sched *s, int r)
 {
     if (s->owner == r) return;
-    if (s->owner >= 0) {
+    if (s->owner >= 0) { /* a rank that runs still (ended() disowns the others) */
         ctx *o = &s->c[s->owner];
-        if (o->state != CTX_DONE) {
-            if (!o->image && !(o->image = malloc(s->image_bytes))) die(s->owner, "its globals");
-            copy_out(s, o->image);
-        }
+        if (!o->image && !(o->image = malloc(s->image_bytes))) die(s->owner, "its globals");
+        copy_out(s, o->image);
     }
     copy_in(s, s->c[r].image ? s->c[r].image : s->first);
     s->owner = r;
+}
+
+/* The process's one mapping of the segment inherited as fd: made at the
+ * first call, kept (with the descriptor) until the process ends. */
+static void *shared_map(sched *s, int fd, size_t len)
+{
+    for (int i = 0; i < s->nmaps; i++)
+        if (s->maps[i].fd == fd && s->maps[i].len == len) return s->maps[i].base;
+    void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base != MAP_FAILED && s->nmaps < (int)(sizeof s->maps / sizeof s->maps[0]))
+        s->maps[s->nmaps++] = (ctx_map){fd, len, base};
+    return base;
 }
 
 /* ---- a rank's life --------------------------------------------------------- */
@@ -354,7 +363,7 @@ static void flush_all(sched *s)
 static void ended(sched *s, int r)
 {
     ctx *c = &s->c[r];
-    cr_vt_slot *sl = cr_vt_slot_of(s->vt, r);
+    cr_vt_slot *sl = cr_vt_slot_of(s->hd, r);
     atomic_store_explicit(&sl->exit_status, c->status, memory_order_relaxed);
     atomic_store_explicit(&sl->exited, 1, memory_order_release);
     s->live--;
@@ -405,7 +414,7 @@ static bool take_woken(sched *s)
 {
     bool any = false;
     int r;
-    while ((r = cr_vt_wq_pop(s->vt)) >= 0)
+    while ((r = cr_vt_wq_pop(s->hd)) >= 0)
         if (r < s->n && s->c[r].state == CTX_WAIT) make_ready(s, r), any = true;
     if (atomic_exchange(&s->hd->wq_lost, 0))
         for (r = 0; r < s->n; r++)
@@ -423,7 +432,7 @@ static int schedule(sched *s)
                 flush_all(s);
                 for (;;) pause();
             }
-            cr_vt_host_idle(s->vt);
+            cr_vt_host_idle(s->hd);
             continue;
         }
         if (r == s->yielder && !s->rcount) sched_yield(); /* it waits for the simulator */
@@ -501,17 +510,18 @@ int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *main_fn)
                          : 8u << 20;
     if (s->stack_bytes < (256u << 10)) s->stack_bytes = 256u << 10;
     if (s->stack_bytes > (64u << 20)) s->stack_bytes = 64u << 20;
-    cr_vt_head hd;
-    if (pread(simfd, &hd, sizeof hd, 0) != (ssize_t)sizeof hd || hd.magic != CR_VT_MAGIC) {
-        fprintf(stderr, "courier: the simulator's segment is not this build's; run the program "
-                        "with the courier of the libcourier it loads\n");
+    size_t total;
+    if (cr_vt_probe(simfd, n, &total)) {
+        fprintf(stderr,
+                "courier: the simulator's segment is not this build's, or not for %d "
+                "ranks; run the program with the courier of the libcourier it loads\n",
+                n);
         return 1;
     }
     s->th = pthread_self();
     the = s; /* before the first copy: the same in every rank's */
-    s->vt = cr_ctx_segment(simfd, hd.total);
-    if (s->vt == MAP_FAILED) die(0, "cannot map the simulator's segment");
-    s->hd = s->vt;
+    s->hd = shared_map(s, simfd, total);
+    if (s->hd == MAP_FAILED) die(0, "cannot map the simulator's segment");
     dl_iterate_phdr(find_segs, s);
     if (!(s->first = malloc(s->image_bytes))) die(0, "out of memory for the globals");
     copy_out(s, s->first);
@@ -526,15 +536,24 @@ bool cr_ctx_active(void)
     return the && the->cur >= 0;
 }
 
-void *cr_ctx_segment(int fd, size_t len)
+void *cr_ctx_map(int fd, size_t len)
 {
-    sched *s = the;
-    for (int i = 0; i < s->nmaps; i++)
-        if (s->maps[i].fd == fd && s->maps[i].len == len) return s->maps[i].base;
+    if (cr_ctx_active()) return shared_map(the, fd, len);
     void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base != MAP_FAILED && s->nmaps < (int)(sizeof s->maps / sizeof s->maps[0]))
-        s->maps[s->nmaps++] = (ctx_map){fd, len, base};
+    int e = errno;
+    close(fd); /* the mapping keeps the segment; no descriptor is left to leak */
+    errno = e;
     return base;
+}
+
+void cr_ctx_unmap(void *base, size_t len)
+{
+    if (!cr_ctx_active()) munmap(base, len);
+}
+
+void cr_ctx_close_fd(int fd)
+{
+    if (!cr_ctx_active()) close(fd);
 }
 
 _Noreturn void cr_ctx_exit(int status)
@@ -560,20 +579,21 @@ void cr_ctx_atexit(void (*fn)(void))
 
 /* A thread the program started (one the launcher could not see: a library's)
  * waits in courier: its rank's context is not its own to leave. */
-static void own_thread(sched *s, const char *what)
+static void own_thread(sched *s)
 {
     if (pthread_equal(pthread_self(), s->th)) return;
     fprintf(s->err0,
-            "courier: rank %d: %s from a thread of the program's own: the ranks run as contexts "
-            "of one thread; run the program with --sim MACHINE,ranks=processes\n",
-            s->cur, what);
+            "courier: rank %d: a wait for the simulator from a thread of the program's own: the "
+            "ranks run as contexts of one thread; run the program with --sim "
+            "MACHINE,ranks=processes\n",
+            s->cur);
     _exit(1);
 }
 
 void cr_ctx_wait(void)
 {
     sched *s = the;
-    own_thread(s, "a wait for the simulator");
+    own_thread(s);
     ctx *c = &s->c[s->cur];
     c->state = CTX_WAIT;
     cr_ctx_swap(&c->sp, s->sp);
@@ -582,7 +602,7 @@ void cr_ctx_wait(void)
 void cr_ctx_yield(void)
 {
     sched *s = the;
-    own_thread(s, "a wait for the simulator");
+    own_thread(s);
     int r = s->cur;
     ctx *c = &s->c[r];
     make_ready(s, r);

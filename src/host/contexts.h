@@ -33,15 +33,20 @@ CR_CTX_EXPORT int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *ma
 CR_CTX_EXPORT _Noreturn void cr_ctx_exit(int status);
 /* Is this thread running a rank's context? */
 bool cr_ctx_active(void);
+/* The segments a rank inherits (the host's, the simulator's, the secret's
+ * descriptor). A process maps its own and closes the descriptor; the ranks as
+ * contexts share their process's one mapping of each, made at the first
+ * call, and the descriptor stays open for the next rank: so map with
+ * cr_ctx_map (MAP_FAILED with errno on failure; fd is let go either way),
+ * unmap with cr_ctx_unmap, and let go of a descriptor not mapped with
+ * cr_ctx_close_fd. */
+void *cr_ctx_map(int fd, size_t len);
+void cr_ctx_unmap(void *base, size_t len);
+void cr_ctx_close_fd(int fd);
 /* An exit handler of the running rank (the library's own: the job's, the
  * modes'): run when the rank ends, last registered first. Outside contexts,
  * atexit. */
 void cr_ctx_atexit(void (*fn)(void));
-/* The mapping of the segment inherited as fd (the host's, the simulator's),
- * which every rank of the process shares: made at the first call, kept (with
- * the descriptor) until the process ends; MAP_FAILED with errno on failure.
- * Only with contexts: a rank of its own process maps, and closes, its own. */
-void *cr_ctx_segment(int fd, size_t len);
 /* The running rank waits: back to the scheduler until something wakes it (the
  * simulator queued it, vtime.h's wake queue). It returns once woken, and may
  * return early (a stale wake): the caller checks what it waits for again. */

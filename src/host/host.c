@@ -79,12 +79,8 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
     cr_host_head probe;
     if (pread(fd, &probe, sizeof probe, 0) != (ssize_t)sizeof probe) return -EINVAL;
     if (probe.magic != CR_HOST_MAGIC || probe.nranks != (uint32_t)size) return -EINVAL;
-    /* contexts share their process's one mapping and descriptor (contexts.h) */
-    bool ctx = cr_ctx_active();
-    void *base = ctx ? cr_ctx_segment(fd, probe.total)
-                     : mmap(NULL, probe.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = cr_ctx_map(fd, probe.total); /* (shared by contexts: contexts.h) */
     if (base == MAP_FAILED) return -errno;
-    if (!ctx) close(fd); /* the mapping keeps the segment; no descriptor is left to leak */
     *h = (cr_host){.base = base, .len = probe.total, .rank = rank, .size = size, .hd = base};
     char *b = base;
     h->ranks = (cr_host_rank *)(b + h->hd->rank_off);
@@ -100,7 +96,7 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
     h->region_bytes = h->hd->region_bytes;
     h->peer_efd = malloc((size_t)size * sizeof *h->peer_efd);
     if (!h->peer_efd) {
-        if (!ctx) munmap(base, probe.total);
+        cr_ctx_unmap(base, probe.total);
         h->base = NULL;
         return -ENOMEM;
     }
@@ -115,7 +111,7 @@ void cr_host_detach(cr_host *h)
     atomic_store(&h->ranks[h->rank].gone, 1);
     for (int p = 0; p < h->size; p++)
         if (p != h->rank) cr_host_kick(h, p); /* a peer draining towards us must notice */
-    if (!cr_ctx_active()) munmap(h->base, h->len);
+    cr_ctx_unmap(h->base, h->len);
     h->base = NULL;
     for (int p = 0; p < h->size; p++)
         if (h->peer_efd[p] >= 0) close(h->peer_efd[p]);

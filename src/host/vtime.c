@@ -173,33 +173,22 @@ int cr_vt_wq_help(void *base, int max)
     return n;
 }
 
-void cr_vt_ring_host(void *base)
+/* ---- bells ---------------------------------------------------------------- */
+
+void cr_vt_bell_ring(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping)
 {
-    cr_vt_head *h = base;
-    atomic_fetch_add_explicit(&h->host_bell, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&h->host_sleeping, memory_order_seq_cst))
-        syscall(SYS_futex, &h->host_bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    atomic_fetch_add_explicit(bell, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-/* The simulator answers within microseconds while it has work: look for a
- * while (HOST_SPIN_NS) before the system call of a sleep and of its wake. */
-#define HOST_SPIN_NS 50000
-static bool host_has_work(cr_vt_head *h)
+void cr_vt_bell_wait(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping, uint32_t seen,
+                     long spin_ns, long sleep_ns, bool (*ready)(void *), void *arg)
 {
-    return atomic_load_explicit(&h->wq_head, memory_order_acquire) !=
-               atomic_load_explicit(&h->wq_tail, memory_order_acquire) ||
-           atomic_load_explicit(&h->wq_lost, memory_order_acquire) ||
-           atomic_load_explicit(&h->stopped, memory_order_acquire);
-}
-
-void cr_vt_host_idle(void *base)
-{
-    cr_vt_head *h = base;
-    uint32_t bell = atomic_load_explicit(&h->host_bell, memory_order_acquire);
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0;; i++) {
-        if (host_has_work(h)) return;
+        if (ready(arg)) return;
         if (i < 64) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
@@ -208,15 +197,41 @@ void cr_vt_host_idle(void *base)
         }
         sched_yield();
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > HOST_SPIN_NS) break;
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > spin_ns) break;
     }
-    atomic_store(&h->host_sleeping, 1);
+    atomic_store(sleeping, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    if (!host_has_work(h)) {
-        struct timespec ts = {0, 100000000};
-        syscall(SYS_futex, &h->host_bell, FUTEX_WAIT, bell, &ts, NULL, 0);
+    if (!ready(arg)) { /* a ring after this look changes the bell from seen */
+        struct timespec ts = {sleep_ns / 1000000000L, sleep_ns % 1000000000L};
+        syscall(SYS_futex, bell, FUTEX_WAIT, seen, &ts, NULL, 0);
     }
-    atomic_store(&h->host_sleeping, 0);
+    atomic_store(sleeping, 0);
+}
+
+void cr_vt_ring_host(void *base)
+{
+    cr_vt_head *h = base;
+    cr_vt_bell_ring(&h->host_bell, &h->host_sleeping);
+}
+
+static bool host_has_work(void *base)
+{
+    cr_vt_head *h = base;
+    return atomic_load_explicit(&h->wq_head, memory_order_acquire) !=
+               atomic_load_explicit(&h->wq_tail, memory_order_acquire) ||
+           atomic_load_explicit(&h->wq_lost, memory_order_acquire) ||
+           atomic_load_explicit(&h->stopped, memory_order_acquire);
+}
+
+/* The simulator answers within microseconds while it has work: look for a
+ * while (HOST_SPIN_NS) before the system call of a sleep and of its wake. */
+#define HOST_SPIN_NS 50000
+void cr_vt_host_idle(void *base)
+{
+    cr_vt_head *h = base;
+    uint32_t seen = atomic_load_explicit(&h->host_bell, memory_order_acquire);
+    cr_vt_bell_wait(&h->host_bell, &h->host_sleeping, seen, HOST_SPIN_NS, 100000000L, host_has_work,
+                    base);
 }
 
 /* ---- a rank's clock --------------------------------------------------------- */
@@ -228,25 +243,30 @@ static int64_t cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
+int cr_vt_probe(int fd, int nranks, size_t *total)
 {
-    memset(v, 0, sizeof *v);
     cr_vt_head hd;
     int rc = pread(fd, &hd, sizeof hd, 0) != (ssize_t)sizeof hd ? -EINVAL
              : hd.magic != CR_VT_MAGIC                          ? -EPROTO /* another build's */
-             : hd.nranks != (uint32_t)size                      ? -EINVAL
+             : hd.nranks != (uint32_t)nranks                    ? -EINVAL
                                                                 : 0;
+    *total = hd.total;
+    return rc;
+}
+
+int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
+{
+    memset(v, 0, sizeof *v);
+    size_t total;
+    int rc = cr_vt_probe(fd, size, &total);
     if (rc) {
-        if (!cr_ctx_active()) close(fd);
+        cr_ctx_close_fd(fd);
         return rc;
     }
-    /* contexts share their process's one mapping, and the descriptor */
-    void *base = cr_ctx_active() ? cr_ctx_segment(fd, hd.total)
-                                 : mmap(NULL, hd.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (!cr_ctx_active()) close(fd);
+    void *base = cr_ctx_map(fd, total); /* (shared by contexts: contexts.h) */
     if (base == MAP_FAILED) return -errno;
     v->base = base;
-    v->len = hd.total;
+    v->len = total;
     v->hd = base;
     v->me = cr_vt_slot_of(base, rank);
     v->rank = rank;
@@ -259,7 +279,7 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
 void cr_vt_detach(cr_vt *v)
 {
     if (!v->base) return;
-    if (!cr_ctx_active()) munmap(v->base, v->len);
+    cr_ctx_unmap(v->base, v->len);
     v->base = NULL;
 }
 
@@ -409,9 +429,7 @@ void cr_vt_pause(cr_vt *v)
 
 void cr_vt_ring_sim(cr_vt *v)
 {
-    atomic_fetch_add_explicit(&v->hd->bell, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&v->hd->sleeping, memory_order_seq_cst))
-        syscall(SYS_futex, &v->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    cr_vt_bell_ring(&v->hd->bell, &v->hd->sleeping);
 }
 
 /* Until the simulator has answered (state RUN again): drain the in ring each

@@ -215,6 +215,16 @@ bool cr_vt_wq_push(void *base, int r);
 int cr_vt_wq_help(void *base, int max);
 /* Wake the rank of this slot when it sleeps on its wake word. */
 void cr_vt_wake_slot(cr_vt_slot *sl);
+/* A bell: a futex word that whoever has something for its owner bumps
+ * (cr_vt_bell_ring), waking the owner when it says it sleeps on it. The owner
+ * (cr_vt_bell_wait), having read the bell (seen) before it looked for work,
+ * looks until ready(arg) for spin_ns, handing the CPU round, then sleeps at
+ * most sleep_ns unless ready; it may return with nothing ready. The
+ * simulator's bell (bell, sleeping) and that of the ranks' process as
+ * contexts (host_bell, host_sleeping) are such. */
+void cr_vt_bell_ring(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping);
+void cr_vt_bell_wait(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping, uint32_t seen,
+                     long spin_ns, long sleep_ns, bool (*ready)(void *), void *arg);
 /* With contexts (hd->contexts), the wake queue is the ranks' process's alone:
  * the simulator rings that process (cr_vt_ring_host) after it queued ranks or
  * set wq_lost; the process takes the queue (cr_vt_wq_pop: a rank, or -1 when
@@ -268,6 +278,9 @@ typedef struct cr_vt {
     } answer;
 } cr_vt;
 
+/* Is the segment inherited as fd this build's, for nranks ranks? 0 with its
+ * size in *total, or -errno (-EPROTO: another build's layout). fd stays open. */
+int cr_vt_probe(int fd, int nranks, size_t *total);
 /* Map the segment inherited as fd (closed here); 0 or -errno (-EPROTO: a
  * launcher of another build made it, with another layout). */
 int cr_vt_attach(cr_vt *v, int fd, int rank, int size);

@@ -658,11 +658,11 @@ static int make_secret(const unsigned char key[32])
     return fd;
 }
 
-/* Exec rank `rank` of app appnum, its stdout and stderr the pipes out and err.
- * rank -1: the process of every rank, as contexts (--sim): out and err are
+/* Exec rank `rank` of app appnum, its stdout and stderr the pipe ends w
+ * (rank_pipes). rank -1: the process of every rank, as contexts (--sim): w is
  * rank 0's, and ctx_fds lists the other ranks' (stdout,stderr,...). */
-static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2], int err[2],
-                       pid_t parent, const char *ctx_fds)
+static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int w[2], pid_t parent,
+                       const char *ctx_fds)
 {
     setpgid(0, js->pgid);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -671,8 +671,8 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, int out[2]
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL); /* the launcher ignores it; an ignored signal survives exec */
-    dup2(out[1], 1);
-    dup2(err[1], 2);
+    dup2(w[0], 1);
+    dup2(w[1], 2);
     if (rank <= 0 && js->in_pipe[0] >= 0) { /* across hosts: what the launcher reads */
         dup2(js->in_pipe[0], 0);
     } else if (rank > 0) {
@@ -769,6 +769,27 @@ static int start_leader(job_spec *js)
     return 0;
 }
 
+/* Rank r's stdout and stderr: two pipes, whose read ends the launcher keeps
+ * (r's streams, non-blocking) and whose write ends, w, go to the rank. 0 or -1. */
+static int rank_pipes(job_spec *js, int r, int w[2])
+{
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) < 0) return -1;
+    if (pipe2(err, O_CLOEXEC) < 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    rank_proc *rp = &js->ranks[r];
+    rp->s[0] = (stream){.fd = out[0], .out = 1};
+    rp->s[1] = (stream){.fd = err[0], .out = 2};
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    w[0] = out[1];
+    w[1] = err[1];
+    return 0;
+}
+
 /* --sim with contexts: one process for every rank, with every rank's pipes. */
 static int start_contexts(job_spec *js, int segfd)
 {
@@ -785,30 +806,15 @@ static int start_contexts(job_spec *js, int segfd)
     fds[0] = '\0';
     int made = 0, rc = -1;
     for (; made < n; made++) {
-        int out[2], err[2];
-        if (pipe2(out, O_CLOEXEC) < 0) goto out;
-        if (pipe2(err, O_CLOEXEC) < 0) {
-            close(out[0]);
-            close(out[1]);
-            goto out;
-        }
-        rank_proc *rp = &js->ranks[made];
-        rp->appnum = 0;
-        rp->s[0] = (stream){.fd = out[0], .out = 1};
-        rp->s[1] = (stream){.fd = err[0], .out = 2};
-        fcntl(out[0], F_SETFL, O_NONBLOCK);
-        fcntl(err[0], F_SETFL, O_NONBLOCK);
-        w[2 * made] = out[1];
-        w[2 * made + 1] = err[1];
+        if (rank_pipes(js, made, &w[2 * made]) < 0) goto out;
+        js->ranks[made].appnum = 0;
         if (made > 0)
-            len += (size_t)sprintf(fds + len, "%s%d,%d", made > 1 ? "," : "", out[1], err[1]);
+            len += (size_t)sprintf(fds + len, "%s%d,%d", made > 1 ? "," : "", w[2 * made],
+                                   w[2 * made + 1]);
     }
     pid_t me = getpid(), pid = fork();
     if (pid < 0) goto out;
-    if (pid == 0) {
-        int o[2] = {-1, w[0]}, e[2] = {-1, w[1]};
-        child_exec(js, -1, 0, segfd, o, e, me, fds);
-    }
+    if (pid == 0) child_exec(js, -1, 0, segfd, w, me, fds);
     setpgid(pid, js->pgid);
     js->ctx_pid = pid;
     for (int r = 0; r < n; r++) {
@@ -836,27 +842,18 @@ static int start_ranks(job_spec *js, int segfd)
     for (int a = 0; a < js->cmd.napps; a++)
         for (int k = 0; k < js->cmd.apps[a].n; k++, rank++) {
             if (rank < js->first || rank >= js->first + js->count) continue;
-            int out[2], err[2];
-            if (pipe2(out, O_CLOEXEC) < 0) return -1;
-            if (pipe2(err, O_CLOEXEC) < 0) {
-                close(out[0]);
-                close(out[1]);
-                return -1;
-            }
+            int w[2];
+            if (rank_pipes(js, rank, w) < 0) return -1;
             pid_t pid = fork();
             if (pid < 0) return -1;
-            if (pid == 0) child_exec(js, rank, a, segfd, out, err, me, NULL);
+            if (pid == 0) child_exec(js, rank, a, segfd, w, me, NULL);
             setpgid(pid, js->pgid);
             rank_proc *rp = &js->ranks[rank];
             rp->pid = pid;
             rp->appnum = a;
             rp->running = true;
-            close(out[1]);
-            close(err[1]);
-            rp->s[0] = (stream){.fd = out[0], .out = 1};
-            rp->s[1] = (stream){.fd = err[0], .out = 2};
-            fcntl(out[0], F_SETFL, O_NONBLOCK);
-            fcntl(err[0], F_SETFL, O_NONBLOCK);
+            close(w[0]);
+            close(w[1]);
         }
     return 0;
 }

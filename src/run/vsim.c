@@ -32,8 +32,6 @@
  *    takes the queue, and the simulator rings it once per pass that queued. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
-#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -828,28 +825,24 @@ static void step(cr_vsim *s, int64_t t)
 /* Nothing to do until a rank moves: look again for a while, handing the CPU
  * to whoever wants it (a rank about to answer may share ours), then sleep. */
 #define BELL_YIELD_NS 200000
+typedef struct bell_look {
+    cr_vsim *s;
+    uint32_t seen;
+} bell_look;
+
+/* A rank rang; meanwhile, wake ranks of the wake queue (the simulator idles). */
+static bool bell_rung(void *arg)
+{
+    bell_look *b = arg;
+    if (atomic_load_explicit(&b->s->hd->bell, memory_order_acquire) != b->seen) return true;
+    cr_vt_wq_help(b->s->base, 1);
+    return false;
+}
+
 static void sleep_for_bell(cr_vsim *s, uint32_t bell)
 {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0;; i++) {
-        if (atomic_load_explicit(&s->hd->bell, memory_order_acquire) != bell) return;
-        if (cr_vt_wq_help(s->base, 1)) continue;
-        if (i < 64) {
-            __builtin_ia32_pause();
-            continue;
-        }
-        sched_yield();
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > BELL_YIELD_NS) break;
-    }
-    atomic_store(&s->hd->sleeping, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&s->hd->bell) == bell) {
-        struct timespec ts = {0, 50000000};
-        syscall(SYS_futex, &s->hd->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
-    }
-    atomic_store(&s->hd->sleeping, 0);
+    bell_look b = {s, bell};
+    cr_vt_bell_wait(&s->hd->bell, &s->hd->sleeping, bell, BELL_YIELD_NS, 50000000L, bell_rung, &b);
 }
 
 static double wall_now(void)
@@ -1128,8 +1121,7 @@ void cr_vsim_rank_gone(cr_vsim *s, int r)
     cr_vt_slot *sl = slot(s, r);
     atomic_store_explicit(&sl->state, CR_VT_DONE, memory_order_release);
     atomic_fetch_add(&s->gone, 1);
-    atomic_fetch_add(&s->hd->bell, 1);
-    syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    cr_vt_bell_ring(&s->hd->bell, &s->hd->sleeping);
 }
 
 bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us)
@@ -1143,8 +1135,7 @@ bool cr_vsim_deadlocked(cr_vsim *s, double *clock_us)
 void cr_vsim_stop(cr_vsim *s)
 {
     atomic_store(&s->stop, 1);
-    atomic_fetch_add(&s->hd->bell, 1);
-    syscall(SYS_futex, &s->hd->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    cr_vt_bell_ring(&s->hd->bell, &s->hd->sleeping);
 }
 
 int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
