@@ -314,6 +314,14 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
     c->user((void *)lo, out, &len, &dt);
 }
 
+cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t)
+{
+    if (!predef_op(op) || op == MPI_REPLACE || op == MPI_NO_OP || t->base < 0 ||
+        !mpi_type_at(t->base)->contig)
+        return NULL;
+    return optab[h_idx(op)][kind_of[t->base]];
+}
+
 int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
               size_t count, cr_redop *o, mpi_opctx *ctx, bool *packed, size_t *n)
 {

@@ -389,6 +389,12 @@ typedef struct mpi_opctx {
 } mpi_opctx;
 int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
               size_t count, cr_redop *o, mpi_opctx *ctx, bool *packed, size_t *n);
+/* The function of predefined operation op on the elements of t, where t is
+ * made of one contiguous basic type (n elements of t: n * t->size / base's
+ * size of the basic type, no argument); NULL where mpi_redop would report an
+ * error or take another path (user operations, pairs, MPI_REPLACE, MPI_NO_OP).
+ * It reports nothing: for the short paths that run without the lock. */
+cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 
 /* ---- state, entry and errors ---------------------------------------------- */
 
@@ -432,6 +438,22 @@ static inline cr_job *mpi_enter(const char *call)
     cr_lock(job);
     if (__builtin_expect(!mpi_g.inited || mpi_g.finalized, 0)) mpi_enter_refused(job, call);
     cr_trace_enter(job, call);
+    return job;
+}
+
+/* Entry of a short path that reads and writes only what the program's thread
+ * owns (its windows, datatypes and one-sided operations in flight; memory it
+ * maps) and reports nothing: the job where that path may run without the
+ * engine lock, NULL where the call must take mpi_enter. Without the lock when
+ * no other program thread may call at once (not MPI_THREAD_MULTIPLE), no trace
+ * records the call and the run is not simulated: the progress thread, which
+ * the lock keeps out of the engine, never writes what such a path reads. A put
+ * into a shared window then costs what Open MPI's does in a single-threaded
+ * program: no atomic instruction (two per call with the lock). */
+static inline cr_job *mpi_enter_owned(void)
+{
+    cr_job *job = cr_job_get();
+    if (job->multi || job->trace || job->vt.base || !mpi_g.inited || mpi_g.finalized) return NULL;
     return job;
 }
 

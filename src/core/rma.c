@@ -977,6 +977,11 @@ static bool flushed(void *p)
     return true;
 }
 
+bool cr_rma_idle(cr_job *job)
+{
+    return !job->rma || !job->rma->inflight;
+}
+
 void cr_rma_flush(cr_job *job, const char *call, int peer)
 {
     cr_rma_sim_serve(job);

@@ -144,6 +144,10 @@ bool cr_rma_done(cr_job *job, uint64_t ticket);
 /* Retire the transfers that completed (their done callbacks run). */
 void cr_rma_reap(cr_job *job);
 void cr_rma_flush(cr_job *job, const char *call, int peer);
+/* Nothing of this rank's in flight: cr_rma_flush would return at once. Only
+ * the threads that start transfers change that (the progress thread never
+ * does), so with one program thread it may be asked without the lock. */
+bool cr_rma_idle(cr_job *job);
 /* courier run --sim has no progress thread: the rank's service runs only in
  * its calls. Synchronization calls (a flush, MPI_Win_sync) serve pending
  * requests there (one poll, which costs virtual time when it finds nothing),
