@@ -10,7 +10,13 @@
 #
 # usage: bench/mpi/osu_coll.sh --osu DIR [--courier BUILD] [--np N] [--reps R]
 #            [--progs "osu_iallreduce osu_ialltoall osu_allreduce osu_alltoall"]
-#            [--max BYTES] [--nothread] [--ompi-run "mpirun.openmpi"] [--work DIR]
+#            [--max BYTES] [--iters N|osu] [--nothread] [--ompi-run "mpirun.openmpi"]
+#            [--work DIR]
+# --iters: iterations per size (-i N -x N/10); default 100 (all-to-alls 50), a
+# short run for the collectives. `--iters osu` passes none, so each program
+# runs OSU's own defaults (the one-sided latencies: 10,000 per size up to
+# 8 KiB, 1,000 above; 100 iterations of a 40 ns operation are 4 us, where one
+# interrupt moves the average by a quarter).
 # --nothread also runs courier with COURIER_NBC_THREAD=0. With more ranks than
 # cores, Open MPI needs --oversubscribe (added). Where Open MPI is relocated
 # (../shared/tools/device-openmpi.sh), source its env.sh first and pass
@@ -20,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 osu="" courier="$root/build" np=4 reps=2 max=1048576 nothread=0 work=/tmp/courier-osu-coll
 progs="osu_iallreduce osu_ialltoall osu_allreduce osu_alltoall"
-ompi_run=mpirun.openmpi ompi_bin=""
+ompi_run=mpirun.openmpi ompi_bin="" iters=""
 die() { echo "osu_coll.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -30,11 +36,12 @@ while [ $# -gt 0 ]; do
     --reps) reps=${2:?}; shift 2 ;;
     --progs) progs=${2:?}; shift 2 ;;
     --max) max=${2:?}; shift 2 ;;
+    --iters) iters=${2:?}; shift 2 ;;
     --nothread) nothread=1; shift ;;
     --ompi-run) ompi_run=${2:?}; shift 2 ;;
     --ompi-bin) ompi_bin=${2:?}; shift 2 ;;
     --work) work=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (--help lists them)" ;;
     esac
 done
@@ -71,8 +78,14 @@ raw=$work/raw.txt
 : >"$raw"
 for rep in $(seq "$reps"); do
     for p in $progs; do
-        it="-i 100 -x 10"
-        case $p in *alltoall*) it="-i 50 -x 5" ;; esac
+        case $iters in
+        "")
+            it="-i 100 -x 10"
+            case $p in *alltoall*) it="-i 50 -x 5" ;; esac
+            ;;
+        osu) it="" ;;
+        *) it="-i $iters -x $(((iters + 9) / 10))" ;;
+        esac
         for impl in $impls; do
             # shellcheck disable=SC2086
             case $impl in

@@ -325,7 +325,7 @@ typedef struct cr_job {
         struct cr_clk_line {
             uint64_t tick, ns; /* the line's anchor */
             double ns_per_tick;
-        } line[3]; /* fitted at 1 ms, 100 ms, 3 s */
+        } line[4]; /* fitted at 0.1 ms, 1 ms, 100 ms, 3 s (job.c's CLK_LINES) */
     } clk;
 } cr_job;
 

@@ -71,21 +71,26 @@ static uint64_t now_ns(void)
  * reading the time-stamp counter 11; OSU's latency loops call MPI_Wtime twice
  * per iteration, so on a small one-sided operation the clock was two thirds
  * of what they measured. Where the counter is a clock, the job's start sets
- * an origin in both clocks, and calls return clock_gettime until 1 ms has
+ * an origin in both clocks, and calls return clock_gettime until 0.1 ms has
  * passed; the first call after that takes the counter's rate over that time
  * and anchors a line at its own reading of both, read through the counter
- * from then on. At 100 ms and at 3 s the rate is taken again over the whole
- * time since the origin (ever closer: the readings' error over a longer
+ * from then on. At 1 ms, 100 ms and 3 s the rate is taken again over the
+ * whole time since the origin (ever closer: the readings' error over a longer
  * time), and a new line starts where the old one is at that moment, so the
- * clock never steps (measured: within 2 us of clock_gettime over 3.5 s). A
+ * clock never steps (measured: within 2 us of clock_gettime over 3.5 s). The
+ * first line's rate is good to about 1e-4 (two readings' error over 0.1 ms),
+ * so it is off by well under a microsecond when the 1 ms line takes over;
+ * with the first line at 1 ms, OSU's first size ran on clock_gettime (an
+ * 8-byte put and flush with two MPI_Wtime 44-48 ns in the first millisecond,
+ * 33-35 ns after). A
  * line never changes once published; a counter that went back (a virtual
  * machine moved) turns the counter off for good. */
 /* Phases: NONE -> SETTING -> ORIGIN -> FIRST_FIT (line 0 being made) -> LINE
  * + 2n (line n in use) -> LINE + 2n + 1 (line n in use, n+1 being made) ...;
  * PLAIN: clock_gettime only. */
 enum { CLK_NONE = 0, CLK_SETTING, CLK_ORIGIN, CLK_PLAIN, CLK_FIRST_FIT = 15, CLK_LINE = 16 };
-#define CLK_LINES 3
-static const uint64_t clk_fit_ns[CLK_LINES] = {1000000u, 100000000u, 3000000000u};
+#define CLK_LINES 4
+static const uint64_t clk_fit_ns[CLK_LINES] = {100000u, 1000000u, 100000000u, 3000000000u};
 
 bool cr_tsc_ok(void)
 {
@@ -184,7 +189,7 @@ static uint64_t clk_slow(int ph)
         return ns;
     }
     if (ph < CLK_ORIGIN || ph == CLK_PLAIN) return now_ns();
-    if (ph == CLK_ORIGIN) { /* no line before 1 ms: clock_gettime alone, no counter read */
+    if (ph == CLK_ORIGIN) { /* no line before 0.1 ms: clock_gettime alone, no counter read */
         ns = now_ns();
         if (ns - k->ns0 < clk_fit_ns[0]) return ns;
     }
@@ -585,7 +590,7 @@ static void job_exit(void)
 static void job_init(void)
 {
     cr_job *job = &cr_the_job;
-    cr_clock_ns();            /* the clock's origin (its rate is known 1 ms later) */
+    cr_clock_ns();            /* the clock's origin (its rate is known 0.1 ms later) */
     if (!cr_pmi_start(job)) { /* not under srun --mpi=pmi2: courier run, or alone */
         job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
         job->rank = (int)env_long("COURIER_RANK", 0, 0, job->size - 1);

@@ -1,6 +1,6 @@
 /* MPI_Wtime is a clock (it reads the time-stamp counter once its rate is
  * known, src/core/job.c's cr_clock_ns): over 3.2 s, across its switches (the
- * fits at 1 ms, 100 ms and 3 s after the job's start), every interval agrees
+ * fits at 0.1 ms, 1 ms, 100 ms and 3 s after the job's start), every interval agrees
  * with CLOCK_MONOTONIC's within 50 us plus 0.01 % (a 0.1 % error in the rate
  * fails it within 0.2 s), and no thread ever sees it
  * go back, while two threads read it at once (MPI_THREAD_MULTIPLE: MPI_Wtime
