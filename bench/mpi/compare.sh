@@ -21,7 +21,11 @@ mb=$build/bench/mpi/mpi_mb
 sbs_build "$here/mb.c" mb
 run() { local impl=$1; shift; sbs_run "$impl" "$1" "$mb" mb "${@:2}"; }
 tests2="latency bw bibw"
+testsr="put_bw put get acc fop" # one-sided, 8 bytes, ns per operation
 testsn="multi barrier allreduce bcast alltoall allgather"
+# Open MPI's shared-memory windows: with UCX installed it would pick osc/ucx,
+# ten times slower on one host from 4 KiB (bench/results/rma.md)
+export OMPI_MCA_osc=sm
 for rep in $(seq "$reps"); do
     for impl in courier ompi mpich; do
         echo "rep $rep: $impl" >&2
@@ -29,6 +33,9 @@ for rep in $(seq "$reps"); do
             max=1048576
             [ "$t" = latency ] && max=4194304
             run $impl 2 $t $quick --max $max 2>/dev/null | awk -v i=$impl 'NF==3{print i, $1, $2, $3}' >>"$raw" || true
+        done
+        for t in $testsr; do
+            run $impl 2 $t $quick 2>/dev/null | awk -v i=$impl 'NF==3{print i, $1, $2, $3}' >>"$raw" || true
         done
         for t in $testsn; do
             run $impl "$np" $t $quick --max 65536 2>/dev/null | awk -v i=$impl 'NF==3{print i, $1, $2, $3}' >>"$raw" || true
@@ -48,10 +55,11 @@ human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else i
     echo
     echo "| test | size | unit | better | courier | Open MPI | MPICH | courier/Open MPI | courier/MPICH |"
     echo "|---|---|---|---|---|---|---|---|---|"
-    for t in latency bw bibw multi barrier allreduce bcast alltoall allgather launch2 launch8; do
+    for t in latency bw bibw $testsr multi barrier allreduce bcast alltoall allgather launch2 launch8; do
         case $t in
         bw | bibw) unit=MB/s better=higher ;;
         launch*) unit=ms better=lower ;;
+        put_bw | put | get | acc | fop) unit=ns better=lower ;;
         *) unit=us better=lower ;;
         esac
         for s in $(awk -v t=$t '$2==t{print $3}' "$raw" | sort -gu); do
@@ -62,6 +70,11 @@ human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else i
             launch8) label="launch (hello)"; size="8 ranks" ;;
             barrier) size="—" ;;
             multi) label="multi-pair latency" ;;
+            put_bw) label="MPI_Put, 64 per flush" ;;
+            put) label="MPI_Put + flush" ;;
+            get) label="MPI_Get + flush" ;;
+            acc) label="MPI_Accumulate + flush" ;;
+            fop) label="MPI_Fetch_and_op + flush" ;;
             esac
             echo "| $label | $size | $unit | $better | $c | $o | $m | $(sbs_ratio "$c" "$o") | $(sbs_ratio "$c" "$m") |"
         done

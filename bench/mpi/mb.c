@@ -2,7 +2,7 @@
  * courier (courier-cc), Open MPI and MPICH (their mpicc) so that one source
  * measures all three (bench/mpi/compare.sh runs them side by side).
  *
- *   mb TEST [--quick] [--max BYTES] [--untouched]
+ *   mb TEST [--quick] [--max BYTES] [--untouched] [--progress]
  * TEST: latency  ping-pong between ranks 0 and 1, half round trip (us)
  *       bw       rank 0 streams a window of 64 Isends to rank 1 (MB/s)
  *       bibw     both directions at once (MB/s, total)
@@ -10,6 +10,12 @@
  *       barrier allreduce bcast alltoall allgather: time per call, the largest
  *                average over the ranks (us); sizes are per rank (bytes)
  *       hello    init and finalize only (launch time is measured outside)
+ *       put_bw put get acc fop: one-sided, rank 0 into rank 1's MPI_Win_allocate
+ *                window under a shared lock, 8 bytes: 64 puts per MPI_Win_flush
+ *                (put_bw), or each operation with its flush (put, get,
+ *                MPI_Accumulate of MPI_SUM, MPI_Fetch_and_op); ns per operation
+ *   --progress   first completes an MPI_Ibarrier (courier then runs its progress
+ *                thread for the rest of the job; Open MPI and MPICH have none)
  * Each line printed by rank 0 is "TEST BYTES VALUE". Iteration counts are
  * calibrated so that each size takes about 0.2 s (0.05 s with --quick).
  * The buffers are filled before the first test, as OSU's benchmarks do; with
@@ -26,6 +32,7 @@ static double budget = 0.2;
 static long maxsize = 1 << 20;
 static int touch = 1;
 static char *sbuf, *rbuf;
+static MPI_Win win; /* the one-sided tests' */
 
 /* Run body(iters) until it has taken about 'budget' seconds; returns seconds per
  * iteration, agreed on by every rank (rank 0 decides the iteration count). */
@@ -141,6 +148,51 @@ static void allgather_body(long iters, size_t n)
         MPI_Allgather(sbuf, (int)n, MPI_CHAR, rbuf, (int)n, MPI_CHAR, MPI_COMM_WORLD);
 }
 
+/* The one-sided tests: rank 0 alone works, inside the lock main takes. */
+static void put_bw_body(long iters, size_t n)
+{
+    if (me != 0) return;
+    for (long i = 0; i < iters; i++) {
+        for (int w = 0; w < WINDOW; w++)
+            MPI_Put(sbuf + (size_t)w * n, (int)n, MPI_CHAR, 1, (MPI_Aint)(w * n), (int)n, MPI_CHAR,
+                    win);
+        MPI_Win_flush(1, win);
+    }
+}
+static void put_body(long iters, size_t n)
+{
+    if (me != 0) return;
+    for (long i = 0; i < iters; i++) {
+        MPI_Put(sbuf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+        MPI_Win_flush(1, win);
+    }
+}
+static void get_body(long iters, size_t n)
+{
+    if (me != 0) return;
+    for (long i = 0; i < iters; i++) {
+        MPI_Get(rbuf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+        MPI_Win_flush(1, win);
+    }
+}
+static void acc_body(long iters, size_t n)
+{
+    if (me != 0) return;
+    for (long i = 0; i < iters; i++) {
+        MPI_Accumulate(sbuf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, MPI_SUM, win);
+        MPI_Win_flush(1, win);
+    }
+}
+static void fop_body(long iters, size_t n)
+{
+    (void)n;
+    if (me != 0) return;
+    for (long i = 0; i < iters; i++) {
+        MPI_Fetch_and_op(sbuf, rbuf, MPI_LONG_LONG, 1, 0, MPI_SUM, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -151,6 +203,11 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--quick")) budget = 0.05;
         if (!strcmp(argv[i], "--max") && i + 1 < argc) maxsize = atol(argv[++i]);
         if (!strcmp(argv[i], "--untouched")) touch = 0;
+        if (!strcmp(argv[i], "--progress")) {
+            MPI_Request rq;
+            MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        }
     }
     if (!strcmp(test, "hello")) {
         MPI_Finalize();
@@ -168,27 +225,49 @@ int main(int argc, char **argv)
         const char *name;
         void (*body)(long, size_t);
         size_t min;
-        int kind; /* 0: latency (us, half round trip), 1: bandwidth, 2: time per call */
-    } tests[] = {{"latency", pingpong, 0, 0},        {"bw", bw_body, 1, 1},
-                 {"bibw", bibw_body, 1, 2 + 1},      {"multi", multipair, 0, 0},
-                 {"barrier", barrier_body, 0, 2},    {"allreduce", allreduce_body, 8, 2},
-                 {"bcast", bcast_body, 1, 2},        {"alltoall", alltoall_body, 1, 2},
-                 {"allgather", allgather_body, 1, 2}};
+        int kind; /* 0: latency (us, half round trip), 1: bandwidth, 2: time per call,
+                     3: bandwidth both ways, 4: one-sided (ns per operation, 8 bytes) */
+    } tests[] = {{"latency", pingpong, 0, 0},
+                 {"bw", bw_body, 1, 1},
+                 {"bibw", bibw_body, 1, 2 + 1},
+                 {"multi", multipair, 0, 0},
+                 {"barrier", barrier_body, 0, 2},
+                 {"allreduce", allreduce_body, 8, 2},
+                 {"bcast", bcast_body, 1, 2},
+                 {"alltoall", alltoall_body, 1, 2},
+                 {"allgather", allgather_body, 1, 2},
+                 {"put_bw", put_bw_body, 8, 4},
+                 {"put", put_body, 8, 4},
+                 {"get", get_body, 8, 4},
+                 {"acc", acc_body, 8, 4},
+                 {"fop", fop_body, 8, 4}};
     int found = 0;
     for (size_t t = 0; t < sizeof tests / sizeof *tests; t++) {
         if (strcmp(test, tests[t].name)) continue;
         found = 1;
         if (tests[t].kind != 2 && np < 2) break;
-        size_t lim = tests[t].body == barrier_body ? 0 : (size_t)maxsize;
+        size_t lim = tests[t].body == barrier_body ? 0 : tests[t].kind == 4 ? 8 : (size_t)maxsize;
+        if (tests[t].kind == 4) {
+            char *base;
+            MPI_Win_allocate(WINDOW * 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+            memset(base, 0, WINDOW * 8);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (me == 0) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+        }
         for (size_t n = tests[t].min;; n = n ? n * 8 : 1) {
             if (n > lim) break;
             double s = timed(tests[t].body, n);
-            double v = tests[t].kind == 0 ? s / 2 * 1e6
-                       : tests[t].kind == 2
-                           ? s * 1e6
+            double v = tests[t].kind == 0   ? s / 2 * 1e6
+                       : tests[t].kind == 2 ? s * 1e6
+                       : tests[t].kind == 4
+                           ? s * 1e9 / (tests[t].body == put_bw_body ? WINDOW : 1)
                            : (double)n * WINDOW * (tests[t].kind == 3 ? 2 : 1) / s / 1e6;
             if (me == 0) printf("%s %zu %.3f\n", test, n, v);
             if (tests[t].body == barrier_body) break;
+        }
+        if (tests[t].kind == 4) {
+            if (me == 0) MPI_Win_unlock(1, win);
+            MPI_Win_free(&win);
         }
     }
     if (!found && me == 0) fprintf(stderr, "mb: unknown test %s\n", test);
