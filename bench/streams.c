@@ -3,9 +3,11 @@
  * sends of 4096 words into a reader), over one hop (0 <-> 1) and, with 3 or
  * more ranks, over a pathway through rank 1 (0 -> 1 -> 2 and back), ordinary
  * and reserved, and over streams spliced at rank 1 (GetRow's forwarding); with
- * 4 or more ranks also the reserved pathway's latency while rank 3 floods an
- * ordinary pathway through rank 1 to rank 2.
- *   courier run -n 4 streams [seconds-per-row] */
+ * 4 or more ranks also the ordinary and the reserved pathway's latency while
+ * rank 3 floods an ordinary pathway through rank 1 to rank 2, and with 5 or
+ * more while the flood passes rank 2 on to rank 4 (rank 2's program then does
+ * nothing for it).
+ *   courier run -n 5 streams [seconds-per-row] */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -133,6 +135,53 @@ static void splice_row(int me, int ch)
     measure(me, "spliced at 1: 0 -> 1 => 2", 2, out, in);
 }
 
+/* Ranks 0 and 2 ping-pong over an ordinary and then a reserved pathway
+ * 0 -> 1 -> 2 while rank 3 floods a pathway through via to sink. Sink 2: rank 2
+ * reads the flood between its pings (its program shares the work); sink 4: the
+ * flood passes rank 2 (its service forwards it) to rank 4, which reads it all. */
+static void flooded_rows(int me, const int *via, int nvia, int sink, int ch, const char *what)
+{
+    static uint64_t buf[BLOCK];
+    const int via1[1] = {1};
+    for (int reserved = 0; reserved < 2; reserved++) {
+        int fch = ch + reserved, pch = ch + 10 + 2 * reserved;
+        cr_stream f = -1;
+        if (me == 3) f = cr_stream_open(sink, fch, via, nvia, 0);
+        if (me == sink) f = cr_stream_accept(3, fch, 256);
+        cr_stream out = -1, in = -1;
+        int flags = reserved ? CR_STREAM_RESERVED : 0;
+        if (me == 0) {
+            out = cr_stream_open(2, pch, via1, 1, flags);
+            in = cr_stream_accept(2, pch + 1, 64);
+        } else if (me == 2) {
+            in = cr_stream_accept(0, pch, 64);
+            out = cr_stream_open(0, pch + 1, via1, 1, flags);
+        }
+        double lat = 0;
+        if (me == 2 && sink == 2) drain = f;
+        if (me == 0 || me == 2) lat = pingpong(me, 0, out, in);
+        drain = -1;
+        if (me == 3) { /* written while the ping-pong runs, then the rest */
+            for (long k = 0; k < (long)(secs * 4e6) / BLOCK; k++) cr_stream_write(f, buf, BLOCK);
+            cr_stream_close(f);
+        }
+        if (me == sink) {
+            while (cr_stream_read(f, buf, BLOCK) == BLOCK) {
+            }
+            cr_stream_close(f);
+        }
+        if (me == 0 || me == 2) {
+            cr_stream_close(out);
+            cr_stream_close(in);
+        }
+        if (me == 0)
+            printf("%-34s %10.3f us/word   (%s)\n",
+                   reserved ? "reserved 0 -> 1 -> 2, flooded" : "ordinary 0 -> 1 -> 2, flooded",
+                   lat, what);
+        cr_sync();
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) secs = atof(argv[1]);
@@ -152,46 +201,9 @@ int main(int argc, char **argv)
         splice_row(me, 60);
     }
     if (p >= 4) {
-        /* rank 3 floods 3 -> 1 -> 2 while 0 and 2 ping-pong over a reserved and
-         * over an ordinary pathway through 1 */
-        for (int reserved = 0; reserved < 2; reserved++) {
-            cr_stream f = -1;
-            if (me == 3) f = cr_stream_open(2, 40 + reserved, via1, 1, 0);
-            if (me == 2) f = cr_stream_accept(3, 40 + reserved, 256);
-            cr_stream out = -1, in = -1;
-            int flags = reserved ? CR_STREAM_RESERVED : 0;
-            if (me == 0) {
-                out = cr_stream_open(2, 50 + 2 * reserved, via1, 1, flags);
-                in = cr_stream_accept(2, 51 + 2 * reserved, 64);
-            } else if (me == 2) {
-                in = cr_stream_accept(0, 50 + 2 * reserved, 64);
-                out = cr_stream_open(0, 51 + 2 * reserved, via1, 1, flags);
-            }
-            static uint64_t buf[BLOCK];
-            double lat = 0;
-            if (me == 2) drain = f;
-            if (me == 0 || me == 2) lat = pingpong(me, 0, out, in);
-            drain = -1;
-            if (me == 3) { /* rank 2 reads it between pings, then the rest */
-                for (long k = 0; k < (long)(secs * 4e6) / BLOCK; k++)
-                    cr_stream_write(f, buf, BLOCK);
-                cr_stream_close(f);
-            }
-            if (me == 2) {
-                while (cr_stream_read(f, buf, BLOCK) == BLOCK) {
-                }
-                cr_stream_close(f);
-            }
-            if (me == 0 || me == 2) {
-                cr_stream_close(out);
-                cr_stream_close(in);
-            }
-            if (me == 0)
-                printf("%-34s %10.3f us/word   (rank 3 floods 3 -> 1 -> 2 meanwhile)\n",
-                       reserved ? "reserved 0 -> 1 -> 2, flooded" : "ordinary 0 -> 1 -> 2, flooded",
-                       lat);
-            cr_sync();
-        }
+        const int via1_2[2] = {1, 2};
+        flooded_rows(me, via1, 1, 2, 40, "rank 3 floods 3 -> 1 -> 2 meanwhile");
+        if (p >= 5) flooded_rows(me, via1_2, 2, 4, 70, "rank 3 floods 3 -> 1 -> 2 -> 4 meanwhile");
     }
     cr_stream_finalize();
     return 0;
