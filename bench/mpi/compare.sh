@@ -21,7 +21,7 @@ mb=$build/bench/mpi/mpi_mb
 sbs_build "$here/mb.c" mb
 run() { local impl=$1; shift; sbs_run "$impl" "$1" "$mb" mb "${@:2}"; }
 tests2="latency bw bibw"
-testsr="put_bw put get acc fop" # one-sided, 8 bytes, ns per operation
+testsr="put_bw put get acc fop cas" # one-sided, 8 bytes, ns per operation
 testsn="multi barrier allreduce bcast alltoall allgather"
 # Open MPI's shared-memory windows: with UCX installed it would pick osc/ucx,
 # ten times slower on one host from 4 KiB (bench/results/rma.md)
@@ -59,7 +59,7 @@ human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else i
         case $t in
         bw | bibw) unit=MB/s better=higher ;;
         launch*) unit=ms better=lower ;;
-        put_bw | put | get | acc | fop) unit=ns better=lower ;;
+        put_bw | put | get | acc | fop | cas) unit=ns better=lower ;;
         *) unit=us better=lower ;;
         esac
         for s in $(awk -v t=$t '$2==t{print $3}' "$raw" | sort -gu); do
@@ -75,6 +75,7 @@ human() { awk -v s="$1" 'BEGIN{if(s>=1048576) printf "%g MiB", s/1048576; else i
             get) label="MPI_Get + flush" ;;
             acc) label="MPI_Accumulate + flush" ;;
             fop) label="MPI_Fetch_and_op + flush" ;;
+            cas) label="MPI_Compare_and_swap + flush" ;;
             esac
             echo "| $label | $size | $unit | $better | $c | $o | $m | $(sbs_ratio "$c" "$o") | $(sbs_ratio "$c" "$m") |"
         done

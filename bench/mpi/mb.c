@@ -10,10 +10,11 @@
  *       barrier allreduce bcast alltoall allgather: time per call, the largest
  *                average over the ranks (us); sizes are per rank (bytes)
  *       hello    init and finalize only (launch time is measured outside)
- *       put_bw put get acc fop: one-sided, rank 0 into rank 1's MPI_Win_allocate
- *                window under a shared lock, 8 bytes: 64 puts per MPI_Win_flush
- *                (put_bw), or each operation with its flush (put, get,
- *                MPI_Accumulate of MPI_SUM, MPI_Fetch_and_op); ns per operation
+ *       put_bw put get acc fop cas: one-sided, rank 0 into rank 1's
+ *                MPI_Win_allocate window under a shared lock, 8 bytes: 64 puts per
+ *                MPI_Win_flush (put_bw), or each operation with its flush (put,
+ *                get, MPI_Accumulate of MPI_SUM, MPI_Fetch_and_op,
+ *                MPI_Compare_and_swap); ns per operation
  *   --progress   first completes an MPI_Ibarrier (courier then runs its progress
  *                thread for the rest of the job; Open MPI and MPICH have none)
  * Each line printed by rank 0 is "TEST BYTES VALUE". Iteration counts are
@@ -193,6 +194,17 @@ static void fop_body(long iters, size_t n)
     }
 }
 
+static void cas_body(long iters, size_t n)
+{
+    (void)n;
+    if (me != 0) return;
+    long long cmp = 0;
+    for (long i = 0; i < iters; i++) {
+        MPI_Compare_and_swap(sbuf, &cmp, rbuf, MPI_LONG_LONG, 1, 8, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -240,7 +252,8 @@ int main(int argc, char **argv)
                  {"put", put_body, 8, 4},
                  {"get", get_body, 8, 4},
                  {"acc", acc_body, 8, 4},
-                 {"fop", fop_body, 8, 4}};
+                 {"fop", fop_body, 8, 4},
+                 {"cas", cas_body, 8, 4}};
     int found = 0;
     for (size_t t = 0; t < sizeof tests / sizeof *tests; t++) {
         if (strcmp(test, tests[t].name)) continue;

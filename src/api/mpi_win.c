@@ -1261,13 +1261,22 @@ acc_fast(cr_job *job, const char *call, const void *obuf, int count, MPI_Datatyp
                                                   __ATOMIC_RELAXED))
             return false;
     }
-    if (cmp) {
+    if (cmp && bytes == 8) { /* the usual word, with no call to libc */
+        uint64_t old, want;
+        memcpy(&old, p, 8);
+        memcpy(&want, cmp, 8);
+        if (old == want) memcpy(p, obuf, 8);
+        memcpy(rbuf, &old, 8);
+    } else if (cmp) {
         char old[16];
         memcpy(old, p, bytes);
         if (!memcmp(old, cmp, bytes)) memcpy(p, obuf, bytes);
         memcpy(rbuf, old, bytes);
     } else {
-        if (rbuf) memcpy(rbuf, p, bytes);
+        if (rbuf && bytes == 8) /* (a copy of a constant size is a move, not a call) */
+            memcpy(rbuf, p, 8);
+        else if (rbuf)
+            memcpy(rbuf, p, bytes);
         if (op == MPI_REPLACE)
             memcpy(p, obuf, bytes);
         else if (fn)
