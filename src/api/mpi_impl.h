@@ -448,8 +448,8 @@ static inline cr_job *mpi_enter(const char *call)
  * no other program thread may call at once (not MPI_THREAD_MULTIPLE), no trace
  * records the call and the run is not simulated: the progress thread, which
  * the lock keeps out of the engine, never writes what such a path reads. A put
- * into a shared window then costs what Open MPI's does in a single-threaded
- * program: no atomic instruction (two per call with the lock). */
+ * into a shared window then takes no atomic instruction, with a progress
+ * thread as without (the lock's are two per call). */
 static inline cr_job *mpi_enter_owned(void)
 {
     cr_job *job = cr_job_get();

@@ -77,14 +77,13 @@ static uint64_t now_ns(void)
  * from then on. At 1 ms, 100 ms and 3 s the rate is taken again over the
  * whole time since the origin (ever closer: the readings' error over a longer
  * time), and a new line starts where the old one is at that moment, so the
- * clock never steps (measured: within 2 us of clock_gettime over 3.5 s). The
+ * clock never steps (measured: within 1 us of clock_gettime over 3.5 s). The
  * first line's rate is good to about 1e-4 (two readings' error over 0.1 ms),
  * so it is off by well under a microsecond when the 1 ms line takes over;
  * with the first line at 1 ms, OSU's first size ran on clock_gettime (an
  * 8-byte put and flush with two MPI_Wtime 44-48 ns in the first millisecond,
- * 33-35 ns after). A
- * line never changes once published; a counter that went back (a virtual
- * machine moved) turns the counter off for good. */
+ * 33-35 ns after). A line never changes once published; a counter that went
+ * back (a virtual machine moved) turns the counter off for good. */
 /* Phases: NONE -> SETTING -> ORIGIN -> FIRST_FIT (line 0 being made) -> LINE
  * + 2n (line n in use) -> LINE + 2n + 1 (line n in use, n+1 being made) ...;
  * PLAIN: clock_gettime only. */
