@@ -269,6 +269,12 @@ static void ev_credit(cr_sim *sim, void *obj, uint64_t arg)
 
 /* ---- bursts ------------------------------------------------------------------------ */
 
+/* The start time of channel s's latest word. */
+static cr_time latest(const iw_seg *s)
+{
+    return s->st[(s->sent - 1) & 3];
+}
+
 /* The start time of channel s's word j, in a burst (j >= bn - 4: older ones are not kept). */
 static cr_time start_of(const iw_seg *s, int64_t j)
 {
@@ -290,14 +296,14 @@ static int burst_ready(const iw_msg *im)
     }
     for (int k = 0; k <= im->last; k++) {
         const iw_seg *s = &im->seg[k];
-        cr_time t = s->st[(s->sent - 1) & 3];
+        cr_time t = latest(s);
         if (k > 0) {
             const iw_seg *u = &im->seg[k - 1];
-            if (u->st[(u->sent - 1) & 3] - t + (s->sent - u->sent + 1) * P_WORD > 0) return 0;
+            if (latest(u) - t + (s->sent - u->sent + 1) * P_WORD > 0) return 0;
         }
         if (k < im->last) {
             const iw_seg *d = &im->seg[k + 1];
-            if (d->st[(d->sent - 1) & 3] - t + (s->sent - d->sent - CR_IWARP_QUEUE_WORDS) * P_WORD +
+            if (latest(d) - t + (s->sent - d->sent - CR_IWARP_QUEUE_WORDS) * P_WORD +
                     CR_IWARP_DEQ_PS >
                 0)
                 return 0;
@@ -318,7 +324,7 @@ static void burst_try(iwarp *w, iw_msg *im)
     for (int k = 0; k <= im->last; k++) {
         iw_seg *s = &im->seg[k];
         s->bn = s->sent;
-        s->bt = s->st[(s->sent - 1) & 3];
+        s->bt = latest(s);
         w->bus[s->bus].busy = 1; /* no arbiter runs on it while the burst lasts */
         /* the end marker passes this channel when its last word has crossed; scheduled
          * when that word starts, as word by word (an event at the same picosecond from
@@ -372,7 +378,7 @@ static void burst_undo(iwarp *w, iw_msg *im)
         sent[k] = s->sent = n;
         for (int64_t j = n - 4; j < n; j++) /* keep the latest start times */
             if (j >= 0) s->st[j & 3] = start_of(s, j);
-        cr_time last = start_of(s, n - 1);
+        cr_time last = latest(s);
         arrived[k] = last + P_WORD < now ? n : n - 1;
         w->bus[s->bus].busy = last + P_WORD >= now;
         if (w->bus[s->bus].busy) at(im, last + P_WORD, ev_bus_done, GEN_ARG(im, k));
