@@ -493,6 +493,11 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
     if (!P.bbuf)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "no buffer is attached: call MPI_Buffer_attach before buffered sends");
+    /* Space held by messages already delivered comes back only when their
+     * completion (a rendezvous send's FIN) has been read: a rank that waited
+     * meanwhile only in collectives of the shared area never read it. Read what
+     * has arrived before calling the buffer full. */
+    while (P.bused + cost > P.bsize && P.nbs && cr_progress(job) > 0) bsend_reap(job);
     if (P.bused + cost > P.bsize)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "%zu bytes (+%d overhead) do not fit the attached buffer: %zu of %zu "
