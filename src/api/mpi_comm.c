@@ -295,6 +295,26 @@ static int agree_wide(cr_job *job, const char *call, mpi_comm *parent, mpi_agree
     return pair;
 }
 
+/* A pair for a communicator of one member, which needs no other rank: the
+ * lowest free here and outside the offer another thread of this rank may have
+ * out now (mpi_ctx_spare_word), taken at once; -1 when there is none. Never a
+ * round: with threads, a round over one member that cannot offer (another
+ * thread's agreement holds the offer while it waits for a member whose thread
+ * is here, in an MPI_Comm_dup of MPI_COMM_SELF under the program's own mutex)
+ * would be tried again forever (MPICH's threads/comm/comm_dup_deadlock). */
+static int ctx_alone(cr_job *job)
+{
+    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+    for (long w = 0; w < MPI_CTX_WORDS; w++) {
+        long f = mpi_ctx_spare_word(w);
+        if (!f) continue;
+        int pair = (int)(w * 64) + __builtin_ctzll((unsigned long long)f);
+        mpi_ctx_take(pair);
+        return pair;
+    }
+    return -1;
+}
+
 /* Agree with the parent's members on a context pair free on all of them, and
  * take it (mpi_ctx_untake gives it back if the caller does not use it); -1
  * when there is none. Collective over the parent: every member gets the same
@@ -304,6 +324,7 @@ static int agree_wide(cr_job *job, const char *call, mpi_comm *parent, mpi_agree
  * which one did not is tried again. */
 static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
 {
+    if (parent->size == 1) return ctx_alone(job);
     cr_redop band = CR_OP_PREDEF(cr_op_band_long, long);
     mpi_agree a;
     mpi_agree_begin(&a, mpi_agree_prio(parent->ctx, -1));
@@ -626,7 +647,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
      * member offered its free pairs. */
     mpi_agree a;
     mpi_agree_begin(&a, mpi_agree_prio(c->ctx, tag));
-    int pair = -2;
+    int pair = n == 1 ? ctx_alone(job) : -2;
     while (pair == -2) {
         if (mpi_g.ndraining) mpi_ctx_reclaim(job);
         long words = mpi_g.ctx_words;

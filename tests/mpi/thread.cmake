@@ -15,3 +15,13 @@ endforeach()
 # Every thread of every rank blocked for good is a deadlock all the same.
 courier_test(NAME mpi_thread_deadlock COMMAND ${MPI_EXPECT} 99 "courier: deadlock: every rank"
          -- ${MPI_CMD} run -n 2 --timeout 60 --hang-timeout 1 $<TARGET_FILE:mpi_thread_multiple> deadlock)
+# Two threads per rank making communicators at once over different parents,
+# each after an MPI_Comm_dup of MPI_COMM_SELF under a mutex (MPICH's
+# comm_dup_deadlock and comm_create_group_threads): hung on every run before.
+add_executable(mpi_dup_threads dup_threads.c)
+target_include_directories(mpi_dup_threads PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_dup_threads PRIVATE courier) # (courier brings the threads library)
+foreach(np 2 4)
+  mpi_test(mpi_dup_threads_${np} ${np} $<TARGET_FILE:mpi_dup_threads> 30)
+  set_tests_properties(mpi_dup_threads_${np} PROPERTIES PASS_REGULAR_EXPRESSION "dup threads ok")
+endforeach()
