@@ -463,7 +463,12 @@ static int begin(cargs *a, const char *call, MPI_Comm comm)
     a->call = call;
     a->comm = comm;
     a->job = mpi_enter(call);
-    return mpi_comm_check(a->job, call, comm, &a->c);
+    int rc = mpi_comm_check(a->job, call, comm, &a->c);
+    if (!rc) { /* a member's longer message is noted, and reported by done() */
+        a->c->trunc.set = false;
+        a->c->g.trunc = &a->c->trunc;
+    }
+    return rc;
 }
 
 static int fail(cargs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -519,8 +524,16 @@ static int chk_alias(cargs *a, const void *s, const void *r, size_t len)
     return 0;
 }
 
+/* The end of every call: a message longer than its receive (the members'
+ * counts or datatypes disagree) goes through the error handler. */
 static int done(cargs *a, int rc)
 {
+    const cr_trunc *t = rc ? NULL : &a->c->trunc;
+    if (t && t->set)
+        rc = fail(a, MPI_ERR_TRUNCATE,
+                  "rank %d sent %zu bytes where this rank's arguments make room for %zu: the "
+                  "ranks' counts and datatypes must describe the same amount of data",
+                  mpi_comm_job_to_peer(a->c, t->src), t->size, t->cap);
     return mpi_leave(a->job, rc);
 }
 

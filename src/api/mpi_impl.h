@@ -214,10 +214,11 @@ typedef struct mpi_comm {
     bool used;
     int idx; /* its slot in mpi_g.comms (the handle's index) */
     int size, me;
-    int *ranks;   /* job rank of each member; NULL: member i is job rank i */
-    int *inv;     /* job rank -> member (lazy), -1: not a member */
-    uint16_t ctx; /* point-to-point; ctx + 1 is in g */
-    cr_group g;   /* for the collective layer */
+    int *ranks;     /* job rank of each member; NULL: member i is job rank i */
+    int *inv;       /* job rank -> member (lazy), -1: not a member */
+    uint16_t ctx;   /* point-to-point; ctx + 1 is in g */
+    cr_group g;     /* for the collective layer */
+    cr_trunc trunc; /* a collective's message longer than its receive (g.trunc, ig's) */
     MPI_Errhandler errh;
     mpi_attrs attrs;
     int ctx_hint;  /* word of the context map where creating calls over it look first */

@@ -121,6 +121,7 @@ typedef struct nbc {
     uint64_t ireserved; /* pairs of word iword reserved here until completion */
     MPI_Comm *inew, iparent;
     MPI_Errhandler ierrh;
+    cr_trunc trunc; /* a message longer than its receive: MPI_ERR_TRUNCATE at completion */
     bool done, active;
 } nbc;
 
@@ -226,7 +227,7 @@ static void start_round(cr_job *job, nbc *s)
             break;
         case N_RECV: {
             cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
-            s->reqs[s->nreq++] = cr_irecv(job, call, &sel, p->buf, p->len);
+            s->reqs[s->nreq++] = cr_irecv_note(job, call, &sel, p->buf, p->len, &s->trunc);
             break;
         }
         case N_COMBINE:
@@ -370,7 +371,9 @@ static bool nbc_test(cr_job *job, void *obj, MPI_Status *st)
     if (!s->done) nbc_advance(job, s);
     if (!s->done) return false;
     if (st && st != MPI_STATUS_IGNORE)
-        *st = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG};
+        *st = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE,
+                           .MPI_TAG = MPI_ANY_TAG,
+                           .MPI_ERROR = s->trunc.set ? MPI_ERR_TRUNCATE : MPI_SUCCESS};
     return true;
 }
 

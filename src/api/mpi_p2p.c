@@ -401,6 +401,11 @@ static int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Re
                        "message of %zu bytes (tag %d from rank %d) is longer than the %zu-byte "
                        "receive buffer",
                        had, tag, src, got);
+    else if (err == MPI_ERR_TRUNCATE && kind == RQ_EXT)
+        err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
+                       "%s: a member sent more data than this rank's arguments make room for: the "
+                       "ranks' counts and datatypes must describe the same amount of data",
+                       what);
     else if (err)
         err = mpi_fail(job, comm, call, err, "%s completed with error %d", what, err);
     if (!ignore(st)) st->MPI_ERROR = multi || err ? err : keep;

@@ -93,7 +93,7 @@ cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_
 {
     cr_sel sel = {
         .src = cr_group_rank(g, from), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
-    return cr_irecv(job, op, &sel, buf, len);
+    return cr_irecv_note(job, op, &sel, buf, len, g->trunc);
 }
 
 void cr_coll_wait(cr_job *job, cr_req *r)
@@ -108,7 +108,9 @@ void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t ta
     cr_sel sel = {
         .src = cr_group_rank(g, from), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_status st;
-    cr_recv(job, op, &sel, buf, len, &st); /* the engine's blocking receive: direct path */
+    /* the engine's blocking receive: direct path */
+    cr_recv_trunc(job, op, &sel, buf, len, g->trunc != NULL, &st);
+    if (st.size > len && !g->trunc->set) *g->trunc = (cr_trunc){st.size, len, st.src, true};
 }
 
 void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,

@@ -21,6 +21,7 @@ typedef struct cr_group {
     uint8_t area;      /* k+1: this whole-job group owns collective area k (coll_shm.c); 0: none */
     uint32_t area_seq; /* collectives done through the area so far (same on every member) */
     bool area_loose;   /* the last of them was a broadcast (coll_shm.c's invariants) */
+    cr_trunc *trunc;   /* a message longer than the receive is noted here; NULL: ends the job */
 } cr_group;
 
 /* The owners of the collective areas: one whole-job group per interface. */

@@ -41,7 +41,7 @@ static cr_req *xirecv(cr_job *job, cr_inter *x, const char *op, int r, int32_t t
                       size_t len)
 {
     cr_sel sel = {.src = x->rranks[r], .ctx = x->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
-    return cr_irecv(job, op, &sel, buf, len);
+    return cr_irecv_note(job, op, &sel, buf, len, x->local->trunc);
 }
 
 static void xrecv(cr_job *job, cr_inter *x, const char *op, int r, int32_t tag, void *buf,
@@ -49,7 +49,9 @@ static void xrecv(cr_job *job, cr_inter *x, const char *op, int r, int32_t tag, 
 {
     cr_sel sel = {.src = x->rranks[r], .ctx = x->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_status st;
-    cr_recv(job, op, &sel, buf, len, &st);
+    cr_trunc *note = x->local->trunc;
+    cr_recv_trunc(job, op, &sel, buf, len, note != NULL, &st);
+    if (st.size > len && !note->set) *note = (cr_trunc){st.size, len, st.src, true};
 }
 
 /* Leaders only: send mine to the other leader, receive theirs from it. */

@@ -56,6 +56,7 @@ static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
     r->got = r->pushed = 0;
     r->rreq = 0;
     r->for_unexp = NULL;
+    r->trunc_to = NULL;
     r->chain = NULL;
     r->fwd = NULL;
     r->sync = r->blocking = r->cancel = r->sleeper = r->fresh = r->lane = 0;
@@ -245,11 +246,14 @@ static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t s
     r->st.size = size;
     r->st.count = size;
     if (size > r->cap) {
-        if (!r->trunc_ok)
+        if (r->trunc_to) {
+            if (!r->trunc_to->set) *r->trunc_to = (cr_trunc){size, r->cap, src, true};
+        } else if (!r->trunc_ok) {
             cr_fatal(job, r->op,
                      "message of %zu bytes (type %d from node %d) is longer than the %zu-byte "
                      "receive buffer; post a larger buffer (probe first to learn the size)",
                      size, (int)tag, src, r->cap);
+        }
         r->st.count = r->cap;
     }
     return r->st.count;
@@ -518,6 +522,7 @@ static cr_req *with_id(cr_job *job, cr_req *r)
     t->cap = r->cap;
     t->st = r->st;
     t->trunc_ok = r->trunc_ok;
+    t->trunc_to = r->trunc_to;
     t->fwd = r;
     return t;
 }
@@ -650,6 +655,17 @@ cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf,
     r->handler = fn;
     r->user_fn = user_fn;
     post_recv(job, r, sel, buf, cap, trunc_ok);
+    r->fresh = 0;
+    return r;
+}
+
+cr_req *cr_irecv_note(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      cr_trunc *note)
+{
+    cr_req *r = req_alloc(job, CR_REQ_RECV, op);
+    r->fresh = 1;
+    r->trunc_to = note;
+    post_recv(job, r, sel, buf, cap, false);
     r->fresh = 0;
     return r;
 }

@@ -84,6 +84,17 @@ enum cr_stage {
 
 struct cr_req;
 struct cr_job;
+
+/* Where a receive notes a message longer than its buffer instead of ending the
+ * job: the first such message's size, the buffer's and the sender's job rank
+ * (set: noted). A collective layer's group names one for the interface that
+ * reports it in its own words (MPI: MPI_ERR_TRUNCATE through the communicator's
+ * error handler). */
+typedef struct cr_trunc {
+    size_t size, cap;
+    int src;
+    bool set;
+} cr_trunc;
 typedef void (*cr_handler_fn)(struct cr_job *job, void (*user_fn)(void), const cr_status *st);
 
 typedef struct cr_req {
@@ -126,6 +137,7 @@ typedef struct cr_req {
      * for it and completes it through fwd. */
     struct cr_req *fwd;
     uint64_t posted_at; /* receive, while tracing: when it was posted (cr_trace_now) */
+    cr_trunc *trunc_to; /* receive: a longer message is cut to fit and noted here */
 } cr_req;
 
 #define CR_NOID UINT32_MAX
@@ -416,6 +428,10 @@ cr_req *cr_irecv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size
  * is released after that (it cannot be waited for). */
 cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
                       bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void));
+/* cr_irecv where a longer message is cut to fit and noted in *note (the first
+ * one), instead of ending the job; note NULL: cr_irecv. */
+cr_req *cr_irecv_note(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      cr_trunc *note);
 /* Non-destructive look at the unexpected queue; wait=true blocks until a match. */
 bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st);
 /* Matched probe (MPI_Mprobe): cr_probe that also takes the message off the

@@ -31,6 +31,7 @@ static void fatal(const char *what, int me, int np)
     if (!strcmp(what, "root")) MPI_Bcast(x, 1, MPI_INT, np, MPI_COMM_WORLD);
     if (!strcmp(what, "alias")) MPI_Allreduce(x, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!strcmp(what, "op")) MPI_Allreduce(x, y, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD);
+    if (!strcmp(what, "colltruncate")) MPI_Bcast(x, me == 1 ? 4 : 2, MPI_INT, 1, MPI_COMM_WORLD);
     if (!strcmp(what, "truncate")) {
         if (me == 1) MPI_Send(x, 4, MPI_INT, 0, 0, MPI_COMM_WORLD);
         if (me == 0) MPI_Recv(y, 2, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strncmp(argv[1], "courier-test-", 13)) {
         if (me == 0 || !strcmp(argv[1], "root") || !strcmp(argv[1], "alias") ||
             !strcmp(argv[1], "op") || !strcmp(argv[1], "truncate") || !strcmp(argv[1], "win") ||
-            !strcmp(argv[1], "lockhang"))
+            !strcmp(argv[1], "colltruncate") || !strcmp(argv[1], "lockhang"))
             fatal(argv[1], me, np);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
@@ -166,6 +167,24 @@ int main(int argc, char **argv)
     OK(MPI_Irecv(y + 4, 1, MPI_INT, me, 9, MPI_COMM_WORLD, &two[1]));
     EXPECT(MPI_ERR_IN_STATUS, MPI_Waitall(2, two, sts));
     CHECK(sts[0].MPI_ERROR == MPI_ERR_TRUNCATE && sts[1].MPI_ERROR == MPI_SUCCESS, "in status");
+    /* collectives whose ranks disagree on the amount of data: the receiving
+     * side returns MPI_ERR_TRUNCATE through the handler, and the job goes on */
+    if (np > 1) {
+        int big = me == 0 ? 2 : 1; /* the root sends 2 ints, the others take 1 */
+        EXPECT(me ? MPI_ERR_TRUNCATE : MPI_SUCCESS, MPI_Bcast(x, big, MPI_INT, 0, MPI_COMM_WORLD));
+        int many = me == 0 ? 1 : 2; /* the others send 2 ints, the root takes 1 each */
+        EXPECT(me ? MPI_SUCCESS : MPI_ERR_TRUNCATE,
+               MPI_Gather(x, many, MPI_INT, y, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        OK(MPI_Igather(x, many, MPI_INT, y, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq));
+        EXPECT(me ? MPI_SUCCESS : MPI_ERR_TRUNCATE, MPI_Wait(&rq, &st));
+        int want = me == 0 ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+        OK(MPI_Ibcast(x, big, MPI_INT, 0, MPI_COMM_WORLD, &rq));
+        EXPECT(want, MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        OK(MPI_Barrier(MPI_COMM_WORLD)); /* still in step */
+        int one = 1, sum = 0;
+        OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(sum == np, "allreduce after the truncations: %d", sum);
+    }
     /* groups, comm creation, types */
     MPI_Group g;
     OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
