@@ -134,7 +134,9 @@ typedef struct job_spec {
     bool ending;             /* termination under way */
     cpu_set_t cpus;          /* the CPUs the launcher may use, and so the job */
     int cpu_of[CPU_SETSIZE]; /* the i-th of them */
-    bool bind;               /* each rank on one of them, round robin (--bind) */
+    bool bind;               /* each rank bound to CPUs of its own (--bind; start_here) */
+    bool one_each;           /* ... one CPU, round robin; else a share of cpus/count CPUs */
+    int cpu_start;           /* the place in cpu_of where rank first's CPUs begin */
     uint64_t kill_at;        /* when SIGKILL follows the SIGTERM (ns), 0: not scheduled */
     /* Across hosts (src/run/tree.c): the launcher starts no rank itself; each
      * host's agent starts its own and reports them up the tree. */
@@ -192,8 +194,9 @@ static const char usage_text[] =
     "  --label           prefix every output line with [rank]\n"
     "  --timeout S       end the job if it runs longer than S seconds\n"
     "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n"
-    "  --bind B          auto (default): one CPU per rank, round robin, when ranks\n"
-    "                    outnumber CPUs; core: always; none: never\n"
+    "  --bind B          auto (default): CPUs of its own for each rank (a share of\n"
+    "                    CPUs/ranks; one each, round robin, when ranks outnumber\n"
+    "                    CPUs); core: one CPU each always; none: never bind\n"
     "  --net NET         the address TCP listens on: an address, address/prefix or\n"
     "                    interface name (sets COURIER_NET; default 127.0.0.1, or across\n"
     "                    hosts the address each host reaches the launcher from)\n"
@@ -741,10 +744,15 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
     setenv("COURIER_CPUS", v, 1);
     if (js->bind && rank >= 0) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(js->cpu_of[(rank - js->first) % CPU_COUNT(&js->cpus)], &one);
-        sched_setaffinity(0, sizeof one, &one); /* a failure leaves the rank unbound */
+        int n = CPU_COUNT(&js->cpus), i = rank - js->first, lo = i % n, hi = lo + 1;
+        if (!js->one_each) { /* the i-th of count shares */
+            lo = (int)((long)i * n / js->count);
+            hi = (int)((long)(i + 1) * n / js->count);
+        }
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int k = lo; k < hi; k++) CPU_SET(js->cpu_of[(js->cpu_start + k) % n], &set);
+        sched_setaffinity(0, sizeof set, &set); /* a failure leaves the rank unbound */
     }
     char **argv = js->cmd.apps[appnum].argv;
     execvp(argv[0], argv);
@@ -1599,17 +1607,30 @@ static int alloc_ranks(job_spec *js)
  * first+count-1). 0, or 1 after saying why (who: "courier run", or the agent). */
 static int start_here(job_spec *js, const unsigned char key[32], const char *who)
 {
-    /* Binding: with more ranks than CPUs, a rank left to migrate costs everyone a
-     * trip through the load balancer; one CPU each, neighbours apart, is steadier
-     * (docs/run.md has the figures). */
+    /* Binding (docs/run.md has the figures). With more ranks than CPUs, a rank
+     * left to migrate costs everyone a trip through the load balancer: one CPU
+     * each, neighbours apart. Otherwise each rank gets CPUs of its own, a share
+     * of cpus/count (on a machine with as many CPUs as ranks, one): with other
+     * work on the machine the scheduler put two unbound ranks on one CPU and
+     * every message then waited for a time slice (osu_latency, 8 B, 2 ranks on
+     * 2 CPUs beside 4-8 CPU-bound processes: 27-442 us in some runs, against
+     * 0.13-0.14 bound), while a rank's own threads keep the room of its share.
+     * The shares start at the CPU the launcher runs on, so that jobs started
+     * side by side (ctest -j) spread over the machine. A job of one rank is
+     * left alone. */
     if (sched_getaffinity(0, sizeof js->cpus, &js->cpus) != 0) {
         CPU_ZERO(&js->cpus);
         CPU_SET(0, &js->cpus);
     }
+    int ncpu = CPU_COUNT(&js->cpus), here = sched_getcpu();
+    js->cpu_start = 0;
     for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &js->cpus)) js->cpu_of[k++] = c;
-    js->bind = js->cmd.bind == CR_BIND_CORE ||
-               (js->cmd.bind == CR_BIND_AUTO && js->count > CPU_COUNT(&js->cpus));
+        if (CPU_ISSET(c, &js->cpus)) {
+            if (c == here && js->count < ncpu) js->cpu_start = k;
+            js->cpu_of[k++] = c;
+        }
+    js->one_each = js->cmd.bind == CR_BIND_CORE || js->count > ncpu;
+    js->bind = js->cmd.bind == CR_BIND_CORE || (js->cmd.bind == CR_BIND_AUTO && js->count > 1);
 
     size_t seglen = segment_size(js->cmd.total);
     struct rlimit rl;

@@ -15,7 +15,8 @@ typedef struct cr_run_app {
 
 /* --bind: where ranks may run. */
 enum cr_run_bind {
-    CR_BIND_AUTO = 0, /* one CPU each, round robin, when there are more ranks than CPUs */
+    CR_BIND_AUTO = 0, /* one CPU each, round robin, when there are more ranks than CPUs;
+                         else CPUs of its own for each rank, a share of cpus/ranks */
     CR_BIND_CORE,     /* one CPU each, round robin, always */
     CR_BIND_NONE      /* wherever the scheduler likes */
 };
