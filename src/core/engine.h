@@ -248,14 +248,16 @@ typedef struct cr_job {
     _Atomic int stopping;
 
     /* waiting */
-    unsigned spin_limit; /* most idle rounds spent spinning (COURIER_SPIN) */
-    unsigned spin_floor; /* fewest: about a round trip to a running peer */
-    unsigned spin_now;   /* this spell's spin, adapted between the two (cr_idle) */
-    uint8_t spell_end;   /* how the last idle spell went (cr_idle) */
-    bool short_slice;    /* asked the scheduler for short time slices (cr_idle) */
-    unsigned ceded_run;  /* spells in a row that a hand-over of the CPU ended (cr_idle) */
-    uint64_t moved_at;   /* when this rank last stepped off a CPU it shared (cr_idle) */
-    uint64_t yield_ns;   /* then this long yielding the core, then sleep */
+    unsigned spin_limit;   /* most idle rounds spent spinning (COURIER_SPIN) */
+    unsigned spin_floor;   /* fewest: about a round trip to a running peer */
+    unsigned spin_now;     /* this spell's spin, adapted between the two (cr_idle) */
+    uint8_t spell_end;     /* how the last idle spell went (cr_idle) */
+    bool short_slice;      /* asked the scheduler for short time slices (cr_idle) */
+    uint64_t preempted_at; /* when a yield last lost a slice to a computing process (ns) */
+    unsigned preempts;     /* ... and how many did within SLICE_KEEP_NS of each other */
+    unsigned ceded_run;    /* spells in a row that a hand-over of the CPU ended (cr_idle) */
+    uint64_t moved_at;     /* when this rank last stepped off a CPU it shared (cr_idle) */
+    uint64_t yield_ns;     /* then this long yielding the core, then sleep */
     /* A collective about to wait (coll_shm.c) names the member it waits for
      * here; the wait it enters (cr_wait_until) takes both into its cr_wait. */
     const char *wait_op;

@@ -680,10 +680,12 @@ cr_job *cr_job_init(void)
  * 2.8 us, and a process that computes keeps the core for a time slice (0.75 ms
  * and more under EEVDF and CFS). */
 enum { SPELL_SPUN, SPELL_YIELDED, SPELL_CEDED, SPELL_PREEMPTED, SPELL_SLEPT };
-#define YIELD_RAN_NS 3000u     /* longer: another process ran on this core */
-#define YIELD_SLICE_NS 200000u /* longer: one that computes, not one that waits */
-#define SHORT_SLICE_NS 100000u /* the shortest slice Linux grants */
-#define CEDED_TO_MOVE 16u      /* spells in a row that only a hand-over ended */
+#define YIELD_RAN_NS 3000u        /* longer: another process ran on this core */
+#define YIELD_SLICE_NS 200000u    /* longer: one that computes, not one that waits */
+#define SHORT_SLICE_NS 100000u    /* the shortest slice Linux grants */
+#define CEDED_TO_MOVE 16u         /* spells in a row that only a hand-over ended */
+#define SLICE_KEEP_NS 1000000000u /* short slices this long after a yield lost one */
+#define OVERSUB_PREEMPTS 4u       /* ranks outnumber cores: slices lost to shorten */
 
 /* Adapt the spin to what the last spell showed. When what we waited for came
  * after this core went briefly to another process, a process that waits as we
@@ -744,19 +746,32 @@ static void move_off_cpu(cr_job *job)
  * instead of after the rest of its slice. Without it two ranks, each sharing its
  * core with a computing process, can fall into step the wrong way round — each
  * runs while the other waits for its turn — and every message costs a slice
- * (2-3 ms; 2 runs of 15 of the ping-pong took over 10x their time). Older
- * kernels take the request and ignore it; it is made once per process. */
-static void short_slice(cr_job *job)
+ * (2-3 ms; 2 runs of 15 of the ping-pong took over 10x their time). With more
+ * ranks than cores it matters most: a yield hands the core to the computing
+ * process for a whole slice (1 yield in 30 waited 1-4 ms here), while with a
+ * short slice a yield only moves our deadline that much and we run again at
+ * once (none of 20,000 waited over 200 us): 4 ranks on 2 cores beside 4
+ * CPU-bound processes, osu_bcast 8 B 1900-2300 -> 152-186 us, osu_allreduce
+ * 2500-2900 -> 177-189 (Open MPI 117-610 and 11,500-15,200). Ranks among
+ * themselves hand the core over worse with short slices (that 4-rank allreduce
+ * with no other work: 1.6 -> 3.5 us when a rank's own start-up, one lost slice,
+ * was taken for other work), so with more ranks than cores it takes
+ * OVERSUB_PREEMPTS lost slices within SLICE_KEEP_NS, and the request is taken
+ * back (shortened false) once no yield has lost a slice for SLICE_KEEP_NS.
+ * Older kernels take the requests and ignore them. */
+static void set_slice(cr_job *job, bool shortened)
 {
-    job->short_slice = true;
+    job->short_slice = shortened;
     struct {
         uint32_t size, policy;
         uint64_t flags;
         int32_t nice;
         uint32_t priority;
         uint64_t runtime, deadline, period;
-    } attr = {.size = sizeof attr, .policy = SCHED_OTHER, .runtime = SHORT_SLICE_NS};
-    if (sched_getscheduler(0) != SCHED_OTHER) return; /* the user chose; keep it */
+    } attr = {.size = sizeof attr,
+              .policy = SCHED_OTHER,
+              .runtime = shortened ? SHORT_SLICE_NS : 0}; /* 0: the default slice */
+    if (sched_getscheduler(0) != SCHED_OTHER) return;     /* the user chose; keep it */
     attr.nice = getpriority(PRIO_PROCESS, 0);
     syscall(SYS_sched_setattr, 0, &attr, 0);
 }
@@ -803,6 +818,7 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
         w->spell_reported = false;
         job->spell_end = SPELL_YIELDED;
+        if (job->short_slice && now - job->preempted_at > SLICE_KEEP_NS) set_slice(job, false);
     }
     if (now - w->idle_since < job->yield_ns) {
         cr_unlock(job);
@@ -811,7 +827,13 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
         uint64_t took = now_ns() - now;
         if (took > YIELD_SLICE_NS) {
             job->spell_end = SPELL_PREEMPTED;
-            if (!job->short_slice && !job->oversub) short_slice(job);
+            job->preempts = now - job->preempted_at < SLICE_KEEP_NS ? job->preempts + 1 : 1;
+            job->preempted_at = now;
+            /* With more ranks than cores the computing process may be one of
+             * ours (starting up, or between its calls): not one lost slice
+             * but several in a second say the machine has other work. */
+            if (!job->short_slice && (!job->oversub || job->preempts >= OVERSUB_PREEMPTS))
+                set_slice(job, true);
         } else if (took > YIELD_RAN_NS && job->spell_end != SPELL_PREEMPTED)
             job->spell_end = SPELL_CEDED;
         return;
