@@ -119,13 +119,15 @@ static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t s
 
 /* A message this rank started sending, or that a receive of it matched: counted
  * for `courier status` (job->stats) and, while tracing, recorded with how it
- * goes. Every message passes exactly one of each. */
+ * goes. Every message passes exactly one of each. A send is recorded at 'at'
+ * (0: now), a time taken before its receiver could see it: a receiver's record
+ * is never earlier than its sender's. */
 static inline void count_sent(cr_job *job, int dst, uint16_t ctx, int32_t tag, size_t len,
-                              const char *how)
+                              uint64_t at, const char *how)
 {
     job->stats->sent_msgs++;
     job->stats->sent_bytes += len;
-    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_send_on(job, dst, ctx, tag, len, how);
+    if (__builtin_expect(job->trace != NULL, 0)) cr_trace_send_on(job, dst, ctx, tag, len, at, how);
 }
 static inline void count_matched(cr_job *job, int src, uint16_t ctx, int32_t tag, size_t len,
                                  uint64_t posted, const char *how)
@@ -399,7 +401,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->sync = sync;
     r->blocking = blocking;
     job->sends_active++;
-    count_sent(job, dst, ctx, tag, len,
+    count_sent(job, dst, ctx, tag, len, 0,
                sync                         ? "sync"
                : r->stage == CR_STAGE_EAGER ? "eager"
                                             : "rendezvous");
@@ -461,8 +463,11 @@ static inline bool send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, con
     if (__builtin_expect(len > job->eager[dst] || *backlog_of(job, dst, lane), 0)) return false;
     cr_hdr h = {
         .op = CR_OP_EAGER, .flags = lane ? CR_HDR_LANE : 0, .ctx = ctx, .tag = tag, .size = len};
+    /* stamped before the message is visible: its receiver may record it
+     * before cr_tp_send returns (under load, milliseconds before) */
+    uint64_t at = __builtin_expect(job->trace != NULL, 0) ? cr_trace_now(job) : 0;
     if (cr_tp_send(job, dst, &h, buf, len)) return false;
-    count_sent(job, dst, ctx, tag, len, "eager");
+    count_sent(job, dst, ctx, tag, len, at, "eager");
     return true;
 }
 

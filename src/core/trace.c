@@ -353,10 +353,10 @@ static void message(cr_job *job, uint8_t kind, int peer, uint16_t ctx, int32_t t
     seal(r, kind);
 }
 
-void cr_trace_send_on(cr_job *job, int dst, uint16_t ctx, int32_t tag, uint64_t bytes,
+void cr_trace_send_on(cr_job *job, int dst, uint16_t ctx, int32_t tag, uint64_t bytes, uint64_t at,
                       const char *how)
 {
-    message(job, CR_TR_SEND, dst, ctx, tag, bytes, ticks(job->trace), 0, how);
+    message(job, CR_TR_SEND, dst, ctx, tag, bytes, at ? at : ticks(job->trace), 0, how);
 }
 
 void cr_trace_recv_on(cr_job *job, int src, uint16_t ctx, int32_t tag, uint64_t bytes,

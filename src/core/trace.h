@@ -88,8 +88,10 @@ uint64_t cr_trace_ns(struct cr_job *job);
 /* Slow halves of the hooks below (tracing is on). */
 void cr_trace_enter_on(struct cr_job *job, const char *call);
 void cr_trace_leave_on(struct cr_job *job);
+/* at: when the send began (cr_trace_now, taken before the message could be
+ * seen by its receiver, so that no arrow runs backwards), 0: now. */
 void cr_trace_send_on(struct cr_job *job, int dst, uint16_t ctx, int32_t tag, uint64_t bytes,
-                      const char *how);
+                      uint64_t at, const char *how);
 void cr_trace_recv_on(struct cr_job *job, int src, uint16_t ctx, int32_t tag, uint64_t bytes,
                       uint64_t posted, const char *how);
 void cr_trace_how_on(struct cr_job *job, const char *how);
