@@ -267,7 +267,7 @@ void cr_trace_enter_on(cr_job *job, const char *call)
     c->how = NULL;
     c->t0 = ticks(job->trace);
     c->wait0 = c->waited;
-    c->args_set = c->how_set = false;
+    c->args_set = c->how_set = c->summed = false;
     c->peer = -1;
     c->tag = 0;
     c->bytes = 0;
@@ -318,18 +318,21 @@ void cr_trace_wait_on(cr_job *job, uint64_t ns)
     thr_of(job, NULL)->waited += ns;
 }
 
-/* A call's first message gives it its peer, tag, size and protocol unless the
- * interface said them (cr_trace_args, cr_trace_how). */
+/* A call's first message gives it its peer, tag and protocol, and its size is
+ * what all its messages carry (an MPI_Waitall that completes four receives:
+ * their four sizes), unless the interface said them (cr_trace_args,
+ * cr_trace_how). */
 static void first_message(cr_trace_thr *c, int peer, uint16_t ctx, int32_t tag, uint64_t bytes,
                           const char *how)
 {
     if (!c->depth) return;
+    if (c->summed) c->bytes += bytes;
     if (!c->args_set) {
         c->peer = peer;
         c->tag = tag;
         c->bytes = bytes;
         c->ctx = ctx;
-        c->args_set = true;
+        c->args_set = c->summed = true;
     }
     if (!c->how) c->how = how;
 }

@@ -65,6 +65,7 @@ typedef struct cr_trace_thr {
     int32_t peer, tag;
     uint16_t ctx;
     bool args_set, how_set;
+    bool summed; /* bytes add up the call's messages (the interface gave no size) */
 } cr_trace_thr;
 
 struct cr_job;
