@@ -1767,6 +1767,17 @@ static void remove_sysv_leftovers(const job_spec *js)
 static int trace_begin(job_spec *js, const char *who)
 {
     if (!js->cmd.trace) return 0;
+    /* What would stop the trace being written is said now, not after the job
+     * ran (its records were lost then): a directory, or a file we may not
+     * write (the parts directory beside it shows that the directory is). */
+    struct stat st;
+    if (stat(js->cmd.trace, &st) == 0 &&
+        (S_ISDIR(st.st_mode) || access(js->cmd.trace, W_OK) != 0)) {
+        fprintf(stderr, "%s: --trace %s: %s; name a file to write the trace to\n", who,
+                js->cmd.trace,
+                S_ISDIR(st.st_mode) ? "is a directory" : "cannot be written (permission)");
+        return 1;
+    }
     char cwd[PATH_MAX] = "";
     if (js->cmd.trace[0] != '/' && !getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
     int n = snprintf(js->trace_parts, sizeof js->trace_parts, "%s%s%s.parts.%d", cwd,
