@@ -134,8 +134,29 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
     return (MPI_Comm)(K_COMM | (unsigned)i);
 }
 
+/* The watchdog's name for engine context ctx (job->ctx_name): the
+ * communicator whose point-to-point (ctx) or collective (ctx + 1) context it
+ * is, by its name (MPI_Comm_set_name's; MPI_COMM_WORLD, MPI_COMM_SELF) or its
+ * number; true for the collective one. Called only when a rank reports itself
+ * blocked. */
+static bool comm_ctx_name(cr_job *job, uint16_t ctx, char *buf, size_t len)
+{
+    (void)job;
+    for (int i = 0; i < mpi_g.ncomms; i++) {
+        const mpi_comm *c = mpi_g.comms[i];
+        if (!c || !c->used || (c->ctx != ctx && c->ctx + 1 != ctx)) continue;
+        if (c->name[0])
+            snprintf(buf, len, "%s", c->name);
+        else
+            snprintf(buf, len, "communicator #%d", c->idx);
+        return c->ctx + 1 == ctx;
+    }
+    return false;
+}
+
 void mpi_comms_init(cr_job *job)
 {
+    job->ctx_name = comm_ctx_name;
     mpi_g.ctx_used = calloc(MPI_CTX_WORDS, sizeof *mpi_g.ctx_used);
     if (!mpi_g.ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
     mpi_g.comms = calloc(16, sizeof *mpi_g.comms);

@@ -439,6 +439,7 @@ static inline cr_job *mpi_enter(const char *call)
     cr_lock(job);
     if (__builtin_expect(!mpi_g.inited || mpi_g.finalized, 0)) mpi_enter_refused(job, call);
     cr_trace_enter(job, call);
+    job->in_call = call; /* the watchdog's board names the call */
     return job;
 }
 
@@ -470,6 +471,7 @@ static inline mpi_type *mpi_type_get(int h)
 }
 static inline int mpi_leave(cr_job *job, int rc)
 {
+    job->in_call = NULL;
     cr_trace_leave(job);
     cr_unlock(job);
     return rc;

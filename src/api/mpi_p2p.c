@@ -40,6 +40,7 @@
  *    never sees it) or as usual (MPI_Test_cancelled false): the engine decides
  *    (cr_cancel_send), and its status is read when the request completes. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -447,7 +448,16 @@ static void req_wait(cr_job *job, const char *call, mreq *q)
         return;
     }
     qset s = {job, &q, 1, -1};
-    if (!qset_ready(&s)) cr_wait_until(job, call, qset_ready, &s, NULL);
+    if (qset_ready(&s)) return;
+    /* the watchdog's board says which operation: "MPI_Wait on MPI_Ibcast" */
+    char on[64];
+    const char *was = job->in_call;
+    if (q->kind == RQ_EXT && was) {
+        snprintf(on, sizeof on, "%s on %s", was, q->ops->what);
+        job->in_call = on;
+    }
+    cr_wait_until(job, call, qset_ready, &s, NULL);
+    job->in_call = was;
 }
 
 /* ---- the hook of other request kinds (mpi_impl.h) ---------------------------------- */

@@ -1151,18 +1151,19 @@ static bool all_threads_blocked(cr_job *job)
     return n > 0 && (int)job->nblocked >= n - (job->progress_on ? 1 : 0);
 }
 
-/* Describe wait v for the board: what it is for. */
-static void describe_wait(cr_wait *v, cr_waitinfo *w)
+/* Describe wait v for the board: what it is for, in the words of the
+ * interface's call under way (job->in_call) where it said one. */
+static void describe_wait(cr_job *job, cr_wait *v, cr_waitinfo *w)
 {
     *w = (cr_waitinfo){.peer = -1};
     const cr_req *r = v->req;
     const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : v->sel;
-    snprintf(w->call, sizeof w->call, "%s",
-             r         ? r->op
-             : sel     ? "probe"
-             : v->op   ? v->op
-             : v->call ? v->call
-                       : "exit");
+    const char *what = r ? r->op : sel ? "probe" : v->op ? v->op : v->call ? v->call : "exit";
+    const char *call = job->in_call ? job->in_call : what;
+    snprintf(w->call, sizeof w->call, "%s", call);
+    if (r && strcmp(r->op, call)) snprintf(w->op, sizeof w->op, "%s", r->op);
+    uint16_t ctx = r && r->kind == CR_REQ_SEND ? r->ctx : sel ? sel->ctx : 0;
+    if (job->ctx_name && (r || sel)) w->coll = job->ctx_name(job, ctx, w->group, sizeof w->group);
     if (!r && !sel && v->lock_of) {
         w->kind = CR_WAIT_LOCK; /* its holder is not known: peer stays -1 */
         w->tag = *v->lock_of;
@@ -1198,7 +1199,7 @@ static void board_show(cr_job *job, cr_wait *v)
         return;
     }
     cr_waitinfo w;
-    describe_wait(v, &w);
+    describe_wait(job, v, &w);
     if (job->host.base) cr_host_report_wait(&job->host, &w);
 }
 

@@ -262,6 +262,11 @@ typedef struct cr_job {
      * here; the wait it enters (cr_wait_until) takes both into its cr_wait. */
     const char *wait_op;
     const int *wait_peer;
+    /* The watchdog's board in the interface's words: the call under way (MPI
+     * sets it at each call's entry), and a namer of the interface's contexts
+     * (true: ctx is a group's collective context, whose tags are internal). */
+    const char *in_call;
+    bool (*ctx_name)(struct cr_job *job, uint16_t ctx, char *buf, size_t len);
     /* Waits reported blocked and not yet over, the latest first; the status
      * board shows the latest while the rank counts as blocked (every thread of
      * the process is in such a wait, when multi), else nothing. */

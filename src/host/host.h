@@ -54,8 +54,11 @@ enum cr_wait_kind {
 };
 
 typedef struct cr_waitinfo {
-    char call[16]; /* interface call, e.g. "crecv" */
-    uint8_t kind;  /* enum cr_wait_kind */
+    char call[48];  /* interface call the rank is in, e.g. "crecv", "MPI_Wait on MPI_Ibcast" */
+    char op[32];    /* the call that started what it waits for ("MPI_Irecv"), when another */
+    char group[24]; /* the interface's name for the context ("MPI_COMM_WORLD"), or "" */
+    uint8_t coll;   /* the context is a group's collective one: its tags are internal */
+    uint8_t kind;   /* enum cr_wait_kind */
     uint8_t tag_mode;
     uint16_t ctx;
     int32_t peer; /* the rank waited for, or -1: any */
@@ -63,6 +66,12 @@ typedef struct cr_waitinfo {
     uint32_t mask;
     uint64_t size;
 } cr_waitinfo;
+
+/* A waitinfo that came from a rank (or a host's agent): its strings ended. */
+static inline void cr_waitinfo_sane(cr_waitinfo *w)
+{
+    w->call[sizeof w->call - 1] = w->op[sizeof w->op - 1] = w->group[sizeof w->group - 1] = '\0';
+}
 
 /* A rank's traffic so far and its queues, for `courier status`: written by the
  * rank alone (under its engine lock, plain stores of aligned words), read by

@@ -541,7 +541,7 @@ static const char *const state_name[] = {"running",  "blocked",   "finished", "e
 typedef struct rank_view {
     int state;
     pid_t pid;
-    char wait[224];
+    char wait[320];
     cr_host_stats s;
 } rank_view;
 

@@ -1248,7 +1248,7 @@ static void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
             if (valid_rank(js, h->a) && h->len == sizeof(cr_waitinfo) && js->wd) {
                 cr_waitinfo w;
                 memcpy(&w, pl, sizeof w);
-                w.call[sizeof w.call - 1] = 0;
+                cr_waitinfo_sane(&w);
                 cr_watchdog_put(js->wd, h->a, &w);
                 js->reported[h->a] = true;
             }

@@ -76,7 +76,7 @@ void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned
         if (q1 & 1) continue;
         uint32_t sp = s->spells, b = s->blocked && !atomic_load(&((cr_host_status *)s)->busy);
         cr_waitinfo copy = s->w;
-        copy.call[sizeof copy.call - 1] = '\0'; /* written by the rank: trust nothing */
+        cr_waitinfo_sane(&copy); /* written by the rank: trust nothing */
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&((cr_host_status *)s)->seq, memory_order_relaxed) != q1) continue;
         *spells = sp;
@@ -148,27 +148,40 @@ static void describe_sel(char *buf, size_t len, const cr_waitinfo *w, const word
 
 void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
 {
-    char sel[48], ctx[32];
+    char sel[48], ctx[48], call[96], size[32] = "";
     words wd = words_of(w->call);
     describe_sel(sel, sizeof sel, w, &wd);
-    snprintf(ctx, sizeof ctx, "%s%s",
-             w->ctx == 0   ? ""
-             : w->ctx == 1 ? ", collective"
-                           : ", ",
-             w->ctx > 1 ? wd.group : "");
+    if (w->group[0]) /* the interface named it: "on MPI_COMM_WORLD" */
+        snprintf(ctx, sizeof ctx, ", on %s", w->group);
+    else
+        snprintf(ctx, sizeof ctx, "%s%s",
+                 w->ctx == 0   ? ""
+                 : w->ctx == 1 ? ", collective"
+                               : ", ",
+                 w->ctx > 1 ? wd.group : "");
+    /* the call the rank is in, and the one that started what it waits for:
+     * "MPI_Waitall: MPI_Irecv" */
+    snprintf(call, sizeof call, "%s%s%s", w->call, w->op[0] ? ": " : "", w->op);
+    bool probe = strstr(w->call, "robe") && !w->op[0];
+    if (!probe) snprintf(size, sizeof size, ", %llu bytes", (unsigned long long)w->size);
+    if (w->coll && w->peer >= 0 && w->kind >= CR_WAIT_RECV && w->kind <= CR_WAIT_MATCH) {
+        /* a collective's own messages: their tags say nothing to the user */
+        snprintf(buf, len, "waits for rank %d in %s on %s (collective: %s rank %d)", w->peer, call,
+                 w->group, w->kind == CR_WAIT_RECV ? "its part from" : "its part to", w->peer);
+        return;
+    }
     switch (w->kind) {
     case CR_WAIT_RECV:
         if (w->peer >= 0)
-            snprintf(buf, len, "waits for rank %d in %s(%s from %s %d, %llu bytes%s)", w->peer,
-                     w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx);
+            snprintf(buf, len, "waits for rank %d in %s(%s from %s %d%s%s)", w->peer, call, sel,
+                     wd.peer, w->peer, size, ctx);
         else
-            snprintf(buf, len, "waits for any rank in %s(%s, %llu bytes%s)", w->call, sel,
-                     (unsigned long long)w->size, ctx);
+            snprintf(buf, len, "waits for any rank in %s(%s%s%s)", call, sel, size, ctx);
         break;
     case CR_WAIT_CREDIT:
     case CR_WAIT_MATCH:
-        snprintf(buf, len, "waits for rank %d in %s(%s to %s %d, %llu bytes%s) (%s)", w->peer,
-                 w->call, sel, wd.peer, w->peer, (unsigned long long)w->size, ctx,
+        snprintf(buf, len, "waits for rank %d in %s(%s to %s %d%s%s) (%s)", w->peer, call, sel,
+                 wd.peer, w->peer, size, ctx,
                  w->kind == CR_WAIT_CREDIT ? "no buffer at receiver"
                                            : "no matching receive posted");
         break;
@@ -191,7 +204,7 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
 
 static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
 {
-    char what[224];
+    char what[320];
     cr_watchdog_describe_wait(what, sizeof what, w);
     snprintf(buf, len, "rank %d %s", r, what);
 }
@@ -241,7 +254,7 @@ out:
  * shortest wait-for cycle. */
 static void report_ranks(cr_watchdog *wd, const bool *running, const double *vclock_us, FILE *out)
 {
-    char line[256];
+    char line[352];
     for (int r = 0; r < wd->n; r++) {
         if (!running[r]) {
             fprintf(out, "courier:   rank %d has finished\n", r);

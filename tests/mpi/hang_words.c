@@ -1,0 +1,60 @@
+/* Deadlocks whose watchdog report must be in MPI's words (tests/mpi/CMakeLists.txt
+ * checks the lines): the call the rank is in and the one that started what it
+ * waits for, communicators by name, no internal tags, full call names.
+ *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcheck.h"
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me, x = 0, y = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Request r[2];
+    MPI_Status st;
+    const char *m = argc > 1 ? argv[1] : "";
+    int peer = 1 - me;
+    if (!strcmp(m, "waitall")) { /* rank 0: two receives nobody sends */
+        if (me == 0) {
+            MPI_Irecv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r[0]);
+            MPI_Irecv(&y, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &r[1]);
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else {
+            MPI_Recv(&x, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &st);
+        }
+    } else if (!strcmp(m, "bcast")) { /* rank 1 in a broadcast rank 0 never joins */
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Comm_set_name(c, "my_comm");
+        if (me == 1)
+            MPI_Bcast(&x, 1, MPI_INT, 0, c);
+        else
+            MPI_Recv(&x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "probe")) {
+        MPI_Probe(peer, 9, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "sendrecv")) { /* both wait for a tag the other never sends */
+        MPI_Sendrecv_replace(&y, 1, MPI_INT, peer, 3, peer, 4, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "detach")) { /* rank 0's buffered send of a long message */
+        static char big[1 << 20], space[(1 << 20) + MPI_BSEND_OVERHEAD];
+        if (me == 0) {
+            MPI_Buffer_attach(space, sizeof space);
+            MPI_Bsend(big, sizeof big, MPI_CHAR, 1, 8, MPI_COMM_WORLD);
+            void *b;
+            int n;
+            MPI_Buffer_detach(&b, &n);
+        } else {
+            MPI_Recv(&x, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &st);
+        }
+    } else if (!strcmp(m, "ibcast")) { /* rank 1 waits on a broadcast rank 0 never starts */
+        if (me == 1) {
+            MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[0]);
+            MPI_Wait(&r[0], &st);
+        } else {
+            MPI_Recv(&x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &st);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
