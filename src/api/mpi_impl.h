@@ -439,7 +439,7 @@ static inline cr_job *mpi_enter(const char *call)
     cr_lock(job);
     if (__builtin_expect(!mpi_g.inited || mpi_g.finalized, 0)) mpi_enter_refused(job, call);
     cr_trace_enter(job, call);
-    job->in_call = call; /* the watchdog's board names the call */
+    if (!job->in_call) job->in_call = call; /* the board names the outermost call */
     return job;
 }
 

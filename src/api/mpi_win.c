@@ -314,6 +314,9 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
     mpi_win *w = win_slot(job, call, win);
     w->comm = dup;
     w->c = mpi_comm_get(dup);
+    const mpi_comm *parent = mpi_comm_get(comm);
+    if (parent && w->c) /* how the watchdog names the window's traffic */
+        snprintf(w->c->name, sizeof w->c->name, "the window on %.100s", parent->name);
     w->flavor = flavor;
     w->disp_unit = disp_unit;
     w->wsize = size;

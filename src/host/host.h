@@ -56,7 +56,7 @@ enum cr_wait_kind {
 typedef struct cr_waitinfo {
     char call[48];  /* interface call the rank is in, e.g. "crecv", "MPI_Wait on MPI_Ibcast" */
     char op[32];    /* the call that started what it waits for ("MPI_Irecv"), when another */
-    char group[24]; /* the interface's name for the context ("MPI_COMM_WORLD"), or "" */
+    char group[40]; /* the interface's name for the context ("MPI_COMM_WORLD"), or "" */
     uint8_t coll;   /* the context is a group's collective one: its tags are internal */
     uint8_t kind;   /* enum cr_wait_kind */
     uint8_t tag_mode;

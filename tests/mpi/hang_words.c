@@ -1,7 +1,7 @@
 /* Deadlocks whose watchdog report must be in MPI's words (tests/mpi/CMakeLists.txt
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
- *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast */
+ *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +47,14 @@ int main(int argc, char **argv)
         } else {
             MPI_Recv(&x, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &st);
         }
+    } else if (!strcmp(m, "fence")) { /* rank 0 in a fence rank 1 never joins */
+        static int mem[4];
+        MPI_Win w;
+        MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+        if (me == 0)
+            MPI_Win_fence(0, w);
+        else
+            MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
     } else if (!strcmp(m, "ibcast")) { /* rank 1 waits on a broadcast rank 0 never starts */
         if (me == 1) {
             MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[0]);
