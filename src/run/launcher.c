@@ -1064,6 +1064,19 @@ static void settle(job_spec *js, uint64_t now)
     end_job(js, failure_status(f));
 }
 
+/* Say what the watchdog has noted (a rank stopped by a signal or a debugger):
+ * the launcher in order with the ranks' output, an agent on its stderr. */
+static void say_notes(job_spec *js)
+{
+    char line[400];
+    while (js->wd && cr_watchdog_note(js->wd, line, sizeof line)) {
+        if (js->agent)
+            fputs(line, stderr);
+        else
+            say(js, "%s", line);
+    }
+}
+
 static void on_signal(job_spec *js, int sig)
 {
     if (sig == SIGCHLD) return;
@@ -1562,6 +1575,7 @@ static int watch(job_spec *js, int sfd)
         reap(js);
         if (js->tree) cr_tree_service(js->tree, now_ns() / 1000000u, on_frame, on_lost, js);
         settle(js, now_ns());
+        say_notes(js);
     }
     free(pf);
     free(who);
