@@ -132,6 +132,7 @@ typedef struct job_spec {
     pid_t pgid;
     int exit_status;
     bool ending;             /* termination under way */
+    bool killed_all;         /* ... and, asked twice, everything killed at once */
     cpu_set_t cpus;          /* the CPUs the launcher may use, and so the job */
     int cpu_of[CPU_SETSIZE]; /* the i-th of them */
     bool bind;               /* each rank bound to CPUs of its own (--bind; start_here) */
@@ -1081,8 +1082,15 @@ static void on_signal(job_spec *js, int sig)
 {
     if (sig == SIGCHLD) return;
     if (js->tree) cr_tree_send(js->tree, -2, CR_F_SIGNAL, 0, 0, sig, NULL, 0);
-    if (js->ending) { /* asked twice: stop waiting */
+    if (js->ending) { /* asked twice: stop waiting, kill everything now */
+        if (!js->agent && !js->killed_all)
+            say(js, "courier: got SIG%s again; killing every process of the job now\n",
+                sigabbrev_np(sig));
+        js->killed_all = true;
         if (js->pgid) kill(-js->pgid, SIGKILL);
+        /* an agent that is stopped cannot act on the signal sent down: its
+         * rsh process (or the agent itself) is killed, and its connection */
+        if (js->tree) cr_tree_kill_children(js->tree);
         return;
     }
     if (!js->agent) {
@@ -2012,13 +2020,17 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
     }
     pthread_mutex_init(&oq->mu, NULL);
     pthread_cond_init(&oq->cv, NULL);
+    /* The signals go to the descriptor, blocked before the writer thread
+     * starts and inherits the mask (else SIGINT killed the launcher there,
+     * silently, without ending the job in order). */
+    int sfd = signal_fd();
     if (pthread_create(&oq->th, NULL, out_writer, oq)) {
         free(oq);
+        if (sfd >= 0) close(sfd);
         fprintf(stderr, "courier run: cannot start the output thread\n");
         goto out;
     }
     js->oq = oq;
-    int sfd = signal_fd();
     js->started = now_ns();
     if (sfd < 0 || cr_tree_spawn(&tree, key)) {
         fprintf(stderr, "courier run: %s\n", sfd < 0 ? strerror(errno) : tree.why);
