@@ -2,9 +2,11 @@
 # A rank stopped for longer than --hang-timeout while the other waits for it is
 # not a deadlock: the watchdog says once that it is stopped, waits, and the job
 # ends well once it is continued.
-#   stopped.sh signal|gdb COURIER PROG
+#   stopped.sh signal|gdb|signal-hosts COURIER PROG
 # signal: SIGSTOP, then SIGCONT 3 s later; gdb: gdb -p attaches for 3 s (skips,
-# 77, without gdb or where ptrace is not allowed). Waits are bounded by the
+# 77, without gdb or where ptrace is not allowed); signal-hosts: SIGSTOP in a
+# job across two pretend hosts (--rsh none: agents on this machine), where the
+# second host's agent watches the rank and says it. Waits are bounded by the
 # job's own --timeout.
 set -u
 how=$1 courier=$2 prog=$3
@@ -14,7 +16,9 @@ fi
 err=$(mktemp)
 kill_file=$(mktemp -u)
 trap 'rm -f "$err" "$kill_file" "$kill_file.go" "$kill_file.tmp"' EXIT
-COURIER_TEST_KILL_FILE=$kill_file "$courier" run -n 2 --hang-timeout 1 --timeout 60 "$prog" \
+hosts=
+[ "$how" = signal-hosts ] && hosts="--hosts a:1,b:1 --rsh none"
+COURIER_TEST_KILL_FILE=$kill_file "$courier" run $hosts -n 2 --hang-timeout 1 --timeout 60 "$prog" \
     2>"$err" &
 launcher=$!
 while kill -0 $launcher 2>/dev/null && [ ! -s "$kill_file" ]; do sleep 0.05; done
@@ -24,7 +28,7 @@ pid=$(cat "$kill_file" 2>/dev/null)
 while kill -0 "$pid" 2>/dev/null && ! grep -q '^[0-9]* (.*) S ' /proc/$pid/stat; do sleep 0.02; done
 sleep 0.3
 case $how in
-signal)
+signal | signal-hosts)
     kill -STOP "$pid"
     touch "$kill_file.go"
     sleep 3
@@ -36,7 +40,7 @@ gdb)
     wait $gdbpid
     [ -e "$kill_file.go" ] || { echo "skipped: gdb could not attach"; touch "$kill_file.go"; wait $launcher; exit 77; }
     want="rank 1 \\(pid $pid\\) is stopped \\(traced by pid [0-9]+, gdb\\)" ;;
-*) echo "stopped.sh: signal or gdb"; exit 2 ;;
+*) echo "stopped.sh: signal, gdb or signal-hosts"; exit 2 ;;
 esac
 wait $launcher
 status=$?
