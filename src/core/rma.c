@@ -181,8 +181,7 @@ static bool no_map(void)
 
 void *cr_shared_map(cr_job *job, int peer, const cr_shared *s)
 {
-    if (s->fd < 0 || !job->host.base || job->host_of[peer] != job->host_of[job->rank] ||
-        no_map())
+    if (s->fd < 0 || !job->host.base || job->host_of[peer] != job->host_of[job->rank] || no_map())
         return NULL;
     if (peer == job->rank) return NULL; /* the owner has its own mapping */
     char path[64];

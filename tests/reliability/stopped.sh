@@ -35,7 +35,10 @@ signal | signal-hosts)
     kill -CONT "$pid"
     want="rank 1 \\(pid $pid\\) is stopped by a signal" ;;
 gdb)
-    gdb -nx -batch -p "$pid" -ex "shell touch $kill_file.go" -ex "shell sleep 3" >/dev/null 2>&1 &
+    # the go file only once gdb has attached (TracerPid set)
+    gdb -nx -batch -p "$pid" \
+        -ex "shell grep -q 'TracerPid:[[:space:]]*[1-9]' /proc/$pid/status && touch $kill_file.go" \
+        -ex "shell sleep 3" >/dev/null 2>&1 &
     gdbpid=$!
     wait $gdbpid
     [ -e "$kill_file.go" ] || { echo "skipped: gdb could not attach"; touch "$kill_file.go"; wait $launcher; exit 77; }
