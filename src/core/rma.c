@@ -172,10 +172,16 @@ void cr_shared_free(void *p, const cr_shared *s)
     if (s->fd >= 0) close(s->fd);
 }
 
+/* COURIER_RMA_NO_MAP=1 (0 or 1, as courier run checks): never map a peer's window. */
+static bool no_map(void)
+{
+    const char *v = getenv("COURIER_RMA_NO_MAP");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 void *cr_shared_map(cr_job *job, int peer, const cr_shared *s)
 {
-    if (s->fd < 0 || !job->host.base || job->host_of[peer] != job->host_of[job->rank] ||
-        getenv("COURIER_RMA_NO_MAP"))
+    if (s->fd < 0 || !job->host.base || job->host_of[peer] != job->host_of[job->rank] || no_map())
         return NULL;
     if (peer == job->rank) return NULL; /* the owner has its own mapping */
     char path[64];

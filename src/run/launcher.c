@@ -2,6 +2,10 @@
  * clean up whatever happens.
  *
  * Invariants:
+ *  - what can be known wrong before a rank starts is refused then, in one line:
+ *    the COURIER_* settings (src/run/envcheck.c), a program that is missing, a
+ *    directory or linked with another MPI library (src/run/progfile.c), a
+ *    --net naming no address of this host (an agent: of its host);
  *  - the shared segment is a memfd (no name anywhere), so it disappears with the
  *    last process that holds it: nothing is ever left in /dev/shm;
  *  - every rank runs in the job's own process group and has PR_SET_PDEATHSIG
@@ -57,6 +61,7 @@
 
 #include "../host/host.h"
 #include "../transport/transport.h"
+#include "envcheck.h"
 #include "hosts.h"
 #include "jobs.h"
 #include "launcher.h"
@@ -132,6 +137,7 @@ typedef struct job_spec {
     pid_t pgid;
     int exit_status;
     bool ending;             /* termination under way */
+    bool killed_all;         /* ... and, asked twice, everything killed at once */
     cpu_set_t cpus;          /* the CPUs the launcher may use, and so the job */
     int cpu_of[CPU_SETSIZE]; /* the i-th of them */
     bool bind;               /* each rank bound to CPUs of its own (--bind; start_here) */
@@ -273,6 +279,34 @@ static bool find_program(const char *prog, void *arg)
     (void)arg;
     char buf[PATH_MAX];
     return resolve_program(prog, buf);
+}
+
+/* What keeps prog from running as a job of courier's, in one line (err):
+ * PROG_USAGE (not found, a directory: the command line is wrong) or
+ * PROG_FOREIGN (linked with another MPI library: its ranks would each start
+ * alone, as a job of one rank, and end with status 0); PROG_OK: nothing. */
+enum { PROG_OK, PROG_USAGE, PROG_FOREIGN };
+static int program_problem(const char *prog, char *err, size_t errlen)
+{
+    int kind = PROG_USAGE;
+    char path[PATH_MAX], lib[64];
+    struct stat st;
+    if (!resolve_program(prog, path))
+        snprintf(err, errlen, "program '%s' not found or not executable", prog);
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(err, errlen, "program '%s' is a directory, not a program (name the program in it)",
+                 prog);
+    else if (cr_progfile_foreign_mpi(path, lib, sizeof lib) && (kind = PROG_FOREIGN))
+        snprintf(err, errlen,
+                 "program '%s' is linked with another MPI library (%s: Open MPI's, MPICH's or "
+                 "another's), not with courier, so each of its ranks would run alone as a job of "
+                 "one rank; rebuild it with courier-cc (or run it with that library's mpirun)",
+                 prog, lib);
+    else
+        return PROG_OK;
+    for (char *p = err; *p; p++) /* it quotes an argument: one line, no terminal controls */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return kind;
 }
 
 __attribute__((format(printf, 4, 5))) static int parse_error(cr_run_spec *spec, char *err,
@@ -1064,12 +1098,32 @@ static void settle(job_spec *js, uint64_t now)
     end_job(js, failure_status(f));
 }
 
+/* Say what the watchdog has noted (a rank stopped by a signal or a debugger):
+ * the launcher in order with the ranks' output, an agent on its stderr. */
+static void say_notes(job_spec *js)
+{
+    char line[400];
+    while (js->wd && cr_watchdog_note(js->wd, line, sizeof line)) {
+        if (js->agent)
+            fputs(line, stderr);
+        else
+            say(js, "%s", line);
+    }
+}
+
 static void on_signal(job_spec *js, int sig)
 {
     if (sig == SIGCHLD) return;
     if (js->tree) cr_tree_send(js->tree, -2, CR_F_SIGNAL, 0, 0, sig, NULL, 0);
-    if (js->ending) { /* asked twice: stop waiting */
+    if (js->ending) { /* asked twice: stop waiting, kill everything now */
+        if (!js->agent && !js->killed_all)
+            say(js, "courier: got SIG%s again; killing every process of the job now\n",
+                sigabbrev_np(sig));
+        js->killed_all = true;
         if (js->pgid) kill(-js->pgid, SIGKILL);
+        /* an agent that is stopped cannot act on the signal sent down: its
+         * rsh process (or the agent itself) is killed, and its connection */
+        if (js->tree) cr_tree_kill_children(js->tree);
         return;
     }
     if (!js->agent) {
@@ -1562,6 +1616,7 @@ static int watch(job_spec *js, int sfd)
         reap(js);
         if (js->tree) cr_tree_service(js->tree, now_ns() / 1000000u, on_frame, on_lost, js);
         settle(js, now_ns());
+        say_notes(js);
     }
     free(pf);
     free(who);
@@ -1636,10 +1691,14 @@ static int start_here(job_spec *js, const unsigned char key[32], const char *who
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         seglen + (64u << 20) > rl.rlim_cur) {
+        unsigned long long need = (seglen + (64u << 20) + 1023) / 1024;
         fprintf(stderr,
-                "%s: the %zu MiB shared segment for %d ranks does not fit the "
-                "address-space limit (ulimit -v %llu KiB); use fewer ranks or raise the limit\n",
-                who, seglen >> 20, js->cmd.total, (unsigned long long)rl.rlim_cur / 1024);
+                "%s: the address-space limit (ulimit -v %llu KiB) is too low: the job's shared "
+                "segment for %d ranks (%llu KiB) and the room every rank needs besides (64 MiB) "
+                "do not fit in it; raise it to at least %llu KiB (ulimit -v unlimited, or "
+                "ulimit -v %llu), or use fewer ranks\n",
+                who, (unsigned long long)rl.rlim_cur / 1024, js->cmd.total,
+                (unsigned long long)(seglen + 1023) / 1024, need, need);
         return 1;
     }
     int segfd = make_segment(js->cmd.total, &seglen, &js->control);
@@ -2009,13 +2068,17 @@ static int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
     }
     pthread_mutex_init(&oq->mu, NULL);
     pthread_cond_init(&oq->cv, NULL);
+    /* The signals go to the descriptor, blocked before the writer thread
+     * starts and inherits the mask (else SIGINT killed the launcher there,
+     * silently, without ending the job in order). */
+    int sfd = signal_fd();
     if (pthread_create(&oq->th, NULL, out_writer, oq)) {
         free(oq);
+        if (sfd >= 0) close(sfd);
         fprintf(stderr, "courier run: cannot start the output thread\n");
         goto out;
     }
     js->oq = oq;
-    int sfd = signal_fd();
     js->started = now_ns();
     if (sfd < 0 || cr_tree_spawn(&tree, key)) {
         fprintf(stderr, "courier run: %s\n", sfd < 0 ? strerror(errno) : tree.why);
@@ -2068,12 +2131,36 @@ int cr_run_main(int argc, char **argv)
         cr_run_spec_free(&js.cmd);
         return usage_error("--rsh starts agents on other hosts: give --hosts or --hostfile");
     }
+    /* The settings from the environment, once for every rank. */
+    if (cr_envcheck(err, sizeof err)) {
+        fprintf(stderr, "courier run: %s\n", err);
+        cr_run_spec_free(&js.cmd);
+        return 2;
+    }
+    /* The programs and --net, here (across hosts each agent looks on its host). */
+    for (int a = 0; !across && a < js.cmd.napps; a++) {
+        int kind = program_problem(js.cmd.apps[a].argv[0], err, sizeof err);
+        if (kind == PROG_OK) continue;
+        cr_run_spec_free(&js.cmd);
+        if (kind == PROG_USAGE) return usage_error("%s", err);
+        fprintf(stderr, "courier run: %s\n", err);
+        return 2;
+    }
+    const char *net_env = getenv("COURIER_NET");
+    if (!across && (js.cmd.net || (net_env && *net_env)) &&
+        cr_envcheck_net(js.cmd.net ? js.cmd.net : net_env,
+                        js.cmd.net ? "--net " : "COURIER_NET=", err, sizeof err)) {
+        cr_run_spec_free(&js.cmd);
+        if (js.cmd.net) return usage_error("%s", err);
+        fprintf(stderr, "courier run: %s\n", err);
+        return 2;
+    }
     raise_fd_limit();
     if (alloc_ranks(&js)) return usage_error("out of memory for %d ranks", js.cmd.total);
     /* Inside a Slurm allocation of several nodes, a job without --hosts spans
      * them, its agents started by srun (COURIER_NO_SLURM=1: this node only). */
     cr_hostlist slurm = {0};
-    if (!across && !getenv("COURIER_NO_SLURM")) {
+    if (!across && !cr_envcheck_flag("COURIER_NO_SLURM")) {
         char err[600];
         rc = cr_hosts_from_slurm(&slurm, err, sizeof err);
         if (rc < 0) {
@@ -2218,12 +2305,10 @@ int cr_agent_main(int argc, char **argv)
          r0 += js.cmd.apps[a++].n) {
         const cr_tree_host *h = &tree.hosts[node - 1];
         if (r0 < h->first + h->count && r0 + js.cmd.apps[a].n > h->first &&
-            !find_program(js.cmd.apps[a].argv[0], NULL)) {
-            snprintf(err, sizeof err, "program '%s' not found or not executable",
-                     js.cmd.apps[a].argv[0]);
+            program_problem(js.cmd.apps[a].argv[0], err, sizeof err) != PROG_OK)
             rc = 2;
-        }
     }
+    if (!rc && js.cmd.net && cr_envcheck_net(js.cmd.net, "--net ", err, sizeof err)) rc = 2;
     if (rc || node >= tree.nnodes || tree.hosts[node - 1].count < 1 ||
         tree.hosts[node - 1].first + tree.hosts[node - 1].count > js.cmd.total) {
         if (!rc) snprintf(err, sizeof err, "the job's host list does not match its ranks");

@@ -1,7 +1,8 @@
 /* What the launcher reads in a program's file before it starts it: whether
  * courier run --sim may run its ranks as contexts of one process
- * (src/host/contexts.h). The file is an ELF executable; only its headers, its
- * notes and its dynamic symbols are read (pread, no mapping).
+ * (src/host/contexts.h), and whether it was linked with another MPI library
+ * than courier's. The file is an ELF executable; only its headers, its notes,
+ * its dynamic section and its dynamic symbols are read (pread, no mapping).
  *
  * Invariants: the answer is "contexts" only when every one of these holds,
  * and a file that cannot be read or parsed says no:
@@ -14,6 +15,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,24 +64,43 @@ static bool has_note(int fd, const Elf64_Shdr *sh)
 static const char *const no_contexts_libs[] = {"libgomp", "libomp",    "libiomp", "libasan",
                                                "libtsan", "libhwasan", "libmsan", "libtbb"};
 
+/* The file's ELF header and section headers (*sh, malloc'd): fd, or -1 when
+ * it cannot be read or is no ELF executable of this machine (*why says). */
+static int elf_open(const char *path, Elf64_Ehdr *eh, Elf64_Shdr **sh, const char **why)
+{
+    *sh = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *why = "its file cannot be read";
+        return -1;
+    }
+    *why = "it is not an ELF executable of this machine";
+    if (!rd(fd, eh, sizeof *eh, 0) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shnum == 0 || eh->e_shnum > 4096)
+        goto fail;
+#if defined(__x86_64__)
+    if (eh->e_machine != EM_X86_64) goto fail;
+#endif
+    *sh = malloc((size_t)eh->e_shnum * sizeof **sh);
+    if (!*sh || !rd(fd, *sh, (size_t)eh->e_shnum * sizeof **sh, eh->e_shoff)) goto fail;
+    *why = NULL;
+    return fd;
+fail:
+    free(*sh);
+    *sh = NULL;
+    close(fd);
+    return -1;
+}
+
 const char *cr_progfile_contexts(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return "its file cannot be read";
-    const char *why = "it is not an ELF executable of this machine";
+    const char *why;
     Elf64_Ehdr eh;
-    Elf64_Shdr *sh = NULL;
-    if (!rd(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-        eh.e_shnum == 0 || eh.e_shnum > 4096)
-        goto out;
-#if defined(__x86_64__)
-    if (eh.e_machine != EM_X86_64) goto out;
-#endif
-    sh = malloc((size_t)eh.e_shnum * sizeof *sh);
-    if (!sh || !rd(fd, sh, (size_t)eh.e_shnum * sizeof *sh, eh.e_shoff)) goto out;
+    Elf64_Shdr *sh;
+    int fd = elf_open(path, &eh, &sh, &why);
+    if (fd < 0) return why;
     bool note = false;
-    why = NULL;
     for (int i = 0; i < eh.e_shnum && !why; i++) {
         if (sh[i].sh_type == SHT_NOTE) note |= has_note(fd, &sh[i]);
         if ((sh[i].sh_type != SHT_DYNSYM && sh[i].sh_type != SHT_DYNAMIC) ||
@@ -109,8 +130,51 @@ const char *cr_progfile_contexts(const char *path)
         free(tab);
     }
     if (!why && !note) why = "it was not linked by courier-cc (no start-up stub)";
-out:
     free(sh);
     close(fd);
     return why;
+}
+
+/* Libraries of other MPI implementations: Open MPI's libmpi.so.40 and its
+ * Fortran and C++ parts (libmpi_mpifh, libmpi_usempif08, libmpi_cxx), MPICH's
+ * (and Intel MPI's, MVAPICH's) libmpi.so.12, libmpich, libmpicxx, libmpifort.
+ * Not libmpi_abi (the MPI standard ABI's name, which courier may provide). */
+static bool foreign_mpi(const char *lib)
+{
+    static const char *const pfx[] = {"libmpi.so", "libmpi_", "libmpich", "libmpicxx",
+                                      "libmpifort"};
+    if (!strncmp(lib, "libmpi_abi", 10)) return false;
+    for (size_t j = 0; j < sizeof pfx / sizeof *pfx; j++)
+        if (!strncmp(lib, pfx[j], strlen(pfx[j]))) return true;
+    return false;
+}
+
+bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
+{
+    const char *why;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh;
+    int fd = elf_open(path, &eh, &sh, &why);
+    if (fd < 0) return false;
+    bool courier = false;
+    lib[0] = '\0';
+    for (int i = 0; i < eh.e_shnum; i++) {
+        if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_link >= eh.e_shnum) continue;
+        char *str = section(fd, &sh[sh[i].sh_link]);
+        Elf64_Dyn *d = section(fd, &sh[i]);
+        size_t strn = sh[sh[i].sh_link].sh_size;
+        for (size_t k = 0; str && d && k < sh[i].sh_size / sizeof *d && d[k].d_tag != DT_NULL;
+             k++) {
+            if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= strn) continue;
+            const char *name = str + d[k].d_un.d_val;
+            if (strnlen(name, strn - d[k].d_un.d_val) == strn - d[k].d_un.d_val) continue;
+            if (!strncmp(name, "libcourier", 10)) courier = true;
+            if (!lib[0] && foreign_mpi(name)) snprintf(lib, len, "%s", name);
+        }
+        free(str);
+        free(d);
+    }
+    free(sh);
+    close(fd);
+    return lib[0] && !courier;
 }

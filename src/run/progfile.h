@@ -3,6 +3,7 @@
 #ifndef COURIER_PROGFILE_H
 #define COURIER_PROGFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Can courier run --sim run this program's ranks as contexts of one process
@@ -10,5 +11,9 @@
  * was not linked by courier-cc, it starts threads, ...). path: the file that
  * execvp would run. */
 const char *cr_progfile_contexts(const char *path);
+/* Was this program linked with another MPI library (Open MPI's libmpi.so.40,
+ * MPICH's libmpich.so.12, ...) and not with libcourier? Its ranks would each
+ * start alone, as a job of one rank. True with that library's name in lib. */
+bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len);
 
 #endif

@@ -897,6 +897,14 @@ void cr_tree_flush(cr_tree *t, int ms)
     }
 }
 
+void cr_tree_kill_children(cr_tree *t)
+{
+    for (int i = 0; i < t->nchild; i++) {
+        if (t->rsh_pid[i] > 0) kill(t->rsh_pid[i], SIGKILL);
+        if (!t->child_done[i]) drop_child(t, i);
+    }
+}
+
 void cr_tree_free(cr_tree *t)
 {
     ctl_free(t->parent);

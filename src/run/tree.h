@@ -131,6 +131,13 @@ const char *cr_tree_node_name(const cr_tree *t, int node);
  * and returns argv (calloc'ed, pointing into t->job), NULL if malformed. */
 char *cr_tree_job_encode(const cr_tree *t, int argc, char *const *argv, size_t *len);
 char **cr_tree_job_decode(cr_tree *t, const void *payload, size_t len, int *argc);
+/* Give up on every child at once (a second signal to the launcher): SIGKILL
+ * its rsh process (the agent itself, with --rsh none or ip netns exec: even a
+ * stopped one dies, and its ranks with it by PR_SET_PDEATHSIG; ssh: its
+ * connection ends) and close its connection, so that an agent still able to
+ * act ends its ranks; each child is then done. The processes are reaped by
+ * the caller's wait loop. */
+void cr_tree_kill_children(cr_tree *t);
 /* Close everything, SIGKILL rsh processes still running (they are reaped by
  * the caller's wait loop), free. */
 void cr_tree_free(cr_tree *t);

@@ -8,11 +8,17 @@
  * phase; it bumps its spell count each time it starts waiting anew, so any
  * message it handles shows up as a change. The job is hung when every rank still
  * running is blocked and no spell count has changed for the hang timeout. A rank
- * that computes is not blocked, so it is never reported, however long it takes. */
+ * that computes is not blocked, so it is never reported, however long it takes.
+ * Nor is a rank that is stopped (/proc/PID/stat state T or t: SIGSTOP, Ctrl-Z,
+ * a debugger attached): it still holds what the others wait for and goes on when
+ * it is continued, so while one is stopped the job is not hung. Ranks are looked
+ * up in /proc only while all seem blocked; each stop is noted once
+ * (cr_watchdog_note), and the hang timeout starts again once it runs. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "../host/host.h"
 #include "watchdog.h"
@@ -25,6 +31,14 @@ struct cr_watchdog {
     cr_waitinfo *w;
     unsigned char *blocked;
     uint64_t still_since; /* when the last change was seen; 0: not all blocked */
+    /* Stopped ranks, looked for while every rank seems blocked: the cause said
+     * last (its tracer's pid, 0: a signal; -1: none since the rank last moved),
+     * whether one is still to be said, and how many looks in a row found each
+     * stopped (a stop is said at the second, so that a tracer's brief stops,
+     * strace's at each system call, are not). */
+    int *said;
+    unsigned char *to_say, *stops;
+    int notes; /* how many to_say */
 };
 
 cr_watchdog *cr_watchdog_new(const void *segment, int n)
@@ -40,10 +54,14 @@ cr_watchdog *cr_watchdog_new(const void *segment, int n)
     wd->spells = calloc((size_t)n, sizeof *wd->spells);
     wd->w = calloc((size_t)n, sizeof *wd->w);
     wd->blocked = calloc((size_t)n, 1);
-    if (!wd->spells || !wd->w || !wd->blocked) {
+    wd->said = malloc((size_t)n * sizeof *wd->said);
+    wd->to_say = calloc((size_t)n, 1);
+    wd->stops = calloc((size_t)n, 1);
+    if (!wd->spells || !wd->w || !wd->blocked || !wd->said || !wd->to_say || !wd->stops) {
         cr_watchdog_free(wd);
         return NULL;
     }
+    for (int r = 0; r < n; r++) wd->said[r] = -1;
     return wd;
 }
 
@@ -65,6 +83,9 @@ void cr_watchdog_free(cr_watchdog *wd)
     free(wd->spells);
     free(wd->w);
     free(wd->blocked);
+    free(wd->said);
+    free(wd->to_say);
+    free(wd->stops);
     free(wd);
 }
 
@@ -87,6 +108,81 @@ void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned
     *blocked = 0; /* a rank rewriting its record all the time is not stuck */
 }
 
+/* Is process pid stopped (state T: a signal; t: a tracer's stop)? Its
+ * tracer's pid in *tracer (0: none). */
+static bool proc_stopped(pid_t pid, int *tracer)
+{
+    char path[64], buf[512];
+    *tracer = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may hold anything */
+    if (!p || (p[1] != ' ') || (p[2] != 'T' && p[2] != 't')) return false;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if ((f = fopen(path, "r"))) {
+        while (fgets(buf, sizeof buf, f))
+            if (!strncmp(buf, "TracerPid:", 10)) *tracer = atoi(buf + 10);
+        fclose(f);
+    }
+    return true;
+}
+
+/* Rank r (running) stopped? Notes a new stop to be said. */
+static bool rank_stopped(cr_watchdog *wd, int r)
+{
+    int32_t pid = wd->rk ? atomic_load(&((cr_host_rank *)&wd->rk[r])->pid) : 0;
+    int tracer = 0;
+    if (pid <= 0 || !proc_stopped(pid, &tracer)) {
+        wd->stops[r] = 0;
+        return false;
+    }
+    if (wd->stops[r] < 2) wd->stops[r]++;
+    if (wd->stops[r] == 2 && wd->said[r] != tracer) {
+        wd->said[r] = tracer;
+        wd->to_say[r] = 1;
+        wd->notes++;
+    }
+    return true;
+}
+
+bool cr_watchdog_note(cr_watchdog *wd, char *buf, size_t len)
+{
+    for (int r = 0; wd->notes && r < wd->n; r++) {
+        if (!wd->to_say[r]) continue;
+        wd->to_say[r] = 0;
+        wd->notes--;
+        int pid = wd->rk ? atomic_load(&((cr_host_rank *)&wd->rk[r])->pid) : 0;
+        int tracer = wd->said[r];
+        if (tracer > 0) {
+            char path[64], comm[64] = "";
+            snprintf(path, sizeof path, "/proc/%d/comm", tracer);
+            FILE *f = fopen(path, "r");
+            if (f) {
+                if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+                fclose(f);
+            }
+            comm[strcspn(comm, "\n")] = '\0';
+            for (char *p = comm; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+            snprintf(buf, len,
+                     "courier: rank %d (pid %d) is stopped (traced by pid %d%s%s); not a "
+                     "deadlock: the watchdog waits until it runs again\n",
+                     r, pid, tracer, comm[0] ? ", " : "", comm);
+        } else {
+            snprintf(buf, len,
+                     "courier: rank %d (pid %d) is stopped by a signal (SIGSTOP, Ctrl-Z); not a "
+                     "deadlock: the watchdog waits until it runs again (kill -CONT %d)\n",
+                     r, pid, pid);
+        }
+        return true;
+    }
+    return false;
+}
+
 bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns)
 {
     bool all_blocked = true, changed = false, any = false;
@@ -99,11 +195,17 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
         cr_waitinfo w = wd->w[r];
         cr_watchdog_read_status(&wd->st[r], &sp, &b, &w);
         if (!b) all_blocked = false;
+        if (sp != wd->spells[r]) wd->said[r] = -1; /* it moved: a new stop is said anew */
         if (sp != wd->spells[r] || b != wd->blocked[r]) changed = true;
         wd->spells[r] = sp;
         wd->blocked[r] = b;
         wd->w[r] = w;
     }
+    /* A rank that is stopped moves again once continued: nothing is hung. */
+    bool stopped = false;
+    for (int r = 0; any && all_blocked && r < wd->n; r++)
+        if (running[r] && rank_stopped(wd, r)) stopped = true;
+    if (stopped) all_blocked = false;
     if (!any || !all_blocked) {
         wd->still_since = 0;
         return false;

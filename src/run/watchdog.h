@@ -18,8 +18,13 @@ cr_watchdog *cr_watchdog_new(const void *segment, int n);
 const cr_waitinfo *cr_watchdog_get(const cr_watchdog *wd, int r);
 void cr_watchdog_put(cr_watchdog *wd, int r, const cr_waitinfo *w);
 void cr_watchdog_free(cr_watchdog *wd);
-/* Look again; true when every running rank has been blocked, unchanged, for timeout_ns. */
+/* Look again; true when every running rank has been blocked, unchanged, for
+ * timeout_ns. A rank that is stopped (a signal, a debugger) is not blocked: it
+ * will move once continued; the time starts again after it runs. */
 bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns);
+/* A rank found stopped since the last call, as one line to say ("courier: rank 1
+ * (pid P) is stopped (traced by pid T, gdb); ..."); false when there is none. */
+bool cr_watchdog_note(cr_watchdog *wd, char *buf, size_t len);
 /* Was rank r outside the job when it ended: it had left in order (finalized at
  * exit: its sends done, its record marked gone) or never joined (never attached
  * to the segment: not a courier program, or it ended before its first call)?
