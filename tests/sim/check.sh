@@ -78,6 +78,13 @@ hops)
     within "$b" "$a" || fail "far $b us not within 5 % of near $a us"
     awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' || fail "more hops should cost more"
     ;;
+samehops) # as many hops to FAR as to NEAR: the same time, to the nanosecond
+    m=$1 n=$2 near=$3 far=$4
+    a=$(one_way "$m" nx "$n" "$near" 0) b=$(one_way "$m" nx "$n" "$far" 0)
+    echo "$m: 0 bytes to rank $near $a us, to rank $far $b us"
+    [ -n "$a" ] && [ -n "$b" ] || fail "no measurement"
+    [ "$a" = "$b" ] || fail "rank $far ($b us) is as many hops away as rank $near ($a us)"
+    ;;
 same | modes)
     m=$1 n=$2
     shift 2
