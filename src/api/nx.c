@@ -57,6 +57,17 @@ static void nx_leave(cr_job *job)
     cr_unlock(job);
 }
 
+/* A type, type selector, node or process type as the 32-bit original had it.
+ * A 64-bit program that calls NX/2 without <nx.h> passes its int arguments in
+ * the low half of the register, and -1 (any type, all nodes), made unsigned on
+ * the way, arrives as 4294967295: a value whose upper 32 bits are zero is taken
+ * as the 32-bit value it was (-1, or a negative mask of types). No valid type
+ * or node lies in 2^31..2^32-1, so nothing a 64-bit program means is lost. */
+static long w32(long v)
+{
+    return ((unsigned long)v >> 32) == 0 ? (long)(int32_t)(uint32_t)v : v;
+}
+
 static int32_t check_type(cr_job *job, const char *op, long type)
 {
     if (type < 0 || type > INT32_MAX)
@@ -66,6 +77,7 @@ static int32_t check_type(cr_job *job, const char *op, long type)
 
 static cr_sel typesel_to_sel(cr_job *job, const char *op, long typesel)
 {
+    typesel = w32(typesel);
     cr_sel s = {.src = CR_ANY_SOURCE, .ctx = CR_CTX_NX};
     if (typesel >= 0) {
         s.tag_mode = CR_TAG_EXACT;
@@ -126,6 +138,7 @@ static void set_xinfo(long *info, const cr_status *st)
 
 static void send_as(const char *op, long type, char *buf, long count, long node, long pid)
 {
+    type = w32(type), node = w32(node), pid = w32(pid);
     cr_job *job = nx_enter(op);
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
@@ -180,6 +193,7 @@ long iprobe(long typesel)
 
 static long isend_as(const char *op, long type, char *buf, long count, long node, long pid)
 {
+    type = w32(type), node = w32(node), pid = w32(pid);
     cr_job *job = nx_enter(op);
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
@@ -255,6 +269,7 @@ long msgdone(long mid)
 
 static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long ptypesel)
 {
+    nodesel = w32(nodesel), ptypesel = w32(ptypesel);
     cr_sel s = typesel_to_sel(job, op, typesel);
     check_nodesel(job, op, nodesel, ptypesel);
     s.src = nodesel == -1 ? CR_ANY_SOURCE : (int)nodesel;
@@ -317,6 +332,7 @@ long iprobex(long typesel, long nodesel, long ptypesel, long info[])
 /* A send reports its own message: type, count, destination node, process type. */
 static void sent_info(long *info, long type, long count, long node)
 {
+    type = w32(type), node = w32(node);
     cr_status st = {
         .src = (int)node, .tag = (int32_t)type, .size = (size_t)count, .count = (size_t)count};
     set_xinfo(info, &st);
