@@ -87,20 +87,20 @@ int mpc_task_set(int *buf, int nelem, int stype);
 int mpc_stopall(int errcode);
 
 /* Blocking point-to-point. */
-int mpc_bsend(char *buf, int len, int dest, int type);
-int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes);
-int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+int mpc_bsend(void *buf, int len, int dest, int type);
+int mpc_brecv(void *buf, int len, int *src, int *type, int *nbytes);
+int mpc_bsendrecv(void *sbuf, int slen, int dest, int stype, void *rbuf, int rlen, int *src,
                   int *rtype, int *nbytes);
 /* Strided: blknum blocks of blklen bytes, stride bytes apart (blklen <= stride). */
-int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type);
-int mpc_bvrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes);
+int mpc_bvsend(void *buf, int blknum, int blklen, int stride, int dest, int type);
+int mpc_bvrecv(void *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes);
 
 /* Nonblocking point-to-point: *msgid names the operation for mpc_wait/mpc_status.
  * The buffer must not be touched until the operation has completed. */
-int mpc_send(char *buf, int len, int dest, int type, int *msgid);
-int mpc_recv(char *buf, int len, int *src, int *type, int *msgid);
-int mpc_vsend(char *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid);
-int mpc_vrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid);
+int mpc_send(void *buf, int len, int dest, int type, int *msgid);
+int mpc_recv(void *buf, int len, int *src, int *type, int *msgid);
+int mpc_vsend(void *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid);
+int mpc_vrecv(void *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid);
 /* Bytes received (for a send: its length) when complete, and the msgid is retired;
  * MPL_NOT_COMPLETED if not yet; MPL_INACTIVE if already retired. */
 int mpc_status(int msgid);
@@ -116,7 +116,7 @@ int mpc_probe(int *src, int *type, int *nbytes);
  * stays valid while the handler runs (it may mpc_wait for it) and is retired
  * when it returns. mpc_lockrnc(1, &old) holds handlers back (waiting for a
  * running one), mpc_lockrnc(0, &old) lets them run. */
-int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler);
+int mpc_rcvncall(void *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler);
 int mpc_lockrnc(int state, int *oldstate);
 
 /* Groups. */
@@ -173,14 +173,14 @@ void l_vxor(int in1[], int in2[], int out[], int *len);
  * and group ids stay int *, as in every MPL release. Define MPL_INT_LENGTHS
  * before including this header to call the plain int functions (to take their
  * address, or to declare their prototypes yourself). */
-int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t width);
-int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+int mpl_brecv_w(void *buf, int len, int *src, int *type, void *nbytes, size_t width);
+int mpl_bsendrecv_w(void *sbuf, int slen, int dest, int stype, void *rbuf, int rlen, int *src,
                     int *rtype, void *nbytes, size_t width);
 /* mpc_bsendrecv with 8 arguments, as programs built against IBM's mpproto.h
  * call it: one type for both messages; src selects and gets the actual source. */
-int mpl_bsendrecv1_w(char *sbuf, int slen, int dest, int type, char *rbuf, int rlen, int *src,
+int mpl_bsendrecv1_w(void *sbuf, int slen, int dest, int type, void *rbuf, int rlen, int *src,
                      void *nbytes, size_t width);
-int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
+int mpl_bvrecv_w(void *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
                  size_t width);
 int mpl_wait_w(int *msgid, void *nbytes, size_t width);
 int mpl_probe_w(int *src, int *type, void *nbytes, size_t width);

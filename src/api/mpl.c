@@ -55,7 +55,11 @@ typedef struct mpl_msg {
     int idx;       /* its place in the table (the msgid's index) */
     int next_free; /* in the queue of free slots */
     cr_req *r;
-    int *src_out, *type_out;
+    int *src_out, *type_out; /* a receive's wildcards, written at completion (else NULL) */
+    /* Completed by mpc_status, slot free: one mpc_wait on the id may still
+     * take its count (status_n) until the slot is reused. */
+    bool by_status;
+    int status_n;
     char *tmp; /* strided: packed copy (send) or staging buffer (receive) */
     char *ubuf;
     int blknum, blklen, stride;
@@ -374,8 +378,8 @@ static int msg_finish(cr_job *job, mpl_msg *m)
     } else {
         n = (int)m->r->st.count;
         if (m->tmp) unpack(m->ubuf, m->tmp, m->r->st.count, m->blklen, m->stride);
-        *m->src_out = m->r->st.src;
-        *m->type_out = m->r->st.tag;
+        if (m->src_out) *m->src_out = m->r->st.src;
+        if (m->type_out) *m->type_out = m->r->st.tag;
         cr_req_release(job, m->r);
     }
     msg_free(m);
@@ -422,7 +426,7 @@ static int send_checks(cr_job *job, const char *call, const void *buf, int len, 
     return 0;
 }
 
-int mpc_bsend(char *buf, int len, int dest, int type)
+int mpc_bsend(void *buf, int len, int dest, int type)
 {
     cr_job *job = mpl_enter("mpc_bsend");
     if (send_checks(job, "mpc_bsend", buf, len, dest, type)) return leave(job, -1);
@@ -448,7 +452,7 @@ static int brecv(cr_job *job, const char *call, char *buf, size_t len, const cr_
     return n;
 }
 
-int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes)
+int mpc_brecv(void *buf, int len, int *src, int *type, int *nbytes)
 {
     const char *call = "mpc_brecv";
     cr_job *job = mpl_enter(call);
@@ -460,7 +464,7 @@ int mpc_brecv(char *buf, int len, int *src, int *type, int *nbytes)
     return leave(job, 0);
 }
 
-int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+int mpc_bsendrecv(void *sbuf, int slen, int dest, int stype, void *rbuf, int rlen, int *src,
                   int *rtype, int *nbytes)
 {
     const char *call = "mpc_bsendrecv";
@@ -480,7 +484,7 @@ int mpc_bsendrecv(char *sbuf, int slen, int dest, int stype, char *rbuf, int rle
     return leave(job, 0);
 }
 
-int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type)
+int mpc_bvsend(void *buf, int blknum, int blklen, int stride, int dest, int type)
 {
     const char *call = "mpc_bvsend";
     cr_job *job = mpl_enter(call);
@@ -501,7 +505,7 @@ int mpc_bvsend(char *buf, int blknum, int blklen, int stride, int dest, int type
     return leave(job, 0);
 }
 
-int mpc_bvrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes)
+int mpc_bvrecv(void *buf, int blknum, int blklen, int stride, int *src, int *type, int *nbytes)
 {
     const char *call = "mpc_bvrecv";
     cr_job *job = mpl_enter(call);
@@ -534,7 +538,7 @@ static int isend_common(cr_job *job, const char *call, const char *buf, size_t l
     return 0;
 }
 
-int mpc_send(char *buf, int len, int dest, int type, int *msgid)
+int mpc_send(void *buf, int len, int dest, int type, int *msgid)
 {
     const char *call = "mpc_send";
     cr_job *job = mpl_enter(call);
@@ -543,7 +547,7 @@ int mpc_send(char *buf, int len, int dest, int type, int *msgid)
     return leave(job, isend_common(job, call, buf, (size_t)len, NULL, dest, type, msgid));
 }
 
-int mpc_vsend(char *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid)
+int mpc_vsend(void *buf, int blknum, int blklen, int stride, int dest, int type, int *msgid)
 {
     const char *call = "mpc_vsend";
     cr_job *job = mpl_enter(call);
@@ -577,14 +581,17 @@ static int irecv_common(cr_job *job, const char *call, char *buf, size_t len, co
     m->blknum = blknum;
     m->blklen = blklen;
     m->stride = stride;
-    m->src_out = src;
-    m->type_out = type;
+    /* Only a wildcard is written back: a receive with its source and type
+     * given may be posted with pointers to variables that are gone before it
+     * completes (an N-body code's MPL layer did so on the SP2). */
+    m->src_out = *src == DONTCARE ? src : NULL;
+    m->type_out = *type == DONTCARE ? type : NULL;
     m->r = post_recv(job, call, s, tmp ? tmp : buf, len);
     *msgid = id;
     return 0;
 }
 
-int mpc_recv(char *buf, int len, int *src, int *type, int *msgid)
+int mpc_recv(void *buf, int len, int *src, int *type, int *msgid)
 {
     const char *call = "mpc_recv";
     cr_job *job = mpl_enter(call);
@@ -595,7 +602,7 @@ int mpc_recv(char *buf, int len, int *src, int *type, int *msgid)
     return leave(job, irecv_common(job, call, buf, (size_t)len, &s, src, type, msgid, 1, len, len));
 }
 
-int mpc_vrecv(char *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid)
+int mpc_vrecv(void *buf, int blknum, int blklen, int stride, int *src, int *type, int *msgid)
 {
     const char *call = "mpc_vrecv";
     cr_job *job = mpl_enter(call);
@@ -618,7 +625,10 @@ int mpc_status(int msgid)
     if (how == ID_RETIRED) return leave(job, MPL_INACTIVE);
     if (!msg_done(m)) cr_progress(job);
     if (!msg_done(m)) return leave(job, MPL_NOT_COMPLETED);
-    return leave(job, msg_finish(job, m));
+    int n = msg_finish(job, m);
+    m->by_status = true; /* the slot is free (poll-only programs never wait) */
+    m->status_n = n;
+    return leave(job, n);
 }
 
 int mpc_wait(int *msgid, int *nbytes)
@@ -656,13 +666,19 @@ int mpc_wait(int *msgid, int *nbytes)
     }
     mpl_msg *m = NULL;
     int how = msg_find(id, &m);
+    if (how == ID_RETIRED && m->by_status && m->gen == (uint32_t)id >> ID_IDX_BITS) {
+        /* mpc_status said it completed: the wait returns its count at once */
+        m->by_status = false;
+        *nbytes = m->status_n;
+        return leave(job, 0);
+    }
     if (how != ID_ACTIVE)
         return leave(job, fail(job, call, MPL_EMSGID,
                                how == ID_UNKNOWN
                                    ? "msgid %d is unknown: no nonblocking call returned it"
-                                   : "msgid %d is not pending: mpc_wait or mpc_status already "
-                                     "completed it; an id is gone once either has returned its "
-                                     "count, so do not wait on it again",
+                                   : "msgid %d is not pending: it completed and its count was "
+                                     "taken (by mpc_wait, or by mpc_status and one mpc_wait after "
+                                     "it), so do not wait on it again",
                                id));
     cr_wait_until(job, call, one_done, m, m->r);
     *nbytes = msg_finish(job, m);
@@ -699,8 +715,8 @@ static void rnc_fire(cr_job *job, void (*user)(void), const cr_status *st)
         cr_unlock(job);
         return;
     }
-    *m->src_out = st->src;
-    *m->type_out = st->tag;
+    if (m->src_out) *m->src_out = st->src;
+    if (m->type_out) *m->type_out = st->tag;
     m->nbytes = (int)st->count;
     m->fired = 1;
     void (*h)(int *) = m->handler;
@@ -712,7 +728,7 @@ static void rnc_fire(cr_job *job, void (*user)(void), const cr_status *st)
     cr_unlock(job);
 }
 
-int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler)
+int mpc_rcvncall(void *buf, int len, int *src, int *type, int *msgid, mpl_handler_fn handler)
 {
     const char *call = "mpc_rcvncall";
     cr_job *job = mpl_enter(call);
@@ -727,8 +743,11 @@ int mpc_rcvncall(char *buf, int len, int *src, int *type, int *msgid, mpl_handle
     int id;
     mpl_msg *m = msg_new(job, call, M_RNC, &id);
     m->handler = (void (*)(int *))handler;
-    m->src_out = src;
-    m->type_out = type;
+    /* Only a wildcard is written back: a receive with its source and type
+     * given may be posted with pointers to variables that are gone before it
+     * completes (an N-body code's MPL layer did so on the SP2). */
+    m->src_out = *src == DONTCARE ? src : NULL;
+    m->type_out = *type == DONTCARE ? type : NULL;
     *msgid = id;
     cr_irecv_call(job, call, &s, buf, (size_t)len, !mpl.overflow_err, rnc_fire,
                   (void (*)(void))(uintptr_t)id);

@@ -77,7 +77,7 @@ static void put_len(void *p, size_t width, int v)
     }
 }
 
-int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t width)
+int mpl_brecv_w(void *buf, int len, int *src, int *type, void *nbytes, size_t width)
 {
     if (width_bad("mpc_brecv", nbytes, width)) return -1;
     int n = 0, rc = mpc_brecv(buf, len, src, type, nbytes ? &n : NULL);
@@ -85,7 +85,7 @@ int mpl_brecv_w(char *buf, int len, int *src, int *type, void *nbytes, size_t wi
     return rc;
 }
 
-int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int rlen, int *src,
+int mpl_bsendrecv_w(void *sbuf, int slen, int dest, int stype, void *rbuf, int rlen, int *src,
                     int *rtype, void *nbytes, size_t width)
 {
     if (width_bad("mpc_bsendrecv", nbytes, width)) return -1;
@@ -95,14 +95,14 @@ int mpl_bsendrecv_w(char *sbuf, int slen, int dest, int stype, char *rbuf, int r
     return rc;
 }
 
-int mpl_bsendrecv1_w(char *sbuf, int slen, int dest, int type, char *rbuf, int rlen, int *src,
+int mpl_bsendrecv1_w(void *sbuf, int slen, int dest, int type, void *rbuf, int rlen, int *src,
                      void *nbytes, size_t width)
 {
     int rtype = type;
     return mpl_bsendrecv_w(sbuf, slen, dest, type, rbuf, rlen, src, &rtype, nbytes, width);
 }
 
-int mpl_bvrecv_w(char *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
+int mpl_bvrecv_w(void *buf, int blknum, int blklen, int stride, int *src, int *type, void *nbytes,
                  size_t width)
 {
     if (width_bad("mpc_bvrecv", nbytes, width)) return -1;

@@ -28,10 +28,11 @@ int main(int argc, char **argv)
     if (!strcmp(c, "gid")) mpc_sync(17);
     if (!strcmp(c, "func")) mpc_combine(buf, buf + 8, 8, NULL, ALLGRP);
     if (!strcmp(c, "msgid")) id = 4242, mpc_wait(&id, &nbytes);
-    if (!strcmp(c, "status")) { /* mpc_status completed it: a later wait names the id */
-        mpc_send(buf, 8, 0, 3, &id);
+    if (!strcmp(c, "status")) {      /* mpc_status completed it: one wait takes its count, */
+        mpc_send(buf, 8, 0, 3, &id); /* a second names the id */
         while (mpc_status(id) == MPL_NOT_COMPLETED) {
         }
+        mpc_wait(&id, &nbytes);
         mpc_wait(&id, &nbytes);
     }
     if (!strcmp(c, "twice")) {
