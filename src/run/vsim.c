@@ -270,6 +270,7 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         while (x * x < m) x++;
         c->mesh_x = x;
         c->mesh_y = (m + x - 1) / x;
+        c->wrap = 1; /* the iWarp array is a torus (seed 002), as courier netsim's default */
         break;
     }
     default:

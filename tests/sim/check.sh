@@ -9,6 +9,8 @@
 #         read as MB/s); PROG_MODE exchange: the total bandwidth of both
 #         directions (MACHINE may carry keys: sp2,sw=mpl-fat)
 #     hops MACHINE NRANKS NEAR FAR     0-byte one-way time to FAR within 5 % of NEAR's
+#     torus MACHINE NRANKS NEAR FAR    0-byte one-way time to FAR the same as to NEAR
+#                                      (as many hops: iwarp's wraparound)
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
 #     modes MACHINE NRANKS ARGS...     the same, one run with the ranks as processes and
 #                                      one as contexts of one process
@@ -77,6 +79,13 @@ hops)
     [ -n "$a" ] && [ -n "$b" ] || fail "no measurement"
     within "$b" "$a" || fail "far $b us not within 5 % of near $a us"
     awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' || fail "more hops should cost more"
+    ;;
+torus)
+    m=$1 n=$2 near=$3 far=$4
+    a=$(one_way "$m" nx "$n" "$near" 0) b=$(one_way "$m" nx "$n" "$far" 0)
+    echo "$m: 0 bytes to rank $near $a us, to rank $far $b us"
+    [ -n "$a" ] && [ -n "$b" ] || fail "no measurement"
+    [ "$a" = "$b" ] || fail "rank $far ($b us) is not as near as rank $near ($a us): no wraparound"
     ;;
 same | modes)
     m=$1 n=$2
