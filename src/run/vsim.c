@@ -27,6 +27,9 @@
  *  - when no rank runs, none waits for a sync, nothing is queued and some rank
  *    still waits for a message, the program is deadlocked: the simulator says
  *    so (cr_vsim_deadlocked) and stops;
+ *  - when every rank has left, the launcher may stop the loop before its last
+ *    passes: cr_vsim_finish then reads and handles what is left (finish_model),
+ *    so that the report is the same run after run;
  *  - a rank answered while it sleeps goes on the wake queue; when the ranks
  *    are contexts of one process (cr_vsim_use_contexts), that process alone
  *    takes the queue, and the simulator rings it once per pass that queued. */
@@ -270,7 +273,7 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
         while (x * x < m) x++;
         c->mesh_x = x;
         c->mesh_y = (m + x - 1) / x;
-        c->wrap = 1; /* a torus, as the iWarp array is (seed 002; courier netsim's default) */
+        c->wrap = 1; /* the iWarp array is a torus (seed 002), as courier netsim's default */
         break;
     }
     default:
@@ -1139,12 +1142,36 @@ void cr_vsim_stop(cr_vsim *s)
     cr_vt_bell_ring(&s->hd->bell, &s->hd->sleeping);
 }
 
+/* After the loop: when every rank has left the job (and it did not deadlock),
+ * the launcher may have stopped the loop before it read the ranks' last
+ * messages or handled the model's last events (the rank processes' exits race
+ * with the loop's last passes). Read and handle them all here, so that the
+ * report (events, links' busy times) is the same run after run. */
+static void finish_model(cr_vsim *s)
+{
+    if (atomic_load(&s->deadlock)) return;
+    for (int r = 0; r < s->n; r++)
+        if (atomic_load_explicit(&slot(s, r)->state, memory_order_acquire) != CR_VT_DONE) return;
+    for (int r = 0; r < s->n; r++) {
+        drain_out(s, r);
+        s->r[r].st = CR_VT_DONE;
+    }
+    for (;;) {
+        int64_t te = cr_sim_next(s->sim), tr = s->nheap ? s->heap[0]->t : CR_VT_NEVER;
+        int64_t t = te < tr ? te : tr;
+        if (t == CR_VT_NEVER) break;
+        step(s, t);
+    }
+    if (s->nheld) flush_holds(s);
+}
+
 int cr_vsim_finish(cr_vsim *s, FILE *out, const char *json, double wall_s)
 {
     if (s->started) {
         cr_vsim_stop(s);
         pthread_join(s->th, NULL);
         s->started = false;
+        finish_model(s);
     }
     int64_t end = 0;
     cr_vt_account sum = {0};

@@ -9,7 +9,12 @@
 #         read as MB/s); PROG_MODE exchange: the total bandwidth of both
 #         directions (MACHINE may carry keys: sp2,sw=mpl-fat)
 #     hops MACHINE NRANKS NEAR FAR     0-byte one-way time to FAR within 5 % of NEAR's
+#     torus MACHINE NRANKS NEAR FAR    0-byte one-way time to FAR the same as to NEAR
+#                                      (as many hops: iwarp's wraparound)
 #     same MACHINE NRANKS ARGS...      two runs give identical virtual times
+#     reports MACHINE NRANKS RUNS ARGS...
+#                                      RUNS runs print the same summary
+#                                      and --sim-report, byte for byte but the wall time
 #     modes MACHINE NRANKS ARGS...     the same, one run with the ranks as processes and
 #                                      one as contexts of one process
 #     output MACHINE NRANKS            with --label, every rank's lines of stdout and
@@ -78,12 +83,40 @@ hops)
     within "$b" "$a" || fail "far $b us not within 5 % of near $a us"
     awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' || fail "more hops should cost more"
     ;;
-samehops) # as many hops to FAR as to NEAR: the same time, to the nanosecond
+torus)
     m=$1 n=$2 near=$3 far=$4
     a=$(one_way "$m" nx "$n" "$near" 0) b=$(one_way "$m" nx "$n" "$far" 0)
     echo "$m: 0 bytes to rank $near $a us, to rank $far $b us"
     [ -n "$a" ] && [ -n "$b" ] || fail "no measurement"
-    [ "$a" = "$b" ] || fail "rank $far ($b us) is as many hops away as rank $near ($a us)"
+    [ "$a" = "$b" ] || fail "rank $far ($b us) is not as near as rank $near ($a us): no wraparound"
+    ;;
+reports)
+    m=$1 n=$2 runs=$3
+    shift 3
+    dir=$(mktemp -d)
+    one() { # run i of the program with args
+        local i=$1
+        shift
+        "$courier" run --timeout 120 --sim "$m,cpu=0" --sim-report "$dir/r$i.json" -n "$n" "$prog" "$@" \
+            >/dev/null 2>"$dir/e$i" || echo "run $i failed" >>"$dir/failed"
+    }
+    for ((i = 1; i <= runs; i++)); do one "$i" "$@"; done
+    [ -e "$dir/failed" ] && { cat "$dir/failed" >&2; rm -rf "$dir"; fail "a run failed"; }
+    for ((i = 1; i <= runs; i++)); do
+        { grep '^courier:' "$dir/e$i" | sed 's/ in [0-9.]* s;/ in (wall) s;/'
+          sed 's/"wall_s": [0-9.]*,//' "$dir/r$i.json"; } >"$dir/all$i"
+    done
+    grep -q 'events' "$dir/all1" || { rm -rf "$dir"; fail "no summary"; }
+    head -1 "$dir/all1"
+    for ((i = 2; i <= runs; i++)); do
+        if ! cmp -s "$dir/all1" "$dir/all$i"; then
+            diff "$dir/all1" "$dir/all$i" | head >&2
+            rm -rf "$dir"
+            fail "runs 1 and $i differ"
+        fi
+    done
+    rm -rf "$dir"
+    echo "$runs runs: identical reports"
     ;;
 same | modes)
     m=$1 n=$2
