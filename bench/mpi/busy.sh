@@ -15,7 +15,8 @@
 #
 # usage: bench/mpi/busy.sh --bins DIR [--loads "0 1 2 4 8 16"] [--np "2 4"]
 #            [--reps 5] [--tests "latency bw bcast allreduce alltoall pingpong imb_allreduce"]
-#            [--mpich] [--courier BUILD] [--out FILE.md]
+#            [--mpich] [--courier BUILD] [--out FILE.md]     (samples: FILE.md.raw)
+#        bench/mpi/busy.sh --table FILE.md.raw   (the table again from kept samples)
 # --bins DIR holds the benchmark programs, built beforehand from their own
 # sources (this script builds nobody's project): DIR/courier/, DIR/ompi/ and,
 # with --mpich, DIR/mpich/, each with osu_latency osu_bw osu_bcast
@@ -30,6 +31,26 @@ root=$(cd "$here/../.." && pwd)
 bins="" loads="0 1 2 4 8 16" nps="2 4" reps=5 mpich=0 out="" build=$root/build
 tests="latency bw bcast allreduce alltoall pingpong imb_allreduce"
 die() { echo "busy.sh: $*" >&2; exit 2; }
+# table RAW: the Markdown table of RAW's lines "LOAD NP TEST IMPL MICROSECONDS"
+table() {
+    echo "| load | ranks | test | Open MPI median (us) | courier median (us) | courier worst (us) | worst / Open MPI | reps > 1.5x |"
+    echo "|---|---|---|---|---|---|---|---|"
+    awk '
+    function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    { k = $1 " " $2 " " $3; if (!(k in seen)) { seen[k] = 1; order[++m] = k } v[k, $4] = v[k, $4] " " $5 }
+    END {
+        for (i = 1; i <= m; i++) {
+            k = order[i]; split(k, f, " ")
+            if (v[k, "ompi"] == "" || v[k, "courier"] == "") continue
+            o = med(v[k, "ompi"]); c = med(v[k, "courier"]); n = split(v[k, "courier"], a, " ")
+            w = 0; over = 0
+            for (j = 1; j <= n; j++) { if (a[j] + 0 > w) w = a[j] + 0; if (a[j] > 1.5 * o) over++ }
+            printf "| %s | %s | %s | %.3g | %.3g | %.3g | %.2f | %d of %d |\n", f[1], f[2], f[3], o, c, w, w / o, over, n
+        }
+    }' "$1"
+    echo
+    echo "bw is in microseconds per 64 KiB message (65536 / MB/s); a timeout counts as 120 s."
+}
 while [ $# -gt 0 ]; do
     case $1 in
     --bins) bins=${2:?}; shift 2 ;;
@@ -40,6 +61,7 @@ while [ $# -gt 0 ]; do
     --mpich) mpich=1; shift ;;
     --courier) build=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
+    --table) table "${2:?}"; exit 0 ;;
     -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (--help lists them)" ;;
     esac
@@ -76,9 +98,9 @@ measure() {
     bcast | allreduce) run "$impl" "$n" osu_$t -m 8:8 -i 1000 | awk '$1 == 8 {print $2}' ;;
     alltoall) run "$impl" "$n" osu_alltoall -m 1024:1024 -i 500 | awk '$1 == 1024 {print $2}' ;;
     pingpong) run "$impl" 2 IMB-MPI1 PingPong -msglog 3:3 -iter 2000 |
-        awk '$1 == 8 && NF >= 3 {print $3}' ;;
+        awk '$1 == 8 && NF >= 3 && $3 ~ /^[0-9.]+$/ {print $3}' ;;
     imb_allreduce) run "$impl" "$n" IMB-MPI1 Allreduce -msglog 3:3 -npmin "$n" -iter 1000 |
-        awk '$1 == 8 && NF >= 5 {print $5}' ;;
+        awk '$1 == 8 && NF >= 5 && $5 ~ /^[0-9.]+$/ {print $5}' ;;
     esac | tail -1
 }
 have() { # have IMPL TEST: its program is there
@@ -119,21 +141,6 @@ done
     echo "$(uname -n): $cpus CPUs, $(uname -r); $(date -u +%Y-%m-%d); $reps repetitions, interleaved; load = CPU-bound processes beside the job"
     echo "Versions: courier $("$courier" info 2>/dev/null | head -1); $(mpirun.openmpi --version 2>/dev/null | head -1)"
     echo
-    echo "| load | ranks | test | Open MPI median (us) | courier median (us) | courier worst (us) | worst / Open MPI | reps > 1.5x |"
-    echo "|---|---|---|---|---|---|---|---|"
-    awk '
-    function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-    { k = $1 " " $2 " " $3; if (!(k in seen)) { seen[k] = 1; order[++m] = k } v[k, $4] = v[k, $4] " " $5 }
-    END {
-        for (i = 1; i <= m; i++) {
-            k = order[i]; split(k, f, " ")
-            if (v[k, "ompi"] == "" || v[k, "courier"] == "") continue
-            o = med(v[k, "ompi"]); c = med(v[k, "courier"]); n = split(v[k, "courier"], a, " ")
-            w = 0; over = 0
-            for (j = 1; j <= n; j++) { if (a[j] + 0 > w) w = a[j] + 0; if (a[j] > 1.5 * o) over++ }
-            printf "| %s | %s | %s | %.3g | %.3g | %.3g | %.2f | %d of %d |\n", f[1], f[2], f[3], o, c, w, w / o, over, n
-        }
-    }' "$raw"
-    echo
-    echo "bw is in microseconds per 64 KiB message (65536 / MB/s); a timeout counts as 120 s."
+    table "$raw"
 } | tee ${out:+"$out"}
+[ -n "$out" ] && cp "$raw" "$out.raw" # the samples, for bench/mpi/busy.sh --table FILE.raw
