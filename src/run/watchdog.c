@@ -183,6 +183,24 @@ bool cr_watchdog_note(cr_watchdog *wd, char *buf, size_t len)
     return false;
 }
 
+/* How long the ranks must stay still when all they wait for has finished. */
+#define FINISHED_NS 300000000u
+
+/* Does every running rank wait for a rank that has finished (or, waiting for
+ * any rank, have none left running to hear from)? */
+static bool all_wait_for_finished(const cr_watchdog *wd, const bool *running)
+{
+    int others = 0;
+    for (int r = 0; r < wd->n; r++) others += running[r];
+    for (int r = 0; r < wd->n; r++) {
+        if (!running[r]) continue;
+        const cr_waitinfo *w = &wd->w[r];
+        if (w->kind < CR_WAIT_RECV || w->kind > CR_WAIT_ARRIVE) return false; /* locks, exits */
+        if (w->peer >= 0 ? w->peer >= wd->n || running[w->peer] : others > 1) return false;
+    }
+    return true;
+}
+
 bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns)
 {
     bool all_blocked = true, changed = false, any = false;
@@ -214,6 +232,11 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
         wd->still_since = now_ns;
         return false;
     }
+    /* Every blocked rank waits for ranks that have finished (left the job,
+     * their sends delivered: nothing more can come from them), e.g. one that
+     * returned from main without MPI_Finalize: no need to wait out the hang
+     * timeout, only long enough for a rank to see what reached it last. */
+    if (all_wait_for_finished(wd, running) && timeout_ns > FINISHED_NS) timeout_ns = FINISHED_NS;
     return now_ns - wd->still_since >= timeout_ns;
 }
 
@@ -385,10 +408,14 @@ static void report_ranks(cr_watchdog *wd, const bool *running, const double *vcl
 
 void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out)
 {
-    fprintf(out,
-            "courier: deadlock: every rank still running is blocked in a communication call "
-            "and nothing has moved for %g s\n",
-            timeout_s);
+    if (all_wait_for_finished(wd, running))
+        fprintf(out, "courier: deadlock: every rank still running waits in a communication call "
+                     "for ranks that have finished (nothing more can come from them)\n");
+    else
+        fprintf(out,
+                "courier: deadlock: every rank still running is blocked in a communication call "
+                "and nothing has moved for %g s\n",
+                timeout_s);
     report_ranks(wd, running, NULL, out);
 }
 

@@ -1,7 +1,9 @@
 /* Deadlocks whose watchdog report must be in MPI's words (tests/mpi/CMakeLists.txt
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
- *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence */
+ *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|nofinalize
+ * (nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
+ * waits for its message; the watchdog need not wait out its hang timeout) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,9 @@ int main(int argc, char **argv)
             MPI_Win_fence(0, w);
         else
             MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "nofinalize")) {
+        if (me == 1) return 0;
+        MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &st);
     } else if (!strcmp(m, "ibcast")) { /* rank 1 waits on a broadcast rank 0 never starts */
         if (me == 1) {
             MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[0]);
