@@ -126,8 +126,7 @@ static void rulings(int me)
     int again = id;
     nb = -1; /* one wait after status takes the count at once; a second is an error */
     CHECK(mpc_wait(&again, &nb) == 0 && nb == (int)sizeof buf, "wait after status: %d bytes", nb);
-    CHECK(mpc_wait(&again, &nb) == -1 && mperrno == MPL_EMSGID, "second wait: mperrno %d",
-          mperrno);
+    CHECK(mpc_wait(&again, &nb) == -1 && mperrno == MPL_EMSGID, "second wait: mperrno %d", mperrno);
     one = 1;
     CHECK(mpc_task_set(&one, 1, MPL_SET_ERRORS_FATAL) == 0, "errors fatal again");
 }
