@@ -566,6 +566,16 @@ int mpc_vsend(void *buf, int blknum, int blklen, int stride, int dest, int type,
     return leave(job, isend_common(job, call, buf, len, tmp, dest, type, msgid));
 }
 
+/* Where a nonblocking receive writes back at completion: only the source and
+ * type given as DONTCARE. A receive with its source and type given may be
+ * posted with pointers to variables that are gone before it completes (an
+ * N-body code's MPL layer did so on the SP2). */
+static void write_back_wildcards(mpl_msg *m, int *src, int *type)
+{
+    m->src_out = *src == DONTCARE ? src : NULL;
+    m->type_out = *type == DONTCARE ? type : NULL;
+}
+
 static int irecv_common(cr_job *job, const char *call, char *buf, size_t len, const cr_sel *s,
                         int *src, int *type, int *msgid, int blknum, int blklen, int stride)
 {
@@ -581,11 +591,7 @@ static int irecv_common(cr_job *job, const char *call, char *buf, size_t len, co
     m->blknum = blknum;
     m->blklen = blklen;
     m->stride = stride;
-    /* Only a wildcard is written back: a receive with its source and type
-     * given may be posted with pointers to variables that are gone before it
-     * completes (an N-body code's MPL layer did so on the SP2). */
-    m->src_out = *src == DONTCARE ? src : NULL;
-    m->type_out = *type == DONTCARE ? type : NULL;
+    write_back_wildcards(m, src, type);
     m->r = post_recv(job, call, s, tmp ? tmp : buf, len);
     *msgid = id;
     return 0;
@@ -743,11 +749,7 @@ int mpc_rcvncall(void *buf, int len, int *src, int *type, int *msgid, mpl_handle
     int id;
     mpl_msg *m = msg_new(job, call, M_RNC, &id);
     m->handler = (void (*)(int *))handler;
-    /* Only a wildcard is written back: a receive with its source and type
-     * given may be posted with pointers to variables that are gone before it
-     * completes (an N-body code's MPL layer did so on the SP2). */
-    m->src_out = *src == DONTCARE ? src : NULL;
-    m->type_out = *type == DONTCARE ? type : NULL;
+    write_back_wildcards(m, src, type);
     *msgid = id;
     cr_irecv_call(job, call, &s, buf, (size_t)len, !mpl.overflow_err, rnc_fire,
                   (void (*)(void))(uintptr_t)id);

@@ -108,9 +108,7 @@ void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t ta
     cr_sel sel = {
         .src = cr_group_rank(g, from), .ctx = g->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_status st;
-    /* the engine's blocking receive: direct path */
-    cr_recv_trunc(job, op, &sel, buf, len, g->trunc != NULL, &st);
-    if (st.size > len && !g->trunc->set) *g->trunc = (cr_trunc){st.size, len, st.src, true};
+    cr_recv_note(job, op, &sel, buf, len, g->trunc, &st); /* the engine's blocking receive */
 }
 
 void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,

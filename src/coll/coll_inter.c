@@ -49,9 +49,7 @@ static void xrecv(cr_job *job, cr_inter *x, const char *op, int r, int32_t tag, 
 {
     cr_sel sel = {.src = x->rranks[r], .ctx = x->ctx, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_status st;
-    cr_trunc *note = x->local->trunc;
-    cr_recv_trunc(job, op, &sel, buf, len, note != NULL, &st);
-    if (st.size > len && !note->set) *note = (cr_trunc){st.size, len, st.src, true};
+    cr_recv_note(job, op, &sel, buf, len, x->local->trunc, &st);
 }
 
 /* Leaders only: send mine to the other leader, receive theirs from it. */

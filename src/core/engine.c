@@ -652,27 +652,30 @@ static inline void post_recv(cr_job *job, cr_req *r, const cr_sel *sel, void *bu
     job->stats->posted++;
 }
 
-cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
-                      bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void))
+/* A table receive: trunc_ok, or a longer message noted in *note; fn run at completion. */
+static cr_req *irecv_with(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                          bool trunc_ok, cr_trunc *note, cr_handler_fn fn, void (*user_fn)(void))
 {
     cr_req *r = req_alloc(job, CR_REQ_RECV, op);
     r->fresh = 1;
     r->handler = fn;
     r->user_fn = user_fn;
+    r->trunc_to = note;
     post_recv(job, r, sel, buf, cap, trunc_ok);
     r->fresh = 0;
     return r;
 }
 
+cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      bool trunc_ok, cr_handler_fn fn, void (*user_fn)(void))
+{
+    return irecv_with(job, op, sel, buf, cap, trunc_ok, NULL, fn, user_fn);
+}
+
 cr_req *cr_irecv_note(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
                       cr_trunc *note)
 {
-    cr_req *r = req_alloc(job, CR_REQ_RECV, op);
-    r->fresh = 1;
-    r->trunc_to = note;
-    post_recv(job, r, sel, buf, cap, false);
-    r->fresh = 0;
-    return r;
+    return irecv_with(job, op, sel, buf, cap, false, note, NULL, NULL);
 }
 
 /* The latency path of a blocking receive (DESIGN.md §3): with no receive posted
@@ -733,15 +736,15 @@ static bool recv_direct(cr_job *job, const cr_sel *sel, void *buf, size_t cap, c
 /* A blocking receive needs no id unless its message is pushed (start_pull), so
  * its request lives on the stack: no allocation on the latency path. With a
  * progress thread, handlers may receive too; they take table requests. */
-void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
-                   bool trunc_ok, cr_status *st)
+static void recv_with(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                      bool trunc_ok, cr_trunc *note, cr_status *st)
 {
     uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_trace_ns(job) : 0;
     bool direct = !job->threaded && recv_direct(job, sel, buf, cap, st);
     if (since) cr_trace_wait_on(job, cr_trace_ns(job) - since); /* spun for it */
     if (direct) return;
     if (job->threaded) {
-        cr_req *r = cr_irecv_call(job, op, sel, buf, cap, trunc_ok, NULL, NULL);
+        cr_req *r = irecv_with(job, op, sel, buf, cap, trunc_ok, note, NULL, NULL);
         cr_req_wait(job, r);
         *st = r->st;
         cr_req_release(job, r);
@@ -751,9 +754,22 @@ void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, si
     r.idx = CR_NOID;
     r.gen = 0;
     req_reset(&r, CR_REQ_RECV, op);
+    r.trunc_to = note;
     post_recv(job, &r, sel, buf, cap, trunc_ok);
     cr_req_wait(job, &r);
     *st = r.st;
+}
+
+void cr_recv_trunc(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                   bool trunc_ok, cr_status *st)
+{
+    recv_with(job, op, sel, buf, cap, trunc_ok, NULL, st);
+}
+
+void cr_recv_note(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                  cr_trunc *note, cr_status *st)
+{
+    recv_with(job, op, sel, buf, cap, false, note, st);
 }
 
 void cr_recv(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap, cr_status *st)

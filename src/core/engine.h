@@ -439,6 +439,9 @@ cr_req *cr_irecv_call(cr_job *job, const char *op, const cr_sel *sel, void *buf,
  * one), instead of ending the job; note NULL: cr_irecv. */
 cr_req *cr_irecv_note(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
                       cr_trunc *note);
+/* cr_recv with the same rule (the direct path never takes a longer message). */
+void cr_recv_note(cr_job *job, const char *op, const cr_sel *sel, void *buf, size_t cap,
+                  cr_trunc *note, cr_status *st);
 /* Non-destructive look at the unexpected queue; wait=true blocks until a match. */
 bool cr_probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st);
 /* Matched probe (MPI_Mprobe): cr_probe that also takes the message off the

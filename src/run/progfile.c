@@ -61,8 +61,37 @@ static bool has_note(int fd, const Elf64_Shdr *sh)
     return found;
 }
 
+/* Call fn(name, arg) for each library that dynamic section sh[i] names
+ * (DT_NEEDED) until it returns true; whether one did. */
+static bool each_needed(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, int i,
+                        bool (*fn)(const char *name, void *arg), void *arg)
+{
+    if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_link >= eh->e_shnum) return false;
+    char *str = section(fd, &sh[sh[i].sh_link]);
+    Elf64_Dyn *d = section(fd, &sh[i]);
+    size_t strn = sh[sh[i].sh_link].sh_size;
+    bool hit = false;
+    for (size_t k = 0; str && d && k < sh[i].sh_size / sizeof *d && d[k].d_tag != DT_NULL && !hit;
+         k++) {
+        if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= strn) continue;
+        const char *name = str + d[k].d_un.d_val;
+        if (strnlen(name, strn - d[k].d_un.d_val) < strn - d[k].d_un.d_val) hit = fn(name, arg);
+    }
+    free(str);
+    free(d);
+    return hit;
+}
+
 static const char *const no_contexts_libs[] = {"libgomp", "libomp",    "libiomp", "libasan",
                                                "libtsan", "libhwasan", "libmsan", "libtbb"};
+
+static bool no_contexts_lib(const char *name, void *arg)
+{
+    (void)arg;
+    for (size_t j = 0; j < sizeof no_contexts_libs / sizeof *no_contexts_libs; j++)
+        if (!strncmp(name, no_contexts_libs[j], strlen(no_contexts_libs[j]))) return true;
+    return false;
+}
 
 /* The file's ELF header and section headers (*sh, malloc'd): fd, or -1 when
  * it cannot be read or is no ELF executable of this machine (*why says). */
@@ -103,31 +132,18 @@ const char *cr_progfile_contexts(const char *path)
     bool note = false;
     for (int i = 0; i < eh.e_shnum && !why; i++) {
         if (sh[i].sh_type == SHT_NOTE) note |= has_note(fd, &sh[i]);
-        if ((sh[i].sh_type != SHT_DYNSYM && sh[i].sh_type != SHT_DYNAMIC) ||
-            sh[i].sh_link >= eh.e_shnum)
-            continue;
+        if (each_needed(fd, &eh, sh, i, no_contexts_lib, NULL))
+            why = "it loads a library that starts threads or tracks stacks";
+        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum) continue;
         char *str = section(fd, &sh[sh[i].sh_link]);
-        void *tab = section(fd, &sh[i]);
+        Elf64_Sym *sym = section(fd, &sh[i]);
         size_t strn = sh[sh[i].sh_link].sh_size;
-        if (str && tab && sh[i].sh_type == SHT_DYNSYM) {
-            Elf64_Sym *sym = tab;
-            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym && !why; k++)
-                if (sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < strn &&
-                    !strcmp(str + sym[k].st_name, "pthread_create"))
-                    why = "it starts threads of its own (pthread_create)";
-        } else if (str && tab) {
-            Elf64_Dyn *d = tab;
-            for (size_t k = 0; k < sh[i].sh_size / sizeof *d && d[k].d_tag != DT_NULL && !why;
-                 k++) {
-                if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= strn) continue;
-                const char *lib = str + d[k].d_un.d_val;
-                for (size_t j = 0; j < sizeof no_contexts_libs / sizeof *no_contexts_libs; j++)
-                    if (!strncmp(lib, no_contexts_libs[j], strlen(no_contexts_libs[j])))
-                        why = "it loads a library that starts threads or tracks stacks";
-            }
-        }
+        for (size_t k = 0; str && sym && k < sh[i].sh_size / sizeof *sym && !why; k++)
+            if (sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < strn &&
+                !strcmp(str + sym[k].st_name, "pthread_create"))
+                why = "it starts threads of its own (pthread_create)";
         free(str);
-        free(tab);
+        free(sym);
     }
     if (!why && !note) why = "it was not linked by courier-cc (no start-up stub)";
     free(sh);
@@ -149,6 +165,21 @@ static bool foreign_mpi(const char *lib)
     return false;
 }
 
+/* What a program's libraries say of MPI: the first other MPI's, and libcourier. */
+typedef struct needs {
+    char *lib;
+    size_t len;
+    bool courier;
+} needs;
+
+static bool note_mpi(const char *name, void *arg)
+{
+    needs *n = arg;
+    if (!strncmp(name, "libcourier", 10)) n->courier = true;
+    if (!n->lib[0] && foreign_mpi(name)) snprintf(n->lib, n->len, "%s", name);
+    return false; /* every library: libcourier may come after */
+}
+
 bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
 {
     const char *why;
@@ -156,25 +187,10 @@ bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
     Elf64_Shdr *sh;
     int fd = elf_open(path, &eh, &sh, &why);
     if (fd < 0) return false;
-    bool courier = false;
+    needs n = {.lib = lib, .len = len};
     lib[0] = '\0';
-    for (int i = 0; i < eh.e_shnum; i++) {
-        if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_link >= eh.e_shnum) continue;
-        char *str = section(fd, &sh[sh[i].sh_link]);
-        Elf64_Dyn *d = section(fd, &sh[i]);
-        size_t strn = sh[sh[i].sh_link].sh_size;
-        for (size_t k = 0; str && d && k < sh[i].sh_size / sizeof *d && d[k].d_tag != DT_NULL;
-             k++) {
-            if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= strn) continue;
-            const char *name = str + d[k].d_un.d_val;
-            if (strnlen(name, strn - d[k].d_un.d_val) == strn - d[k].d_un.d_val) continue;
-            if (!strncmp(name, "libcourier", 10)) courier = true;
-            if (!lib[0] && foreign_mpi(name)) snprintf(lib, len, "%s", name);
-        }
-        free(str);
-        free(d);
-    }
+    for (int i = 0; i < eh.e_shnum; i++) each_needed(fd, &eh, sh, i, note_mpi, &n);
     free(sh);
     close(fd);
-    return lib[0] && !courier;
+    return lib[0] && !n.courier;
 }
