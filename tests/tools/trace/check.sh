@@ -69,15 +69,16 @@ cmp -s "$dir/s.ids" "$dir/f.ids" || fail "ring sends and receives do not pair by
 # send (the eager path once stamped its sends after the receiver could see
 # them: 1-3 % of arrows backwards on a loaded machine, up to 11 ms, which
 # viewers drop). Each rank turns its clock's ticks into time with its own
-# clock pairs, which agree to some nanoseconds when every rank ends normally,
-# so 'backwards' is by more than 0.1 us. (Ranks ended by SIGTERM, mode fail,
-# agree less well: arrows 8-275 ns backwards seen; and across hosts the
-# clocks agree only as well as the hosts' do: neither is checked.)
+# clock pairs, which agree to some nanoseconds on an idle machine and to some
+# hundreds under load (134 ns seen while the machine compiled), so 'backwards'
+# is by more than 2 us: late stamps under load were milliseconds. (Ranks ended
+# by SIGTERM, mode fail, agree less well; and across hosts the clocks agree
+# only as well as the hosts' do: neither is checked.)
 back=$(grep '"cat":"msg"' "$t" | awk '
     { id = $0; sub(/.*"id":/, "", id); sub(/,.*/, "", id)
       ts = $0; sub(/.*"ts":/, "", ts); sub(/,.*/, "", ts)
       if ($0 ~ /"ph":"s"/) s[id] = ts; else f[id] = ts }
-    END { n = 0; for (i in f) if ((i in s) && f[i] + 0.1 < s[i] + 0) { n++; if (n == 1) w = i " (" s[i] " > " f[i] ")" }
+    END { n = 0; for (i in f) if ((i in s) && f[i] + 2 < s[i] + 0) { n++; if (n == 1) w = i " (" s[i] " > " f[i] ")" }
           print n, w }')
 case " ${COURIER_RUN_ARGS:-} " in *" --hosts "*) back=0 ;; esac
 [ "$mode" != ok ] || [ "${back%% *}" = 0 ] || fail "$back: arrows that run backwards (receive before send), the first id $(echo "$back" | cut -d' ' -f2-)"
