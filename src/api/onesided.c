@@ -296,11 +296,22 @@ static bool event_take(void *p)
     return false;
 }
 
+/* Whether the counter is positive: a wait's readiness test, which the waiting
+ * loop may call any number of times, so it takes nothing. */
+static bool event_set(void *p)
+{
+    return __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE) > 0;
+}
+
 void cr_event_wait(int ev)
 {
     cr_job *job = cr_native_enter("cr_event_wait");
     uint64_t *w = event_mine(job, "cr_event_wait", ev);
-    if (!event_take(w)) cr_rma_wait_word(job, "cr_event_wait", event_take, w);
+    /* Taken after the wait, not as its test: a test that took lost the count
+     * whenever the waiting point looked before the loop did (test
+     * native_rma_events_sleep hung 4 runs in 5). Another thread may take it
+     * first: then wait again. */
+    while (!event_take(w)) cr_rma_wait_word(job, "cr_event_wait", event_set, w);
     cr_native_leave(job);
 }
 

@@ -459,7 +459,9 @@ uint64_t cr_req_id(const cr_req *r);
 cr_req *cr_req_from_id(cr_job *job, uint64_t id); /* NULL when unknown or stale */
 void cr_req_wait(cr_job *job, cr_req *r);
 /* Make progress until ready(arg); r is what the hang watchdog is told the wait
- * is for (NULL: nothing in particular). Blocks like cr_req_wait. */
+ * is for (NULL: nothing in particular). Blocks like cr_req_wait. ready is a
+ * test without side effects: the loop and its waiting point call it any number
+ * of times (a test that takes what it finds loses it; take after the wait). */
 void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r);
 void cr_req_release(cr_job *job, cr_req *r);
 
