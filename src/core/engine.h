@@ -203,7 +203,7 @@ typedef struct cr_job {
 
     pthread_mutex_t lock;
 
-    /* transports (src/core/job.c's registry): the open ones, and per peer the
+    /* transports (src/transport/registry.c, opened by job.c): the open ones, and per peer the
      * one that owns it; the waiting point sleeps on all of them at once */
     cr_link links[CR_MAX_LINKS];
     int nlinks;
@@ -288,7 +288,7 @@ typedef struct cr_job {
     unsigned sleepers, sleep_msg, sleep_any, pollers;
     bool wake_seen;
     /* Program threads in a blocking wait (wait_loop, probe): each moves the
-     * engine itself, so the progress thread steps aside meanwhile (job.c). */
+     * engine itself, so the progress thread steps aside meanwhile (progress.c). */
     unsigned waiting;
     bool handlers_on;   /* handler receives were posted: the thread answers at once */
     bool sim_handling;  /* simulated: this thread runs due handlers (none nest) */
@@ -334,17 +334,17 @@ typedef struct cr_job {
     int nbg;
     bool in_bg; /* a hook is running: cr_progress inside it runs none */
 
-    /* cr_clock_ns's state (job.c): where the time-stamp counter is a clock,
+    /* cr_clock_ns's state (clock.c): where the time-stamp counter is a clock,
      * after a calibration against CLOCK_MONOTONIC it is read instead of
      * clock_gettime. The fields are written once each, before the release
      * store of the phase that publishes them. */
     struct {
-        _Atomic int phase;   /* CLK_* in job.c */
+        _Atomic int phase;   /* CLK_* in clock.c */
         uint64_t tick0, ns0; /* the origin: a moment in both clocks */
         struct cr_clk_line {
             uint64_t tick, ns; /* the line's anchor */
             double ns_per_tick;
-        } line[4]; /* fitted at 0.1 ms, 1 ms, 100 ms, 3 s (job.c's CLK_LINES) */
+        } line[4]; /* fitted at 0.1 ms, 1 ms, 100 ms, 3 s (clock.c's CLK_LINES) */
     } clk;
 } cr_job;
 
@@ -542,10 +542,17 @@ void cr_wake_self(cr_job *job);
  * (zero it when something happened); ready(arg), when given, is what the
  * caller waits for (see the transport's sleep). */
 void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg);
+/* The one waiting point (wait.c): sleep until woken or timeout_ms pass; with
+ * the engine lock held, released while asleep. w: the waiter (NULL: the
+ * progress thread). */
+void cr_wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg, cr_wait *w);
+/* CLOCK_MONOTONIC in nanoseconds, read by the system (clock.c): waiting
+ * measures real time off the CPU with it. */
+uint64_t cr_mono_ns(void);
 /* Nanoseconds on the job's clock (monotonic; only differences mean anything):
  * what the interfaces' timers return (through cr_timer_ns). CLOCK_MONOTONIC, read through the
  * time-stamp counter where that is a clock (cr_tsc_ok) once the job's first
- * millisecond has given its rate (job.c); any thread, no lock. */
+ * millisecond has given its rate (clock.c); any thread, no lock. */
 uint64_t cr_clock_ns(void);
 /* The same for the program's timers (MPI_Wtime, dclock, mclock, cr_time, the
  * simulated mode's clock_gettime): under courier run --sim a read costs the

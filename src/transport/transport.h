@@ -150,12 +150,23 @@ typedef struct cr_transport {
     void (*refused)(void *ctx, int src);
 } cr_transport;
 
-/* The registry, in order of preference. */
+/* The transports. */
 extern const cr_transport cr_transport_self;
 extern const cr_transport cr_transport_shm;
 extern const cr_transport cr_transport_tcp;
 extern const cr_transport cr_transport_ucx;
 extern const cr_transport cr_transport_sim;
+
+/* The registry (registry.c), in order of preference: the first transport that
+ * reaches a peer owns it. cr_tp_registry gives the table and its length. */
+const cr_transport *const *cr_tp_registry(int *n);
+/* Whether a list like COURIER_TRANSPORTS's ("tcp", "shm,tcp"; NULL or empty:
+ * all) lets t open; self and sim are never left out (sim opens only in the
+ * simulated mode, and then it must serve). */
+bool cr_tp_allowed(const cr_transport *t, const char *list);
+/* The first name in list that is no transport's: its offset, its length in
+ * *len; -1 when every name is known. */
+int cr_tp_unknown(const char *list, size_t *len);
 
 /* shm's region in the host segment: sized and laid out by the launcher. Only
  * its first cr_shm_region_fixed bytes (head and inboxes) need memory from the
