@@ -1,8 +1,10 @@
 /* What the launcher reads in a program's file before it starts it: whether
  * courier run --sim may run its ranks as contexts of one process
  * (src/host/contexts.h), and whether it was linked with another MPI library
- * than courier's. The file is an ELF executable; only its headers, its notes,
- * its dynamic section and its dynamic symbols are read (pread, no mapping).
+ * than courier's (by the libraries it needs, or, linked in statically, by
+ * that library's own symbols). The file is an ELF executable; only its
+ * headers, notes, dynamic section and symbol tables are read (pread, no
+ * mapping).
  *
  * Invariants: the answer is "contexts" only when every one of these holds,
  * and a file that cannot be read or parsed says no:
@@ -180,6 +182,41 @@ static bool note_mpi(const char *name, void *arg)
     return false; /* every library: libcourier may come after */
 }
 
+/* Symbols only another MPI's own code defines or refers to: Open MPI's
+ * (ompi_mpi_init; its MPI_COMM_WORLD is &ompi_mpi_comm_world), MPICH's and
+ * those built on it (Intel MPI, MVAPICH: MPIR_Init_thread, MPIR_Process). A
+ * program linked with such a library statically has no library to name, but
+ * keeps these in its symbol table unless it was stripped. */
+static const char *foreign_symbol(const char *name)
+{
+    static const char *const sym[] = {"ompi_mpi_init", "ompi_mpi_comm_world", "MPIR_Init_thread",
+                                      "MPIR_Process"};
+    for (size_t j = 0; j < sizeof sym / sizeof *sym; j++)
+        if (!strcmp(name, sym[j])) return sym[j];
+    return NULL;
+}
+
+/* The first of foreign_symbol's names in the symbol tables (the full one and
+ * the dynamic one), into lib; whether there was one. */
+static bool linked_in(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, char *lib, size_t len)
+{
+    for (int i = 0; i < eh->e_shnum && !lib[0]; i++) {
+        if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) ||
+            sh[i].sh_link >= eh->e_shnum)
+            continue;
+        char *str = section(fd, &sh[sh[i].sh_link]);
+        Elf64_Sym *sym = section(fd, &sh[i]);
+        size_t strn = sh[sh[i].sh_link].sh_size;
+        for (size_t k = 0; str && sym && k < sh[i].sh_size / sizeof *sym && !lib[0]; k++) {
+            const char *f = sym[k].st_name < strn ? foreign_symbol(str + sym[k].st_name) : NULL;
+            if (f) snprintf(lib, len, "its own copy of one, with %s", f);
+        }
+        free(str);
+        free(sym);
+    }
+    return lib[0] != '\0';
+}
+
 bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
 {
     const char *why;
@@ -190,7 +227,8 @@ bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
     needs n = {.lib = lib, .len = len};
     lib[0] = '\0';
     for (int i = 0; i < eh.e_shnum; i++) each_needed(fd, &eh, sh, i, note_mpi, &n);
+    bool foreign = lib[0] ? !n.courier : !n.courier && linked_in(fd, &eh, sh, lib, len);
     free(sh);
     close(fd);
-    return lib[0] && !n.courier;
+    return foreign;
 }

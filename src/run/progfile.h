@@ -13,7 +13,9 @@
 const char *cr_progfile_contexts(const char *path);
 /* Was this program linked with another MPI library (Open MPI's libmpi.so.40,
  * MPICH's libmpich.so.12, ...) and not with libcourier? Its ranks would each
- * start alone, as a job of one rank. True with that library's name in lib. */
+ * start alone, as a job of one rank. True with that library's name in lib;
+ * for a library linked in statically (found by its symbols: not in a
+ * stripped program), "its own copy of one, with SYMBOL". */
 bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len);
 
 #endif

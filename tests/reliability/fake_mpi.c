@@ -1,15 +1,23 @@
-/* A stand-in for another MPI library (Open MPI's libmpi.so.40), for the test
- * that courier run refuses a program linked with one (rel_foreign_mpi): one
- * function, and every process a job of one rank, as a real one would run
- * without its own launcher. */
+/* A stand-in for another MPI library (Open MPI's libmpi.so.40), for the tests
+ * that courier run refuses a program linked with one: as a shared library
+ * (rel_foreign_mpi: found by the library's name) and linked into the program
+ * itself (rel_foreign_mpi_static: found by Open MPI's own symbol,
+ * ompi_mpi_init, which its MPI_Init calls). Every process is a job of one
+ * rank, as a real one would run without its own launcher. */
 int MPI_Init(int *argc, char ***argv);
 int MPI_Comm_size_world(void);
+int ompi_mpi_init(int argc, char **argv);
 
-int MPI_Init(int *argc, char ***argv)
+int ompi_mpi_init(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
     return 0;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    return ompi_mpi_init(argc ? *argc : 0, argv ? *argv : 0);
 }
 
 int MPI_Comm_size_world(void)
