@@ -28,25 +28,26 @@ typedef struct nx_xrecv {
     long *info;
 } nx_xrecv;
 
-/* The interface's state (changed only under the engine lock): the job-wide group
- * of the global operations and the irecvx ids in flight,
- * indexed by their request slot (an entry counts only while its id matches). */
-static struct nx_state {
+/* The interface's state, reached from the job (job->nx, made by the first
+ * call; changed only under the engine lock): the job-wide group of the global
+ * operations and the irecvx ids in flight, indexed by their request slot (an
+ * entry counts only while its id matches). */
+struct cr_nx {
     cr_group group;
     nx_xrecv *xrecv;
     uint32_t nxrecv;
-} nx;
+};
 
 static cr_job *nx_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
     cr_trace_enter(job, call);
-    if (!nx.group.size) {
-        nx.group.size = job->size;
-        nx.group.me = job->rank;
-        nx.group.ctx = CR_CTX_COLL;
-        nx.group.area = CR_AREA_NX;
+    if (!job->nx) {
+        job->nx = calloc(1, sizeof *job->nx);
+        if (!job->nx) cr_fatal(job, call, "out of memory");
+        job->nx->group =
+            (cr_group){.size = job->size, .me = job->rank, .ctx = CR_CTX_COLL, .area = CR_AREA_NX};
     }
     return job;
 }
@@ -234,7 +235,7 @@ static cr_req *lookup(cr_job *job, const char *op, long mid)
 static void finish(cr_job *job, cr_req *r)
 {
     if (r->kind == CR_REQ_RECV) {
-        nx_xrecv *x = r->idx < nx.nxrecv ? &nx.xrecv[r->idx] : NULL;
+        nx_xrecv *x = r->idx < job->nx->nxrecv ? &job->nx->xrecv[r->idx] : NULL;
         if (x && x->id == cr_req_id(r)) {
             set_xinfo(x->info, &r->st);
             *x = (nx_xrecv){0};
@@ -293,17 +294,17 @@ long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, lo
     cr_sel s = xsel(job, "irecvx", typesel, nodesel, ptypesel);
     check_buf(job, "irecvx", buf, count);
     cr_req *r = cr_irecv(job, "irecvx", &s, buf, (size_t)count);
-    if (r->idx >= nx.nxrecv) { /* room for this slot's entry */
-        uint32_t n = nx.nxrecv ? nx.nxrecv : 64;
+    if (r->idx >= job->nx->nxrecv) { /* room for this slot's entry */
+        uint32_t n = job->nx->nxrecv ? job->nx->nxrecv : 64;
         while (n <= r->idx) n *= 2;
-        nx_xrecv *t = realloc(nx.xrecv, n * sizeof *t);
+        nx_xrecv *t = realloc(job->nx->xrecv, n * sizeof *t);
         if (!t) cr_fatal(job, "irecvx", "out of memory for %u message ids", n);
-        memset(t + nx.nxrecv, 0, (n - nx.nxrecv) * sizeof *t);
-        nx.xrecv = t;
-        nx.nxrecv = n;
+        memset(t + job->nx->nxrecv, 0, (n - job->nx->nxrecv) * sizeof *t);
+        job->nx->xrecv = t;
+        job->nx->nxrecv = n;
     }
     long id = (long)cr_req_id(r);
-    nx.xrecv[r->idx] = (nx_xrecv){(uint64_t)id, info};
+    job->nx->xrecv[r->idx] = (nx_xrecv){(uint64_t)id, info};
     nx_leave(job);
     return id;
 }
@@ -434,7 +435,7 @@ long myhost(void)
 void gsync(void)
 {
     cr_job *job = nx_enter("gsync");
-    cr_coll_barrier(job, &nx.group, "gsync");
+    cr_coll_barrier(job, &job->nx->group, "gsync");
     nx_leave(job);
 }
 
@@ -443,7 +444,7 @@ static void global_op(const char *op, void *x, long n, void *work, cr_redop o)
     cr_job *job = nx_enter(op);
     if (n < 0) cr_fatal(job, op, "element count %ld is negative", n);
     if (n > 0 && (!x || !work)) cr_fatal(job, op, "x or work is NULL with %ld elements", n);
-    cr_coll_allreduce(job, &nx.group, op, x, x, (size_t)n, &o);
+    cr_coll_allreduce(job, &job->nx->group, op, x, x, (size_t)n, &o);
     nx_leave(job);
 }
 
@@ -532,7 +533,7 @@ void gopf(char x[], long xlen, char work[], nx_gopf_fn function)
     if (!function) cr_fatal(job, "gopf", "function is NULL");
     gopf_op g = {(long (*)(void *, void *, long))function, work, (size_t)xlen};
     cr_redop o = {gopf_combine, &g, xlen ? (size_t)xlen : 1, true, true};
-    cr_coll_allreduce(job, &nx.group, "gopf", x, x, xlen ? 1 : 0, &o);
+    cr_coll_allreduce(job, &job->nx->group, "gopf", x, x, xlen ? 1 : 0, &o);
     nx_leave(job);
 }
 
@@ -548,7 +549,7 @@ static size_t concat(cr_job *job, const char *op, const char *x, const size_t *l
         displs[i] = total;
         total += lens[i];
     }
-    cr_coll_allgatherv(job, &nx.group, op, x, lens[job->rank], y, lens, displs);
+    cr_coll_allgatherv(job, &job->nx->group, op, x, lens[job->rank], y, lens, displs);
     free(displs);
     return total;
 }
@@ -575,7 +576,7 @@ void gcol(char x[], long xlen, char y[], long ylen, long *ncnt)
     int n = job->size;
     size_t *lens = cr_coll_alloc(job, "gcol", (size_t)n * sizeof *lens);
     lens[job->rank] = (size_t)xlen;
-    cr_coll_allgather(job, &nx.group, "gcol", &lens[job->rank], lens, sizeof *lens);
+    cr_coll_allgather(job, &job->nx->group, "gcol", &lens[job->rank], lens, sizeof *lens);
     size_t total = total_of(job, "gcol", lens, n);
     if (total > (size_t)ylen)
         cr_fatal(job, "gcol", "the concatenation of %zu bytes is longer than the %ld-byte buffer y",

@@ -319,6 +319,7 @@ typedef struct cr_job {
 
     /* State of the native interface's parts (NULL until first used). */
     struct cr_native *native;   /* src/api/native.c: its group */
+    struct cr_nx *nx;           /* src/api/nx.c: its group, irecvx ids */
     struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
     struct cr_streams *streams; /* src/api/stream.c */
     struct cr_modes *modes;     /* src/api/modes.c */
