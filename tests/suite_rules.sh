@@ -10,7 +10,10 @@
 #    message;
 #  - no COURIER_COLL_ALG in a test's environment: a test that forces a
 #    collective algorithm is declared with coll_forced_test (tests/coll/forced.sh
-#    sets it and checks in the job's trace that the algorithm ran).
+#    sets it and checks in the job's trace that the algorithm ran);
+#  - no shell command line (sh -c) that pipes a job's output on
+#    ("courier run ... | grep -q ..."): the pipeline's status is the last
+#    command's, not the job's; use pass_test, or set -o pipefail (bash).
 #   suite_rules.sh BUILD_DIR
 set -u
 files=$(find "$1" -name CTestTestfile.cmake)
@@ -27,6 +30,10 @@ bad=$(grep -E ' WILL_FAIL ' <<<"$props" | name)
 [ -z "$bad" ] || { echo "FAIL: WILL_FAIL (any failure passes; use expect_test with the status and message):" $bad; fail=1; }
 bad=$(grep -E ' ENVIRONMENT "[^"]*COURIER_COLL_ALG=' <<<"$props" | name)
 [ -z "$bad" ] || { echo "FAIL: COURIER_COLL_ALG in the environment (use coll_forced_test, which checks that the algorithm ran):" $bad; fail=1; }
+# shellcheck disable=SC2086
+bad=$(grep -h '^add_test(' $files | grep -E '"-c" ' | grep -v pipefail |
+    grep -E '[ /]run [^&;|"]*\|[^|]' | sed -E 's/^add_test\((\[=*\[)?([^] ]+).*/\2/')
+[ -z "$bad" ] || { echo "FAIL: a job's output piped on in sh -c (its status is lost; use pass_test):" $bad; fail=1; }
 [ "$n" -gt 100 ] || { echo "FAIL: only $n tests found under $1"; fail=1; }
-[ $fail -eq 0 ] && echo "suite rules: $n tests, none with PASS_REGULAR_EXPRESSION, WILL_FAIL or COURIER_COLL_ALG set"
+[ $fail -eq 0 ] && echo "suite rules: $n tests, none with PASS_REGULAR_EXPRESSION, WILL_FAIL or COURIER_COLL_ALG set, none piping a job's output on"
 exit $fail
