@@ -1,8 +1,17 @@
 #!/bin/bash
-# Runs a command that must fail in a given way, and checks that nothing is left.
-#   expect.sh STATUS REGEX [--sigint S | --sigkill-launcher S | --kill-rank-when-ready] -- command...
-# STATUS is an exit status or "nonzero"; REGEX must match the command's stderr
-# ("any": not checked). The command gets a unique marker as its last argument.
+# Runs a command that must end in a given way, and checks that nothing is left.
+#   expect.sh STATUS REGEX [--output] [--sigint S | --sigkill-launcher S |
+#             --kill-rank-when-ready] -- command...
+# STATUS is an exit status or "nonzero"; REGEX must match a line of the
+# command's stderr ("any": not checked). The command gets a unique marker as its
+# last argument, and in its environment (COURIER_TEST_MARK): whatever carries
+# either when it has ended is left behind.
+# With --output (a job that must succeed and say so: STATUS 0, tests/CMakeLists
+# pass_test) REGEX is matched against its standard output and error both, which
+# are shown, and the marker is only in the environment: the arguments are the
+# test's own. An error report of AddressSanitizer, LeakSanitizer,
+# UndefinedBehaviorSanitizer or ThreadSanitizer in the command's output fails
+# the test whatever the status (.ci/sanitize).
 # With --sigint S the launcher gets SIGINT, with --sigkill-launcher S SIGKILL
 # (the ranks must then die on their own), S seconds after the job's first rank
 # has started (so the launcher is watching, whatever the machine's speed).
@@ -13,21 +22,31 @@
 set -u
 want=$1 regex=$2
 shift 2
-action= delay=
-case "${1:-}" in
---sigint | --sigkill-launcher) action=$1 delay=$2; shift 2 ;;
---kill-rank-when-ready) action=$1; shift ;;
-esac
-[ "$1" = "--" ] && shift
+action= delay= output=
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    case $1 in
+    --output) output=1; shift ;;
+    --sigint | --sigkill-launcher) action=$1 delay=$2; shift 2 ;;
+    --kill-rank-when-ready) action=$1; shift ;;
+    *) echo "expect.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+[ "${1:-}" = "--" ] && shift
 marker="courier-test-$$-$RANDOM"
 err=$(mktemp)
+out=/dev/null
+[ -n "$output" ] && out=$(mktemp)
 killfile=$(mktemp -u)
 shm_before=$(ls /dev/shm | sort)
 fail=0
 # The job's ranks: its processes other than the launcher (and its group leader,
 # a fork of the launcher with the same command line).
 ranks() { comm -23 <(pgrep -f "$marker" | sort) <(pgrep -f "courier run.*$marker" | sort); }
-COURIER_TEST_KILL_FILE=$killfile "$@" "$marker" 2>"$err" >/dev/null &
+if [ -n "$output" ]; then
+    COURIER_TEST_MARK=$marker COURIER_TEST_KILL_FILE=$killfile "$@" 2>"$err" >"$out" &
+else
+    COURIER_TEST_MARK=$marker COURIER_TEST_KILL_FILE=$killfile "$@" "$marker" 2>"$err" >/dev/null &
+fi
 pid=$!
 victim=
 case $action in
@@ -51,27 +70,38 @@ case $action in
 esac
 wait $pid
 status=$?
+[ -n "$output" ] && cat "$out"
 cat "$err" >&2
 if [ "$want" = nonzero ]; then
     [ $status -ne 0 ] || { echo "FAIL: exit status 0, wanted non-zero" >&2; fail=1; }
 elif [ "$action" != --sigkill-launcher ] && [ $status -ne "$want" ]; then
     echo "FAIL: exit status $status, wanted $want" >&2; fail=1
 fi
-if [ "$regex" != any ] && [ "$action" != --sigkill-launcher ] && ! grep -Eq -- "$regex" "$err"; then
-    echo "FAIL: stderr does not match /$regex/" >&2; fail=1
+said=$err what=stderr
+[ -n "$output" ] && said="$out $err" what=output
+# shellcheck disable=SC2086 # two files with --output
+if [ "$regex" != any ] && [ "$action" != --sigkill-launcher ] && ! cat $said | grep -Eq -- "$regex"; then
+    echo "FAIL: $what does not match /$regex/" >&2; fail=1
+fi
+# shellcheck disable=SC2086
+if cat $said | grep -Eq '^(==[0-9]+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|SUMMARY: UndefinedBehaviorSanitizer)|: runtime error: '; then
+    echo "FAIL: a sanitizer reported an error (above)" >&2; fail=1
 fi
 if [ -n "$victim" ] && ! grep -q "(pid $victim)" "$err"; then
     echo "FAIL: the report does not name the killed rank (pid $victim)" >&2; fail=1
 fi
 # No process of the job may survive (give PDEATHSIG a moment after a SIGKILL).
+marked() { { pgrep -f "$marker"; grep -lsa "COURIER_TEST_MARK=$marker" /proc/[0-9]*/environ |
+    cut -d/ -f3; } | sort -u; }
 for i in 1 2 3 4 5 6 7 8 9 10; do
-    pgrep -f "$marker" >/dev/null || break
+    [ -z "$(marked)" ] && break
     sleep 0.2
 done
-left=$(pgrep -f "$marker")
+left=$(marked)
 if [ -n "$left" ]; then
-    echo "FAIL: processes left behind:" >&2; pgrep -af "$marker" >&2
-    kill -KILL $left; fail=1
+    echo "FAIL: processes left behind:" >&2
+    for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline" >&2 2>/dev/null; echo >&2; done
+    kill -KILL $left 2>/dev/null; fail=1
 fi
 # A new file in /dev/shm that a live process still maps or holds open belongs
 # to that process, another program running beside the test (Open MPI's vader
@@ -85,5 +115,6 @@ for f in $(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort)); do
     fi
 done
 rm -f "$err" "$killfile" "$killfile.tmp"
+[ -n "$output" ] && rm -f "$out"
 [ $fail -eq 0 ] && echo "ok: status $status, message as expected, nothing left behind"
 exit $fail

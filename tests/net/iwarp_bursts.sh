@@ -10,7 +10,17 @@
 # usage: iwarp_bursts.sh SCRATCH COURIER
 out=$1 courier=$2
 fail=0
-run() { "$courier" netsim --machine iwarp "$@" --csv 2>/dev/null | tail -1; }
+# A netsim that fails leaves "$out/failed" (run's output is read in a subshell)
+# and says so: two empty reports would compare equal.
+rm -f "$out/failed"
+run() {
+    o=$("$courier" netsim --machine iwarp "$@" --csv 2>"$out/err") || {
+        s=$?
+        echo "FAIL: courier netsim --machine iwarp $* exited with status $s: $(tail -1 "$out/err")" >&2
+        : >"$out/failed"
+    }
+    printf '%s\n' "$o" | tail -1
+}
 same() { # description args...
     what=$1; shift
     a=$(COURIER_IWARP_WORDS=1 run "$@") b=$(run "$@")
@@ -38,5 +48,6 @@ $b" | awk -F, -v l="$load" '
                       print "FAIL load " l ": words " m " us mean, " mx " max, " n " msgs; bursts " $7 ", " $11 ", " $6; exit 1 } }' ||
         fail=1
 done
+[ -e "$out/failed" ] && fail=1
 [ $fail = 0 ] && echo "ok: bursts"
 exit $fail
