@@ -1651,7 +1651,7 @@ static void raise_fd_limit(void)
 
 static int alloc_ranks(job_spec *js)
 {
-    js->in_fd = js->in_pipe[0] = js->in_pipe[1] = -1;
+    js->in_fd = js->in_pipe[0] = js->in_pipe[1] = js->segfd = -1;
     js->ranks = calloc((size_t)js->cmd.total, sizeof *js->ranks);
     if (!js->ranks) return -1;
     for (int r = 0; r < js->cmd.total; r++) js->ranks[r].s[0].fd = js->ranks[r].s[1].fd = -1;
@@ -1912,6 +1912,8 @@ static void register_job(job_spec *js, int argc, char **argv)
     free(hosts);
 }
 
+static void release(job_spec *js);
+
 static int watch_and_finish(job_spec *js, int sfd, const char *who)
 {
     if (watch(js, sfd) < 0) {
@@ -1945,13 +1947,22 @@ static int watch_and_finish(job_spec *js, int sfd, const char *who)
         js->vsim = NULL;
     }
     trace_finish(js);
+    release(js);
+    return js->exit_status;
+}
+
+/* What a job holds in the launcher, given back (also for a job that never
+ * started: every field is NULL, zero or made). */
+static void release(job_spec *js)
+{
+    cr_vsim_free(js->vsim);
+    js->vsim = NULL;
     free(js->hang_text);
     cr_watchdog_free(js->wd);
     free(js->alive);
-    if (js->control) {
-        munmap(js->control, cr_host_control_size(js->cmd.total));
-        close(js->segfd);
-    }
+    if (!js->control) free(js->cards); /* the launcher's own table, not the segment's */
+    if (js->control) munmap(js->control, cr_host_control_size(js->cmd.total));
+    if (js->segfd >= 0) close(js->segfd);
     free(js->ranks);
     free(js->layout);
     free(js->card_sent);
@@ -1960,9 +1971,7 @@ static int watch_and_finish(job_spec *js, int sfd, const char *who)
     free(js->reported);
     free(js->in_buf);
     if (js->in_fd > 0) close(js->in_fd);
-    if (!js->control) free(js->cards); /* the launcher's own table, not the segment's */
     cr_run_spec_free(&js->cmd);
-    return js->exit_status;
 }
 
 static long env_ms(const char *name, long def, long lo, long hi)
@@ -2177,16 +2186,23 @@ int cr_run_main(int argc, char **argv)
     js.count = js.cmd.total;
     js.argc = argc;
     js.argv = argv;
-    if (trace_begin(&js, "courier run")) return 1;
+    if (trace_begin(&js, "courier run")) {
+        release(&js);
+        return 1;
+    }
     unsigned char key[32];
     int sfd = signal_fd();
     if (sfd < 0 || random_key(key)) {
         fprintf(stderr, "courier run: cannot start: %s\n", strerror(errno));
+        release(&js);
         return 1;
     }
     rc = start_here(&js, key, "courier run");
     explicit_bzero(key, sizeof key);
-    if (rc) return rc;
+    if (rc) {
+        release(&js);
+        return rc;
+    }
     register_job(&js, argc, argv);
     return watch_and_finish(&js, sfd, "courier run");
 }
