@@ -76,6 +76,7 @@ const cr_machine cr_machine_cluster = {
     .cpu = 1, /* a core like this machine's */
     .sim_keys = "bw, lat",
     .sim_keys_what = "sets the cluster's links",
+    .sim_keys_help = "bw=GBITS (link Gb/s), lat=US (per switch)",
     .sim_key = cluster_key,
     .sim_describe = cluster_describe,
     .init = cluster_init,

@@ -140,8 +140,9 @@ typedef struct cr_machine {
     /* the machine for n ranks (NULL: nodes = n, at least 2) */
     void (*sim_shape)(cr_net_config *c, int nranks);
     /* its own keys: their names for messages ("tokens"), what they are ("is the sp2's flow
-     * control"), and the check: 0 taken, 1 not its key, -1 bad with err set */
-    const char *sim_keys, *sim_keys_what;
+     * control"), their help ("tokens=on|off"), and the check: 0 taken, 1 not its key, -1 bad
+     * with err set */
+    const char *sim_keys, *sim_keys_what, *sim_keys_help;
     int (*sim_key)(cr_net_config *c, const char *k, const char *v, char *err, size_t errlen);
     /* what the job's description says of the configuration beyond nodes and software */
     void (*sim_describe)(const cr_net_config *c, char *buf, size_t len);

@@ -77,6 +77,7 @@ const cr_machine cr_machine_sp2 = {
     .cpu = 50, /* 66.7 MHz POWER2 thin node */
     .sim_keys = "tokens",
     .sim_keys_what = "is the sp2's flow control",
+    .sim_keys_help = "tokens=on|off",
     .sim_key = sp2_key,
     .validate = sp2_validate,
     .init = sp2_init,
