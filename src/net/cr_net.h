@@ -4,7 +4,9 @@
  * Layering inside src/net (nothing here depends on anything outside src/net):
  *   cr_sim       event queue in integer picoseconds, deterministic tie-breaking, seeded RNG
  *   cr_fabric    circuit / wormhole reservation of exclusive links (iPSC/2, CS-2, SP2)
- *   machines     topology + flow control of each machine (hcube.c, ftree.c, iwarp.c)
+ *   machines     one file each (ipsc2.c, ipsc1.c, cs2.c, iwarp.c, sp2.c, cluster.c): the
+ *                descriptor (cr_machine) and the topology + flow control, the fat trees'
+ *                shared in ftree.c; CR_MACHINES lists them
  *   cr_net       one simulated machine: nodes, CPUs, software model (protocol trips)
  *   traffic      synthetic patterns and measurements (used by `courier netsim` and tests)
  */
@@ -55,15 +57,24 @@ cr_time cr_xfer_time(uint64_t bytes, uint64_t bytes_per_sec);
 /* Stateless 64-bit hash (route tables are computed, not stored). */
 uint64_t cr_hash64(uint64_t x);
 
-/* ------------------------------------------------------------------ machines */
+/* ------------------------------------------------------------------ machines
+ * Every machine is one descriptor (cr_machine, below) in a file of its own in src/net, which
+ * also holds its model code or calls its family's (ftree.c: the fat trees); CR_MACHINES lists
+ * them, one line each: the enum, the table (cr_machine_get) and their order (netsim, --sim's
+ * messages, the validation table) come from it. docs/sim.md, "Adding a machine". */
+#define CR_MACHINES(X)                                                                             \
+    X(CR_MACH_IPSC2, cr_machine_ipsc2) /* ipsc2.c: circuit-switched Direct-Connect hypercube */    \
+    X(CR_MACH_IPSC1, cr_machine_ipsc1) /* ipsc1.c: store-and-forward hypercube (comparison) */     \
+    X(CR_MACH_CS2, cr_machine_cs2)     /* cs2.c: Elan/Elite fat tree */                            \
+    X(CR_MACH_IWARP, cr_machine_iwarp) /* iwarp.c: 2-D torus / mesh of iWarp cells */              \
+    X(CR_MACH_SP2, cr_machine_sp2)     /* sp2.c: SP2 High-Performance Switch */                    \
+    X(CR_MACH_CLUSTER, cr_machine_cluster) /* cluster.c: a modern fat tree, links as given */
+
 typedef enum {
-    CR_MACH_IPSC2 = 0, /* circuit-switched Direct-Connect hypercube */
-    CR_MACH_IPSC1,     /* first-generation store-and-forward hypercube (comparison only) */
-    CR_MACH_CS2,       /* Elan/Elite fat tree */
-    CR_MACH_IWARP,     /* 2-D torus / mesh of iWarp cells */
-    CR_MACH_SP2,       /* SP2 High-Performance Switch */
-    CR_MACH_CLUSTER,   /* a modern cluster: fat tree of given link bandwidth and latency */
-    CR_MACH_COUNT
+#define CR_MACH_ENUM_(kind, desc) kind,
+    CR_MACHINES(CR_MACH_ENUM_)
+#undef CR_MACH_ENUM_
+        CR_MACH_COUNT
 } cr_machine_kind;
 
 typedef enum {
@@ -91,11 +102,11 @@ typedef struct cr_net_config {
     uint64_t seed;
 } cr_net_config;
 
-/* Software model of a node: T_ipc = T_startup + T_trans (seed 004) with protocol trips. */
+/* Software model of a node: T_ipc = T_startup + T_trans (seed 004) with protocol trips. Each
+ * machine lists its own (cr_machine.sw). */
 typedef struct cr_swmodel {
     const char *name;
     const char *desc;
-    cr_machine_kind kind;
     cr_time o_send, o_recv; /* per-message CPU cost at the sender and at the receiver */
     cr_time copy_ps;        /* per byte copied at each end (eager messages) */
     int64_t eager_max;      /* larger messages use three trips (proxy, request, data); <0 never */
@@ -104,15 +115,71 @@ typedef struct cr_swmodel {
     uint32_t node_type;     /* sp2: 0 thin, 1 fat */
 } cr_swmodel;
 
+typedef struct cr_net cr_net;
+typedef struct cr_msg cr_msg;
+typedef struct cr_net_stats cr_net_stats;
+struct cr_fabric;
+struct cr_valid_ctx;
+
+/* One machine: what it is called, its node software, what courier run --sim needs of it, its
+ * published figures, and its network model. Written with designated initializers in the
+ * machine's own file; hooks left NULL mean "none" (or the default the comment names). */
+typedef struct cr_machine {
+    const char *name;     /* netsim --machine and run --sim name it so */
+    const char *title;    /* what it is, and the seed paper */
+    const cr_swmodel *sw; /* its node software models */
+    size_t nsw;
+    const char *sw_default; /* the model's default (cr_net_config.sw NULL); NULL: hardware only */
+
+    /* courier run --sim (src/run/vsim.c, docs/sim.md) */
+    bool sim;            /* offered (the iPSC/1 is for comparisons only) */
+    const char *sim_sw;  /* the job's node software by default ("hw": none) */
+    const char *sim_rma; /* one-sided traffic's by default, when sim_sw is not "hw" (NULL: the
+                            job's model; the CS-2's Elan DMA beside its library) */
+    double cpu;          /* compute: rough ratio of a 2020s x86 core's speed to the node's */
+    /* the machine for n ranks (NULL: nodes = n, at least 2) */
+    void (*sim_shape)(cr_net_config *c, int nranks);
+    /* its own keys: their names for messages ("tokens"), what they are ("is the sp2's flow
+     * control"), their help ("tokens=on|off"), and the check: 0 taken, 1 not its key, -1 bad
+     * with err set */
+    const char *sim_keys, *sim_keys_what, *sim_keys_help;
+    int (*sim_key)(cr_net_config *c, const char *k, const char *v, char *err, size_t errlen);
+    /* what the job's description says of the configuration beyond nodes and software */
+    void (*sim_describe)(const cr_net_config *c, char *buf, size_t len);
+
+    /* its rows of the validation table (validate.c, docs/validation.md) */
+    void (*validate)(struct cr_valid_ctx *v);
+
+    /* the network model (src/net only) */
+    int (*init)(cr_net *net, char *err, size_t errlen); /* sets net->nodes and net->mach */
+    void (*fini)(cr_net *net);
+    void (*wire)(cr_net *net, cr_msg *m); /* move m->wbytes from m->wfrom to m->wto */
+    int (*hops)(cr_net *net, int a, int b);
+    int (*route_links)(cr_net *net, int s, int d, int32_t *links, int max); /* NULL: -1 */
+    int (*bcast)(cr_net *net, int root, int lo, int hi, uint64_t bytes,     /* NULL: none */
+                 void (*arrive)(cr_net *, int, cr_time, void *), void *ctx);
+    void (*stats)(cr_net *net, cr_net_stats *st);
+    uint64_t inject_bps;
+    /* the machine's links, when they are a fabric's (else NULL), and a link's name */
+    struct cr_fabric *(*fabric)(cr_net *net);
+    void (*link_name)(cr_net *net, int32_t link, char *buf, size_t len);
+} cr_machine;
+
+#define CR_MACH_DECL_(kind, desc) extern const cr_machine desc;
+CR_MACHINES(CR_MACH_DECL_)
+#undef CR_MACH_DECL_
+
+/* The descriptor of kind (NULL if none); the one named s (NULL if none). */
+const cr_machine *cr_machine_get(cr_machine_kind kind);
+const cr_machine *cr_machine_find(const char *s);
 const cr_swmodel *cr_swmodel_find(cr_machine_kind kind, const char *name);
 const cr_swmodel *cr_swmodel_default(cr_machine_kind kind);
-const cr_swmodel *cr_swmodel_list(size_t *count);
 const char *cr_machine_name(cr_machine_kind kind);
 int cr_machine_parse(const char *s, cr_machine_kind *out);
 
 typedef struct cr_net cr_net;
 
-typedef struct cr_msg {
+struct cr_msg {
     cr_net *net;
     int32_t src, dst;
     uint64_t bytes;
@@ -124,7 +191,7 @@ typedef struct cr_msg {
     uint64_t wbytes;
     int64_t mstate[4]; /* machine-private counters for the current trip */
     struct cr_msg *next;
-} cr_msg;
+};
 
 #define CR_MSG_BACKGROUND 1 /* traffic marks messages that are not part of a hot spot */
 #define CR_MSG_ENDS_PAID 2  /* cr_net_send_wired: the end points' CPU costs are the caller's */
@@ -159,12 +226,12 @@ bool cr_net_has_hw_broadcast(const cr_net *net);
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
                         void (*arrive)(cr_net *, int node, cr_time t, void *), void *ctx);
 
-typedef struct cr_net_stats {
+struct cr_net_stats {
     uint64_t wires;     /* worms / packets / trips put on the wire */
     uint64_t waits;     /* times a header found a link or channel busy */
     uint64_t deadlocks; /* wait-for cycles found (run stops at the first) */
     uint64_t max_link_users;
-} cr_net_stats;
+};
 void cr_net_get_stats(const cr_net *net, cr_net_stats *st);
 
 /* The links held longest (the busiest), busiest first: how long each was held by messages

@@ -1,6 +1,8 @@
-/* Fat-tree machines: the Meiko CS-2 Elite network (seed 001), the IBM SP2
- * High-Performance Switch (seed 003) and a modern cluster, all built from 8-port switches
- * with 4 links down and 4 up (a 4-ary n-tree: n levels of Np/4 switches, Np = 4^n >= nodes).
+/* The fat-tree family: the network models of the Meiko CS-2 Elite network (seed 001), the
+ * IBM SP2 High-Performance Switch (seed 003) and a modern cluster, all built from 8-port
+ * switches with 4 links down and 4 up (a 4-ary n-tree: n levels of Np/4 switches, Np = 4^n >=
+ * nodes). Their descriptors (cs2.c, sp2.c, cluster.c) give the parameters (cr_ftree_params)
+ * and use the hooks here; nothing here asks which machine it is.
  *
  * Naming: node p has base-4 digits; a level-l switch is (group g = p >> 2l, path q) with
  * q < 4^(l-1) recording the up-ports taken, index g*4^(l-1) + q. A route from s to d climbs
@@ -36,7 +38,7 @@
 typedef struct ftree {
     cr_fabric fab;
     cr_net *net;
-    int levels, np, nets, sp2, tokens;
+    int levels, np, nets, tokens;
     size_t per_net;
     uint64_t pow4[8];
     /* CS-2 DMA engines (and the cluster's NICs): one message at a time, in fragments */
@@ -99,13 +101,13 @@ static int choose_route(ftree *t, int s, int d, int k, int32_t *lk)
     return ft_path(t, s, d, q, (int)nt, lk);
 }
 
-static int ft_hops(cr_net *net, int a, int b)
+int cr_ftree_hops(cr_net *net, int a, int b)
 {
     (void)net;
     return a == b ? 0 : 2 * lca(a, b) - 1; /* switches traversed */
 }
 
-static int ft_route_links(cr_net *net, int s, int d, int32_t *links, int max)
+int cr_ftree_route_links(cr_net *net, int s, int d, int32_t *links, int max)
 {
     ftree *t = net->mach;
     int32_t lk[CR_MAX_PATH];
@@ -184,7 +186,7 @@ static void cs2_arrived(void *ctx, cr_worm *w)
         cr_net_wire_done(t->net, m);
 }
 
-static void cs2_wire(cr_net *net, cr_msg *m)
+void cr_ftree_dma_wire(cr_net *net, cr_msg *m)
 {
     ftree *t = net->mach;
     int64_t nfrag = m->wbytes ? (int64_t)((m->wbytes + t->frag - 1) / t->frag) : 1;
@@ -218,8 +220,8 @@ static void bcast_fire(cr_sim *sim, void *obj, uint64_t arg)
 
 /* The packet climbs to the switch above the whole range and every switch below forwards it
  * to a contiguous range of outputs, so all destinations see the same 2h-1 switches. */
-static int cs2_bcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
-                     void (*arrive)(cr_net *, int, cr_time, void *), void *ctx)
+int cr_ftree_bcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
+                   void (*arrive)(cr_net *, int, cr_time, void *), void *ctx)
 {
     int h = lca(root, lo);
     if (lca(root, hi) > h) h = lca(root, hi);
@@ -366,7 +368,7 @@ static int sp2_sink_ready(void *ctx, cr_worm *w)
     return 0;
 }
 
-static void sp2_wire(cr_net *net, cr_msg *m)
+void cr_ftree_pipe_wire(cr_net *net, cr_msg *m)
 {
     uint64_t left = m->wbytes;
     int64_t npk = left ? (int64_t)((left + SP2_PAYLOAD - 1) / SP2_PAYLOAD) : 1;
@@ -376,14 +378,12 @@ static void sp2_wire(cr_net *net, cr_msg *m)
 }
 
 /* ------------------------------------------------------------------ setup */
-static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
+int cr_ftree_init(cr_net *net, const cr_ftree_params *p, char *err, size_t errlen)
 {
     const cr_net_config *c = &net->cfg;
-    int cluster = c->kind == CR_MACH_CLUSTER;
-    int maxn = sp2 ? CR_SP2_MAX_NODES : cluster ? CR_CLUSTER_MAX_NODES : CR_CS2_MAX_NODES;
-    int nodes = c->nodes > 0 ? c->nodes : (sp2 ? 16 : 64);
-    if (nodes < 2 || nodes > maxn)
-        return snprintf(err, errlen, "%s has 2..%d nodes, not %d", cr_machine_name(c->kind), maxn,
+    int nodes = c->nodes > 0 ? c->nodes : p->default_nodes;
+    if (nodes < 2 || nodes > p->max_nodes)
+        return snprintf(err, errlen, "%s has 2..%d nodes, not %d", net->m->name, p->max_nodes,
                         nodes),
                -1;
     if (c->route == CR_ROUTE_ECUBE || c->route == CR_ROUTE_ANYMIN)
@@ -393,8 +393,7 @@ static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
     net->mach = t;
     net->nodes = nodes;
     t->net = net;
-    t->sp2 = sp2;
-    t->nets = sp2 || cluster ? 1 : (c->networks == 1 ? 1 : CR_CS2_NETWORKS);
+    t->nets = p->networks;
     t->pow4[0] = 1;
     for (int i = 1; i < 8; i++) t->pow4[i] = t->pow4[i - 1] * 4;
     for (t->levels = 1; t->pow4[t->levels] < (uint64_t)nodes; t->levels++) {
@@ -404,21 +403,15 @@ static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
     if (cr_fabric_init(&t->fab, net->sim, t->per_net * (size_t)t->nets))
         return snprintf(err, errlen, "out of memory"), -1;
     cr_fabric *f = &t->fab;
-    f->hop_ps = f->pipe_ps = sp2 ? CR_SP2_SWITCH_PS : CR_CS2_SWITCH_PS;
-    t->frag = CR_CS2_FRAG;
-    t->rate = CR_CS2_DMA_BPS < CR_CS2_LINK_BPS ? CR_CS2_DMA_BPS : CR_CS2_LINK_BPS;
-    t->ack_ps = CR_CS2_ACK_PS;
-    if (cluster) {
-        f->hop_ps = f->pipe_ps = 0;
-        t->lat_ps = c->hop_ps > 0 ? c->hop_ps : CR_CLUSTER_HOP_PS;
-        t->frag = CR_CLUSTER_MTU;
-        t->rate = c->link_bps ? c->link_bps : CR_CLUSTER_LINK_BPS;
-        t->ack_ps = 0;
-    }
+    f->hop_ps = f->pipe_ps = p->switch_ps;
+    t->lat_ps = p->lat_ps;
+    t->frag = p->frag;
+    t->rate = p->rate;
+    t->ack_ps = p->ack_ps;
     f->detect_deadlock = 1;
     f->ctx = t;
     size_t n = (size_t)nodes;
-    if (!sp2) {
+    if (!p->pipe) {
         t->dq_h = calloc(n, sizeof(cr_msg *));
         t->dq_t = calloc(n, sizeof(cr_msg *));
         t->dma_busy = calloc(n, 1);
@@ -427,8 +420,7 @@ static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
         if (!t->dq_h || !t->dq_t || !t->dma_busy) return snprintf(err, errlen, "out of memory"), -1;
         return 0;
     }
-    const cr_swmodel *sw = net->sw ? net->sw : cr_swmodel_default(CR_MACH_SP2);
-    t->copy_ps = sw->node_type ? CR_SP2_FAT_COPY_PS : CR_SP2_THIN_COPY_PS;
+    t->copy_ps = p->copy_ps;
     t->tokens = c->tokens;
     t->adapter_free = calloc(n, sizeof(cr_time));
     t->rxq = calloc(n, sizeof(int));
@@ -449,17 +441,7 @@ static int ft_init(cr_net *net, int sp2, char *err, size_t errlen)
     return 0;
 }
 
-static int cs2_init(cr_net *net, char *err, size_t errlen)
-{
-    return ft_init(net, 0, err, errlen);
-}
-
-static int sp2_init(cr_net *net, char *err, size_t errlen)
-{
-    return ft_init(net, 1, err, errlen);
-}
-
-static void ft_fini(cr_net *net)
+void cr_ftree_fini(cr_net *net)
 {
     ftree *t = net->mach;
     cr_fabric_fini(&t->fab);
@@ -476,7 +458,7 @@ static void ft_fini(cr_net *net)
     free(t);
 }
 
-static void ft_stats(cr_net *net, cr_net_stats *st)
+void cr_ftree_stats(cr_net *net, cr_net_stats *st)
 {
     ftree *t = net->mach;
     st->wires = t->fab.worms;
@@ -485,13 +467,13 @@ static void ft_stats(cr_net *net, cr_net_stats *st)
     st->max_link_users = t->fab.max_wait + 1;
 }
 
-static cr_fabric *ft_fabric(cr_net *net)
+cr_fabric *cr_ftree_fabric(cr_net *net)
 {
     return &((ftree *)net->mach)->fab;
 }
 
 /* The inverse of ft_path's numbering. */
-static void ft_link_name(cr_net *net, int32_t link, char *buf, size_t len)
+void cr_ftree_link_name(cr_net *net, int32_t link, char *buf, size_t len)
 {
     ftree *t = net->mach;
     size_t np = (size_t)t->np, L = (size_t)t->levels, r = (size_t)link % t->per_net;
@@ -508,18 +490,3 @@ static void ft_link_name(cr_net *net, int32_t link, char *buf, size_t len)
         snprintf(buf, len, "%slevel %zu switch %zu down %zu", nt, r / np + 2, r % np / 4, r % 4);
     }
 }
-
-const cr_machine_ops cr_cs2_ops = {
-    CR_MACH_CS2, cs2_init, ft_fini,        cs2_wire,  ft_hops,      ft_route_links,
-    cs2_bcast,   ft_stats, CR_CS2_DMA_BPS, ft_fabric, ft_link_name,
-};
-
-const cr_machine_ops cr_cluster_ops = {
-    CR_MACH_CLUSTER,     cs2_init,  ft_fini,      cs2_wire, ft_hops, ft_route_links, NULL, ft_stats,
-    CR_CLUSTER_LINK_BPS, ft_fabric, ft_link_name,
-};
-
-const cr_machine_ops cr_sp2_ops = {
-    CR_MACH_SP2, sp2_init, ft_fini,         sp2_wire,  ft_hops,      ft_route_links,
-    NULL,        ft_stats, CR_SP2_LINK_BPS, ft_fabric, ft_link_name,
-};

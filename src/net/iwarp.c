@@ -1,4 +1,5 @@
-/* iWarp torus/mesh (seed 002), simulated word by word.
+/* iWarp torus/mesh (seed 002), simulated word by word; its descriptor (hardware only, no
+ * node software), its --sim shape and its rows of the validation table are at the end.
  *
  * A message is a chain of logical channels ("segments"): the computation agent's output bus
  * into the source cell's queue, then one logical channel per hop, each ending in an 8-word
@@ -652,9 +653,63 @@ static void iw_stats(cr_net *net, cr_net_stats *st)
     st->waits = w->lc_waits;
 }
 
-const cr_machine_ops cr_iwarp_ops = {
-    CR_MACH_IWARP, iw_init,  iw_fini,
-    iw_wire,       iw_hops,  NULL,
-    NULL,          iw_stats, 4 * CR_SEC / CR_IWARP_WORD_PS,
-    NULL,          NULL, /* buses and queues of its own, not a fabric */
+static void iwarp_validate(cr_valid_ctx *v)
+{
+    cr_net_config c = cr_valid_config(CR_MACH_IWARP, 0, "hw");
+    c.mesh_x = c.mesh_y = 8;
+    cr_valid_add(v, "iWarp one logical channel uses the full bus", "MB/s", 40,
+                 cr_valid_bw_MBps(&c, 0, 1, 1 << 18), CR_CMP_NEAR);
+    double h3 =
+        cr_valid_echo_us(&c, 0, 3, 0, 2) * 1000 - 100; /* minus the end marker's last word */
+    cr_valid_add(v, "iWarp header, 3 cells straight (150+100+3x200)", "ns", 850, h3, CR_CMP_NEAR);
+    double hc = cr_valid_echo_us(&c, 0, 8 * 2 + 3, 0, 2) * 1000 - 100;
+    cr_valid_add(v, "iWarp header, 3+2 cells, 1 corner (+50 addr +50 turn)", "ns", 1350, hc,
+                 CR_CMP_NEAR);
+    /* two channels multiplexed on cell 1's XRight bus */
+    cr_traffic t;
+    cr_traffic_defaults(&t);
+    t.pattern = CR_PAT_SHIFT;
+    t.shift = 2;
+    t.bytes = 1 << 16;
+    t.count = 1;
+    t.window = 1;
+    cr_net_config m = c;
+    m.mesh_x = 4;
+    m.mesh_y = 1;
+    m.wrap = 0;
+    m.nodes = 0;
+    cr_net_result r;
+    char err[160];
+    /* cells 0->2 and 1->3 share bus 1->2; 2->0 and 3->1 share bus 2->1 (mesh, no wrap) */
+    if (cr_net_run(&m, &t, &r, NULL, NULL, err, sizeof(err)) == 0)
+        cr_valid_add(v, "iWarp two active channels share a bus: each gets", "MB/s", 20,
+                     (double)t.bytes / r.lat_max_us, CR_CMP_NEAR);
+}
+
+/* --sim: the smallest near-square array that holds n ranks (the model has 2 cells or more), a
+ * torus (seed 002), as courier netsim's default */
+static void iwarp_shape(cr_net_config *c, int n)
+{
+    int m = n < 2 ? 2 : n, x = 1;
+    while (x * x < m) x++;
+    c->mesh_x = x;
+    c->mesh_y = (m + x - 1) / x;
+    c->wrap = 1;
+}
+
+/* Hardware only: no node software model. Buses and queues of its own, not a fabric. */
+const cr_machine cr_machine_iwarp = {
+    .name = "iwarp",
+    .title = "iWarp, 2-D torus (or mesh) of cells (seed 002)",
+    .sim = true,
+    .sim_sw = "hw",
+    .cpu = 500, /* 20 MHz iWarp cell */
+    .sim_shape = iwarp_shape,
+    .validate = iwarp_validate,
+    .init = iw_init,
+    .fini = iw_fini,
+    .wire = iw_wire,
+    .hops = iw_hops,
+    .stats = iw_stats,
+    .inject_bps = 4 * CR_SEC / CR_IWARP_WORD_PS,
 };

@@ -16,88 +16,56 @@
 
 enum { ST_SENT, ST_PROXY, ST_REQ_CPU, ST_REQUEST, ST_DATA_CPU, ST_DATA, ST_RECVD };
 
-static const cr_swmodel swmodels[] = {
-    {"nx2", "NX/2 on the iPSC/2 (seed 000 s.3)", CR_MACH_IPSC2, CR_NX2_OSEND_PS, CR_NX2_ORECV_PS,
-     CR_NX2_COPY_PS, CR_NX2_SHORT_MAX, CR_NX2_CTL_PS, CR_NX2_CTL_BYTES, 0},
-    {"nx1", "first-generation iPSC node software (ASSUMED)", CR_MACH_IPSC1, CR_IPSC1_OSEND_PS,
-     CR_IPSC1_ORECV_PS, 0, -1, 0, 0, 0},
-    {"dma", "CS-2 direct DMA, Table 1: 9 us, 44 MB/s", CR_MACH_CS2, CR_CS2_DMA_OSEND_PS,
-     CR_CS2_DMA_ORECV_PS, 0, -1, 0, 0, 0},
-    {"channel", "CS-2 channel comms, Table 1: 24 us", CR_MACH_CS2, CR_CS2_CHAN_OSEND_PS,
-     CR_CS2_CHAN_ORECV_PS, 0, -1, 0, 0, 0},
-    {"nx2", "NX/2 on the CS-2, Table 1: 78 us", CR_MACH_CS2, CR_CS2_LIB_OSEND_PS,
-     CR_CS2_LIB_ORECV_PS, 0, -1, 0, 0, 0},
-    {"pvm", "PVM send/receive on the CS-2, Table 1: 78 us", CR_MACH_CS2, CR_CS2_LIB_OSEND_PS,
-     CR_CS2_LIB_ORECV_PS, 0, -1, 0, 0, 0},
-    {"parmacs", "PARMACS on the CS-2, Table 1: 78 us", CR_MACH_CS2, CR_CS2_LIB_OSEND_PS,
-     CR_CS2_LIB_ORECV_PS, 0, -1, 0, 0, 0},
-    {"barrier", "CS-2 barrier: arrive by network write, release by hw broadcast", CR_MACH_CS2,
-     CR_CS2_BAR_OSEND_PS, CR_CS2_BAR_ORECV_PS, 0, -1, 0, 0, 0},
-    {"mpl-thin", "MPL user space, thin (390) node, Table 1", CR_MACH_SP2, CR_SP2_THIN_OSEND_PS,
-     CR_SP2_THIN_ORECV_PS, 0, -1, 0, 0, 0},
-    {"mpl-fat", "MPL user space, fat (590) node, Table 1", CR_MACH_SP2, CR_SP2_FAT_OSEND_PS,
-     CR_SP2_FAT_ORECV_PS, 0, -1, 0, 0, 1},
-    {"mpi", "a modern MPI library (ASSUMED 0.5 us each end, no copy)", CR_MACH_CLUSTER,
-     CR_CLUSTER_OSEND_PS, CR_CLUSTER_ORECV_PS, 0, -1, 0, 0, 0},
+/* The machines, by kind (CR_MACHINES in cr_net.h). */
+static const cr_machine *const machines[CR_MACH_COUNT] = {
+#define CR_MACH_ENTRY_(kind, desc) [kind] = &desc,
+    CR_MACHINES(CR_MACH_ENTRY_)
+#undef CR_MACH_ENTRY_
 };
 
-const cr_swmodel *cr_swmodel_list(size_t *count)
+const cr_machine *cr_machine_get(cr_machine_kind kind)
 {
-    *count = sizeof(swmodels) / sizeof(swmodels[0]);
-    return swmodels;
+    return (unsigned)kind < CR_MACH_COUNT ? machines[kind] : NULL;
+}
+
+const cr_machine *cr_machine_find(const char *s)
+{
+    for (int i = 0; i < CR_MACH_COUNT; i++)
+        if (strcmp(s, machines[i]->name) == 0) return machines[i];
+    return NULL;
 }
 
 const cr_swmodel *cr_swmodel_find(cr_machine_kind kind, const char *name)
 {
-    for (size_t i = 0; i < sizeof(swmodels) / sizeof(swmodels[0]); i++)
-        if (swmodels[i].kind == kind && strcmp(swmodels[i].name, name) == 0) return &swmodels[i];
+    const cr_machine *m = cr_machine_get(kind);
+    for (size_t i = 0; m && i < m->nsw; i++)
+        if (strcmp(m->sw[i].name, name) == 0) return &m->sw[i];
     return NULL;
 }
 
 const cr_swmodel *cr_swmodel_default(cr_machine_kind kind)
 {
-    static const char *def[CR_MACH_COUNT] = {"nx2", "nx1", "dma", NULL, "mpl-thin", "mpi"};
-    return def[kind] ? cr_swmodel_find(kind, def[kind]) : NULL;
+    const cr_machine *m = cr_machine_get(kind);
+    return m && m->sw_default ? cr_swmodel_find(kind, m->sw_default) : NULL;
 }
-
-static const char *mnames[CR_MACH_COUNT] = {"ipsc2", "ipsc1", "cs2", "iwarp", "sp2", "cluster"};
 
 const char *cr_machine_name(cr_machine_kind k)
 {
-    return (unsigned)k < CR_MACH_COUNT ? mnames[k] : "?";
+    const cr_machine *m = cr_machine_get(k);
+    return m ? m->name : "?";
 }
 
 int cr_machine_parse(const char *s, cr_machine_kind *out)
 {
     for (int i = 0; i < CR_MACH_COUNT; i++)
-        if (strcmp(s, mnames[i]) == 0) return *out = (cr_machine_kind)i, 0;
+        if (strcmp(s, machines[i]->name) == 0) return *out = (cr_machine_kind)i, 0;
     return -1;
-}
-
-static const cr_machine_ops *ops_for(cr_machine_kind k)
-{
-    switch (k) {
-    case CR_MACH_IPSC2:
-        return &cr_hcube_ops;
-    case CR_MACH_IPSC1:
-        return &cr_sf_ops;
-    case CR_MACH_CS2:
-        return &cr_cs2_ops;
-    case CR_MACH_IWARP:
-        return &cr_iwarp_ops;
-    case CR_MACH_SP2:
-        return &cr_sp2_ops;
-    case CR_MACH_CLUSTER:
-        return &cr_cluster_ops;
-    default:
-        return NULL;
-    }
 }
 
 cr_net *cr_net_new(const cr_net_config *cfg, char *err, size_t errlen)
 {
-    const cr_machine_ops *ops = ops_for(cfg->kind);
-    if (!ops) {
+    const cr_machine *mach = cr_machine_get(cfg->kind);
+    if (!mach) {
         snprintf(err, errlen, "unknown machine");
         return NULL;
     }
@@ -107,7 +75,7 @@ cr_net *cr_net_new(const cr_net_config *cfg, char *err, size_t errlen)
         return NULL;
     }
     net->cfg = *cfg;
-    net->ops = ops;
+    net->m = mach;
     net->sim = cr_sim_new(cfg->seed ? cfg->seed : 1);
     if (!cfg->sw)
         net->sw = cr_swmodel_default(cfg->kind);
@@ -116,7 +84,7 @@ cr_net *cr_net_new(const cr_net_config *cfg, char *err, size_t errlen)
         cr_net_free(net);
         return NULL;
     }
-    if (!net->sim || ops->init(net, err, errlen) != 0) {
+    if (!net->sim || mach->init(net, err, errlen) != 0) {
         cr_net_free(net);
         return NULL;
     }
@@ -132,7 +100,7 @@ cr_net *cr_net_new(const cr_net_config *cfg, char *err, size_t errlen)
 void cr_net_free(cr_net *net)
 {
     if (!net) return;
-    if (net->mach && net->ops->fini) net->ops->fini(net);
+    if (net->mach && net->m->fini) net->m->fini(net);
     for (size_t i = 0; i < net->nmsgs; i++) free(net->all_msgs[i]);
     free(net->all_msgs);
     free(net->cpu_free);
@@ -154,12 +122,12 @@ const cr_swmodel *cr_net_swmodel(const cr_net *net)
 }
 uint64_t cr_net_inject_bps(const cr_net *net)
 {
-    return net->ops->inject_bps;
+    return net->m->inject_bps;
 }
 
 int cr_net_hops(cr_net *net, int a, int b)
 {
-    return net->ops->hops(net, a, b);
+    return net->m->hops(net, a, b);
 }
 
 void cr_net_set_deliver(cr_net *net, void (*fn)(cr_net *, cr_msg *, void *), void *ctx)
@@ -223,7 +191,7 @@ static void wire(cr_net *net, cr_msg *m, int from, int to, uint64_t bytes, int s
     if (from == to)
         cr_sim_at(net->sim, cr_sim_now(net->sim), self_done, m, 0);
     else
-        net->ops->wire(net, m);
+        net->m->wire(net, m);
 }
 
 static void step(cr_sim *sim, void *obj, uint64_t arg);
@@ -328,26 +296,26 @@ void cr_net_send_wired(cr_net *net, cr_msg *m)
 
 bool cr_net_has_hw_broadcast(const cr_net *net)
 {
-    return net->ops->bcast != NULL;
+    return net->m->bcast != NULL;
 }
 
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
                         void (*arrive)(cr_net *, int, cr_time, void *), void *ctx)
 {
-    if (!net->ops->bcast) return 0;
-    return net->ops->bcast(net, root, lo, hi, bytes, arrive, ctx);
+    if (!net->m->bcast) return 0;
+    return net->m->bcast(net, root, lo, hi, bytes, arrive, ctx);
 }
 
 void cr_net_get_stats(const cr_net *net, cr_net_stats *st)
 {
     memset(st, 0, sizeof(*st));
-    if (net->ops->stats) net->ops->stats((cr_net *)net, st);
+    if (net->m->stats) net->m->stats((cr_net *)net, st);
 }
 
 int cr_net_busiest_links(cr_net *net, cr_net_link_use *out, int max)
 {
-    if (!net->ops->fabric || !net->ops->link_name || max <= 0) return 0;
-    cr_fabric *f = net->ops->fabric(net);
+    if (!net->m->fabric || !net->m->link_name || max <= 0) return 0;
+    cr_fabric *f = net->m->fabric(net);
     int n = 0;
     for (size_t i = 0; i < f->nlinks; i++) {
         const cr_link *l = &f->links[i];
@@ -357,12 +325,12 @@ int cr_net_busiest_links(cr_net *net, cr_net_link_use *out, int max)
         out[j] = (cr_net_link_use){.link = (int32_t)i, .busy = l->busy, .bytes = l->bytes};
     }
     for (int i = 0; i < n; i++)
-        net->ops->link_name(net, out[i].link, out[i].name, sizeof out[i].name);
+        net->m->link_name(net, out[i].link, out[i].name, sizeof out[i].name);
     return n;
 }
 
 int cr_net_route_links(cr_net *net, int src, int dst, int32_t *links, int max)
 {
-    if (!net->ops->route_links) return -1;
-    return net->ops->route_links(net, src, dst, links, max);
+    if (!net->m->route_links) return -1;
+    return net->m->route_links(net, src, dst, links, max);
 }

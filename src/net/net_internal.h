@@ -5,6 +5,8 @@
 #include "cr_net.h"
 #include "cr_net_params.h"
 
+#define CR_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 /* ------------------------------------------------------------------ fabric (fabric.c)
  * A worm is one message or packet moving over a path of exclusive links: its header acquires
  * the links one by one (waiting, and holding what it has, when one is busy), then data
@@ -73,31 +75,12 @@ void cr_fabric_start(cr_fabric *f, cr_worm *w);   /* header starts now */
 void cr_fabric_sink_go(cr_fabric *f, cr_worm *w); /* a parked worm's destination is ready */
 
 /* ------------------------------------------------------------------ machines */
-typedef struct cr_machine_ops {
-    cr_machine_kind kind;
-    int (*init)(cr_net *net, char *err, size_t errlen);
-    void (*fini)(cr_net *net);
-    void (*wire)(cr_net *net, cr_msg *m); /* move m->wbytes from m->wfrom to m->wto */
-    int (*hops)(cr_net *net, int a, int b);
-    int (*route_links)(cr_net *net, int s, int d, int32_t *links, int max);
-    int (*bcast)(cr_net *net, int root, int lo, int hi, uint64_t bytes,
-                 void (*arrive)(cr_net *, int, cr_time, void *), void *ctx);
-    void (*stats)(cr_net *net, cr_net_stats *st);
-    uint64_t inject_bps;
-    /* the machine's links, when they are a fabric's (else NULL), and a link's name */
-    cr_fabric *(*fabric)(cr_net *net);
-    void (*link_name)(cr_net *net, int32_t link, char *buf, size_t len);
-} cr_machine_ops;
-
-extern const cr_machine_ops cr_hcube_ops, cr_sf_ops, cr_cs2_ops, cr_sp2_ops, cr_iwarp_ops,
-    cr_cluster_ops;
-
 struct cr_net {
     cr_sim *sim;
     cr_net_config cfg;
     int nodes;
     const cr_swmodel *sw; /* NULL: hardware only */
-    const cr_machine_ops *ops;
+    const cr_machine *m;  /* the machine's descriptor: its hooks */
     void *mach;
     cr_time *cpu_free; /* each node's processor, a FIFO server */
     void (*deliver)(cr_net *, cr_msg *, void *);
@@ -112,7 +95,49 @@ struct cr_net {
 void cr_net_wire_done(cr_net *net, cr_msg *m);
 /* Reserve node's processor for cost from now (FIFO); returns the time it is done. */
 cr_time cr_net_cpu(cr_net *net, int node, cr_time cost);
-/* Topology helpers shared by the hypercube models. */
+/* Topology helpers shared by the hypercube models (ipsc2.c). */
 int cr_ecube_path(int src, int dst, int *dims, int max);
+int cr_hcube_dim(cr_net *net, char *err, size_t errlen); /* from cfg.dim / nodes, or -1 */
+int cr_hcube_hops(cr_net *net, int a, int b);
+
+/* ------------------------------------------------------------------ fat trees (ftree.c)
+ * The family of cs2.c, sp2.c and cluster.c: a 4-ary n-tree of 8-port switches. Each machine's
+ * init fills the parameters; the hooks below are the descriptors'. */
+typedef struct cr_ftree_params {
+    int max_nodes, default_nodes;
+    int networks;      /* independent networks */
+    cr_time switch_ps; /* header and data latency per switch (fabric hop_ps and pipe_ps) */
+    cr_time lat_ps;    /* a pure delay per switch added to the arrival (0: none) */
+    uint64_t frag;     /* DMA / NIC: fragment (packet) bytes */
+    uint64_t rate;     /* DMA / NIC: bytes/s */
+    cr_time ack_ps;    /* DMA: per switch, for the last fragment's acknowledge (0: none) */
+    int pipe;          /* SP2: the pipe layer and adapter instead of a DMA engine */
+    cr_time copy_ps;   /* pipe: the processor's copy per byte */
+} cr_ftree_params;
+
+int cr_ftree_init(cr_net *net, const cr_ftree_params *p, char *err, size_t errlen);
+void cr_ftree_fini(cr_net *net);
+void cr_ftree_dma_wire(cr_net *net, cr_msg *m);  /* CS-2 Elan DMA, the cluster's NIC */
+void cr_ftree_pipe_wire(cr_net *net, cr_msg *m); /* SP2 pipe layer and adapter */
+int cr_ftree_bcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
+                   void (*arrive)(cr_net *, int, cr_time, void *), void *ctx); /* CS-2 */
+int cr_ftree_hops(cr_net *net, int a, int b);
+int cr_ftree_route_links(cr_net *net, int s, int d, int32_t *links, int max);
+void cr_ftree_stats(cr_net *net, cr_net_stats *st);
+cr_fabric *cr_ftree_fabric(cr_net *net);
+void cr_ftree_link_name(cr_net *net, int32_t link, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ validation (validate.c)
+ * The helpers of the machines' validate hooks: each row runs a small experiment on a fresh
+ * machine. */
+typedef struct cr_valid_ctx cr_valid_ctx;
+enum { CR_CMP_NEAR, CR_CMP_ATLEAST, CR_CMP_ATMOST };
+void cr_valid_add(cr_valid_ctx *v, const char *what, const char *unit, double pub, double sim,
+                  int cmp);
+cr_net_config cr_valid_config(cr_machine_kind k, int nodes, const char *sw);
+double cr_valid_echo_us(const cr_net_config *c, int a, int b, uint64_t bytes, int reps);
+double cr_valid_bw_MBps(const cr_net_config *c, int a, int b, uint64_t bytes);
+double cr_valid_exchange_MBps(const cr_net_config *c, uint64_t bytes);
+double cr_valid_coll_us(const cr_net_config *c, cr_pattern p);
 
 #endif

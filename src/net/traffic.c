@@ -99,7 +99,7 @@ static int neighbour(run *r, int s)
     cr_net *net = r->net;
     for (int tries = 0; tries < 64; tries++) {
         int d = (int)cr_sim_rand_below(net->sim, (uint64_t)r->N);
-        if (d != s && net->ops->hops(net, s, d) == 1) return d;
+        if (d != s && net->m->hops(net, s, d) == 1) return d;
     }
     return s ^ 1;
 }
@@ -287,7 +287,7 @@ static void start_round(run *r)
     int root = r->t->src < 0 ? 0 : r->t->src;
     if (r->t->pattern == CR_PAT_BROADCAST) {
         cr_time t = r->round_start;
-        if (r->net->ops->bcast && r->net->sw) t = cr_net_cpu(r->net, root, r->net->sw->o_send);
+        if (r->net->m->bcast && r->net->sw) t = cr_net_cpu(r->net, root, r->net->sw->o_send);
         cr_sim_at(r->net->sim, t, release, r, 0);
         return;
     }
@@ -484,7 +484,7 @@ int cr_net_node_at_hops(const cr_net_config *cfg, int hops)
     if (!net) return -1;
     int found = -1;
     for (int n = 1; n < net->nodes && found < 0; n++)
-        if (net->ops->hops(net, 0, n) == hops) found = n;
+        if (net->m->hops(net, 0, n) == hops) found = n;
     cr_net_free(net);
     return found;
 }

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,7 +48,6 @@
 
 #include "../host/vtime.h"
 #include "cr_net.h"
-#include "cr_net_params.h"
 #include "json.h"
 #include "vsim.h"
 
@@ -142,6 +142,10 @@ struct cr_vsim {
 
 /* ---- options ------------------------------------------------------------- */
 
+/* The keys every machine takes are here; the machine's own defaults (software,
+ * one-sided software, cpu ratio, shape), keys and description are its
+ * descriptor's (cr_machine, src/net), so that a new machine needs nothing here. */
+
 /* What one read of a timer costs a rank (timer=NS): about a clock read today. */
 #define CR_VSIM_TIMER_NS 25
 
@@ -150,29 +154,120 @@ typedef struct vsim_opts {
     double cpu;     /* -1: the machine's default */
     double poll_us; /* -1: default */
     double timer_ns;
-    char sw[32];
+    const cr_machine *m;
+    char sw[32];                /* the job's software model (cfg.sw points here) */
     int ranks;                  /* CR_VSIM_RANKS_* */
-    char rma[32];               /* the one-sided class's software model ... */
-    const cr_swmodel *onesided; /* ... found (NULL: hw) */
+    const cr_swmodel *onesided; /* the one-sided class's software model (NULL: hw) */
 } vsim_opts;
 
-/* The modelled node against this machine's core, for compute (docs/sim.md):
- * rough ratios of a 2020s x86 core's integer and floating-point speed to
- * the node processor's. */
-static double default_cpu(cr_machine_kind k)
+/* Append to buf (of len, holding a string) what fmt says, as far as it goes. */
+static void add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *buf, size_t len, const char *fmt, ...)
 {
-    switch (k) {
-    case CR_MACH_IPSC2:
-        return 2000; /* 16 MHz 80386 + 80387 */
-    case CR_MACH_IWARP:
-        return 500; /* 20 MHz iWarp cell */
-    case CR_MACH_CS2:
-        return 100; /* 40 MHz SuperSPARC */
-    case CR_MACH_SP2:
-        return 50; /* 66.7 MHz POWER2 thin node */
-    default:
-        return 1; /* cluster: a core like this machine's */
+    size_t at = strlen(buf);
+    if (at + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + at, len - at, fmt, ap);
+    va_end(ap);
+}
+
+/* The machines --sim offers (cr_machine.sim), in CR_MACHINES's order. */
+static const cr_machine *sim_machine(int i)
+{
+    const cr_machine *m = cr_machine_get((cr_machine_kind)i);
+    return m && m->sim ? m : NULL;
+}
+
+void cr_vsim_machines(char *buf, size_t len, const char *conj)
+{
+    int n = 0, k = 0;
+    for (int i = 0; i < CR_MACH_COUNT; i++) n += sim_machine(i) != NULL;
+    if (len) buf[0] = '\0';
+    for (int i = 0; i < CR_MACH_COUNT; i++)
+        if (sim_machine(i))
+            add(buf, len, "%s%s", k++ == 0 ? "" : k == n ? conj : ", ", sim_machine(i)->name);
+}
+
+/* Whether k is one of list's names ("bw, lat"). */
+static bool in_list(const char *list, const char *k)
+{
+    size_t n = strlen(k);
+    for (const char *p = list; (p = strstr(p, k)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return true;
+    return false;
+}
+
+/* The keys, for messages: "cpu, sw, ...; sp2: tokens; cluster: bw, lat". */
+static void key_names(char *buf, size_t len)
+{
+    snprintf(buf, len, "cpu, sw, rma, seed, poll, timer, ranks");
+    for (int i = 0; i < CR_MACH_COUNT; i++)
+        if (sim_machine(i) && sim_machine(i)->sim_keys)
+            add(buf, len, "; %s: %s", sim_machine(i)->name, sim_machine(i)->sim_keys);
+}
+
+/* Print words (split at spaces) from column `at`, wrapping before column 87 to column 20. */
+static int wrap(FILE *f, int at, const char *words)
+{
+    for (const char *w = words; *w;) {
+        const char *e = strchr(w, ' ');
+        int n = e ? (int)(e - w) : (int)strlen(w);
+        if (at > 20 && at + 1 + n > 86) {
+            fprintf(f, "\n%20s", "");
+            at = 20;
+        } else if (at > 20) {
+            fputc(' ', f);
+            at++;
+        }
+        fprintf(f, "%.*s", n, w);
+        at += n;
+        w += n + (e != NULL);
     }
+    return at;
+}
+
+void cr_vsim_usage(FILE *f)
+{
+    char machines[200], words[600];
+    cr_vsim_machines(machines, sizeof machines, " or ");
+    snprintf(words, sizeof words,
+             "run the programs in virtual time on a model of %s; keys: cpu=F (compute times F; 0: "
+             "not counted), sw=NAME (node software model), rma=NAME (one-sided traffic's), "
+             "seed=N, poll=US, timer=NS, ranks=auto|processes|contexts",
+             machines);
+    fprintf(f, "  --sim MACHINE     ");
+    wrap(f, 20, words);
+    fprintf(f, "\n%20s", "");
+    int at = wrap(f, 20, "(contexts of one process where the program allows)");
+    for (int i = 0; i < CR_MACH_COUNT; i++) {
+        const cr_machine *m = sim_machine(i);
+        if (!m || !m->sim_keys_help) continue;
+        fprintf(f, ";\n%20s", "");
+        snprintf(words, sizeof words, "%s: %s", m->name, m->sim_keys_help);
+        at = wrap(f, 20, words);
+    }
+    if (at + 14 > 86) fprintf(f, "\n%19s", "");
+    fprintf(f, " (docs/sim.md)\n");
+}
+
+/* A software model of machine m by name ("hw": none, into *out NULL): 0, or -1 with err set
+ * (naming the machine's models). */
+static int find_sw(const cr_machine *m, cr_machine_kind kind, const char *key, const char *v,
+                   const cr_swmodel **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!strcmp(v, "hw") || (*out = cr_swmodel_find(kind, v))) return 0;
+    char names[200] = "";
+    for (size_t i = 0; i < m->nsw; i++)
+        add(names, sizeof names, "%s%s", i ? ", " : "", m->sw[i].name);
+    if (m->nsw)
+        snprintf(err, errlen, "--sim: %s has no software model '%s' (its models: %s; hw: none)",
+                 m->name, v, names);
+    else
+        snprintf(err, errlen, "--sim: %s has no software model '%s' (it has none: %s=hw)", m->name,
+                 v, key);
+    return -1;
 }
 
 static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t errlen)
@@ -182,26 +277,26 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
     o->timer_ns = CR_VSIM_TIMER_NS;
     o->cfg.seed = 1;
     o->cfg.tokens = 1;
-    char buf[256];
-    if (!spec || !*spec || strlen(spec) >= sizeof buf)
-        return snprintf(err, errlen,
-                        "--sim needs a machine: ipsc2, cs2, iwarp, sp2 or cluster (e.g. --sim "
-                        "sp2,cpu=0)"),
-               -1;
+    char buf[256], names[200], keys[200];
+    if (!spec || !*spec || strlen(spec) >= sizeof buf) {
+        cr_vsim_machines(names, sizeof names, " or ");
+        return snprintf(err, errlen, "--sim needs a machine: %s (e.g. --sim sp2,cpu=0)", names), -1;
+    }
     strcpy(buf, spec);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
-    if (!tok || cr_machine_parse(tok, &o->cfg.kind) || o->cfg.kind == CR_MACH_IPSC1)
-        return snprintf(err, errlen,
-                        "--sim %s: the machines are ipsc2, cs2, iwarp, sp2 and cluster", spec),
-               -1;
+    const cr_machine *m = tok ? cr_machine_find(tok) : NULL;
+    if (!m || !m->sim || cr_machine_parse(tok, &o->cfg.kind)) {
+        cr_vsim_machines(names, sizeof names, " and ");
+        return snprintf(err, errlen, "--sim %s: the machines are %s", spec, names), -1;
+    }
+    o->m = m;
+    const char *sw = NULL, *rma = NULL; /* as given (in buf) */
     while ((tok = strtok_r(NULL, ",", &save))) {
         char *eq = strchr(tok, '=');
-        if (!eq)
-            return snprintf(err, errlen,
-                            "--sim: '%s' is not key=value (cpu, sw, rma, seed, poll, timer, ranks; "
-                            "sp2: tokens; cluster: bw, lat)",
-                            tok),
-                   -1;
+        if (!eq) {
+            key_names(keys, sizeof keys);
+            return snprintf(err, errlen, "--sim: '%s' is not key=value (%s)", tok, keys), -1;
+        }
         *eq = '\0';
         const char *k = tok, *v = eq + 1;
         char *end;
@@ -210,21 +305,6 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             if (*end || !*v || !(x >= 0) || x > 1e9)
                 return snprintf(err, errlen, "--sim: %s=%s must be a number >= 0", k, v), -1;
             *(k[0] == 'c' ? &o->cpu : k[0] == 'p' ? &o->poll_us : &o->timer_ns) = x;
-        } else if (!strcmp(k, "bw") || !strcmp(k, "lat")) {
-            double x = strtod(v, &end);
-            if (o->cfg.kind != CR_MACH_CLUSTER)
-                return snprintf(err, errlen,
-                                "--sim: %s= sets the cluster's links; %s's are the paper's", k,
-                                cr_machine_name(o->cfg.kind)),
-                       -1;
-            if (*end || !*v || !(x > 0) || x > 1e6)
-                return snprintf(err, errlen, "--sim: %s=%s must be a number > 0 (%s, at most 1e6)",
-                                k, v, k[0] == 'b' ? "Gb/s" : "us"),
-                       -1;
-            if (k[0] == 'b')
-                o->cfg.link_bps = (uint64_t)llround(x * 1e9 / 8);
-            else
-                o->cfg.hop_ps = (int64_t)llround(x * 1e6);
         } else if (!strcmp(k, "ranks")) {
             if (!strcmp(v, "auto"))
                 o->ranks = CR_VSIM_RANKS_AUTO;
@@ -240,67 +320,49 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
             unsigned long long x = strtoull(v, &end, 10);
             if (*end || !*v) return snprintf(err, errlen, "--sim: seed=%s is not a number", v), -1;
             o->cfg.seed = x ? x : 1;
-        } else if (!strcmp(k, "tokens")) {
-            if (o->cfg.kind != CR_MACH_SP2)
-                return snprintf(err, errlen, "--sim: tokens= is the sp2's flow control"), -1;
-            if (strcmp(v, "on") && strcmp(v, "off"))
-                return snprintf(err, errlen, "--sim: tokens=%s must be on or off", v), -1;
-            o->cfg.tokens = v[1] == 'n';
         } else if (!strcmp(k, "sw") || !strcmp(k, "rma")) {
-            if (strlen(v) >= sizeof o->sw || (strcmp(v, "hw") && !cr_swmodel_find(o->cfg.kind, v)))
-                return snprintf(err, errlen,
-                                "--sim: %s has no software model '%s' (courier netsim --list "
-                                "names them)",
-                                cr_machine_name(o->cfg.kind), v),
-                       -1;
-            strcpy(k[0] == 's' ? o->sw : o->rma, v);
+            const cr_swmodel *found;
+            if (find_sw(m, o->cfg.kind, k, v, &found, err, errlen)) return -1;
+            *(k[0] == 's' ? &sw : &rma) = v;
         } else {
-            return snprintf(err, errlen,
-                            "--sim: unknown key '%s' (cpu, sw, rma, seed, poll, timer, ranks; sp2: "
-                            "tokens; cluster: bw, lat)",
-                            k),
-                   -1;
+            int rc = m->sim_key ? m->sim_key(&o->cfg, k, v, err, errlen) : 1;
+            if (rc < 0) return -1;
+            if (rc == 0) continue;
+            for (int i = 0; i < CR_MACH_COUNT; i++) { /* another machine's key */
+                const cr_machine *other = sim_machine(i);
+                if (other && other->sim_keys && in_list(other->sim_keys, k))
+                    return snprintf(err, errlen, "--sim: %s= %s; %s has no such key", k,
+                                    other->sim_keys_what, m->name),
+                           -1;
+            }
+            key_names(keys, sizeof keys);
+            return snprintf(err, errlen, "--sim: unknown key '%s' (%s)", k, keys), -1;
         }
     }
     cr_net_config *c = &o->cfg;
-    switch (c->kind) {
-    case CR_MACH_IPSC2:
-        for (c->dim = 1; (1 << c->dim) < n; c->dim++) {
-        }
-        break;
-    case CR_MACH_IWARP: { /* the smallest near-square array; the model has 2 cells or more */
-        int m = n < 2 ? 2 : n, x = 1;
-        while (x * x < m) x++;
-        c->mesh_x = x;
-        c->mesh_y = (m + x - 1) / x;
-        c->wrap = 1; /* the iWarp array is a torus (seed 002), as courier netsim's default */
-        break;
-    }
-    default:
+    if (m->sim_shape)
+        m->sim_shape(c, n);
+    else
         c->nodes = n < 2 ? 2 : n;
-    }
-    if (!o->sw[0])
-        strcpy(o->sw, c->kind == CR_MACH_SP2       ? "mpl-thin"
-                      : c->kind == CR_MACH_IWARP   ? "hw"
-                      : c->kind == CR_MACH_CLUSTER ? "mpi"
-                                                   : "nx2");
+    /* the job's software; one-sided traffic's (the machine's own beside a library, when it
+     * has such hardware; else the job's) */
+    if (!sw) sw = m->sim_sw;
+    if (!rma) rma = m->sim_rma && strcmp(sw, "hw") ? m->sim_rma : sw;
+    snprintf(o->sw, sizeof o->sw, "%s", sw);
     c->sw = o->sw;
-    /* one-sided traffic: the CS-2's Elan DMA (Table 1: 9 us) beside its
-     * library; the job's own model on machines without such hardware */
-    if (!o->rma[0]) strcpy(o->rma, c->kind == CR_MACH_CS2 && strcmp(o->sw, "hw") ? "dma" : o->sw);
     /* the model carries every message by the job's model's protocol: the
      * one-sided one may change the costs at the ends, not the trips */
-    const cr_swmodel *a = cr_swmodel_find(c->kind, o->sw), *b = cr_swmodel_find(c->kind, o->rma);
+    const cr_swmodel *a = cr_swmodel_find(c->kind, sw), *b = cr_swmodel_find(c->kind, rma);
     int64_t ea = a ? a->eager_max : -1, eb = b ? b->eager_max : -1;
     if (ea != eb || (a ? a->ctl_ps : 0) != (b ? b->ctl_ps : 0))
         return snprintf(err, errlen,
                         "--sim: rma=%s sends long messages otherwise than sw=%s (eager limit, "
                         "control trips); the model carries every message by the job's model: "
                         "choose models of one protocol",
-                        o->rma, o->sw),
+                        rma, sw),
                -1;
     o->onesided = b;
-    if (o->cpu < 0) o->cpu = default_cpu(c->kind);
+    if (o->cpu < 0) o->cpu = m->cpu;
     return 0;
 }
 
@@ -1034,16 +1096,13 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     }
     s->sim = cr_net_sim(s->net);
     cr_net_set_deliver(s->net, on_deliver, s);
-    s->machine = cr_machine_name(o.cfg.kind);
+    s->machine = o.m->name;
     const cr_swmodel *sw = cr_net_swmodel(s->net);
     s->sw[CR_VT_CLASS_MSG] = sw;
     s->sw[CR_VT_CLASS_ONESIDED] = o.onesided;
     const cr_swmodel *rw = s->sw[CR_VT_CLASS_ONESIDED];
     char links[64] = "", onesided[48] = "";
-    if (o.cfg.kind == CR_MACH_CLUSTER)
-        snprintf(links, sizeof links, ", links %g Gb/s and %g us per switch",
-                 (double)(o.cfg.link_bps ? o.cfg.link_bps : CR_CLUSTER_LINK_BPS) * 8 / 1e9,
-                 (double)(o.cfg.hop_ps ? o.cfg.hop_ps : CR_CLUSTER_HOP_PS) / 1e6);
+    if (o.m->sim_describe) o.m->sim_describe(&o.cfg, links, sizeof links);
     if (rw != sw) snprintf(onesided, sizeof onesided, " (one-sided: %s)", rw ? rw->name : "none");
     snprintf(s->desc, sizeof s->desc, "%s, %d nodes%s, node software %s%s, cpu=%g", s->machine,
              cr_net_nodes(s->net), links, sw ? sw->name : "none (hw)", onesided, o.cpu);

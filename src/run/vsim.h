@@ -13,6 +13,12 @@ typedef struct cr_vsim cr_vsim;
  * built to check its limits, then freed; no segment, no thread): 0, or -1 with
  * a one-line reason in err. */
 int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen);
+/* The machines --sim offers, their names joined by ", " and the last by conj
+ * (" or ": "ipsc2, cs2, iwarp, sp2 or cluster"): the descriptors' (src/net). */
+void cr_vsim_machines(char *buf, size_t len, const char *conj);
+/* courier run's help for --sim MACHINE: the machines and every key, each
+ * machine's own included, the lines ending with a newline. */
+void cr_vsim_usage(FILE *f);
 /* Build the model and the shared segment for n ranks: NULL with err set on
  * failure. The segment's descriptor (cr_vsim_fd) goes to every rank as
  * COURIER_SIM_FD. */

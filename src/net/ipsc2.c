@@ -1,5 +1,6 @@
-/* Hypercube models: the iPSC/2 Direct-Connect network (circuit switched, seed 000) and the
- * first-generation iPSC's store-and-forward network (seed 004's F(N_hops) = N_hops).
+/* The Intel iPSC/2 (seed 000): its descriptor, its node software (NX/2), its rows of the
+ * validation table (with the iPSC/1 comparison), and its Direct-Connect network, circuit
+ * switched; the hypercube helpers ipsc1.c shares.
  *
  * Direct-Connect: a message is one worm over [node source, channel d0, channel d1, ...,
  * node sink]. The routing probe takes the lowest differing dimension first and then only
@@ -27,7 +28,7 @@ typedef struct hcube {
     cr_worm **parked;  /* probe throttled at this node's sink (at most one: the sink is held) */
 } hcube;
 
-static int parse_dim(cr_net *net, char *err, size_t errlen)
+int cr_hcube_dim(cr_net *net, char *err, size_t errlen)
 {
     const cr_net_config *c = &net->cfg;
     int dim = c->dim;
@@ -57,7 +58,7 @@ int cr_ecube_path(int src, int dst, int *dims, int max)
     return n;
 }
 
-static int hc_hops(cr_net *net, int a, int b)
+int cr_hcube_hops(cr_net *net, int a, int b)
 {
     (void)net;
     return __builtin_popcount((unsigned)(a ^ b));
@@ -125,7 +126,7 @@ static void hc_wire(cr_net *net, cr_msg *m)
 
 static int hc_init(cr_net *net, char *err, size_t errlen)
 {
-    int dim = parse_dim(net, err, errlen);
+    int dim = cr_hcube_dim(net, err, errlen);
     if (dim < 0) return -1;
     hcube *h = calloc(1, sizeof(*h));
     if (!h) return snprintf(err, errlen, "out of memory"), -1;
@@ -184,91 +185,62 @@ static void hc_link_name(cr_net *net, int32_t link, char *buf, size_t len)
         snprintf(buf, len, "node %d %s", node, d == 8 ? "into its router" : "out of its router");
 }
 
-const cr_machine_ops cr_hcube_ops = {
-    CR_MACH_IPSC2, hc_init,  hc_fini,           hc_wire,   hc_hops,      NULL,
-    NULL,          hc_stats, CR_IPSC2_CHAN_BPS, hc_fabric, hc_link_name,
+static const cr_swmodel nx2[] = {
+    {.name = "nx2",
+     .desc = "NX/2 on the iPSC/2 (seed 000 s.3)",
+     .o_send = CR_NX2_OSEND_PS,
+     .o_recv = CR_NX2_ORECV_PS,
+     .copy_ps = CR_NX2_COPY_PS,
+     .eager_max = CR_NX2_SHORT_MAX,
+     .ctl_ps = CR_NX2_CTL_PS,
+     .ctl_bytes = CR_NX2_CTL_BYTES},
 };
 
-/* ------------------------------------------------------------------ store and forward
- * Every packet is received whole by each intermediate node, whose software then forwards it
- * (CR_IPSC1_FWD_PS of that node's processor); channels are FIFO servers. */
-typedef struct sfnet {
-    cr_time *chan_free;
-    uint64_t packets;
-} sfnet;
-
-enum { SF_ARRIVE = 0, SF_SEND = 1 };
-
-static uint64_t sf_arg(int kind, int node, uint64_t bytes)
+static void ipsc2_validate(cr_valid_ctx *v)
 {
-    return (uint64_t)kind | ((uint64_t)node << 1) | (bytes << 17);
+    cr_net_config c = cr_valid_config(CR_MACH_IPSC2, 32, NULL);
+    double l1 = cr_valid_echo_us(&c, 0, 1, 0, 4), l5 = cr_valid_echo_us(&c, 0, 31, 0, 4);
+    cr_valid_add(v, "iPSC/2 NX/2 0-byte latency, 1 hop", "us", 350, l1, CR_CMP_NEAR);
+    cr_valid_add(v, "iPSC/2 NX/2 0-byte latency, 5 hops", "us", 350, l5, CR_CMP_NEAR);
+    cr_valid_add(v, "iPSC/2 5-hop minus 1-hop latency (hw ~5% of sw)", "% of 1hop", 5,
+                 (l5 - l1) / l1 * 100, CR_CMP_ATMOST);
+    cr_valid_add(v, "iPSC/2 bandwidth 1 MB message, 1 hop (\"over 2.7\")", "MB/s", 2.7,
+                 cr_valid_bw_MBps(&c, 0, 1, 1000000), CR_CMP_ATLEAST);
+    cr_valid_add(v, "iPSC/2 bandwidth 1 MB message, 5 hops (\"over 2.7\")", "MB/s", 2.7,
+                 cr_valid_bw_MBps(&c, 0, 31, 1000000), CR_CMP_ATLEAST);
+    cr_net_config f = cr_valid_config(CR_MACH_IPSC1, 32, NULL);
+    double s1 = cr_valid_echo_us(&f, 0, 1, 0, 2), s2 = cr_valid_echo_us(&f, 0, 3, 0, 2),
+           s5 = cr_valid_echo_us(&f, 0, 31, 0, 2);
+    cr_valid_add(v, "iPSC/1 store-and-forward: per-hop increment 1..5 vs 1..2", "us/hop", s2 - s1,
+                 (s5 - s1) / 4, CR_CMP_NEAR);
+    cr_valid_add(v, "iPSC/2 latency under 1/5 of iPSC/1 (1 hop)", "ratio", 0.2, l1 / s1,
+                 CR_CMP_ATMOST);
 }
 
-static void sf_event(cr_sim *sim, void *obj, uint64_t arg)
+/* --sim: the smallest cube that holds n ranks */
+static void ipsc2_shape(cr_net_config *c, int n)
 {
-    cr_msg *m = obj;
-    cr_net *net = m->net;
-    sfnet *s = net->mach;
-    int kind = (int)(arg & 1), node = (int)((arg >> 1) & 0xffff);
-    uint64_t bytes = arg >> 17;
-    if (kind == SF_ARRIVE) {
-        if (node == m->wto) {
-            if (--m->mstate[0] == 0) cr_net_wire_done(net, m);
-            return;
-        }
-        cr_sim_at(sim, cr_net_cpu(net, node, CR_IPSC1_FWD_PS), sf_event, m,
-                  sf_arg(SF_SEND, node, bytes));
-        return;
-    }
-    int k = __builtin_ctz((unsigned)(node ^ m->wto)); /* e-cube next dimension */
-    size_t link = (size_t)node * 8 + (size_t)k;
-    cr_time now = cr_sim_now(sim);
-    cr_time start = s->chan_free[link] > now ? s->chan_free[link] : now;
-    s->chan_free[link] = start + cr_xfer_time(bytes + 16, CR_IPSC1_CHAN_BPS);
-    cr_sim_at(sim, s->chan_free[link], sf_event, m, sf_arg(SF_ARRIVE, node ^ (1 << k), bytes));
-}
-
-static void sf_wire(cr_net *net, cr_msg *m)
-{
-    sfnet *s = net->mach;
-    uint64_t left = m->wbytes;
-    int npk = left ? (int)((left + CR_IPSC1_PACKET - 1) / CR_IPSC1_PACKET) : 1;
-    m->mstate[0] = npk;
-    for (int i = 0; i < npk; i++) {
-        uint64_t b = left > CR_IPSC1_PACKET ? CR_IPSC1_PACKET : left;
-        left -= b;
-        s->packets++;
-        sf_event(net->sim, m, sf_arg(SF_SEND, m->wfrom, b));
+    for (c->dim = 1; (1 << c->dim) < n; c->dim++) {
     }
 }
 
-static int sf_init(cr_net *net, char *err, size_t errlen)
-{
-    int dim = parse_dim(net, err, errlen);
-    if (dim < 0) return -1;
-    sfnet *s = calloc(1, sizeof(*s));
-    if (!s) return snprintf(err, errlen, "out of memory"), -1;
-    net->mach = s;
-    net->nodes = 1 << dim;
-    s->chan_free = calloc((size_t)net->nodes * 8, sizeof(cr_time));
-    if (!s->chan_free) return snprintf(err, errlen, "out of memory"), -1;
-    return 0;
-}
-
-static void sf_fini(cr_net *net)
-{
-    sfnet *s = net->mach;
-    free(s->chan_free);
-    free(s);
-}
-
-static void sf_stats(cr_net *net, cr_net_stats *st)
-{
-    st->wires = ((sfnet *)net->mach)->packets;
-}
-
-const cr_machine_ops cr_sf_ops = {
-    CR_MACH_IPSC1, sf_init,  sf_fini,           sf_wire, hc_hops, NULL,
-    NULL,          sf_stats, CR_IPSC1_CHAN_BPS, NULL,    NULL, /* channels are FIFO servers, not a
-                                                                  fabric */
+const cr_machine cr_machine_ipsc2 = {
+    .name = "ipsc2",
+    .title = "Intel iPSC/2, Direct-Connect hypercube (seed 000)",
+    .sw = nx2,
+    .nsw = CR_ARRAY_LEN(nx2),
+    .sw_default = "nx2",
+    .sim = true,
+    .sim_sw = "nx2",
+    .cpu = 2000, /* 16 MHz 80386 + 80387 */
+    .sim_shape = ipsc2_shape,
+    .validate = ipsc2_validate,
+    .init = hc_init,
+    .fini = hc_fini,
+    .wire = hc_wire,
+    .hops = cr_hcube_hops,
+    .stats = hc_stats,
+    .inject_bps = CR_IPSC2_CHAN_BPS,
+    .fabric = hc_fabric,
+    .link_name = hc_link_name,
 };
