@@ -212,15 +212,16 @@ static const char usage_text[] =
     "                    'ip netns exec'; 'none': on this machine, for tests)\n"
     "  --trace FILE      record every communication call and message of every rank\n"
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
-    "                    courier trace FILE)\n"
-    "  --sim MACHINE     run the programs in virtual time on a model of ipsc2, cs2, iwarp,\n"
-    "                    sp2 or cluster; keys: cpu=F (compute times F; 0: not counted),\n"
-    "                    sw=NAME (node software model), rma=NAME (one-sided traffic's),\n"
-    "                    seed=N, poll=US, timer=NS, ranks=auto|processes|contexts\n"
-    "                    (contexts of one process where the program allows);\n"
-    "                    sp2: tokens=on|off;\n"
-    "                    cluster: bw=GBITS (link Gb/s), lat=US (per switch) (docs/sim.md)\n"
-    "  --sim-report FILE the simulator's summary as JSON\n";
+    "                    courier trace FILE)\n"; /* then the machines' part (cr_vsim_usage), then:
+                                                  */
+static const char usage_tail[] = "  --sim-report FILE the simulator's summary as JSON\n";
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_text, f);
+    cr_vsim_usage(f);
+    fputs(usage_tail, f);
+}
 
 static int usage_error(const char *fmt, ...)
 {
@@ -230,7 +231,7 @@ static int usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fputs(usage_text, stderr);
+    print_usage(stderr);
     return 2;
 }
 
@@ -401,10 +402,13 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                                 : &spec->hosts) = args[i + 1];
                 i += 2;
             } else if (!strcmp(a, "--sim") || !strcmp(a, "--sim-report")) {
+                char names[200];
+                cr_vsim_machines(names, sizeof names, " or ");
                 if (i + 1 >= argc || !*args[i + 1] || args[i + 1][0] == '-')
-                    return parse_error(spec, err, errlen, "%s needs %s", a,
+                    return parse_error(spec, err, errlen, "%s needs %s%s%s", a,
                                        a[5] ? "a file name (e.g. --sim-report sim.json)"
-                                            : "a machine (ipsc2, cs2, iwarp, sp2 or cluster)");
+                                            : "a machine (",
+                                       a[5] ? "" : names, a[5] ? "" : ")");
                 *(a[5] ? &spec->sim_report : &spec->sim) = args[i + 1];
                 i += 2;
             } else if (!strcmp(a, "--trace") || !strcmp(a, "--trace-parts")) {
@@ -2133,7 +2137,7 @@ int cr_run_main(int argc, char **argv)
     }
     if (rc) return usage_error("%s", err);
     if (js.cmd.help) {
-        fputs(usage_text, stdout);
+        print_usage(stdout);
         return 0;
     }
     if (js.cmd.rsh && !across) {
