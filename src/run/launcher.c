@@ -212,8 +212,8 @@ static const char usage_text[] =
     "                    'ip netns exec'; 'none': on this machine, for tests)\n"
     "  --trace FILE      record every communication call and message of every rank\n"
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
-    "                    courier trace FILE)\n"; /* then the machines' part (cr_vsim_usage), then:
-                                                  */
+    "                    courier trace FILE)\n";
+/* After the machines' part of the help (cr_vsim_usage, from their descriptors). */
 static const char usage_tail[] = "  --sim-report FILE the simulator's summary as JSON\n";
 
 static void print_usage(FILE *f)
