@@ -56,10 +56,26 @@ __attribute__((format(printf, 2, 3))) static int bad(opts *o, const char *fmt, .
     return 2;
 }
 
+/* The machines and their node software models, from their descriptors. */
+static void list_machines(FILE *f, bool models)
+{
+    for (int k = 0; k < CR_MACH_COUNT; k++) {
+        const cr_machine *m = cr_machine_get((cr_machine_kind)k);
+        if (!models) {
+            fprintf(f, "%s%s", k ? "|" : "", m->name);
+            continue;
+        }
+        fprintf(f, "                %s:", m->name);
+        for (size_t i = 0; i < m->nsw; i++) fprintf(f, " %s", m->sw[i].name);
+        fprintf(f, "%s\n", m->nsw ? "" : " hw only");
+    }
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: courier netsim --machine ipsc2|ipsc1|cs2|iwarp|sp2|cluster [--nodes N | "
-               "--dim D | --mesh XxY]\n"
+    fprintf(f, "usage: courier netsim --machine ");
+    list_machines(f, false);
+    fprintf(f, " [--nodes N | --dim D | --mesh XxY]\n"
                "         --pattern echo|uniform|transpose|shift|bit-reversal|hotspot|neighbour|\n"
                "                   all-to-all|broadcast|barrier|exchange  [options]\n"
                "  --size B | --sizes B1,B2,..   message size(s) in bytes (default 1024)\n"
@@ -69,8 +85,9 @@ static void usage(FILE *f)
                "                                injection bandwidth); 0 = saturating closed loop\n"
                "  --count N  --window W  --shift K  --hot N  --hot-frac F  --seed S\n"
                "  --route ecube|anymin|random|topswitch  --networks 1|2  --tokens on|off\n"
-               "  --sw MODEL|hw (nx2, dma, channel, pvm, parmacs, barrier, mpl-thin, mpl-fat,\n"
-               "                mpi)  (cluster: 100 Gb/s links, 1 us per switch)\n"
+               "  --sw MODEL|hw  the node software model, the machine's:\n");
+    list_machines(f, true);
+    fprintf(f, "  (cluster: 100 Gb/s links, 1 us per switch)\n"
                "  --mesh-only (iwarp without wraparound)  --pathways (iwarp reservation pool)\n"
                "  --csv  --plot FILE.png  --validate (published figures vs simulator)\n");
 }
