@@ -1,0 +1,368 @@
+/* Collective schedules: the steps of a collective in rounds, built once by an
+ * algorithm (cr_build_* in coll.c and coll_reduce.c, or an interface) and run
+ * to completion (the blocking form), started and moved on by polling (the
+ * nonblocking form), or started again once done (the persistent form).
+ *
+ * Invariants:
+ *  - round r starts only once every transfer of round r-1 has completed; its
+ *    steps run in the order they were added, so a local step sees the data of
+ *    the rounds before and a send after it sees its result;
+ *  - nothing in a round reads what a receive of the same round brings, so the
+ *    blocking runner may take a round's one receive last (after its sends),
+ *    through the engine's blocking receive and its latency path;
+ *  - a schedule points into itself (steps, rounds, requests and temporaries
+ *    start in arrays of its own): it is used where it was initialized;
+ *  - the temporaries live until cr_sched_free; those of 64 KiB to 64 MiB are
+ *    kept (at most KEEP of them) for the next schedules: a megabyte fresh from
+ *    malloc is often fresh pages from the kernel, and faulting them in cost as
+ *    much as the collective itself (a 1 MiB MPI_Iallreduce between 2 ranks:
+ *    422 us, 32 page faults a call, against 205 us for MPI_Allreduce). The keep
+ *    is the process's (one per job, as the collectives run under the job's
+ *    lock). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+/* Exchanges up to this size send first and then receive (the send is eager),
+ * as cr_coll_sendrecv. */
+#define SMALL_EXCHANGE 1024
+#define KEEP 8
+#define KEEP_MIN (64u << 10)
+#define KEEP_MAX (64u << 20)
+
+typedef struct cr_stmp {
+    void *p;
+    size_t len;
+} cr_stmp;
+
+static struct {
+    cr_stmp keep[KEEP];
+} K;
+
+static void *xmalloc(cr_job *job, const char *op, size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) cr_fatal(job, op, "out of memory for %zu bytes", n);
+    return p;
+}
+
+/* Grow *arr (of *cap elements of sz bytes, first in the schedule's own array
+ * 'in') to hold one more. */
+static void *grow(cr_job *job, const char *op, void *arr, const void *in, int *cap, size_t sz)
+{
+    int ncap = *cap * 2;
+    void *n;
+    if (arr == in) {
+        n = xmalloc(job, op, (size_t)ncap * sz);
+        memcpy(n, arr, (size_t)*cap * sz);
+    } else {
+        n = realloc(arr, (size_t)ncap * sz);
+        if (!n) cr_fatal(job, op, "out of memory");
+    }
+    *cap = ncap;
+    return n;
+}
+
+void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, uint32_t seqmask,
+                   uint32_t seq)
+{
+    s->op = op;
+    s->ctx = ctx;
+    s->tagbits = tagbits;
+    s->seqmask = seqmask;
+    s->seq = seq;
+    s->o = (cr_redop){0};
+    s->scratch = NULL;
+    s->trunc = NULL;
+    s->st = s->st_in;
+    s->nst = 0;
+    s->stcap = CR_SCHED_STEPS;
+    s->rend = s->rend_in;
+    s->nr = 0;
+    s->rcap = CR_SCHED_ROUNDS;
+    s->cur = -1;
+    s->reqs = s->req_in;
+    s->nreq = s->nwait = 0;
+    s->reqcap = CR_SCHED_REQS;
+    s->tmp = NULL;
+    s->ntmp = s->tmpcap = 0;
+    s->arena_used = 0;
+    s->done = false;
+}
+
+/* ---- temporaries ---------------------------------------------------------- */
+
+/* A kept block of at least len bytes (the smallest such), else a new one. */
+static void *keep_get(cr_job *job, const char *op, size_t len)
+{
+    int best = -1;
+    if (len >= KEEP_MIN)
+        for (int i = 0; i < KEEP; i++)
+            if (K.keep[i].p && K.keep[i].len >= len &&
+                (best < 0 || K.keep[i].len < K.keep[best].len))
+                best = i;
+    if (best < 0) return xmalloc(job, op, len);
+    void *p = K.keep[best].p;
+    K.keep[best].p = NULL;
+    return p;
+}
+
+/* Kept in a free place, or in place of the smallest kept one if larger, or freed. */
+static void keep_put(void *p, size_t len)
+{
+    if (len < KEEP_MIN || len > KEEP_MAX) {
+        free(p);
+        return;
+    }
+    int slot = 0;
+    for (int i = 0; i < KEEP; i++) {
+        if (!K.keep[i].p) {
+            slot = i;
+            break;
+        }
+        if (K.keep[i].len < K.keep[slot].len) slot = i;
+    }
+    if (K.keep[slot].p && K.keep[slot].len >= len) {
+        free(p);
+        return;
+    }
+    free(K.keep[slot].p);
+    K.keep[slot] = (cr_stmp){p, len};
+}
+
+void *cr_sched_alloc(cr_job *job, cr_sched *s, size_t len)
+{
+    size_t a = (len + 15) & ~(size_t)15;
+    if (a <= CR_SCHED_ARENA - s->arena_used) {
+        void *p = s->arena + s->arena_used;
+        s->arena_used += a;
+        return p;
+    }
+    if (s->ntmp == s->tmpcap) {
+        int cap = s->tmpcap ? 2 * s->tmpcap : 4;
+        cr_stmp *n = realloc(s->tmp, (size_t)cap * sizeof *n);
+        if (!n) cr_fatal(job, s->op, "out of memory");
+        s->tmp = n;
+        s->tmpcap = cap;
+    }
+    void *p = keep_get(job, s->op, len);
+    s->tmp[s->ntmp++] = (cr_stmp){p, len};
+    return p;
+}
+
+void cr_sched_redop(cr_job *job, cr_sched *s, const cr_redop *o, size_t count)
+{
+    s->o = *o;
+    if (!o->alias_ok) s->scratch = cr_sched_alloc(job, s, count * o->elem);
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+static cr_sstep *step_add(cr_job *job, cr_sched *s, int kind)
+{
+    if (s->nst == s->stcap) s->st = grow(job, s->op, s->st, s->st_in, &s->stcap, sizeof *s->st);
+    cr_sstep *p = &s->st[s->nst++];
+    *p = (cr_sstep){.kind = (uint8_t)kind};
+    return p;
+}
+
+void cr_sched_send(cr_job *job, cr_sched *s, int peer, int step, const void *buf, size_t len)
+{
+    cr_sstep *p = step_add(job, s, CR_S_SEND);
+    p->peer = peer;
+    p->tag = cr_sched_tag(s, step);
+    p->buf = (char *)buf;
+    p->len = len;
+}
+
+void cr_sched_recv(cr_job *job, cr_sched *s, int peer, int step, void *buf, size_t len)
+{
+    cr_sstep *p = step_add(job, s, CR_S_RECV);
+    p->peer = peer;
+    p->tag = cr_sched_tag(s, step);
+    p->buf = buf;
+    p->len = len;
+}
+
+void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, void *out,
+                      size_t count)
+{
+    if (!count) return;
+    cr_sstep *p = step_add(job, s, CR_S_COMBINE);
+    p->a = lo;
+    p->b = hi;
+    p->buf = out;
+    p->len = count;
+}
+
+void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t len)
+{
+    if (!len || dst == src) return;
+    cr_sstep *p = step_add(job, s, CR_S_COPY);
+    p->buf = dst;
+    p->a = src;
+    p->len = len;
+}
+
+void cr_sched_call(cr_job *job, cr_sched *s, void (*fn)(cr_job *job, void *arg), void *arg)
+{
+    cr_sstep *p = step_add(job, s, CR_S_CALL);
+    p->fn = fn;
+    p->buf = arg;
+}
+
+void cr_sched_round(cr_job *job, cr_sched *s)
+{
+    if (s->nst == (s->nr ? s->rend[s->nr - 1] : 0)) return;
+    if (s->nr == s->rcap)
+        s->rend = grow(job, s->op, s->rend, s->rend_in, &s->rcap, sizeof *s->rend);
+    s->rend[s->nr++] = s->nst;
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static void local_step(cr_job *job, cr_sched *s, const cr_sstep *p)
+{
+    switch (p->kind) {
+    case CR_S_COMBINE:
+        cr_coll_combine(&s->o, p->a, p->b, p->buf, p->len, s->scratch);
+        break;
+    case CR_S_COPY:
+        memmove(p->buf, p->a, p->len);
+        break;
+    default:
+        p->fn(job, p->buf);
+        break;
+    }
+}
+
+/* Room for a request per transfer of the largest round. */
+static void reqs_size(cr_job *job, cr_sched *s)
+{
+    int most = 0;
+    for (int r = 0; r < s->nr; r++) {
+        int n = 0;
+        for (int i = r ? s->rend[r - 1] : 0; i < s->rend[r]; i++)
+            n += s->st[i].kind == CR_S_SEND || s->st[i].kind == CR_S_RECV;
+        if (n > most) most = n;
+    }
+    if (most <= s->reqcap) return;
+    if (s->reqs != s->req_in) free(s->reqs);
+    s->reqs = xmalloc(job, s->op, (size_t)most * sizeof *s->reqs);
+    s->reqcap = most;
+}
+
+static void post_send(cr_job *job, cr_sched *s, const cr_sstep *p)
+{
+    if (!cr_send_now(job, p->peer, s->ctx, p->tag, p->buf, p->len))
+        s->reqs[s->nreq++] = cr_isend(job, s->op, p->peer, s->ctx, p->tag, p->buf, p->len);
+}
+
+static void post_recv(cr_job *job, cr_sched *s, const cr_sstep *p)
+{
+    cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
+    s->reqs[s->nreq++] = cr_irecv_note(job, s->op, &sel, p->buf, p->len, s->trunc);
+}
+
+static void start_round(cr_job *job, cr_sched *s)
+{
+    for (int i = s->cur ? s->rend[s->cur - 1] : 0; i < s->rend[s->cur]; i++) {
+        const cr_sstep *p = &s->st[i];
+        if (p->kind == CR_S_SEND)
+            post_send(job, s, p);
+        else if (p->kind == CR_S_RECV)
+            post_recv(job, s, p);
+        else
+            local_step(job, s, p);
+    }
+}
+
+void cr_sched_run(cr_job *job, cr_sched *s)
+{
+    reqs_size(job, s);
+    for (int r = 0; r < s->nr; r++) {
+        int from = r ? s->rend[r - 1] : 0, to = s->rend[r], nrecv = 0, last = -1;
+        size_t most = 0;
+        for (int i = from; i < to; i++) {
+            if (s->st[i].kind == CR_S_RECV) nrecv++, last = i;
+            if (s->st[i].kind == CR_S_SEND && s->st[i].len > most) most = s->st[i].len;
+        }
+        bool defer = nrecv == 1 && most <= SMALL_EXCHANGE;
+        for (int i = from; i < to; i++) {
+            const cr_sstep *p = &s->st[i];
+            if (p->kind == CR_S_SEND)
+                post_send(job, s, p);
+            else if (p->kind == CR_S_RECV) {
+                if (!defer) post_recv(job, s, p);
+            } else
+                local_step(job, s, p);
+        }
+        if (defer) {
+            const cr_sstep *p = &s->st[last];
+            cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
+            cr_status st;
+            cr_recv_note(job, s->op, &sel, p->buf, p->len, s->trunc, &st);
+        }
+        for (int i = 0; i < s->nreq; i++) {
+            cr_req_wait(job, s->reqs[i]);
+            cr_req_release(job, s->reqs[i]);
+        }
+        s->nreq = 0;
+    }
+    s->cur = s->nr;
+    s->done = true;
+}
+
+void cr_sched_start(cr_job *job, cr_sched *s)
+{
+    reqs_size(job, s);
+    s->nreq = s->nwait = 0;
+    s->done = false;
+    s->cur = 0;
+    if (!s->nr) {
+        s->done = true;
+        return;
+    }
+    start_round(job, s);
+}
+
+int cr_sched_advance(cr_job *job, cr_sched *s)
+{
+    int made = 0;
+    while (!s->done) {
+        for (; s->nwait < s->nreq; s->nwait++)
+            if (!s->reqs[s->nwait]->done) return made;
+        for (int i = 0; i < s->nreq; i++) cr_req_release(job, s->reqs[i]);
+        s->nreq = s->nwait = 0;
+        made++;
+        if (++s->cur == s->nr)
+            s->done = true;
+        else
+            start_round(job, s);
+    }
+    return made;
+}
+
+void cr_sched_free(cr_job *job, cr_sched *s)
+{
+    if (!s->done) /* transfers still posted are the engine's to finish; drop the complete ones */
+        for (int i = 0; i < s->nreq; i++)
+            if (s->reqs[i]->done) cr_req_release(job, s->reqs[i]);
+    s->nreq = s->nwait = 0;
+    for (int i = 0; i < s->ntmp; i++) keep_put(s->tmp[i].p, s->tmp[i].len);
+    free(s->tmp);
+    s->tmp = NULL;
+    s->ntmp = s->tmpcap = 0;
+    s->scratch = NULL;
+    if (s->st != s->st_in) free(s->st);
+    if (s->rend != s->rend_in) free(s->rend);
+    if (s->reqs != s->req_in) free(s->reqs);
+    s->st = s->st_in;
+    s->rend = s->rend_in;
+    s->reqs = s->req_in;
+    s->nst = s->nr = 0;
+    s->stcap = CR_SCHED_STEPS;
+    s->rcap = CR_SCHED_ROUNDS;
+    s->reqcap = CR_SCHED_REQS;
+}
