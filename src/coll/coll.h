@@ -299,9 +299,9 @@ typedef struct cr_sstep {
 #define CR_SCHED_ARENA 768
 
 typedef struct cr_sched {
-    const char *op;    /* the interface call, for errors and traces */
-    uint16_t ctx;      /* context of every transfer */
-    uint32_t tagbits;  /* tag = tagbits | (seq & seqmask) << 12 | step */
+    const char *op;   /* the interface call, for errors and traces */
+    uint16_t ctx;     /* context of every transfer */
+    uint32_t tagbits; /* tag = tagbits | (seq & seqmask) << 12 | step */
     uint32_t seqmask;
     uint32_t seq;
     cr_redop o;      /* combine steps (cr_sched_redop) */
