@@ -275,26 +275,7 @@ static void nbc_free(cr_job *job, void *obj)
 /* ---- building a schedule
  * ------------------------------------------------------------ */
 
-typedef struct nb {
-    cr_job *job;
-    const char *call;
-    MPI_Comm comm;
-    mpi_comm *c;
-    nbc *s;
-    uint32_t seq;
-    bool seq_taken;
-} nb;
-
-static int fail(nb *b, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(nb *b, int code, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return mpi_fail(b->job, b->comm, b->call, code, "%s", msg);
-}
+typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
 
 static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
 {
@@ -305,8 +286,8 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     b->job = mpi_enter(b->call);
     int rc = mpi_comm_check(b->job, b->call, comm, &b->c);
     if (!rc && b->c->inter && (kind == I_SCAN || kind == I_EXSCAN))
-        rc = fail(b, MPI_ERR_COMM, "scans are not defined on intercommunicators");
-    if (!rc && !req) rc = fail(b, MPI_ERR_REQUEST, "request is NULL");
+        rc = mpi_cfail(b, MPI_ERR_COMM, "scans are not defined on intercommunicators");
+    if (!rc && !req) rc = mpi_cfail(b, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
     nbc *s = calloc(1, sizeof *s);
     if (!s) cr_fatal(b->job, b->call, "out of memory");
@@ -465,63 +446,8 @@ static int launch(nb *b, MPI_Request *req)
     return mpi_leave(b->job, launch_in(b, req));
 }
 
-/* ---- argument checks (as mpi_coll.c's)
- * ---------------------------------------------- */
-
-static int chk_count(nb *b, int count, const char *what)
-{
-    return count < 0 ? fail(b, MPI_ERR_COUNT, "%s %d is negative", what, count) : 0;
-}
-
-static int chk_type(nb *b, MPI_Datatype dt, mpi_type **t)
-{
-    return mpi_type_check(b->job, b->comm, b->call, dt, t);
-}
-
-static int chk_buf(nb *b, const void *buf, int count, const mpi_type *t, const char *what)
-{
-    if (buf == MPI_IN_PLACE) return fail(b, MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE here", what);
-    if (!buf && count > 0 && t->predef && t->size)
-        return fail(b, MPI_ERR_BUFFER, "%s is NULL but count is %d", what, count);
-    return 0;
-}
-
-static int chk_triple(nb *b, const void *buf, int count, MPI_Datatype dt, mpi_type **t,
-                      const char *what)
-{
-    int rc = chk_count(b, count, what);
-    if (!rc) rc = chk_type(b, dt, t);
-    if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
-        rc = fail(b, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
-    return rc;
-}
-
-static int chk_root(nb *b, int root)
-{
-    if (root < 0 || root >= b->c->size)
-        return fail(b, MPI_ERR_ROOT, "root %d is invalid: ranks in this communicator are 0..%d",
-                    root, b->c->size - 1);
-    return 0;
-}
-
-static int chk_alias(nb *b, const void *s, const void *r, size_t len)
-{
-    if (s && s == r && len)
-        return fail(b, MPI_ERR_BUFFER,
-                    "send and receive buffers are the same: use MPI_IN_PLACE instead");
-    return 0;
-}
-
-static int chk_match(nb *b, size_t sbytes, size_t rbytes)
-{
-    if (sbytes != rbytes)
-        return fail(b, MPI_ERR_TRUNCATE,
-                    "send block of %zu bytes and receive block of %zu bytes "
-                    "differ: the type "
-                    "signatures must match",
-                    sbytes, rbytes);
-    return 0;
-}
+/* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c)
+ * ------- */
 
 /* Bytes of count instances of t at buf, packed now when t is not contiguous. */
 static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
@@ -595,10 +521,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
     mpi_type *t = NULL;
     int rc = begin(&b, I_BCAST, comm, req);
     if (!rc && b.c->inter) return x_bcast(&b, buf, count, dt, root, req);
-    if (!rc) rc = chk_count(&b, count, "count");
-    if (!rc) rc = chk_type(&b, dt, &t);
-    if (!rc) rc = chk_buf(&b, buf, count, t, "buffer");
-    if (!rc) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_bcast(&b, buf, count, dt, root, &t);
     if (rc) return done(&b, rc);
     size_t cnt = (size_t)count;
     char *data = b.c->me == root ? (char *)bytes_in(&b, t, buf, cnt) : bytes_out(&b, t, buf, cnt);
@@ -670,16 +593,9 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
     int rc = begin(&b, kind, comm, req);
     if (!rc && b.c->inter)
         return x_reduce(&b, sbuf, rbuf, count, dt, op, form == R_ALLREDUCE ? X_ALL : root, req);
-    if (!rc) rc = chk_count(&b, count, "count");
-    if (!rc) rc = chk_type(&b, dt, &t);
-    if (!rc && form == R_REDUCE) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_reduce(&b, form == R_REDUCE, sbuf, rbuf, count, dt, root, &t);
     bool recv_here = !rc && (form != R_REDUCE || b.c->me == root);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !recv_here)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_buf(&b, sbuf, count, t, "send buffer");
-    if (!rc && recv_here) rc = chk_buf(&b, rbuf, count, t, "receive buffer");
-    if (!rc && recv_here) rc = chk_alias(&b, sbuf, rbuf, (size_t)count * t->size);
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, (size_t)count, &packed, &n);
@@ -764,24 +680,24 @@ static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const i
     int rc = begin(&b, kind, comm, req);
     if (!rc && b.c->inter)
         return x_reduce_scatter(&b, sbuf, rbuf, is_block ? NULL : counts, block, dt, op, req);
-    if (!rc) rc = chk_type(&b, dt, &t);
+    if (!rc) rc = mpi_chk_type(&b, dt, &t);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     if (is_block && block < 0)
-        return done(&b, fail(&b, MPI_ERR_COUNT, "recvcount %d is negative", block));
-    if (!is_block && !counts) return done(&b, fail(&b, MPI_ERR_ARG, "recvcounts is NULL"));
+        return done(&b, mpi_cfail(&b, MPI_ERR_COUNT, "recvcount %d is negative", block));
+    if (!is_block && !counts) return done(&b, mpi_cfail(&b, MPI_ERR_ARG, "recvcounts is NULL"));
     size_t total = 0;
     for (int i = 0; i < np; i++) {
         int c = counts ? counts[i] : block;
         if (c < 0)
-            return done(&b, fail(&b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
+            return done(&b, mpi_cfail(&b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
         total += (size_t)c;
     }
     size_t mine = (size_t)(counts ? counts[me] : block);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!inplace) rc = chk_buf(&b, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = chk_buf(&b, rbuf, (int)mine, t, "receive buffer");
-    if (!rc) rc = chk_alias(&b, sbuf, rbuf, total * t->size);
+    if (!inplace) rc = mpi_chk_buf(&b, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = mpi_chk_buf(&b, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = mpi_chk_alias(&b, sbuf, rbuf, total * t->size);
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, total, &packed, &n);
@@ -852,16 +768,9 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     int rc = begin(&b, I_GATHER, comm, req);
     if (!rc && b.c->inter)
         return x_gather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
-    bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc && isroot) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace)
-        rc = chk_match(&b, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc && isroot) rc = chk_alias(&b, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (!rc) rc = mpi_chk_gather(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&b, rc);
+    bool isroot = b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     int np = b.c->size;
     nb_seq(&b);
     if (!isroot) {
@@ -891,16 +800,9 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     int rc = begin(&b, I_SCATTER, comm, req);
     if (!rc && b.c->inter)
         return x_scatter(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
-    bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && isroot) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc && !inplace) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace)
-        rc = chk_match(&b, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc && isroot) rc = chk_alias(&b, sbuf, rbuf, (size_t)scount * ts->size);
+    if (!rc) rc = mpi_chk_scatter(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&b, rc);
+    bool isroot = b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     int np = b.c->size;
     nb_seq(&b);
     if (!isroot) {
@@ -921,19 +823,6 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     return launch(&b, req);
 }
 
-/* The checks of all-gather and all-to-all (as mpi_coll.c's chk_blocks). */
-static int chk_blocks(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                      int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr)
-{
-    bool inplace = sbuf == MPI_IN_PLACE;
-    int rc = inplace ? MPI_SUCCESS : chk_triple(b, sbuf, scount, stype, ts, "send");
-    if (!rc) rc = chk_triple(b, rbuf, rcount, rtype, tr, "receive");
-    if (!rc && !inplace)
-        rc = chk_match(b, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
-    if (!rc) rc = chk_alias(b, sbuf, rbuf, (size_t)rcount * (*tr)->size);
-    return rc;
-}
-
 PMPI_WEAK(Iallgather);
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
@@ -944,7 +833,7 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     if (!rc && b.c->inter)
         return x_allgather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
@@ -973,7 +862,7 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
         return x_alltoall(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype,
                           req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     size_t blk = (size_t)rcount * tr->size, all = (size_t)np * (size_t)rcount;
@@ -1012,14 +901,14 @@ static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const
                      const char *what)
 {
     int np = nb_peers(b);
-    if (!counts || !displs) return fail(b, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    if (!counts || !displs) return mpi_cfail(b, MPI_ERR_ARG, "%scounts or displs is NULL", what);
     v->len = nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
     v->off = v->len + np;
     v->staged = !t->contig;
     v->total = 0;
     for (int i = 0; i < np; i++) {
         if (counts[i] < 0)
-            return fail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+            return mpi_cfail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
         v->len[i] = (size_t)counts[i] * t->size;
         v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
         v->total += v->len[i];
@@ -1059,17 +948,17 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     int rc = begin(&b, I_GATHERV, comm, req);
     if (!rc && b.c->inter)
         return x_gather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc && isroot) rc = chk_type(&b, rtype, &tr);
+        rc = mpi_cfail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = mpi_chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc && isroot) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
     if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
-        rc = chk_match(&b, (size_t)scount * ts->size, v.len[root]);
+        rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[root]);
     if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
-        rc = chk_alias(&b, sbuf, sbuf, 1);
+        rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
     int np = b.c->size;
     nb_seq(&b);
@@ -1100,14 +989,14 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
     int rc = begin(&b, I_SCATTERV, comm, req);
     if (!rc && b.c->inter)
         return x_scatter(&b, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && isroot) rc = chk_type(&b, stype, &ts);
+        rc = mpi_cfail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = mpi_chk_type(&b, stype, &ts);
     if (!rc && isroot) rc = vlay_make(&b, &v, ts, scounts, displs, "send");
-    if (!rc && !inplace) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace) rc = chk_match(&b, v.len[root], (size_t)rcount * tr->size);
+    if (!rc && !inplace) rc = mpi_chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace) rc = mpi_chk_match(&b, v.len[root], (size_t)rcount * tr->size);
     if (rc) return done(&b, rc);
     int np = b.c->size;
     nb_seq(&b);
@@ -1145,12 +1034,12 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     if (!rc && b.c->inter)
         return x_allgather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_type(&b, rtype, &tr);
+    if (!rc && !inplace) rc = mpi_chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
-    if (!rc && !inplace) rc = chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
+    if (!rc && !inplace) rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
     if (!rc && !inplace && !v.staged && v.len[b.c->me] && sbuf == (char *)rbuf + v.off[b.c->me])
-        rc = chk_alias(&b, sbuf, sbuf, 1);
+        rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, np);
@@ -1179,13 +1068,13 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
         return x_alltoall(&b, sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype,
                           req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_type(&b, rtype, &tr);
+    if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc) rc = vlay_make(&b, &vr, tr, rcounts, rdispls, "recv");
-    if (!rc && !inplace) rc = chk_type(&b, stype, &ts);
+    if (!rc && !inplace) rc = mpi_chk_type(&b, stype, &ts);
     if (!rc && !inplace) rc = vlay_make(&b, &vs, ts, scounts, sdispls, "send");
-    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = chk_alias(&b, sbuf, rbuf, 1);
+    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = mpi_chk_alias(&b, sbuf, rbuf, 1);
     if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
-        rc = chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
+        rc = mpi_chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     const char *s;
@@ -1228,16 +1117,16 @@ static int wlay_make(nb *b, mpi_type ***t, size_t **len, const int *counts, cons
 {
     int np = nb_peers(b);
     if (!counts || !displs || !types)
-        return fail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
+        return mpi_cfail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
     *t = nb_alloc(b, (size_t)np * sizeof **t);
     *len = nb_alloc(b, (size_t)np * sizeof **len);
     for (int i = 0; i < np; i++) {
         (*t)[i] = NULL;
         (*len)[i] = 0;
         if (counts[i] < 0)
-            return fail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+            return mpi_cfail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
         if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) continue;
-        int rc = chk_type(b, types[i], &(*t)[i]);
+        int rc = mpi_chk_type(b, types[i], &(*t)[i]);
         if (rc) return rc;
         (*len)[i] = (size_t)counts[i] * (*t)[i]->size;
     }
@@ -1259,7 +1148,8 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = wlay_make(&b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
     if (!rc && !inplace) rc = wlay_make(&b, &ts, &sl, scounts, sdispls, stypes, "send");
-    if (!rc && !inplace && sl[b.c->me] != rl[b.c->me]) rc = chk_match(&b, sl[b.c->me], rl[b.c->me]);
+    if (!rc && !inplace && sl[b.c->me] != rl[b.c->me])
+        rc = mpi_chk_match(&b, sl[b.c->me], rl[b.c->me]);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     const char **s = nb_alloc(&b, (size_t)np * sizeof *s);
@@ -1359,23 +1249,6 @@ static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
     cr_sched_recv(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
 }
 
-static int chk_xroot(nb *b, int root)
-{
-    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < b->c->rsize)) return 0;
-    return fail(b, MPI_ERR_ROOT,
-                "root %d is invalid on an intercommunicator: MPI_ROOT at the root, "
-                "MPI_PROC_NULL at the rest of its group, the root's rank 0..%d in the other "
-                "group",
-                root, b->c->rsize - 1);
-}
-
-static int chk_xbuf(nb *b, const void *p)
-{
-    return p == MPI_IN_PLACE
-               ? fail(b, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator")
-               : 0;
-}
-
 static int x_barrier(nb *b, MPI_Request *req)
 {
     int n = b->c->size;
@@ -1398,10 +1271,10 @@ static int x_barrier(nb *b, MPI_Request *req)
 static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req)
 {
     mpi_type *t = NULL;
-    int rc = chk_xroot(b, root);
-    if (!rc && root != MPI_PROC_NULL) rc = chk_count(b, count, "count");
-    if (!rc && root != MPI_PROC_NULL) rc = chk_type(b, dt, &t);
-    if (!rc && root != MPI_PROC_NULL) rc = chk_buf(b, buf, count, t, "buffer");
+    int rc = mpi_chk_root(b, root);
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_count(b, count, "count");
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_type(b, dt, &t);
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_buf(b, buf, count, t, "buffer");
     if (rc) return done(b, rc);
     nb_seq(b);
     if (root == MPI_ROOT) {
@@ -1423,15 +1296,15 @@ static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, voi
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = chk_xroot(b, root), R = b->c->rsize;
+    int rc = mpi_chk_root(b, root), R = b->c->rsize;
     if (!rc && root == MPI_ROOT) {
-        rc = chk_xbuf(b, rbuf);
-        if (!rc && rcounts) rc = chk_type(b, rtype, &tr);
+        rc = mpi_chk_no_inplace(b, rbuf);
+        if (!rc && rcounts) rc = mpi_chk_type(b, rtype, &tr);
         if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
-        if (!rc && !rcounts) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+        if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     } else if (!rc && root != MPI_PROC_NULL) {
-        rc = chk_xbuf(b, sbuf);
-        if (!rc) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+        rc = mpi_chk_no_inplace(b, sbuf);
+        if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
     }
     if (rc) return done(b, rc);
     nb_seq(b);
@@ -1455,15 +1328,15 @@ static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, co
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = chk_xroot(b, root), R = b->c->rsize;
+    int rc = mpi_chk_root(b, root), R = b->c->rsize;
     if (!rc && root == MPI_ROOT) {
-        rc = chk_xbuf(b, sbuf);
-        if (!rc && scounts) rc = chk_type(b, stype, &ts);
+        rc = mpi_chk_no_inplace(b, sbuf);
+        if (!rc && scounts) rc = mpi_chk_type(b, stype, &ts);
         if (!rc && scounts) rc = vlay_make(b, &v, ts, scounts, displs, "send");
-        if (!rc && !scounts) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+        if (!rc && !scounts) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
     } else if (!rc && root != MPI_PROC_NULL) {
-        rc = chk_xbuf(b, rbuf);
-        if (!rc) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+        rc = mpi_chk_no_inplace(b, rbuf);
+        if (!rc) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     }
     if (rc) return done(b, rc);
     nb_seq(b);
@@ -1495,12 +1368,12 @@ static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, 
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = chk_xbuf(b, sbuf), R = b->c->rsize;
-    if (!rc) rc = chk_xbuf(b, rbuf);
-    if (!rc) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
-    if (!rc && rcounts) rc = chk_type(b, rtype, &tr);
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize;
+    if (!rc) rc = mpi_chk_no_inplace(b, rbuf);
+    if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
+    if (!rc && rcounts) rc = mpi_chk_type(b, rtype, &tr);
     if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
-    if (!rc && !rcounts) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     if (rc) return done(b, rc);
     size_t *off = nb_alloc(b, ((size_t)R + 1) * sizeof *off);
     off[0] = 0;
@@ -1529,13 +1402,13 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
     mpi_type *ts = NULL, *tr = NULL;
     vlay vs = {0}, vr = {0};
     bool v = scounts || rcounts;
-    int rc = chk_xbuf(b, sbuf), R = b->c->rsize, me = b->c->me;
-    if (!rc && v) rc = chk_type(b, stype, &ts);
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize, me = b->c->me;
+    if (!rc && v) rc = mpi_chk_type(b, stype, &ts);
     if (!rc && v) rc = vlay_make(b, &vs, ts, scounts, sdispls, "send");
-    if (!rc && v) rc = chk_type(b, rtype, &tr);
+    if (!rc && v) rc = mpi_chk_type(b, rtype, &tr);
     if (!rc && v) rc = vlay_make(b, &vr, tr, rcounts, rdispls, "recv");
-    if (!rc && !v) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
-    if (!rc && !v) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && !v) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
+    if (!rc && !v) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     if (rc) return done(b, rc);
     const char *s;
     char *r;
@@ -1577,7 +1450,7 @@ static int x_alltoallw(nb *b, const void *sbuf, const int *scounts, const int *s
 {
     mpi_type **ts = NULL, **tr = NULL;
     size_t *sl = NULL, *rl = NULL;
-    int rc = chk_xbuf(b, sbuf), R = b->c->rsize, me = b->c->me;
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize, me = b->c->me;
     if (!rc) rc = wlay_make(b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
     if (!rc) rc = wlay_make(b, &ts, &sl, scounts, sdispls, stypes, "send");
     if (rc) return done(b, rc);
@@ -1615,18 +1488,18 @@ static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype
 {
     mpi_type *t = NULL;
     bool all = root == X_ALL;
-    int rc = all ? 0 : chk_xroot(b, root);
+    int rc = all ? 0 : mpi_chk_root(b, root);
     if (rc || root == MPI_PROC_NULL) {
         if (!rc) nb_seq(b);
         return rc ? done(b, rc) : launch(b, req);
     }
-    rc = chk_count(b, count, "count");
-    if (!rc) rc = chk_type(b, dt, &t);
-    if (!rc && root != MPI_ROOT) rc = chk_xbuf(b, sbuf);
-    if (!rc && root != MPI_ROOT) rc = chk_buf(b, sbuf, count, t, "send buffer");
-    if (!rc && (all || root == MPI_ROOT)) rc = chk_xbuf(b, rbuf);
-    if (!rc && (all || root == MPI_ROOT)) rc = chk_buf(b, rbuf, count, t, "receive buffer");
-    if (!rc && all) rc = chk_alias(b, sbuf, rbuf, (size_t)count * t->size);
+    rc = mpi_chk_count(b, count, "count");
+    if (!rc) rc = mpi_chk_type(b, dt, &t);
+    if (!rc && root != MPI_ROOT) rc = mpi_chk_no_inplace(b, sbuf);
+    if (!rc && root != MPI_ROOT) rc = mpi_chk_buf(b, sbuf, count, t, "send buffer");
+    if (!rc && (all || root == MPI_ROOT)) rc = mpi_chk_no_inplace(b, rbuf);
+    if (!rc && (all || root == MPI_ROOT)) rc = mpi_chk_buf(b, rbuf, count, t, "receive buffer");
+    if (!rc && all) rc = mpi_chk_alias(b, sbuf, rbuf, (size_t)count * t->size);
     bool packed = false;
     size_t n = 0, cnt = (size_t)count;
     if (!rc) rc = nb_redop(b, op, t, cnt, &packed, &n);
@@ -1659,20 +1532,21 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
 {
     mpi_type *t = NULL;
     int np = b->c->size, me = b->c->me;
-    int rc = chk_xbuf(b, sbuf);
-    if (!rc) rc = chk_xbuf(b, rbuf);
-    if (!rc) rc = chk_type(b, dt, &t);
-    if (!rc && !counts && block < 0) rc = fail(b, MPI_ERR_COUNT, "recvcount %d is negative", block);
+    int rc = mpi_chk_no_inplace(b, sbuf);
+    if (!rc) rc = mpi_chk_no_inplace(b, rbuf);
+    if (!rc) rc = mpi_chk_type(b, dt, &t);
+    if (!rc && !counts && block < 0)
+        rc = mpi_cfail(b, MPI_ERR_COUNT, "recvcount %d is negative", block);
     size_t *at = rc ? NULL : nb_alloc(b, ((size_t)np + 1) * sizeof *at); /* first instance */
     if (at) at[0] = 0;
     for (int i = 0; !rc && i < np; i++) {
         int c = counts ? counts[i] : block;
-        if (c < 0) rc = fail(b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
+        if (c < 0) rc = mpi_cfail(b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
         at[i + 1] = at[i] + (size_t)c;
     }
     size_t total = rc ? 0 : at[np], mine = rc ? 0 : at[me + 1] - at[me];
-    if (!rc) rc = chk_buf(b, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = chk_buf(b, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = mpi_chk_buf(b, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = mpi_chk_buf(b, rbuf, (int)mine, t, "receive buffer");
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
@@ -1755,7 +1629,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
     nb b;
     int rc = begin(&b, I_COMM_IDUP, comm, req);
-    if (!rc && !newcomm) rc = fail(&b, MPI_ERR_ARG, "newcomm is NULL");
+    if (!rc && !newcomm) rc = mpi_cfail(&b, MPI_ERR_ARG, "newcomm is NULL");
     if (rc) return done(&b, rc);
     nbc *s = b.s;
     s->iword = (int)(((uint32_t)b.c->ctx / 2 + nb_seq(&b)) % MPI_CTX_WORDS);

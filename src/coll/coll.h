@@ -345,7 +345,8 @@ void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, 
                       size_t count);
 void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t len);
 void cr_sched_call(cr_job *job, cr_sched *s, void (*fn)(cr_job *job, void *arg), void *arg);
-/* End the round under construction (an empty one is dropped). */
+/* End the round under construction (an empty one is dropped; running or
+ * starting a schedule ends it too). */
 void cr_sched_round(cr_job *job, cr_sched *s);
 /* Blocking: run every round; the small exchanges of a round take the engine's
  * blocking receive (its latency path), as a blocking collective always did. */

@@ -280,6 +280,7 @@ static void start_round(cr_job *job, cr_sched *s)
 
 void cr_sched_run(cr_job *job, cr_sched *s)
 {
+    cr_sched_round(job, s); /* steps added after the last round's end make one more */
     reqs_size(job, s);
     for (int r = 0; r < s->nr; r++) {
         int from = r ? s->rend[r - 1] : 0, to = s->rend[r], nrecv = 0, last = -1;
@@ -316,6 +317,7 @@ void cr_sched_run(cr_job *job, cr_sched *s)
 
 void cr_sched_start(cr_job *job, cr_sched *s)
 {
+    cr_sched_round(job, s);
     reqs_size(job, s);
     s->nreq = s->nwait = 0;
     s->done = false;
