@@ -148,12 +148,18 @@ bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len)
     return f == CR_ALG_AUTO && job->oversub && g->size > 2 && len <= LINEAR_MAX;
 }
 
+/* i mod n for 0 <= i < 2n, without a division (on every blocking call's path). */
+static inline int wrap(int i, int n)
+{
+    return i >= n ? i - n : i;
+}
+
 void cr_build_barrier(cr_job *job, cr_sched *s, const cr_group *g)
 {
     int n = g->size, me = g->me, step = 0;
     for (int k = 1; k < n; k <<= 1, step++) {
-        cr_sched_recv(job, s, cr_group_rank(g, (me - k + n) % n), step, NULL, 0);
-        cr_sched_send(job, s, cr_group_rank(g, (me + k) % n), step, NULL, 0);
+        cr_sched_recv(job, s, cr_group_rank(g, wrap(me - k + n, n)), step, NULL, 0);
+        cr_sched_send(job, s, cr_group_rank(g, wrap(me + k, n)), step, NULL, 0);
         cr_sched_round(job, s);
     }
 }
@@ -163,6 +169,7 @@ static void sched_of(cr_sched *s, cr_group *g, const char *op, uint32_t seq)
 {
     cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
     s->trunc = g->trunc;
+    cr_sched_now(s);
 }
 
 void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
@@ -194,10 +201,10 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 void cr_build_bcast(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len, int root,
                     int step)
 {
-    int n = g->size, rel = (g->me - root + n) % n, mask = 1;
+    int n = g->size, rel = wrap(g->me - root + n, n), mask = 1;
     while (mask < n) {
         if (rel & mask) {
-            cr_sched_recv(job, s, cr_group_rank(g, (rel - mask + root) % n), step, buf, len);
+            cr_sched_recv(job, s, cr_group_rank(g, wrap(rel - mask + root, n)), step, buf, len);
             cr_sched_round(job, s);
             break;
         }
@@ -205,7 +212,7 @@ void cr_build_bcast(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (rel + mask < n)
-            cr_sched_send(job, s, cr_group_rank(g, (rel + mask + root) % n), step, buf, len);
+            cr_sched_send(job, s, cr_group_rank(g, wrap(rel + mask + root, n)), step, buf, len);
     cr_sched_round(job, s);
 }
 

@@ -315,10 +315,12 @@ typedef struct cr_sched {
     cr_req **reqs;   /* its transfers that have a request */
     int nreq, nwait; /* how many; the first not yet seen complete */
     int reqcap;
+    int xfer, most;      /* transfers in the round under construction; in the largest */
     struct cr_stmp *tmp; /* temporaries beyond the arena */
     int ntmp, tmpcap;
     size_t arena_used;
     bool done;
+    bool now; /* blocking, run as built (cr_sched_now) */
     cr_sstep st_in[CR_SCHED_STEPS];
     int rend_in[CR_SCHED_ROUNDS];
     cr_req *req_in[CR_SCHED_REQS];
@@ -339,8 +341,42 @@ void *cr_sched_alloc(cr_job *job, cr_sched *s, size_t len);
 /* The reduction of the combine steps, with scratch for count elements when it
  * may not write over its inputs. */
 void cr_sched_redop(cr_job *job, cr_sched *s, const cr_redop *o, size_t count);
-void cr_sched_send(cr_job *job, cr_sched *s, int peer, int step, const void *buf, size_t len);
-void cr_sched_recv(cr_job *job, cr_sched *s, int peer, int step, void *buf, size_t len);
+/* A new step (the arrays grown out of line: the common case is inline, as the
+ * blocking collectives build on every call). */
+void cr_sched_grow(cr_job *job, cr_sched *s);
+static inline cr_sstep *cr_sched_step(cr_job *job, cr_sched *s, int kind)
+{
+    if (__builtin_expect(s->nst == s->stcap, 0)) cr_sched_grow(job, s);
+    cr_sstep *p = &s->st[s->nst++];
+    p->kind = (uint8_t)kind;
+    return p;
+}
+void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
+                       size_t len);
+static inline void cr_sched_xfer(cr_job *job, cr_sched *s, int kind, int peer, int step,
+                                 const void *buf, size_t len)
+{
+    if (s->now) {
+        cr_sched_xfer_now(job, s, kind, peer, step, buf, len);
+        return;
+    }
+    cr_sstep *p = cr_sched_step(job, s, kind);
+    p->peer = peer;
+    p->tag = cr_sched_tag(s, step);
+    p->buf = (char *)buf;
+    p->len = len;
+    s->xfer++;
+}
+static inline void cr_sched_send(cr_job *job, cr_sched *s, int peer, int step, const void *buf,
+                                 size_t len)
+{
+    cr_sched_xfer(job, s, CR_S_SEND, peer, step, buf, len);
+}
+static inline void cr_sched_recv(cr_job *job, cr_sched *s, int peer, int step, void *buf,
+                                 size_t len)
+{
+    cr_sched_xfer(job, s, CR_S_RECV, peer, step, buf, len);
+}
 void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, void *out,
                       size_t count);
 void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t len);
@@ -351,12 +387,18 @@ void cr_sched_round(cr_job *job, cr_sched *s);
 /* Blocking: run every round; the small exchanges of a round take the engine's
  * blocking receive (its latency path), as a blocking collective always did. */
 void cr_sched_run(cr_job *job, cr_sched *s);
+/* Blocking, run while it is built (the blocking collectives: no step is
+ * stored, a round's transfers go out as they are added and the round ends at
+ * cr_sched_round): call right after cr_sched_init, before any step; then
+ * cr_sched_run ends the last round. The order and the data of every transfer
+ * and combine are those of the same schedule stored and run. */
+void cr_sched_now(cr_sched *s);
 /* Nonblocking: start the first round (again, once done: the persistent form),
  * then move on as far as the transfers allow (rounds ended; s->done at the end). */
 void cr_sched_start(cr_job *job, cr_sched *s);
 int cr_sched_advance(cr_job *job, cr_sched *s);
 /* Release the transfers of an unfinished schedule (which will not be moved on
- * again) and every temporary. */
+ * again) and every temporary; cr_sched_init before it is built again. */
 void cr_sched_free(cr_job *job, cr_sched *s);
 
 /* The algorithms as schedules over group g (member indices), steps from

@@ -42,6 +42,7 @@ static void sched_of(cr_job *job, cr_sched *s, cr_group *g, const char *op, uint
 {
     cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
     s->trunc = g->trunc;
+    cr_sched_now(s);
     cr_sched_redop(job, s, o, count);
 }
 

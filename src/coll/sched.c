@@ -9,7 +9,10 @@
  *    the rounds before and a send after it sees its result;
  *  - nothing in a round reads what a receive of the same round brings, so the
  *    blocking runner may take a round's one receive last (after its sends),
- *    through the engine's blocking receive and its latency path;
+ *    through the engine's blocking receive and its latency path; it sends an
+ *    eager message with the engine's blocking send (which waits for room at
+ *    the receiver while it progresses, with no request), as the hand-written
+ *    loops did;
  *  - a schedule points into itself (steps, rounds, requests and temporaries
  *    start in arrays of its own): it is used where it was initialized;
  *  - the temporaries live until cr_sched_free; those of 64 KiB to 64 MiB are
@@ -85,10 +88,17 @@ void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, 
     s->reqs = s->req_in;
     s->nreq = s->nwait = 0;
     s->reqcap = CR_SCHED_REQS;
+    s->xfer = s->most = 0;
     s->tmp = NULL;
     s->ntmp = s->tmpcap = 0;
     s->arena_used = 0;
     s->done = false;
+    s->now = false;
+}
+
+void cr_sched_now(cr_sched *s)
+{
+    s->now = true;
 }
 
 /* ---- temporaries ---------------------------------------------------------- */
@@ -159,36 +169,26 @@ void cr_sched_redop(cr_job *job, cr_sched *s, const cr_redop *o, size_t count)
 
 /* ---- building ------------------------------------------------------------- */
 
+void cr_sched_grow(cr_job *job, cr_sched *s)
+{
+    s->st = grow(job, s->op, s->st, s->st_in, &s->stcap, sizeof *s->st);
+}
+
 static cr_sstep *step_add(cr_job *job, cr_sched *s, int kind)
 {
-    if (s->nst == s->stcap) s->st = grow(job, s->op, s->st, s->st_in, &s->stcap, sizeof *s->st);
-    cr_sstep *p = &s->st[s->nst++];
+    cr_sstep *p = cr_sched_step(job, s, kind);
     *p = (cr_sstep){.kind = (uint8_t)kind};
     return p;
-}
-
-void cr_sched_send(cr_job *job, cr_sched *s, int peer, int step, const void *buf, size_t len)
-{
-    cr_sstep *p = step_add(job, s, CR_S_SEND);
-    p->peer = peer;
-    p->tag = cr_sched_tag(s, step);
-    p->buf = (char *)buf;
-    p->len = len;
-}
-
-void cr_sched_recv(cr_job *job, cr_sched *s, int peer, int step, void *buf, size_t len)
-{
-    cr_sstep *p = step_add(job, s, CR_S_RECV);
-    p->peer = peer;
-    p->tag = cr_sched_tag(s, step);
-    p->buf = buf;
-    p->len = len;
 }
 
 void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, void *out,
                       size_t count)
 {
     if (!count) return;
+    if (s->now) {
+        cr_coll_combine(&s->o, lo, hi, out, count, s->scratch);
+        return;
+    }
     cr_sstep *p = step_add(job, s, CR_S_COMBINE);
     p->a = lo;
     p->b = hi;
@@ -199,6 +199,10 @@ void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, 
 void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t len)
 {
     if (!len || dst == src) return;
+    if (s->now) {
+        memmove(dst, src, len);
+        return;
+    }
     cr_sstep *p = step_add(job, s, CR_S_COPY);
     p->buf = dst;
     p->a = src;
@@ -207,17 +211,29 @@ void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t 
 
 void cr_sched_call(cr_job *job, cr_sched *s, void (*fn)(cr_job *job, void *arg), void *arg)
 {
+    if (s->now) {
+        fn(job, arg);
+        return;
+    }
     cr_sstep *p = step_add(job, s, CR_S_CALL);
     p->fn = fn;
     p->buf = arg;
 }
 
+static void round_now(cr_job *job, cr_sched *s);
+
 void cr_sched_round(cr_job *job, cr_sched *s)
 {
+    if (s->now) {
+        round_now(job, s);
+        return;
+    }
     if (s->nst == (s->nr ? s->rend[s->nr - 1] : 0)) return;
     if (s->nr == s->rcap)
         s->rend = grow(job, s->op, s->rend, s->rend_in, &s->rcap, sizeof *s->rend);
     s->rend[s->nr++] = s->nst;
+    if (s->xfer > s->most) s->most = s->xfer;
+    s->xfer = 0;
 }
 
 /* ---- running -------------------------------------------------------------- */
@@ -240,13 +256,7 @@ static void local_step(cr_job *job, cr_sched *s, const cr_sstep *p)
 /* Room for a request per transfer of the largest round. */
 static void reqs_size(cr_job *job, cr_sched *s)
 {
-    int most = 0;
-    for (int r = 0; r < s->nr; r++) {
-        int n = 0;
-        for (int i = r ? s->rend[r - 1] : 0; i < s->rend[r]; i++)
-            n += s->st[i].kind == CR_S_SEND || s->st[i].kind == CR_S_RECV;
-        if (n > most) most = n;
-    }
+    int most = s->most;
     if (most <= s->reqcap) return;
     if (s->reqs != s->req_in) free(s->reqs);
     s->reqs = xmalloc(job, s->op, (size_t)most * sizeof *s->reqs);
@@ -278,12 +288,79 @@ static void start_round(cr_job *job, cr_sched *s)
     }
 }
 
+/* ---- run as built (blocking) ---------------------------------------------
+ * The receives of the round under way wait in st[0..nst) until a long send
+ * (posted after them, as a stored round posts them) or the round's end; a
+ * round's one receive among short sends is taken last with the blocking
+ * receive. Sends up to the peer's eager limit go out at once with the blocking
+ * send (no request); longer ones get a request, waited for at the round's end. */
+
+static void req_add(cr_job *job, cr_sched *s, cr_req *r)
+{
+    if (s->nreq == s->reqcap)
+        s->reqs = grow(job, s->op, s->reqs, s->req_in, &s->reqcap, sizeof *s->reqs);
+    s->reqs[s->nreq++] = r;
+}
+
+static void post_pending(cr_job *job, cr_sched *s)
+{
+    for (int i = 0; i < s->nst; i++) {
+        const cr_sstep *p = &s->st[i];
+        cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
+        req_add(job, s, cr_irecv_note(job, s->op, &sel, p->buf, p->len, s->trunc));
+    }
+    s->nst = 0;
+}
+
+void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
+                       size_t len)
+{
+    int32_t tag = cr_sched_tag(s, step);
+    if (kind == CR_S_RECV) {
+        cr_sstep *p = cr_sched_step(job, s, CR_S_RECV);
+        p->peer = peer;
+        p->tag = tag;
+        p->buf = (char *)buf;
+        p->len = len;
+        return;
+    }
+    if (len > SMALL_EXCHANGE) post_pending(job, s); /* long: the receives go first */
+    if (len <= job->eager[peer])
+        cr_send(job, s->op, peer, s->ctx, tag, buf, len);
+    else if (!cr_send_now(job, peer, s->ctx, tag, buf, len))
+        req_add(job, s, cr_isend(job, s->op, peer, s->ctx, tag, buf, len));
+}
+
+static void round_now(cr_job *job, cr_sched *s)
+{
+    if (s->nst == 1) {
+        const cr_sstep *p = &s->st[0];
+        cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
+        cr_status st;
+        cr_recv_note(job, s->op, &sel, p->buf, p->len, s->trunc, &st);
+        s->nst = 0;
+    } else if (s->nst) {
+        post_pending(job, s);
+    }
+    for (int i = 0; i < s->nreq; i++) {
+        cr_req_wait(job, s->reqs[i]);
+        cr_req_release(job, s->reqs[i]);
+    }
+    s->nreq = 0;
+}
+
 void cr_sched_run(cr_job *job, cr_sched *s)
 {
-    cr_sched_round(job, s); /* steps added after the last round's end make one more */
-    reqs_size(job, s);
-    for (int r = 0; r < s->nr; r++) {
-        int from = r ? s->rend[r - 1] : 0, to = s->rend[r], nrecv = 0, last = -1;
+    if (s->now) {
+        round_now(job, s);
+        s->done = true;
+        return;
+    }
+    if (s->nst != (s->nr ? s->rend[s->nr - 1] : 0))
+        cr_sched_round(job, s); /* steps added after the last round's end make one more */
+    if (s->most > s->reqcap) reqs_size(job, s);
+    for (int r = 0, from = 0; r < s->nr; from = s->rend[r++]) {
+        int to = s->rend[r], nrecv = 0, last = -1;
         size_t most = 0;
         for (int i = from; i < to; i++) {
             if (s->st[i].kind == CR_S_RECV) nrecv++, last = i;
@@ -292,7 +369,9 @@ void cr_sched_run(cr_job *job, cr_sched *s)
         bool defer = nrecv == 1 && most <= SMALL_EXCHANGE;
         for (int i = from; i < to; i++) {
             const cr_sstep *p = &s->st[i];
-            if (p->kind == CR_S_SEND)
+            if (p->kind == CR_S_SEND && p->len <= job->eager[p->peer])
+                cr_send(job, s->op, p->peer, s->ctx, p->tag, p->buf, p->len); /* no request */
+            else if (p->kind == CR_S_SEND)
                 post_send(job, s, p);
             else if (p->kind == CR_S_RECV) {
                 if (!defer) post_recv(job, s, p);
@@ -305,6 +384,7 @@ void cr_sched_run(cr_job *job, cr_sched *s)
             cr_status st;
             cr_recv_note(job, s->op, &sel, p->buf, p->len, s->trunc, &st);
         }
+        if (!s->nreq) continue;
         for (int i = 0; i < s->nreq; i++) {
             cr_req_wait(job, s->reqs[i]);
             cr_req_release(job, s->reqs[i]);
@@ -352,18 +432,20 @@ void cr_sched_free(cr_job *job, cr_sched *s)
         for (int i = 0; i < s->nreq; i++)
             if (s->reqs[i]->done) cr_req_release(job, s->reqs[i]);
     s->nreq = s->nwait = 0;
+    s->scratch = NULL;
+    if (!s->tmp && s->st == s->st_in && s->rend == s->rend_in && s->reqs == s->req_in)
+        return; /* a blocking collective's: nothing on the heap */
     for (int i = 0; i < s->ntmp; i++) keep_put(s->tmp[i].p, s->tmp[i].len);
     free(s->tmp);
     s->tmp = NULL;
     s->ntmp = s->tmpcap = 0;
-    s->scratch = NULL;
     if (s->st != s->st_in) free(s->st);
     if (s->rend != s->rend_in) free(s->rend);
     if (s->reqs != s->req_in) free(s->reqs);
     s->st = s->st_in;
     s->rend = s->rend_in;
     s->reqs = s->req_in;
-    s->nst = s->nr = 0;
+    s->nst = s->nr = s->xfer = s->most = 0;
     s->stcap = CR_SCHED_STEPS;
     s->rcap = CR_SCHED_ROUNDS;
     s->reqcap = CR_SCHED_REQS;
