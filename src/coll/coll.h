@@ -383,23 +383,45 @@ void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t 
 void cr_sched_call(cr_job *job, cr_sched *s, void (*fn)(cr_job *job, void *arg), void *arg);
 /* End the round under construction (an empty one is dropped; running or
  * starting a schedule ends it too). */
-void cr_sched_round(cr_job *job, cr_sched *s);
+void cr_sched_round_end(cr_job *job, cr_sched *s);
+static inline void cr_sched_round(cr_job *job, cr_sched *s)
+{
+    if (s->now && !s->nst && !s->nreq) return; /* run as built: nothing outstanding */
+    cr_sched_round_end(job, s);
+}
 /* Blocking: run every round; the small exchanges of a round take the engine's
  * blocking receive (its latency path), as a blocking collective always did. */
-void cr_sched_run(cr_job *job, cr_sched *s);
+void cr_sched_run_stored(cr_job *job, cr_sched *s);
+static inline void cr_sched_run(cr_job *job, cr_sched *s)
+{
+    if (s->now && !s->nst && !s->nreq) {
+        s->done = true;
+        return;
+    }
+    cr_sched_run_stored(job, s);
+}
 /* Blocking, run while it is built (the blocking collectives: no step is
  * stored, a round's transfers go out as they are added and the round ends at
  * cr_sched_round): call right after cr_sched_init, before any step; then
  * cr_sched_run ends the last round. The order and the data of every transfer
  * and combine are those of the same schedule stored and run. */
-void cr_sched_now(cr_sched *s);
+static inline void cr_sched_now(cr_sched *s)
+{
+    s->now = true;
+}
 /* Nonblocking: start the first round (again, once done: the persistent form),
  * then move on as far as the transfers allow (rounds ended; s->done at the end). */
 void cr_sched_start(cr_job *job, cr_sched *s);
 int cr_sched_advance(cr_job *job, cr_sched *s);
 /* Release the transfers of an unfinished schedule (which will not be moved on
  * again) and every temporary; cr_sched_init before it is built again. */
-void cr_sched_free(cr_job *job, cr_sched *s);
+void cr_sched_release(cr_job *job, cr_sched *s);
+static inline void cr_sched_free(cr_job *job, cr_sched *s)
+{
+    if (s->done && !s->tmp && s->st == s->st_in && s->rend == s->rend_in && s->reqs == s->req_in)
+        return; /* nothing on the heap (a blocking collective's) */
+    cr_sched_release(job, s);
+}
 
 /* The algorithms as schedules over group g (member indices), steps from
  * 'step' where they take one; the reductions combine with s->o. */

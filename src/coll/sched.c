@@ -1,7 +1,8 @@
 /* Collective schedules: the steps of a collective in rounds, built once by an
  * algorithm (cr_build_* in coll.c and coll_reduce.c, or an interface) and run
- * to completion (the blocking form), started and moved on by polling (the
- * nonblocking form), or started again once done (the persistent form).
+ * as built (the blocking form, cr_sched_now: nothing stored), stored and run to
+ * completion (cr_sched_run), started and moved on by polling (the nonblocking
+ * form), or started again once done (the persistent form).
  *
  * Invariants:
  *  - round r starts only once every transfer of round r-1 has completed; its
@@ -94,11 +95,6 @@ void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, 
     s->arena_used = 0;
     s->done = false;
     s->now = false;
-}
-
-void cr_sched_now(cr_sched *s)
-{
-    s->now = true;
 }
 
 /* ---- temporaries ---------------------------------------------------------- */
@@ -222,7 +218,7 @@ void cr_sched_call(cr_job *job, cr_sched *s, void (*fn)(cr_job *job, void *arg),
 
 static void round_now(cr_job *job, cr_sched *s);
 
-void cr_sched_round(cr_job *job, cr_sched *s)
+void cr_sched_round_end(cr_job *job, cr_sched *s)
 {
     if (s->now) {
         round_now(job, s);
@@ -349,7 +345,7 @@ static void round_now(cr_job *job, cr_sched *s)
     s->nreq = 0;
 }
 
-void cr_sched_run(cr_job *job, cr_sched *s)
+void cr_sched_run_stored(cr_job *job, cr_sched *s)
 {
     if (s->now) {
         round_now(job, s);
@@ -426,7 +422,7 @@ int cr_sched_advance(cr_job *job, cr_sched *s)
     return made;
 }
 
-void cr_sched_free(cr_job *job, cr_sched *s)
+void cr_sched_release(cr_job *job, cr_sched *s)
 {
     if (!s->done) /* transfers still posted are the engine's to finish; drop the complete ones */
         for (int i = 0; i < s->nreq; i++)
