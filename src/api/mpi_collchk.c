@@ -158,3 +158,24 @@ int mpi_chk_reduce(const mpi_cargs *a, bool rooted, const void *sbuf, void *rbuf
     if (!rc && recv_here) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)count * (*t)->size);
     return rc;
 }
+
+int mpi_chk_counts(const mpi_cargs *a, const int *counts, const int *displs, const char *what)
+{
+    if (!counts || !displs) return mpi_cfail(a, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    for (int i = 0, np = comm_peer_size(a->c); i < np; i++)
+        if (counts[i] < 0)
+            return mpi_cfail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+    return 0;
+}
+
+void mpi_vlay_fill(mpi_vlay *v, const mpi_type *t, const int *counts, const int *displs, int np)
+{
+    v->off = v->len + np;
+    v->staged = !t->contig;
+    v->total = 0;
+    for (int i = 0; i < np; i++) {
+        v->len[i] = (size_t)counts[i] * t->size;
+        v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
+        v->total += v->len[i];
+    }
+}

@@ -312,16 +312,27 @@ int mpi_chk_bcast(const mpi_cargs *a, void *buf, int count, MPI_Datatype dt, int
                   mpi_type **t);
 /* gather: the root's receive side, everyone's send side (MPI_IN_PLACE at the
  * root); scatter: the mirror. *ts / *tr set where they are looked at. */
-int mpi_chk_gather(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype,
-                   void *rbuf, int rcount, MPI_Datatype rtype, int root, mpi_type **ts,
-                   mpi_type **tr);
+int mpi_chk_gather(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, int root, mpi_type **ts, mpi_type **tr);
 int mpi_chk_scatter(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype,
                     void *rbuf, int rcount, MPI_Datatype rtype, int root, mpi_type **ts,
                     mpi_type **tr);
 /* all-gather, all-to-all: both triples, the sizes agree, the buffers are
  * distinct unless the send side is MPI_IN_PLACE. */
-int mpi_chk_blocks(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype,
-                   void *rbuf, int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr);
+int mpi_chk_blocks(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr);
+/* The v forms: counts and displs given, no count negative (one per peer:
+ * the remote group's members on an intercommunicator). what: "send", "recv". */
+int mpi_chk_counts(const mpi_cargs *a, const int *counts, const int *displs, const char *what);
+/* Byte layout of np blocks counts[i] (displs[i]) of t: in the user buffer
+ * itself when t is contiguous, else packed back to back in staging (staged).
+ * len and off (len + np) are the caller's, 2 * np entries. */
+typedef struct mpi_vlay {
+    size_t *len, *off;
+    bool staged;
+    size_t total;
+} mpi_vlay;
+void mpi_vlay_fill(mpi_vlay *v, const mpi_type *t, const int *counts, const int *displs, int np);
 /* reduce (root given), allreduce, scan, exscan (root ignored) of count of dt:
  * the buffers this member uses; MPI_IN_PLACE at the root (every member but
  * for reduce). */

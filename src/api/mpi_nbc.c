@@ -889,30 +889,15 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 /* ---- the v forms
  * ------------------------------------------------------------------ */
 
-/* Byte layout of blocks counts[i] (displs[i]) of t: in the user buffer itself
- * when t is contiguous, else packed back to back in staging. */
-typedef struct vlay {
-    size_t *len, *off;
-    bool staged;
-    size_t total;
-} vlay;
+typedef mpi_vlay vlay; /* mpi_collchk.c */
 
 static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const int *displs,
                      const char *what)
 {
-    int np = nb_peers(b);
-    if (!counts || !displs) return mpi_cfail(b, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    int rc = mpi_chk_counts(b, counts, displs, what), np = nb_peers(b);
+    if (rc) return rc;
     v->len = nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
-    v->off = v->len + np;
-    v->staged = !t->contig;
-    v->total = 0;
-    for (int i = 0; i < np; i++) {
-        if (counts[i] < 0)
-            return mpi_cfail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
-        v->len[i] = (size_t)counts[i] * t->size;
-        v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
-        v->total += v->len[i];
-    }
+    mpi_vlay_fill(v, t, counts, displs, np);
     return 0;
 }
 

@@ -298,6 +298,11 @@ typedef struct cr_sstep {
 #define CR_SCHED_REQS 8
 #define CR_SCHED_ARENA 768
 
+typedef struct cr_stmp {
+    void *p;
+    size_t len;
+} cr_stmp;
+
 typedef struct cr_sched {
     const char *op;   /* the interface call, for errors and traces */
     uint16_t ctx;     /* context of every transfer */
@@ -315,8 +320,8 @@ typedef struct cr_sched {
     cr_req **reqs;   /* its transfers that have a request */
     int nreq, nwait; /* how many; the first not yet seen complete */
     int reqcap;
-    int xfer, most;      /* transfers in the round under construction; in the largest */
-    struct cr_stmp *tmp; /* temporaries beyond the arena */
+    int xfer, most; /* transfers in the round under construction; in the largest */
+    cr_stmp *tmp;   /* temporaries beyond the arena (NULL: none; first in tmp_in) */
     int ntmp, tmpcap;
     size_t arena_used;
     bool done;
@@ -324,6 +329,7 @@ typedef struct cr_sched {
     cr_sstep st_in[CR_SCHED_STEPS];
     int rend_in[CR_SCHED_ROUNDS];
     cr_req *req_in[CR_SCHED_REQS];
+    cr_stmp tmp_in[4];
     _Alignas(16) char arena[CR_SCHED_ARENA];
 } cr_sched;
 

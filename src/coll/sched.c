@@ -35,11 +35,6 @@
 #define KEEP_MIN (64u << 10)
 #define KEEP_MAX (64u << 20)
 
-typedef struct cr_stmp {
-    void *p;
-    size_t len;
-} cr_stmp;
-
 static struct {
     cr_stmp keep[KEEP];
 } K;
@@ -145,12 +140,11 @@ void *cr_sched_alloc(cr_job *job, cr_sched *s, size_t len)
         s->arena_used += a;
         return p;
     }
-    if (s->ntmp == s->tmpcap) {
-        int cap = s->tmpcap ? 2 * s->tmpcap : 4;
-        cr_stmp *n = realloc(s->tmp, (size_t)cap * sizeof *n);
-        if (!n) cr_fatal(job, s->op, "out of memory");
-        s->tmp = n;
-        s->tmpcap = cap;
+    if (!s->tmp) {
+        s->tmp = s->tmp_in;
+        s->tmpcap = (int)(sizeof s->tmp_in / sizeof *s->tmp_in);
+    } else if (s->ntmp == s->tmpcap) {
+        s->tmp = grow(job, s->op, s->tmp, s->tmp_in, &s->tmpcap, sizeof *s->tmp);
     }
     void *p = keep_get(job, s->op, len);
     s->tmp[s->ntmp++] = (cr_stmp){p, len};
@@ -432,7 +426,7 @@ void cr_sched_release(cr_job *job, cr_sched *s)
     if (!s->tmp && s->st == s->st_in && s->rend == s->rend_in && s->reqs == s->req_in)
         return; /* a blocking collective's: nothing on the heap */
     for (int i = 0; i < s->ntmp; i++) keep_put(s->tmp[i].p, s->tmp[i].len);
-    free(s->tmp);
+    if (s->tmp != s->tmp_in) free(s->tmp);
     s->tmp = NULL;
     s->ntmp = s->tmpcap = 0;
     if (s->st != s->st_in) free(s->st);
