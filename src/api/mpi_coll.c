@@ -451,12 +451,7 @@ static void bytes_done(const mpi_type *t, char *tmp, void *buf, size_t count)
     }
 }
 
-typedef struct cargs {
-    cr_job *job;
-    const char *call;
-    MPI_Comm comm;
-    mpi_comm *c;
-} cargs;
+typedef mpi_cargs cargs;
 
 static int begin(cargs *a, const char *call, MPI_Comm comm)
 {
@@ -471,69 +466,16 @@ static int begin(cargs *a, const char *call, MPI_Comm comm)
     return rc;
 }
 
-static int fail(cargs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(cargs *a, int code, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return mpi_fail(a->job, a->comm, a->call, code, "%s", msg);
-}
-
-static int chk_count(cargs *a, int count, const char *what)
-{
-    return count < 0 ? fail(a, MPI_ERR_COUNT, "%s %d is negative", what, count) : 0;
-}
-
-static int chk_type(cargs *a, MPI_Datatype dt, mpi_type **t)
-{
-    return mpi_type_check(a->job, a->comm, a->call, dt, t);
-}
-
-static int chk_buf(cargs *a, const void *buf, int count, const mpi_type *t, const char *what)
-{
-    if (buf == MPI_IN_PLACE) return fail(a, MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE here", what);
-    if (!buf && count > 0 && t->predef && t->size)
-        return fail(a, MPI_ERR_BUFFER, "%s is NULL but count is %d", what, count);
-    return 0;
-}
-
-static int chk_root(cargs *a, int root)
-{
-    if (a->c->inter) {
-        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < a->c->rsize))
-            return 0;
-        return fail(a, MPI_ERR_ROOT,
-                    "root %d is invalid on an intercommunicator: MPI_ROOT, MPI_PROC_NULL or a "
-                    "rank of the remote group (0..%d)",
-                    root, a->c->rsize - 1);
-    }
-    if (root < 0 || root >= a->c->size)
-        return fail(a, MPI_ERR_ROOT, "root %d is invalid: ranks in this communicator are 0..%d",
-                    root, a->c->size - 1);
-    return 0;
-}
-
-static int chk_alias(cargs *a, const void *s, const void *r, size_t len)
-{
-    if (s && s == r && len)
-        return fail(a, MPI_ERR_BUFFER,
-                    "send and receive buffers are the same: use MPI_IN_PLACE instead");
-    return 0;
-}
-
 /* The end of every call: a message longer than its receive (the members'
  * counts or datatypes disagree) goes through the error handler. */
 static int done(cargs *a, int rc)
 {
     const cr_trunc *t = rc ? NULL : &a->c->trunc;
     if (t && t->set)
-        rc = fail(a, MPI_ERR_TRUNCATE,
-                  "rank %d sent %zu bytes where this rank's arguments make room for %zu: the "
-                  "ranks' counts and datatypes must describe the same amount of data",
-                  mpi_comm_job_to_peer(a->c, t->src), t->size, t->cap);
+        rc = mpi_cfail(a, MPI_ERR_TRUNCATE,
+                       "rank %d sent %zu bytes where this rank's arguments make room for %zu: the "
+                       "ranks' counts and datatypes must describe the same amount of data",
+                       mpi_comm_job_to_peer(a->c, t->src), t->size, t->cap);
     return mpi_leave(a->job, rc);
 }
 
@@ -552,13 +494,6 @@ static cr_inter inter_of(mpi_comm *c)
 static int xroot(int root)
 {
     return root == MPI_ROOT ? CR_INTER_ROOT : root == MPI_PROC_NULL ? CR_INTER_NONE : root;
-}
-
-static int no_inplace(cargs *a, const void *buf)
-{
-    if (buf == MPI_IN_PLACE)
-        return fail(a, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
-    return 0;
 }
 
 /* Lengths and offsets (lens, lens + np) of np blocks of blk bytes, back to back. */
@@ -594,10 +529,10 @@ static int inter_bcast(cargs *a, void *buf, int count, MPI_Datatype dt, int root
 {
     cr_inter x = inter_of(a->c);
     mpi_type *t = NULL;
-    int rc = chk_root(a, root);
-    if (!rc && root != MPI_PROC_NULL) rc = chk_count(a, count, "count");
-    if (!rc && root != MPI_PROC_NULL) rc = chk_type(a, dt, &t);
-    if (!rc && root != MPI_PROC_NULL) rc = chk_buf(a, buf, count, t, "buffer");
+    int rc = mpi_chk_root(a, root);
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_count(a, count, "count");
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_type(a, dt, &t);
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_buf(a, buf, count, t, "buffer");
     if (rc) return done(a, rc);
     if (root == MPI_PROC_NULL) {
         cr_inter_bcast(a->job, &x, a->call, NULL, 0, CR_INTER_NONE);
@@ -623,10 +558,7 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     mpi_type *t = NULL;
     int rc = begin(&a, "MPI_Bcast", comm);
     if (!rc && a.c->inter) return inter_bcast(&a, buf, count, dt, root);
-    if (!rc) rc = chk_count(&a, count, "count");
-    if (!rc) rc = chk_type(&a, dt, &t);
-    if (!rc) rc = chk_buf(&a, buf, count, t, "buffer");
-    if (!rc) rc = chk_root(&a, root);
+    if (!rc) rc = mpi_chk_bcast(&a, buf, count, dt, root, &t);
     if (rc) return done(&a, rc);
     size_t n = (size_t)count;
     char *tmp = NULL;
@@ -652,30 +584,30 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     int rc = begin(&a, call, comm);
     bool inter = !rc && a.c->inter;
     if (inter && (kind == R_SCAN || kind == R_EXSCAN))
-        return done(&a, fail(&a, MPI_ERR_COMM, "not defined on an intercommunicator"));
-    if (!rc && kind == R_REDUCE) rc = chk_root(&a, root);
+        return done(&a, mpi_cfail(&a, MPI_ERR_COMM, "not defined on an intercommunicator"));
+    if (!rc && inter && kind == R_REDUCE) rc = mpi_chk_root(&a, root);
     if (inter && kind == R_REDUCE && root == MPI_PROC_NULL) { /* takes no part */
         cr_inter x = inter_of(a.c);
         cr_inter_reduce(a.job, &x, call, NULL, NULL, 0, NULL, CR_INTER_NONE);
         return done(&a, MPI_SUCCESS);
     }
-    if (!rc) rc = chk_count(&a, count, "count");
-    if (!rc) rc = chk_type(&a, dt, &t);
     /* Intracommunicator: everyone sends (the root's data is in rbuf with
      * MPI_IN_PLACE); intercommunicator reduce: the root's group only receives
      * (at the root), the other group only sends. */
     bool recv_here, send_here = !inter || kind != R_REDUCE || root >= 0;
+    if (!rc && !inter) rc = mpi_chk_reduce(&a, kind == R_REDUCE, sbuf, rbuf, count, dt, root, &t);
     if (inter)
         recv_here = kind != R_REDUCE || root == MPI_ROOT;
     else
         recv_here = kind != R_REDUCE || (!rc && a.c->me == root);
     bool inplace = send_here && sbuf == MPI_IN_PLACE;
-    if (!rc && inter && send_here) rc = no_inplace(&a, sbuf);
-    if (!rc && inplace && !recv_here)
-        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && send_here && !inplace) rc = chk_buf(&a, sbuf, count, t, "send buffer");
-    if (!rc && recv_here) rc = chk_buf(&a, rbuf, count, t, "receive buffer");
-    if (!rc && recv_here && send_here) rc = chk_alias(&a, sbuf, rbuf, (size_t)count * t->size);
+    if (!rc && inter) rc = mpi_chk_count(&a, count, "count");
+    if (!rc && inter) rc = mpi_chk_type(&a, dt, &t);
+    if (!rc && inter && send_here) rc = mpi_chk_no_inplace(&a, sbuf);
+    if (!rc && inter && send_here) rc = mpi_chk_buf(&a, sbuf, count, t, "send buffer");
+    if (!rc && inter && recv_here) rc = mpi_chk_buf(&a, rbuf, count, t, "receive buffer");
+    if (!rc && inter && recv_here && send_here)
+        rc = mpi_chk_alias(&a, sbuf, rbuf, (size_t)count * t->size);
     cr_redop o;
     mpi_opctx ctx;
     bool packed;
@@ -761,26 +693,26 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
     cargs a;
     mpi_type *t = NULL;
     int rc = begin(&a, call, comm);
-    if (!rc) rc = chk_type(&a, dt, &t);
+    if (!rc) rc = mpi_chk_type(&a, dt, &t);
     if (rc) return done(&a, rc);
     int np = a.c->size, me = a.c->me;
     if (is_block && block < 0)
-        return done(&a, fail(&a, MPI_ERR_COUNT, "recvcount %d is negative", block));
-    if (!is_block && !counts) return done(&a, fail(&a, MPI_ERR_ARG, "recvcounts is NULL"));
+        return done(&a, mpi_cfail(&a, MPI_ERR_COUNT, "recvcount %d is negative", block));
+    if (!is_block && !counts) return done(&a, mpi_cfail(&a, MPI_ERR_ARG, "recvcounts is NULL"));
     size_t total = 0, off = 0;
     for (int i = 0; i < np; i++) {
         int c = counts ? counts[i] : block;
         if (c < 0)
-            return done(&a, fail(&a, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
+            return done(&a, mpi_cfail(&a, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
         if (i < me) off += (size_t)c;
         total += (size_t)c;
     }
     size_t mine = (size_t)(counts ? counts[me] : block);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (a.c->inter) rc = no_inplace(&a, sbuf);
-    if (!rc && !inplace) rc = chk_buf(&a, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = chk_buf(&a, rbuf, (int)mine, t, "receive buffer");
-    if (!rc) rc = chk_alias(&a, sbuf, rbuf, total * t->size);
+    if (a.c->inter) rc = mpi_chk_no_inplace(&a, sbuf);
+    if (!rc && !inplace) rc = mpi_chk_buf(&a, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = mpi_chk_buf(&a, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = mpi_chk_alias(&a, sbuf, rbuf, total * t->size);
     cr_redop o;
     mpi_opctx ctx;
     bool packed;
@@ -839,33 +771,12 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datat
 
 /* ---- gather, scatter, allgather, alltoall ------------------------------------------------ */
 
-/* Checks of a (buffer, count, type) triple; *t set on success. */
-static int chk_triple(cargs *a, const void *buf, int count, MPI_Datatype dt, mpi_type **t,
-                      const char *what)
-{
-    int rc = chk_count(a, count, what);
-    if (!rc) rc = chk_type(a, dt, t);
-    if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
-        rc = fail(a, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
-    return rc;
-}
-
-static int chk_match(cargs *a, size_t sbytes, size_t rbytes)
-{
-    if (sbytes != rbytes)
-        return fail(a, MPI_ERR_TRUNCATE,
-                    "send block of %zu bytes and receive block of %zu bytes differ: the type "
-                    "signatures must match",
-                    sbytes, rbytes);
-    return 0;
-}
-
 /* Intercommunicator, the group without the root: send scount of stype to it. */
 static int inter_gather_send(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, int root)
 {
     mpi_type *t = NULL;
-    int rc = no_inplace(a, sbuf);
-    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &t, "send");
+    int rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc) rc = mpi_chk_triple(a, sbuf, scount, stype, &t, "send");
     if (rc) return done(a, rc);
     cr_inter x = inter_of(a->c);
     char *tmp;
@@ -879,8 +790,8 @@ static int inter_gather_send(cargs *a, const void *sbuf, int scount, MPI_Datatyp
 static int inter_scatter_recv(cargs *a, void *rbuf, int rcount, MPI_Datatype rtype, int root)
 {
     mpi_type *t = NULL;
-    int rc = no_inplace(a, rbuf);
-    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, &t, "receive");
+    int rc = mpi_chk_no_inplace(a, rbuf);
+    if (!rc) rc = mpi_chk_triple(a, rbuf, rcount, rtype, &t, "receive");
     if (rc) return done(a, rc);
     cr_inter x = inter_of(a->c);
     char *tmp, *r = bytes_out(a->job, a->call, t, rbuf, (size_t)rcount, &tmp);
@@ -905,13 +816,13 @@ static int inter_none(cargs *a, bool gather)
 static int inter_gather(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                         int rcount, MPI_Datatype rtype, int root)
 {
-    int rc = chk_root(a, root);
+    int rc = mpi_chk_root(a, root);
     if (rc) return done(a, rc);
     if (root == MPI_PROC_NULL) return inter_none(a, true);
     if (root != MPI_ROOT) return inter_gather_send(a, sbuf, scount, stype, root);
     mpi_type *t = NULL;
-    rc = no_inplace(a, rbuf);
-    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, &t, "receive");
+    rc = mpi_chk_no_inplace(a, rbuf);
+    if (!rc) rc = mpi_chk_triple(a, rbuf, rcount, rtype, &t, "receive");
     if (rc) return done(a, rc);
     int m = a->c->rsize;
     size_t cnt = (size_t)rcount * (size_t)m, *l = uniform(a, m, (size_t)rcount * t->size);
@@ -928,13 +839,13 @@ static int inter_gather(cargs *a, const void *sbuf, int scount, MPI_Datatype sty
 static int inter_scatter(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          int rcount, MPI_Datatype rtype, int root)
 {
-    int rc = chk_root(a, root);
+    int rc = mpi_chk_root(a, root);
     if (rc) return done(a, rc);
     if (root == MPI_PROC_NULL) return inter_none(a, false);
     if (root != MPI_ROOT) return inter_scatter_recv(a, rbuf, rcount, rtype, root);
     mpi_type *t = NULL;
-    rc = no_inplace(a, sbuf);
-    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &t, "send");
+    rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc) rc = mpi_chk_triple(a, sbuf, scount, stype, &t, "send");
     if (rc) return done(a, rc);
     int m = a->c->rsize;
     size_t cnt = (size_t)scount * (size_t)m, *l = uniform(a, m, (size_t)scount * t->size);
@@ -955,16 +866,9 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Gather", comm);
     if (!rc && a.c->inter) return inter_gather(&a, sbuf, scount, stype, rbuf, rcount, rtype, root);
-    if (!rc) rc = chk_root(&a, root);
-    bool isroot = !rc && a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !isroot)
-        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
-    if (!rc && isroot) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace)
-        rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc && isroot) rc = chk_alias(&a, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (!rc) rc = mpi_chk_gather(&a, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&a, rc);
+    bool isroot = a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     int np = a.c->size;
     if (!isroot) {
         char *tmp;
@@ -996,16 +900,9 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&a, "MPI_Scatter", comm);
     if (!rc && a.c->inter) return inter_scatter(&a, sbuf, scount, stype, rbuf, rcount, rtype, root);
-    if (!rc) rc = chk_root(&a, root);
-    bool isroot = !rc && a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !isroot)
-        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && isroot) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
-    if (!rc && !inplace) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace)
-        rc = chk_match(&a, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc && isroot) rc = chk_alias(&a, sbuf, rbuf, (size_t)scount * ts->size);
+    if (!rc) rc = mpi_chk_scatter(&a, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&a, rc);
+    bool isroot = a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     int np = a.c->size;
     size_t blk = isroot ? (size_t)scount * ts->size : (size_t)rcount * tr->size;
     char *stmp = NULL, *rtmp = NULL;
@@ -1019,21 +916,6 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     return done(&a, MPI_SUCCESS);
 }
 
-/* The checks of the collectives where every member sends and receives blocks
- * of the same size (all-gather, all-to-all): both triples, the sizes agree, and
- * the buffers are distinct unless the send side is MPI_IN_PLACE. */
-static int chk_blocks(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                      int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr)
-{
-    bool inplace = sbuf == MPI_IN_PLACE;
-    int rc = inplace ? MPI_SUCCESS : chk_triple(a, sbuf, scount, stype, ts, "send");
-    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, tr, "receive");
-    if (!rc && !inplace)
-        rc = chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
-    if (!rc) rc = chk_alias(a, sbuf, rbuf, (size_t)rcount * (*tr)->size);
-    return rc;
-}
-
 /* Intercommunicator all-gather (kind 'g') and all-to-all ('a'): every member
  * sends scount of stype (all-to-all: to each remote member), and gets rcount of
  * rtype from each member of the other group, in its rank order. */
@@ -1041,10 +923,10 @@ static int inter_blocks(cargs *a, char kind, const void *sbuf, int scount, MPI_D
                         void *rbuf, int rcount, MPI_Datatype rtype)
 {
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = no_inplace(a, sbuf);
-    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_triple(a, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc) rc = chk_alias(a, sbuf, rbuf, (size_t)rcount * tr->size);
+    int rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc) rc = mpi_chk_triple(a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = mpi_chk_triple(a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)rcount * tr->size);
     if (rc) return done(a, rc);
     int m = a->c->rsize;
     size_t sn = kind == 'a' ? (size_t)scount * (size_t)m : (size_t)scount;
@@ -1074,7 +956,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     int rc = begin(&a, "MPI_Allgather", comm);
     if (!rc && a.c->inter) return inter_blocks(&a, 'g', sbuf, scount, stype, rbuf, rcount, rtype);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (!rc) rc = mpi_chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
     int np = a.c->size, me = a.c->me;
     size_t blk = (size_t)rcount * tr->size, cnt = (size_t)rcount;
@@ -1101,7 +983,7 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     int rc = begin(&a, "MPI_Alltoall", comm);
     if (!rc && a.c->inter) return inter_blocks(&a, 'a', sbuf, scount, stype, rbuf, rcount, rtype);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (!rc) rc = mpi_chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
     size_t np = (size_t)a.c->size, blk = (size_t)rcount * tr->size;
     char *stmp = NULL, *rtmp;
@@ -1122,32 +1004,15 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 
 /* ---- the v forms ------------------------------------------------------------------ */
 
-/* Byte layout of blocks counts[i] (displs[i]) of t: in the user buffer itself when
- * t is contiguous, else packed back to back in a staging buffer. */
-typedef struct vlay {
-    size_t *len, *off;
-    bool staged;
-    size_t total;
-} vlay;
+typedef mpi_vlay vlay; /* mpi_collchk.c */
 
 static int vlay_make(cargs *a, vlay *v, const mpi_type *t, const int *counts, const int *displs,
                      const char *what)
 {
-    int np = comm_peer_size(a->c); /* intercommunicator: one block per remote member */
-    if (!counts || !displs) return fail(a, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    int rc = mpi_chk_counts(a, counts, displs, what), np = comm_peer_size(a->c);
+    if (rc) return rc;
     v->len = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof(size_t));
-    v->off = v->len + np;
-    v->staged = !t->contig;
-    v->total = 0;
-    for (int i = 0; i < np; i++) {
-        if (counts[i] < 0) {
-            free(v->len);
-            return fail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
-        }
-        v->len[i] = (size_t)counts[i] * t->size;
-        v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
-        v->total += v->len[i];
-    }
+    mpi_vlay_fill(v, t, counts, displs, np);
     return 0;
 }
 
@@ -1171,14 +1036,14 @@ static void vlay_unpack(const vlay *v, const mpi_type *t, const char *in, void *
 static int inter_gatherv(cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
 {
-    int rc = chk_root(a, root);
+    int rc = mpi_chk_root(a, root);
     if (rc) return done(a, rc);
     if (root == MPI_PROC_NULL) return inter_none(a, true);
     if (root != MPI_ROOT) return inter_gather_send(a, sbuf, scount, stype, root);
     mpi_type *t = NULL;
     vlay v = {0};
-    rc = no_inplace(a, rbuf);
-    if (!rc) rc = chk_type(a, rtype, &t);
+    rc = mpi_chk_no_inplace(a, rbuf);
+    if (!rc) rc = mpi_chk_type(a, rtype, &t);
     if (!rc) rc = vlay_make(a, &v, t, rcounts, displs, "recv");
     if (rc) return done(a, rc);
     char *r = v.staged ? xmalloc(a->job, a->call, v.total) : rbuf;
@@ -1196,14 +1061,14 @@ static int inter_gatherv(cargs *a, const void *sbuf, int scount, MPI_Datatype st
 static int inter_scatterv(cargs *a, const void *sbuf, const int *scounts, const int *displs,
                           MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root)
 {
-    int rc = chk_root(a, root);
+    int rc = mpi_chk_root(a, root);
     if (rc) return done(a, rc);
     if (root == MPI_PROC_NULL) return inter_none(a, false);
     if (root != MPI_ROOT) return inter_scatter_recv(a, rbuf, rcount, rtype, root);
     mpi_type *t = NULL;
     vlay v = {0};
-    rc = no_inplace(a, sbuf);
-    if (!rc) rc = chk_type(a, stype, &t);
+    rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc) rc = mpi_chk_type(a, stype, &t);
     if (!rc) rc = vlay_make(a, &v, t, scounts, displs, "send");
     if (rc) return done(a, rc);
     char *s = v.staged ? xmalloc(a->job, a->call, v.total) : (char *)sbuf;
@@ -1221,11 +1086,11 @@ static int inter_allgatherv(cargs *a, const void *sbuf, int scount, MPI_Datatype
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = no_inplace(a, sbuf);
-    if (!rc) rc = chk_triple(a, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_type(a, rtype, &tr);
+    int rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc) rc = mpi_chk_triple(a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = mpi_chk_type(a, rtype, &tr);
     if (!rc) rc = vlay_make(a, &v, tr, rcounts, displs, "recv");
-    if (!rc && sbuf == rbuf && v.total && scount && ts->size) rc = chk_alias(a, sbuf, rbuf, 1);
+    if (!rc && sbuf == rbuf && v.total && scount && ts->size) rc = mpi_chk_alias(a, sbuf, rbuf, 1);
     if (rc) {
         free(v.len);
         return done(a, rc);
@@ -1253,17 +1118,17 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
     int rc = begin(&a, "MPI_Gatherv", comm);
     if (!rc && a.c->inter)
         return inter_gatherv(&a, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
-    if (!rc) rc = chk_root(&a, root);
+    if (!rc) rc = mpi_chk_root(&a, root);
     bool isroot = !rc && a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
-        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
-    if (!rc && isroot) rc = chk_type(&a, rtype, &tr);
+        rc = mpi_cfail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = mpi_chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = mpi_chk_type(&a, rtype, &tr);
     if (!rc && isroot) rc = vlay_make(&a, &v, tr, rcounts, displs, "recv");
     if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
-        rc = chk_match(&a, (size_t)scount * ts->size, v.len[root]);
+        rc = mpi_chk_match(&a, (size_t)scount * ts->size, v.len[root]);
     if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
-        rc = chk_alias(&a, sbuf, sbuf, 1);
+        rc = mpi_chk_alias(&a, sbuf, sbuf, 1);
     if (rc) {
         free(v.len);
         return done(&a, rc);
@@ -1304,14 +1169,14 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     int rc = begin(&a, "MPI_Scatterv", comm);
     if (!rc && a.c->inter)
         return inter_scatterv(&a, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
-    if (!rc) rc = chk_root(&a, root);
+    if (!rc) rc = mpi_chk_root(&a, root);
     bool isroot = !rc && a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
-        rc = fail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && isroot) rc = chk_type(&a, stype, &ts);
+        rc = mpi_cfail(&a, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = mpi_chk_type(&a, stype, &ts);
     if (!rc && isroot) rc = vlay_make(&a, &v, ts, scounts, displs, "send");
-    if (!rc && !inplace) rc = chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace) rc = chk_match(&a, v.len[root], (size_t)rcount * tr->size);
+    if (!rc && !inplace) rc = mpi_chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace) rc = mpi_chk_match(&a, v.len[root], (size_t)rcount * tr->size);
     if (rc) {
         free(v.len);
         return done(&a, rc);
@@ -1343,12 +1208,12 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     if (!rc && a.c->inter)
         return inter_allgatherv(&a, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && !inplace) rc = chk_triple(&a, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_type(&a, rtype, &tr);
+    if (!rc && !inplace) rc = mpi_chk_triple(&a, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = mpi_chk_type(&a, rtype, &tr);
     if (!rc) rc = vlay_make(&a, &v, tr, rcounts, displs, "recv");
-    if (!rc && !inplace) rc = chk_match(&a, (size_t)scount * ts->size, v.len[a.c->me]);
+    if (!rc && !inplace) rc = mpi_chk_match(&a, (size_t)scount * ts->size, v.len[a.c->me]);
     if (!rc && !inplace && !v.staged && v.len[a.c->me] && sbuf == (char *)rbuf + v.off[a.c->me])
-        rc = chk_alias(&a, sbuf, sbuf, 1);
+        rc = mpi_chk_alias(&a, sbuf, sbuf, 1);
     if (rc) {
         free(v.len);
         return done(&a, rc);
@@ -1381,12 +1246,12 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
     vlay vs = {0}, vr = {0};
     int rc = begin(&a, "MPI_Alltoallv", comm);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && a.c->inter) rc = no_inplace(&a, sbuf);
-    if (!rc) rc = chk_type(&a, rtype, &tr);
+    if (!rc && a.c->inter) rc = mpi_chk_no_inplace(&a, sbuf);
+    if (!rc) rc = mpi_chk_type(&a, rtype, &tr);
     if (!rc) rc = vlay_make(&a, &vr, tr, rcounts, rdispls, "recv");
-    if (!rc && !inplace) rc = chk_type(&a, stype, &ts);
+    if (!rc && !inplace) rc = mpi_chk_type(&a, stype, &ts);
     if (!rc && !inplace) rc = vlay_make(&a, &vs, ts, scounts, sdispls, "send");
-    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = chk_alias(&a, sbuf, rbuf, 1);
+    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = mpi_chk_alias(&a, sbuf, rbuf, 1);
     if (rc) {
         free(vr.len);
         free(vs.len);
@@ -1455,7 +1320,7 @@ static int wlay_make(cargs *a, wlay *w, const int *counts, const int *displs,
 {
     int np = comm_peer_size(a->c);
     if (!counts || !displs || !types)
-        return fail(a, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
+        return mpi_cfail(a, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
     w->len = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof(size_t));
     w->off = w->len + np;
     w->t = xmalloc(a->job, a->call, (size_t)np * sizeof *w->t);
@@ -1465,9 +1330,9 @@ static int wlay_make(cargs *a, wlay *w, const int *counts, const int *displs,
         int rc = 0;
         w->t[i] = NULL;
         if (counts[i] < 0)
-            rc = fail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+            rc = mpi_cfail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
         else if (counts[i] > 0 || types[i] != MPI_DATATYPE_NULL)
-            rc = chk_type(a, types[i], &w->t[i]);
+            rc = mpi_chk_type(a, types[i], &w->t[i]);
         if (rc) {
             wlay_free(w);
             return rc;
@@ -1511,18 +1376,19 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     wlay ws = {0}, wr = {0};
     int rc = begin(&a, "MPI_Alltoallw", comm);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && a.c->inter) rc = no_inplace(&a, sbuf);
+    if (!rc && a.c->inter) rc = mpi_chk_no_inplace(&a, sbuf);
     if (!rc) rc = wlay_make(&a, &wr, rcounts, rdispls, rtypes, "recv");
     if (rc) return done(&a, rc);
     if (!inplace) rc = wlay_make(&a, &ws, scounts, sdispls, stypes, "send");
     int np = comm_peer_size(a.c), me = a.c->me;
     if (!rc && !inplace && !a.c->inter && ws.len[me] != wr.len[me])
-        rc = chk_match(&a, ws.len[me], wr.len[me]);
-    if (!rc && !inplace && sbuf == rbuf && ws.total && wr.total) rc = chk_alias(&a, sbuf, rbuf, 1);
+        rc = mpi_chk_match(&a, ws.len[me], wr.len[me]);
+    if (!rc && !inplace && sbuf == rbuf && ws.total && wr.total)
+        rc = mpi_chk_alias(&a, sbuf, rbuf, 1);
     if (!rc && !inplace && !ws.staged && ws.total && !sbuf)
-        rc = fail(&a, MPI_ERR_BUFFER, "send buffer is NULL but there is data to send");
+        rc = mpi_cfail(&a, MPI_ERR_BUFFER, "send buffer is NULL but there is data to send");
     if (!rc && !wr.staged && wr.total && !rbuf)
-        rc = fail(&a, MPI_ERR_BUFFER, "receive buffer is NULL but there is data to receive");
+        rc = mpi_cfail(&a, MPI_ERR_BUFFER, "receive buffer is NULL but there is data to receive");
     if (rc) {
         wlay_free(&wr);
         wlay_free(&ws);

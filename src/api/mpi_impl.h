@@ -275,6 +275,70 @@ typedef struct mpi_nblk {
 int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const mpi_nbrs *n,
                      const mpi_nblk *rb, const mpi_nblk *sb, MPI_Request *req);
 
+/* ---- collective argument checks (mpi_collchk.c), shared by the blocking
+ * (mpi_coll.c) and nonblocking (mpi_nbc.c) forms ----------------------------- */
+
+/* A collective call under way: entered, its communicator checked; s, seq and
+ * seq_taken are the nonblocking form's (its schedule under construction). */
+typedef struct mpi_cargs {
+    cr_job *job;
+    const char *call;
+    MPI_Comm comm;
+    mpi_comm *c;
+    struct nbc *s;
+    uint32_t seq;
+    bool seq_taken;
+} mpi_cargs;
+/* Report an error of the call (mpi_fail on its communicator); the code. */
+int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Each returns 0 or the MPI code of what it found, reported. */
+int mpi_chk_count(const mpi_cargs *a, int count, const char *what);
+int mpi_chk_type(const mpi_cargs *a, MPI_Datatype dt, mpi_type **t);
+int mpi_chk_buf(const mpi_cargs *a, const void *buf, int count, const mpi_type *t,
+                const char *what);
+/* A root: a member; on an intercommunicator MPI_ROOT, MPI_PROC_NULL or a rank
+ * of the remote group. */
+int mpi_chk_root(const mpi_cargs *a, int root);
+int mpi_chk_alias(const mpi_cargs *a, const void *s, const void *r, size_t len);
+int mpi_chk_no_inplace(const mpi_cargs *a, const void *buf); /* intercommunicators */
+/* (buffer, count, type); *t set on success. what: "send" or "receive". */
+int mpi_chk_triple(const mpi_cargs *a, const void *buf, int count, MPI_Datatype dt, mpi_type **t,
+                   const char *what);
+int mpi_chk_match(const mpi_cargs *a, size_t sbytes, size_t rbytes);
+/* The whole check of one collective on an intracommunicator, as both forms
+ * make it. */
+int mpi_chk_bcast(const mpi_cargs *a, void *buf, int count, MPI_Datatype dt, int root,
+                  mpi_type **t);
+/* gather: the root's receive side, everyone's send side (MPI_IN_PLACE at the
+ * root); scatter: the mirror. *ts / *tr set where they are looked at. */
+int mpi_chk_gather(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, int root, mpi_type **ts, mpi_type **tr);
+int mpi_chk_scatter(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype,
+                    void *rbuf, int rcount, MPI_Datatype rtype, int root, mpi_type **ts,
+                    mpi_type **tr);
+/* all-gather, all-to-all: both triples, the sizes agree, the buffers are
+ * distinct unless the send side is MPI_IN_PLACE. */
+int mpi_chk_blocks(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr);
+/* The v forms: counts and displs given, no count negative (one per peer:
+ * the remote group's members on an intercommunicator). what: "send", "recv". */
+int mpi_chk_counts(const mpi_cargs *a, const int *counts, const int *displs, const char *what);
+/* Byte layout of np blocks counts[i] (displs[i]) of t: in the user buffer
+ * itself when t is contiguous, else packed back to back in staging (staged).
+ * len and off (len + np) are the caller's, 2 * np entries. */
+typedef struct mpi_vlay {
+    size_t *len, *off;
+    bool staged;
+    size_t total;
+} mpi_vlay;
+void mpi_vlay_fill(mpi_vlay *v, const mpi_type *t, const int *counts, const int *displs, int np);
+/* reduce (root given), allreduce, scan, exscan (root ignored) of count of dt:
+ * the buffers this member uses; MPI_IN_PLACE at the root (every member but
+ * for reduce). */
+int mpi_chk_reduce(const mpi_cargs *a, bool rooted, const void *sbuf, void *rbuf, int count,
+                   MPI_Datatype dt, int root, mpi_type **t);
+
 /* ---- intercommunicators and communicator creation (mpi_inter.c, mpi_comm.c) */
 
 #define MPI_INTER_TAG (-2)

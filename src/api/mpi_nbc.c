@@ -2,17 +2,16 @@
  * progress without the caller.
  *
  * A call checks its arguments as its blocking form does (mpi_coll.c), then
- * builds a schedule: rounds of steps (send, receive, local combine, copy). A
- * round starts once every send and receive of the round before has completed;
- * its steps then run in order (local steps at once, transfers posted). The
- * algorithms are the blocking layer's (src/coll) recast as rounds: the
- * dissemination barrier, binomial broadcast and reduce (children's data
- * combined in member order), recursive doubling or Rabenseifner allreduce (the
- * same fold of a group that is not a power of two, the same combining order, so
- * results are bit-identical to MPI_Allreduce's), recursive-doubling scan
- * (exscan passes the inclusive prefix one member up); gather, scatter,
- * all-gather and all-to-all and their v forms post every transfer in one round
- * (receives first); reduce-scatter sends every member its block and combines
+ * builds a schedule (src/coll/sched.c: rounds of send, receive, combine and
+ * copy steps; a round starts once every transfer of the round before has
+ * completed). The dissemination barrier, binomial broadcast and reduce,
+ * allreduce (recursive doubling or Rabenseifner, the same fold of a group that
+ * is not a power of two) and recursive-doubling scan are src/coll's builders
+ * (cr_build_*), the very schedules the blocking collectives run, so results are
+ * bit-identical to MPI_Allreduce's by construction; exscan passes the inclusive
+ * prefix one member up; gather, scatter, all-gather and all-to-all and their v
+ * forms post every transfer in one round (receives first); reduce-scatter
+ * sends every member its block and combines
  * what arrives in member order. MPI_Comm_idup is an all-reduce (AND) of the
  * members' free context pairs whose completion makes the communicator. On an
  * intercommunicator the algorithms are those of src/coll/coll_inter.c (the
@@ -42,7 +41,7 @@
  *  - data of a non-contiguous datatype is packed in the call (send side) and
  *    unpacked when the schedule completes (the fin list); a datatype unpacked
  *    into, or given to a user operation, is held (reference) until then; every
- *    temporary is freed at completion;
+ *    temporary is the schedule's (cr_sched_alloc) and freed at completion;
  *  - peers are job ranks resolved in the call: freeing the communicator while a
  *    schedule runs does not disturb it;
  *  - a schedule completes exactly once (nbc_finish), on whichever thread
@@ -64,19 +63,6 @@
  * it clear (steps stay far below 0xffe, so never MPI_INTER_TAG either). */
 #define NBC_XTAG(seq, step)                                                                        \
     ((int32_t)(0xc0000000u | ((uint32_t)(seq)&0x3ffffu) << 12 | ((unsigned)(step)&0xfffu)))
-#define RABENSEIFNER_MIN 4096 /* bytes: as coll_reduce.c */
-
-enum { N_SEND, N_RECV, N_COMBINE, N_COPY };
-
-typedef struct nstep {
-    uint8_t kind;
-    int peer; /* job rank */
-    int32_t tag;
-    char *buf;         /* send: data; receive: where; copy and combine: out */
-    const char *a, *b; /* copy: source; combine: lo, hi */
-    size_t len;        /* bytes; combine: elements */
-} nstep;
-
 /* At completion: 'bytes' at 'from' go to 'to', unpacked as 'count' instances of
  * datatype 'type' (an index holding a reference), or copied when type < 0. */
 typedef struct nfin {
@@ -97,20 +83,8 @@ typedef struct nuser {
 typedef struct nbc {
     struct nbc *next; /* in N.active */
     int kind;         /* index in nbc_ops */
-    uint16_t ctx;
-    nstep *st;
-    int nst, stcap;
-    int *rend; /* round r is steps rend[r-1] (0 for r = 0) .. rend[r]-1 */
-    int nr, rcap;
-    int cur;          /* round under way; -1 before the first */
-    cr_req **reqs;    /* transfers of the round under way that have a request */
-    int nreq, nwait;  /* how many; the first not yet seen complete */
-    cr_redop o;       /* reductions */
-    nuser u;          /* ... by a user operation */
-    char *scratch;    /* combine: for an operation that may not write over its inputs
-                       */
-    struct nmem *mem; /* temporaries */
-    int nmem, memcap;
+    cr_sched s;       /* the collective (src/coll); its o and trunc are ours */
+    nuser u;          /* a reduction by a user operation */
     nfin *fin;
     int nfin, fincap;
     /* MPI_Comm_idup: the parent's members, the map reduced, and where the new
@@ -125,27 +99,11 @@ typedef struct nbc {
     bool done, active;
 } nbc;
 
-typedef struct nmem {
-    void *p;
-    size_t len;
-} nmem;
-
-/* Large temporaries of finished schedules are kept for the next ones, at most
- * NB_KEEP of them, each NB_KEEP_MIN..NB_KEEP_MAX bytes: a megabyte fresh from
- * malloc is often fresh pages from the kernel (glibc gives a large free block
- * at the top of the heap back at once), and faulting them in cost as much as
- * the collective itself (a 1 MiB MPI_Iallreduce between 2 ranks: 422 us, 32
- * page faults a call, against 205 us for MPI_Allreduce). */
-#define NB_KEEP 8
-#define NB_KEEP_MIN (64u << 10)
-#define NB_KEEP_MAX (64u << 20)
-
 /* Schedules started and not yet complete, oldest first (per process, like the
- * other tables of the interface), and the temporaries kept. */
+ * other tables of the interface). */
 static struct {
     nbc *active;
     bool hooked, no_thread, env_read;
-    nmem keep[NB_KEEP];
 } N;
 
 /* ---- the request hooks
@@ -214,87 +172,6 @@ static void *xmalloc(cr_job *job, const char *call, size_t n)
     return p;
 }
 
-static void start_round(cr_job *job, nbc *s)
-{
-    const char *call = nbc_ops[s->kind].what;
-    int from = s->cur ? s->rend[s->cur - 1] : 0, to = s->rend[s->cur];
-    for (int i = from; i < to; i++) {
-        nstep *p = &s->st[i];
-        switch (p->kind) {
-        case N_SEND:
-            if (!cr_send_now(job, p->peer, s->ctx, p->tag, p->buf, p->len))
-                s->reqs[s->nreq++] = cr_isend(job, call, p->peer, s->ctx, p->tag, p->buf, p->len);
-            break;
-        case N_RECV: {
-            cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
-            s->reqs[s->nreq++] = cr_irecv_note(job, call, &sel, p->buf, p->len, &s->trunc);
-            break;
-        }
-        case N_COMBINE:
-            cr_coll_combine(&s->o, p->a, p->b, p->buf, p->len, s->scratch);
-            break;
-        default:
-            if (p->len && p->buf != p->a) memmove(p->buf, p->a, p->len);
-            break;
-        }
-    }
-}
-
-/* A temporary of len bytes: a kept one when one is large enough (the smallest
- * such), else a new one. */
-static void *mem_get(cr_job *job, const char *call, size_t len)
-{
-    int best = -1;
-    if (len >= NB_KEEP_MIN)
-        for (int i = 0; i < NB_KEEP; i++)
-            if (N.keep[i].p && N.keep[i].len >= len &&
-                (best < 0 || N.keep[i].len < N.keep[best].len))
-                best = i;
-    if (best < 0) return xmalloc(job, call, len);
-    void *p = N.keep[best].p;
-    N.keep[best].p = NULL;
-    return p;
-}
-
-/* A temporary of len bytes is no longer needed: kept in a free place, or in
- * place of the smallest kept one if it is larger, or freed. */
-static void mem_put(void *p, size_t len)
-{
-    if (len < NB_KEEP_MIN || len > NB_KEEP_MAX) {
-        free(p);
-        return;
-    }
-    int slot = 0;
-    for (int i = 0; i < NB_KEEP; i++) {
-        if (!N.keep[i].p) {
-            slot = i;
-            break;
-        }
-        if (N.keep[i].len < N.keep[slot].len) slot = i;
-    }
-    if (N.keep[slot].p && N.keep[slot].len >= len) {
-        free(p);
-        return;
-    }
-    free(N.keep[slot].p);
-    N.keep[slot] = (nmem){p, len};
-}
-
-static void release_mem(nbc *s)
-{
-    for (int i = 0; i < s->nmem; i++) mem_put(s->mem[i].p, s->mem[i].len);
-    free(s->mem);
-    s->mem = NULL;
-    s->nmem = s->memcap = 0;
-    s->scratch = NULL; /* one of mem */
-    free(s->reqs);
-    s->reqs = NULL;
-    free(s->st);
-    s->st = NULL;
-    free(s->rend);
-    s->rend = NULL;
-}
-
 static void idup_make(cr_job *job, nbc *s);
 static void idup_unreserve(nbc *s, uint64_t keep);
 
@@ -317,26 +194,16 @@ static void nbc_finish(cr_job *job, nbc *s)
     if (s->u.type >= 0) mpi_type_unref(s->u.type);
     s->u.type = -1;
     if (s->kind == I_COMM_IDUP) idup_make(job, s);
-    release_mem(s);
+    cr_sched_free(job, &s->s);
     s->done = true;
 }
 
 /* Move s on as far as its transfers allow; how many rounds ended. */
 static int nbc_advance(cr_job *job, nbc *s)
 {
-    int made = 0;
-    while (!s->done) {
-        for (; s->nwait < s->nreq; s->nwait++)
-            if (!s->reqs[s->nwait]->done) return made;
-        for (int i = 0; i < s->nreq; i++) cr_req_release(job, s->reqs[i]);
-        s->nreq = s->nwait = 0;
-        made++;
-        if (++s->cur == s->nr) {
-            nbc_finish(job, s);
-            break;
-        }
-        start_round(job, s);
-    }
+    if (s->done) return 0;
+    int made = cr_sched_advance(job, &s->s);
+    if (s->s.done) nbc_finish(job, s);
     return made;
 }
 
@@ -379,13 +246,12 @@ static bool nbc_test(cr_job *job, void *obj, MPI_Status *st)
 
 static void nbc_release(cr_job *job, nbc *s)
 {
-    (void)job;
     if (s->ireserved) idup_unreserve(s, 0); /* an idup that never started */
     for (int i = 0; i < s->nfin; i++)
         if (s->fin[i].type >= 0) mpi_type_unref(s->fin[i].type);
     free(s->fin);
     if (s->u.type >= 0) mpi_type_unref(s->u.type);
-    release_mem(s);
+    cr_sched_free(job, &s->s);
     free(s->iranks);
     free(s->irranks);
     free(s->imap);
@@ -402,9 +268,6 @@ static void nbc_free(cr_job *job, void *obj)
                 break;
             }
         nbc_pending(job);
-        for (int i = 0; i < s->nreq; i++)
-            if (s->reqs[i]->done) cr_req_release(job, s->reqs[i]);
-        s->nreq = 0;
     }
     nbc_release(job, s);
 }
@@ -412,26 +275,7 @@ static void nbc_free(cr_job *job, void *obj)
 /* ---- building a schedule
  * ------------------------------------------------------------ */
 
-typedef struct nb {
-    cr_job *job;
-    const char *call;
-    MPI_Comm comm;
-    mpi_comm *c;
-    nbc *s;
-    uint32_t seq;
-    bool seq_taken;
-} nb;
-
-static int fail(nb *b, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(nb *b, int code, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return mpi_fail(b->job, b->comm, b->call, code, "%s", msg);
-}
+typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
 
 static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
 {
@@ -442,14 +286,17 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     b->job = mpi_enter(b->call);
     int rc = mpi_comm_check(b->job, b->call, comm, &b->c);
     if (!rc && b->c->inter && (kind == I_SCAN || kind == I_EXSCAN))
-        rc = fail(b, MPI_ERR_COMM, "scans are not defined on intercommunicators");
-    if (!rc && !req) rc = fail(b, MPI_ERR_REQUEST, "request is NULL");
+        rc = mpi_cfail(b, MPI_ERR_COMM, "scans are not defined on intercommunicators");
+    if (!rc && !req) rc = mpi_cfail(b, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
     nbc *s = calloc(1, sizeof *s);
     if (!s) cr_fatal(b->job, b->call, "out of memory");
     s->kind = kind;
-    s->ctx = b->c->g.ctx;
-    s->cur = -1;
+    if (b->c->inter) /* tags NBC_XTAG's */
+        cr_sched_init(&s->s, b->call, b->c->g.ctx, 0xc0000000u, 0x3ffffu, 0);
+    else /* NBC_TAG's */
+        cr_sched_init(&s->s, b->call, b->c->g.ctx, 0x80000000u, 0x7ffffu, 0);
+    s->s.trunc = &s->trunc;
     s->u.type = -1;
     b->s = s;
     return 0;
@@ -466,17 +313,7 @@ static int done(nb *b, int rc)
 
 static void *nb_alloc(nb *b, size_t len)
 {
-    nbc *s = b->s;
-    if (s->nmem == s->memcap) {
-        int cap = s->memcap ? 2 * s->memcap : 8;
-        nmem *m = realloc(s->mem, (size_t)cap * sizeof *m);
-        if (!m) cr_fatal(b->job, b->call, "out of memory");
-        s->mem = m;
-        s->memcap = cap;
-    }
-    void *p = mem_get(b->job, b->call, len);
-    s->mem[s->nmem++] = (nmem){p, len};
-    return p;
+    return cr_sched_alloc(b->job, &b->s->s, len);
 }
 
 /* The sequence number of this collective (taken once the checks have passed).
@@ -489,14 +326,9 @@ static uint32_t nb_seq(nb *b)
     if (!b->seq_taken) {
         b->seq = b->c->inter ? b->c->ig.seq++ : b->c->g.seq++;
         b->seq_taken = true;
+        b->s->s.seq = b->seq;
     }
     return b->seq;
-}
-
-static int32_t nb_tag(nb *b, int step)
-{
-    uint32_t q = nb_seq(b);
-    return b->c->inter ? NBC_XTAG(q, step) : NBC_TAG(q, step);
 }
 
 /* The peers of the v and w forms: the remote group on an intercommunicator. */
@@ -505,71 +337,32 @@ static int nb_peers(const nb *b)
     return b->c->inter ? b->c->rsize : b->c->size;
 }
 
-static nstep *nb_step(nb *b, int kind)
-{
-    nbc *s = b->s;
-    if (s->nst == s->stcap) {
-        int cap = s->stcap ? 2 * s->stcap : 16;
-        nstep *n = realloc(s->st, (size_t)cap * sizeof *n);
-        if (!n) cr_fatal(b->job, b->call, "out of memory");
-        s->st = n;
-        s->stcap = cap;
-    }
-    nstep *p = &s->st[s->nst++];
-    *p = (nstep){.kind = (uint8_t)kind};
-    return p;
-}
-
 static void nb_send(nb *b, int member, int step, const void *buf, size_t len)
 {
-    nstep *p = nb_step(b, N_SEND);
-    p->peer = comm_rank_to_job(b->c, member);
-    p->tag = nb_tag(b, step);
-    p->buf = (char *)buf;
-    p->len = len;
+    nb_seq(b);
+    cr_sched_send(b->job, &b->s->s, comm_rank_to_job(b->c, member), step, buf, len);
 }
 
 static void nb_recv(nb *b, int member, int step, void *buf, size_t len)
 {
-    nstep *p = nb_step(b, N_RECV);
-    p->peer = comm_rank_to_job(b->c, member);
-    p->tag = nb_tag(b, step);
-    p->buf = buf;
-    p->len = len;
+    nb_seq(b);
+    cr_sched_recv(b->job, &b->s->s, comm_rank_to_job(b->c, member), step, buf, len);
 }
 
 static void nb_combine(nb *b, const void *lo, const void *hi, void *out, size_t count)
 {
-    if (!count) return;
-    nstep *p = nb_step(b, N_COMBINE);
-    p->a = lo;
-    p->b = hi;
-    p->buf = out;
-    p->len = count;
+    cr_sched_combine(b->job, &b->s->s, lo, hi, out, count);
 }
 
 static void nb_copy(nb *b, void *dst, const void *src, size_t len)
 {
-    if (!len || dst == src) return;
-    nstep *p = nb_step(b, N_COPY);
-    p->buf = dst;
-    p->a = src;
-    p->len = len;
+    cr_sched_copy(b->job, &b->s->s, dst, src, len);
 }
 
 /* End the round under construction (an empty one is dropped). */
 static void nb_round(nb *b)
 {
-    nbc *s = b->s;
-    if (s->nst == (s->nr ? s->rend[s->nr - 1] : 0)) return;
-    if (s->nr == s->rcap) {
-        int cap = s->rcap ? 2 * s->rcap : 8;
-        int *n = realloc(s->rend, (size_t)cap * sizeof *n);
-        if (!n) cr_fatal(b->job, b->call, "out of memory");
-        s->rend = n;
-        s->rcap = cap;
-    }
-    s->rend[s->nr++] = s->nst;
+    cr_sched_round(b->job, &b->s->s);
 }
 
 /* At completion, bytes at 'from' go to 'to': unpacked as count instances of t
@@ -615,6 +408,7 @@ static void nb_thread(cr_job *job)
 static int launch_in(nb *b, MPI_Request *req)
 {
     nbc *s = b->s;
+    nb_seq(b);
     nb_round(b);
     nb_thread(b->job);
     int rc = mpi_request_ext(b->job, b->comm, &nbc_ops[s->kind], s, req);
@@ -629,12 +423,7 @@ static int launch_in(nb *b, MPI_Request *req)
         b->s = NULL;
         return rc;
     }
-    int most = 1;
-    for (int r = 0; r < s->nr; r++) {
-        int n = s->rend[r] - (r ? s->rend[r - 1] : 0);
-        if (n > most) most = n;
-    }
-    s->reqs = xmalloc(b->job, b->call, (size_t)most * sizeof *s->reqs);
+    cr_sched_start(b->job, &s->s);
     nbc **pp = &N.active;
     while (*pp) pp = &(*pp)->next;
     *pp = s;
@@ -657,63 +446,8 @@ static int launch(nb *b, MPI_Request *req)
     return mpi_leave(b->job, launch_in(b, req));
 }
 
-/* ---- argument checks (as mpi_coll.c's)
- * ---------------------------------------------- */
-
-static int chk_count(nb *b, int count, const char *what)
-{
-    return count < 0 ? fail(b, MPI_ERR_COUNT, "%s %d is negative", what, count) : 0;
-}
-
-static int chk_type(nb *b, MPI_Datatype dt, mpi_type **t)
-{
-    return mpi_type_check(b->job, b->comm, b->call, dt, t);
-}
-
-static int chk_buf(nb *b, const void *buf, int count, const mpi_type *t, const char *what)
-{
-    if (buf == MPI_IN_PLACE) return fail(b, MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE here", what);
-    if (!buf && count > 0 && t->predef && t->size)
-        return fail(b, MPI_ERR_BUFFER, "%s is NULL but count is %d", what, count);
-    return 0;
-}
-
-static int chk_triple(nb *b, const void *buf, int count, MPI_Datatype dt, mpi_type **t,
-                      const char *what)
-{
-    int rc = chk_count(b, count, what);
-    if (!rc) rc = chk_type(b, dt, t);
-    if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
-        rc = fail(b, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
-    return rc;
-}
-
-static int chk_root(nb *b, int root)
-{
-    if (root < 0 || root >= b->c->size)
-        return fail(b, MPI_ERR_ROOT, "root %d is invalid: ranks in this communicator are 0..%d",
-                    root, b->c->size - 1);
-    return 0;
-}
-
-static int chk_alias(nb *b, const void *s, const void *r, size_t len)
-{
-    if (s && s == r && len)
-        return fail(b, MPI_ERR_BUFFER,
-                    "send and receive buffers are the same: use MPI_IN_PLACE instead");
-    return 0;
-}
-
-static int chk_match(nb *b, size_t sbytes, size_t rbytes)
-{
-    if (sbytes != rbytes)
-        return fail(b, MPI_ERR_TRUNCATE,
-                    "send block of %zu bytes and receive block of %zu bytes "
-                    "differ: the type "
-                    "signatures must match",
-                    sbytes, rbytes);
-    return 0;
-}
+/* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c)
+ * ------- */
 
 /* Bytes of count instances of t at buf, packed now when t is not contiguous. */
 static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
@@ -768,32 +502,16 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
     int rc = begin(&b, I_BARRIER, comm, req);
     if (!rc && b.c->inter) return x_barrier(&b, req);
     if (rc) return done(&b, rc);
-    int n = b.c->size, me = b.c->me, step = 0;
     nb_seq(&b);
-    for (int k = 1; k < n; k <<= 1, step++) {
-        nb_recv(&b, (me - k + n) % n, step, NULL, 0);
-        nb_send(&b, (me + k) % n, step, NULL, 0);
-        nb_round(&b);
-    }
+    cr_build_barrier(b.job, &b.s->s, &b.c->g);
     return launch(&b, req);
 }
 
-/* Binomial tree from root: receive from the parent, then send to the children.
- */
+/* Binomial tree from root (src/coll's). */
 static void sched_bcast(nb *b, char *data, size_t len, int root, int step)
 {
-    int n = b->c->size, rel = (b->c->me - root + n) % n, mask = 1;
-    while (mask < n) {
-        if (rel & mask) {
-            nb_recv(b, (rel - mask + root) % n, step, data, len);
-            nb_round(b);
-            break;
-        }
-        mask <<= 1;
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1)
-        if (rel + mask < n) nb_send(b, (rel + mask + root) % n, step, data, len);
-    nb_round(b);
+    nb_seq(b);
+    cr_build_bcast(b->job, &b->s->s, &b->c->g, data, len, root, step);
 }
 
 PMPI_WEAK(Ibcast);
@@ -803,10 +521,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
     mpi_type *t = NULL;
     int rc = begin(&b, I_BCAST, comm, req);
     if (!rc && b.c->inter) return x_bcast(&b, buf, count, dt, root, req);
-    if (!rc) rc = chk_count(&b, count, "count");
-    if (!rc) rc = chk_type(&b, dt, &t);
-    if (!rc) rc = chk_buf(&b, buf, count, t, "buffer");
-    if (!rc) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_bcast(&b, buf, count, dt, root, &t);
     if (rc) return done(&b, rc);
     size_t cnt = (size_t)count;
     char *data = b.c->me == root ? (char *)bytes_in(&b, t, buf, cnt) : bytes_out(&b, t, buf, cnt);
@@ -835,152 +550,37 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
 static int nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, size_t *n)
 {
     nbc *s = b->s;
-    int rc = mpi_redop(b->job, b->comm, b->call, op, t, count, &s->o, &s->u.x, packed, n);
+    int rc = mpi_redop(b->job, b->comm, b->call, op, t, count, &s->s.o, &s->u.x, packed, n);
     if (rc) return rc;
-    if (s->o.arg == &s->u.x) {
-        s->u.ext = s->o.elem;
-        s->o.fn = op_user;
-        s->o.arg = &s->u;
+    if (s->s.o.arg == &s->u.x) {
+        s->u.ext = s->s.o.elem;
+        s->s.o.fn = op_user;
+        s->s.o.arg = &s->u;
         s->u.type = t->idx;
         t->refs++;
     }
-    if (!s->o.alias_ok) s->scratch = nb_alloc(b, *n * s->o.elem);
+    cr_redop o = s->s.o;
+    cr_sched_redop(b->job, &s->s, &o, *n);
     return 0;
 }
 
-/* Reduce to root, binomial: children's data arrive at once, then combine in
- * member order (lower run on the left) and go to the parent. A non-commutative
- * operation has its tree rooted at member 0 and the result sent on. */
+/* src/coll's algorithms: the blocking collectives' schedules. */
 static void sched_reduce(nb *b, char *acc, size_t count, int root, char *res)
 {
-    const cr_redop *o = &b->s->o;
-    size_t len = count * o->elem;
-    int n = b->c->size, me = b->c->me;
-    int troot = o->commute ? root : 0, rel = (me - troot + n) % n, mask = 1;
-    char *tmp[32];
-    int kids = 0;
-    for (; mask < n && !(rel & mask); mask <<= 1)
-        if (rel + mask < n) {
-            tmp[kids] = nb_alloc(b, len);
-            nb_recv(b, (rel + mask + troot) % n, 0, tmp[kids++], len);
-        }
-    nb_round(b);
-    for (int k = 0; k < kids; k++) nb_combine(b, acc, tmp[k], acc, count);
-    if (rel) nb_send(b, (rel - mask + troot) % n, 0, acc, len);
-    nb_round(b);
-    if (troot != root) {
-        if (me == troot) nb_send(b, root, 1, acc, len);
-        if (me == root) nb_recv(b, troot, 1, acc, len);
-        nb_round(b);
-    }
-    if (me == root) nb_copy(b, res, acc, len);
-    nb_round(b);
+    nb_seq(b);
+    cr_build_reduce(b->job, &b->s->s, &b->c->g, acc, count, root, res);
 }
 
-static int unfold(int nr, int extra)
-{
-    return nr < extra ? 2 * nr + 1 : nr + extra;
-}
-
-static size_t disp(size_t count, int blk, int pof2)
-{
-    return count / (size_t)pof2 * (size_t)blk + count % (size_t)pof2 * (size_t)blk / (size_t)pof2;
-}
-
-/* Allreduce of acc in place, as cr_coll_allreduce (without the collective area
- * and the linear form). */
 static void sched_allreduce(nb *b, char *acc, size_t count)
 {
-    const cr_redop *o = &b->s->o;
-    size_t len = count * o->elem, e = o->elem;
-    int n = b->c->size, me = b->c->me, pof2 = 1;
-    if (n == 1) return;
-    while (pof2 * 2 <= n) pof2 *= 2;
-    int extra = n - pof2, nr;
-    char *tmp = nb_alloc(b, len);
-    if (me < 2 * extra) {
-        if (!(me & 1)) { /* fold into me+1, get the result back at the end */
-            nb_send(b, me + 1, 0, acc, len);
-            nb_round(b);
-            nb_recv(b, me + 1, 1, acc, len);
-            nb_round(b);
-            return;
-        }
-        nb_recv(b, me - 1, 0, tmp, len);
-        nb_round(b);
-        nb_combine(b, tmp, acc, acc, count);
-        nr = me / 2;
-    } else {
-        nr = me - extra;
-    }
-    int f = cr_coll_forced(), step = 2;
-    bool rab = f == CR_ALG_RABENSEIFNER ||
-               (f != CR_ALG_RECDBL && len >= RABENSEIFNER_MIN && count >= (size_t)pof2);
-    if (rab && count >= (size_t)pof2) {
-        int lo = 0, hi = pof2, nsteps = 0, los[32], his[32];
-        for (int mask = 1; mask < pof2; mask <<= 1, step++) {
-            int pnr = nr ^ mask, peer = unfold(pnr, extra), mid = (lo + hi) / 2;
-            int klo = nr & mask ? mid : lo, khi = nr & mask ? hi : mid;
-            int slo = nr & mask ? lo : mid, shi = nr & mask ? mid : hi;
-            size_t ko = disp(count, klo, pof2), kn = disp(count, khi, pof2) - ko;
-            size_t so = disp(count, slo, pof2), sn = disp(count, shi, pof2) - so;
-            nb_recv(b, peer, step, tmp, kn * e);
-            nb_send(b, peer, step, acc + so * e, sn * e);
-            nb_round(b);
-            if (pnr < nr)
-                nb_combine(b, tmp, acc + ko * e, acc + ko * e, kn);
-            else
-                nb_combine(b, acc + ko * e, tmp, acc + ko * e, kn);
-            los[nsteps] = lo;
-            his[nsteps++] = hi;
-            lo = klo;
-            hi = khi;
-        }
-        for (int mask = pof2 >> 1; mask >= 1; mask >>= 1, step++) {
-            int pnr = nr ^ mask, peer = unfold(pnr, extra);
-            nsteps--;
-            int plo = los[nsteps], phi = his[nsteps], mid = (plo + phi) / 2;
-            int olo = lo == plo ? mid : plo, ohi = lo == plo ? phi : mid;
-            size_t mo = disp(count, lo, pof2), mn = disp(count, hi, pof2) - mo;
-            size_t oo = disp(count, olo, pof2), on = disp(count, ohi, pof2) - oo;
-            nb_recv(b, peer, step, acc + oo * e, on * e);
-            nb_send(b, peer, step, acc + mo * e, mn * e);
-            nb_round(b);
-            lo = plo;
-            hi = phi;
-        }
-    } else {
-        for (int mask = 1; mask < pof2; mask <<= 1, step++) {
-            int pnr = nr ^ mask, peer = unfold(pnr, extra);
-            nb_recv(b, peer, step, tmp, len);
-            nb_send(b, peer, step, acc, len);
-            nb_round(b);
-            if (pnr < nr)
-                nb_combine(b, tmp, acc, acc, count);
-            else
-                nb_combine(b, acc, tmp, acc, count);
-        }
-    }
-    if (me < 2 * extra) nb_send(b, me - 1, 1, acc, len);
-    nb_round(b);
+    nb_seq(b);
+    cr_build_allreduce(b->job, &b->s->s, &b->c->g, acc, count);
 }
 
-/* Inclusive prefix of acc in place (recursive doubling); steps from 0. */
 static void sched_scan(nb *b, char *acc, size_t count)
 {
-    size_t len = count * b->s->o.elem;
-    int n = b->c->size, me = b->c->me, step = 0;
-    char *tmp = n > 1 ? nb_alloc(b, len) : NULL;
-    bool got = false;
-    for (int mask = 1; mask < n; mask <<= 1, step++) {
-        if (got) nb_combine(b, tmp, acc, acc, count);
-        got = me - mask >= 0;
-        if (got) nb_recv(b, me - mask, step, tmp, len);
-        if (me + mask < n) nb_send(b, me + mask, step, acc, len);
-        nb_round(b);
-    }
-    if (got) nb_combine(b, tmp, acc, acc, count);
-    nb_round(b);
+    nb_seq(b);
+    cr_build_scan(b->job, &b->s->s, &b->c->g, acc, count);
 }
 
 enum { R_REDUCE, R_ALLREDUCE, R_SCAN, R_EXSCAN };
@@ -993,21 +593,14 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
     int rc = begin(&b, kind, comm, req);
     if (!rc && b.c->inter)
         return x_reduce(&b, sbuf, rbuf, count, dt, op, form == R_ALLREDUCE ? X_ALL : root, req);
-    if (!rc) rc = chk_count(&b, count, "count");
-    if (!rc) rc = chk_type(&b, dt, &t);
-    if (!rc && form == R_REDUCE) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_reduce(&b, form == R_REDUCE, sbuf, rbuf, count, dt, root, &t);
     bool recv_here = !rc && (form != R_REDUCE || b.c->me == root);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !recv_here)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_buf(&b, sbuf, count, t, "send buffer");
-    if (!rc && recv_here) rc = chk_buf(&b, rbuf, count, t, "receive buffer");
-    if (!rc && recv_here) rc = chk_alias(&b, sbuf, rbuf, (size_t)count * t->size);
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, (size_t)count, &packed, &n);
     if (rc) return done(&b, rc);
-    size_t len = n * b.s->o.elem, cnt = (size_t)count;
+    size_t len = n * b.s->s.o.elem, cnt = (size_t)count;
     const void *src = inplace ? rbuf : sbuf;
     /* acc: this member's data, then the result (packed when the type needs it);
      * the receive buffer itself where the result ends there as it is (MPI lets
@@ -1087,29 +680,29 @@ static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const i
     int rc = begin(&b, kind, comm, req);
     if (!rc && b.c->inter)
         return x_reduce_scatter(&b, sbuf, rbuf, is_block ? NULL : counts, block, dt, op, req);
-    if (!rc) rc = chk_type(&b, dt, &t);
+    if (!rc) rc = mpi_chk_type(&b, dt, &t);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     if (is_block && block < 0)
-        return done(&b, fail(&b, MPI_ERR_COUNT, "recvcount %d is negative", block));
-    if (!is_block && !counts) return done(&b, fail(&b, MPI_ERR_ARG, "recvcounts is NULL"));
+        return done(&b, mpi_cfail(&b, MPI_ERR_COUNT, "recvcount %d is negative", block));
+    if (!is_block && !counts) return done(&b, mpi_cfail(&b, MPI_ERR_ARG, "recvcounts is NULL"));
     size_t total = 0;
     for (int i = 0; i < np; i++) {
         int c = counts ? counts[i] : block;
         if (c < 0)
-            return done(&b, fail(&b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
+            return done(&b, mpi_cfail(&b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
         total += (size_t)c;
     }
     size_t mine = (size_t)(counts ? counts[me] : block);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!inplace) rc = chk_buf(&b, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = chk_buf(&b, rbuf, (int)mine, t, "receive buffer");
-    if (!rc) rc = chk_alias(&b, sbuf, rbuf, total * t->size);
+    if (!inplace) rc = mpi_chk_buf(&b, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = mpi_chk_buf(&b, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = mpi_chk_alias(&b, sbuf, rbuf, total * t->size);
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, total, &packed, &n);
     if (rc) return done(&b, rc);
-    const cr_redop *o = &b.s->o;
+    const cr_redop *o = &b.s->s.o;
     size_t len = n * o->elem, per = total ? len / total : 0; /* bytes per instance */
     size_t epi = total ? n / total : 0;                      /* elements per instance */
     const char *src = inplace ? rbuf : sbuf;
@@ -1175,16 +768,9 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     int rc = begin(&b, I_GATHER, comm, req);
     if (!rc && b.c->inter)
         return x_gather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
-    bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc && isroot) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace)
-        rc = chk_match(&b, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc && isroot) rc = chk_alias(&b, sbuf, rbuf, (size_t)rcount * tr->size);
+    if (!rc) rc = mpi_chk_gather(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&b, rc);
+    bool isroot = b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     int np = b.c->size;
     nb_seq(&b);
     if (!isroot) {
@@ -1214,16 +800,9 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     int rc = begin(&b, I_SCATTER, comm, req);
     if (!rc && b.c->inter)
         return x_scatter(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
-    bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
-    if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && isroot) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc && !inplace) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace)
-        rc = chk_match(&b, (size_t)scount * ts->size, (size_t)rcount * tr->size);
-    if (!rc && isroot) rc = chk_alias(&b, sbuf, rbuf, (size_t)scount * ts->size);
+    if (!rc) rc = mpi_chk_scatter(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&b, rc);
+    bool isroot = b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     int np = b.c->size;
     nb_seq(&b);
     if (!isroot) {
@@ -1244,19 +823,6 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     return launch(&b, req);
 }
 
-/* The checks of all-gather and all-to-all (as mpi_coll.c's chk_blocks). */
-static int chk_blocks(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                      int rcount, MPI_Datatype rtype, mpi_type **ts, mpi_type **tr)
-{
-    bool inplace = sbuf == MPI_IN_PLACE;
-    int rc = inplace ? MPI_SUCCESS : chk_triple(b, sbuf, scount, stype, ts, "send");
-    if (!rc) rc = chk_triple(b, rbuf, rcount, rtype, tr, "receive");
-    if (!rc && !inplace)
-        rc = chk_match(b, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
-    if (!rc) rc = chk_alias(b, sbuf, rbuf, (size_t)rcount * (*tr)->size);
-    return rc;
-}
-
 PMPI_WEAK(Iallgather);
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
@@ -1267,7 +833,7 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     if (!rc && b.c->inter)
         return x_allgather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
@@ -1296,7 +862,7 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
         return x_alltoall(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype,
                           req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
+    if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     size_t blk = (size_t)rcount * tr->size, all = (size_t)np * (size_t)rcount;
@@ -1323,30 +889,15 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 /* ---- the v forms
  * ------------------------------------------------------------------ */
 
-/* Byte layout of blocks counts[i] (displs[i]) of t: in the user buffer itself
- * when t is contiguous, else packed back to back in staging. */
-typedef struct vlay {
-    size_t *len, *off;
-    bool staged;
-    size_t total;
-} vlay;
+typedef mpi_vlay vlay; /* mpi_collchk.c */
 
 static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const int *displs,
                      const char *what)
 {
-    int np = nb_peers(b);
-    if (!counts || !displs) return fail(b, MPI_ERR_ARG, "%scounts or displs is NULL", what);
+    int rc = mpi_chk_counts(b, counts, displs, what), np = nb_peers(b);
+    if (rc) return rc;
     v->len = nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
-    v->off = v->len + np;
-    v->staged = !t->contig;
-    v->total = 0;
-    for (int i = 0; i < np; i++) {
-        if (counts[i] < 0)
-            return fail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
-        v->len[i] = (size_t)counts[i] * t->size;
-        v->off[i] = v->staged ? v->total : (size_t)((ptrdiff_t)displs[i] * type_extent(t));
-        v->total += v->len[i];
-    }
+    mpi_vlay_fill(v, t, counts, displs, np);
     return 0;
 }
 
@@ -1382,17 +933,17 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     int rc = begin(&b, I_GATHERV, comm, req);
     if (!rc && b.c->inter)
         return x_gather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc && isroot) rc = chk_type(&b, rtype, &tr);
+        rc = mpi_cfail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && !inplace) rc = mpi_chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc && isroot) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc && isroot) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
     if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
-        rc = chk_match(&b, (size_t)scount * ts->size, v.len[root]);
+        rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[root]);
     if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
-        rc = chk_alias(&b, sbuf, sbuf, 1);
+        rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
     int np = b.c->size;
     nb_seq(&b);
@@ -1423,14 +974,14 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
     int rc = begin(&b, I_SCATTERV, comm, req);
     if (!rc && b.c->inter)
         return x_scatter(&b, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, req);
-    if (!rc) rc = chk_root(&b, root);
+    if (!rc) rc = mpi_chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
-        rc = fail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (!rc && isroot) rc = chk_type(&b, stype, &ts);
+        rc = mpi_cfail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (!rc && isroot) rc = mpi_chk_type(&b, stype, &ts);
     if (!rc && isroot) rc = vlay_make(&b, &v, ts, scounts, displs, "send");
-    if (!rc && !inplace) rc = chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
-    if (!rc && isroot && !inplace) rc = chk_match(&b, v.len[root], (size_t)rcount * tr->size);
+    if (!rc && !inplace) rc = mpi_chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && isroot && !inplace) rc = mpi_chk_match(&b, v.len[root], (size_t)rcount * tr->size);
     if (rc) return done(&b, rc);
     int np = b.c->size;
     nb_seq(&b);
@@ -1468,12 +1019,12 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     if (!rc && b.c->inter)
         return x_allgather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && !inplace) rc = chk_triple(&b, sbuf, scount, stype, &ts, "send");
-    if (!rc) rc = chk_type(&b, rtype, &tr);
+    if (!rc && !inplace) rc = mpi_chk_triple(&b, sbuf, scount, stype, &ts, "send");
+    if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
-    if (!rc && !inplace) rc = chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
+    if (!rc && !inplace) rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
     if (!rc && !inplace && !v.staged && v.len[b.c->me] && sbuf == (char *)rbuf + v.off[b.c->me])
-        rc = chk_alias(&b, sbuf, sbuf, 1);
+        rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, np);
@@ -1502,13 +1053,13 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
         return x_alltoall(&b, sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype,
                           req);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = chk_type(&b, rtype, &tr);
+    if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc) rc = vlay_make(&b, &vr, tr, rcounts, rdispls, "recv");
-    if (!rc && !inplace) rc = chk_type(&b, stype, &ts);
+    if (!rc && !inplace) rc = mpi_chk_type(&b, stype, &ts);
     if (!rc && !inplace) rc = vlay_make(&b, &vs, ts, scounts, sdispls, "send");
-    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = chk_alias(&b, sbuf, rbuf, 1);
+    if (!rc && !inplace && sbuf == rbuf && vr.total) rc = mpi_chk_alias(&b, sbuf, rbuf, 1);
     if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
-        rc = chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
+        rc = mpi_chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     const char *s;
@@ -1551,16 +1102,16 @@ static int wlay_make(nb *b, mpi_type ***t, size_t **len, const int *counts, cons
 {
     int np = nb_peers(b);
     if (!counts || !displs || !types)
-        return fail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
+        return mpi_cfail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
     *t = nb_alloc(b, (size_t)np * sizeof **t);
     *len = nb_alloc(b, (size_t)np * sizeof **len);
     for (int i = 0; i < np; i++) {
         (*t)[i] = NULL;
         (*len)[i] = 0;
         if (counts[i] < 0)
-            return fail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+            return mpi_cfail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
         if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) continue;
-        int rc = chk_type(b, types[i], &(*t)[i]);
+        int rc = mpi_chk_type(b, types[i], &(*t)[i]);
         if (rc) return rc;
         (*len)[i] = (size_t)counts[i] * (*t)[i]->size;
     }
@@ -1582,7 +1133,8 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = wlay_make(&b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
     if (!rc && !inplace) rc = wlay_make(&b, &ts, &sl, scounts, sdispls, stypes, "send");
-    if (!rc && !inplace && sl[b.c->me] != rl[b.c->me]) rc = chk_match(&b, sl[b.c->me], rl[b.c->me]);
+    if (!rc && !inplace && sl[b.c->me] != rl[b.c->me])
+        rc = mpi_chk_match(&b, sl[b.c->me], rl[b.c->me]);
     if (rc) return done(&b, rc);
     int np = b.c->size, me = b.c->me;
     const char **s = nb_alloc(&b, (size_t)np * sizeof *s);
@@ -1633,8 +1185,10 @@ int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const m
     int kind = I_NEIGHBOR + which;
     nbc *s = calloc(1, sizeof *s);
     if (!s) cr_fatal(job, nbc_ops[kind].what, "out of memory");
-    *s = (nbc){.kind = kind, .ctx = c->g.ctx, .cur = -1, .u.type = -1};
+    *s = (nbc){.kind = kind, .u.type = -1};
     nb b = {.job = job, .call = nbc_ops[kind].what, .comm = comm, .c = c, .s = s};
+    cr_sched_init(&s->s, b.call, c->g.ctx, 0x80000000u, 0x7ffffu, 0);
+    s->s.trunc = &s->trunc;
     nb_seq(&b);
     for (int i = 0; i < n->nin; i++) {
         if (n->in[i] == MPI_PROC_NULL) continue;
@@ -1670,37 +1224,14 @@ int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const m
 /* A transfer with member r of the remote group. */
 static void nb_xsend(nb *b, int r, int step, const void *buf, size_t len)
 {
-    nstep *p = nb_step(b, N_SEND);
-    p->peer = b->c->rranks[r];
-    p->tag = nb_tag(b, step);
-    p->buf = (char *)buf;
-    p->len = len;
+    nb_seq(b);
+    cr_sched_send(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
 }
 
 static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
 {
-    nstep *p = nb_step(b, N_RECV);
-    p->peer = b->c->rranks[r];
-    p->tag = nb_tag(b, step);
-    p->buf = buf;
-    p->len = len;
-}
-
-static int chk_xroot(nb *b, int root)
-{
-    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < b->c->rsize)) return 0;
-    return fail(b, MPI_ERR_ROOT,
-                "root %d is invalid on an intercommunicator: MPI_ROOT at the root, "
-                "MPI_PROC_NULL at the rest of its group, the root's rank 0..%d in the other "
-                "group",
-                root, b->c->rsize - 1);
-}
-
-static int chk_xbuf(nb *b, const void *p)
-{
-    return p == MPI_IN_PLACE
-               ? fail(b, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator")
-               : 0;
+    nb_seq(b);
+    cr_sched_recv(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
 }
 
 static int x_barrier(nb *b, MPI_Request *req)
@@ -1725,10 +1256,10 @@ static int x_barrier(nb *b, MPI_Request *req)
 static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req)
 {
     mpi_type *t = NULL;
-    int rc = chk_xroot(b, root);
-    if (!rc && root != MPI_PROC_NULL) rc = chk_count(b, count, "count");
-    if (!rc && root != MPI_PROC_NULL) rc = chk_type(b, dt, &t);
-    if (!rc && root != MPI_PROC_NULL) rc = chk_buf(b, buf, count, t, "buffer");
+    int rc = mpi_chk_root(b, root);
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_count(b, count, "count");
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_type(b, dt, &t);
+    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_buf(b, buf, count, t, "buffer");
     if (rc) return done(b, rc);
     nb_seq(b);
     if (root == MPI_ROOT) {
@@ -1750,15 +1281,15 @@ static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, voi
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = chk_xroot(b, root), R = b->c->rsize;
+    int rc = mpi_chk_root(b, root), R = b->c->rsize;
     if (!rc && root == MPI_ROOT) {
-        rc = chk_xbuf(b, rbuf);
-        if (!rc && rcounts) rc = chk_type(b, rtype, &tr);
+        rc = mpi_chk_no_inplace(b, rbuf);
+        if (!rc && rcounts) rc = mpi_chk_type(b, rtype, &tr);
         if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
-        if (!rc && !rcounts) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+        if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     } else if (!rc && root != MPI_PROC_NULL) {
-        rc = chk_xbuf(b, sbuf);
-        if (!rc) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+        rc = mpi_chk_no_inplace(b, sbuf);
+        if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
     }
     if (rc) return done(b, rc);
     nb_seq(b);
@@ -1782,15 +1313,15 @@ static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, co
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = chk_xroot(b, root), R = b->c->rsize;
+    int rc = mpi_chk_root(b, root), R = b->c->rsize;
     if (!rc && root == MPI_ROOT) {
-        rc = chk_xbuf(b, sbuf);
-        if (!rc && scounts) rc = chk_type(b, stype, &ts);
+        rc = mpi_chk_no_inplace(b, sbuf);
+        if (!rc && scounts) rc = mpi_chk_type(b, stype, &ts);
         if (!rc && scounts) rc = vlay_make(b, &v, ts, scounts, displs, "send");
-        if (!rc && !scounts) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
+        if (!rc && !scounts) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
     } else if (!rc && root != MPI_PROC_NULL) {
-        rc = chk_xbuf(b, rbuf);
-        if (!rc) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+        rc = mpi_chk_no_inplace(b, rbuf);
+        if (!rc) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     }
     if (rc) return done(b, rc);
     nb_seq(b);
@@ -1822,12 +1353,12 @@ static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, 
 {
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = chk_xbuf(b, sbuf), R = b->c->rsize;
-    if (!rc) rc = chk_xbuf(b, rbuf);
-    if (!rc) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
-    if (!rc && rcounts) rc = chk_type(b, rtype, &tr);
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize;
+    if (!rc) rc = mpi_chk_no_inplace(b, rbuf);
+    if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
+    if (!rc && rcounts) rc = mpi_chk_type(b, rtype, &tr);
     if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
-    if (!rc && !rcounts) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     if (rc) return done(b, rc);
     size_t *off = nb_alloc(b, ((size_t)R + 1) * sizeof *off);
     off[0] = 0;
@@ -1856,13 +1387,13 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
     mpi_type *ts = NULL, *tr = NULL;
     vlay vs = {0}, vr = {0};
     bool v = scounts || rcounts;
-    int rc = chk_xbuf(b, sbuf), R = b->c->rsize, me = b->c->me;
-    if (!rc && v) rc = chk_type(b, stype, &ts);
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize, me = b->c->me;
+    if (!rc && v) rc = mpi_chk_type(b, stype, &ts);
     if (!rc && v) rc = vlay_make(b, &vs, ts, scounts, sdispls, "send");
-    if (!rc && v) rc = chk_type(b, rtype, &tr);
+    if (!rc && v) rc = mpi_chk_type(b, rtype, &tr);
     if (!rc && v) rc = vlay_make(b, &vr, tr, rcounts, rdispls, "recv");
-    if (!rc && !v) rc = chk_triple(b, sbuf, scount, stype, &ts, "send");
-    if (!rc && !v) rc = chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
+    if (!rc && !v) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
+    if (!rc && !v) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     if (rc) return done(b, rc);
     const char *s;
     char *r;
@@ -1904,7 +1435,7 @@ static int x_alltoallw(nb *b, const void *sbuf, const int *scounts, const int *s
 {
     mpi_type **ts = NULL, **tr = NULL;
     size_t *sl = NULL, *rl = NULL;
-    int rc = chk_xbuf(b, sbuf), R = b->c->rsize, me = b->c->me;
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize, me = b->c->me;
     if (!rc) rc = wlay_make(b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
     if (!rc) rc = wlay_make(b, &ts, &sl, scounts, sdispls, stypes, "send");
     if (rc) return done(b, rc);
@@ -1942,23 +1473,23 @@ static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype
 {
     mpi_type *t = NULL;
     bool all = root == X_ALL;
-    int rc = all ? 0 : chk_xroot(b, root);
+    int rc = all ? 0 : mpi_chk_root(b, root);
     if (rc || root == MPI_PROC_NULL) {
         if (!rc) nb_seq(b);
         return rc ? done(b, rc) : launch(b, req);
     }
-    rc = chk_count(b, count, "count");
-    if (!rc) rc = chk_type(b, dt, &t);
-    if (!rc && root != MPI_ROOT) rc = chk_xbuf(b, sbuf);
-    if (!rc && root != MPI_ROOT) rc = chk_buf(b, sbuf, count, t, "send buffer");
-    if (!rc && (all || root == MPI_ROOT)) rc = chk_xbuf(b, rbuf);
-    if (!rc && (all || root == MPI_ROOT)) rc = chk_buf(b, rbuf, count, t, "receive buffer");
-    if (!rc && all) rc = chk_alias(b, sbuf, rbuf, (size_t)count * t->size);
+    rc = mpi_chk_count(b, count, "count");
+    if (!rc) rc = mpi_chk_type(b, dt, &t);
+    if (!rc && root != MPI_ROOT) rc = mpi_chk_no_inplace(b, sbuf);
+    if (!rc && root != MPI_ROOT) rc = mpi_chk_buf(b, sbuf, count, t, "send buffer");
+    if (!rc && (all || root == MPI_ROOT)) rc = mpi_chk_no_inplace(b, rbuf);
+    if (!rc && (all || root == MPI_ROOT)) rc = mpi_chk_buf(b, rbuf, count, t, "receive buffer");
+    if (!rc && all) rc = mpi_chk_alias(b, sbuf, rbuf, (size_t)count * t->size);
     bool packed = false;
     size_t n = 0, cnt = (size_t)count;
     if (!rc) rc = nb_redop(b, op, t, cnt, &packed, &n);
     if (rc) return done(b, rc);
-    size_t len = n * b->s->o.elem;
+    size_t len = n * b->s->s.o.elem;
     char *out = NULL; /* where the other group's result lands */
     if (all || root == MPI_ROOT) {
         out = packed ? nb_alloc(b, len) : rbuf;
@@ -1986,25 +1517,26 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
 {
     mpi_type *t = NULL;
     int np = b->c->size, me = b->c->me;
-    int rc = chk_xbuf(b, sbuf);
-    if (!rc) rc = chk_xbuf(b, rbuf);
-    if (!rc) rc = chk_type(b, dt, &t);
-    if (!rc && !counts && block < 0) rc = fail(b, MPI_ERR_COUNT, "recvcount %d is negative", block);
+    int rc = mpi_chk_no_inplace(b, sbuf);
+    if (!rc) rc = mpi_chk_no_inplace(b, rbuf);
+    if (!rc) rc = mpi_chk_type(b, dt, &t);
+    if (!rc && !counts && block < 0)
+        rc = mpi_cfail(b, MPI_ERR_COUNT, "recvcount %d is negative", block);
     size_t *at = rc ? NULL : nb_alloc(b, ((size_t)np + 1) * sizeof *at); /* first instance */
     if (at) at[0] = 0;
     for (int i = 0; !rc && i < np; i++) {
         int c = counts ? counts[i] : block;
-        if (c < 0) rc = fail(b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
+        if (c < 0) rc = mpi_cfail(b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
         at[i + 1] = at[i] + (size_t)c;
     }
     size_t total = rc ? 0 : at[np], mine = rc ? 0 : at[me + 1] - at[me];
-    if (!rc) rc = chk_buf(b, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = chk_buf(b, rbuf, (int)mine, t, "receive buffer");
+    if (!rc) rc = mpi_chk_buf(b, sbuf, (int)total, t, "send buffer");
+    if (!rc) rc = mpi_chk_buf(b, rbuf, (int)mine, t, "receive buffer");
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
     if (rc) return done(b, rc);
-    size_t len = n * b->s->o.elem, per = total ? len / total : 0; /* bytes per instance */
+    size_t len = n * b->s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     char *out = packed ? nb_alloc(b, mine * per) : rbuf;
     if (packed) nb_fin(b, t, out, mine * per, rbuf, mine);
     char *acc = x_acc(b, t, sbuf, total, packed, len);
@@ -2082,7 +1614,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
     nb b;
     int rc = begin(&b, I_COMM_IDUP, comm, req);
-    if (!rc && !newcomm) rc = fail(&b, MPI_ERR_ARG, "newcomm is NULL");
+    if (!rc && !newcomm) rc = mpi_cfail(&b, MPI_ERR_ARG, "newcomm is NULL");
     if (rc) return done(&b, rc);
     nbc *s = b.s;
     s->iword = (int)(((uint32_t)b.c->ctx / 2 + nb_seq(&b)) % MPI_CTX_WORDS);
@@ -2102,7 +1634,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     s->inew = newcomm;
     s->iparent = comm;
     s->ierrh = b.c->errh;
-    s->o = CR_OP_PREDEF(cr_op_band_long, long);
+    cr_sched_redop(b.job, &s->s, &CR_OP_PREDEF(cr_op_band_long, long), 1);
     nb_seq(&b);
     if (!b.c->inter) {
         sched_allreduce(&b, (char *)s->imap, 1);

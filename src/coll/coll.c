@@ -148,11 +148,35 @@ bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len)
     return f == CR_ALG_AUTO && job->oversub && g->size > 2 && len <= LINEAR_MAX;
 }
 
+/* i mod n for 0 <= i < 2n, without a division (on every blocking call's path). */
+static inline int wrap(int i, int n)
+{
+    return i >= n ? i - n : i;
+}
+
+void cr_build_barrier(cr_job *job, cr_sched *s, const cr_group *g)
+{
+    int n = g->size, me = g->me, step = 0;
+    for (int k = 1; k < n; k <<= 1, step++) {
+        cr_sched_recv(job, s, cr_group_rank(g, wrap(me - k + n, n)), step, NULL, 0);
+        cr_sched_send(job, s, cr_group_rank(g, wrap(me + k, n)), step, NULL, 0);
+        cr_sched_round(job, s);
+    }
+}
+
+/* A blocking collective's schedule: seq taken, its tags CR_COLL_TAG's. */
+static void sched_of(cr_sched *s, cr_group *g, const char *op, uint32_t seq)
+{
+    cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
+    s->trunc = g->trunc;
+    cr_sched_now(s);
+}
+
 void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 {
     if (cr_coll_shm_barrier(job, g, op)) return;
     uint32_t seq = g->seq++;
-    int n = g->size, step = 0;
+    int n = g->size;
     if (cr_coll_linear(job, g, 0)) {
         cr_trace_how(job, "linear");
         if (g->me) {
@@ -165,36 +189,42 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
         return;
     }
     cr_trace_how(job, "dissemination");
-    for (int k = 1; k < n; k <<= 1, step++)
-        cr_coll_sendrecv(job, g, op, (g->me + k) % n, NULL, 0, (g->me - k + n) % n, NULL, 0,
-                         CR_COLL_TAG(seq, step));
+    cr_sched s;
+    sched_of(&s, g, op, seq);
+    cr_build_barrier(job, &s, g);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
 }
 
 /* ---- broadcast ----------------------------------------------------------- */
 
-void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
-                        int32_t tag)
+void cr_build_bcast(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len, int root,
+                    int step)
 {
-    cr_trace_how(job, "binomial");
-    int n = g->size, rel = (g->me - root + n) % n, mask = 1;
+    int n = g->size, rel = wrap(g->me - root + n, n), mask = 1;
     while (mask < n) {
         if (rel & mask) {
-            cr_coll_recv(job, g, op, (rel - mask + root) % n, tag, buf, len);
+            cr_sched_recv(job, s, cr_group_rank(g, wrap(rel - mask + root, n)), step, buf, len);
+            cr_sched_round(job, s);
             break;
         }
         mask <<= 1;
     }
-    cr_req *sends[32];
-    int ns = 0;
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (rel + mask >= n) continue;
-        int to = cr_group_rank(g, (rel + mask + root) % n);
-        if (len <= job->eager[to]) /* an eager send is done at once: no request */
-            cr_send(job, op, to, g->ctx, tag, buf, len);
-        else
-            sends[ns++] = cr_isend(job, op, to, g->ctx, tag, buf, len);
-    }
-    wait_all(job, sends, ns);
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rel + mask < n)
+            cr_sched_send(job, s, cr_group_rank(g, wrap(rel + mask + root, n)), step, buf, len);
+    cr_sched_round(job, s);
+}
+
+void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
+                        uint32_t seq, int step)
+{
+    cr_trace_how(job, "binomial");
+    cr_sched s;
+    sched_of(&s, g, op, seq);
+    cr_build_bcast(job, &s, g, buf, len, root, step);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
 }
 
 /* Chain root -> root+1 -> ... in segments: member i forwards segment s while
@@ -273,7 +303,7 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
     if (pipe && len > 0)
         bcast_pipeline(job, g, op, buf, len, root, tag);
     else
-        cr_coll_bcast_tree(job, g, op, buf, len, root, tag);
+        cr_coll_bcast_tree(job, g, op, buf, len, root, seq, 0);
 }
 
 /* ---- gather and scatter -------------------------------------------------- */

@@ -177,9 +177,9 @@ bool cr_coll_shm_alltoall(cr_job *job, cr_group *g, const char *op, const void *
  * collective in g->seq already. */
 bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root);
 void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
-/* Binomial-tree broadcast with one tag (coll.c). */
+/* Binomial-tree broadcast with tag CR_COLL_TAG(seq, step) (coll.c). */
 void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
-                        int32_t tag);
+                        uint32_t seq, int step);
 /* Single-copy collectives (coll_direct.c). They apply when every member is on
  * this host and reached by a transport with single copy (the same answer on
  * every member). seq: the collective's sequence number (steps 0-3 of it are
@@ -267,5 +267,181 @@ void cr_inter_allreduce(cr_job *job, cr_inter *x, const char *op, const void *sb
 void cr_inter_reduce_scatter(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
                              size_t count, const cr_redop *o, const size_t *llens,
                              const size_t *loffs);
+
+/* ---- schedules (sched.c): a collective written once ----------------------
+
+ * A schedule is a collective's steps, built by an algorithm below (cr_build_*)
+ * or by an interface, in rounds: a round starts once every transfer of the
+ * round before has completed; its steps then run in order (local steps at
+ * once, transfers posted). The blocking form runs it to completion
+ * (cr_sched_run), the nonblocking one starts it (cr_sched_start) and moves it on
+ * (cr_sched_advance) from whatever polls; a schedule that is done can be
+ * started again as it was built (the persistent form), its temporaries kept.
+ * Peers are job ranks resolved while building, so a schedule does not depend
+ * on its group once built. A schedule lives where it was initialized (it points
+ * into itself): on the caller's stack for a blocking call, which then costs no
+ * malloc up to CR_SCHED_STEPS steps and CR_SCHED_ARENA bytes of temporaries. */
+enum { CR_S_SEND, CR_S_RECV, CR_S_COMBINE, CR_S_COPY, CR_S_CALL };
+
+typedef struct cr_sstep {
+    uint8_t kind;
+    int peer; /* job rank */
+    int32_t tag;
+    char *buf;         /* send: data; receive: where; copy, combine: out; call: arg */
+    const char *a, *b; /* copy: source; combine: lo, hi */
+    size_t len;        /* bytes; combine: elements */
+    void (*fn)(cr_job *job, void *arg); /* call */
+} cr_sstep;
+
+#define CR_SCHED_STEPS 24
+#define CR_SCHED_ROUNDS 16
+#define CR_SCHED_REQS 8
+#define CR_SCHED_ARENA 768
+
+typedef struct cr_stmp {
+    void *p;
+    size_t len;
+} cr_stmp;
+
+typedef struct cr_sched {
+    const char *op;   /* the interface call, for errors and traces */
+    uint16_t ctx;     /* context of every transfer */
+    uint32_t tagbits; /* tag = tagbits | (seq & seqmask) << 12 | step */
+    uint32_t seqmask;
+    uint32_t seq;
+    cr_redop o;      /* combine steps (cr_sched_redop) */
+    char *scratch;   /* for an o that may not write over its inputs */
+    cr_trunc *trunc; /* a message longer than its receive is noted here; NULL: fatal */
+    cr_sstep *st;
+    int nst, stcap;
+    int *rend; /* round r is steps rend[r-1] (0 for r = 0) .. rend[r]-1 */
+    int nr, rcap;
+    int cur;         /* round under way */
+    cr_req **reqs;   /* its transfers that have a request */
+    int nreq, nwait; /* how many; the first not yet seen complete */
+    int reqcap;
+    int xfer, most; /* transfers in the round under construction; in the largest */
+    cr_stmp *tmp;   /* temporaries beyond the arena (NULL: none; first in tmp_in) */
+    int ntmp, tmpcap;
+    size_t arena_used;
+    bool done;
+    bool now; /* blocking, run as built (cr_sched_now) */
+    cr_sstep st_in[CR_SCHED_STEPS];
+    int rend_in[CR_SCHED_ROUNDS];
+    cr_req *req_in[CR_SCHED_REQS];
+    cr_stmp tmp_in[4];
+    _Alignas(16) char arena[CR_SCHED_ARENA];
+} cr_sched;
+
+/* An empty schedule on ctx whose tags are CR_COLL_TAG(seq, step) with tagbits
+ * (and seqmask) as given: 0 (0x7ffff) for the blocking collectives. */
+void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, uint32_t seqmask,
+                   uint32_t seq);
+static inline int32_t cr_sched_tag(const cr_sched *s, int step)
+{
+    return (int32_t)(s->tagbits | (s->seq & s->seqmask) << 12 | ((unsigned)step & 0xfffu));
+}
+/* Temporary memory living as long as the schedule (arena, else the heap; large
+ * blocks of freed schedules are kept for the next ones). */
+void *cr_sched_alloc(cr_job *job, cr_sched *s, size_t len);
+/* The reduction of the combine steps, with scratch for count elements when it
+ * may not write over its inputs. */
+void cr_sched_redop(cr_job *job, cr_sched *s, const cr_redop *o, size_t count);
+/* A new step (the arrays grown out of line: the common case is inline, as the
+ * blocking collectives build on every call). */
+void cr_sched_grow(cr_job *job, cr_sched *s);
+static inline cr_sstep *cr_sched_step(cr_job *job, cr_sched *s, int kind)
+{
+    if (__builtin_expect(s->nst == s->stcap, 0)) cr_sched_grow(job, s);
+    cr_sstep *p = &s->st[s->nst++];
+    p->kind = (uint8_t)kind;
+    return p;
+}
+void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
+                       size_t len);
+static inline void cr_sched_xfer(cr_job *job, cr_sched *s, int kind, int peer, int step,
+                                 const void *buf, size_t len)
+{
+    if (s->now) {
+        cr_sched_xfer_now(job, s, kind, peer, step, buf, len);
+        return;
+    }
+    cr_sstep *p = cr_sched_step(job, s, kind);
+    p->peer = peer;
+    p->tag = cr_sched_tag(s, step);
+    p->buf = (char *)buf;
+    p->len = len;
+    s->xfer++;
+}
+static inline void cr_sched_send(cr_job *job, cr_sched *s, int peer, int step, const void *buf,
+                                 size_t len)
+{
+    cr_sched_xfer(job, s, CR_S_SEND, peer, step, buf, len);
+}
+static inline void cr_sched_recv(cr_job *job, cr_sched *s, int peer, int step, void *buf,
+                                 size_t len)
+{
+    cr_sched_xfer(job, s, CR_S_RECV, peer, step, buf, len);
+}
+void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, void *out,
+                      size_t count);
+void cr_sched_copy(cr_job *job, cr_sched *s, void *dst, const void *src, size_t len);
+void cr_sched_call(cr_job *job, cr_sched *s, void (*fn)(cr_job *job, void *arg), void *arg);
+/* End the round under construction (an empty one is dropped; running or
+ * starting a schedule ends it too). */
+void cr_sched_round_end(cr_job *job, cr_sched *s);
+static inline void cr_sched_round(cr_job *job, cr_sched *s)
+{
+    if (s->now && !s->nst && !s->nreq) return; /* run as built: nothing outstanding */
+    cr_sched_round_end(job, s);
+}
+/* Blocking: run every round; the small exchanges of a round take the engine's
+ * blocking receive (its latency path), as a blocking collective always did. */
+void cr_sched_run_stored(cr_job *job, cr_sched *s);
+static inline void cr_sched_run(cr_job *job, cr_sched *s)
+{
+    if (s->now && !s->nst && !s->nreq) {
+        s->done = true;
+        return;
+    }
+    cr_sched_run_stored(job, s);
+}
+/* Blocking, run while it is built (the blocking collectives: no step is
+ * stored, a round's transfers go out as they are added and the round ends at
+ * cr_sched_round): call right after cr_sched_init, before any step; then
+ * cr_sched_run ends the last round. The order and the data of every transfer
+ * and combine are those of the same schedule stored and run. */
+static inline void cr_sched_now(cr_sched *s)
+{
+    s->now = true;
+}
+/* Nonblocking: start the first round (again, once done: the persistent form),
+ * then move on as far as the transfers allow (rounds ended; s->done at the end). */
+void cr_sched_start(cr_job *job, cr_sched *s);
+int cr_sched_advance(cr_job *job, cr_sched *s);
+/* Release the transfers of an unfinished schedule (which will not be moved on
+ * again) and every temporary; cr_sched_init before it is built again. */
+void cr_sched_release(cr_job *job, cr_sched *s);
+static inline void cr_sched_free(cr_job *job, cr_sched *s)
+{
+    if (s->done && !s->tmp && s->st == s->st_in && s->rend == s->rend_in && s->reqs == s->req_in)
+        return; /* nothing on the heap (a blocking collective's) */
+    cr_sched_release(job, s);
+}
+
+/* The algorithms as schedules over group g (member indices), steps from
+ * 'step' where they take one; the reductions combine with s->o. */
+void cr_build_barrier(cr_job *job, cr_sched *s, const cr_group *g);
+/* Binomial tree from root. */
+void cr_build_bcast(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len, int root,
+                    int step);
+/* Binomial reduce of acc (this member's data, count elements) into res at root. */
+void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count, int root,
+                     char *res);
+/* Allreduce of acc in place: recursive doubling or Rabenseifner (steps 0-1 fold
+ * a group that is not a power of two). */
+void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
+/* Inclusive prefix of acc in place, recursive doubling. */
+void cr_build_scan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
 
 #endif

@@ -187,7 +187,7 @@ void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, si
     long any = 0;
     cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
     cr_coll_allreduce(job, g, op, &failed, &any, 1, &o);
-    if (any) cr_coll_bcast_tree(job, g, op, buf, len, root, CR_COLL_TAG(seq, 3));
+    if (any) cr_coll_bcast_tree(job, g, op, buf, len, root, seq, 3);
 }
 
 /* ---- all-to-all ---------------------------------------------------------- */

@@ -22,7 +22,6 @@
 #include "coll.h"
 
 #define RABENSEIFNER_MIN 4096 /* bytes */
-#define STACK_SCRATCH 256
 
 /* out = lo op hi, honouring alias_ok. */
 void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
@@ -37,57 +36,60 @@ void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *ou
     memcpy(out, scratch, count * o->elem);
 }
 
-/* Scratch for 'nbuf' vectors of len bytes: on the stack when small. */
-typedef struct scratch {
-    char small[STACK_SCRATCH * 3];
-    char *p;
-} scratch;
-
-static char *scratch_get(cr_job *job, const char *op, scratch *s, size_t len, int nbuf)
+/* A blocking collective's schedule: seq taken, its tags CR_COLL_TAG's. */
+static void sched_of(cr_job *job, cr_sched *s, cr_group *g, const char *op, uint32_t seq,
+                     const cr_redop *o, size_t count)
 {
-    size_t need = len * (size_t)nbuf;
-    s->p = need <= sizeof s->small ? s->small : cr_coll_alloc(job, op, need);
-    return s->p;
-}
-
-static void scratch_put(scratch *s)
-{
-    if (s->p != s->small) free(s->p);
+    cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
+    s->trunc = g->trunc;
+    cr_sched_now(s);
+    cr_sched_redop(job, s, o, count);
 }
 
 /* ---- reduce -------------------------------------------------------------- */
+
+/* Children's data arrive at once, then combine in member order (lower run on
+ * the left) and go to the parent. */
+void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count, int root,
+                     char *res)
+{
+    const cr_redop *o = &s->o;
+    size_t len = count * o->elem;
+    int n = g->size, me = g->me;
+    /* Non-commutative: the tree's root must be member 0 for runs to stay in order. */
+    int troot = o->commute ? root : 0, rel = (me - troot + n) % n, mask = 1;
+    char *tmp[32];
+    int kids = 0;
+    for (; mask < n && !(rel & mask); mask <<= 1)
+        if (rel + mask < n) {
+            tmp[kids] = cr_sched_alloc(job, s, len);
+            cr_sched_recv(job, s, cr_group_rank(g, (rel + mask + troot) % n), 0, tmp[kids++], len);
+        }
+    cr_sched_round(job, s);
+    for (int k = 0; k < kids; k++) cr_sched_combine(job, s, acc, tmp[k], acc, count);
+    if (rel) cr_sched_send(job, s, cr_group_rank(g, (rel - mask + troot) % n), 0, acc, len);
+    cr_sched_round(job, s);
+    if (troot != root) {
+        if (me == troot) cr_sched_send(job, s, cr_group_rank(g, root), 1, acc, len);
+        if (me == root) cr_sched_recv(job, s, cr_group_rank(g, troot), 1, acc, len);
+        cr_sched_round(job, s);
+    }
+    if (me == root) cr_sched_copy(job, s, res, acc, len);
+    cr_sched_round(job, s);
+}
 
 void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                     size_t count, const cr_redop *o, int root)
 {
     cr_trace_how(job, "binomial");
-    uint32_t seq = g->seq++;
-    int32_t tag = CR_COLL_TAG(seq, 0);
     size_t len = count * o->elem;
-    int n = g->size;
-    /* Non-commutative: the tree's root must be member 0 for runs to stay in order. */
-    int troot = o->commute ? root : 0;
-    int rel = (g->me - troot + n) % n;
-    scratch s;
-    char *acc = scratch_get(job, op, &s, len, 3), *tmp = acc + len, *out = tmp + len;
+    cr_sched s;
+    sched_of(job, &s, g, op, g->seq++, o, count);
+    char *acc = cr_sched_alloc(job, &s, len);
     memcpy(acc, sbuf, len);
-    for (int mask = 1; mask < n; mask <<= 1) {
-        if (rel & mask) {
-            cr_coll_send(job, g, op, (rel - mask + troot) % n, tag, acc, len);
-            break;
-        }
-        if (rel + mask < n) {
-            cr_coll_recv(job, g, op, (rel + mask + troot) % n, tag, tmp, len);
-            cr_coll_combine(o, acc, tmp, acc, count, out);
-        }
-    }
-    if (troot != root) {
-        int32_t tag2 = CR_COLL_TAG(seq, 1);
-        if (g->me == troot) cr_coll_send(job, g, op, root, tag2, acc, len);
-        if (g->me == root) cr_coll_recv(job, g, op, troot, tag2, acc, len);
-    }
-    if (g->me == root) memcpy(rbuf, acc, len);
-    scratch_put(&s);
+    cr_build_reduce(job, &s, g, acc, count, root, rbuf);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
 }
 
 /* ---- allreduce ----------------------------------------------------------- */
@@ -98,50 +100,32 @@ static int unfold(int nr, int extra)
     return nr < extra ? 2 * nr + 1 : nr + extra;
 }
 
-static void allreduce_recdbl(cr_job *job, cr_group *g, const char *op, char *acc, char *tmp,
-                             char *out, size_t count, const cr_redop *o, int nr, int pof2,
-                             int extra, uint32_t seq)
-{
-    cr_trace_how(job, "recursive doubling");
-    size_t len = count * o->elem;
-    int step = 2;
-    for (int mask = 1; mask < pof2; mask <<= 1, step++) {
-        int pnr = nr ^ mask;
-        cr_coll_sendrecv(job, g, op, unfold(pnr, extra), acc, len, unfold(pnr, extra), tmp, len,
-                         CR_COLL_TAG(seq, step));
-        if (pnr < nr)
-            cr_coll_combine(o, tmp, acc, acc, count, out);
-        else
-            cr_coll_combine(o, acc, tmp, acc, count, out);
-    }
-}
-
 static size_t disp(size_t count, int b, int pof2)
 {
     return count / (size_t)pof2 * (size_t)b + count % (size_t)pof2 * (size_t)b / (size_t)pof2;
 }
 
-static void allreduce_rabenseifner(cr_job *job, cr_group *g, const char *op, char *acc, char *tmp,
-                                   char *out, size_t count, const cr_redop *o, int nr, int pof2,
-                                   int extra, uint32_t seq)
+static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, char *acc,
+                                   char *tmp, size_t count, int nr, int pof2, int extra)
 {
     cr_trace_how(job, "rabenseifner");
-    size_t e = o->elem;
+    size_t e = s->o.elem;
     int lo = 0, hi = pof2, step = 2, nsteps = 0;
     int los[32], his[32];
     /* Reduce-scatter, partners at distance 1, 2, 4...: each step joins adjacent runs. */
     for (int mask = 1; mask < pof2; mask <<= 1, step++) {
-        int pnr = nr ^ mask, peer = unfold(pnr, extra), mid = (lo + hi) / 2;
+        int pnr = nr ^ mask, peer = cr_group_rank(g, unfold(pnr, extra)), mid = (lo + hi) / 2;
         int klo = nr & mask ? mid : lo, khi = nr & mask ? hi : mid;
         int slo = nr & mask ? lo : mid, shi = nr & mask ? mid : hi;
         size_t ko = disp(count, klo, pof2), kn = disp(count, khi, pof2) - ko;
         size_t so = disp(count, slo, pof2), sn = disp(count, shi, pof2) - so;
-        cr_coll_sendrecv(job, g, op, peer, acc + so * e, sn * e, peer, tmp, kn * e,
-                         CR_COLL_TAG(seq, step));
+        cr_sched_recv(job, s, peer, step, tmp, kn * e);
+        cr_sched_send(job, s, peer, step, acc + so * e, sn * e);
+        cr_sched_round(job, s);
         if (pnr < nr)
-            cr_coll_combine(o, tmp, acc + ko * e, acc + ko * e, kn, out);
+            cr_sched_combine(job, s, tmp, acc + ko * e, acc + ko * e, kn);
         else
-            cr_coll_combine(o, acc + ko * e, tmp, acc + ko * e, kn, out);
+            cr_sched_combine(job, s, acc + ko * e, tmp, acc + ko * e, kn);
         los[nsteps] = lo;
         his[nsteps++] = hi;
         lo = klo;
@@ -149,17 +133,63 @@ static void allreduce_rabenseifner(cr_job *job, cr_group *g, const char *op, cha
     }
     /* All-gather: undo the halving in reverse. */
     for (int mask = pof2 >> 1; mask >= 1; mask >>= 1, step++) {
-        int pnr = nr ^ mask, peer = unfold(pnr, extra);
+        int pnr = nr ^ mask, peer = cr_group_rank(g, unfold(pnr, extra));
         nsteps--;
         int plo = los[nsteps], phi = his[nsteps], mid = (plo + phi) / 2;
         int olo = lo == plo ? mid : plo, ohi = lo == plo ? phi : mid; /* the partner's run */
         size_t mo = disp(count, lo, pof2), mn = disp(count, hi, pof2) - mo;
         size_t oo = disp(count, olo, pof2), on = disp(count, ohi, pof2) - oo;
-        cr_coll_sendrecv(job, g, op, peer, acc + mo * e, mn * e, peer, acc + oo * e, on * e,
-                         CR_COLL_TAG(seq, step));
+        cr_sched_recv(job, s, peer, step, acc + oo * e, on * e);
+        cr_sched_send(job, s, peer, step, acc + mo * e, mn * e);
+        cr_sched_round(job, s);
         lo = plo;
         hi = phi;
     }
+}
+
+void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count)
+{
+    size_t len = count * s->o.elem;
+    int n = g->size, me = g->me, pof2 = 1;
+    if (n == 1) return;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    int extra = n - pof2, nr;
+    if (me < 2 * extra && !(me & 1)) { /* fold into me+1, get the result back at the end */
+        cr_sched_send(job, s, cr_group_rank(g, me + 1), 0, acc, len);
+        cr_sched_round(job, s);
+        cr_sched_recv(job, s, cr_group_rank(g, me + 1), 1, acc, len);
+        cr_sched_round(job, s);
+        return;
+    }
+    char *tmp = cr_sched_alloc(job, s, len);
+    if (me < 2 * extra) {
+        cr_sched_recv(job, s, cr_group_rank(g, me - 1), 0, tmp, len);
+        cr_sched_round(job, s);
+        cr_sched_combine(job, s, tmp, acc, acc, count);
+        nr = me / 2;
+    } else {
+        nr = me - extra;
+    }
+    int f = cr_coll_forced();
+    bool rab = f == CR_ALG_RABENSEIFNER ||
+               (f != CR_ALG_RECDBL && len >= RABENSEIFNER_MIN && count >= (size_t)pof2);
+    if (rab && count >= (size_t)pof2) {
+        allreduce_rabenseifner(job, s, g, acc, tmp, count, nr, pof2, extra);
+    } else {
+        cr_trace_how(job, "recursive doubling");
+        for (int mask = 1, step = 2; mask < pof2; mask <<= 1, step++) {
+            int pnr = nr ^ mask, peer = cr_group_rank(g, unfold(pnr, extra));
+            cr_sched_recv(job, s, peer, step, tmp, len);
+            cr_sched_send(job, s, peer, step, acc, len);
+            cr_sched_round(job, s);
+            if (pnr < nr)
+                cr_sched_combine(job, s, tmp, acc, acc, count);
+            else
+                cr_sched_combine(job, s, acc, tmp, acc, count);
+        }
+    }
+    if (me < 2 * extra) cr_sched_send(job, s, cr_group_rank(g, me - 1), 1, acc, len);
+    cr_sched_round(job, s);
 }
 
 /* Everyone sends to member 0, which combines in member order and sends back. */
@@ -174,23 +204,23 @@ static void allreduce_linear(cr_job *job, cr_group *g, const char *op, char *acc
         cr_coll_recv(job, g, op, 0, CR_COLL_TAG(seq, 1), acc, len);
         return;
     }
-    scratch s;
-    char *tmp = scratch_get(job, op, &s, len, 2), *out = tmp + len;
+    cr_sched s; /* for its temporaries */
+    sched_of(job, &s, g, op, seq, o, count);
+    char *tmp = cr_sched_alloc(job, &s, len);
     for (int i = 1; i < n; i++) {
         cr_coll_recv(job, g, op, i, CR_COLL_TAG(seq, 0), tmp, len);
-        cr_coll_combine(o, acc, tmp, acc, count, out);
+        cr_coll_combine(o, acc, tmp, acc, count, s.scratch);
     }
     for (int i = 1; i < n; i++) cr_coll_send(job, g, op, i, CR_COLL_TAG(seq, 1), acc, len);
-    scratch_put(&s);
+    cr_sched_free(job, &s);
 }
 
 void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t count, const cr_redop *o)
 {
     size_t len = count * o->elem;
-    int n = g->size, me = g->me, pof2 = 1;
     if (rbuf != sbuf) memcpy(rbuf, sbuf, len);
-    if (n == 1) {
+    if (g->size == 1) {
         g->seq++;
         return;
     }
@@ -200,58 +230,44 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
         allreduce_linear(job, g, op, rbuf, count, o, seq);
         return;
     }
-    while (pof2 * 2 <= n) pof2 *= 2;
-    int extra = n - pof2, nr;
-    scratch s;
-    char *acc = rbuf, *tmp = scratch_get(job, op, &s, len, 2), *out = tmp + len;
-    if (me < 2 * extra) {
-        if (!(me & 1)) { /* fold into me+1, get the result back at the end */
-            cr_coll_send(job, g, op, me + 1, CR_COLL_TAG(seq, 0), acc, len);
-            cr_coll_recv(job, g, op, me + 1, CR_COLL_TAG(seq, 1), acc, len);
-            scratch_put(&s);
-            return;
-        }
-        cr_coll_recv(job, g, op, me - 1, CR_COLL_TAG(seq, 0), tmp, len);
-        cr_coll_combine(o, tmp, acc, acc, count, out);
-        nr = me / 2;
-    } else {
-        nr = me - extra;
-    }
-    int f = cr_coll_forced();
-    bool rab = f == CR_ALG_RABENSEIFNER ||
-               (f != CR_ALG_RECDBL && len >= RABENSEIFNER_MIN && count >= (size_t)pof2);
-    if (rab && count >= (size_t)pof2)
-        allreduce_rabenseifner(job, g, op, acc, tmp, out, count, o, nr, pof2, extra, seq);
-    else
-        allreduce_recdbl(job, g, op, acc, tmp, out, count, o, nr, pof2, extra, seq);
-    if (me < 2 * extra) cr_coll_send(job, g, op, me - 1, CR_COLL_TAG(seq, 1), acc, len);
-    scratch_put(&s);
+    cr_sched s;
+    sched_of(job, &s, g, op, seq, o, count);
+    cr_build_allreduce(job, &s, g, rbuf, count);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
 }
 
 /* ---- scan ---------------------------------------------------------------- */
+
+/* acc holds the run of members (me-2^k, me]; it goes to me+2^k, and the run
+ * just below arrives from me-2^k. */
+void cr_build_scan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count)
+{
+    size_t len = count * s->o.elem;
+    int n = g->size, me = g->me, step = 0;
+    char *tmp = n > 1 ? cr_sched_alloc(job, s, len) : NULL;
+    bool got = false;
+    for (int mask = 1; mask < n; mask <<= 1, step++) {
+        if (got) cr_sched_combine(job, s, tmp, acc, acc, count);
+        got = me - mask >= 0;
+        if (got) cr_sched_recv(job, s, cr_group_rank(g, me - mask), step, tmp, len);
+        if (me + mask < n) cr_sched_send(job, s, cr_group_rank(g, me + mask), step, acc, len);
+        cr_sched_round(job, s);
+    }
+    if (got) cr_sched_combine(job, s, tmp, acc, acc, count);
+    cr_sched_round(job, s);
+}
 
 void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                   size_t count, const cr_redop *o)
 {
     cr_trace_how(job, "recursive doubling");
-    uint32_t seq = g->seq++;
-    size_t len = count * o->elem;
-    int n = g->size, me = g->me, step = 0;
-    if (rbuf != sbuf) memcpy(rbuf, sbuf, len);
-    scratch s;
-    char *tmp = scratch_get(job, op, &s, len, 2), *out = tmp + len;
-    /* rbuf holds the run of members (me-2^k, me]; it goes to me+2^k, and the run
-     * just below arrives from me-2^k. */
-    for (int mask = 1; mask < n; mask <<= 1, step++) {
-        int32_t tag = CR_COLL_TAG(seq, step);
-        cr_req *r = me - mask >= 0 ? cr_coll_irecv(job, g, op, me - mask, tag, tmp, len) : NULL;
-        if (me + mask < n) cr_coll_send(job, g, op, me + mask, tag, rbuf, len);
-        if (r) {
-            cr_coll_wait(job, r);
-            cr_coll_combine(o, tmp, rbuf, rbuf, count, out);
-        }
-    }
-    scratch_put(&s);
+    if (rbuf != sbuf) memcpy(rbuf, sbuf, count * o->elem);
+    cr_sched s;
+    sched_of(job, &s, g, op, g->seq++, o, count);
+    cr_build_scan(job, &s, g, rbuf, count);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
 }
 
 /* ---- predefined operations ----------------------------------------------- */
