@@ -1,4 +1,4 @@
-/* `courier run`: the job launcher (src/run/launcher.c). */
+/* `courier run`: the job launcher (src/run/launcher.c; its parts, src/run/launch_internal.h). */
 #ifndef COURIER_LAUNCHER_H
 #define COURIER_LAUNCHER_H
 

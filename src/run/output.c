@@ -1,0 +1,201 @@
+/* Output forwarding: the ranks' pipes read and written on a whole line at a
+ * time (labelled with --label), the launcher's own lines (say) after what the
+ * ranks said, and across hosts the writer thread that keeps a stalled reader
+ * of the launcher's output from stopping it.
+ *
+ * Invariants: lines of different ranks never mix (a partial line is flushed
+ * only when it grows past the buffer or at the end of the stream); nothing a
+ * rank wrote is lost: drain_rank and drain_all read what the pipes hold before
+ * any report line; the writer thread's queue is bounded by telling the agents
+ * to hold output past OUT_HOLD bytes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "tree.h"
+
+#include "launch_internal.h"
+
+/* ---- output forwarding --------------------------------------------------- */
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return; /* our own output is gone (closed pipe): drop, keep watching the job */
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+void *out_writer(void *arg)
+{
+    out_q *q = arg;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
+        out_chunk *c = q->head;
+        if (!c) break; /* stopped, and all is written */
+        q->head = c->next;
+        if (!q->head) q->tail = NULL;
+        pthread_mutex_unlock(&q->mu);
+        write_all(c->fd, c->data, c->len);
+        pthread_mutex_lock(&q->mu);
+        q->bytes -= c->len;
+        free(c);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+static void out_put(out_q *q, int fd, const char *p, size_t n)
+{
+    out_chunk *c = malloc(sizeof *c + n);
+    if (!c) return;
+    c->next = NULL;
+    c->fd = fd;
+    c->len = n;
+    memcpy(c->data, p, n);
+    pthread_mutex_lock(&q->mu);
+    if (q->tail)
+        q->tail->next = c;
+    else
+        q->head = c;
+    q->tail = c;
+    q->bytes += n;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+size_t out_bytes(out_q *q)
+{
+    pthread_mutex_lock(&q->mu);
+    size_t n = q->bytes;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
+/* Write it all, then stop the writer. */
+void out_stop(out_q *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->stop = true;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->th, NULL);
+}
+
+/* Bytes for the launcher's stdout or stderr: through the writer thread's queue
+ * when there is one (across hosts), else at once. */
+void put_out(job_spec *js, int fd, const char *p, size_t n)
+{
+    if (js->oq)
+        out_put(js->oq, fd, p, n);
+    else
+        write_all(fd, p, n);
+}
+
+/* The launcher's own line, after what the ranks said. */
+__attribute__((format(printf, 2, 3))) void say(job_spec *js, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1;
+    put_out(js, 2, line, (size_t)n);
+}
+
+void emit(job_spec *js, int rank, int out, const char *p, size_t n)
+{
+    if (js->agent) { /* the launcher labels and writes it */
+        cr_tree_send(js->tree, -1, CR_F_OUT, out, rank, 0, p, n);
+        return;
+    }
+    if (js->cmd.label) {
+        char pre[32];
+        int k = snprintf(pre, sizeof pre, "[%d] ", rank);
+        char line[LINE_MAX_FWD + 40];
+        memcpy(line, pre, (size_t)k);
+        memcpy(line + k, p, n);
+        put_out(js, out, line, (size_t)k + n);
+    } else {
+        put_out(js, out, p, n);
+    }
+}
+
+/* Read at most max bytes of the stream; forward every complete line. Returns the
+ * bytes read, 0 at EOF (the stream is then closed), -1 when it has nothing now. */
+ssize_t pump(job_spec *js, int rank, stream *s, size_t max)
+{
+    size_t room = sizeof s->buf - s->len;
+    ssize_t r = read(s->fd, s->buf + s->len, max < room ? max : room);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return -1;
+    if (r <= 0) {
+        /* the last line, ended for it (one piece, so that it is labelled once) */
+        if (s->len && s->buf[s->len - 1] != '\n' && s->len < sizeof s->buf) s->buf[s->len++] = '\n';
+        if (s->len) emit(js, rank, s->out, s->buf, s->len);
+        if (s->len && s->buf[s->len - 1] != '\n') emit(js, rank, s->out, "\n", 1);
+        s->len = 0;
+        close(s->fd);
+        s->fd = -1;
+        return 0;
+    }
+    s->len += (size_t)r;
+    size_t start = 0;
+    for (size_t i = 0; i < s->len; i++)
+        if (s->buf[i] == '\n') {
+            emit(js, rank, s->out, s->buf + start, i + 1 - start);
+            start = i + 1;
+        }
+    if (start == 0 && s->len == sizeof s->buf) { /* a line longer than the buffer */
+        emit(js, rank, s->out, s->buf, s->len);
+        start = s->len;
+    }
+    memmove(s->buf, s->buf + start, s->len - start);
+    s->len -= start;
+    return r;
+}
+
+/* Forward all the stream holds now, and close it at EOF. Bounded by what the
+ * pipe holds when called (and one read more, which sees EOF once every writer
+ * is gone), so a rank that writes without pause cannot keep us here. */
+static void drain_stream(job_spec *js, int rank, stream *s)
+{
+    if (s->fd < 0) return;
+    int avail = 0;
+    if (ioctl(s->fd, FIONREAD, &avail) < 0 || avail < 0) avail = 0;
+    for (size_t left = (size_t)avail; left;) {
+        ssize_t r = pump(js, rank, s, left);
+        if (r <= 0) break;
+        left -= (size_t)r;
+    }
+    if (s->fd >= 0) pump(js, rank, s, sizeof s->buf);
+}
+
+void drain_rank(job_spec *js, int rank)
+{
+    for (int j = 0; j < 2; j++) drain_stream(js, rank, &js->ranks[rank].s[j]);
+}
+
+/* Before the launcher says anything: forward what every rank has written (across
+ * hosts: what every agent has read of them, a round trip down the tree). */
+void drain_all(job_spec *js)
+{
+    if (js->tree && !js->agent) {
+        flush_hosts(js);
+        return;
+    }
+    for (int r = js->first; r < js->first + js->count; r++) drain_rank(js, r);
+}

@@ -1,0 +1,494 @@
+/* Starting this host's ranks (start_here): the job's shared segment and
+ * secret, where each rank may run (--bind), and each rank's process, or under
+ * --sim the one process whose contexts are the ranks.
+ *
+ * Invariants: the segment is a memfd (no name anywhere, gone with the last
+ * process that holds it: nothing is ever left in /dev/shm); the secret is a
+ * sealed memfd each rank reads once; every rank runs in the job's own process
+ * group and has PR_SET_PDEATHSIG (SIGKILL), so no rank outlives the launcher or
+ * agent that started it, even one killed by SIGKILL. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/close_range.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../host/host.h"
+#include "../transport/transport.h"
+#include "hosts.h"
+#include "launcher.h"
+#include "progfile.h"
+#include "vsim.h"
+
+#include "launch_internal.h"
+
+/* ---- starting ranks ------------------------------------------------------ */
+
+static size_t segment_size(int n)
+{
+    return cr_host_segment_size(n, cr_shm_region_size(n));
+}
+
+static int make_segment(int n, size_t *len, void **control)
+{
+    *len = segment_size(n);
+    int fd = memfd_create("courier-job", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, (off_t)*len) < 0) goto fail;
+    /* Reserve the memory every rank needs now (control part, shm inboxes), so
+     * that a job too big for this machine fails here with a clear message
+     * instead of a SIGBUS in a rank later. Channels take theirs when first used
+     * (cr_host_reserve), so memory grows with the pairs that talk. */
+    int rc = posix_fallocate(fd, 0, (off_t)(cr_host_control_size(n) + cr_shm_region_fixed(n)));
+    if (rc) {
+        errno = rc;
+        goto fail;
+    }
+    void *base = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) goto fail;
+    cr_shm_region_init(cr_host_segment_init(base, n, cr_shm_region_size(n)), n);
+    /* keep the control part: the watchdog reads the ranks' status records */
+    size_t keep = cr_host_control_size(n);
+    munmap((char *)base + keep, *len - keep);
+    *control = base;
+    return fd;
+fail:;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
+/* The job's secret (32 random bytes): what proves that a connection comes from
+ * a rank of this job (the tcp transport's handshake). It goes to the ranks in a
+ * memfd sealed against writes, inherited, which each rank reads once and closes:
+ * never in argv, the environment or a file another user could read. */
+int random_key(unsigned char key[32])
+{
+    size_t got = 0;
+    while (got < 32) {
+        ssize_t n = getrandom(key + got, 32 - got, 0);
+        if (n < 0 && errno != EINTR) return -1;
+        if (n > 0) got += (size_t)n;
+    }
+    return 0;
+}
+
+static int make_secret(const unsigned char key[32])
+{
+    int fd = memfd_create("courier-secret", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    if (write(fd, key, 32) != 32 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* Exec rank `rank` of app appnum, its stdout and stderr the pipe ends w
+ * (rank_pipes). rank -1: the process of every rank, as contexts (--sim): w is
+ * rank 0's, and ctx_fds lists the other ranks' (stdout,stderr,...). */
+static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int w[2], pid_t parent,
+                       const char *ctx_fds)
+{
+    setpgid(0, js->pgid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127); /* the launcher is already gone */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL); /* the launcher ignores it; an ignored signal survives exec */
+    dup2(w[0], 1);
+    dup2(w[1], 2);
+    if (rank <= 0 && js->in_pipe[0] >= 0) { /* across hosts: what the launcher reads */
+        dup2(js->in_pipe[0], 0);
+    } else if (rank > 0) {
+        int dn = open("/dev/null", O_RDONLY);
+        if (dn >= 0) dup2(dn, 0);
+    }
+    /* The rank gets stdin/stdout/stderr and the segment, nothing else the launcher
+     * inherited (a test harness's pipes, a shell's descriptors). */
+    if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+        for (int fd = 3; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    fcntl(segfd, F_SETFD, fcntl(segfd, F_GETFD) & ~FD_CLOEXEC);
+    fcntl(js->secretfd, F_SETFD, fcntl(js->secretfd, F_GETFD) & ~FD_CLOEXEC);
+    char v[32];
+    if (rank >= 0) {
+        snprintf(v, sizeof v, "%d", rank);
+        setenv("COURIER_RANK", v, 1);
+    } else { /* contexts: each rank's COURIER_RANK is set in its context */
+        unsetenv("COURIER_RANK");
+        for (const char *p = ctx_fds; *p;) {
+            char *end;
+            int fd = (int)strtol(p, &end, 10);
+            fcntl(fd, F_SETFD, 0);
+            p = *end ? end + 1 : end;
+        }
+        snprintf(v, sizeof v, "%d", js->cmd.total);
+        setenv("COURIER_SIM_CONTEXTS", v, 1);
+        setenv("COURIER_CTX_FDS", ctx_fds, 1);
+    }
+    snprintf(v, sizeof v, "%d", js->cmd.total);
+    setenv("COURIER_SIZE", v, 1);
+    snprintf(v, sizeof v, "%d", segfd);
+    setenv("COURIER_SHM_FD", v, 1);
+    snprintf(v, sizeof v, "%d", js->secretfd);
+    setenv("COURIER_SECRET_FD", v, 1);
+    snprintf(v, sizeof v, "%d", appnum);
+    setenv("COURIER_APPNUM", v, 1);
+    setenv("COURIER_HOST_RANK", "0", 1);
+    setenv("COURIER_LAUNCHED", "1", 1);
+    if (js->cmd.net)
+        setenv("COURIER_NET", js->cmd.net, 1);
+    else if (js->net_here[0])
+        setenv("COURIER_NET", js->net_here, 1);
+    if (js->layout) setenv("COURIER_HOST_LAYOUT", js->layout, 1);
+    if (js->cmd.trace_dir) setenv("COURIER_TRACE", js->cmd.trace_dir, 1);
+    if (js->vsim) {
+        int fd = cr_vsim_fd(js->vsim);
+        fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
+        snprintf(v, sizeof v, "%d", fd);
+        setenv("COURIER_SIM_FD", v, 1);
+        if (js->sim_preload[0]) { /* the program's own timers read virtual time too */
+            const char *old = getenv("LD_PRELOAD");
+            char pre[PATH_MAX * 2];
+            snprintf(pre, sizeof pre, "%s%s%s", js->sim_preload, old && *old ? ":" : "",
+                     old ? old : "");
+            setenv("LD_PRELOAD", pre, 1);
+            /* A program built with AddressSanitizer wants its runtime first of
+             * all; the shim replaces no memory function, so that check may go. */
+            const char *asan = getenv("ASAN_OPTIONS");
+            snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
+                     asan && *asan ? ":" : "");
+            setenv("ASAN_OPTIONS", pre, 1);
+        }
+    }
+    /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
+     * whether they outnumber the CPUs (and so must not spin). */
+    snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
+    setenv("COURIER_CPUS", v, 1);
+    if (js->bind && rank >= 0) {
+        int n = CPU_COUNT(&js->cpus), i = rank - js->first, lo = i % n, hi = lo + 1;
+        if (!js->one_each) { /* the i-th of count shares */
+            lo = (int)((long)i * n / js->count);
+            hi = (int)((long)(i + 1) * n / js->count);
+        }
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int k = lo; k < hi; k++) CPU_SET(js->cpu_of[(js->cpu_start + k) % n], &set);
+        sched_setaffinity(0, sizeof set, &set); /* a failure leaves the rank unbound */
+    }
+    char **argv = js->cmd.apps[appnum].argv;
+    execvp(argv[0], argv);
+    fprintf(stderr, "courier: rank %d: cannot execute %s: %s\n", rank, argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* The job's process group has a leader of its own that lives until the end, so
+ * its id cannot be reused by an unrelated group while we may still signal it. */
+static int start_leader(job_spec *js)
+{
+    pid_t me = getpid(), pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != me) _exit(0);
+        for (;;) pause();
+    }
+    setpgid(pid, pid);
+    js->pgid = pid;
+    return 0;
+}
+
+/* Rank r's stdout and stderr: two pipes, whose read ends the launcher keeps
+ * (r's streams, non-blocking) and whose write ends, w, go to the rank. 0 or -1. */
+static int rank_pipes(job_spec *js, int r, int w[2])
+{
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) < 0) return -1;
+    if (pipe2(err, O_CLOEXEC) < 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    rank_proc *rp = &js->ranks[r];
+    rp->s[0] = (stream){.fd = out[0], .out = 1};
+    rp->s[1] = (stream){.fd = err[0], .out = 2};
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    w[0] = out[1];
+    w[1] = err[1];
+    return 0;
+}
+
+/* --sim with contexts: one process for every rank, with every rank's pipes. */
+static int start_contexts(job_spec *js, int segfd)
+{
+    int n = js->cmd.total;
+    int *w = malloc((size_t)n * 2 * sizeof *w);
+    char *fds = malloc((size_t)n * 24 + 1);
+    if (!w || !fds) {
+        free(w);
+        free(fds);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t len = 0;
+    fds[0] = '\0';
+    int made = 0, rc = -1;
+    for (; made < n; made++) {
+        if (rank_pipes(js, made, &w[2 * made]) < 0) goto out;
+        js->ranks[made].appnum = 0;
+        if (made > 0)
+            len += (size_t)sprintf(fds + len, "%s%d,%d", made > 1 ? "," : "", w[2 * made],
+                                   w[2 * made + 1]);
+    }
+    pid_t me = getpid(), pid = fork();
+    if (pid < 0) goto out;
+    if (pid == 0) child_exec(js, -1, 0, segfd, w, me, fds);
+    setpgid(pid, js->pgid);
+    js->ctx_pid = pid;
+    for (int r = 0; r < n; r++) {
+        js->ranks[r].pid = pid;
+        js->ranks[r].running = true;
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < 2 * made; i++) close(w[i]);
+    free(w);
+    free(fds);
+    return rc;
+}
+
+static int start_ranks(job_spec *js, int segfd)
+{
+    pid_t me = getpid();
+    if (start_leader(js) < 0) return -1;
+    if (js->contexts) return start_contexts(js, segfd);
+    if (js->agent && js->first == 0) {
+        if (pipe2(js->in_pipe, O_CLOEXEC) < 0) return -1;
+        fcntl(js->in_pipe[1], F_SETFL, O_NONBLOCK);
+    }
+    int rank = 0;
+    for (int a = 0; a < js->cmd.napps; a++)
+        for (int k = 0; k < js->cmd.apps[a].n; k++, rank++) {
+            if (rank < js->first || rank >= js->first + js->count) continue;
+            int w[2];
+            if (rank_pipes(js, rank, w) < 0) return -1;
+            pid_t pid = fork();
+            if (pid < 0) return -1;
+            if (pid == 0) child_exec(js, rank, a, segfd, w, me, NULL);
+            setpgid(pid, js->pgid);
+            rank_proc *rp = &js->ranks[rank];
+            rp->pid = pid;
+            rp->appnum = a;
+            rp->running = true;
+            close(w[0]);
+            close(w[1]);
+        }
+    return 0;
+}
+
+#ifndef COURIER_LIBDIR /* the build gives the install's (CMAKE_INSTALL_LIBDIR) */
+#define COURIER_LIBDIR "lib"
+#endif
+
+/* The simulated mode's timer shim (src/api/simclock.c), beside libcourier:
+ * from the build tree's tools/courier, ../src; from an installed bin/courier,
+ * ../<libdir>. Without it the ranks run on, and only courier's own timers
+ * (dclock, MPI_Wtime, ...) read virtual time: said once. */
+static void find_sim_preload(job_spec *js, const char *who)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    js->sim_preload[0] = '\0';
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) *slash = '\0';
+        const char *rel[] = {"../src", "../" COURIER_LIBDIR};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            char p[PATH_MAX];
+            if (snprintf(p, sizeof p, "%s/%s/libcourier_simclock.so", self, rel[i]) <
+                    (int)sizeof p &&
+                access(p, R_OK) == 0 && realpath(p, js->sim_preload))
+                return;
+        }
+    }
+    fprintf(stderr,
+            "%s: --sim: libcourier_simclock.so is not beside courier; the programs' own "
+            "clock_gettime and gettimeofday read real time (dclock and MPI_Wtime are virtual)\n",
+            who);
+}
+
+/* ---- starting a job --------------------------------------------------------- */
+
+/* The signals the watch loop takes, from a descriptor. */
+int signal_fd(void)
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+void raise_fd_limit(void)
+{
+    /* Two pipes per rank: raise the descriptor limit as far as we may. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+int alloc_ranks(job_spec *js)
+{
+    js->in_fd = js->in_pipe[0] = js->in_pipe[1] = js->segfd = -1;
+    js->ranks = calloc((size_t)js->cmd.total, sizeof *js->ranks);
+    if (!js->ranks) return -1;
+    for (int r = 0; r < js->cmd.total; r++) js->ranks[r].s[0].fd = js->ranks[r].s[1].fd = -1;
+    return 0;
+}
+
+/* This host's part of the job: its segment and secret, then its ranks (first ..
+ * first+count-1). 0, or 1 after saying why (who: "courier run", or the agent). */
+int start_here(job_spec *js, const unsigned char key[32], const char *who)
+{
+    /* Binding (docs/run.md has the figures). With more ranks than CPUs, a rank
+     * left to migrate costs everyone a trip through the load balancer: one CPU
+     * each, neighbours apart. Otherwise each rank gets CPUs of its own, a share
+     * of cpus/count (on a machine with as many CPUs as ranks, one): with other
+     * work on the machine the scheduler put two unbound ranks on one CPU and
+     * every message then waited for a time slice (osu_latency, 8 B, 2 ranks on
+     * 2 CPUs beside 4-8 CPU-bound processes: 27-442 us in some runs, against
+     * 0.13-0.14 bound), while a rank's own threads keep the room of its share.
+     * The shares start at the CPU the launcher runs on, so that jobs started
+     * side by side (ctest -j) spread over the machine. A job of one rank is
+     * left alone. */
+    if (sched_getaffinity(0, sizeof js->cpus, &js->cpus) != 0) {
+        CPU_ZERO(&js->cpus);
+        CPU_SET(0, &js->cpus);
+    }
+    int ncpu = CPU_COUNT(&js->cpus), here = sched_getcpu();
+    js->cpu_start = 0;
+    for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &js->cpus)) {
+            if (c == here && js->count < ncpu) js->cpu_start = k;
+            js->cpu_of[k++] = c;
+        }
+    js->one_each = js->cmd.bind == CR_BIND_CORE || js->count > ncpu;
+    js->bind = js->cmd.bind == CR_BIND_CORE || (js->cmd.bind == CR_BIND_AUTO && js->count > 1);
+
+    size_t seglen = segment_size(js->cmd.total);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        seglen + (64u << 20) > rl.rlim_cur) {
+        unsigned long long need = (seglen + (64u << 20) + 1023) / 1024;
+        fprintf(stderr,
+                "%s: the address-space limit (ulimit -v %llu KiB) is too low: the job's shared "
+                "segment for %d ranks (%llu KiB) and the room every rank needs besides (64 MiB) "
+                "do not fit in it; raise it to at least %llu KiB (ulimit -v unlimited, or "
+                "ulimit -v %llu), or use fewer ranks\n",
+                who, (unsigned long long)rl.rlim_cur / 1024, js->cmd.total,
+                (unsigned long long)(seglen + 1023) / 1024, need, need);
+        return 1;
+    }
+    int segfd = make_segment(js->cmd.total, &seglen, &js->control);
+    if (segfd < 0) {
+        fprintf(stderr,
+                "%s: cannot create the %zu-byte shared segment for %d ranks: %s; "
+                "use fewer ranks or raise the memory limit\n",
+                who, seglen, js->cmd.total, strerror(errno));
+        return 1;
+    }
+    const cr_host_head *hd = js->control;
+    js->cards = (cr_host_card *)((char *)js->control + hd->card_off);
+    js->secretfd = make_secret(key);
+    if (js->secretfd < 0) {
+        fprintf(stderr, "%s: cannot make the job's secret: %s\n", who, strerror(errno));
+        close(segfd);
+        return 1;
+    }
+    if (js->cmd.sim) {
+        char err[300];
+        js->vsim = cr_vsim_new(js->cmd.sim, js->cmd.total, err, sizeof err);
+        if (!js->vsim) {
+            fprintf(stderr, "%s: %s\n", who, err);
+            close(segfd);
+            close(js->secretfd);
+            return 1;
+        }
+        find_sim_preload(js, who);
+        /* Ranks as contexts of one process where the program allows it
+         * (docs/sim.md, "Ranks as contexts"); else processes. */
+        int want = cr_vsim_ranks(js->vsim);
+        if (want != CR_VSIM_RANKS_PROCESSES) {
+            char path[PATH_MAX];
+            const char *prog = js->cmd.apps[0].argv[0];
+            const char *why = js->cmd.napps > 1              ? "the job runs several programs"
+                              : js->count != js->cmd.total   ? "its ranks are on several hosts"
+                              : !resolve_program(prog, path) ? "the program is not found"
+                                                             : cr_progfile_contexts(path);
+            if (!why) {
+                js->contexts = true;
+                cr_vsim_use_contexts(js->vsim);
+            } else if (want == CR_VSIM_RANKS_CONTEXTS) {
+                fprintf(stderr,
+                        "%s: --sim ranks=contexts: %s cannot run its ranks as contexts: %s; "
+                        "leave ranks= out to run them as processes\n",
+                        who, prog, why);
+                close(segfd);
+                close(js->secretfd);
+                return 1;
+            }
+        }
+    }
+    js->started = now_ns();
+    if (start_ranks(js, segfd) < 0) {
+        int e = errno;
+        fprintf(stderr, "%s: cannot start %d ranks: %s%s\n", who, js->count, strerror(e),
+                e == EMFILE ? " (raise the open-file limit: ulimit -n)" : "");
+        if (js->pgid) {
+            kill(-js->pgid, SIGKILL);
+            while (waitpid(-js->pgid, NULL, 0) > 0) {
+            }
+        }
+        close(segfd);
+        close(js->secretfd);
+        return 1;
+    }
+    if (js->vsim && cr_vsim_start(js->vsim)) {
+        fprintf(stderr, "%s: cannot start the simulator's thread\n", who);
+        kill(-js->pgid, SIGKILL);
+        return 1;
+    }
+    js->segfd = segfd;         /* kept for courier status (closed at the end) */
+    if (js->in_pipe[0] >= 0) { /* rank 0 holds its end */
+        close(js->in_pipe[0]);
+        js->in_fd = js->in_pipe[1];
+    }
+    close(js->secretfd);
+    return 0;
+}
