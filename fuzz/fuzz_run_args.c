@@ -1,4 +1,4 @@
-/* Fuzz harness: the `courier run` command line (cr_run_parse, src/run/launcher.c).
+/* Fuzz harness: the `courier run` command line (cr_run_parse, src/run/parse.c).
  *
  * The input is split on '\0' into the arguments after "run" (so "-n\0" "2\0" "prog"
  * is `courier run -n 2 prog`). The program lookup is faked: a name starting with
