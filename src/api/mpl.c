@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../coll/coll.h"
+#include "../coll/coll_split.h"
 #define COURIER_MPL_IMPL /* the int entry points themselves, not mpl.h's macros */
 #include "courier/mpl.h"
 
@@ -815,41 +816,15 @@ int mpc_group(int gsize, int glist[], int label, int *gid)
     return leave(job, 0);
 }
 
-typedef struct part_info {
-    int label, key, next_ctx, prank;
-} part_info;
-
-static int part_cmp(const void *a, const void *b)
-{
-    const part_info *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->prank - y->prank;
-}
-
 int mpc_partition(int parent_gid, int key, int label, int *gid)
 {
     const char *call = "mpc_partition";
     cr_job *job = mpl_enter(call);
     mpl_grp *p = grp_get(job, call, parent_gid);
     if (!p || check_ptr(job, call, gid, "gid")) return leave(job, -1);
-    int n = p->g.size;
-    part_info mine = {label, key, mpl.next_ctx, p->g.me};
-    part_info *all = malloc((size_t)n * sizeof *all);
-    if (!all) cr_fatal(job, call, "out of memory");
-    cr_coll_allgather(job, &p->g, call, &mine, all, sizeof mine);
-    int ctx = 0, m = 0;
-    for (int i = 0; i < n; i++) {
-        if (all[i].next_ctx > ctx) ctx = all[i].next_ctx;
-        if (all[i].label == label) all[m++] = all[i];
-    }
-    qsort(all, (size_t)m, sizeof *all, part_cmp);
-    int *ranks = malloc((size_t)m * sizeof *ranks), me = -1;
-    if (!ranks) cr_fatal(job, call, "out of memory");
-    for (int i = 0; i < m; i++) {
-        ranks[i] = cr_group_rank(&p->g, all[i].prank);
-        if (all[i].prank == p->g.me) me = i;
-    }
-    free(all);
+    int ctx, me, *ranks;
+    int m = cr_split(job, &p->g, call, label, key, mpl.next_ctx, &ctx, &ranks, &me);
+    for (int i = 0; i < m; i++) ranks[i] = cr_group_rank(&p->g, ranks[i]);
     *gid = grp_add(job, call, ranks, m, me, ctx_check(job, call, ctx), label);
     return leave(job, 0);
 }
