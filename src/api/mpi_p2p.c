@@ -13,8 +13,8 @@
  * and MPI_Mrecv receives exactly that entry (cr_irecv_unexp).
  *
  * Invariants:
- *  - an MPI_Request names one slot of this file's table (index + generation);
- *    slots live in chunks that never move, so a slot pointer stays valid while
+ *  - an MPI_Request names one slot of this file's id table (core/idtable.h:
+ *    index + generation); slots live in chunks that never move, so a slot pointer stays valid while
  *    the engine lock is released (a wait, a user callback) and another thread
  *    (MPI_THREAD_MULTIPLE) makes requests meanwhile; the slot lives from
  *    the call that made the request until a wait/test completes it (or, after
