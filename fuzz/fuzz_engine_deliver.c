@@ -188,7 +188,7 @@ static void job_setup(int cma_ok)
         ctrlq[p] = NULL;
         owed[p] = 0;
     }
-    job.free_tail = &job.free_reqs;
+    cr_idt_init(&job.reqs, sizeof(cr_req), 0);
     job.posted_tail = &job.posted;
     job.unexp_tail = &job.unexp;
     job.handlers_due_tail = &job.handlers_due;
@@ -212,12 +212,11 @@ static void job_teardown(void)
             next = c->next;
             free(c);
         }
-    for (uint32_t i = 0; i < job.nreqs; i++) {
-        cr_req *r = &job.chunks[i / 256][i % 256];                 /* CHUNK_REQS in engine.c */
-        if (r->in_use && (r->for_unexp || r->chain)) free(r->buf); /* engine-owned */
+    for (uint32_t i = 0; i < job.reqs.n; i++) {
+        cr_req *r = cr_idt_at(&job.reqs, i);
+        if (cr_idt_live(r) && (r->for_unexp || r->chain)) free(r->buf); /* engine-owned */
     }
-    for (uint32_t c = 0; c < job.nchunks; c++) free(job.chunks[c]);
-    free(job.chunks);
+    cr_idt_destroy(&job.reqs);
     for (int i = 0; i < nbufs; i++) free(bufs[i]);
     free(payload);
     payload = NULL;
@@ -244,14 +243,14 @@ static void check_state(void)
             check(job.owed[p] < 1u << 20, "owed[] underflow: a reply was counted twice");
         int n = 0;
         for (cr_req *r = job.backlog[p]; r; r = r->next, n++) {
-            check(n <= (int)job.nreqs, "a backlog queue has a cycle");
-            check(r->in_use && r->kind == CR_REQ_SEND && !r->done, "a dead send in a backlog");
+            check(n <= (int)job.reqs.n, "a backlog queue has a cycle");
+            check(cr_idt_live(r) && r->kind == CR_REQ_SEND && !r->done, "a dead send in a backlog");
         }
     }
     int n = 0;
     for (cr_req *r = job.posted; r; r = r->next, n++) {
-        check(n <= (int)job.nreqs, "the posted queue has a cycle");
-        check(r->in_use && r->kind == CR_REQ_RECV && !r->done, "a dead receive is posted");
+        check(n <= (int)job.reqs.n, "the posted queue has a cycle");
+        check(cr_idt_live(r) && r->kind == CR_REQ_RECV && !r->done, "a dead receive is posted");
     }
     check(job.sends_active <= (unsigned)sends_started, "more sends active than started");
 }

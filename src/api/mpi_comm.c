@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../coll/coll_split.h"
 #include "mpi_impl.h"
 
 /* ---- communicators: table ------------------------------------------------------- */
@@ -452,47 +453,23 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-typedef struct split_info {
-    int color, key, rank;
-} split_info;
-
-static int split_cmp(const void *a, const void *b)
-{
-    const split_info *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->rank - y->rank;
-}
-
 /* The split of intracommunicator comm (arguments checked); an MPI code. */
 static int comm_split(cr_job *job, const char *call, MPI_Comm comm, int color, int key,
                       MPI_Comm *newcomm)
 {
     mpi_comm *c = mpi_comm_get(comm);
-    int n = c->size;
     int pair = agree_ctx(job, call, c);
     if (pair < 0) return mpi_no_ctx(job, comm, call);
     c = mpi_comm_get(comm);
-    split_info mine = {color, key, c->me};
-    split_info *all = malloc((size_t)n * sizeof *all);
-    if (!all) cr_fatal(job, call, "out of memory");
-    cr_coll_allgather(job, &c->g, call, &mine, all, sizeof mine);
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (color != MPI_UNDEFINED && all[i].color == color) all[m++] = all[i];
+    int *ranks, me;
+    int m = cr_split(job, &c->g, call, color, key, 0, NULL, &ranks, &me);
     if (color == MPI_UNDEFINED) {
-        free(all);
+        free(ranks);
         mpi_ctx_untake(pair);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    qsort(all, (size_t)m, sizeof *all, split_cmp);
-    int *ranks = malloc((size_t)m * sizeof *ranks), me = -1;
-    if (!ranks) cr_fatal(job, call, "out of memory");
-    for (int i = 0; i < m; i++) {
-        ranks[i] = comm_rank_to_job(c, all[i].rank);
-        if (all[i].rank == c->me) me = i;
-    }
-    free(all);
+    for (int i = 0; i < m; i++) ranks[i] = comm_rank_to_job(c, ranks[i]);
     *newcomm = mpi_comm_add(job, call, m, me, ranks, mpi_ctx_take(pair), c->errh);
     return MPI_SUCCESS;
 }

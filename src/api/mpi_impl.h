@@ -63,9 +63,8 @@
 #define K_ERRH 0x54000000u
 #define K_OP 0x58000000u
 #define K_KEYVAL 0x64000000u
-#define K_INFO 0x5c000000u    /* MPI_Info (mpi_info.c) */
-#define K_MESSAGE 0x68000000u /* MPI_Message (mpi_p2p.c) */
-#define K_WIN 0x60000000u     /* MPI_Win (mpi_win.c) */
+#define K_INFO 0x5c000000u /* MPI_Info (mpi_info.c) */
+#define K_WIN 0x60000000u  /* MPI_Win (mpi_win.c) */
 
 static inline bool h_is(int h, unsigned kind)
 {

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../coll/coll_split.h"
 #include "mpi_impl.h"
 
 /* How the two leaders talk during a creating call, and the local group. */
@@ -352,44 +353,21 @@ int mpi_inter_dup(cr_job *job, const char *call, MPI_Comm comm, MPI_Comm *newcom
     return MPI_SUCCESS;
 }
 
-typedef struct split_entry {
-    int color, key, rank;
-} split_entry;
-
-static int entry_cmp(const void *a, const void *b)
-{
-    const split_entry *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->rank - y->rank;
-}
-
-/* Keep the entries of one color, in key order; their count. */
-static int entries_of(split_entry *e, int n, int color)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (e[i].color == color) e[m++] = e[i];
-    qsort(e, (size_t)m, sizeof *e, entry_cmp);
-    return m;
-}
-
 int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int key,
                     MPI_Comm *newcomm)
 {
     mpi_comm *c = mpi_comm_get(comm);
     bridge b = inter_bridge(c);
     int n = c->size, rn = c->rsize;
-    split_entry mine = {color, key, c->me};
-    split_entry *la = xmalloc(job, call, (size_t)n * sizeof *la);
-    split_entry *ra = xmalloc(job, call, (size_t)rn * sizeof *ra);
-    cr_coll_allgather(job, b.lg, call, &mine, la, sizeof mine);
+    cr_split_entry *la = cr_split_gather(job, b.lg, call, color, key, 0);
+    cr_split_entry *ra = xmalloc(job, call, (size_t)rn * sizeof *ra);
     if (is_lead(&b)) swap(job, call, &b, la, (size_t)n * sizeof *la, ra, (size_t)rn * sizeof *ra);
     cr_coll_bcast(job, b.lg, call, ra, (size_t)rn * sizeof *ra, b.lead);
     int pair = bridge_agree(job, call, &b, NULL, NULL);
     int m = 0, rm = 0;
     if (color != MPI_UNDEFINED) {
-        m = entries_of(la, n, color);
-        rm = entries_of(ra, rn, color);
+        m = cr_split_pick(la, n, color);
+        rm = cr_split_pick(ra, rn, color);
     }
     if (pair < 0 || m == 0 || rm == 0) { /* m == 0: MPI_UNDEFINED */
         free(la);
@@ -403,10 +381,10 @@ int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int
     int *ranks = xmalloc(job, call, (size_t)m * sizeof *ranks), me = -1;
     int *rranks = xmalloc(job, call, (size_t)rm * sizeof *rranks);
     for (int i = 0; i < m; i++) {
-        ranks[i] = comm_rank_to_job(c, la[i].rank);
-        if (la[i].rank == c->me) me = i;
+        ranks[i] = comm_rank_to_job(c, la[i].index);
+        if (la[i].index == c->me) me = i;
     }
-    for (int i = 0; i < rm; i++) rranks[i] = c->rranks[ra[i].rank];
+    for (int i = 0; i < rm; i++) rranks[i] = c->rranks[ra[i].index];
     free(la);
     free(ra);
     *newcomm = mpi_inter_add(job, call, m, me, ranks, rm, rranks, pair, c->errh);

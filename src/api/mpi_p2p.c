@@ -13,8 +13,8 @@
  * and MPI_Mrecv receives exactly that entry (cr_irecv_unexp).
  *
  * Invariants:
- *  - an MPI_Request names one slot of this file's table (index + generation);
- *    slots live in chunks that never move, so a slot pointer stays valid while
+ *  - an MPI_Request names one slot of this file's id table (core/idtable.h:
+ *    index + generation); slots live in chunks that never move, so a slot pointer stays valid while
  *    the engine lock is released (a wait, a user callback) and another thread
  *    (MPI_THREAD_MULTIPLE) makes requests meanwhile; the slot lives from
  *    the call that made the request until a wait/test completes it (or, after
@@ -46,10 +46,12 @@
 
 #include "mpi_impl.h"
 
-#define RQ_IDX_BITS 20
-#define RQ_GEN_MASK 0x3ffu
+/* An MPI_Request and an MPI_Message are RQ_MARK | an id of this file's tables
+ * (core/idtable.h: 30 bits, never 0 = MPI_REQUEST_NULL = MPI_MESSAGE_NULL; the
+ * index of MPI_MESSAGE_NO_PROC, 0xfffff, is never issued). */
 #define RQ_MARK 0x40000000u
-#define RQ_CHUNK 1024
+#define RQ_REUSE_MIN 64  /* free request slots before one is reused (idtable.h) */
+#define MSG_REUSE_MIN 16 /* and matched-message slots */
 
 /* RQ_DONE: complete when made (status in st); RQ_IDLE: an inactive persistent
  * request; RQ_GREQ: generalized; RQ_EXT: another file's (mpi_ext_ops). */
@@ -66,13 +68,11 @@ typedef struct mpersist {
 } mpersist;
 
 typedef struct mreq {
-    uint32_t gen;
-    int idx; /* its slot */
+    cr_idslot id; /* its slot in P.reqs */
     uint8_t kind;
     bool freed;     /* MPI_Request_free while active: retire when complete */
     bool cancelled; /* receive: taken off the posted queue (a send: see q->r->cancel) */
     bool sent;      /* RQ_DONE: a send that completed at once (cr_send_now) */
-    int next_free;
     cr_req *r;
     char *tmp;  /* packed copy (send) or staging buffer (receive) */
     void *ubuf; /* receive: where to unpack */
@@ -95,21 +95,15 @@ typedef struct mreq {
 
 /* A matched message: the engine's detached unexpected entry. */
 typedef struct mmsg {
-    uint32_t gen;
-    bool used;
-    int next_free;
+    cr_idslot id; /* its slot in P.msgs */
     cr_unexp *u;
     MPI_Comm comm;
 } mmsg;
-#define MSG_IDX_BITS 18
-#define MSG_MAX ((1 << MSG_IDX_BITS) - 1) /* index MSG_MAX, gen 0xff: MPI_MESSAGE_NO_PROC */
 
 static struct {
-    mreq **chunk;
-    int n, free_head, nfreed;
-    /* matched messages */
-    mmsg *msg;
-    int nmsg, msg_free;
+    cr_idt reqs;
+    int nfreed;
+    cr_idt msgs; /* matched messages */
     /* buffered sends */
     void *bbuf;
     size_t bsize, bused;
@@ -123,8 +117,8 @@ static struct {
 
 void mpi_requests_init(void)
 {
-    P.free_head = -1;
-    P.msg_free = -1;
+    cr_idt_init(&P.reqs, sizeof(mreq), RQ_REUSE_MIN);
+    cr_idt_init(&P.msgs, sizeof(mmsg), MSG_REUSE_MIN);
 }
 
 static void status_empty(MPI_Status *st)
@@ -194,7 +188,7 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
 
 static mreq *slot(int i)
 {
-    return &P.chunk[i / RQ_CHUNK][i % RQ_CHUNK];
+    return cr_idt_at(&P.reqs, (uint32_t)i);
 }
 
 static void retire(cr_job *job, mreq *q);
@@ -204,7 +198,7 @@ static bool req_done(cr_job *job, mreq *q);
  * ones: MPI_Grequest_complete retires those). */
 static void reap_freed(cr_job *job)
 {
-    for (int i = 0; i < P.n && P.nfreed; i++) {
+    for (int i = 0; i < (int)P.reqs.n && P.nfreed; i++) {
         mreq *q = slot(i);
         if (q->kind != RQ_FREE && q->kind != RQ_GREQ && q->freed && req_done(job, q)) {
             P.nfreed--;
@@ -217,40 +211,23 @@ static mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm,
                      MPI_Request *handle)
 {
     if (P.nfreed) reap_freed(job);
-    int i = P.free_head;
-    if (i >= 0) {
-        P.free_head = slot(i)->next_free;
-    } else {
-        if (P.n >= (1 << RQ_IDX_BITS))
-            cr_fatal(job, call, "more than %d requests pending; complete some first",
-                     1 << RQ_IDX_BITS);
-        if (P.n % RQ_CHUNK == 0) {
-            mreq **c = realloc(P.chunk, (size_t)(P.n / RQ_CHUNK + 1) * sizeof *c);
-            if (!c) cr_fatal(job, call, "out of memory for requests");
-            P.chunk = c;
-            if (!(c[P.n / RQ_CHUNK] = calloc(RQ_CHUNK, sizeof(mreq))))
-                cr_fatal(job, call, "out of memory for requests");
-        }
-        i = P.n++;
-    }
-    mreq *q = slot(i);
-    uint32_t gen = (q->gen + 1) & RQ_GEN_MASK;
-    *q = (mreq){
-        .gen = gen ? gen : 1, .idx = i, .kind = kind, .next_free = -1, .type = -1, .comm = comm};
+    mreq *q = cr_idt_alloc(&P.reqs);
+    if (!q && cr_idt_full(&P.reqs))
+        cr_fatal(job, call, "more than %u requests pending; complete some first",
+                 (unsigned)CR_ID_MAX_SLOTS);
+    if (!q) cr_fatal(job, call, "out of memory for requests");
+    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm};
     status_empty(&q->st);
-    *handle = (MPI_Request)(RQ_MARK | q->gen << RQ_IDX_BITS | (uint32_t)i);
+    *handle = (MPI_Request)(RQ_MARK | cr_idt_id(q));
     return q;
 }
 
 /* The slot of handle h; NULL when h names none (freed ones only with freed_ok). */
 static mreq *req_lookup(MPI_Request h, bool freed_ok)
 {
-    if (!((unsigned)h & RQ_MARK) || ((unsigned)h & 0x80000000u)) return NULL;
-    uint32_t idx = (uint32_t)h & ((1u << RQ_IDX_BITS) - 1);
-    uint32_t gen = ((uint32_t)h >> RQ_IDX_BITS) & RQ_GEN_MASK;
-    if (idx >= (uint32_t)P.n) return NULL;
-    mreq *q = slot((int)idx);
-    return q->kind != RQ_FREE && q->gen == gen && (freed_ok || !q->freed) ? q : NULL;
+    if (((unsigned)h & 0xc0000000u) != RQ_MARK) return NULL;
+    mreq *q = cr_idt_get(&P.reqs, (unsigned)h & ~RQ_MARK);
+    return q && (freed_ok || !q->freed) ? q : NULL;
 }
 
 static mreq *req_get(MPI_Request h)
@@ -362,8 +339,7 @@ static void retire(cr_job *job, mreq *q)
         q->ps = NULL;
     }
     q->kind = RQ_FREE;
-    q->next_free = P.free_head;
-    P.free_head = q->idx;
+    cr_idt_free(&P.reqs, q);
 }
 
 /* Complete a done request: status, unpack, free the slot (a persistent request
@@ -904,42 +880,26 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 
 static MPI_Message msg_new(cr_job *job, const char *call, cr_unexp *u, MPI_Comm comm)
 {
-    int i = P.msg_free;
-    if (i >= 0) {
-        P.msg_free = P.msg[i].next_free;
-    } else {
-        if (P.nmsg >= MSG_MAX)
-            cr_fatal(job, call, "more than %d matched messages not yet received (MPI_Mrecv)",
-                     MSG_MAX);
-        if ((P.nmsg & (P.nmsg - 1)) == 0) {
-            mmsg *n = realloc(P.msg, (size_t)(P.nmsg ? 2 * P.nmsg : 16) * sizeof *n);
-            if (!n) cr_fatal(job, call, "out of memory for matched messages");
-            P.msg = n;
-        }
-        i = P.nmsg++;
-        P.msg[i].gen = 0;
-    }
-    mmsg *m = &P.msg[i];
-    uint32_t gen = (m->gen + 1) & 0xffu;
-    if (!gen) gen = 1;
-    *m = (mmsg){.gen = gen, .used = true, .next_free = -1, .u = u, .comm = comm};
-    return (MPI_Message)(K_MESSAGE | gen << MSG_IDX_BITS | (uint32_t)i);
+    mmsg *m = cr_idt_alloc(&P.msgs);
+    if (!m && cr_idt_full(&P.msgs))
+        cr_fatal(job, call, "more than %u matched messages not yet received (MPI_Mrecv)",
+                 (unsigned)CR_ID_MAX_SLOTS);
+    if (!m) cr_fatal(job, call, "out of memory for matched messages");
+    m->u = u;
+    m->comm = comm;
+    return (MPI_Message)(RQ_MARK | cr_idt_id(m));
 }
 
 static mmsg *msg_get(MPI_Message h)
 {
-    if (!h_is(h, K_MESSAGE) || h == MPI_MESSAGE_NO_PROC) return NULL;
-    int i = h_idx(h) & MSG_MAX;
-    uint32_t gen = (uint32_t)h_idx(h) >> MSG_IDX_BITS;
-    return i < P.nmsg && P.msg[i].used && P.msg[i].gen == gen ? &P.msg[i] : NULL;
+    if (((unsigned)h & 0xc0000000u) != RQ_MARK) return NULL;
+    return cr_idt_get(&P.msgs, (unsigned)h & ~RQ_MARK);
 }
 
 static void msg_free(mmsg *m)
 {
-    m->used = false;
     m->u = NULL;
-    m->next_free = P.msg_free;
-    P.msg_free = (int)(m - P.msg);
+    cr_idt_free(&P.msgs, m);
 }
 
 static int mprobe_common(const char *call, int source, int tag, MPI_Comm comm, int *flag,

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../coll/coll.h"
+#include "../coll/coll_split.h"
 #define COURIER_MPL_IMPL /* the int entry points themselves, not mpl.h's macros */
 #include "courier/mpl.h"
 
@@ -41,19 +42,14 @@ enum {
     CTX_FIRST_FREE = MPL_CTX_BASE + 3
 };
 
-#define ID_IDX_BITS 20
-#define ID_GEN_MASK 0x7ffu
-#define MSG_CHUNK 256     /* message slots per allocation */
 #define MSG_REUSE_MIN 256 /* free slots before one is reused */
 
 enum { M_FREE = 0, M_SEND, M_RECV, M_RNC };
 
 typedef struct mpl_msg {
-    uint32_t gen;
+    cr_idslot id; /* its slot in mpl.msgs: the msgid's index and generation */
     uint8_t state;
     uint8_t fired; /* receive-and-call: the message is in and the handler due */
-    int idx;       /* its place in the table (the msgid's index) */
-    int next_free; /* in the queue of free slots */
     cr_req *r;
     int *src_out, *type_out; /* a receive's wildcards, written at completion (else NULL) */
     /* Completed by mpc_status, slot free: one mpc_wait on the id may still
@@ -79,8 +75,7 @@ static struct {
     bool overflow_err;
     bool errors_fatal;
     int next_ctx;
-    mpl_msg **chunks; /* MSG_CHUNK slots each: a slot never moves (waits hold it) */
-    int nmsgs, free_head, free_tail, nfree;
+    cr_idt msgs; /* msgids (core/idtable.h): a slot never moves (waits hold it) */
     mpl_grp *grps;
     int ngrps;
 } mpl;
@@ -96,7 +91,7 @@ static cr_job *mpl_enter(const char *call)
         mpl.ready = true;
         mpl.errors_fatal = true;
         mpl.next_ctx = CTX_FIRST_FREE;
-        mpl.free_head = mpl.free_tail = -1;
+        cr_idt_init(&mpl.msgs, sizeof(mpl_msg), MSG_REUSE_MIN);
         mpl.grps = calloc(8, sizeof *mpl.grps);
         if (!mpl.grps) cr_fatal(job, "mpl", "out of memory for groups");
         mpl.ngrps = 1;
@@ -298,39 +293,23 @@ int mpc_stopall(int errcode)
 
 static mpl_msg *msg_at(int i)
 {
-    return &mpl.chunks[i / MSG_CHUNK][i % MSG_CHUNK];
+    return cr_idt_at(&mpl.msgs, (uint32_t)i);
 }
 
 /* A slot for a new operation. Freed slots wait in a queue and are reused only
  * once MSG_REUSE_MIN of them are free, so a program that waits for one message
  * at a time still cycles through many slots, and an id's generation comes round
- * again only after MSG_REUSE_MIN * 2047 operations: a stale msgid is reported,
- * never taken for a newer operation. */
+ * again only after about MSG_REUSE_MIN * 1023 operations: a stale msgid is
+ * reported, never taken for a newer operation. */
 static mpl_msg *msg_new(cr_job *job, const char *call, uint8_t state, int *id)
 {
-    int i;
-    if (mpl.nfree >= MSG_REUSE_MIN || mpl.nmsgs >= (1 << ID_IDX_BITS)) {
-        if (mpl.nfree == 0)
-            cr_fatal(job, call, "more than %d operations pending; wait for some first",
-                     1 << ID_IDX_BITS);
-        i = mpl.free_head;
-        mpl.free_head = msg_at(i)->next_free;
-        if (mpl.free_head < 0) mpl.free_tail = -1;
-        mpl.nfree--;
-    } else {
-        if (mpl.nmsgs % MSG_CHUNK == 0) {
-            mpl_msg **c = realloc(mpl.chunks, (size_t)(mpl.nmsgs / MSG_CHUNK + 1) * sizeof *c);
-            if (!c) cr_fatal(job, call, "out of memory for message ids");
-            mpl.chunks = c;
-            if (!(c[mpl.nmsgs / MSG_CHUNK] = calloc(MSG_CHUNK, sizeof **c)))
-                cr_fatal(job, call, "out of memory for message ids");
-        }
-        i = mpl.nmsgs++;
-    }
-    mpl_msg *m = msg_at(i);
-    uint32_t gen = (m->gen + 1) & ID_GEN_MASK;
-    *m = (mpl_msg){.gen = gen ? gen : 1, .idx = i, .state = state, .next_free = -1};
-    *id = (int)(m->gen << ID_IDX_BITS | (uint32_t)i);
+    mpl_msg *m = cr_idt_alloc(&mpl.msgs);
+    if (!m && cr_idt_full(&mpl.msgs))
+        cr_fatal(job, call, "more than %u operations pending; wait for some first",
+                 (unsigned)CR_ID_MAX_SLOTS);
+    if (!m) cr_fatal(job, call, "out of memory for message ids");
+    *m = (mpl_msg){.id = m->id, .state = state};
+    *id = (int)cr_idt_id(m);
     return m;
 }
 
@@ -339,13 +318,7 @@ static void msg_free(mpl_msg *m)
     free(m->tmp);
     m->tmp = NULL;
     m->state = M_FREE;
-    m->next_free = -1;
-    if (mpl.free_tail >= 0)
-        msg_at(mpl.free_tail)->next_free = m->idx;
-    else
-        mpl.free_head = m->idx;
-    mpl.free_tail = m->idx;
-    mpl.nfree++;
+    cr_idt_free(&mpl.msgs, m);
 }
 
 enum { ID_UNKNOWN, ID_ACTIVE, ID_RETIRED };
@@ -353,12 +326,10 @@ enum { ID_UNKNOWN, ID_ACTIVE, ID_RETIRED };
 static int msg_find(int id, mpl_msg **out)
 {
     if (id <= 0) return ID_UNKNOWN;
-    uint32_t idx = (uint32_t)id & ((1u << ID_IDX_BITS) - 1), gen = (uint32_t)id >> ID_IDX_BITS;
-    if (idx >= (uint32_t)mpl.nmsgs || gen == 0) return ID_UNKNOWN;
-    mpl_msg *m = msg_at((int)idx);
-    *out = m;
-    if (m->gen == gen) return m->state == M_FREE ? ID_RETIRED : ID_ACTIVE;
-    return gen < m->gen ? ID_RETIRED : ID_UNKNOWN;
+    void *slot = NULL;
+    enum cr_id_state how = cr_idt_find(&mpl.msgs, (uint32_t)id, &slot);
+    *out = slot;
+    return how == CR_ID_LIVE ? ID_ACTIVE : how == CR_ID_RETIRED ? ID_RETIRED : ID_UNKNOWN;
 }
 
 static bool msg_done(const mpl_msg *m)
@@ -400,7 +371,7 @@ static bool waitable(const mpl_msg *m)
 static bool any_done(void *arg)
 {
     int *which = arg;
-    for (int i = 0; i < mpl.nmsgs; i++)
+    for (int i = 0; i < (int)mpl.msgs.n; i++)
         if (waitable(msg_at(i)) && msg_done(msg_at(i))) {
             *which = i;
             return true;
@@ -411,7 +382,7 @@ static bool any_done(void *arg)
 /* What a wildcard wait reports to the watchdog: the oldest pending operation. */
 static const cr_req *first_pending(void)
 {
-    for (int i = 0; i < mpl.nmsgs; i++)
+    for (int i = 0; i < (int)mpl.msgs.n; i++)
         if (waitable(msg_at(i)) && !msg_done(msg_at(i))) return msg_at(i)->r;
     return NULL;
 }
@@ -648,7 +619,7 @@ int mpc_wait(int *msgid, int *nbytes)
         int which;
         while (1) {
             bool pending = false;
-            for (int i = 0; i < mpl.nmsgs && !pending; i++) pending = waitable(msg_at(i));
+            for (int i = 0; i < (int)mpl.msgs.n && !pending; i++) pending = waitable(msg_at(i));
             if (!pending) break;
             cr_wait_until(job, call, any_done, &which, first_pending());
             msg_finish(job, msg_at(which));
@@ -658,7 +629,7 @@ int mpc_wait(int *msgid, int *nbytes)
     }
     if (id == DONTCARE) {
         bool pending = false;
-        for (int i = 0; i < mpl.nmsgs && !pending; i++) pending = waitable(msg_at(i));
+        for (int i = 0; i < (int)mpl.msgs.n && !pending; i++) pending = waitable(msg_at(i));
         if (!pending)
             return leave(job, fail(job, call, MPL_ENOPEND,
                                    "msgid DONTCARE waits for any pending operation, but none is "
@@ -666,13 +637,13 @@ int mpc_wait(int *msgid, int *nbytes)
         int which;
         cr_wait_until(job, call, any_done, &which, first_pending());
         mpl_msg *m = msg_at(which);
-        *msgid = (int)(m->gen << ID_IDX_BITS | (uint32_t)which);
+        *msgid = (int)cr_idt_id(m);
         *nbytes = msg_finish(job, m);
         return leave(job, 0);
     }
     mpl_msg *m = NULL;
     int how = msg_find(id, &m);
-    if (how == ID_RETIRED && m->by_status && m->gen == (uint32_t)id >> ID_IDX_BITS) {
+    if (how == ID_RETIRED && m->by_status && m->id.gen == cr_id_gen((uint32_t)id)) {
         /* mpc_status said it completed: the wait returns its count at once */
         m->by_status = false;
         *nbytes = m->status_n;
@@ -845,41 +816,15 @@ int mpc_group(int gsize, int glist[], int label, int *gid)
     return leave(job, 0);
 }
 
-typedef struct part_info {
-    int label, key, next_ctx, prank;
-} part_info;
-
-static int part_cmp(const void *a, const void *b)
-{
-    const part_info *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->prank - y->prank;
-}
-
 int mpc_partition(int parent_gid, int key, int label, int *gid)
 {
     const char *call = "mpc_partition";
     cr_job *job = mpl_enter(call);
     mpl_grp *p = grp_get(job, call, parent_gid);
     if (!p || check_ptr(job, call, gid, "gid")) return leave(job, -1);
-    int n = p->g.size;
-    part_info mine = {label, key, mpl.next_ctx, p->g.me};
-    part_info *all = malloc((size_t)n * sizeof *all);
-    if (!all) cr_fatal(job, call, "out of memory");
-    cr_coll_allgather(job, &p->g, call, &mine, all, sizeof mine);
-    int ctx = 0, m = 0;
-    for (int i = 0; i < n; i++) {
-        if (all[i].next_ctx > ctx) ctx = all[i].next_ctx;
-        if (all[i].label == label) all[m++] = all[i];
-    }
-    qsort(all, (size_t)m, sizeof *all, part_cmp);
-    int *ranks = malloc((size_t)m * sizeof *ranks), me = -1;
-    if (!ranks) cr_fatal(job, call, "out of memory");
-    for (int i = 0; i < m; i++) {
-        ranks[i] = cr_group_rank(&p->g, all[i].prank);
-        if (all[i].prank == p->g.me) me = i;
-    }
-    free(all);
+    int ctx, me, *ranks;
+    int m = cr_split(job, &p->g, call, label, key, mpl.next_ctx, &ctx, &ranks, &me);
+    for (int i = 0; i < m; i++) ranks[i] = cr_group_rank(&p->g, ranks[i]);
     *gid = grp_add(job, call, ranks, m, me, ctx_check(job, call, ctx), label);
     return leave(job, 0);
 }

@@ -235,7 +235,7 @@ static cr_req *lookup(cr_job *job, const char *op, long mid)
 static void finish(cr_job *job, cr_req *r)
 {
     if (r->kind == CR_REQ_RECV) {
-        nx_xrecv *x = r->idx < job->nx->nxrecv ? &job->nx->xrecv[r->idx] : NULL;
+        nx_xrecv *x = r->id.idx < job->nx->nxrecv ? &job->nx->xrecv[r->id.idx] : NULL;
         if (x && x->id == cr_req_id(r)) {
             set_xinfo(x->info, &r->st);
             *x = (nx_xrecv){0};
@@ -294,9 +294,9 @@ long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, lo
     cr_sel s = xsel(job, "irecvx", typesel, nodesel, ptypesel);
     check_buf(job, "irecvx", buf, count);
     cr_req *r = cr_irecv(job, "irecvx", &s, buf, (size_t)count);
-    if (r->idx >= job->nx->nxrecv) { /* room for this slot's entry */
+    if (r->id.idx >= job->nx->nxrecv) { /* room for this slot's entry */
         uint32_t n = job->nx->nxrecv ? job->nx->nxrecv : 64;
-        while (n <= r->idx) n *= 2;
+        while (n <= r->id.idx) n *= 2;
         nx_xrecv *t = realloc(job->nx->xrecv, n * sizeof *t);
         if (!t) cr_fatal(job, "irecvx", "out of memory for %u message ids", n);
         memset(t + job->nx->nxrecv, 0, (n - job->nx->nxrecv) * sizeof *t);
@@ -304,7 +304,7 @@ long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, lo
         job->nx->nxrecv = n;
     }
     long id = (long)cr_req_id(r);
-    job->nx->xrecv[r->idx] = (nx_xrecv){(uint64_t)id, info};
+    job->nx->xrecv[r->id.idx] = (nx_xrecv){(uint64_t)id, info};
     nx_leave(job);
     return id;
 }

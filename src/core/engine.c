@@ -40,10 +40,6 @@
 
 #include "engine.h"
 
-#define CHUNK_REQS 256
-#define ID_IDX_BITS 20
-#define ID_GEN_MASK 0x7ffu
-
 /* ---- requests ------------------------------------------------------------ */
 
 /* Reset what callers do not always set (this is on every receive's path). */
@@ -60,57 +56,38 @@ static inline void req_reset(cr_req *r, uint8_t kind, const char *op)
     r->fwd = NULL;
     r->sync = r->blocking = r->cancel = r->sleeper = r->fresh = r->lane = 0;
     r->kind = kind;
-    r->in_use = 1;
     r->op = op;
+}
+
+__attribute__((noreturn, noinline)) static void no_req(cr_job *job, const char *op)
+{
+    if (cr_idt_full(&job->reqs))
+        cr_fatal(job, op, "more than %u requests outstanding; wait for some (msgwait) first",
+                 (unsigned)CR_ID_MAX_SLOTS);
+    cr_fatal(job, op, "out of memory for requests");
 }
 
 static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
 {
-    cr_req *r = job->free_reqs;
-    if (!r) {
-        if (job->nreqs >= (1u << ID_IDX_BITS))
-            cr_fatal(job, op, "more than %u requests outstanding; wait for some (msgwait) first",
-                     1u << ID_IDX_BITS);
-        if (job->nreqs % CHUNK_REQS == 0) {
-            cr_req **c = realloc(job->chunks, (job->nchunks + 1) * sizeof *c);
-            if (!c) cr_fatal(job, op, "out of memory for requests");
-            job->chunks = c;
-            c[job->nchunks] = calloc(CHUNK_REQS, sizeof(cr_req));
-            if (!c[job->nchunks]) cr_fatal(job, op, "out of memory for requests");
-            job->nchunks++;
-        }
-        r = &job->chunks[job->nreqs / CHUNK_REQS][job->nreqs % CHUNK_REQS];
-        r->idx = job->nreqs++;
-    } else {
-        job->free_reqs = r->next;
-        if (!job->free_reqs) job->free_tail = &job->free_reqs;
-    }
-    uint32_t gen = (r->gen + 1) & ID_GEN_MASK;
-    r->gen = gen ? gen : 1;
+    cr_req *r = cr_idt_alloc(&job->reqs);
+    if (__builtin_expect(!r, 0)) no_req(job, op);
     req_reset(r, kind, op);
     return r;
 }
 
 void cr_req_release(cr_job *job, cr_req *r)
 {
-    r->in_use = 0;
-    r->next = NULL;
-    if (!job->free_tail) job->free_tail = &job->free_reqs;
-    *job->free_tail = r;
-    job->free_tail = &r->next;
+    cr_idt_free(&job->reqs, r);
 }
 
 uint64_t cr_req_id(const cr_req *r)
 {
-    return ((uint64_t)r->gen << ID_IDX_BITS) | r->idx;
+    return cr_idt_id(r);
 }
 
 cr_req *cr_req_from_id(cr_job *job, uint64_t id)
 {
-    uint64_t idx = id & ((1u << ID_IDX_BITS) - 1), gen = id >> ID_IDX_BITS;
-    if (idx >= job->nreqs || gen > ID_GEN_MASK) return NULL;
-    cr_req *r = &job->chunks[idx / CHUNK_REQS][idx % CHUNK_REQS];
-    return r->in_use && r->gen == gen ? r : NULL;
+    return id > UINT32_MAX ? NULL : cr_idt_get(&job->reqs, (uint32_t)id);
 }
 
 static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
@@ -520,7 +497,7 @@ static void copy_failed(cr_job *job, const char *op, int src, size_t n, int rc, 
  * stack, no id) gets a table request that completes it through fwd. */
 static cr_req *with_id(cr_job *job, cr_req *r)
 {
-    if (r->idx != CR_NOID) return r;
+    if (r->id.idx != CR_NOID) return r;
     cr_req *t = req_alloc(job, CR_REQ_RECV, r->op);
     t->buf = r->buf;
     t->cap = r->cap;
@@ -750,8 +727,7 @@ static void recv_with(cr_job *job, const char *op, const cr_sel *sel, void *buf,
         return;
     }
     cr_req r;
-    r.idx = CR_NOID;
-    r.gen = 0;
+    r.id = (cr_idslot){.idx = CR_NOID};
     req_reset(&r, CR_REQ_RECV, op);
     r.trunc_to = note;
     post_recv(job, &r, sel, buf, cap, trunc_ok);
@@ -1096,9 +1072,9 @@ static bool owes_live_peer(cr_job *job)
             !cr_tp_gone(job, p))
             return true;
     if (!job->sends_active) return false;
-    for (uint32_t i = 0; i < job->nreqs; i++) {
-        cr_req *r = &job->chunks[i / CHUNK_REQS][i % CHUNK_REQS];
-        if (r->in_use && r->kind == CR_REQ_SEND && !r->done && !cr_tp_gone(job, r->peer))
+    for (uint32_t i = 0; i < job->reqs.n; i++) {
+        cr_req *r = cr_idt_at(&job->reqs, i);
+        if (cr_idt_live(r) && r->kind == CR_REQ_SEND && !r->done && !cr_tp_gone(job, r->peer))
             return true;
     }
     return false;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../transport/transport.h"
+#include "idtable.h"
 #include "trace.h"
 
 #define CR_ANY_SOURCE (-1)
@@ -98,11 +99,10 @@ typedef struct cr_trunc {
 typedef void (*cr_handler_fn)(struct cr_job *job, void (*user_fn)(void), const cr_status *st);
 
 typedef struct cr_req {
-    struct cr_req *next; /* queue link (posted, backlog, free list) */
-    uint32_t idx, gen;   /* id = gen << 20 | idx; gen changes on every reuse */
+    cr_idslot id;        /* its slot in job->reqs (idtable.h): index, generation, live */
+    struct cr_req *next; /* queue link (posted, backlog, handlers due) */
     uint8_t kind;
     uint8_t done;
-    uint8_t in_use;
     uint8_t stage;    /* enum cr_stage (a receive: PUSH once DATA may name it) */
     uint8_t trunc_ok; /* receive: a longer message is cut to fit, not an error */
     int peer;
@@ -133,7 +133,7 @@ typedef struct cr_req {
      * be waiting for it: completing it then wakes nobody). */
     uint8_t sleeper, fresh;
     /* A blocking receive's request lives on its caller's stack and has no id
-     * (idx CR_NOID); when the push path needs an id, a table request stands in
+     * (id.idx CR_NOID); when the push path needs an id, a table request stands in
      * for it and completes it through fwd. */
     struct cr_req *fwd;
     uint64_t posted_at; /* receive, while tracing: when it was posted (cr_trace_now) */
@@ -221,10 +221,10 @@ typedef struct cr_job {
     unsigned char secret[CR_SECRET_LEN];
     bool has_secret;
 
-    /* requests: chunked table so addresses stay put */
-    cr_req **chunks;
-    uint32_t nchunks, nreqs;
-    cr_req *free_reqs, **free_tail; /* FIFO: a slot is reused as late as possible */
+    /* requests: an id table (idtable.h), so addresses stay put and an id on the
+     * wire names a live request or nothing; FIFO: a slot is reused as late as
+     * possible */
+    cr_idt reqs;
 
     /* matching */
     cr_req *posted, **posted_tail;

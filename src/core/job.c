@@ -340,7 +340,7 @@ static void job_init(void)
     job->backlog = calloc(2 * n, sizeof *job->backlog);
     job->ctrlq = calloc(n, sizeof *job->ctrlq);
     job->owed = calloc(n, sizeof *job->owed);
-    job->free_tail = &job->free_reqs;
+    cr_idt_init(&job->reqs, sizeof(cr_req), 0);
     if (!job->via || !job->single_copy || !job->host_of || !job->eager || !job->backlog ||
         !job->ctrlq || !job->owed)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);

@@ -19,6 +19,8 @@
  *    matched one arrives intact with MPI_Mrecv/MPI_Imrecv; every message
  *    exactly once, in order per sender. MPI_PROC_NULL gives
  *    MPI_MESSAGE_NO_PROC; MPI_MESSAGE_NULL is an error; truncation is reported;
+ *    a received message's handle is an error 255 messages later too, while
+ *    another message is held (ids: docs/engine.md);
  *  - generalized requests: query/free/cancel callbacks run as the standard
  *    says (query and free once, at completion; free alone after
  *    MPI_Request_free; cancel with the completion flag), completed later in
@@ -332,6 +334,26 @@ static void mprobe_test(void)
     flag = 1;
     OK(MPI_Improbe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, &m, &s));
     CHECK(!flag, "Improbe found a message nobody sent");
+    /* A received message's handle stays stale while its slot is reused: 255
+     * messages later (a generation of 8 bits, its slot reused at once, came
+     * round then) another message is matched and held, and the old handle
+     * must not name it. */
+    MPI_Message old;
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    for (int k = 0; k <= 255; k++) {
+        b[0] = k;
+        OK(MPI_Send(b, 1, MPI_INT, me, 12346, MPI_COMM_WORLD)); /* to itself: buffered */
+        OK(MPI_Mprobe(me, 12346, MPI_COMM_WORLD, &m, &s));
+        if (k == 0) old = m;
+        if (k == 255) break;
+        OK(MPI_Mrecv(b2, 1, MPI_INT, &m, &s));
+        CHECK(b2[0] == k, "Mrecv got %d, sent %d", b2[0], k);
+    }
+    MPI_Message held = m;
+    EXPECT_ERR(MPI_Mrecv(b2, 1, MPI_INT, &old, &s), MPI_ERR_REQUEST);
+    OK(MPI_Mrecv(b2, 1, MPI_INT, &held, &s));
+    CHECK(b2[0] == 255, "the held message: got %d, sent 255", b2[0]);
     OK(MPI_Barrier(MPI_COMM_WORLD));
 
     if (rank != 0) {
