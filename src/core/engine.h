@@ -1,8 +1,13 @@
 /* The message engine's internal interface: the job context, requests, matching
  * selectors and the calls the interfaces (src/api) and collectives (src/coll) use.
  *
- * One cr_job holds all per-process state; there are no other globals except the
- * pointer to the one job of the process (cr_job_get). Every function here expects
+ * One cr_job holds the engine's per-process state, and reaches the state of the
+ * interfaces that moved theirs into it (native, nx). Not yet moved (issue 38
+ * item 5): MPI's (mpi_g, and the tables of mpi_p2p.c, mpi_win.c, mpi_info.c,
+ * mpi_env.c, mpi_nbc.c, sched.c's scratch cache) and MPL's; process-wide by
+ * nature: the contexts' scheduler (src/host/contexts.c), libcrypto's entry
+ * points (tcp_crypto.c) and the simulated clock's preload (simclock.c, not
+ * part of libcourier). Every function here expects
  * the caller to hold the engine lock (cr_lock) when the job is threaded: when a
  * progress thread exists, or when several threads of the program may call at
  * once (MPI_THREAD_MULTIPLE, cr_multi_begin). */
