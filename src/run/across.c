@@ -140,83 +140,58 @@ void flush_hosts(job_spec *js)
     js->flushing = false;
 }
 
-void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
+/* The launcher: a frame from an agent below that is the launcher's to judge
+ * (output, a rank's end, a card, a hang report, a host lost or failed). */
+static void frame_from_below(job_spec *js, const cr_frame_hdr *h, const void *pl)
 {
-    job_spec *js = arg;
     cr_tree *t = js->tree;
-    if (h->type == 0) { /* child 'from' has proven itself: the job, and the cards so far */
-        cr_tree_send(t, from, CR_F_JOB, 0, 0, 0, t->job, t->job_len);
-        for (int r = 0; r < js->cmd.total; r++) {
-            uint32_t ready = atomic_load_explicit(&js->cards[r].ready, memory_order_acquire);
-            if (ready && ready - 1 <= CR_CARD_MAX)
-                cr_tree_send(t, from, CR_F_CARD, 0, r, 0, js->cards[r].data, ready - 1);
+    switch (h->type) {
+    case CR_F_OUT:
+        if (valid_rank(js, h->a)) emit(js, h->a, h->flag == 2 ? 2 : 1, pl, h->len);
+        break;
+    case CR_F_EXIT:
+        if (valid_rank(js, h->a) && js->ranks[h->a].running && h->len == sizeof(int32_t)) {
+            int32_t pid;
+            memcpy(&pid, pl, sizeof pid);
+            rank_ended(js, h->a, pid, h->b, h->flag != 0);
         }
-        if (js->held) cr_tree_send(t, from, CR_F_HOLD, 0, 0, 1, NULL, 0);
-        if (js->ending) /* it comes late: the job is already over */
-            cr_tree_send(t, from, CR_F_END, 0, 0, js->exit_status, NULL, 0);
-        return;
+        break;
+    case CR_F_CARD:
+        put_card(js, h->a, pl, h->len);
+        cr_tree_send(t, -2, CR_F_CARD, 0, h->a, 0, pl, h->len);
+        break;
+    case CR_F_REPORT:
+        if (valid_rank(js, h->a) && h->len == sizeof(cr_waitinfo) && js->wd) {
+            cr_waitinfo w;
+            memcpy(&w, pl, sizeof w);
+            cr_waitinfo_sane(&w);
+            cr_watchdog_put(js->wd, h->a, &w);
+            js->reported[h->a] = true;
+        }
+        break;
+    case CR_F_LOST:
+    case CR_F_FAIL: {
+        char why[400];
+        snprintf(why, sizeof why, "%.*s", (int)(h->len < 399 ? h->len : 399), (const char *)pl);
+        for (char *p = why; *p; p++)
+            if ((unsigned char)*p < 0x20) *p = '?';
+        if (h->type == CR_F_FAIL && !js->ending) {
+            report_failure(js);
+            say(js, "courier: %s\n", why);
+            end_job(js, 1);
+        } else {
+            host_lost(js, why);
+        }
+        break;
     }
-    if (from >= 0) { /* from below */
-        if (h->type == CR_F_STILL) {
-            js->child_still[from] = h->b != 0;
-            return;
-        }
-        if (h->type == CR_F_DONE) {
-            flush_owed(js);
-            return;
-        }
-        if (h->type == CR_F_FLUSHED) {
-            js->flushed[from] = true;
-            flush_owed(js);
-            return;
-        }
-        if (js->agent) { /* not ours to judge: up it goes */
-            cr_tree_send(t, -1, h->type, h->flag, h->a, h->b, pl, h->len);
-            return;
-        }
-        switch (h->type) {
-        case CR_F_OUT:
-            if (valid_rank(js, h->a)) emit(js, h->a, h->flag == 2 ? 2 : 1, pl, h->len);
-            break;
-        case CR_F_EXIT:
-            if (valid_rank(js, h->a) && js->ranks[h->a].running && h->len == sizeof(int32_t)) {
-                int32_t pid;
-                memcpy(&pid, pl, sizeof pid);
-                rank_ended(js, h->a, pid, h->b, h->flag != 0);
-            }
-            break;
-        case CR_F_CARD:
-            put_card(js, h->a, pl, h->len);
-            cr_tree_send(t, -2, CR_F_CARD, 0, h->a, 0, pl, h->len);
-            break;
-        case CR_F_REPORT:
-            if (valid_rank(js, h->a) && h->len == sizeof(cr_waitinfo) && js->wd) {
-                cr_waitinfo w;
-                memcpy(&w, pl, sizeof w);
-                cr_waitinfo_sane(&w);
-                cr_watchdog_put(js->wd, h->a, &w);
-                js->reported[h->a] = true;
-            }
-            break;
-        case CR_F_LOST:
-        case CR_F_FAIL: {
-            char why[400];
-            snprintf(why, sizeof why, "%.*s", (int)(h->len < 399 ? h->len : 399), (const char *)pl);
-            for (char *p = why; *p; p++)
-                if ((unsigned char)*p < 0x20) *p = '?';
-            if (h->type == CR_F_FAIL && !js->ending) {
-                report_failure(js);
-                say(js, "courier: %s\n", why);
-                end_job(js, 1);
-            } else {
-                host_lost(js, why);
-            }
-            break;
-        }
-        }
-        return;
     }
-    /* from the launcher's side (an agent) */
+}
+
+/* An agent: a frame from the launcher's side (cards, the end, hold, flush,
+ * rank 0's input, a signal, the hang report's question). */
+static void frame_from_above(job_spec *js, const cr_frame_hdr *h, const void *pl)
+{
+    cr_tree *t = js->tree;
     switch (h->type) {
     case CR_F_CARD:
         put_card(js, h->a, pl, h->len);
@@ -262,6 +237,47 @@ void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
     }
 }
 
+void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
+{
+    job_spec *js = arg;
+    cr_tree *t = js->tree;
+    if (h->type == 0) { /* child 'from' has proven itself: the job, and the cards so far */
+        cr_tree_send(t, from, CR_F_JOB, 0, 0, 0, t->job, t->job_len);
+        for (int r = 0; r < js->cmd.total; r++) {
+            uint32_t ready = atomic_load_explicit(&js->cards[r].ready, memory_order_acquire);
+            if (ready && ready - 1 <= CR_CARD_MAX)
+                cr_tree_send(t, from, CR_F_CARD, 0, r, 0, js->cards[r].data, ready - 1);
+        }
+        if (js->held) cr_tree_send(t, from, CR_F_HOLD, 0, 0, 1, NULL, 0);
+        if (js->ending) /* it comes late: the job is already over */
+            cr_tree_send(t, from, CR_F_END, 0, 0, js->exit_status, NULL, 0);
+        return;
+    }
+    if (from >= 0) { /* from below */
+        if (h->type == CR_F_STILL) {
+            js->child_still[from] = h->b != 0;
+            return;
+        }
+        if (h->type == CR_F_DONE) {
+            flush_owed(js);
+            return;
+        }
+        if (h->type == CR_F_FLUSHED) {
+            js->flushed[from] = true;
+            flush_owed(js);
+            return;
+        }
+        if (js->agent) { /* not ours to judge: up it goes */
+            cr_tree_send(t, -1, h->type, h->flag, h->a, h->b, pl, h->len);
+            return;
+        }
+        frame_from_below(js, h, pl);
+        return;
+    }
+    /* from the launcher's side (an agent) */
+    frame_from_above(js, h, pl);
+}
+
 void on_lost(void *arg, int from, const char *why)
 {
     job_spec *js = arg;
@@ -288,6 +304,32 @@ static long env_ms(const char *name, long def, long lo, long hi)
     char *end;
     long x = strtol(v, &end, 10);
     return *end || x < lo || x > hi ? def : x;
+}
+
+/* The agents get the command line without the options about hosts (and,
+ * with --trace, where the ranks' parts go), in jargv (room for argc + 2).
+ * Returns its length. */
+static int agents_argv(job_spec *js, int argc, char **argv, char **jargv)
+{
+    int jargc = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], ":")) { /* past the options: the rest is programs */
+            for (; i < argc; i++) jargv[jargc++] = argv[i];
+            break;
+        }
+        if ((!strcmp(argv[i], "--hosts") || !strcmp(argv[i], "--hostfile") ||
+             !strcmp(argv[i], "--rsh") || !strcmp(argv[i], "--trace")) &&
+            i + 1 < argc) {
+            i++;
+            continue;
+        }
+        jargv[jargc++] = argv[i];
+        if (i == 0 && js->trace_parts[0]) { /* the ranks' parts go where the launcher says */
+            jargv[jargc++] = "--trace-parts";
+            jargv[jargc++] = js->trace_parts;
+        }
+    }
+    return jargc;
 }
 
 /* The launcher of a job across hosts: start the agents' tree, then watch it.
@@ -347,25 +389,7 @@ int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
         fprintf(stderr, "courier run: %s\n", tree.why);
         goto out;
     }
-    /* The agents get the command line without the options about hosts. */
-    int jargc = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], ":")) { /* past the options: the rest is programs */
-            for (; i < argc; i++) jargv[jargc++] = argv[i];
-            break;
-        }
-        if ((!strcmp(argv[i], "--hosts") || !strcmp(argv[i], "--hostfile") ||
-             !strcmp(argv[i], "--rsh") || !strcmp(argv[i], "--trace")) &&
-            i + 1 < argc) {
-            i++;
-            continue;
-        }
-        jargv[jargc++] = argv[i];
-        if (i == 0 && js->trace_parts[0]) { /* the ranks' parts go where the launcher says */
-            jargv[jargc++] = "--trace-parts";
-            jargv[jargc++] = js->trace_parts;
-        }
-    }
+    int jargc = agents_argv(js, argc, argv, jargv);
     tree.job = cr_tree_job_encode(&tree, jargc, jargv, &tree.job_len);
     js->child_still = calloc((size_t)tree.nchild + 1, sizeof *js->child_still);
     js->flushed = calloc((size_t)tree.nchild + 1, sizeof *js->flushed);

@@ -61,6 +61,41 @@ static void on_job_lost(void *arg, int from, const char *why)
     if (from == -1) ((job_wait *)arg)->lost = true;
 }
 
+/* The job's secret: 32 bytes on stdin (until then), then stdin is /dev/null.
+ * Returns the bytes read (32: all of it). */
+static size_t read_secret(unsigned char key[32], uint64_t until)
+{
+    size_t got = 0;
+    while (got < 32 && now_ns() < until) {
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        ssize_t r = read(0, key + got, 32 - got);
+        if (r <= 0 && !(r < 0 && errno == EINTR)) break;
+        if (r > 0) got += (size_t)r;
+    }
+    int dn = open("/dev/null", O_RDONLY);
+    if (dn >= 0) {
+        dup2(dn, 0);
+        close(dn);
+    }
+    return got;
+}
+
+/* COURIER_HOST_LAYOUT for the ranks: each host's count of ranks, "4,4"
+ * (malloc'd; NULL: out of memory). */
+static char *host_layout(const cr_tree *tree)
+{
+    size_t ll = (size_t)(tree->nnodes - 1) * 8 + 1;
+    char *layout = malloc(ll);
+    if (layout) {
+        size_t off = 0;
+        for (int h = 0; h < tree->nnodes - 1; h++)
+            off += (size_t)snprintf(layout + off, ll - off, "%s%d", h ? "," : "",
+                                    tree->hosts[h].count);
+    }
+    return layout;
+}
+
 static const char agent_usage[] =
     "usage: courier agent --parent ADDRS --port P --node K [--fanout F]\n"
     "  (started by courier run on each host of a job; the job's secret comes on stdin)\n";
@@ -85,20 +120,8 @@ int cr_agent_main(int argc, char **argv)
     }
     /* The secret: 32 bytes on stdin, then stdin is /dev/null. */
     unsigned char key[32];
-    size_t got = 0;
     uint64_t until = now_ns() + 10000000000u;
-    while (got < sizeof key && now_ns() < until) {
-        struct pollfd p = {.fd = 0, .events = POLLIN};
-        if (poll(&p, 1, 100) <= 0) continue;
-        ssize_t r = read(0, key + got, sizeof key - got);
-        if (r <= 0 && !(r < 0 && errno == EINTR)) break;
-        if (r > 0) got += (size_t)r;
-    }
-    int dn = open("/dev/null", O_RDONLY);
-    if (dn >= 0) {
-        dup2(dn, 0);
-        close(dn);
-    }
+    size_t got = read_secret(key, until);
     if (got != sizeof key) {
         fprintf(stderr,
                 "courier agent (node %ld): no job secret on standard input; agents are "
@@ -163,16 +186,9 @@ int cr_agent_main(int argc, char **argv)
     }
     js.first = tree.hosts[node - 1].first;
     js.count = tree.hosts[node - 1].count;
-    size_t ll = (size_t)(tree.nnodes - 1) * 8 + 1;
-    js.layout = malloc(ll);
+    js.layout = host_layout(&tree);
     js.card_sent = calloc((size_t)js.count, 1);
     js.cards_left = js.count;
-    if (js.layout) {
-        size_t off = 0;
-        for (int h = 0; h < tree.nnodes - 1; h++)
-            off += (size_t)snprintf(js.layout + off, ll - off, "%s%d", h ? "," : "",
-                                    tree.hosts[h].count);
-    }
     cr_tree_local_addr(&tree, js.net_here, sizeof js.net_here);
     raise_fd_limit();
     rc = !js.layout || !js.card_sent || alloc_ranks(&js) || cr_tree_spawn(&tree, key);

@@ -372,9 +372,8 @@ int alloc_ranks(job_spec *js)
     return 0;
 }
 
-/* This host's part of the job: its segment and secret, then its ranks (first ..
- * first+count-1). 0, or 1 after saying why (who: "courier run", or the agent). */
-int start_here(job_spec *js, const unsigned char key[32], const char *who)
+/* The CPUs the job may use, and how its ranks are bound to them (start_here). */
+static void choose_cpus(job_spec *js)
 {
     /* Binding (docs/run.md has the figures). With more ranks than CPUs, a rank
      * left to migrate costs everyone a trip through the load balancer: one CPU
@@ -400,6 +399,48 @@ int start_here(job_spec *js, const unsigned char key[32], const char *who)
         }
     js->one_each = js->cmd.bind == CR_BIND_CORE || js->count > ncpu;
     js->bind = js->cmd.bind == CR_BIND_CORE || (js->cmd.bind == CR_BIND_AUTO && js->count > 1);
+}
+
+/* --sim: the simulator, the timer shim, and whether the ranks run as contexts
+ * of one process. 0, or 1 after saying why not (who: as for start_here). */
+static int start_sim(job_spec *js, const char *who)
+{
+    char err[300];
+    js->vsim = cr_vsim_new(js->cmd.sim, js->cmd.total, err, sizeof err);
+    if (!js->vsim) {
+        fprintf(stderr, "%s: %s\n", who, err);
+        return 1;
+    }
+    find_sim_preload(js, who);
+    /* Ranks as contexts of one process where the program allows it
+     * (docs/sim.md, "Ranks as contexts"); else processes. */
+    int want = cr_vsim_ranks(js->vsim);
+    if (want != CR_VSIM_RANKS_PROCESSES) {
+        char path[PATH_MAX];
+        const char *prog = js->cmd.apps[0].argv[0];
+        const char *why = js->cmd.napps > 1              ? "the job runs several programs"
+                          : js->count != js->cmd.total   ? "its ranks are on several hosts"
+                          : !resolve_program(prog, path) ? "the program is not found"
+                                                         : cr_progfile_contexts(path);
+        if (!why) {
+            js->contexts = true;
+            cr_vsim_use_contexts(js->vsim);
+        } else if (want == CR_VSIM_RANKS_CONTEXTS) {
+            fprintf(stderr,
+                    "%s: --sim ranks=contexts: %s cannot run its ranks as contexts: %s; "
+                    "leave ranks= out to run them as processes\n",
+                    who, prog, why);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* This host's part of the job: its segment and secret, then its ranks (first ..
+ * first+count-1). 0, or 1 after saying why (who: "courier run", or the agent). */
+int start_here(job_spec *js, const unsigned char key[32], const char *who)
+{
+    choose_cpus(js);
 
     size_t seglen = segment_size(js->cmd.total);
     struct rlimit rl;
@@ -431,39 +472,10 @@ int start_here(job_spec *js, const unsigned char key[32], const char *who)
         close(segfd);
         return 1;
     }
-    if (js->cmd.sim) {
-        char err[300];
-        js->vsim = cr_vsim_new(js->cmd.sim, js->cmd.total, err, sizeof err);
-        if (!js->vsim) {
-            fprintf(stderr, "%s: %s\n", who, err);
-            close(segfd);
-            close(js->secretfd);
-            return 1;
-        }
-        find_sim_preload(js, who);
-        /* Ranks as contexts of one process where the program allows it
-         * (docs/sim.md, "Ranks as contexts"); else processes. */
-        int want = cr_vsim_ranks(js->vsim);
-        if (want != CR_VSIM_RANKS_PROCESSES) {
-            char path[PATH_MAX];
-            const char *prog = js->cmd.apps[0].argv[0];
-            const char *why = js->cmd.napps > 1              ? "the job runs several programs"
-                              : js->count != js->cmd.total   ? "its ranks are on several hosts"
-                              : !resolve_program(prog, path) ? "the program is not found"
-                                                             : cr_progfile_contexts(path);
-            if (!why) {
-                js->contexts = true;
-                cr_vsim_use_contexts(js->vsim);
-            } else if (want == CR_VSIM_RANKS_CONTEXTS) {
-                fprintf(stderr,
-                        "%s: --sim ranks=contexts: %s cannot run its ranks as contexts: %s; "
-                        "leave ranks= out to run them as processes\n",
-                        who, prog, why);
-                close(segfd);
-                close(js->secretfd);
-                return 1;
-            }
-        }
+    if (js->cmd.sim && start_sim(js, who)) {
+        close(segfd);
+        close(js->secretfd);
+        return 1;
     }
     js->started = now_ns();
     if (start_ranks(js, segfd) < 0) {

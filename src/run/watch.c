@@ -315,6 +315,89 @@ static int running_here(job_spec *js)
     return js->tree && !js->agent ? 0 : running(js);
 }
 
+/* The job ends now: past --timeout, a deadlock (the hang watchdog, or
+ * simulated: the simulator knows at once). True when it was ended here;
+ * else *wait_ms is cut to when to look again. */
+static bool watch_ends(job_spec *js, uint64_t now, uint64_t deadline, bool hang_watch,
+                       uint64_t *next_look, int *wait_ms)
+{
+    if (deadline && !js->ending) {
+        if (now >= deadline) {
+            report_failure(js);
+            drain_all(js);
+            say(js,
+                "courier: job exceeded --timeout %g s with %d rank(s) still running; "
+                "ending the job\n",
+                js->cmd.timeout, running(js));
+            end_job(js, 124);
+            return true;
+        }
+        uint64_t left = (deadline - now) / 1000000u + 1;
+        if (left < (uint64_t)*wait_ms) *wait_ms = (int)left;
+    }
+    if (hang_watch && !js->ending) {
+        if (now >= *next_look) {
+            *next_look = now + (uint64_t)WATCH_MS * 1000000u;
+            if (cr_watchdog_check(js->wd, alive_now(js), now,
+                                  (uint64_t)(js->cmd.hang_timeout * 1e9))) {
+                report_failure(js);
+                drain_all(js);
+                hang_report(js, js->alive, stderr);
+                fprintf(stderr, "courier: ending the job\n");
+                end_job(js, EXIT_DEADLOCK);
+                return true;
+            }
+        }
+        if (*wait_ms > WATCH_MS) *wait_ms = WATCH_MS;
+    }
+    if (js->vsim && !js->ending) {
+        if (cr_vsim_deadlocked(js->vsim, NULL)) {
+            double *vc = calloc((size_t)js->cmd.total, sizeof *vc);
+            report_failure(js);
+            drain_all(js);
+            if (vc) cr_vsim_deadlocked(js->vsim, vc);
+            if (js->wd) cr_watchdog_report_sim(js->wd, alive_now(js), vc, stderr);
+            fprintf(stderr, "courier: ending the job\n");
+            free(vc);
+            end_job(js, EXIT_DEADLOCK);
+            return true;
+        }
+        if (*wait_ms > WATCH_MS) *wait_ms = WATCH_MS;
+    }
+    return false;
+}
+
+/* Across hosts, every turn of the watch loop: the tree's watch every WATCH_MS,
+ * an agent's cards sent up, the launcher's output kept bounded (CR_F_HOLD);
+ * *wait_ms is cut to when the tree wants to be looked at again. */
+static void watch_tree(job_spec *js, uint64_t now, uint64_t *next_look, int *wait_ms)
+{
+    if (now >= *next_look) {
+        *next_look = now + (uint64_t)WATCH_MS * 1000000u;
+        tree_watch(js, now);
+    }
+    int tw = cr_tree_wait_ms(js->tree);
+    if (tw < *wait_ms) *wait_ms = tw;
+    if (js->agent && js->cards_left) {
+        send_cards(js);
+        /* the ranks wait for these: look every ms for the first 2 s */
+        int cw = now - js->started < 2000000000u ? 1 : 50;
+        if (js->cards_left && cw < *wait_ms) *wait_ms = cw;
+    }
+    if (js->reports_until && *wait_ms > 20) *wait_ms = 20;
+    if (js->oq) { /* the launcher's output keeps up, or the agents hold theirs */
+        size_t ob = out_bytes(js->oq);
+        if (!js->held && ob > OUT_HOLD) {
+            js->held = true;
+            cr_tree_send(js->tree, -2, CR_F_HOLD, 0, 0, 1, NULL, 0);
+        } else if (js->held && ob < OUT_HOLD / 4) {
+            js->held = false;
+            cr_tree_send(js->tree, -2, CR_F_HOLD, 0, 0, 0, NULL, 0);
+        }
+        if (js->held && *wait_ms > 20) *wait_ms = 20;
+    }
+}
+
 int watch(job_spec *js, int sfd)
 {
     int tfds = js->tree ? cr_tree_maxfds(js->tree) : 0;
@@ -363,75 +446,8 @@ int watch(job_spec *js, int sfd)
         if (!streams_open && !running_here(js) && !tree_busy(js)) break;
         int wait_ms = 1000;
         uint64_t now = now_ns();
-        if (deadline && !js->ending) {
-            if (now >= deadline) {
-                report_failure(js);
-                drain_all(js);
-                say(js,
-                    "courier: job exceeded --timeout %g s with %d rank(s) still running; "
-                    "ending the job\n",
-                    js->cmd.timeout, running(js));
-                end_job(js, 124);
-                continue;
-            }
-            uint64_t left = (deadline - now) / 1000000u + 1;
-            if (left < (uint64_t)wait_ms) wait_ms = (int)left;
-        }
-        if (hang_watch && !js->ending) {
-            if (now >= next_look) {
-                next_look = now + (uint64_t)WATCH_MS * 1000000u;
-                if (cr_watchdog_check(js->wd, alive_now(js), now,
-                                      (uint64_t)(js->cmd.hang_timeout * 1e9))) {
-                    report_failure(js);
-                    drain_all(js);
-                    hang_report(js, js->alive, stderr);
-                    fprintf(stderr, "courier: ending the job\n");
-                    end_job(js, EXIT_DEADLOCK);
-                    continue;
-                }
-            }
-            if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
-        }
-        if (js->vsim && !js->ending) {
-            if (cr_vsim_deadlocked(js->vsim, NULL)) {
-                double *vc = calloc((size_t)js->cmd.total, sizeof *vc);
-                report_failure(js);
-                drain_all(js);
-                if (vc) cr_vsim_deadlocked(js->vsim, vc);
-                if (js->wd) cr_watchdog_report_sim(js->wd, alive_now(js), vc, stderr);
-                fprintf(stderr, "courier: ending the job\n");
-                free(vc);
-                end_job(js, EXIT_DEADLOCK);
-                continue;
-            }
-            if (wait_ms > WATCH_MS) wait_ms = WATCH_MS;
-        }
-        if (js->tree) {
-            if (now >= next_look) {
-                next_look = now + (uint64_t)WATCH_MS * 1000000u;
-                tree_watch(js, now);
-            }
-            int tw = cr_tree_wait_ms(js->tree);
-            if (tw < wait_ms) wait_ms = tw;
-            if (js->agent && js->cards_left) {
-                send_cards(js);
-                /* the ranks wait for these: look every ms for the first 2 s */
-                int cw = now - js->started < 2000000000u ? 1 : 50;
-                if (js->cards_left && cw < wait_ms) wait_ms = cw;
-            }
-            if (js->reports_until && wait_ms > 20) wait_ms = 20;
-            if (js->oq) { /* the launcher's output keeps up, or the agents hold theirs */
-                size_t ob = out_bytes(js->oq);
-                if (!js->held && ob > OUT_HOLD) {
-                    js->held = true;
-                    cr_tree_send(js->tree, -2, CR_F_HOLD, 0, 0, 1, NULL, 0);
-                } else if (js->held && ob < OUT_HOLD / 4) {
-                    js->held = false;
-                    cr_tree_send(js->tree, -2, CR_F_HOLD, 0, 0, 0, NULL, 0);
-                }
-                if (js->held && wait_ms > 20) wait_ms = 20;
-            }
-        }
+        if (watch_ends(js, now, deadline, hang_watch, &next_look, &wait_ms)) continue;
+        if (js->tree) watch_tree(js, now, &next_look, &wait_ms);
         if (js->fail.rank >= 0 && !js->ending && wait_ms > PENDING_MS) wait_ms = PENDING_MS;
         if (js->kill_at) {
             if (now >= js->kill_at) {
