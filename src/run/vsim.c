@@ -193,6 +193,7 @@ void cr_vsim_machines(char *buf, size_t len, const char *conj)
 static bool in_list(const char *list, const char *k)
 {
     size_t n = strlen(k);
+    if (!n) return false; /* "" is in every string: strstr would not move on */
     for (const char *p = list; (p = strstr(p, k)); p += n)
         if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return true;
     return false;
