@@ -12,12 +12,11 @@
 
 int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = mpi_vfail(a->job, a->comm, a->call, code, fmt, ap);
     va_end(ap);
-    return mpi_fail(a->job, a->comm, a->call, code, "%s", msg);
+    return rc;
 }
 
 int mpi_chk_count(const mpi_cargs *a, int count, const char *what)

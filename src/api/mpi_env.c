@@ -147,11 +147,17 @@ static struct ucode *ucode_get(int code)
 
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
 {
-    char msg[480];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = mpi_vfail(job, comm, call, code, fmt, ap);
     va_end(ap);
+    return rc;
+}
+
+int mpi_vfail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, va_list ap)
+{
+    char msg[480];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     mpi_comm *c = mpi_comm_get(comm);
     if (!c) {
         comm = MPI_COMM_WORLD;

@@ -30,6 +30,7 @@
 #define COURIER_MPI_IMPL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -550,6 +551,9 @@ static inline int mpi_leave_unlocked(cr_job *job, int rc)
  * communicator): apply its handler, return 'code'. */
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same with the arguments as a va_list (the call-specific reporters). */
+int mpi_vfail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /* Apply error handler h of object *obj (a communicator or a window) to an
  * error: end the job (fatal), call the program's handler, or just return

@@ -125,12 +125,11 @@ static const MPI_Request noreq;
 static int fail(targs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(targs *a, int code, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = mpi_vfail(a->job, a->comm, a->call, code, fmt, ap);
     va_end(ap);
-    return mpi_fail(a->job, a->comm, a->call, code, "%s", msg);
+    return rc;
 }
 
 static int done(targs *a, int rc)
