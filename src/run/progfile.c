@@ -84,6 +84,25 @@ static bool each_needed(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, int 
     return hit;
 }
 
+/* Call fn(name, sym, arg) for each named symbol of symbol table sh[i] (of
+ * type 'type': SHT_DYNSYM or SHT_SYMTAB) until it returns true; whether one did. */
+static bool each_symbol(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, int i, uint32_t type,
+                        bool (*fn)(const char *name, const Elf64_Sym *sym, void *arg), void *arg)
+{
+    if (sh[i].sh_type != type || sh[i].sh_link >= eh->e_shnum) return false;
+    char *str = section(fd, &sh[sh[i].sh_link]);
+    Elf64_Sym *sym = section(fd, &sh[i]);
+    size_t strn = sh[sh[i].sh_link].sh_size;
+    bool hit = false;
+    for (size_t k = 0; str && sym && k < sh[i].sh_size / sizeof *sym && !hit; k++) {
+        size_t at = sym[k].st_name;
+        if (at < strn && strnlen(str + at, strn - at) < strn - at) hit = fn(str + at, &sym[k], arg);
+    }
+    free(str);
+    free(sym);
+    return hit;
+}
+
 static const char *const no_contexts_libs[] = {"libgomp", "libomp",    "libiomp", "libasan",
                                                "libtsan", "libhwasan", "libmsan", "libtbb"};
 
@@ -93,6 +112,12 @@ static bool no_contexts_lib(const char *name, void *arg)
     for (size_t j = 0; j < sizeof no_contexts_libs / sizeof *no_contexts_libs; j++)
         if (!strncmp(name, no_contexts_libs[j], strlen(no_contexts_libs[j]))) return true;
     return false;
+}
+
+static bool calls_pthread_create(const char *name, const Elf64_Sym *sym, void *arg)
+{
+    (void)arg;
+    return sym->st_shndx == SHN_UNDEF && !strcmp(name, "pthread_create");
 }
 
 /* The file's ELF header and section headers (*sh, malloc'd): fd, or -1 when
@@ -136,16 +161,8 @@ const char *cr_progfile_contexts(const char *path)
         if (sh[i].sh_type == SHT_NOTE) note |= has_note(fd, &sh[i]);
         if (each_needed(fd, &eh, sh, i, no_contexts_lib, NULL))
             why = "it loads a library that starts threads or tracks stacks";
-        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum) continue;
-        char *str = section(fd, &sh[sh[i].sh_link]);
-        Elf64_Sym *sym = section(fd, &sh[i]);
-        size_t strn = sh[sh[i].sh_link].sh_size;
-        for (size_t k = 0; str && sym && k < sh[i].sh_size / sizeof *sym && !why; k++)
-            if (sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < strn &&
-                !strcmp(str + sym[k].st_name, "pthread_create"))
-                why = "it starts threads of its own (pthread_create)";
-        free(str);
-        free(sym);
+        else if (each_symbol(fd, &eh, sh, i, SHT_DYNSYM, calls_pthread_create, NULL))
+            why = "it starts threads of its own (pthread_create)";
     }
     if (!why && !note) why = "it was not linked by courier-cc (no start-up stub)";
     free(sh);
@@ -196,25 +213,15 @@ static const char *foreign_symbol(const char *name)
     return NULL;
 }
 
-/* The first of foreign_symbol's names in the symbol tables (the full one and
- * the dynamic one), into lib; whether there was one. */
-static bool linked_in(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, char *lib, size_t len)
+/* A symbol of foreign_symbol's names: "its own copy of one, with NAME" into
+ * the needs' lib. */
+static bool note_symbol(const char *name, const Elf64_Sym *sym, void *arg)
 {
-    for (int i = 0; i < eh->e_shnum && !lib[0]; i++) {
-        if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) ||
-            sh[i].sh_link >= eh->e_shnum)
-            continue;
-        char *str = section(fd, &sh[sh[i].sh_link]);
-        Elf64_Sym *sym = section(fd, &sh[i]);
-        size_t strn = sh[sh[i].sh_link].sh_size;
-        for (size_t k = 0; str && sym && k < sh[i].sh_size / sizeof *sym && !lib[0]; k++) {
-            const char *f = sym[k].st_name < strn ? foreign_symbol(str + sym[k].st_name) : NULL;
-            if (f) snprintf(lib, len, "its own copy of one, with %s", f);
-        }
-        free(str);
-        free(sym);
-    }
-    return lib[0] != '\0';
+    (void)sym;
+    needs *n = arg;
+    const char *f = foreign_symbol(name);
+    if (f) snprintf(n->lib, n->len, "its own copy of one, with %s", f);
+    return f != NULL;
 }
 
 bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
@@ -227,7 +234,10 @@ bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
     needs n = {.lib = lib, .len = len};
     lib[0] = '\0';
     for (int i = 0; i < eh.e_shnum; i++) each_needed(fd, &eh, sh, i, note_mpi, &n);
-    bool foreign = lib[0] ? !n.courier : !n.courier && linked_in(fd, &eh, sh, lib, len);
+    for (int i = 0; i < eh.e_shnum && !lib[0] && !n.courier; i++)
+        if (!each_symbol(fd, &eh, sh, i, SHT_SYMTAB, note_symbol, &n))
+            each_symbol(fd, &eh, sh, i, SHT_DYNSYM, note_symbol, &n);
+    bool foreign = lib[0] && !n.courier;
     free(sh);
     close(fd);
     return foreign;
