@@ -18,9 +18,11 @@
  *    every later send to a peer queues behind a send that is waiting for credits;
  *    lane messages (cr_isend_lane: a reserved stream's) keep that order among
  *    themselves, in a queue of their own, and may overtake ordinary ones;
- *  - the unexpected queue never holds more than unexp_limit bytes from other
- *    ranks: past that, deliver refuses and the transport leaves the message (and
- *    everything behind it) with the sender, which waits for credits;
+ *  - the unexpected queue holds no more than unexp_limit bytes from other ranks
+ *    while nothing may be waited for behind them: past that, deliver refuses and
+ *    the transport leaves the message (and everything behind it) with the
+ *    sender, which waits for credits; a sender owed a reply, or one a posted
+ *    receive may want (naming it, or any source), is never refused;
  *  - a request id names a live request: ids carry a generation, so a stale or
  *    made-up id is detected instead of touching another request;
  *  - several threads may wait at once (a progress thread, or the program's
@@ -211,6 +213,18 @@ static void unlink_unexp(cr_job *job, cr_unexp **pp)
 static inline void owe(cr_job *job, int p)
 {
     if (job->owed[p]++ == 0) job->recv_gen++;
+}
+
+/* Is a receive posted that a later message of src may match (one naming src,
+ * or any source)? Then a message of src over the unexpected budget is taken
+ * all the same: the transport holds everything behind a refused message, and
+ * a send and a receive that match must complete (MPI's progress rule), even
+ * when a message the program receives later came first. */
+static bool recv_wants(const cr_job *job, int src)
+{
+    for (const cr_req *r = job->posted; r; r = r->next)
+        if (r->sel.src == src || r->sel.src == CR_ANY_SOURCE) return true;
+    return false;
 }
 
 /* A message of 'size' bytes matched receive r: count it (and trace it, saying
@@ -848,10 +862,10 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             return 1;
         } else {
             size_t keep = h->op == CR_OP_EAGER ? len : 0;
-            /* Over budget the sender keeps it until we receive, unless a reply we
-             * wait for from that sender may be queued behind it. */
+            /* Over budget the sender keeps it until we receive, unless a reply or
+             * a message we wait for from that sender may be queued behind it. */
             if (src != job->rank && job->unexp_bytes + keep > job->unexp_limit && job->unexp &&
-                !job->owed[src])
+                !job->owed[src] && !recv_wants(job, src))
                 return 0;
             cr_unexp *u = malloc(sizeof *u + keep);
             if (!u) return 0;
