@@ -2,9 +2,10 @@
  * courier run --sim may run its ranks as contexts of one process
  * (src/host/contexts.h), and whether it was linked with another MPI library
  * than courier's (by the libraries it needs, or, linked in statically, by
- * that library's own symbols). The file is an ELF executable; only its
- * headers, notes, dynamic section and symbol tables are read (pread, no
- * mapping).
+ * that library's own symbols, or in a stripped program by the names of its
+ * settings). The file is an ELF executable; only its headers, notes, dynamic
+ * section, symbol tables and, when it has no symbol table, its loaded data
+ * are read (pread, no mapping).
  *
  * Invariants: the answer is "contexts" only when every one of these holds,
  * and a file that cannot be read or parsed says no:
@@ -224,6 +225,38 @@ static bool note_symbol(const char *name, const Elf64_Sym *sym, void *arg)
     return f != NULL;
 }
 
+/* A stripped program keeps no symbols, but another MPI linked into it keeps the
+ * names of its settings among its read-only data: Open MPI's OMPI_MCA_...,
+ * MPICH's (and those built on it) MPIR_CVAR_...; libcourier's own names
+ * (COURIER_...) say the program is courier's whatever else it holds. Reads the
+ * file's loaded data sections (not its code) in pieces that overlap by a
+ * marker's length. */
+static void scan_strings(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, needs *n)
+{
+    static const char *const foreign[] = {"OMPI_MCA_", "MPIR_CVAR_"};
+    static const char mine[] = "COURIER_UNEXPECTED_LIMIT";
+    enum { PIECE = 1 << 20, OVERLAP = sizeof mine };
+    char *buf = malloc(PIECE + OVERLAP);
+    if (!buf) return;
+    const char *found = NULL;
+    for (int i = 0; i < eh->e_shnum && !n->courier; i++) {
+        if (sh[i].sh_type != SHT_PROGBITS || !(sh[i].sh_flags & SHF_ALLOC) ||
+            (sh[i].sh_flags & SHF_EXECINSTR))
+            continue;
+        for (uint64_t at = 0; at < sh[i].sh_size && !n->courier; at += PIECE) {
+            size_t want = sh[i].sh_size - at > PIECE + OVERLAP ? PIECE + OVERLAP
+                                                                : (size_t)(sh[i].sh_size - at);
+            if (!rd(fd, buf, want, sh[i].sh_offset + at)) break;
+            if (memmem(buf, want, mine, sizeof mine - 1)) n->courier = true;
+            for (size_t j = 0; j < sizeof foreign / sizeof *foreign && !found; j++)
+                if (memmem(buf, want, foreign[j], strlen(foreign[j]))) found = foreign[j];
+        }
+    }
+    free(buf);
+    if (found && !n->courier)
+        snprintf(n->lib, n->len, "its own copy of one, stripped, naming %s settings", found);
+}
+
 bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
 {
     const char *why;
@@ -234,9 +267,13 @@ bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
     needs n = {.lib = lib, .len = len};
     lib[0] = '\0';
     for (int i = 0; i < eh.e_shnum; i++) each_needed(fd, &eh, sh, i, note_mpi, &n);
-    for (int i = 0; i < eh.e_shnum && !lib[0] && !n.courier; i++)
+    bool symtab = false;
+    for (int i = 0; i < eh.e_shnum && !lib[0] && !n.courier; i++) {
+        symtab |= sh[i].sh_type == SHT_SYMTAB;
         if (!each_symbol(fd, &eh, sh, i, SHT_SYMTAB, note_symbol, &n))
             each_symbol(fd, &eh, sh, i, SHT_DYNSYM, note_symbol, &n);
+    }
+    if (!lib[0] && !n.courier && !symtab) scan_strings(fd, &eh, sh, &n);
     bool foreign = lib[0] && !n.courier;
     free(sh);
     close(fd);
