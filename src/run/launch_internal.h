@@ -140,6 +140,7 @@ typedef struct job_spec {
     char **argv;
     cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
     char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
+    char probe_preload[PATH_MAX]; /* the probe a script's ranks preload ("": none found) */
     bool contexts;              /* --sim: the ranks are contexts of one process, ... */
     pid_t ctx_pid;              /* ... this one (every rank_proc has its pid) */
 } job_spec;
@@ -156,6 +157,8 @@ bool find_program(const char *prog, void *arg);
  * alone, as a job of one rank, and end with status 0); PROG_OK: nothing. */
 enum { PROG_OK, PROG_USAGE, PROG_FOREIGN };
 int program_problem(const char *prog, char *err, size_t errlen);
+/* Does prog's file start with "#!" (a script: its programs are not read)? */
+bool program_is_script(const char *prog);
 
 /* output.c */
 void *out_writer(void *arg);

@@ -8,6 +8,7 @@
  * whoever prints it (courier run --help, a usage error). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -130,6 +131,17 @@ int program_problem(const char *prog, char *err, size_t errlen)
     for (char *p = err; *p; p++) /* it quotes an argument: one line, no terminal controls */
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return kind;
+}
+
+bool program_is_script(const char *prog)
+{
+    char path[PATH_MAX], head[2];
+    if (!resolve_program(prog, path)) return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool script = read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
+    close(fd);
+    return script;
 }
 
 __attribute__((format(printf, 4, 5))) static int parse_error(cr_run_spec *spec, char *err,

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "foreign_mpi.h"
 #include "progfile.h"
 
 static bool rd(int fd, void *buf, size_t len, uint64_t off)
@@ -200,15 +201,12 @@ static bool note_mpi(const char *name, void *arg)
     return false; /* every library: libcourier may come after */
 }
 
-/* Symbols only another MPI's own code defines or refers to: Open MPI's
- * (ompi_mpi_init; its MPI_COMM_WORLD is &ompi_mpi_comm_world), MPICH's and
- * those built on it (Intel MPI, MVAPICH: MPIR_Init_thread, MPIR_Process). A
+/* Symbols only another MPI's own code defines or refers to (foreign_mpi.h). A
  * program linked with such a library statically has no library to name, but
  * keeps these in its symbol table unless it was stripped. */
 static const char *foreign_symbol(const char *name)
 {
-    static const char *const sym[] = {"ompi_mpi_init", "ompi_mpi_comm_world", "MPIR_Init_thread",
-                                      "MPIR_Process"};
+    static const char *const sym[] = {CR_FOREIGN_MPI_SYMBOLS};
     for (size_t j = 0; j < sizeof sym / sizeof *sym; j++)
         if (!strcmp(name, sym[j])) return sym[j];
     return NULL;
@@ -245,7 +243,7 @@ static void scan_strings(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, nee
             continue;
         for (uint64_t at = 0; at < sh[i].sh_size && !n->courier; at += PIECE) {
             size_t want = sh[i].sh_size - at > PIECE + OVERLAP ? PIECE + OVERLAP
-                                                                : (size_t)(sh[i].sh_size - at);
+                                                               : (size_t)(sh[i].sh_size - at);
             if (!rd(fd, buf, want, sh[i].sh_offset + at)) break;
             if (memmem(buf, want, mine, sizeof mine - 1)) n->courier = true;
             for (size_t j = 0; j < sizeof foreign / sizeof *foreign && !found; j++)

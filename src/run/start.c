@@ -100,6 +100,44 @@ static int make_secret(const unsigned char key[32])
     return fd;
 }
 
+/* A library of courier's to preload (name), beside libcourier: from the build
+ * tree's tools/courier, ../src; from an installed bin/courier, ../<libdir>.
+ * Its full path into out, or "" when it is not there. */
+static void find_beside(const char *name, char out[PATH_MAX])
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    out[0] = '\0';
+    if (n <= 0) return;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = '\0';
+    const char *rel[] = {"../src", "../" COURIER_LIBDIR};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char p[PATH_MAX];
+        if (snprintf(p, sizeof p, "%s/%s/%s", self, rel[i], name) < (int)sizeof p &&
+            access(p, R_OK) == 0 && realpath(p, out))
+            return;
+    }
+    out[0] = '\0';
+}
+
+/* Put lib first in the preloads of the rank's programs (in the child). */
+static void preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char pre[PATH_MAX * 2];
+    snprintf(pre, sizeof pre, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    setenv("LD_PRELOAD", pre, 1);
+    /* A program built with AddressSanitizer wants its runtime first of all;
+     * courier's preloads replace no memory function, so that check may go. */
+    const char *asan = getenv("ASAN_OPTIONS");
+    if (asan && strstr(asan, "verify_asan_link_order=0")) return;
+    snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
+             asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", pre, 1);
+}
+
 /* Exec rank `rank` of app appnum, its stdout and stderr the pipe ends w
  * (rank_pipes). rank -1: the process of every rank, as contexts (--sim): w is
  * rank 0's, and ctx_fds lists the other ranks' (stdout,stderr,...). */
@@ -164,20 +202,15 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
         fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
         snprintf(v, sizeof v, "%d", fd);
         setenv("COURIER_SIM_FD", v, 1);
-        if (js->sim_preload[0]) { /* the program's own timers read virtual time too */
-            const char *old = getenv("LD_PRELOAD");
-            char pre[PATH_MAX * 2];
-            snprintf(pre, sizeof pre, "%s%s%s", js->sim_preload, old && *old ? ":" : "",
-                     old ? old : "");
-            setenv("LD_PRELOAD", pre, 1);
-            /* A program built with AddressSanitizer wants its runtime first of
-             * all; the shim replaces no memory function, so that check may go. */
-            const char *asan = getenv("ASAN_OPTIONS");
-            snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
-                     asan && *asan ? ":" : "");
-            setenv("ASAN_OPTIONS", pre, 1);
-        }
+        if (js->sim_preload[0]) /* the program's own timers read virtual time too */
+            preload(js->sim_preload);
     }
+    /* A script's programs are seen only when they start: the probe names one
+     * linked with another MPI library (src/run/probe.c). */
+    snprintf(v, sizeof v, "%d", (int)getpid());
+    setenv("COURIER_RANK_PID", v, 1);
+    if (rank >= 0 && js->probe_preload[0] && program_is_script(js->cmd.apps[appnum].argv[0]))
+        preload(js->probe_preload);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -278,6 +311,7 @@ out:
 
 static int start_ranks(job_spec *js, int segfd)
 {
+    find_beside("libcourier_probe.so", js->probe_preload);
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
     if (js->contexts) return start_contexts(js, segfd);
@@ -309,28 +343,13 @@ static int start_ranks(job_spec *js, int segfd)
 #define COURIER_LIBDIR "lib"
 #endif
 
-/* The simulated mode's timer shim (src/api/simclock.c), beside libcourier:
- * from the build tree's tools/courier, ../src; from an installed bin/courier,
- * ../<libdir>. Without it the ranks run on, and only courier's own timers
- * (dclock, MPI_Wtime, ...) read virtual time: said once. */
+/* The simulated mode's timer shim (src/api/simclock.c). Without it the ranks
+ * run on, and only courier's own timers (dclock, MPI_Wtime, ...) read virtual
+ * time: said once. */
 static void find_sim_preload(job_spec *js, const char *who)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    js->sim_preload[0] = '\0';
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) *slash = '\0';
-        const char *rel[] = {"../src", "../" COURIER_LIBDIR};
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-            char p[PATH_MAX];
-            if (snprintf(p, sizeof p, "%s/%s/libcourier_simclock.so", self, rel[i]) <
-                    (int)sizeof p &&
-                access(p, R_OK) == 0 && realpath(p, js->sim_preload))
-                return;
-        }
-    }
+    find_beside("libcourier_simclock.so", js->sim_preload);
+    if (js->sim_preload[0]) return;
     fprintf(stderr,
             "%s: --sim: libcourier_simclock.so is not beside courier; the programs' own "
             "clock_gettime and gettimeofday read real time (dclock and MPI_Wtime are virtual)\n",
