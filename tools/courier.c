@@ -5,6 +5,7 @@
 
 #include "jobs.h"
 #include "launcher.h"
+#include "mpiexec.h"
 #include "netsim_cli.h"
 #include "trace_report.h"
 
@@ -20,6 +21,11 @@ static const char usage[] = "usage: courier <command> [args]\n"
 
 int main(int argc, char **argv)
 {
+    /* called as mpiexec, mpirun, courier-mpiexec or courier-mpirun (links to
+     * this program, tools/CMakeLists.txt): the MPI standard's front end */
+    const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    if (!strncmp(base, "courier-", 8)) base += 8;
+    if (!strcmp(base, "mpiexec") || !strcmp(base, "mpirun")) return cr_mpiexec_main(argc, argv);
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;
