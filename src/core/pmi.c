@@ -21,9 +21,9 @@
  *    lowercase hex; the KVS is seen only by the processes of this job step, so
  *    the secret is as private as the launcher's sealed memfd makes it;
  *  - without a launcher there is no host segment: the ranks reach each other by
- *    tcp (and self), there is no hang watchdog and no collective area (job.c
- *    checks host.base), and a failing rank ends only itself (srun -K, or
- *    KillOnBadExit, ends the others). */
+ *    tcp (and self) and there is no collective area (job.c checks host.base);
+ *    the ranks watch each other instead of the launcher (pmiwatch.c: a failed
+ *    rank or a deadlock ends the step with courier run's lines). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +34,7 @@
 
 #include "engine.h"
 #include "pmi.h"
+#include "pmiwatch.h"
 
 #ifndef PMI2_LIBRARY
 #error "PMI2_LIBRARY (libpmi2's file name, e.g. libpmi2.so.0) comes from the build"
@@ -214,6 +215,7 @@ int cr_pmi_card_put(cr_job *job, const void *card, size_t len)
 void cr_pmi_fence(cr_job *job)
 {
     cr_pmi *p = job->pmi;
+    cr_pmiwatch_prepare(job); /* the ranks' own watchdog: rank 0 puts its address */
     int rc = p->fence();
     if (rc != PMI2_OK)
         cr_fatal(job, "init",
@@ -250,5 +252,21 @@ int cr_pmi_card_get(cr_job *job, int peer, void *card, size_t *len)
                  "bytes); every rank must open tcp (check COURIER_TRANSPORTS is the same for all)",
                  peer, rc, n);
     *len = (size_t)got;
+    return 0;
+}
+
+int cr_pmi_put(cr_job *job, const char *key, const char *value)
+{
+    return job->pmi->put(key, value) == PMI2_OK ? 0 : -1;
+}
+
+int cr_pmi_get(cr_job *job, int rank, const char *key, char *value, size_t len)
+{
+    cr_pmi *p = job->pmi;
+    int n = 0;
+    if (!p->fenced || len > PMI2_VALLEN) return -1;
+    int rc = p->get(p->jobid, rank, key, value, (int)len, &n);
+    if (rc != PMI2_OK || n < 0 || (size_t)n >= len) return -1;
+    value[n] = '\0';
     return 0;
 }

@@ -2,18 +2,25 @@
 # Runs a courier program under Slurm's srun with PMI-2, as a user on a cluster
 # would, or says "skipped" (exit 77, CTest's SKIP_RETURN_CODE) when no Slurm
 # answers here (.ci/slurm start makes a one-node one).
-#   srun.sh [--fail REGEX] [--mpi=KIND] N prog [args]
+#   srun.sh [--fail REGEX] [--no-kill] [--mpi=KIND] N prog [args]
 # Without --fail: srun --mpi=pmi2 -n N prog args, its status is ours (--mpi=KIND
 # asks srun for another kind, to see what courier says then). With
 # --fail: the job must end non-zero, srun's and the ranks' output must match
 # REGEX (extended), and no process of the job may be left once srun returns.
 # Every job ends a failing job at once (--kill-on-bad-exit) and is bounded
 # (120 s) so that a broken Slurm fails the test instead of hanging it.
+# --no-kill: srun --kill-on-bad-exit=0 (what many users run: srun does not end
+# the others when a task fails; the ranks' own watchdog must, src/core/pmiwatch.c).
 set -u
 fail=
 if [ "${1:-}" = --fail ]; then
     fail=$2
     shift 2
+fi
+kill=--kill-on-bad-exit=1
+if [ "${1:-}" = --no-kill ]; then
+    kill=--kill-on-bad-exit=0
+    shift
 fi
 mpi=--mpi=pmi2
 case ${1:-} in --mpi=*) mpi=$1 && shift ;; esac
@@ -39,7 +46,7 @@ if ! grep -qvE '^(down|drain|drng|fail|unk|boot|pow|maint|inval)|[*~#%!]$' <<<"$
 fi
 # The job's processes carry a marker in their environment (checked with --fail).
 export COURIER_SRUN_TEST_MARKER=courier-srun-$$-$RANDOM
-run() { timeout -k 5 120 srun "$mpi" --kill-on-bad-exit=1 -n "$n" "$@"; }
+run() { timeout -k 5 120 srun "$mpi" "$kill" -n "$n" "$@"; }
 if [ -z "$fail" ]; then
     run "$@"
     exit
