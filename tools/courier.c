@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) {
         printf("courier %s\ntransports: self, shm, tcp, ucx (ucx when named in "
                "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI (subset)\nlaunch: courier run "
-               "(one host, or --hosts across hosts), srun --mpi=pmi2\n",
+               "(one host, or --hosts across hosts), mpiexec, srun --mpi=pmi2 or pmix\n",
                COURIER_VERSION);
         return 0;
     }

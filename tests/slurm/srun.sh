@@ -44,6 +44,13 @@ if ! grep -qvE '^(down|drain|drng|fail|unk|boot|pow|maint|inval)|[*~#%!]$' <<<"$
     echo "skipped: no Slurm node is up (sinfo says: $(tr "\n" " " <<<"$states"))"
     exit 77
 fi
+# another kind than pmi2 (pmix): only where this Slurm has its plugin
+kind=${mpi#--mpi=}
+if [ "$kind" != pmi2 ] && [ "$kind" != none ] &&
+    ! timeout 10 srun --mpi=list 2>&1 | grep -qE "^[[:space:]]*$kind\$"; then
+    echo "skipped: this Slurm has no $kind plugin (srun --mpi=list)"
+    exit 77
+fi
 # The job's processes carry a marker in their environment (checked with --fail).
 export COURIER_SRUN_TEST_MARKER=courier-srun-$$-$RANDOM
 run() { timeout -k 5 120 srun "$mpi" "$kill" -n "$n" "$@"; }
