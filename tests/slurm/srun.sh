@@ -2,13 +2,16 @@
 # Runs a courier program under Slurm's srun with PMI-2, as a user on a cluster
 # would, or says "skipped" (exit 77, CTest's SKIP_RETURN_CODE) when no Slurm
 # answers here (.ci/slurm start makes a one-node one).
-#   srun.sh [--fail REGEX] [--no-kill] [--mpi=KIND] N prog [args]
+#   srun.sh [--fail REGEX] [--no-kill] [--mpi=KIND | --salloc | --sbatch] N prog [args]
 # Without --fail: srun --mpi=pmi2 -n N prog args, its status is ours (--mpi=KIND
 # asks srun for another kind, to see what courier says then). With
 # --fail: the job must end non-zero, srun's and the ranks' output must match
 # REGEX (extended), and no process of the job may be left once srun returns.
 # Every job ends a failing job at once (--kill-on-bad-exit) and is bounded
 # (120 s) so that a broken Slurm fails the test instead of hanging it.
+# --salloc / --sbatch: instead of srun, the command runs inside an allocation
+# of N tasks, as a user's would: salloc -n N command, or a batch job
+# (sbatch --wait -n N --wrap command; its output file is shown after it).
 # --no-kill: srun --kill-on-bad-exit=0 (what many users run: srun does not end
 # the others when a task fails; the ranks' own watchdog must, src/core/pmiwatch.c).
 set -u
@@ -22,8 +25,11 @@ if [ "${1:-}" = --no-kill ]; then
     kill=--kill-on-bad-exit=0
     shift
 fi
-mpi=--mpi=pmi2
-case ${1:-} in --mpi=*) mpi=$1 && shift ;; esac
+mpi=--mpi=pmi2 alloc=
+case ${1:-} in
+--mpi=*) mpi=$1 && shift ;;
+--salloc | --sbatch) alloc=${1#--} && shift ;;
+esac
 n=$1
 shift
 # the configuration .ci/slurm writes, when nothing else names one
@@ -53,7 +59,21 @@ if [ "$kind" != pmi2 ] && [ "$kind" != none ] &&
 fi
 # The job's processes carry a marker in their environment (checked with --fail).
 export COURIER_SRUN_TEST_MARKER=courier-srun-$$-$RANDOM
-run() { timeout -k 5 120 srun "$mpi" "$kill" -n "$n" "$@"; }
+run() {
+    case $alloc in
+    salloc) timeout -k 5 120 salloc -Q -n "$n" "$@" ;;
+    sbatch)
+        local o rc
+        o=$(mktemp)
+        timeout -k 5 120 sbatch -Q --wait -n "$n" -o "$o" --wrap "$(printf '%q ' "$@")"
+        rc=$?
+        cat "$o"
+        rm -f "$o"
+        return $rc
+        ;;
+    *) timeout -k 5 120 srun "$mpi" "$kill" -n "$n" "$@" ;;
+    esac
+}
 if [ -z "$fail" ]; then
     run "$@"
     exit
