@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +71,7 @@
 #define LAST_WORDS_NS 2000000000ull /* ... or at most this long after the failure */
 #define HOSTLEN 64
 #define KEY "courier-watch"
+#define JOIN_S 30 /* a rank's time to join the hub; then rank 0 waits at exit only for those in */
 
 enum { M_STATE = 1, M_EXIT, M_END };
 
@@ -122,6 +124,7 @@ struct cr_pmiwatch {
     bool *running;
     int fail_rank, fail_status;
     uint64_t fail_at;
+    uint64_t started; /* when the hub started (ns) */
     bool stranger_said;
     unsigned char secret[CR_SECRET_LEN];
 };
@@ -245,6 +248,15 @@ static void hub_accept(cr_pmiwatch *pw)
     struct sockaddr_storage from;
     socklen_t fl = sizeof from;
     int fd = accept4(pw->listen_fd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE)) { /* the rest run unwatched */
+        fprintf(stderr,
+                "courier: rank 0: the ranks' watchdog can take no more ranks (%s: raise ulimit "
+                "-n); the ranks not yet in run unwatched\n",
+                strerror(errno));
+        close(pw->listen_fd);
+        pw->listen_fd = -1;
+        return;
+    }
     if (fd < 0) return;
     struct timeval tv = {.tv_sec = 5};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -365,7 +377,12 @@ static void hub_check(cr_pmiwatch *pw)
         }
         return;
     }
-    if (!running) {
+    /* every rank has ended; or every one that joined has, and the others will
+     * not join any more (the hub took no more, or they had JOIN_S to) */
+    int waiting = 0;
+    for (int r = 0; r < pw->size; r++) waiting += pw->running[r] && pw->peers[r].known;
+    if (!running ||
+        (!waiting && (pw->listen_fd < 0 || now - pw->started >= JOIN_S * 1000000000ull))) {
         pthread_mutex_lock(&pw->mu);
         pw->finished = true;
         pthread_cond_broadcast(&pw->all_done);
@@ -395,8 +412,10 @@ static void *hub(void *arg)
     if (!pf || !who) end_job(pw, "courier: rank 0: out of memory for the watchdog\n", 1);
     for (;;) {
         int n = 0;
-        pf[n] = (struct pollfd){.fd = pw->listen_fd, .events = POLLIN};
-        who[n++] = -1;
+        if (pw->listen_fd >= 0) {
+            pf[n] = (struct pollfd){.fd = pw->listen_fd, .events = POLLIN};
+            who[n++] = -1;
+        }
         if (pw->exit_pipe >= 0) {
             pf[n] = (struct pollfd){.fd = pw->exit_pipe, .events = POLLIN};
             who[n++] = 0;
@@ -529,6 +548,11 @@ void cr_pmiwatch_prepare(cr_job *job)
     job->pmiwatch = pw;
     on_exit(on_exit_handler, pw); /* before the job's own: runs after it */
     if (job->rank != 0) return;
+    struct rlimit rl; /* a connection per rank */
+    if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     struct sockaddr_storage ss;
     const char *net = getenv("COURIER_NET");
     if (pick(net, &ss))
@@ -584,24 +608,37 @@ static void connect_hub(cr_job *job, cr_pmiwatch *pw)
         in6->sin6_port = htons((uint16_t)port);
         sl = sizeof *in6;
     }
+    /* A hub that cannot take this rank (its descriptors spent) leaves it
+     * unwatched, said once, rather than stopping the job. */
+    errno = 0;
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl))
-        cr_fatal(job, "init", "cannot reach rank 0's watchdog at %s port %u: %s", a, port,
-                 strerror(errno));
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct timeval tv = {.tv_sec = JOIN_S};
     hello h = {.magic = "cwatch1", .rank = job->rank, .pid = (int32_t)getpid()};
     snprintf(h.host, sizeof h.host, "%s", pw->host);
     unsigned char reply[32 + TCP_CRYPTO_MAC], want[TCP_CRYPTO_MAC], m[TCP_CRYPTO_MAC];
-    if (tcp_crypto_random(h.nonce, sizeof h.nonce) || write_all(fd, &h, sizeof h) ||
-        read_all(fd, reply, sizeof reply))
-        cr_fatal(job, "init", "rank 0's watchdog refused this rank (it has another secret?)");
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
+        connect(fd, (struct sockaddr *)&ss, sl) || tcp_crypto_random(h.nonce, sizeof h.nonce) ||
+        write_all(fd, &h, sizeof h) || read_all(fd, reply, sizeof reply)) {
+        fprintf(stderr,
+                "courier: rank %d: cannot join the ranks' watchdog at %s port %u (%s); this rank "
+                "runs unwatched: its failure will not end the others\n",
+                job->rank, a, port, errno ? strerror(errno) : "closed");
+        if (fd >= 0) close(fd);
+        return;
+    }
     mac(pw, 'H', h.nonce, job->rank, want);
     if (!tcp_crypto_equal(want, reply + 32, sizeof want))
         cr_fatal(job, "init",
                  "the ranks' watchdog at %s port %u did not prove it belongs to this job", a, port);
     mac(pw, 'C', reply, job->rank, m);
-    if (write_all(fd, m, sizeof m)) cr_fatal(job, "init", "rank 0's watchdog went away");
+    tv.tv_sec = 0;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (write_all(fd, m, sizeof m)) {
+        close(fd);
+        return;
+    }
     pw->fd = fd;
 }
 
@@ -614,7 +651,7 @@ void cr_pmiwatch_start(cr_job *job)
     if (tcp_crypto_load(err, sizeof err)) cr_fatal(job, "init", "%s", err);
     if (job->rank != 0) {
         connect_hub(job, pw);
-        start_thread(job, client, pw);
+        if (pw->fd >= 0) start_thread(job, client, pw);
         return;
     }
     int n = job->size;
@@ -643,6 +680,7 @@ void cr_pmiwatch_start(cr_job *job)
     int p[2];
     if (pipe2(p, O_CLOEXEC)) cr_die_errno("init: pipe");
     pw->exit_pipe = p[0];
+    pw->started = mono_ns();
     pw->fd = p[1];
     start_thread(job, hub, pw);
 }
