@@ -5,6 +5,7 @@
 
 #include "jobs.h"
 #include "launcher.h"
+#include "mpiexec.h"
 #include "netsim_cli.h"
 #include "trace_report.h"
 
@@ -20,6 +21,11 @@ static const char usage[] = "usage: courier <command> [args]\n"
 
 int main(int argc, char **argv)
 {
+    /* called as mpiexec, mpirun, courier-mpiexec or courier-mpirun (links to
+     * this program, tools/CMakeLists.txt): the MPI standard's front end */
+    const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    if (!strncmp(base, "courier-", 8)) base += 8;
+    if (!strcmp(base, "mpiexec") || !strcmp(base, "mpirun")) return cr_mpiexec_main(argc, argv);
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;
@@ -34,7 +40,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) {
         printf("courier %s\ntransports: self, shm, tcp, ucx (ucx when named in "
                "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI (subset)\nlaunch: courier run "
-               "(one host, or --hosts across hosts), srun --mpi=pmi2\n",
+               "(one host, or --hosts across hosts), mpiexec, srun --mpi=pmi2 or pmix\n",
                COURIER_VERSION);
         return 0;
     }

@@ -331,6 +331,7 @@ typedef struct cr_job {
 
     /* Started by srun --mpi=pmi2 (src/core/pmi.c): the PMI-2 client, else NULL */
     struct cr_pmi *pmi;
+    struct cr_pmiwatch *pmiwatch; /* ... and the ranks' own watchdog (pmiwatch.c) */
 
     /* Background work of the interfaces (MPI's nonblocking collectives): every
      * cr_progress, whichever thread makes it (a waiting call, the progress

@@ -28,6 +28,7 @@
 #include "../host/contexts.h"
 #include "engine.h"
 #include "pmi.h"
+#include "pmiwatch.h"
 
 cr_job cr_the_job;
 _Atomic int cr_job_ready;
@@ -383,6 +384,7 @@ static void job_init(void)
 #endif
     if (getenv("COURIER_LAUNCHED")) setvbuf(stdout, NULL, _IOLBF, 0);
     cr_ctx_atexit(job_exit);                /* a context's: when its rank ends */
+    if (job->pmi) cr_pmiwatch_start(job);   /* no launcher: the ranks watch each other */
     if (job->vt.base) cr_vt_mark(&job->vt); /* the library's start is not the program's compute */
 }
 

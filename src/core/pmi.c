@@ -1,6 +1,8 @@
-/* Start-up under a PMI-2 process manager (Slurm's srun --mpi=pmi2) instead of
- * courier run: rank and size from PMI2_Init, the ranks' TCP addresses (cards)
- * and the job's secret through the PMI key-value space (KVS).
+/* Start-up under a PMI-2 process manager (Slurm's srun --mpi=pmi2) or a PMIx
+ * one (srun --mpi=pmix, prterun: its client is pmix.c) instead of courier run:
+ * rank and size from PMI2_Init (PMIx_Init), the ranks' TCP addresses (cards)
+ * and the job's secret through the key-value space (KVS), whichever of the two
+ * the environment names (PMI_FD: PMI-2; PMIX_NAMESPACE: PMIx).
  *
  * Slurm's libpmi2 is loaded with dlopen, by the file name the build found
  * (PMI2_LIBRARY, e.g. libpmi2.so.0; COURIER_PMI2_LIBRARY names another), never
@@ -21,9 +23,9 @@
  *    lowercase hex; the KVS is seen only by the processes of this job step, so
  *    the secret is as private as the launcher's sealed memfd makes it;
  *  - without a launcher there is no host segment: the ranks reach each other by
- *    tcp (and self), there is no hang watchdog and no collective area (job.c
- *    checks host.base), and a failing rank ends only itself (srun -K, or
- *    KillOnBadExit, ends the others). */
+ *    tcp (and self) and there is no collective area (job.c checks host.base);
+ *    the ranks watch each other instead of the launcher (pmiwatch.c: a failed
+ *    rank or a deadlock ends the step with courier run's lines). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +36,8 @@
 
 #include "engine.h"
 #include "pmi.h"
+#include "pmiwatch.h"
+#include "pmix.h"
 
 #ifndef PMI2_LIBRARY
 #error "PMI2_LIBRARY (libpmi2's file name, e.g. libpmi2.so.0) comes from the build"
@@ -68,6 +72,7 @@ struct cr_pmi {
     pmi2_get_fn get;
     char jobid[256];
     bool fenced;
+    cr_pmix *px; /* PMIx's client instead (pmix.c), or NULL: PMI-2 */
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -108,7 +113,70 @@ static const char secret_key[] = "courier-secret";
 
 static void pmi_exit(void)
 {
-    if (cr_the_job.pmi) cr_the_job.pmi->finalize();
+    cr_pmi *p = cr_the_job.pmi;
+    if (!p) return;
+    if (p->px)
+        cr_pmix_finalize(p->px);
+    else
+        p->finalize();
+}
+
+/* The key-value space, PMI-2's or PMIx's: PMI2_OK (0) or an error code. */
+static const char *kvs(const cr_pmi *p)
+{
+    return p->px ? "PMIx" : "PMI-2";
+}
+
+static int kv_put(cr_pmi *p, const char *key, const char *value)
+{
+    return p->px ? cr_pmix_put(p->px, key, value) : p->put(key, value);
+}
+
+static int kv_fence(cr_pmi *p)
+{
+    return p->px ? cr_pmix_fence(p->px) : p->fence();
+}
+
+/* rank's value of key in value (len bytes), its length in *n. */
+static int kv_get(cr_pmi *p, int rank, const char *key, char *value, size_t len, int *n)
+{
+    if (!p->px) return p->get(p->jobid, rank, key, value, (int)len, n);
+    int rc = cr_pmix_get(p->px, rank, key, value, len);
+    *n = rc ? -1 : (int)strlen(value);
+    return rc;
+}
+
+/* What every start-up under a process manager does once rank and size are known. */
+static void started(cr_job *job)
+{
+    /* Ranks on several nodes cannot reach each other at the loopback address,
+     * tcp's default: say so now rather than fail to connect later. */
+    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
+    const char *net = getenv("COURIER_NET");
+    if (nodes && atoi(nodes) > 1 && (!net || !*net))
+        cr_fatal(job, "init",
+                 "srun started this job on %s nodes and COURIER_NET is not set, so the ranks "
+                 "would publish 127.0.0.1; set COURIER_NET to the network the nodes share "
+                 "(e.g. COURIER_NET=10.0.0.0/8 or COURIER_NET=eth0)",
+                 nodes);
+    /* Output goes to srun a line at a time, as under courier run. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+/* Under a PMIx server (srun --mpi=pmix, prterun): pmix.c. */
+static bool start_pmix(cr_job *job)
+{
+    cr_pmi *p = calloc(1, sizeof *p);
+    if (!p) cr_fatal(job, "init", "out of memory");
+    int rank, size, appnum;
+    p->px = cr_pmix_start(job, &rank, &size, &appnum);
+    job->size = size;
+    job->rank = rank;
+    job->appnum = appnum;
+    job->pmi = p;
+    atexit(pmi_exit); /* registered before the job's own: runs after it */
+    started(job);
+    return true;
 }
 
 /* ---- start-up ----------------------------------------------------------- */
@@ -117,17 +185,20 @@ bool cr_pmi_start(cr_job *job)
 {
     if (getenv("COURIER_RANK")) return false; /* courier run's environment wins */
     const char *fd = getenv("PMI_FD");
-    if (!fd || !*fd || !getenv("PMI_RANK") || !getenv("PMI_SIZE")) {
-        /* srun without PMI-2 (--mpi=none, pmix): every task would be a job of
-         * one rank, all computing alone; say so instead. */
+    bool pmi2 = fd && *fd && getenv("PMI_RANK") && getenv("PMI_SIZE");
+    if (!pmi2 && cr_pmix_here()) return start_pmix(job);
+    if (!pmi2) {
+        /* srun without PMI-2 or PMIx (--mpi=none): every task would be a job
+         * of one rank, all computing alone; say so instead. */
         const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
         if (tasks && atoi(tasks) > 1 && !getenv("COURIER_SIZE")) {
             const char *id = getenv("SLURM_PROCID");
             job->rank = id ? atoi(id) : -1;
             cr_fatal(job, "init",
-                     "srun started %s tasks without PMI-2 (PMI_FD is not set), so each would "
-                     "run alone as a job of one rank; start them with srun --mpi=pmi2 (or "
-                     "MpiDefault=pmi2 in slurm.conf), or with courier run",
+                     "srun started %s tasks without PMI-2 or PMIx (neither PMI_FD nor "
+                     "PMIX_NAMESPACE is set), so each would run alone as a job of one rank; "
+                     "start them with srun --mpi=pmi2 or --mpi=pmix (or MpiDefault in "
+                     "slurm.conf), or with courier run",
                      tasks);
         }
         return false;
@@ -172,18 +243,7 @@ bool cr_pmi_start(cr_job *job)
     if (rc != PMI2_OK)
         cr_fatal(job, "init", "PMI2_Job_GetId failed (error %d); the process manager is broken",
                  rc);
-    /* Ranks on several nodes cannot reach each other at the loopback address,
-     * tcp's default: say so now rather than fail to connect later. */
-    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
-    const char *net = getenv("COURIER_NET");
-    if (nodes && atoi(nodes) > 1 && (!net || !*net))
-        cr_fatal(job, "init",
-                 "srun started this job on %s nodes and COURIER_NET is not set, so the ranks "
-                 "would publish 127.0.0.1; set COURIER_NET to the network the nodes share "
-                 "(e.g. COURIER_NET=10.0.0.0/8 or COURIER_NET=eth0)",
-                 nodes);
-    /* Output goes to srun a line at a time, as under courier run. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    started(job);
     return true;
 }
 
@@ -196,9 +256,11 @@ void cr_pmi_secret(cr_job *job)
         cr_fatal(job, "init", "getrandom for the job's secret failed: %s", strerror(errno));
     char hex[2 * CR_SECRET_LEN + 1];
     to_hex(hex, job->secret, sizeof job->secret);
-    int rc = p->put(secret_key, hex);
+    int rc = kv_put(p, secret_key, hex);
     if (rc != PMI2_OK)
-        cr_fatal(job, "init", "PMI2_KVS_Put of the job's secret failed (error %d)", rc);
+        cr_fatal(job, "init",
+                 "putting the job's secret in the %s key-value space failed (error %d)", kvs(p),
+                 rc);
 }
 
 int cr_pmi_card_put(cr_job *job, const void *card, size_t len)
@@ -207,31 +269,32 @@ int cr_pmi_card_put(cr_job *job, const void *card, size_t len)
     if (2 * len + 1 > sizeof hex) return -EMSGSIZE;
     card_key(key, job->rank);
     to_hex(hex, card, len);
-    int rc = job->pmi->put(key, hex);
+    int rc = kv_put(job->pmi, key, hex);
     return rc == PMI2_OK ? 0 : -EIO;
 }
 
 void cr_pmi_fence(cr_job *job)
 {
     cr_pmi *p = job->pmi;
-    int rc = p->fence();
+    cr_pmiwatch_prepare(job); /* the ranks' own watchdog: rank 0 puts its address */
+    int rc = kv_fence(p);
     if (rc != PMI2_OK)
         cr_fatal(job, "init",
-                 "PMI2_KVS_Fence failed (error %d): a rank of this job step may have ended "
+                 "the %s fence failed (error %d): a rank of this job step may have ended "
                  "before it started; see srun's messages",
-                 rc);
+                 kvs(p), rc);
     p->fenced = true;
     if (job->rank == 0) return;
     char hex[PMI2_VALLEN];
     int n = 0;
-    rc = p->get(p->jobid, 0, secret_key, hex, (int)sizeof hex, &n);
+    rc = kv_get(p, 0, secret_key, hex, sizeof hex, &n);
     if (rc != PMI2_OK || n < 0 || n >= (int)sizeof hex ||
         from_hex(job->secret, sizeof job->secret, hex, (size_t)n) != CR_SECRET_LEN)
         cr_fatal(job, "init",
-                 "cannot read the job's secret from the PMI KVS (PMI2_KVS_Get error %d, %d "
+                 "cannot read the job's secret from the %s key-value space (error %d, %d "
                  "bytes): rank 0 did not publish it; are all ranks courier programs of one "
                  "version?",
-                 rc, n);
+                 kvs(p), rc, n);
 }
 
 int cr_pmi_card_get(cr_job *job, int peer, void *card, size_t *len)
@@ -241,14 +304,30 @@ int cr_pmi_card_get(cr_job *job, int peer, void *card, size_t *len)
     char key[PMI2_KEYLEN], hex[PMI2_VALLEN];
     card_key(key, peer);
     int n = 0;
-    int rc = p->get(p->jobid, peer, key, hex, (int)sizeof hex, &n);
+    int rc = kv_get(p, peer, key, hex, sizeof hex, &n);
     long got =
         rc == PMI2_OK && n >= 0 && n < (int)sizeof hex ? from_hex(card, *len, hex, (size_t)n) : -1;
     if (got < 0)
         cr_fatal(job, "progress",
-                 "cannot read rank %d's address from the PMI KVS (PMI2_KVS_Get error %d, %d "
+                 "cannot read rank %d's address from the %s key-value space (error %d, %d "
                  "bytes); every rank must open tcp (check COURIER_TRANSPORTS is the same for all)",
-                 peer, rc, n);
+                 peer, kvs(p), rc, n);
     *len = (size_t)got;
+    return 0;
+}
+
+int cr_pmi_put(cr_job *job, const char *key, const char *value)
+{
+    return kv_put(job->pmi, key, value) == PMI2_OK ? 0 : -1;
+}
+
+int cr_pmi_get(cr_job *job, int rank, const char *key, char *value, size_t len)
+{
+    cr_pmi *p = job->pmi;
+    int n = 0;
+    if (!p->fenced || len > PMI2_VALLEN) return -1;
+    int rc = kv_get(p, rank, key, value, len, &n);
+    if (rc != PMI2_OK || n < 0 || (size_t)n >= len) return -1;
+    value[n] = '\0';
     return 0;
 }

@@ -34,4 +34,9 @@ void cr_pmi_fence(struct cr_job *job);
  * fence. A card missing after the fence ends the job. */
 int cr_pmi_card_get(struct cr_job *job, int peer, void *card, size_t *len);
 
+/* The KVS for other parts of start-up (pmiwatch.c): put a string before the
+ * fence; get rank's after it. 0, or -1. */
+int cr_pmi_put(struct cr_job *job, const char *key, const char *value);
+int cr_pmi_get(struct cr_job *job, int rank, const char *key, char *value, size_t len);
+
 #endif

@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 
 #include "engine.h"
+#include "pmiwatch.h"
 
 /* ---- the waiting point ---------------------------------------------------- */
 
@@ -425,11 +426,13 @@ static void board_show(cr_job *job, cr_wait *v)
     job->board_blocked = v != NULL;
     if (!v) {
         if (job->host.base) cr_host_report_wait(&job->host, NULL);
+        if (job->pmiwatch) cr_pmiwatch_report(job, NULL); /* under srun (pmiwatch.c) */
         return;
     }
     cr_waitinfo w;
     describe_wait(job, v, &w);
     if (job->host.base) cr_host_report_wait(&job->host, &w);
+    if (job->pmiwatch) cr_pmiwatch_report(job, &w);
 }
 
 void cr_wait_report(cr_job *job, cr_wait *w, bool blocked)

@@ -143,6 +143,7 @@ typedef struct job_spec {
     char probe_preload[PATH_MAX]; /* the probe a script's ranks preload ("": none found) */
     bool contexts;              /* --sim: the ranks are contexts of one process, ... */
     pid_t ctx_pid;              /* ... this one (every rank_proc has its pid) */
+    bool mid_line[3];           /* what was last put on fd 1, 2 did not end a line */
 } job_spec;
 
 /* parse.c */
@@ -165,6 +166,7 @@ void *out_writer(void *arg);
 size_t out_bytes(out_q *q);
 void out_stop(out_q *q);
 void put_out(job_spec *js, int fd, const char *p, size_t n);
+void put_report(job_spec *js, const char *p, size_t n);
 __attribute__((format(printf, 2, 3))) void say(job_spec *js, const char *fmt, ...);
 void emit(job_spec *js, int rank, int out, const char *p, size_t n);
 ssize_t pump(job_spec *js, int rank, stream *s, size_t max);

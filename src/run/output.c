@@ -6,8 +6,9 @@
  * Invariants: lines of different ranks never mix (a partial line is flushed
  * only when it grows past the buffer or at the end of the stream); nothing a
  * rank wrote is lost: drain_rank and drain_all read what the pipes hold before
- * any report line; the writer thread's queue is bounded by telling the agents
- * to hold output past OUT_HOLD bytes. */
+ * any report line; a report line starts a line of its own, even after a
+ * rank's partial line (put_report); the writer thread's queue is bounded by
+ * telling the agents to hold output past OUT_HOLD bytes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tree.h"
@@ -98,10 +100,27 @@ void out_stop(out_q *q)
  * when there is one (across hosts), else at once. */
 void put_out(job_spec *js, int fd, const char *p, size_t n)
 {
+    if (n && (fd == 1 || fd == 2)) js->mid_line[fd] = p[n - 1] != '\n';
     if (js->oq)
         out_put(js->oq, fd, p, n);
     else
         write_all(fd, p, n);
+}
+
+/* Do fds 1 and 2 write to the same place (a terminal, 2>&1)? */
+static bool same_output(void)
+{
+    struct stat a, b;
+    return !fstat(1, &a) && !fstat(2, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The launcher's own words on fd 2: always from the start of a line, even
+ * after a rank's line it has not ended yet (a line longer than the buffer),
+ * on fd 2 or on fd 1 when both show in one place. */
+void put_report(job_spec *js, const char *p, size_t n)
+{
+    if (js->mid_line[2] || (js->mid_line[1] && same_output())) put_out(js, 2, "\n", 1);
+    put_out(js, 2, p, n);
 }
 
 /* The launcher's own line, after what the ranks said. */
@@ -114,7 +133,7 @@ __attribute__((format(printf, 2, 3))) void say(job_spec *js, const char *fmt, ..
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n >= sizeof line) n = sizeof line - 1;
-    put_out(js, 2, line, (size_t)n);
+    put_report(js, line, (size_t)n);
 }
 
 void emit(job_spec *js, int rank, int out, const char *p, size_t n)

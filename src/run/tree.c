@@ -930,6 +930,21 @@ void cr_tree_free(cr_tree *t)
 
 /* ---- the job's description --------------------------------------------------- */
 
+/* Does environment entry e (NAME=VALUE) travel to the other hosts: a COURIER_*
+ * setting, or a name in exp (COURIER_EXPORT's comma list; NULL: none)? */
+static bool travels(const char *e, const char *exp)
+{
+    const char *eq = strchr(e, '=');
+    if (!eq || eq == e) return false;
+    if (!strncmp(e, "COURIER_", 8)) return true;
+    size_t n = (size_t)(eq - e);
+    for (const char *p = exp; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        size_t k = strcspn(p, ",");
+        if (k == n && !strncmp(p, e, n)) return true;
+    }
+    return false;
+}
+
 static size_t put_str(char *buf, size_t off, const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -960,12 +975,14 @@ char *cr_tree_job_encode(const cr_tree *t, int argc, char *const *argv, size_t *
         }
         NUM(argc);
         for (int i = 0; i < argc; i++) off = put_str(buf, off, argv[i]);
-        /* COURIER_* settings travel with the job: ssh does not pass them. */
+        /* COURIER_* settings travel with the job (ssh does not pass them), and
+         * the variables COURIER_EXPORT names (mpiexec's -x). */
+        const char *exp = getenv("COURIER_EXPORT");
         int nenv = 0;
-        for (char **e = environ; *e; e++) nenv += !strncmp(*e, "COURIER_", 8);
+        for (char **e = environ; *e; e++) nenv += travels(*e, exp);
         NUM(nenv);
         for (char **e = environ; *e; e++)
-            if (!strncmp(*e, "COURIER_", 8)) off = put_str(buf, off, *e);
+            if (travels(*e, exp)) off = put_str(buf, off, *e);
 #undef NUM
         if (pass == 0) {
             if (off > CR_TREE_FRAME_MAX || !(buf = malloc(off))) return NULL;
@@ -1046,8 +1063,13 @@ char **cr_tree_job_decode(cr_tree *t, const void *payload, size_t len, int *argc
         free(argv);
         return NULL;
     }
+    /* what COURIER_EXPORT (among them) names may come too */
+    const char *exp = NULL;
+    const char *q = p;
+    for (int i = 0; i < nenv && q < end; i++, q += strlen(q) + 1)
+        if (!strncmp(q, "COURIER_EXPORT=", 15)) exp = q + 15;
     for (int i = 0; i < nenv; i++) {
-        if (p >= end || strncmp(p, "COURIER_", 8) || !strchr(p, '=')) {
+        if (p >= end || !travels(p, exp)) {
             free(argv);
             return NULL;
         }

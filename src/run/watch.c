@@ -257,7 +257,7 @@ static void hang_report(job_spec *js, const bool *alive, FILE *out)
     if (out)
         fwrite(text, 1, tlen, out);
     else
-        put_out(js, 2, text, tlen);
+        put_report(js, text, tlen);
     free(js->hang_text);
     js->hang_text = text;
     js->hang_at = now_ns();
