@@ -13,7 +13,7 @@
  * waiting point reports it as it does the segment's status board under
  * courier run), and its exit handler, run after the job's own (so its sends
  * are done), sends how it ended. The hub keeps a status board of its own for
- * the ranks and gives it to courier run's watchdog (src/run/watchdog.c), so
+ * the ranks and gives it to courier run's watchdog (src/host/watchdog.c), so
  * the decisions and the words are the same:
  *  - a connection that closes without that message: its rank died (a signal,
  *    _exit, MPI_Abort, a fatal error): the others are ended at once;
@@ -59,7 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../run/watchdog.h"
+#include "../host/watchdog.h"
 #include "../transport/tcp_crypto.h"
 #include "../transport/tp_common.h"
 #include "engine.h"

@@ -27,7 +27,7 @@
 #include "hosts.h"
 #include "launcher.h"
 #include "tree.h"
-#include "watchdog.h"
+#include "../host/watchdog.h"
 
 #include "launch_internal.h"
 

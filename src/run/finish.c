@@ -27,7 +27,7 @@
 #include "trace_merge.h"
 #include "tree.h"
 #include "vsim.h"
-#include "watchdog.h"
+#include "../host/watchdog.h"
 
 #include "launch_internal.h"
 

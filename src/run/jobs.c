@@ -40,7 +40,7 @@
 
 #include "json.h"
 #include "../host/host.h"
-#include "watchdog.h"
+#include "../host/watchdog.h"
 
 #define MAX_RANKS (1 << 20) /* sanity bound on what an entry may claim */
 #define WATCH_MAX 86400.0   /* --watch: the longest interval, seconds */

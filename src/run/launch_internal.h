@@ -23,7 +23,7 @@
 #include "launcher.h"
 #include "tree.h"
 #include "vsim.h"
-#include "watchdog.h"
+#include "../host/watchdog.h"
 
 #define LINE_MAX_FWD 4096
 #define GRACE_MS 500 /* from SIGTERM to SIGKILL */

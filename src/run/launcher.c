@@ -23,7 +23,7 @@
  *    inside the job (a fatal error, _exit, MPI_Abort), ends the others at once;
  *  - when every rank still running has been blocked in a communication call,
  *    with nothing moving, for --hang-timeout seconds, the watchdog says what
- *    each waits for and the job ends with status 99 (src/run/watchdog.c);
+ *    each waits for and the job ends with status 99 (src/host/watchdog.c);
  *  - output is forwarded a whole line at a time, so lines of different ranks
  *    never mix (a partial line is flushed when it grows past the buffer or at
  *    the end of the stream);

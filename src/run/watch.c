@@ -25,7 +25,7 @@
 
 #include "tree.h"
 #include "vsim.h"
-#include "watchdog.h"
+#include "../host/watchdog.h"
 
 #include "launch_internal.h"
 

@@ -1,4 +1,6 @@
-/* The hang watchdog of `courier run`: reads what each rank says it is blocked on
+/* The hang watchdog of `courier run` and of the ranks' own watch under srun
+ * (src/core/pmiwatch.c): here, below both, so that each uses it without a
+ * layer reaching up. It reads what each rank says it is blocked on
  * (the status board of the host segment, src/host) and decides when the job can no
  * longer move. It also tells the launcher whether a rank that ended was outside
  * the job (its rank record), which decides how soon a failed job's other ranks
@@ -20,7 +22,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "../host/host.h"
+#include "host.h"
 #include "watchdog.h"
 
 struct cr_watchdog {

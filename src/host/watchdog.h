@@ -1,5 +1,5 @@
 /* The hang watchdog of `courier run`, and its reader of the ranks' records
- * (src/run/watchdog.c). */
+ * (src/host/watchdog.c). */
 #ifndef COURIER_WATCHDOG_H
 #define COURIER_WATCHDOG_H
 #include <stdbool.h>
