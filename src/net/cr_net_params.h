@@ -1,4 +1,4 @@
-/* Parameters of the four machine models, in one place.
+/* Parameters of the machine models, in one place.
  *
  * Every number is either taken from a seed paper (the comment says which and where) or is an
  * assumption the paper leaves open (marked ASSUMED) or a constant calibrated so that a
@@ -105,5 +105,27 @@
 #define CR_CLUSTER_MTU 4096                /* packets the NIC sends back to back */
 #define CR_CLUSTER_OSEND_PS 500000         /* ASSUMED MPI send overhead, 0.5 us */
 #define CR_CLUSTER_ORECV_PS 500000         /* ASSUMED MPI receive overhead, 0.5 us */
+
+/* ---- GMD (seed 004, Giloi and Schroeder-Preikschat): TICNET and PEACE with the communication
+ * processor (courier run --sim gmd). */
+#define CR_GMD_MAX_NODES 4096     /* "hundreds or thousands of PNs" */
+#define CR_GMD_CLUSTER 8          /* ASSUMED PNs per cluster bus (the paper does not say) */
+#define CR_GMD_BUS_BPS 640000000  /* "up to 640 MBytes per second for the parallel bus system" */
+#define CR_GMD_LINK_BPS 100000000 /* "up to 100 Mbytes per second for the ... crossbar links" */
+#define CR_GMD_BUS_ARB_PS 100000  /* ASSUMED 0.1 us to win a cluster bus */
+#define CR_GMD_XBAR_PS 200000     /* ASSUMED 0.2 us to switch a crossbar link at a cluster bus */
+/* "reduces the communication startup time to approximately 20 microseconds" (abstract): the
+ * synchronous protocol's: its request, peer_movefrom and data transfer (gmd.c) */
+#define CR_GMD_STARTUP_PS 20000000
+/* PEACE's startup, per mille of it ([8] in seed 004, section 4) */
+#define CR_GMD_PART_SUPERVISOR 75 /* "7.5 % by supervisor space switches" */
+#define CR_GMD_PART_DISPATCH 150  /* "15.0 % by process dispatching" */
+#define CR_GMD_PART_ISOLATION 175 /* "17.5 % by team isolation" */
+#define CR_GMD_PART_INTERRUPT 200 /* "20.0 % by interrupt handling" */
+#define CR_GMD_PART_ROUTINES 400  /* "40.0 % by the communication routines proper" */
+#define CR_GMD_TYPICAL_PS                                                                          \
+    1000000000 /* ASSUMED 1 ms: "in most existing message-based systems                            \
+                  the typical startup time is in the order of magnitude                            \
+                  of a millisecond" */
 
 #endif

@@ -52,6 +52,14 @@ static const struct paper {
     {"SP2 MPL pt-to-pt bandwidth, fat (Table 1)", 35.5, NEAR},
     {"SP2 MPL exchange bandwidth, fat (Table 1)", 48.2, NEAR},
     {"SP2 switch latency, 5 chips (\"less than 1 us\")", 1, ATMOST},
+    /* seed 004: section 10 ("a message transfer within 10 microseconds"), the abstract
+     * ("startup time to approximately 20 microseconds"), section 4 (PEACE's parts: 7.5 +
+     * 15 + 17.5 + 20 % go with one process per node), section 9 (TICNET) */
+    {"GMD IPC message of the CP, 16 bytes (\"within 10 us\")", 10, ATMOST},
+    {"GMD startup of a synchronous send with the CP (~20 us)", 20, NEAR},
+    {"GMD one process per node: startup that disappears (60 %)", 60, NEAR},
+    {"GMD TICNET cluster bus: 1 MiB inside a cluster", 640, NEAR},
+    {"GMD TICNET crossbar link: 1 MiB between clusters", 100, NEAR},
 };
 enum { NPAPERS = sizeof papers / sizeof *papers };
 
