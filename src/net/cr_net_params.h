@@ -92,6 +92,13 @@
 #define CR_SP2_THIN_ORECV_PS 19460000
 #define CR_SP2_FAT_OSEND_PS 18970000 /* CALIBRATED: fat latency 39.0 us */
 #define CR_SP2_FAT_ORECV_PS 18970000
+/* The SP1 (Table 1's first row): a 370 (POWER1) node and the TB0 adapter, which "has no
+ * ability to move data on its own": the pipe layer moves every byte to and from the adapter's
+ * FIFOs by programmed I/O over the Micro Channel ("the difference between PIO and DMA
+ * bandwidth"). */
+#define CR_SP1_PIO_PS 113636 /* CALIBRATED: exchange 8.8 MB/s, one processor's PIO both ways */
+#define CR_SP1_TB0_OSEND_PS 18387000 /* CALIBRATED: latency 37.6 us */
+#define CR_SP1_TB0_ORECV_PS 18387000
 #define CR_SP2_TOKENS 16            /* ASSUMED pipe window in packets (tokens) per pair */
 #define CR_SP2_RXQ 8                /* ASSUMED adapter receive queue (packets) */
 #define CR_SP2_TOKEN_RET_PS 2000000 /* ASSUMED token return (piggybacked ack) delay */

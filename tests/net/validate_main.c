@@ -53,6 +53,9 @@ static const struct paper {
     {"SP2 MPL latency, fat node (Table 1)", 39, NEAR},
     {"SP2 MPL pt-to-pt bandwidth, fat (Table 1)", 35.5, NEAR},
     {"SP2 MPL exchange bandwidth, fat (Table 1)", 48.2, NEAR},
+    {"SP1 MPL latency, 370 node, TB0 adapter (Table 1)", 37.6, NEAR},
+    {"SP1 MPL pt-to-pt bandwidth, 370/TB0 (Table 1)", 8.7, NEAR},
+    {"SP1 MPL exchange bandwidth, 370/TB0 (Table 1)", 8.8, NEAR},
     {"SP2 switch latency, 5 chips (\"less than 1 us\")", 1, ATMOST},
     /* seed 004: section 10 ("a message transfer within 10 microseconds"), the abstract
      * ("startup time to approximately 20 microseconds"), section 4 (PEACE's parts: 7.5 +
