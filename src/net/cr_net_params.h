@@ -56,8 +56,6 @@
 #define CR_CS2_CHAN_ORECV_PS 12330000
 #define CR_CS2_LIB_OSEND_PS 38500000 /* NX/2, PVM, PARMACS: 78 us */
 #define CR_CS2_LIB_ORECV_PS 39330000
-#define CR_CS2_BAR_OSEND_PS 13830000 /* Barrier sync: 28 us (2 PEs, hw broadcast release) */
-#define CR_CS2_BAR_ORECV_PS 0
 
 /* ---------------- iWarp torus (seed 002) ---------------- */
 #define CR_IWARP_MAX_SIDE 32
