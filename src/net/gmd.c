@@ -26,6 +26,7 @@
  * thirds of the startup time would disappear"), `peace-soft` the CP in software (two interrupts
  * at each CP instead of one, section 7 against section 10), `typical` a message-based OS of
  * the millisecond class the paper contrasts with (ASSUMED 1 ms).
+ *
  * Invariants: a resource's free time never moves back; every message wired gets exactly one
  * arrival event, at or after the time it was wired. */
 #include <stdlib.h>
