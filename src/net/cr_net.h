@@ -1,10 +1,11 @@
 /* courier network models: a discrete-event kernel and models of the interconnects of the
- * iPSC/2, Meiko CS-2, iWarp and IBM SP2, and of a modern cluster (see docs/netsim.md).
+ * iPSC/2, Meiko CS-2, iWarp, IBM SP2 and GMD's TICNET, and of a modern cluster (see
+ * docs/netsim.md).
  *
  * Layering inside src/net (nothing here depends on anything outside src/net):
  *   cr_sim       event queue in integer picoseconds, deterministic tie-breaking, seeded RNG
  *   cr_fabric    circuit / wormhole reservation of exclusive links (iPSC/2, CS-2, SP2)
- *   machines     one file each (ipsc2.c, ipsc1.c, cs2.c, iwarp.c, sp2.c, cluster.c): the
+ *   machines     one file each (ipsc2.c, ipsc1.c, cs2.c, iwarp.c, sp2.c, cluster.c, gmd.c): the
  *                descriptor (cr_machine) and the topology + flow control, the fat trees'
  *                shared in ftree.c; CR_MACHINES lists them
  *   cr_net       one simulated machine: nodes, CPUs, software model (protocol trips)
@@ -68,7 +69,8 @@ uint64_t cr_hash64(uint64_t x);
     X(CR_MACH_CS2, cr_machine_cs2)     /* cs2.c: Elan/Elite fat tree */                            \
     X(CR_MACH_IWARP, cr_machine_iwarp) /* iwarp.c: 2-D torus / mesh of iWarp cells */              \
     X(CR_MACH_SP2, cr_machine_sp2)     /* sp2.c: SP2 High-Performance Switch */                    \
-    X(CR_MACH_CLUSTER, cr_machine_cluster) /* cluster.c: a modern fat tree, links as given */
+    X(CR_MACH_CLUSTER, cr_machine_cluster) /* cluster.c: a modern fat tree, links as given */      \
+    X(CR_MACH_GMD, cr_machine_gmd)         /* gmd.c: TICNET, PEACE with the comm. processor */
 
 typedef enum {
 #define CR_MACH_ENUM_(kind, desc) kind,

@@ -1,4 +1,4 @@
-/* Parameters of the four machine models, in one place.
+/* Parameters of the machine models, in one place.
  *
  * Every number is either taken from a seed paper (the comment says which and where) or is an
  * assumption the paper leaves open (marked ASSUMED) or a constant calibrated so that a
@@ -56,8 +56,6 @@
 #define CR_CS2_CHAN_ORECV_PS 12330000
 #define CR_CS2_LIB_OSEND_PS 38500000 /* NX/2, PVM, PARMACS: 78 us */
 #define CR_CS2_LIB_ORECV_PS 39330000
-#define CR_CS2_BAR_OSEND_PS 13830000 /* Barrier sync: 28 us (2 PEs, hw broadcast release) */
-#define CR_CS2_BAR_ORECV_PS 0
 
 /* ---------------- iWarp torus (seed 002) ---------------- */
 #define CR_IWARP_MAX_SIDE 32
@@ -92,6 +90,13 @@
 #define CR_SP2_THIN_ORECV_PS 19460000
 #define CR_SP2_FAT_OSEND_PS 18970000 /* CALIBRATED: fat latency 39.0 us */
 #define CR_SP2_FAT_ORECV_PS 18970000
+/* The SP1 (Table 1's first row): a 370 (POWER1) node and the TB0 adapter, which "has no
+ * ability to move data on its own": the pipe layer moves every byte to and from the adapter's
+ * FIFOs by programmed I/O over the Micro Channel ("the difference between PIO and DMA
+ * bandwidth"). */
+#define CR_SP1_PIO_PS 113636 /* CALIBRATED: exchange 8.8 MB/s, one processor's PIO both ways */
+#define CR_SP1_TB0_OSEND_PS 18387000 /* CALIBRATED: latency 37.6 us */
+#define CR_SP1_TB0_ORECV_PS 18387000
 #define CR_SP2_TOKENS 16            /* ASSUMED pipe window in packets (tokens) per pair */
 #define CR_SP2_RXQ 8                /* ASSUMED adapter receive queue (packets) */
 #define CR_SP2_TOKEN_RET_PS 2000000 /* ASSUMED token return (piggybacked ack) delay */
@@ -105,5 +110,27 @@
 #define CR_CLUSTER_MTU 4096                /* packets the NIC sends back to back */
 #define CR_CLUSTER_OSEND_PS 500000         /* ASSUMED MPI send overhead, 0.5 us */
 #define CR_CLUSTER_ORECV_PS 500000         /* ASSUMED MPI receive overhead, 0.5 us */
+
+/* ---- GMD (seed 004, Giloi and Schroeder-Preikschat): TICNET and PEACE with the communication
+ * processor (courier run --sim gmd). */
+#define CR_GMD_MAX_NODES 4096     /* "hundreds or thousands of PNs" */
+#define CR_GMD_CLUSTER 8          /* ASSUMED PNs per cluster bus (the paper does not say) */
+#define CR_GMD_BUS_BPS 640000000  /* "up to 640 MBytes per second for the parallel bus system" */
+#define CR_GMD_LINK_BPS 100000000 /* "up to 100 Mbytes per second for the ... crossbar links" */
+#define CR_GMD_BUS_ARB_PS 100000  /* ASSUMED 0.1 us to win a cluster bus */
+#define CR_GMD_XBAR_PS 200000     /* ASSUMED 0.2 us to switch a crossbar link at a cluster bus */
+/* "reduces the communication startup time to approximately 20 microseconds" (abstract): the
+ * synchronous protocol's: its request, peer_movefrom and data transfer (gmd.c) */
+#define CR_GMD_STARTUP_PS 20000000
+/* PEACE's startup, per mille of it ([8] in seed 004, section 4) */
+#define CR_GMD_PART_SUPERVISOR 75 /* "7.5 % by supervisor space switches" */
+#define CR_GMD_PART_DISPATCH 150  /* "15.0 % by process dispatching" */
+#define CR_GMD_PART_ISOLATION 175 /* "17.5 % by team isolation" */
+#define CR_GMD_PART_INTERRUPT 200 /* "20.0 % by interrupt handling" */
+#define CR_GMD_PART_ROUTINES 400  /* "40.0 % by the communication routines proper" */
+#define CR_GMD_TYPICAL_PS                                                                          \
+    1000000000 /* ASSUMED 1 ms: "in most existing message-based systems                            \
+                  the typical startup time is in the order of magnitude                            \
+                  of a millisecond" */
 
 #endif

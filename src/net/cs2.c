@@ -32,11 +32,6 @@ static const cr_swmodel sw[] = {
      .o_send = CR_CS2_LIB_OSEND_PS,
      .o_recv = CR_CS2_LIB_ORECV_PS,
      .eager_max = -1},
-    {.name = "barrier",
-     .desc = "CS-2 barrier: arrive by network write, release by hw broadcast",
-     .o_send = CR_CS2_BAR_OSEND_PS,
-     .o_recv = CR_CS2_BAR_ORECV_PS,
-     .eager_max = -1},
 };
 
 static int cs2_init(cr_net *net, char *err, size_t errlen)
@@ -73,7 +68,7 @@ static void cs2_validate(cr_valid_ctx *v)
     c = cr_valid_config(CR_MACH_CS2, 4, "nx2");
     cr_valid_add(v, "CS-2 NX/2 sustained bandwidth (Table 1)", "MB/s", 44,
                  cr_valid_bw_MBps(&c, 0, 1, 1 << 20), CR_CMP_NEAR);
-    c = cr_valid_config(CR_MACH_CS2, 4, "barrier");
+    c = cr_valid_config(CR_MACH_CS2, 2, "dma"); /* test, combined answer, release */
     cr_valid_add(v, "CS-2 barrier sync, 2 PEs (Table 1)", "us", 28,
                  cr_valid_coll_us(&c, CR_PAT_BARRIER), CR_CMP_NEAR);
     c = cr_valid_config(CR_MACH_CS2, 1024, "hw");

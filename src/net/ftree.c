@@ -24,6 +24,7 @@
  * lays out a packet's timeline once its header is through, so a latency larger than a
  * packet's transfer time kept in the links would let one packet through per latency).
  * SP2: MPL's pipe layer copies each packet (processor, a FIFO server), the adapter DMAs it
+ * (the SP1's TB0 adapter had no DMA: the processor's copy is its PIO into the adapter's FIFO)
  * over the Micro Channel (a FIFO server shared by both directions), the switch carries it as a
  * wormhole packet; at the receiver the adapter needs a free receive-queue slot (no end-to-end
  * flow control: a full queue stops the link and congestion backs up into the tree) unless
@@ -49,6 +50,7 @@ typedef struct ftree {
     cr_time lat_ps;      /* cluster: per switch, a pure delay after the last fragment */
     /* SP2 */
     cr_time *adapter_free;
+    uint64_t adapter_bps; /* the adapter's DMA, both directions (0: none, PIO) */
     cr_time copy_ps;
     int *rxq;
     cr_worm **park_h, **park_t;
@@ -239,8 +241,9 @@ int cr_ftree_bcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
 static cr_time adapter(ftree *t, int node, uint64_t bytes)
 {
     cr_time now = cr_sim_now(t->net->sim);
+    if (!t->adapter_bps) return now; /* no DMA (the SP1's TB0): the processor's PIO moved it */
     cr_time st = t->adapter_free[node] > now ? t->adapter_free[node] : now;
-    return t->adapter_free[node] = st + cr_xfer_time(bytes, CR_SP2_ADAPTER_BPS);
+    return t->adapter_free[node] = st + cr_xfer_time(bytes, t->adapter_bps);
 }
 
 static void sp2_inject(cr_sim *sim, void *obj, uint64_t arg)
@@ -421,6 +424,7 @@ int cr_ftree_init(cr_net *net, const cr_ftree_params *p, char *err, size_t errle
         return 0;
     }
     t->copy_ps = p->copy_ps;
+    t->adapter_bps = p->adapter_bps;
     t->tokens = c->tokens;
     t->adapter_free = calloc(n, sizeof(cr_time));
     t->rxq = calloc(n, sizeof(int));

@@ -202,8 +202,13 @@ static void ipsc2_validate(cr_valid_ctx *v)
     double l1 = cr_valid_echo_us(&c, 0, 1, 0, 4), l5 = cr_valid_echo_us(&c, 0, 31, 0, 4);
     cr_valid_add(v, "iPSC/2 NX/2 0-byte latency, 1 hop", "us", 350, l1, CR_CMP_NEAR);
     cr_valid_add(v, "iPSC/2 NX/2 0-byte latency, 5 hops", "us", 350, l5, CR_CMP_NEAR);
-    cr_valid_add(v, "iPSC/2 5-hop minus 1-hop latency (hw ~5% of sw)", "% of 1hop", 5,
-                 (l5 - l1) / l1 * 100, CR_CMP_ATMOST);
+    /* "the latency due to hardware is on the order of 5% of that due to software" (seed
+     * 000, the echo plots): the 5-hop 0-byte latency's hardware part (the same echo with no
+     * node software) against the rest, NX/2's send and receive */
+    cr_net_config h = cr_valid_config(CR_MACH_IPSC2, 32, "hw");
+    double hw5 = cr_valid_echo_us(&h, 0, 31, 0, 4);
+    cr_valid_add(v, "iPSC/2 hardware share of the 5-hop 0-byte latency (~5% of sw)", "% of sw", 5,
+                 hw5 / (l5 - hw5) * 100, CR_CMP_NEAR);
     cr_valid_add(v, "iPSC/2 bandwidth 1 MB message, 1 hop (\"over 2.7\")", "MB/s", 2.7,
                  cr_valid_bw_MBps(&c, 0, 1, 1000000), CR_CMP_ATLEAST);
     cr_valid_add(v, "iPSC/2 bandwidth 1 MB message, 5 hops (\"over 2.7\")", "MB/s", 2.7,

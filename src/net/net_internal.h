@@ -105,14 +105,15 @@ int cr_hcube_hops(cr_net *net, int a, int b);
  * init fills the parameters; the hooks below are the descriptors'. */
 typedef struct cr_ftree_params {
     int max_nodes, default_nodes;
-    int networks;      /* independent networks */
-    cr_time switch_ps; /* header and data latency per switch (fabric hop_ps and pipe_ps) */
-    cr_time lat_ps;    /* a pure delay per switch added to the arrival (0: none) */
-    uint64_t frag;     /* DMA / NIC: fragment (packet) bytes */
-    uint64_t rate;     /* DMA / NIC: bytes/s */
-    cr_time ack_ps;    /* DMA: per switch, for the last fragment's acknowledge (0: none) */
-    int pipe;          /* SP2: the pipe layer and adapter instead of a DMA engine */
-    cr_time copy_ps;   /* pipe: the processor's copy per byte */
+    int networks;         /* independent networks */
+    cr_time switch_ps;    /* header and data latency per switch (fabric hop_ps and pipe_ps) */
+    cr_time lat_ps;       /* a pure delay per switch added to the arrival (0: none) */
+    uint64_t frag;        /* DMA / NIC: fragment (packet) bytes */
+    uint64_t rate;        /* DMA / NIC: bytes/s */
+    cr_time ack_ps;       /* DMA: per switch, for the last fragment's acknowledge (0: none) */
+    int pipe;             /* SP2: the pipe layer and adapter instead of a DMA engine */
+    cr_time copy_ps;      /* pipe: the processor's copy per byte */
+    uint64_t adapter_bps; /* pipe: the adapter's DMA (0: none, the copy is PIO) */
 } cr_ftree_params;
 
 int cr_ftree_init(cr_net *net, const cr_ftree_params *p, char *err, size_t errlen);

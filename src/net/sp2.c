@@ -18,18 +18,29 @@ static const cr_swmodel sw[] = {
      .o_recv = CR_SP2_FAT_ORECV_PS,
      .eager_max = -1,
      .node_type = 1},
+    {.name = "mpl-370-tb0",
+     .desc = "MPL on the SP1: 370 (POWER1) node, TB0 adapter without DMA, Table 1",
+     .o_send = CR_SP1_TB0_OSEND_PS,
+     .o_recv = CR_SP1_TB0_ORECV_PS,
+     .eager_max = -1,
+     .node_type = 2},
 };
 
 static int sp2_init(cr_net *net, char *err, size_t errlen)
 {
-    /* the processor's copy: a fat node's when its software is (hardware only: thin) */
+    /* the processor's copy: a fat node's or the SP1's PIO when its software is (hardware
+     * only: thin) */
+    int type = net->sw ? (int)net->sw->node_type : 0;
     const cr_ftree_params p = {
         .max_nodes = CR_SP2_MAX_NODES,
         .default_nodes = 16,
         .networks = 1,
         .switch_ps = CR_SP2_SWITCH_PS,
         .pipe = 1,
-        .copy_ps = net->sw && net->sw->node_type ? CR_SP2_FAT_COPY_PS : CR_SP2_THIN_COPY_PS,
+        .copy_ps = type == 2   ? CR_SP1_PIO_PS
+                   : type == 1 ? CR_SP2_FAT_COPY_PS
+                               : CR_SP2_THIN_COPY_PS,
+        .adapter_bps = type == 2 ? 0 : CR_SP2_ADAPTER_BPS,
     };
     return cr_ftree_init(net, &p, err, errlen);
 }
@@ -59,6 +70,15 @@ static void sp2_validate(cr_valid_ctx *v)
     cr_valid_add(v, "SP2 MPL pt-to-pt bandwidth, fat (Table 1)", "MB/s", 35.5,
                  cr_valid_bw_MBps(&c, 0, 5, 1 << 20), CR_CMP_NEAR);
     cr_valid_add(v, "SP2 MPL exchange bandwidth, fat (Table 1)", "MB/s", 48.2,
+                 cr_valid_exchange_MBps(&c, 1 << 20), CR_CMP_NEAR);
+    /* the SP1: the pipe layer's PIO sets both rates (each processor moves every byte of its
+     * own direction, or of both in an exchange) */
+    c = cr_valid_config(CR_MACH_SP2, 16, "mpl-370-tb0");
+    cr_valid_add(v, "SP1 MPL latency, 370 node, TB0 adapter (Table 1)", "us", 37.6,
+                 cr_valid_echo_us(&c, 0, 5, 0, 4), CR_CMP_NEAR);
+    cr_valid_add(v, "SP1 MPL pt-to-pt bandwidth, 370/TB0 (Table 1)", "MB/s", 8.7,
+                 cr_valid_bw_MBps(&c, 0, 5, 1 << 20), CR_CMP_NEAR);
+    cr_valid_add(v, "SP1 MPL exchange bandwidth, 370/TB0 (Table 1)", "MB/s", 8.8,
                  cr_valid_exchange_MBps(&c, 1 << 20), CR_CMP_NEAR);
     c = cr_valid_config(CR_MACH_SP2, 64, "hw");
     double sw = (cr_valid_echo_us(&c, 0, 63, 0, 2) - cr_valid_echo_us(&c, 0, 1, 0, 2)) * 5 / 4;

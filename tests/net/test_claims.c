@@ -197,6 +197,27 @@ static void tree_saturation(void)
           base.lat_mean_us);
 }
 
+/* The CS-2 barrier (seed 001, section 3.3: the network test with the hardware broadcast):
+ * three transactions (test broadcast, combined answer, release broadcast), each with the
+ * node software at both ends, so with every Table 1 model the 2-PE barrier is about three of
+ * its one-way latencies, whatever they are. */
+static void cs2_barrier(void)
+{
+    static const char *sw[] = {"dma", "channel", "nx2"};
+    for (int i = 0; i < 3; i++) {
+        cr_net_config c = cfg(CR_MACH_CS2, 2, sw[i]);
+        cr_traffic t;
+        cr_traffic_defaults(&t);
+        t.pattern = CR_PAT_BARRIER;
+        t.bytes = 0;
+        t.count = 1;
+        double bar = run(&c, &t).lat_mean_us, one = (double)cr_net_echo(&c, 0, 1, 0, 2) / 1e6;
+        printf("cs2 barrier, 2 PEs, %s: %.2f us = %.2f one-way latencies\n", sw[i], bar, bar / one);
+        CHECK(bar > 2.9 * one && bar < 3.1 * one, "%s: barrier %.2f us, one way %.2f us", sw[i],
+              bar, one);
+    }
+}
+
 static void determinism(void)
 {
     cr_traffic t;
@@ -218,6 +239,7 @@ int main(void)
     nonblocking();
     multihop();
     tree_saturation();
+    cs2_barrier();
     determinism();
     printf(failures ? "%d FAILURES\n" : "all claims hold\n", failures);
     return failures != 0;

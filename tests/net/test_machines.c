@@ -84,10 +84,10 @@ int main(void)
     CHECK(!cr_machine_get(CR_MACH_COUNT) && !cr_machine_find("vax"), "no machine beyond the table");
     CHECK(!cr_machine_get(CR_MACH_IPSC1)->sim, "the iPSC/1 is for comparisons only");
     /* the validation table is the machines' rows, by the table's order: the iPSC/2's first,
-     * the SP2's last */
+     * GMD's last */
     cr_valid_row rows[64];
     int n = cr_net_validate(rows, 64);
-    CHECK(n > 20 && !strncmp(rows[0].what, "iPSC/2", 6) && !strncmp(rows[n - 1].what, "SP2", 3),
+    CHECK(n > 20 && !strncmp(rows[0].what, "iPSC/2", 6) && !strncmp(rows[n - 1].what, "GMD", 3),
           "validation: %d rows, first '%s', last '%s'", n, n ? rows[0].what : "",
           n ? rows[n - 1].what : "");
     printf("%s: %d machines, %d offered by --sim, %d validation rows\n", failures ? "FAILED" : "ok",

@@ -8,6 +8,10 @@
 #         MBPS_MIN: bandwidth at least MBPS_MIN and within 5 % of FIGURE_US
 #         read as MB/s); PROG_MODE exchange: the total bandwidth of both
 #         directions (MACHINE may carry keys: sp2,sw=mpl-fat)
+#     gmdmodes MACHINE SIZE FIGURE_US  trains of GMD's modes (echo gmdmodes): a synchronous
+#                                      send blocks its sender FIGURE_US (within 5 %), a
+#                                      single-buffer one as long (its next send waits for
+#                                      the rendezvous), a no-wait one under a tenth of it
 #     hops MACHINE NRANKS NEAR FAR     0-byte one-way time to FAR within 5 % of NEAR's
 #     torus MACHINE NRANKS NEAR FAR    0-byte one-way time to FAR the same as to NEAR
 #                                      (as many hops: iwarp's wraparound)
@@ -74,6 +78,17 @@ echo)
         echo "$m $mode $size bytes: $us us one way (figure $fig)"
         within "$us" "$fig" || fail "$us us not within 5 % of $fig"
     fi
+    ;;
+gmdmodes)
+    m=$1 size=$2 fig=$3
+    read -r sync single nowait < <("$courier" run --timeout 120 --sim "$m,cpu=0" -n 2 "$prog" \
+        gmdmodes 1 20 "$size" 2>/dev/null | awk '$1 == "gmdmodes" { print $3, $4, $5 }')
+    [ -n "$nowait" ] || fail "no measurement from $m gmdmodes"
+    echo "$m, $size bytes, per send: synchronous $sync us, single-buffer $single us, no-wait $nowait us"
+    within "$sync" "$fig" || fail "synchronous $sync us not within 5 % of $fig"
+    within "$single" "$sync" || fail "single-buffer $single us not within 5 % of synchronous $sync"
+    awk -v a="$nowait" -v b="$sync" 'BEGIN { exit !(a < b / 10) }' ||
+        fail "no-wait $nowait us is not under a tenth of synchronous $sync"
     ;;
 hops)
     m=$1 n=$2 near=$3 far=$4

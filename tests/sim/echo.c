@@ -5,6 +5,12 @@
  * deadlock (every rank receives, nobody sends).
  *
  *   echo nx|mpl PEER ITERS SIZE...   rank 0 prints "echo SIZE ONE_WAY_US MBPS"
+ *   echo sync PEER ITERS SIZE...     the ping-pong with GMD's synchronous sends
+ *                                    (cr_send_sync, cr_recv_mode); rank 0 prints "echo
+ *                                    SIZE ONE_WAY_US MBPS": seed 004's T_ipc
+ *   echo gmdmodes PEER ITERS SIZE... trains of ITERS synchronous, single-buffer and
+ *                                    no-wait sends to PEER; rank 0 prints "gmdmodes SIZE
+ *                                    SYNC_US SINGLE_US NOWAIT_US" (its sends' time each)
  *   echo exchange PEER ITERS SIZE... rank 0 and PEER send to each other at once
  *                                    (MPL nonblocking); rank 0 prints
  *                                    "exchange SIZE US_PER_EXCHANGE TOTAL_MBPS"
@@ -36,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <courier/modes.h>
 #include <courier/mpl.h>
 #include <courier/nx.h>
 
@@ -67,6 +74,56 @@ static void pingpong(int mpl, int me, int peer, long iters, long size, char *buf
     }
     double us = (dclock() - t0) / (double)iters / 2 * 1e6;
     if (me == 0) printf("echo %ld %.3f %.3f\n", size, us, size ? (double)size / us : 0.0);
+}
+
+/* GMD's synchronous send (seed 004): a ping-pong of cr_send_sync, so that each one-way time
+ * is one complete exchange, T_ipc = T_startup + T_trans, from the send to the receiver
+ * having the message. */
+static void sync_pingpong(int me, int peer, long iters, long size, char *buf)
+{
+    if (me != 0 && me != peer) return;
+    int other = me == 0 ? peer : 0;
+    double t0 = dclock();
+    for (long i = 0; i < iters; i++) {
+        if (me == 0) cr_send_sync(other, 1, buf, (size_t)size);
+        cr_recv_mode(other, 1, buf, (size_t)size, NULL);
+        if (me != 0) cr_send_sync(other, 1, buf, (size_t)size);
+    }
+    double us = (dclock() - t0) / (double)iters / 2 * 1e6;
+    if (me == 0) printf("echo %ld %.3f %.3f\n", size, us, size ? (double)size / us : 0.0);
+}
+
+/* GMD's three send modes (seed 004, section 9) in trains: rank 0 sends ITERS messages of SIZE
+ * in each mode to PEER, which takes them as they come; rank 0 prints "gmdmodes SIZE SYNC_US
+ * SINGLE_US NOWAIT_US", the time its sends took per message (until the last send returned). */
+static void gmd_modes(int me, int peer, long iters, long size, char *buf)
+{
+    if (me != 0 && me != peer) return;
+    double us[3];
+    for (int mode = 0; mode < 3; mode++) {
+        cr_modes_flush();
+        if (me == 0) { /* both start together */
+            cr_send_sync(peer, 2, NULL, 0);
+            cr_recv_mode(peer, 2, NULL, 0, NULL);
+        } else {
+            cr_recv_mode(0, 2, NULL, 0, NULL);
+            cr_send_sync(0, 2, NULL, 0);
+        }
+        double t0 = dclock();
+        for (long i = 0; i < iters; i++) {
+            if (me != 0)
+                cr_recv_mode(0, 1, buf, (size_t)size, NULL);
+            else if (mode == 0)
+                cr_send_sync(peer, 1, buf, (size_t)size);
+            else if (mode == 1)
+                cr_send_single(peer, 1, buf, (size_t)size);
+            else
+                cr_send_nowait(peer, 1, buf, (size_t)size);
+        }
+        us[mode] = (dclock() - t0) / (double)iters * 1e6;
+    }
+    cr_modes_flush();
+    if (me == 0) printf("gmdmodes %ld %.3f %.3f %.3f\n", size, us[0], us[1], us[2]);
 }
 
 /* The SP2 paper's exchange bandwidth: both nodes send SIZE bytes to each
@@ -268,7 +325,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc < 5) {
-        fprintf(stderr, "usage: echo nx|mpl PEER ITERS SIZE...\n");
+        fprintf(stderr, "usage: echo nx|mpl|sync|gmdmodes|exchange PEER ITERS SIZE...\n");
         return 2;
     }
     int mpl = !strcmp(mode, "mpl"), exch = !strcmp(mode, "exchange"), peer = atoi(argv[2]);
@@ -278,6 +335,10 @@ int main(int argc, char **argv)
         char *buf = calloc(2, (size_t)size + 1);
         if (exch)
             exchange(me, peer, iters, size, buf, buf + size + 1);
+        else if (!strcmp(mode, "sync"))
+            sync_pingpong(me, peer, iters, size, buf);
+        else if (!strcmp(mode, "gmdmodes"))
+            gmd_modes(me, peer, iters, size, buf);
         else
             pingpong(mpl, me, peer, iters, size, buf);
         free(buf);
