@@ -9,6 +9,8 @@
  *    the user buffer with the transport's get (single copy) and answers FIN.
  *    Where get is denied it answers CTS and the sender pushes DATA chunks
  *    through the transport (a pipelined copy); the receiver drives either way.
+ *    Every single copy goes through single_copy.h, which holds the rule for a
+ *    refusal (that peer goes by messages from then on).
  *  - cancel (MPI_Cancel of a send): the sender asks its RTS back (CANCEL); the
  *    receiver answers CANCELLED only if it still holds that RTS unmatched, so a
  *    send completes exactly once: cancelled, or by FIN/CTS/CTW as usual.
