@@ -35,9 +35,10 @@
  * all-to-all everyone learns of any failure from the final all-reduce (or,
  * before anything moved, from the all-gather) and everyone redoes the
  * operation by messages (binomial, pairwise), while every buffer is still
- * intact. A refusal also turns single copy off for that peer, as the engine
- * does; any other error of the read ends the job with the call, the rank and
- * the reason.
+ * intact. Every read is the engine's single copy (src/core/single_copy.h),
+ * which holds the rule: a refusal turns single copy off for that peer, any
+ * other error of the read ends the job with the call, the rank and the
+ * reason.
  *
  * Invariants: no member leaves before every read of its buffer is done (the
  * root waits for every "done"; split and alltoall end in an all-reduce that
@@ -45,11 +46,10 @@
  * context and tags of this collective's sequence number (steps 0-3), and the
  * internal all-gather and all-reduce take sequence numbers of their own, the
  * same on every member because every member takes the same path. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../core/single_copy.h"
 #include "coll.h"
 
 bool cr_coll_direct_ok(const cr_job *job, const cr_group *g)
@@ -57,39 +57,25 @@ bool cr_coll_direct_ok(const cr_job *job, const cr_group *g)
     int here = job->host_of[job->rank];
     for (int i = 0; i < g->size; i++) {
         int r = cr_group_rank(g, i);
-        if (job->host_of[r] != here || !job->via[r] || !(job->via[r]->ops->caps & CR_CAP_GET) ||
-            !job->via[r]->ops->get)
-            return false;
+        if (job->host_of[r] != here || !cr_sc_offered(job, r)) return false;
     }
     return true;
 }
 
-/* Read len bytes at addr of member m into dst. False when single copy is
- * refused (now or before): the caller takes the data another way. */
+/* Read len bytes at addr of member m into dst (the engine's single copy).
+ * False when single copy is refused (now or before): the caller takes the
+ * data another way. Any other failure ends the job. */
 static bool read_from(cr_job *job, cr_group *g, const char *op, int m, void *dst, uint64_t addr,
                       size_t len)
 {
-    int p = cr_group_rank(g, m);
-    if (!len) return true;
-    if (!job->single_copy[p]) return false;
-    cr_link *l = job->via[p];
-    int rc = l->ops->get(l->ctx, p, dst, addr, len);
-    if (!rc) return true;
-    if (rc == -EPERM || rc == -EACCES || rc == -ENOSYS) {
-        job->single_copy[p] = 0; /* denied: messages from now on, as the engine does */
-        return false;
-    }
-    if (rc == -ESRCH) /* it died: give the launcher the time to say so and end the job */
-        for (int i = 0; i < 100 && cr_tp_gone(job, p) == 0; i++) usleep(100000);
-    cr_fatal(job, op, "reading %zu bytes of the collective from rank %d failed: %s", len, p,
-             strerror(-rc));
+    return cr_sc_read(job, op, cr_group_rank(g, m), dst, addr, len);
 }
 
 /* Can this member read every other member's memory (as far as it knows)? */
 static bool reads_all(const cr_job *job, const cr_group *g)
 {
     for (int i = 0; i < g->size; i++)
-        if (i != g->me && !job->single_copy[cr_group_rank(g, i)]) return false;
+        if (i != g->me && !cr_sc_on(job, cr_group_rank(g, i), CR_SC_READ)) return false;
     return true;
 }
 

@@ -9,6 +9,8 @@
  *    the user buffer with the transport's get (single copy) and answers FIN.
  *    Where get is denied it answers CTS and the sender pushes DATA chunks
  *    through the transport (a pipelined copy); the receiver drives either way.
+ *    Every single copy goes through single_copy.h, which holds the rule for a
+ *    refusal (that peer goes by messages from then on).
  *  - cancel (MPI_Cancel of a send): the sender asks its RTS back (CANCEL); the
  *    receiver answers CANCELLED only if it still holds that RTS unmatched, so a
  *    send completes exactly once: cancelled, or by FIN/CTS/CTW as usual.
@@ -34,13 +36,12 @@
  *    thread blocked, or every thread of the process blocked (a thread that
  *    computes may yet send what another waits for). */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine.h"
+#include "single_copy.h"
 
 /* ---- requests ------------------------------------------------------------ */
 
@@ -268,13 +269,6 @@ static void backlog_push(cr_job *job, int peer, cr_req *r)
     job->nbacklog++;
 }
 
-/* A single-copy read of peer p's memory through its transport; 0 or -errno. */
-static inline int tp_get(cr_job *job, int p, void *dst, uint64_t addr, size_t len)
-{
-    cr_link *l = job->via[p];
-    return l->ops->get ? l->ops->get(l->ctx, p, dst, addr, len) : -ENOSYS;
-}
-
 /* Poll every transport but l; how many messages they delivered. */
 static int progress_others(cr_job *job, const cr_link *l)
 {
@@ -492,21 +486,6 @@ void cr_send(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, co
 
 /* ---- receiving ----------------------------------------------------------- */
 
-/* A single-copy read (or, with write, a write) failed. Denied (EPERM, ENOSYS,
- * EACCES): the caller falls back to the pipelined copy. The peer is gone
- * (ESRCH): it died, and the launcher is ending the job; wait for that, so that
- * the report names the rank that died rather than this one. Anything else is
- * fatal. */
-static void copy_failed(cr_job *job, const char *op, int src, size_t n, int rc, bool write)
-{
-    if (rc == -EPERM || rc == -ENOSYS || rc == -EACCES) return;
-    if (rc == -ESRCH)
-        for (int i = 0; i < 100 && cr_tp_gone(job, src) == 0; i++)
-            usleep(100000); /* SIGTERM from the launcher ends this */
-    cr_fatal(job, op, "%s %zu bytes %s rank %d failed: %s%s", write ? "writing" : "reading", n,
-             write ? "to" : "from", src, strerror(-rc), rc == -ESRCH ? " (rank has died)" : "");
-}
-
 /* A receive that a message on the wire must name: a blocking receive (on the
  * stack, no id) gets a table request that completes it through fwd. */
 static cr_req *with_id(cr_job *job, cr_req *r)
@@ -551,12 +530,13 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
                        uint64_t sreq, uint8_t flags)
 {
     size_t fits = size < r->cap ? size : r->cap;
-    bool coop = job->single_copy[src] && (flags & CR_HDR_WAITS) && src != job->rank &&
-                fits >= COOP_MIN && !job->oversub;
+    bool pull = cr_sc_on(job, src, CR_SC_READ);
+    bool coop =
+        pull && (flags & CR_HDR_WAITS) && src != job->rank && fits >= COOP_MIN && !job->oversub;
     size_t n = accept_size(job, r, src, tag, size,
-                           coop                                 ? "cooperative"
-                           : job->single_copy[src] || size == 0 ? "single-copy"
-                                                                : "pushed");
+                           coop                ? "cooperative"
+                           : pull || size == 0 ? "single-copy"
+                                               : "pushed");
     cr_hdr h = {.sreq = sreq, .size = size};
     if (coop) {
         r = with_id(job, r);
@@ -570,24 +550,16 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
         owe(job, src); /* WDONE will come */
         r->stage = CR_STAGE_COOP;
         r->rreq = sreq;
-        int rc = tp_get(job, src, r->buf, addr, split);
-        r->got = rc ? 0 : split;
-        if (rc) {
-            copy_failed(job, r->op, src, split, rc, false);
-            job->single_copy[src] = 0; /* the sender pushes it all once its WDONE is in */
-        }
+        /* refused: the sender pushes it all once its WDONE is in */
+        r->got = cr_sc_read(job, r->op, src, r->buf, addr, split) ? split : 0;
         return;
     }
-    if (job->single_copy[src] || size == 0) { /* empty: nothing to pull (MPI_Ssend) */
-        int rc = n ? tp_get(job, src, r->buf, addr, n) : 0;
-        if (rc == 0) {
-            h.op = CR_OP_FIN;
-            ctrl_send(job, src, &h);
-            complete(job, r);
-            return;
-        }
-        copy_failed(job, r->op, src, n, rc, false);
-        job->single_copy[src] = 0; /* denied here: use the pipelined copy from now on */
+    /* empty: nothing to pull (MPI_Ssend); refused: have it pushed */
+    if (size == 0 || (pull && cr_sc_read(job, r->op, src, r->buf, addr, n))) {
+        h.op = CR_OP_FIN;
+        ctrl_send(job, src, &h);
+        complete(job, r);
+        return;
     }
     ask_push(job, r, src, sreq);
 }
@@ -909,15 +881,10 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             cr_fatal(job, "progress",
                      "rank %d asked for more than the message holds (corrupt peer?)", src);
         size_t split = coop_split(h->size);
-        cr_link *l = job->via[src];
-        int rc = l->ops->put && job->single_copy[src]
-                     ? l->ops->put(l->ctx, src, h->addr + split, (const char *)r->buf + split,
-                                   h->size - split)
-                     : -ENOSYS;
-        if (rc)
-            copy_failed(job, "progress", src, h->size - split, rc, true); /* returns if denied */
+        bool wrote = cr_sc_write(job, "progress", src, h->addr + split,
+                                 (const char *)r->buf + split, h->size - split);
         cr_hdr d = {.op = CR_OP_WDONE,
-                    .flags = rc ? CR_HDR_FAILED : 0,
+                    .flags = wrote ? 0 : CR_HDR_FAILED,
                     .sreq = h->sreq,
                     .rreq = h->rreq,
                     .size = h->size};
@@ -998,17 +965,11 @@ void cr_engine_buffer_rts(cr_job *job)
             return; /* (a peer's size may be anything: no sum that can wrap) */
         char *data = malloc(u->size ? u->size : 1);
         if (!data) return;
-        int rc = -ENOSYS;
-        if (job->single_copy[u->src]) {
-            rc = u->size ? tp_get(job, u->src, data, u->addr, u->size) : 0;
-            if (rc) {
-                copy_failed(job, "progress", u->src, u->size, rc, false);
-                job->single_copy[u->src] = 0;
-            }
-        }
+        bool got = cr_sc_on(job, u->src, CR_SC_READ) &&
+                   cr_sc_read(job, "progress", u->src, data, u->addr, u->size);
         job->unexp_bytes += u->size;
         u->held = u->size;
-        if (rc == 0) {
+        if (got) {
             cr_hdr fin = {.op = CR_OP_FIN, .sreq = u->sreq, .size = u->size};
             ctrl_send(job, u->src, &fin);
             u->op = CR_OP_EAGER;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "rma.h"
+#include "single_copy.h"
 
 #define RMA_TAG_REQ 0
 /* Puts up to this size travel inside their request. */
@@ -579,23 +580,27 @@ static char *local_addr(const cr_rtarget *t)
     return t->map ? t->map : (char *)(uintptr_t)t->addr;
 }
 
+/* Single copy serves one-sided transfers with peer: it reads and writes. */
 static bool single_copy(cr_job *job, int peer)
 {
-    cr_link *l = job->via[peer];
-    return job->single_copy[peer] && l->ops->get && l->ops->put;
+    return cr_sc_on(job, peer, CR_SC_READ | CR_SC_WRITE);
+}
+
+/* Move len bytes between buf here and the target by single copy (put: to it);
+ * false when that did not work: the service moves them then, and checks the
+ * address in its own words. */
+static bool copy_direct(cr_job *job, const cr_rtarget *t, void *buf, size_t len, bool put)
+{
+    struct iovec l = {buf, len}, r = {(void *)(uintptr_t)t->addr, len};
+    return cr_sc_try(job, t->peer, put, &l, &r, 1);
 }
 
 bool cr_rma_reaches(cr_job *job, const cr_rtarget *t, size_t len, bool atomics)
 {
     if (self_or_mapped(job, t)) return true;
     if ((atomics && len) || !single_copy(job, t->peer)) return false;
-    cr_link *l = job->via[t->peer];
     char byte;
-    if (len && l->ops->get(l->ctx, t->peer, &byte, t->addr, 1) != 0) {
-        job->single_copy[t->peer] = 0;
-        return false;
-    }
-    return true;
+    return !len || copy_direct(job, t, &byte, 1, false); /* tried once, now */
 }
 
 static int32_t ticket_tag(uint64_t ticket)
@@ -683,13 +688,7 @@ static bool moved_direct(cr_job *job, const char *call, const cr_rtarget *t, cha
             memmove(buf, local_addr(t), len);
     } else if (len && single_copy(job, t->peer)) {
         cr_trace_how(job, "single-copy");
-        cr_link *l = job->via[t->peer];
-        int rc = put ? l->ops->put(l->ctx, t->peer, t->addr, buf, len)
-                     : l->ops->get(l->ctx, t->peer, buf, t->addr, len);
-        if (rc) {
-            job->single_copy[t->peer] = 0; /* denied: the service from now on */
-            return false;
-        }
+        if (!copy_direct(job, t, buf, len, put)) return false; /* the service does it */
     } else if (len) {
         return false;
     }
@@ -830,12 +829,12 @@ static bool xferv(cr_job *job, const char *call, const cr_rtarget *t, const cr_r
         finish_direct(job, call, opt);
         return true;
     }
-    cr_link *l = job->via[t->peer];
-    if (single_copy(job, t->peer) && (put ? l->ops->putv : l->ops->getv)) {
+    if (single_copy(job, t->peer) &&
+        cr_sc_on(job, t->peer, (put ? CR_SC_WRITE : CR_SC_READ) | CR_SC_VEC)) {
         struct iovec loc[256], rem[256];
         size_t at = 0;
-        int rc = 0;
-        for (int i = 0; i < n && !rc;) {
+        bool ok = true;
+        for (int i = 0; i < n && ok;) {
             int k = 0;
             for (; k < 256 && i < n; k++, i++) {
                 loc[k] = (struct iovec){data + at, runs[i].len};
@@ -843,14 +842,13 @@ static bool xferv(cr_job *job, const char *call, const cr_rtarget *t, const cr_r
                                         runs[i].len};
                 at += runs[i].len;
             }
-            rc = put ? l->ops->putv(l->ctx, t->peer, loc, rem, k)
-                     : l->ops->getv(l->ctx, t->peer, loc, rem, k);
+            ok = cr_sc_try(job, t->peer, put, loc, rem, k);
         }
-        if (!rc) {
+        if (ok) {
             finish_direct(job, call, opt);
             return true;
         }
-        job->single_copy[t->peer] = 0; /* denied: the service, for all of it */
+        /* the service, for all of it */
     }
     rma_batch *b = malloc(sizeof *b);
     if (!b) cr_fatal(job, call, "out of memory for a transfer in flight");
