@@ -1,0 +1,161 @@
+! `use mpi_f08`: MPI's Fortran 2008 binding (docs/fortran.md). The handles are
+! derived types holding the INTEGER handle (MPI_VAL, the same value as mpif.h's
+! and C's), MPI_Status is a derived type laid out as C's MPI_Status (public
+! MPI_SOURCE, MPI_TAG, MPI_ERROR), ierror is OPTIONAL, and choice buffers are
+! TS 29113 TYPE(*), DIMENSION(..), ASYNCHRONOUS (contiguous ones:
+! MPI_SUBARRAYS_SUPPORTED is .false.). Every routine is a BIND(C) interface to
+! a C function of libcourier_fort (courier_f08_send, ...) generated from mpi.h
+! at build time (mpi_f08_interfaces.h, by tools/fortran_gen.awk), which calls
+! the C routine: the checks and error handlers are C's. Routines with string
+! or procedure arguments are not here yet (docs/fortran.md lists them).
+module mpi_f08
+  implicit none
+  private :: cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
+      cr_eq_errhandler, cr_eq_info, cr_eq_win, cr_eq_message
+  private :: cr_ne_comm, cr_ne_datatype, cr_ne_group, cr_ne_op, cr_ne_request, &
+      cr_ne_errhandler, cr_ne_info, cr_ne_win, cr_ne_message
+  type, bind(C) :: MPI_Comm
+    integer :: MPI_VAL
+  end type MPI_Comm
+  type, bind(C) :: MPI_Datatype
+    integer :: MPI_VAL
+  end type MPI_Datatype
+  type, bind(C) :: MPI_Group
+    integer :: MPI_VAL
+  end type MPI_Group
+  type, bind(C) :: MPI_Op
+    integer :: MPI_VAL
+  end type MPI_Op
+  type, bind(C) :: MPI_Request
+    integer :: MPI_VAL
+  end type MPI_Request
+  type, bind(C) :: MPI_Errhandler
+    integer :: MPI_VAL
+  end type MPI_Errhandler
+  type, bind(C) :: MPI_Info
+    integer :: MPI_VAL
+  end type MPI_Info
+  type, bind(C) :: MPI_Win
+    integer :: MPI_VAL
+  end type MPI_Win
+  type, bind(C) :: MPI_Message
+    integer :: MPI_VAL
+  end type MPI_Message
+  type, bind(C) :: MPI_Status
+    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR
+    integer :: cr_internal(3) ! cancelled, bytes received: as C's MPI_Status
+  end type MPI_Status
+
+  include 'mpi_f08_consts.h'
+  integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
+  integer, parameter :: MPI_INTEGER_KIND = 4
+  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
+  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
+
+  ! The sentinels: only their addresses count (src/api/mpi_f2c.c).
+  integer :: MPI_BOTTOM, MPI_IN_PLACE, MPI_ERRCODES_IGNORE(1)
+  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
+  type(MPI_Status) :: MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE(1)
+  common /mpi_fortran_bottom/ MPI_BOTTOM
+  common /mpi_fortran_in_place/ MPI_IN_PLACE
+  common /mpi_fortran_errcodes_ignore/ MPI_ERRCODES_IGNORE
+  common /mpi_fortran_unweighted/ MPI_UNWEIGHTED
+  common /mpi_fortran_weights_empty/ MPI_WEIGHTS_EMPTY
+  common /mpi_fortran_f08_status_ignore/ MPI_STATUS_IGNORE
+  common /mpi_fortran_f08_statuses_ignore/ MPI_STATUSES_IGNORE
+
+  interface operator(==)
+    module procedure cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
+      cr_eq_errhandler, cr_eq_info, cr_eq_win, cr_eq_message
+  end interface
+  interface operator(/=)
+    module procedure cr_ne_comm, cr_ne_datatype, cr_ne_group, cr_ne_op, cr_ne_request, &
+      cr_ne_errhandler, cr_ne_info, cr_ne_win, cr_ne_message
+  end interface
+
+  interface
+    subroutine MPI_Init(ierror) bind(C, name="courier_f08_init")
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Init
+    subroutine MPI_Init_thread(required, provided, ierror) bind(C, name="courier_f08_init_thread")
+      integer, intent(in) :: required
+      integer, intent(out) :: provided
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Init_thread
+  end interface
+  include 'mpi_f08_interfaces.h'
+
+contains
+  elemental logical function cr_eq_comm(a, b)
+    type(MPI_Comm), intent(in) :: a, b
+    cr_eq_comm = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_comm
+  elemental logical function cr_ne_comm(a, b)
+    type(MPI_Comm), intent(in) :: a, b
+    cr_ne_comm = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_comm
+  elemental logical function cr_eq_datatype(a, b)
+    type(MPI_Datatype), intent(in) :: a, b
+    cr_eq_datatype = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_datatype
+  elemental logical function cr_ne_datatype(a, b)
+    type(MPI_Datatype), intent(in) :: a, b
+    cr_ne_datatype = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_datatype
+  elemental logical function cr_eq_group(a, b)
+    type(MPI_Group), intent(in) :: a, b
+    cr_eq_group = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_group
+  elemental logical function cr_ne_group(a, b)
+    type(MPI_Group), intent(in) :: a, b
+    cr_ne_group = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_group
+  elemental logical function cr_eq_op(a, b)
+    type(MPI_Op), intent(in) :: a, b
+    cr_eq_op = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_op
+  elemental logical function cr_ne_op(a, b)
+    type(MPI_Op), intent(in) :: a, b
+    cr_ne_op = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_op
+  elemental logical function cr_eq_request(a, b)
+    type(MPI_Request), intent(in) :: a, b
+    cr_eq_request = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_request
+  elemental logical function cr_ne_request(a, b)
+    type(MPI_Request), intent(in) :: a, b
+    cr_ne_request = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_request
+  elemental logical function cr_eq_errhandler(a, b)
+    type(MPI_Errhandler), intent(in) :: a, b
+    cr_eq_errhandler = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_errhandler
+  elemental logical function cr_ne_errhandler(a, b)
+    type(MPI_Errhandler), intent(in) :: a, b
+    cr_ne_errhandler = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_errhandler
+  elemental logical function cr_eq_info(a, b)
+    type(MPI_Info), intent(in) :: a, b
+    cr_eq_info = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_info
+  elemental logical function cr_ne_info(a, b)
+    type(MPI_Info), intent(in) :: a, b
+    cr_ne_info = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_info
+  elemental logical function cr_eq_win(a, b)
+    type(MPI_Win), intent(in) :: a, b
+    cr_eq_win = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_win
+  elemental logical function cr_ne_win(a, b)
+    type(MPI_Win), intent(in) :: a, b
+    cr_ne_win = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_win
+  elemental logical function cr_eq_message(a, b)
+    type(MPI_Message), intent(in) :: a, b
+    cr_eq_message = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_message
+  elemental logical function cr_ne_message(a, b)
+    type(MPI_Message), intent(in) :: a, b
+    cr_ne_message = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_message
+end module mpi_f08
