@@ -26,7 +26,7 @@ BEGIN {
               "Win_create_keyval|Type_create_keyval|Keyval_create|Grequest_start|" \
               "Info_create_env|Info_get_string)$"
     choice = "^(buf|sendbuf|recvbuf|buffer|origin_addr|result_addr|compare_addr|inbuf|outbuf|" \
-             "location|base)$"
+             "location|base|inoutbuf)$"
     collecting = 0
     nconst = 0
     handles = "^(MPI_Comm|MPI_Datatype|MPI_Group|MPI_Op|MPI_Request|MPI_Errhandler|MPI_Info|" \
@@ -48,10 +48,10 @@ BEGIN {
     }
 }
 
-mode ~ /^(wrappers|f08c|f08mod)$/ && /^(int|double|MPI_Aint) MPI_[A-Z][a-z]/ {
+mode ~ /^(wrappers|f08c|f08mod|f08proc)$/ && /^(int|double|MPI_Aint) MPI_[A-Z][a-z]/ {
     collecting = 1; decl = ""
 }
-mode ~ /^(wrappers|f08c|f08mod)$/ && collecting {
+mode ~ /^(wrappers|f08c|f08mod|f08proc)$/ && collecting {
     decl = decl " " $0
     if (index($0, ";")) {
         collecting = 0
@@ -235,9 +235,12 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     fname = d; sub(/^[A-Za-z_]+ MPI_/, "", fname); sub(/\(.*/, "", fname)
     if (fname ~ special) return
     args = d; sub(/^[^(]*\(/, "", args); sub(/\)[^)]*;$/, "", args)
-    if (args ~ /\.\.\.|char|_function|_fn/) return
+    if (args ~ /\.\.\.|_function|_fn/) return
+    hasstr = (args ~ /char/)
+    if (hasstr != (mode == "f08proc")) return # strings: f08proc only, and only them
     n = (args == "void") ? 0 : split(args, a, ",")
     params = ""; pre = ""; call = ""; post = ""; countarg = ""; fdecl = ""; fargs = ""
+    idecl = ""; ndecl = ""; lenargs = ""; ilens = ""
     for (i = 1; i <= n; i++) {
         a[i] = trim(a[i])
         if (match(a[i], /[A-Za-z_][A-Za-z0-9_]*$/) || match(a[i], /[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])+$/)) {
@@ -249,6 +252,16 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         csep = (call == "") ? "" : ", "
         intent = (t ~ /const/) ? ", intent(in)" : ""
         fargs = fargs (fargs == "" ? "" : ", ") nm
+        flen = length(fdecl)
+        if (t ~ /char/) {
+            fdecl = fdecl "      character(len=*)" intent " :: " nm "\n"
+            idecl = idecl "        character(kind=c_char) :: " nm "(*)\n"
+            ilens = ilens ", " nm "_len"
+            idecl = idecl "        integer(c_size_t), value :: " nm "_len\n"
+            lenargs = lenargs ", len(" nm ", kind=c_size_t)"
+            continue
+        }
+        if (hasstr && (t ~ /MPI_Status|void/)) return # not among the string routines
         if (t ~ /MPI_Status/) {
             params = params sep "MPI_F08_status *" nm
             if (br != "") {
@@ -286,6 +299,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
             call = call csep "*" nm
             fdecl = fdecl "      " ft ", intent(in) :: " nm "\n"
         }
+        ndecl = ndecl substr(fdecl, flen + 1)
     }
     if (fname ~ /^(Waitany|Testany)$/)
         post = post "    if (rc == MPI_SUCCESS && *index >= 0) ++*index; /* Fortran counts from 1 */\n"
@@ -293,6 +307,18 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         post = post "    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)\n" \
                     "        for (int i = 0; i < *outcount && i < *incount; i++) array_of_indices[i]++;\n"
     lname = tolower(fname)
+    if (mode == "f08proc") {
+        # A module procedure: the mpif.h entry point (mpi_x_) does the work,
+        # the string lengths given as gfortran passes them.
+        idecl = ndecl idecl
+        printf "  subroutine MPI_%s(%s%sierror)\n%s", fname, fargs, (fargs == "" ? "" : ", "), fdecl
+        printf "      integer, optional, intent(out) :: ierror\n      integer :: cr_e\n      interface\n"
+        printf "      subroutine cr_f(%s, cr_e%s) bind(C, name=\"mpi_%s_\")\n", fargs, ilens, lname
+        printf "        import\n%s        integer :: cr_e\n      end subroutine cr_f\n    end interface\n", idecl
+        printf "    call cr_f(%s, cr_e%s)\n    if (present(ierror)) ierror = cr_e\n", fargs, lenargs
+        printf "  end subroutine MPI_%s\n", fname
+        return
+    }
     if (mode == "f08c") {
         if (ret != "int") return # bound to the C function itself
         printf "CR_FEXPORT void courier_f08_%s(%s%sMPI_Fint *ierr)\n{\n", lname, params,

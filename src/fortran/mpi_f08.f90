@@ -6,10 +6,13 @@
 ! MPI_SUBARRAYS_SUPPORTED is .false.). Every routine is a BIND(C) interface to
 ! a C function of libcourier_fort (courier_f08_send, ...) generated from mpi.h
 ! at build time (mpi_f08_interfaces.h, by tools/fortran_gen.awk), which calls
-! the C routine: the checks and error handlers are C's. Routines with string
-! or procedure arguments are not here yet (docs/fortran.md lists them).
+! the C routine: the checks and error handlers are C's. The routines with
+! strings are module procedures over mpif.h's entry points (mpi_f08_procs.h);
+! those with procedure arguments are not here yet (docs/fortran.md lists them).
 module mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_char, c_size_t
   implicit none
+  private :: c_char, c_size_t
   private :: cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
       cr_eq_errhandler, cr_eq_info, cr_eq_win, cr_eq_message
   private :: cr_ne_comm, cr_ne_datatype, cr_ne_group, cr_ne_op, cr_ne_request, &
@@ -86,6 +89,50 @@ module mpi_f08
   include 'mpi_f08_interfaces.h'
 
 contains
+  ! The routines with strings (generated: mpi_f08_procs.h) call the mpif.h
+  ! entry points, which take the strings' lengths as gfortran passes them.
+  include 'mpi_f08_procs.h'
+
+  ! Attributes: INTEGER(MPI_ADDRESS_KIND) values, through mpif.h's entry points
+  ! (src/fortran/mpi_fspecial.c: predefined attributes as their values).
+  subroutine MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(MPI_ADDRESS_KIND), intent(out) :: attribute_val
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(comm, keyval, val, flag, ierr) bind(C, name="mpi_comm_get_attr_")
+        import
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: keyval
+        integer(MPI_ADDRESS_KIND) :: val
+        logical :: flag
+        integer :: ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(comm, comm_keyval, attribute_val, flag, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_get_attr
+  subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(comm, keyval, val, ierr) bind(C, name="mpi_comm_set_attr_")
+        import
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: keyval
+        integer(MPI_ADDRESS_KIND), intent(in) :: val
+        integer :: ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(comm, comm_keyval, attribute_val, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_set_attr
   elemental logical function cr_eq_comm(a, b)
     type(MPI_Comm), intent(in) :: a, b
     cr_eq_comm = a%MPI_VAL == b%MPI_VAL

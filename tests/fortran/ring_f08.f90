@@ -1,7 +1,7 @@
 ! `use mpi_f08`: a token around a ring with TYPE(MPI_Status) checked, an
 ! all-reduce with MPI_IN_PLACE (ierror left out), a vector datatype sent to
 ! a contiguous buffer, a sub-communicator compared with ==, MPI_Waitall with
-! statuses, a 2-D array as a buffer, and a non-contiguous section refused
+! statuses, a 2-D array as a buffer, names and MPI_TAG_UB, and a non-contiguous section refused
 ! with MPI_ERR_BUFFER under MPI_ERRORS_RETURN. Rank 0 prints one line when
 ! every check passed; a failed check prints FAIL and aborts the job.
 program ring
@@ -13,6 +13,9 @@ program ring
   type(MPI_Datatype) :: vec
   type(MPI_Comm) :: half
   double precision :: x(4), m(3, 2)
+  character(len=MPI_MAX_ERROR_STRING) :: name
+  integer(MPI_ADDRESS_KIND) :: tagub
+  logical :: flag
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -73,6 +76,13 @@ program ring
   call check(all(reqs == MPI_REQUEST_NULL), 'waitall')
   call check(got(1) == prev * 3 .and. got(2) == prev * 2, 'waitall data')
   call check(stats(1)%MPI_TAG == 21 .and. stats(2)%MPI_TAG == 22, 'waitall statuses')
+  ! strings and attributes
+  call MPI_Comm_get_name(MPI_COMM_WORLD, name, n)
+  call check(name == 'MPI_COMM_WORLD' .and. n == 14, 'MPI_Comm_get_name')
+  call MPI_Error_string(MPI_ERR_RANK, name, n)
+  call check(n > 0 .and. len_trim(name) == n, 'MPI_Error_string')
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag)
+  call check(flag .and. tagub >= 32767, 'MPI_TAG_UB')
   ! a non-contiguous section: refused, not sent wrong
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Send(a(1:10:2), 5, MPI_INTEGER, next, 9, MPI_COMM_WORLD, ierr)
