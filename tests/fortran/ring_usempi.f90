@@ -1,13 +1,14 @@
 ! `use mpi` (free form): a token around a ring with its statuses checked, an
 ! all-reduce with MPI_IN_PLACE, a vector datatype sent to a contiguous
-! buffer, MPI_SENDRECV and MPI_WAITALL with statuses. Rank 0 prints one line
+! buffer, MPI_SENDRECV, MPI_WAITALL with statuses and an operation of its own. Rank 0 prints one line
 ! when every check passed; a failed check prints FAIL and aborts the job.
 program ring
   use mpi
   implicit none
   integer :: ierr, rank, np, next, prev, token, i, n, vec
   integer :: status(MPI_STATUS_SIZE), stats(MPI_STATUS_SIZE, 2), reqs(2)
-  integer :: a(10), b(5), got(2)
+  integer :: a(10), b(5), got(2), op
+  external :: myprod
   double precision :: x(4)
 
   call MPI_Init(ierr)
@@ -57,6 +58,12 @@ program ring
   call check(ierr == MPI_SUCCESS .and. all(reqs == MPI_REQUEST_NULL), 'waitall')
   call check(got(1) == prev * 3 .and. got(2) == prev * 2, 'waitall data')
   call check(stats(MPI_TAG, 1) == 21 .and. stats(MPI_TAG, 2) == 22, 'waitall statuses')
+  ! a reduction operation written in Fortran
+  call MPI_Op_create(myprod, .true., op, ierr)
+  n = 0
+  call MPI_Allreduce(rank + 2, n, 1, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+  call check(n == product([(i + 2, i = 0, np - 1)]), 'MPI_Op_create')
+  call MPI_Op_free(op, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a)', 'fortran use mpi: ring, allreduce, vector type ok on ', np, ' ranks'
   call MPI_Finalize(ierr)
@@ -71,3 +78,12 @@ contains
     end if
   end subroutine check
 end program ring
+
+! MPI_Op_create's function: every argument by reference, as MPI calls it.
+subroutine myprod(invec, inoutvec, len, datatype)
+  integer :: len, datatype, i
+  integer :: invec(len), inoutvec(len)
+  do i = 1, len
+    inoutvec(i) = inoutvec(i) * invec(i)
+  end do
+end subroutine myprod
