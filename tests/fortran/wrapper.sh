@@ -4,10 +4,13 @@
 # an installation (`cmake --install BUILD --prefix P`) moved elsewhere after
 # it was made, whose courier-fort must name only the new place (-show) and
 # whose programs run with that installation's courier run.
-#   wrapper.sh CMAKE BUILD_DIR SOURCE_DIR
+# In a sanitizer build (SANITIZE: COURIER_SANITIZE's list) the programs are
+# built with the same sanitizers, whose runtime must come first.
+#   wrapper.sh CMAKE BUILD_DIR SOURCE_DIR [SANITIZE]
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 cmake=$1 build=$2 src=$3/tests/fortran
+san=${4:+-fsanitize=$4}
 [ -x "$cmake" ] || cmake=$(command -v cmake) || fail "no cmake at $1 nor on PATH"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -15,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 # build NAME SOURCE with courier-fort $1 and run it with courier $2 on N ranks, expecting LINE
 run() {
     local fort=$1 courier=$2 name=$3 source=$4 np=$5 want=$6 out
-    "$fort" -Wall "$source" -o "$tmp/$name" >"$tmp/$name.log" 2>&1 ||
+    "$fort" -Wall $san "$source" -o "$tmp/$name" >"$tmp/$name.log" 2>&1 ||
         fail "$fort cannot build $source: $(cat "$tmp/$name.log")"
     out=$("$courier" run -n "$np" --timeout 60 "$tmp/$name") || fail "$name failed: $out"
     grep -q "$want" <<<"$out" || fail "$name printed '$out', not '$want'"
