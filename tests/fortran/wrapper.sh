@@ -51,4 +51,18 @@ for w in $("$p/bin/courier-fort" -show); do
     esac
 done
 all "$p/bin/courier-fort" "$p/bin/courier"
-echo "fortran wrapper: courier-fort builds mpif.h, use mpi, NX/2 and MPL programs, in the build tree and installed"
+# find_package(courier COMPONENTS Fortran) in the moved installation
+mkdir "$tmp/pkg"
+cat >"$tmp/pkg/CMakeLists.txt" <<EOC
+cmake_minimum_required(VERSION 3.16)
+project(pkg LANGUAGES C Fortran)
+find_package(courier REQUIRED COMPONENTS Fortran)
+add_executable(ring_f08 $src/ring_f08.f90)
+target_link_libraries(ring_f08 PRIVATE courier::fortran)
+EOC
+"$cmake" -S "$tmp/pkg" -B "$tmp/pkg/b" -DCMAKE_PREFIX_PATH="$p" -DCMAKE_Fortran_FLAGS="$san" \
+    -DCMAKE_EXE_LINKER_FLAGS="$san" >"$tmp/pkg.log" 2>&1 || fail "find_package(courier COMPONENTS Fortran): $(tail -5 "$tmp/pkg.log")"
+"$cmake" --build "$tmp/pkg/b" >"$tmp/pkg.log" 2>&1 || fail "courier::fortran build: $(tail -5 "$tmp/pkg.log")"
+out=$("$p/bin/courier" run -n 2 --timeout 60 "$tmp/pkg/b/ring_f08" 2>/dev/null) || fail "courier::fortran program failed"
+grep -q "ok on 2 ranks" <<<"$out" || fail "courier::fortran program printed '$out'"
+echo "fortran wrapper: courier-fort builds mpif.h, use mpi, NX/2 and MPL programs, in the build tree and installed; courier::fortran too"
