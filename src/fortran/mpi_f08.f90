@@ -87,6 +87,13 @@ module mpi_f08
     end subroutine MPI_Init_thread
   end interface
   include 'mpi_f08_interfaces.h'
+  ! MPI_Sizeof: the size in bytes of one element of x, of any rank
+  interface MPI_Sizeof
+    module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
+      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+  end interface
+  private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
+    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
 
 contains
   ! The routines with strings (generated: mpi_f08_procs.h) call the mpif.h
@@ -133,6 +140,76 @@ contains
     call cr_f(comm, comm_keyval, attribute_val, cr_e)
     if (present(ierror)) ierror = cr_e
   end subroutine MPI_Comm_set_attr
+  subroutine cr_sizeof_i1(x, size, ierror)
+    integer(1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i1
+  subroutine cr_sizeof_i2(x, size, ierror)
+    integer(2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i2
+  subroutine cr_sizeof_i4(x, size, ierror)
+    integer(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i4
+  subroutine cr_sizeof_i8(x, size, ierror)
+    integer(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i8
+  subroutine cr_sizeof_r4(x, size, ierror)
+    real(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r4
+  subroutine cr_sizeof_r8(x, size, ierror)
+    real(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r8
+  subroutine cr_sizeof_c4(x, size, ierror)
+    complex(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c4
+  subroutine cr_sizeof_c8(x, size, ierror)
+    complex(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c8
+  subroutine cr_sizeof_l4(x, size, ierror)
+    logical(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l4
+  subroutine cr_sizeof_ch(x, size, ierror)
+    character(len=*), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_ch
   elemental logical function cr_eq_comm(a, b)
     type(MPI_Comm), intent(in) :: a, b
     cr_eq_comm = a%MPI_VAL == b%MPI_VAL

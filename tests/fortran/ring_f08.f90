@@ -76,6 +76,11 @@ program ring
   call check(all(reqs == MPI_REQUEST_NULL), 'waitall')
   call check(got(1) == prev * 3 .and. got(2) == prev * 2, 'waitall data')
   call check(stats(1)%MPI_TAG == 21 .and. stats(2)%MPI_TAG == 22, 'waitall statuses')
+  ! MPI_Sizeof
+  call MPI_Sizeof(x, n)
+  call check(n == 8, 'MPI_Sizeof(double precision array)')
+  call MPI_Sizeof(rank, n)
+  call check(n == 4, 'MPI_Sizeof(integer)')
   ! strings and attributes
   call MPI_Comm_get_name(MPI_COMM_WORLD, name, n)
   call check(name == 'MPI_COMM_WORLD' .and. n == 14, 'MPI_Comm_get_name')

@@ -58,6 +58,8 @@ program ring
   call check(ierr == MPI_SUCCESS .and. all(reqs == MPI_REQUEST_NULL), 'waitall')
   call check(got(1) == prev * 3 .and. got(2) == prev * 2, 'waitall data')
   call check(stats(MPI_TAG, 1) == 21 .and. stats(MPI_TAG, 2) == 22, 'waitall statuses')
+  call MPI_Sizeof(x, n, ierr)
+  call check(n == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof')
   ! a reduction operation written in Fortran
   call MPI_Op_create(myprod, .true., op, ierr)
   n = 0
