@@ -1332,6 +1332,11 @@ int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
 int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+/* The named type that holds the range (and precision): MPI_INTEGER1..8,
+ * MPI_REAL4/8, MPI_COMPLEX8/16 (a predefined handle: not to be freed). */
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 /* PMPI: the Fortran binding's C side */
 MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
 MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
@@ -1355,6 +1360,9 @@ int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

@@ -3,7 +3,8 @@
  * still works); a status received by MPI_Recv survives C -> Fortran -> C and
  * C -> f08 -> C with its source, tag, error and count; the Fortran ignore
  * sentinels are distinct addresses; converting an ignore value is MPI_ERR_ARG
- * under MPI_ERRORS_RETURN. Two or more ranks. */
+ * under MPI_ERRORS_RETURN; MPI_Type_create_f90_* give the named type of the
+ * size asked, and MPI_ERR_ARG beyond REAL(8). Two or more ranks. */
 #include <string.h>
 
 #include "../mpi/mcheck.h"
@@ -96,6 +97,20 @@ int main(int argc, char **argv)
     rc = MPI_Status_c2f08(MPI_STATUS_IGNORE, (MPI_F08_status *)MPI_F08_STATUS_IGNORE);
     OK(MPI_Error_class(rc, &cls));
     CHECK(cls == MPI_ERR_ARG, "MPI_Status_c2f08(MPI_STATUS_IGNORE): class %d", cls);
+
+    /* The Fortran 90 parameterized types: the named type of that size. */
+    MPI_Datatype f90;
+    OK(MPI_Type_create_f90_integer(9, &f90));
+    CHECK(f90 == MPI_INTEGER4, "f90_integer(9)");
+    OK(MPI_Type_create_f90_integer(10, &f90));
+    CHECK(f90 == MPI_INTEGER8, "f90_integer(10)");
+    OK(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &f90));
+    CHECK(f90 == MPI_REAL8, "f90_real(15)");
+    OK(MPI_Type_create_f90_complex(6, 37, &f90));
+    CHECK(f90 == MPI_COMPLEX8, "f90_complex(6, 37)");
+    rc = MPI_Type_create_f90_real(30, 400, &f90);
+    OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_ARG, "MPI_Type_create_f90_real(30, 400): class %d", cls);
 
     OK(MPI_Win_free(&win));
     OK(MPI_Info_free(&info));
