@@ -6,7 +6,8 @@
  *  - a buffer is the descriptor's base address, MPI_BOTTOM and MPI_IN_PLACE
  *    recognised by address as for mpif.h; MPI_SUBARRAYS_SUPPORTED is .FALSE.,
  *    so a non-contiguous array section is refused (MPI_ERR_BUFFER through
- *    MPI_COMM_WORLD's error handler, with one line saying what to pass);
+ *    MPI_COMM_WORLD's error handler; when that ends the job, one line first
+ *    says what to pass; MPI_ERRORS_RETURN, as in C, prints nothing);
  *  - TYPE(MPI_Status) is C's MPI_F08_status, only int-aligned: copied;
  *  - ierror is optional: NULL when the program left it out. */
 #ifndef COURIER_FORTRAN08_H
@@ -29,12 +30,16 @@ static inline int cr_f08buf(CFI_cdesc_t *d, void **out, const char *call, MPI_Fi
 {
     if (d->base_addr && !CFI_is_contiguous(d)) {
         int rank = -1;
+        MPI_Errhandler h = MPI_ERRHANDLER_NULL;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        fprintf(stderr,
-                "courier: rank %d: %s (mpi_f08): the buffer is a non-contiguous array section, "
-                "and MPI_SUBARRAYS_SUPPORTED is .false.: pass a contiguous array, or describe "
-                "the layout with a derived datatype (MPI_ERR_BUFFER)\n",
-                rank, call);
+        MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+        if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN) MPI_Errhandler_free(&h);
+        if (h == MPI_ERRORS_ARE_FATAL) /* the line the job ends with: C's say nothing else */
+            fprintf(stderr,
+                    "courier: rank %d: %s (mpi_f08): the buffer is a non-contiguous array section, "
+                    "and MPI_SUBARRAYS_SUPPORTED is .false.: pass a contiguous array, or describe "
+                    "the layout with a derived datatype (MPI_ERR_BUFFER)\n",
+                    rank, call);
         int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
         if (ierr) *ierr = rc == MPI_SUCCESS ? MPI_ERR_BUFFER : rc;
         return 1;
