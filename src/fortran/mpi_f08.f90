@@ -10,9 +10,9 @@
 ! strings are module procedures over mpif.h's entry points (mpi_f08_procs.h);
 ! those with procedure arguments are not here yet (docs/fortran.md lists them).
 module mpi_f08
-  use, intrinsic :: iso_c_binding, only: c_char, c_size_t
+  use, intrinsic :: iso_c_binding, only: c_char, c_size_t, c_ptr, c_funptr, c_funloc
   implicit none
-  private :: c_char, c_size_t
+  private :: c_char, c_size_t, c_funptr, c_funloc
   private :: cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
       cr_eq_errhandler, cr_eq_info, cr_eq_win, cr_eq_message
   private :: cr_ne_comm, cr_ne_datatype, cr_ne_group, cr_ne_op, cr_ne_request, &
@@ -87,6 +87,43 @@ module mpi_f08
     end subroutine MPI_Init_thread
   end interface
   include 'mpi_f08_interfaces.h'
+
+  ! The program's procedures that MPI calls: as C calls them (the vectors as
+  ! C pointers by value, the rest by reference), which is what these say.
+  abstract interface
+    subroutine MPI_User_function(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine MPI_Comm_errhandler_function
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      type(MPI_Win) :: win
+      integer :: error_code
+    end subroutine MPI_Win_errhandler_function
+  end interface
+  interface
+    subroutine cr_op_create(fn, commute, op, ierr) bind(C, name="courier_f08_op_create")
+      import
+      type(c_funptr), value :: fn
+      logical, intent(in) :: commute
+      type(MPI_Op) :: op
+      integer :: ierr
+    end subroutine cr_op_create
+    subroutine cr_errh_create(fn, win, errhandler, ierr) bind(C, name="courier_f08_errh_create")
+      import
+      type(c_funptr), value :: fn
+      integer, intent(in) :: win
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierr
+    end subroutine cr_errh_create
+  end interface
   ! MPI_Sizeof: the size in bytes of one element of x, of any rank
   interface MPI_Sizeof
     module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
@@ -140,6 +177,32 @@ contains
     call cr_f(comm, comm_keyval, attribute_val, cr_e)
     if (present(ierror)) ierror = cr_e
   end subroutine MPI_Comm_set_attr
+
+  subroutine MPI_Op_create(user_fn, commute, op, ierror)
+    procedure(MPI_User_function) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    call cr_op_create(c_funloc(user_fn), commute, op, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Op_create
+  subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    call cr_errh_create(c_funloc(comm_errhandler_fn), 0, errhandler, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_create_errhandler
+  subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    call cr_errh_create(c_funloc(win_errhandler_fn), 1, errhandler, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Win_create_errhandler
   subroutine cr_sizeof_i1(x, size, ierror)
     integer(1), dimension(..), intent(in) :: x
     integer, intent(out) :: size

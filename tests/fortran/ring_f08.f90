@@ -1,7 +1,8 @@
 ! `use mpi_f08`: a token around a ring with TYPE(MPI_Status) checked, an
 ! all-reduce with MPI_IN_PLACE (ierror left out), a vector datatype sent to
 ! a contiguous buffer, a sub-communicator compared with ==, MPI_Waitall with
-! statuses, a 2-D array as a buffer, names and MPI_TAG_UB, and a non-contiguous section refused
+! statuses, a 2-D array as a buffer, an operation and an error handler of
+! its own, names and MPI_TAG_UB, and a non-contiguous section refused
 ! with MPI_ERR_BUFFER under MPI_ERRORS_RETURN. Rank 0 prints one line when
 ! every check passed; a failed check prints FAIL and aborts the job.
 program ring
@@ -16,6 +17,9 @@ program ring
   character(len=MPI_MAX_ERROR_STRING) :: name
   integer(MPI_ADDRESS_KIND) :: tagub
   logical :: flag
+  type(MPI_Op) :: op
+  type(MPI_Errhandler) :: errh
+  integer :: handled = -1
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -76,6 +80,18 @@ program ring
   call check(all(reqs == MPI_REQUEST_NULL), 'waitall')
   call check(got(1) == prev * 3 .and. got(2) == prev * 2, 'waitall data')
   call check(stats(1)%MPI_TAG == 21 .and. stats(2)%MPI_TAG == 22, 'waitall statuses')
+  ! an operation of its own, and an error handler of its own
+  call MPI_Op_create(myprod, .true., op)
+  call MPI_Allreduce(rank + 2, n, 1, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call check(n == product([(i + 2, i = 0, np - 1)]), 'MPI_Op_create')
+  call MPI_Op_free(op)
+  call MPI_Comm_dup(MPI_COMM_WORLD, half)
+  call MPI_Comm_create_errhandler(myhandler, errh)
+  call MPI_Comm_set_errhandler(half, errh)
+  call MPI_Send(rank, 1, MPI_INTEGER, np + 5, 0, half, ierr)
+  call check(handled == MPI_ERR_RANK, 'MPI_Comm_create_errhandler')
+  call MPI_Errhandler_free(errh)
+  call MPI_Comm_free(half)
   ! MPI_Sizeof
   call MPI_Sizeof(x, n)
   call check(n == 8, 'MPI_Sizeof(double precision array)')
@@ -97,6 +113,22 @@ program ring
   if (rank == 0) print '(a,i0,a)', 'fortran use mpi_f08: ring, allreduce, vector type ok on ', np, ' ranks'
   call MPI_Finalize()
 contains
+  subroutine myprod(invec, inoutvec, len, datatype)
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    if (datatype == MPI_INTEGER) b = b * a
+  end subroutine myprod
+  subroutine myhandler(comm, code)
+    type(MPI_Comm) :: comm
+    integer :: code, cls
+    call MPI_Error_class(code, cls)
+    if (comm /= MPI_COMM_NULL) handled = cls
+  end subroutine myhandler
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(*), intent(in) :: what
