@@ -13,9 +13,21 @@
 #       argument checks and error handlers apply unchanged.
 #   awk -v mode=consts -f fortran_gen.awk mpi.h > mpi_fconst.c
 #       a C program that prints mpif.h's constants (INTEGER, PARAMETER), their
-#       values taken from mpi.h by the C compiler itself.
-# Calls left to hand-written code (src/fortran/mpi_fspecial.c) or not offered
-# in Fortran are listed in `special` below.
+#       values taken from mpi.h by the C compiler itself, then the file its
+#       first argument names; with a second argument f08, mpi_f08's constants
+#       instead (the handles typed: TYPE(MPI_Comm), PARAMETER :: ...).
+#   awk -v mode=f08c -f fortran_gen.awk mpi.h > mpi_f08_wrap.c
+#   awk -v mode=f08mod -f fortran_gen.awk mpi.h > mpi_f08_interfaces.h
+#       mpi_f08's routines: BIND(C) interfaces (f08mod) to C functions
+#       courier_f08_<name> (f08c) that take choice buffers as TS 29113
+#       descriptors, TYPE(MPI_Status) as C's layout, and an OPTIONAL ierror;
+#       routines with procedure or untyped pointer arguments are left out.
+#   awk -v mode=f08proc -f fortran_gen.awk mpi.h > mpi_f08_procs.h
+#       mpi_f08's routines with strings: module procedures that call the
+#       mpif.h entry points with the strings' lengths.
+# Calls left to hand-written code (src/fortran/mpi_fspecial.c,
+# mpi_f08_special.c, mpi_f08.f90) or not offered in Fortran are listed in
+# `special` below.
 
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 
