@@ -19,9 +19,9 @@
  *
  * What is not here is not declared either: a program that calls it fails to
  * link (and, with compilers that reject implicit declarations, to compile) —
- * MPI-IO, dynamic processes, the MPI_T tools interface, MPI-4 calls (but
- * MPI_Info_get_string and MPI_Info_create_env) and the Fortran binding.
- * docs/mpi.md has the details.
+ * MPI-IO, dynamic processes, the MPI_T tools interface and MPI-4 calls (but
+ * MPI_Info_get_string and MPI_Info_create_env). docs/mpi.md has the details;
+ * the Fortran binding (mpif.h, `use mpi`, `use mpi_f08`) is docs/fortran.md.
  *
  * Handles are ints with a kind in their high bits (as in MPICH), so passing a
  * datatype where a communicator belongs is reported as MPI_ERR_COMM. */
@@ -1288,6 +1288,81 @@ int PMPI_Add_error_string(int errorcode, const char *string);
 int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* ---- the Fortran binding's C side (src/api/mpi_f2c.c; docs/fortran.md) ----
+ * Handles are the same ints in C and Fortran: the c2f/f2c conversions are
+ * casts, and f2c of a value that is no handle gives an invalid handle (the
+ * call it is passed to reports it). MPI_Message_c2f/f2c are declared with the
+ * matched probes above. The three status forms (C, INTEGER(MPI_STATUS_SIZE),
+ * TYPE(MPI_Status)) hold the same six ints. MPI_F_STATUS(ES)_IGNORE and
+ * MPI_F08_STATUS(ES)_IGNORE are the addresses of the Fortran sentinels (common
+ * blocks of mpif.h and the modules). */
+#define MPI_STATUS_SIZE 6
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint cr_internal[3]; /* cancelled, bytes received (as MPI_Status) */
+} MPI_F08_status;
+extern MPI_Fint mpi_fortran_status_ignore_[], mpi_fortran_statuses_ignore_[];
+extern MPI_Fint mpi_fortran_f08_status_ignore_[], mpi_fortran_f08_statuses_ignore_[];
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)mpi_fortran_status_ignore_)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)mpi_fortran_statuses_ignore_)
+#define MPI_F08_STATUS_IGNORE ((MPI_F08_status *)(void *)mpi_fortran_f08_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)(void *)mpi_fortran_f08_statuses_ignore_)
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+/* The named type that holds the range (and precision): MPI_INTEGER1..8,
+ * MPI_REAL4/8, MPI_COMPLEX8/16 (a predefined handle: not to be freed). */
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+/* PMPI: the Fortran binding's C side */
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

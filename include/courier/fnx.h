@@ -1,0 +1,16 @@
+!     fnx.h: NX/2 for Fortran (courier; docs/fortran.md, docs/nx.md).
+!     INCLUDE 'fnx.h' declares the types of the NX/2 functions; the
+!     subroutines (CSEND, CRECV, CPROBE, MSGWAIT, CRECVX, CPROBEX,
+!     CSENDX, GSYNC, GDSUM, GISUM, GDHIGH, GIHIGH, GDLOW, GILOW, GDPROD,
+!     GIPROD, GIAND, GIOR, GIXOR, GCOL, GCOLX, GOPF, FLICK) need none.
+!     Every argument is a default INTEGER (or the buffer), by reference;
+!     GISUM and the other integer operations take INTEGER arrays.
+!     Fixed or free form. Link with courier-fort.
+      INTEGER ISEND, IRECV, MSGDONE, IPROBE, IPROBEX, MASKTRAP
+      INTEGER INFOCOUNT, INFONODE, INFOPID, INFOTYPE
+      INTEGER MYNODE, MYPID, NUMNODES, NODEDIM, MYHOST, MCLOCK
+      DOUBLE PRECISION DCLOCK
+      EXTERNAL ISEND, IRECV, MSGDONE, IPROBE, IPROBEX, MASKTRAP
+      EXTERNAL INFOCOUNT, INFONODE, INFOPID, INFOTYPE
+      EXTERNAL MYNODE, MYPID, NUMNODES, NODEDIM, MYHOST, MCLOCK
+      EXTERNAL DCLOCK

@@ -1,0 +1,191 @@
+/* The C side of the Fortran binding (MPI-3.1 §17.2.4-5): handle conversions
+ * (MPI_Comm_c2f, MPI_Type_f2c, ... for every handle kind), status conversions
+ * between C's MPI_Status, the mpif.h / `use mpi` status (INTEGER(MPI_STATUS_SIZE))
+ * and the mpi_f08 status (TYPE(MPI_Status), C's MPI_F08_status), and the
+ * Fortran sentinels' storage (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, ...
+ * as Fortran sees them: common blocks, whose addresses the Fortran wrappers of
+ * src/fortran compare against).
+ *
+ * Invariants:
+ *  - handles are ints in both languages (mpi.h: kind in bits 26..30), so a
+ *    conversion is a cast either way and never fails: f2c of a value that is no
+ *    live handle gives an invalid handle, which the call it is passed to reports
+ *    (MPI_ERR_COMM, MPI_ERR_TYPE, ...) as for C; MPI_Message_c2f/f2c are in
+ *    mpi_p2p.c; MPI_File_c2f/f2c belong to MPI-IO, when courier has it;
+ *  - the three status forms hold the same six ints in the same order
+ *    (MPI_SOURCE, MPI_TAG, MPI_ERROR, cancelled, the byte count's two halves),
+ *    so the conversions are copies; the Fortran forms are only int-aligned, so
+ *    they are copied with memcpy, never read as a C MPI_Status in place;
+ *  - the sentinels are markers: their addresses mean something, their contents
+ *    are never read nor written by courier (no state lives in them);
+ *  - MPI_Type_create_f90_integer/real/complex give the named type of the
+ *    size that holds the asked range and precision (MPI_INTEGER1..8,
+ *    MPI_REAL4/8, MPI_COMPLEX8/16), as gfortran's SELECTED_*_KIND would
+ *    pick it; a range or precision no such type holds is MPI_ERR_ARG. */
+#include <string.h>
+
+#include "mpi_impl.h"
+
+_Static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint),
+               "the Fortran status is the C one's ints");
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "the f08 status is the C one's ints");
+
+/* The common blocks of mpif.h (gfortran's names: lower case, one underscore).
+ * Sized as mpif.h declares them, so that the linker takes these definitions. */
+MPI_Fint mpi_fortran_bottom_[1] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_in_place_[1] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_status_ignore_[MPI_STATUS_SIZE] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_statuses_ignore_[MPI_STATUS_SIZE] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_errcodes_ignore_[1] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_unweighted_[1] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_weights_empty_[1] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_f08_status_ignore_[MPI_STATUS_SIZE] __attribute__((visibility("default")));
+MPI_Fint mpi_fortran_f08_statuses_ignore_[MPI_STATUS_SIZE] __attribute__((visibility("default")));
+
+#define HANDLE_CONV(Kind, CType)                                                                   \
+    PMPI_WEAK(Kind##_c2f);                                                                         \
+    MPI_Fint PMPI_##Kind##_c2f(CType h)                                                            \
+    {                                                                                              \
+        return (MPI_Fint)h;                                                                        \
+    }                                                                                              \
+    PMPI_WEAK(Kind##_f2c);                                                                         \
+    CType PMPI_##Kind##_f2c(MPI_Fint h)                                                            \
+    {                                                                                              \
+        return (CType)h;                                                                           \
+    }
+
+HANDLE_CONV(Comm, MPI_Comm)
+HANDLE_CONV(Type, MPI_Datatype)
+HANDLE_CONV(Group, MPI_Group)
+HANDLE_CONV(Op, MPI_Op)
+HANDLE_CONV(Request, MPI_Request)
+HANDLE_CONV(Info, MPI_Info)
+HANDLE_CONV(Win, MPI_Win)
+HANDLE_CONV(Errhandler, MPI_Errhandler)
+
+/* A status conversion of a NULL or ignore pointer: MPI_ERR_ARG on
+ * MPI_COMM_WORLD (its error handler applies), naming the call and argument. */
+static int status_bad(const char *call, const char *what)
+{
+    cr_job *job = mpi_enter(call);
+    return mpi_leave(job,
+                     mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                              "%s is NULL or an ignore value: pass a status to convert", what));
+}
+
+static bool f_ignored(const MPI_Fint *f)
+{
+    return f == NULL || f == mpi_fortran_status_ignore_ || f == mpi_fortran_statuses_ignore_;
+}
+
+static bool f08_ignored(const MPI_F08_status *f)
+{
+    return f == NULL || (const void *)f == (const void *)mpi_fortran_f08_status_ignore_ ||
+           (const void *)f == (const void *)mpi_fortran_f08_statuses_ignore_;
+}
+
+PMPI_WEAK(Status_c2f);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (c_status == MPI_STATUS_IGNORE) return status_bad("MPI_Status_c2f", "c_status");
+    if (f_ignored(f_status)) return status_bad("MPI_Status_c2f", "f_status");
+    memcpy(f_status, c_status, sizeof *c_status);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Status_f2c);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (f_ignored(f_status)) return status_bad("MPI_Status_f2c", "f_status");
+    if (c_status == MPI_STATUS_IGNORE) return status_bad("MPI_Status_f2c", "c_status");
+    memcpy(c_status, f_status, sizeof *c_status);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Status_c2f08);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    if (c_status == MPI_STATUS_IGNORE) return status_bad("MPI_Status_c2f08", "c_status");
+    if (f08_ignored(f08_status)) return status_bad("MPI_Status_c2f08", "f08_status");
+    memcpy(f08_status, c_status, sizeof *c_status);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Status_f082c);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    if (f08_ignored(f08_status)) return status_bad("MPI_Status_f082c", "f08_status");
+    if (c_status == MPI_STATUS_IGNORE) return status_bad("MPI_Status_f082c", "c_status");
+    memcpy(c_status, f08_status, sizeof *c_status);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Status_f2f08);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+    if (f_ignored(f_status)) return status_bad("MPI_Status_f2f08", "f_status");
+    if (f08_ignored(f08_status)) return status_bad("MPI_Status_f2f08", "f08_status");
+    memcpy(f08_status, f_status, sizeof *f08_status);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Status_f082f);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+    if (f08_ignored(f08_status)) return status_bad("MPI_Status_f082f", "f08_status");
+    if (f_ignored(f_status)) return status_bad("MPI_Status_f082f", "f_status");
+    memcpy(f_status, f08_status, sizeof *f08_status);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Type_create_f90_*: MPI_ERR_ARG on MPI_COMM_WORLD, naming the call. */
+static int f90_bad(const char *call, int p, int r)
+{
+    cr_job *job = mpi_enter(call);
+    return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                   "no type has precision %d and range %d (courier's largest: "
+                                   "INTEGER(8), REAL(8), COMPLEX(8))",
+                                   p, r));
+}
+
+PMPI_WEAK(Type_create_f90_integer);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    if (r == MPI_UNDEFINED || r <= 2)
+        *newtype = MPI_INTEGER1;
+    else if (r <= 4)
+        *newtype = MPI_INTEGER2;
+    else if (r <= 9)
+        *newtype = MPI_INTEGER4;
+    else if (r <= 18)
+        *newtype = MPI_INTEGER8;
+    else
+        return f90_bad("MPI_Type_create_f90_integer", MPI_UNDEFINED, r);
+    return MPI_SUCCESS;
+}
+
+/* 0: REAL(4) holds it, 1: REAL(8), -1: neither. */
+static int f90_real_kind(int p, int r)
+{
+    if ((p == MPI_UNDEFINED || p <= 6) && (r == MPI_UNDEFINED || r <= 37)) return 0;
+    if ((p == MPI_UNDEFINED || p <= 15) && (r == MPI_UNDEFINED || r <= 307)) return 1;
+    return -1;
+}
+
+PMPI_WEAK(Type_create_f90_real);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    int k = f90_real_kind(p, r);
+    if (k < 0) return f90_bad("MPI_Type_create_f90_real", p, r);
+    *newtype = k == 0 ? MPI_REAL4 : MPI_REAL8;
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Type_create_f90_complex);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    int k = f90_real_kind(p, r);
+    if (k < 0) return f90_bad("MPI_Type_create_f90_complex", p, r);
+    *newtype = k == 0 ? MPI_COMPLEX8 : MPI_COMPLEX16;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,74 @@
+/* Helpers of the mpi_f08 module's C side (the courier_f08_* functions that
+ * tools/fortran_gen.awk generates, and mpi_f08_special.c): as fortran.h, for
+ * TYPE(*), DIMENSION(..) buffers (TS 29113 descriptors) and TYPE(MPI_Status).
+ *
+ * Invariants:
+ *  - a buffer is the descriptor's base address, MPI_BOTTOM and MPI_IN_PLACE
+ *    recognised by address as for mpif.h; MPI_SUBARRAYS_SUPPORTED is .FALSE.,
+ *    so a non-contiguous array section is refused (MPI_ERR_BUFFER through
+ *    MPI_COMM_WORLD's error handler; when that ends the job, one line first
+ *    says what to pass; MPI_ERRORS_RETURN, as in C, prints nothing);
+ *  - TYPE(MPI_Status) is C's MPI_F08_status, only int-aligned: copied;
+ *  - ierror is optional: NULL when the program left it out. */
+#ifndef COURIER_FORTRAN08_H
+#define COURIER_FORTRAN08_H
+
+#include <ISO_Fortran_binding.h>
+#include <stdio.h>
+
+#include "fortran.h"
+
+static inline int cr_f08ignored(const MPI_F08_status *f)
+{
+    return f == NULL || (const void *)f == (const void *)mpi_fortran_f08_status_ignore_ ||
+           (const void *)f == (const void *)mpi_fortran_f08_statuses_ignore_;
+}
+
+/* The buffer's address in *out; nonzero (the error reported, *ierr set)
+ * when it is a non-contiguous section. */
+static inline int cr_f08buf(CFI_cdesc_t *d, void **out, const char *call, MPI_Fint *ierr)
+{
+    if (d->base_addr && !CFI_is_contiguous(d)) {
+        int rank = -1;
+        MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+        if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN) MPI_Errhandler_free(&h);
+        if (h == MPI_ERRORS_ARE_FATAL) /* the line the job ends with: C's say nothing else */
+            fprintf(stderr,
+                    "courier: rank %d: %s (mpi_f08): the buffer is a non-contiguous array section, "
+                    "and MPI_SUBARRAYS_SUPPORTED is .false.: pass a contiguous array, or describe "
+                    "the layout with a derived datatype (MPI_ERR_BUFFER)\n",
+                    rank, call);
+        int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
+        if (ierr) *ierr = rc == MPI_SUCCESS ? MPI_ERR_BUFFER : rc;
+        return 1;
+    }
+    *out = cr_fbuf(d->base_addr);
+    return 0;
+}
+
+static inline MPI_Status *cr_f08status_in(const MPI_F08_status *f, MPI_Status *c)
+{
+    if (cr_f08ignored(f)) return MPI_STATUS_IGNORE;
+    memcpy(c, f, sizeof *c);
+    return c;
+}
+
+static inline void cr_f08status_out(MPI_F08_status *f, const MPI_Status *c)
+{
+    if (c != MPI_STATUS_IGNORE) memcpy(f, c, sizeof *c);
+}
+
+static inline MPI_Status *cr_f08statuses_in(const MPI_F08_status *f, int n)
+{
+    if (cr_f08ignored(f)) return MPI_STATUSES_IGNORE;
+    return cr_fstatuses_in((const MPI_Fint *)(const void *)f, n);
+}
+
+static inline void cr_f08statuses_out(MPI_F08_status *f, MPI_Status *c, int n)
+{
+    cr_fstatuses_out((MPI_Fint *)(void *)f, c, n);
+}
+
+#endif

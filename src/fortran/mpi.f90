@@ -1,0 +1,91 @@
+! `use mpi`: the constants, sentinels and function types of mpif.h in a
+! module (built with the Fortran compiler found at configure time: .mod files
+! are that compiler's). The routines are the external ones of mpif.h
+! (src/fortran's C wrappers), called without explicit interfaces, as with
+! mpif.h: a program that passes a scalar or any array as a choice buffer
+! compiles whatever its type. MPI_Sizeof is here (a generic over the
+! intrinsic types), not in mpif.h.
+module mpi
+  implicit none
+  include 'mpif.h'
+  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
+  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
+  ! MPI_Sizeof: the size in bytes of one element of x, of any rank
+  interface MPI_Sizeof
+    module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
+      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+  end interface
+  private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
+    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+contains
+  subroutine cr_sizeof_i1(x, size, ierror)
+    integer(1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i1
+  subroutine cr_sizeof_i2(x, size, ierror)
+    integer(2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i2
+  subroutine cr_sizeof_i4(x, size, ierror)
+    integer(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i4
+  subroutine cr_sizeof_i8(x, size, ierror)
+    integer(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i8
+  subroutine cr_sizeof_r4(x, size, ierror)
+    real(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r4
+  subroutine cr_sizeof_r8(x, size, ierror)
+    real(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r8
+  subroutine cr_sizeof_c4(x, size, ierror)
+    complex(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c4
+  subroutine cr_sizeof_c8(x, size, ierror)
+    complex(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c8
+  subroutine cr_sizeof_l4(x, size, ierror)
+    logical(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l4
+  subroutine cr_sizeof_ch(x, size, ierror)
+    character(len=*), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_ch
+end module mpi

@@ -1,0 +1,348 @@
+! `use mpi_f08`: MPI's Fortran 2008 binding (docs/fortran.md). The handles are
+! derived types holding the INTEGER handle (MPI_VAL, the same value as mpif.h's
+! and C's), MPI_Status is a derived type laid out as C's MPI_Status (public
+! MPI_SOURCE, MPI_TAG, MPI_ERROR), ierror is OPTIONAL, and choice buffers are
+! TS 29113 TYPE(*), DIMENSION(..), ASYNCHRONOUS (contiguous ones:
+! MPI_SUBARRAYS_SUPPORTED is .false.). Every routine is a BIND(C) interface to
+! a C function of libcourier_fort (courier_f08_send, ...) generated from mpi.h
+! at build time (mpi_f08_interfaces.h, by tools/fortran_gen.awk), which calls
+! the C routine: the checks and error handlers are C's. The routines with
+! strings are module procedures over mpif.h's entry points (mpi_f08_procs.h);
+! those with procedure arguments are not here yet (docs/fortran.md lists them).
+module mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_char, c_size_t, c_ptr, c_funptr, c_funloc
+  implicit none
+  private :: c_char, c_size_t, c_funptr, c_funloc
+  private :: cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
+      cr_eq_errhandler, cr_eq_info, cr_eq_win, cr_eq_message
+  private :: cr_ne_comm, cr_ne_datatype, cr_ne_group, cr_ne_op, cr_ne_request, &
+      cr_ne_errhandler, cr_ne_info, cr_ne_win, cr_ne_message
+  type, bind(C) :: MPI_Comm
+    integer :: MPI_VAL
+  end type MPI_Comm
+  type, bind(C) :: MPI_Datatype
+    integer :: MPI_VAL
+  end type MPI_Datatype
+  type, bind(C) :: MPI_Group
+    integer :: MPI_VAL
+  end type MPI_Group
+  type, bind(C) :: MPI_Op
+    integer :: MPI_VAL
+  end type MPI_Op
+  type, bind(C) :: MPI_Request
+    integer :: MPI_VAL
+  end type MPI_Request
+  type, bind(C) :: MPI_Errhandler
+    integer :: MPI_VAL
+  end type MPI_Errhandler
+  type, bind(C) :: MPI_Info
+    integer :: MPI_VAL
+  end type MPI_Info
+  type, bind(C) :: MPI_Win
+    integer :: MPI_VAL
+  end type MPI_Win
+  type, bind(C) :: MPI_Message
+    integer :: MPI_VAL
+  end type MPI_Message
+  type, bind(C) :: MPI_Status
+    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR
+    integer :: cr_internal(3) ! cancelled, bytes received: as C's MPI_Status
+  end type MPI_Status
+
+  include 'mpi_f08_consts.h'
+  integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
+  integer, parameter :: MPI_INTEGER_KIND = 4
+  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
+  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
+
+  ! The sentinels: only their addresses count (src/api/mpi_f2c.c).
+  integer :: MPI_BOTTOM, MPI_IN_PLACE, MPI_ERRCODES_IGNORE(1)
+  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
+  type(MPI_Status) :: MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE(1)
+  common /mpi_fortran_bottom/ MPI_BOTTOM
+  common /mpi_fortran_in_place/ MPI_IN_PLACE
+  common /mpi_fortran_errcodes_ignore/ MPI_ERRCODES_IGNORE
+  common /mpi_fortran_unweighted/ MPI_UNWEIGHTED
+  common /mpi_fortran_weights_empty/ MPI_WEIGHTS_EMPTY
+  common /mpi_fortran_f08_status_ignore/ MPI_STATUS_IGNORE
+  common /mpi_fortran_f08_statuses_ignore/ MPI_STATUSES_IGNORE
+
+  interface operator(==)
+    module procedure cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
+      cr_eq_errhandler, cr_eq_info, cr_eq_win, cr_eq_message
+  end interface
+  interface operator(/=)
+    module procedure cr_ne_comm, cr_ne_datatype, cr_ne_group, cr_ne_op, cr_ne_request, &
+      cr_ne_errhandler, cr_ne_info, cr_ne_win, cr_ne_message
+  end interface
+
+  interface
+    subroutine MPI_Init(ierror) bind(C, name="courier_f08_init")
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Init
+    subroutine MPI_Init_thread(required, provided, ierror) bind(C, name="courier_f08_init_thread")
+      integer, intent(in) :: required
+      integer, intent(out) :: provided
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Init_thread
+  end interface
+  include 'mpi_f08_interfaces.h'
+
+  ! The program's procedures that MPI calls: as C calls them (the vectors as
+  ! C pointers by value, the rest by reference), which is what these say.
+  abstract interface
+    subroutine MPI_User_function(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine MPI_Comm_errhandler_function
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      type(MPI_Win) :: win
+      integer :: error_code
+    end subroutine MPI_Win_errhandler_function
+  end interface
+  interface
+    subroutine cr_op_create(fn, commute, op, ierr) bind(C, name="courier_f08_op_create")
+      import
+      type(c_funptr), value :: fn
+      logical, intent(in) :: commute
+      type(MPI_Op) :: op
+      integer :: ierr
+    end subroutine cr_op_create
+    subroutine cr_errh_create(fn, win, errhandler, ierr) bind(C, name="courier_f08_errh_create")
+      import
+      type(c_funptr), value :: fn
+      integer, intent(in) :: win
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierr
+    end subroutine cr_errh_create
+  end interface
+  ! MPI_Sizeof: the size in bytes of one element of x, of any rank
+  interface MPI_Sizeof
+    module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
+      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+  end interface
+  private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
+    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+
+contains
+  ! The routines with strings (generated: mpi_f08_procs.h) call the mpif.h
+  ! entry points, which take the strings' lengths as gfortran passes them.
+  include 'mpi_f08_procs.h'
+
+  ! Attributes: INTEGER(MPI_ADDRESS_KIND) values, through mpif.h's entry points
+  ! (src/fortran/mpi_fspecial.c: predefined attributes as their values).
+  subroutine MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(MPI_ADDRESS_KIND), intent(out) :: attribute_val
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(comm, keyval, val, flag, ierr) bind(C, name="mpi_comm_get_attr_")
+        import
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: keyval
+        integer(MPI_ADDRESS_KIND) :: val
+        logical :: flag
+        integer :: ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(comm, comm_keyval, attribute_val, flag, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_get_attr
+  subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(comm, keyval, val, ierr) bind(C, name="mpi_comm_set_attr_")
+        import
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: keyval
+        integer(MPI_ADDRESS_KIND), intent(in) :: val
+        integer :: ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(comm, comm_keyval, attribute_val, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_set_attr
+
+  subroutine MPI_Op_create(user_fn, commute, op, ierror)
+    procedure(MPI_User_function) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    call cr_op_create(c_funloc(user_fn), commute, op, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Op_create
+  subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    call cr_errh_create(c_funloc(comm_errhandler_fn), 0, errhandler, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_create_errhandler
+  subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    call cr_errh_create(c_funloc(win_errhandler_fn), 1, errhandler, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Win_create_errhandler
+  subroutine cr_sizeof_i1(x, size, ierror)
+    integer(1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i1
+  subroutine cr_sizeof_i2(x, size, ierror)
+    integer(2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i2
+  subroutine cr_sizeof_i4(x, size, ierror)
+    integer(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i4
+  subroutine cr_sizeof_i8(x, size, ierror)
+    integer(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i8
+  subroutine cr_sizeof_r4(x, size, ierror)
+    real(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r4
+  subroutine cr_sizeof_r8(x, size, ierror)
+    real(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r8
+  subroutine cr_sizeof_c4(x, size, ierror)
+    complex(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c4
+  subroutine cr_sizeof_c8(x, size, ierror)
+    complex(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c8
+  subroutine cr_sizeof_l4(x, size, ierror)
+    logical(4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l4
+  subroutine cr_sizeof_ch(x, size, ierror)
+    character(len=*), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_ch
+  elemental logical function cr_eq_comm(a, b)
+    type(MPI_Comm), intent(in) :: a, b
+    cr_eq_comm = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_comm
+  elemental logical function cr_ne_comm(a, b)
+    type(MPI_Comm), intent(in) :: a, b
+    cr_ne_comm = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_comm
+  elemental logical function cr_eq_datatype(a, b)
+    type(MPI_Datatype), intent(in) :: a, b
+    cr_eq_datatype = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_datatype
+  elemental logical function cr_ne_datatype(a, b)
+    type(MPI_Datatype), intent(in) :: a, b
+    cr_ne_datatype = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_datatype
+  elemental logical function cr_eq_group(a, b)
+    type(MPI_Group), intent(in) :: a, b
+    cr_eq_group = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_group
+  elemental logical function cr_ne_group(a, b)
+    type(MPI_Group), intent(in) :: a, b
+    cr_ne_group = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_group
+  elemental logical function cr_eq_op(a, b)
+    type(MPI_Op), intent(in) :: a, b
+    cr_eq_op = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_op
+  elemental logical function cr_ne_op(a, b)
+    type(MPI_Op), intent(in) :: a, b
+    cr_ne_op = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_op
+  elemental logical function cr_eq_request(a, b)
+    type(MPI_Request), intent(in) :: a, b
+    cr_eq_request = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_request
+  elemental logical function cr_ne_request(a, b)
+    type(MPI_Request), intent(in) :: a, b
+    cr_ne_request = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_request
+  elemental logical function cr_eq_errhandler(a, b)
+    type(MPI_Errhandler), intent(in) :: a, b
+    cr_eq_errhandler = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_errhandler
+  elemental logical function cr_ne_errhandler(a, b)
+    type(MPI_Errhandler), intent(in) :: a, b
+    cr_ne_errhandler = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_errhandler
+  elemental logical function cr_eq_info(a, b)
+    type(MPI_Info), intent(in) :: a, b
+    cr_eq_info = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_info
+  elemental logical function cr_ne_info(a, b)
+    type(MPI_Info), intent(in) :: a, b
+    cr_ne_info = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_info
+  elemental logical function cr_eq_win(a, b)
+    type(MPI_Win), intent(in) :: a, b
+    cr_eq_win = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_win
+  elemental logical function cr_ne_win(a, b)
+    type(MPI_Win), intent(in) :: a, b
+    cr_ne_win = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_win
+  elemental logical function cr_eq_message(a, b)
+    type(MPI_Message), intent(in) :: a, b
+    cr_eq_message = a%MPI_VAL == b%MPI_VAL
+  end function cr_eq_message
+  elemental logical function cr_ne_message(a, b)
+    type(MPI_Message), intent(in) :: a, b
+    cr_ne_message = a%MPI_VAL /= b%MPI_VAL
+  end function cr_ne_message
+end module mpi_f08
