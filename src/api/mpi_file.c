@@ -355,6 +355,7 @@ static void file_release(mpi_file *f)
     if (f->fd >= 0) close(f->fd);
     if (f->shfd >= 0) close(f->shfd);
     mf_view_release(f);
+    mf_coll_free(f);
     free(f->name);
     free(f->shname);
     free(f->aggs);

@@ -59,8 +59,9 @@ typedef struct mpi_file {
     int rep;        /* MF_NATIVE, MF_EXTERNAL32, or MF_USER + index of a registered one */
     MPI_Offset pos; /* individual file pointer, in etypes */
     bool atomic;
-    int shfd;     /* the shared file pointer: 8 bytes in this side file, under fcntl locks */
-    char *shname; /* its path (rank 0 removes it at close) */
+    int shfd;            /* the shared file pointer: 8 bytes in this side file, under fcntl locks */
+    char *shname;        /* its path (rank 0 removes it at close) */
+    struct mf_cbufs *cb; /* collective buffering's buffers, kept from call to call */
     /* a split collective under way (begin called, end not yet) */
     bool split;
     int split_rc;
@@ -142,6 +143,7 @@ void mf_unlock(int fd, MPI_Offset lo, MPI_Offset hi);
 /* Collective buffering (mpi_file_coll.c): every rank of the file calls it with
  * its pieces and data; *done as for mf_pio. */
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
+void mf_coll_free(mpi_file *f); /* at close: the buffers kept */
 
 /* The shared file pointer (mpi_file.c): fetch it and add delta (in etypes). */
 int mf_shared_add(mpi_file *f, MPI_Offset delta, MPI_Offset *old, mf_err *e);
