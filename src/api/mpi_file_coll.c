@@ -138,6 +138,28 @@ static void *grow(void *p, size_t *cap, size_t want, size_t each)
     return q;
 }
 
+/* An all-to-all-v of bytes by point-to-point messages between the pairs that
+ * have something to move (most pairs have nothing: only aggregators receive
+ * in a write, send in a read); courier's MPI_Alltoallv took 3-20x a plain
+ * send of the same 16 MiB here. Tag: MF_XTAG, on the file's own
+ * communicator, where nothing else is sent point to point. */
+#define MF_XTAG 0x1f0
+static void xchg(mpi_file *f, const char *sb, const int *sc, const int *sd, char *rb, const int *rc,
+                 const int *rd, MPI_Datatype t, int tsz)
+{
+    int P = f->size, n = 0;
+    MPI_Request *q = malloc(sizeof *q * 2 * (size_t)P);
+    if (!q) cr_fatal(cr_job_get(), "MPI-IO", "out of memory");
+    for (int p = 0; p < P; p++)
+        if (rc[p])
+            PMPI_Irecv(rb + (size_t)rd[p] * (size_t)tsz, rc[p], t, p, MF_XTAG, f->comm, &q[n++]);
+    for (int p = 0; p < P; p++)
+        if (sc[p])
+            PMPI_Isend(sb + (size_t)sd[p] * (size_t)tsz, sc[p], t, p, MF_XTAG, f->comm, &q[n++]);
+    PMPI_Waitall(n, q, MPI_STATUSES_IGNORE);
+    free(q);
+}
+
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e)
 {
     *done = 0;
@@ -249,12 +271,11 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
             rbytes += (size_t)b.rbc[p];
         }
         b.rmeta = grow(b.rmeta, &b.caprmeta, rm + 2, sizeof *b.rmeta);
-        PMPI_Alltoallv(b.smeta, b.scnt, b.sdsp, MPI_LONG_LONG, b.rmeta, b.rcnt, b.rdsp,
-                       MPI_LONG_LONG, f->comm);
+        xchg(f, (const char *)b.smeta, b.scnt, b.sdsp, (char *)b.rmeta, b.rcnt, b.rdsp,
+             MPI_LONG_LONG, (int)sizeof(long long));
         if (write) {
             b.rdata = grow(b.rdata, &b.caprdata, rbytes + 1, 1);
-            PMPI_Alltoallv(b.sdata, b.sbc, b.sbd, MPI_BYTE, b.rdata, b.rbc, b.rbd, MPI_BYTE,
-                           f->comm);
+            xchg(f, b.sdata, b.sbc, b.sbd, b.rdata, b.rbc, b.rbd, MPI_BYTE, 1);
         }
         /* 3. the aggregator's window: the span its pieces cover */
         size_t np = rm / 2;
@@ -315,8 +336,7 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
                 at += (size_t)b.rmeta[2 * k + 1];
             }
             b.sdata = grow(b.sdata, &b.capsdata, nbytes + 1, 1);
-            PMPI_Alltoallv(b.rdata, b.rbc, b.rbd, MPI_BYTE, b.sdata, b.sbc, b.sbd, MPI_BYTE,
-                           f->comm);
+            xchg(f, b.rdata, b.rbc, b.rbd, b.sdata, b.sbc, b.sbd, MPI_BYTE, 1);
             size_t from = 0;
             for (size_t k = 0; data && k < b.nsmeta; k++) {
                 memcpy(data + b.ssofs[k], b.sdata + from, (size_t)b.smeta[2 * k + 1]);
