@@ -44,13 +44,13 @@ int main(int argc, char **argv)
     char *head = malloc(HEAD), *big = malloc(BIG), *back = malloc(HEAD);
     memset(head, 'A' + me, HEAD);
     memset(big, 'z', BIG);
-    int rc = MPI_File_write_at_all(fh, (MPI_Offset)HEAD * me, head, HEAD, MPI_BYTE,
-                                   MPI_STATUS_IGNORE);
+    int rc =
+        MPI_File_write_at_all(fh, (MPI_Offset)HEAD * me, head, HEAD, MPI_BYTE, MPI_STATUS_IGNORE);
     CHECK(rc == MPI_SUCCESS, "the heads: error %d: %s", rc, msg);
     MPI_Barrier(MPI_COMM_WORLD); /* both heads are in before a write fills the disk */
     /* independent: 4 MiB does not fit */
     rc = MPI_File_write_at(fh, (MPI_Offset)HEAD * np + (MPI_Offset)BIG * me, big, BIG, MPI_BYTE,
-                               MPI_STATUS_IGNORE);
+                           MPI_STATUS_IGNORE);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_NO_SPACE, "independent write: class %d (%s)", cls, msg);
     CHECK(calls == 1 && last == rc, "the handler saw it (%d calls)", calls);
