@@ -16,7 +16,9 @@
  *    the allgathered ranges) and the same number of rounds, so the
  *    all-to-alls match;
  *  - domains are disjoint, so no two aggregators write the same byte; a
- *    window's read-modify-write holds a write lock on it;
+ *    window's read-modify-write holds a write lock on it; a window whose
+ *    holes cannot be read (a file open MPI_MODE_WRONLY) is written piece by
+ *    piece, never over the holes;
  *  - an I/O error on an aggregator reaches every rank (an all-reduce of the
  *    error class at the end), each reporting it on its own file handle. */
 #define _GNU_SOURCE
@@ -304,9 +306,11 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
                 }
                 free(pp);
                 if (holes || f->atomic) locked = mf_lock(f->fd, true, slo, shi) == 0;
+                bool unreadable = false; /* a write-only file: its holes cannot be read */
                 if (holes) {
                     ssize_t g = pread_all(f->fd, b.win, span, slo);
                     if (g < 0 && errno != EBADF) err = errno;
+                    unreadable = g < 0;
                     if (g < 0) g = 0;
                     memset(b.win + g, 0, span - (size_t)g);
                 }
@@ -316,7 +320,10 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
                            (size_t)b.rmeta[2 * k + 1]);
                     at += (size_t)b.rmeta[2 * k + 1];
                 }
-                if (!err) err = pwrite_all(f->fd, b.win, span, slo);
+                if (!err && !unreadable) err = pwrite_all(f->fd, b.win, span, slo);
+                for (size_t k = 0; !err && unreadable && k < np; k++) /* each piece alone */
+                    err = pwrite_all(f->fd, b.win + (b.rmeta[2 * k] - slo),
+                                     (size_t)b.rmeta[2 * k + 1], b.rmeta[2 * k]);
             } else {
                 if (f->atomic) locked = mf_lock(f->fd, false, slo, shi) == 0;
                 have = pread_all(f->fd, b.win, span, slo);

@@ -9,6 +9,7 @@
  *   shared   _shared accesses never overlap; _ordered gives rank order
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
+ *   wronly   a collective write with holes into a write-only file keeps them
  *   errors   missing file, amode conflicts, read past the end, read-only,
  *            permission (as root: under another uid), handlers */
 #define _GNU_SOURCE
@@ -600,6 +601,52 @@ static void part_split(void)
     if (me == 0) unlink(p);
 }
 
+/* A collective write with holes into a file open MPI_MODE_WRONLY: the
+ * aggregator cannot read the holes, so it must not write over them (it wrote
+ * zeros there before). Blocks of 64 bytes, every rank one block in each
+ * group of 2 * np: half the file is holes holding 0x55. */
+static void part_wronly(void)
+{
+    const int B = 64, N = 200, G = 2 * np;
+    char *p = path("wronly.dat");
+    long size = (long)B * G * N;
+    if (me == 0) {
+        FILE *fp = fopen(p, "wb");
+        for (long i = 0; i < size; i++) fputc(0x55, fp);
+        fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh;
+    MPI_Info in;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, in, &fh));
+    MPI_Info_free(&in);
+    MPI_Datatype ft, ftr;
+    MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
+    MPI_Type_commit(&ftr);
+    OK(MPI_File_set_view(fh, (MPI_Offset)B * me, MPI_BYTE, ftr, "native", MPI_INFO_NULL));
+    char *w = malloc((size_t)B * N);
+    memset(w, 'a' + me, (size_t)B * N);
+    OK(MPI_File_write_all(fh, w, B * N, MPI_BYTE, MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == size, "size %ld", n);
+    for (long i = 0; i < n; i++) {
+        int blk = (int)(i / B % G);
+        int want = blk < np ? 'a' + blk : 0x55;
+        CHECK(b[i] == want, "byte %ld: %#x, want %#x", i, b[i], want);
+    }
+    free(b);
+    free(w);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&ftr);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
 static int handler_calls, handler_code;
 static void on_file_error(MPI_File *f, int *code, ...)
 {
@@ -740,6 +787,8 @@ int main(int argc, char **argv)
         part_split();
     else if (!strcmp(part, "errors"))
         part_errors();
+    else if (!strcmp(part, "wronly"))
+        part_wronly();
     else
         CHECK(0, "unknown part %s", part);
     MPI_Barrier(MPI_COMM_WORLD);
