@@ -108,6 +108,21 @@ static const char *const err_text[] = {
     [MPI_ERR_RMA_ATTACH] = "memory cannot be attached to the window",
     [MPI_ERR_RMA_SHARED] = "memory cannot be shared among the window's processes",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor for this call",
+    /* MPI-IO (mpi_file*.c) */
+    [MPI_ERR_FILE] = "invalid file handle",
+    [MPI_ERR_AMODE] = "invalid access mode",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "unsupported data representation",
+    [MPI_ERR_NO_SUCH_FILE] = "file does not exist",
+    [MPI_ERR_FILE_EXISTS] = "file exists",
+    [MPI_ERR_BAD_FILE] = "invalid file name",
+    [MPI_ERR_ACCESS] = "permission denied",
+    [MPI_ERR_NO_SPACE] = "not enough space",
+    [MPI_ERR_QUOTA] = "quota exceeded",
+    [MPI_ERR_READ_ONLY] = "read-only file or file system",
+    [MPI_ERR_FILE_IN_USE] = "file in use by some process",
+    [MPI_ERR_DUP_DATAREP] = "data representation already registered",
+    [MPI_ERR_CONVERSION] = "error in a user data conversion function",
+    [MPI_ERR_IO] = "other I/O error",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
@@ -132,7 +147,15 @@ static const char *err_name(int code)
                                         "MPI_ERR_LOCKTYPE",     "MPI_ERR_ASSERT",
                                         "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_SYNC",
                                         "MPI_ERR_RMA_RANGE",    "MPI_ERR_RMA_ATTACH",
-                                        "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR"};
+                                        "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR",
+                                        /* MPI-IO */
+                                        "MPI_ERR_FILE", "MPI_ERR_AMODE",
+                                        "MPI_ERR_UNSUPPORTED_DATAREP", "MPI_ERR_NO_SUCH_FILE",
+                                        "MPI_ERR_FILE_EXISTS", "MPI_ERR_BAD_FILE",
+                                        "MPI_ERR_ACCESS", "MPI_ERR_NO_SPACE", "MPI_ERR_QUOTA",
+                                        "MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE",
+                                        "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
+                                        "MPI_ERR_IO"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }

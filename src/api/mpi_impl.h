@@ -487,6 +487,7 @@ typedef struct mpi_state {
     int last_code;    /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
+    struct mpi_file_tab *files; /* MPI-IO's files and data representations (mpi_file.c) */
 } mpi_state;
 
 extern mpi_state mpi_g;

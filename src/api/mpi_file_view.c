@@ -1,0 +1,567 @@
+/* MPI-IO views and data representations (MPI-3.1 §13.3, §13.5), and the
+ * independent path of every access: the view's file pieces of a stretch of
+ * its data stream, the program's buffer to and from that stream (packing a
+ * non-contiguous datatype, converting to "external32" or a registered
+ * representation), and pread/pwrite of the pieces with data sieving.
+ *
+ * Invariants:
+ *  - a view's runs (f->roff, f->rlen) are one filetype instance's, offsets
+ *    nonnegative and increasing, adjacent runs joined; instance k starts at
+ *    disp + k * fext; the stream is the runs in order, instance after
+ *    instance (set_view refuses a filetype that breaks this);
+ *  - "native" and "internal" store memory's bytes; "external32" stores each
+ *    basic element big-endian (MPI_Pack_external's conversion): only types
+ *    whose external32 size equals their size may be a view's etype or
+ *    filetype under it, so file offsets are the same in both;
+ *  - a read never returns bytes past the end of the file: the count in its
+ *    status is the stream bytes read before the end (a read past the end is
+ *    a count of 0, not an error);
+ *  - data sieving reads (or, for a write, locks with fcntl, reads, patches
+ *    and writes back) one window of the file covering several pieces; a
+ *    write's window never extends past its last piece, and with the lock no
+ *    other writer's bytes in the holes are lost. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mpi_file.h"
+
+/* ---- runs of the filetype ------------------------------------------------------ */
+
+typedef struct runs {
+    mf_vec v;
+    bool bad; /* an offset negative or going back */
+} runs;
+
+static void run_cb(void *ctx, ptrdiff_t off, size_t len)
+{
+    runs *r = ctx;
+    if (off < 0 || (r->v.n && off < r->v.off[r->v.n - 1] + (MPI_Offset)r->v.len[r->v.n - 1]))
+        r->bad = true;
+    mf_vec_add(&r->v, off, len);
+}
+
+static void view_set_runs(mpi_file *f, mf_vec *v, size_t fsize, MPI_Offset fext)
+{
+    free(f->roff);
+    free(f->rlen);
+    free(f->rcum);
+    f->nrun = (int)v->n;
+    f->roff = v->off;
+    f->rlen = v->len;
+    f->rcum = malloc((v->n + 1) * sizeof *f->rcum);
+    if (!f->rcum) cr_fatal(cr_job_get(), "MPI_File_set_view", "out of memory");
+    size_t c = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        f->rcum[i] = c;
+        c += v->len[i];
+    }
+    f->rcum[v->n] = c;
+    f->fsize = fsize;
+    f->fext = fext;
+}
+
+void mf_view_default(mpi_file *f)
+{
+    mf_vec v = {0};
+    mf_vec_add(&v, 0, 1);
+    view_set_runs(f, &v, 1, 1);
+    f->disp = 0;
+    f->etype = f->ftype = MPI_BYTE;
+    f->esize = 1;
+    f->rep = MF_NATIVE;
+    strcpy(f->datarep, "native");
+}
+
+static void type_release(MPI_Datatype *t)
+{
+    mpi_type *x = mpi_type_get(*t);
+    if (x && !x->predef) PMPI_Type_free(t);
+    *t = MPI_DATATYPE_NULL;
+}
+
+void mf_view_release(mpi_file *f)
+{
+    type_release(&f->etype);
+    type_release(&f->ftype);
+    free(f->roff);
+    free(f->rlen);
+    free(f->rcum);
+    f->roff = NULL;
+    f->rlen = f->rcum = NULL;
+}
+
+void mf_view_pieces(const mpi_file *f, MPI_Offset s, size_t n, mf_vec *v)
+{
+    if (!n) return;
+    if (f->nrun == 1 && f->roff[0] == 0 && (MPI_Offset)f->rlen[0] == f->fext) {
+        mf_vec_add(v, f->disp + s, n); /* a contiguous view */
+        return;
+    }
+    MPI_Offset k = s / (MPI_Offset)f->fsize;
+    size_t r = (size_t)(s % (MPI_Offset)f->fsize);
+    int lo = 0, hi = f->nrun - 1; /* the run holding stream byte r of the instance */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (f->rcum[mid] <= r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int j = lo;
+    while (n) {
+        size_t in = r - f->rcum[j], take = f->rlen[j] - in;
+        if (take > n) take = n;
+        mf_vec_add(v, f->disp + k * f->fext + f->roff[j] + (MPI_Offset)in, take);
+        n -= take;
+        r += take;
+        if (++j == f->nrun) {
+            j = 0;
+            k++;
+            r = 0;
+        }
+    }
+}
+
+MPI_Offset mf_view_stream_before(const mpi_file *f, MPI_Offset at)
+{
+    if (at <= f->disp) return 0;
+    MPI_Offset k = (at - f->disp) / f->fext, rem = (at - f->disp) % f->fext;
+    MPI_Offset s = k * (MPI_Offset)f->fsize;
+    for (int j = 0; j < f->nrun; j++) {
+        MPI_Offset d = rem - f->roff[j];
+        if (d <= 0) break;
+        s += d < (MPI_Offset)f->rlen[j] ? d : (MPI_Offset)f->rlen[j];
+    }
+    return s;
+}
+
+/* ---- data representations -------------------------------------------------------- */
+
+/* MF_NATIVE, MF_EXTERNAL32, MF_USER + i, or -1: unknown. */
+static int rep_find(const char *name)
+{
+    if (!strcmp(name, "native") || !strcmp(name, "internal")) return MF_NATIVE;
+    if (!strcmp(name, "external32")) return MF_EXTERNAL32;
+    mpi_file_tab *t = mf_tab();
+    for (int i = 0; i < t->nreps; i++)
+        if (!strcmp(t->reps[i].name, name)) return MF_USER + i;
+    return -1;
+}
+
+PMPI_WEAK(Register_datarep);
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    const char *call = "MPI_Register_datarep";
+    cr_job *job = mpi_enter(call);
+    int rc = 0;
+    /* reported on MPI_FILE_NULL's handler, as open's errors */
+    if (!datarep || !*datarep || strlen(datarep) >= MPI_MAX_DATAREP_STRING)
+        rc = mf_fail(job, MPI_FILE_NULL, call, MPI_ERR_ARG,
+                     "datarep is NULL, empty or longer than MPI_MAX_DATAREP_STRING - 1");
+    else if (rep_find(datarep) >= 0)
+        rc = mf_fail(job, MPI_FILE_NULL, call, MPI_ERR_DUP_DATAREP,
+                     "data representation '%s' is already defined", datarep);
+    else if (!dtype_file_extent_fn)
+        rc = mf_fail(job, MPI_FILE_NULL, call, MPI_ERR_ARG, "dtype_file_extent_fn is NULL");
+    if (rc) return mpi_leave(job, rc);
+    mpi_file_tab *t = mf_tab();
+    mf_datarep *r = realloc(t->reps, (size_t)(t->nreps + 1) * sizeof *r);
+    if (!r) cr_fatal(job, call, "out of memory");
+    t->reps = r;
+    mf_datarep *d = &r[t->nreps++];
+    snprintf(d->name, sizeof d->name, "%s", datarep);
+    d->rd = read_conversion_fn;
+    d->wr = write_conversion_fn;
+    d->ext = dtype_file_extent_fn;
+    d->extra = extra_state;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- set_view, get_view, get_type_extent ------------------------------------------ */
+
+static MPI_Datatype type_hold(MPI_Datatype h)
+{
+    mpi_type *t = mpi_type_get(h);
+    if (t && t->predef) return h;
+    MPI_Datatype d = MPI_DATATYPE_NULL;
+    PMPI_Type_dup(h, &d);
+    return d;
+}
+
+static int view_type_check(cr_job *job, MPI_File fh, const char *call, MPI_Datatype h,
+                           const char *what, mpi_type **out)
+{
+    mpi_type *t = mpi_type_get(h);
+    *out = t;
+    if (!t)
+        return mf_fail(job, fh, call, MPI_ERR_TYPE, "the %s %#x is not a live datatype", what,
+                       (unsigned)h);
+    if (!t->committed)
+        return mf_fail(job, fh, call, MPI_ERR_TYPE, "the %s is not committed: call MPI_Type_commit",
+                       what);
+    return 0;
+}
+
+PMPI_WEAK(File_set_view);
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                       const char *datarep, MPI_Info info)
+{
+    const char *call = "MPI_File_set_view";
+    cr_job *job = mpi_enter(call);
+    mpi_file *f;
+    mpi_type *et = NULL, *ft = NULL;
+    int rc = mf_check(job, call, fh, &f), rep = -1;
+    if (!rc) rc = view_type_check(job, fh, call, etype, "etype", &et);
+    if (!rc) rc = view_type_check(job, fh, call, filetype, "filetype", &ft);
+    if (!rc && !datarep) rc = mf_fail(job, fh, call, MPI_ERR_ARG, "datarep is NULL");
+    if (!rc && (rep = rep_find(datarep)) < 0)
+        rc = mf_fail(job, fh, call, MPI_ERR_UNSUPPORTED_DATAREP,
+                     "data representation '%s' is unknown: \"native\", \"internal\", "
+                     "\"external32\" or one made by MPI_Register_datarep",
+                     datarep);
+    if (!rc && disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
+        rc = mf_fail(job, fh, call, MPI_ERR_ARG,
+                     "MPI_DISPLACEMENT_CURRENT needs a file open MPI_MODE_SEQUENTIAL");
+    if (!rc && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
+        rc = mf_fail(job, fh, call, MPI_ERR_ARG, "disp %lld is negative", (long long)disp);
+    if (!rc && (!et->size || ft->size % et->size))
+        rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
+                     "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)",
+                     ft->size, et->size);
+    if (!rc && (type_extent(ft) <= 0))
+        rc = mf_fail(job, fh, call, MPI_ERR_TYPE, "the filetype's extent %ld must be positive",
+                     (long)type_extent(ft));
+    if (!rc && rep == MF_EXTERNAL32 && (et->xsize != et->size || ft->xsize != ft->size))
+        rc = mf_fail(job, fh, call, MPI_ERR_UNSUPPORTED_DATAREP,
+                     "\"external32\" views take types whose elements have the same size in "
+                     "memory and in external32 (int, float, double, fixed-size integers...); "
+                     "this etype or filetype has %zu bytes in external32, %zu in memory",
+                     ft->xsize, ft->size);
+    if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
+    if (rc) return mpi_leave(job, rc);
+    runs r = {0};
+    mpi_type_runs(ft, 1, run_cb, &r);
+    if (r.bad) {
+        mf_vec_free(&r.v);
+        return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_TYPE,
+                                      "the filetype's displacements must be nonnegative and "
+                                      "increasing (MPI-3.1 §13.3)"));
+    }
+    cr_unlock(job);
+    PMPI_Barrier(f->comm); /* collective: every rank's accesses under the old view are done */
+    if (disp == MPI_DISPLACEMENT_CURRENT) {
+        mf_err e;
+        MPI_Offset at = 0;
+        mf_shared_add(f, 0, &at, &e);
+        disp = f->disp + at * (MPI_Offset)f->esize;
+    }
+    type_release(&f->etype);
+    type_release(&f->ftype);
+    f->etype = type_hold(etype);
+    f->ftype = type_hold(filetype);
+    view_set_runs(f, &r.v, ft->size, type_extent(ft));
+    f->disp = disp;
+    f->esize = et->size;
+    f->rep = rep;
+    snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
+    f->pos = 0;
+    if (f->rank == 0) {
+        mf_err e;
+        mf_shared_set(f, 0, &e);
+    }
+    PMPI_Barrier(f->comm);
+    return mpi_leave_unlocked(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(File_get_view);
+int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                       char *datarep)
+{
+    const char *call = "MPI_File_get_view";
+    cr_job *job = mpi_enter(call);
+    mpi_file *f;
+    int rc = mf_check(job, call, fh, &f);
+    if (!rc && (!disp || !etype || !filetype || !datarep))
+        rc = mf_fail(job, fh, call, MPI_ERR_ARG, "an output argument is NULL");
+    if (rc) return mpi_leave(job, rc);
+    MPI_Datatype e = f->etype, t = f->ftype;
+    *disp = f->disp;
+    strcpy(datarep, f->datarep);
+    cr_unlock(job);
+    *etype = type_hold(e); /* derived ones: a new handle the program frees */
+    *filetype = type_hold(t);
+    return mpi_leave_unlocked(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(File_get_type_extent);
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+{
+    const char *call = "MPI_File_get_type_extent";
+    cr_job *job = mpi_enter(call);
+    mpi_file *f;
+    int rc = mf_check(job, call, fh, &f);
+    mpi_type *t = NULL;
+    if (!rc && !(t = mpi_type_get(datatype)))
+        rc = mf_fail(job, fh, call, MPI_ERR_TYPE, "%#x is not a live datatype", (unsigned)datatype);
+    if (!rc && !extent) rc = mf_fail(job, fh, call, MPI_ERR_ARG, "extent is NULL");
+    if (rc) return mpi_leave(job, rc);
+    MPI_Aint x = type_extent(t);
+    if (f->rep == MF_EXTERNAL32) x += (MPI_Aint)t->xsize - (MPI_Aint)t->size;
+    if (f->rep >= MF_USER) {
+        mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
+        cr_unlock(job);
+        rc = d.ext(datatype, &x, d.extra);
+        cr_lock(job);
+        if (rc)
+            return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_CONVERSION,
+                                          "the extent function of '%s' returned %d", d.name, rc));
+    }
+    *extent = x;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- the program's buffer and the stream ------------------------------------------- */
+
+int mf_to_stream(mpi_file *f, const void *buf, int count, MPI_Datatype dt, char **out, size_t *n,
+                 char **tmp, mf_err *e)
+{
+    mpi_type *t = mpi_type_get(dt);
+    *tmp = NULL;
+    *n = t->size * (size_t)count;
+    if (f->rep == MF_EXTERNAL32) {
+        *n = t->xsize * (size_t)count;
+        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        MPI_Aint pos = 0;
+        int rc = PMPI_Pack_external("external32", buf, count, dt, *tmp, (MPI_Aint)*n, &pos);
+        if (rc) return mf_set_err(e, MPI_ERR_CONVERSION, "external32 conversion failed (%d)", rc);
+    } else if (f->rep >= MF_USER && mf_tab()->reps[f->rep - MF_USER].wr) {
+        mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
+        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        int rc = d.wr((void *)buf, dt, count, *tmp, 0, d.extra);
+        if (rc)
+            return mf_set_err(e, MPI_ERR_CONVERSION,
+                              "the write conversion of data representation '%s' returned %d",
+                              d.name, rc);
+    } else if (!t->contig) {
+        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        mpi_pack_data(t, buf, (size_t)count, *tmp);
+    }
+    *out = *tmp ? *tmp : (char *)buf;
+    return 0;
+}
+
+int mf_stream_buf(mpi_file *f, void *buf, int count, MPI_Datatype dt, char **out, size_t *n,
+                  char **tmp, mf_err *e)
+{
+    mpi_type *t = mpi_type_get(dt);
+    *tmp = NULL;
+    *n = (f->rep == MF_EXTERNAL32 ? t->xsize : t->size) * (size_t)count;
+    bool direct =
+        f->rep == MF_NATIVE || (f->rep >= MF_USER && !mf_tab()->reps[f->rep - MF_USER].rd);
+    if (!direct || !t->contig) {
+        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+    }
+    *out = *tmp ? *tmp : (char *)buf;
+    return 0;
+}
+
+int mf_from_stream(mpi_file *f, void *buf, int count, MPI_Datatype dt, const char *in, size_t got,
+                   mf_err *e)
+{
+    mpi_type *t = mpi_type_get(dt);
+    if (in == buf || !got) return 0;
+    if (f->rep == MF_EXTERNAL32) {
+        int whole = t->xsize ? (int)(got / t->xsize) : 0;
+        MPI_Aint pos = 0;
+        if (whole > count) whole = count;
+        int rc =
+            whole ? PMPI_Unpack_external("external32", in, (MPI_Aint)got, &pos, buf, whole, dt) : 0;
+        if (rc) return mf_set_err(e, MPI_ERR_CONVERSION, "external32 conversion failed (%d)", rc);
+        return 0;
+    }
+    if (f->rep >= MF_USER && mf_tab()->reps[f->rep - MF_USER].rd) {
+        mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
+        int whole = t->size ? (int)(got / t->size) : 0;
+        int rc = d.rd(buf, dt, whole > count ? count : whole, (void *)in, 0, d.extra);
+        if (rc)
+            return mf_set_err(e, MPI_ERR_CONVERSION,
+                              "the read conversion of data representation '%s' returned %d", d.name,
+                              rc);
+        return 0;
+    }
+    mpi_unpack_data(t, in, got, buf, (size_t)count);
+    return 0;
+}
+
+void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st)
+{
+    if (!st) return;
+    mpi_type *t = mpi_type_get(dt);
+    long long mem = (long long)got;
+    if (f->rep == MF_EXTERNAL32 && t && t->xsize && t->xsize != t->size)
+        mem = (long long)(got / t->xsize * t->size);
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->cr_cancelled = 0;
+    st->cr_bytes = mem;
+}
+
+/* ---- pread / pwrite of pieces ------------------------------------------------------- */
+
+/* Bytes read before the end of the file, or -1 (errno). */
+static ssize_t full_pread(int fd, char *p, size_t len, MPI_Offset off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(fd, p + got, len - got, off + (MPI_Offset)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+static int full_pwrite(int fd, const char *p, size_t len, MPI_Offset off)
+{
+    size_t put = 0;
+    while (put < len) {
+        ssize_t r = pwrite(fd, p + put, len - put, off + (MPI_Offset)put);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return errno;
+        if (r == 0) return ENOSPC;
+        put += (size_t)r;
+    }
+    return 0;
+}
+
+static int io_err(mf_err *e, int err, bool write, size_t len, MPI_Offset off)
+{
+    return mf_set_err(e, mf_errno_class(err), "%s of %zu bytes at offset %lld failed: %s",
+                      write ? "write" : "read", len, (long long)off, strerror(err));
+}
+
+/* Pieces i..j-1 as one window (data sieving); *stop: the end of the file was
+ * reached inside it. */
+static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, bool write,
+                 size_t *done, bool *stop, mf_err *e)
+{
+    MPI_Offset lo = v->off[i], hi = v->off[j - 1] + (MPI_Offset)v->len[j - 1];
+    size_t wl = (size_t)(hi - lo);
+    char *w = malloc(wl);
+    if (!w) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory for a %zu-byte window", wl);
+    bool locked = false;
+    if (write && !f->atomic) {
+        if (mf_lock(f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
+            free(w);
+            for (size_t k = i; k < j; k++) {
+                int err = full_pwrite(f->fd, *data, v->len[k], v->off[k]);
+                if (err) return io_err(e, err, true, v->len[k], v->off[k]);
+                *data += v->len[k];
+                *done += v->len[k];
+            }
+            return 0;
+        }
+        locked = true;
+    }
+    ssize_t got = full_pread(f->fd, w, wl, lo);
+    int rc = 0;
+    if (got < 0) {
+        if (!write || errno != EBADF) rc = io_err(e, errno, false, wl, lo);
+        got = 0; /* write-only file: no holes can be read; write the pieces alone */
+        if (write && !rc) {
+            for (size_t k = i; k < j && !rc; k++) {
+                int err = full_pwrite(f->fd, *data, v->len[k], v->off[k]);
+                if (err) rc = io_err(e, err, true, v->len[k], v->off[k]);
+                *data += v->len[k];
+                *done += err ? 0 : v->len[k];
+            }
+            if (locked) mf_unlock(f->fd, lo, hi);
+            free(w);
+            return rc;
+        }
+    }
+    if (!rc && write) {
+        if ((size_t)got < wl) memset(w + got, 0, wl - (size_t)got);
+        for (size_t k = i; k < j; k++) {
+            memcpy(w + (v->off[k] - lo), *data, v->len[k]);
+            *data += v->len[k];
+        }
+        int err = full_pwrite(f->fd, w, wl, lo);
+        if (err)
+            rc = io_err(e, err, true, wl, lo);
+        else
+            for (size_t k = i; k < j; k++) *done += v->len[k];
+    } else if (!rc) {
+        for (size_t k = i; k < j; k++) {
+            MPI_Offset at = v->off[k] - lo;
+            size_t have = at >= got ? 0 : (size_t)(got - at);
+            size_t n = have < v->len[k] ? have : v->len[k];
+            memcpy(*data, w + at, n);
+            *data += v->len[k];
+            *done += n;
+            if (n < v->len[k]) {
+                *stop = true;
+                break;
+            }
+        }
+    }
+    if (locked) mf_unlock(f->fd, lo, hi);
+    free(w);
+    return rc;
+}
+
+int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e)
+{
+    *done = 0;
+    if (!v->n) return 0;
+    MPI_Offset lo = v->off[0], hi = v->off[v->n - 1] + (MPI_Offset)v->len[v->n - 1];
+    if (f->atomic) {
+        int err = mf_lock(f->fd, write, lo, hi);
+        if (err) return mf_set_err(e, MPI_ERR_IO, "cannot lock for atomic mode: %s", strerror(err));
+    }
+    int ds = write ? f->h.ds_write : f->h.ds_read;
+    size_t wmax = (size_t)(write ? f->h.ind_wr_buffer_size : f->h.ind_rd_buffer_size);
+    int rc = 0;
+    bool stop = false;
+    for (size_t i = 0; i < v->n && !rc && !stop;) {
+        size_t j = i + 1, bytes = v->len[i];
+        while (ds && j < v->n && (size_t)(v->off[j] + (MPI_Offset)v->len[j] - v->off[i]) <= wmax) {
+            bytes += v->len[j];
+            j++;
+        }
+        MPI_Offset span = v->off[j - 1] + (MPI_Offset)v->len[j - 1] - v->off[i];
+        /* automatic: sieve only a window at least a quarter data */
+        if (j - i > 1 && (ds == 1 || (MPI_Offset)bytes * 4 >= span)) {
+            rc = sieve(f, v, i, j, &data, write, done, &stop, e);
+            i = j;
+            continue;
+        }
+        if (write) {
+            int err = full_pwrite(f->fd, data, v->len[i], v->off[i]);
+            if (err)
+                rc = io_err(e, err, true, v->len[i], v->off[i]);
+            else
+                *done += v->len[i];
+        } else {
+            ssize_t got = full_pread(f->fd, data, v->len[i], v->off[i]);
+            if (got < 0)
+                rc = io_err(e, errno, false, v->len[i], v->off[i]);
+            else {
+                *done += (size_t)got;
+                stop = (size_t)got < v->len[i];
+            }
+        }
+        data += v->len[i];
+        i++;
+    }
+    if (f->atomic) mf_unlock(f->fd, lo, hi);
+    return rc;
+}

@@ -1,0 +1,799 @@
+/* MPI-IO conformance (src/api/mpi_file*.c): io PART DIR runs one part with
+ * its files in DIR (made and removed here); each part checks the file's
+ * bytes against what a plain sequential computation says they must be.
+ *   files    open/close/delete, amodes, sizes, hints, groups, errhandlers
+ *   strided  a vector filetype view, _all writes (collective buffering) and
+ *            reads back by every rank, byte for byte; independent too
+ *   types    subarray and darray views, struct/resized filetypes
+ *   ext32    "external32" on disk is big-endian; round trip; a user datarep
+ *   shared   _shared accesses never overlap; _ordered gives rank order
+ *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
+ *   split    split collectives; seek, positions, byte offsets; atomic mode
+ *   wronly   a collective write with holes into a write-only file keeps them
+ *   errors   missing file, amode conflicts, read past the end, read-only,
+ *            permission (as root: under another uid), handlers */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../mpi/mcheck.h"
+
+static int me, np;
+static char dir[512];
+
+static char *path(const char *name)
+{
+    static char p[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    return p[k];
+}
+
+/* the whole file, read with POSIX calls */
+static unsigned char *slurp(const char *p, long *len)
+{
+    FILE *fp = fopen(p, "rb");
+    CHECK(fp, "cannot open %s", p);
+    fseek(fp, 0, SEEK_END);
+    *len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)*len + 1);
+    CHECK(fread(b, 1, (size_t)*len, fp) == (size_t)*len, "short read of %s", p);
+    fclose(fp);
+    return b;
+}
+
+static int count_of(MPI_Status *st, MPI_Datatype t)
+{
+    int c = -1;
+    OK(MPI_Get_count(st, t, &c));
+    return c;
+}
+
+static void part_files(void)
+{
+    MPI_File fh;
+    char *p = path("files.dat");
+    /* create, excl */
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR,
+                     MPI_INFO_NULL, &fh));
+    int amode;
+    OK(MPI_File_get_amode(fh, &amode));
+    CHECK(amode == (MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR), "amode %#x", amode);
+    MPI_Errhandler eh;
+    OK(MPI_File_get_errhandler(fh, &eh));
+    CHECK(eh == MPI_ERRORS_RETURN, "files default to MPI_ERRORS_RETURN");
+    OK(MPI_File_set_size(fh, 1000));
+    MPI_Offset sz;
+    OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 1000, "size %lld", (long long)sz);
+    OK(MPI_File_preallocate(fh, 500)); /* never shrinks */
+    OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 1000, "size after preallocate(500) %lld", (long long)sz);
+    OK(MPI_File_preallocate(fh, 4096));
+    OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 4096, "size after preallocate(4096) %lld", (long long)sz);
+    MPI_Group g, wg;
+    int cmp;
+    OK(MPI_File_get_group(fh, &g));
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_compare(g, wg, &cmp);
+    CHECK(cmp == MPI_IDENT, "group");
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    /* hints */
+    MPI_Info in, used;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "cb_buffer_size", "65536");
+    MPI_Info_set(in, "cb_nodes", "2");
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    MPI_Info_set(in, "striping_factor", "4");
+    MPI_Info_set(in, "striping_unit", "1048576");
+    MPI_Info_set(in, "no_such_hint", "x");
+    OK(MPI_File_set_info(fh, in));
+    OK(MPI_File_get_info(fh, &used));
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag;
+    MPI_Info_get(used, "cb_buffer_size", MPI_MAX_INFO_VAL, v, &flag);
+    CHECK(flag && !strcmp(v, "65536"), "cb_buffer_size %s", v);
+    MPI_Info_get(used, "cb_nodes", MPI_MAX_INFO_VAL, v, &flag);
+    CHECK(flag && atoi(v) == (np < 2 ? np : 2), "cb_nodes %s", v);
+    MPI_Info_get(used, "romio_cb_write", MPI_MAX_INFO_VAL, v, &flag);
+    CHECK(flag && !strcmp(v, "enable"), "romio_cb_write %s", v);
+    MPI_Info_get(used, "striping_unit", MPI_MAX_INFO_VAL, v, &flag);
+    CHECK(flag && !strcmp(v, "1048576"), "striping_unit %s", v);
+    MPI_Info_free(&used);
+    MPI_Info_free(&in);
+    OK(MPI_File_sync(fh));
+    MPI_Fint fi = MPI_File_c2f(fh);
+    CHECK(MPI_File_f2c(fi) == fh, "c2f/f2c");
+    OK(MPI_File_close(&fh));
+    CHECK(fh == MPI_FILE_NULL, "close sets MPI_FILE_NULL");
+    /* excl on an existing file */
+    int rc = MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR,
+                           MPI_INFO_NULL, &fh);
+    int cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_FILE_EXISTS, "EXCL of an existing file: class %d", cls);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) OK(MPI_File_delete(p, MPI_INFO_NULL));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(access(p, F_OK) != 0, "deleted");
+    /* delete on close */
+    OK(MPI_File_open(MPI_COMM_WORLD, p,
+                     MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                     &fh));
+    OK(MPI_File_close(&fh));
+    CHECK(access(p, F_OK) != 0, "MPI_MODE_DELETE_ON_CLOSE");
+    /* on MPI_COMM_SELF, each its own file */
+    char own[64];
+    snprintf(own, sizeof own, "self.%d", me);
+    OK(MPI_File_open(MPI_COMM_SELF, path(own), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                     &fh));
+    OK(MPI_File_write(fh, own, (int)strlen(own), MPI_CHAR, MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    long n;
+    unsigned char *b = slurp(path(own), &n);
+    CHECK(n == (long)strlen(own) && !memcmp(b, own, (size_t)n), "self file");
+    free(b);
+    unlink(path(own));
+}
+
+/* Every rank owns blocks of B ints every np blocks: a vector filetype. */
+static void part_strided(const char *hint)
+{
+    const int B = 3, N = 1000; /* blocks per rank */
+    char *p = path("strided.dat");
+    MPI_File fh;
+    MPI_Info in;
+    MPI_Info_create(&in);
+    if (hint) MPI_Info_set(in, "romio_cb_write", hint), MPI_Info_set(in, "romio_cb_read", hint);
+    MPI_Info_set(in, "cb_buffer_size", "4096"); /* many rounds */
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, in, &fh));
+    MPI_Info_free(&in);
+    MPI_Datatype ft;
+    MPI_Type_vector(N, B, B * np, MPI_INT, &ft);
+    MPI_Datatype ftr;
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)sizeof(int) * B * np * N, &ftr);
+    MPI_Type_commit(&ftr);
+    OK(MPI_File_set_view(fh, (MPI_Offset)sizeof(int) * B * me, MPI_INT, ftr, "native",
+                         MPI_INFO_NULL));
+    int *w = malloc(sizeof(int) * B * N), *r = malloc(sizeof(int) * B * N);
+    for (int i = 0; i < B * N; i++) w[i] = me * 1000000 + i;
+    MPI_Status st;
+    OK(MPI_File_write_all(fh, w, B * N, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == B * N, "write_all count");
+    MPI_Offset pos;
+    OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == B * N, "position %lld", (long long)pos);
+    OK(MPI_File_sync(fh));
+    /* the bytes, as a sequential program would lay them */
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == (long)sizeof(int) * B * N * np, "file size %ld", n);
+    for (int blk = 0; blk < N * np; blk++)
+        for (int j = 0; j < B; j++) {
+            int owner = blk % np, i = (blk / np) * B + j, got;
+            memcpy(&got, b + sizeof(int) * ((size_t)blk * B + (size_t)j), sizeof got);
+            CHECK(got == owner * 1000000 + i, "int at block %d+%d: %d", blk, j, got);
+        }
+    free(b);
+    /* read back collectively, then each rank reads another rank's part */
+    OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    memset(r, 0, sizeof(int) * B * N);
+    OK(MPI_File_read_all(fh, r, B * N, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == B * N, "read_all count");
+    CHECK(!memcmp(r, w, sizeof(int) * B * N), "read_all data");
+    int other = (me + 1) % np;
+    OK(MPI_File_set_view(fh, (MPI_Offset)sizeof(int) * B * other, MPI_INT, ftr, "native",
+                         MPI_INFO_NULL));
+    memset(r, 0, sizeof(int) * B * N);
+    OK(MPI_File_read_at(fh, 0, r, B * N, MPI_INT, &st)); /* independent: data sieving */
+    for (int i = 0; i < B * N; i++) CHECK(r[i] == other * 1000000 + i, "read_at %d: %d", i, r[i]);
+    /* independent strided writes (sieving under a lock), then check */
+    OK(MPI_File_set_view(fh, (MPI_Offset)sizeof(int) * B * me, MPI_INT, ftr, "native",
+                         MPI_INFO_NULL));
+    for (int i = 0; i < B * N; i++) w[i] = -(me * 1000000 + i);
+    OK(MPI_File_write_at(fh, 0, w, B * N, MPI_INT, &st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    for (int blk = 0; blk < N * np; blk++)
+        for (int j = 0; j < B; j++) {
+            int owner = blk % np, i = (blk / np) * B + j, got;
+            memcpy(&got, b + sizeof(int) * ((size_t)blk * B + (size_t)j), sizeof got);
+            CHECK(got == -(owner * 1000000 + i), "independent int at block %d+%d: %d", blk, j, got);
+        }
+    free(b);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&ftr);
+    free(w);
+    free(r);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* A 2-D array of doubles, G x G, in row-major order in the file; each rank
+ * writes its block through a subarray (then a darray) view with a
+ * non-contiguous memory type (a halo around the block). */
+static void part_types(void)
+{
+    const int G = 24;
+    char *p = path("types.dat");
+    int dims[2] = {0, 0};
+    MPI_Dims_create(np, 2, dims);
+    int px = me / dims[1], py = me % dims[1];
+    int lx = G / dims[0], ly = G / dims[1];
+    int gs[2] = {G, G}, ls[2] = {lx, ly}, st0[2] = {px * lx, py * ly};
+    MPI_Datatype sub, mem;
+    MPI_Type_create_subarray(2, gs, ls, st0, MPI_ORDER_C, MPI_DOUBLE, &sub);
+    MPI_Type_commit(&sub);
+    int ms[2] = {lx + 2, ly + 2}, mst[2] = {1, 1};
+    MPI_Type_create_subarray(2, ms, ls, mst, MPI_ORDER_C, MPI_DOUBLE, &mem);
+    MPI_Type_commit(&mem);
+    double *a = calloc((size_t)(lx + 2) * (size_t)(ly + 2), sizeof *a);
+    for (int i = 0; i < lx; i++)
+        for (int j = 0; j < ly; j++)
+            a[(i + 1) * (ly + 2) + j + 1] = (st0[0] + i) * 1000.0 + (st0[1] + j);
+    for (int round = 0; round < 2; round++) {
+        MPI_Datatype view = sub;
+        if (round == 1) { /* the same blocks as a darray */
+            int distrib[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+            int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+            MPI_Type_create_darray(np, me, 2, gs, distrib, dargs, dims, MPI_ORDER_C, MPI_DOUBLE,
+                                   &view);
+            MPI_Type_commit(&view);
+        }
+        MPI_File fh;
+        OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        OK(MPI_File_set_view(fh, 0, MPI_DOUBLE, view, "native", MPI_INFO_NULL));
+        MPI_Datatype e2, f2;
+        MPI_Offset d2;
+        char rep[MPI_MAX_DATAREP_STRING];
+        OK(MPI_File_get_view(fh, &d2, &e2, &f2, rep));
+        CHECK(d2 == 0 && e2 == MPI_DOUBLE && !strcmp(rep, "native"), "get_view");
+        int comb, ni, na, nd;
+        MPI_Type_get_envelope(f2, &ni, &na, &nd, &comb);
+        CHECK(comb == MPI_COMBINER_DUP, "get_view's filetype is a new handle (combiner %d)", comb);
+        MPI_Type_free(&f2);
+        OK(MPI_File_write_all(fh, a, 1, mem, MPI_STATUS_IGNORE));
+        OK(MPI_File_close(&fh));
+        if (me == 0) {
+            long n;
+            unsigned char *b = slurp(p, &n);
+            CHECK(n == (long)sizeof(double) * G * G, "size %ld", n);
+            for (int i = 0; i < G; i++)
+                for (int j = 0; j < G; j++) {
+                    double x;
+                    memcpy(&x, b + sizeof(double) * (size_t)(i * G + j), sizeof x);
+                    CHECK(x == i * 1000.0 + j, "element %d,%d: %g (round %d)", i, j, x, round);
+                }
+            free(b);
+            unlink(p);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (round == 1) MPI_Type_free(&view);
+    }
+    /* a struct filetype with a gap, resized: int + skip 4 + double, per rank */
+    MPI_Datatype st, ft;
+    int bl[2] = {1, 1};
+    MPI_Aint disp[2] = {0, 8};
+    MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE};
+    MPI_Type_create_struct(2, bl, disp, ty, &st);
+    MPI_Type_create_resized(st, 0, 16 * np, &ft);
+    MPI_Type_commit(&ft);
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 16 * me, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    struct {
+        int i;
+        double d;
+    } rec[5];
+    MPI_Datatype rt;
+    MPI_Aint rd[2] = {offsetof(__typeof__(rec[0]), i), offsetof(__typeof__(rec[0]), d)};
+    MPI_Type_create_struct(2, bl, rd, ty, &st);
+    MPI_Type_create_resized(st, 0, sizeof rec[0], &rt);
+    MPI_Type_commit(&rt);
+    for (int k = 0; k < 5; k++) rec[k].i = me * 10 + k, rec[k].d = me + k / 10.0;
+    OK(MPI_File_write_all(fh, rec, 5, rt, MPI_STATUS_IGNORE));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long n;
+    unsigned char *b = slurp(p, &n);
+    for (int k = 0; k < 5; k++)
+        for (int r = 0; r < np; r++) {
+            int iv;
+            double dv;
+            memcpy(&iv, b + (size_t)(16 * np * k + 16 * r), 4);
+            memcpy(&dv, b + (size_t)(16 * np * k + 16 * r + 8), 8);
+            CHECK(iv == r * 10 + k && dv == r + k / 10.0, "struct record %d of rank %d", k, r);
+        }
+    free(b);
+    OK(MPI_File_close(&fh));
+    MPI_Type_free(&ft);
+    MPI_Type_free(&rt);
+    MPI_Type_free(&sub);
+    MPI_Type_free(&mem);
+    free(a);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* A user data representation: stores ints with every bit inverted. */
+static int inv_rd(void *user, MPI_Datatype t, int count, void *file, MPI_Offset pos, void *x)
+{
+    (void)t, (void)pos, (void)x;
+    for (int i = 0; i < count; i++) ((int *)user)[i] = ~((int *)file)[i];
+    return MPI_SUCCESS;
+}
+static int inv_wr(void *user, MPI_Datatype t, int count, void *file, MPI_Offset pos, void *x)
+{
+    (void)t, (void)pos, (void)x;
+    for (int i = 0; i < count; i++) ((int *)file)[i] = ~((int *)user)[i];
+    return MPI_SUCCESS;
+}
+static int inv_ext(MPI_Datatype t, MPI_Aint *ext, void *x)
+{
+    (void)x;
+    MPI_Aint lb;
+    return MPI_Type_get_extent(t, &lb, ext);
+}
+
+static void part_ext32(void)
+{
+    char *p = path("ext32.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    int v[4] = {0x01020304 + me, -2, 7, me};
+    OK(MPI_File_write_at_all(fh, 4 * me, v, 4, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_sync(fh));
+    MPI_Aint ext;
+    OK(MPI_File_get_type_extent(fh, MPI_INT, &ext));
+    CHECK(ext == 4, "external32 int extent %ld", (long)ext);
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == 16 * np, "size");
+    for (int r = 0; r < np; r++) {
+        const unsigned char *q = b + 16 * r;
+        uint32_t x = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+        CHECK(x == (uint32_t)(0x01020304 + r), "big-endian int of rank %d: %#x", r, x);
+        CHECK(q[4] == 0xff && q[7] == 0xfe, "big-endian -2");
+    }
+    free(b);
+    int back[4] = {0};
+    OK(MPI_File_read_at_all(fh, 4 * me, back, 4, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(back, v, sizeof v), "external32 round trip");
+    /* doubles too */
+    double d[2] = {1.5 + me, -0.25}, dd[2];
+    OK(MPI_File_set_view(fh, 4096, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL));
+    OK(MPI_File_write_at(fh, 2 * me, d, 2, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    OK(MPI_File_read_at(fh, 2 * me, dd, 2, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    CHECK(dd[0] == d[0] && dd[1] == d[1], "external32 doubles");
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    CHECK(b[4096 + 16 * me] == 0x3f || b[4096 + 16 * me] == 0x40, "big-endian double's sign+exp");
+    free(b);
+    /* a representation of the program's own */
+    OK(MPI_Register_datarep("inverted", inv_rd, inv_wr, inv_ext, NULL));
+    int rc = MPI_Register_datarep("inverted", inv_rd, inv_wr, inv_ext, NULL), cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_DUP_DATAREP, "twice: class %d", cls);
+    OK(MPI_File_set_view(fh, 8192, MPI_INT, MPI_INT, "inverted", MPI_INFO_NULL));
+    OK(MPI_File_write_at(fh, 4 * me, v, 4, MPI_INT, MPI_STATUS_IGNORE));
+    memset(back, 0, sizeof back);
+    OK(MPI_File_read_at(fh, 4 * me, back, 4, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(back, v, sizeof v), "user datarep round trip");
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    int raw;
+    memcpy(&raw, b + 8192 + 16 * me + 4, 4);
+    CHECK(raw == ~-2, "user datarep on disk: %d", raw);
+    free(b);
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep: class %d", cls);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+static void part_shared(void)
+{
+    char *p = path("shared.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    /* write_shared: each rank 50 records of 8 ints; no two overlap */
+    enum { R = 50, L = 8 };
+    int rec[L];
+    for (int k = 0; k < R; k++) {
+        for (int j = 0; j < L; j++) rec[j] = me * 1000 + k;
+        OK(MPI_File_write_shared(fh, rec, L, MPI_INT, MPI_STATUS_IGNORE));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Offset sp;
+    OK(MPI_File_get_position_shared(fh, &sp));
+    CHECK(sp == (MPI_Offset)R * L * np * 4, "shared position %lld", (long long)sp);
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == (long)R * L * np * 4, "size %ld", n);
+    int *seen = calloc((size_t)np * R, sizeof *seen);
+    for (long i = 0; i < n / 4 / L; i++) {
+        int x[L];
+        memcpy(x, b + i * L * 4, sizeof x);
+        for (int j = 1; j < L; j++) CHECK(x[j] == x[0], "record %ld torn", i);
+        CHECK(x[0] / 1000 < np && x[0] % 1000 < R, "record %ld: %d", i, x[0]);
+        seen[x[0] / 1000 * R + x[0] % 1000]++;
+    }
+    for (int i = 0; i < np * R; i++) CHECK(seen[i] == 1, "record %d written %d times", i, seen[i]);
+    free(seen);
+    free(b);
+    /* ordered: rank order, rank r writing r + 1 ints */
+    OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
+    OK(MPI_File_set_size(fh, 0));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL)); /* positions in ints */
+    int *w = malloc(sizeof(int) * (size_t)(me + 1));
+    for (int i = 0; i <= me; i++) w[i] = me;
+    OK(MPI_File_write_ordered(fh, w, me + 1, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_write_ordered(fh, w, me + 1, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    int tri = np * (np + 1) / 2;
+    CHECK(n == 2L * tri * 4, "ordered size %ld", n);
+    int at = 0;
+    for (int t = 0; t < 2; t++)
+        for (int r = 0; r < np; r++)
+            for (int i = 0; i <= r; i++, at++) {
+                int x;
+                memcpy(&x, b + 4 * at, 4);
+                CHECK(x == r, "ordered int %d: %d, want %d", at, x, r);
+            }
+    free(b);
+    /* read_ordered back: each rank its own ints */
+    OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
+    int *r2 = calloc((size_t)me + 1, sizeof *r2);
+    MPI_Status st;
+    OK(MPI_File_read_ordered(fh, r2, me + 1, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == me + 1, "read_ordered count");
+    for (int i = 0; i <= me; i++) CHECK(r2[i] == me, "read_ordered %d", r2[i]);
+    /* read_shared after a seek_shared to the second half: np reads of varying length */
+    OK(MPI_File_seek_shared(fh, tri, MPI_SEEK_SET));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_read_shared(fh, r2, me + 1, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == me + 1, "read_shared count");
+    OK(MPI_File_get_position_shared(fh, &sp));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_get_position_shared(fh, &sp));
+    CHECK(sp == 2 * tri, "shared position after reads %lld", (long long)sp);
+    free(r2);
+    free(w);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+static void part_nonblock(void)
+{
+    char *p = path("nb.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    enum { N = 256 };
+    int w[N], r[N];
+    for (int i = 0; i < N; i++) w[i] = me * N + i;
+    MPI_Request q[4];
+    MPI_Status st[4];
+    OK(MPI_File_iwrite_at(fh, (MPI_Offset)4 * N * me, w, N / 2, MPI_INT, &q[0]));
+    OK(MPI_File_iwrite_at_all(fh, (MPI_Offset)4 * N * me + 2 * N, w + N / 2, N / 2, MPI_INT,
+                              &q[1]));
+    OK(MPI_Waitall(2, q, st));
+    CHECK(count_of(&st[0], MPI_INT) == N / 2 && count_of(&st[1], MPI_INT) == N / 2, "counts");
+    OK(MPI_File_sync(fh));
+    OK(MPI_File_iread_at(fh, (MPI_Offset)4 * N * ((me + 1) % np), r, N, MPI_INT, &q[0]));
+    int done = 0;
+    while (!done) OK(MPI_Test(&q[0], &done, &st[0]));
+    CHECK(count_of(&st[0], MPI_INT) == N, "iread_at count");
+    for (int i = 0; i < N; i++) CHECK(r[i] == (me + 1) % np * N + i, "iread_at %d", i);
+    /* individual pointer forms */
+    OK(MPI_File_seek(fh, (MPI_Offset)4 * N * me, MPI_SEEK_SET));
+    OK(MPI_File_iread(fh, r, N / 2, MPI_INT, &q[0]));
+    OK(MPI_File_iread_all(fh, r + N / 2, N / 2, MPI_INT, &q[1]));
+    OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    CHECK(!memcmp(r, w, sizeof w), "iread + iread_all");
+    MPI_Offset pos;
+    OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == (MPI_Offset)4 * N * (me + 1), "position after ireads %lld", (long long)pos);
+    OK(MPI_File_iwrite(fh, w, 4, MPI_INT, &q[0]));
+    OK(MPI_File_iwrite_all(fh, w, 4, MPI_INT, &q[1]));
+    OK(MPI_File_iwrite_shared(fh, w, 1, MPI_INT, &q[2]));
+    OK(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
+    OK(MPI_File_iread_shared(fh, r, 1, MPI_INT, &q[0]));
+    OK(MPI_Wait(&q[0], &st[0]));
+    CHECK(count_of(&st[0], MPI_INT) == 1, "iread_shared count");
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+static void part_split(void)
+{
+    char *p = path("split.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    double w[10], r[10];
+    for (int i = 0; i < 10; i++) w[i] = me + i * 0.5;
+    MPI_Status st;
+    OK(MPI_File_write_at_all_begin(fh, 80 * me, w, 10, MPI_DOUBLE)); /* bytes: the default view */
+    int rc = MPI_File_write_at_all_begin(fh, 0, w, 1, MPI_DOUBLE), cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "a second begin: class %d", cls);
+    OK(MPI_File_write_at_all_end(fh, w, &st));
+    CHECK(count_of(&st, MPI_DOUBLE) == 10, "split write count");
+    OK(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL));
+    OK(MPI_File_seek(fh, 10 * me, MPI_SEEK_SET));
+    OK(MPI_File_read_all_begin(fh, r, 10, MPI_DOUBLE));
+    OK(MPI_File_read_all_end(fh, r, &st));
+    CHECK(!memcmp(r, w, sizeof w), "split read");
+    OK(MPI_File_write_ordered_begin(fh, w, 1, MPI_DOUBLE));
+    OK(MPI_File_write_ordered_end(fh, w, &st));
+    OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
+    OK(MPI_File_read_ordered_begin(fh, r, 1, MPI_DOUBLE));
+    OK(MPI_File_read_ordered_end(fh, r, &st));
+    CHECK(r[0] == w[0], "ordered split: the first doubles are the ordered write's");
+    OK(MPI_File_write_all_begin(fh, w, 1, MPI_DOUBLE));
+    OK(MPI_File_write_all_end(fh, w, &st));
+    OK(MPI_File_read_at_all_begin(fh, 10 * me, r, 10, MPI_DOUBLE));
+    OK(MPI_File_read_at_all_end(fh, r, &st));
+    rc = MPI_File_read_at_all_end(fh, r, &st);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "end without begin: class %d", cls);
+    /* seeks, positions, byte offsets under a view with a displacement and holes */
+    MPI_Datatype ft;
+    MPI_Type_vector(2, 1, 3, MPI_DOUBLE, &ft); /* x . . x : extent 4 doubles */
+    MPI_Datatype ftr;
+    MPI_Type_create_resized(ft, 0, 32, &ftr);
+    MPI_Type_commit(&ftr);
+    OK(MPI_File_set_view(fh, 100, MPI_DOUBLE, ftr, "native", MPI_INFO_NULL));
+    MPI_Offset b;
+    OK(MPI_File_get_byte_offset(fh, 0, &b));
+    CHECK(b == 100, "byte offset 0: %lld", (long long)b);
+    OK(MPI_File_get_byte_offset(fh, 1, &b));
+    CHECK(b == 124, "byte offset 1: %lld", (long long)b);
+    OK(MPI_File_get_byte_offset(fh, 5, &b));
+    CHECK(b == 100 + 64 + 24, "byte offset 5: %lld", (long long)b);
+    OK(MPI_File_seek(fh, 3, MPI_SEEK_SET));
+    OK(MPI_File_seek(fh, 2, MPI_SEEK_CUR));
+    MPI_Offset pos;
+    OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == 5, "position %lld", (long long)pos);
+    rc = MPI_File_seek(fh, -10, MPI_SEEK_CUR);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ARG, "seek before the start: class %d", cls);
+    /* atomic mode: every rank writes the same 4 KiB region whole; the file then
+     * holds one rank's block, never a mix */
+    int flag;
+    OK(MPI_File_set_atomicity(fh, 1));
+    OK(MPI_File_get_atomicity(fh, &flag));
+    CHECK(flag == 1, "atomicity");
+    OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    char blk[4096];
+    memset(blk, 'a' + me, sizeof blk);
+    for (int k = 0; k < 20; k++) OK(MPI_File_write_at(fh, 0, blk, sizeof blk, MPI_BYTE, &st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_read_at(fh, 0, blk, sizeof blk, MPI_BYTE, &st));
+    for (size_t i = 1; i < sizeof blk; i++) CHECK(blk[i] == blk[0], "atomic block mixed at %zu", i);
+    OK(MPI_File_set_atomicity(fh, 0));
+    MPI_Type_free(&ft);
+    MPI_Type_free(&ftr);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* A collective write with holes into a file open MPI_MODE_WRONLY: the
+ * aggregator cannot read the holes, so it must not write over them (it wrote
+ * zeros there before). Blocks of 64 bytes, every rank one block in each
+ * group of 2 * np: half the file is holes holding 0x55. */
+static void part_wronly(void)
+{
+    const int B = 64, N = 200, G = 2 * np;
+    char *p = path("wronly.dat");
+    long size = (long)B * G * N;
+    if (me == 0) {
+        FILE *fp = fopen(p, "wb");
+        for (long i = 0; i < size; i++) fputc(0x55, fp);
+        fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh;
+    MPI_Info in;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, in, &fh));
+    MPI_Info_free(&in);
+    MPI_Datatype ft, ftr;
+    MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
+    MPI_Type_commit(&ftr);
+    OK(MPI_File_set_view(fh, (MPI_Offset)B * me, MPI_BYTE, ftr, "native", MPI_INFO_NULL));
+    char *w = malloc((size_t)B * N);
+    memset(w, 'a' + me, (size_t)B * N);
+    OK(MPI_File_write_all(fh, w, B * N, MPI_BYTE, MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == size, "size %ld", n);
+    for (long i = 0; i < n; i++) {
+        int blk = (int)(i / B % G);
+        int want = blk < np ? 'a' + blk : 0x55;
+        CHECK(b[i] == want, "byte %ld: %#x, want %#x", i, b[i], want);
+    }
+    free(b);
+    free(w);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&ftr);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+static int handler_calls, handler_code;
+static void on_file_error(MPI_File *f, int *code, ...)
+{
+    (void)f;
+    handler_calls++;
+    handler_code = *code;
+}
+
+static int cls_of(int rc)
+{
+    int c;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+static void part_errors(void)
+{
+    MPI_File fh;
+    char *missing = path("no-such-file.dat");
+    int rc = MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    CHECK(cls_of(rc) == MPI_ERR_NO_SUCH_FILE, "missing file: class %d", cls_of(rc));
+    char s[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, s, &len);
+    CHECK(strstr(s, "MPI_ERR_NO_SUCH_FILE"), "error string: %s", s);
+    rc = MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL,
+                       &fh);
+    CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDONLY|CREATE: class %d", cls_of(rc));
+    rc =
+        MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDWR | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDWR|WRONLY: class %d", cls_of(rc));
+    rc = MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDWR | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL,
+                       &fh);
+    CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDWR|SEQUENTIAL: class %d", cls_of(rc));
+    rc = MPI_File_delete(missing, MPI_INFO_NULL);
+    CHECK(cls_of(rc) == MPI_ERR_NO_SUCH_FILE, "delete missing: class %d", cls_of(rc));
+    /* MPI_FILE_NULL's handler is the one open uses */
+    MPI_Errhandler eh;
+    OK(MPI_File_create_errhandler(on_file_error, &eh));
+    OK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
+    rc = MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    CHECK(handler_calls == 1 && cls_of(handler_code) == MPI_ERR_NO_SUCH_FILE, "handler called %d",
+          handler_calls);
+    OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    /* read past the end: count 0, no error */
+    char *p = path("errors.dat");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    char buf[100];
+    memset(buf, 'x', sizeof buf);
+    if (me == 0) OK(MPI_File_write_at(fh, 0, buf, 10, MPI_CHAR, MPI_STATUS_IGNORE));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Status st;
+    OK(MPI_File_read_at(fh, 1000, buf, 100, MPI_CHAR, &st));
+    CHECK(count_of(&st, MPI_CHAR) == 0, "read past the end: count %d", count_of(&st, MPI_CHAR));
+    OK(MPI_File_read_at(fh, 4, buf, 100, MPI_CHAR, &st));
+    CHECK(count_of(&st, MPI_CHAR) == 6, "read across the end: count %d", count_of(&st, MPI_CHAR));
+    OK(MPI_File_read_at_all(fh, 8, buf, 100, MPI_CHAR, &st));
+    CHECK(count_of(&st, MPI_CHAR) == 2, "read_all across the end: %d", count_of(&st, MPI_CHAR));
+    /* the file's own handler */
+    OK(MPI_File_set_errhandler(fh, eh));
+    handler_calls = 0;
+    rc = MPI_File_seek(fh, 0, 12345);
+    CHECK(handler_calls == 1 && cls_of(rc) == MPI_ERR_ARG, "bad whence through the handler");
+    OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
+    OK(MPI_File_call_errhandler(fh, MPI_ERR_IO)); /* returns: MPI_ERRORS_RETURN */
+    rc = MPI_File_write_at(fh, 0, buf, -1, MPI_CHAR, &st);
+    CHECK(cls_of(rc) == MPI_ERR_COUNT, "negative count: class %d", cls_of(rc));
+    OK(MPI_File_close(&fh));
+    rc = MPI_File_close(&fh);
+    CHECK(cls_of(rc) == MPI_ERR_FILE, "close of MPI_FILE_NULL: class %d", cls_of(rc));
+    /* a file open read-only cannot be written, write-only cannot be read */
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    rc = MPI_File_write_at(fh, 0, buf, 1, MPI_CHAR, &st);
+    CHECK(cls_of(rc) == MPI_ERR_READ_ONLY, "write to RDONLY: class %d", cls_of(rc));
+    OK(MPI_File_close(&fh));
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    rc = MPI_File_read_at(fh, 0, buf, 1, MPI_CHAR, &st);
+    CHECK(cls_of(rc) == MPI_ERR_ACCESS, "read of WRONLY: class %d", cls_of(rc));
+    OK(MPI_File_close(&fh));
+    /* sequential: no explicit offsets */
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh));
+    rc = MPI_File_write_at(fh, 0, buf, 1, MPI_CHAR, &st);
+    CHECK(cls_of(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "SEQUENTIAL write_at: class %d", cls_of(rc));
+    OK(MPI_File_close(&fh));
+    /* permission: a file of mode 0400 opened for writing (as root, under
+     * another uid: root reads and writes anything) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) chmod(p, 0400);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int root = geteuid() == 0;
+    if (root) CHECK(seteuid(65534) == 0, "seteuid: %s", strerror(errno));
+    rc = MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    if (root) CHECK(seteuid(0) == 0, "seteuid back: %s", strerror(errno));
+    CHECK(cls_of(rc) == MPI_ERR_ACCESS, "permission: class %d", cls_of(rc));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    CHECK(argc >= 3, "usage: io PART DIR");
+    /* a directory of this run's own (the _tcp and _hosts variants of a test
+     * may run at once): rank 0's pid after the name given */
+    long pid = (long)getpid();
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    snprintf(dir, sizeof dir, "%s.%ld", argv[2], pid);
+    if (me == 0) { /* a fresh directory: what a failed run left goes first */
+        DIR *d = opendir(dir);
+        for (struct dirent *de; d && (de = readdir(d));)
+            if (de->d_name[0] != '.' || (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")))
+                unlink(path(de->d_name));
+        if (d) closedir(d);
+        mkdir(dir, 0755);
+        chmod(dir, 0755); /* searchable by the other uid of part errors */
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    const char *part = argv[1];
+    if (!strcmp(part, "files"))
+        part_files();
+    else if (!strcmp(part, "strided"))
+        part_strided(NULL);
+    else if (!strcmp(part, "strided_cb"))
+        part_strided("enable");
+    else if (!strcmp(part, "strided_nocb"))
+        part_strided("disable");
+    else if (!strcmp(part, "types"))
+        part_types();
+    else if (!strcmp(part, "ext32"))
+        part_ext32();
+    else if (!strcmp(part, "shared"))
+        part_shared();
+    else if (!strcmp(part, "nonblock"))
+        part_nonblock();
+    else if (!strcmp(part, "split"))
+        part_split();
+    else if (!strcmp(part, "errors"))
+        part_errors();
+    else if (!strcmp(part, "wronly"))
+        part_wronly();
+    else
+        CHECK(0, "unknown part %s", part);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) rmdir(dir);
+    if (me == 0) printf("io %s: %d ranks ok\n", part, np);
+    MPI_Finalize();
+    return 0;
+}
