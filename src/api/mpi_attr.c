@@ -1,6 +1,6 @@
 /* Attribute caching (MPI-3.1 section 6.7), one algorithm for the three kinds of
  * object that carry attributes: communicators, datatypes and windows. Here: the
- * one table of keyvals (mpi_g.keys), and what is done to an object's list of
+ * one table of keyvals (job->mpi->keys), and what is done to an object's list of
  * attributes (set, delete, copy on dup, delete all on free). mpi_comm.c,
  * mpi_type_more.c and mpi_win.c check their calls' arguments, report their
  * errors and call these.
@@ -30,20 +30,21 @@ static mpi_keyval *entry(int kv, mpi_obj_kind kind, bool any)
 {
     if (!h_is(kv, K_KEYVAL)) return NULL;
     int i = h_idx(kv);
-    if (i >= mpi_g.nkeys) return NULL;
-    mpi_keyval *k = &mpi_g.keys[i];
+    const mpi_state *m = mpi_st();
+    if (i >= m->nkeys) return NULL;
+    mpi_keyval *k = &m->keys[i];
     return k->kind == kind && (any || k->used) ? k : NULL;
 }
 
 int mpi_keyval_create(cr_job *job, const char *call, mpi_obj_kind kind, mpi_attr_copy_fn *copy,
                       mpi_attr_del_fn *del, void *extra)
 {
-    if (mpi_g.nkeys >= KEYVAL_MAX) cr_fatal(job, call, "more than %d keyvals", KEYVAL_MAX);
-    mpi_keyval *k = realloc(mpi_g.keys, (size_t)(mpi_g.nkeys + 1) * sizeof *k);
+    if (job->mpi->nkeys >= KEYVAL_MAX) cr_fatal(job, call, "more than %d keyvals", KEYVAL_MAX);
+    mpi_keyval *k = realloc(job->mpi->keys, (size_t)(job->mpi->nkeys + 1) * sizeof *k);
     if (!k) cr_fatal(job, call, "out of memory");
-    mpi_g.keys = k;
-    mpi_g.keys[mpi_g.nkeys] = (mpi_keyval){kind, true, 0, copy, del, extra};
-    return (int)(K_KEYVAL | (unsigned)mpi_g.nkeys++);
+    job->mpi->keys = k;
+    job->mpi->keys[job->mpi->nkeys] = (mpi_keyval){kind, true, 0, copy, del, extra};
+    return (int)(K_KEYVAL | (unsigned)job->mpi->nkeys++);
 }
 
 bool mpi_keyval_free(int *kv, mpi_obj_kind kind)

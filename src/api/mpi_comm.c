@@ -61,10 +61,11 @@
 
 mpi_comm *mpi_comm_get(int h)
 {
+    mpi_state *m = mpi_st();
     if (!h_is(h, K_COMM)) return NULL;
     int i = h_idx(h);
-    if (i >= mpi_g.ncomms) return NULL;
-    mpi_comm *c = mpi_g.comms[i];
+    if (i >= m->ncomms) return NULL;
+    mpi_comm *c = m->comms[i];
     return c->used && !c->draining ? c : NULL;
 }
 
@@ -109,20 +110,20 @@ int mpi_comm_job_to_peer(mpi_comm *c, int jr)
 MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *ranks, int ctx,
                       MPI_Errhandler errh)
 {
-    int i = mpi_g.comm_free_from > 2 ? mpi_g.comm_free_from : 2;
-    while (i < mpi_g.ncomms && mpi_g.comms[i]->used) i++;
-    mpi_g.comm_free_from = i + 1;
-    if (i == mpi_g.ncomms) {
-        if (mpi_g.ncomms % 16 == 0) {
-            mpi_comm **n = realloc(mpi_g.comms, (size_t)(mpi_g.ncomms + 16) * sizeof *n);
+    int i = job->mpi->comm_free_from > 2 ? job->mpi->comm_free_from : 2;
+    while (i < job->mpi->ncomms && job->mpi->comms[i]->used) i++;
+    job->mpi->comm_free_from = i + 1;
+    if (i == job->mpi->ncomms) {
+        if (job->mpi->ncomms % 16 == 0) {
+            mpi_comm **n = realloc(job->mpi->comms, (size_t)(job->mpi->ncomms + 16) * sizeof *n);
             if (!n) cr_fatal(job, call, "out of memory for communicators");
-            mpi_g.comms = n;
+            job->mpi->comms = n;
         }
-        if (!(mpi_g.comms[i] = malloc(sizeof **mpi_g.comms)))
+        if (!(job->mpi->comms[i] = malloc(sizeof **job->mpi->comms)))
             cr_fatal(job, call, "out of memory for communicators");
-        mpi_g.ncomms++;
+        job->mpi->ncomms++;
     }
-    mpi_comm *c = mpi_g.comms[i];
+    mpi_comm *c = job->mpi->comms[i];
     *c = (mpi_comm){.used = true,
                     .idx = i,
                     .size = size,
@@ -142,9 +143,8 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
  * blocked. */
 static bool comm_ctx_name(cr_job *job, uint16_t ctx, char *buf, size_t len)
 {
-    (void)job;
-    for (int i = 0; i < mpi_g.ncomms; i++) {
-        const mpi_comm *c = mpi_g.comms[i];
+    for (int i = 0; i < job->mpi->ncomms; i++) {
+        const mpi_comm *c = job->mpi->comms[i];
         if (!c || !c->used || (c->ctx != ctx && c->ctx + 1 != ctx)) continue;
         if (c->name[0])
             snprintf(buf, len, "%s", c->name);
@@ -158,16 +158,15 @@ static bool comm_ctx_name(cr_job *job, uint16_t ctx, char *buf, size_t len)
 void mpi_comms_init(cr_job *job)
 {
     job->ctx_name = comm_ctx_name;
-    mpi_g.ctx_used = calloc(MPI_CTX_WORDS, sizeof *mpi_g.ctx_used);
-    if (!mpi_g.ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
-    mpi_g.comms = calloc(16, sizeof *mpi_g.comms);
-    if (!mpi_g.comms || !(mpi_g.comms[0] = malloc(sizeof **mpi_g.comms)) ||
-        !(mpi_g.comms[1] = malloc(sizeof **mpi_g.comms)))
+    job->mpi->ctx_used = calloc(MPI_CTX_WORDS, sizeof *job->mpi->ctx_used);
+    if (!job->mpi->ctx_used) cr_fatal(job, "MPI_Init", "out of memory for communicator contexts");
+    job->mpi->comms = calloc(16, sizeof *job->mpi->comms);
+    if (!job->mpi->comms || !(job->mpi->comms[0] = malloc(sizeof **job->mpi->comms)) ||
+        !(job->mpi->comms[1] = malloc(sizeof **job->mpi->comms)))
         cr_fatal(job, "MPI_Init", "out of memory for communicators");
-    mpi_g.ncomms = 2;
-    static int self_rank[1];
-    self_rank[0] = job->rank;
-    *mpi_g.comms[0] = (mpi_comm){
+    job->mpi->ncomms = 2;
+    job->mpi->self_rank[0] = job->rank;
+    *job->mpi->comms[0] = (mpi_comm){
         .used = true,
         .size = job->size,
         .me = job->rank,
@@ -175,26 +174,26 @@ void mpi_comms_init(cr_job *job)
         .g = {.size = job->size, .me = job->rank, .ctx = MPI_CTX_WORLD + 1, .area = CR_AREA_MPI},
         .errh = MPI_ERRORS_ARE_FATAL,
         .name = "MPI_COMM_WORLD"};
-    *mpi_g.comms[1] = (mpi_comm){.used = true,
-                                 .idx = 1,
-                                 .size = 1,
-                                 .me = 0,
-                                 .ranks = self_rank,
-                                 .ctx = MPI_CTX_SELF,
-                                 .g = {1, 0, self_rank, MPI_CTX_SELF + 1, 0, 0, 0},
-                                 .errh = MPI_ERRORS_ARE_FATAL,
-                                 .name = "MPI_COMM_SELF"};
-    mpi_g.groups = calloc(16, sizeof *mpi_g.groups);
-    if (!mpi_g.groups || !(mpi_g.groups[0] = malloc(sizeof **mpi_g.groups)))
+    *job->mpi->comms[1] = (mpi_comm){.used = true,
+                                     .idx = 1,
+                                     .size = 1,
+                                     .me = 0,
+                                     .ranks = job->mpi->self_rank,
+                                     .ctx = MPI_CTX_SELF,
+                                     .g = {1, 0, job->mpi->self_rank, MPI_CTX_SELF + 1, 0, 0, 0},
+                                     .errh = MPI_ERRORS_ARE_FATAL,
+                                     .name = "MPI_COMM_SELF"};
+    job->mpi->groups = calloc(16, sizeof *job->mpi->groups);
+    if (!job->mpi->groups || !(job->mpi->groups[0] = malloc(sizeof **job->mpi->groups)))
         cr_fatal(job, "MPI_Init", "out of memory for groups");
-    mpi_g.ngroups = 1; /* 0: MPI_GROUP_EMPTY */
-    *mpi_g.groups[0] = (mpi_group){.used = true, .refs = 1};
+    job->mpi->ngroups = 1; /* 0: MPI_GROUP_EMPTY */
+    *job->mpi->groups[0] = (mpi_group){.used = true, .refs = 1};
 }
 
 /* This rank's free pairs in word w of the map. */
 long mpi_ctx_free_word(long w)
 {
-    uint64_t f = ~mpi_g.ctx_used[w];
+    uint64_t f = ~mpi_st()->ctx_used[w];
     if (w == MPI_CTX_WORDS - 1 && MPI_CTX_PAIRS % 64 != 0)
         f &= (UINT64_C(1) << (MPI_CTX_PAIRS % 64)) - 1; /* past the last pair */
     return (long)f;
@@ -212,8 +211,8 @@ static void comm_drop(mpi_comm *c);
 /* Give back the pairs of freed communicators that have drained. */
 void mpi_ctx_reclaim(cr_job *job)
 {
-    for (int i = 2; mpi_g.ndraining && i < mpi_g.ncomms; i++) {
-        mpi_comm *c = mpi_g.comms[i];
+    for (int i = 2; job->mpi->ndraining && i < job->mpi->ncomms; i++) {
+        mpi_comm *c = job->mpi->comms[i];
         if (c->used && c->draining && !ctx_pending(job, c->ctx)) comm_drop(c);
     }
 }
@@ -221,15 +220,16 @@ void mpi_ctx_reclaim(cr_job *job)
 /* This rank uses the pair now; its point-to-point context. */
 int mpi_ctx_take(int pair)
 {
-    mpi_g.ctx_used[pair / 64] |= UINT64_C(1) << (pair % 64);
-    if (pair / 64 + 1 > mpi_g.ctx_words) mpi_g.ctx_words = pair / 64 + 1;
+    mpi_state *m = mpi_st();
+    m->ctx_used[pair / 64] |= UINT64_C(1) << (pair % 64);
+    if (pair / 64 + 1 > m->ctx_words) m->ctx_words = pair / 64 + 1;
     return MPI_CTX_FIRST_FREE + 2 * pair;
 }
 
 static void ctx_give_back(int ctx)
 {
     int pair = (ctx - MPI_CTX_FIRST_FREE) / 2;
-    mpi_g.ctx_used[pair / 64] &= ~(UINT64_C(1) << (pair % 64));
+    mpi_st()->ctx_used[pair / 64] &= ~(UINT64_C(1) << (pair % 64));
 }
 
 void mpi_ctx_untake(int pair)
@@ -246,17 +246,19 @@ uint64_t mpi_agree_prio(int ctx, int tag)
 
 void mpi_agree_begin(mpi_agree *a, uint64_t prio)
 {
-    *a = (mpi_agree){.next = mpi_g.agreeing, .prio = prio};
-    mpi_g.agreeing = a;
+    mpi_state *m = mpi_st();
+    *a = (mpi_agree){.next = m->agreeing, .prio = prio};
+    m->agreeing = a;
 }
 
 bool mpi_agree_round(mpi_agree *a)
 {
+    mpi_state *m = mpi_st();
     a->offers = false;
-    if (mpi_g.offering) return false;
-    for (const mpi_agree *o = mpi_g.agreeing; o; o = o->next)
+    if (m->offering) return false;
+    for (const mpi_agree *o = m->agreeing; o; o = o->next)
         if (o != a && o->prio < a->prio) return false; /* it goes first */
-    mpi_g.offering = a;
+    m->offering = a;
     a->offers = true;
     return true;
 }
@@ -270,8 +272,9 @@ void mpi_agree_offered(mpi_agree *a, const long *words, long lo, long n)
 
 void mpi_agree_round_end(mpi_agree *a, int pair)
 {
+    mpi_state *m = mpi_st();
     if (pair >= 0) mpi_ctx_take(pair);
-    if (mpi_g.offering == a) mpi_g.offering = NULL;
+    if (m->offering == a) m->offering = NULL;
     a->offers = false;
     a->offer = NULL;
     a->offer_n = 0;
@@ -280,7 +283,7 @@ void mpi_agree_round_end(mpi_agree *a, int pair)
 void mpi_agree_end(mpi_agree *a)
 {
     mpi_agree_round_end(a, -1);
-    mpi_agree **pp = &mpi_g.agreeing;
+    mpi_agree **pp = &mpi_st()->agreeing;
     while (*pp != a) pp = &(*pp)->next;
     *pp = a->next;
 }
@@ -288,7 +291,7 @@ void mpi_agree_end(mpi_agree *a)
 long mpi_ctx_spare_word(long w)
 {
     long f = mpi_ctx_free_word(w);
-    const mpi_agree *o = mpi_g.offering;
+    const mpi_agree *o = mpi_st()->offering;
     if (o && o->offer && w >= o->offer_lo && w < o->offer_lo + o->offer_n)
         f &= ~o->offer[w - o->offer_lo];
     return f;
@@ -300,7 +303,7 @@ long mpi_ctx_spare_word(long w)
 static int agree_wide(cr_job *job, const char *call, mpi_comm *parent, mpi_agree *a)
 {
     cr_redop band = CR_OP_PREDEF(cr_op_band_long, long), mx = CR_OP_PREDEF(cr_op_max_long, long);
-    long words = mpi_g.ctx_words;
+    long words = job->mpi->ctx_words;
     cr_coll_allreduce(job, &parent->g, call, &words, &words, 1, &mx);
     if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
     long *fr = malloc(2 * (size_t)words * sizeof *fr), *offer = fr + words;
@@ -326,7 +329,7 @@ static int agree_wide(cr_job *job, const char *call, mpi_comm *parent, mpi_agree
  * would be tried again forever (MPICH's threads/comm/comm_dup_deadlock). */
 static int ctx_alone(cr_job *job)
 {
-    if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+    if (job->mpi->ndraining) mpi_ctx_reclaim(job);
     for (long w = 0; w < MPI_CTX_WORDS; w++) {
         long f = mpi_ctx_spare_word(w);
         if (!f) continue;
@@ -352,7 +355,7 @@ static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
     mpi_agree_begin(&a, mpi_agree_prio(parent->ctx, -1));
     int pair = -2;
     while (pair == -2) {
-        if (mpi_g.ndraining) mpi_ctx_reclaim(job);
+        if (job->mpi->ndraining) mpi_ctx_reclaim(job);
         bool offers = mpi_agree_round(&a);
         long hint = parent->ctx_hint, mine = offers ? mpi_ctx_free_word(hint) : 0;
         long one[2] = {mine, offers ? -1L : 0};
@@ -371,13 +374,14 @@ static int agree_ctx(cr_job *job, const char *call, mpi_comm *parent)
 int mpi_no_ctx(cr_job *job, MPI_Comm comm, const char *call)
 {
     int used = 0;
-    for (int w = 0; w < mpi_g.ctx_words; w++) used += __builtin_popcountll(mpi_g.ctx_used[w]);
+    for (int w = 0; w < job->mpi->ctx_words; w++)
+        used += __builtin_popcountll(job->mpi->ctx_used[w]);
     return mpi_fail(job, comm, call, MPI_ERR_INTERN,
                     "no communicator context is free on every member (this rank uses %d of %d, "
                     "%d of them by freed communicators with receives or messages still pending): "
                     "free communicators no longer needed with MPI_Comm_free, and complete or "
                     "cancel receives left pending on freed ones",
-                    used, MPI_CTX_PAIRS, mpi_g.ndraining);
+                    used, MPI_CTX_PAIRS, job->mpi->ndraining);
 }
 
 /* ---- communicator calls --------------------------------------------------------- */
@@ -517,10 +521,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 
 mpi_group *mpi_group_get(int h)
 {
+    mpi_state *m = mpi_st();
     if (!h_is(h, K_GROUP)) return NULL;
     int i = h_idx(h);
-    if (i >= mpi_g.ngroups || !mpi_g.groups[i]->used) return NULL;
-    return mpi_g.groups[i];
+    if (i >= m->ngroups || !m->groups[i]->used) return NULL;
+    return m->groups[i];
 }
 
 int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out)
@@ -647,8 +652,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     mpi_agree_begin(&a, mpi_agree_prio(c->ctx, tag));
     int pair = n == 1 ? ctx_alone(job) : -2;
     while (pair == -2) {
-        if (mpi_g.ndraining) mpi_ctx_reclaim(job);
-        long words = mpi_g.ctx_words;
+        if (job->mpi->ndraining) mpi_ctx_reclaim(job);
+        long words = job->mpi->ctx_words;
         tagged_allreduce(job, call, ranks, n, me, ctx, ttag, &words, 1, true);
         if (words < MPI_CTX_WORDS) words++; /* one word none has touched yet */
         bool offers = mpi_agree_round(&a);
@@ -701,7 +706,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 /* Give back a communicator's context pair and table slot. */
 static void comm_drop(mpi_comm *c)
 {
-    if (c->draining) mpi_g.ndraining--;
+    mpi_state *m = mpi_st();
+    if (c->draining) m->ndraining--;
     ctx_give_back(c->ctx);
     free(c->ranks);
     free(c->inv);
@@ -712,7 +718,7 @@ static void comm_drop(mpi_comm *c)
     mpi_topo_free(c); /* topology and info hints (mpi_topo.c) */
     int i = c->idx;
     *c = (mpi_comm){.idx = i};
-    if (i < mpi_g.comm_free_from) mpi_g.comm_free_from = i;
+    if (i < m->comm_free_from) m->comm_free_from = i;
 }
 
 /* The handle dies now; the pair and slot too unless traffic on it is pending
@@ -726,7 +732,7 @@ static void comm_release(cr_job *job, MPI_Comm h)
     }
     mpi_attrs_forget(&c->attrs, MPI_OBJ_COMM);
     c->draining = true;
-    mpi_g.ndraining++;
+    job->mpi->ndraining++;
 }
 
 /* 0: identical lists, 1: same members in another order, 2: different. */
@@ -891,42 +897,47 @@ int mpi_comm_self_finalize(cr_job *job)
 
 static int get_attr(const char *call, MPI_Comm comm, int kv, void *val, int *flag)
 {
-    /* The values live on after the call (the caller gets pointers to them).
-     * MPI_LASTUSEDCODE is mpi_g.last_code, which MPI_Add_error_class/code move.
-     * MPI_WTIME_IS_GLOBAL is 0: the ranks read one host's clock today, but
-     * nothing promises synchronized clocks once jobs span hosts. */
-    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io, wtime_global = 0, universe, appnum;
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc && (!val || !flag))
         rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
     if (rc) return mpi_leave(job, rc);
-    io = MPI_ANY_SOURCE; /* every rank can do I/O */
-    universe = job->size;
-    appnum = job->appnum;
+    /* The values live on after the call (the caller gets pointers to them,
+     * into the job's MPI state), and are set again at each call, whatever the
+     * program did to them. MPI_LASTUSEDCODE is job->mpi->last_code, which
+     * MPI_Add_error_class/code move. MPI_WTIME_IS_GLOBAL is 0: the ranks read
+     * one host's clock today, but nothing promises synchronized clocks once
+     * jobs span hosts. */
+    mpi_state *m = job->mpi;
+    m->attrv.tag_ub = INT32_MAX;
+    m->attrv.host = MPI_PROC_NULL;
+    m->attrv.io = MPI_ANY_SOURCE; /* every rank can do I/O */
+    m->attrv.wtime_global = 0;
+    m->attrv.universe = job->size;
+    m->attrv.appnum = job->appnum;
     int *p = NULL;
     switch (kv) {
     case MPI_TAG_UB:
-        p = &tag_ub;
+        p = &m->attrv.tag_ub;
         break;
     case MPI_HOST:
-        p = &host;
+        p = &m->attrv.host;
         break;
     case MPI_IO:
-        p = &io;
+        p = &m->attrv.io;
         break;
     case MPI_WTIME_IS_GLOBAL:
-        p = &wtime_global;
+        p = &m->attrv.wtime_global;
         break;
     case MPI_UNIVERSE_SIZE:
-        p = &universe;
+        p = &m->attrv.universe;
         break;
     case MPI_APPNUM:
-        p = &appnum;
+        p = &m->attrv.appnum;
         break;
     case MPI_LASTUSEDCODE:
-        p = &mpi_g.last_code;
+        p = &m->last_code;
         break;
     default:
         break;
@@ -1026,18 +1037,18 @@ MPI_Group mpi_group_add(cr_job *job, const char *call, int *ranks, int size)
         return MPI_GROUP_EMPTY;
     }
     int i = 1;
-    while (i < mpi_g.ngroups && mpi_g.groups[i]->used) i++;
-    if (i == mpi_g.ngroups) {
-        if (mpi_g.ngroups % 16 == 0) {
-            mpi_group **n = realloc(mpi_g.groups, (size_t)(mpi_g.ngroups + 16) * sizeof *n);
+    while (i < job->mpi->ngroups && job->mpi->groups[i]->used) i++;
+    if (i == job->mpi->ngroups) {
+        if (job->mpi->ngroups % 16 == 0) {
+            mpi_group **n = realloc(job->mpi->groups, (size_t)(job->mpi->ngroups + 16) * sizeof *n);
             if (!n) cr_fatal(job, call, "out of memory for groups");
-            mpi_g.groups = n;
+            job->mpi->groups = n;
         }
-        if (!(mpi_g.groups[i] = malloc(sizeof **mpi_g.groups)))
+        if (!(job->mpi->groups[i] = malloc(sizeof **job->mpi->groups)))
             cr_fatal(job, call, "out of memory for groups");
-        mpi_g.ngroups++;
+        job->mpi->ngroups++;
     }
-    *mpi_g.groups[i] = (mpi_group){.used = true, .refs = 1, .size = size, .ranks = ranks};
+    *job->mpi->groups[i] = (mpi_group){.used = true, .refs = 1, .size = size, .ranks = ranks};
     return (MPI_Group)(K_GROUP | (unsigned)i);
 }
 

@@ -17,7 +17,7 @@
  *  - each predefined error code is its own class, and MPI_Error_string
  *    describes it; codes the program adds (MPI_Add_error_class/code) are
  *    numbered from MPI_ERR_LASTCODE + 1 up, each with its class and string,
- *    and mpi_g.last_code (MPI_LASTUSEDCODE) is the highest of them. */
+ *    and job->mpi->last_code (MPI_LASTUSEDCODE) is the highest of them. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,39 +28,31 @@
 
 #include "mpi_impl.h"
 
-mpi_state mpi_g;
-
 /* Referred to by every program compiled with courier's mpi.h (its link guard). */
 const int courier_mpi_h_needs_libcourier = 1;
 
-/* User error handlers: index 2.. in this table (0, 1 are the predefined ones). */
-static struct {
-    MPI_Comm_errhandler_function **fn;
-    int n;
-} errh;
-
-/* Codes added by the program: code MPI_ERR_LASTCODE + 1 + i is ucode.v[i]. A
- * class added by MPI_Add_error_class is a code whose class is itself. */
-static struct {
-    struct ucode {
-        int cls;
-        char *text; /* NULL: none set */
-    } * v;
-    int n;
-} ucode;
+mpi_state *mpi_state_new(cr_job *job)
+{
+    mpi_state *m = calloc(1, sizeof *m);
+    if (!m) cr_fatal(job, "MPI", "out of memory for the interface's state");
+    m->last_code = MPI_ERR_LASTCODE;
+    /* MPI_Initialized, in another thread, reads the pointer without the lock */
+    __atomic_store_n(&job->mpi, m, __ATOMIC_RELEASE);
+    return m;
+}
 
 static void mpi_init_common(cr_job *job)
 {
-    __atomic_store_n(&mpi_g.inited, true, __ATOMIC_RELEASE); /* MPI_Initialized reads it unlocked */
-    mpi_g.last_code = MPI_ERR_LASTCODE;
+    mpi_state *m = mpi_state_get(job);
+    __atomic_store_n(&m->inited, true, __ATOMIC_RELEASE); /* MPI_Initialized reads it unlocked */
     mpi_types_init(job);
     mpi_comms_init(job);
-    mpi_requests_init();
+    mpi_requests_init(job);
 }
 
 void mpi_enter_refused(cr_job *job, const char *call)
 {
-    if (!mpi_g.inited)
+    if (!job->mpi || !job->mpi->inited)
         cr_fatal(job, call,
                  "MPI_Init has not been called: call MPI_Init (or MPI_Init_thread) "
                  "before any other MPI function");
@@ -161,10 +153,11 @@ static const char *err_name(int code)
 }
 
 /* An error code the program added, or NULL. */
-static struct ucode *ucode_get(int code)
+static struct mpi_ucode *ucode_get(int code)
 {
-    return code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < ucode.n
-               ? &ucode.v[code - MPI_ERR_LASTCODE - 1]
+    const mpi_state *m = mpi_st(); /* NULL: an error string asked before MPI_Init */
+    return m && code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < m->ucode.n
+               ? &m->ucode.v[code - MPI_ERR_LASTCODE - 1]
                : NULL;
 }
 
@@ -193,14 +186,15 @@ int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int
                   const char *msg)
 {
     if (h == MPI_ERRORS_ARE_FATAL) {
-        struct ucode *u = ucode_get(code);
+        struct mpi_ucode *u = ucode_get(code);
         if (u) cr_fatal(job, call, "%s (error code %d: %s)", msg, code, u->text ? u->text : "");
         cr_fatal(job, call, "%s (%s)", msg, err_name(code));
     }
     if (h != MPI_ERRORS_RETURN) {
         int i = h_idx(h);
-        if (i >= 2 && i - 2 < errh.n && errh.fn[i - 2]) {
-            MPI_Comm_errhandler_function *fn = errh.fn[i - 2];
+        const mpi_state *m = job->mpi;
+        if (i >= 2 && i - 2 < m->errh.n && m->errh.fn[i - 2]) {
+            MPI_Comm_errhandler_function *fn = m->errh.fn[i - 2];
             cr_unlock(job);
             fn(obj, &code, call, msg); /* a communicator's or a window's (both ints) */
             cr_lock(job);
@@ -225,10 +219,11 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     (void)argv;
     cr_job *job = cr_job_get();
     cr_lock(job);
-    if (mpi_g.inited)
+    mpi_state *m = mpi_state_get(job);
+    if (m->inited)
         cr_fatal(job, "MPI_Init",
-                 mpi_g.finalized ? "called after MPI_Finalize"
-                                 : "MPI is already initialized: call MPI_Init once");
+                 m->finalized ? "called after MPI_Finalize"
+                              : "MPI is already initialized: call MPI_Init once");
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         cr_fatal(job, "MPI_Init_thread",
                  "required thread level %d is not one of "
@@ -242,10 +237,10 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
      * node's sequence of calls on one clock, which only the main thread's
      * compute moves (docs/sim.md): FUNNELED at most. */
     if (job->vt.base && required > MPI_THREAD_FUNNELED) required = MPI_THREAD_FUNNELED;
-    mpi_g.thread_level = required;
-    mpi_g.main_thread = pthread_self();
+    m->thread_level = required;
+    m->main_thread = pthread_self();
     if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
-    if (provided) *provided = mpi_g.thread_level;
+    if (provided) *provided = m->thread_level;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -256,7 +251,7 @@ int PMPI_Query_thread(int *provided)
     if (!provided)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Query_thread", MPI_ERR_ARG,
                                        "provided is NULL"));
-    *provided = mpi_g.thread_level;
+    *provided = job->mpi->thread_level;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -267,7 +262,8 @@ int PMPI_Is_thread_main(int *flag)
     if (!flag)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Is_thread_main", MPI_ERR_ARG, "flag is NULL"));
-    *flag = pthread_equal(pthread_self(), mpi_g.main_thread) != 0; /* the one that called Init */
+    *flag =
+        pthread_equal(pthread_self(), job->mpi->main_thread) != 0; /* the one that called Init */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -275,14 +271,16 @@ PMPI_WEAK(Initialized);
 int PMPI_Initialized(int *flag)
 {
     /* any thread, any time (MPI-3.1 §12.4.3): without the lock */
-    if (flag) *flag = __atomic_load_n(&mpi_g.inited, __ATOMIC_ACQUIRE);
+    const mpi_state *m = __atomic_load_n(&cr_the_job.mpi, __ATOMIC_ACQUIRE);
+    if (flag) *flag = m && __atomic_load_n(&m->inited, __ATOMIC_ACQUIRE);
     return MPI_SUCCESS;
 }
 
 PMPI_WEAK(Finalized);
 int PMPI_Finalized(int *flag)
 {
-    if (flag) *flag = __atomic_load_n(&mpi_g.finalized, __ATOMIC_ACQUIRE);
+    const mpi_state *m = __atomic_load_n(&cr_the_job.mpi, __ATOMIC_ACQUIRE);
+    if (flag) *flag = m && __atomic_load_n(&m->finalized, __ATOMIC_ACQUIRE);
     return MPI_SUCCESS;
 }
 
@@ -294,7 +292,7 @@ int PMPI_Finalize(void)
      * run while MPI is still usable (MPI-3.1 8.7.1). */
     int rc = mpi_comm_self_finalize(job);
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
-    __atomic_store_n(&mpi_g.finalized, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&job->mpi->finalized, true, __ATOMIC_RELEASE);
     return mpi_leave(job, rc);
 }
 
@@ -389,7 +387,8 @@ bool mpi_errh_valid(MPI_Errhandler h)
 {
     if (!h_is(h, K_ERRH)) return false;
     int i = h_idx(h);
-    return i < 2 || (i - 2 < errh.n && errh.fn[i - 2]);
+    const mpi_state *m = mpi_st();
+    return i < 2 || (i - 2 < m->errh.n && m->errh.fn[i - 2]);
 }
 
 PMPI_WEAK(Comm_set_errhandler);
@@ -428,12 +427,13 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     if (!fn || !h)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
                                        fn ? "errhandler" : "function"));
-    MPI_Comm_errhandler_function **t = realloc(errh.fn, (size_t)(errh.n + 1) * sizeof *t);
+    mpi_state *m = job->mpi;
+    MPI_Comm_errhandler_function **t = realloc(m->errh.fn, (size_t)(m->errh.n + 1) * sizeof *t);
     if (!t) cr_fatal(job, call, "out of memory");
-    errh.fn = t;
-    errh.fn[errh.n] = fn;
-    *h = (MPI_Errhandler)(K_ERRH | (unsigned)(errh.n + 2));
-    errh.n++;
+    m->errh.fn = t;
+    m->errh.fn[m->errh.n] = fn;
+    *h = (MPI_Errhandler)(K_ERRH | (unsigned)(m->errh.n + 2));
+    m->errh.n++;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -463,7 +463,8 @@ int PMPI_Errhandler_free(MPI_Errhandler *h)
  * (another thread may be adding codes); the predefined texts need none. */
 static cr_job *ucode_lock(void)
 {
-    if (!mpi_g.inited) return NULL;
+    const mpi_state *m = __atomic_load_n(&cr_the_job.mpi, __ATOMIC_ACQUIRE);
+    if (!m || !__atomic_load_n(&m->inited, __ATOMIC_ACQUIRE)) return NULL;
     cr_job *job = cr_job_get();
     cr_lock(job);
     return job;
@@ -484,7 +485,7 @@ int PMPI_Error_string(int code, char *string, int *resultlen)
         return MPI_SUCCESS;
     }
     cr_job *job = ucode_lock();
-    struct ucode *u = ucode_get(code);
+    struct mpi_ucode *u = ucode_get(code);
     if (u)
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text ? u->text : "");
     else
@@ -502,7 +503,7 @@ int PMPI_Error_class(int code, int *errorclass)
         return MPI_SUCCESS;
     }
     cr_job *job = ucode_lock();
-    struct ucode *u = ucode_get(code);
+    struct mpi_ucode *u = ucode_get(code);
     if (u) *errorclass = u->cls;
     ucode_unlock(job);
     return u ? MPI_SUCCESS : MPI_ERR_ARG;
@@ -512,13 +513,14 @@ int PMPI_Error_class(int code, int *errorclass)
 
 static int ucode_add(cr_job *job, const char *call, int cls)
 {
-    if (mpi_g.last_code == INT32_MAX) cr_fatal(job, call, "no error code is left to add");
-    struct ucode *v = realloc(ucode.v, (size_t)(ucode.n + 1) * sizeof *v);
+    mpi_state *m = job->mpi;
+    if (m->last_code == INT32_MAX) cr_fatal(job, call, "no error code is left to add");
+    struct mpi_ucode *v = realloc(m->ucode.v, (size_t)(m->ucode.n + 1) * sizeof *v);
     if (!v) cr_fatal(job, call, "out of memory for error codes");
-    ucode.v = v;
-    int code = MPI_ERR_LASTCODE + 1 + ucode.n;
-    v[ucode.n++] = (struct ucode){.cls = cls < 0 ? code : cls, .text = NULL};
-    mpi_g.last_code = code;
+    m->ucode.v = v;
+    int code = MPI_ERR_LASTCODE + 1 + m->ucode.n;
+    v[m->ucode.n++] = (struct mpi_ucode){.cls = cls < 0 ? code : cls, .text = NULL};
+    m->last_code = code;
     return code;
 }
 
@@ -539,7 +541,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     const char *call = "MPI_Add_error_code";
     cr_job *job = mpi_enter(call);
-    struct ucode *u = ucode_get(errorclass);
+    struct mpi_ucode *u = ucode_get(errorclass);
     bool is_class = (errorclass >= 0 && errorclass < NERR) || (u && u->cls == errorclass);
     int rc = 0;
     if (!errorcode)
@@ -559,7 +561,7 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 {
     const char *call = "MPI_Add_error_string";
     cr_job *job = mpi_enter(call);
-    struct ucode *u = ucode_get(errorcode);
+    struct mpi_ucode *u = ucode_get(errorcode);
     int rc = 0;
     if (!string)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "string is NULL");

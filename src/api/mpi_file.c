@@ -3,7 +3,7 @@
  * file pointer's store.
  *
  * Invariants:
- *  - a file handle is K_FILE | index into mpi_g.files->f; each mpi_file is
+ *  - a file handle is K_FILE | index into mpi_st()->files->f; each mpi_file is
  *    allocated once and never moves, so a call keeps its pointer while the
  *    lock is released for the I/O; a closed slot is cleared and reused;
  *  - open and close are collective over the file's private duplicate of the
@@ -34,19 +34,19 @@
 
 mpi_file_tab *mf_tab(void)
 {
-    if (!mpi_g.files) {
-        mpi_g.files = calloc(1, sizeof *mpi_g.files);
-        if (!mpi_g.files) cr_fatal(cr_job_get(), "MPI_File_open", "out of memory");
-        mpi_g.files->null_errh = MPI_ERRORS_RETURN;
+    if (!mpi_st()->files) {
+        mpi_st()->files = calloc(1, sizeof *mpi_st()->files);
+        if (!mpi_st()->files) cr_fatal(cr_job_get(), "MPI_File_open", "out of memory");
+        mpi_st()->files->null_errh = MPI_ERRORS_RETURN;
     }
-    return mpi_g.files;
+    return mpi_st()->files;
 }
 
 mpi_file *mf_get(MPI_File h)
 {
-    if (!h_is(h, K_FILE) || !mpi_g.files) return NULL;
+    if (!h_is(h, K_FILE) || !mpi_st()->files) return NULL;
     int i = h_idx(h);
-    mpi_file_tab *t = mpi_g.files;
+    mpi_file_tab *t = mpi_st()->files;
     return i < t->n && t->f[i] && t->f[i]->used ? t->f[i] : NULL;
 }
 
@@ -472,7 +472,7 @@ int PMPI_File_close(MPI_File *fh)
     int rc = fh ? mf_check(job, call, *fh, &f)
                 : mf_fail(job, MPI_FILE_NULL, call, MPI_ERR_ARG, "fh is NULL");
     if (rc) return mpi_leave(job, rc);
-    mpi_g.files->f[f->idx] = NULL; /* the handle is gone from here on */
+    mpi_st()->files->f[f->idx] = NULL; /* the handle is gone from here on */
     f->used = false;
     cr_unlock(job);
     PMPI_Barrier(f->comm); /* every rank's writes are done before the file goes */

@@ -78,7 +78,7 @@ typedef struct mf_datarep {
     void *extra;
 } mf_datarep;
 
-/* What lives in mpi_g.files: the handle table and the registered reps. */
+/* What lives in mpi_st()->files: the handle table and the registered reps. */
 typedef struct mpi_file_tab {
     mpi_file **f;
     int n;

@@ -152,8 +152,17 @@ static inline ptrdiff_t type_extent(const mpi_type *t)
     return t->ub - t->lb;
 }
 
+/* How entry e of t repeats (a plain run: once). */
+static inline const mpi_rep *mpi_rep_of(const mpi_type *t, const mpi_blk *e)
+{
+    static const mpi_rep once = {{1, 1}, {0, 0}};
+    return e->rep ? &t->rep[e->rep - 1] : &once;
+}
+
 /* Types of the interface. */
 mpi_type *mpi_type_at(int idx); /* also a freed one still referenced */
+/* Slot i of the table, its storage made on first use (mpi_type.c). */
+mpi_type *mpi_type_slot(cr_job *job, const char *call, int i);
 void mpi_type_unref(int idx);
 void mpi_types_init(cr_job *job);
 /* Validate a datatype for communication (live and committed); 0 or an error code. */
@@ -212,7 +221,7 @@ mpi_attrs *mpi_win_attrs(int h); /* mpi_win.c; NULL: not a live window */
 
 typedef struct mpi_comm {
     bool used;
-    int idx; /* its slot in mpi_g.comms (the handle's index) */
+    int idx; /* its slot in job->mpi->comms (the handle's index) */
     int size, me;
     int *ranks;     /* job rank of each member; NULL: member i is job rank i */
     int *inv;       /* job rank -> member (lazy), -1: not a member */
@@ -386,7 +395,7 @@ long mpi_ctx_spare_word(long w);
  * on all its members and ends: MPICH's way. With one thread, every round
  * offers. */
 typedef struct mpi_agree {
-    struct mpi_agree *next; /* in mpi_g.agreeing */
+    struct mpi_agree *next; /* in job->mpi->agreeing */
     uint64_t prio;
     bool offers;       /* this round offers this rank's free pairs */
     const long *offer; /* ... words offer_lo.. of them (the offer's copy) */
@@ -463,7 +472,14 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 
 /* ---- state, entry and errors ---------------------------------------------- */
 
-typedef struct mpi_state {
+/* The interface's state, reached from the job (job->mpi: the engine sees only
+ * the pointer). Made by the first call that needs it (MPI_Init, or one of the
+ * calls allowed before it: the info calls, MPI_Initialized, ...; mpi_state_get)
+ * and kept until the process ends, so a handle never outlives what it names.
+ * In the contexts of the simulated mode each rank's job reaches its own. Read
+ * and written under the engine lock, except inited and finalized, which
+ * MPI_Initialized and MPI_Finalized read without it (atomic accesses). */
+struct cr_mpi {
     bool inited, finalized;
     int thread_level;
     pthread_t main_thread; /* the one that called MPI_Init(_thread) */
@@ -488,9 +504,76 @@ typedef struct mpi_state {
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
     struct mpi_file_tab *files; /* MPI-IO's files and data representations (mpi_file.c) */
-} mpi_state;
 
-extern mpi_state mpi_g;
+    /* Requests (mpi_req.c) and matched messages (mpi_p2p.c): id tables whose
+     * slots never move; and the buffered sends in flight in the attached
+     * buffer (mpi_p2p.c). */
+    struct mpi_p2p {
+        cr_idt reqs;
+        int nfreed;
+        cr_idt msgs;
+        void *bbuf;
+        size_t bsize, bused;
+        struct mpi_bsend {
+            cr_req *r;
+            char *copy;
+            size_t cost;
+        } * bs;
+        int nbs, bscap;
+    } p2p;
+    /* Windows (mpi_win.c): each allocated once; a freed one's slot is NULL. */
+    struct {
+        struct mpi_win **w;
+        int n;
+    } wins;
+    /* Info objects (mpi_info.c): slot 0 is MPI_INFO_ENV, built when first read. */
+    struct {
+        struct mpi_info *t;
+        int n;
+        int free_from; /* no free slot below this index */
+        bool env_built;
+    } infos;
+    /* Error handlers the program made: handle index 2.. (0, 1 are the
+     * predefined ones), never freed (mpi_env.c). */
+    struct {
+        MPI_Comm_errhandler_function **fn;
+        int n;
+    } errh;
+    /* Codes added by the program: code MPI_ERR_LASTCODE + 1 + i is v[i]; a
+     * class added by MPI_Add_error_class is a code whose class is itself. */
+    struct {
+        struct mpi_ucode {
+            int cls;
+            char *text; /* NULL: none set */
+        } * v;
+        int n;
+    } ucode;
+    /* What the predefined attributes' values point at (MPI_Comm_get_attr,
+     * MPI_Win_get_attr): the program keeps the pointers, so they live as long
+     * as the state; set by each call that hands one out. */
+    struct {
+        int tag_ub, host, io, wtime_global, universe, appnum;
+        int win_model; /* MPI_WIN_UNIFIED: every window's MPI_WIN_MODEL */
+    } attrv;
+    int self_rank[1]; /* MPI_COMM_SELF's one member, as a job rank */
+};
+typedef struct cr_mpi mpi_state;
+
+/* The state of this process's job, made if it is not yet (cold: once). */
+mpi_state *mpi_state_new(cr_job *job) __attribute__((cold));
+static inline mpi_state *mpi_state_get(cr_job *job)
+{
+    mpi_state *m = job->mpi;
+    return __builtin_expect(m != NULL, 1) ? m : mpi_state_new(job);
+}
+/* The state where no job is at hand (it exists: MPI_Init made it, and every
+ * call that reaches this passed mpi_enter). `mpi_g.x` names the same field
+ * (mpi_nbc.c and mpi_inter.c spell it so). */
+static inline mpi_state *mpi_st(void)
+{
+    return cr_the_job.mpi;
+}
+#define mpi_g (*mpi_st())
 
 /* Entry of every call that needs MPI_Init: takes the lock; a call before Init or
  * after Finalize is reported (fatal) here. Every mpi_enter is paired with one
@@ -502,7 +585,8 @@ static inline cr_job *mpi_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
-    if (__builtin_expect(!mpi_g.inited || mpi_g.finalized, 0)) mpi_enter_refused(job, call);
+    const mpi_state *m = job->mpi;
+    if (__builtin_expect(!m || !m->inited || m->finalized, 0)) mpi_enter_refused(job, call);
     cr_trace_enter(job, call);
     if (!job->in_call) job->in_call = call; /* the board names the outermost call */
     return job;
@@ -520,7 +604,8 @@ static inline cr_job *mpi_enter(const char *call)
 static inline cr_job *mpi_enter_owned(void)
 {
     cr_job *job = cr_job_get();
-    if (job->multi || job->trace || job->vt.base || !mpi_g.inited || mpi_g.finalized) return NULL;
+    const mpi_state *m = job->mpi;
+    if (job->multi || job->trace || job->vt.base || !m || !m->inited || m->finalized) return NULL;
     return job;
 }
 
@@ -530,8 +615,9 @@ static inline mpi_type *mpi_type_get(int h)
 {
     if (!h_is(h, K_TYPE)) return NULL;
     int i = h_idx(h);
-    if (i <= 0 || i >= mpi_g.ntypes) return NULL;
-    mpi_type *t = mpi_g.types[i];
+    const mpi_state *m = mpi_st();
+    if (!m || i <= 0 || i >= m->ntypes) return NULL;
+    mpi_type *t = m->types[i];
     return t && t->used && !t->dead ? t : NULL;
 }
 static inline int mpi_leave(cr_job *job, int rc)
@@ -563,11 +649,11 @@ int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int
                   const char *msg);
 bool mpi_errh_valid(MPI_Errhandler h); /* a predefined handler or one made by the program */
 
-/* Requests: engine hooks (mpi_p2p.c). */
-void mpi_requests_init(void);
+/* The tables of requests and matched messages, made at MPI_Init (mpi_p2p.c). */
+void mpi_requests_init(cr_job *job);
 
 /* Requests of other kinds (nonblocking collectives, generalized requests, ...)
- * live in mpi_p2p.c's table like point-to-point ones, so that every wait and
+ * live in mpi_req.c's table like point-to-point ones, so that every wait and
  * test form takes them (and mixes them with point-to-point requests); these
  * hooks give their progress and completion. Each is called with the engine
  * lock held. */

@@ -4,7 +4,7 @@
  * An info object is an ordered list of (key, value) strings: a key appears at
  * most once, and MPI_Info_get_nthkey gives the keys in the order they were
  * first set (setting an existing key replaces its value in place, deleting one
- * closes the gap). Handles are K_INFO | index into a per-process table; index
+ * closes the gap). Handles are K_INFO | index into the job's table (job->mpi->infos); index
  * 0 is MPI_INFO_ENV, which is built on first use (command, argv, maxprocs,
  * host, arch, wdir: the same before MPI_Init as after) and is read-only: MPI_Info_set,
  * MPI_Info_delete and MPI_Info_free refuse it (MPI_ERR_INFO).
@@ -40,22 +40,15 @@ typedef struct mpi_info {
     info_ent *e;
 } mpi_info;
 
-/* The process's info objects: slot 0 is MPI_INFO_ENV. */
-static struct {
-    mpi_info *t;
-    int n;
-    int free_from; /* no free slot below this index */
-    bool env_built;
-} infos;
-
 /* ---- table ------------------------------------------------------------------ */
 
 static mpi_info *info_get(MPI_Info h)
 {
     if (!h_is(h, K_INFO)) return NULL;
     int i = h_idx(h);
-    if (i >= infos.n || !infos.t[i].used) return NULL;
-    return &infos.t[i];
+    mpi_state *m = mpi_st(); /* the info calls make it (ienter) */
+    if (!m || i >= m->infos.n || !m->infos.t[i].used) return NULL;
+    return &m->infos.t[i];
 }
 
 static void *xalloc(cr_job *job, const char *call, void *p, size_t n)
@@ -111,37 +104,41 @@ static void ent_clear(mpi_info *in)
 /* The table, with slot 0 (MPI_INFO_ENV) in it. */
 static void table_init(cr_job *job, const char *call)
 {
-    if (infos.n) return;
-    infos.t = xalloc(job, call, NULL, 16 * sizeof *infos.t);
-    memset(infos.t, 0, 16 * sizeof *infos.t);
-    infos.n = 1;
-    infos.free_from = 1;
+    mpi_state *m = job->mpi;
+    if (m->infos.n) return;
+    m->infos.t = xalloc(job, call, NULL, 16 * sizeof *m->infos.t);
+    memset(m->infos.t, 0, 16 * sizeof *m->infos.t);
+    m->infos.n = 1;
+    m->infos.free_from = 1;
 }
 
 /* A new, empty object (slot 0 is kept for MPI_INFO_ENV). */
 static MPI_Info info_new(cr_job *job, const char *call)
 {
+    mpi_state *m = job->mpi;
     table_init(job, call);
-    int i = infos.free_from > 1 ? infos.free_from : 1;
-    while (i < infos.n && infos.t[i].used) i++;
-    infos.free_from = i + 1;
-    if (i == infos.n) {
+    int i = m->infos.free_from > 1 ? m->infos.free_from : 1;
+    while (i < m->infos.n && m->infos.t[i].used) i++;
+    m->infos.free_from = i + 1;
+    if (i == m->infos.n) {
         if (i >= (int)H_IDX_MASK) cr_fatal(job, call, "too many info objects");
-        if (infos.n % 16 == 0)
-            infos.t = xalloc(job, call, infos.t, (size_t)(infos.n + 16) * sizeof *infos.t);
-        infos.n++;
+        if (m->infos.n % 16 == 0)
+            m->infos.t =
+                xalloc(job, call, m->infos.t, (size_t)(m->infos.n + 16) * sizeof *m->infos.t);
+        m->infos.n++;
     }
-    infos.t[i] = (mpi_info){.used = true};
+    m->infos.t[i] = (mpi_info){.used = true};
     return (MPI_Info)(K_INFO | (unsigned)i);
 }
 
 static void info_release(MPI_Info h)
 {
+    mpi_state *m = mpi_st();
     mpi_info *in = info_get(h);
     if (!in || h == MPI_INFO_ENV) return;
     ent_clear(in);
     int i = h_idx(h);
-    if (i < infos.free_from) infos.free_from = i;
+    if (i < m->infos.free_from) m->infos.free_from = i;
 }
 
 static MPI_Info info_copy(cr_job *job, const char *call, MPI_Info h)
@@ -157,8 +154,9 @@ static MPI_Info info_copy(cr_job *job, const char *call, MPI_Info h)
 
 static void env_build(cr_job *job, const char *call)
 {
+    mpi_state *m = job->mpi;
     table_init(job, call);
-    mpi_info *env = &infos.t[0];
+    mpi_info *env = &m->infos.t[0];
     ent_clear(env);
     env->used = true;
     /* command and argv: from the kernel's copy of this process's command line */
@@ -185,7 +183,7 @@ static void env_build(cr_job *job, const char *call)
      * launcher) put in the environment, 1 for a singleton */
     const char *np = getenv("COURIER_SIZE");
     if (!np) np = getenv("PMI_SIZE");
-    snprintf(buf, sizeof buf, "%d", mpi_g.inited ? job->size : np ? atoi(np) : 1);
+    snprintf(buf, sizeof buf, "%d", job->mpi->inited ? job->size : np ? atoi(np) : 1);
     ent_set(job, call, env, "maxprocs", buf);
     if (!gethostname(buf, sizeof buf - 1)) {
         buf[sizeof buf - 1] = 0;
@@ -197,7 +195,7 @@ static void env_build(cr_job *job, const char *call)
     ent_set(job, call, env, "arch", "aarch64");
 #endif
     if (getcwd(buf, sizeof buf)) ent_set(job, call, env, "wdir", buf);
-    infos.env_built = true;
+    m->infos.env_built = true;
 }
 
 /* ---- entry and errors --------------------------------------------------------- */
@@ -213,6 +211,7 @@ static void ienter(iargs *a, const char *call)
     a->call = call;
     a->job = cr_job_get();
     cr_lock(a->job);
+    mpi_state_get(a->job); /* where the table lives, before MPI_Init too */
 }
 
 static int ifail(iargs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -223,7 +222,7 @@ static int ifail(iargs *a, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (!mpi_g.inited || mpi_g.finalized) cr_fatal(a->job, a->call, "%s", msg);
+    if (!a->job->mpi->inited || a->job->mpi->finalized) cr_fatal(a->job, a->call, "%s", msg);
     return mpi_fail(a->job, MPI_COMM_WORLD, a->call, code, "%s", msg);
 }
 
@@ -236,7 +235,7 @@ static int idone(iargs *a, int rc)
 /* A live info object (MPI_INFO_ENV too unless 'writing'). */
 static int icheck(iargs *a, MPI_Info h, bool writing, mpi_info **out)
 {
-    if (h == MPI_INFO_ENV && !infos.env_built) env_build(a->job, a->call);
+    if (h == MPI_INFO_ENV && !mpi_st()->infos.env_built) env_build(a->job, a->call);
     mpi_info *in = info_get(h);
     if (!in)
         return ifail(a, MPI_ERR_INFO,
@@ -468,7 +467,7 @@ void mpi_info_drop(MPI_Info h)
 int mpi_info_arg(cr_job *job, MPI_Comm comm, const char *call, MPI_Info info, bool null_ok)
 {
     if (info == MPI_INFO_NULL && null_ok) return 0;
-    if (info == MPI_INFO_ENV && !infos.env_built) env_build(job, call);
+    if (info == MPI_INFO_ENV && !mpi_st()->infos.env_built) env_build(job, call);
     if (!info_get(info))
         return mpi_fail(job, comm, call, MPI_ERR_INFO,
                         info == MPI_INFO_NULL ? "info is MPI_INFO_NULL"

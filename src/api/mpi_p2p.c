@@ -1,7 +1,8 @@
 /* MPI point-to-point: the four send modes, receives, probes and matched probes,
- * persistent and generalized requests, every wait/test form, cancel,
- * buffered-send buffers and status queries; and the request table that other
- * request kinds (nonblocking collectives: mpi_request_ext) share.
+ * persistent requests and buffered-send buffers. The request table that
+ * other request kinds (nonblocking collectives: mpi_request_ext) share, every
+ * wait/test form, cancel, generalized requests and status queries are in
+ * mpi_req.c; what the two share in mpi_p2p.h.
  *
  * Translation: a communicator's point-to-point traffic uses its own engine
  * context and MPI tags are the engine's tags, so MPI_Send is cr_send, MPI_Irecv
@@ -44,96 +45,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_impl.h"
+#include "mpi_p2p.h"
 
-/* An MPI_Request and an MPI_Message are RQ_MARK | an id of this file's tables
- * (core/idtable.h: 30 bits, never 0 = MPI_REQUEST_NULL = MPI_MESSAGE_NULL; the
- * index of MPI_MESSAGE_NO_PROC, 0xfffff, is never issued). */
-#define RQ_MARK 0x40000000u
-#define RQ_REUSE_MIN 64  /* free request slots before one is reused (idtable.h) */
-#define MSG_REUSE_MIN 16 /* and matched-message slots */
-
-/* RQ_DONE: complete when made (status in st); RQ_IDLE: an inactive persistent
- * request; RQ_GREQ: generalized; RQ_EXT: another file's (mpi_ext_ops). */
-enum { RQ_FREE = 0, RQ_SEND, RQ_RECV, RQ_DONE, RQ_IDLE, RQ_GREQ, RQ_EXT };
-
-/* Send modes; M_RECV: a persistent receive. */
-enum { M_STD, M_SYNC, M_READY, M_BUF, M_RECV };
-
-/* What each MPI_Start of a persistent request does. */
-typedef struct mpersist {
-    void *buf;
-    int count, type; /* type: index of the datatype (holds a reference) */
-    int peer, tag, mode;
-} mpersist;
-
-typedef struct mreq {
-    cr_idslot id; /* its slot in P.reqs */
-    uint8_t kind;
-    bool freed;     /* MPI_Request_free while active: retire when complete */
-    bool cancelled; /* receive: taken off the posted queue (a send: see q->r->cancel) */
-    bool sent;      /* RQ_DONE: a send that completed at once (cr_send_now) */
-    cr_req *r;
-    char *tmp;  /* packed copy (send) or staging buffer (receive) */
-    void *ubuf; /* receive: where to unpack */
-    size_t count;
-    int type;      /* receive with tmp: index of the datatype (holds a reference) */
-    MPI_Comm comm; /* for errors and rank translation */
-    MPI_Status st; /* RQ_DONE, RQ_EXT: the status to report */
-    mpersist *ps;  /* persistent: the operation MPI_Start starts; else NULL */
-    /* RQ_GREQ */
-    bool gdone; /* MPI_Grequest_complete was called */
-    MPI_Grequest_query_function *query;
-    MPI_Grequest_free_function *gfree;
-    MPI_Grequest_cancel_function *gcancel;
-    void *extra;
-    /* RQ_EXT */
-    const mpi_ext_ops *ops;
-    void *obj;
-    bool xdone; /* ops->test said complete (st filled) */
-} mreq;
-
-/* A matched message: the engine's detached unexpected entry. */
-typedef struct mmsg {
-    cr_idslot id; /* its slot in P.msgs */
+    /* A matched message: the engine's detached unexpected entry. */
+    typedef struct mmsg {
+    cr_idslot id; /* its slot in job->mpi->p2p.msgs */
     cr_unexp *u;
     MPI_Comm comm;
 } mmsg;
 
-static struct {
-    cr_idt reqs;
-    int nfreed;
-    cr_idt msgs; /* matched messages */
-    /* buffered sends */
-    void *bbuf;
-    size_t bsize, bused;
-    struct bsend {
-        cr_req *r;
-        char *copy;
-        size_t cost;
-    } * bs;
-    int nbs, bscap;
-} P;
-
-void mpi_requests_init(void)
+void mpi_requests_init(cr_job *job)
 {
-    cr_idt_init(&P.reqs, sizeof(mreq), RQ_REUSE_MIN);
-    cr_idt_init(&P.msgs, sizeof(mmsg), MSG_REUSE_MIN);
-}
-
-static void status_empty(MPI_Status *st)
-{
-    if (st == MPI_STATUS_IGNORE || !st) return;
-    st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
-    st->cr_cancelled = 0;
-    st->cr_bytes = 0;
-}
-
-static bool ignore(const MPI_Status *st)
-{
-    return st == MPI_STATUS_IGNORE || !st;
+    cr_idt_init(&job->mpi->p2p.reqs, sizeof(mreq), RQ_REUSE_MIN);
+    cr_idt_init(&job->mpi->p2p.msgs, sizeof(mmsg), MSG_REUSE_MIN);
 }
 
 /* ---- argument checks ----------------------------------------------------------- */
@@ -184,268 +108,6 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
     return rc;
 }
 
-/* ---- requests -------------------------------------------------------------------- */
-
-static mreq *slot(int i)
-{
-    return cr_idt_at(&P.reqs, (uint32_t)i);
-}
-
-static void retire(cr_job *job, mreq *q);
-static bool req_done(cr_job *job, mreq *q);
-
-/* Retire the freed requests whose operation has completed (not generalized
- * ones: MPI_Grequest_complete retires those). */
-static void reap_freed(cr_job *job)
-{
-    for (int i = 0; i < (int)P.reqs.n && P.nfreed; i++) {
-        mreq *q = slot(i);
-        if (q->kind != RQ_FREE && q->kind != RQ_GREQ && q->freed && req_done(job, q)) {
-            P.nfreed--;
-            retire(job, q);
-        }
-    }
-}
-
-static mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm,
-                     MPI_Request *handle)
-{
-    if (P.nfreed) reap_freed(job);
-    mreq *q = cr_idt_alloc(&P.reqs);
-    if (!q && cr_idt_full(&P.reqs))
-        cr_fatal(job, call, "more than %u requests pending; complete some first",
-                 (unsigned)CR_ID_MAX_SLOTS);
-    if (!q) cr_fatal(job, call, "out of memory for requests");
-    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm};
-    status_empty(&q->st);
-    *handle = (MPI_Request)(RQ_MARK | cr_idt_id(q));
-    return q;
-}
-
-/* The slot of handle h; NULL when h names none (freed ones only with freed_ok). */
-static mreq *req_lookup(MPI_Request h, bool freed_ok)
-{
-    if (((unsigned)h & 0xc0000000u) != RQ_MARK) return NULL;
-    mreq *q = cr_idt_get(&P.reqs, (unsigned)h & ~RQ_MARK);
-    return q && (freed_ok || !q->freed) ? q : NULL;
-}
-
-static mreq *req_get(MPI_Request h)
-{
-    return req_lookup(h, false);
-}
-
-/* Has the request's operation completed? An RQ_EXT request is advanced here.
- * (An inactive request counts as done; the wait/test forms skip it first.) */
-static bool req_done(cr_job *job, mreq *q)
-{
-    switch (q->kind) {
-    case RQ_SEND:
-    case RQ_RECV:
-        return q->r->done;
-    case RQ_GREQ:
-        return q->gdone;
-    case RQ_EXT:
-        if (!q->xdone && q->ops->test(job, q->obj, &q->st)) q->xdone = true;
-        return q->xdone;
-    default:
-        return true;
-    }
-}
-
-/* The request of handle h for the wait/test forms, after reqs_check: NULL for
- * MPI_REQUEST_NULL and an inactive persistent request. */
-static mreq *active(MPI_Request h)
-{
-    mreq *q = h == MPI_REQUEST_NULL ? NULL : req_get(h);
-    return q && q->kind != RQ_IDLE ? q : NULL;
-}
-
-/* Fill the status of a completed request (not a generalized one); its error. */
-static int recv_status(mreq *q, MPI_Status *st)
-{
-    int err = MPI_SUCCESS;
-    if (q->kind == RQ_RECV && !q->cancelled && q->r->st.size > q->r->st.count)
-        err = MPI_ERR_TRUNCATE;
-    if (q->kind == RQ_EXT) err = q->st.MPI_ERROR;
-    if (ignore(st)) return err;
-    if (q->kind == RQ_DONE || q->kind == RQ_EXT) {
-        *st = q->st;
-        return err;
-    }
-    if (q->kind != RQ_RECV) { /* a send, or inactive */
-        status_empty(st);
-        st->cr_cancelled = q->kind == RQ_SEND && q->r->cancel == CR_CANCEL_DONE;
-        return err;
-    }
-    const cr_status *cs = &q->r->st;
-    mpi_comm *c = mpi_comm_get(q->comm);
-    st->MPI_SOURCE = q->cancelled ? MPI_ANY_SOURCE : c ? mpi_comm_job_to_peer(c, cs->src) : cs->src;
-    st->MPI_TAG = q->cancelled ? MPI_ANY_TAG : cs->tag;
-    st->MPI_ERROR = err;
-    st->cr_cancelled = q->cancelled;
-    st->cr_bytes = q->cancelled ? 0 : (long long)cs->count;
-    return err;
-}
-
-/* A generalized request's callbacks run without the engine lock: they may call
- * MPI (MPI_Status_set_elements, ...). The slot does not move meanwhile. */
-static int greq_query(cr_job *job, mreq *q, MPI_Status *st)
-{
-    status_empty(st);
-    if (!q->query) return MPI_SUCCESS;
-    MPI_Grequest_query_function *fn = q->query; /* read under the lock */
-    void *extra = q->extra;
-    cr_unlock(job);
-    int rc = fn(extra, st);
-    cr_lock(job);
-    return rc;
-}
-
-static int greq_free(cr_job *job, mreq *q)
-{
-    if (!q->gfree) return MPI_SUCCESS;
-    MPI_Grequest_free_function *fn = q->gfree;
-    void *extra = q->extra;
-    cr_unlock(job);
-    int rc = fn(extra);
-    cr_lock(job);
-    return rc;
-}
-
-/* End the operation a request carries: unpack a staged receive, release what
- * the operation holds. The slot stays. */
-static void op_end(cr_job *job, mreq *q)
-{
-    if (q->kind == RQ_RECV && q->tmp && !q->cancelled)
-        mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
-    if (q->type >= 0) mpi_type_unref(q->type);
-    if (q->r) cr_req_release(job, q->r);
-    if (q->kind == RQ_EXT) q->ops->free(job, q->obj);
-    free(q->tmp);
-    q->tmp = NULL;
-    q->r = NULL;
-    q->type = -1;
-    q->cancelled = q->sent = q->xdone = false;
-    q->obj = NULL;
-}
-
-static void retire(cr_job *job, mreq *q)
-{
-    if (q->kind != RQ_IDLE) op_end(job, q);
-    if (q->ps) {
-        mpi_type_unref(q->ps->type);
-        free(q->ps);
-        q->ps = NULL;
-    }
-    q->kind = RQ_FREE;
-    cr_idt_free(&P.reqs, q);
-}
-
-/* Complete a done request: status, unpack, free the slot (a persistent request
- * becomes inactive and keeps its handle); its error code (truncation, or what
- * a generalized or other request's operation reported). The calls that
- * complete several requests (multi) set the status's MPI_ERROR; the others
- * set it only to an error and otherwise leave it as it was (MPI-3.1 §3.2.5:
- * their return code says it). */
-static int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h,
-                  bool multi)
-{
-    MPI_Status local;
-    int err, keep = ignore(st) ? 0 : st->MPI_ERROR;
-    if (q->kind == RQ_GREQ) {
-        err = greq_query(job, q, &local);
-        int frc = greq_free(job, q);
-        if (!err) err = frc;
-    } else {
-        err = recv_status(q, &local);
-    }
-    if (!ignore(st)) *st = local;
-    size_t got = q->r ? q->r->st.count : 0, had = q->r ? q->r->st.size : 0;
-    int src = local.MPI_SOURCE, tag = local.MPI_TAG;
-    uint8_t kind = q->kind;
-    const char *what = kind == RQ_EXT ? q->ops->what : "the generalized request";
-    MPI_Comm comm = q->comm;
-    if (q->ps) {
-        op_end(job, q);
-        q->kind = RQ_IDLE;
-    } else {
-        retire(job, q);
-        if (h) *h = MPI_REQUEST_NULL;
-    }
-    if (err == MPI_ERR_TRUNCATE && kind == RQ_RECV)
-        err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                       "message of %zu bytes (tag %d from rank %d) is longer than the %zu-byte "
-                       "receive buffer",
-                       had, tag, src, got);
-    else if (err == MPI_ERR_TRUNCATE && kind == RQ_EXT)
-        err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                       "%s: a member sent more data than this rank's arguments make room for: the "
-                       "ranks' counts and datatypes must describe the same amount of data",
-                       what);
-    else if (err)
-        err = mpi_fail(job, comm, call, err, "%s completed with error %d", what, err);
-    if (!ignore(st)) st->MPI_ERROR = multi || err ? err : keep;
-    return err;
-}
-
-/* cr_wait_until's readiness over request slots: one of n (NULL ignored) is
- * done; *which is its index. */
-typedef struct qset {
-    cr_job *job;
-    mreq **qs;
-    int n, which;
-} qset;
-
-static bool qset_ready(void *arg)
-{
-    qset *s = arg;
-    for (int i = 0; i < s->n; i++)
-        if (s->qs[i] && req_done(s->job, s->qs[i])) {
-            s->which = i;
-            return true;
-        }
-    return false;
-}
-
-/* What the hang watchdog is told a wait is for. */
-static const cr_req *qset_first(const qset *s)
-{
-    for (int i = 0; i < s->n; i++)
-        if (s->qs[i] && s->qs[i]->r && !s->qs[i]->r->done) return s->qs[i]->r;
-    return NULL;
-}
-
-/* Block until q's operation is done. */
-static void req_wait(cr_job *job, const char *call, mreq *q)
-{
-    if (q->kind == RQ_SEND || q->kind == RQ_RECV) {
-        cr_req_wait(job, q->r);
-        return;
-    }
-    qset s = {job, &q, 1, -1};
-    if (qset_ready(&s)) return;
-    /* the watchdog's board says which operation: "MPI_Wait on MPI_Ibcast" */
-    char on[64];
-    const char *was = job->in_call;
-    if (q->kind == RQ_EXT && was) {
-        snprintf(on, sizeof on, "%s on %s", was, q->ops->what);
-        job->in_call = on;
-    }
-    cr_wait_until(job, call, qset_ready, &s, NULL);
-    job->in_call = was;
-}
-
-/* ---- the hook of other request kinds (mpi_impl.h) ---------------------------------- */
-
-int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *obj, MPI_Request *out)
-{
-    mreq *q = req_new(job, ops->what, RQ_EXT, comm, out);
-    q->ops = ops;
-    q->obj = obj;
-    return MPI_SUCCESS;
-}
-
 /* ---- posting --------------------------------------------------------------------- */
 
 /* Bytes of 'count' instances and where they are: the buffer itself or a packed copy. */
@@ -464,16 +126,16 @@ static const void *send_data(cr_job *job, const char *call, const mpi_type *t, c
 static void bsend_reap(cr_job *job)
 {
     int k = 0;
-    for (int i = 0; i < P.nbs; i++) {
-        if (P.bs[i].r->done) {
-            cr_req_release(job, P.bs[i].r);
-            free(P.bs[i].copy);
-            P.bused -= P.bs[i].cost;
+    for (int i = 0; i < job->mpi->p2p.nbs; i++) {
+        if (job->mpi->p2p.bs[i].r->done) {
+            cr_req_release(job, job->mpi->p2p.bs[i].r);
+            free(job->mpi->p2p.bs[i].copy);
+            job->mpi->p2p.bused -= job->mpi->p2p.bs[i].cost;
         } else {
-            P.bs[k++] = P.bs[i];
+            job->mpi->p2p.bs[k++] = job->mpi->p2p.bs[i];
         }
     }
-    P.nbs = k;
+    job->mpi->p2p.nbs = k;
 }
 
 static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_type *t,
@@ -481,31 +143,35 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
 {
     bsend_reap(job);
     size_t len = (size_t)count * t->size, cost = len + MPI_BSEND_OVERHEAD;
-    if (!P.bbuf)
+    if (!job->mpi->p2p.bbuf)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "no buffer is attached: call MPI_Buffer_attach before buffered sends");
     /* Space held by messages already delivered comes back only when their
      * completion (a rendezvous send's FIN) has been read: a rank that waited
      * meanwhile only in collectives of the shared area never read it. Read what
      * has arrived before calling the buffer full. */
-    while (P.bused + cost > P.bsize && P.nbs && cr_progress(job) > 0) bsend_reap(job);
-    if (P.bused + cost > P.bsize)
+    while (job->mpi->p2p.bused + cost > job->mpi->p2p.bsize && job->mpi->p2p.nbs &&
+           cr_progress(job) > 0)
+        bsend_reap(job);
+    if (job->mpi->p2p.bused + cost > job->mpi->p2p.bsize)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "%zu bytes (+%d overhead) do not fit the attached buffer: %zu of %zu "
                         "bytes are free",
-                        len, MPI_BSEND_OVERHEAD, P.bsize - P.bused, P.bsize);
+                        len, MPI_BSEND_OVERHEAD, job->mpi->p2p.bsize - job->mpi->p2p.bused,
+                        job->mpi->p2p.bsize);
     char *copy = malloc(len ? len : 1);
     if (!copy) cr_fatal(job, call, "out of memory for a buffered send of %zu bytes", len);
     mpi_pack_data(t, buf, (size_t)count, copy);
-    if (P.nbs == P.bscap) {
-        int cap = P.bscap ? 2 * P.bscap : 16;
-        struct bsend *n = realloc(P.bs, (size_t)cap * sizeof *n);
+    if (job->mpi->p2p.nbs == job->mpi->p2p.bscap) {
+        int cap = job->mpi->p2p.bscap ? 2 * job->mpi->p2p.bscap : 16;
+        struct mpi_bsend *n = realloc(job->mpi->p2p.bs, (size_t)cap * sizeof *n);
         if (!n) cr_fatal(job, call, "out of memory");
-        P.bs = n;
-        P.bscap = cap;
+        job->mpi->p2p.bs = n;
+        job->mpi->p2p.bscap = cap;
     }
-    P.bs[P.nbs++] = (struct bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost};
-    P.bused += cost;
+    job->mpi->p2p.bs[job->mpi->p2p.nbs++] =
+        (struct mpi_bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost};
+    job->mpi->p2p.bused += cost;
     return 0;
 }
 
@@ -792,19 +458,19 @@ int PMPI_Buffer_attach(void *buffer, int size)
     if (size < 0 || (!buffer && size))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "buffer %p of %d bytes is invalid", buffer, size));
-    if (P.bbuf)
+    if (job->mpi->p2p.bbuf)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "a buffer is already attached: detach it first"));
-    P.bbuf = buffer ? buffer : (void *)&P;
-    P.bsize = (size_t)size;
+    job->mpi->p2p.bbuf = buffer ? buffer : (void *)&job->mpi->p2p;
+    job->mpi->p2p.bsize = (size_t)size;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
 static bool bsends_done(void *arg)
 {
-    (void)arg;
-    for (int i = 0; i < P.nbs; i++)
-        if (!P.bs[i].r->done) return false;
+    const struct mpi_p2p *p = arg;
+    for (int i = 0; i < p->nbs; i++)
+        if (!p->bs[i].r->done) return false;
     return true;
 }
 
@@ -816,16 +482,18 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if (!buffer_addr || !size)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    if (!P.bbuf)
+    if (!job->mpi->p2p.bbuf)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER, "no buffer is attached"));
     /* Every buffered message must be delivered before the buffer is returned. */
-    cr_wait_until(job, call, bsends_done, NULL, P.nbs ? P.bs[0].r : NULL);
+    cr_wait_until(job, call, bsends_done, &job->mpi->p2p,
+                  job->mpi->p2p.nbs ? job->mpi->p2p.bs[0].r : NULL);
     bsend_reap(job);
-    *(void **)buffer_addr = P.bbuf == (void *)&P ? NULL : P.bbuf;
-    *size = (int)P.bsize;
-    P.bbuf = NULL;
-    P.bsize = 0;
+    *(void **)buffer_addr =
+        job->mpi->p2p.bbuf == (void *)&job->mpi->p2p ? NULL : job->mpi->p2p.bbuf;
+    *size = (int)job->mpi->p2p.bsize;
+    job->mpi->p2p.bbuf = NULL;
+    job->mpi->p2p.bsize = 0;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -880,8 +548,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 
 static MPI_Message msg_new(cr_job *job, const char *call, cr_unexp *u, MPI_Comm comm)
 {
-    mmsg *m = cr_idt_alloc(&P.msgs);
-    if (!m && cr_idt_full(&P.msgs))
+    mmsg *m = cr_idt_alloc(&job->mpi->p2p.msgs);
+    if (!m && cr_idt_full(&job->mpi->p2p.msgs))
         cr_fatal(job, call, "more than %u matched messages not yet received (MPI_Mrecv)",
                  (unsigned)CR_ID_MAX_SLOTS);
     if (!m) cr_fatal(job, call, "out of memory for matched messages");
@@ -893,13 +561,13 @@ static MPI_Message msg_new(cr_job *job, const char *call, cr_unexp *u, MPI_Comm 
 static mmsg *msg_get(MPI_Message h)
 {
     if (((unsigned)h & 0xc0000000u) != RQ_MARK) return NULL;
-    return cr_idt_get(&P.msgs, (unsigned)h & ~RQ_MARK);
+    return cr_idt_get(&mpi_st()->p2p.msgs, (unsigned)h & ~RQ_MARK);
 }
 
 static void msg_free(mmsg *m)
 {
     m->u = NULL;
-    cr_idt_free(&P.msgs, m);
+    cr_idt_free(&mpi_st()->p2p.msgs, m);
 }
 
 static int mprobe_common(const char *call, int source, int tag, MPI_Comm comm, int *flag,
@@ -1018,335 +686,6 @@ PMPI_WEAK(Imrecv);
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
 {
     return mrecv_common("MPI_Imrecv", buf, count, dt, message, request, MPI_STATUS_IGNORE);
-}
-
-/* ---- wait and test ----------------------------------------------------------------- */
-
-/* Look up *h for a wait/test: NULL with *rc = 0 for MPI_REQUEST_NULL. */
-static mreq *req_arg(cr_job *job, const char *call, MPI_Request *h, int *rc)
-{
-    *rc = 0;
-    if (!h) {
-        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request pointer is NULL");
-        return NULL;
-    }
-    if (*h == MPI_REQUEST_NULL) return NULL;
-    mreq *q = req_get(*h);
-    if (!q)
-        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
-                       "request %#x is not active: already completed, freed, or never returned "
-                       "by a nonblocking call",
-                       (unsigned)*h);
-    return q;
-}
-
-PMPI_WEAK(Wait);
-int PMPI_Wait(MPI_Request *h, MPI_Status *st)
-{
-    const char *call = "MPI_Wait";
-    cr_job *job = mpi_enter(call);
-    int rc;
-    mreq *q = req_arg(job, call, h, &rc);
-    if (rc) return mpi_leave(job, rc);
-    if (!q || q->kind == RQ_IDLE) {
-        status_empty(st);
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    req_wait(job, call, q);
-    return mpi_leave(job, finish(job, call, q, st, h, false));
-}
-
-PMPI_WEAK(Test);
-int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
-{
-    const char *call = "MPI_Test";
-    cr_job *job = mpi_enter(call);
-    int rc;
-    mreq *q = req_arg(job, call, h, &rc);
-    if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
-    if (rc) return mpi_leave(job, rc);
-    if (!q || q->kind == RQ_IDLE) {
-        *flag = 1;
-        status_empty(st);
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    if (!req_done(job, q)) cr_progress(job);
-    *flag = req_done(job, q);
-    if (!*flag) return mpi_leave(job, MPI_SUCCESS);
-    return mpi_leave(job, finish(job, call, q, st, h, false));
-}
-
-PMPI_WEAK(Request_get_status);
-int PMPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
-{
-    const char *call = "MPI_Request_get_status";
-    cr_job *job = mpi_enter(call);
-    int rc;
-    mreq *q = req_arg(job, call, &h, &rc);
-    if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
-    if (rc) return mpi_leave(job, rc);
-    if (!q || q->kind == RQ_IDLE) {
-        *flag = 1;
-        status_empty(st);
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    if (!req_done(job, q)) cr_progress(job);
-    *flag = req_done(job, q);
-    if (*flag && q->kind == RQ_GREQ) {
-        MPI_Status local;
-        rc = greq_query(job, q, &local);
-        if (!ignore(st)) *st = local;
-        if (rc) rc = mpi_fail(job, q->comm, call, rc, "the query function returned error %d", rc);
-        return mpi_leave(job, rc);
-    }
-    if (*flag) recv_status(q, st);
-    return mpi_leave(job, MPI_SUCCESS);
-}
-
-/* Check an array of requests; 0 or an error code. */
-static int reqs_check(cr_job *job, const char *call, int n, MPI_Request *hs)
-{
-    if (n < 0) return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %d < 0", n);
-    if (n && !hs)
-        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request array is NULL");
-    for (int i = 0; i < n; i++)
-        if (hs[i] != MPI_REQUEST_NULL && !req_get(hs[i]))
-            return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
-                            "request %d (%#x) is not active", i, (unsigned)hs[i]);
-    return 0;
-}
-
-static MPI_Status *st_at(MPI_Status *sts, int i)
-{
-    return ignore(sts) ? MPI_STATUS_IGNORE : &sts[i];
-}
-
-PMPI_WEAK(Waitall);
-int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
-{
-    const char *call = "MPI_Waitall";
-    cr_job *job = mpi_enter(call);
-    int rc = reqs_check(job, call, n, hs);
-    if (rc) return mpi_leave(job, rc);
-    bool failed = false;
-    for (int i = 0; i < n; i++) {
-        mreq *q = active(hs[i]);
-        if (!q) {
-            status_empty(st_at(sts, i));
-            continue;
-        }
-        req_wait(job, call, q);
-        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
-    }
-    return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
-}
-
-/* The active requests of hs (NULL elsewhere) in a new array; *k how many. */
-static mreq **active_set(cr_job *job, const char *call, int n, MPI_Request *hs, int *k)
-{
-    mreq **qs = malloc((size_t)(n ? n : 1) * sizeof *qs);
-    if (!qs) cr_fatal(job, call, "out of memory");
-    *k = 0;
-    for (int i = 0; i < n; i++)
-        if ((qs[i] = active(hs[i]))) ++*k;
-    return qs;
-}
-
-static int any_common(const char *call, int n, MPI_Request *hs, int *index, int *flag,
-                      MPI_Status *st)
-{
-    cr_job *job = mpi_enter(call);
-    int rc = reqs_check(job, call, n, hs);
-    if (!rc && !index) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "index is NULL");
-    if (rc) return mpi_leave(job, rc);
-    int k;
-    mreq **qs = active_set(job, call, n, hs, &k);
-    if (!k) {
-        free(qs);
-        *index = MPI_UNDEFINED;
-        if (flag) *flag = 1;
-        status_empty(st);
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    qset s = {job, qs, n, -1};
-    if (!qset_ready(&s)) {
-        if (flag) {
-            cr_progress(job);
-            qset_ready(&s);
-        } else {
-            cr_wait_until(job, call, qset_ready, &s, qset_first(&s));
-        }
-    }
-    int done = s.which;
-    free(qs);
-    if (flag) *flag = done >= 0;
-    if (done < 0) {
-        *index = MPI_UNDEFINED;
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    *index = done;
-    return mpi_leave(job, finish(job, call, req_get(hs[done]), st, &hs[done], false));
-}
-
-PMPI_WEAK(Waitany);
-int PMPI_Waitany(int n, MPI_Request hs[], int *index, MPI_Status *st)
-{
-    return any_common("MPI_Waitany", n, hs, index, NULL, st);
-}
-
-PMPI_WEAK(Testany);
-int PMPI_Testany(int n, MPI_Request hs[], int *index, int *flag, MPI_Status *st)
-{
-    if (!flag) {
-        cr_job *job = mpi_enter("MPI_Testany");
-        return mpi_leave(job,
-                         mpi_fail(job, MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG, "flag is NULL"));
-    }
-    return any_common("MPI_Testany", n, hs, index, flag, st);
-}
-
-static int some_common(const char *call, int n, MPI_Request *hs, int *outcount, int *idx,
-                       MPI_Status *sts, bool wait)
-{
-    cr_job *job = mpi_enter(call);
-    int rc = reqs_check(job, call, n, hs);
-    if (!rc && (!outcount || (n && !idx)))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "outcount or indices is NULL");
-    if (rc) return mpi_leave(job, rc);
-    int k;
-    mreq **qs = active_set(job, call, n, hs, &k);
-    if (!k) {
-        free(qs);
-        *outcount = MPI_UNDEFINED;
-        return mpi_leave(job, MPI_SUCCESS);
-    }
-    qset s = {job, qs, n, -1};
-    if (!qset_ready(&s)) {
-        if (wait)
-            cr_wait_until(job, call, qset_ready, &s, qset_first(&s));
-        else
-            cr_progress(job);
-    }
-    int m = 0;
-    bool failed = false;
-    for (int i = 0; i < n; i++) {
-        if (!qs[i] || !req_done(job, qs[i])) continue;
-        idx[m] = i;
-        if (finish(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
-        m++;
-    }
-    free(qs);
-    *outcount = m;
-    return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
-}
-
-PMPI_WEAK(Waitsome);
-int PMPI_Waitsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status sts[])
-{
-    return some_common("MPI_Waitsome", n, hs, outcount, idx, sts, true);
-}
-
-PMPI_WEAK(Testsome);
-int PMPI_Testsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status sts[])
-{
-    return some_common("MPI_Testsome", n, hs, outcount, idx, sts, false);
-}
-
-PMPI_WEAK(Testall);
-int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
-{
-    const char *call = "MPI_Testall";
-    cr_job *job = mpi_enter(call);
-    int rc = reqs_check(job, call, n, hs);
-    if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
-    if (rc) return mpi_leave(job, rc);
-    cr_progress(job);
-    *flag = 1;
-    for (int i = 0; i < n && *flag; i++) {
-        mreq *q = active(hs[i]);
-        if (q && !req_done(job, q)) *flag = 0;
-    }
-    if (!*flag) return mpi_leave(job, MPI_SUCCESS);
-    bool failed = false;
-    for (int i = 0; i < n; i++) {
-        mreq *q = active(hs[i]);
-        if (!q) {
-            status_empty(st_at(sts, i));
-            continue;
-        }
-        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
-    }
-    return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
-}
-
-PMPI_WEAK(Request_free);
-int PMPI_Request_free(MPI_Request *h)
-{
-    const char *call = "MPI_Request_free";
-    cr_job *job = mpi_enter(call);
-    int rc;
-    mreq *q = req_arg(job, call, h, &rc);
-    if (!rc && !q)
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
-    if (rc) return mpi_leave(job, rc);
-    *h = MPI_REQUEST_NULL;
-    if (q->kind == RQ_GREQ) {
-        if (!q->gdone) { /* its free function runs at MPI_Grequest_complete */
-            q->freed = true;
-            return mpi_leave(job, MPI_SUCCESS);
-        }
-        rc = greq_free(job, q);
-        retire(job, q);
-        if (rc) rc = mpi_fail(job, MPI_COMM_WORLD, call, rc, "the free function returned %d", rc);
-        return mpi_leave(job, rc);
-    }
-    if (q->kind == RQ_IDLE || req_done(job, q)) {
-        retire(job, q);
-    } else {
-        q->freed = true; /* retired once complete (reap_freed) */
-        P.nfreed++;
-    }
-    return mpi_leave(job, MPI_SUCCESS);
-}
-
-PMPI_WEAK(Cancel);
-int PMPI_Cancel(MPI_Request *h)
-{
-    const char *call = "MPI_Cancel";
-    cr_job *job = mpi_enter(call);
-    int rc;
-    mreq *q = req_arg(job, call, h, &rc);
-    if (!rc && !q)
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
-    if (!rc && q->kind == RQ_IDLE)
-        rc = mpi_fail(job, q->comm, call, MPI_ERR_REQUEST,
-                      "request %#x is an inactive persistent request: only an active one (after "
-                      "MPI_Start) can be cancelled",
-                      (unsigned)*h);
-    if (rc) return mpi_leave(job, rc);
-    /* A send is cancelled only while nothing of it has reached a receive: still
-     * queued for credits, or a rendezvous message (every synchronous send is
-     * one) that no receive has matched; the receiver settles that when it next
-     * makes progress, and the wait/test then completes the send either way
-     * (cr_cancel_send). An eager message already sent (at once, with no engine
-     * request, or from the queue) and a buffered send (complete when copied) are
-     * not recalled: MPI-3.1 §3.8.4 allows a cancel that does not take effect;
-     * the send completes as usual and MPI_Test_cancelled says false. A
-     * generalized request's cancel function is called (without the lock); an
-     * other kind's hook, when it has one. */
-    if (q->kind == RQ_RECV && cr_cancel_recv(job, q->r)) q->cancelled = true;
-    if (q->kind == RQ_SEND) cr_cancel_send(job, q->r);
-    if (q->kind == RQ_GREQ && q->gcancel) {
-        MPI_Grequest_cancel_function *fn = q->gcancel;
-        void *extra = q->extra;
-        int complete = q->gdone;
-        cr_unlock(job);
-        rc = fn(extra, complete);
-        cr_lock(job);
-    }
-    if (q->kind == RQ_EXT && q->ops->cancel) rc = q->ops->cancel(job, q->obj);
-    if (rc) rc = mpi_fail(job, q->comm, call, rc, "the cancel function returned %d", rc);
-    return mpi_leave(job, rc);
 }
 
 /* ---- persistent requests ------------------------------------------------------------- */
@@ -1482,101 +821,4 @@ int PMPI_Startall(int n, MPI_Request hs[])
                             "request %d (%#x) appears twice in the array", i, (unsigned)hs[i]);
     }
     return mpi_leave(job, rc);
-}
-
-/* ---- generalized requests ------------------------------------------------------------ */
-
-PMPI_WEAK(Grequest_start);
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
-                        MPI_Request *request)
-{
-    const char *call = "MPI_Grequest_start";
-    cr_job *job = mpi_enter(call);
-    if (!request)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "request is NULL"));
-    mreq *q = req_new(job, call, RQ_GREQ, MPI_COMM_WORLD, request);
-    q->query = query_fn;
-    q->gfree = free_fn;
-    q->gcancel = cancel_fn;
-    q->extra = extra_state;
-    return mpi_leave(job, MPI_SUCCESS);
-}
-
-PMPI_WEAK(Grequest_complete);
-int PMPI_Grequest_complete(MPI_Request request)
-{
-    const char *call = "MPI_Grequest_complete";
-    cr_job *job = mpi_enter(call);
-    mreq *q = req_lookup(request, true);
-    if (!q || q->kind != RQ_GREQ)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
-                                       "request %#x is not a live generalized request",
-                                       (unsigned)request));
-    if (q->gdone)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_REQUEST,
-                                       "request %#x is already complete", (unsigned)request));
-    q->gdone = true;
-    if (q->freed) { /* MPI_Request_free came first: only the free function is left */
-        int rc = greq_free(job, q);
-        retire(job, q);
-        if (rc) rc = mpi_fail(job, MPI_COMM_WORLD, call, rc, "the free function returned %d", rc);
-        return mpi_leave(job, rc);
-    }
-    cr_wake_self(job); /* a thread may sleep in a wait for it */
-    return mpi_leave(job, MPI_SUCCESS);
-}
-
-PMPI_WEAK(Status_set_cancelled);
-int PMPI_Status_set_cancelled(MPI_Status *st, int flag)
-{
-    if (ignore(st)) return MPI_ERR_ARG;
-    st->cr_cancelled = flag != 0;
-    return MPI_SUCCESS;
-}
-
-PMPI_WEAK(Test_cancelled);
-int PMPI_Test_cancelled(const MPI_Status *st, int *flag)
-{
-    if (!st || st == MPI_STATUS_IGNORE || !flag) return MPI_ERR_ARG;
-    *flag = st->cr_cancelled;
-    return MPI_SUCCESS;
-}
-
-/* ---- status queries ---------------------------------------------------------------- */
-
-static int count_common(const char *call, const MPI_Status *st, MPI_Datatype dt, int *count,
-                        bool elements)
-{
-    cr_job *job = mpi_enter(call);
-    mpi_type *t = NULL;
-    int rc = mpi_type_check(job, MPI_COMM_WORLD, call, dt, &t);
-    if (!rc && (ignore(st) || !count))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "status or count is NULL/ignored");
-    if (rc) return mpi_leave(job, rc);
-    size_t bytes = (size_t)st->cr_bytes, n;
-    if (elements) {
-        n = mpi_elements(t, bytes);
-    } else if (!t->size) {
-        n = 0;
-    } else if (bytes % t->size) {
-        *count = MPI_UNDEFINED;
-        return mpi_leave(job, MPI_SUCCESS);
-    } else {
-        n = bytes / t->size;
-    }
-    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    return mpi_leave(job, MPI_SUCCESS);
-}
-
-PMPI_WEAK(Get_count);
-int PMPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
-{
-    return count_common("MPI_Get_count", st, dt, count, false);
-}
-
-PMPI_WEAK(Get_elements);
-int PMPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count)
-{
-    return count_common("MPI_Get_elements", st, dt, count, true);
 }

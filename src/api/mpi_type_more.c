@@ -1,4 +1,4 @@
-/* MPI datatypes, the calls around the constructors (mpi_type.c): names,
+/* MPI datatypes, the calls around the constructors (mpi_type_new.c): names,
  * envelopes and contents, the "external32" representation, the _x forms and
  * status helpers, MPI_Type_match_size, and datatype attributes.
  *

@@ -29,7 +29,7 @@
 
 #include "../coll/coll.h"
 #include "../coll/coll_split.h"
-#define COURIER_MPL_IMPL /* the int entry points themselves, not mpl.h's macros */
+#define COURIER_MPL_IMPL /* the int entry points themselves, not job->mpl->h's macros */
 #include "courier/mpl.h"
 
 int mperrno;
@@ -47,7 +47,7 @@ enum {
 enum { M_FREE = 0, M_SEND, M_RECV, M_RNC };
 
 typedef struct mpl_msg {
-    cr_idslot id; /* its slot in mpl.msgs: the msgid's index and generation */
+    cr_idslot id; /* its slot in job->mpl->msgs: the msgid's index and generation */
     uint8_t state;
     uint8_t fired; /* receive-and-call: the message is in and the handler due */
     cr_req *r;
@@ -70,15 +70,16 @@ typedef struct mpl_grp {
     cr_group g;
 } mpl_grp;
 
-static struct {
-    bool ready;
+/* The interface's state, reached from the job (job->mpl, made by the first
+ * call; changed only under the engine lock). */
+struct cr_mpl {
     bool overflow_err;
     bool errors_fatal;
     int next_ctx;
     cr_idt msgs; /* msgids (core/idtable.h): a slot never moves (waits hold it) */
     mpl_grp *grps;
     int ngrps;
-} mpl;
+};
 
 /* ---- entry, exit, errors ------------------------------------------------- */
 
@@ -87,16 +88,17 @@ static cr_job *mpl_enter(const char *call)
     cr_job *job = cr_job_get();
     cr_lock(job);
     cr_trace_enter(job, call);
-    if (!mpl.ready) {
-        mpl.ready = true;
-        mpl.errors_fatal = true;
-        mpl.next_ctx = CTX_FIRST_FREE;
-        cr_idt_init(&mpl.msgs, sizeof(mpl_msg), MSG_REUSE_MIN);
-        mpl.grps = calloc(8, sizeof *mpl.grps);
-        if (!mpl.grps) cr_fatal(job, "mpl", "out of memory for groups");
-        mpl.ngrps = 1;
-        mpl.grps[0] = (mpl_grp){.used = true,
-                                .g = {job->size, job->rank, NULL, CTX_ALLGRP, 0, CR_AREA_MPL, 0}};
+    if (!job->mpl) {
+        struct cr_mpl *m = calloc(1, sizeof *m);
+        if (!m || !(m->grps = calloc(8, sizeof *m->grps)))
+            cr_fatal(job, "mpl", "out of memory for the interface's state");
+        m->errors_fatal = true;
+        m->next_ctx = CTX_FIRST_FREE;
+        cr_idt_init(&m->msgs, sizeof(mpl_msg), MSG_REUSE_MIN);
+        m->ngrps = 1;
+        m->grps[0] = (mpl_grp){.used = true,
+                               .g = {job->size, job->rank, NULL, CTX_ALLGRP, 0, CR_AREA_MPL, 0}};
+        job->mpl = m;
     }
     return job;
 }
@@ -117,7 +119,7 @@ __attribute__((format(printf, 4, 5))) static int fail(cr_job *job, const char *c
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (mpl.errors_fatal) cr_fatal(job, call, "%s", msg);
+    if (job->mpl->errors_fatal) cr_fatal(job, call, "%s", msg);
     mperrno = code;
     return -1;
 }
@@ -251,10 +253,10 @@ int mpc_task_query(int *buf, int nelem, int qtype)
         buf[3] = ALLGRP;
         break;
     case MPL_Q_OVERFLOW:
-        buf[0] = mpl.overflow_err;
+        buf[0] = job->mpl->overflow_err;
         break;
     case MPL_Q_ERRORS:
-        buf[0] = mpl.errors_fatal;
+        buf[0] = job->mpl->errors_fatal;
         break;
     }
     return leave(job, 0);
@@ -274,9 +276,9 @@ int mpc_task_set(int *buf, int nelem, int stype)
     if (buf[0] != 0 && buf[0] != 1)
         return leave(job, fail(job, call, MPL_EINVAL, "value %d is invalid: use 0 or 1", buf[0]));
     if (stype == MPL_SET_OVERFLOW_ERROR)
-        mpl.overflow_err = buf[0];
+        job->mpl->overflow_err = buf[0];
     else
-        mpl.errors_fatal = buf[0];
+        job->mpl->errors_fatal = buf[0];
     return leave(job, 0);
 }
 
@@ -291,9 +293,9 @@ int mpc_stopall(int errcode)
 
 /* ---- message ids --------------------------------------------------------- */
 
-static mpl_msg *msg_at(int i)
+static mpl_msg *msg_at(struct cr_mpl *l, int i)
 {
-    return cr_idt_at(&mpl.msgs, (uint32_t)i);
+    return cr_idt_at(&l->msgs, (uint32_t)i);
 }
 
 /* A slot for a new operation. Freed slots wait in a queue and are reused only
@@ -303,8 +305,8 @@ static mpl_msg *msg_at(int i)
  * reported, never taken for a newer operation. */
 static mpl_msg *msg_new(cr_job *job, const char *call, uint8_t state, int *id)
 {
-    mpl_msg *m = cr_idt_alloc(&mpl.msgs);
-    if (!m && cr_idt_full(&mpl.msgs))
+    mpl_msg *m = cr_idt_alloc(&job->mpl->msgs);
+    if (!m && cr_idt_full(&job->mpl->msgs))
         cr_fatal(job, call, "more than %u operations pending; wait for some first",
                  (unsigned)CR_ID_MAX_SLOTS);
     if (!m) cr_fatal(job, call, "out of memory for message ids");
@@ -313,21 +315,21 @@ static mpl_msg *msg_new(cr_job *job, const char *call, uint8_t state, int *id)
     return m;
 }
 
-static void msg_free(mpl_msg *m)
+static void msg_free(struct cr_mpl *l, mpl_msg *m)
 {
     free(m->tmp);
     m->tmp = NULL;
     m->state = M_FREE;
-    cr_idt_free(&mpl.msgs, m);
+    cr_idt_free(&l->msgs, m);
 }
 
 enum { ID_UNKNOWN, ID_ACTIVE, ID_RETIRED };
 
-static int msg_find(int id, mpl_msg **out)
+static int msg_find(struct cr_mpl *l, int id, mpl_msg **out)
 {
     if (id <= 0) return ID_UNKNOWN;
     void *slot = NULL;
-    enum cr_id_state how = cr_idt_find(&mpl.msgs, (uint32_t)id, &slot);
+    enum cr_id_state how = cr_idt_find(&l->msgs, (uint32_t)id, &slot);
     *out = slot;
     return how == CR_ID_LIVE ? ID_ACTIVE : how == CR_ID_RETIRED ? ID_RETIRED : ID_UNKNOWN;
 }
@@ -353,7 +355,7 @@ static int msg_finish(cr_job *job, mpl_msg *m)
         if (m->type_out) *m->type_out = m->r->st.tag;
         cr_req_release(job, m->r);
     }
-    msg_free(m);
+    msg_free(job->mpl, m);
     return n;
 }
 
@@ -368,22 +370,28 @@ static bool waitable(const mpl_msg *m)
     return m->state == M_SEND || m->state == M_RECV;
 }
 
+/* A wildcard wait's question (any_done): its table, and the slot it found. */
+typedef struct any_wait {
+    struct cr_mpl *l;
+    int which;
+} any_wait;
+
 static bool any_done(void *arg)
 {
-    int *which = arg;
-    for (int i = 0; i < (int)mpl.msgs.n; i++)
-        if (waitable(msg_at(i)) && msg_done(msg_at(i))) {
-            *which = i;
+    any_wait *w = arg;
+    for (int i = 0; i < (int)w->l->msgs.n; i++)
+        if (waitable(msg_at(w->l, i)) && msg_done(msg_at(w->l, i))) {
+            w->which = i;
             return true;
         }
     return false;
 }
 
 /* What a wildcard wait reports to the watchdog: the oldest pending operation. */
-static const cr_req *first_pending(void)
+static const cr_req *first_pending(struct cr_mpl *l)
 {
-    for (int i = 0; i < (int)mpl.msgs.n; i++)
-        if (waitable(msg_at(i)) && !msg_done(msg_at(i))) return msg_at(i)->r;
+    for (int i = 0; i < (int)l->msgs.n; i++)
+        if (waitable(msg_at(l, i)) && !msg_done(msg_at(l, i))) return msg_at(l, i)->r;
     return NULL;
 }
 
@@ -407,7 +415,7 @@ int mpc_bsend(void *buf, int len, int dest, int type)
 
 static cr_req *post_recv(cr_job *job, const char *call, const cr_sel *s, void *buf, size_t len)
 {
-    return cr_irecv_call(job, call, s, buf, len, !mpl.overflow_err, NULL, NULL);
+    return cr_irecv_call(job, call, s, buf, len, !job->mpl->overflow_err, NULL, NULL);
 }
 
 static int brecv(cr_job *job, const char *call, char *buf, size_t len, const cr_sel *s, int *src,
@@ -595,7 +603,7 @@ int mpc_status(int msgid)
 {
     cr_job *job = mpl_enter("mpc_status");
     mpl_msg *m = NULL;
-    int how = msg_find(msgid, &m);
+    int how = msg_find(job->mpl, msgid, &m);
     if (how == ID_UNKNOWN)
         return leave(job, fail(job, "mpc_status", MPL_EMSGID,
                                "msgid %d is unknown: no nonblocking call returned it", msgid));
@@ -616,33 +624,34 @@ int mpc_wait(int *msgid, int *nbytes)
         return leave(job, -1);
     int id = *msgid;
     if (id == ALLMSG) {
-        int which;
+        any_wait w = {job->mpl, 0};
         while (1) {
             bool pending = false;
-            for (int i = 0; i < (int)mpl.msgs.n && !pending; i++) pending = waitable(msg_at(i));
+            for (int i = 0; i < (int)w.l->msgs.n && !pending; i++)
+                pending = waitable(msg_at(w.l, i));
             if (!pending) break;
-            cr_wait_until(job, call, any_done, &which, first_pending());
-            msg_finish(job, msg_at(which));
+            cr_wait_until(job, call, any_done, &w, first_pending(w.l));
+            msg_finish(job, msg_at(w.l, w.which));
         }
         *nbytes = 0;
         return leave(job, 0);
     }
     if (id == DONTCARE) {
+        any_wait w = {job->mpl, 0};
         bool pending = false;
-        for (int i = 0; i < (int)mpl.msgs.n && !pending; i++) pending = waitable(msg_at(i));
+        for (int i = 0; i < (int)w.l->msgs.n && !pending; i++) pending = waitable(msg_at(w.l, i));
         if (!pending)
             return leave(job, fail(job, call, MPL_ENOPEND,
                                    "msgid DONTCARE waits for any pending operation, but none is "
                                    "pending"));
-        int which;
-        cr_wait_until(job, call, any_done, &which, first_pending());
-        mpl_msg *m = msg_at(which);
+        cr_wait_until(job, call, any_done, &w, first_pending(w.l));
+        mpl_msg *m = msg_at(w.l, w.which);
         *msgid = (int)cr_idt_id(m);
         *nbytes = msg_finish(job, m);
         return leave(job, 0);
     }
     mpl_msg *m = NULL;
-    int how = msg_find(id, &m);
+    int how = msg_find(job->mpl, id, &m);
     if (how == ID_RETIRED && m->by_status && m->id.gen == cr_id_gen((uint32_t)id)) {
         /* mpc_status said it completed: the wait returns its count at once */
         m->by_status = false;
@@ -688,7 +697,7 @@ static void rnc_fire(cr_job *job, void (*user)(void), const cr_status *st)
     int id = (int)(uintptr_t)user;
     mpl_msg *m = NULL;
     cr_lock(job);
-    if (msg_find(id, &m) != ID_ACTIVE || m->state != M_RNC) {
+    if (msg_find(job->mpl, id, &m) != ID_ACTIVE || m->state != M_RNC) {
         cr_unlock(job);
         return;
     }
@@ -701,7 +710,8 @@ static void rnc_fire(cr_job *job, void (*user)(void), const cr_status *st)
     int arg = id;
     h(&arg);
     cr_lock(job);
-    if (msg_find(id, &m) == ID_ACTIVE) msg_free(m); /* the handler did not wait for it */
+    if (msg_find(job->mpl, id, &m) == ID_ACTIVE)
+        msg_free(job->mpl, m); /* the handler did not wait for it */
     cr_unlock(job);
 }
 
@@ -722,7 +732,7 @@ int mpc_rcvncall(void *buf, int len, int *src, int *type, int *msgid, mpl_handle
     m->handler = (void (*)(int *))handler;
     write_back_wildcards(m, src, type);
     *msgid = id;
-    cr_irecv_call(job, call, &s, buf, (size_t)len, !mpl.overflow_err, rnc_fire,
+    cr_irecv_call(job, call, &s, buf, (size_t)len, !job->mpl->overflow_err, rnc_fire,
                   (void (*)(void))(uintptr_t)id);
     return leave(job, 0);
 }
@@ -745,26 +755,26 @@ int mpc_lockrnc(int state, int *oldstate)
 
 static mpl_grp *grp_get(cr_job *job, const char *call, int gid)
 {
-    if (gid < 0 || gid >= mpl.ngrps || !mpl.grps[gid].used) {
+    if (gid < 0 || gid >= job->mpl->ngrps || !job->mpl->grps[gid].used) {
         fail(job, call, MPL_EGROUP,
              "group id %d is unknown: use ALLGRP or an id from mpc_group/mpc_partition", gid);
         return NULL;
     }
-    return &mpl.grps[gid];
+    return &job->mpl->grps[gid];
 }
 
 static int grp_add(cr_job *job, const char *call, int *ranks, int size, int me, int ctx, int label)
 {
-    if (mpl.ngrps % 8 == 0) {
-        mpl_grp *g = realloc(mpl.grps, (size_t)(mpl.ngrps + 8) * sizeof *g);
+    if (job->mpl->ngrps % 8 == 0) {
+        mpl_grp *g = realloc(job->mpl->grps, (size_t)(job->mpl->ngrps + 8) * sizeof *g);
         if (!g) cr_fatal(job, call, "out of memory for groups");
-        mpl.grps = g;
+        job->mpl->grps = g;
     }
-    int gid = mpl.ngrps++;
-    mpl.grps[gid] = (mpl_grp){.used = true,
-                              .label = label,
-                              .ranks = ranks,
-                              .g = {size, me, ranks, (uint16_t)ctx, 0, 0, 0}};
+    int gid = job->mpl->ngrps++;
+    job->mpl->grps[gid] = (mpl_grp){.used = true,
+                                    .label = label,
+                                    .ranks = ranks,
+                                    .g = {size, me, ranks, (uint16_t)ctx, 0, 0, 0}};
     return gid;
 }
 
@@ -773,7 +783,7 @@ static int ctx_check(cr_job *job, const char *call, long ctx)
     if (ctx > 0xffff)
         cr_fatal(job, call, "out of contexts: more than %d groups were created",
                  0xffff - CTX_FIRST_FREE);
-    mpl.next_ctx = (int)ctx + 1;
+    job->mpl->next_ctx = (int)ctx + 1;
     return (int)ctx;
 }
 
@@ -809,7 +819,7 @@ int mpc_group(int gsize, int glist[], int label, int *gid)
     memcpy(ranks, glist, (size_t)gsize * sizeof *ranks);
     /* Agree on a context fresh for every member. */
     cr_group setup = {.size = gsize, .me = me, .ranks = ranks, .ctx = CTX_SETUP};
-    long next = mpl.next_ctx;
+    long next = job->mpl->next_ctx;
     cr_redop mx = CR_OP_PREDEF(cr_op_max_long, long);
     cr_coll_allreduce(job, &setup, call, &next, &next, 1, &mx);
     *gid = grp_add(job, call, ranks, gsize, me, ctx_check(job, call, next), label);
@@ -823,7 +833,7 @@ int mpc_partition(int parent_gid, int key, int label, int *gid)
     mpl_grp *p = grp_get(job, call, parent_gid);
     if (!p || check_ptr(job, call, gid, "gid")) return leave(job, -1);
     int ctx, me, *ranks;
-    int m = cr_split(job, &p->g, call, label, key, mpl.next_ctx, &ctx, &ranks, &me);
+    int m = cr_split(job, &p->g, call, label, key, job->mpl->next_ctx, &ctx, &ranks, &me);
     for (int i = 0; i < m; i++) ranks[i] = cr_group_rank(&p->g, ranks[i]);
     *gid = grp_add(job, call, ranks, m, me, ctx_check(job, call, ctx), label);
     return leave(job, 0);

@@ -1,16 +1,26 @@
 /* The message engine's internal interface: the job context, requests, matching
  * selectors and the calls the interfaces (src/api) and collectives (src/coll) use.
  *
- * One cr_job holds the engine's per-process state, and reaches the state of the
- * interfaces that moved theirs into it (native, nx). Not yet moved (issue 38
- * item 5): MPI's (mpi_g, and the tables of mpi_p2p.c, mpi_win.c, mpi_info.c,
- * mpi_env.c, mpi_nbc.c, sched.c's scratch cache) and MPL's; process-wide by
- * nature: the contexts' scheduler (src/host/contexts.c), libcrypto's entry
- * points (tcp_crypto.c) and the simulated clock's preload (simclock.c, not
- * part of libcourier). Every function here expects
- * the caller to hold the engine lock (cr_lock) when the job is threaded: when a
- * progress thread exists, or when several threads of the program may call at
- * once (MPI_THREAD_MULTIPLE, cr_multi_begin). */
+ * One cr_job holds the engine's per-process state, and reaches the state of
+ * each interface and service (native, nx, mpl, mpi, rma, streams, modes: each
+ * made and owned by its layer on first use, opaque here). No other mutable
+ * state lives at file level in libcourier, except what is process-wide by
+ * nature: the job itself (cr_the_job, job.c); the contexts' scheduler
+ * (src/host/contexts.c: one per process, the same in every rank's copy of the
+ * data it swaps); libcrypto's entry points (tcp_crypto.c: one library per process); the
+ * simulated clock's preload (simclock.c, not part of libcourier); and the
+ * variables an interface defines for programs (NX/2's msginfo, MPL's mperrno,
+ * MPI's courier_mpi_weights markers: part of their ABI). Not yet moved, in the
+ * collective layer being rewritten (issue 38 item 1): coll.c's forced
+ * algorithm, sched.c's scratch cache, mpi_coll.c's user operations and
+ * mpi_nbc.c's active schedules. In the contexts of the simulated mode each
+ * rank's job, and what it reaches on the heap, is its own: of libcourier, only
+ * the job struct and those few variables are swapped at a switch.
+ *
+ * Every function here expects the caller to hold the engine lock (cr_lock)
+ * when the job is threaded: when a progress thread exists, or when several
+ * threads of the program may call at once (MPI_THREAD_MULTIPLE,
+ * cr_multi_begin). */
 #ifndef COURIER_ENGINE_H
 #define COURIER_ENGINE_H
 
@@ -322,9 +332,11 @@ typedef struct cr_job {
      * the process; the hook may longjmp out instead of returning. */
     void (*on_fatal)(struct cr_job *job, const char *msg);
 
-    /* State of the native interface's parts (NULL until first used). */
+    /* State of the interfaces and services (NULL until first used). */
     struct cr_native *native;   /* src/api/native.c: its group */
     struct cr_nx *nx;           /* src/api/nx.c: its group, irecvx ids */
+    struct cr_mpl *mpl;         /* src/api/mpl.c: its groups, message ids */
+    struct cr_mpi *mpi;         /* src/api/mpi_impl.h: every MPI table and setting */
     struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
     struct cr_streams *streams; /* src/api/stream.c */
     struct cr_modes *modes;     /* src/api/modes.c */

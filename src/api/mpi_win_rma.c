@@ -1,0 +1,913 @@
+/* MPI one-sided transfers (mpi_win.h): put, get, their request forms, the
+ * accumulates (accumulate, get_accumulate, fetch_and_op, compare_and_swap and
+ * their request forms), and the target's service that does an accumulate for
+ * an origin that does not map its control block.
+ *
+ * Invariants:
+ *  - a transfer is refused unless this member is in an epoch that gives it
+ *    access to the target, and unless every byte it touches lies inside the
+ *    target's window (or, dynamic, inside a region attached there): nothing
+ *    is ever written outside (args_check);
+ *  - every transfer is one engine put or get per contiguous run of the target
+ *    datatype; its temporaries are freed by its completion (xfer_done), so a
+ *    call that returns leaves none of a completed transfer behind;
+ *  - accumulates, fetch-and-op and compare-and-swap run under the target's
+ *    accumulate lock (its control block's CTL_ACC word), taken by the origin
+ *    or, for one that does not map the control block, by the target's service
+ *    (acc_serve), so that two of them on one location never interleave;
+ *  - the short paths (a put, get or accumulate into a window whose memory this
+ *    process maps) run without the engine lock only where mpi_enter_owned
+ *    allows, and touch only what the calling thread owns. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_win.h"
+
+/* ---- transfers ---------------------------------------------------------------- */
+
+/* A transfer's temporaries, freed once all its engine transfers completed. */
+typedef struct xfer {
+    int pending;
+    char *tmp;  /* packed data */
+    void *obuf; /* get: unpack tmp into count instances of ot here */
+    size_t ocount;
+    int otype; /* its table index (a reference held), -1: none */
+    bool has_req, req_gone;
+} xfer;
+
+static void xfer_free(xfer *x)
+{
+    free(x->tmp);
+    free(x);
+}
+
+static void xfer_done(cr_job *job, void *arg)
+{
+    (void)job;
+    xfer *x = arg;
+    if (--x->pending) return;
+    if (x->obuf) mpi_unpack_data(mpi_type_at(x->otype), x->tmp, SIZE_MAX, x->obuf, x->ocount);
+    if (x->otype >= 0) mpi_type_unref(x->otype);
+    x->otype = -1;
+    x->obuf = NULL;
+    if (!x->has_req || x->req_gone) xfer_free(x);
+}
+
+static bool xreq_test(cr_job *job, void *obj, MPI_Status *st)
+{
+    xfer *x = obj;
+    cr_rma_reap(job);
+    if (x->pending) return false;
+    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->cr_bytes = 0;
+    st->cr_cancelled = 0;
+    return true;
+}
+
+static void xreq_free(cr_job *job, void *obj)
+{
+    (void)job;
+    xfer *x = obj;
+    x->req_gone = true;
+    if (!x->pending) xfer_free(x);
+}
+
+static const mpi_ext_ops xreq_ops = {"MPI_Rput", xreq_test, xreq_free, NULL};
+static const mpi_ext_ops xreq_get_ops = {"MPI_Rget", xreq_test, xreq_free, NULL};
+static const mpi_ext_ops xreq_acc_ops = {"MPI_Raccumulate", xreq_test, xreq_free, NULL};
+
+/* The runs of a target datatype. */
+typedef struct runs {
+    cr_run *r; /* 'few' until there are more */
+    int n, cap;
+    bool oom;
+    cr_run few[4];
+} runs;
+
+static void runs_free(runs *rs)
+{
+    if (rs->r != rs->few) free(rs->r);
+    rs->r = NULL;
+}
+
+static void run_add(void *ctx, ptrdiff_t off, size_t len)
+{
+    runs *rs = ctx;
+    if (rs->n == rs->cap) {
+        int cap = rs->cap ? 2 * rs->cap : 8;
+        cr_run *r = malloc((size_t)cap * sizeof *r);
+        if (!r) {
+            rs->oom = true;
+            return;
+        }
+        memcpy(r, rs->r, (size_t)rs->n * sizeof *r);
+        if (rs->r != rs->few) free(rs->r);
+        rs->r = r;
+        rs->cap = cap;
+    }
+    rs->r[rs->n++] = (cr_run){off, len};
+}
+
+/* What one call moves: checked arguments. */
+typedef struct rma_args {
+    mpi_win *w;
+    MPI_Win h;
+    int target;     /* member; MPI_PROC_NULL: nothing to do */
+    uint64_t taddr; /* the target's address of displacement 0 of the target datatype, there */
+    const mpi_type *ot, *tt, *rt;
+    size_t ocount, tcount, rcount;
+    runs rs; /* the target datatype's runs, offsets from taddr */
+} rma_args;
+
+/* Is this member in an epoch that lets it reach member t? */
+static bool has_access(const mpi_win *w, int t)
+{
+    if (w->fence_on || w->lock_all || w->lockst[t]) return true;
+    if (w->acc_on)
+        for (int i = 0; i < w->nacc; i++)
+            if (w->access[i] == t) return true;
+    return false;
+}
+
+/* Does [addr, addr+len) lie in regions attached at member t (dynamic; it may
+ * run from one into the next)? */
+static bool attached(cr_job *job, const char *call, mpi_win *w, int t, uint64_t addr, size_t len)
+{
+    uint64_t n = ctl_amo(job, call, w, t, ctl_natt(w), CR_AMO_READ, 0, 0);
+    if (n > MAX_ATTACH) return false;
+    uint64_t *buf = malloc(n * 16 + 16);
+    if (!buf) cr_fatal(job, call, "out of memory");
+    cr_rtarget at = ctl_at(w, t, ctl_natt(w) + 1);
+    uint64_t tk = cr_rma_get(job, call, &at, buf, n * 16, NULL);
+    if (tk) cr_rma_flush(job, call, cr_group_rank(&w->c->g, t));
+    bool found = true;
+    while (len && found) {
+        found = false;
+        for (uint64_t k = 0; k < n && !found; k++)
+            if (addr >= buf[2 * k] && addr - buf[2 * k] < buf[2 * k + 1]) {
+                uint64_t room = buf[2 * k + 1] - (addr - buf[2 * k]);
+                uint64_t take = room < len ? room : len;
+                addr += take;
+                len -= take;
+                found = true;
+            }
+    }
+    free(buf);
+    return len == 0;
+}
+
+static int args_check(cr_job *job, const char *call, MPI_Win win, int ocount, MPI_Datatype otype,
+                      int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, rma_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->rs.r = a->rs.few;
+    a->rs.cap = 4;
+    int rc = win_check(job, call, win, &a->w);
+    if (rc) return rc;
+    mpi_win *w = a->w;
+    a->h = win;
+    MPI_Comm comm = w->comm;
+    mpi_type *ot = NULL, *tt = NULL;
+    if (ocount < 0 || tcount < 0)
+        return win_fail(job, win, call, MPI_ERR_COUNT, "count %d is negative",
+                        ocount < 0 ? ocount : tcount);
+    if ((rc = mpi_type_check(job, comm, call, otype, &ot))) return rc;
+    if ((rc = mpi_type_check(job, comm, call, ttype, &tt))) return rc;
+    a->ot = ot;
+    a->tt = tt;
+    a->ocount = (size_t)ocount;
+    a->tcount = (size_t)tcount;
+    if (target == MPI_PROC_NULL) {
+        a->target = MPI_PROC_NULL;
+        return MPI_SUCCESS;
+    }
+    if (target < 0 || target >= w->size)
+        return win_fail(job, win, call, MPI_ERR_RANK, "target rank %d is not a member (0..%d)",
+                        target, w->size - 1);
+    a->target = target;
+    if (!has_access(w, target))
+        return win_fail(job, win, call, MPI_ERR_RMA_SYNC,
+                        "no access epoch to rank %d is open: call MPI_Win_fence, MPI_Win_lock, "
+                        "MPI_Win_lock_all or MPI_Win_start first",
+                        target);
+    if (ot->size * a->ocount != tt->size * a->tcount)
+        return win_fail(job, win, call, MPI_ERR_TYPE,
+                        "the origin has %zu bytes of data, the target %zu: the type signatures "
+                        "must match",
+                        ot->size * a->ocount, tt->size * a->tcount);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        a->taddr = (uint64_t)disp;
+    else if (disp < 0)
+        return win_fail(job, win, call, MPI_ERR_DISP, "target displacement %ld is negative",
+                        (long)disp);
+    else
+        a->taddr = (uint64_t)disp * (uint64_t)w->disps[target];
+    mpi_type_runs(tt, a->tcount, run_add, &a->rs);
+    if (a->rs.oom) cr_fatal(job, call, "out of memory for the target datatype's runs");
+    /* every run inside the target's window (or attached memory) */
+    uint64_t have = w->mem.pub[target].len;
+    for (int i = 0; i < a->rs.n; i++) {
+        int64_t o = (int64_t)a->taddr + a->rs.r[i].off;
+        size_t len = a->rs.r[i].len;
+        bool in = w->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                      ? o >= 0 && attached(job, call, w, target, (uint64_t)o, len)
+                      : o >= 0 && (uint64_t)o <= have && len <= have - (uint64_t)o;
+        if (!in) {
+            runs_free(&a->rs);
+            return win_fail(job, win, call, MPI_ERR_RMA_RANGE,
+                            w->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                                ? "%zu bytes at address %#llx of rank %d are not in memory "
+                                  "attached to the window there"
+                                : "%zu bytes at offset %lld are outside the window of rank %d "
+                                  "(%llu bytes)",
+                            len, (long long)o, target, (unsigned long long)have);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The target's displacement 0 (the runs' offsets are from there). */
+static cr_rtarget args_target(const rma_args *a)
+{
+    if (a->w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return (cr_rtarget){cr_group_rank(&a->w->c->g, a->target), a->taddr, NULL};
+    return cr_rtable_at(&a->w->c->g, &a->w->mem, a->target, a->taddr); /* from the window's base */
+}
+
+/* Put or get the packed bytes data (the target datatype's runs, in order). */
+static void move_runs(cr_job *job, const char *call, const rma_args *a, char *data, bool put,
+                      xfer *x)
+{
+    cr_rma_opt opt = {.done = x ? xfer_done : NULL, .arg = x};
+    cr_rtarget t = args_target(a);
+    if (x) x->pending++;
+    if (put)
+        cr_rma_putv(job, call, &t, a->rs.r, a->rs.n, data, x ? &opt : NULL);
+    else
+        cr_rma_getv(job, call, &t, a->rs.r, a->rs.n, data, x ? &opt : NULL);
+}
+
+/* Put, Get, Rput, Rget. The short paths' common check: count instances of the
+ * same predefined contiguous type on both sides, to member target of a window
+ * that is not dynamic, in an epoch, inside the window, in memory this rank
+ * maps. Their place here (*bytes long), or NULL: the full path then checks and
+ * reports. */
+static inline __attribute__((always_inline)) char *
+mapped_span(MPI_Win win, MPI_Datatype type, int count, MPI_Datatype ttype, int tcount, int target,
+            MPI_Aint disp, mpi_win **wp, const mpi_type **tp, size_t *bytes)
+{
+    mpi_win *w = win_get(win);
+    if (!w || type != ttype || count != tcount || count < 0 || target < 0 || target >= w->size ||
+        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
+        !has_access(w, target))
+        return NULL;
+    const mpi_type *t = mpi_type_get(type);
+    if (!t || !t->predef || !t->contig) return NULL;
+    uint64_t off = (uint64_t)disp * (uint64_t)w->disps[target], have = w->mem.pub[target].len;
+    *bytes = t->size * (size_t)count;
+    if (off > have || *bytes > have - off) return NULL;
+    *wp = w;
+    *tp = t;
+    return w->mem.map[target] + off;
+}
+
+static inline __attribute__((always_inline)) bool transfer_fast(bool put, void *obuf, int count,
+                                                                MPI_Datatype otype, int target,
+                                                                MPI_Aint disp, int tcount,
+                                                                MPI_Datatype ttype, MPI_Win win)
+{
+    mpi_win *w;
+    const mpi_type *t;
+    size_t bytes;
+    char *p = mapped_span(win, otype, count, ttype, tcount, target, disp, &w, &t, &bytes);
+    if (!p) return false;
+    if (put)
+        memmove(p, obuf, bytes);
+    else
+        memmove(obuf, p, bytes);
+    return true;
+}
+
+/* A put or a get that transfer_fast did not make (the call has entered). */
+static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call, bool put,
+                                                   void *obuf, int ocount, MPI_Datatype otype,
+                                                   int target, MPI_Aint disp, int tcount,
+                                                   MPI_Datatype ttype, MPI_Win win,
+                                                   MPI_Request *req)
+{
+    rma_args a;
+    bool want_req = call[4] == 'R'; /* MPI_Rput, MPI_Rget */
+    if (want_req && !req)
+        return mpi_leave(job, win_fail(job, win, call, MPI_ERR_ARG, "request is NULL"));
+    int rc = args_check(job, call, win, ocount, otype, target, disp, tcount, ttype, &a);
+    if (rc) return mpi_leave(job, rc);
+    if (req) *req = MPI_REQUEST_NULL;
+    size_t bytes = a.ot->size * a.ocount;
+    bool packs = a.target != MPI_PROC_NULL && bytes && !a.ot->contig;
+    xfer *x = NULL; /* only for a temporary or a request */
+    if (packs || req) {
+        x = calloc(1, sizeof *x);
+        if (!x) cr_fatal(job, call, "out of memory");
+        x->otype = -1;
+        x->pending = 1; /* this call's own hold, dropped below */
+    }
+    char *data = obuf;
+    if (packs) {
+        x->tmp = malloc(bytes);
+        if (!x->tmp) cr_fatal(job, call, "out of memory for %zu bytes of packed data", bytes);
+        if (put) {
+            mpi_pack_data(a.ot, obuf, a.ocount, x->tmp);
+        } else {
+            x->obuf = obuf;
+            x->ocount = a.ocount;
+            x->otype = a.ot->idx;
+            ((mpi_type *)a.ot)->refs++;
+        }
+        data = x->tmp;
+    }
+    if (a.target != MPI_PROC_NULL) move_runs(job, call, &a, data, put, x);
+    runs_free(&a.rs);
+    if (req) {
+        x->has_req = true;
+        rc = mpi_request_ext(job, a.w->comm, put ? &xreq_ops : &xreq_get_ops, x, req);
+    }
+    if (x) xfer_done(job, x); /* the call's hold */
+    return mpi_leave(job, rc);
+}
+
+/* Put and Get: a contiguous transfer into mapped memory is a memmove, in a
+ * function small enough that the call costs little more, and without the
+ * engine lock where mpi_enter_owned allows (an 8-byte put: 8 ns here, 14 with
+ * the lock). */
+static inline __attribute__((always_inline)) int
+transfer(const char *call, bool put, void *obuf, int ocount, MPI_Datatype otype, int target,
+         MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+    bool owned = !req && mpi_enter_owned();
+    if (owned && transfer_fast(put, obuf, ocount, otype, target, disp, tcount, ttype, win))
+        return MPI_SUCCESS;
+    cr_job *job = mpi_enter(call);
+    if (!req && !owned && transfer_fast(put, obuf, ocount, otype, target, disp, tcount, ttype, win))
+        return mpi_leave(job, MPI_SUCCESS);
+    return transfer_rest(job, call, put, obuf, ocount, otype, target, disp, tcount, ttype, win,
+                         req);
+}
+
+PMPI_WEAK(Put);
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win)
+{
+    return transfer("MPI_Put", true, (void *)origin_addr, origin_count, origin_datatype,
+                    target_rank, target_disp, target_count, target_datatype, win, NULL);
+}
+
+PMPI_WEAK(Get);
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return transfer("MPI_Get", false, origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, NULL);
+}
+
+PMPI_WEAK(Rput);
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request *request)
+{
+    return transfer("MPI_Rput", true, (void *)origin_addr, origin_count, origin_datatype,
+                    target_rank, target_disp, target_count, target_datatype, win, request);
+}
+
+PMPI_WEAK(Rget);
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    return transfer("MPI_Rget", false, origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, request);
+}
+
+/* ---- accumulate ---------------------------------------------------------------- */
+
+/* Word `word` of member m's control block where this rank maps it, or NULL. */
+static uint64_t *ctl_word(const mpi_win *w, int m, size_t word)
+{
+    return w->ctl.map[m] ? (uint64_t *)(void *)(w->ctl.map[m] + word * 8) : NULL;
+}
+
+/* The accumulate lock of member t: one compare-and-swap where the word is
+ * mapped (and free), the general path's tries and backoff otherwise. */
+static void acc_lock(cr_job *job, const char *call, mpi_win *w, int t)
+{
+    uint64_t *word = ctl_word(w, t, CTL_ACC), free_word = 0;
+    /* accumulates this rank sent to t's service come first (MPI orders a
+     * rank's accumulates to a location): they may wait there for this lock */
+    if (!word) cr_rma_flush(job, call, cr_group_rank(&w->c->g, t));
+    if (word ? __atomic_compare_exchange_n(word, &free_word, 1, false, __ATOMIC_ACQUIRE,
+                                           __ATOMIC_RELAXED)
+             : ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS | CR_AMO_QUIET, 1, 0) == 0)
+        return;
+    lock_wait lw;
+    lock_wait_begin(&lw, call, cr_group_rank(&w->c->g, t));
+    while (ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS | CR_AMO_QUIET, 1, 0) != 0)
+        backoff(job, &lw);
+    lock_wait_end(job, &lw);
+}
+
+static void acc_unlock(cr_job *job, const char *call, mpi_win *w, int t)
+{
+    uint64_t *word = ctl_word(w, t, CTL_ACC);
+    if (word) /* the holder alone writes it now: a store that orders what it did before */
+        __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+    else
+        ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_SWAP | CR_AMO_QUIET, 0, 0);
+}
+
+/* Read the target datatype's runs into data (packed), under the accumulate
+ * lock: when there are many runs close together, one read of the span they
+ * cover (a system call per run costs more than the gaps), then the runs taken
+ * out of it here. */
+static void read_runs(cr_job *job, const char *call, const rma_args *a, char *data, size_t bytes)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < a->rs.n; i++) {
+        if (a->rs.r[i].off < lo) lo = a->rs.r[i].off;
+        if (a->rs.r[i].off + (int64_t)a->rs.r[i].len > hi)
+            hi = a->rs.r[i].off + (int64_t)a->rs.r[i].len;
+    }
+    if (a->rs.n <= 8 || (uint64_t)(hi - lo) > 2 * bytes + 65536) {
+        move_runs(job, call, a, data, false, NULL);
+        return;
+    }
+    char *span = scratch_get(job, call, a->w, SCR_SPAN, (size_t)(hi - lo));
+    cr_rtarget t = args_target(a);
+    cr_run whole = {lo, (size_t)(hi - lo)};
+    cr_rma_getv(job, call, &t, &whole, 1, span, NULL);
+    cr_rma_flush(job, call, t.peer);
+    size_t at = 0;
+    for (int i = 0; i < a->rs.n; i++) {
+        memcpy(data + at, span + (a->rs.r[i].off - lo), a->rs.r[i].len);
+        at += a->rs.r[i].len;
+    }
+    scratch_put(a->w, SCR_SPAN, span);
+}
+
+/* tdata = tdata op odata over bytes of packed elements (op not MPI_NO_OP); o
+ * and n from mpi_redop. Pair types (MPI_DOUBLE_INT, ...) have gaps: the
+ * operation works on them in their C layout (pair: b the pair type). */
+static void combine(cr_job *job, const char *call, MPI_Op op, const cr_redop *o, size_t n,
+                    const mpi_type *pair, char *tdata, const char *odata, size_t bytes)
+{
+    if (op == MPI_REPLACE) {
+        memcpy(tdata, odata, bytes);
+    } else if (pair) {
+        size_t ne = bytes / pair->size, ext = (size_t)type_extent(pair);
+        char *tc = malloc(ne * ext), *oc = malloc(ne * ext);
+        if (!tc || !oc) cr_fatal(job, call, "out of memory for %zu pairs", ne);
+        mpi_unpack_data(pair, tdata, bytes, tc, ne);
+        mpi_unpack_data(pair, odata, bytes, oc, ne);
+        o->fn(tc, oc, tc, n, o->arg);
+        mpi_pack_data(pair, tc, ne, tdata);
+        free(tc);
+        free(oc);
+    } else {
+        o->fn(tdata, odata, tdata, n, o->arg);
+    }
+}
+
+/* ---- accumulates done by the target's service ----------------------------------- */
+
+/* Into a member whose control block this rank does not map (another host, or
+ * no mapping at all), an accumulate is one call to the target's service
+ * (cr_rma_call), which does it all there under the window's accumulate lock:
+ * one round trip, not four (the lock, a read, a write, the unlock, each through
+ * that service). The call: this header, the pieces
+ * (absolute addresses there), then the origin's packed data (not for
+ * MPI_NO_OP); the answer: the old data when fetched. */
+typedef struct acc_call {
+    uint64_t ctl;  /* the target's control block: its window there */
+    int32_t op;    /* MPI_Op */
+    int32_t base;  /* the basic datatype the operation works on */
+    uint32_t nrun; /* pieces */
+    uint32_t fetch;
+    uint64_t bytes; /* of target data */
+} acc_call;
+typedef struct acc_piece {
+    uint64_t addr, len;
+} acc_piece;
+
+/* The window whose control block is at ctl here (maybe still being made:
+ * an origin may use it once the collectives it takes part in are over, while
+ * this member is still in them). */
+static mpi_win *win_by_ctl(uint64_t ctl)
+{
+    const mpi_state *m = mpi_st();
+    for (int i = 0; i < m->wins.n; i++)
+        if (m->wins.w[i] && m->wins.w[i]->myctl && (uintptr_t)m->wins.w[i]->myctl == ctl)
+            return m->wins.w[i];
+    return NULL;
+}
+
+/* Copy the pieces' bytes into buf, packed (or, into: buf into the pieces). */
+static void pieces_move(const acc_piece *pc, uint32_t n, char *buf, bool into)
+{
+    for (uint32_t i = 0; i < n; buf += pc[i++].len)
+        if (into)
+            memcpy((void *)(uintptr_t)pc[i].addr, buf, pc[i].len);
+        else
+            memcpy(buf, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
+}
+
+/* The target's side (the service's handler): 1 while another holds the lock. */
+int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out, size_t *outlen)
+{
+    const char *call = "MPI_Accumulate (at the target)";
+    acc_call q;
+    if (len < sizeof q) cr_fatal(job, call, "a call from rank %d is %zu bytes", origin, len);
+    memcpy(&q, in, sizeof q);
+    const acc_piece *pc = (const acc_piece *)((const char *)in + sizeof q);
+    const char *odata = (const char *)(pc + q.nrun);
+    size_t want = sizeof q + q.nrun * sizeof *pc + (q.op == MPI_NO_OP ? 0 : q.bytes);
+    mpi_win *w = win_by_ctl(q.ctl);
+    const mpi_type *b = q.base > 0 && q.base < job->mpi->ntypes && mpi_type_at(q.base) &&
+                                mpi_type_at(q.base)->predef
+                            ? mpi_type_at(q.base)
+                            : NULL;
+    if (len != want || !w || !b || !b->size || q.bytes % b->size)
+        cr_fatal(job, call,
+                 "rank %d sent an accumulate this rank cannot take (%zu bytes, window %s)", origin,
+                 len, w ? "found" : "not found: freed before the accumulate completed?");
+    if (!w->used) return 1; /* still being made here: later */
+    uint64_t free_word = 0;
+    if (!__atomic_compare_exchange_n(&w->myctl[CTL_ACC], &free_word, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return 1;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < q.nrun; i++) {
+        total += pc[i].len;
+        if (!cr_rma_exposed(job, pc[i].addr, pc[i].len) || total > q.bytes ||
+            (b->contig && pc[i].len % b->size))
+            cr_fatal(job, call,
+                     "rank %d accumulates into %llu bytes at %#llx, outside this rank's window",
+                     origin, (unsigned long long)pc[i].len, (unsigned long long)pc[i].addr);
+    }
+    if (total != q.bytes || !q.bytes)
+        cr_fatal(job, call, "rank %d sent %llu bytes of pieces for %llu", origin,
+                 (unsigned long long)total, (unsigned long long)q.bytes);
+    if (q.fetch) { /* the old data, packed */
+        if (!(*out = malloc(q.bytes)))
+            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+        pieces_move(pc, q.nrun, *out, false);
+        *outlen = q.bytes;
+    }
+    if (q.op != MPI_NO_OP) {
+        cr_redop o = {0};
+        mpi_opctx octx;
+        bool packed;
+        size_t n = 0;
+        bool pair = !b->contig && q.op != MPI_REPLACE;
+        if (q.op != MPI_REPLACE &&
+            mpi_redop(job, w->comm, call, q.op, b, q.bytes / b->size, &o, &octx, &packed, &n))
+            cr_fatal(job, call, "rank %d sent an operation this rank cannot apply", origin);
+        if (pair) { /* its gaps need its C layout: the pieces packed together first */
+            char *tdata = malloc(q.bytes);
+            if (!tdata)
+                cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
+            pieces_move(pc, q.nrun, tdata, false);
+            combine(job, call, q.op, &o, n, b, tdata, odata, q.bytes);
+            pieces_move(pc, q.nrun, tdata, true);
+            free(tdata);
+        } else { /* piece by piece in place; n counts the elements of all (> 0, checked) */
+            size_t per = n / (q.bytes / b->size);
+            for (uint32_t i = 0; i < q.nrun; odata += pc[i++].len)
+                combine(job, call, q.op, &o, per * (pc[i].len / b->size), NULL,
+                        (char *)(uintptr_t)pc[i].addr, odata, pc[i].len);
+        }
+    }
+    __atomic_store_n(&w->myctl[CTL_ACC], 0, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* The origin's side: an accumulate waits for its answer only when it fetches. */
+static void acc_remote(cr_job *job, const char *call, rma_args *a, const char *odata, char *rdata,
+                       MPI_Op op, size_t bytes)
+{
+    cr_rtarget t = args_target(a), c = ctl_at(a->w, a->target, 0);
+    size_t len =
+        sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
+    char *buf = malloc(len); /* the engine's from here: sent from, then freed */
+    if (!buf) cr_fatal(job, call, "out of memory for an accumulate of %zu bytes", len);
+    acc_call q = {.ctl = c.addr,
+                  .op = op,
+                  .base = a->tt->base,
+                  .nrun = (uint32_t)a->rs.n,
+                  .fetch = rdata != NULL,
+                  .bytes = bytes};
+    memcpy(buf, &q, sizeof q);
+    acc_piece *pc = (acc_piece *)(buf + sizeof q);
+    for (int i = 0; i < a->rs.n; i++)
+        pc[i] = (acc_piece){t.addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
+    if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
+    cr_rma_call(job, call, t.peer, buf, len, rdata, rdata ? bytes : 0);
+    if (rdata) cr_rma_flush(job, call, t.peer);
+}
+
+/* target = target op origin, with the old target data into result (when
+ * given): the whole of it under the target's accumulate lock. odata is the
+ * packed origin data (NULL for MPI_NO_OP), rdata where the packed old target
+ * data goes (NULL: not wanted). */
+static int accumulate(cr_job *job, const char *call, rma_args *a, const char *odata, char *rdata,
+                      MPI_Op op)
+{
+    mpi_win *w = a->w;
+    size_t bytes = a->tt->size * a->tcount;
+    cr_redop o = {0};
+    mpi_opctx octx;
+    bool packed;
+    size_t n = 0;
+    if (a->target == MPI_PROC_NULL || !bytes) return MPI_SUCCESS; /* nothing moves */
+    /* Pair types (MPI_DOUBLE_INT, ...) have gaps: the operation works on them
+     * in their C layout, so the packed data is laid out so around it. */
+    const mpi_type *b = a->tt->base >= 0 ? mpi_type_at(a->tt->base) : NULL;
+    bool pair = b && !b->contig && op != MPI_REPLACE && op != MPI_NO_OP;
+    if (op != MPI_REPLACE && op != MPI_NO_OP) {
+        int rc = pair
+                     ? mpi_redop(job, w->comm, call, op, b, bytes / b->size, &o, &octx, &packed, &n)
+                     : mpi_redop(job, w->comm, call, op, a->tt, a->tcount, &o, &octx, &packed, &n);
+        if (rc) return rc;
+        if (h_idx(op) > h_idx(MPI_NO_OP)) /* beyond the predefined ones */
+            return win_fail(job, a->h, call, MPI_ERR_OP,
+                            "user-defined operations are not allowed in one-sided accumulates");
+    }
+    int jr = cr_group_rank(&w->c->g, a->target);
+    cr_rtarget t = args_target(a);
+    if ((t.map || jr == job->rank) && a->rs.n == 1 && !pair) {
+        /* memory this rank maps, one run: combine in place (one pass) */
+        char *p = (t.map ? t.map : (char *)(uintptr_t)t.addr) + a->rs.r[0].off;
+        acc_lock(job, call, w, a->target);
+        if (rdata) memcpy(rdata, p, bytes);
+        if (op == MPI_REPLACE)
+            memcpy(p, odata, bytes);
+        else if (op != MPI_NO_OP)
+            o.fn(p, odata, p, n, o.arg);
+        acc_unlock(job, call, w, a->target);
+        return MPI_SUCCESS;
+    }
+    /* where the accumulate lock needs the target's service anyway (its
+     * control block is not mapped here; CR_PUB_ATOMICS made it serve) */
+    if (!ctl_word(w, a->target, CTL_ACC) && jr != job->rank && b && a->rs.n <= ACC_CALL_PIECES &&
+        bytes <= ACC_CALL_BYTES) {
+        acc_remote(job, call, a, odata, rdata, op, bytes);
+        return MPI_SUCCESS;
+    }
+    char *tdata = scratch_get(job, call, w, SCR_TARGET, bytes);
+    acc_lock(job, call, w, a->target);
+    read_runs(job, call, a, tdata, bytes);
+    cr_rma_flush(job, call, jr);
+    if (rdata) memcpy(rdata, tdata, bytes);
+    if (op != MPI_NO_OP) {
+        combine(job, call, op, &o, n, pair ? b : NULL, tdata, odata, bytes);
+        move_runs(job, call, a, tdata, true, NULL);
+        cr_rma_flush(job, call, jr);
+    }
+    acc_unlock(job, call, w, a->target);
+    scratch_put(w, SCR_TARGET, tdata);
+    return MPI_SUCCESS;
+}
+
+/* Packed copy of count instances of t at buf (or buf itself when contiguous). */
+static const char *packed_in(cr_job *job, const char *call, mpi_win *w, const mpi_type *t,
+                             const void *buf, size_t count, char **tmp)
+{
+    *tmp = NULL;
+    if (t->contig || !count) return buf;
+    *tmp = scratch_get(job, call, w, SCR_ORIGIN, t->size * count);
+    mpi_pack_data(t, buf, count, *tmp);
+    return *tmp;
+}
+
+/* The common case of an accumulate (MPI_Fetch_and_op above all): one
+ * predefined type of one basic type everywhere, into memory this rank maps,
+ * inside the window, in an epoch: combined in place under the target's
+ * accumulate lock (cmp: compare-and-swap, op MPI_REPLACE). True when done;
+ * false, with nothing done, when it is not that case (the full path then
+ * checks and reports) or, job NULL (mpi_enter_owned's path, without the
+ * engine lock), when the accumulate lock is not free at once or not mapped. */
+static inline __attribute__((always_inline)) bool
+acc_fast(cr_job *job, const char *call, const void *obuf, int count, MPI_Datatype type, void *rbuf,
+         int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype,
+         MPI_Op op, const void *cmp, MPI_Win win)
+{
+    if (count <= 0 || (rbuf && (rtype != type || rcount != count)) || !h_is(op, K_OP) ||
+        h_idx(op) < 1 || h_idx(op) > h_idx(MPI_NO_OP))
+        return false;
+    mpi_win *w;
+    const mpi_type *t;
+    size_t bytes;
+    char *p = mapped_span(win, type, count, ttype, tcount, target, disp, &w, &t, &bytes);
+    if (!p || t->base < 0 || !mpi_type_at(t->base)->contig || (cmp && bytes > 16)) return false;
+    cr_op_fn fn = NULL;
+    if (op != MPI_REPLACE && op != MPI_NO_OP && !(fn = mpi_op_fn(op, t))) return false;
+    if (job) {
+        acc_lock(job, call, w, target);
+    } else {
+        uint64_t *word = ctl_word(w, target, CTL_ACC), free_word = 0;
+        if (!word || !__atomic_compare_exchange_n(word, &free_word, 1, false, __ATOMIC_ACQUIRE,
+                                                  __ATOMIC_RELAXED))
+            return false;
+    }
+    if (cmp && bytes == 8) { /* the usual word, with no call to libc */
+        uint64_t old, want;
+        memcpy(&old, p, 8);
+        memcpy(&want, cmp, 8);
+        if (old == want) memcpy(p, obuf, 8);
+        memcpy(rbuf, &old, 8);
+    } else if (cmp) {
+        char old[16];
+        memcpy(old, p, bytes);
+        if (!memcmp(old, cmp, bytes)) memcpy(p, obuf, bytes);
+        memcpy(rbuf, old, bytes);
+    } else {
+        if (rbuf && bytes == 8) /* (a copy of a constant size is a move, not a call) */
+            memcpy(rbuf, p, 8);
+        else if (rbuf)
+            memcpy(rbuf, p, bytes);
+        if (op == MPI_REPLACE)
+            memcpy(p, obuf, bytes);
+        else if (fn)
+            fn(p, obuf, p, (size_t)count * (t->size / mpi_type_at(t->base)->size), NULL);
+    }
+    acc_unlock(job, call, w, target);
+    return true;
+}
+
+/* An accumulate that acc_fast did not make (the call has entered). */
+static __attribute__((noinline)) int
+get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Datatype otype,
+             void *rbuf, int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
+             MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req, bool fetch)
+{
+    rma_args a;
+    /* MPI_NO_OP ignores the origin: check the result buffer's signature instead */
+    bool noop = op == MPI_NO_OP;
+    int rc = args_check(job, call, win, noop ? rcount : ocount, noop ? rtype : otype, target, disp,
+                        tcount, ttype, &a);
+    mpi_type *rt = NULL;
+    if (!rc && fetch) {
+        rc = rcount < 0
+                 ? win_fail(job, win, call, MPI_ERR_COUNT, "result count %d is negative", rcount)
+                 : mpi_type_check(job, a.w->comm, call, rtype, &rt);
+        if (!rc && rt->size * (size_t)rcount != a.tt->size * a.tcount)
+            rc = win_fail(job, win, call, MPI_ERR_TYPE,
+                          "the result buffer has room for %zu bytes, the target has %zu",
+                          rt->size * (size_t)rcount, a.tt->size * a.tcount);
+    }
+    if (!rc && !noop && a.ot->base != a.tt->base && a.tt->size && a.tcount)
+        rc = win_fail(job, win, call, MPI_ERR_TYPE,
+                      "the origin and target datatypes hold different basic types");
+    if (rc) {
+        runs_free(&a.rs);
+        return mpi_leave(job, rc);
+    }
+    if (req) *req = MPI_REQUEST_NULL;
+    char *otmp = NULL, *rtmp = NULL;
+    const char *od = noop ? NULL : packed_in(job, call, a.w, a.ot, obuf, a.ocount, &otmp);
+    char *rd = NULL;
+    if (fetch && a.target != MPI_PROC_NULL) {
+        if (rt->contig) {
+            rd = rbuf;
+        } else {
+            rd = rtmp = malloc(rt->size * (size_t)rcount + 1);
+            if (!rtmp) cr_fatal(job, call, "out of memory");
+        }
+    }
+    rc = accumulate(job, call, &a, od, rd, op);
+    if (!rc && rtmp) mpi_unpack_data(rt, rtmp, SIZE_MAX, rbuf, (size_t)rcount);
+    scratch_put(a.w, SCR_ORIGIN, otmp);
+    free(rtmp);
+    runs_free(&a.rs);
+    if (!rc && req) {
+        xfer *x = calloc(1, sizeof *x); /* complete already */
+        if (!x) cr_fatal(job, call, "out of memory");
+        x->otype = -1;
+        x->has_req = true;
+        rc = mpi_request_ext(job, a.w->comm, &xreq_acc_ops, x, req);
+    }
+    return mpi_leave(job, rc);
+}
+
+/* The accumulates: into mapped memory under the target's accumulate lock, in
+ * the call itself (as transfer for put and get). */
+static inline __attribute__((always_inline)) int
+get_acc(const char *call, const void *obuf, int ocount, MPI_Datatype otype, void *rbuf, int rcount,
+        MPI_Datatype rtype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+        MPI_Win win, MPI_Request *req, bool fetch)
+{
+    bool quick = !req && (obuf || op == MPI_NO_OP) && (!fetch || rbuf);
+    if (quick && mpi_enter_owned() &&
+        acc_fast(NULL, call, obuf, ocount, otype, fetch ? rbuf : NULL, rcount, rtype, target, disp,
+                 tcount, ttype, op, NULL, win))
+        return MPI_SUCCESS;
+    cr_job *job = mpi_enter(call);
+    if (quick && acc_fast(job, call, obuf, ocount, otype, fetch ? rbuf : NULL, rcount, rtype,
+                          target, disp, tcount, ttype, op, NULL, win))
+        return mpi_leave(job, MPI_SUCCESS);
+    return get_acc_rest(job, call, obuf, ocount, otype, rbuf, rcount, rtype, target, disp, tcount,
+                        ttype, op, win, req, fetch);
+}
+
+PMPI_WEAK(Accumulate);
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    if (op == MPI_NO_OP) op = MPI_OP_NULL; /* not allowed here: reported by mpi_redop */
+    return get_acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
+                   origin_datatype, target_rank, target_disp, target_count, target_datatype, op,
+                   win, NULL, false);
+}
+
+PMPI_WEAK(Raccumulate);
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    if (op == MPI_NO_OP) op = MPI_OP_NULL;
+    return get_acc("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
+                   origin_datatype, target_rank, target_disp, target_count, target_datatype, op,
+                   win, request, false);
+}
+
+PMPI_WEAK(Get_accumulate);
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return get_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
+                   result_count, result_datatype, target_rank, target_disp, target_count,
+                   target_datatype, op, win, NULL, true);
+}
+
+PMPI_WEAK(Rget_accumulate);
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    return get_acc("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
+                   result_count, result_datatype, target_rank, target_disp, target_count,
+                   target_datatype, op, win, request, true);
+}
+
+PMPI_WEAK(Fetch_and_op);
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    return get_acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
+                   target_rank, target_disp, 1, datatype, op, win, NULL, true);
+}
+
+PMPI_WEAK(Compare_and_swap);
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    const char *call = "MPI_Compare_and_swap";
+    bool quick = origin_addr && compare_addr && result_addr;
+    if (quick && mpi_enter_owned() &&
+        acc_fast(NULL, call, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                 target_disp, 1, datatype, MPI_REPLACE, compare_addr, win))
+        return MPI_SUCCESS;
+    cr_job *job = mpi_enter(call);
+    if (quick && acc_fast(job, call, origin_addr, 1, datatype, result_addr, 1, datatype,
+                          target_rank, target_disp, 1, datatype, MPI_REPLACE, compare_addr, win))
+        return mpi_leave(job, MPI_SUCCESS);
+    rma_args a;
+    int rc = args_check(job, call, win, 1, datatype, target_rank, target_disp, 1, datatype, &a);
+    if (!rc && (!a.ot->contig || a.ot->base < 0 || a.ot->size > 16))
+        rc = win_fail(job, win, call, MPI_ERR_TYPE,
+                      "compare-and-swap takes one element of a predefined integer type");
+    if (rc || a.target == MPI_PROC_NULL) {
+        runs_free(&a.rs);
+        return mpi_leave(job, rc);
+    }
+    size_t n = a.ot->size;
+    char old[16];
+    int jr = cr_group_rank(&a.w->c->g, a.target);
+    acc_lock(job, call, a.w, a.target);
+    move_runs(job, call, &a, old, false, NULL);
+    cr_rma_flush(job, call, jr);
+    if (!memcmp(old, compare_addr, n)) {
+        move_runs(job, call, &a, (char *)origin_addr, true, NULL);
+        cr_rma_flush(job, call, jr);
+    }
+    acc_unlock(job, call, a.w, a.target);
+    memcpy(result_addr, old, n);
+    runs_free(&a.rs);
+    return mpi_leave(job, MPI_SUCCESS);
+}
