@@ -25,6 +25,16 @@ api/simclock.c shim            the simulated clock preload (not libcourier): one
 api/nx.c msginfo               NX/2 interface variable for programs
 api/mpl.c mperrno              MPL interface variable for programs
 api/mpi_topo.c courier_mpi_weights  the addresses of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY
+api/mpi_f2c.c mpi_fortran_bottom_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_in_place_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_status_ignore_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_statuses_ignore_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_f08_status_ignore_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_f08_statuses_ignore_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_errcodes_ignore_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_unweighted_ a Fortran sentinel (common block): its address is the value
+api/mpi_f2c.c mpi_fortran_weights_empty_ a Fortran sentinel (common block): its address is the value
+mpi_fconst.c f08               a build-time program that prints mpif.h, in no library
 coll/coll.c forced             not yet moved: the collective layer is being rewritten
 coll/sched.c K                 not yet moved (same)
 api/mpi_coll.c U               not yet moved (same)

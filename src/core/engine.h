@@ -10,7 +10,8 @@
  * data it swaps); libcrypto's entry points (tcp_crypto.c: one library per process); the
  * simulated clock's preload (simclock.c, not part of libcourier); and the
  * variables an interface defines for programs (NX/2's msginfo, MPL's mperrno,
- * MPI's courier_mpi_weights markers: part of their ABI). Not yet moved, in the
+ * MPI's courier_mpi_weights markers, the Fortran binding's sentinels
+ * mpi_fortran_*_ of mpi_f2c.c: part of their ABI). Not yet moved, in the
  * collective layer being rewritten (issue 38 item 1): coll.c's forced
  * algorithm, sched.c's scratch cache, mpi_coll.c's user operations and
  * mpi_nbc.c's active schedules. In the contexts of the simulated mode each
