@@ -156,8 +156,6 @@ void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t ta
                   size_t len);
 cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
                       size_t len);
-void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,
-                      size_t slen, int from, void *rbuf, size_t rlen, int32_t tag);
 void cr_coll_wait(cr_job *job, cr_req *r);
 /* out = lo op hi for count elements; scratch (count * o->elem bytes) is used when
  * the operation may not write over its inputs. */
@@ -443,5 +441,58 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, siz
 void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
 /* Inclusive prefix of acc in place, recursive doubling. */
 void cr_build_scan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
+/* Broadcast by messages: alg CR_ALG_LINEAR, _PIPELINE or _BINOMIAL, or
+ * CR_ALG_AUTO: the one the selector takes where neither the collective area
+ * nor single copy serves (as cr_coll_bcast). */
+void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len,
+                        int root, int alg);
+/* The blocks' collectives, with the arguments of the cr_coll_* forms above
+ * (in place where those say; the own block copied as a step of the
+ * schedule, so a restart takes it again). allgather (CR_ALG_RECDBL, _RING)
+ * and alltoall (CR_ALG_BRUCK, _PAIRWISE, _SCATTER, _WINDOW) run alg where it
+ * applies; CR_ALG_AUTO: the message algorithm the blocking forms choose where
+ * the area and single copy do not serve. */
+void cr_build_gather(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                     size_t blk, int root);
+void cr_build_scatter(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                      size_t blk, int root);
+void cr_build_allgather(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                        size_t blk, int alg);
+void cr_build_alltoall(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                       size_t blk, int alg);
+void cr_build_gatherv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, size_t slen,
+                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root);
+void cr_build_scatterv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
+                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
+                       int root);
+void cr_build_allgatherv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, size_t slen,
+                         void *rbuf, const size_t *rlens, const size_t *rdispls);
+void cr_build_alltoallv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
+                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
+                        const size_t *rdispls);
+/* coll_v.c's algorithms over a layout (lens/displs NULL: blocks of blk bytes
+ * at i*blk): the all-gather ring (rbuf holds the own block), and the
+ * all-to-all exchanges with w pairs a round (1: pairwise, CR_ALL_AT_ONCE:
+ * every receive then every send in one round). */
+void cr_build_allgather_ring(cr_job *job, cr_sched *s, const cr_group *g, char *rbuf,
+                             const size_t *rlens, const size_t *rdispls, size_t blk);
+/* All-gather in one round: every member sends its block to every other (the
+ * all-at-once exchange). */
+void cr_build_allgather_once(cr_job *job, cr_sched *s, const cr_group *g, char *rbuf,
+                             const size_t *rlens, const size_t *rdispls, size_t blk);
+/* A schedule moved on by polling (nonblocking) with more ranks than cores and
+ * the algorithm left to the selector: each round then waits until every peer
+ * of it has been given a core, so the data collectives take their one-round
+ * forms (all at once; in 7 ranks on 2 cores the multi-round ones made the
+ * nonblocking test take ~1.5x as long). A blocking run waits in the engine,
+ * which gives the core away, and keeps the selector's choice. */
+static inline bool cr_sched_polled(const cr_job *job, const cr_sched *s, int alg)
+{
+    return !s->now && job->oversub && alg == CR_ALG_AUTO && cr_coll_forced() == CR_ALG_AUTO;
+}
+#define CR_ALL_AT_ONCE 0x7fffffff
+void cr_build_alltoall_pairs(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
+                             const size_t *slens, const size_t *sdispls, void *rbuf,
+                             const size_t *rlens, const size_t *rdispls, size_t blk, int w);
 
 #endif
