@@ -150,14 +150,6 @@ void cr_build_barrier(cr_job *job, cr_sched *s, const cr_group *g)
     }
 }
 
-/* A blocking collective's schedule: seq taken, its tags CR_COLL_TAG's. */
-static void sched_of(cr_sched *s, cr_group *g, const char *op, uint32_t seq)
-{
-    cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
-    s->trunc = g->trunc;
-    cr_sched_now(s);
-}
-
 void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 {
     if (cr_coll_shm_barrier(job, g, op)) return;
@@ -176,7 +168,7 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
     }
     cr_trace_how(job, "dissemination");
     cr_sched s;
-    sched_of(&s, g, op, seq);
+    cr_sched_blocking(&s, g, op, seq);
     cr_build_barrier(job, &s, g);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
@@ -207,7 +199,7 @@ void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, siz
 {
     cr_trace_how(job, "binomial");
     cr_sched s;
-    sched_of(&s, g, op, seq);
+    cr_sched_blocking(&s, g, op, seq);
     cr_build_bcast(job, &s, g, buf, len, root, step);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
@@ -251,10 +243,9 @@ static void build_bcast_linear(cr_job *job, cr_sched *s, const cr_group *g, void
     cr_sched_round(job, s);
 }
 
-/* The selector's message algorithm (COURIER_COLL_ALG's where it applies). */
-static int bcast_pick(const cr_job *job, const cr_group *g, size_t len)
+/* The selector's message algorithm (f: COURIER_COLL_ALG's where it applies). */
+static int bcast_pick(const cr_job *job, const cr_group *g, size_t len, int f)
 {
-    int f = cr_coll_forced();
     if (f == CR_ALG_DIRECT || f == CR_ALG_SPLIT) f = CR_ALG_AUTO; /* these are not messages */
     if (f == CR_ALG_LINEAR || (f == CR_ALG_AUTO && job->oversub && len >= BCAST_LINEAR_MIN))
         return CR_ALG_LINEAR;
@@ -267,7 +258,7 @@ void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, 
                         int root, int alg)
 {
     if (g->size == 1) return;
-    if (alg == CR_ALG_AUTO) alg = bcast_pick(job, g, len);
+    if (alg == CR_ALG_AUTO) alg = bcast_pick(job, g, len, cr_coll_forced());
     if (alg == CR_ALG_LINEAR) {
         build_bcast_linear(job, s, g, buf, len, root);
     } else if (alg == CR_ALG_PIPELINE && len > 0) {
@@ -297,8 +288,8 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
         return;
     }
     cr_sched s;
-    sched_of(&s, g, op, seq);
-    cr_build_bcast_msg(job, &s, g, buf, len, root, CR_ALG_AUTO);
+    cr_sched_blocking(&s, g, op, seq);
+    cr_build_bcast_msg(job, &s, g, buf, len, root, bcast_pick(job, g, len, f));
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
 }
@@ -309,7 +300,7 @@ void cr_coll_gather(cr_job *job, cr_group *g, const char *op, const void *sbuf, 
                     size_t blk, int root)
 {
     cr_sched s;
-    sched_of(&s, g, op, g->seq++);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_gather(job, &s, g, sbuf, rbuf, blk, root);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
@@ -319,7 +310,7 @@ void cr_coll_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                      size_t blk, int root)
 {
     cr_sched s;
-    sched_of(&s, g, op, g->seq++);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_scatter(job, &s, g, sbuf, rbuf, blk, root);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
@@ -367,7 +358,7 @@ void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbu
     if (r + g->me * blk != sbuf) memmove(r + g->me * blk, sbuf, blk);
     if (cr_coll_shm_allgather(job, g, op, rbuf, blk)) return;
     cr_sched s;
-    sched_of(&s, g, op, g->seq++);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_allgather(job, &s, g, NULL, rbuf, blk, CR_ALG_AUTO);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
@@ -434,7 +425,7 @@ void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf
 {
     if (cr_coll_shm_alltoall(job, g, op, sbuf, rbuf, blk)) return;
     cr_sched s;
-    sched_of(&s, g, op, g->seq++); /* (nothing to free if the direct path serves) */
+    cr_sched_blocking(&s, g, op, g->seq++); /* (nothing to free if the direct path serves) */
     int f = cr_coll_forced();
     if ((f == CR_ALG_DIRECT ||
          (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && blk >= ALLTOALL_DIRECT_MIN)) &&

@@ -355,13 +355,18 @@ static inline cr_sstep *cr_sched_step(cr_job *job, cr_sched *s, int kind)
     p->kind = (uint8_t)kind;
     return p;
 }
+/* Exchanges up to this size send first and then receive (the send is eager). */
+#define CR_SCHED_SMALL 1024
 void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
                        size_t len);
 static inline void cr_sched_xfer(cr_job *job, cr_sched *s, int kind, int peer, int step,
                                  const void *buf, size_t len)
 {
-    if (s->now) {
-        cr_sched_xfer_now(job, s, kind, peer, step, buf, len);
+    if (s->now) { /* a short eager send goes out here (the blocking collectives' latency path) */
+        if (kind == CR_S_SEND && len <= CR_SCHED_SMALL && len <= job->eager[peer])
+            cr_send(job, s->op, peer, s->ctx, cr_sched_tag(s, step), buf, len);
+        else
+            cr_sched_xfer_now(job, s, kind, peer, step, buf, len);
         return;
     }
     cr_sstep *p = cr_sched_step(job, s, kind);
@@ -411,6 +416,33 @@ static inline void cr_sched_run(cr_job *job, cr_sched *s)
  * and combine are those of the same schedule stored and run. */
 static inline void cr_sched_now(cr_sched *s)
 {
+    s->now = true;
+}
+/* A blocking collective's schedule over g, run as built, its tags
+ * CR_COLL_TAG(seq, step): cr_sched_init and cr_sched_now with only the fields
+ * a schedule run as built uses (every blocking collective's path). */
+static inline void cr_sched_blocking(cr_sched *s, const cr_group *g, const char *op, uint32_t seq)
+{
+    s->op = op;
+    s->ctx = g->ctx;
+    s->tagbits = 0;
+    s->seqmask = 0x7ffffu;
+    s->seq = seq;
+    s->scratch = NULL;
+    s->trunc = g->trunc;
+    s->st = s->st_in;
+    s->nst = 0;
+    s->stcap = CR_SCHED_STEPS;
+    s->rend = s->rend_in;
+    s->nr = 0;
+    s->rcap = CR_SCHED_ROUNDS;
+    s->reqs = s->req_in;
+    s->nreq = 0;
+    s->reqcap = CR_SCHED_REQS;
+    s->tmp = NULL;
+    s->ntmp = s->tmpcap = 0;
+    s->arena_used = 0;
+    s->done = false;
     s->now = true;
 }
 /* Nonblocking: start the first round (again, once done: the persistent form),

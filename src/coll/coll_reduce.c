@@ -40,9 +40,7 @@ void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *ou
 static void sched_of(cr_job *job, cr_sched *s, cr_group *g, const char *op, uint32_t seq,
                      const cr_redop *o, size_t count)
 {
-    cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
-    s->trunc = g->trunc;
-    cr_sched_now(s);
+    cr_sched_blocking(s, g, op, seq);
     cr_sched_redop(job, s, o, count);
 }
 

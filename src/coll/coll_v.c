@@ -37,14 +37,6 @@ static inline int wrap(int i, int n)
     return i >= n ? i - n : i;
 }
 
-/* A blocking collective's schedule: seq taken, its tags CR_COLL_TAG's. */
-static void sched_of(cr_sched *s, cr_group *g, const char *op)
-{
-    cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, g->seq++);
-    s->trunc = g->trunc;
-    cr_sched_now(s);
-}
-
 static void run(cr_job *job, cr_sched *s)
 {
     cr_sched_run(job, s);
@@ -119,7 +111,7 @@ void cr_coll_gatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root)
 {
     cr_sched s;
-    sched_of(&s, g, op);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_gatherv(job, &s, g, sbuf, slen, rbuf, rlens, rdispls, root);
     run(job, &s);
 }
@@ -128,7 +120,7 @@ void cr_coll_scatterv(cr_job *job, cr_group *g, const char *op, const void *sbuf
                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen, int root)
 {
     cr_sched s;
-    sched_of(&s, g, op);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_scatterv(job, &s, g, sbuf, slens, sdispls, rbuf, rlen, root);
     run(job, &s);
 }
@@ -176,7 +168,7 @@ void cr_coll_allgatherv(cr_job *job, cr_group *g, const char *op, const void *sb
                         void *rbuf, const size_t *rlens, const size_t *rdispls)
 {
     cr_sched s;
-    sched_of(&s, g, op);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_allgatherv(job, &s, g, sbuf, slen, rbuf, rlens, rdispls);
     run(job, &s);
 }
@@ -231,7 +223,7 @@ void cr_coll_alltoallv(cr_job *job, cr_group *g, const char *op, const void *sbu
                        const size_t *rdispls)
 {
     cr_sched s;
-    sched_of(&s, g, op);
+    cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_alltoallv(job, &s, g, sbuf, slens, sdispls, rbuf, rlens, rdispls);
     run(job, &s);
 }

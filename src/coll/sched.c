@@ -28,9 +28,7 @@
 
 #include "coll.h"
 
-/* Exchanges up to this size send first and then receive (the send is eager),
- * as cr_coll_sendrecv. */
-#define SMALL_EXCHANGE 1024
+#define SMALL_EXCHANGE CR_SCHED_SMALL
 #define KEEP 8
 #define KEEP_MIN (64u << 10)
 #define KEEP_MAX (64u << 20)
