@@ -518,6 +518,12 @@ typedef struct mpi_state {
     int last_code;    /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
+    /* Nonblocking collectives (mpi_nbc.c): those started and not yet complete,
+     * oldest first; the engine's hook added; COURIER_NBC_THREAD read, =0. */
+    struct {
+        struct nbc *active;
+        bool hooked, env_read, no_thread;
+    } nbc;
 } mpi_state;
 
 extern mpi_state mpi_g;

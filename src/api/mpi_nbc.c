@@ -100,12 +100,9 @@ typedef struct nbc {
     bool done, active;
 } nbc;
 
-/* Schedules started and not yet complete, oldest first (per process, like the
- * other tables of the interface). */
-static struct {
-    nbc *active;
-    bool hooked, no_thread, env_read;
-} N;
+/* The schedules started and not yet complete, oldest first, and the
+ * progress hook's state: mpi_g.nbc (mpi_impl.h). */
+#define N (mpi_g.nbc)
 
 /* ---- the request hooks
  * ----------------------------------------------------------- */

@@ -2,9 +2,10 @@
  * selectors and the calls the interfaces (src/api) and collectives (src/coll) use.
  *
  * One cr_job holds the engine's per-process state, and reaches the state of the
- * interfaces that moved theirs into it (native, nx). Not yet moved (issue 38
- * item 5): MPI's (mpi_g, and the tables of mpi_p2p.c, mpi_win.c, mpi_info.c,
- * mpi_env.c, mpi_nbc.c, sched.c's scratch cache) and MPL's; process-wide by
+ * interfaces that moved theirs into it (native, nx; the collective layer's
+ * kept temporaries). Not yet moved (issue 38 item 5): MPI's (mpi_g, with
+ * mpi_nbc.c's list in it, and the tables of mpi_p2p.c, mpi_win.c, mpi_info.c,
+ * mpi_env.c) and MPL's; process-wide by
  * nature: the contexts' scheduler (src/host/contexts.c), libcrypto's entry
  * points (tcp_crypto.c) and the simulated clock's preload (simclock.c, not
  * part of libcourier). Every function here expects
@@ -328,6 +329,10 @@ typedef struct cr_job {
     struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
     struct cr_streams *streams; /* src/api/stream.c */
     struct cr_modes *modes;     /* src/api/modes.c */
+
+    /* src/coll/sched.c: large temporaries of finished schedules, kept for the
+     * next ones (NULL until one is kept). */
+    struct cr_coll_keep *coll_keep;
 
     /* Started by srun --mpi=pmi2 (src/core/pmi.c): the PMI-2 client, else NULL */
     struct cr_pmi *pmi;
