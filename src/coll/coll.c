@@ -254,11 +254,10 @@ static int bcast_pick(const cr_job *job, const cr_group *g, size_t len, int f)
     return pipe && len > 0 ? CR_ALG_PIPELINE : CR_ALG_BINOMIAL;
 }
 
-void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len,
-                        int root, int alg)
+/* alg picked (inline in the blocking broadcast's path). */
+static inline void bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len,
+                             int root, int alg)
 {
-    if (g->size == 1) return;
-    if (alg == CR_ALG_AUTO) alg = bcast_pick(job, g, len, cr_coll_forced());
     if (alg == CR_ALG_LINEAR) {
         build_bcast_linear(job, s, g, buf, len, root);
     } else if (alg == CR_ALG_PIPELINE && len > 0) {
@@ -267,6 +266,14 @@ void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, 
         cr_trace_how(job, "binomial");
         cr_build_bcast(job, s, g, buf, len, root, 0);
     }
+}
+
+void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len,
+                        int root, int alg)
+{
+    if (g->size == 1) return;
+    bcast_msg(job, s, g, buf, len, root,
+              alg == CR_ALG_AUTO ? bcast_pick(job, g, len, cr_coll_forced()) : alg);
 }
 
 void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root)
@@ -289,7 +296,7 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
     }
     cr_sched s;
     cr_sched_blocking(&s, g, op, seq);
-    cr_build_bcast_msg(job, &s, g, buf, len, root, bcast_pick(job, g, len, f));
+    bcast_msg(job, &s, g, buf, len, root, bcast_pick(job, g, len, f));
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
 }
