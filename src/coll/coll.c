@@ -7,7 +7,8 @@
  * blocking forms only, chosen first here.
  *
  * Algorithms, chosen by message and group size (COURIER_COLL_ALG forces one):
- *  - barrier: dissemination, ceil(log2 n) rounds of zero-byte messages;
+ *  - barrier: dissemination, ceil(log2 n) rounds of zero-byte messages; with
+ *    more ranks than cores, linear (all to member 0, one a round, and back);
  *  - bcast: whole-job groups of more than 2 from 16 KiB, where no rank shares
  *    a core: in chunks through the collective area (coll_shm.c; between 2,
  *    one single-copy message is one copy, the area two: 1 MiB took 57 us by
@@ -143,6 +144,25 @@ static inline int wrap(int i, int n)
 void cr_build_barrier(cr_job *job, cr_sched *s, const cr_group *g)
 {
     int n = g->size, me = g->me, step = 0;
+    if (cr_coll_linear(job, g, 0)) { /* all to member 0 (one a round, in order), and back */
+        cr_trace_how(job, "linear");
+        int zero = cr_group_rank(g, 0);
+        if (me) {
+            cr_sched_send(job, s, zero, 0, NULL, 0);
+            cr_sched_round(job, s);
+            cr_sched_recv(job, s, zero, 1, NULL, 0);
+            cr_sched_round(job, s);
+            return;
+        }
+        for (int i = 1; i < n; i++) {
+            cr_sched_recv(job, s, cr_group_rank(g, i), 0, NULL, 0);
+            cr_sched_round(job, s);
+        }
+        for (int i = 1; i < n; i++) cr_sched_send(job, s, cr_group_rank(g, i), 1, NULL, 0);
+        cr_sched_round(job, s);
+        return;
+    }
+    cr_trace_how(job, "dissemination");
     for (int k = 1; k < n; k <<= 1, step++) {
         cr_sched_recv(job, s, cr_group_rank(g, wrap(me - k + n, n)), step, NULL, 0);
         cr_sched_send(job, s, cr_group_rank(g, wrap(me + k, n)), step, NULL, 0);
@@ -154,19 +174,6 @@ void cr_coll_barrier(cr_job *job, cr_group *g, const char *op)
 {
     if (cr_coll_shm_barrier(job, g, op)) return;
     uint32_t seq = g->seq++;
-    int n = g->size;
-    if (cr_coll_linear(job, g, 0)) {
-        cr_trace_how(job, "linear");
-        if (g->me) {
-            cr_coll_send(job, g, op, 0, CR_COLL_TAG(seq, 0), NULL, 0);
-            cr_coll_recv(job, g, op, 0, CR_COLL_TAG(seq, 1), NULL, 0);
-            return;
-        }
-        for (int i = 1; i < n; i++) cr_coll_recv(job, g, op, i, CR_COLL_TAG(seq, 0), NULL, 0);
-        for (int i = 1; i < n; i++) cr_coll_send(job, g, op, i, CR_COLL_TAG(seq, 1), NULL, 0);
-        return;
-    }
-    cr_trace_how(job, "dissemination");
     cr_sched s;
     cr_sched_blocking(&s, g, op, seq);
     cr_build_barrier(job, &s, g);

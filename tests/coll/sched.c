@@ -71,6 +71,10 @@ static void test_allreduce(cr_job *job, cr_group *g, size_t count, uint32_t *seq
         cr_sched_free(job, &f);
         CHECK(!memcmp(acc, ref, len),
               "allreduce of %zu doubles, start %d: differs from a fresh one", count, rep);
+        /* and from the blocking collective (its schedule where no area serves) */
+        cr_coll_allreduce(job, g, "allreduce", in, ref, count, &o);
+        CHECK(!memcmp(acc, ref, len),
+              "allreduce of %zu doubles, start %d: differs from cr_coll_allreduce", count, rep);
         for (size_t i = 0; i < count; i += 1 + count / 7) {
             double want = 0;
             for (int r = 0; r < g->size; r++) want += val(r, rep, i);
