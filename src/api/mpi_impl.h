@@ -360,10 +360,9 @@ typedef struct mpi_wside {
 } mpi_wside;
 /* Both sides (the send side not with MPI_IN_PLACE), the own blocks agree, the
  * buffers are distinct and not NULL where data goes straight to or from them. */
-int mpi_chk_alltoallw(const mpi_cargs *a, const void *sbuf, const int *scounts,
-                      const int *sdispls, const MPI_Datatype *stypes, void *rbuf,
-                      const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
-                      mpi_wside *s, mpi_wside *r);
+int mpi_chk_alltoallw(const mpi_cargs *a, const void *sbuf, const int *scounts, const int *sdispls,
+                      const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                      const int *rdispls, const MPI_Datatype *rtypes, mpi_wside *s, mpi_wside *r);
 /* Offsets of w's blocks: displs in the user buffer, or back to back where w
  * is staged; and its blocks packed from buf to out + off[i]. */
 void mpi_wside_offsets(const mpi_wside *w, const int *displs, size_t *off, int np);
