@@ -104,8 +104,7 @@ typedef struct nbc {
  * progress hook's state: mpi_g.nbc (mpi_impl.h). */
 #define N (mpi_g.nbc)
 
-/* ---- the request hooks
- * ----------------------------------------------------------- */
+/* ---- the request hooks ------------------------------------------------------------------- */
 
 static bool nbc_test(cr_job *job, void *obj, MPI_Status *st);
 static void nbc_free(cr_job *job, void *obj);
@@ -160,8 +159,7 @@ static const mpi_ext_ops nbc_ops[] = {OPS("MPI_Ibarrier"),
                                       OPS("MPI_Ineighbor_alltoallv"),
                                       OPS("MPI_Ineighbor_alltoallw")};
 
-/* ---- running a schedule
- * ----------------------------------------------------------- */
+/* ---- running a schedule ------------------------------------------------------------------ */
 
 static void *xmalloc(cr_job *job, const char *call, size_t n)
 {
@@ -270,8 +268,7 @@ static void nbc_free(cr_job *job, void *obj)
     nbc_release(job, s);
 }
 
-/* ---- building a schedule
- * ------------------------------------------------------------ */
+/* ---- building a schedule ----------------------------------------------------------------- */
 
 typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
 
@@ -314,8 +311,6 @@ static void *nb_alloc(nb *b, size_t len)
     return cr_sched_alloc(b->job, &b->s->s, len);
 }
 
-/* The sequence number of this collective (taken once the checks have passed).
- */
 /* The collective's sequence number, taken at the first use: the group's, or on
  * an intercommunicator the one of both groups (ig.seq, as its blocking
  * collectives take it). */
@@ -457,8 +452,7 @@ static int launch(nb *b, MPI_Request *req)
     return mpi_leave(b->job, launch_in(b, req));
 }
 
-/* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c)
- * ------- */
+/* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c) ----------- */
 
 /* Bytes of count instances of t at buf, packed now when t is not contiguous. */
 static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
@@ -479,8 +473,7 @@ static char *bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
     return p;
 }
 
-/* ---- barrier and broadcast
- * -------------------------------------------------------- */
+/* ---- barrier and broadcast --------------------------------------------------------------- */
 
 /* The intercommunicator forms (below, "intercommunicators"). */
 static int x_barrier(nb *b, MPI_Request *req);
@@ -538,8 +531,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
     return launch(&b, req);
 }
 
-/* ---- reductions
- * --------------------------------------------------------------------- */
+/* ---- reductions -------------------------------------------------------------------------- */
 
 /* The layer's out = lo op hi from MPI's inoutvec = invec op inoutvec (as
  * mpi_coll.c's op_user, with the extent kept here: the datatype may be freed
@@ -726,8 +718,7 @@ int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Data
                                  comm, req);
 }
 
-/* ---- gather, scatter, allgather, alltoall
- * ------------------------------------------ */
+/* ---- gather, scatter, allgather, alltoall ------------------------------------------------ */
 
 PMPI_WEAK(Igather);
 int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -833,8 +824,7 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     return launch(&b, req);
 }
 
-/* ---- the v forms
- * ------------------------------------------------------------------ */
+/* ---- the v forms ------------------------------------------------------------------------- */
 
 typedef mpi_vlay vlay; /* mpi_collchk.c */
 
@@ -1405,8 +1395,7 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
     return launch(b, req);
 }
 
-/* ---- MPI_Comm_idup
- * ------------------------------------------------------------------ */
+/* ---- MPI_Comm_idup ----------------------------------------------------------------------- */
 
 /* mpi_comm.c's context-pair map and communicator table. */
 long mpi_ctx_free_word(long w);
