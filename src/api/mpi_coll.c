@@ -234,15 +234,9 @@ static const char *op_names[NOPS] = {"?",          "MPI_MAX",     "MPI_MIN",  "M
 
 #define USER_OP_BASE 16
 
-static struct {
-    struct uop {
-        bool used, commute;
-        MPI_User_function *fn;
-    } * ops;
-    int n;
-} U;
+#define U (mpi_st()->uops)
 
-static struct uop *uop_get(MPI_Op op)
+static struct mpi_uop *uop_get(MPI_Op op)
 {
     if (!h_is(op, K_OP)) return NULL;
     int i = h_idx(op) - USER_OP_BASE;
@@ -265,12 +259,12 @@ int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
     int i = 0;
     while (i < U.n && U.ops[i].used) i++;
     if (i == U.n) {
-        struct uop *n = realloc(U.ops, (size_t)(U.n + 1) * sizeof *n);
+        struct mpi_uop *n = realloc(U.ops, (size_t)(U.n + 1) * sizeof *n);
         if (!n) cr_fatal(job, call, "out of memory");
         U.ops = n;
         U.n++;
     }
-    U.ops[i] = (struct uop){true, commute != 0, fn};
+    U.ops[i] = (struct mpi_uop){true, commute != 0, fn};
     *op = (MPI_Op)(K_OP | (unsigned)(i + USER_OP_BASE));
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -280,7 +274,7 @@ int PMPI_Op_free(MPI_Op *op)
 {
     const char *call = "MPI_Op_free";
     cr_job *job = mpi_enter(call);
-    struct uop *u = op ? uop_get(*op) : NULL;
+    struct mpi_uop *u = op ? uop_get(*op) : NULL;
     if (!u)
         return mpi_leave(job,
                          mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_OP,
@@ -296,7 +290,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     const char *call = "MPI_Op_commutative";
     cr_job *job = mpi_enter(call);
-    struct uop *u = uop_get(op);
+    struct mpi_uop *u = uop_get(op);
     if ((!u && !predef_op(op)) || !commute)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_OP, "invalid operation"));
     *commute = u ? u->commute : 1;
@@ -325,7 +319,7 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t)
 int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
               size_t count, cr_redop *o, mpi_opctx *ctx, bool *packed, size_t *n)
 {
-    struct uop *u = uop_get(op);
+    struct mpi_uop *u = uop_get(op);
     ptrdiff_t ext = type_extent(t);
     if (u) {
         if (t->lb != 0 || t->true_lb < 0 || t->true_ub > ext || ext <= 0)
@@ -585,8 +579,8 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     bool inter = !rc && a.c->inter;
     if (inter && (kind == R_SCAN || kind == R_EXSCAN))
         return done(&a, mpi_cfail(&a, MPI_ERR_COMM, "not defined on an intercommunicator"));
-    if (!rc && inter && kind == R_REDUCE) rc = mpi_chk_root(&a, root);
-    if (inter && kind == R_REDUCE && root == MPI_PROC_NULL) { /* takes no part */
+    if (inter) rc = mpi_chk_xreduce(&a, kind == R_ALLREDUCE, sbuf, rbuf, count, dt, root, &t);
+    if (!rc && inter && kind == R_REDUCE && root == MPI_PROC_NULL) { /* takes no part */
         cr_inter x = inter_of(a.c);
         cr_inter_reduce(a.job, &x, call, NULL, NULL, 0, NULL, CR_INTER_NONE);
         return done(&a, MPI_SUCCESS);
@@ -601,13 +595,6 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     else
         recv_here = kind != R_REDUCE || (!rc && a.c->me == root);
     bool inplace = send_here && sbuf == MPI_IN_PLACE;
-    if (!rc && inter) rc = mpi_chk_count(&a, count, "count");
-    if (!rc && inter) rc = mpi_chk_type(&a, dt, &t);
-    if (!rc && inter && send_here) rc = mpi_chk_no_inplace(&a, sbuf);
-    if (!rc && inter && send_here) rc = mpi_chk_buf(&a, sbuf, count, t, "send buffer");
-    if (!rc && inter && recv_here) rc = mpi_chk_buf(&a, rbuf, count, t, "receive buffer");
-    if (!rc && inter && recv_here && send_here)
-        rc = mpi_chk_alias(&a, sbuf, rbuf, (size_t)count * t->size);
     cr_redop o;
     mpi_opctx ctx;
     bool packed;
@@ -692,27 +679,14 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
 {
     cargs a;
     mpi_type *t = NULL;
-    int rc = begin(&a, call, comm);
-    if (!rc) rc = mpi_chk_type(&a, dt, &t);
-    if (rc) return done(&a, rc);
-    int np = a.c->size, me = a.c->me;
-    if (is_block && block < 0)
-        return done(&a, mpi_cfail(&a, MPI_ERR_COUNT, "recvcount %d is negative", block));
-    if (!is_block && !counts) return done(&a, mpi_cfail(&a, MPI_ERR_ARG, "recvcounts is NULL"));
     size_t total = 0, off = 0;
-    for (int i = 0; i < np; i++) {
-        int c = counts ? counts[i] : block;
-        if (c < 0)
-            return done(&a, mpi_cfail(&a, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
-        if (i < me) off += (size_t)c;
-        total += (size_t)c;
-    }
-    size_t mine = (size_t)(counts ? counts[me] : block);
+    int rc = begin(&a, call, comm);
+    if (!rc)
+        rc = mpi_chk_reduce_scatter(&a, sbuf, rbuf, counts, is_block, block, dt, &t, &total, &off);
+    if (rc) return done(&a, rc);
+    int np = a.c->size;
+    size_t mine = (size_t)(is_block ? block : counts[a.c->me]);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (a.c->inter) rc = mpi_chk_no_inplace(&a, sbuf);
-    if (!rc && !inplace) rc = mpi_chk_buf(&a, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = mpi_chk_buf(&a, rbuf, (int)mine, t, "receive buffer");
-    if (!rc) rc = mpi_chk_alias(&a, sbuf, rbuf, total * t->size);
     cr_redop o;
     mpi_opctx ctx;
     bool packed;
@@ -731,7 +705,7 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
         /* recvcounts describe this group: it gets the other group's reduction */
         size_t *ll = xmalloc(a.job, call, 2 * (size_t)np * sizeof *ll), *lo = ll + np, at = 0;
         for (int i = 0; i < np; i++) {
-            ll[i] = (size_t)(counts ? counts[i] : block) * per;
+            ll[i] = (size_t)(is_block ? block : counts[i]) * per;
             lo[i] = at;
             at += ll[i];
         }
@@ -1296,135 +1270,56 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
 
 /* ---- MPI_Alltoallw ------------------------------------------------------------------ */
 
-/* Byte layout of the blocks of an Alltoallw side: block i is counts[i]
- * instances of types[i] at byte displacement displs[i]. In the user buffer
- * itself (off = displs) when every block with data is contiguous at a
- * displacement >= 0, else packed back to back in a staging buffer. */
-typedef struct wlay {
-    size_t *len, *off;
-    mpi_type **t; /* NULL for an empty block whose type is MPI_DATATYPE_NULL */
-    bool staged;
-    size_t total;
-} wlay;
-
-static void wlay_free(wlay *w)
-{
-    free(w->len);
-    free(w->t);
-    w->len = w->off = NULL;
-    w->t = NULL;
-}
-
-static int wlay_make(cargs *a, wlay *w, const int *counts, const int *displs,
-                     const MPI_Datatype *types, const char *what)
-{
-    int np = comm_peer_size(a->c);
-    if (!counts || !displs || !types)
-        return mpi_cfail(a, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
-    w->len = xmalloc(a->job, a->call, 2 * (size_t)np * sizeof(size_t));
-    w->off = w->len + np;
-    w->t = xmalloc(a->job, a->call, (size_t)np * sizeof *w->t);
-    w->staged = false;
-    w->total = 0;
-    for (int i = 0; i < np; i++) {
-        int rc = 0;
-        w->t[i] = NULL;
-        if (counts[i] < 0)
-            rc = mpi_cfail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
-        else if (counts[i] > 0 || types[i] != MPI_DATATYPE_NULL)
-            rc = mpi_chk_type(a, types[i], &w->t[i]);
-        if (rc) {
-            wlay_free(w);
-            return rc;
-        }
-        w->len[i] = w->t[i] ? (size_t)counts[i] * w->t[i]->size : 0;
-        if (w->len[i] && (!w->t[i]->contig || displs[i] < 0)) w->staged = true;
-        w->total += w->len[i];
-    }
-    size_t at = 0;
-    for (int i = 0; i < np; i++) {
-        w->off[i] = w->staged ? at : (size_t)displs[i];
-        at += w->len[i];
-    }
-    return 0;
-}
-
-/* Pack the blocks of layout w (types, counts) from buf to out + off[i]. */
-static void wlay_pack(const wlay *w, const size_t *off, const void *buf, const int *counts,
-                      const int *displs, char *out, int np)
-{
-    for (int i = 0; i < np; i++)
-        if (w->len[i])
-            mpi_pack_data(w->t[i], (const char *)buf + displs[i], (size_t)counts[i], out + off[i]);
-}
-
-static void wlay_unpack(const wlay *w, const char *in, void *buf, const int *counts,
-                        const int *displs, int np)
-{
-    for (int i = 0; i < np; i++)
-        if (w->len[i])
-            mpi_unpack_data(w->t[i], in + w->off[i], w->len[i], (char *)buf + displs[i],
-                            (size_t)counts[i]);
-}
-
 PMPI_WEAK(Alltoallw);
 int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
     cargs a;
-    wlay ws = {0}, wr = {0};
     int rc = begin(&a, "MPI_Alltoallw", comm);
-    bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc && a.c->inter) rc = mpi_chk_no_inplace(&a, sbuf);
-    if (!rc) rc = wlay_make(&a, &wr, rcounts, rdispls, rtypes, "recv");
     if (rc) return done(&a, rc);
-    if (!inplace) rc = wlay_make(&a, &ws, scounts, sdispls, stypes, "send");
-    int np = comm_peer_size(a.c), me = a.c->me;
-    if (!rc && !inplace && !a.c->inter && ws.len[me] != wr.len[me])
-        rc = mpi_chk_match(&a, ws.len[me], wr.len[me]);
-    if (!rc && !inplace && sbuf == rbuf && ws.total && wr.total)
-        rc = mpi_chk_alias(&a, sbuf, rbuf, 1);
-    if (!rc && !inplace && !ws.staged && ws.total && !sbuf)
-        rc = mpi_cfail(&a, MPI_ERR_BUFFER, "send buffer is NULL but there is data to send");
-    if (!rc && !wr.staged && wr.total && !rbuf)
-        rc = mpi_cfail(&a, MPI_ERR_BUFFER, "receive buffer is NULL but there is data to receive");
+    int np = comm_peer_size(a.c);
+    bool inplace = sbuf == MPI_IN_PLACE;
+    size_t *lens = xmalloc(a.job, a.call, 4 * (size_t)np * sizeof *lens);
+    size_t *soff = lens + 2 * np, *roff = lens + 3 * np;
+    mpi_type **types = xmalloc(a.job, a.call, 2 * (size_t)np * sizeof *types);
+    mpi_wside ws = {types, lens, 0, false}, wr = {types + np, lens + np, 0, false};
+    rc = mpi_chk_alltoallw(&a, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, &ws,
+                           &wr);
     if (rc) {
-        wlay_free(&wr);
-        wlay_free(&ws);
+        free(lens);
+        free(types);
         return done(&a, rc);
     }
+    mpi_wside_offsets(&wr, rdispls, roff, np);
     char *s, *stmp = NULL;
-    if (inplace) { /* send from a packed copy of the receive buffer: the same layout */
-        ws.len = xmalloc(a.job, a.call, 2 * (size_t)np * sizeof(size_t));
-        ws.off = ws.len + np;
-        size_t at = 0;
-        for (int i = 0; i < np; i++) {
-            ws.len[i] = wr.len[i];
-            ws.off[i] = at;
-            at += wr.len[i];
-        }
-        s = stmp = xmalloc(a.job, a.call, at);
-        wlay_pack(&wr, ws.off, rbuf, rcounts, rdispls, s, np);
-    } else if (ws.staged) {
-        s = stmp = xmalloc(a.job, a.call, ws.total);
-        wlay_pack(&ws, ws.off, sbuf, scounts, sdispls, s, np);
+    if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */
+        memcpy(ws.len, wr.len, (size_t)np * sizeof *ws.len);
+        ws.staged = true;
+        mpi_wside_offsets(&ws, NULL, soff, np);
+        s = stmp = xmalloc(a.job, a.call, wr.total);
+        mpi_wside_pack(&wr, soff, rbuf, rcounts, rdispls, s, np);
     } else {
-        s = (char *)sbuf;
+        mpi_wside_offsets(&ws, sdispls, soff, np);
+        s = ws.staged ? (stmp = xmalloc(a.job, a.call, ws.total)) : (char *)sbuf;
+        if (ws.staged) mpi_wside_pack(&ws, soff, sbuf, scounts, sdispls, s, np);
     }
     char *r = wr.staged ? xmalloc(a.job, a.call, wr.total) : rbuf;
     if (a.c->inter) {
         cr_inter x = inter_of(a.c);
-        cr_inter_alltoallv(a.job, &x, a.call, s, ws.len, ws.off, r, wr.len, wr.off);
+        cr_inter_alltoallv(a.job, &x, a.call, s, ws.len, soff, r, wr.len, roff);
     } else {
-        cr_coll_alltoallv(a.job, &a.c->g, a.call, s, ws.len, ws.off, r, wr.len, wr.off);
+        cr_coll_alltoallv(a.job, &a.c->g, a.call, s, ws.len, soff, r, wr.len, roff);
     }
     if (wr.staged) {
-        wlay_unpack(&wr, r, rbuf, rcounts, rdispls, np);
+        for (int i = 0; i < np; i++)
+            if (wr.len[i])
+                mpi_unpack_data(wr.t[i], r + roff[i], wr.len[i], (char *)rbuf + rdispls[i],
+                                (size_t)rcounts[i]);
         free(r);
     }
     free(stmp);
-    wlay_free(&ws);
-    wlay_free(&wr);
+    free(lens);
+    free(types);
     return done(&a, MPI_SUCCESS);
 }

@@ -178,3 +178,108 @@ void mpi_vlay_fill(mpi_vlay *v, const mpi_type *t, const int *counts, const int 
         v->total += v->len[i];
     }
 }
+
+int mpi_chk_xreduce(const mpi_cargs *a, bool all, const void *sbuf, void *rbuf, int count,
+                    MPI_Datatype dt, int root, mpi_type **t)
+{
+    int rc = all ? 0 : mpi_chk_root(a, root);
+    if (rc || (!all && root == MPI_PROC_NULL)) return rc;
+    bool recv_here = all || root == MPI_ROOT, send_here = all || root >= 0;
+    rc = mpi_chk_count(a, count, "count");
+    if (!rc) rc = mpi_chk_type(a, dt, t);
+    if (!rc && send_here) rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc && send_here) rc = mpi_chk_buf(a, sbuf, count, *t, "send buffer");
+    if (!rc && recv_here) rc = mpi_chk_no_inplace(a, rbuf);
+    if (!rc && recv_here) rc = mpi_chk_buf(a, rbuf, count, *t, "receive buffer");
+    if (!rc && all) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)count * (*t)->size);
+    return rc;
+}
+
+int mpi_chk_reduce_scatter(const mpi_cargs *a, const void *sbuf, void *rbuf, const int *counts,
+                           bool is_block, int block, MPI_Datatype dt, mpi_type **t, size_t *total,
+                           size_t *below)
+{
+    int rc = mpi_chk_type(a, dt, t);
+    if (rc) return rc;
+    if (is_block && block < 0)
+        return mpi_cfail(a, MPI_ERR_COUNT, "recvcount %d is negative", block);
+    if (!is_block && !counts) return mpi_cfail(a, MPI_ERR_ARG, "recvcounts is NULL");
+    int me = a->c->me;
+    *total = *below = 0;
+    for (int i = 0; i < a->c->size; i++) {
+        int c = is_block ? block : counts[i];
+        if (c < 0) return mpi_cfail(a, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
+        if (i < me) *below += (size_t)c;
+        *total += (size_t)c;
+    }
+    int mine = is_block ? block : counts[me];
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (a->c->inter) rc = mpi_chk_no_inplace(a, sbuf);
+    if (!rc && a->c->inter) rc = mpi_chk_no_inplace(a, rbuf);
+    if (!rc && !inplace) rc = mpi_chk_buf(a, sbuf, (int)*total, *t, "send buffer");
+    if (!rc) rc = mpi_chk_buf(a, rbuf, mine, *t, "receive buffer");
+    if (!rc) rc = mpi_chk_alias(a, sbuf, rbuf, *total * (*t)->size);
+    return rc;
+}
+
+/* One side of an Alltoallw (what: "send", "recv"); *staged: a block with data
+ * is not contiguous or lies below the buffer. */
+static int wside(const mpi_cargs *a, const int *counts, const int *displs,
+                 const MPI_Datatype *types, const char *what, mpi_type **t, size_t *len,
+                 size_t *total, bool *staged)
+{
+    if (!counts || !displs || !types)
+        return mpi_cfail(a, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
+    *total = 0;
+    *staged = false;
+    for (int i = 0, np = comm_peer_size(a->c); i < np; i++) {
+        t[i] = NULL;
+        len[i] = 0;
+        if (counts[i] < 0)
+            return mpi_cfail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
+        if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) continue;
+        int rc = mpi_chk_type(a, types[i], &t[i]);
+        if (rc) return rc;
+        len[i] = (size_t)counts[i] * t[i]->size;
+        if (len[i] && (!t[i]->contig || displs[i] < 0)) *staged = true;
+        *total += len[i];
+    }
+    return 0;
+}
+
+int mpi_chk_alltoallw(const mpi_cargs *a, const void *sbuf, const int *scounts, const int *sdispls,
+                      const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                      const int *rdispls, const MPI_Datatype *rtypes, mpi_wside *s, mpi_wside *r)
+{
+    bool inplace = sbuf == MPI_IN_PLACE, inter = a->c->inter;
+    int rc = inter ? mpi_chk_no_inplace(a, sbuf) : 0, me = a->c->me;
+    if (!rc) rc = wside(a, rcounts, rdispls, rtypes, "recv", r->t, r->len, &r->total, &r->staged);
+    if (!rc && !inplace)
+        rc = wside(a, scounts, sdispls, stypes, "send", s->t, s->len, &s->total, &s->staged);
+    if (!rc && !inplace && !inter && s->len[me] != r->len[me])
+        rc = mpi_chk_match(a, s->len[me], r->len[me]);
+    if (!rc && !inplace && sbuf == rbuf && s->total && r->total)
+        rc = mpi_chk_alias(a, sbuf, rbuf, 1);
+    if (!rc && !inplace && !s->staged && s->total && !sbuf)
+        rc = mpi_cfail(a, MPI_ERR_BUFFER, "send buffer is NULL but there is data to send");
+    if (!rc && !r->staged && r->total && !rbuf)
+        rc = mpi_cfail(a, MPI_ERR_BUFFER, "receive buffer is NULL but there is data to receive");
+    return rc;
+}
+
+void mpi_wside_offsets(const mpi_wside *w, const int *displs, size_t *off, int np)
+{
+    size_t at = 0;
+    for (int i = 0; i < np; i++) {
+        off[i] = w->staged ? at : (size_t)displs[i];
+        at += w->len[i];
+    }
+}
+
+void mpi_wside_pack(const mpi_wside *w, const size_t *off, const void *buf, const int *counts,
+                    const int *displs, char *out, int np)
+{
+    for (int i = 0; i < np; i++)
+        if (w->len[i])
+            mpi_pack_data(w->t[i], (const char *)buf + displs[i], (size_t)counts[i], out + off[i]);
+}

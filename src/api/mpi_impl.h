@@ -347,6 +347,36 @@ void mpi_vlay_fill(mpi_vlay *v, const mpi_type *t, const int *counts, const int 
  * for reduce). */
 int mpi_chk_reduce(const mpi_cargs *a, bool rooted, const void *sbuf, void *rbuf, int count,
                    MPI_Datatype dt, int root, mpi_type **t);
+/* reduce (root: MPI_ROOT, MPI_PROC_NULL or a remote rank) and allreduce (all)
+ * on an intercommunicator: what this member sends and receives (nothing more
+ * is looked at with MPI_PROC_NULL); no MPI_IN_PLACE. */
+int mpi_chk_xreduce(const mpi_cargs *a, bool all, const void *sbuf, void *rbuf, int count,
+                    MPI_Datatype dt, int root, mpi_type **t);
+/* reduce_scatter (counts, one per member of this group) and _block (is_block:
+ * block each): *total instances in all, *below those of the members before
+ * this one. */
+int mpi_chk_reduce_scatter(const mpi_cargs *a, const void *sbuf, void *rbuf, const int *counts,
+                           bool is_block, int block, MPI_Datatype dt, mpi_type **t, size_t *total,
+                           size_t *below);
+/* One side of an Alltoallw, block i: len[i] bytes, counts[i] of t[i] (NULL for
+ * an empty block of MPI_DATATYPE_NULL); staged: a block with data is not
+ * contiguous or lies below the buffer. t and len are the caller's, one entry
+ * per peer (the remote group's members on an intercommunicator). */
+typedef struct mpi_wside {
+    mpi_type **t;
+    size_t *len, total;
+    bool staged;
+} mpi_wside;
+/* Both sides (the send side not with MPI_IN_PLACE), the own blocks agree, the
+ * buffers are distinct and not NULL where data goes straight to or from them. */
+int mpi_chk_alltoallw(const mpi_cargs *a, const void *sbuf, const int *scounts, const int *sdispls,
+                      const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                      const int *rdispls, const MPI_Datatype *rtypes, mpi_wside *s, mpi_wside *r);
+/* Offsets of w's blocks: displs in the user buffer, or back to back where w
+ * is staged; and its blocks packed from buf to out + off[i]. */
+void mpi_wside_offsets(const mpi_wside *w, const int *displs, size_t *off, int np);
+void mpi_wside_pack(const mpi_wside *w, const size_t *off, const void *buf, const int *counts,
+                    const int *displs, char *out, int np);
 
 /* ---- intercommunicators and communicator creation (mpi_inter.c, mpi_comm.c) */
 
@@ -504,6 +534,20 @@ struct cr_mpi {
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
     struct mpi_file_tab *files; /* MPI-IO's files and data representations (mpi_file.c) */
+    /* Nonblocking collectives (mpi_nbc.c): those started and not yet complete,
+     * oldest first; the engine's hook added; COURIER_NBC_THREAD read, =0. */
+    /* User operations (mpi_coll.c): handle USER_OP_BASE + i is ops[i]. */
+    struct {
+        struct mpi_uop {
+            bool used, commute;
+            MPI_User_function *fn;
+        } * ops;
+        int n;
+    } uops;
+    struct {
+        struct nbc *active;
+        bool hooked, env_read, no_thread;
+    } nbc;
 
     /* Requests (mpi_req.c) and matched messages (mpi_p2p.c): id tables whose
      * slots never move; and the buffered sends in flight in the attached

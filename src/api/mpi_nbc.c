@@ -4,15 +4,16 @@
  * A call checks its arguments as its blocking form does (mpi_coll.c), then
  * builds a schedule (src/coll/sched.c: rounds of send, receive, combine and
  * copy steps; a round starts once every transfer of the round before has
- * completed). The dissemination barrier, binomial broadcast and reduce,
- * allreduce (recursive doubling or Rabenseifner, the same fold of a group that
- * is not a power of two) and recursive-doubling scan are src/coll's builders
- * (cr_build_*), the very schedules the blocking collectives run, so results are
- * bit-identical to MPI_Allreduce's by construction; exscan passes the inclusive
- * prefix one member up; gather, scatter, all-gather and all-to-all and their v
- * forms post every transfer in one round (receives first); reduce-scatter
- * sends every member its block and combines
- * what arrives in member order. MPI_Comm_idup is an all-reduce (AND) of the
+ * completed). Every collective on an intracommunicator is src/coll's builder
+ * (cr_build_*), the very schedule its blocking form runs where neither the
+ * collective area nor single copy serves, chosen by the same selector:
+ * barrier, broadcast (binomial, pipeline, linear), reduce, allreduce
+ * (recursive doubling or Rabenseifner), scan, gather(v), scatter(v),
+ * all-gather (recursive doubling, ring), all-gather v (ring), all-to-all
+ * (Bruck, pairwise, all at once, window) and all-to-all v; so results are
+ * bit-identical to the blocking ones by construction. Exscan passes the
+ * inclusive prefix one member up; reduce-scatter is an allreduce of which each
+ * member keeps its block, as MPI_Reduce_scatter. MPI_Comm_idup is an all-reduce (AND) of the
  * members' free context pairs whose completion makes the communicator. On an
  * intercommunicator the algorithms are those of src/coll/coll_inter.c (the
  * section "intercommunicators" below).
@@ -99,15 +100,11 @@ typedef struct nbc {
     bool done, active;
 } nbc;
 
-/* Schedules started and not yet complete, oldest first (per process, like the
- * other tables of the interface). */
-static struct {
-    nbc *active;
-    bool hooked, no_thread, env_read;
-} N;
+/* The schedules started and not yet complete, oldest first, and the
+ * progress hook's state: mpi_g.nbc (mpi_impl.h). */
+#define N (mpi_g.nbc)
 
-/* ---- the request hooks
- * ----------------------------------------------------------- */
+/* ---- the request hooks ------------------------------------------------------------------- */
 
 static bool nbc_test(cr_job *job, void *obj, MPI_Status *st);
 static void nbc_free(cr_job *job, void *obj);
@@ -162,8 +159,7 @@ static const mpi_ext_ops nbc_ops[] = {OPS("MPI_Ibarrier"),
                                       OPS("MPI_Ineighbor_alltoallv"),
                                       OPS("MPI_Ineighbor_alltoallw")};
 
-/* ---- running a schedule
- * ----------------------------------------------------------- */
+/* ---- running a schedule ------------------------------------------------------------------ */
 
 static void *xmalloc(cr_job *job, const char *call, size_t n)
 {
@@ -272,8 +268,7 @@ static void nbc_free(cr_job *job, void *obj)
     nbc_release(job, s);
 }
 
-/* ---- building a schedule
- * ------------------------------------------------------------ */
+/* ---- building a schedule ----------------------------------------------------------------- */
 
 typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
 
@@ -316,8 +311,6 @@ static void *nb_alloc(nb *b, size_t len)
     return cr_sched_alloc(b->job, &b->s->s, len);
 }
 
-/* The sequence number of this collective (taken once the checks have passed).
- */
 /* The collective's sequence number, taken at the first use: the group's, or on
  * an intercommunicator the one of both groups (ig.seq, as its blocking
  * collectives take it). */
@@ -347,6 +340,19 @@ static void nb_recv(nb *b, int member, int step, void *buf, size_t len)
 {
     nb_seq(b);
     cr_sched_recv(b->job, &b->s->s, comm_rank_to_job(b->c, member), step, buf, len);
+}
+
+/* A transfer with member r of the remote group. */
+static void nb_xsend(nb *b, int r, int step, const void *buf, size_t len)
+{
+    nb_seq(b);
+    cr_sched_send(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
+}
+
+static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
+{
+    nb_seq(b);
+    cr_sched_recv(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
 }
 
 static void nb_combine(nb *b, const void *lo, const void *hi, void *out, size_t count)
@@ -446,8 +452,7 @@ static int launch(nb *b, MPI_Request *req)
     return mpi_leave(b->job, launch_in(b, req));
 }
 
-/* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c)
- * ------- */
+/* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c) ----------- */
 
 /* Bytes of count instances of t at buf, packed now when t is not contiguous. */
 static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
@@ -468,8 +473,7 @@ static char *bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
     return p;
 }
 
-/* ---- barrier and broadcast
- * -------------------------------------------------------- */
+/* ---- barrier and broadcast --------------------------------------------------------------- */
 
 /* The intercommunicator forms (below, "intercommunicators"). */
 static int x_barrier(nb *b, MPI_Request *req);
@@ -486,13 +490,10 @@ static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, 
 static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, const int *sdispls,
                       MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
                       const int *rdispls, MPI_Datatype rtype, MPI_Request *req);
-static int x_alltoallw(nb *b, const void *sbuf, const int *scounts, const int *sdispls,
-                       const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
-                       const int *rdispls, const MPI_Datatype *rtypes, MPI_Request *req);
 static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     int root, MPI_Request *req);
-static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, int block,
-                            MPI_Datatype dt, MPI_Op op, MPI_Request *req);
+static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, bool is_block,
+                            int block, MPI_Datatype dt, MPI_Op op, MPI_Request *req);
 #define X_ALL INT_MIN /* x_reduce's root for an allreduce (no rank, MPI_ROOT or MPI_PROC_NULL) */
 
 PMPI_WEAK(Ibarrier);
@@ -526,12 +527,11 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
     size_t cnt = (size_t)count;
     char *data = b.c->me == root ? (char *)bytes_in(&b, t, buf, cnt) : bytes_out(&b, t, buf, cnt);
     nb_seq(&b);
-    if (b.c->size > 1) sched_bcast(&b, data, cnt * t->size, root, 0);
+    cr_build_bcast_msg(b.job, &b.s->s, &b.c->g, data, cnt * t->size, root, CR_ALG_AUTO);
     return launch(&b, req);
 }
 
-/* ---- reductions
- * --------------------------------------------------------------------- */
+/* ---- reductions -------------------------------------------------------------------------- */
 
 /* The layer's out = lo op hi from MPI's inoutvec = invec op inoutvec (as
  * mpi_coll.c's op_user, with the extent kept here: the datatype may be freed
@@ -668,9 +668,9 @@ int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
     return reduce_common(I_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, R_EXSCAN);
 }
 
-/* Member i keeps counts[i] instances of the reduction of sum(counts): every
- * member sends each other its block, and combines the blocks it gets (its own
- * in its place) in member order. */
+/* Member i keeps counts[i] instances of the reduction of sum(counts): the
+ * allreduce of the whole vector, of which it keeps its block (as
+ * MPI_Reduce_scatter does). */
 static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const int *counts,
                                  bool is_block, int block, MPI_Datatype dt, MPI_Op op,
                                  MPI_Comm comm, MPI_Request *req)
@@ -679,65 +679,27 @@ static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const i
     mpi_type *t = NULL;
     int rc = begin(&b, kind, comm, req);
     if (!rc && b.c->inter)
-        return x_reduce_scatter(&b, sbuf, rbuf, is_block ? NULL : counts, block, dt, op, req);
-    if (!rc) rc = mpi_chk_type(&b, dt, &t);
+        return x_reduce_scatter(&b, sbuf, rbuf, counts, is_block, block, dt, op, req);
+    size_t total = 0, off = 0;
+    if (!rc)
+        rc = mpi_chk_reduce_scatter(&b, sbuf, rbuf, counts, is_block, block, dt, &t, &total, &off);
     if (rc) return done(&b, rc);
-    int np = b.c->size, me = b.c->me;
-    if (is_block && block < 0)
-        return done(&b, mpi_cfail(&b, MPI_ERR_COUNT, "recvcount %d is negative", block));
-    if (!is_block && !counts) return done(&b, mpi_cfail(&b, MPI_ERR_ARG, "recvcounts is NULL"));
-    size_t total = 0;
-    for (int i = 0; i < np; i++) {
-        int c = counts ? counts[i] : block;
-        if (c < 0)
-            return done(&b, mpi_cfail(&b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c));
-        total += (size_t)c;
-    }
-    size_t mine = (size_t)(counts ? counts[me] : block);
+    size_t mine = (size_t)(is_block ? block : counts[b.c->me]);
     bool inplace = sbuf == MPI_IN_PLACE;
-    if (!inplace) rc = mpi_chk_buf(&b, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = mpi_chk_buf(&b, rbuf, (int)mine, t, "receive buffer");
-    if (!rc) rc = mpi_chk_alias(&b, sbuf, rbuf, total * t->size);
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, total, &packed, &n);
     if (rc) return done(&b, rc);
-    const cr_redop *o = &b.s->s.o;
-    size_t len = n * o->elem, per = total ? len / total : 0; /* bytes per instance */
-    size_t epi = total ? n / total : 0;                      /* elements per instance */
+    size_t len = n * b.s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     const char *src = inplace ? rbuf : sbuf;
-    char *s = nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
+    char *acc = nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
     if (packed)
-        mpi_pack_data(t, src, total, s);
+        mpi_pack_data(t, src, total, acc);
     else if (len)
-        memcpy(s, src, len);
-    char **blk = nb_alloc(&b, (size_t)np * sizeof *blk);
-    size_t *at = nb_alloc(&b, ((size_t)np + 1) * sizeof *at); /* first instance of block i */
-    at[0] = 0;
-    for (int i = 0; i < np; i++) at[i + 1] = at[i] + (size_t)(counts ? counts[i] : block);
-    size_t mlen = mine * per;
+        memcpy(acc, src, len);
     nb_seq(&b);
-    for (int i = 0; i < np; i++) {
-        if (i == me) {
-            blk[i] = s + at[me] * per;
-            continue;
-        }
-        blk[i] = nb_alloc(&b, mlen);
-        nb_recv(&b, i, 0, blk[i], mlen);
-    }
-    for (int k = 1; k < np; k++) { /* sends in the order me+1, me+2, ... */
-        int i = (me + k) % np;
-        nb_send(&b, i, 0, s + at[i] * per, (at[i + 1] - at[i]) * per);
-    }
-    nb_round(&b);
-    char *acc = blk[0];
-    if (np > 1) {
-        acc = nb_alloc(&b, mlen);
-        nb_combine(&b, blk[0], blk[1], acc, mine * epi);
-        for (int i = 2; i < np; i++) nb_combine(&b, acc, blk[i], acc, mine * epi);
-    }
-    nb_round(&b);
-    nb_fin(&b, packed ? t : NULL, acc, mlen, rbuf, mine);
+    cr_build_allreduce(b.job, &b.s->s, &b.c->g, acc, n);
+    nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per, rbuf, mine);
     return launch(&b, req);
 }
 
@@ -756,8 +718,7 @@ int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Data
                                  comm, req);
 }
 
-/* ---- gather, scatter, allgather, alltoall
- * ------------------------------------------ */
+/* ---- gather, scatter, allgather, alltoall ------------------------------------------------ */
 
 PMPI_WEAK(Igather);
 int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -771,23 +732,18 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     if (!rc) rc = mpi_chk_gather(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&b, rc);
     bool isroot = b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
-    int np = b.c->size;
     nb_seq(&b);
     if (!isroot) {
         const char *s = bytes_in(&b, ts, sbuf, (size_t)scount);
-        nb_send(&b, root, 0, s, (size_t)scount * ts->size);
+        cr_build_gather(b.job, &b.s->s, &b.c->g, s, NULL, (size_t)scount * ts->size, root);
         return launch(&b, req);
     }
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
-    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)np), *own = r + (size_t)root * blk;
-    if (inplace) {
-        if (r != rbuf)
-            mpi_pack_data(tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own);
-    } else {
-        memcpy(own, bytes_in(&b, ts, sbuf, (size_t)scount), blk);
-    }
-    for (int i = 0; i < np; i++)
-        if (i != root) nb_recv(&b, i, 0, r + (size_t)i * blk, blk);
+    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)root * blk;
+    if (inplace && r != rbuf)
+        mpi_pack_data(tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own);
+    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
+    cr_build_gather(b.job, &b.s->s, &b.c->g, s, r, blk, root);
     return launch(&b, req);
 }
 
@@ -803,23 +759,16 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     if (!rc) rc = mpi_chk_scatter(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&b, rc);
     bool isroot = b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
-    int np = b.c->size;
     nb_seq(&b);
     if (!isroot) {
         char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
-        nb_recv(&b, root, 0, r, (size_t)rcount * tr->size);
+        cr_build_scatter(b.job, &b.s->s, &b.c->g, NULL, r, (size_t)rcount * tr->size, root);
         return launch(&b, req);
     }
     size_t blk = (size_t)scount * ts->size;
-    const char *s = bytes_in(&b, ts, sbuf, (size_t)scount * (size_t)np);
-    if (!inplace) {
-        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
-        memcpy(r, s + (size_t)root * blk, blk);
-    }
-    for (int k = 1; k < np; k++) {
-        int i = (root + k) % np;
-        nb_send(&b, i, 0, s + (size_t)i * blk, blk);
-    }
+    const char *s = bytes_in(&b, ts, sbuf, (size_t)scount * (size_t)b.c->size);
+    char *r = inplace ? NULL : bytes_out(&b, tr, rbuf, (size_t)rcount);
+    cr_build_scatter(b.job, &b.s->s, &b.c->g, s, r, blk, root);
     return launch(&b, req);
 }
 
@@ -835,19 +784,14 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
-    int np = b.c->size, me = b.c->me;
+    int me = b.c->me;
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
-    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)np), *own = r + (size_t)me * blk;
-    if (inplace) {
-        if (r != rbuf)
-            mpi_pack_data(tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own);
-    } else {
-        memcpy(own, bytes_in(&b, ts, sbuf, (size_t)scount), blk);
-    }
+    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)me * blk;
+    if (inplace && r != rbuf)
+        mpi_pack_data(tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own);
+    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     nb_seq(&b);
-    for (int i = 0; i < np; i++)
-        if (i != me) nb_recv(&b, i, 0, r + (size_t)i * blk, blk);
-    for (int k = 1; k < np; k++) nb_send(&b, (me + k) % np, 0, own, blk);
+    cr_build_allgather(b.job, &b.s->s, &b.c->g, s, r, blk, CR_ALG_AUTO);
     return launch(&b, req);
 }
 
@@ -864,7 +808,7 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&b, rc);
-    int np = b.c->size, me = b.c->me;
+    int np = b.c->size;
     size_t blk = (size_t)rcount * tr->size, all = (size_t)np * (size_t)rcount;
     const char *s;
     if (inplace) { /* send from a copy of the receive buffer */
@@ -875,19 +819,12 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
         s = bytes_in(&b, ts, sbuf, (size_t)np * (size_t)scount);
     }
     char *r = bytes_out(&b, tr, rbuf, all);
-    if (blk) memcpy(r + (size_t)me * blk, s + (size_t)me * blk, blk);
     nb_seq(&b);
-    for (int i = 0; i < np; i++)
-        if (i != me) nb_recv(&b, i, 0, r + (size_t)i * blk, blk);
-    for (int k = 1; k < np; k++) {
-        int i = (me + k) % np;
-        nb_send(&b, i, 0, s + (size_t)i * blk, blk);
-    }
+    cr_build_alltoall(b.job, &b.s->s, &b.c->g, s, r, blk, CR_ALG_AUTO);
     return launch(&b, req);
 }
 
-/* ---- the v forms
- * ------------------------------------------------------------------ */
+/* ---- the v forms ------------------------------------------------------------------------- */
 
 typedef mpi_vlay vlay; /* mpi_collchk.c */
 
@@ -945,21 +882,18 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
         rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
-    int np = b.c->size;
     nb_seq(&b);
+    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     if (!isroot) {
-        const char *s = bytes_in(&b, ts, sbuf, (size_t)scount);
-        nb_send(&b, root, 0, s, (size_t)scount * ts->size);
+        cr_build_gatherv(b.job, &b.s->s, &b.c->g, s, (size_t)scount * ts->size, NULL, NULL, NULL,
+                         root);
         return launch(&b, req);
     }
-    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, np);
-    if (!inplace)
-        memcpy(r + v.off[root], bytes_in(&b, ts, sbuf, (size_t)scount), v.len[root]);
-    else if (v.staged)
+    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
+    if (inplace && v.staged)
         mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
                       (size_t)rcounts[root], r + v.off[root]);
-    for (int i = 0; i < np; i++)
-        if (i != root) nb_recv(&b, i, 0, r + v.off[i], v.len[i]);
+    cr_build_gatherv(b.job, &b.s->s, &b.c->g, s, v.len[root], r, v.len, v.off, root);
     return launch(&b, req);
 }
 
@@ -983,27 +917,20 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
     if (!rc && !inplace) rc = mpi_chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
     if (!rc && isroot && !inplace) rc = mpi_chk_match(&b, v.len[root], (size_t)rcount * tr->size);
     if (rc) return done(&b, rc);
-    int np = b.c->size;
     nb_seq(&b);
+    char *r = inplace ? NULL : bytes_out(&b, tr, rbuf, (size_t)rcount);
+    size_t rlen = inplace ? 0 : (size_t)rcount * tr->size;
     if (!isroot) {
-        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
-        nb_recv(&b, root, 0, r, (size_t)rcount * tr->size);
+        cr_build_scatterv(b.job, &b.s->s, &b.c->g, NULL, NULL, NULL, r, rlen, root);
         return launch(&b, req);
     }
     const char *s = sbuf;
     if (v.staged) {
         char *p = nb_alloc(&b, v.total);
-        vlay_pack(&v, ts, sbuf, scounts, displs, p, np);
+        vlay_pack(&v, ts, sbuf, scounts, displs, p, b.c->size);
         s = p;
     }
-    if (!inplace) {
-        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
-        if (v.len[root]) memcpy(r, s + v.off[root], v.len[root]);
-    }
-    for (int k = 1; k < np; k++) {
-        int i = (root + k) % np;
-        nb_send(&b, i, 0, s + v.off[i], v.len[i]);
-    }
+    cr_build_scatterv(b.job, &b.s->s, &b.c->g, s, v.len, v.off, r, rlen, root);
     return launch(&b, req);
 }
 
@@ -1026,17 +953,14 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     if (!rc && !inplace && !v.staged && v.len[b.c->me] && sbuf == (char *)rbuf + v.off[b.c->me])
         rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
-    int np = b.c->size, me = b.c->me;
-    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, np);
-    if (!inplace && v.len[me])
-        memcpy(r + v.off[me], bytes_in(&b, ts, sbuf, (size_t)scount), v.len[me]);
-    else if (inplace && v.staged)
+    int me = b.c->me;
+    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
+    if (inplace && v.staged)
         mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr),
                       (size_t)rcounts[me], r + v.off[me]);
+    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     nb_seq(&b);
-    for (int i = 0; i < np; i++)
-        if (i != me) nb_recv(&b, i, 0, r + v.off[i], v.len[i]);
-    for (int k = 1; k < np; k++) nb_send(&b, (me + k) % np, 0, r + v.off[me], v.len[me]);
+    cr_build_allgatherv(b.job, &b.s->s, &b.c->g, s, v.len[me], r, v.len, v.off);
     return launch(&b, req);
 }
 
@@ -1061,7 +985,7 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
     if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
         rc = mpi_chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
     if (rc) return done(&b, rc);
-    int np = b.c->size, me = b.c->me;
+    int np = b.c->size;
     const char *s;
     if (inplace) { /* send from a packed copy of the receive buffer */
         vs.len = nb_alloc(&b, 2 * (size_t)np * sizeof(size_t));
@@ -1084,40 +1008,14 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
         s = sbuf;
     }
     char *r = vlay_out(&b, &vr, tr, rbuf, rcounts, rdispls, np);
-    if (vr.len[me]) memmove(r + vr.off[me], s + vs.off[me], vr.len[me]);
     nb_seq(&b);
-    for (int i = 0; i < np; i++)
-        if (i != me) nb_recv(&b, i, 0, r + vr.off[i], vr.len[i]);
-    for (int k = 1; k < np; k++) {
-        int i = (me + k) % np;
-        nb_send(&b, i, 0, s + vs.off[i], vs.len[i]);
-    }
+    cr_build_alltoallv(b.job, &b.s->s, &b.c->g, s, vs.len, vs.off, r, vr.len, vr.off);
     return launch(&b, req);
 }
 
-/* Block i of an Alltoallw side: counts[i] instances of types[i] at byte
- * displacement displs[i]; t[i] NULL for an empty block of MPI_DATATYPE_NULL. */
-static int wlay_make(nb *b, mpi_type ***t, size_t **len, const int *counts, const int *displs,
-                     const MPI_Datatype *types, const char *what)
-{
-    int np = nb_peers(b);
-    if (!counts || !displs || !types)
-        return mpi_cfail(b, MPI_ERR_ARG, "%scounts, %sdispls or %stypes is NULL", what, what, what);
-    *t = nb_alloc(b, (size_t)np * sizeof **t);
-    *len = nb_alloc(b, (size_t)np * sizeof **len);
-    for (int i = 0; i < np; i++) {
-        (*t)[i] = NULL;
-        (*len)[i] = 0;
-        if (counts[i] < 0)
-            return mpi_cfail(b, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
-        if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) continue;
-        int rc = mpi_chk_type(b, types[i], &(*t)[i]);
-        if (rc) return rc;
-        (*len)[i] = (size_t)counts[i] * (*t)[i]->size;
-    }
-    return 0;
-}
-
+/* Alltoallw (both kinds of communicator): the blocks through staging where a
+ * side needs it, as MPI_Alltoallw; the all-to-all v schedule (on an
+ * intercommunicator every member with every remote one, in one round). */
 PMPI_WEAK(Ialltoallw);
 int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                     const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
@@ -1125,50 +1023,48 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                     MPI_Request *req)
 {
     nb b;
-    mpi_type **ts = NULL, **tr = NULL;
-    size_t *sl = NULL, *rl = NULL;
     int rc = begin(&b, I_ALLTOALLW, comm, req);
-    if (!rc && b.c->inter)
-        return x_alltoallw(&b, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, req);
-    bool inplace = sbuf == MPI_IN_PLACE;
-    if (!rc) rc = wlay_make(&b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
-    if (!rc && !inplace) rc = wlay_make(&b, &ts, &sl, scounts, sdispls, stypes, "send");
-    if (!rc && !inplace && sl[b.c->me] != rl[b.c->me])
-        rc = mpi_chk_match(&b, sl[b.c->me], rl[b.c->me]);
     if (rc) return done(&b, rc);
-    int np = b.c->size, me = b.c->me;
-    const char **s = nb_alloc(&b, (size_t)np * sizeof *s);
-    char **r = nb_alloc(&b, (size_t)np * sizeof *r);
-    for (int i = 0; i < np; i++) { /* what goes to i: packed now unless contiguous */
-        const mpi_type *t = inplace ? tr[i] : ts[i];
-        size_t l = inplace ? rl[i] : sl[i];
-        const char *at = (const char *)(inplace ? rbuf : sbuf) + (inplace ? rdispls : sdispls)[i];
-        if (!l) {
-            s[i] = NULL;
-        } else if (t->contig && !inplace) {
-            s[i] = at;
-        } else {
-            char *p = nb_alloc(&b, l);
-            mpi_pack_data(t, at, (size_t)(inplace ? rcounts : scounts)[i], p);
-            s[i] = p;
+    int np = nb_peers(&b), me = b.c->me;
+    bool inplace = sbuf == MPI_IN_PLACE;
+    size_t *lens = nb_alloc(&b, 4 * (size_t)np * sizeof *lens);
+    size_t *soff = lens + 2 * np, *roff = lens + 3 * np;
+    mpi_type **types = nb_alloc(&b, 2 * (size_t)np * sizeof *types);
+    mpi_wside ws = {types, lens, 0, false}, wr = {types + np, lens + np, 0, false};
+    rc = mpi_chk_alltoallw(&b, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, &ws,
+                           &wr);
+    if (rc) return done(&b, rc);
+    mpi_wside_offsets(&wr, rdispls, roff, np);
+    const char *s = sbuf;
+    if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */
+        memcpy(ws.len, wr.len, (size_t)np * sizeof *ws.len);
+        ws.staged = true;
+        mpi_wside_offsets(&ws, NULL, soff, np);
+        char *p = nb_alloc(&b, wr.total);
+        mpi_wside_pack(&wr, soff, rbuf, rcounts, rdispls, p, np);
+        s = p;
+    } else {
+        mpi_wside_offsets(&ws, sdispls, soff, np);
+        if (ws.staged) {
+            char *p = nb_alloc(&b, ws.total);
+            mpi_wside_pack(&ws, soff, sbuf, scounts, sdispls, p, np);
+            s = p;
         }
     }
-    for (int i = 0; i < np; i++) { /* where i's block lands */
-        char *at = (char *)rbuf + rdispls[i];
-        if (!rl[i] || tr[i]->contig) {
-            r[i] = at;
-        } else {
-            r[i] = nb_alloc(&b, rl[i]);
-            nb_fin(&b, tr[i], r[i], rl[i], at, (size_t)rcounts[i]);
-        }
-    }
-    if (rl[me]) memmove(r[me], s[me], rl[me]);
+    char *r = wr.staged ? nb_alloc(&b, wr.total) : rbuf;
+    for (int i = 0; wr.staged && i < np; i++)
+        if (wr.len[i])
+            nb_fin(&b, wr.t[i], r + roff[i], wr.len[i], (char *)rbuf + rdispls[i],
+                   (size_t)rcounts[i]);
     nb_seq(&b);
-    for (int i = 0; i < np; i++)
-        if (i != me) nb_recv(&b, i, 0, r[i], rl[i]);
-    for (int k = 1; k < np; k++) {
+    if (!b.c->inter) {
+        cr_build_alltoallv(b.job, &b.s->s, &b.c->g, s, ws.len, soff, r, wr.len, roff);
+        return launch(&b, req);
+    }
+    for (int i = 0; i < np; i++) nb_xrecv(&b, i, 3, r + roff[i], wr.len[i]);
+    for (int k = 0; k < np; k++) {
         int i = (me + k) % np;
-        nb_send(&b, i, 0, s[i], inplace ? rl[i] : sl[i]);
+        nb_xsend(&b, i, 3, s + soff[i], ws.len[i]);
     }
     return launch(&b, req);
 }
@@ -1220,19 +1116,6 @@ int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const m
  * looked at) or the root's rank in the remote group. MPI_IN_PLACE:
  * MPI_ERR_BUFFER. Steps: 0-1 local reduce, 2 local fan-in, 3 across, 4 local
  * fan-out or broadcast. */
-
-/* A transfer with member r of the remote group. */
-static void nb_xsend(nb *b, int r, int step, const void *buf, size_t len)
-{
-    nb_seq(b);
-    cr_sched_send(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
-}
-
-static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
-{
-    nb_seq(b);
-    cr_sched_recv(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
-}
 
 static int x_barrier(nb *b, MPI_Request *req)
 {
@@ -1429,33 +1312,6 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
     return launch(b, req);
 }
 
-static int x_alltoallw(nb *b, const void *sbuf, const int *scounts, const int *sdispls,
-                       const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
-                       const int *rdispls, const MPI_Datatype *rtypes, MPI_Request *req)
-{
-    mpi_type **ts = NULL, **tr = NULL;
-    size_t *sl = NULL, *rl = NULL;
-    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize, me = b->c->me;
-    if (!rc) rc = wlay_make(b, &tr, &rl, rcounts, rdispls, rtypes, "recv");
-    if (!rc) rc = wlay_make(b, &ts, &sl, scounts, sdispls, stypes, "send");
-    if (rc) return done(b, rc);
-    nb_seq(b);
-    for (int i = 0; i < R; i++) {
-        char *at = (char *)rbuf + rdispls[i], *r = at;
-        if (rl[i] && !tr[i]->contig) {
-            r = nb_alloc(b, rl[i]);
-            nb_fin(b, tr[i], r, rl[i], at, (size_t)rcounts[i]);
-        }
-        nb_xrecv(b, i, 3, rl[i] ? r : NULL, rl[i]);
-    }
-    for (int k = 0; k < R; k++) {
-        int i = (me + k) % R;
-        const char *at = (const char *)sbuf + sdispls[i];
-        nb_xsend(b, i, 3, sl[i] ? bytes_in(b, ts[i], at, (size_t)scounts[i]) : NULL, sl[i]);
-    }
-    return launch(b, req);
-}
-
 /* The member's data as the reduction takes it (packed when the type needs it). */
 static char *x_acc(nb *b, const mpi_type *t, const void *sbuf, size_t cnt, bool packed, size_t len)
 {
@@ -1473,18 +1329,11 @@ static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype
 {
     mpi_type *t = NULL;
     bool all = root == X_ALL;
-    int rc = all ? 0 : mpi_chk_root(b, root);
+    int rc = mpi_chk_xreduce(b, all, sbuf, rbuf, count, dt, root, &t);
     if (rc || root == MPI_PROC_NULL) {
         if (!rc) nb_seq(b);
         return rc ? done(b, rc) : launch(b, req);
     }
-    rc = mpi_chk_count(b, count, "count");
-    if (!rc) rc = mpi_chk_type(b, dt, &t);
-    if (!rc && root != MPI_ROOT) rc = mpi_chk_no_inplace(b, sbuf);
-    if (!rc && root != MPI_ROOT) rc = mpi_chk_buf(b, sbuf, count, t, "send buffer");
-    if (!rc && (all || root == MPI_ROOT)) rc = mpi_chk_no_inplace(b, rbuf);
-    if (!rc && (all || root == MPI_ROOT)) rc = mpi_chk_buf(b, rbuf, count, t, "receive buffer");
-    if (!rc && all) rc = mpi_chk_alias(b, sbuf, rbuf, (size_t)count * t->size);
     bool packed = false;
     size_t n = 0, cnt = (size_t)count;
     if (!rc) rc = nb_redop(b, op, t, cnt, &packed, &n);
@@ -1512,26 +1361,17 @@ static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype
 }
 
 /* reduce_scatter (counts: one per local member) and _block (counts NULL) */
-static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, int block,
-                            MPI_Datatype dt, MPI_Op op, MPI_Request *req)
+static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, bool is_block,
+                            int block, MPI_Datatype dt, MPI_Op op, MPI_Request *req)
 {
     mpi_type *t = NULL;
     int np = b->c->size, me = b->c->me;
-    int rc = mpi_chk_no_inplace(b, sbuf);
-    if (!rc) rc = mpi_chk_no_inplace(b, rbuf);
-    if (!rc) rc = mpi_chk_type(b, dt, &t);
-    if (!rc && !counts && block < 0)
-        rc = mpi_cfail(b, MPI_ERR_COUNT, "recvcount %d is negative", block);
+    size_t total = 0, below = 0;
+    int rc = mpi_chk_reduce_scatter(b, sbuf, rbuf, counts, is_block, block, dt, &t, &total, &below);
     size_t *at = rc ? NULL : nb_alloc(b, ((size_t)np + 1) * sizeof *at); /* first instance */
-    if (at) at[0] = 0;
-    for (int i = 0; !rc && i < np; i++) {
-        int c = counts ? counts[i] : block;
-        if (c < 0) rc = mpi_cfail(b, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, c);
-        at[i + 1] = at[i] + (size_t)c;
-    }
-    size_t total = rc ? 0 : at[np], mine = rc ? 0 : at[me + 1] - at[me];
-    if (!rc) rc = mpi_chk_buf(b, sbuf, (int)total, t, "send buffer");
-    if (!rc) rc = mpi_chk_buf(b, rbuf, (int)mine, t, "receive buffer");
+    for (int i = 0; at && i <= np; i++)
+        at[i] = i ? at[i - 1] + (size_t)(is_block ? block : counts[i - 1]) : 0;
+    size_t mine = rc ? 0 : at[me + 1] - at[me];
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
@@ -1555,8 +1395,7 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
     return launch(b, req);
 }
 
-/* ---- MPI_Comm_idup
- * ------------------------------------------------------------------ */
+/* ---- MPI_Comm_idup ----------------------------------------------------------------------- */
 
 /* mpi_comm.c's context-pair map and communicator table. */
 long mpi_ctx_free_word(long w);

@@ -156,8 +156,6 @@ void cr_coll_recv(cr_job *job, cr_group *g, const char *op, int from, int32_t ta
                   size_t len);
 cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_t tag, void *buf,
                       size_t len);
-void cr_coll_sendrecv(cr_job *job, cr_group *g, const char *op, int to, const void *sbuf,
-                      size_t slen, int from, void *rbuf, size_t rlen, int32_t tag);
 void cr_coll_wait(cr_job *job, cr_req *r);
 /* out = lo op hi for count elements; scratch (count * o->elem bytes) is used when
  * the operation may not write over its inputs. */
@@ -357,13 +355,18 @@ static inline cr_sstep *cr_sched_step(cr_job *job, cr_sched *s, int kind)
     p->kind = (uint8_t)kind;
     return p;
 }
+/* Exchanges up to this size send first and then receive (the send is eager). */
+#define CR_SCHED_SMALL 1024
 void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
                        size_t len);
 static inline void cr_sched_xfer(cr_job *job, cr_sched *s, int kind, int peer, int step,
                                  const void *buf, size_t len)
 {
-    if (s->now) {
-        cr_sched_xfer_now(job, s, kind, peer, step, buf, len);
+    if (s->now) { /* a short eager send goes out here (the blocking collectives' latency path) */
+        if (kind == CR_S_SEND && len <= CR_SCHED_SMALL && len <= job->eager[peer])
+            cr_send(job, s->op, peer, s->ctx, cr_sched_tag(s, step), buf, len);
+        else
+            cr_sched_xfer_now(job, s, kind, peer, step, buf, len);
         return;
     }
     cr_sstep *p = cr_sched_step(job, s, kind);
@@ -415,6 +418,33 @@ static inline void cr_sched_now(cr_sched *s)
 {
     s->now = true;
 }
+/* A blocking collective's schedule over g, run as built, its tags
+ * CR_COLL_TAG(seq, step): cr_sched_init and cr_sched_now with only the fields
+ * a schedule run as built uses (every blocking collective's path). */
+static inline void cr_sched_blocking(cr_sched *s, const cr_group *g, const char *op, uint32_t seq)
+{
+    s->op = op;
+    s->ctx = g->ctx;
+    s->tagbits = 0;
+    s->seqmask = 0x7ffffu;
+    s->seq = seq;
+    s->scratch = NULL;
+    s->trunc = g->trunc;
+    s->st = s->st_in;
+    s->nst = 0;
+    s->stcap = CR_SCHED_STEPS;
+    s->rend = s->rend_in;
+    s->nr = 0;
+    s->rcap = CR_SCHED_ROUNDS;
+    s->reqs = s->req_in;
+    s->nreq = 0;
+    s->reqcap = CR_SCHED_REQS;
+    s->tmp = NULL;
+    s->ntmp = s->tmpcap = 0;
+    s->arena_used = 0;
+    s->done = false;
+    s->now = true;
+}
 /* Nonblocking: start the first round (again, once done: the persistent form),
  * then move on as far as the transfers allow (rounds ended; s->done at the end). */
 void cr_sched_start(cr_job *job, cr_sched *s);
@@ -443,5 +473,58 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, siz
 void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
 /* Inclusive prefix of acc in place, recursive doubling. */
 void cr_build_scan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
+/* Broadcast by messages: alg CR_ALG_LINEAR, _PIPELINE or _BINOMIAL, or
+ * CR_ALG_AUTO: the one the selector takes where neither the collective area
+ * nor single copy serves (as cr_coll_bcast). */
+void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len,
+                        int root, int alg);
+/* The blocks' collectives, with the arguments of the cr_coll_* forms above
+ * (in place where those say; the own block copied as a step of the
+ * schedule, so a restart takes it again). allgather (CR_ALG_RECDBL, _RING)
+ * and alltoall (CR_ALG_BRUCK, _PAIRWISE, _SCATTER, _WINDOW) run alg where it
+ * applies; CR_ALG_AUTO: the message algorithm the blocking forms choose where
+ * the area and single copy do not serve. */
+void cr_build_gather(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                     size_t blk, int root);
+void cr_build_scatter(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                      size_t blk, int root);
+void cr_build_allgather(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                        size_t blk, int alg);
+void cr_build_alltoall(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
+                       size_t blk, int alg);
+void cr_build_gatherv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, size_t slen,
+                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root);
+void cr_build_scatterv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
+                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
+                       int root);
+void cr_build_allgatherv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, size_t slen,
+                         void *rbuf, const size_t *rlens, const size_t *rdispls);
+void cr_build_alltoallv(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
+                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
+                        const size_t *rdispls);
+/* coll_v.c's algorithms over a layout (lens/displs NULL: blocks of blk bytes
+ * at i*blk): the all-gather ring (rbuf holds the own block), and the
+ * all-to-all exchanges with w pairs a round (1: pairwise, CR_ALL_AT_ONCE:
+ * every receive then every send in one round). */
+void cr_build_allgather_ring(cr_job *job, cr_sched *s, const cr_group *g, char *rbuf,
+                             const size_t *rlens, const size_t *rdispls, size_t blk);
+/* All-gather in one round: every member sends its block to every other (the
+ * all-at-once exchange). */
+void cr_build_allgather_once(cr_job *job, cr_sched *s, const cr_group *g, char *rbuf,
+                             const size_t *rlens, const size_t *rdispls, size_t blk);
+/* A schedule moved on by polling (nonblocking) with more ranks than cores and
+ * the algorithm left to the selector: each round then waits until every peer
+ * of it has been given a core, so the data collectives take their one-round
+ * forms (all at once; in 7 ranks on 2 cores the multi-round ones made the
+ * nonblocking test take ~1.5x as long). A blocking run waits in the engine,
+ * which gives the core away, and keeps the selector's choice. */
+static inline bool cr_sched_polled(const cr_job *job, const cr_sched *s, int alg)
+{
+    return !s->now && job->oversub && alg == CR_ALG_AUTO && cr_coll_forced() == CR_ALG_AUTO;
+}
+#define CR_ALL_AT_ONCE 0x7fffffff
+void cr_build_alltoall_pairs(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
+                             const size_t *slens, const size_t *sdispls, void *rbuf,
+                             const size_t *rlens, const size_t *rdispls, size_t blk, int w);
 
 #endif

@@ -9,7 +9,9 @@
  *    (reduce-scatter by recursive halving, then all-gather by recursive
  *    doubling) for long ones. With a group size that is not a power of two, the
  *    first 2*extra members pair up (2i folds into 2i+1) so that the remaining
- *    power of two still holds contiguous runs in member order.
+ *    power of two still holds contiguous runs in member order. With more ranks
+ *    than cores, up to 4 KiB (cr_coll_linear): member 0 takes the others' data
+ *    one a round in member order and sends the result back (linear).
  *  - scan: recursive doubling (member i adds the run ending at i-2^k).
  * Invariants: every combine puts the data of lower members on the left, and the
  * runs it joins are adjacent, so any associative operation gives x0 op x1 op ...
@@ -40,9 +42,7 @@ void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *ou
 static void sched_of(cr_job *job, cr_sched *s, cr_group *g, const char *op, uint32_t seq,
                      const cr_redop *o, size_t count)
 {
-    cr_sched_init(s, op, g->ctx, 0, 0x7ffffu, seq);
-    s->trunc = g->trunc;
-    cr_sched_now(s);
+    cr_sched_blocking(s, g, op, seq);
     cr_sched_redop(job, s, o, count);
 }
 
@@ -147,11 +147,39 @@ static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, 
     }
 }
 
+/* Everyone sends to member 0, which takes them one a round in member order,
+ * combining as they come, and sends the result back. */
+static void allreduce_linear(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count)
+{
+    cr_trace_how(job, "linear");
+    size_t len = count * s->o.elem;
+    int n = g->size, zero = cr_group_rank(g, 0);
+    if (g->me) {
+        cr_sched_send(job, s, zero, 0, acc, len);
+        cr_sched_round(job, s);
+        cr_sched_recv(job, s, zero, 1, acc, len);
+        cr_sched_round(job, s);
+        return;
+    }
+    char *tmp = cr_sched_alloc(job, s, len);
+    for (int i = 1; i < n; i++) {
+        cr_sched_recv(job, s, cr_group_rank(g, i), 0, tmp, len);
+        cr_sched_round(job, s);
+        cr_sched_combine(job, s, acc, tmp, acc, count);
+    }
+    for (int i = 1; i < n; i++) cr_sched_send(job, s, cr_group_rank(g, i), 1, acc, len);
+    cr_sched_round(job, s);
+}
+
 void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count)
 {
     size_t len = count * s->o.elem;
     int n = g->size, me = g->me, pof2 = 1;
     if (n == 1) return;
+    if (cr_coll_linear(job, g, len)) {
+        allreduce_linear(job, s, g, acc, count);
+        return;
+    }
     while (pof2 * 2 <= n) pof2 *= 2;
     int extra = n - pof2, nr;
     if (me < 2 * extra && !(me & 1)) { /* fold into me+1, get the result back at the end */
@@ -192,29 +220,6 @@ void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, 
     cr_sched_round(job, s);
 }
 
-/* Everyone sends to member 0, which combines in member order and sends back. */
-static void allreduce_linear(cr_job *job, cr_group *g, const char *op, char *acc, size_t count,
-                             const cr_redop *o, uint32_t seq)
-{
-    cr_trace_how(job, "linear");
-    size_t len = count * o->elem;
-    int n = g->size;
-    if (g->me) {
-        cr_coll_send(job, g, op, 0, CR_COLL_TAG(seq, 0), acc, len);
-        cr_coll_recv(job, g, op, 0, CR_COLL_TAG(seq, 1), acc, len);
-        return;
-    }
-    cr_sched s; /* for its temporaries */
-    sched_of(job, &s, g, op, seq, o, count);
-    char *tmp = cr_sched_alloc(job, &s, len);
-    for (int i = 1; i < n; i++) {
-        cr_coll_recv(job, g, op, i, CR_COLL_TAG(seq, 0), tmp, len);
-        cr_coll_combine(o, acc, tmp, acc, count, s.scratch);
-    }
-    for (int i = 1; i < n; i++) cr_coll_send(job, g, op, i, CR_COLL_TAG(seq, 1), acc, len);
-    cr_sched_free(job, &s);
-}
-
 void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t count, const cr_redop *o)
 {
@@ -226,10 +231,6 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
     }
     if (cr_coll_shm_allreduce(job, g, op, rbuf, count, o)) return;
     uint32_t seq = g->seq++;
-    if (cr_coll_linear(job, g, len)) {
-        allreduce_linear(job, g, op, rbuf, count, o, seq);
-        return;
-    }
     cr_sched s;
     sched_of(job, &s, g, op, seq, o, count);
     cr_build_allreduce(job, &s, g, rbuf, count);

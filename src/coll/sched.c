@@ -21,23 +21,20 @@
  *    malloc is often fresh pages from the kernel, and faulting them in cost as
  *    much as the collective itself (a 1 MiB MPI_Iallreduce between 2 ranks:
  *    422 us, 32 page faults a call, against 205 us for MPI_Allreduce). The keep
- *    is the process's (one per job, as the collectives run under the job's
- *    lock). */
+ *    is the job's (job->coll_keep; the collectives run under the job's lock). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
 
-/* Exchanges up to this size send first and then receive (the send is eager),
- * as cr_coll_sendrecv. */
-#define SMALL_EXCHANGE 1024
+#define SMALL_EXCHANGE CR_SCHED_SMALL
 #define KEEP 8
 #define KEEP_MIN (64u << 10)
 #define KEEP_MAX (64u << 20)
 
-static struct {
+struct cr_coll_keep {
     cr_stmp keep[KEEP];
-} K;
+};
 
 static void *xmalloc(cr_job *job, const char *op, size_t n)
 {
@@ -98,38 +95,42 @@ void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, 
 static void *keep_get(cr_job *job, const char *op, size_t len)
 {
     int best = -1;
-    if (len >= KEEP_MIN)
+    cr_stmp *k = job->coll_keep ? job->coll_keep->keep : NULL;
+    if (k && len >= KEEP_MIN)
         for (int i = 0; i < KEEP; i++)
-            if (K.keep[i].p && K.keep[i].len >= len &&
-                (best < 0 || K.keep[i].len < K.keep[best].len))
-                best = i;
+            if (k[i].p && k[i].len >= len && (best < 0 || k[i].len < k[best].len)) best = i;
     if (best < 0) return xmalloc(job, op, len);
-    void *p = K.keep[best].p;
-    K.keep[best].p = NULL;
+    void *p = k[best].p;
+    k[best].p = NULL;
     return p;
 }
 
 /* Kept in a free place, or in place of the smallest kept one if larger, or freed. */
-static void keep_put(void *p, size_t len)
+static void keep_put(cr_job *job, void *p, size_t len)
 {
     if (len < KEEP_MIN || len > KEEP_MAX) {
         free(p);
         return;
     }
-    int slot = 0;
-    for (int i = 0; i < KEEP; i++) {
-        if (!K.keep[i].p) {
-            slot = i;
-            break;
-        }
-        if (K.keep[i].len < K.keep[slot].len) slot = i;
-    }
-    if (K.keep[slot].p && K.keep[slot].len >= len) {
+    if (!job->coll_keep && !(job->coll_keep = calloc(1, sizeof *job->coll_keep))) {
         free(p);
         return;
     }
-    free(K.keep[slot].p);
-    K.keep[slot] = (cr_stmp){p, len};
+    cr_stmp *k = job->coll_keep->keep;
+    int slot = 0;
+    for (int i = 0; i < KEEP; i++) {
+        if (!k[i].p) {
+            slot = i;
+            break;
+        }
+        if (k[i].len < k[slot].len) slot = i;
+    }
+    if (k[slot].p && k[slot].len >= len) {
+        free(p);
+        return;
+    }
+    free(k[slot].p);
+    k[slot] = (cr_stmp){p, len};
 }
 
 void *cr_sched_alloc(cr_job *job, cr_sched *s, size_t len)
@@ -425,7 +426,7 @@ void cr_sched_release(cr_job *job, cr_sched *s)
     s->scratch = NULL;
     if (!s->tmp && s->st == s->st_in && s->rend == s->rend_in && s->reqs == s->req_in)
         return; /* a blocking collective's: nothing on the heap */
-    for (int i = 0; i < s->ntmp; i++) keep_put(s->tmp[i].p, s->tmp[i].len);
+    for (int i = 0; i < s->ntmp; i++) keep_put(job, s->tmp[i].p, s->tmp[i].len);
     if (s->tmp != s->tmp_in) free(s->tmp);
     s->tmp = NULL;
     s->ntmp = s->tmpcap = 0;

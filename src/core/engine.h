@@ -11,10 +11,9 @@
  * simulated clock's preload (simclock.c, not part of libcourier); and the
  * variables an interface defines for programs (NX/2's msginfo, MPL's mperrno,
  * MPI's courier_mpi_weights markers, the Fortran binding's sentinels
- * mpi_fortran_*_ of mpi_f2c.c: part of their ABI). Not yet moved, in the
- * collective layer being rewritten (issue 38 item 1): coll.c's forced
- * algorithm, sched.c's scratch cache, mpi_coll.c's user operations and
- * mpi_nbc.c's active schedules. In the contexts of the simulated mode each
+ * mpi_fortran_*_ of mpi_f2c.c: part of their ABI). The collective layer's
+ * kept temporaries hang off the job (coll_keep), the nonblocking collectives'
+ * list, user operations and the rest off MPI's state. In the contexts of the simulated mode each
  * rank's job, and what it reaches on the heap, is its own: of libcourier, only
  * the job struct and those few variables are swapped at a switch.
  *
@@ -341,6 +340,11 @@ typedef struct cr_job {
     struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
     struct cr_streams *streams; /* src/api/stream.c */
     struct cr_modes *modes;     /* src/api/modes.c */
+
+    /* src/coll/sched.c: large temporaries of finished schedules, kept for the
+     * next ones (NULL until one is kept). */
+    struct cr_coll_keep *coll_keep;
+    int coll_forced; /* COURIER_COLL_ALG's algorithm + 1 once read (cr_coll_forced), 0 before */
 
     /* Started by srun --mpi=pmi2 (src/core/pmi.c): the PMI-2 client, else NULL */
     struct cr_pmi *pmi;
