@@ -112,6 +112,11 @@ mpi_file *mf_get(MPI_File h); /* NULL: not a live file */
 int mf_fail(cr_job *job, MPI_File h, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 int mf_check(cr_job *job, const char *call, MPI_File h, mpi_file **out);
+/* pread/pwrite of the whole range (mpi_file_view.c), over short transfers and EINTR:
+ * bytes read, or -1 (errno); 0 or the errno of a write (ENOSPC for a write
+ * of nothing). */
+ssize_t mf_pread(int fd, char *p, size_t len, MPI_Offset off);
+int mf_pwrite(int fd, const char *p, size_t len, MPI_Offset off);
 
 /* Views (mpi_file_view.c). */
 void mf_view_default(mpi_file *f); /* byte stream from 0, "native" */

@@ -56,32 +56,6 @@ static int cmp_pair(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static ssize_t pread_all(int fd, char *p, size_t len, MPI_Offset off)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(fd, p + got, len - got, off + (MPI_Offset)got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
-}
-
-static int pwrite_all(int fd, const char *p, size_t len, MPI_Offset off)
-{
-    size_t put = 0;
-    while (put < len) {
-        ssize_t r = pwrite(fd, p + put, len - put, off + (MPI_Offset)put);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return errno;
-        if (r == 0) return ENOSPC;
-        put += (size_t)r;
-    }
-    return 0;
-}
-
 /* Whether the ranks' ranges [lo, hi) overlap one another. */
 static bool interleaved(const long long *all, int n)
 {
@@ -308,7 +282,7 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
                 if (holes || f->atomic) locked = mf_lock(f->fd, true, slo, shi) == 0;
                 bool unreadable = false; /* a write-only file: its holes cannot be read */
                 if (holes) {
-                    ssize_t g = pread_all(f->fd, b.win, span, slo);
+                    ssize_t g = mf_pread(f->fd, b.win, span, slo);
                     if (g < 0 && errno != EBADF) err = errno;
                     unreadable = g < 0;
                     if (g < 0) g = 0;
@@ -320,13 +294,13 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
                            (size_t)b.rmeta[2 * k + 1]);
                     at += (size_t)b.rmeta[2 * k + 1];
                 }
-                if (!err && !unreadable) err = pwrite_all(f->fd, b.win, span, slo);
+                if (!err && !unreadable) err = mf_pwrite(f->fd, b.win, span, slo);
                 for (size_t k = 0; !err && unreadable && k < np; k++) /* each piece alone */
-                    err = pwrite_all(f->fd, b.win + (b.rmeta[2 * k] - slo),
-                                     (size_t)b.rmeta[2 * k + 1], b.rmeta[2 * k]);
+                    err = mf_pwrite(f->fd, b.win + (b.rmeta[2 * k] - slo),
+                                    (size_t)b.rmeta[2 * k + 1], b.rmeta[2 * k]);
             } else {
                 if (f->atomic) locked = mf_lock(f->fd, false, slo, shi) == 0;
-                have = pread_all(f->fd, b.win, span, slo);
+                have = mf_pread(f->fd, b.win, span, slo);
                 if (have < 0) {
                     err = errno;
                     have = 0;

@@ -416,7 +416,7 @@ void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st)
 /* ---- pread / pwrite of pieces ------------------------------------------------------- */
 
 /* Bytes read before the end of the file, or -1 (errno). */
-static ssize_t full_pread(int fd, char *p, size_t len, MPI_Offset off)
+ssize_t mf_pread(int fd, char *p, size_t len, MPI_Offset off)
 {
     size_t got = 0;
     while (got < len) {
@@ -429,7 +429,7 @@ static ssize_t full_pread(int fd, char *p, size_t len, MPI_Offset off)
     return (ssize_t)got;
 }
 
-static int full_pwrite(int fd, const char *p, size_t len, MPI_Offset off)
+int mf_pwrite(int fd, const char *p, size_t len, MPI_Offset off)
 {
     size_t put = 0;
     while (put < len) {
@@ -462,7 +462,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
         if (mf_lock(f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
             free(w);
             for (size_t k = i; k < j; k++) {
-                int err = full_pwrite(f->fd, *data, v->len[k], v->off[k]);
+                int err = mf_pwrite(f->fd, *data, v->len[k], v->off[k]);
                 if (err) return io_err(e, err, true, v->len[k], v->off[k]);
                 *data += v->len[k];
                 *done += v->len[k];
@@ -471,14 +471,14 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
         }
         locked = true;
     }
-    ssize_t got = full_pread(f->fd, w, wl, lo);
+    ssize_t got = mf_pread(f->fd, w, wl, lo);
     int rc = 0;
     if (got < 0) {
         if (!write || errno != EBADF) rc = io_err(e, errno, false, wl, lo);
         got = 0; /* write-only file: no holes can be read; write the pieces alone */
         if (write && !rc) {
             for (size_t k = i; k < j && !rc; k++) {
-                int err = full_pwrite(f->fd, *data, v->len[k], v->off[k]);
+                int err = mf_pwrite(f->fd, *data, v->len[k], v->off[k]);
                 if (err) rc = io_err(e, err, true, v->len[k], v->off[k]);
                 *data += v->len[k];
                 *done += err ? 0 : v->len[k];
@@ -494,7 +494,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
             memcpy(w + (v->off[k] - lo), *data, v->len[k]);
             *data += v->len[k];
         }
-        int err = full_pwrite(f->fd, w, wl, lo);
+        int err = mf_pwrite(f->fd, w, wl, lo);
         if (err)
             rc = io_err(e, err, true, wl, lo);
         else
@@ -545,13 +545,13 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
             continue;
         }
         if (write) {
-            int err = full_pwrite(f->fd, data, v->len[i], v->off[i]);
+            int err = mf_pwrite(f->fd, data, v->len[i], v->off[i]);
             if (err)
                 rc = io_err(e, err, true, v->len[i], v->off[i]);
             else
                 *done += v->len[i];
         } else {
-            ssize_t got = full_pread(f->fd, data, v->len[i], v->off[i]);
+            ssize_t got = mf_pread(f->fd, data, v->len[i], v->off[i]);
             if (got < 0)
                 rc = io_err(e, errno, false, v->len[i], v->off[i]);
             else {

@@ -418,18 +418,18 @@ static inline void cr_sched_now(cr_sched *s)
 {
     s->now = true;
 }
-/* A blocking collective's schedule over g, run as built, its tags
- * CR_COLL_TAG(seq, step): cr_sched_init and cr_sched_now with only the fields
- * a schedule run as built uses (every blocking collective's path). */
-static inline void cr_sched_blocking(cr_sched *s, const cr_group *g, const char *op, uint32_t seq)
+/* The fields every schedule starts with (cr_sched_init and cr_sched_blocking):
+ * its call, context and tags, no step, round, transfer or temporary yet. */
+static inline void cr_sched_base(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits,
+                                 uint32_t seqmask, uint32_t seq, cr_trunc *trunc)
 {
     s->op = op;
-    s->ctx = g->ctx;
-    s->tagbits = 0;
-    s->seqmask = 0x7ffffu;
+    s->ctx = ctx;
+    s->tagbits = tagbits;
+    s->seqmask = seqmask;
     s->seq = seq;
     s->scratch = NULL;
-    s->trunc = g->trunc;
+    s->trunc = trunc;
     s->st = s->st_in;
     s->nst = 0;
     s->stcap = CR_SCHED_STEPS;
@@ -443,6 +443,13 @@ static inline void cr_sched_blocking(cr_sched *s, const cr_group *g, const char 
     s->ntmp = s->tmpcap = 0;
     s->arena_used = 0;
     s->done = false;
+}
+/* A blocking collective's schedule over g, run as built, its tags
+ * CR_COLL_TAG(seq, step): cr_sched_init and cr_sched_now with only the fields
+ * a schedule run as built uses (every blocking collective's path). */
+static inline void cr_sched_blocking(cr_sched *s, const cr_group *g, const char *op, uint32_t seq)
+{
+    cr_sched_base(s, op, g->ctx, 0, 0x7ffffu, seq, g->trunc);
     s->now = true;
 }
 /* Nonblocking: start the first round (again, once done: the persistent form),

@@ -63,29 +63,11 @@ static void *grow(cr_job *job, const char *op, void *arr, const void *in, int *c
 void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, uint32_t seqmask,
                    uint32_t seq)
 {
-    s->op = op;
-    s->ctx = ctx;
-    s->tagbits = tagbits;
-    s->seqmask = seqmask;
-    s->seq = seq;
+    cr_sched_base(s, op, ctx, tagbits, seqmask, seq, NULL);
     s->o = (cr_redop){0};
-    s->scratch = NULL;
-    s->trunc = NULL;
-    s->st = s->st_in;
-    s->nst = 0;
-    s->stcap = CR_SCHED_STEPS;
-    s->rend = s->rend_in;
-    s->nr = 0;
-    s->rcap = CR_SCHED_ROUNDS;
     s->cur = -1;
-    s->reqs = s->req_in;
-    s->nreq = s->nwait = 0;
-    s->reqcap = CR_SCHED_REQS;
+    s->nwait = 0;
     s->xfer = s->most = 0;
-    s->tmp = NULL;
-    s->ntmp = s->tmpcap = 0;
-    s->arena_used = 0;
-    s->done = false;
     s->now = false;
 }
 
