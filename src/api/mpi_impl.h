@@ -463,6 +463,15 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 
 /* ---- state, entry and errors ---------------------------------------------- */
 
+/* ---- MPI-4 additions' state (mpi_part.c) ---- */
+/* Partitioned communication (mpi_part.c): this rank's state. */
+typedef struct mpi_part_state {
+    uint32_t next_chan;   /* where the search for a free channel starts */
+    uint64_t *chan_used;  /* bit c: a live partitioned send of this rank uses channel c */
+    struct mpi_prt *recvs; /* live partitioned receives, in the order they were made */
+    struct mpi_hello *parked; /* announcements of sends no receive here took yet, in order */
+} mpi_part_state;
+
 typedef struct mpi_state {
     bool inited, finalized;
     int thread_level;
@@ -487,6 +496,7 @@ typedef struct mpi_state {
     int last_code;    /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
+    mpi_part_state part; /* MPI-4 additions: partitioned communication (mpi_part.c) */
 } mpi_state;
 
 extern mpi_state mpi_g;
@@ -584,5 +594,45 @@ typedef struct mpi_ext_ops {
  * comm) when the table is full; on error obj is not taken. */
 int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *obj,
                     MPI_Request *out);
+
+/* ---- MPI-4 additions (mpi_isr.c, mpi_part.c): the request layer's hooks
+ * (mpi_p2p.c) and the state of the calls ------------------------------------- */
+
+/* A persistent request of another file (partitioned communication): made
+ * inactive; MPI_Start/MPI_Startall call start(obj) (an MPI code, reported) and
+ * make it active; the wait/test that sees ops->test true makes it inactive
+ * again; ops->free runs once, when the request is freed (MPI_Request_free of an
+ * inactive one, or when a freed active one completes). */
+int mpi_request_ext_persistent(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops,
+                               int (*start)(cr_job *job, void *obj), void *obj, MPI_Request *out);
+/* The obj of live persistent request h made with ops (*active: started and not
+ * completed); NULL when h is no such request. */
+void *mpi_request_ext_obj(MPI_Request h, const mpi_ext_ops *ops, bool *active);
+/* Requests another request is made of (MPI_Isendrecv), under the lock: is h's
+ * operation complete (a null or inactive one is)? Complete it: fill *st
+ * (MPI_STATUS_IGNORE allowed), release it (*h = MPI_REQUEST_NULL, or inactive
+ * when persistent), return its error code (reported by no one yet). */
+bool mpi_request_done(cr_job *job, MPI_Request h);
+int mpi_request_take(cr_job *job, MPI_Request *h, MPI_Status *st);
+/* mpi_p2p.c's check of a send's (recv false) or receive's arguments. */
+int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
+                  int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t);
+/* The value of key in info h (NULL: not there, or h is no info). */
+const char *mpi_info_lookup(MPI_Info h, const char *key);
+/* Replace communicator h's hints with a copy of info's (MPI_INFO_NULL: none). */
+void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info info);
+
+/* A wildcard receive or probe (source MPI_ANY_SOURCE, tag MPI_ANY_TAG) on a
+ * communicator whose hints assert mpi_assert_no_any_source/_tag "true" is
+ * erroneous (MPI-4.0 §7.4.4): MPI_ERR_ARG, reported (mpi_isr.c). */
+int mpi_assert_wild_check(cr_job *job, const char *call, MPI_Comm comm, const mpi_comm *c,
+                          int source, int tag);
+static inline int mpi_assert_wild(cr_job *job, const char *call, MPI_Comm comm, const mpi_comm *c,
+                                  int source, int tag)
+{
+    if (c->info == MPI_INFO_NULL || (source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG)) return 0;
+    return mpi_assert_wild_check(job, call, comm, c, source, tag);
+}
+
 
 #endif

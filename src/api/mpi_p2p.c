@@ -58,13 +58,17 @@
 enum { RQ_FREE = 0, RQ_SEND, RQ_RECV, RQ_DONE, RQ_IDLE, RQ_GREQ, RQ_EXT };
 
 /* Send modes; M_RECV: a persistent receive. */
-enum { M_STD, M_SYNC, M_READY, M_BUF, M_RECV };
+enum { M_STD, M_SYNC, M_READY, M_BUF, M_RECV, M_EXT };
 
-/* What each MPI_Start of a persistent request does. */
+/* What each MPI_Start of a persistent request does. M_EXT: another file's
+ * persistent operation (mpi_request_ext_persistent): ops->start(obj), no type. */
 typedef struct mpersist {
     void *buf;
     int count, type; /* type: index of the datatype (holds a reference) */
     int peer, tag, mode;
+    const mpi_ext_ops *ops;
+    int (*start)(cr_job *job, void *obj);
+    void *obj;
 } mpersist;
 
 typedef struct mreq {
@@ -181,7 +185,14 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
     if (!rc) rc = check_buf(job, comm, call, buf, count, *t);
     if (!rc) rc = check_peer(job, comm, call, *c, peer, recv, recv ? "source" : "destination");
     if (!rc) rc = check_tag(job, comm, call, tag, recv);
+    if (!rc && recv) rc = mpi_assert_wild(job, call, comm, *c, peer, tag);
     return rc;
+}
+
+int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
+                  int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t)
+{
+    return check_p2p(job, call, buf, count, dt, peer, tag, comm, recv, c, t);
 }
 
 /* ---- requests -------------------------------------------------------------------- */
@@ -321,7 +332,7 @@ static void op_end(cr_job *job, mreq *q)
         mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
     if (q->type >= 0) mpi_type_unref(q->type);
     if (q->r) cr_req_release(job, q->r);
-    if (q->kind == RQ_EXT) q->ops->free(job, q->obj);
+    if (q->kind == RQ_EXT && !q->ps) q->ops->free(job, q->obj);
     free(q->tmp);
     q->tmp = NULL;
     q->r = NULL;
@@ -334,7 +345,10 @@ static void retire(cr_job *job, mreq *q)
 {
     if (q->kind != RQ_IDLE) op_end(job, q);
     if (q->ps) {
-        mpi_type_unref(q->ps->type);
+        if (q->ps->mode == M_EXT)
+            q->ps->ops->free(job, q->ps->obj);
+        else
+            mpi_type_unref(q->ps->type);
         free(q->ps);
         q->ps = NULL;
     }
@@ -444,6 +458,45 @@ int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *ob
     q->ops = ops;
     q->obj = obj;
     return MPI_SUCCESS;
+}
+
+int mpi_request_ext_persistent(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops,
+                               int (*start)(cr_job *job, void *obj), void *obj, MPI_Request *out)
+{
+    mpersist *ps = malloc(sizeof *ps);
+    if (!ps) cr_fatal(job, ops->what, "out of memory for a persistent request");
+    *ps = (mpersist){.type = -1, .mode = M_EXT, .ops = ops, .start = start, .obj = obj};
+    mreq *q = req_new(job, ops->what, RQ_IDLE, comm, out);
+    q->ps = ps;
+    return MPI_SUCCESS;
+}
+
+void *mpi_request_ext_obj(MPI_Request h, const mpi_ext_ops *ops, bool *active)
+{
+    mreq *q = h == MPI_REQUEST_NULL ? NULL : req_get(h);
+    if (!q || !q->ps || q->ps->mode != M_EXT || q->ps->ops != ops) return NULL;
+    *active = q->kind != RQ_IDLE;
+    return q->ps->obj;
+}
+
+bool mpi_request_done(cr_job *job, MPI_Request h)
+{
+    mreq *q = req_get(h);
+    return !q || q->kind == RQ_IDLE || req_done(job, q);
+}
+
+int mpi_request_take(cr_job *job, MPI_Request *h, MPI_Status *st)
+{
+    mreq *q = req_get(*h);
+    int err = q && q->kind != RQ_IDLE ? recv_status(q, st) : MPI_SUCCESS;
+    if (q && q->ps) {
+        if (q->kind != RQ_IDLE) op_end(job, q);
+        q->kind = RQ_IDLE;
+    } else if (q) {
+        retire(job, q);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
 }
 
 /* ---- posting --------------------------------------------------------------------- */
@@ -839,6 +892,7 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc) rc = check_peer(job, comm, call, c, source, true, "source");
     if (!rc) rc = check_tag(job, comm, call, tag, true);
+    if (!rc) rc = mpi_assert_wild(job, call, comm, c, source, tag);
     if (!rc && call[4] == 'I' && !flag) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "flag is NULL");
     if (rc) return mpi_leave(job, rc);
     if (source == MPI_PROC_NULL) {
@@ -910,6 +964,7 @@ static int mprobe_common(const char *call, int source, int tag, MPI_Comm comm, i
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc) rc = check_peer(job, comm, call, c, source, true, "source");
     if (!rc) rc = check_tag(job, comm, call, tag, true);
+    if (!rc) rc = mpi_assert_wild(job, call, comm, c, source, tag);
     if (!rc && call[4] == 'I' && !flag) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "flag is NULL");
     if (!rc && !msg) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "message is NULL");
     if (rc) return mpi_leave(job, rc);
@@ -1436,6 +1491,15 @@ static int start_one(cr_job *job, const char *call, mreq *q)
 {
     const mpersist *ps = q->ps;
     mpi_comm *c = mpi_comm_get(q->comm);
+    if (ps->mode == M_EXT) {
+        int rc = ps->start(job, ps->obj);
+        if (rc) return rc;
+        q->kind = RQ_EXT;
+        q->ops = ps->ops;
+        q->obj = ps->obj;
+        status_empty(&q->st);
+        return 0;
+    }
     mpi_type *t = mpi_type_at(ps->type);
     if (ps->mode == M_RECV) {
         recv_start(job, call, q, c, t, ps->buf, ps->count, ps->peer, ps->tag);
