@@ -1322,6 +1322,43 @@ int PMPI_Pready(int partition, MPI_Request request);
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
 int PMPI_Parrived(MPI_Request request, int partition, int *flag);
+/* Error handling (MPI-4.0 §9.4, MPI-4.1 §9.5). */
+enum { MPI_ERR_PROC_ABORTED = 40 };
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+int PMPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
+/* The MPI-1 calls and constants MPI-3.0 removed, for old programs: declared
+ * only when the program defines OMPI_ENABLE_MPI1_COMPAT before including
+ * mpi.h (Open MPI's switch for them); libcourier always defines them
+ * (src/api/mpi_legacy.c). MPI_LB/MPI_UB are markers only MPI_Type_struct
+ * takes. */
+#ifdef OMPI_ENABLE_MPI1_COMPAT
+#define MPI_LB ((MPI_Datatype)0x4ffffffd)
+#define MPI_UB ((MPI_Datatype)0x4ffffffe)
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Address(void *location, MPI_Aint *address);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+#endif
 /* ---- end of MPI-4.0/4.1 additions ---- */
 
 /* Link guard: every file that includes this header refers to a symbol only

@@ -108,6 +108,7 @@ static const char *const err_text[] = {
     [MPI_ERR_RMA_ATTACH] = "memory cannot be attached to the window",
     [MPI_ERR_RMA_SHARED] = "memory cannot be shared among the window's processes",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor for this call",
+    [MPI_ERR_PROC_ABORTED] = "a process the operation needs has aborted",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
@@ -132,7 +133,8 @@ static const char *err_name(int code)
                                         "MPI_ERR_LOCKTYPE",     "MPI_ERR_ASSERT",
                                         "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_SYNC",
                                         "MPI_ERR_RMA_RANGE",    "MPI_ERR_RMA_ATTACH",
-                                        "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR"};
+                                        "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR",
+                                        "MPI_ERR_PROC_ABORTED"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }
@@ -140,7 +142,8 @@ static const char *err_name(int code)
 /* An error code the program added, or NULL. */
 static struct ucode *ucode_get(int code)
 {
-    return code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < ucode.n
+    return code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < ucode.n &&
+                   ucode.v[code - MPI_ERR_LASTCODE - 1].cls >= 0 /* -1: removed */
                ? &ucode.v[code - MPI_ERR_LASTCODE - 1]
                : NULL;
 }
@@ -555,6 +558,58 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     free(u->text);
     u->text = t;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- MPI-4.1: removing what the program added (§9.5) ---------------------------
+ * A removed code or class is marked (cls -1): every call then treats it as
+ * unknown; its number is not given out again. */
+
+static int remove_common(const char *call, int code, int what)
+{
+    cr_job *job = mpi_enter(call);
+    struct ucode *u = ucode_get(code);
+    int rc = 0;
+    if (!u)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is not an error %s added by the program (or it was removed)", code,
+                      what == 0 ? "class" : "code");
+    else if (what == 0 && u->cls != code)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is an error code, not a class: use MPI_Remove_error_code", code);
+    else if (what == 1 && u->cls == code)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is an error class: use MPI_Remove_error_class", code);
+    else if (what == 2 && !u->text)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "error code %d has no string (MPI_Add_error_string) to remove", code);
+    for (int i = 0; !rc && what == 0 && i < ucode.n; i++)
+        if (ucode.v[i].cls == code && i != code - MPI_ERR_LASTCODE - 1)
+            rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "error class %d still has code %d: remove its codes first", code,
+                          MPI_ERR_LASTCODE + 1 + i);
+    if (rc) return mpi_leave(job, rc);
+    free(u->text);
+    u->text = NULL;
+    if (what < 2) u->cls = -1;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Remove_error_class);
+int PMPI_Remove_error_class(int errorclass)
+{
+    return remove_common("MPI_Remove_error_class", errorclass, 0);
+}
+
+PMPI_WEAK(Remove_error_code);
+int PMPI_Remove_error_code(int errorcode)
+{
+    return remove_common("MPI_Remove_error_code", errorcode, 1);
+}
+
+PMPI_WEAK(Remove_error_string);
+int PMPI_Remove_error_string(int errorcode)
+{
+    return remove_common("MPI_Remove_error_string", errorcode, 2);
 }
 
 /* ---- the MPI-1 names of error handler calls (deprecated, removed in MPI-3.0) ---- */

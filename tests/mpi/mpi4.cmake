@@ -15,3 +15,15 @@ endforeach()
 pass_test(mpi_part_small_eager "partitioned ok"
           ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_part>)
 set_tests_properties(mpi_part_small_eager PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
+# MPI-4.1 error removal; the removed MPI-1 calls behind OMPI_ENABLE_MPI1_COMPAT.
+add_executable(mpi_errors4 errors4.c)
+add_executable(mpi_legacy legacy.c)
+target_compile_definitions(mpi_legacy PRIVATE OMPI_ENABLE_MPI1_COMPAT=1)
+foreach(p errors4 legacy)
+  target_include_directories(mpi_${p} PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+  target_link_libraries(mpi_${p} PRIVATE courier)
+  pass_test(mpi_${p} "${p} ok" ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_${p}>)
+endforeach()
+# Without the switch the removed calls are not declared: legacy.c must not compile.
+expect_test(mpi_legacy_hidden 1 "MPI_(Address|LB|Type_struct)"
+            -- sh -c "${CMAKE_C_COMPILER} -fsyntax-only -Werror=implicit-function-declaration -I${PROJECT_SOURCE_DIR}/include/courier ${CMAKE_CURRENT_SOURCE_DIR}/legacy.c")
