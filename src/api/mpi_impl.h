@@ -463,14 +463,25 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 
 /* ---- state, entry and errors ---------------------------------------------- */
 
-/* ---- MPI-4 additions' state (mpi_part.c) ---- */
-/* Partitioned communication (mpi_part.c): this rank's state. */
-typedef struct mpi_part_state {
-    uint32_t next_chan;   /* where the search for a free channel starts */
-    uint64_t *chan_used;  /* bit c: a live partitioned send of this rank uses channel c */
-    struct mpi_prt *recvs; /* live partitioned receives, in the order they were made */
+/* ---- MPI-4 additions: their state (mpi_part.c, mpi_buf.c) ---- */
+/* Buffered sends' space (mpi_buf.c): an attached buffer bounds what the
+ * buffered sends charged to it may hold (their data is copied elsewhere);
+ * buf == MPI_BUFFER_AUTOMATIC: no bound. */
+typedef struct mpi_bpool {
+    void *buf; /* NULL: none attached (a NULL buffer of 0 bytes is stored as the pool itself) */
+    size_t size, used;
+    int comm; /* a communicator's: its table index; -1: the process's, or free */
+    struct mpi_bpool *next;
+} mpi_bpool;
+
+/* This rank's state of the MPI-4 additions. */
+typedef struct mpi4_state {
+    uint32_t next_chan;       /* where the search for a free channel starts */
+    uint64_t *chan_used;      /* bit c: a live partitioned send of this rank uses channel c */
+    struct mpi_prt *recvs;    /* live partitioned receives, in the order they were made */
     struct mpi_hello *parked; /* announcements of sends no receive here took yet, in order */
-} mpi_part_state;
+    mpi_bpool *bufs;          /* communicators' attached buffers (mpi_buf.c); never freed */
+} mpi4_state;
 
 typedef struct mpi_state {
     bool inited, finalized;
@@ -496,7 +507,7 @@ typedef struct mpi_state {
     int last_code;    /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
-    mpi_part_state part; /* MPI-4 additions: partitioned communication (mpi_part.c) */
+    mpi4_state mpi4; /* MPI-4 additions (mpi_part.c, mpi_buf.c) */
 } mpi_state;
 
 extern mpi_state mpi_g;
@@ -622,6 +633,14 @@ const char *mpi_info_lookup(MPI_Info h, const char *key);
 /* Replace communicator h's hints with a copy of info's (MPI_INFO_NULL: none). */
 void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info info);
 
+/* Buffered-send pools (mpi_buf.c, mpi_p2p.c). */
+mpi_bpool *mpi_bpool_of(MPI_Comm comm);    /* comm's attached one, or NULL */
+mpi_bpool *mpi_bpool_process(cr_job *job); /* MPI_Buffer_attach's (reaped) */
+void mpi_bpool_attach(mpi_bpool *b, void *buf, int size);
+void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
+void mpi_bpool_forget(int comm_idx); /* the communicator is gone */
+bool mpi_bsends_done(void *pool);    /* every buffered send of pool (NULL: any) delivered */
+
 /* A wildcard receive or probe (source MPI_ANY_SOURCE, tag MPI_ANY_TAG) on a
  * communicator whose hints assert mpi_assert_no_any_source/_tag "true" is
  * erroneous (MPI-4.0 §7.4.4): MPI_ERR_ARG, reported (mpi_isr.c). */
@@ -633,6 +652,5 @@ static inline int mpi_assert_wild(cr_job *job, const char *call, MPI_Comm comm, 
     if (c->info == MPI_INFO_NULL || (source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG)) return 0;
     return mpi_assert_wild_check(job, call, comm, c, source, tag);
 }
-
 
 #endif

@@ -109,12 +109,12 @@ static struct {
     int nfreed;
     cr_idt msgs; /* matched messages */
     /* buffered sends */
-    void *bbuf;
-    size_t bsize, bused;
+    mpi_bpool proc; /* MPI_Buffer_attach's (a communicator's: mpi_buf.c) */
     struct bsend {
         cr_req *r;
         char *copy;
         size_t cost;
+        mpi_bpool *pool; /* whose space it holds */
     } * bs;
     int nbs, bscap;
 } P;
@@ -521,7 +521,7 @@ static void bsend_reap(cr_job *job)
         if (P.bs[i].r->done) {
             cr_req_release(job, P.bs[i].r);
             free(P.bs[i].copy);
-            P.bused -= P.bs[i].cost;
+            P.bs[i].pool->used -= P.bs[i].cost;
         } else {
             P.bs[k++] = P.bs[i];
         }
@@ -534,19 +534,22 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
 {
     bsend_reap(job);
     size_t len = (size_t)count * t->size, cost = len + MPI_BSEND_OVERHEAD;
-    if (!P.bbuf)
+    mpi_bpool *b = mpi_bpool_of(comm);
+    if (!b) b = &P.proc;
+    if (!b->buf)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
-                        "no buffer is attached: call MPI_Buffer_attach before buffered sends");
+                        "no buffer is attached: call MPI_Buffer_attach (or "
+                        "MPI_Comm_attach_buffer) before buffered sends");
     /* Space held by messages already delivered comes back only when their
      * completion (a rendezvous send's FIN) has been read: a rank that waited
      * meanwhile only in collectives of the shared area never read it. Read what
      * has arrived before calling the buffer full. */
-    while (P.bused + cost > P.bsize && P.nbs && cr_progress(job) > 0) bsend_reap(job);
-    if (P.bused + cost > P.bsize)
+    while (b->used + cost > b->size && P.nbs && cr_progress(job) > 0) bsend_reap(job);
+    if (b->used + cost > b->size)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "%zu bytes (+%d overhead) do not fit the attached buffer: %zu of %zu "
                         "bytes are free",
-                        len, MPI_BSEND_OVERHEAD, P.bsize - P.bused, P.bsize);
+                        len, MPI_BSEND_OVERHEAD, b->size - b->used, b->size);
     char *copy = malloc(len ? len : 1);
     if (!copy) cr_fatal(job, call, "out of memory for a buffered send of %zu bytes", len);
     mpi_pack_data(t, buf, (size_t)count, copy);
@@ -557,8 +560,8 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
         P.bs = n;
         P.bscap = cap;
     }
-    P.bs[P.nbs++] = (struct bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost};
-    P.bused += cost;
+    P.bs[P.nbs++] = (struct bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost, b};
+    b->used += cost;
     return 0;
 }
 
@@ -845,20 +848,24 @@ int PMPI_Buffer_attach(void *buffer, int size)
     if (size < 0 || (!buffer && size))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "buffer %p of %d bytes is invalid", buffer, size));
-    if (P.bbuf)
+    if (P.proc.buf)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "a buffer is already attached: detach it first"));
-    P.bbuf = buffer ? buffer : (void *)&P;
-    P.bsize = (size_t)size;
+    mpi_bpool_attach(&P.proc, buffer, size);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-static bool bsends_done(void *arg)
+bool mpi_bsends_done(void *pool)
 {
-    (void)arg;
     for (int i = 0; i < P.nbs; i++)
-        if (!P.bs[i].r->done) return false;
+        if ((!pool || P.bs[i].pool == pool) && !P.bs[i].r->done) return false;
     return true;
+}
+
+mpi_bpool *mpi_bpool_process(cr_job *job)
+{
+    bsend_reap(job);
+    return &P.proc;
 }
 
 PMPI_WEAK(Buffer_detach);
@@ -869,16 +876,13 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if (!buffer_addr || !size)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    if (!P.bbuf)
+    if (!P.proc.buf)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER, "no buffer is attached"));
     /* Every buffered message must be delivered before the buffer is returned. */
-    cr_wait_until(job, call, bsends_done, NULL, P.nbs ? P.bs[0].r : NULL);
+    cr_wait_until(job, call, mpi_bsends_done, &P.proc, P.nbs ? P.bs[0].r : NULL);
     bsend_reap(job);
-    *(void **)buffer_addr = P.bbuf == (void *)&P ? NULL : P.bbuf;
-    *size = (int)P.bsize;
-    P.bbuf = NULL;
-    P.bsize = 0;
+    mpi_bpool_detach(&P.proc, buffer_addr, size);
     return mpi_leave(job, MPI_SUCCESS);
 }
 

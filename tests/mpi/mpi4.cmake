@@ -27,3 +27,10 @@ endforeach()
 # Without the switch the removed calls are not declared: legacy.c must not compile.
 expect_test(mpi_legacy_hidden 1 "MPI_(Address|LB|Type_struct)"
             -- sh -c "${CMAKE_C_COMPILER} -fsyntax-only -Werror=implicit-function-declaration -I${PROJECT_SOURCE_DIR}/include/courier ${CMAKE_CURRENT_SOURCE_DIR}/legacy.c")
+# Buffered sends' buffers per communicator, flushes, MPI_BUFFER_AUTOMATIC.
+add_executable(mpi_bufs bufs.c)
+target_include_directories(mpi_bufs PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_bufs PRIVATE courier)
+foreach(np 2 4)
+  pass_test(mpi_bufs_${np} "bufs ok" ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_bufs>)
+endforeach()
