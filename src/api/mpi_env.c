@@ -109,6 +109,7 @@ static const char *const err_text[] = {
     [MPI_ERR_RMA_SHARED] = "memory cannot be shared among the window's processes",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor for this call",
     [MPI_ERR_PROC_ABORTED] = "a process the operation needs has aborted",
+    [MPI_ERR_SESSION] = "invalid session",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
@@ -134,7 +135,7 @@ static const char *err_name(int code)
                                         "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_SYNC",
                                         "MPI_ERR_RMA_RANGE",    "MPI_ERR_RMA_ATTACH",
                                         "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR",
-                                        "MPI_ERR_PROC_ABORTED"};
+                                        "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }
@@ -205,7 +206,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     (void)argv;
     cr_job *job = cr_job_get();
     cr_lock(job);
-    if (mpi_g.inited)
+    if (mpi_g.inited && (mpi_g.finalized || mpi_g.mpi4.world))
         cr_fatal(job, "MPI_Init",
                  mpi_g.finalized ? "called after MPI_Finalize"
                                  : "MPI is already initialized: call MPI_Init once");
@@ -214,7 +215,8 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
                  "required thread level %d is not one of "
                  "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE",
                  required);
-    mpi_init_common(job);
+    mpi_g.mpi4.world = true;
+    if (!mpi_g.inited) mpi_init_common(job); /* (else MPI_Session_init did) */
     /* Every level is provided as asked. MULTIPLE: from here on every call takes
      * the engine lock and each thread that waits makes progress itself (the
      * engine's waiting point lets the others in meanwhile). The lower levels
@@ -227,6 +229,14 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
     if (provided) *provided = mpi_g.thread_level;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+void mpi_layer_up(cr_job *job)
+{
+    if (mpi_g.inited) return;
+    mpi_init_common(job);
+    mpi_g.thread_level = MPI_THREAD_SINGLE;
+    mpi_g.main_thread = pthread_self();
 }
 
 PMPI_WEAK(Query_thread);

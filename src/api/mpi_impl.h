@@ -476,11 +476,14 @@ typedef struct mpi_bpool {
 
 /* This rank's state of the MPI-4 additions. */
 typedef struct mpi4_state {
-    uint32_t next_chan;       /* where the search for a free channel starts */
-    uint64_t *chan_used;      /* bit c: a live partitioned send of this rank uses channel c */
-    struct mpi_prt *recvs;    /* live partitioned receives, in the order they were made */
-    struct mpi_hello *parked; /* announcements of sends no receive here took yet, in order */
-    mpi_bpool *bufs;          /* communicators' attached buffers (mpi_buf.c); never freed */
+    uint32_t next_chan;           /* where the search for a free channel starts */
+    uint64_t *chan_used;          /* bit c: a live partitioned send of this rank uses channel c */
+    struct mpi_prt *recvs;        /* live partitioned receives, in the order they were made */
+    struct mpi_hello *parked;     /* announcements of sends no receive here took yet, in order */
+    mpi_bpool *bufs;              /* communicators' attached buffers (mpi_buf.c); never freed */
+    bool world;                   /* MPI_Init(_thread) was called (mpi_env.c) */
+    struct mpi_session *sessions; /* mpi_session.c: the table, nsessions entries */
+    int nsessions;
 } mpi4_state;
 
 typedef struct mpi_state {
@@ -640,6 +643,11 @@ void mpi_bpool_attach(mpi_bpool *b, void *buf, int size);
 void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
 void mpi_bpool_forget(int comm_idx); /* the communicator is gone */
 bool mpi_bsends_done(void *pool);    /* every buffered send of pool (NULL: any) delivered */
+
+/* Bring MPI's tables up for a call that may come first (MPI_Session_init),
+ * MPI_THREAD_SINGLE; nothing when they are up (mpi_env.c). */
+void mpi_layer_up(cr_job *job);
+#define K_SESSION 0x68000000u /* MPI_Session (mpi_session.c) */
 
 /* A wildcard receive or probe (source MPI_ANY_SOURCE, tag MPI_ANY_TAG) on a
  * communicator whose hints assert mpi_assert_no_any_source/_tag "true" is

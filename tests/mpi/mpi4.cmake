@@ -34,3 +34,11 @@ target_link_libraries(mpi_bufs PRIVATE courier)
 foreach(np 2 4)
   pass_test(mpi_bufs_${np} "bufs ok" ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_bufs>)
 endforeach()
+# Sessions without MPI_Init: process sets, groups, communicators from groups.
+add_executable(mpi_sessions sessions.c)
+target_include_directories(mpi_sessions PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_sessions PRIVATE courier)
+foreach(np 2 4)
+  pass_test(mpi_sessions_${np} "sessions ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_sessions>)
+endforeach()
