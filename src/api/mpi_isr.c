@@ -160,14 +160,14 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc) rc = mpi_info_arg(job, comm, call, info, false);
+    if (!rc) rc = mpi_info_arg(job, comm, call, info, true); /* as MPI_Comm_dup_with_info */
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
     if (!rc && !request) rc = mpi_fail(job, comm, call, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return mpi_leave(job, rc);
     idupi *x = calloc(1, sizeof *x);
     if (!x) cr_fatal(job, call, "out of memory for a request");
     x->newcomm = newcomm;
-    x->info = mpi_info_copy(info); /* the program may free its info at once */
+    x->info = mpi_info_copy(info); /* the program may free its info at once (NULL: none) */
     mpi_leave(job, 0);
     rc = PMPI_Comm_idup(comm, newcomm, &x->inner);
     cr_lock(job);
