@@ -10,7 +10,7 @@
  * to that one, else to the process's (MPI-4.1 §3.6.1; sessions have none yet).
  *
  * Invariants:
- *  - a communicator's pool is in mpi_g.mpi4.bufs, keyed by the communicator's
+ *  - a communicator's pool is in job->mpi->mpi4.bufs, keyed by the communicator's
  *    table index while attached (comm >= 0); detaching or freeing the
  *    communicator sets comm -1, and the struct is reused by a later attach
  *    only once nothing is charged to it (pending sends point at it): pools are
@@ -21,12 +21,13 @@
 
 #include "mpi_impl.h"
 
-#define BS (&mpi_g.mpi4)
+#define BS (&job->mpi->mpi4)
 
 mpi_bpool *mpi_bpool_of(MPI_Comm comm)
 {
-    if (!BS->bufs || !h_is(comm, K_COMM)) return NULL;
-    for (mpi_bpool *b = BS->bufs; b; b = b->next)
+    const mpi4_state *bs = &mpi_st()->mpi4; /* no job at hand: the state's accessor */
+    if (!bs->bufs || !h_is(comm, K_COMM)) return NULL;
+    for (mpi_bpool *b = bs->bufs; b; b = b->next)
         if (b->comm == h_idx(comm)) return b;
     return NULL;
 }
@@ -47,7 +48,7 @@ void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size)
 
 void mpi_bpool_forget(int comm_idx)
 {
-    for (mpi_bpool *b = BS->bufs; b; b = b->next)
+    for (mpi_bpool *b = mpi_st()->mpi4.bufs; b; b = b->next)
         if (b->comm == comm_idx) {
             b->comm = -1;
             b->buf = NULL;

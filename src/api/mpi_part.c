@@ -32,7 +32,7 @@
  *    all its chunks went out and their sends are done, a receive once every
  *    chunk is in (a non-contiguous datatype: unpacked, each partition once);
  *  - the datatype is held (a reference) from init to MPI_Request_free;
- *  - state lives in mpi_g.mpi4 (channels, live receives, parked
+ *  - state lives in job->mpi->mpi4 (channels, live receives, parked
  *    announcements), never in file globals. */
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +57,7 @@ typedef struct mpi_hello {
 
 typedef struct mpi_prt {
     bool send;
-    struct mpi_prt *next; /* receives: in mpi_g.part.recvs */
+    struct mpi_prt *next; /* receives: in job->mpi->mpi4.recvs */
     MPI_Comm comm;
     int peer, peer_job; /* rank in comm (MPI_PROC_NULL: nothing moves), job rank */
     uint16_t ctx;
@@ -85,7 +85,7 @@ typedef struct mpi_prt {
     int err;
 } mpi_prt;
 
-#define PS (&mpi_g.mpi4)
+#define PS (&job->mpi->mpi4)
 
 /* First sender partition of wire chunk j of h; the chunk of sender partition p. */
 static uint64_t ws(const hello_msg *h, uint64_t j)

@@ -8,7 +8,7 @@
  * Invariants:
  *  - MPI_Session_init works without MPI_Init: it brings MPI's tables up
  *    (mpi_layer_up) the first time; MPI_Init after it is still allowed once;
- *  - a session handle is K_SESSION | index into mpi_g.mpi4.sessions; a
+ *  - a session handle is K_SESSION | index into job->mpi->mpi4.sessions; a
  *    finalized session's slot is marked unused and its handle is refused
  *    (MPI_ERR_SESSION) from then on; slots are reused;
  *  - the communicators made from groups are made over MPI_COMM_WORLD's
@@ -28,12 +28,12 @@ typedef struct mpi_session {
     MPI_Info info; /* a copy of the init's info, or MPI_INFO_NULL */
 } mpi_session;
 
-#define SS (&mpi_g.mpi4)
+#define SS (&job->mpi->mpi4)
 
 static const char *const psets[] = {"mpi://WORLD", "mpi://SELF", "courier://host"};
 #define NPSETS 3
 
-static mpi_session *session_get(MPI_Session h)
+static mpi_session *session_get(cr_job *job, MPI_Session h)
 {
     if (!h_is(h, K_SESSION) || h_idx(h) >= SS->nsessions) return NULL;
     mpi_session *s = &SS->sessions[h_idx(h)];
@@ -47,7 +47,7 @@ static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const c
 {
     va_list ap;
     va_start(ap, fmt);
-    mpi_session *s = session_get(h);
+    mpi_session *s = session_get(job, h);
     if (!s) {
         int rc = mpi_vfail(job, MPI_COMM_WORLD, call, code, fmt, ap);
         va_end(ap);
@@ -62,7 +62,7 @@ static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const c
 
 static int scheck(cr_job *job, const char *call, MPI_Session h, mpi_session **out)
 {
-    *out = session_get(h);
+    *out = session_get(job, h);
     if (*out) return 0;
     return sfail(job, h, call, MPI_ERR_SESSION,
                  "session %#x is not a live session: MPI_SESSION_NULL, finalized, or never "
@@ -76,7 +76,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     const char *call = "MPI_Session_init";
     cr_job *job = cr_job_get();
     cr_lock(job);
-    if (!mpi_g.finalized) mpi_layer_up(job);
+    if (!mpi_state_get(job)->finalized) mpi_layer_up(job);
     cr_unlock(job);
     job = mpi_enter(call);
     int rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
