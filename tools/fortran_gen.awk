@@ -60,6 +60,13 @@ BEGIN {
     }
 }
 
+# What a C program must opt into (#ifdef OMPI_ENABLE_MPI1_COMPAT: the MPI-1
+# calls and constants MPI-3.0 removed) is no part of the Fortran binding: its
+# declarations and constants are skipped in every mode.
+/^#ifdef OMPI_ENABLE_MPI1_COMPAT/ { optin = 1; next }
+optin && /^#endif/ { optin = 0; next }
+optin { next }
+
 mode ~ /^(wrappers|f08c|f08mod|f08proc)$/ && /^(int|double|MPI_Aint) MPI_[A-Z][a-z]/ {
     collecting = 1; decl = ""
 }
@@ -322,12 +329,20 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     if (mode == "f08proc") {
         # A module procedure: the mpif.h entry point (mpi_x_) does the work,
         # the string lengths given as gfortran passes them.
+        # One argument a line (continued with &): long lists stay within
+        # free form's 132 columns.
         idecl = ndecl idecl
-        printf "  subroutine MPI_%s(%s%sierror)\n%s", fname, fargs, (fargs == "" ? "" : ", "), fdecl
+        hargs = fargs (fargs == "" ? "" : ", ") "ierror"
+        iargs = fargs ", cr_e" ilens
+        cargs = fargs ", cr_e" lenargs
+        gsub(/, /, ", \\&\n        ", hargs)
+        gsub(/, /, ", \\&\n        ", iargs)
+        gsub(/, /, ", \\&\n        ", cargs)
+        printf "  subroutine MPI_%s(%s)\n%s", fname, hargs, fdecl
         printf "      integer, optional, intent(out) :: ierror\n      integer :: cr_e\n      interface\n"
-        printf "      subroutine cr_f(%s, cr_e%s) bind(C, name=\"mpi_%s_\")\n", fargs, ilens, lname
+        printf "      subroutine cr_f(%s) bind(C, name=\"mpi_%s_\")\n", iargs, lname
         printf "        import\n%s        integer :: cr_e\n      end subroutine cr_f\n    end interface\n", idecl
-        printf "    call cr_f(%s, cr_e%s)\n    if (present(ierror)) ierror = cr_e\n", fargs, lenargs
+        printf "    call cr_f(%s)\n    if (present(ierror)) ierror = cr_e\n", cargs
         printf "  end subroutine MPI_%s\n", fname
         return
     }

@@ -715,7 +715,8 @@ static void comm_drop(mpi_comm *c)
     free(c->rinv);
     free((void *)c->ig.ranks);
     mpi_attrs_forget(&c->attrs, MPI_OBJ_COMM);
-    mpi_topo_free(c); /* topology and info hints (mpi_topo.c) */
+    mpi_topo_free(c);         /* topology and info hints (mpi_topo.c) */
+    mpi_bpool_forget(c->idx); /* its attached buffer (mpi_buf.c) */
     int i = c->idx;
     *c = (mpi_comm){.idx = i};
     if (i < m->comm_free_from) m->comm_free_from = i;

@@ -115,6 +115,8 @@ static const char *const err_text[] = {
     [MPI_ERR_DUP_DATAREP] = "data representation already registered",
     [MPI_ERR_CONVERSION] = "error in a user data conversion function",
     [MPI_ERR_IO] = "other I/O error",
+    [MPI_ERR_PROC_ABORTED] = "a process the operation needs has aborted",
+    [MPI_ERR_SESSION] = "invalid session",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
@@ -147,7 +149,9 @@ static const char *err_name(int code)
                                         "MPI_ERR_ACCESS", "MPI_ERR_NO_SPACE", "MPI_ERR_QUOTA",
                                         "MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE",
                                         "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
-                                        "MPI_ERR_IO"};
+                                        "MPI_ERR_IO",
+                                        /* MPI-4 */
+                                        "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }
@@ -156,7 +160,8 @@ static const char *err_name(int code)
 static struct mpi_ucode *ucode_get(int code)
 {
     const mpi_state *m = mpi_st(); /* NULL: an error string asked before MPI_Init */
-    return m && code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < m->ucode.n
+    return m && code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE - 1 < m->ucode.n &&
+                   m->ucode.v[code - MPI_ERR_LASTCODE - 1].cls >= 0 /* -1: removed */
                ? &m->ucode.v[code - MPI_ERR_LASTCODE - 1]
                : NULL;
 }
@@ -220,7 +225,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     cr_job *job = cr_job_get();
     cr_lock(job);
     mpi_state *m = mpi_state_get(job);
-    if (m->inited)
+    if (m->inited && (m->finalized || m->mpi4.world))
         cr_fatal(job, "MPI_Init",
                  m->finalized ? "called after MPI_Finalize"
                               : "MPI is already initialized: call MPI_Init once");
@@ -229,7 +234,8 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
                  "required thread level %d is not one of "
                  "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE",
                  required);
-    mpi_init_common(job);
+    m->mpi4.world = true;
+    if (!m->inited) mpi_init_common(job); /* (else MPI_Session_init did) */
     /* Every level is provided as asked. MULTIPLE: from here on every call takes
      * the engine lock and each thread that waits makes progress itself (the
      * engine's waiting point lets the others in meanwhile). The lower levels
@@ -242,6 +248,15 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
     if (provided) *provided = m->thread_level;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+void mpi_layer_up(cr_job *job)
+{
+    mpi_state *m = mpi_state_get(job);
+    if (m->inited) return;
+    mpi_init_common(job);
+    m->thread_level = MPI_THREAD_SINGLE;
+    m->main_thread = pthread_self();
 }
 
 PMPI_WEAK(Query_thread);
@@ -580,6 +595,59 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     free(u->text);
     u->text = t;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* ---- MPI-4.1: removing what the program added (§9.5) ---------------------------
+ * A removed code or class is marked (cls -1): every call then treats it as
+ * unknown; its number is not given out again. */
+
+static int remove_common(const char *call, int code, int what)
+{
+    cr_job *job = mpi_enter(call);
+    const mpi_state *m = job->mpi;
+    struct mpi_ucode *u = ucode_get(code);
+    int rc = 0;
+    if (!u)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is not an error %s added by the program (or it was removed)", code,
+                      what == 0 ? "class" : "code");
+    else if (what == 0 && u->cls != code)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is an error code, not a class: use MPI_Remove_error_code", code);
+    else if (what == 1 && u->cls == code)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "%d is an error class: use MPI_Remove_error_class", code);
+    else if (what == 2 && !u->text)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "error code %d has no string (MPI_Add_error_string) to remove", code);
+    for (int i = 0; !rc && what == 0 && i < m->ucode.n; i++)
+        if (m->ucode.v[i].cls == code && i != code - MPI_ERR_LASTCODE - 1)
+            rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "error class %d still has code %d: remove its codes first", code,
+                          MPI_ERR_LASTCODE + 1 + i);
+    if (rc) return mpi_leave(job, rc);
+    free(u->text);
+    u->text = NULL;
+    if (what < 2) u->cls = -1;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Remove_error_class);
+int PMPI_Remove_error_class(int errorclass)
+{
+    return remove_common("MPI_Remove_error_class", errorclass, 0);
+}
+
+PMPI_WEAK(Remove_error_code);
+int PMPI_Remove_error_code(int errorcode)
+{
+    return remove_common("MPI_Remove_error_code", errorcode, 1);
+}
+
+PMPI_WEAK(Remove_error_string);
+int PMPI_Remove_error_string(int errorcode)
+{
+    return remove_common("MPI_Remove_error_string", errorcode, 2);
 }
 
 /* ---- the MPI-1 names of error handler calls (deprecated, removed in MPI-3.0) ---- */

@@ -502,6 +502,29 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 
 /* ---- state, entry and errors ---------------------------------------------- */
 
+/* ---- MPI-4 additions: their state (mpi_part.c, mpi_buf.c) ---- */
+/* Buffered sends' space (mpi_buf.c): an attached buffer bounds what the
+ * buffered sends charged to it may hold (their data is copied elsewhere);
+ * buf == MPI_BUFFER_AUTOMATIC: no bound. */
+typedef struct mpi_bpool {
+    void *buf; /* NULL: none attached (a NULL buffer of 0 bytes is stored as the pool itself) */
+    size_t size, used;
+    int comm; /* a communicator's: its table index; -1: the process's, or free */
+    struct mpi_bpool *next;
+} mpi_bpool;
+
+/* This rank's state of the MPI-4 additions. */
+typedef struct mpi4_state {
+    uint32_t next_chan;           /* where the search for a free channel starts */
+    uint64_t *chan_used;          /* bit c: a live partitioned send of this rank uses channel c */
+    struct mpi_prt *recvs;        /* live partitioned receives, in the order they were made */
+    struct mpi_hello *parked;     /* announcements of sends no receive here took yet, in order */
+    mpi_bpool *bufs;              /* communicators' attached buffers (mpi_buf.c); never freed */
+    bool world;                   /* MPI_Init(_thread) was called (mpi_env.c) */
+    struct mpi_session *sessions; /* mpi_session.c: the table, nsessions entries */
+    int nsessions;
+} mpi4_state;
+
 /* The interface's state, reached from the job (job->mpi: the engine sees only
  * the pointer). Made by the first call that needs it (MPI_Init, or one of the
  * calls allowed before it: the info calls, MPI_Initialized, ...; mpi_state_get)
@@ -534,8 +557,7 @@ struct cr_mpi {
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;
     struct mpi_file_tab *files; /* MPI-IO's files and data representations (mpi_file.c) */
-    /* Nonblocking collectives (mpi_nbc.c): those started and not yet complete,
-     * oldest first; the engine's hook added; COURIER_NBC_THREAD read, =0. */
+    mpi4_state mpi4;            /* MPI-4 additions (mpi_part.c, mpi_buf.c, mpi_session.c) */
     /* User operations (mpi_coll.c): handle USER_OP_BASE + i is ops[i]. */
     struct {
         struct mpi_uop {
@@ -544,24 +566,26 @@ struct cr_mpi {
         } * ops;
         int n;
     } uops;
+    /* Nonblocking collectives (mpi_nbc.c): those started and not yet complete,
+     * oldest first; the engine's hook added; COURIER_NBC_THREAD read, =0. */
     struct {
         struct nbc *active;
         bool hooked, env_read, no_thread;
     } nbc;
 
     /* Requests (mpi_req.c) and matched messages (mpi_p2p.c): id tables whose
-     * slots never move; and the buffered sends in flight in the attached
-     * buffer (mpi_p2p.c). */
+     * slots never move; and the buffered sends in flight, each charged to
+     * the process's attached buffer or a communicator's (mpi_p2p.c). */
     struct mpi_p2p {
         cr_idt reqs;
         int nfreed;
         cr_idt msgs;
-        void *bbuf;
-        size_t bsize, bused;
+        mpi_bpool proc; /* MPI_Buffer_attach's (a communicator's: mpi_buf.c) */
         struct mpi_bsend {
             cr_req *r;
             char *copy;
             size_t cost;
+            mpi_bpool *pool; /* whose space it holds */
         } * bs;
         int nbs, bscap;
     } p2p;
@@ -715,5 +739,57 @@ typedef struct mpi_ext_ops {
  * comm) when the table is full; on error obj is not taken. */
 int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *obj,
                     MPI_Request *out);
+
+/* ---- MPI-4 additions (mpi_isr.c, mpi_part.c): the request layer's hooks
+ * (mpi_p2p.c) and the state of the calls ------------------------------------- */
+
+/* A persistent request of another file (partitioned communication): made
+ * inactive; MPI_Start/MPI_Startall call start(obj) (an MPI code, reported) and
+ * make it active; the wait/test that sees ops->test true makes it inactive
+ * again; ops->free runs once, when the request is freed (MPI_Request_free of an
+ * inactive one, or when a freed active one completes). */
+int mpi_request_ext_persistent(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops,
+                               int (*start)(cr_job *job, void *obj), void *obj, MPI_Request *out);
+/* The obj of live persistent request h made with ops (*active: started and not
+ * completed); NULL when h is no such request. */
+void *mpi_request_ext_obj(MPI_Request h, const mpi_ext_ops *ops, bool *active);
+/* Requests another request is made of (MPI_Isendrecv), under the lock: is h's
+ * operation complete (a null or inactive one is)? Complete it: fill *st
+ * (MPI_STATUS_IGNORE allowed), release it (*h = MPI_REQUEST_NULL, or inactive
+ * when persistent), return its error code (reported by no one yet). */
+bool mpi_request_done(cr_job *job, MPI_Request h);
+int mpi_request_take(cr_job *job, MPI_Request *h, MPI_Status *st);
+/* mpi_p2p.c's check of a send's (recv false) or receive's arguments. */
+int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
+                  int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t);
+/* The value of key in info h (NULL: not there, or h is no info). */
+const char *mpi_info_lookup(MPI_Info h, const char *key);
+/* Replace communicator h's hints with a copy of info's (MPI_INFO_NULL: none). */
+void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info info);
+
+/* Buffered-send pools (mpi_buf.c, mpi_p2p.c). */
+mpi_bpool *mpi_bpool_of(MPI_Comm comm);    /* comm's attached one, or NULL */
+mpi_bpool *mpi_bpool_process(cr_job *job); /* MPI_Buffer_attach's (reaped) */
+void mpi_bpool_attach(mpi_bpool *b, void *buf, int size);
+void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
+void mpi_bpool_forget(int comm_idx); /* the communicator is gone */
+bool mpi_bsends_done(void *pool);    /* every buffered send of pool (NULL: any) delivered */
+
+/* Bring MPI's tables up for a call that may come first (MPI_Session_init),
+ * MPI_THREAD_SINGLE; nothing when they are up (mpi_env.c). */
+void mpi_layer_up(cr_job *job);
+#define K_SESSION 0x68000000u /* MPI_Session (mpi_session.c) */
+
+/* A wildcard receive or probe (source MPI_ANY_SOURCE, tag MPI_ANY_TAG) on a
+ * communicator whose hints assert mpi_assert_no_any_source/_tag "true" is
+ * erroneous (MPI-4.0 §7.4.4): MPI_ERR_ARG, reported (mpi_isr.c). */
+int mpi_assert_wild_check(cr_job *job, const char *call, MPI_Comm comm, const mpi_comm *c,
+                          int source, int tag);
+static inline int mpi_assert_wild(cr_job *job, const char *call, MPI_Comm comm, const mpi_comm *c,
+                                  int source, int tag)
+{
+    if (c->info == MPI_INFO_NULL || (source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG)) return 0;
+    return mpi_assert_wild_check(job, call, comm, c, source, tag);
+}
 
 #endif

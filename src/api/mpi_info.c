@@ -530,10 +530,22 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     rc = PMPI_Comm_dup(comm, newcomm);
     if (rc) return rc;
     cr_lock(job);
-    c = mpi_comm_get(*newcomm); /* the hints given replace those MPI_Comm_dup copied */
+    mpi_comm_hints_replace(job, call, *newcomm, info); /* those MPI_Comm_dup copied */
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info info)
+{
+    mpi_comm *c = mpi_comm_get(h);
     MPI_Info old = c->info;
     c->info = MPI_INFO_NULL;
     info_release(old);
-    if (info != MPI_INFO_NULL) comm_hints_merge(job, call, *newcomm, info);
-    return mpi_leave(job, MPI_SUCCESS);
+    if (info != MPI_INFO_NULL) comm_hints_merge(job, call, h, info);
+}
+
+const char *mpi_info_lookup(MPI_Info h, const char *key)
+{
+    const mpi_info *in = info_get(h);
+    int i = in ? ent_find(in, key) : -1;
+    return i >= 0 ? in->e[i].val : NULL;
 }

@@ -47,8 +47,8 @@
 
 #include "mpi_p2p.h"
 
-    /* A matched message: the engine's detached unexpected entry. */
-    typedef struct mmsg {
+/* A matched message: the engine's detached unexpected entry. */
+typedef struct mmsg {
     cr_idslot id; /* its slot in job->mpi->p2p.msgs */
     cr_unexp *u;
     MPI_Comm comm;
@@ -105,7 +105,14 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
     if (!rc) rc = check_buf(job, comm, call, buf, count, *t);
     if (!rc) rc = check_peer(job, comm, call, *c, peer, recv, recv ? "source" : "destination");
     if (!rc) rc = check_tag(job, comm, call, tag, recv);
+    if (!rc && recv) rc = mpi_assert_wild(job, call, comm, *c, peer, tag);
     return rc;
+}
+
+int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
+                  int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t)
+{
+    return check_p2p(job, call, buf, count, dt, peer, tag, comm, recv, c, t);
 }
 
 /* ---- posting --------------------------------------------------------------------- */
@@ -130,7 +137,7 @@ static void bsend_reap(cr_job *job)
         if (job->mpi->p2p.bs[i].r->done) {
             cr_req_release(job, job->mpi->p2p.bs[i].r);
             free(job->mpi->p2p.bs[i].copy);
-            job->mpi->p2p.bused -= job->mpi->p2p.bs[i].cost;
+            job->mpi->p2p.bs[i].pool->used -= job->mpi->p2p.bs[i].cost;
         } else {
             job->mpi->p2p.bs[k++] = job->mpi->p2p.bs[i];
         }
@@ -143,22 +150,22 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
 {
     bsend_reap(job);
     size_t len = (size_t)count * t->size, cost = len + MPI_BSEND_OVERHEAD;
-    if (!job->mpi->p2p.bbuf)
+    mpi_bpool *b = mpi_bpool_of(comm);
+    if (!b) b = &job->mpi->p2p.proc;
+    if (!b->buf)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
-                        "no buffer is attached: call MPI_Buffer_attach before buffered sends");
+                        "no buffer is attached: call MPI_Buffer_attach (or "
+                        "MPI_Comm_attach_buffer) before buffered sends");
     /* Space held by messages already delivered comes back only when their
      * completion (a rendezvous send's FIN) has been read: a rank that waited
      * meanwhile only in collectives of the shared area never read it. Read what
      * has arrived before calling the buffer full. */
-    while (job->mpi->p2p.bused + cost > job->mpi->p2p.bsize && job->mpi->p2p.nbs &&
-           cr_progress(job) > 0)
-        bsend_reap(job);
-    if (job->mpi->p2p.bused + cost > job->mpi->p2p.bsize)
+    while (b->used + cost > b->size && job->mpi->p2p.nbs && cr_progress(job) > 0) bsend_reap(job);
+    if (b->used + cost > b->size)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "%zu bytes (+%d overhead) do not fit the attached buffer: %zu of %zu "
                         "bytes are free",
-                        len, MPI_BSEND_OVERHEAD, job->mpi->p2p.bsize - job->mpi->p2p.bused,
-                        job->mpi->p2p.bsize);
+                        len, MPI_BSEND_OVERHEAD, b->size - b->used, b->size);
     char *copy = malloc(len ? len : 1);
     if (!copy) cr_fatal(job, call, "out of memory for a buffered send of %zu bytes", len);
     mpi_pack_data(t, buf, (size_t)count, copy);
@@ -170,8 +177,8 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
         job->mpi->p2p.bscap = cap;
     }
     job->mpi->p2p.bs[job->mpi->p2p.nbs++] =
-        (struct mpi_bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost};
-    job->mpi->p2p.bused += cost;
+        (struct mpi_bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost, b};
+    b->used += cost;
     return 0;
 }
 
@@ -458,20 +465,25 @@ int PMPI_Buffer_attach(void *buffer, int size)
     if (size < 0 || (!buffer && size))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "buffer %p of %d bytes is invalid", buffer, size));
-    if (job->mpi->p2p.bbuf)
+    if (job->mpi->p2p.proc.buf)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "a buffer is already attached: detach it first"));
-    job->mpi->p2p.bbuf = buffer ? buffer : (void *)&job->mpi->p2p;
-    job->mpi->p2p.bsize = (size_t)size;
+    mpi_bpool_attach(&job->mpi->p2p.proc, buffer, size);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-static bool bsends_done(void *arg)
+bool mpi_bsends_done(void *pool)
 {
-    const struct mpi_p2p *p = arg;
+    const struct mpi_p2p *p = &mpi_st()->p2p;
     for (int i = 0; i < p->nbs; i++)
-        if (!p->bs[i].r->done) return false;
+        if ((!pool || p->bs[i].pool == pool) && !p->bs[i].r->done) return false;
     return true;
+}
+
+mpi_bpool *mpi_bpool_process(cr_job *job)
+{
+    bsend_reap(job);
+    return &job->mpi->p2p.proc;
 }
 
 PMPI_WEAK(Buffer_detach);
@@ -482,18 +494,14 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if (!buffer_addr || !size)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    if (!job->mpi->p2p.bbuf)
+    if (!job->mpi->p2p.proc.buf)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER, "no buffer is attached"));
     /* Every buffered message must be delivered before the buffer is returned. */
-    cr_wait_until(job, call, bsends_done, &job->mpi->p2p,
+    cr_wait_until(job, call, mpi_bsends_done, &job->mpi->p2p.proc,
                   job->mpi->p2p.nbs ? job->mpi->p2p.bs[0].r : NULL);
     bsend_reap(job);
-    *(void **)buffer_addr =
-        job->mpi->p2p.bbuf == (void *)&job->mpi->p2p ? NULL : job->mpi->p2p.bbuf;
-    *size = (int)job->mpi->p2p.bsize;
-    job->mpi->p2p.bbuf = NULL;
-    job->mpi->p2p.bsize = 0;
+    mpi_bpool_detach(&job->mpi->p2p.proc, buffer_addr, size);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -507,6 +515,7 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc) rc = check_peer(job, comm, call, c, source, true, "source");
     if (!rc) rc = check_tag(job, comm, call, tag, true);
+    if (!rc) rc = mpi_assert_wild(job, call, comm, c, source, tag);
     if (!rc && call[4] == 'I' && !flag) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "flag is NULL");
     if (rc) return mpi_leave(job, rc);
     if (source == MPI_PROC_NULL) {
@@ -578,6 +587,7 @@ static int mprobe_common(const char *call, int source, int tag, MPI_Comm comm, i
     int rc = mpi_comm_check(job, call, comm, &c);
     if (!rc) rc = check_peer(job, comm, call, c, source, true, "source");
     if (!rc) rc = check_tag(job, comm, call, tag, true);
+    if (!rc) rc = mpi_assert_wild(job, call, comm, c, source, tag);
     if (!rc && call[4] == 'I' && !flag) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "flag is NULL");
     if (!rc && !msg) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "message is NULL");
     if (rc) return mpi_leave(job, rc);
@@ -775,6 +785,15 @@ static int start_one(cr_job *job, const char *call, mreq *q)
 {
     const mpersist *ps = q->ps;
     mpi_comm *c = mpi_comm_get(q->comm);
+    if (ps->mode == M_EXT) {
+        int rc = ps->start(job, ps->obj);
+        if (rc) return rc;
+        q->kind = RQ_EXT;
+        q->ops = ps->ops;
+        q->obj = ps->obj;
+        status_empty(&q->st);
+        return 0;
+    }
     mpi_type *t = mpi_type_at(ps->type);
     if (ps->mode == M_RECV) {
         recv_start(job, call, q, c, t, ps->buf, ps->count, ps->peer, ps->tag);

@@ -24,13 +24,17 @@
 enum { RQ_FREE = 0, RQ_SEND, RQ_RECV, RQ_DONE, RQ_IDLE, RQ_GREQ, RQ_EXT };
 
 /* Send modes; M_RECV: a persistent receive. */
-enum { M_STD, M_SYNC, M_READY, M_BUF, M_RECV };
+enum { M_STD, M_SYNC, M_READY, M_BUF, M_RECV, M_EXT };
 
-/* What each MPI_Start of a persistent request does. */
+/* What each MPI_Start of a persistent request does. M_EXT: another file's
+ * persistent operation (mpi_request_ext_persistent): ops->start(obj), no type. */
 typedef struct mpersist {
     void *buf;
     int count, type; /* type: index of the datatype (holds a reference) */
     int peer, tag, mode;
+    const mpi_ext_ops *ops;
+    int (*start)(cr_job *job, void *obj);
+    void *obj;
 } mpersist;
 
 typedef struct mreq {

@@ -1,6 +1,7 @@
 /* MPI requests (mpi_p2p.h): the table every request kind lives in
  * (point-to-point, persistent, generalized, and other files' kinds through
- * mpi_request_ext: nonblocking collectives, one-sided request forms), their
+ * mpi_request_ext: nonblocking collectives, one-sided request forms; and
+ * mpi_request_ext_persistent: partitioned communication), their
  * completion by every wait and test form, MPI_Request_free, MPI_Cancel,
  * generalized requests, and the status queries.
  *
@@ -134,7 +135,7 @@ static void op_end(cr_job *job, mreq *q)
         mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
     if (q->type >= 0) mpi_type_unref(q->type);
     if (q->r) cr_req_release(job, q->r);
-    if (q->kind == RQ_EXT) q->ops->free(job, q->obj);
+    if (q->kind == RQ_EXT && !q->ps) q->ops->free(job, q->obj); /* else retire frees it */
     free(q->tmp);
     q->tmp = NULL;
     q->r = NULL;
@@ -147,7 +148,10 @@ static void retire(cr_job *job, mreq *q)
 {
     if (q->kind != RQ_IDLE) op_end(job, q);
     if (q->ps) {
-        mpi_type_unref(q->ps->type);
+        if (q->ps->mode == M_EXT)
+            q->ps->ops->free(job, q->ps->obj);
+        else
+            mpi_type_unref(q->ps->type);
         free(q->ps);
         q->ps = NULL;
     }
@@ -256,6 +260,45 @@ int mpi_request_ext(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops, void *ob
     q->ops = ops;
     q->obj = obj;
     return MPI_SUCCESS;
+}
+
+int mpi_request_ext_persistent(cr_job *job, MPI_Comm comm, const mpi_ext_ops *ops,
+                               int (*start)(cr_job *job, void *obj), void *obj, MPI_Request *out)
+{
+    mpersist *ps = malloc(sizeof *ps);
+    if (!ps) cr_fatal(job, ops->what, "out of memory for a persistent request");
+    *ps = (mpersist){.type = -1, .mode = M_EXT, .ops = ops, .start = start, .obj = obj};
+    mreq *q = req_new(job, ops->what, RQ_IDLE, comm, out);
+    q->ps = ps;
+    return MPI_SUCCESS;
+}
+
+void *mpi_request_ext_obj(MPI_Request h, const mpi_ext_ops *ops, bool *active)
+{
+    mreq *q = h == MPI_REQUEST_NULL ? NULL : req_get(h);
+    if (!q || !q->ps || q->ps->mode != M_EXT || q->ps->ops != ops) return NULL;
+    *active = q->kind != RQ_IDLE;
+    return q->ps->obj;
+}
+
+bool mpi_request_done(cr_job *job, MPI_Request h)
+{
+    mreq *q = req_get(h);
+    return !q || q->kind == RQ_IDLE || req_done(job, q);
+}
+
+int mpi_request_take(cr_job *job, MPI_Request *h, MPI_Status *st)
+{
+    mreq *q = req_get(*h);
+    int err = q && q->kind != RQ_IDLE ? recv_status(q, st) : MPI_SUCCESS;
+    if (q && q->ps) {
+        if (q->kind != RQ_IDLE) op_end(job, q);
+        q->kind = RQ_IDLE;
+    } else if (q) {
+        retire(job, q);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
 }
 
 /* ---- wait and test ----------------------------------------------------------------- */

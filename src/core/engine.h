@@ -47,7 +47,8 @@ enum {
     CR_CTX_NATIVE = 0x100, /* its collectives (cr_sync, region exchange) */
     CR_CTX_RMA = 0x101,    /* one-sided requests a target serves, and their replies */
     CR_CTX_STREAM = 0x102, /* iWarp-style logical channels (stream.c) */
-    CR_CTX_MODES = 0x103   /* the GMD communication modes (modes.c) */
+    CR_CTX_MODES = 0x103,  /* the GMD communication modes (modes.c) */
+    CR_CTX_MPI_PART = 0x104 /* MPI partitioned communication (api/mpi_part.c) */
 };
 
 /* How a receive selects the type (tag) of a message. */

@@ -1,0 +1,355 @@
+/* MPI-4.0 sessions (chapter 11): MPI_Session_init/_finalize, the process sets
+ * ("mpi://WORLD", "mpi://SELF", and "courier://host": the ranks on this
+ * rank's host, each host its own set under the same name), their queries,
+ * MPI_Group_from_session_pset, MPI_Comm_create_from_group,
+ * MPI_Intercomm_create_from_groups, the session's error handler and handle
+ * conversion.
+ *
+ * Invariants:
+ *  - MPI_Session_init works without MPI_Init: it brings MPI's tables up
+ *    (mpi_layer_up) the first time; MPI_Init after it is still allowed once;
+ *  - a session handle is K_SESSION | index into job->mpi->mpi4.sessions; a
+ *    finalized session's slot is marked unused and its handle is refused
+ *    (MPI_ERR_SESSION) from then on; slots are reused;
+ *  - the communicators made from groups are made over MPI_COMM_WORLD's
+ *    context (MPI_Comm_create_group with a tag hashed from the string tag):
+ *    every process in the group must call with the same string tag, as MPI
+ *    requires; two concurrent creations over the same group need different
+ *    string tags whose hashes differ (31 bits). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+
+typedef struct mpi_session {
+    bool used;
+    MPI_Errhandler errh;
+    MPI_Info info; /* a copy of the init's info, or MPI_INFO_NULL */
+} mpi_session;
+
+#define SS (&job->mpi->mpi4)
+
+static const char *const psets[] = {"mpi://WORLD", "mpi://SELF", "courier://host"};
+#define NPSETS 3
+
+static mpi_session *session_get(cr_job *job, MPI_Session h)
+{
+    if (!h_is(h, K_SESSION) || h_idx(h) >= SS->nsessions) return NULL;
+    mpi_session *s = &SS->sessions[h_idx(h)];
+    return s->used ? s : NULL;
+}
+
+/* Report on session h's handler (an invalid h: MPI_COMM_WORLD's). */
+static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mpi_session *s = session_get(job, h);
+    if (!s) {
+        int rc = mpi_vfail(job, MPI_COMM_WORLD, call, code, fmt, ap);
+        va_end(ap);
+        return rc;
+    }
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int obj = h;
+    return mpi_fail_with(job, s->errh, &obj, call, code, msg);
+}
+
+static int scheck(cr_job *job, const char *call, MPI_Session h, mpi_session **out)
+{
+    *out = session_get(job, h);
+    if (*out) return 0;
+    return sfail(job, h, call, MPI_ERR_SESSION,
+                 "session %#x is not a live session: MPI_SESSION_NULL, finalized, or never "
+                 "returned by MPI_Session_init",
+                 (unsigned)h);
+}
+
+PMPI_WEAK(Session_init);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    const char *call = "MPI_Session_init";
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    if (!mpi_state_get(job)->finalized) mpi_layer_up(job);
+    cr_unlock(job);
+    job = mpi_enter(call);
+    int rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
+    if (!rc && !mpi_errh_valid(errhandler))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "errhandler %#x is not an error handler", (unsigned)errhandler);
+    if (!rc && !session) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "session is NULL");
+    if (rc) return mpi_leave(job, rc);
+    int i = 0;
+    while (i < SS->nsessions && SS->sessions[i].used) i++;
+    if (i == SS->nsessions) {
+        mpi_session *t = realloc(SS->sessions, (size_t)(i + 1) * sizeof *t);
+        if (!t) cr_fatal(job, call, "out of memory for sessions");
+        SS->sessions = t;
+        SS->nsessions++;
+    }
+    SS->sessions[i] =
+        (mpi_session){.used = true,
+                      .errh = errhandler,
+                      .info = info == MPI_INFO_NULL ? MPI_INFO_NULL : mpi_info_copy(info)};
+    *session = (MPI_Session)(K_SESSION | (unsigned)i);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Session_finalize);
+int PMPI_Session_finalize(MPI_Session *session)
+{
+    const char *call = "MPI_Session_finalize";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s = NULL;
+    int rc = session ? scheck(job, call, *session, &s)
+                     : mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "session is NULL");
+    if (rc) return mpi_leave(job, rc);
+    mpi_info_drop(s->info);
+    *s = (mpi_session){0};
+    *session = MPI_SESSION_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Session_get_num_psets);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+{
+    const char *call = "MPI_Session_get_num_psets";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    (void)info;
+    if (!rc && !npset_names) rc = sfail(job, session, call, MPI_ERR_ARG, "npset_names is NULL");
+    if (!rc) *npset_names = NPSETS;
+    return mpi_leave(job, rc);
+}
+
+PMPI_WEAK(Session_get_nth_pset);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                              char *pset_name)
+{
+    const char *call = "MPI_Session_get_nth_pset";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    (void)info;
+    if (!rc && (n < 0 || n >= NPSETS))
+        rc = sfail(job, session, call, MPI_ERR_ARG, "n = %d: the process sets are 0..%d", n,
+                   NPSETS - 1);
+    if (!rc && !pset_len) rc = sfail(job, session, call, MPI_ERR_ARG, "pset_len is NULL");
+    if (rc) return mpi_leave(job, rc);
+    int need = (int)strlen(psets[n]) + 1;
+    if (*pset_len > 0 && pset_name) snprintf(pset_name, (size_t)*pset_len, "%s", psets[n]);
+    *pset_len = need; /* 0 in: just the length (with the terminating NUL) */
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* The job ranks of process set name (NULL: no such set); *n its size. */
+static int *pset_ranks(cr_job *job, const char *call, const char *name, int *n)
+{
+    int which = -1;
+    for (int i = 0; i < NPSETS; i++)
+        if (name && !strcmp(name, psets[i])) which = i;
+    if (which < 0) return NULL;
+    int *r = malloc((size_t)job->size * sizeof *r);
+    if (!r) cr_fatal(job, call, "out of memory");
+    *n = 0;
+    for (int i = 0; i < job->size; i++)
+        if (which == 0 || (which == 1 && i == job->rank) ||
+            (which == 2 && job->host_of[i] == job->host_of[job->rank]))
+            r[(*n)++] = i;
+    return r;
+}
+
+static int no_pset(cr_job *job, MPI_Session session, const char *call, const char *name)
+{
+    return sfail(job, session, call, MPI_ERR_ARG,
+                 "\"%s\" is not a process set: they are mpi://WORLD, mpi://SELF and "
+                 "courier://host (MPI_Session_get_nth_pset)",
+                 name ? name : "(null)");
+}
+
+PMPI_WEAK(Session_get_pset_info);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+{
+    const char *call = "MPI_Session_get_pset_info";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s), n = 0;
+    if (!rc && !info) rc = sfail(job, session, call, MPI_ERR_ARG, "info is NULL");
+    int *r = rc ? NULL : pset_ranks(job, call, pset_name, &n);
+    if (!rc && !r) rc = no_pset(job, session, call, pset_name);
+    if (rc) return mpi_leave(job, rc);
+    free(r);
+    mpi_leave(job, 0);
+    char v[16];
+    snprintf(v, sizeof v, "%d", n);
+    rc = PMPI_Info_create(info);
+    if (!rc) rc = PMPI_Info_set(*info, "mpi_size", v);
+    return rc;
+}
+
+PMPI_WEAK(Session_get_info);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+{
+    const char *call = "MPI_Session_get_info";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    if (!rc && !info_used) rc = sfail(job, session, call, MPI_ERR_ARG, "info_used is NULL");
+    if (rc) return mpi_leave(job, rc);
+    MPI_Info from = s->info;
+    mpi_leave(job, 0);
+    rc = from == MPI_INFO_NULL ? PMPI_Info_create(info_used) : PMPI_Info_dup(from, info_used);
+    if (!rc) rc = PMPI_Info_set(*info_used, "thread_level", "MPI_THREAD_SINGLE");
+    return rc;
+}
+
+PMPI_WEAK(Group_from_session_pset);
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+{
+    const char *call = "MPI_Group_from_session_pset";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s), n = 0;
+    if (!rc && !newgroup) rc = sfail(job, session, call, MPI_ERR_ARG, "newgroup is NULL");
+    int *r = rc ? NULL : pset_ranks(job, call, pset_name, &n);
+    if (!rc && !r) rc = no_pset(job, session, call, pset_name);
+    if (rc) return mpi_leave(job, rc);
+    *newgroup = mpi_group_add(job, call, r, n);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+/* The 31-bit tag of a string tag (FNV-1a). */
+static int tag_of(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return (int)(h & 0x7fffffffu);
+}
+
+PMPI_WEAK(Comm_create_from_group);
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_create_from_group";
+    cr_job *job = mpi_enter(call);
+    mpi_group *g = NULL;
+    int rc = mpi_group_check(job, call, group, &g);
+    if (!rc && (!stringtag || !newcomm))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
+                      stringtag ? "newcomm" : "stringtag");
+    if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
+    if (!rc && !mpi_errh_valid(errhandler))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "errhandler %#x is not an error handler", (unsigned)errhandler);
+    mpi_leave(job, 0);
+    if (rc) return rc;
+    rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, tag_of(stringtag), newcomm);
+    if (!rc && *newcomm != MPI_COMM_NULL) rc = PMPI_Comm_set_errhandler(*newcomm, errhandler);
+    if (!rc && *newcomm != MPI_COMM_NULL && info != MPI_INFO_NULL)
+        rc = PMPI_Comm_set_info(*newcomm, info);
+    return rc;
+}
+
+PMPI_WEAK(Intercomm_create_from_groups);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    const char *call = "MPI_Intercomm_create_from_groups";
+    cr_job *job = mpi_enter(call);
+    mpi_group *lg = NULL, *rg = NULL;
+    int rc = mpi_group_check(job, call, local_group, &lg);
+    if (!rc) rc = mpi_group_check(job, call, remote_group, &rg);
+    if (!rc && (!stringtag || !newintercomm))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
+                      stringtag ? "newintercomm" : "stringtag");
+    if (!rc && (local_leader < 0 || local_leader >= lg->size))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                      "local_leader %d is not a rank of the local group (0..%d)", local_leader,
+                      lg->size - 1);
+    if (!rc && (remote_leader < 0 || remote_leader >= rg->size))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                      "remote_leader %d is not a rank of the remote group (0..%d)", remote_leader,
+                      rg->size - 1);
+    int rjob = rc ? -1 : rg->ranks[remote_leader];
+    mpi_leave(job, 0);
+    if (rc) return rc;
+    /* the local group's communicator, then the leaders meet over MPI_COMM_WORLD */
+    char ltag[MPI_MAX_OBJECT_NAME + 16];
+    snprintf(ltag, sizeof ltag, "%.*s/local", MPI_MAX_OBJECT_NAME, stringtag);
+    MPI_Comm local;
+    rc = PMPI_Comm_create_from_group(local_group, ltag, MPI_INFO_NULL, errhandler, &local);
+    if (rc) return rc;
+    rc = PMPI_Intercomm_create(local, local_leader, MPI_COMM_WORLD, rjob, tag_of(stringtag),
+                               newintercomm);
+    PMPI_Comm_free(&local);
+    if (!rc) rc = PMPI_Comm_set_errhandler(*newintercomm, errhandler);
+    if (!rc && info != MPI_INFO_NULL) rc = PMPI_Comm_set_info(*newintercomm, info);
+    return rc;
+}
+
+/* ---- error handlers and handle conversion ------------------------------------ */
+
+PMPI_WEAK(Session_create_errhandler);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void (*)(void))fn,
+                                       errhandler);
+}
+
+PMPI_WEAK(Session_set_errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    const char *call = "MPI_Session_set_errhandler";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    if (!rc && !mpi_errh_valid(errhandler))
+        rc = sfail(job, session, call, MPI_ERR_ARG, "errhandler %#x is not an error handler",
+                   (unsigned)errhandler);
+    if (!rc) s->errh = errhandler;
+    return mpi_leave(job, rc);
+}
+
+PMPI_WEAK(Session_get_errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+{
+    const char *call = "MPI_Session_get_errhandler";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    if (!rc && !errhandler) rc = sfail(job, session, call, MPI_ERR_ARG, "errhandler is NULL");
+    if (!rc) *errhandler = s->errh;
+    return mpi_leave(job, rc);
+}
+
+PMPI_WEAK(Session_call_errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    const char *call = "MPI_Session_call_errhandler";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    if (!rc) sfail(job, session, call, errorcode, "error %d raised by the program", errorcode);
+    return mpi_leave(job, rc);
+}
+
+PMPI_WEAK(Session_c2f);
+MPI_Fint PMPI_Session_c2f(MPI_Session session)
+{
+    return (MPI_Fint)session;
+}
+
+PMPI_WEAK(Session_f2c);
+MPI_Session PMPI_Session_f2c(MPI_Fint session)
+{
+    return (MPI_Session)session;
+}

@@ -1,0 +1,44 @@
+# tests/mpi/mpi4.cmake: included by tests/mpi/CMakeLists.txt
+# MPI-4.0/4.1 additions (src/api/mpi_isr.c, mpi_part.c).
+foreach(p isendrecv part)
+  add_executable(mpi_${p} ${p}.c)
+  target_include_directories(mpi_${p} PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+  target_link_libraries(mpi_${p} PRIVATE courier)
+endforeach()
+foreach(np 2 4)
+  pass_test(mpi_isendrecv_${np} "isendrecv ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_isendrecv>)
+  pass_test(mpi_part_${np} "partitioned ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_part>)
+endforeach()
+# Every chunk a rendezvous message: partitions of 64 bytes and up.
+pass_test(mpi_part_small_eager "partitioned ok"
+          ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_part>)
+set_tests_properties(mpi_part_small_eager PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
+# MPI-4.1 error removal; the removed MPI-1 calls behind OMPI_ENABLE_MPI1_COMPAT.
+add_executable(mpi_errors4 errors4.c)
+add_executable(mpi_legacy legacy.c)
+target_compile_definitions(mpi_legacy PRIVATE OMPI_ENABLE_MPI1_COMPAT=1)
+foreach(p errors4 legacy)
+  target_include_directories(mpi_${p} PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+  target_link_libraries(mpi_${p} PRIVATE courier)
+  pass_test(mpi_${p} "${p} ok" ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_${p}>)
+endforeach()
+# Without the switch the removed calls are not declared: legacy.c must not compile.
+expect_test(mpi_legacy_hidden 1 "MPI_(Address|LB|Type_struct)"
+            -- sh -c "${CMAKE_C_COMPILER} -fsyntax-only -Werror=implicit-function-declaration -I${PROJECT_SOURCE_DIR}/include/courier ${CMAKE_CURRENT_SOURCE_DIR}/legacy.c")
+# Buffered sends' buffers per communicator, flushes, MPI_BUFFER_AUTOMATIC.
+add_executable(mpi_bufs bufs.c)
+target_include_directories(mpi_bufs PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_bufs PRIVATE courier)
+foreach(np 2 4)
+  pass_test(mpi_bufs_${np} "bufs ok" ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_bufs>)
+endforeach()
+# Sessions without MPI_Init: process sets, groups, communicators from groups.
+add_executable(mpi_sessions sessions.c)
+target_include_directories(mpi_sessions PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_sessions PRIVATE courier)
+foreach(np 2 4)
+  pass_test(mpi_sessions_${np} "sessions ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_sessions>)
+endforeach()
