@@ -147,7 +147,7 @@ static int set_env(mx *m, const char *name, const char *value)
     size_t n = strlen(name);
     if (!n || strchr(name, '='))
         return refuse(m, "-x %s: give a variable's name (NAME or NAME=VALUE)", name);
-    char *kv = own(m, malloc(n + strlen(value) + 2));
+    char *kv = own(m, calloc(1, n + strlen(value) + 2));
     sprintf(kv, "%s=%s", name, value);
     for (int i = 0; i < m->env.n; i++)
         if (!strncmp(m->env.v[i], kv, n + 1) && strcmp(m->env.v[i], kv))
@@ -250,7 +250,8 @@ static char *hostfile_ppn(mx *m, const char *file, long n)
 /* -host a,b:2 given -ppn n: every host gets n slots. */
 static char *hosts_ppn(mx *m, const char *hosts, long n)
 {
-    char *out = own(m, malloc(strlen(hosts) * 2 + 64)), *copy = own(m, strdup(hosts)), *save = NULL;
+    char *out = own(m, calloc(1, strlen(hosts) * 2 + 64)), *copy = own(m, strdup(hosts)),
+         *save = NULL;
     size_t len = 0;
     out[0] = '\0';
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -325,7 +326,7 @@ static int parse(mx *m, int argc, char **argv)
         if (!o) { /* the program and its arguments, to the next ':' */
             if (n < 0 && soft < 0)
                 return refuse(m, "%s: give the number of ranks with -n N (courier run -n N)", a);
-            char *num = own(m, malloc(24));
+            char *num = own(m, calloc(1, 24));
             snprintf(num, 24, "%ld", n >= 0 ? n : soft);
             if (m->napps++) push(&m->apps, ":");
             push(&m->apps, "-n");
