@@ -49,7 +49,8 @@ done < <(nm -f sysv --defined-only $objs | awk -F'|' '
     /^Symbols from / { f = $0; sub(/^Symbols from .*\.dir\//, "", f); sub(/\.o:$/, "", f); next }
     NF >= 7 {
         n = $1; s = $7; t = $4; gsub(/ /, "", n); gsub(/ /, "", s); gsub(/ /, "", t)
-        if (t == "OBJECT" && s ~ /^\.(data|bss|tdata|tbss)/ && s !~ /^\.data\.rel\.ro/) {
+        if (t == "OBJECT" && s ~ /^\.(data|bss|tdata|tbss)/ && s !~ /^\.data\.rel\.ro/ &&
+            n !~ /^__odr_asan/) { # AddressSanitizer's own markers (the sanitizer build)
             sub(/\.[0-9]+$/, "", n); print f, n
         }
     }')

@@ -225,7 +225,7 @@ static const int kind_of[0x27] = {
     [0x26] = K_LDI,
 };
 
-static const char *op_names[NOPS] = {"?",          "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
+static const char *const op_names[NOPS] = {"?",          "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
                                      "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
                                      "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MAXLOC",
                                      "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};

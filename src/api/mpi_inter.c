@@ -250,7 +250,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (hdr[0] != LEAD_OK) {
         free(ranks);
         free(rranks);
-        static const char *why[] = {
+        static const char *const why[] = {
             "", "peer_comm is not a valid communicator", "remote_leader is not a rank of peer_comm",
             "remote_leader is the local leader itself: the groups must be disjoint",
             "the local and remote groups have a process in common: they must be disjoint"};

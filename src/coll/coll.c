@@ -75,7 +75,7 @@ int cr_coll_forced(void)
 {
     cr_job *job = cr_job_get();
     if (job->coll_forced) return job->coll_forced - 1;
-    static const char *names[] = {"auto",   "binomial", "pipeline", "recdbl", "rabenseifner",
+    static const char *const names[] = {"auto",   "binomial", "pipeline", "recdbl", "rabenseifner",
                                   "ring",   "bruck",    "pairwise", "linear", "scatter",
                                   "direct", "split",    "window",   "area"};
     const char *v = getenv("COURIER_COLL_ALG");

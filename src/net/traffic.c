@@ -11,7 +11,7 @@
 
 #include "net_internal.h"
 
-static const char *pnames[CR_PAT_COUNT] = {"echo",         "uniform", "transpose", "shift",
+static const char *const pnames[CR_PAT_COUNT] = {"echo",         "uniform", "transpose", "shift",
                                            "bit-reversal", "hotspot", "neighbour", "all-to-all",
                                            "broadcast",    "barrier", "exchange"};
 

@@ -100,6 +100,10 @@ static int make_secret(const unsigned char key[32])
     return fd;
 }
 
+#ifndef COURIER_LIBDIR /* the build gives the install's (CMAKE_INSTALL_LIBDIR) */
+#define COURIER_LIBDIR "lib"
+#endif
+
 /* A library of courier's to preload (name), beside libcourier: from the build
  * tree's tools/courier, ../src; from an installed bin/courier, ../<libdir>.
  * Its full path into out, or "" when it is not there. */
@@ -338,10 +342,6 @@ static int start_ranks(job_spec *js, int segfd)
         }
     return 0;
 }
-
-#ifndef COURIER_LIBDIR /* the build gives the install's (CMAKE_INSTALL_LIBDIR) */
-#define COURIER_LIBDIR "lib"
-#endif
 
 /* The simulated mode's timer shim (src/api/simclock.c). Without it the ranks
  * run on, and only courier's own timers (dclock, MPI_Wtime, ...) read virtual
