@@ -50,7 +50,7 @@ done < <(nm -f sysv --defined-only $objs | awk -F'|' '
     NF >= 7 {
         n = $1; s = $7; t = $4; gsub(/ /, "", n); gsub(/ /, "", s); gsub(/ /, "", t)
         if (t == "OBJECT" && s ~ /^\.(data|bss|tdata|tbss)/ && s !~ /^\.data\.rel\.ro/ &&
-            n !~ /^__odr_asan/) { # AddressSanitizer's own markers (the sanitizer build)
+            n !~ /^__odr_asan/) { # the markers of AddressSanitizer (the sanitizer build)
             sub(/\.[0-9]+$/, "", n); print f, n
         }
     }')

@@ -76,8 +76,8 @@ int cr_coll_forced(void)
     cr_job *job = cr_job_get();
     if (job->coll_forced) return job->coll_forced - 1;
     static const char *const names[] = {"auto",   "binomial", "pipeline", "recdbl", "rabenseifner",
-                                  "ring",   "bruck",    "pairwise", "linear", "scatter",
-                                  "direct", "split",    "window",   "area"};
+                                        "ring",   "bruck",    "pairwise", "linear", "scatter",
+                                        "direct", "split",    "window",   "area"};
     const char *v = getenv("COURIER_COLL_ALG");
     int f = 0;
     for (int i = 0; v && i < (int)(sizeof names / sizeof *names); i++)
