@@ -71,9 +71,8 @@
 #define ALLTOALL_DIRECT_MIN 8192
 #define WINDOW_DEFAULT 4
 
-int cr_coll_forced(void)
+int cr_coll_forced(cr_job *job)
 {
-    cr_job *job = cr_job_get();
     if (job->coll_forced) return job->coll_forced - 1;
     static const char *const names[] = {"auto",   "binomial", "pipeline", "recdbl", "rabenseifner",
                                         "ring",   "bruck",    "pairwise", "linear", "scatter",
@@ -128,9 +127,9 @@ void *cr_coll_alloc(cr_job *job, const char *op, size_t len)
 
 #define LINEAR_MAX 4096
 
-bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len)
+bool cr_coll_linear(cr_job *job, const cr_group *g, size_t len)
 {
-    int f = cr_coll_forced();
+    int f = cr_coll_forced(job);
     if (f == CR_ALG_LINEAR) return g->size > 2;
     return f == CR_ALG_AUTO && job->oversub && g->size > 2 && len <= LINEAR_MAX;
 }
@@ -280,14 +279,14 @@ void cr_build_bcast_msg(cr_job *job, cr_sched *s, const cr_group *g, void *buf, 
 {
     if (g->size == 1) return;
     bcast_msg(job, s, g, buf, len, root,
-              alg == CR_ALG_AUTO ? bcast_pick(job, g, len, cr_coll_forced()) : alg);
+              alg == CR_ALG_AUTO ? bcast_pick(job, g, len, cr_coll_forced(job)) : alg);
 }
 
 void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root)
 {
     uint32_t seq = g->seq++;
     if (g->size == 1) return;
-    int f = cr_coll_forced();
+    int f = cr_coll_forced(job);
     if ((f == CR_ALG_AREA ||
          (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && len >= BCAST_AREA_MIN)) &&
         cr_coll_shm_bcast(job, g, op, buf, len, root))
@@ -352,7 +351,7 @@ void cr_build_allgather(cr_job *job, cr_sched *s, const cr_group *g, const void 
 {
     char *r = rbuf;
     if (sbuf) cr_sched_copy(job, s, r + g->me * blk, sbuf, blk);
-    int n = g->size, f = alg == CR_ALG_AUTO ? cr_coll_forced() : alg;
+    int n = g->size, f = alg == CR_ALG_AUTO ? cr_coll_forced(job) : alg;
     bool pof2 = (n & (n - 1)) == 0;
     if (n == 1) return;
     if (cr_sched_polled(job, s, alg)) {
@@ -420,7 +419,7 @@ static int window_of(void)
 void cr_build_alltoall(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf, void *rbuf,
                        size_t blk, int alg)
 {
-    int f = alg == CR_ALG_AUTO ? cr_coll_forced() : alg;
+    int f = alg == CR_ALG_AUTO ? cr_coll_forced(job) : alg;
     if (f == CR_ALG_DIRECT || f == CR_ALG_SPLIT) f = CR_ALG_AUTO; /* does not apply here */
     if (cr_sched_polled(job, s, alg) && g->size > 2) f = CR_ALG_SCATTER;
     if (f == CR_ALG_WINDOW && g->size > 1)
@@ -440,7 +439,7 @@ void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf
     if (cr_coll_shm_alltoall(job, g, op, sbuf, rbuf, blk)) return;
     cr_sched s;
     cr_sched_blocking(&s, g, op, g->seq++); /* (nothing to free if the direct path serves) */
-    int f = cr_coll_forced();
+    int f = cr_coll_forced(job);
     if ((f == CR_ALG_DIRECT ||
          (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && blk >= ALLTOALL_DIRECT_MIN)) &&
         blk > 0 && g->size > 1 && cr_coll_direct_ok(job, g)) {

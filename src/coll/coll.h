@@ -114,7 +114,7 @@ enum cr_coll_alg {
 /* Read once from COURIER_COLL_ALG (a name above, lower case: "ring", ...); the
  * forced algorithm is used wherever it applies (direct and split only where
  * cr_coll_direct_ok; elsewhere the automatic choice among the others). */
-int cr_coll_forced(void);
+int cr_coll_forced(cr_job *job);
 
 /* One-sided memory of a group (coll_rma.c): each member's memory as the
  * others see it. Publishing is collective over the group: every member passes
@@ -194,7 +194,7 @@ bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const voi
 /* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
  * ranks than cores every round costs a trip through the scheduler, and the linear
  * form has two rounds whatever the group size. */
-bool cr_coll_linear(const cr_job *job, const cr_group *g, size_t len);
+bool cr_coll_linear(cr_job *job, const cr_group *g, size_t len);
 
 /* ---- added for MPI: blocks that differ in size per member (coll_v.c) ------ */
 
@@ -525,9 +525,9 @@ void cr_build_allgather_once(cr_job *job, cr_sched *s, const cr_group *g, char *
  * forms (all at once; in 7 ranks on 2 cores the multi-round ones made the
  * nonblocking test take ~1.5x as long). A blocking run waits in the engine,
  * which gives the core away, and keeps the selector's choice. */
-static inline bool cr_sched_polled(const cr_job *job, const cr_sched *s, int alg)
+static inline bool cr_sched_polled(cr_job *job, const cr_sched *s, int alg)
 {
-    return !s->now && job->oversub && alg == CR_ALG_AUTO && cr_coll_forced() == CR_ALG_AUTO;
+    return !s->now && job->oversub && alg == CR_ALG_AUTO && cr_coll_forced(job) == CR_ALG_AUTO;
 }
 #define CR_ALL_AT_ONCE 0x7fffffff
 void cr_build_alltoall_pairs(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,

@@ -198,7 +198,7 @@ void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, 
     } else {
         nr = me - extra;
     }
-    int f = cr_coll_forced();
+    int f = cr_coll_forced(job);
     bool rab = f == CR_ALG_RABENSEIFNER ||
                (f != CR_ALG_RECDBL && len >= RABENSEIFNER_MIN && count >= (size_t)pof2);
     if (rab && count >= (size_t)pof2) {

@@ -55,7 +55,7 @@
 /* The area of group g, when it has one and len bytes fit in a slot. */
 static const cr_coll_area *area_of(cr_job *job, const cr_group *g, size_t len)
 {
-    int f = cr_coll_forced();
+    int f = cr_coll_forced(job);
     if (!g->area || g->ranks || g->size != job->size || g->size < 2 ||
         (f != CR_ALG_AUTO && f != CR_ALG_AREA))
         return NULL;
@@ -148,7 +148,8 @@ bool cr_coll_shm_allgather(cr_job *job, cr_group *g, const char *op, void *rbuf,
      * each: worth it only when every member has a core to copy with, and with
      * more than 2 members (between 2, one single-copy message moves a block);
      * forced ("area"), whenever there are more than 2. */
-    if (!a || (blk > a->slot && ((job->oversub && cr_coll_forced() != CR_ALG_AREA) || g->size < 3)))
+    if (!a ||
+        (blk > a->slot && ((job->oversub && cr_coll_forced(job) != CR_ALG_AREA) || g->size < 3)))
         return false;
     arrival w;
     char *r = rbuf;

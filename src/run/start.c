@@ -144,9 +144,10 @@ static void preload(const char *lib)
 
 /* Exec rank `rank` of app appnum, its stdout and stderr the pipe ends w
  * (rank_pipes). rank -1: the process of every rank, as contexts (--sim): w is
- * rank 0's, and ctx_fds lists the other ranks' (stdout,stderr,...). */
+ * rank 0's, and ctx_fds lists the other ranks' (stdout,stderr,...); probe:
+ * the library to preload into a script's programs (probe.c), or NULL. */
 static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int w[2], pid_t parent,
-                       const char *ctx_fds)
+                       const char *ctx_fds, const char *probe)
 {
     setpgid(0, js->pgid);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -213,8 +214,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
      * linked with another MPI library (src/run/probe.c). */
     snprintf(v, sizeof v, "%d", (int)getpid());
     setenv("COURIER_RANK_PID", v, 1);
-    if (rank >= 0 && js->probe_preload[0] && program_is_script(js->cmd.apps[appnum].argv[0]))
-        preload(js->probe_preload);
+    if (probe) preload(probe);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -298,7 +298,7 @@ static int start_contexts(job_spec *js, int segfd)
     }
     pid_t me = getpid(), pid = fork();
     if (pid < 0) goto out;
-    if (pid == 0) child_exec(js, -1, 0, segfd, w, me, fds);
+    if (pid == 0) child_exec(js, -1, 0, segfd, w, me, fds, NULL);
     setpgid(pid, js->pgid);
     js->ctx_pid = pid;
     for (int r = 0; r < n; r++) {
@@ -324,14 +324,18 @@ static int start_ranks(job_spec *js, int segfd)
         fcntl(js->in_pipe[1], F_SETFL, O_NONBLOCK);
     }
     int rank = 0;
-    for (int a = 0; a < js->cmd.napps; a++)
+    for (int a = 0; a < js->cmd.napps; a++) {
+        /* a script's programs get the probe (read once per program, not per rank) */
+        const char *probe = js->probe_preload[0] && program_is_script(js->cmd.apps[a].argv[0])
+                                ? js->probe_preload
+                                : NULL;
         for (int k = 0; k < js->cmd.apps[a].n; k++, rank++) {
             if (rank < js->first || rank >= js->first + js->count) continue;
             int w[2];
             if (rank_pipes(js, rank, w) < 0) return -1;
             pid_t pid = fork();
             if (pid < 0) return -1;
-            if (pid == 0) child_exec(js, rank, a, segfd, w, me, NULL);
+            if (pid == 0) child_exec(js, rank, a, segfd, w, me, NULL, probe);
             setpgid(pid, js->pgid);
             rank_proc *rp = &js->ranks[rank];
             rp->pid = pid;
@@ -340,6 +344,7 @@ static int start_ranks(job_spec *js, int segfd)
             close(w[0]);
             close(w[1]);
         }
+    }
     return 0;
 }
 
