@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "rma.h"
 #include "single_copy.h"
 
 /* ---- requests ------------------------------------------------------------ */
@@ -860,6 +861,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             job->unexp_tail = &u->next;
             job->stats->unexpected++;
             job->stats->unexp_bytes += u->size;
+            if (__builtin_expect(h->ctx == CR_CTX_RMA, 0)) cr_rma_unexpected(job, h->tag);
             if (job->sleep_msg || job->sleep_any) cr_wake_self(job); /* a probe may want it */
             return 1;
         }
@@ -1008,6 +1010,10 @@ static inline int progress(cr_job *job)
     int n = 0;
     if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
     for (int i = 0; i < job->nlinks; i++) n += job->links[i].ops->poll(job->links[i].ctx);
+    /* Once more: the poll may have made room that no later event announces (an
+     * EPOLLOUT edge that let tcp empty its queue, credits come back), and a rank
+     * that went to sleep now would wait for its own backlog (COURIER_NAP_MS). */
+    if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
     if (__builtin_expect(job->nbg != 0, 0) && !job->in_bg) n += run_bg(job);
     return n;
 }

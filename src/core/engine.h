@@ -274,6 +274,7 @@ typedef struct cr_job {
     unsigned ceded_run;    /* spells in a row that a hand-over of the CPU ended (cr_idle) */
     uint64_t moved_at;     /* when this rank last stepped off a CPU it shared (cr_idle) */
     uint64_t yield_ns;     /* then this long yielding the core, then sleep */
+    int nap_ms;            /* a sleep's longest spell: the net under a lost wake-up */
     /* A collective about to wait (coll_shm.c) names the member it waits for
      * here; the wait it enters (cr_wait_until) takes both into its cr_wait. */
     const char *wait_op;

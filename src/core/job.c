@@ -377,6 +377,7 @@ static void job_init(void)
     job->spin_now = job->spin_limit;
     job->yield_ns =
         (uint64_t)env_long("COURIER_YIELD_US", job->oversub ? 2000 : 1000, 0, INT_MAX) * 1000u;
+    job->nap_ms = (int)env_long("COURIER_NAP_MS", 100, 1, INT_MAX);
 
     /* Let peers read our buffers with process_vm_readv (Yama's ptrace_scope 1). */
 #ifdef PR_SET_PTRACER

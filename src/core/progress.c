@@ -94,7 +94,7 @@ static void *progress_main(void *arg)
             !atomic_load(&job->stopping)) {
             cr_tp_flush(job);
             cr_engine_buffer_rts(job);
-            cr_wait_point(job, 100, NULL, NULL, NULL);
+            cr_wait_point(job, job->nap_ms, NULL, NULL, NULL);
         }
         pthread_mutex_unlock(&job->lock);
         run_handlers(job);

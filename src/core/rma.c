@@ -492,6 +492,10 @@ static int service_hook(cr_job *job, bool *pending)
      * is tried again without one */
     cr_rma *m = job->rma;
     int n = 0;
+    if (!m->on) { /* started late (cr_rma_unexpected) */
+        m->on = true;
+        post_service(job, m);
+    }
     for (rma_op **pp = &m->serving; *pp;) {
         rma_op *o = *pp;
         if (!o->req->done) {
@@ -556,6 +560,12 @@ void cr_rma_serve(cr_job *job)
         cr_handlers_start(job);
         cr_lock(job);
     }
+}
+
+void cr_rma_unexpected(cr_job *job, int tag)
+{
+    cr_rma *m = job->rma;
+    if (tag == RMA_TAG_REQ && m && !m->on && m->nspans) cr_bg_add(job, service_hook);
 }
 
 void cr_rma_hide(cr_job *job, const void *base)

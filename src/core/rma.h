@@ -80,6 +80,13 @@ bool cr_rma_reaches(cr_job *job, const cr_rtarget *t, size_t len, bool atomics);
  * neither. */
 void cr_rma_expose(cr_job *job, const void *base, size_t len);
 void cr_rma_serve(cr_job *job);
+/* A message on the one-sided context found no receive here (the engine says
+ * so): a request for a service that was never started, because its origin
+ * reached this memory by single copy when the window was made and was
+ * refused since. The service starts in the next progress round and serves
+ * while this rank is in a call (no progress thread: that is started only
+ * outside the engine's rounds, by cr_rma_serve). */
+void cr_rma_unexpected(cr_job *job, int tag);
 void cr_rma_hide(cr_job *job, const void *base);
 
 /* Transfers. Each returns a ticket (0: complete already); cr_rma_done says

@@ -296,7 +296,7 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
     } else if (job->multi) {
         cr_board_check(job); /* threads may have come or gone since */
     }
-    cr_wait_point(job, 100, ready, arg, w);
+    cr_wait_point(job, job->nap_ms, ready, arg, w);
 }
 
 /* ---- waiting loops -------------------------------------------------------- */

@@ -45,6 +45,7 @@ static const setting table[] = {
     {"COURIER_SPIN", NUMBER, 1, INT_MAX, NULL, NULL},
     {"COURIER_SPIN_MIN", NUMBER, 1, INT_MAX, NULL, NULL},
     {"COURIER_YIELD_US", NUMBER, 0, INT_MAX, NULL, NULL},
+    {"COURIER_NAP_MS", NUMBER, 1, INT_MAX, NULL, NULL},
     {"COURIER_TRANSPORTS", LIST, 0, 0, transports, "sim"},
     {"COURIER_COLL_ALG", WORD, 0, 0, coll_algs, NULL},
     {"COURIER_COLL_WINDOW", NUMBER, 1, 4096, NULL, NULL},

@@ -15,6 +15,11 @@
  *              refusal (its probes are refused: the others serve), then rank
  *              1's put into the region and vector get from the window refused
  *              (4 ranks, COURIER_RMA_NO_MAP=1)
+ *   rma_live   one-sided on a window made while single copy worked for every
+ *              member (so no member started its service), then rank 0 is
+ *              refused: its put and get must go through a service that starts
+ *              late (2 ranks; MPI_Win_create's memory is the program's, reached
+ *              by single copy, and the window's control block is mapped)
  * Then every pair exchanges eager, rendezvous and 1 MiB messages both ways,
  * expected and unexpected, blocking and not, and a broadcast and an all-to-all
  * follow. The program checks that the refusal is real (a denied rank's own
@@ -256,12 +261,49 @@ static void rma(void)
     free(want);
 }
 
+/* rma_live: a window every member reaches by single copy when it is made;
+ * then rank 0 is refused, and each rank puts to its successor and gets from its
+ * predecessor, twice (fence and passive target). */
+static void rma_live(void)
+{
+    enum { W = 65536 };
+    unsigned char *mem = xmalloc(2 * W), *put = xmalloc(W), *got = xmalloc(W);
+    memset(mem, 0, 2 * W);
+    MPI_Win win;
+    OK(MPI_Win_create(mem, 2 * W, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    deny_at(0);
+    int to = (rank + 1) % n, from = (rank + n - 1) % n;
+    for (int round = 1; round <= 2; round++) {
+        fill(put, W, rank, to, round);
+        fill(mem + W, W, rank, rank, 10 + round);
+        OK(MPI_Win_fence(0, win));
+        if (round == 1) {
+            OK(MPI_Put(put, W, MPI_BYTE, to, 0, W, MPI_BYTE, win));
+            OK(MPI_Get(got, W, MPI_BYTE, from, W, W, MPI_BYTE, win));
+        } else {
+            OK(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+            OK(MPI_Put(put, W, MPI_BYTE, to, 0, W, MPI_BYTE, win));
+            OK(MPI_Win_unlock(to, win));
+            OK(MPI_Win_lock(MPI_LOCK_SHARED, from, 0, win));
+            OK(MPI_Get(got, W, MPI_BYTE, from, W, W, MPI_BYTE, win));
+            OK(MPI_Win_unlock(from, win));
+        }
+        OK(MPI_Win_fence(0, win));
+        check("one-sided put", mem, W, from, rank, round);
+        check("one-sided get", got, W, from, from, 10 + round);
+    }
+    OK(MPI_Win_free(&win));
+    free(mem);
+    free(put);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
-    CHECK(argc > 1, "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|rma");
+    CHECK(argc > 1, "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|rma|rma_live");
     mode = argv[1];
     peers = calloc((size_t)n, sizeof *peers);
     CHECK(peers, "out of memory");
@@ -296,6 +338,8 @@ int main(int argc, char **argv)
         alltoall(65536 + 5, 4);
     } else if (!strcmp(mode, "rma")) {
         rma();
+    } else if (!strcmp(mode, "rma_live")) {
+        rma_live();
     } else {
         CHECK(0, "unknown mode %s", mode);
     }
