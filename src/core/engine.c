@@ -817,6 +817,22 @@ static cr_req *req_by_wire_id(cr_job *job, uint64_t id, int src, uint8_t kind, u
     return r;
 }
 
+/* The receive DATA message h names, its bytes checked against the message. */
+static cr_req *data_recv(cr_job *job, int src, const cr_hdr *h, size_t len)
+{
+    cr_req *r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_PUSH, "DATA");
+    if (h->addr > r->st.size || len > r->st.size - h->addr)
+        cr_fatal(job, "progress", "rank %d sent data past the end of its message (corrupt peer?)",
+                 src);
+    return r;
+}
+
+void *cr_engine_data_dest(cr_job *job, int src, const cr_hdr *h, size_t len)
+{
+    cr_req *r = data_recv(job, src, h, len);
+    return h->addr + len <= r->st.count ? (char *)r->buf + h->addr : NULL;
+}
+
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len)
 {
     cr_req *r;
@@ -929,13 +945,8 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         complete(job, r);
         return 1;
     case CR_OP_DATA:
-        r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_PUSH, "DATA");
-        if (h->addr > r->st.size || len > r->st.size - h->addr)
-            cr_fatal(job, "progress",
-                     "rank %d sent data past the end of its message (corrupt "
-                     "peer?)",
-                     src);
-        if (h->addr < r->st.count) {
+        r = data_recv(job, src, h, len);
+        if (h->addr < r->st.count && payload != (char *)r->buf + h->addr) {
             size_t n = len;
             if (h->addr + n > r->st.count) n = r->st.count - h->addr;
             memcpy((char *)r->buf + h->addr, payload, n);

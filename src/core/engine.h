@@ -44,10 +44,10 @@ enum {
     CR_CTX_COLL = 1, /* collectives of the job-wide group */
     CR_CTX_USER = 2, /* first context for interface groups/communicators */
     /* The native interface (src/api/native.c, rma.c, stream.c, modes.c). */
-    CR_CTX_NATIVE = 0x100, /* its collectives (cr_sync, region exchange) */
-    CR_CTX_RMA = 0x101,    /* one-sided requests a target serves, and their replies */
-    CR_CTX_STREAM = 0x102, /* iWarp-style logical channels (stream.c) */
-    CR_CTX_MODES = 0x103,  /* the GMD communication modes (modes.c) */
+    CR_CTX_NATIVE = 0x100,  /* its collectives (cr_sync, region exchange) */
+    CR_CTX_RMA = 0x101,     /* one-sided requests a target serves, and their replies */
+    CR_CTX_STREAM = 0x102,  /* iWarp-style logical channels (stream.c) */
+    CR_CTX_MODES = 0x103,   /* the GMD communication modes (modes.c) */
     CR_CTX_MPI_PART = 0x104 /* MPI partitioned communication (api/mpi_part.c) */
 };
 
@@ -597,6 +597,9 @@ void cr_engine_drain(cr_job *job);
 /* Transport up-call (through cr_tp_env.deliver): a message arrived. Returns 0
  * to refuse it for now. */
 int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload, size_t len);
+/* Where DATA message h's len bytes go in the receive it names (NULL: the part
+ * the receive has no room for is dropped, so deliver must copy). */
+void *cr_engine_data_dest(cr_job *job, int src, const cr_hdr *h, size_t len);
 
 /* ---- synchronous sends, cancelling, request sets --------------------------- */
 

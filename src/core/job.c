@@ -184,6 +184,11 @@ static int tp_deliver(void *owner, int src, const cr_hdr *h, const void *payload
     return cr_engine_deliver(owner, src, h, payload, len);
 }
 
+static void *tp_data_dest(void *owner, int src, const cr_hdr *h, size_t len)
+{
+    return cr_engine_data_dest(owner, src, h, len);
+}
+
 __attribute__((noreturn)) static void tp_fatal(void *owner, const char *call, const char *msg)
 {
     cr_fatal(owner, call, "%s", msg);
@@ -232,6 +237,7 @@ static void open_transports(cr_job *job, int cpus)
                      .size = job->size,
                      .owner = job,
                      .deliver = tp_deliver,
+                     .data_dest = tp_data_dest,
                      .fatal = tp_fatal,
                      .warn = tp_warn,
                      .recv_gen = &job->recv_gen,

@@ -42,6 +42,9 @@
  *    read after it. The held bytes are bounded by TCP_PARK_LIMIT: at that
  *    point the socket is not read (TCP's own flow control holds the sender)
  *    until the engine takes again (see the comment at TCP_PARK_LIMIT);
+ *  - a long DATA frame, when the engine names the receive's memory for it and
+ *    nothing of its kind is held, is read straight there (inplace_*) and then
+ *    delivered whole with that address as its payload; rx holds nothing of it;
  *  - a connection is freed only at the end of a poll round (conn_kill marks it),
  *    so no pointer taken in that round dangles;
  *  - an authenticated peer leaves with BYE; an end of stream without it is the
@@ -86,6 +89,7 @@ _Static_assert(CR_SECRET_LEN == TCP_AUTH_KEY, "the job's secret is the handshake
 
 #define TCP_MAX_PAYLOAD (256u << 10) /* DATA chunk (measured best at 4 MiB on loopback) */
 #define TCP_QUEUE_LIMIT (1u << 20)   /* bytes queued per peer before CR_EAGAIN */
+#define TCP_INPLACE_MIN (16u << 10)  /* DATA frames this long are read in place */
 #define TCP_BLOCK (64u << 10)        /* queue blocks hold at least this much */
 #define TCP_RX_MIN (64u << 10)       /* an rx buffer's first size (grows to a frame) */
 #define TCP_MAX_STRANGERS 64         /* unproven connections kept at once, beyond one per rank */
@@ -171,7 +175,12 @@ typedef struct tcp_conn {
      * is *recv_gen + 1 while the engine refuses the first of park[k]. */
     tcp_park *park[2], *park_tail[2];
     uint32_t stalled[2];
-    size_t parked;                  /* bytes held in park[] */
+    size_t parked; /* bytes held in park[] */
+    /* A DATA frame read straight into the receive's memory: ip_len bytes at
+     * ip_dst, ip_got of them in so far, its header ip_h (ip_dst NULL: none). */
+    unsigned char *ip_dst;
+    size_t ip_len, ip_got;
+    cr_hdr ip_h;
     struct tcp_conn *next, *prev;   /* every connection */
     struct tcp_conn *rnext, *rprev; /* the ready list */
     char who[64];                   /* address:port, for log lines */
@@ -767,6 +776,60 @@ static int park_retry(tcp_state *s, tcp_conn *c, int k, int budget)
     return n;
 }
 
+/* A DATA frame whose header is in c->rx and whose payload is not all there yet
+ * is read straight into the receive's memory, when the engine says where that
+ * is and nothing of its kind is held before it: the bytes already in rx are
+ * copied there, the rest comes from the socket (inplace_read). One copy (the
+ * kernel's) instead of two: 4 MiB over loopback (tcp.md). */
+static bool inplace_start(tcp_state *s, tcp_conn *c, const cr_hdr *h, uint32_t len)
+{
+    size_t have = c->rxtail - c->rxhead;
+    if (have < TCP_HDR_LEN || h->op != CR_OP_DATA || len < TCP_INPLACE_MIN || s->closing ||
+        s->peers[c->peer].gone || c->park[(h->flags & CR_HDR_LANE) != 0])
+        return false;
+    unsigned char *dst = s->env.data_dest(s->env.owner, c->peer, h, len);
+    if (!dst) return false;
+    have -= TCP_HDR_LEN; /* < len: the frame is not complete */
+    memcpy(dst, c->rx + c->rxhead + TCP_HDR_LEN, have);
+    c->rxhead = c->rxtail = 0;
+    c->ip_dst = dst;
+    c->ip_len = len;
+    c->ip_got = have;
+    c->ip_h = *h;
+    return true;
+}
+
+/* Read on into the frame inplace_start began: 1 when it is complete (and
+ * delivered), 0 when the socket has no more now, -1 when the connection ended. */
+static int inplace_read(tcp_state *s, tcp_conn *c)
+{
+    while (c->ip_got < c->ip_len) {
+        if (!c->readable) return 0;
+        size_t room = c->ip_len - c->ip_got;
+        ssize_t r = recv(c->fd, c->ip_dst + c->ip_got, room, 0);
+        if (r > 0) {
+            c->ip_got += (size_t)r;
+            if ((size_t)r < room) c->readable = 0;
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            c->readable = 0;
+            if (!c->broken) return 0;
+        }
+        conn_ended(s, c, r == 0 ? 0 : c->broken ? c->broken : errno);
+        return -1;
+    }
+    unsigned char *dst = c->ip_dst;
+    c->ip_dst = NULL;
+    if (!s->closing && !s->peers[c->peer].gone) {
+        if (!s->env.deliver(s->env.owner, c->peer, &c->ip_h, dst, c->ip_len))
+            die(s, "progress", "tcp: the engine refused data it had given a place for");
+        s->hot = c;
+    }
+    return 1;
+}
+
 /* Deliver what has arrived on c (up to the budget); how many messages. A frame
  * the engine refuses is held with the later ones of its kind (the lane's or the
  * ordinary), and reading goes on up to TCP_PARK_LIMIT held bytes. */
@@ -785,6 +848,11 @@ static int conn_read(tcp_state *s, tcp_conn *c)
         }
     }
     for (;;) {
+        if (c->ip_dst) {
+            int k = inplace_read(s, c);
+            if (k <= 0) return n;
+            n++;
+        }
         uint32_t len = 0;
         while (n < TCP_BUDGET && c->parked < TCP_PARK_LIMIT) {
             cr_hdr h;
@@ -798,7 +866,10 @@ static int conn_read(tcp_state *s, tcp_conn *c)
                 }
                 die(s, "progress", "rank %d sent a malformed message (corrupt peer?)", p);
             }
-            if (fl == TCP_FRAME_MORE) break;
+            if (fl == TCP_FRAME_MORE) {
+                if (inplace_start(s, c, &h, len)) len = 0;
+                break;
+            }
             if (h.op == TCP_OP_BYE) {
                 if (conn_held(c)) { /* it leaves after what is held: read no more */
                     c->bye_held = 1;
@@ -822,6 +893,7 @@ static int conn_read(tcp_state *s, tcp_conn *c)
             c->rxhead += (size_t)fl;
         }
         if (n >= TCP_BUDGET || c->parked >= TCP_PARK_LIMIT) return n;
+        if (c->ip_dst) continue;
         if (c->rxhead == c->rxtail) c->rxhead = c->rxtail = 0;
         if (!c->readable) return n;
         size_t have = c->rxtail - c->rxhead;

@@ -80,8 +80,9 @@ enum {
 
 /* Decode the frame at the start of buf (avail bytes there). Returns the frame's
  * whole length (header and payload, > 0) when it is complete, with *h, *payload
- * (inside buf) and *len set; TCP_FRAME_MORE when more bytes are needed (*len is
- * then the payload length once the header is in, so the caller can make room);
+ * (inside buf) and *len set; TCP_FRAME_MORE when more bytes are needed (*len and *h
+ * are then set once the header is in, so the caller can make room for the
+ * payload or read it elsewhere);
  * TCP_FRAME_BAD when the header breaks a rule. max_payload is at most
  * UINT32_MAX - TCP_HDR_LEN. */
 static inline long tcp_decode(const unsigned char *buf, size_t avail, uint32_t max_payload,
@@ -96,7 +97,6 @@ static inline long tcp_decode(const unsigned char *buf, size_t avail, uint32_t m
     } else if (op < CR_OP_EAGER || op > CR_OP_LAST)
         return TCP_FRAME_BAD;
     *len = n;
-    if (avail - TCP_HDR_LEN < n) return TCP_FRAME_MORE;
     h->op = op;
     h->flags = buf[5];
     h->ctx = tcp_ld16(buf + 6);
@@ -105,6 +105,7 @@ static inline long tcp_decode(const unsigned char *buf, size_t avail, uint32_t m
     h->addr = tcp_ld64(buf + 24);
     h->sreq = tcp_ld64(buf + 32);
     h->rreq = tcp_ld64(buf + 40);
+    if (avail - TCP_HDR_LEN < n) return TCP_FRAME_MORE;
     *payload = buf + TCP_HDR_LEN;
     return (long)(TCP_HDR_LEN + (size_t)n);
 }

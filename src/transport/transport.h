@@ -69,6 +69,11 @@ typedef struct cr_tp_env {
      * lane's or the ordinary ones) before it, and offers it again once
      * *recv_gen has changed. */
     int (*deliver)(void *owner, int src, const cr_hdr *h, const void *payload, size_t len);
+    /* Where the len-byte payload of DATA message h from src belongs (NULL: hand it
+     * to deliver as any other). A transport may read it straight there (a byte
+     * stream's one copy instead of two) and then deliver it with that address as
+     * its payload; nothing else may be written there. */
+    void *(*data_dest)(void *owner, int src, const cr_hdr *h, size_t len);
     /* An error the job cannot survive: one line naming the call and what went
      * wrong (the rank is added), then the job ends. */
     void (*fatal)(void *owner, const char *call, const char *msg) __attribute__((noreturn));
