@@ -24,6 +24,7 @@
 
 typedef struct mpi_session {
     bool used;
+    int level; /* the thread level it provides (its info's "thread_level") */
     MPI_Errhandler errh;
     MPI_Info info; /* a copy of the init's info, or MPI_INFO_NULL */
 } mpi_session;
@@ -70,15 +71,41 @@ static int scheck(cr_job *job, const char *call, MPI_Session h, mpi_session **ou
                  (unsigned)h);
 }
 
-PMPI_WEAK(Session_init);
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+/* The calls that may come before any session or MPI_Init bring MPI's tables up. */
+static void layer_up(void)
 {
-    const char *call = "MPI_Session_init";
     cr_job *job = cr_job_get();
     cr_lock(job);
     if (!mpi_state_get(job)->finalized) mpi_layer_up(job);
     cr_unlock(job);
-    job = mpi_enter(call);
+}
+
+static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                     "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+
+/* The level a session asking for info's "thread_level" gets: what it asks for,
+ * and never less than the process has (MPI_Init_thread's, or an earlier
+ * session's); MPI_THREAD_MULTIPLE turns the process's locking on, as
+ * MPI_Init_thread does (not when simulated: funneled there). */
+static int session_level(cr_job *job, MPI_Info info)
+{
+    const char *v = info == MPI_INFO_NULL ? NULL : mpi_info_lookup(info, "thread_level");
+    int want = MPI_THREAD_SINGLE;
+    for (int i = 0; v && i < 4; i++)
+        if (!strcmp(v, levels[i])) want = MPI_THREAD_SINGLE + i;
+    if (job->vt.base && want > MPI_THREAD_FUNNELED) want = MPI_THREAD_FUNNELED;
+    mpi_state *m = job->mpi;
+    if (want == MPI_THREAD_MULTIPLE && m->thread_level < MPI_THREAD_MULTIPLE) cr_multi_begin(job);
+    if (want > m->thread_level) m->thread_level = want;
+    return m->thread_level;
+}
+
+PMPI_WEAK(Session_init);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    const char *call = "MPI_Session_init";
+    layer_up();
+    cr_job *job = mpi_enter(call);
     int rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (!rc && !mpi_errh_valid(errhandler))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
@@ -95,6 +122,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     }
     SS->sessions[i] =
         (mpi_session){.used = true,
+                      .level = session_level(job, info),
                       .errh = errhandler,
                       .info = info == MPI_INFO_NULL ? MPI_INFO_NULL : mpi_info_copy(info)};
     *session = (MPI_Session)(K_SESSION | (unsigned)i);
@@ -204,9 +232,10 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     if (!rc && !info_used) rc = sfail(job, session, call, MPI_ERR_ARG, "info_used is NULL");
     if (rc) return mpi_leave(job, rc);
     MPI_Info from = s->info;
+    const char *level = levels[s->level - MPI_THREAD_SINGLE];
     mpi_leave(job, 0);
     rc = from == MPI_INFO_NULL ? PMPI_Info_create(info_used) : PMPI_Info_dup(from, info_used);
-    if (!rc) rc = PMPI_Info_set(*info_used, "thread_level", "MPI_THREAD_SINGLE");
+    if (!rc) rc = PMPI_Info_set(*info_used, "thread_level", level);
     return rc;
 }
 
@@ -301,6 +330,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
 PMPI_WEAK(Session_create_errhandler);
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    layer_up(); /* callable before any session (MPI-4.1 11.2.1), to give MPI_Session_init */
     return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void (*)(void))fn,
                                        errhandler);
 }

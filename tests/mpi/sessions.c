@@ -1,8 +1,10 @@
 /* MPI-4.0 sessions without MPI_Init: the process sets and their sizes, a
  * group from each, communicators from the groups (a collective on each), an
  * intercommunicator from two halves, the session's error handler, and
- * MPI_Session_finalize. Any number of ranks >= 2 on one host; rank 0 prints
- * "sessions ok". */
+ * MPI_Session_finalize; an error handler made before any session (allowed,
+ * MPI-4.1 11.2.1) and called through a second session, which asks for
+ * MPI_THREAD_MULTIPLE in its info and is told it got it. Any number of ranks >= 2 on one host; rank
+ * 0 prints "sessions ok". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +22,34 @@ static int pset_size(MPI_Session s, const char *name)
     return atoi(v);
 }
 
+static int eh_calls;
+static MPI_Session eh_session;
+static void session_eh(MPI_Session *s, int *err, ...)
+{
+    CHECK(*s == eh_session && *err == MPI_ERR_OTHER, "error handler: session %#x, error %d",
+          (unsigned)*s, *err);
+    eh_calls++;
+}
+
+/* The thread level session s says it provides. */
+static void expect_level(MPI_Session s, const char *want)
+{
+    MPI_Info info;
+    char v[64];
+    int flag = 0;
+    OK(MPI_Session_get_info(s, &info));
+    OK(MPI_Info_get(info, "thread_level", sizeof v - 1, v, &flag));
+    OK(MPI_Info_free(&info));
+    CHECK(flag && !strcmp(v, want), "thread_level %s, expected %s", flag ? v : "(none)", want);
+}
+
 int main(void)
 {
     MPI_Session s;
+    MPI_Errhandler myeh;
+    OK(MPI_Session_create_errhandler(session_eh, &myeh));
     OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    expect_level(s, "MPI_THREAD_SINGLE");
     int n = 0;
     OK(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n));
     CHECK(n >= 3, "%d process sets", n);
@@ -97,6 +123,17 @@ int main(void)
     OK(MPI_Session_get_errhandler(s, &eh));
     CHECK(eh == MPI_ERRORS_RETURN, "errhandler %#x", (unsigned)eh);
     CHECK(MPI_Session_f2c(MPI_Session_c2f(s)) == s, "c2f/f2c");
+
+    MPI_Info want;
+    OK(MPI_Info_create(&want));
+    OK(MPI_Info_set(want, "thread_level", "MPI_THREAD_MULTIPLE"));
+    OK(MPI_Session_init(want, myeh, &eh_session));
+    OK(MPI_Info_free(&want));
+    expect_level(eh_session, "MPI_THREAD_MULTIPLE");
+    OK(MPI_Session_call_errhandler(eh_session, MPI_ERR_OTHER));
+    CHECK(eh_calls == 1, "the session's error handler ran %d times", eh_calls);
+    OK(MPI_Errhandler_free(&myeh));
+    OK(MPI_Session_finalize(&eh_session));
 
     OK(MPI_Comm_free(&ic));
     OK(MPI_Comm_free(&cw));
