@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_VT_MAGIC 0x34746d6973727563ULL /* "cursimt4": changes with the layout */
+#define CR_VT_MAGIC 0x35746d6973727563ULL /* "cursimt5": changes with the layout */
 
 typedef int64_t cr_vt_time; /* picoseconds */
 #define CR_VT_NEVER INT64_MAX
@@ -56,7 +56,9 @@ enum cr_vt_state {
 typedef struct cr_vt_head {
     uint64_t magic;
     uint32_t nranks;
-    uint32_t hw_bcast;   /* the model has a hardware broadcast (cr_vt_group_begin) */
+    uint32_t hw_bcast; /* the model has a hardware broadcast (cr_vt_group_begin) */
+    uint32_t chains;   /* the model carries a chain's messages as one (cr_vt_chain_open) */
+    uint32_t pad_chains;
     uint64_t ring_bytes; /* each ring's data */
     uint64_t slot_off, ring_off, total;
     /* the node software models' costs on the sending rank's clock, by class */
@@ -162,6 +164,8 @@ typedef struct cr_vt_rec {
     uint64_t total;        /* the whole payload */
     unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
     cr_vt_bcast bc;        /* out ring: its part in a hardware broadcast */
+    uint32_t chain;        /* out ring: the sender's chain it continues (0: none) ... */
+    uint32_t chain_end;    /* ... and whether it ends it (cr_vt_chain_open) */
     unsigned char data[];
 } cr_vt_rec;
 
@@ -270,8 +274,11 @@ typedef struct cr_vt {
     void (*drain)(void *arg);
     int64_t (*next_arrival)(void *arg, int64_t from);
     void *drain_arg;
-    cr_vt_group grp; /* a hardware broadcast being sent */
-    struct {         /* the answer to a broadcast's message, about to be sent */
+    cr_vt_group grp;            /* a hardware broadcast being sent */
+    struct cr_vt_chain *chains; /* open chains (cr_vt_chain_open), nchains of them */
+    int nchains, capchains;
+    uint32_t chain_ids; /* chains opened so far */
+    struct {            /* the answer to a broadcast's message, about to be sent */
         bool on;
         int root;
         cr_vt_bcast bc;
@@ -319,6 +326,21 @@ void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc);
  * when it belongs to the open group, its stamp and the record's group fields
  * (rec), and true; else false (send it as any other). */
 bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_bcast *bc);
+/* A chain: the messages this rank sends to peer on context ctx with tag tag,
+ * from now up to and including the first empty one, are one message of the
+ * model that stays open between them (a stream's words over one hop: iWarp's
+ * pathway, seed 002, which carries them with no header of their own and
+ * closes with the end marker). The stream layer opens one per hop it sends
+ * on; the sim transport marks the chain's messages (cr_vt_chain_mark: the
+ * chain's id, or 0 for a message of none, and *end for the empty one, which
+ * closes it). Models without such channels carry them as any messages. */
+typedef struct cr_vt_chain {
+    int peer, ctx;
+    int32_t tag;
+    uint32_t id;
+} cr_vt_chain;
+void cr_vt_chain_open(cr_vt *v, int peer, int ctx, int32_t tag);
+uint32_t cr_vt_chain_mark(cr_vt *v, int peer, int ctx, int32_t tag, size_t len, uint32_t *end);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */

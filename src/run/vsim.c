@@ -62,6 +62,8 @@ typedef struct pkt {
     uint32_t order; /* its place among the messages from src to dst */
     cr_vt_bcast bc; /* its part in a hardware broadcast (bc.id 0: none) */
     bool free;      /* its receiver's CPU takes no time for it (a combined answer's) */
+    bool chain_end; /* it ends its chain ... */
+    uint32_t chain; /* ... the sender's chain it continues (0: none; cr_vt_chain_open) */
     unsigned char hdr[40];
     uint64_t len, got;
     unsigned char data[];
@@ -544,6 +546,8 @@ static bool drain_out(cr_vsim *s, int r)
             p->cls = rec->cls;
             p->t = rec->t;
             p->bc = rec->bc;
+            p->chain = rec->chain;
+            p->chain_end = rec->chain_end != 0;
             p->free = false;
             int end = p->bc.part == CR_VT_GRP_ANSWER ? p->src : p->dst; /* a target */
             if (p->bc.id &&
@@ -874,6 +878,10 @@ static void inject(cr_vsim *s, pkt *p)
     if (p->bc.id && join_wave(s, p)) return;
     cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
     m->tag = (uint64_t)(uintptr_t)p;
+    if (p->chain) {
+        m->chain = (uint64_t)p->src << 32 | p->chain;
+        if (p->chain_end) m->flags |= CR_MSG_CHAIN_END;
+    }
     cr_net_send_wired(s->net, m); /* the rank's clock paid for its send overhead */
 }
 
@@ -1131,6 +1139,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->hd->timer_ps = (int64_t)llround(o.timer_ns * 1e3);
     s->hd->cpu_factor = o.cpu;
     s->hd->hw_bcast = cr_net_has_hw_broadcast(s->net);
+    s->hd->chains = cr_net_has_chains(s->net);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     atomic_store(&s->hd->ctx_current, -1);

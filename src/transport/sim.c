@@ -25,7 +25,9 @@
  *    sends can therefore reach the network before its clock plus its look,
  *    which is the simulator's lookahead;
  *  - a message is one-sided traffic (class CR_VT_CLASS_ONESIDED) when its
- *    context is env.onesided_ctx, and then costs the one-sided model's.
+ *    context is env.onesided_ctx, and then costs the one-sided model's;
+ *  - a message of an open chain (cr_vt_chain_open: a stream's hop) carries
+ *    the chain's id, and the empty one that ends it says so.
  * Sends to itself never come here (the self transport serves them). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -191,6 +193,10 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         t = cr_vt_now(vt) + cost;
         if (t < vt->floor) t = vt->floor;
     }
+    uint32_t chain_end = 0;
+    uint32_t chain = vt->nchains && h->op == CR_OP_EAGER
+                         ? cr_vt_chain_mark(vt, peer, h->ctx, h->tag, len, &chain_end)
+                         : 0;
     const unsigned char *p = payload;
     size_t off = 0;
     do {
@@ -204,6 +210,8 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         r->t = t;
         r->total = len;
         r->bc = bc;
+        r->chain = chain;
+        r->chain_end = chain_end;
         memcpy(r->hdr, h, sizeof *h);
         if (part) memcpy(r->data, p + off, part);
         cr_vt_ring_put(s->out, r);

@@ -1,0 +1,64 @@
+/* A stream's bandwidth (courier/streams.h; seed 002, iWarp's logical channels), for the
+ * simulated mode's checks (tests/sim/CMakeLists.txt): rank 0 opens a stream to rank 1 and
+ * writes WORDS words into it, rank 1 accepts it with queue depth DEPTH (0: the default) and
+ * takes them one by one (MODE word) or in reads of 4096 (MODE block) until end-of-stream,
+ * and prints the time from the start (after cr_stream_init's barrier) to the end-of-stream
+ * and the words' bandwidth (8 bytes a word):
+ *   stream WORDS DEPTH US MB/s
+ * Invariant: rank 1 checks every word (word i is i), and fails if one is wrong or missing.
+ *   courier run --sim iwarp,cpu=0 -n 2 sim_stream [WORDS [DEPTH [word|block]]] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <courier/courier.h>
+
+#define BLOCK 4096
+
+int main(int argc, char **argv)
+{
+    size_t words = argc > 1 ? strtoull(argv[1], NULL, 10) : 65536;
+    int depth = argc > 2 ? atoi(argv[2]) : 0;
+    int by_word = argc > 3 ? strcmp(argv[3], "block") != 0 : 1;
+    cr_stream_init();
+    double t0 = cr_time();
+    int rc = 0;
+    if (cr_rank() == 0) {
+        uint64_t *w = malloc(words * sizeof *w);
+        if (!w) return 1;
+        for (size_t i = 0; i < words; i++) w[i] = i;
+        cr_stream h = cr_stream_open(1, 0, NULL, 0, 0);
+        cr_stream_write(h, w, words);
+        cr_stream_close(h);
+        free(w);
+    } else if (cr_rank() == 1) {
+        cr_stream h = cr_stream_accept(0, 0, depth);
+        size_t got = 0;
+        uint64_t buf[BLOCK];
+        for (;;) {
+            size_t n;
+            if (by_word) {
+                n = (size_t)cr_stream_recv(h, buf);
+            } else {
+                n = cr_stream_read(h, buf, BLOCK);
+            }
+            if (!n) break;
+            for (size_t i = 0; i < n; i++)
+                if (buf[i] != got + i) {
+                    fprintf(stderr, "stream: word %zu is %llu\n", got + i,
+                            (unsigned long long)buf[i]);
+                    rc = 1;
+                }
+            got += n;
+        }
+        double us = (cr_time() - t0) * 1e6;
+        cr_stream_close(h);
+        if (got != words) {
+            fprintf(stderr, "stream: %zu words of %zu came\n", got, words);
+            rc = 1;
+        }
+        printf("stream %zu %d %.3f %.3f\n", words, depth, us, (double)words * 8 / us);
+    }
+    cr_stream_finalize();
+    return rc;
+}
