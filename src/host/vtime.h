@@ -56,9 +56,10 @@ enum cr_vt_state {
 typedef struct cr_vt_head {
     uint64_t magic;
     uint32_t nranks;
-    uint32_t hw_bcast; /* the model has a hardware broadcast (cr_vt_group_begin) */
-    uint32_t chains;   /* the model carries a chain's messages as one (cr_vt_chain_open) */
-    uint32_t pad_chains;
+    uint32_t hw_bcast;   /* the model has a hardware broadcast (cr_vt_group_begin) */
+    uint32_t chains;     /* the model carries a chain's messages as one (cr_vt_chain_open) */
+    uint32_t hw_answers; /* the one-sided class's answers are the network interface's
+                            (cr_vt_hw_answer_next) */
     uint64_t ring_bytes; /* each ring's data */
     uint64_t slot_off, ring_off, total;
     /* the node software models' costs on the sending rank's clock, by class */
@@ -133,6 +134,9 @@ typedef struct cr_vt_ring {
 } cr_vt_ring;
 
 enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
+/* A message's flags: it ends its chain (cr_vt_chain_open); it is a hardware answer
+ * (cr_vt_hw_answer_next), free for the processors at both ends. */
+enum { CR_VT_REC_F_CHAIN_END = 1, CR_VT_REC_F_HW = 2 };
 
 /* A message's part in a hardware broadcast (cr_vt_group_begin): its group
  * (id > 0, the root's count), the range it goes to, and its place among the
@@ -164,8 +168,11 @@ typedef struct cr_vt_rec {
     uint64_t total;        /* the whole payload */
     unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
     cr_vt_bcast bc;        /* out ring: its part in a hardware broadcast */
-    uint32_t chain;        /* out ring: the sender's chain it continues (0: none) ... */
-    uint32_t chain_end;    /* ... and whether it ends it (cr_vt_chain_open) */
+    uint32_t chain;        /* out ring: the sender's chain it continues (0: none) */
+    uint32_t flags;        /* out ring: CR_VT_REC_F_* ... */
+    uint32_t ctl;          /* ... and the bytes of its payload that are a hardware
+                              transaction's header, not data (cr_vt_hw_next) */
+    uint32_t pad_ctl;
     unsigned char data[];
 } cr_vt_rec;
 
@@ -278,7 +285,12 @@ typedef struct cr_vt {
     struct cr_vt_chain *chains; /* open chains (cr_vt_chain_open), nchains of them */
     int nchains, capchains;
     uint32_t chain_ids; /* chains opened so far */
-    struct {            /* the answer to a broadcast's message, about to be sent */
+    struct {            /* a hardware transaction about to be sent (cr_vt_hw_next) */
+        bool on, answer;
+        int peer;
+        uint32_t ctl;
+    } hw;
+    struct { /* the answer to a broadcast's message, about to be sent */
         bool on;
         int root;
         cr_vt_bcast bc;
@@ -322,6 +334,17 @@ void cr_vt_group_end(cr_vt *v);
  * (cr_vt_answer_mark). */
 void cr_vt_answer_next(cr_vt *v, int root, uint32_t id, int lo, int hi);
 void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc);
+/* Where the model's one-sided operations are the network interface's (hd->hw_answers: the
+ * CS-2's Elan, which moves the data of a put or a get by DMA, sets the remote event and
+ * acknowledges without the node's processor): the next message of class
+ * CR_VT_CLASS_ONESIDED to peer is a transaction of it, whose first ctl bytes are the
+ * transaction's header (remote address, length, event), which the model does not time as
+ * data; an answer (the Elan acknowledging a DMA, or serving a read) moreover costs the
+ * processors at both ends nothing, and still enters the network no earlier than the clock
+ * plus the class's send overhead (the simulator's lookahead). The sim transport asks
+ * (cr_vt_hw_mark: false when the message is no such transaction). */
+void cr_vt_hw_next(cr_vt *v, int peer, uint32_t ctl, bool answer);
+bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, uint32_t *ctl, bool *answer);
 /* For the sim transport: a message of class cls to peer that costs `cost`:
  * when it belongs to the open group, its stamp and the record's group fields
  * (rec), and true; else false (send it as any other). */

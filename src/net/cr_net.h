@@ -115,6 +115,9 @@ typedef struct cr_swmodel {
     cr_time ctl_ps;         /* OS cost of handling a control message at each end */
     uint32_t ctl_bytes;     /* wire size of proxy / request */
     uint32_t node_type;     /* sp2: 0 thin, 1 fat */
+    bool hw_answer;         /* one-sided (courier run --sim's rma=): the network interface answers a
+                               put or a get in hardware (the CS-2's Elan DMA), at no cost to the
+                               target's processor */
 } cr_swmodel;
 
 typedef struct cr_net cr_net;

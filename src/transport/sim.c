@@ -26,6 +26,9 @@
  *    which is the simulator's lookahead;
  *  - a message is one-sided traffic (class CR_VT_CLASS_ONESIDED) when its
  *    context is env.onesided_ctx, and then costs the one-sided model's;
+ *  - a hardware transaction (cr_vt_hw_mark: the CS-2's Elan) says how much of
+ *    it is the transaction's header; an answer is stamped as any message of
+ *    its class but costs the rank's clock nothing;
  *  - a message of an open chain (cr_vt_chain_open: a stream's hop) carries
  *    the chain's id, and the empty one that ends it says so.
  * Sends to itself never come here (the self transport serves them). */
@@ -188,6 +191,9 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     cr_vt_bcast bc = {0};
     int64_t t;
     bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &bc);
+    uint32_t ctl = 0;
+    bool hw = false; /* a hardware answer: free for this rank */
+    if (!grouped && cr_vt_hw_mark(vt, cls, peer, &ctl, &hw) && ctl > len) ctl = (uint32_t)len;
     if (!grouped) {
         cr_vt_answer_mark(vt, cls, peer, &bc);
         t = cr_vt_now(vt) + cost;
@@ -211,13 +217,14 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         r->total = len;
         r->bc = bc;
         r->chain = chain;
-        r->chain_end = chain_end;
+        r->flags = (chain_end ? CR_VT_REC_F_CHAIN_END : 0) | (hw ? CR_VT_REC_F_HW : 0);
+        r->ctl = ctl;
         memcpy(r->hdr, h, sizeof *h);
         if (part) memcpy(r->data, p + off, part);
         cr_vt_ring_put(s->out, r);
         off += part;
     } while (off < len);
-    if (!grouped) cr_vt_spend(vt, cost, &vt->me->acct.send);
+    if (!grouped && !hw) cr_vt_spend(vt, cost, &vt->me->acct.send);
     vt->me->acct.sent_msgs++;
     vt->me->acct.sent_bytes += len;
     cr_vt_ring_sim(vt);
