@@ -1,12 +1,13 @@
 /* A stream's bandwidth (courier/streams.h; seed 002, iWarp's logical channels), for the
- * simulated mode's checks (tests/sim/CMakeLists.txt): rank 0 opens a stream to rank 1 and
- * writes WORDS words into it, rank 1 accepts it with queue depth DEPTH (0: the default) and
+ * simulated mode's checks (tests/sim/CMakeLists.txt): rank 0 opens a stream to the last rank
+ * (directly, or with VIA a pathway through the ranks between) and writes WORDS words into
+ * it, the last rank accepts it with queue depth DEPTH (0: the default) and
  * takes them one by one (MODE word) or in reads of 4096 (MODE block) until end-of-stream,
  * and prints the time from the start (after cr_stream_init's barrier) to the end-of-stream
  * and the words' bandwidth (8 bytes a word):
  *   stream WORDS DEPTH US MB/s
  * Invariant: rank 1 checks every word (word i is i), and fails if one is wrong or missing.
- *   courier run --sim iwarp,cpu=0 -n 2 sim_stream [WORDS [DEPTH [word|block]]] */
+ *   courier run --sim iwarp,cpu=0 -n N sim_stream [WORDS [DEPTH [word|block [via]]]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,11 @@ int main(int argc, char **argv)
     size_t words = argc > 1 ? strtoull(argv[1], NULL, 10) : 65536;
     int depth = argc > 2 ? atoi(argv[2]) : 0;
     int by_word = argc > 3 ? strcmp(argv[3], "block") != 0 : 1;
+    int via = argc > 4 && !strcmp(argv[4], "via"), last = cr_size() - 1;
+    int route[CR_STREAM_MAX_VIA];
+    int nvia = via ? last - 1 : 0;
+    if (nvia > CR_STREAM_MAX_VIA) nvia = CR_STREAM_MAX_VIA;
+    for (int i = 0; i < nvia; i++) route[i] = i + 1;
     cr_stream_init();
     double t0 = cr_time();
     int rc = 0;
@@ -27,11 +33,11 @@ int main(int argc, char **argv)
         uint64_t *w = malloc(words * sizeof *w);
         if (!w) return 1;
         for (size_t i = 0; i < words; i++) w[i] = i;
-        cr_stream h = cr_stream_open(1, 0, NULL, 0, 0);
+        cr_stream h = cr_stream_open(last, 0, route, nvia, 0);
         cr_stream_write(h, w, words);
         cr_stream_close(h);
         free(w);
-    } else if (cr_rank() == 1) {
+    } else if (cr_rank() == last) {
         cr_stream h = cr_stream_accept(0, 0, depth);
         size_t got = 0;
         uint64_t buf[BLOCK];
