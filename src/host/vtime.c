@@ -421,17 +421,19 @@ void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc)
     *bc = v->answer.bc;
 }
 
-void cr_vt_hw_next(cr_vt *v, int peer, uint32_t ctl, bool answer)
+void cr_vt_hw_next(cr_vt *v, int peer, size_t len, uint32_t ctl, bool answer)
 {
+    v->hw.len = len;
     v->hw.on = v->hd->hw_answers != 0;
     v->hw.answer = answer;
     v->hw.peer = peer;
     v->hw.ctl = ctl;
 }
 
-bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, uint32_t *ctl, bool *answer)
+bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, size_t len, uint32_t *ctl, bool *answer)
 {
-    if (!v->hw.on || cls != CR_VT_CLASS_ONESIDED || peer != v->hw.peer) return false;
+    if (!v->hw.on || cls != CR_VT_CLASS_ONESIDED || peer != v->hw.peer || len != v->hw.len)
+        return false;
     v->hw.on = false;
     *ctl = v->hw.ctl;
     *answer = v->hw.answer;

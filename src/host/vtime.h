@@ -289,6 +289,7 @@ typedef struct cr_vt {
         bool on, answer;
         int peer;
         uint32_t ctl;
+        size_t len;
     } hw;
     struct { /* the answer to a broadcast's message, about to be sent */
         bool on;
@@ -342,9 +343,11 @@ void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc);
  * data; an answer (the Elan acknowledging a DMA, or serving a read) moreover costs the
  * processors at both ends nothing, and still enters the network no earlier than the clock
  * plus the class's send overhead (the simulator's lookahead). The sim transport asks
- * (cr_vt_hw_mark: false when the message is no such transaction). */
-void cr_vt_hw_next(cr_vt *v, int peer, uint32_t ctl, bool answer);
-bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, uint32_t *ctl, bool *answer);
+ * (cr_vt_hw_mark: false when the message is no such transaction). The mark names the
+ * message's length too, so that an earlier message the engine held for peer does not take
+ * it. */
+void cr_vt_hw_next(cr_vt *v, int peer, size_t len, uint32_t ctl, bool answer);
+bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, size_t len, uint32_t *ctl, bool *answer);
 /* For the sim transport: a message of class cls to peer that costs `cost`:
  * when it belongs to the open group, its stamp and the record's group fields
  * (rec), and true; else false (send it as any other). */

@@ -193,7 +193,7 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &bc);
     uint32_t ctl = 0;
     bool hw = false; /* a hardware answer: free for this rank */
-    if (!grouped && cr_vt_hw_mark(vt, cls, peer, &ctl, &hw) && ctl > len) ctl = (uint32_t)len;
+    if (!grouped && cr_vt_hw_mark(vt, cls, peer, len, &ctl, &hw) && ctl > len) ctl = (uint32_t)len;
     if (!grouped) {
         cr_vt_answer_mark(vt, cls, peer, &bc);
         t = cr_vt_now(vt) + cost;
