@@ -310,7 +310,7 @@ static size_t most_words(const cr_job *job, const st_stream *s)
 {
     size_t most = job->eager[s->peer] / 8;
     if (most > CHUNK) most = CHUNK;
-    if (s->window / 2 && most > s->window / 2 && sim_streams(job)) most = s->window / 2;
+    if (sim_streams(job) && s->window / 2 && most > s->window / 2) most = s->window / 2;
     return most ? most : 1;
 }
 
