@@ -44,7 +44,9 @@
  * is ejected; the one marked CR_MSG_CHAIN_END adds the end marker, which releases the channels.
  * An open chain whose words have all passed keeps its channels, idle (not eligible). A chain
  * bursts only through its last message's words, and an open one turns back into words when
- * the burst's last word has come (burst_undo: a burst keeps no queues or credits).
+ * the burst's last word has come (burst_undo: a burst keeps no queues or credits). A chain
+ * whose route has no reservation channel free when its next message comes is not set up:
+ * that message goes as any other (res_free).
  *
  * Invariants: queue occupancy <= 8; a message's memory is freed only when it is delivered and
  * none of its events is pending (refs == 0); a bursting message's buses hold only its own
@@ -625,6 +627,19 @@ static int chain_more(iwarp *w, cr_msg *m)
     return 1;
 }
 
+/* Has every hop of im's route a logical channel of the reservation pool free now? A chain
+ * that would wait for one (the program keeps more streams open out of a cell in one
+ * direction than the pool has channels, and may wait for the words of the one that waits
+ * before it closes another) is carried as messages of their own, on the open pool, as long
+ * as none is free when its next message comes: its words then never wait for a stream to
+ * close, as a real run's do not. */
+static int res_free(const iwarp *w, const iw_msg *im)
+{
+    for (int h = 0; h < im->H; h++)
+        if (w->lc_free[im->cells[h] * 4 + im->dirs[h]][1] <= 0) return 0;
+    return 1;
+}
+
 static void iw_wire(cr_net *net, cr_msg *m)
 {
     iwarp *w = net->mach;
@@ -640,7 +655,7 @@ static void iw_wire(cr_net *net, cr_msg *m)
     w->msgs++;
     if (w->burst) burst_undo(w, w->burst); /* it is no longer alone */
     w->active++;
-    if (m->chain) { /* a stream's first message sets up its pathway, which stays */
+    if (m->chain && res_free(w, im)) { /* a stream's first message sets up its pathway */
         im->chain = m->chain;
         im->open = 1;
         im->pool = 1;

@@ -7,6 +7,11 @@
  * and the words' bandwidth (8 bytes a word):
  *   stream WORDS DEPTH US MB/s
  * Invariant: rank 1 checks every word (word i is i), and fails if one is wrong or missing.
+ * MODE three: rank 0 opens three streams to rank 1 (channels 0, 1, 2), writes 64 words into
+ * the first two and leaves them open, then writes WORDS words into the third and closes it;
+ * rank 1 reads the third to its end first, then the other two (more streams out of one cell
+ * in one direction than iWarp's reservation pool has channels: the third must not wait for
+ * the others to close). Prints "three WORDS ok".
  *   courier run --sim iwarp,cpu=0 -n N sim_stream [WORDS [DEPTH [word|block [via]]]] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,46 @@
 #include <courier/courier.h>
 
 #define BLOCK 4096
+
+static int check(cr_stream h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        if (cr_stream_recv(h, &w) != 1 || w != i) {
+            fprintf(stderr, "stream: word %zu of %zu is wrong or missing\n", i, n);
+            return 1;
+        }
+    }
+    uint64_t w;
+    return cr_stream_recv(h, &w) != 0; /* end-of-stream */
+}
+
+static int three(size_t words)
+{
+    size_t n[3] = {64, 64, words};
+    int rc = 0;
+    if (cr_rank() == 0) {
+        uint64_t *w = malloc((words > 64 ? words : 64) * sizeof *w);
+        if (!w) return 1;
+        for (size_t i = 0; i < (words > 64 ? words : 64); i++) w[i] = i;
+        cr_stream h[3];
+        for (int c = 0; c < 3; c++) h[c] = cr_stream_open(1, c, NULL, 0, 0);
+        for (int c = 0; c < 3; c++) cr_stream_write(h[c], w, n[c]);
+        cr_stream_close(h[2]);
+        cr_stream_close(h[0]);
+        cr_stream_close(h[1]);
+        free(w);
+    } else if (cr_rank() == 1) {
+        cr_stream h[3];
+        for (int c = 0; c < 3; c++) h[c] = cr_stream_accept(0, c, 0);
+        rc |= check(h[2], n[2]);
+        rc |= check(h[0], n[0]);
+        rc |= check(h[1], n[1]);
+        for (int c = 0; c < 3; c++) cr_stream_close(h[c]);
+        if (!rc) printf("three %zu ok\n", words);
+    }
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -27,6 +72,11 @@ int main(int argc, char **argv)
     if (nvia > CR_STREAM_MAX_VIA) nvia = CR_STREAM_MAX_VIA;
     for (int i = 0; i < nvia; i++) route[i] = i + 1;
     cr_stream_init();
+    if (argc > 3 && !strcmp(argv[3], "three")) {
+        int rc = three(words);
+        cr_stream_finalize();
+        return rc;
+    }
     double t0 = cr_time();
     int rc = 0;
     if (cr_rank() == 0) {
