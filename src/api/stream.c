@@ -79,6 +79,7 @@ typedef struct st_stream {
     int ch;
     /* origin */
     uint64_t credits;
+    uint64_t window; /* --sim (sim_streams): the destination's first grant, its depth */
     cr_req *cred_rq;
     st_credit cred;
     /* destination */
@@ -230,6 +231,23 @@ static int32_t new_link(cr_job *job)
     return t->next_link++;
 }
 
+/* Under --sim, on a machine whose streams are hardware (iWarp, seed 002): true. There a
+ * stream's words flow on its pathway as they come, with no header of their own once it is
+ * set up, and the word-level flow control keeps the channel busy while the receiver takes
+ * them; so a hop's data messages to `to` (tag), up to the end-of-stream, are one message of
+ * the model that stays open between them (sim_chain, cr_vt_chain_open), and an origin sends
+ * at most half its window in one (sim_most), so that the grant of one half comes back while
+ * the other half flows, as the hardware's dequeue signals do word by word. */
+static bool sim_streams(const cr_job *job)
+{
+    return job->vt.base && job->vt.hd->chains;
+}
+
+static void sim_chain(cr_job *job, int to, int32_t tag)
+{
+    if (sim_streams(job)) cr_vt_chain_open(&job->vt, to, CR_CTX_STREAM, tag);
+}
+
 /* Send a small message without waiting: at once, or a copy the engine queues
  * (in order behind what it holds for dst). With lane, in dst's lane (a
  * reserved stream's messages but its header). */
@@ -273,6 +291,7 @@ static void got_eof(cr_job *job, st_stream *s)
 static bool absorb(cr_job *job, st_stream *s)
 {
     while (s->cred_rq->done) {
+        if (!s->window) s->window = s->cred.words;
         s->credits += s->cred.words;
         cr_req_release(job, s->cred_rq);
         cr_sel cs = {.src = s->far,
@@ -285,11 +304,13 @@ static bool absorb(cr_job *job, st_stream *s)
 }
 
 /* The most words one data message of s carries: CHUNK, or fewer where the
- * engine's eager size to the next hop is smaller. */
+ * engine's eager size to the next hop is smaller (or, sim_streams, half the
+ * window). */
 static size_t most_words(const cr_job *job, const st_stream *s)
 {
     size_t most = job->eager[s->peer] / 8;
     if (most > CHUNK) most = CHUNK;
+    if (sim_streams(job) && s->window / 2 && most > s->window / 2) most = s->window / 2;
     return most ? most : 1;
 }
 
@@ -320,6 +341,7 @@ static void take_header(cr_job *job, cr_streams *t, int prev)
     l->out = h->route[1];
     l->out_tag = new_link(job);
     l->reserved = h->flags & CR_STREAM_RESERVED;
+    sim_chain(job, l->out, l->out_tag);
     cr_sel ls = {.src = prev, .ctx = CR_CTX_STREAM, .tag_mode = CR_TAG_EXACT, .tag = l->in_tag};
     l->rq = cr_irecv(job, "stream service", &ls, l->buf, sizeof l->buf);
     /* reserved links first in the list */
@@ -605,6 +627,7 @@ cr_stream cr_stream_open(int dst, int ch, const int *via, int nvia, int flags)
     s->peer = nvia ? via[0] : dst;
     s->tag = new_link(job);
     s->reserved = flags & CR_STREAM_RESERVED;
+    sim_chain(job, s->peer, s->tag);
     cr_sel cs = {
         .src = dst, .ctx = CR_CTX_STREAM, .tag_mode = CR_TAG_EXACT, .tag = TAG_CREDIT | s->id};
     s->cred_rq = cr_irecv(job, op, &cs, &s->cred, sizeof s->cred);
@@ -690,7 +713,6 @@ static size_t send_words(cr_job *job, const char *op, st_stream *s, const uint64
                          bool block)
 {
     size_t sent = 0;
-    size_t most = most_words(job, s);
     while (sent < n) {
         if (!absorb(job, s)) {
             if (!block) {
@@ -703,7 +725,7 @@ static size_t send_words(cr_job *job, const char *op, st_stream *s, const uint64
         }
         size_t k = n - sent;
         if (k > s->credits) k = s->credits;
-        if (k > most) k = most;
+        if (k > most_words(job, s)) k = most_words(job, s);
         if (block)
             send_msg(job, op, s, w + sent, k * 8);
         else

@@ -278,6 +278,19 @@ static void reply(cr_job *job, cr_rma *m, int origin, int32_t ticket, const void
     reply_own(job, m, origin, ticket, p, len, ev, NULL);
 }
 
+/* Under --sim where the network interface does puts and gets itself (the CS-2's Elan:
+ * cr_vt_hw_next): the request about to be sent to peer is its transaction, the rma_msg its
+ * header; the answer about to be sent costs this rank's processor nothing. */
+static void hw_request(cr_job *job, int peer, size_t len)
+{
+    if (job->vt.base) cr_vt_hw_next(&job->vt, peer, len, sizeof(rma_msg), false);
+}
+
+static void hw_answer(cr_job *job, int origin, size_t len)
+{
+    if (job->vt.base) cr_vt_hw_next(&job->vt, origin, len, 0, true);
+}
+
 /* The answer about to be sent to origin is for a put of its hardware
  * broadcast (a, b from the request): tell the simulator, so that the model
  * combines it with the other targets' answers. A range that does not hold
@@ -399,6 +412,7 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
                      origin, got - sizeof q, (unsigned long long)q.len);
         memcpy(p, msg + sizeof q, q.len);
         if (q.flags & RQ_F_BCAST) answer_bcast(job, origin, q.a, q.b);
+        hw_answer(job, origin, 0);
         reply(job, m, origin, q.ticket, NULL, 0, q.ev);
         break;
     case RQ_PUT_LARGE: {
@@ -418,6 +432,7 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
         break;
     }
     case RQ_GET:
+        hw_answer(job, origin, q.len);
         reply(job, m, origin, q.ticket, p, q.len, q.ev);
         break;
     case RQ_CALL: {
@@ -509,6 +524,7 @@ static int service_hook(cr_job *job, bool *pending)
             serve_vec(job, m, o);
         else if (o->ack) {
             if (o->bc_b) answer_bcast(job, o->peer, o->bc_a, o->bc_b);
+            hw_answer(job, o->peer, 0);
             reply(job, m, o->peer, (int32_t)o->old, NULL, 0, o->ev);
         } else
             event_bump(job, o->ev);
@@ -631,6 +647,7 @@ static void event_direct(cr_job *job, const char *call, const cr_rtarget *ev)
         return;
     }
     rma_msg q = {.op = RQ_AMO_NOREPLY, .amo = CR_AMO_ADD, .addr = ev->addr, .a = 1};
+    hw_request(job, ev->peer, sizeof q); /* the Elan's remote event */
     cr_send(job, call, ev->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
 }
 
@@ -755,8 +772,10 @@ uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const vo
         char buf[sizeof q + RMA_INLINE];
         memcpy(buf, &q, sizeof q);
         memcpy(buf + sizeof q, src, len);
+        hw_request(job, t->peer, sizeof q + len);
         cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
     } else {
+        hw_request(job, t->peer, sizeof q);
         cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
         data = cr_isend(job, call, t->peer, CR_CTX_RMA, -tag, src, len);
     }
@@ -778,6 +797,7 @@ uint64_t cr_rma_get(cr_job *job, const char *call, const cr_rtarget *t, void *ds
                  .ev = ev_here ? opt->ev->addr : 0};
     cr_sel s = {.src = t->peer, .ctx = CR_CTX_RMA, .tag_mode = CR_TAG_EXACT, .tag = tag};
     cr_req *r = cr_irecv(job, call, &s, dst, len);
+    hw_request(job, t->peer, sizeof q);
     cr_send(job, call, t->peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
     return service_started(job, call, t, opt, track(job, m, t->peer, r, NULL, NULL, opt, ticket));
 }

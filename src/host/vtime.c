@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -279,6 +280,9 @@ int cr_vt_attach(cr_vt *v, int fd, int rank, int size)
 void cr_vt_detach(cr_vt *v)
 {
     if (!v->base) return;
+    free(v->chains);
+    v->chains = NULL;
+    v->nchains = v->capchains = 0;
     cr_ctx_unmap(v->base, v->len);
     v->base = NULL;
 }
@@ -415,6 +419,53 @@ void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc)
     if (!v->answer.on || cls != CR_VT_CLASS_ONESIDED || peer != v->answer.root) return;
     v->answer.on = false;
     *bc = v->answer.bc;
+}
+
+void cr_vt_hw_next(cr_vt *v, int peer, size_t len, uint32_t ctl, bool answer)
+{
+    v->hw.len = len;
+    v->hw.on = v->hd->hw_answers != 0;
+    v->hw.answer = answer;
+    v->hw.peer = peer;
+    v->hw.ctl = ctl;
+}
+
+bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, size_t len, uint32_t *ctl, bool *answer)
+{
+    if (!v->hw.on || cls != CR_VT_CLASS_ONESIDED || peer != v->hw.peer || len != v->hw.len)
+        return false;
+    v->hw.on = false;
+    *ctl = v->hw.ctl;
+    *answer = v->hw.answer;
+    return true;
+}
+
+void cr_vt_chain_open(cr_vt *v, int peer, int ctx, int32_t tag)
+{
+    if (v->nchains == v->capchains) {
+        int cap = v->capchains ? 2 * v->capchains : 8;
+        cr_vt_chain *a = realloc(v->chains, (size_t)cap * sizeof *a);
+        if (!a) abort(); /* out of memory for a few bytes */
+        v->chains = a;
+        v->capchains = cap;
+    }
+    v->chains[v->nchains++] = (cr_vt_chain){peer, ctx, tag, ++v->chain_ids};
+}
+
+uint32_t cr_vt_chain_mark(cr_vt *v, int peer, int ctx, int32_t tag, size_t len, uint32_t *end)
+{
+    *end = 0;
+    for (int i = 0; i < v->nchains; i++) {
+        cr_vt_chain *c = &v->chains[i];
+        if (c->peer != peer || c->ctx != ctx || c->tag != tag) continue;
+        uint32_t id = c->id;
+        if (!len) { /* the empty message ends it */
+            *end = 1;
+            *c = v->chains[--v->nchains];
+        }
+        return id;
+    }
+    return 0;
 }
 
 void cr_vt_pause(cr_vt *v)

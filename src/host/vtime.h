@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_VT_MAGIC 0x34746d6973727563ULL /* "cursimt4": changes with the layout */
+#define CR_VT_MAGIC 0x35746d6973727563ULL /* "cursimt5": changes with the layout */
 
 typedef int64_t cr_vt_time; /* picoseconds */
 #define CR_VT_NEVER INT64_MAX
@@ -57,6 +57,9 @@ typedef struct cr_vt_head {
     uint64_t magic;
     uint32_t nranks;
     uint32_t hw_bcast;   /* the model has a hardware broadcast (cr_vt_group_begin) */
+    uint32_t chains;     /* the model carries a chain's messages as one (cr_vt_chain_open) */
+    uint32_t hw_answers; /* the one-sided class's answers are the network interface's
+                            (cr_vt_hw_answer_next) */
     uint64_t ring_bytes; /* each ring's data */
     uint64_t slot_off, ring_off, total;
     /* the node software models' costs on the sending rank's clock, by class */
@@ -131,6 +134,9 @@ typedef struct cr_vt_ring {
 } cr_vt_ring;
 
 enum { CR_VT_REC_PAD = 0, CR_VT_REC_MSG = 1, CR_VT_REC_MORE = 2 };
+/* A message's flags: it ends its chain (cr_vt_chain_open); it is a hardware answer
+ * (cr_vt_hw_answer_next), free for the processors at both ends. */
+enum { CR_VT_REC_F_CHAIN_END = 1, CR_VT_REC_F_HW = 2 };
 
 /* A message's part in a hardware broadcast (cr_vt_group_begin): its group
  * (id > 0, the root's count), the range it goes to, and its place among the
@@ -162,6 +168,11 @@ typedef struct cr_vt_rec {
     uint64_t total;        /* the whole payload */
     unsigned char hdr[40]; /* the transport header (cr_hdr), opaque here */
     cr_vt_bcast bc;        /* out ring: its part in a hardware broadcast */
+    uint32_t chain;        /* out ring: the sender's chain it continues (0: none) */
+    uint32_t flags;        /* out ring: CR_VT_REC_F_* ... */
+    uint32_t ctl;          /* ... and the bytes of its payload that are a hardware
+                              transaction's header, not data (cr_vt_hw_next) */
+    uint32_t pad_ctl;
     unsigned char data[];
 } cr_vt_rec;
 
@@ -270,8 +281,17 @@ typedef struct cr_vt {
     void (*drain)(void *arg);
     int64_t (*next_arrival)(void *arg, int64_t from);
     void *drain_arg;
-    cr_vt_group grp; /* a hardware broadcast being sent */
-    struct {         /* the answer to a broadcast's message, about to be sent */
+    cr_vt_group grp;            /* a hardware broadcast being sent */
+    struct cr_vt_chain *chains; /* open chains (cr_vt_chain_open), nchains of them */
+    int nchains, capchains;
+    uint32_t chain_ids; /* chains opened so far */
+    struct {            /* a hardware transaction about to be sent (cr_vt_hw_next) */
+        bool on, answer;
+        int peer;
+        uint32_t ctl;
+        size_t len;
+    } hw;
+    struct { /* the answer to a broadcast's message, about to be sent */
         bool on;
         int root;
         cr_vt_bcast bc;
@@ -315,10 +335,38 @@ void cr_vt_group_end(cr_vt *v);
  * (cr_vt_answer_mark). */
 void cr_vt_answer_next(cr_vt *v, int root, uint32_t id, int lo, int hi);
 void cr_vt_answer_mark(cr_vt *v, int cls, int peer, cr_vt_bcast *bc);
+/* Where the model's one-sided operations are the network interface's (hd->hw_answers: the
+ * CS-2's Elan, which moves the data of a put or a get by DMA, sets the remote event and
+ * acknowledges without the node's processor): the next message of class
+ * CR_VT_CLASS_ONESIDED to peer is a transaction of it, whose first ctl bytes are the
+ * transaction's header (remote address, length, event), which the model does not time as
+ * data; an answer (the Elan acknowledging a DMA, or serving a read) moreover costs the
+ * processors at both ends nothing, and still enters the network no earlier than the clock
+ * plus the class's send overhead (the simulator's lookahead). The sim transport asks
+ * (cr_vt_hw_mark: false when the message is no such transaction). The mark names the
+ * message's length too, so that an earlier message the engine held for peer does not take
+ * it. */
+void cr_vt_hw_next(cr_vt *v, int peer, size_t len, uint32_t ctl, bool answer);
+bool cr_vt_hw_mark(cr_vt *v, int cls, int peer, size_t len, uint32_t *ctl, bool *answer);
 /* For the sim transport: a message of class cls to peer that costs `cost`:
  * when it belongs to the open group, its stamp and the record's group fields
  * (rec), and true; else false (send it as any other). */
 bool cr_vt_group_stamp(cr_vt *v, int cls, int peer, int64_t cost, int64_t *t, cr_vt_bcast *bc);
+/* A chain: the messages this rank sends to peer on context ctx with tag tag,
+ * from now up to and including the first empty one, are one message of the
+ * model that stays open between them (a stream's words over one hop: iWarp's
+ * pathway, seed 002, which carries them with no header of their own and
+ * closes with the end marker). The stream layer opens one per hop it sends
+ * on; the sim transport marks the chain's messages (cr_vt_chain_mark: the
+ * chain's id, or 0 for a message of none, and *end for the empty one, which
+ * closes it). Models without such channels carry them as any messages. */
+typedef struct cr_vt_chain {
+    int peer, ctx;
+    int32_t tag;
+    uint32_t id;
+} cr_vt_chain;
+void cr_vt_chain_open(cr_vt *v, int peer, int ctx, int32_t tag);
+uint32_t cr_vt_chain_mark(cr_vt *v, int peer, int ctx, int32_t tag, size_t len, uint32_t *end);
 /* Add dt of the modelled node's own time (a send's overhead). */
 void cr_vt_spend(cr_vt *v, int64_t dt, int64_t *account);
 /* Leave compute uncounted from here (the library's own CPU time). */

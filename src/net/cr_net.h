@@ -115,6 +115,9 @@ typedef struct cr_swmodel {
     cr_time ctl_ps;         /* OS cost of handling a control message at each end */
     uint32_t ctl_bytes;     /* wire size of proxy / request */
     uint32_t node_type;     /* sp2: 0 thin, 1 fat */
+    bool hw_answer;         /* one-sided (courier run --sim's rma=): the network interface answers a
+                               put or a get in hardware (the CS-2's Elan DMA), at no cost to the
+                               target's processor */
 } cr_swmodel;
 
 typedef struct cr_net cr_net;
@@ -139,6 +142,7 @@ typedef struct cr_machine {
     const char *sim_rma; /* one-sided traffic's by default, when sim_sw is not "hw" (NULL: the
                             job's model; the CS-2's Elan DMA beside its library) */
     double cpu;          /* compute: rough ratio of a 2020s x86 core's speed to the node's */
+    bool chains;         /* carries a chain's messages as one (cr_msg.chain: iWarp's pathways) */
     /* the machine for n ranks (NULL: nodes = n, at least 2) */
     void (*sim_shape)(cr_net_config *c, int nranks);
     /* its own keys: their names for messages ("tokens"), what they are ("is the sp2's flow
@@ -192,11 +196,18 @@ struct cr_msg {
     int32_t wfrom, wto; /* the current wire trip */
     uint64_t wbytes;
     int64_t mstate[4]; /* machine-private counters for the current trip */
+    uint64_t chain;    /* 0, or the chain it continues: one key per (source, chain) */
     struct cr_msg *next;
 };
 
 #define CR_MSG_BACKGROUND 1 /* traffic marks messages that are not part of a hot spot */
 #define CR_MSG_ENDS_PAID 2  /* cr_net_send_wired: the end points' CPU costs are the caller's */
+/* Chains: the messages of one chain (cr_msg.chain, from one source to one destination) are
+ * one message of a model that has such channels (iWarp: a stream's words on its pathway, seed
+ * 002), which stays open between them and is carried with no header of its own after the
+ * first; the one marked CR_MSG_CHAIN_END closes it (its end marker). Other models carry them
+ * as messages of their own. */
+#define CR_MSG_CHAIN_END 4
 
 /* Create a machine. On error returns NULL and writes a one-line reason into err. */
 cr_net *cr_net_new(const cr_net_config *cfg, char *err, size_t errlen);
@@ -225,6 +236,8 @@ cr_time cr_net_recv_cost(const cr_swmodel *sw, uint64_t bytes);
  * the machine has none (cr_net_has_hw_broadcast says beforehand), else the nodes it will reach.
  * `arrive` runs for every node reached. */
 bool cr_net_has_hw_broadcast(const cr_net *net);
+/* Does the model carry a chain's messages as one (cr_msg.chain)? */
+bool cr_net_has_chains(const cr_net *net);
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
                         void (*arrive)(cr_net *, int node, cr_time t, void *), void *ctx);
 

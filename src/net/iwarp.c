@@ -38,6 +38,16 @@
  * crosses a period earlier or later (docs/sim.md: in 46 of 192 mixed runs, the slowest
  * message's latency by up to 83 ns). COURIER_IWARP_WORDS=1 runs word by word throughout.
  *
+ * Chains (cr_msg.chain: a stream's hop under courier run --sim). The first message of a chain
+ * sets up a pathway on the reservation pool as any message's header does; each later one adds
+ * its words to the same channels (no header, no markers) and is delivered when its last word
+ * is ejected; the one marked CR_MSG_CHAIN_END adds the end marker, which releases the channels.
+ * An open chain whose words have all passed keeps its channels, idle (not eligible). A chain
+ * bursts only through its last message's words, and an open one turns back into words when
+ * the burst's last word has come (burst_undo: a burst keeps no queues or credits). A chain
+ * whose route has no reservation channel free when its next message comes is not set up:
+ * that message goes as any other (res_free).
+ *
  * Invariants: queue occupancy <= 8; a message's memory is freed only when it is delivered and
  * none of its events is pending (refs == 0); a bursting message's buses hold only its own
  * channels and are marked busy, so no arbiter runs on them.
@@ -62,6 +72,13 @@ typedef struct iw_seg {
     struct iw_seg *bnext, *bprev;
 } iw_seg;
 
+/* A chain's message not yet delivered: it is when word `end` of the chain has been ejected. */
+typedef struct iw_part {
+    cr_msg *m;
+    int64_t end;
+    struct iw_part *next;
+} iw_part;
+
 typedef struct iw_path {
     int src, dst, held, busy;
     iw_msg *qh, *qt;
@@ -80,6 +97,12 @@ struct iw_msg {
     iw_msg *wnext; /* lc wait queue or pathway queue */
     int wait_hop;
     uint64_t gen; /* events of another generation are stale */
+    /* a chain (cr_msg.chain: a stream's hop): its key, whether it still takes messages (its
+     * end marker is not in yet), its messages not yet delivered, the next open chain */
+    uint64_t chain;
+    int open;
+    iw_part *parts, **parts_tail;
+    iw_msg *cnext;
 };
 
 typedef struct iw_bus {
@@ -98,6 +121,7 @@ struct iwarp {
     int no_bursts;  /* COURIER_IWARP_WORDS=1 */
     int64_t active; /* messages in the network: wired and not yet delivered */
     iw_msg *burst;  /* the message in a burst, if any (it is alone in the network) */
+    iw_msg *chains; /* open chains (their end marker not yet sent) */
 };
 
 static void ev_bus_done(cr_sim *sim, void *obj, uint64_t k);
@@ -123,7 +147,7 @@ static iwarp *IW(iw_msg *im)
 static void at(iw_msg *im, cr_time t, cr_event_fn fn, uint64_t arg)
 {
     im->refs++;
-    cr_sim_at(im->m->net->sim, t, fn, im, arg);
+    cr_sim_at(im->w->net->sim, t, fn, im, arg);
 }
 
 static int eligible(const iw_msg *im, const iw_seg *s)
@@ -218,7 +242,22 @@ static void message_done(iwarp *w, iw_msg *im)
         im->pw->busy = 0;
         path_next(w, im->pw);
     }
-    cr_net_wire_done(w->net, m);
+    if (!im->chain) cr_net_wire_done(w->net, m);
+}
+
+/* A word (or the end marker) reached the destination's computation agent: a message whose
+ * last word it is has arrived (a chain's, each as its last word comes). */
+static void ejected(iwarp *w, iw_msg *im)
+{
+    im->ejected++;
+    while (im->parts && im->parts->end <= im->ejected) {
+        iw_part *p = im->parts;
+        im->parts = p->next;
+        if (!im->parts) im->parts_tail = &im->parts;
+        cr_net_wire_done(w->net, p->m);
+        free(p);
+    }
+    if (!im->open && im->ejected == im->words) message_done(w, im);
 }
 
 static void burst_try(iwarp *w, iw_msg *im);
@@ -230,12 +269,12 @@ static void bus_done(iwarp *w, iw_msg *im, int k)
     int bi = s->bus;
     w->bus[bi].busy = 0;
     if (k == im->last) {
-        if (++im->ejected == im->words) message_done(w, im);
+        ejected(w, im);
     } else {
         im->q[k]++;
         bus_kick(w, im->seg[k + 1].bus);
     }
-    if (s->sent == im->words) { /* the end marker has passed this channel */
+    if (s->sent == im->words && !im->open) { /* the end marker has passed this channel */
         bus_remove(w, s);
         if (k >= 1 && k <= im->H && !im->pw)
             lc_release(w, im->cells[k - 1], im->dirs[k - 1], im->pool);
@@ -320,6 +359,8 @@ static void burst_try(iwarp *w, iw_msg *im)
     if (w->no_bursts || w->burst || w->active != 1 || im->words - im->ejected < BURST_MIN_WORDS ||
         !burst_ready(im))
         return;
+    /* a chain's: only its last message's words (the burst delivers nothing on the way) */
+    if (im->chain && (!im->parts || im->parts->next || im->parts->end != im->words)) return;
     w->burst = im;
     im->gen++; /* the word events pending are stale from here */
     for (int k = 0; k <= im->last; k++) {
@@ -343,6 +384,11 @@ static void ev_tail(cr_sim *sim, void *obj, uint64_t arg)
     im->refs--;
     if (ARG_GEN(arg) == im->gen && (arg & TAIL_START)) {
         at(im, cr_sim_now(sim) + P_WORD, ev_tail, arg & ~(uint64_t)TAIL_START);
+    } else if (ARG_GEN(arg) == im->gen && im->open) {
+        /* a chain that goes on: its buses stay marked busy until its last word has come,
+         * then it is words again (burst_undo rebuilds the counts, queues and credits that a
+         * burst does not keep, and that its next words need) */
+        if (ARG_K(arg) == im->last) burst_undo(w, im);
     } else if (ARG_GEN(arg) == im->gen) {
         int k = ARG_K(arg);
         iw_seg *s = &im->seg[k];
@@ -551,9 +597,53 @@ static iw_path *find_path(iwarp *w, int s, int d)
     return p;
 }
 
+static void chain_add(iw_msg *im, cr_msg *m)
+{
+    iw_part *p = malloc(sizeof(*p));
+    if (!p) abort(); /* out of memory mid-run */
+    int64_t words = (int64_t)((m->wbytes + 3) / 4) + (m->flags & CR_MSG_CHAIN_END ? 1 : 0);
+    im->words += words;
+    im->inject_left += words;
+    *p = (iw_part){m, im->words, NULL};
+    *im->parts_tail = p;
+    im->parts_tail = &p->next;
+    if (m->flags & CR_MSG_CHAIN_END) im->open = 0;
+}
+
+/* The next message of an open chain: its words join the chain's logical channels behind the
+ * ones there (no header, no markers: the stream flows on its pathway), the last one with the
+ * end marker, which dismantles it. True when m had an open chain. */
+static int chain_more(iwarp *w, cr_msg *m)
+{
+    iw_msg **pp = &w->chains;
+    while (*pp && (*pp)->chain != m->chain) pp = &(*pp)->cnext;
+    iw_msg *im = *pp;
+    if (!im) return 0;
+    if (w->burst == im) burst_undo(w, im); /* its words go on one by one from here */
+    chain_add(im, m);
+    if (!im->open) *pp = im->cnext;
+    w->msgs++;
+    if (im->seg[0].est) bus_kick(w, im->seg[0].bus);
+    return 1;
+}
+
+/* Has every hop of im's route a logical channel of the reservation pool free now? A chain
+ * that would wait for one (the program keeps more streams open out of a cell in one
+ * direction than the pool has channels, and may wait for the words of the one that waits
+ * before it closes another) is carried as messages of their own, on the open pool, as long
+ * as none is free when its next message comes: its words then never wait for a stream to
+ * close, as a real run's do not. */
+static int res_free(const iwarp *w, const iw_msg *im)
+{
+    for (int h = 0; h < im->H; h++)
+        if (w->lc_free[im->cells[h] * 4 + im->dirs[h]][1] <= 0) return 0;
+    return 1;
+}
+
 static void iw_wire(cr_net *net, cr_msg *m)
 {
     iwarp *w = net->mach;
+    if (m->chain && chain_more(w, m)) return;
     iw_msg *im = calloc(1, sizeof(*im));
     if (!im) abort(); /* out of memory mid-run */
     im->m = m;
@@ -565,6 +655,20 @@ static void iw_wire(cr_net *net, cr_msg *m)
     w->msgs++;
     if (w->burst) burst_undo(w, w->burst); /* it is no longer alone */
     w->active++;
+    if (m->chain && res_free(w, im)) { /* a stream's first message sets up its pathway */
+        im->chain = m->chain;
+        im->open = 1;
+        im->pool = 1;
+        im->words = im->inject_left = 0;
+        im->parts_tail = &im->parts;
+        chain_add(im, m);
+        if (im->open) {
+            im->cnext = w->chains;
+            w->chains = im;
+        }
+        at(im, cr_sim_now(net->sim), ev_hdr, 0);
+        return;
+    }
     if (!net->cfg.pathways) {
         at(im, cr_sim_now(net->sim), ev_hdr, 0);
         return;
@@ -703,7 +807,8 @@ const cr_machine cr_machine_iwarp = {
     .title = "iWarp, 2-D torus (or mesh) of cells (seed 002)",
     .sim = true,
     .sim_sw = "hw",
-    .cpu = 500, /* 20 MHz iWarp cell */
+    .cpu = 500,     /* 20 MHz iWarp cell */
+    .chains = true, /* a stream's words on its pathway */
     .sim_shape = iwarp_shape,
     .validate = iwarp_validate,
     .init = iw_init,

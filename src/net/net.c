@@ -299,6 +299,11 @@ bool cr_net_has_hw_broadcast(const cr_net *net)
     return net->m->bcast != NULL;
 }
 
+bool cr_net_has_chains(const cr_net *net)
+{
+    return net->m->chains;
+}
+
 int cr_net_hw_broadcast(cr_net *net, int root, int lo, int hi, uint64_t bytes,
                         void (*arrive)(cr_net *, int, cr_time, void *), void *ctx)
 {

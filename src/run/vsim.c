@@ -61,7 +61,11 @@ typedef struct pkt {
     uint64_t seq;   /* order of reading (ties of one rank's sends) */
     uint32_t order; /* its place among the messages from src to dst */
     cr_vt_bcast bc; /* its part in a hardware broadcast (bc.id 0: none) */
-    bool free;      /* its receiver's CPU takes no time for it (a combined answer's) */
+    bool free;      /* its receiver's CPU takes no time for it (a combined answer's, or a
+                       hardware answer) */
+    uint32_t ctl;   /* of len, the bytes of a hardware transaction's header (not timed) */
+    bool chain_end; /* it ends its chain ... */
+    uint32_t chain; /* ... the sender's chain it continues (0: none; cr_vt_chain_open) */
     unsigned char hdr[40];
     uint64_t len, got;
     unsigned char data[];
@@ -544,7 +548,10 @@ static bool drain_out(cr_vsim *s, int r)
             p->cls = rec->cls;
             p->t = rec->t;
             p->bc = rec->bc;
-            p->free = false;
+            p->chain = rec->chain;
+            p->chain_end = rec->flags & CR_VT_REC_F_CHAIN_END;
+            p->free = rec->flags & CR_VT_REC_F_HW; /* the Elan takes it */
+            p->ctl = rec->ctl;
             int end = p->bc.part == CR_VT_GRP_ANSWER ? p->src : p->dst; /* a target */
             if (p->bc.id &&
                 (p->bc.lo < 0 || p->bc.hi >= s->n || p->bc.lo > p->bc.hi || end < p->bc.lo ||
@@ -714,7 +721,8 @@ static void answers_back(cr_net *net, int d, cr_time t, void *ctx)
     while (w->pkts) {
         pkt *p = w->pkts;
         w->pkts = p->next;
-        p->free = w->pkts != NULL; /* the last one delivered costs the root its receive */
+        /* the last one delivered costs the root its receive (unless hardware's) */
+        p->free = p->free || w->pkts != NULL;
         delivered(w->s, p);
     }
     if (--w->left == 0) free(w);
@@ -872,8 +880,12 @@ static void inject(cr_vsim *s, pkt *p)
 {
     p->order = fl_find(s, p->src, p->dst, true)->sent++;
     if (p->bc.id && join_wave(s, p)) return;
-    cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len);
+    cr_msg *m = cr_net_msg(s->net, p->src, p->dst, p->len - (p->ctl < p->len ? p->ctl : p->len));
     m->tag = (uint64_t)(uintptr_t)p;
+    if (p->chain) {
+        m->chain = (uint64_t)p->src << 32 | p->chain;
+        if (p->chain_end) m->flags |= CR_MSG_CHAIN_END;
+    }
     cr_net_send_wired(s->net, m); /* the rank's clock paid for its send overhead */
 }
 
@@ -1131,6 +1143,8 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->hd->timer_ps = (int64_t)llround(o.timer_ns * 1e3);
     s->hd->cpu_factor = o.cpu;
     s->hd->hw_bcast = cr_net_has_hw_broadcast(s->net);
+    s->hd->chains = cr_net_has_chains(s->net);
+    s->hd->hw_answers = rw && rw->hw_answer;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     atomic_store(&s->hd->ctx_current, -1);

@@ -25,7 +25,12 @@
  *    sends can therefore reach the network before its clock plus its look,
  *    which is the simulator's lookahead;
  *  - a message is one-sided traffic (class CR_VT_CLASS_ONESIDED) when its
- *    context is env.onesided_ctx, and then costs the one-sided model's.
+ *    context is env.onesided_ctx, and then costs the one-sided model's;
+ *  - a hardware transaction (cr_vt_hw_mark: the CS-2's Elan) says how much of
+ *    it is the transaction's header; an answer is stamped as any message of
+ *    its class but costs the rank's clock nothing;
+ *  - a message of an open chain (cr_vt_chain_open: a stream's hop) carries
+ *    the chain's id, and the empty one that ends it says so.
  * Sends to itself never come here (the self transport serves them). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -186,11 +191,18 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     cr_vt_bcast bc = {0};
     int64_t t;
     bool grouped = cr_vt_group_stamp(vt, cls, peer, cost, &t, &bc);
+    uint32_t ctl = 0;
+    bool hw = false; /* a hardware answer: free for this rank */
+    if (!grouped && cr_vt_hw_mark(vt, cls, peer, len, &ctl, &hw) && ctl > len) ctl = (uint32_t)len;
     if (!grouped) {
         cr_vt_answer_mark(vt, cls, peer, &bc);
         t = cr_vt_now(vt) + cost;
         if (t < vt->floor) t = vt->floor;
     }
+    uint32_t chain_end = 0;
+    uint32_t chain = vt->nchains && h->op == CR_OP_EAGER
+                         ? cr_vt_chain_mark(vt, peer, h->ctx, h->tag, len, &chain_end)
+                         : 0;
     const unsigned char *p = payload;
     size_t off = 0;
     do {
@@ -204,12 +216,15 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         r->t = t;
         r->total = len;
         r->bc = bc;
+        r->chain = chain;
+        r->flags = (chain_end ? CR_VT_REC_F_CHAIN_END : 0) | (hw ? CR_VT_REC_F_HW : 0);
+        r->ctl = ctl;
         memcpy(r->hdr, h, sizeof *h);
         if (part) memcpy(r->data, p + off, part);
         cr_vt_ring_put(s->out, r);
         off += part;
     } while (off < len);
-    if (!grouped) cr_vt_spend(vt, cost, &vt->me->acct.send);
+    if (!grouped && !hw) cr_vt_spend(vt, cost, &vt->me->acct.send);
     vt->me->acct.sent_msgs++;
     vt->me->acct.sent_bytes += len;
     cr_vt_ring_sim(vt);

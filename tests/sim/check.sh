@@ -55,6 +55,14 @@
 #                                      one by one to the others, and within 10 % of one
 #                                      put (the same broadcast with 2 ranks); with HW=no
 #                                      the same puts (within 1 %); the data arrive
+#     stream MACHINE NRANKS WORDS DEPTH HOW FIGURE_MBPS
+#                                      a stream of WORDS words from rank 0 to rank 1
+#                                      (tests/sim/stream.c; queue depth DEPTH, 0 the
+#                                      default; HOW word or block reads) moves them at
+#                                      FIGURE_MBPS within 5 %, the same twice
+#     putevent MACHINE SIZE FIGURE_US  a ping-pong of SIZE-byte cr_puts, each setting the
+#                                      other rank's event (tests/sim/putevent.c): one way
+#                                      within 5 % of FIGURE_US, the same twice
 set -u
 courier=$1 prog=$2 what=$3
 shift 3
@@ -78,6 +86,31 @@ echo)
         echo "$m $mode $size bytes: $us us one way (figure $fig)"
         within "$us" "$fig" || fail "$us us not within 5 % of $fig"
     fi
+    ;;
+stream)
+    m=$1 n=$2 words=$3 depth=$4 how=$5 fig=$6
+    run_stream() {
+        "$courier" run --timeout 120 --sim "$m,cpu=0" -n "$n" "$prog" "$words" "$depth" "$how" \
+            2>/dev/null | awk '$1 == "stream" { print $4, $5 }'
+    }
+    read -r us mbps < <(run_stream)
+    [ -n "$mbps" ] || fail "no measurement from $m stream"
+    read -r us2 mbps2 < <(run_stream)
+    echo "$m: $words words, depth $depth, $how reads: $us us, $mbps MB/s (figure $fig)"
+    [ "$us" = "$us2" ] || fail "two runs differ: $us and $us2 us"
+    within "$mbps" "$fig" || fail "$mbps MB/s not within 5 % of $fig"
+    ;;
+putevent)
+    m=$1 size=$2 fig=$3
+    run_put() {
+        "$courier" run --timeout 120 --sim "$m,cpu=0" -n 2 "$prog" "$size" 20 2>/dev/null |
+            awk '$1 == "putevent" { print $3 }'
+    }
+    us=$(run_put) us2=$(run_put)
+    [ -n "$us" ] || fail "no measurement from $m putevent"
+    echo "$m: a $size-byte put with its remote event, one way: $us us (figure $fig)"
+    [ "$us" = "$us2" ] || fail "two runs differ: $us and $us2 us"
+    within "$us" "$fig" || fail "$us us not within 5 % of $fig"
     ;;
 gmdmodes)
     m=$1 size=$2 fig=$3
