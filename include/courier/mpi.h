@@ -1720,7 +1720,8 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
  * Control variables are courier's COURIER_* settings, performance variables the
  * counters of `courier status` and of the engine's waits; no event types.
  * MPI_T calls may come before MPI_Init and after MPI_Finalize; they return
- * their error class and never call an error handler. */
+ * their error class and never call an error handler. The values of the
+ * enumerations are the MPI-5 ABI's (include/abi/mpi.h): its wrappers pass them unchanged. */
 typedef struct cr_mpit_enum *MPI_T_enum;
 typedef struct cr_mpit_cvar *MPI_T_cvar_handle;
 typedef struct cr_mpit_pvar *MPI_T_pvar_handle;
@@ -1731,7 +1732,7 @@ typedef struct cr_mpit_event_inst *MPI_T_event_instance;
 #define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)NULL)
 #define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)NULL)
 #define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)NULL)
-#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)(intptr_t)-1)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)(intptr_t)1)
 /* Error classes (MPI-4.1 §15.3.10), above MPI-4's and below MPI_ERR_LASTCODE. */
 enum {
     MPI_T_ERR_CANNOT_INIT = 70,
@@ -1754,60 +1755,60 @@ enum {
     MPI_T_ERR_PVAR_NO_ATOMIC = 87
 };
 enum {
-    MPI_T_VERBOSITY_USER_BASIC = 1,
-    MPI_T_VERBOSITY_USER_DETAIL = 2,
-    MPI_T_VERBOSITY_USER_ALL = 3,
-    MPI_T_VERBOSITY_TUNER_BASIC = 4,
-    MPI_T_VERBOSITY_TUNER_DETAIL = 5,
-    MPI_T_VERBOSITY_TUNER_ALL = 6,
-    MPI_T_VERBOSITY_MPIDEV_BASIC = 7,
-    MPI_T_VERBOSITY_MPIDEV_DETAIL = 8,
-    MPI_T_VERBOSITY_MPIDEV_ALL = 9
+    MPI_T_VERBOSITY_USER_BASIC = 0x09,
+    MPI_T_VERBOSITY_USER_DETAIL = 0x0a,
+    MPI_T_VERBOSITY_USER_ALL = 0x0c,
+    MPI_T_VERBOSITY_TUNER_BASIC = 0x11,
+    MPI_T_VERBOSITY_TUNER_DETAIL = 0x12,
+    MPI_T_VERBOSITY_TUNER_ALL = 0x14,
+    MPI_T_VERBOSITY_MPIDEV_BASIC = 0x21,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL = 0x22,
+    MPI_T_VERBOSITY_MPIDEV_ALL = 0x24
 };
 enum {
-    MPI_T_BIND_NO_OBJECT = 0,
-    MPI_T_BIND_MPI_COMM = 1,
-    MPI_T_BIND_MPI_DATATYPE = 2,
-    MPI_T_BIND_MPI_ERRHANDLER = 3,
-    MPI_T_BIND_MPI_FILE = 4,
-    MPI_T_BIND_MPI_GROUP = 5,
-    MPI_T_BIND_MPI_OP = 6,
-    MPI_T_BIND_MPI_REQUEST = 7,
-    MPI_T_BIND_MPI_WIN = 8,
-    MPI_T_BIND_MPI_MESSAGE = 9,
-    MPI_T_BIND_MPI_INFO = 10,
-    MPI_T_BIND_MPI_SESSION = 11
+    MPI_T_BIND_NO_OBJECT = 1,
+    MPI_T_BIND_MPI_COMM = 2,
+    MPI_T_BIND_MPI_DATATYPE = 3,
+    MPI_T_BIND_MPI_ERRHANDLER = 4,
+    MPI_T_BIND_MPI_FILE = 5,
+    MPI_T_BIND_MPI_GROUP = 6,
+    MPI_T_BIND_MPI_OP = 7,
+    MPI_T_BIND_MPI_REQUEST = 8,
+    MPI_T_BIND_MPI_WIN = 9,
+    MPI_T_BIND_MPI_MESSAGE = 10,
+    MPI_T_BIND_MPI_INFO = 11,
+    MPI_T_BIND_MPI_SESSION = 12
 };
 enum {
-    MPI_T_SCOPE_CONSTANT = 0,
-    MPI_T_SCOPE_READONLY = 1,
-    MPI_T_SCOPE_LOCAL = 2,
-    MPI_T_SCOPE_GROUP = 3,
-    MPI_T_SCOPE_GROUP_EQ = 4,
-    MPI_T_SCOPE_ALL = 5,
-    MPI_T_SCOPE_ALL_EQ = 6
+    MPI_T_SCOPE_CONSTANT = 1,
+    MPI_T_SCOPE_READONLY = 2,
+    MPI_T_SCOPE_LOCAL = 3,
+    MPI_T_SCOPE_GROUP = 4,
+    MPI_T_SCOPE_GROUP_EQ = 5,
+    MPI_T_SCOPE_ALL = 6,
+    MPI_T_SCOPE_ALL_EQ = 7
 };
 enum {
-    MPI_T_PVAR_CLASS_STATE = 0,
-    MPI_T_PVAR_CLASS_LEVEL = 1,
-    MPI_T_PVAR_CLASS_SIZE = 2,
-    MPI_T_PVAR_CLASS_PERCENTAGE = 3,
-    MPI_T_PVAR_CLASS_HIGHWATERMARK = 4,
-    MPI_T_PVAR_CLASS_LOWWATERMARK = 5,
-    MPI_T_PVAR_CLASS_COUNTER = 6,
-    MPI_T_PVAR_CLASS_AGGREGATE = 7,
-    MPI_T_PVAR_CLASS_TIMER = 8,
-    MPI_T_PVAR_CLASS_GENERIC = 9
+    MPI_T_PVAR_CLASS_STATE = 1,
+    MPI_T_PVAR_CLASS_LEVEL = 2,
+    MPI_T_PVAR_CLASS_SIZE = 3,
+    MPI_T_PVAR_CLASS_PERCENTAGE = 4,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK = 5,
+    MPI_T_PVAR_CLASS_LOWWATERMARK = 6,
+    MPI_T_PVAR_CLASS_COUNTER = 7,
+    MPI_T_PVAR_CLASS_AGGREGATE = 8,
+    MPI_T_PVAR_CLASS_TIMER = 9,
+    MPI_T_PVAR_CLASS_GENERIC = 10
 };
 typedef enum MPI_T_cb_safety {
     MPI_T_CB_REQUIRE_NONE = 0,
     MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
-    MPI_T_CB_REQUIRE_THREAD_SAFE = 2,
-    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 3
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 3,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 7
 } MPI_T_cb_safety;
 typedef enum MPI_T_source_order {
-    MPI_T_SOURCE_ORDERED = 0,
-    MPI_T_SOURCE_UNORDERED = 1
+    MPI_T_SOURCE_ORDERED = 1,
+    MPI_T_SOURCE_UNORDERED = 2
 } MPI_T_source_order;
 typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,
                                       MPI_T_event_registration event_registration,
