@@ -166,6 +166,11 @@ typedef void (*abi_fn)(void);
 int abi_cb_add(int kind, abi_fn fn); /* its slot, or -1: every slot is taken */
 abi_fn abi_cb_get(int kind, int slot);
 
+/* courier's own copy function that duplicates an attribute (MPI_COMM_DUP_FN,
+ * MPI_TYPE_DUP_FN, MPI_WIN_DUP_FN, MPI_DUP_FN), which the ABI names 1. */
+enum { ABI_DUP_COMM, ABI_DUP_TYPE, ABI_DUP_WIN, ABI_DUP_MPI1 };
+abi_fn abi_cr_dup_fn(int which);
+
 /* Peers of courier communicator c (the remote group's size on an
  * intercommunicator): the length of MPI_Alltoallw's type arrays. */
 int abi_peers(int c);

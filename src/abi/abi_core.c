@@ -59,6 +59,14 @@ int *abi_weights_in(const int *w)
                                     : (int *)w;
 }
 
+abi_fn abi_cr_dup_fn(int which)
+{
+    return which == ABI_DUP_COMM   ? (abi_fn)MPI_COMM_DUP_FN
+           : which == ABI_DUP_TYPE ? (abi_fn)MPI_TYPE_DUP_FN
+           : which == ABI_DUP_WIN  ? (abi_fn)MPI_WIN_DUP_FN
+                                   : (abi_fn)MPI_DUP_FN;
+}
+
 int courier_PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
 int courier_PMPI_Comm_size(MPI_Comm comm, int *size);
 int courier_PMPI_Comm_remote_size(MPI_Comm comm, int *size);

@@ -24,6 +24,46 @@ static void absmax(void *in, void *inout, int *len, MPI_Datatype *dt)
         if (abs(a[i]) > abs(b[i])) b[i] = a[i];
 }
 
+/* An attribute's copy and delete functions: what they were called with. */
+static int copies, deletes, copy_comm_right;
+static MPI_Comm copy_from;
+static int copy_attr(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)keyval;
+    copies++;
+    copy_comm_right = comm == copy_from && *(int *)extra == 5;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+static int delete_attr(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm, (void)keyval, (void)val, (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+/* A generalized request that is complete at once. */
+static int gq_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    MPI_Status_set_elements(st, MPI_INT, 3);
+    MPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+static int gq_free(void *extra)
+{
+    *(int *)extra = 1;
+    return MPI_SUCCESS;
+}
+static int gq_cancel(void *extra, int complete)
+{
+    (void)extra, (void)complete;
+    return MPI_SUCCESS;
+}
+
 /* An error handler: what it was called with. */
 static MPI_Comm eh_comm_seen;
 static int eh_class = -1;
@@ -44,7 +84,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    char line[10][160];
+    char line[12][160];
     int nl = 0;
 
     /* a ring: each rank adds its rank to the token */
@@ -173,6 +213,41 @@ int main(int argc, char **argv)
              eh_comm_seen == other ? "its communicator" : "another",
              cls == MPI_ERR_RANK ? "MPI_ERR_RANK" : "other");
     MPI_Comm_free(&other);
+
+    /* an attribute with the program's copy and delete functions, and one
+     * copied by MPI_COMM_DUP_FN */
+    int kv, kv2, five = 5, val = 42, *got = NULL, flag = 0, *got2 = NULL, flag2 = 0;
+    MPI_Comm_create_keyval(copy_attr, delete_attr, &kv, &five);
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &kv2, NULL);
+    MPI_Comm_dup(MPI_COMM_WORLD, &copy_from);
+    MPI_Comm_set_attr(copy_from, kv, &val);
+    MPI_Comm_set_attr(copy_from, kv2, &val);
+    MPI_Comm_dup(copy_from, &other);
+    MPI_Comm_get_attr(other, kv, &got, &flag);
+    MPI_Comm_get_attr(other, kv2, &got2, &flag2);
+    MPI_Comm_free(&other);
+    MPI_Comm_free(&copy_from);
+    MPI_Comm_free_keyval(&kv);
+    MPI_Comm_free_keyval(&kv2);
+    int ub_flag = 0, *ub = NULL;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &ub_flag);
+    snprintf(line[nl++], sizeof line[0],
+             "attributes: copied %d (%s), value %d and %d on the dup, deleted %d, keyvals %s, "
+             "tag bound %s",
+             copies, copy_comm_right ? "from its communicator" : "WRONG", flag ? *got : -1,
+             flag2 ? *got2 : -1, deletes,
+             kv == MPI_KEYVAL_INVALID && kv2 == MPI_KEYVAL_INVALID ? "invalid" : "not invalid",
+             ub_flag && *ub >= 32767 ? "given" : "missing");
+
+    /* a generalized request */
+    int freed = 0, elems = -1;
+    MPI_Request gr;
+    MPI_Grequest_start(gq_query, gq_free, gq_cancel, &freed, &gr);
+    MPI_Grequest_complete(gr);
+    MPI_Wait(&gr, &st);
+    MPI_Get_elements(&st, MPI_INT, &elems);
+    snprintf(line[nl++], sizeof line[0], "generalized request: %d elements, freed %d, request %s",
+             elems, freed, gr == MPI_REQUEST_NULL ? "null" : "not null");
 
     /* rank 0 prints every rank's lines, in rank order */
     for (int r = 0; r < np; r++) {
