@@ -29,7 +29,8 @@ BEGIN {
     handles = "^(Comm|Datatype|Group|Op|Request|Errhandler|Info|Win|File|Session|Message)$"
     # written by hand (src/abi/abi_cb_wrap.c): declared in the header all the same
     handwritten = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|Comm_create_keyval|" \
-                  "Type_create_keyval|Win_create_keyval|Grequest_start)$"
+                  "Type_create_keyval|Win_create_keyval|Grequest_start|File_create_errhandler|" \
+                  "Session_create_errhandler|Pcontrol|Keyval_create)$"
     tvoid = "^MPI_T_(enum|cvar_handle|pvar_handle|pvar_session|event_registration|event_instance)$"
     nskipped = 0
     nfile = 0

@@ -160,7 +160,7 @@ static inline void abi_tmp_free(void *p, void *buf)
  * courier calls one of ABI_CB_SLOTS trampolines of the kind (abi_cb_wrap.c),
  * which calls the function its slot holds with the ABI's handles. A slot is
  * taken once per distinct function and kept (abi_cb.c). */
-enum { ABI_CB_OP, ABI_CB_COMM_EH, ABI_CB_WIN_EH, ABI_CB_KINDS };
+enum { ABI_CB_OP, ABI_CB_COMM_EH, ABI_CB_WIN_EH, ABI_CB_FILE_EH, ABI_CB_SESSION_EH, ABI_CB_KINDS };
 #define ABI_CB_SLOTS 64
 typedef void (*abi_fn)(void);
 int abi_cb_add(int kind, abi_fn fn); /* its slot, or -1: every slot is taken */

@@ -1,10 +1,10 @@
 /* The MPI-5 ABI's calls that take a function of the program courier calls
- * back: MPI_Op_create, MPI_Comm_create_errhandler, MPI_Win_create_errhandler
- * (courier gets one of ABI_CB_SLOTS trampolines of the kind, which calls the
- * program's function, abi_cb.c's slot, with the ABI's handles and error
- * codes); the keyvals' create calls and MPI_Grequest_start (one trampoline,
- * the program's functions reached through the extra_state courier passes). Written against
- * include/abi/mpi.h, as the generated wrappers are.
+ * back: MPI_Op_create, the error handlers' create calls (communicators,
+ * windows, files, sessions) (courier gets one of ABI_CB_SLOTS trampolines of the kind, which calls
+ * the program's function, abi_cb.c's slot, with the ABI's handles and error codes); the keyvals'
+ * create calls and MPI_Grequest_start (one trampoline, the program's functions reached through the
+ * extra_state courier passes); and MPI_Pcontrol, whose variable arguments no generated wrapper
+ * passes. Written against include/abi/mpi.h, as the generated wrappers are.
  *
  * Invariants: a trampoline translates what it passes (a datatype, a
  * communicator or window, an error code) as a wrapper translates its
@@ -23,11 +23,13 @@
 #define ALL_SLOTS                                                                                  \
     X(0)                                                                                           \
     X(1)                                                                                           \
-    X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18)  \
-        X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32) X(33)  \
-            X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47)    \
-                X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60)      \
-                    X(61) X(62) X(63)
+    X(2)                                                                                           \
+    X(3)                                                                                           \
+    X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19)      \
+        X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32) X(33) X(34)  \
+            X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47) X(48)    \
+                X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60) X(61)      \
+                    X(62) X(63)
 _Static_assert(ABI_CB_SLOTS == 64, "ALL_SLOTS names ABI_CB_SLOTS slots");
 
 /* ---- user operations ---- */
@@ -73,6 +75,18 @@ static void win_eh_call(int slot, int *win, int *code)
     int e = abi_err_out(*code);
     ((MPI_Win_errhandler_function *)(void *)abi_cb_get(ABI_CB_WIN_EH, slot))(&a, &e);
 }
+static void file_eh_call(int slot, int *file, int *code)
+{
+    MPI_File a = (MPI_File)abi_hout_File(*file);
+    int e = abi_err_out(*code);
+    ((MPI_File_errhandler_function *)(void *)abi_cb_get(ABI_CB_FILE_EH, slot))(&a, &e);
+}
+static void session_eh_call(int slot, int *session, int *code)
+{
+    MPI_Session a = (MPI_Session)abi_hout_Session(*session);
+    int e = abi_err_out(*code);
+    ((MPI_Session_errhandler_function *)(void *)abi_cb_get(ABI_CB_SESSION_EH, slot))(&a, &e);
+}
 #define X(s)                                                                                       \
     static void comm_eh_##s(int *h, int *code, ...)                                                \
     {                                                                                              \
@@ -81,6 +95,14 @@ static void win_eh_call(int slot, int *win, int *code)
     static void win_eh_##s(int *h, int *code, ...)                                                 \
     {                                                                                              \
         win_eh_call(s, h, code);                                                                   \
+    }                                                                                              \
+    static void file_eh_##s(int *h, int *code, ...)                                                \
+    {                                                                                              \
+        file_eh_call(s, h, code);                                                                  \
+    }                                                                                              \
+    static void session_eh_##s(int *h, int *code, ...)                                             \
+    {                                                                                              \
+        session_eh_call(s, h, code);                                                               \
     }
 ALL_SLOTS
 #undef X
@@ -90,6 +112,12 @@ static const eh_tramp comm_ehs[ABI_CB_SLOTS] = {ALL_SLOTS};
 #undef X
 #define X(s) win_eh_##s,
 static const eh_tramp win_ehs[ABI_CB_SLOTS] = {ALL_SLOTS};
+#undef X
+#define X(s) file_eh_##s,
+static const eh_tramp file_ehs[ABI_CB_SLOTS] = {ALL_SLOTS};
+#undef X
+#define X(s) session_eh_##s,
+static const eh_tramp session_ehs[ABI_CB_SLOTS] = {ALL_SLOTS};
 #undef X
 
 static int eh_create(int kind, abi_fn fn, const eh_tramp *tramps, int (*create)(eh_tramp, int *),
@@ -120,6 +148,33 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
 }
 ABI_EXPORT(Win_create_errhandler);
 
+int courier_PMPI_File_create_errhandler(eh_tramp fn, int *errhandler);
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    return eh_create(ABI_CB_FILE_EH, (abi_fn)(void *)file_errhandler_fn, file_ehs,
+                     courier_PMPI_File_create_errhandler, errhandler);
+}
+ABI_EXPORT(File_create_errhandler);
+
+int courier_PMPI_Session_create_errhandler(eh_tramp fn, int *errhandler);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler)
+{
+    return eh_create(ABI_CB_SESSION_EH, (abi_fn)(void *)session_errhandler_fn, session_ehs,
+                     courier_PMPI_Session_create_errhandler, errhandler);
+}
+ABI_EXPORT(Session_create_errhandler);
+
+/* MPI_Pcontrol: its variable arguments are the profiler's; courier's takes
+ * the level only. */
+int courier_PMPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...)
+{
+    return abi_err_out(courier_PMPI_Pcontrol(level));
+}
+ABI_EXPORT(Pcontrol);
+
 /* ---- attribute keyvals and generalized requests: these callbacks get an
  * extra_state, so courier gets one trampoline and, as the extra_state, what
  * the program gave (its functions and its extra_state). A keyval's is kept
@@ -128,7 +183,7 @@ ABI_EXPORT(Win_create_errhandler);
 typedef struct abi_kv {
     abi_fn copy, del;
     void *extra;
-    int kind; /* ABI_DUP_COMM, _TYPE, _WIN (MPI-1 keyvals: _COMM) */
+    int kind; /* ABI_DUP_COMM, _TYPE, _WIN, _MPI1 (of communicators) */
 } abi_kv;
 
 /* The ABI's handle of courier handle h of the keyval's kind. */
@@ -208,6 +263,15 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                      courier_PMPI_Win_create_keyval);
 }
 ABI_EXPORT(Win_create_keyval);
+
+int courier_PMPI_Keyval_create(cr_copy_fn, cr_del_fn, int *, void *);
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return kv_create(ABI_DUP_MPI1, (abi_fn)(void *)copy_fn, (abi_fn)(void *)delete_fn, extra_state,
+                     keyval, courier_PMPI_Keyval_create);
+}
+ABI_EXPORT(Keyval_create);
 
 /* ---- generalized requests ---- */
 typedef struct abi_greq {
