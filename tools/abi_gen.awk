@@ -151,12 +151,13 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             len = arrlen(fname, nm, args)
             if (len == "") { why = "array length"; break }
             cparams = cparams csep "int *" nm
-            pre = pre "    int b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)(" len "), sizeof(int)) : NULL;\n" \
+            pre = pre "    int n_" nm " = " nm " && (" len ") > 0 ? (" len ") : 0;\n" \
+                      "    int b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)n_" nm ", sizeof(int)) : NULL;\n" \
                       "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n" \
-                      "    for (int i = 0; " nm " && i < (" len "); i++) c_" nm "[i] = abi_hin((uintptr_t)" nm "[i]);\n"
+                      "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i] = abi_hin((uintptr_t)" nm "[i]);\n"
             call = call csep "c_" nm
             if (!isconst)
-                post = post "    for (int i = 0; " nm " && i < (" len "); i++) " nm "[i] = (" bt ")abi_hout_" k "(c_" nm "[i]);\n"
+                post = post "    for (int i = 0; i < n_" nm "; i++) " nm "[i] = (" bt ")abi_hout_" k "(c_" nm "[i]);\n"
             post = post "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
         } else if (bt == "MPI_Status" && ptr == "*") {
             cparams = cparams csep "struct abi_cr_status *" nm
@@ -171,11 +172,12 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             len = arrlen(fname, nm, args)
             if (len == "") { why = "array length"; break }
             cparams = cparams csep "struct abi_cr_status *" nm
-            pre = pre "    struct abi_cr_status b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)(" len "), sizeof(struct abi_cr_status)) : NULL;\n" \
+            pre = pre "    int n_" nm " = " nm " && (" len ") > 0 ? (" len ") : 0;\n" \
+                      "    struct abi_cr_status b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)n_" nm ", sizeof(struct abi_cr_status)) : NULL;\n" \
                       "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n" \
-                      "    for (int i = 0; " nm " && i < (" len "); i++) c_" nm "[i].error = 0;\n"
+                      "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i].error = 0;\n"
             call = call csep "c_" nm
-            post = post "    for (int i = 0; " nm " && i < (" len "); i++) abi_status_out(&" nm "[i], &c_" nm "[i]);\n" \
+            post = post "    for (int i = 0; i < n_" nm "; i++) abi_status_out(&" nm "[i], &c_" nm "[i]);\n" \
                         "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
         } else if (bt ~ tvoid) {
             cparams = cparams csep (isconst ? "const " : "") "void " (ptr == "*" ? "**" : "*") nm
@@ -255,6 +257,8 @@ function arrlen(f, nm, args) {
     if (nm == "array_of_types" && args ~ /int count/) return "count"
     if (nm == "array_of_datatypes" && args ~ /int max_datatypes/) return "max_datatypes"
     if (nm ~ /^(sendtypes|recvtypes)$/ && f !~ /Neighbor/) return "abi_peers(abi_hin((uintptr_t)comm))"
+    if (nm ~ /^(sendtypes|recvtypes)$/)
+        return "abi_nbrs(abi_hin((uintptr_t)comm), " (nm == "sendtypes") ")"
     if (f ~ /^T_event/) return "0" # courier has no event types: never read
     return ""
 }

@@ -174,5 +174,9 @@ abi_fn abi_cr_dup_fn(int which);
 /* Peers of courier communicator c (the remote group's size on an
  * intercommunicator): the length of MPI_Alltoallw's type arrays. */
 int abi_peers(int c);
+/* Neighbours of this rank in courier communicator c's topology, those it
+ * receives from (in) or sends to (out): the lengths of
+ * MPI_Neighbor_alltoallw's type arrays (0 without a topology). */
+int abi_nbrs(int c, int out);
 
 #endif

@@ -71,6 +71,27 @@ int courier_PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
 int courier_PMPI_Comm_size(MPI_Comm comm, int *size);
 int courier_PMPI_Comm_remote_size(MPI_Comm comm, int *size);
 
+int courier_PMPI_Topo_test(MPI_Comm comm, int *status);
+int courier_PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+int courier_PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int courier_PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int courier_PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+                                            int *weighted);
+
+int abi_nbrs(int c, int out)
+{
+    int topo = MPI_UNDEFINED, n = 0, in = 0, outd = 0, w, me = 0;
+    if (courier_PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
+    if (topo == MPI_CART && courier_PMPI_Cartdim_get(c, &n) == MPI_SUCCESS) return 2 * n;
+    if (topo == MPI_GRAPH && courier_PMPI_Comm_rank(c, &me) == MPI_SUCCESS &&
+        courier_PMPI_Graph_neighbors_count(c, me, &n) == MPI_SUCCESS)
+        return n;
+    if (topo == MPI_DIST_GRAPH &&
+        courier_PMPI_Dist_graph_neighbors_count(c, &in, &outd, &w) == MPI_SUCCESS)
+        return out ? outd : in;
+    return 0;
+}
+
 int abi_peers(int c)
 {
     int inter = 0, n = 0;

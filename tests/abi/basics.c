@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    char line[12][160];
+    char line[13][160];
     int nl = 0;
 
     /* a ring: each rank adds its rank to the token */
@@ -248,6 +248,21 @@ int main(int argc, char **argv)
     MPI_Get_elements(&st, MPI_INT, &elems);
     snprintf(line[nl++], sizeof line[0], "generalized request: %d elements, freed %d, request %s",
              elems, freed, gr == MPI_REQUEST_NULL ? "null" : "not null");
+
+    /* a neighbourhood exchange with a type per neighbour, on a periodic ring */
+    MPI_Comm ring;
+    int dims[1] = {np}, periods[1] = {1}, nb_out[2] = {me, me}, nb_in[2] = {-1, -1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    int ones[2] = {1, 1};
+    MPI_Aint nb_displs[2] = {0, sizeof(int)};
+    MPI_Datatype nb_types[2] = {MPI_INT, MPI_INT};
+    MPI_Neighbor_alltoallw(nb_out, ones, nb_displs, nb_types, nb_in, ones, nb_displs, nb_types,
+                           ring);
+    int src_nb, dst_nb;
+    MPI_Cart_shift(ring, 0, 1, &src_nb, &dst_nb);
+    MPI_Comm_free(&ring);
+    snprintf(line[nl++], sizeof line[0], "neighbours: got %d and %d, shift %d -> %d", nb_in[0],
+             nb_in[1], src_nb, dst_nb);
 
     /* rank 0 prints every rank's lines, in rank order */
     for (int r = 0; r < np; r++) {
