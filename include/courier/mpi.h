@@ -19,7 +19,7 @@
  *
  * What is not here is not declared either: a program that calls it fails to
  * link (and, with compilers that reject implicit declarations, to compile) —
- * MPI-IO, dynamic processes, the MPI_T tools interface and MPI-4 calls (but
+ * MPI-IO, dynamic processes and MPI-4 calls (but
  * MPI_Info_get_string and MPI_Info_create_env). docs/mpi.md has the details;
  * the Fortran binding (mpif.h, `use mpi`, `use mpi_f08`) is docs/fortran.md.
  *
@@ -217,7 +217,7 @@ enum {
     MPI_ERR_RMA_ATTACH = 37,
     MPI_ERR_RMA_SHARED = 38,
     MPI_ERR_RMA_FLAVOR = 39,
-    MPI_ERR_LASTCODE = 64
+    MPI_ERR_LASTCODE = 96 /* MPI_T_ERR_* (the tools interface) are 70..87 */
 };
 
 /* User functions. */
@@ -1714,6 +1714,240 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 #endif
 /* ---- end of MPI-4.0/4.1 additions ---- */
+
+/* ---- the tools interface MPI_T (MPI-4.1 chapter 15; src/api/mpi_tool*.c,
+ * docs/mpi.md "The tools interface") ----
+ * Control variables are courier's COURIER_* settings, performance variables the
+ * counters of `courier status` and of the engine's waits; no event types.
+ * MPI_T calls may come before MPI_Init and after MPI_Finalize; they return
+ * their error class and never call an error handler. The values of the
+ * enumerations are the MPI-5 ABI's (include/abi/mpi.h): its wrappers pass them unchanged. */
+typedef struct cr_mpit_enum *MPI_T_enum;
+typedef struct cr_mpit_cvar *MPI_T_cvar_handle;
+typedef struct cr_mpit_pvar *MPI_T_pvar_handle;
+typedef struct cr_mpit_session *MPI_T_pvar_session;
+typedef struct cr_mpit_event_reg *MPI_T_event_registration;
+typedef struct cr_mpit_event_inst *MPI_T_event_instance;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)NULL)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)NULL)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)NULL)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)NULL)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)(intptr_t)1)
+/* Error classes (MPI-4.1 §15.3.10), above MPI-4's and below MPI_ERR_LASTCODE. */
+enum {
+    MPI_T_ERR_CANNOT_INIT = 70,
+    MPI_T_ERR_NOT_ACCESSIBLE = 71,
+    MPI_T_ERR_NOT_INITIALIZED = 72,
+    MPI_T_ERR_NOT_SUPPORTED = 73,
+    MPI_T_ERR_MEMORY = 74,
+    MPI_T_ERR_INVALID = 75,
+    MPI_T_ERR_INVALID_INDEX = 76,
+    MPI_T_ERR_INVALID_ITEM = 77,
+    MPI_T_ERR_INVALID_SESSION = 78,
+    MPI_T_ERR_INVALID_HANDLE = 79,
+    MPI_T_ERR_INVALID_NAME = 80,
+    MPI_T_ERR_OUT_OF_HANDLES = 81,
+    MPI_T_ERR_OUT_OF_SESSIONS = 82,
+    MPI_T_ERR_CVAR_SET_NOT_NOW = 83,
+    MPI_T_ERR_CVAR_SET_NEVER = 84,
+    MPI_T_ERR_PVAR_NO_WRITE = 85,
+    MPI_T_ERR_PVAR_NO_STARTSTOP = 86,
+    MPI_T_ERR_PVAR_NO_ATOMIC = 87
+};
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 0x09,
+    MPI_T_VERBOSITY_USER_DETAIL = 0x0a,
+    MPI_T_VERBOSITY_USER_ALL = 0x0c,
+    MPI_T_VERBOSITY_TUNER_BASIC = 0x11,
+    MPI_T_VERBOSITY_TUNER_DETAIL = 0x12,
+    MPI_T_VERBOSITY_TUNER_ALL = 0x14,
+    MPI_T_VERBOSITY_MPIDEV_BASIC = 0x21,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL = 0x22,
+    MPI_T_VERBOSITY_MPIDEV_ALL = 0x24
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 1,
+    MPI_T_BIND_MPI_COMM = 2,
+    MPI_T_BIND_MPI_DATATYPE = 3,
+    MPI_T_BIND_MPI_ERRHANDLER = 4,
+    MPI_T_BIND_MPI_FILE = 5,
+    MPI_T_BIND_MPI_GROUP = 6,
+    MPI_T_BIND_MPI_OP = 7,
+    MPI_T_BIND_MPI_REQUEST = 8,
+    MPI_T_BIND_MPI_WIN = 9,
+    MPI_T_BIND_MPI_MESSAGE = 10,
+    MPI_T_BIND_MPI_INFO = 11,
+    MPI_T_BIND_MPI_SESSION = 12
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 1,
+    MPI_T_SCOPE_READONLY = 2,
+    MPI_T_SCOPE_LOCAL = 3,
+    MPI_T_SCOPE_GROUP = 4,
+    MPI_T_SCOPE_GROUP_EQ = 5,
+    MPI_T_SCOPE_ALL = 6,
+    MPI_T_SCOPE_ALL_EQ = 7
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 1,
+    MPI_T_PVAR_CLASS_LEVEL = 2,
+    MPI_T_PVAR_CLASS_SIZE = 3,
+    MPI_T_PVAR_CLASS_PERCENTAGE = 4,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK = 5,
+    MPI_T_PVAR_CLASS_LOWWATERMARK = 6,
+    MPI_T_PVAR_CLASS_COUNTER = 7,
+    MPI_T_PVAR_CLASS_AGGREGATE = 8,
+    MPI_T_PVAR_CLASS_TIMER = 9,
+    MPI_T_PVAR_CLASS_GENERIC = 10
+};
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 3,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 7
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order {
+    MPI_T_SOURCE_ORDERED = 1,
+    MPI_T_SOURCE_UNORDERED = 2
+} MPI_T_source_order;
+typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,
+                                      MPI_T_event_registration event_registration,
+                                      MPI_T_cb_safety cb_safety, void *user_data);
+typedef void(MPI_T_event_free_cb_function)(MPI_T_event_registration event_registration,
+                                           MPI_T_cb_safety cb_safety, void *user_data);
+typedef void(MPI_T_event_dropped_cb_function)(MPI_Count count,
+                                              MPI_T_event_registration event_registration,
+                                              int source_index, MPI_T_cb_safety cb_safety,
+                                              void *user_data);
+int MPI_T_init_thread(int required, int *provided);
+int MPI_T_finalize(void);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int MPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                        int *bind, int *scope);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
+                            int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                        MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                        int *bind, int *readonly, int *continuous, int *atomic);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                            MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                            int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_num_events(int cat_index, int *num_events);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_events(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int *update_number);
+int MPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                          MPI_T_source_order *ordering, MPI_Count *ticks_per_second,
+                          MPI_Count *max_ticks, MPI_Info *info);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int MPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                         int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                         int *desc_len, int *bind);
+int MPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                             MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data,
+                                  MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info info);
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                            MPI_T_event_free_cb_function free_cb_function);
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                    MPI_T_event_dropped_cb_function dropped_cb_function);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int PMPI_T_init_thread(int required, int *provided);
+int PMPI_T_finalize(void);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int PMPI_T_cvar_get_num(int *num_cvar);
+int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
+                         MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                         int *bind, int *scope);
+int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
+                             int *count);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int PMPI_T_pvar_get_num(int *num_pvar);
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                         MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                         int *bind, int *readonly, int *continuous, int *atomic);
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                             MPI_T_pvar_handle *handle, int *count);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                             int *num_cvars, int *num_pvars, int *num_categories);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int PMPI_T_category_get_index(const char *name, int *cat_index);
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int PMPI_T_category_changed(int *update_number);
+int PMPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int PMPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+/* ---- end of the tools interface MPI_T ---- */
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

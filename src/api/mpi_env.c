@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "mpi_impl.h"
+#include "mpi_tool.h"
 
 /* Referred to by every program compiled with courier's mpi.h (its link guard). */
 const int courier_mpi_h_needs_libcourier = 1;
@@ -494,9 +495,10 @@ PMPI_WEAK(Error_string);
 int PMPI_Error_string(int code, char *string, int *resultlen)
 {
     if (!string || !resultlen) return MPI_ERR_ARG;
-    const char *t = code >= 0 && code < NERR ? err_text[code] : NULL;
+    const char *t = code >= 0 && code < NERR ? err_text[code] : mpi_t_err_text(code);
     if (t) {
-        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", err_name(code), t);
+        const char *name = code >= 0 && code < NERR ? err_name(code) : mpi_t_err_name(code);
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name, t);
         return MPI_SUCCESS;
     }
     cr_job *job = ucode_lock();
@@ -513,7 +515,7 @@ PMPI_WEAK(Error_class);
 int PMPI_Error_class(int code, int *errorclass)
 {
     if (!errorclass) return MPI_ERR_ARG;
-    if (code >= 0 && code < NERR) {
+    if ((code >= 0 && code < NERR) || mpi_t_err_name(code)) { /* MPI_T's: mpi_tool.c */
         *errorclass = code;
         return MPI_SUCCESS;
     }

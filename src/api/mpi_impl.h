@@ -624,6 +624,11 @@ struct cr_mpi {
         int win_model; /* MPI_WIN_UNIFIED: every window's MPI_WIN_MODEL */
     } attrv;
     int self_rank[1]; /* MPI_COMM_SELF's one member, as a job rank */
+    /* The tools interface MPI_T (mpi_tool.h): NULL until MPI_T_init_thread. */
+    struct mpi_tool *tool;
+    /* libmpi_abi.so's functions of the program that courier calls through
+     * its trampolines (src/abi/abi_cb.c): NULL until the first is made. */
+    struct mpi_abi_cbs *abi_cbs;
 };
 typedef struct cr_mpi mpi_state;
 

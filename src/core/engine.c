@@ -612,7 +612,7 @@ static inline void post_recv(cr_job *job, cr_req *r, const cr_sel *sel, void *bu
     r->next = NULL;
     *job->posted_tail = r;
     job->posted_tail = &r->next;
-    job->stats->posted++;
+    if (++job->stats->posted > job->stats->posted_max) job->stats->posted_max = job->stats->posted;
 }
 
 /* A table receive: trunc_ok, or a longer message noted in *note; fn run at completion. */
@@ -875,7 +875,8 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
             *job->unexp_tail = u;
             job->unexp_tail = &u->next;
-            job->stats->unexpected++;
+            if (++job->stats->unexpected > job->stats->unexpected_max)
+                job->stats->unexpected_max = job->stats->unexpected;
             job->stats->unexp_bytes += u->size;
             if (__builtin_expect(h->ctx == CR_CTX_RMA, 0)) cr_rma_unexpected(job, h->tag);
             if (job->sleep_msg || job->sleep_any) cr_wake_self(job); /* a probe may want it */

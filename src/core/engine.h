@@ -323,6 +323,11 @@ typedef struct cr_job {
      * no segment (a job of one). Kept by the engine under the lock. */
     cr_host_stats *stats;
     cr_host_stats own_stats;
+    /* Time in the engine's waits that had to wait (wait_loop), and how many:
+     * counted only while time_waits (MPI_T's started handles of them,
+     * src/api/mpi_tool_pvar.c) is not 0, so that no clock is read otherwise. */
+    unsigned time_waits;
+    uint64_t wait_ns, waits;
 
     /* Tracing (src/core/trace.c, courier run --trace): NULL when off. */
     struct cr_trace *trace;

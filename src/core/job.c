@@ -430,6 +430,9 @@ void cr_job_finalize(cr_job *job)
     for (int i = job->nlinks - 1; i >= 0; i--) job->links[i].ops->close(job->links[i].ctx);
     job->nlinks = 0;
     if (job->vt.base) cr_vt_done(&job->vt); /* its clock stays readable */
+    job->own_stats =
+        *job->stats; /* readable after the segment is gone (MPI_T after MPI_Finalize) */
+    job->stats = &job->own_stats;
     cr_host_detach(&job->host);
     if (job->wake_fd >= 0) close(job->wake_fd);
     cr_trace_close(job);

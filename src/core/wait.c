@@ -323,6 +323,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     job->wait_peer = NULL;
     job->waiting++;
     uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_trace_ns(job) : 0;
+    uint64_t timed = __builtin_expect(job->time_waits != 0, 0) ? cr_mono_ns() : 0;
     do {
         if (cr_progress_poll(job)) {
             w.spins = 0;
@@ -336,6 +337,10 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     } while (!ready(arg));
     job->waiting--;
     if (since && job->trace) cr_trace_wait_on(job, cr_trace_ns(job) - since);
+    if (timed) {
+        job->wait_ns += cr_mono_ns() - timed;
+        job->waits++;
+    }
     if (w.listed) cr_wait_report(job, &w, false);
 }
 

@@ -83,7 +83,9 @@ typedef struct cr_host_stats {
     uint64_t unexp_bytes;           /* their sizes (held here, or still at a sender) */
     uint32_t posted;                /* receives posted that nothing matched yet */
     uint32_t unexpected;            /* messages arrived that no receive matched yet */
-    uint64_t pad[2];
+    uint32_t posted_max;            /* the most 'posted' has been (MPI_T's high-water marks) */
+    uint32_t unexpected_max;        /* the most 'unexpected' has been */
+    uint64_t pad[1];
 } cr_host_stats;
 _Static_assert(sizeof(cr_host_stats) == CR_HOST_LINE, "the counters are one cache line");
 

@@ -1,13 +1,13 @@
 #!/bin/sh
 # The profiling interface is complete: every MPI_ function that mpi.h declares
-# is also declared as PMPI_, and the library defines PMPI_name (strong) with
-# MPI_name a weak symbol. Usage: pmpi_symbols.sh mpi.h libcourier.so
+# (the tools interface's MPI_T_ ones too) is also declared as PMPI_, and the
+# library defines PMPI_name (strong) with MPI_name a weak symbol. Usage: pmpi_symbols.sh mpi.h libcourier.so
 set -eu
 hdr=$1 lib=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Functions: a declaration line starts with the return type and the name.
-sed -n 's/^\(int\|double\|MPI_Aint\|MPI_Fint\|MPI_Message\|MPI_Comm\|MPI_Datatype\|MPI_Group\|MPI_Op\|MPI_Request\|MPI_Info\|MPI_Win\|MPI_Errhandler\|MPI_File\|MPI_Session\) \(P\{0,1\}MPI_[A-Z][a-z][A-Za-z0-9_]*\)(.*/\2/p' "$hdr" | sort -u >"$tmp/decl"
+sed -n 's/^\(int\|double\|MPI_Aint\|MPI_Fint\|MPI_Message\|MPI_Comm\|MPI_Datatype\|MPI_Group\|MPI_Op\|MPI_Request\|MPI_Info\|MPI_Win\|MPI_Errhandler\|MPI_File\|MPI_Session\) \(P\{0,1\}MPI_\(T_[a-z]\|[A-Z][a-z]\)[A-Za-z0-9_]*\)(.*/\2/p' "$hdr" | sort -u >"$tmp/decl"
 grep '^MPI_' "$tmp/decl" | sed 's/^/P/' >"$tmp/want_p"
 grep '^PMPI_' "$tmp/decl" >"$tmp/have_p"
 nm -D --defined-only "$lib" >"$tmp/nm"
