@@ -571,8 +571,13 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
 {
     const nuser *u = arg;
     memcpy(out, hi, n * u->ext); /* out never aliases lo or hi (alias_ok is false) */
-    int len = (int)n;
     MPI_Datatype dt = u->x.dt;
+    if (u->x.userc) { /* MPI_Op_create_c's */
+        MPI_Count clen = (MPI_Count)n;
+        u->x.userc((void *)lo, out, &clen, &dt);
+        return;
+    }
+    int len = (int)n;
     u->x.user((void *)lo, out, &len, &dt);
 }
 
