@@ -1,6 +1,6 @@
 /* The large-count (_c) forms of MPI-4.0 for point-to-point, one-sided
- * communication, datatypes, packing, statuses, buffers and windows (the
- * collectives' are mpi_large_coll.c's).
+ * communication, datatypes, packing, statuses, buffers, windows and files
+ * (the collectives' are mpi_large_coll.c's).
  *
  * A count that fits an int goes to the int form unchanged (one more call, no
  * other cost). A larger one goes as one instance of a datatype made for the
@@ -1074,5 +1074,330 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
     mpi_big_done(&a);
     mpi_big_done(&b);
     mpi_big_done(&c);
+    return rc;
+}
+
+/* ---- files: one (count, datatype) per call; a negative count goes to the int
+ * form, which reports it on the file's handler (MPI_ERRORS_RETURN by default) */
+
+static int file_arg(const char *call, MPI_Count count, MPI_Datatype dt, mpi_big *b)
+{
+    if (count >= 0) return mpi_big_arg(call, MPI_COMM_WORLD, count, dt, b);
+    *b = (mpi_big){-1, dt, false};
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(File_get_type_extent_c);
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+    MPI_Aint e = 0;
+    int rc = PMPI_File_get_type_extent(fh, datatype, extent ? &e : NULL);
+    if (!rc && extent) *extent = (MPI_Count)e;
+    return rc;
+}
+
+PMPI_WEAK(File_read_at_c);
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_at(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_at_all_c);
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_at_all(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_at_c);
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_at(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_at_all_c);
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_at_all(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_at_c);
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_at(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_at_c);
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_at(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_at_all_c);
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_at_all(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_at_all_c);
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_at_all(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_c);
+int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_all_c);
+int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_all(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_c);
+int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_all_c);
+int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_all(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_c);
+int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_c);
+int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_all_c);
+int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_all(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_all_c);
+int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_all(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_shared_c);
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_shared(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_shared_c);
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_shared(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_shared_c);
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_shared(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_shared_c);
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_shared(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_ordered_c);
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_ordered_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_ordered(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_ordered_c);
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_ordered_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_ordered(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_at_all_begin_c);
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_at_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_at_all_begin(fh, offset, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_at_all_begin_c);
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_at_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_at_all_begin(fh, offset, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_all_begin_c);
+int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_all_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_all_begin_c);
+int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_all_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_ordered_begin_c);
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_ordered_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_ordered_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_ordered_begin_c);
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                    MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_ordered_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_ordered_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
     return rc;
 }

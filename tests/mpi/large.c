@@ -2,7 +2,7 @@
  * Small counts: each family's _c form gives what its int form gives
  * (point-to-point with MPI_Get_count_c, collectives blocking, nonblocking,
  * persistent, v forms and neighbourhood, one-sided, packing, datatype
- * constructors and queries, a user operation). Counts past INT_MAX, for
+ * constructors and queries, user operations (MPI_Op_create_c's too), files). Counts past INT_MAX, for
  * real: 2^31 + 8 bytes sent with MPI_Send_c into MPI_Irecv_c and broadcast
  * with MPI_Bcast_c, MPI_Get_count_c saying 2^31 + 8 (MPI_Get_count:
  * MPI_UNDEFINED), the data checked; MPI_Pack_c of as many; the size of
@@ -318,6 +318,27 @@ static void small_counts(void)
           "Unpack_c");
     MPI_Type_free(&v0);
     MPI_Type_free(&v1);
+    /* files: each rank writes its ints with _c calls and reads them back */
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/courier_large_%d_%d", (int)getpid(), me);
+    MPI_File fh;
+    MPI_Status fst;
+    CHECK(MPI_File_open(MPI_COMM_SELF, path,
+                        MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                        &fh) == MPI_SUCCESS,
+          "File_open");
+    CHECK(MPI_File_write_at_c(fh, 0, s, N, MPI_INT, &fst) == MPI_SUCCESS, "File_write_at_c");
+    MPI_Get_count_c(&fst, MPI_INT, &n);
+    CHECK(n == N, "File_write_at_c wrote %lld", (long long)n);
+    CLEAR();
+    CHECK(MPI_File_read_at_c(fh, 0, r1, N, MPI_INT, &fst) == MPI_SUCCESS, "File_read_at_c");
+    CHECK(!memcmp(s, r1, sizeof(int) * N), "File_read_at_c: the data differs");
+    MPI_Count fext = 0;
+    MPI_File_get_type_extent_c(fh, MPI_INT, &fext);
+    CHECK(fext == sizeof(int), "File_get_type_extent_c %lld", (long long)fext);
+    CHECK(MPI_File_read_at_c(fh, 0, r1, -1, MPI_INT, &fst) == MPI_ERR_COUNT,
+          "a negative count, on the file's handler (errors return)");
+    MPI_File_close(&fh);
     /* errors: a negative count, a user operation on more than INT_MAX elements */
     MPI_Comm e;
     MPI_Comm_dup(MPI_COMM_WORLD, &e);
