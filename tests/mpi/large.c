@@ -2,15 +2,13 @@
  * Small counts: each family's _c form gives what its int form gives
  * (point-to-point with MPI_Get_count_c, collectives blocking, nonblocking,
  * persistent, v forms and neighbourhood, one-sided, packing, datatype
- * constructors and queries, user operations (MPI_Op_create_c's too), files). Counts past INT_MAX, for
- * real: 2^31 + 8 bytes sent with MPI_Send_c into MPI_Irecv_c and broadcast
- * with MPI_Bcast_c, MPI_Get_count_c saying 2^31 + 8 (MPI_Get_count:
- * MPI_UNDEFINED), the data checked; MPI_Pack_c of as many; the size of
- * MPI_Type_contiguous_c of as many. The big buffers cost 1 MiB of memory
- * each: one memfd page set mapped 2,049 times back to back (the data is the
- * same 1 MiB pattern over and over, which is what is checked, and what a
- * receive writes through the aliases is that pattern again). Runs on 2 ranks
- * (1: the local parts only). */
+ * constructors and queries, user operations (MPI_Op_create_c's too), files). Counts past INT_MAX,
+ * for real: 2^31 + 8 bytes sent with MPI_Send_c into MPI_Irecv_c and broadcast with MPI_Bcast_c,
+ * MPI_Get_count_c saying 2^31 + 8 (MPI_Get_count: MPI_UNDEFINED), the data checked; MPI_Pack_c of
+ * as many; the size of MPI_Type_contiguous_c of as many. The big buffers cost 1 MiB of memory each:
+ * one memfd page set mapped 2,049 times back to back (the data is the same 1 MiB pattern over and
+ * over, which is what is checked, and what a receive writes through the aliases is that pattern
+ * again). Runs on 2 ranks (1: the local parts only). */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <mpi.h>
