@@ -248,14 +248,14 @@ static bool predef_op(MPI_Op op)
     return h_is(op, K_OP) && h_idx(op) >= 1 && h_idx(op) < NOPS;
 }
 
-PMPI_WEAK(Op_create);
-int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+/* A user operation: fn, or (MPI_Op_create_c) fnc. */
+static int op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fnc, int commute,
+                     MPI_Op *op)
 {
-    const char *call = "MPI_Op_create";
     cr_job *job = mpi_enter(call);
-    if (!fn || !op)
+    if ((!fn && !fnc) || !op)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
-                                       fn ? "op" : "function"));
+                                       fn || fnc ? "op" : "function"));
     int i = 0;
     while (i < U.n && U.ops[i].used) i++;
     if (i == U.n) {
@@ -264,9 +264,21 @@ int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
         U.ops = n;
         U.n++;
     }
-    U.ops[i] = (struct mpi_uop){true, commute != 0, fn};
+    U.ops[i] = (struct mpi_uop){true, commute != 0, fn, fnc};
     *op = (MPI_Op)(K_OP | (unsigned)(i + USER_OP_BASE));
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Op_create);
+int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create", fn, NULL, commute, op);
+}
+
+PMPI_WEAK(Op_create_c);
+int PMPI_Op_create_c(MPI_User_function_c *fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create_c", NULL, fn, commute, op);
 }
 
 PMPI_WEAK(Op_free);
@@ -303,8 +315,13 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
     const mpi_opctx *c = arg;
     size_t ext = (size_t)type_extent(mpi_type_get(c->dt));
     memcpy(out, hi, n * ext); /* out never aliases lo or hi (alias_ok is false) */
-    int len = (int)n;
     MPI_Datatype dt = c->dt;
+    if (c->userc) {
+        MPI_Count len = (MPI_Count)n;
+        c->userc((void *)lo, out, &len, &dt);
+        return;
+    }
+    int len = (int)n;
     c->user((void *)lo, out, &len, &dt);
 }
 
@@ -327,6 +344,7 @@ int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi
                             "user operations on datatypes whose data lies outside [0, extent) "
                             "are not supported by courier");
         ctx->user = u->fn;
+        ctx->userc = u->fnc;
         ctx->dt = (MPI_Datatype)(K_TYPE | (unsigned)t->idx);
         *o = (cr_redop){op_user, ctx, (size_t)ext, u->commute, false};
         *packed = false;

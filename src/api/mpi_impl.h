@@ -489,6 +489,7 @@ int mpi_info_arg(cr_job *job, MPI_Comm comm, const char *call, MPI_Info info, bo
  * holds what a user operation's wrapper needs and must live as long as o. */
 typedef struct mpi_opctx {
     MPI_User_function *user;
+    MPI_User_function_c *userc; /* MPI_Op_create_c's: called instead, len as MPI_Count */
     MPI_Datatype dt;
 } mpi_opctx;
 int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi_type *t,
@@ -563,6 +564,7 @@ struct cr_mpi {
         struct mpi_uop {
             bool used, commute;
             MPI_User_function *fn;
+            MPI_User_function_c *fnc; /* MPI_Op_create_c's (fn NULL) */
         } * ops;
         int n;
     } uops;

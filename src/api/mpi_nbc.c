@@ -1,5 +1,6 @@
-/* MPI nonblocking collectives (MPI-3.1 §5.12) and MPI_Comm_idup: schedules that
- * progress without the caller.
+/* MPI nonblocking collectives (MPI-3.1 §5.12), their persistent forms (MPI-4.0
+ * §6.13: built here once, started again at each MPI_Start; entry points in
+ * mpi_pcoll.c) and MPI_Comm_idup: schedules that progress without the caller.
  *
  * A call checks its arguments as its blocking form does (mpi_coll.c), then
  * builds a schedule (src/coll/sched.c: rounds of send, receive, combine and
@@ -39,13 +40,18 @@
  * with one tag are posted in the same order on both sides).
  *
  * Invariants:
- *  - data of a non-contiguous datatype is packed in the call (send side) and
- *    unpacked when the schedule completes (the fin list); a datatype unpacked
- *    into, or given to a user operation, is held (reference) until then; every
- *    temporary is the schedule's (cr_sched_alloc) and freed at completion;
+ *  - what a schedule reads from the user's buffers into its own (data of a
+ *    non-contiguous datatype packed, a reduction's input copied) is read at
+ *    each start (the pre list: in the call for a nonblocking one, at every
+ *    MPI_Start for a persistent one), and unpacked when it completes (the fin
+ *    list); a datatype packed, unpacked into, or given to a user operation, is
+ *    held (reference) until then; every temporary is the schedule's
+ *    (cr_sched_alloc) and freed at completion; a persistent schedule keeps
+ *    all of it (and its tags, fixed at the _init call) until its request is
+ *    freed;
  *  - peers are job ranks resolved in the call: freeing the communicator while a
  *    schedule runs does not disturb it;
- *  - a schedule completes exactly once (nbc_finish), on whichever thread
+ *  - a schedule completes exactly once a start (nbc_finish), on whichever thread
  *    advances it, under the engine lock; the request's free releases it
  *    (MPI_Request_free on an active one: it completes in the background, then
  *    mpi_p2p.c frees it);
@@ -56,7 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_impl.h"
+#include "mpi_nbc.h"
 
 #define NBC_TAG(seq, step)                                                                         \
     ((int32_t)(0x80000000u | ((uint32_t)(seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
@@ -86,8 +92,10 @@ typedef struct nbc {
     int kind;         /* index in nbc_ops */
     cr_sched s;       /* the collective (src/coll); its o and trunc are ours */
     nuser u;          /* a reduction by a user operation */
-    nfin *fin;
+    nfin *fin;        /* at completion */
     int nfin, fincap;
+    nfin *pre; /* at each start: from the user's buffer 'from' packed (or copied) to 'to' */
+    int npre, precap;
     /* MPI_Comm_idup: the parent's members, the map reduced, and where the new
      * handle goes (made at completion) */
     int *iranks, isize, ime, iword;
@@ -98,6 +106,7 @@ typedef struct nbc {
     MPI_Errhandler ierrh;
     cr_trunc trunc; /* a message longer than its receive: MPI_ERR_TRUNCATE at completion */
     bool done, active;
+    bool persist; /* MPI_*_init's: started again and again, kept until its request is freed */
 } nbc;
 
 /* The schedules started and not yet complete, oldest first, and the
@@ -109,55 +118,38 @@ typedef struct nbc {
 static bool nbc_test(cr_job *job, void *obj, MPI_Status *st);
 static void nbc_free(cr_job *job, void *obj);
 
-enum {
-    I_BARRIER,
-    I_BCAST,
-    I_REDUCE,
-    I_ALLREDUCE,
-    I_GATHER,
-    I_GATHERV,
-    I_SCATTER,
-    I_SCATTERV,
-    I_ALLGATHER,
-    I_ALLGATHERV,
-    I_ALLTOALL,
-    I_ALLTOALLV,
-    I_REDUCE_SCATTER,
-    I_REDUCE_SCATTER_BLOCK,
-    I_SCAN,
-    I_EXSCAN,
-    I_COMM_IDUP,
-    I_ALLTOALLW,
-    I_NEIGHBOR /* the five MPI_Ineighbor_* (mpi_nbc_neighbor's which) */
-};
-
-#define OPS(name)                                                                                  \
-    {                                                                                              \
-        name, nbc_test, nbc_free, NULL                                                             \
-    }
-static const mpi_ext_ops nbc_ops[] = {OPS("MPI_Ibarrier"),
-                                      OPS("MPI_Ibcast"),
-                                      OPS("MPI_Ireduce"),
-                                      OPS("MPI_Iallreduce"),
-                                      OPS("MPI_Igather"),
-                                      OPS("MPI_Igatherv"),
-                                      OPS("MPI_Iscatter"),
-                                      OPS("MPI_Iscatterv"),
-                                      OPS("MPI_Iallgather"),
-                                      OPS("MPI_Iallgatherv"),
-                                      OPS("MPI_Ialltoall"),
-                                      OPS("MPI_Ialltoallv"),
-                                      OPS("MPI_Ireduce_scatter"),
-                                      OPS("MPI_Ireduce_scatter_block"),
-                                      OPS("MPI_Iscan"),
-                                      OPS("MPI_Iexscan"),
-                                      OPS("MPI_Comm_idup"),
-                                      OPS("MPI_Ialltoallw"),
-                                      OPS("MPI_Ineighbor_allgather"),
-                                      OPS("MPI_Ineighbor_allgatherv"),
-                                      OPS("MPI_Ineighbor_alltoall"),
-                                      OPS("MPI_Ineighbor_alltoallv"),
-                                      OPS("MPI_Ineighbor_alltoallw")};
+/* Each kind: its nonblocking call and its persistent form (MPI-4.0 §6.13; MPI_Comm_idup has
+ * none); I_NEIGHBOR + which: the five neighbourhood ones (mpi_nbc_neighbor). */
+#define NBC_KINDS(X)                                                                               \
+    X(BARRIER, "MPI_Ibarrier", "MPI_Barrier_init")                                                 \
+    X(BCAST, "MPI_Ibcast", "MPI_Bcast_init")                                                       \
+    X(REDUCE, "MPI_Ireduce", "MPI_Reduce_init")                                                    \
+    X(ALLREDUCE, "MPI_Iallreduce", "MPI_Allreduce_init")                                           \
+    X(GATHER, "MPI_Igather", "MPI_Gather_init")                                                    \
+    X(GATHERV, "MPI_Igatherv", "MPI_Gatherv_init")                                                 \
+    X(SCATTER, "MPI_Iscatter", "MPI_Scatter_init")                                                 \
+    X(SCATTERV, "MPI_Iscatterv", "MPI_Scatterv_init")                                              \
+    X(ALLGATHER, "MPI_Iallgather", "MPI_Allgather_init")                                           \
+    X(ALLGATHERV, "MPI_Iallgatherv", "MPI_Allgatherv_init")                                        \
+    X(ALLTOALL, "MPI_Ialltoall", "MPI_Alltoall_init")                                              \
+    X(ALLTOALLV, "MPI_Ialltoallv", "MPI_Alltoallv_init")                                           \
+    X(REDUCE_SCATTER, "MPI_Ireduce_scatter", "MPI_Reduce_scatter_init")                            \
+    X(REDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block", "MPI_Reduce_scatter_block_init")          \
+    X(SCAN, "MPI_Iscan", "MPI_Scan_init")                                                          \
+    X(EXSCAN, "MPI_Iexscan", "MPI_Exscan_init")                                                    \
+    X(COMM_IDUP, "MPI_Comm_idup", "MPI_Comm_idup")                                                 \
+    X(ALLTOALLW, "MPI_Ialltoallw", "MPI_Alltoallw_init")                                           \
+    X(NEIGHBOR, "MPI_Ineighbor_allgather", "MPI_Neighbor_allgather_init")                          \
+    X(NEIGHBOR_AGV, "MPI_Ineighbor_allgatherv", "MPI_Neighbor_allgatherv_init")                    \
+    X(NEIGHBOR_A2A, "MPI_Ineighbor_alltoall", "MPI_Neighbor_alltoall_init")                        \
+    X(NEIGHBOR_A2AV, "MPI_Ineighbor_alltoallv", "MPI_Neighbor_alltoallv_init")                     \
+    X(NEIGHBOR_A2AW, "MPI_Ineighbor_alltoallw", "MPI_Neighbor_alltoallw_init")
+#define KIND_ENUM(k, i, p) I_##k,
+enum { NBC_KINDS(KIND_ENUM) };
+#define KIND_IOPS(k, i, p) {i, nbc_test, nbc_free, NULL},
+#define KIND_POPS(k, i, p) {p, nbc_test, nbc_free, NULL},
+static const mpi_ext_ops nbc_ops[] = {NBC_KINDS(KIND_IOPS)};
+static const mpi_ext_ops pcoll_ops[] = {NBC_KINDS(KIND_POPS)};
 
 /* ---- running a schedule ------------------------------------------------------------------ */
 
@@ -177,13 +169,14 @@ static void nbc_finish(cr_job *job, nbc *s)
 {
     for (int i = 0; i < s->nfin; i++) {
         nfin *f = &s->fin[i];
-        if (f->type >= 0) {
+        if (f->type >= 0)
             mpi_unpack_data(mpi_type_at(f->type), f->from, f->bytes, f->to, f->count);
-            mpi_type_unref(f->type);
-        } else if (f->bytes && f->to != f->from) {
+        else if (f->bytes && f->to != f->from)
             memmove(f->to, f->from, f->bytes);
-        }
+        if (f->type >= 0 && !s->persist) mpi_type_unref(f->type);
     }
+    s->done = true;
+    if (s->persist) return; /* kept for the next start */
     free(s->fin);
     s->fin = NULL;
     s->nfin = 0;
@@ -191,7 +184,6 @@ static void nbc_finish(cr_job *job, nbc *s)
     s->u.type = -1;
     if (s->kind == I_COMM_IDUP) idup_make(job, s);
     cr_sched_free(job, &s->s);
-    s->done = true;
 }
 
 /* Move s on as far as its transfers allow; how many rounds ended. */
@@ -245,7 +237,10 @@ static void nbc_release(cr_job *job, nbc *s)
     if (s->ireserved) idup_unreserve(s, 0); /* an idup that never started */
     for (int i = 0; i < s->nfin; i++)
         if (s->fin[i].type >= 0) mpi_type_unref(s->fin[i].type);
+    for (int i = 0; i < s->npre; i++)
+        if (s->pre[i].type >= 0) mpi_type_unref(s->pre[i].type);
     free(s->fin);
+    free(s->pre);
     if (s->u.type >= 0) mpi_type_unref(s->u.type);
     cr_sched_free(job, &s->s);
     free(s->iranks);
@@ -274,7 +269,9 @@ typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
 
 static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
 {
-    b->call = nbc_ops[kind].what;
+    bool persist = kind & MPI_NBC_PERSIST;
+    kind &= ~MPI_NBC_PERSIST;
+    b->call = (persist ? pcoll_ops : nbc_ops)[kind].what;
     b->comm = comm;
     b->s = NULL;
     b->seq_taken = false;
@@ -287,6 +284,7 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     nbc *s = calloc(1, sizeof *s);
     if (!s) cr_fatal(b->job, b->call, "out of memory");
     s->kind = kind;
+    s->persist = persist;
     if (b->c->inter) /* tags NBC_XTAG's */
         cr_sched_init(&s->s, b->call, b->c->g.ctx, 0xc0000000u, 0x3ffffu, 0);
     else /* NBC_TAG's */
@@ -373,19 +371,32 @@ static void nb_round(nb *b)
 
 /* At completion, bytes at 'from' go to 'to': unpacked as count instances of t
  * when t is given, else copied. */
-static void nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to, size_t count)
+static void fin_add(nb *b, nfin **list, int *n, int *cap, mpi_type *t, const void *from,
+                    size_t bytes, void *to, size_t count)
 {
-    nbc *s = b->s;
     if (!t && (!bytes || from == to)) return;
-    if (s->nfin == s->fincap) {
-        int cap = s->fincap ? 2 * s->fincap : 4;
-        nfin *n = realloc(s->fin, (size_t)cap * sizeof *n);
-        if (!n) cr_fatal(b->job, b->call, "out of memory");
-        s->fin = n;
-        s->fincap = cap;
+    if (*n == *cap) {
+        int ncap = *cap ? 2 * *cap : 4;
+        nfin *l = realloc(*list, (size_t)ncap * sizeof *l);
+        if (!l) cr_fatal(b->job, b->call, "out of memory");
+        *list = l;
+        *cap = ncap;
     }
     if (t) t->refs++;
-    s->fin[s->nfin++] = (nfin){t ? t->idx : -1, from, bytes, to, count};
+    (*list)[(*n)++] = (nfin){t ? t->idx : -1, from, bytes, to, count};
+}
+
+static void nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to, size_t count)
+{
+    fin_add(b, &b->s->fin, &b->s->nfin, &b->s->fincap, t, from, bytes, to, count);
+}
+
+/* At each start, before the first round: count instances of t at 'from' (the
+ * user's buffer) packed to 'to', or (t NULL) its 'bytes' copied; so a
+ * persistent collective takes the data the buffer holds at each MPI_Start. */
+static void nb_pre(nb *b, mpi_type *t, const void *from, size_t count, void *to, size_t bytes)
+{
+    fin_add(b, &b->s->pre, &b->s->npre, &b->s->precap, t, from, bytes, to, count);
 }
 
 /* The progress thread: started by the first nonblocking collective (the lock,
@@ -411,13 +422,15 @@ static void nb_thread(cr_job *job)
 
 /* The schedule is built: make its request and start its first round; an MPI
  * code (a failure is reported and the schedule released). */
+static int nbc_go(cr_job *job, void *obj);
 static int launch_in(nb *b, MPI_Request *req)
 {
     nbc *s = b->s;
     nb_seq(b);
     nb_round(b);
-    nb_thread(b->job);
-    int rc = mpi_request_ext(b->job, b->comm, &nbc_ops[s->kind], s, req);
+    int rc = s->persist
+                 ? mpi_request_ext_persistent(b->job, b->comm, &pcoll_ops[s->kind], nbc_go, s, req)
+                 : mpi_request_ext(b->job, b->comm, &nbc_ops[s->kind], s, req);
     if (rc) {
         if (b->seq_taken) {
             if (b->c->inter)
@@ -429,20 +442,39 @@ static int launch_in(nb *b, MPI_Request *req)
         b->s = NULL;
         return rc;
     }
-    cr_sched_start(b->job, &s->s);
-    nbc **pp = &N.active;
-    while (*pp) pp = &(*pp)->next;
-    *pp = s;
-    s->active = true;
-    nbc_advance(b->job, s);
-    if (s->done) { /* complete at once: off the list */
-        *pp = NULL;
-        s->active = false;
-    } else { /* the progress thread moves it while the program computes */
-        b->job->bg_pending = true;
-        cr_bg_kick(b->job);
-    }
     b->s = NULL;
+    return s->persist ? MPI_SUCCESS : nbc_go(b->job, s); /* persistent: at each MPI_Start */
+}
+
+/* Start s (a persistent one again, once done): take the inputs, start the
+ * first round and move on as far as it goes; unless complete at once, on the
+ * active list (where a persistent one done but not yet taken off may still
+ * be). */
+static int nbc_go(cr_job *job, void *obj)
+{
+    nbc *s = obj;
+    nb_thread(job);
+    s->done = false;
+    s->trunc = (cr_trunc){0};
+    for (int i = 0; i < s->npre; i++) {
+        const nfin *f = &s->pre[i];
+        if (f->type >= 0)
+            mpi_pack_data(mpi_type_at(f->type), f->from, f->count, f->to);
+        else
+            memmove(f->to, f->from, f->bytes);
+    }
+    cr_sched_start(job, &s->s);
+    nbc_advance(job, s);
+    if (s->done) return MPI_SUCCESS;
+    if (!s->active) {
+        nbc **pp = &N.active;
+        while (*pp) pp = &(*pp)->next;
+        *pp = s;
+        s->next = NULL; /* a persistent one may hold its old link */
+        s->active = true;
+    }
+    job->bg_pending = true; /* the progress thread moves it while the program computes */
+    cr_bg_kick(job);
     return MPI_SUCCESS;
 }
 
@@ -459,7 +491,7 @@ static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t co
 {
     if (t->contig) return buf;
     char *p = nb_alloc(b, count * t->size);
-    mpi_pack_data(t, buf, count, p);
+    nb_pre(b, (mpi_type *)t, buf, count, p, 0);
     return p;
 }
 
@@ -496,11 +528,10 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
                             int block, MPI_Datatype dt, MPI_Op op, MPI_Request *req);
 #define X_ALL INT_MIN /* x_reduce's root for an allreduce (no rank, MPI_ROOT or MPI_PROC_NULL) */
 
-PMPI_WEAK(Ibarrier);
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_barrier(int p, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
-    int rc = begin(&b, I_BARRIER, comm, req);
+    int rc = begin(&b, I_BARRIER | p, comm, req);
     if (!rc && b.c->inter) return x_barrier(&b, req);
     if (rc) return done(&b, rc);
     nb_seq(&b);
@@ -515,12 +546,12 @@ static void sched_bcast(nb *b, char *data, size_t len, int root, int step)
     cr_build_bcast(b->job, &b->s->s, &b->c->g, data, len, root, step);
 }
 
-PMPI_WEAK(Ibcast);
-int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_bcast(int p, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                  MPI_Request *req)
 {
     nb b;
     mpi_type *t = NULL;
-    int rc = begin(&b, I_BCAST, comm, req);
+    int rc = begin(&b, I_BCAST | p, comm, req);
     if (!rc && b.c->inter) return x_bcast(&b, buf, count, dt, root, req);
     if (!rc) rc = mpi_chk_bcast(&b, buf, count, dt, root, &t);
     if (rc) return done(&b, rc);
@@ -540,8 +571,13 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
 {
     const nuser *u = arg;
     memcpy(out, hi, n * u->ext); /* out never aliases lo or hi (alias_ok is false) */
-    int len = (int)n;
     MPI_Datatype dt = u->x.dt;
+    if (u->x.userc) { /* MPI_Op_create_c's */
+        MPI_Count clen = (MPI_Count)n;
+        u->x.userc((void *)lo, out, &clen, &dt);
+        return;
+    }
+    int len = (int)n;
     u->x.user((void *)lo, out, &len, &dt);
 }
 
@@ -583,14 +619,13 @@ static void sched_scan(nb *b, char *acc, size_t count)
     cr_build_scan(b->job, &b->s->s, &b->c->g, acc, count);
 }
 
-enum { R_REDUCE, R_ALLREDUCE, R_SCAN, R_EXSCAN };
-
-static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                         MPI_Op op, int root, MPI_Comm comm, MPI_Request *req, int form)
+int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
 {
+    static const int kind[] = {I_REDUCE, I_ALLREDUCE, I_SCAN, I_EXSCAN}; /* by form */
     nb b;
     mpi_type *t = NULL;
-    int rc = begin(&b, kind, comm, req);
+    int rc = begin(&b, kind[form] | p, comm, req);
     if (!rc && b.c->inter)
         return x_reduce(&b, sbuf, rbuf, count, dt, op, form == R_ALLREDUCE ? X_ALL : root, req);
     if (!rc) rc = mpi_chk_reduce(&b, form == R_REDUCE, sbuf, rbuf, count, dt, root, &t);
@@ -607,10 +642,7 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
      * the operation use it until completion) */
     bool in_rbuf = !packed && (form == R_ALLREDUCE || form == R_SCAN);
     char *acc = in_rbuf ? rbuf : nb_alloc(&b, len);
-    if (packed)
-        mpi_pack_data(t, src, cnt, acc);
-    else if (len && acc != src)
-        memcpy(acc, src, len);
+    nb_pre(&b, packed ? t : NULL, src, cnt, acc, len);
     nb_seq(&b);
     switch (form) {
     case R_REDUCE:
@@ -640,44 +672,15 @@ static int reduce_common(int kind, const void *sbuf, void *rbuf, int count, MPI_
     return launch(&b, req);
 }
 
-PMPI_WEAK(Ireduce);
-int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                 MPI_Comm comm, MPI_Request *req)
-{
-    return reduce_common(I_REDUCE, sbuf, rbuf, count, dt, op, root, comm, req, R_REDUCE);
-}
-
-PMPI_WEAK(Iallreduce);
-int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                    MPI_Comm comm, MPI_Request *req)
-{
-    return reduce_common(I_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, R_ALLREDUCE);
-}
-
-PMPI_WEAK(Iscan);
-int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-               MPI_Request *req)
-{
-    return reduce_common(I_SCAN, sbuf, rbuf, count, dt, op, 0, comm, req, R_SCAN);
-}
-
-PMPI_WEAK(Iexscan);
-int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                 MPI_Request *req)
-{
-    return reduce_common(I_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, R_EXSCAN);
-}
-
 /* Member i keeps counts[i] instances of the reduction of sum(counts): the
  * allreduce of the whole vector, of which it keeps its block (as
  * MPI_Reduce_scatter does). */
-static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const int *counts,
-                                 bool is_block, int block, MPI_Datatype dt, MPI_Op op,
-                                 MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *counts, bool is_block,
+                           int block, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *t = NULL;
-    int rc = begin(&b, kind, comm, req);
+    int rc = begin(&b, (is_block ? I_REDUCE_SCATTER_BLOCK : I_REDUCE_SCATTER) | p, comm, req);
     if (!rc && b.c->inter)
         return x_reduce_scatter(&b, sbuf, rbuf, counts, is_block, block, dt, op, req);
     size_t total = 0, off = 0;
@@ -693,40 +696,21 @@ static int reduce_scatter_common(int kind, const void *sbuf, void *rbuf, const i
     size_t len = n * b.s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     const char *src = inplace ? rbuf : sbuf;
     char *acc = nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
-    if (packed)
-        mpi_pack_data(t, src, total, acc);
-    else if (len)
-        memcpy(acc, src, len);
+    nb_pre(&b, packed ? t : NULL, src, total, acc, len);
     nb_seq(&b);
     cr_build_allreduce(b.job, &b.s->s, &b.c->g, acc, n);
     nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per, rbuf, mine);
     return launch(&b, req);
 }
 
-PMPI_WEAK(Ireduce_scatter);
-int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype dt,
-                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    return reduce_scatter_common(I_REDUCE_SCATTER, sbuf, rbuf, counts, false, 0, dt, op, comm, req);
-}
-
-PMPI_WEAK(Ireduce_scatter_block);
-int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                               MPI_Comm comm, MPI_Request *req)
-{
-    return reduce_scatter_common(I_REDUCE_SCATTER_BLOCK, sbuf, rbuf, NULL, true, count, dt, op,
-                                 comm, req);
-}
-
 /* ---- gather, scatter, allgather, alltoall ------------------------------------------------ */
 
-PMPI_WEAK(Igather);
-int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_gather(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                   MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = begin(&b, I_GATHER, comm, req);
+    int rc = begin(&b, I_GATHER | p, comm, req);
     if (!rc && b.c->inter)
         return x_gather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, req);
     if (!rc) rc = mpi_chk_gather(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
@@ -741,19 +725,18 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
     char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)root * blk;
     if (inplace && r != rbuf)
-        mpi_pack_data(tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own);
+        nb_pre(&b, tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own, 0);
     const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     cr_build_gather(b.job, &b.s->s, &b.c->g, s, r, blk, root);
     return launch(&b, req);
 }
 
-PMPI_WEAK(Iscatter);
-int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_scatter(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = begin(&b, I_SCATTER, comm, req);
+    int rc = begin(&b, I_SCATTER | p, comm, req);
     if (!rc && b.c->inter)
         return x_scatter(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, req);
     if (!rc) rc = mpi_chk_scatter(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
@@ -772,13 +755,12 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     return launch(&b, req);
 }
 
-PMPI_WEAK(Iallgather);
-int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_allgather(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = begin(&b, I_ALLGATHER, comm, req);
+    int rc = begin(&b, I_ALLGATHER | p, comm, req);
     if (!rc && b.c->inter)
         return x_allgather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
@@ -788,20 +770,19 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
     char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)me * blk;
     if (inplace && r != rbuf)
-        mpi_pack_data(tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own);
+        nb_pre(&b, tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own, 0);
     const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     nb_seq(&b);
     cr_build_allgather(b.job, &b.s->s, &b.c->g, s, r, blk, CR_ALG_AUTO);
     return launch(&b, req);
 }
 
-PMPI_WEAK(Ialltoall);
-int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_alltoall(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = begin(&b, I_ALLTOALL, comm, req);
+    int rc = begin(&b, I_ALLTOALL | p, comm, req);
     if (!rc && b.c->inter)
         return x_alltoall(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype,
                           req);
@@ -813,7 +794,7 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     const char *s;
     if (inplace) { /* send from a copy of the receive buffer */
         char *c = nb_alloc(&b, (size_t)np * blk);
-        mpi_pack_data(tr, rbuf, all, c);
+        nb_pre(&b, tr, rbuf, all, c, 0);
         s = c;
     } else {
         s = bytes_in(&b, ts, sbuf, (size_t)np * (size_t)scount);
@@ -838,12 +819,14 @@ static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const
     return 0;
 }
 
-static void vlay_pack(const vlay *v, const mpi_type *t, const void *buf, const int *counts,
+/* The blocks packed to out at each start. */
+static void vlay_pack(nb *b, const vlay *v, mpi_type *t, const void *buf, const int *counts,
                       const int *displs, char *out, int np)
 {
     for (int i = 0; i < np; i++)
-        mpi_pack_data(t, (const char *)buf + (ptrdiff_t)displs[i] * type_extent(t),
-                      (size_t)counts[i], out + v->off[i]);
+        if (counts[i])
+            nb_pre(b, t, (const char *)buf + (ptrdiff_t)displs[i] * type_extent(t),
+                   (size_t)counts[i], out + v->off[i], 0);
 }
 
 /* Where the blocks arrive: the user buffer, or staging unpacked block by block
@@ -860,14 +843,14 @@ static char *vlay_out(nb *b, const vlay *v, mpi_type *t, void *buf, const int *c
     return r;
 }
 
-PMPI_WEAK(Igatherv);
-int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
-                  const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_gatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                    MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = begin(&b, I_GATHERV, comm, req);
+    int rc = begin(&b, I_GATHERV | p, comm, req);
     if (!rc && b.c->inter)
         return x_gather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, req);
     if (!rc) rc = mpi_chk_root(&b, root);
@@ -891,21 +874,20 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     }
     char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
     if (inplace && v.staged)
-        mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
-                      (size_t)rcounts[root], r + v.off[root]);
+        nb_pre(&b, tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
+               (size_t)rcounts[root], r + v.off[root], 0);
     cr_build_gatherv(b.job, &b.s->s, &b.c->g, s, v.len[root], r, v.len, v.off, root);
     return launch(&b, req);
 }
 
-PMPI_WEAK(Iscatterv);
-int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
-                   void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-                   MPI_Request *req)
+int mpi_nbc_scatterv(int p, const void *sbuf, const int scounts[], const int displs[],
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                     MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = begin(&b, I_SCATTERV, comm, req);
+    int rc = begin(&b, I_SCATTERV | p, comm, req);
     if (!rc && b.c->inter)
         return x_scatter(&b, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, req);
     if (!rc) rc = mpi_chk_root(&b, root);
@@ -927,22 +909,21 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
     const char *s = sbuf;
     if (v.staged) {
         char *p = nb_alloc(&b, v.total);
-        vlay_pack(&v, ts, sbuf, scounts, displs, p, b.c->size);
+        vlay_pack(&b, &v, ts, sbuf, scounts, displs, p, b.c->size);
         s = p;
     }
     cr_build_scatterv(b.job, &b.s->s, &b.c->g, s, v.len, v.off, r, rlen, root);
     return launch(&b, req);
 }
 
-PMPI_WEAK(Iallgatherv);
-int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                     const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-                     MPI_Request *req)
+int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                       MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     vlay v = {0};
-    int rc = begin(&b, I_ALLGATHERV, comm, req);
+    int rc = begin(&b, I_ALLGATHERV | p, comm, req);
     if (!rc && b.c->inter)
         return x_allgather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
@@ -956,23 +937,22 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     int me = b.c->me;
     char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
     if (inplace && v.staged)
-        mpi_pack_data(tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr),
-                      (size_t)rcounts[me], r + v.off[me]);
+        nb_pre(&b, tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr), (size_t)rcounts[me],
+               r + v.off[me], 0);
     const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     nb_seq(&b);
     cr_build_allgatherv(b.job, &b.s->s, &b.c->g, s, v.len[me], r, v.len, v.off);
     return launch(&b, req);
 }
 
-PMPI_WEAK(Ialltoallv);
-int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
-                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
-                    MPI_Comm comm, MPI_Request *req)
+int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sdispls[],
+                      MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     mpi_type *ts = NULL, *tr = NULL;
     vlay vs = {0}, vr = {0};
-    int rc = begin(&b, I_ALLTOALLV, comm, req);
+    int rc = begin(&b, I_ALLTOALLV | p, comm, req);
     if (!rc && b.c->inter)
         return x_alltoall(&b, sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype,
                           req);
@@ -998,11 +978,11 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
         }
         char *p = nb_alloc(&b, off);
         vs.staged = true;
-        vlay_pack(&vs, tr, rbuf, rcounts, rdispls, p, np);
+        vlay_pack(&b, &vs, tr, rbuf, rcounts, rdispls, p, np);
         s = p;
     } else if (vs.staged) {
         char *p = nb_alloc(&b, vs.total);
-        vlay_pack(&vs, ts, sbuf, scounts, sdispls, p, np);
+        vlay_pack(&b, &vs, ts, sbuf, scounts, sdispls, p, np);
         s = p;
     } else {
         s = sbuf;
@@ -1013,17 +993,25 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
     return launch(&b, req);
 }
 
+/* mpi_wside_pack's blocks, packed at each start. */
+static void wside_pack(nb *b, const mpi_wside *w, const size_t *off, const void *buf,
+                       const int *counts, const int *displs, char *out, int np)
+{
+    for (int i = 0; i < np; i++)
+        if (w->len[i])
+            nb_pre(b, w->t[i], (const char *)buf + displs[i], (size_t)counts[i], out + off[i], 0);
+}
+
 /* Alltoallw (both kinds of communicator): the blocks through staging where a
  * side needs it, as MPI_Alltoallw; the all-to-all v schedule (on an
  * intercommunicator every member with every remote one, in one round). */
-PMPI_WEAK(Ialltoallw);
-int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-                    MPI_Request *req)
+int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sdispls[],
+                      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                      MPI_Request *req)
 {
     nb b;
-    int rc = begin(&b, I_ALLTOALLW, comm, req);
+    int rc = begin(&b, I_ALLTOALLW | p, comm, req);
     if (rc) return done(&b, rc);
     int np = nb_peers(&b), me = b.c->me;
     bool inplace = sbuf == MPI_IN_PLACE;
@@ -1041,13 +1029,13 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
         ws.staged = true;
         mpi_wside_offsets(&ws, NULL, soff, np);
         char *p = nb_alloc(&b, wr.total);
-        mpi_wside_pack(&wr, soff, rbuf, rcounts, rdispls, p, np);
+        wside_pack(&b, &wr, soff, rbuf, rcounts, rdispls, p, np);
         s = p;
     } else {
         mpi_wside_offsets(&ws, sdispls, soff, np);
         if (ws.staged) {
             char *p = nb_alloc(&b, ws.total);
-            mpi_wside_pack(&ws, soff, sbuf, scounts, sdispls, p, np);
+            wside_pack(&b, &ws, soff, sbuf, scounts, sdispls, p, np);
             s = p;
         }
     }
@@ -1078,11 +1066,13 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const mpi_nbrs *n,
                      const mpi_nblk *rb, const mpi_nblk *sb, MPI_Request *req)
 {
-    int kind = I_NEIGHBOR + which;
+    int kind = I_NEIGHBOR + (which & ~MPI_NBC_PERSIST);
+    bool persist = which & MPI_NBC_PERSIST;
+    const char *call = (persist ? pcoll_ops : nbc_ops)[kind].what;
     nbc *s = calloc(1, sizeof *s);
-    if (!s) cr_fatal(job, nbc_ops[kind].what, "out of memory");
-    *s = (nbc){.kind = kind, .u.type = -1};
-    nb b = {.job = job, .call = nbc_ops[kind].what, .comm = comm, .c = c, .s = s};
+    if (!s) cr_fatal(job, call, "out of memory");
+    *s = (nbc){.kind = kind, .u.type = -1, .persist = persist};
+    nb b = {.job = job, .call = call, .comm = comm, .c = c, .s = s};
     cr_sched_init(&s->s, b.call, c->g.ctx, 0x80000000u, 0x7ffffu, 0);
     s->s.trunc = &s->trunc;
     nb_seq(&b);
@@ -1212,7 +1202,7 @@ static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, co
         const char *s = sbuf;
         if (v.staged) {
             char *p = nb_alloc(b, v.total);
-            vlay_pack(&v, ts, sbuf, scounts, displs, p, R);
+            vlay_pack(b, &v, ts, sbuf, scounts, displs, p, R);
             s = p;
         }
         for (int i = 0; i < R; i++) nb_xsend(b, i, 3, s + v.off[i], v.len[i]);
@@ -1284,7 +1274,7 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
         s = sbuf;
         if (vs.staged) {
             char *p = nb_alloc(b, vs.total);
-            vlay_pack(&vs, ts, sbuf, scounts, sdispls, p, R);
+            vlay_pack(b, &vs, ts, sbuf, scounts, sdispls, p, R);
             s = p;
         }
         r = vlay_out(b, &vr, tr, rbuf, rcounts, rdispls, R);
@@ -1313,13 +1303,10 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
 }
 
 /* The member's data as the reduction takes it (packed when the type needs it). */
-static char *x_acc(nb *b, const mpi_type *t, const void *sbuf, size_t cnt, bool packed, size_t len)
+static char *x_acc(nb *b, mpi_type *t, const void *sbuf, size_t cnt, bool packed, size_t len)
 {
     char *acc = nb_alloc(b, len);
-    if (packed)
-        mpi_pack_data(t, sbuf, cnt, acc);
-    else if (len)
-        memcpy(acc, sbuf, len);
+    nb_pre(b, packed ? t : NULL, sbuf, cnt, acc, len);
     return acc;
 }
 

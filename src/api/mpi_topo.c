@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_impl.h"
+#include "mpi_nbc.h"
 
 typedef struct mpi_topo {
     int kind;                   /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
@@ -986,11 +986,15 @@ static int nb_begin(targs *a, const char *call, MPI_Comm comm, MPI_Request *req,
     static const char *const icall[] = {"MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv",
                                         "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
                                         "MPI_Ineighbor_alltoallw"};
+    static const char *const pcall[] = {
+        "MPI_Neighbor_allgather_init", "MPI_Neighbor_allgatherv_init", "MPI_Neighbor_alltoall_init",
+        "MPI_Neighbor_alltoallv_init", "MPI_Neighbor_alltoallw_init"};
     *rb = *sb = NULL;
     *n = (mpi_nbrs){0};
     a->req = req;
     a->which = which;
-    int rc = begin_topo(a, req ? icall[which] : call, comm, 0);
+    const char *const *named = which & MPI_NBC_PERSIST ? pcall : icall;
+    int rc = begin_topo(a, req ? named[which & ~MPI_NBC_PERSIST] : call, comm, 0);
     if (!rc && req == NOREQ) rc = fail(a, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
     nbrs_get(a->job, a->call, a->c, n);
@@ -1016,13 +1020,13 @@ static int nb_end(targs *a, int rc, mpi_nbrs *n, mpi_nblk *rb, mpi_nblk *sb)
 /* MPI_Neighbor_allgather, and MPI_Ineighbor_allgather with req */
 static int neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                              MPI_Request *req)
+                              MPI_Request *req, int p)
 {
     targs a;
     mpi_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_allgather", comm, req, 0, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_allgather", comm, req, 0 | p, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
     if (!rc) rc = chk_count(&a, recvcount, "recvcount", -1);
@@ -1041,7 +1045,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              NULL);
+                              NULL, 0);
 }
 
 PMPI_WEAK(Ineighbor_allgather);
@@ -1050,19 +1054,19 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Request *request)
 {
     return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              request ? request : NOREQ);
+                              request ? request : NOREQ, 0);
 }
 
 /* MPI_Neighbor_allgatherv, and MPI_Ineighbor_allgatherv with req */
 static int neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                void *recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req)
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req, int p)
 {
     targs a;
     mpi_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_allgatherv", comm, req, 1, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_allgatherv", comm, req, 1 | p, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
@@ -1084,7 +1088,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
     return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                               comm, NULL);
+                               comm, NULL, 0);
 }
 
 PMPI_WEAK(Ineighbor_allgatherv);
@@ -1093,19 +1097,19 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                               comm, request ? request : NOREQ);
+                               comm, request ? request : NOREQ, 0);
 }
 
 /* MPI_Neighbor_alltoall, and MPI_Ineighbor_alltoall with req */
 static int neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Request *req)
+                             MPI_Request *req, int p)
 {
     targs a;
     mpi_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_alltoall", comm, req, 2, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_alltoall", comm, req, 2 | p, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_count(&a, sendcount, "sendcount", -1);
     if (!rc) rc = chk_count(&a, recvcount, "recvcount", -1);
@@ -1124,8 +1128,8 @@ PMPI_WEAK(Neighbor_alltoall);
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             NULL);
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL,
+                             0);
 }
 
 PMPI_WEAK(Ineighbor_alltoall);
@@ -1134,20 +1138,20 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Request *request)
 {
     return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             request ? request : NOREQ);
+                             request ? request : NOREQ, 0);
 }
 
 /* MPI_Neighbor_alltoallv, and MPI_Ineighbor_alltoallv with req */
 static int neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                              MPI_Request *req)
+                              MPI_Request *req, int p)
 {
     targs a;
     mpi_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
-    int rc = nb_begin(&a, "MPI_Neighbor_alltoallv", comm, req, 3, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_alltoallv", comm, req, 3 | p, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtype, &ts);
     if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtype, &tr);
@@ -1172,7 +1176,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm, NULL);
+                              recvtype, comm, NULL, 0);
 }
 
 PMPI_WEAK(Ineighbor_alltoallv);
@@ -1182,19 +1186,19 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              MPI_Request *request)
 {
     return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm, request ? request : NOREQ);
+                              recvtype, comm, request ? request : NOREQ, 0);
 }
 
 /* MPI_Neighbor_alltoallw, and MPI_Ineighbor_alltoallw with req */
 static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                              MPI_Comm comm, MPI_Request *req)
+                              MPI_Comm comm, MPI_Request *req, int p)
 {
     targs a;
     mpi_nbrs n;
     mpi_nblk *rb, *sb;
-    int rc = nb_begin(&a, "MPI_Neighbor_alltoallw", comm, req, 4, &n, &rb, &sb);
+    int rc = nb_begin(&a, "MPI_Neighbor_alltoallw", comm, req, 4 | p, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");
     if (!rc) rc = chk_arr(&a, n.nout, sendcounts, "sendcounts");
     if (!rc) rc = chk_arr(&a, n.nout, sdispls, "sdispls");
@@ -1223,7 +1227,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm, NULL);
+                              recvtypes, comm, NULL, 0);
 }
 
 PMPI_WEAK(Ineighbor_alltoallw);
@@ -1233,5 +1237,61 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              MPI_Comm comm, MPI_Request *request)
 {
     return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm, request ? request : NOREQ);
+                              recvtypes, comm, request ? request : NOREQ, 0);
+}
+
+/* The persistent forms (MPI-4.0 §6.13; the info argument holds hints, none used). */
+
+PMPI_WEAK(Neighbor_allgather_init);
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              request ? request : NOREQ, MPI_NBC_PERSIST);
+}
+
+PMPI_WEAK(Neighbor_allgatherv_init);
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    (void)info;
+    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm, request ? request : NOREQ, MPI_NBC_PERSIST);
+}
+
+PMPI_WEAK(Neighbor_alltoall_init);
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             request ? request : NOREQ, MPI_NBC_PERSIST);
+}
+
+PMPI_WEAK(Neighbor_alltoallv_init);
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm, request ? request : NOREQ, MPI_NBC_PERSIST);
+}
+
+PMPI_WEAK(Neighbor_alltoallw_init);
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    (void)info;
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm, request ? request : NOREQ, MPI_NBC_PERSIST);
 }

@@ -1,0 +1,1403 @@
+/* The large-count (_c) forms of MPI-4.0 for point-to-point, one-sided
+ * communication, datatypes, packing, statuses, buffers, windows and files
+ * (the collectives' are mpi_large_coll.c's).
+ *
+ * A count that fits an int goes to the int form unchanged (one more call, no
+ * other cost). A larger one goes as one instance of a datatype made for the
+ * call: count = q * 2^30 + r instances of dt as contiguous(q, contiguous(2^30,
+ * dt)) followed by contiguous(r, dt), resized to count times dt's extent (so
+ * block i of a gather still lies at i * count extents). The engine's sizes
+ * are size_t from there on: the bytes travel the int form's own paths (eager,
+ * rendezvous, single copy, the collectives' schedules), and a status records
+ * them as a long long, so MPI_Get_count_c and MPI_Get_elements_c give counts
+ * past INT_MAX. Packing, MPI_Get_count_c and the size queries work on size_t
+ * directly. Arrays of counts and displacements (v forms, datatype
+ * constructors) go as int arrays where every value fits, else MPI_ERR_COUNT
+ * (block lengths past INT_MAX make a struct of made types instead).
+ *
+ * Invariants: a made type is freed when the call returns (an operation still
+ * under way holds its own reference, as for any datatype the program frees);
+ * a _c call that fails has made nothing; errors of the conversion name the _c
+ * call and go to the communicator's handler (MPI_COMM_WORLD's where the call
+ * names no communicator), those of the int form name the int form. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_large.h"
+
+#define CHUNK (1 << 30) /* instances in one block of a made type */
+
+static bool fits(MPI_Count c)
+{
+    return c >= 0 && c <= INT_MAX;
+}
+
+/* count instances of dt (count > INT_MAX, dt checked): *out committed. */
+static void big_type(MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    MPI_Count q = count / CHUNK, r = count % CHUNK;
+    MPI_Datatype chunk, body, whole;
+    PMPI_Type_contiguous(CHUNK, dt, &chunk);
+    PMPI_Type_contiguous((int)q, chunk, &body);
+    PMPI_Type_free(&chunk);
+    if (r) {
+        MPI_Datatype tail, parts[2];
+        PMPI_Type_contiguous((int)r, dt, &tail);
+        parts[0] = body;
+        parts[1] = tail;
+        int bl[2] = {1, 1};
+        MPI_Aint at[2] = {0, (MPI_Aint)(q * CHUNK) * ext};
+        PMPI_Type_create_struct(2, bl, at, parts, &whole);
+        PMPI_Type_free(&tail);
+        PMPI_Type_free(&body);
+    } else {
+        whole = body;
+    }
+    PMPI_Type_create_resized(whole, lb, (MPI_Aint)count * ext, out);
+    PMPI_Type_free(&whole);
+    PMPI_Type_commit(out);
+}
+
+int mpi_big_arg(const char *call, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, mpi_big *b)
+{
+    *b = (mpi_big){(int)count, dt, false};
+    if (fits(count)) return MPI_SUCCESS;
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = count < 0 ? mpi_fail(job, comm, call, MPI_ERR_COUNT, "count %lld is negative",
+                                  (long long)count)
+                       : mpi_type_check(job, comm, call, dt, &t);
+    if (!rc && count / CHUNK > INT_MAX)
+        rc = mpi_fail(job, comm, call, MPI_ERR_COUNT,
+                      "count %lld is more than courier takes (2^61 instances)", (long long)count);
+    mpi_leave(job, rc);
+    if (rc) return rc;
+    big_type(count, dt, &b->t);
+    b->n = 1;
+    b->made = true;
+    return MPI_SUCCESS;
+}
+
+void mpi_big_done(mpi_big *b)
+{
+    if (b->made) PMPI_Type_free(&b->t);
+    b->made = false;
+}
+
+int mpi_big_op(const char *call, MPI_Comm comm, MPI_Count count, MPI_Op op)
+{
+    /* the predefined operations are MPI_MAX .. MPI_NO_OP (mpi.h) */
+    if (fits(count) || count < 0 ||
+        ((unsigned)op >= (unsigned)MPI_MAX && (unsigned)op <= (unsigned)MPI_NO_OP))
+        return MPI_SUCCESS;
+    cr_job *job = mpi_enter(call);
+    return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_COUNT,
+                                   "count %lld with a user operation: courier reduces more than "
+                                   "INT_MAX elements with the predefined operations only (the "
+                                   "blocking reductions take any operation)",
+                                   (long long)count));
+}
+
+int mpi_large_ints(const char *call, MPI_Comm comm, int n, const void *v, bool aint, int **out)
+{
+    *out = NULL;
+    if (!v || n <= 0) return MPI_SUCCESS;
+    int *a = malloc((size_t)n * sizeof *a);
+    if (!a) cr_fatal(cr_job_get(), call, "out of memory");
+    for (int i = 0; i < n; i++) {
+        long long x =
+            aint ? (long long)((const MPI_Aint *)v)[i] : (long long)((const MPI_Count *)v)[i];
+        if (x > INT_MAX || x < INT_MIN) {
+            free(a);
+            cr_job *job = mpi_enter(call);
+            return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_COUNT,
+                                           "entry %d of an array of counts or displacements is "
+                                           "%lld: courier takes arrays of values that fit an int",
+                                           i, x));
+        }
+        a[i] = (int)x;
+    }
+    *out = a;
+    return MPI_SUCCESS;
+}
+
+/* One MPI_Count in, an int out: *o = c, or MPI_ERR_COUNT reported. */
+static int one(const char *call, MPI_Comm comm, MPI_Count c, int *o)
+{
+    *o = (int)c;
+    if (c <= INT_MAX && c >= INT_MIN) return MPI_SUCCESS;
+    cr_job *job = mpi_enter(call);
+    return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_COUNT,
+                                   "%lld does not fit an int: courier takes it only where the "
+                                   "count of a transfer is meant",
+                                   (long long)c));
+}
+
+/* ---- statuses, sizes, extents ------------------------------------------------------- */
+
+PMPI_WEAK(Get_count_c);
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    const char *call = "MPI_Get_count_c";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = mpi_type_check(job, MPI_COMM_WORLD, call, datatype, &t);
+    if (!rc && (!status || status == MPI_STATUS_IGNORE || !count))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "status or count is NULL/ignored");
+    if (rc) return mpi_leave(job, rc);
+    size_t bytes = (size_t)status->cr_bytes;
+    *count = !t->size ? 0 : bytes % t->size ? MPI_UNDEFINED : (MPI_Count)(bytes / t->size);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Get_elements_c);
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return PMPI_Get_elements_x(status, datatype, count);
+}
+
+PMPI_WEAK(Status_set_elements_c);
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return PMPI_Status_set_elements_x(status, datatype, count);
+}
+
+PMPI_WEAK(Type_size_c);
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return PMPI_Type_size_x(datatype, size);
+}
+
+PMPI_WEAK(Type_get_extent_c);
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return PMPI_Type_get_extent_x(datatype, lb, extent);
+}
+
+PMPI_WEAK(Type_get_true_extent_c);
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+
+/* ---- packing: size_t all the way ---------------------------------------------------- */
+
+static int pack_args(cr_job *job, const char *call, MPI_Comm comm, MPI_Datatype dt, MPI_Count count,
+                     const void *packed, MPI_Count size, const MPI_Count *position, mpi_type **t,
+                     size_t *n)
+{
+    mpi_comm *c = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc) rc = mpi_type_check(job, comm, call, dt, t);
+    if (rc) return rc;
+    if (count < 0 || size < 0)
+        return mpi_fail(job, comm, call, MPI_ERR_COUNT, "%s %lld is negative",
+                        count < 0 ? "count" : "buffer size", (long long)(count < 0 ? count : size));
+    if (!position || *position < 0 || (!packed && size))
+        return mpi_fail(job, comm, call, MPI_ERR_ARG,
+                        "position is NULL or negative, or the packed buffer is NULL");
+    *n = (size_t)count * (*t)->size;
+    if ((size_t)*position + *n > (size_t)size)
+        return mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
+                        "%zu bytes at position %lld do not fit the %lld-byte packed buffer", *n,
+                        (long long)*position, (long long)size);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Pack_c);
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    const char *call = "MPI_Pack_c";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    size_t n = 0;
+    int rc = pack_args(job, call, comm, datatype, incount, outbuf, outsize, position, &t, &n);
+    if (rc) return mpi_leave(job, rc);
+    if (t->contig) /* one run (mpi_pack_data walks it instance by instance) */
+        memcpy((char *)outbuf + *position, inbuf, n);
+    else
+        mpi_pack_data(t, inbuf, (size_t)incount, (char *)outbuf + *position);
+    *position += (MPI_Count)n;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Unpack_c);
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    const char *call = "MPI_Unpack_c";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    size_t n = 0;
+    int rc = pack_args(job, call, comm, datatype, outcount, inbuf, insize, position, &t, &n);
+    if (rc) return mpi_leave(job, rc);
+    if (t->contig)
+        memcpy(outbuf, (const char *)inbuf + *position, n);
+    else
+        mpi_unpack_data(t, (const char *)inbuf + *position, n, outbuf, (size_t)outcount);
+    *position += (MPI_Count)n;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Pack_size_c);
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    const char *call = "MPI_Pack_size_c";
+    cr_job *job = mpi_enter(call);
+    mpi_comm *c = NULL;
+    mpi_type *t = NULL;
+    int rc = mpi_comm_check(job, call, comm, &c);
+    if (!rc) rc = mpi_type_check(job, comm, call, datatype, &t);
+    if (!rc && incount < 0)
+        rc = mpi_fail(job, comm, call, MPI_ERR_COUNT, "incount %lld is negative",
+                      (long long)incount);
+    if (!rc && !size) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "size is NULL");
+    if (rc) return mpi_leave(job, rc);
+    *size = (MPI_Count)((size_t)incount * t->size);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Pack_external_c);
+int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                         MPI_Count *position)
+{
+    int n;
+    int rc = one("MPI_Pack_external_c", MPI_COMM_WORLD, incount, &n);
+    MPI_Aint pos = position ? (MPI_Aint)*position : 0;
+    if (!rc)
+        rc = PMPI_Pack_external(datarep, inbuf, n, datatype, outbuf, (MPI_Aint)outsize,
+                                position ? &pos : NULL);
+    if (!rc) *position = (MPI_Count)pos;
+    return rc;
+}
+
+PMPI_WEAK(Unpack_external_c);
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype)
+{
+    int n;
+    int rc = one("MPI_Unpack_external_c", MPI_COMM_WORLD, outcount, &n);
+    MPI_Aint pos = position ? (MPI_Aint)*position : 0;
+    if (!rc)
+        rc = PMPI_Unpack_external(datarep, inbuf, (MPI_Aint)insize, position ? &pos : NULL, outbuf,
+                                  n, datatype);
+    if (!rc) *position = (MPI_Count)pos;
+    return rc;
+}
+
+PMPI_WEAK(Pack_external_size_c);
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size)
+{
+    int n;
+    MPI_Aint s = 0;
+    int rc = one("MPI_Pack_external_size_c", MPI_COMM_WORLD, incount, &n);
+    if (!rc) rc = PMPI_Pack_external_size(datarep, n, datatype, size ? &s : NULL);
+    if (!rc) *size = (MPI_Count)s;
+    return rc;
+}
+
+/* ---- datatype constructors ------------------------------------------------------------ */
+
+PMPI_WEAK(Type_contiguous_c);
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    if (fits(count)) return PMPI_Type_contiguous((int)count, oldtype, newtype);
+    mpi_big b;
+    int rc = mpi_big_arg("MPI_Type_contiguous_c", MPI_COMM_WORLD, count, oldtype, &b);
+    if (!rc && !newtype) rc = PMPI_Type_contiguous(0, oldtype, NULL); /* reports it */
+    if (rc) {
+        mpi_big_done(&b);
+        return rc;
+    }
+    *newtype = b.t; /* the program's now */
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Type_vector_c);
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_vector_c";
+    int c, b, s;
+    int rc = one(call, MPI_COMM_WORLD, count, &c);
+    if (!rc) rc = one(call, MPI_COMM_WORLD, blocklength, &b);
+    if (!rc) rc = one(call, MPI_COMM_WORLD, stride, &s);
+    return rc ? rc : PMPI_Type_vector(c, b, s, oldtype, newtype);
+}
+
+PMPI_WEAK(Type_create_hvector_c);
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_create_hvector_c";
+    int c, b;
+    int rc = one(call, MPI_COMM_WORLD, count, &c);
+    if (!rc) rc = one(call, MPI_COMM_WORLD, blocklength, &b);
+    return rc ? rc : PMPI_Type_create_hvector(c, b, (MPI_Aint)stride, oldtype, newtype);
+}
+
+/* count block lengths and displacements as ints (displacements as MPI_Aint
+ * when bytes): *bl, *di made here (free()). */
+static int blocks(const char *call, MPI_Count count, const MPI_Count *bl, const MPI_Count *d,
+                  bool bytes, int *n, int **ibl, int **idi, MPI_Aint **adi)
+{
+    *ibl = *idi = NULL;
+    *adi = NULL;
+    int rc = one(call, MPI_COMM_WORLD, count, n);
+    if (!rc && bl) rc = mpi_large_ints(call, MPI_COMM_WORLD, *n, bl, false, ibl);
+    if (!rc && d && !bytes) rc = mpi_large_ints(call, MPI_COMM_WORLD, *n, d, false, idi);
+    if (!rc && d && bytes && *n > 0) {
+        *adi = malloc((size_t)*n * sizeof **adi);
+        if (!*adi) cr_fatal(cr_job_get(), call, "out of memory");
+        for (int i = 0; i < *n; i++) (*adi)[i] = (MPI_Aint)d[i];
+    }
+    return rc;
+}
+
+/* Does any of the n block lengths (one when bl1 is given) not fit an int? */
+static bool long_blocks(MPI_Count n, const MPI_Count *bl, const MPI_Count *bl1)
+{
+    if (bl1) return n > 0 && *bl1 > INT_MAX;
+    for (MPI_Count i = 0; bl && i < n; i++)
+        if (bl[i] > INT_MAX) return true;
+    return false;
+}
+
+/* Blocks some of whose lengths do not fit an int: a struct of one instance of
+ * a made type per long block (the others as they are) at byte displacements
+ * d (in extents of old when !bytes), of types[i] or old; for the
+ * (h)indexed forms (types NULL) resized to the bounds those give, which a
+ * struct's alignment padding would change. */
+static int blocks_struct(const char *call, MPI_Count count, const MPI_Count *bl,
+                         const MPI_Count *bl1, const MPI_Count *d, bool bytes,
+                         const MPI_Datatype *types, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    int n, rc = one(call, MPI_COMM_WORLD, count, &n);
+    if (rc) return rc;
+    int *ibl = calloc((size_t)n + 1, sizeof *ibl);
+    MPI_Aint *at = calloc((size_t)n + 1, sizeof *at);
+    MPI_Datatype *ty = calloc((size_t)n + 1, sizeof *ty);
+    mpi_big *made = calloc((size_t)n + 1, sizeof *made);
+    if (!ibl || !at || !ty || !made) cr_fatal(cr_job_get(), call, "out of memory");
+    MPI_Aint lo = 0, hi = 0, lb, ext, olb = 0, oext = 0;
+    bool any = false;
+    if (!types) PMPI_Type_get_extent(old, &olb, &oext);
+    for (int i = 0; i < n && !rc; i++) {
+        MPI_Datatype t = types ? types[i] : old;
+        MPI_Count len = bl1 ? *bl1 : bl[i];
+        at[i] = (MPI_Aint)(bytes ? d[i] : d[i] * oext);
+        rc = mpi_big_arg(call, MPI_COMM_WORLD, len, t, &made[i]);
+        ibl[i] = made[i].n;
+        ty[i] = made[i].t;
+        if (rc || types || len <= 0) continue;
+        lb = at[i] + olb, ext = (MPI_Aint)len * oext;
+        if (!any || lb < lo) lo = lb;
+        if (!any || lb + ext > hi) hi = lb + ext;
+        any = true;
+    }
+    MPI_Datatype st;
+    if (!rc) rc = PMPI_Type_create_struct(n, ibl, at, ty, types ? newtype : &st);
+    if (!rc && !types) {
+        rc = PMPI_Type_create_resized(st, lo, hi - lo, newtype);
+        PMPI_Type_free(&st);
+    }
+    for (int i = 0; i < n; i++) mpi_big_done(&made[i]);
+    free(ibl), free(at), free(ty), free(made);
+    return rc;
+}
+
+PMPI_WEAK(Type_indexed_c);
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype *newtype)
+{
+    if (long_blocks(count, array_of_blocklengths, NULL))
+        return blocks_struct("MPI_Type_indexed_c", count, array_of_blocklengths, NULL,
+                             array_of_displacements, false, NULL, oldtype, newtype);
+    int n, *bl = NULL, *di = NULL;
+    MPI_Aint *ad = NULL;
+    int rc = blocks("MPI_Type_indexed_c", count, array_of_blocklengths, array_of_displacements,
+                    false, &n, &bl, &di, &ad);
+    if (!rc) rc = PMPI_Type_indexed(n, bl, di, oldtype, newtype);
+    free(bl), free(di), free(ad);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_hindexed_c);
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    if (long_blocks(count, array_of_blocklengths, NULL))
+        return blocks_struct("MPI_Type_create_hindexed_c", count, array_of_blocklengths, NULL,
+                             array_of_displacements, true, NULL, oldtype, newtype);
+    int n, *bl = NULL, *di = NULL;
+    MPI_Aint *ad = NULL;
+    int rc = blocks("MPI_Type_create_hindexed_c", count, array_of_blocklengths,
+                    array_of_displacements, true, &n, &bl, &di, &ad);
+    if (!rc) rc = PMPI_Type_create_hindexed(n, bl, ad, oldtype, newtype);
+    free(bl), free(di), free(ad);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_indexed_block_c);
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_create_indexed_block_c";
+    if (long_blocks(count, NULL, &blocklength))
+        return blocks_struct(call, count, NULL, &blocklength, array_of_displacements, false, NULL,
+                             oldtype, newtype);
+    int n, b, *bl = NULL, *di = NULL;
+    MPI_Aint *ad = NULL;
+    int rc = one(call, MPI_COMM_WORLD, blocklength, &b);
+    if (!rc) rc = blocks(call, count, NULL, array_of_displacements, false, &n, &bl, &di, &ad);
+    if (!rc) rc = PMPI_Type_create_indexed_block(n, b, di, oldtype, newtype);
+    free(di);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_hindexed_block_c);
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_create_hindexed_block_c";
+    if (long_blocks(count, NULL, &blocklength))
+        return blocks_struct(call, count, NULL, &blocklength, array_of_displacements, true, NULL,
+                             oldtype, newtype);
+    int n, b, *bl = NULL, *di = NULL;
+    MPI_Aint *ad = NULL;
+    int rc = one(call, MPI_COMM_WORLD, blocklength, &b);
+    if (!rc) rc = blocks(call, count, NULL, array_of_displacements, true, &n, &bl, &di, &ad);
+    if (!rc) rc = PMPI_Type_create_hindexed_block(n, b, ad, oldtype, newtype);
+    free(ad);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_struct_c);
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    if (long_blocks(count, array_of_blocklengths, NULL))
+        return blocks_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, NULL,
+                             array_of_displacements, true, array_of_types, MPI_DATATYPE_NULL,
+                             newtype);
+    int n, *bl = NULL, *di = NULL;
+    MPI_Aint *ad = NULL;
+    int rc = blocks("MPI_Type_create_struct_c", count, array_of_blocklengths,
+                    array_of_displacements, true, &n, &bl, &di, &ad);
+    if (!rc) rc = PMPI_Type_create_struct(n, bl, ad, array_of_types, newtype);
+    free(bl), free(di), free(ad);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_subarray_c);
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                const MPI_Count array_of_subsizes[],
+                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    const char *call = "MPI_Type_create_subarray_c";
+    int *sz = NULL, *sub = NULL, *st = NULL;
+    int rc = mpi_large_ints(call, MPI_COMM_WORLD, ndims, array_of_sizes, false, &sz);
+    if (!rc) rc = mpi_large_ints(call, MPI_COMM_WORLD, ndims, array_of_subsizes, false, &sub);
+    if (!rc) rc = mpi_large_ints(call, MPI_COMM_WORLD, ndims, array_of_starts, false, &st);
+    if (!rc) rc = PMPI_Type_create_subarray(ndims, sz, sub, st, order, oldtype, newtype);
+    free(sz), free(sub), free(st);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_darray_c);
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[], const int array_of_dargs[],
+                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    int *g = NULL;
+    int rc = mpi_large_ints("MPI_Type_create_darray_c", MPI_COMM_WORLD, ndims, array_of_gsizes,
+                            false, &g);
+    if (!rc)
+        rc = PMPI_Type_create_darray(size, rank, ndims, g, array_of_distribs, array_of_dargs,
+                                     array_of_psizes, order, oldtype, newtype);
+    free(g);
+    return rc;
+}
+
+PMPI_WEAK(Type_create_resized_c);
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                               MPI_Datatype *newtype)
+{
+    return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
+}
+
+/* courier's types hold no large counts: the int forms' answers, none large. */
+PMPI_WEAK(Type_get_envelope_c);
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                             MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                             MPI_Count *num_datatypes, int *combiner)
+{
+    int ni = 0, na = 0, nd = 0;
+    int rc = PMPI_Type_get_envelope(datatype, &ni, &na, &nd, combiner);
+    if (rc) return rc;
+    if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes)
+        return PMPI_Type_get_envelope(datatype, NULL, NULL, NULL, NULL); /* reports it */
+    *num_integers = ni, *num_addresses = na, *num_large_counts = 0, *num_datatypes = nd;
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Type_get_contents_c);
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes,
+                             int array_of_integers[], MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+    (void)max_large_counts, (void)array_of_large_counts;
+    const char *call = "MPI_Type_get_contents_c";
+    int mi, ma, md;
+    int rc = one(call, MPI_COMM_WORLD, max_integers, &mi);
+    if (!rc) rc = one(call, MPI_COMM_WORLD, max_addresses, &ma);
+    if (!rc) rc = one(call, MPI_COMM_WORLD, max_datatypes, &md);
+    return rc ? rc
+              : PMPI_Type_get_contents(datatype, mi, ma, md, array_of_integers, array_of_addresses,
+                                       array_of_datatypes);
+}
+
+/* ---- buffers and windows ---------------------------------------------------------------- */
+
+/* A buffer larger than INT_MAX bytes is attached as its first INT_MAX: the
+ * bound buffered sends may fill (courier copies them into memory of its own). */
+PMPI_WEAK(Buffer_attach_c);
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return PMPI_Buffer_attach(buffer, size > INT_MAX ? INT_MAX : (int)size);
+}
+
+PMPI_WEAK(Buffer_detach_c);
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    int s = 0;
+    int rc = PMPI_Buffer_detach(buffer_addr, size ? &s : NULL);
+    if (!rc && size) *size = s;
+    return rc;
+}
+
+PMPI_WEAK(Comm_attach_buffer_c);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return PMPI_Comm_attach_buffer(comm, buffer, size > INT_MAX ? INT_MAX : (int)size);
+}
+
+PMPI_WEAK(Comm_detach_buffer_c);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    int s = 0;
+    int rc = PMPI_Comm_detach_buffer(comm, buffer_addr, size ? &s : NULL);
+    if (!rc && size) *size = s;
+    return rc;
+}
+
+PMPI_WEAK(Win_create_c);
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win)
+{
+    int du;
+    int rc = one("MPI_Win_create_c", comm, disp_unit, &du);
+    return rc ? rc : PMPI_Win_create(base, size, du, info, comm, win);
+}
+
+PMPI_WEAK(Win_allocate_c);
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    int du;
+    int rc = one("MPI_Win_allocate_c", comm, disp_unit, &du);
+    return rc ? rc : PMPI_Win_allocate(size, du, info, comm, baseptr, win);
+}
+
+PMPI_WEAK(Win_allocate_shared_c);
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    int du;
+    int rc = one("MPI_Win_allocate_shared_c", comm, disp_unit, &du);
+    return rc ? rc : PMPI_Win_allocate_shared(size, du, info, comm, baseptr, win);
+}
+
+PMPI_WEAK(Win_shared_query_c);
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    int du = 0;
+    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr);
+    if (!rc && disp_unit) *disp_unit = du;
+    return rc;
+}
+
+/* ---- point-to-point and one-sided: one (count, datatype) per buffer ---------------------- */
+
+PMPI_WEAK(Send_c);
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    const char *call = "MPI_Send_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Send(buf, a.n, a.t, dest, tag, comm);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Bsend_c);
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    const char *call = "MPI_Bsend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Bsend(buf, a.n, a.t, dest, tag, comm);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Ssend_c);
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    const char *call = "MPI_Ssend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Ssend(buf, a.n, a.t, dest, tag, comm);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Rsend_c);
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    const char *call = "MPI_Rsend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Rsend(buf, a.n, a.t, dest, tag, comm);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Recv_c);
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status)
+{
+    const char *call = "MPI_Recv_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Recv(buf, a.n, a.t, source, tag, comm, status);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Isend_c);
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Isend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Isend(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Ibsend_c);
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Ibsend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Ibsend(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Issend_c);
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Issend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Issend(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Irsend_c);
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Irsend_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Irsend(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Irecv_c);
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Irecv_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Irecv(buf, a.n, a.t, source, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Send_init_c);
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Send_init_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Send_init(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Bsend_init_c);
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Bsend_init_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Bsend_init(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Ssend_init_c);
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Ssend_init_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Ssend_init(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Rsend_init_c);
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Rsend_init_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Rsend_init(buf, a.n, a.t, dest, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Recv_init_c);
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Recv_init_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc) rc = PMPI_Recv_init(buf, a.n, a.t, source, tag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Sendrecv_c);
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *call = "MPI_Sendrecv_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, sendcount, sendtype, &a);
+    if (!rc) rc = mpi_big_arg(call, comm, recvcount, recvtype, &b);
+    if (!rc)
+        rc = PMPI_Sendrecv(sendbuf, a.n, a.t, dest, sendtag, recvbuf, b.n, b.t, source, recvtag,
+                           comm, status);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Sendrecv_replace_c);
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *call = "MPI_Sendrecv_replace_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc)
+        rc = PMPI_Sendrecv_replace(buf, a.n, a.t, dest, sendtag, source, recvtag, comm, status);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Isendrecv_c);
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    const char *call = "MPI_Isendrecv_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, sendcount, sendtype, &a);
+    if (!rc) rc = mpi_big_arg(call, comm, recvcount, recvtype, &b);
+    if (!rc)
+        rc = PMPI_Isendrecv(sendbuf, a.n, a.t, dest, sendtag, recvbuf, b.n, b.t, source, recvtag,
+                            comm, request);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Isendrecv_replace_c);
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    const char *call = "MPI_Isendrecv_replace_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, comm, count, datatype, &a);
+    if (!rc)
+        rc = PMPI_Isendrecv_replace(buf, a.n, a.t, dest, sendtag, source, recvtag, comm, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Mrecv_c);
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
+{
+    const char *call = "MPI_Mrecv_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, count, datatype, &a);
+    if (!rc) rc = PMPI_Mrecv(buf, a.n, a.t, message, status);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Imrecv_c);
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    const char *call = "MPI_Imrecv_c";
+    mpi_big a = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, count, datatype, &a);
+    if (!rc) rc = PMPI_Imrecv(buf, a.n, a.t, message, request);
+    mpi_big_done(&a);
+    return rc;
+}
+
+PMPI_WEAK(Put_c);
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    const char *call = "MPI_Put_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &b);
+    if (!rc) rc = PMPI_Put(origin_addr, a.n, a.t, target_rank, target_disp, b.n, b.t, win);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Get_c);
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    const char *call = "MPI_Get_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &b);
+    if (!rc) rc = PMPI_Get(origin_addr, a.n, a.t, target_rank, target_disp, b.n, b.t, win);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Accumulate_c);
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    const char *call = "MPI_Accumulate_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &b);
+    if (!rc)
+        rc = PMPI_Accumulate(origin_addr, a.n, a.t, target_rank, target_disp, b.n, b.t, op, win);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Get_accumulate_c);
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win)
+{
+    const char *call = "MPI_Get_accumulate_c";
+    mpi_big a = {0}, b = {0}, c = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, result_count, result_datatype, &b);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &c);
+    if (!rc)
+        rc = PMPI_Get_accumulate(origin_addr, a.n, a.t, result_addr, b.n, b.t, target_rank,
+                                 target_disp, c.n, c.t, op, win);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    mpi_big_done(&c);
+    return rc;
+}
+
+PMPI_WEAK(Rput_c);
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    const char *call = "MPI_Rput_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &b);
+    if (!rc)
+        rc = PMPI_Rput(origin_addr, a.n, a.t, target_rank, target_disp, b.n, b.t, win, request);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Rget_c);
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    const char *call = "MPI_Rget_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &b);
+    if (!rc)
+        rc = PMPI_Rget(origin_addr, a.n, a.t, target_rank, target_disp, b.n, b.t, win, request);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Raccumulate_c);
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                       MPI_Request *request)
+{
+    const char *call = "MPI_Raccumulate_c";
+    mpi_big a = {0}, b = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &b);
+    if (!rc)
+        rc = PMPI_Raccumulate(origin_addr, a.n, a.t, target_rank, target_disp, b.n, b.t, op, win,
+                              request);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(Rget_accumulate_c);
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Win win, MPI_Request *request)
+{
+    const char *call = "MPI_Rget_accumulate_c";
+    mpi_big a = {0}, b = {0}, c = {0};
+    int rc = 0;
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, origin_count, origin_datatype, &a);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, result_count, result_datatype, &b);
+    if (!rc) rc = mpi_big_arg(call, MPI_COMM_WORLD, target_count, target_datatype, &c);
+    if (!rc)
+        rc = PMPI_Rget_accumulate(origin_addr, a.n, a.t, result_addr, b.n, b.t, target_rank,
+                                  target_disp, c.n, c.t, op, win, request);
+    mpi_big_done(&a);
+    mpi_big_done(&b);
+    mpi_big_done(&c);
+    return rc;
+}
+
+/* ---- files: one (count, datatype) per call; a negative count goes to the int
+ * form, which reports it on the file's handler (MPI_ERRORS_RETURN by default) */
+
+static int file_arg(const char *call, MPI_Count count, MPI_Datatype dt, mpi_big *b)
+{
+    if (count >= 0) return mpi_big_arg(call, MPI_COMM_WORLD, count, dt, b);
+    *b = (mpi_big){-1, dt, false};
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(File_get_type_extent_c);
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+    MPI_Aint e = 0;
+    int rc = PMPI_File_get_type_extent(fh, datatype, extent ? &e : NULL);
+    if (!rc && extent) *extent = (MPI_Count)e;
+    return rc;
+}
+
+PMPI_WEAK(File_read_at_c);
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_at(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_at_all_c);
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_at_all(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_at_c);
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_at(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_at_all_c);
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_at_all(fh, offset, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_at_c);
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_at(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_at_c);
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_at_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_at(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_at_all_c);
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_at_all(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_at_all_c);
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_at_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_at_all(fh, offset, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_c);
+int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_all_c);
+int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_all(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_c);
+int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_all_c);
+int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_all(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_c);
+int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_c);
+int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_all_c);
+int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_all(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_all_c);
+int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_all_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_all(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_shared_c);
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_shared(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_shared_c);
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_shared(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iread_shared_c);
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iread_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iread_shared(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_iwrite_shared_c);
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request *request)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_iwrite_shared_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_iwrite_shared(fh, buf, b.n, b.t, request);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_ordered_c);
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_ordered_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_ordered(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_ordered_c);
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Status *status)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_ordered_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_ordered(fh, buf, b.n, b.t, status);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_at_all_begin_c);
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_at_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_at_all_begin(fh, offset, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_at_all_begin_c);
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_at_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_at_all_begin(fh, offset, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_all_begin_c);
+int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_all_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_all_begin_c);
+int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_all_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_all_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_read_ordered_begin_c);
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_read_ordered_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_read_ordered_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}
+
+PMPI_WEAK(File_write_ordered_begin_c);
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                    MPI_Datatype datatype)
+{
+    mpi_big b;
+    int rc = file_arg("MPI_File_write_ordered_begin_c", count, datatype, &b);
+    if (!rc) rc = PMPI_File_write_ordered_begin(fh, buf, b.n, b.t);
+    mpi_big_done(&b);
+    return rc;
+}

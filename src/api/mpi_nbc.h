@@ -1,0 +1,49 @@
+/* The nonblocking and persistent collectives' schedules (mpi_nbc.c), whose
+ * entry points (MPI_I* and MPI_*_init) are mpi_pcoll.c's: one builder per
+ * collective, called with p = 0 (nonblocking: started in the call) or
+ * MPI_NBC_PERSIST (persistent: an inactive request whose every MPI_Start
+ * starts the schedule built here again). Each enters and leaves the call and
+ * returns an MPI code, already reported. */
+#ifndef COURIER_MPI_NBC_H
+#define COURIER_MPI_NBC_H
+
+#include "mpi_impl.h"
+
+#define MPI_NBC_PERSIST 0x100 /* or'ed into p (and mpi_nbc_neighbor's which) */
+
+int mpi_nbc_barrier(int p, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_bcast(int p, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                  MPI_Request *req);
+/* form: R_REDUCE (root used), R_ALLREDUCE, R_SCAN or R_EXSCAN */
+enum { R_REDUCE, R_ALLREDUCE, R_SCAN, R_EXSCAN };
+int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *req);
+/* is_block: MPI_Reduce_scatter_block's, block each (counts unused) */
+int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *counts, bool is_block,
+                           int block, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_gather(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                   MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_scatter(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_allgather(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_alltoall(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_gatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                    MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_scatterv(int p, const void *sbuf, const int scounts[], const int displs[],
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                     MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                       MPI_Request *req);
+int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sdispls[],
+                      MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sdispls[],
+                      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                      MPI_Request *req);
+
+#endif
