@@ -328,7 +328,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
             w.spins = 0;
             continue;
         }
-        if (job->size == 1 && !job->threaded && !ready(arg))
+        if (job->npeers == 1 && !job->threaded && !ready(arg))
             cr_fatal(job, op,
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
