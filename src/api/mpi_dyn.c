@@ -34,8 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../core/xpeers.h"
@@ -56,6 +61,10 @@ typedef struct mpi_dyn {
     int nsets;
     char **pub; /* service names this process published */
     int npub;
+    struct dyn_kid *kids; /* jobs this process spawned, not yet ended */
+    int nkids;
+    uint64_t kids_checked; /* when the root last looked (kids_hook) */
+    MPI_Comm parent;       /* the job that spawned this one, or MPI_COMM_NULL */
 } mpi_dyn;
 
 static mpi_dyn *dyn_of(cr_job *job)
@@ -509,34 +518,293 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 
 /* ---- spawning ---------------------------------------------------------------- */
 
-PMPI_WEAK(Comm_get_parent);
-int PMPI_Comm_get_parent(MPI_Comm *parent)
+/* What a job of this process's spawned: its launcher (the root's child; -1 on
+ * other ranks) and a pidfd of it (every rank of the group that spawned). */
+typedef struct dyn_kid {
+    pid_t pid;
+    int pidfd;
+    bool root;
+} dyn_kid;
+
+/* The environment of a new job: this rank's, without what names this rank in
+ * its own job, with the port its ranks connect to. */
+static char **kid_env(const char *port)
 {
-    const char *call = "MPI_Comm_get_parent";
-    cr_job *job = mpi_enter(call);
-    if (!parent)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "parent is NULL"));
-    *parent = MPI_COMM_NULL; /* no job of courier's is spawned yet (MPI_Comm_spawn) */
-    return mpi_leave(job, MPI_SUCCESS);
+    static const char *const drop[] = {
+        "COURIER_RANK=",         "COURIER_SIZE=",       "COURIER_SHM_FD=",
+        "COURIER_SECRET_FD=",    "COURIER_HOST_RANK=",  "COURIER_APPNUM=",
+        "COURIER_HOST_LAYOUT=",  "COURIER_CPUS=",       "COURIER_LAUNCHED=",
+        "COURIER_RANK_PID=",     "COURIER_SIM_FD=",     "COURIER_CTX_FDS=",
+        "COURIER_SIM_CONTEXTS=", "COURIER_PARENT_PORT="};
+    int n = 0;
+    while (environ[n]) n++;
+    char **env = calloc((size_t)n + 2, sizeof *env);
+    if (!env) return NULL;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        bool keep = true;
+        for (size_t j = 0; j < sizeof drop / sizeof *drop && keep; j++)
+            keep = strncmp(environ[i], drop[j], strlen(drop[j])) != 0;
+        if (keep) env[k++] = environ[i];
+    }
+    static const char var[] = "COURIER_PARENT_PORT=";
+    env[k] = malloc(sizeof var + strlen(port));
+    if (!env[k]) return NULL;
+    sprintf(env[k], "%s%s", var, port);
+    return env;
 }
 
-/* Not implemented yet: every process is reported not spawned. */
-static int spawn_refused(const char *call, int n, MPI_Comm comm, MPI_Comm *intercomm, int *errcodes)
+/* The root: start `courier run -n N cmd args [: -n M cmd2 args2 ...]` with the
+ * port in its environment, in the first command's "wdir". 0 and *pid, or -1
+ * with why. */
+static int kid_start(cr_job *job, int count, char **cmds, char ***argvs, const int *np,
+                     const MPI_Info *infos, const char *port, pid_t *pid, char *why, size_t wlen)
 {
-    cr_job *job = mpi_enter(call);
-    if (intercomm) *intercomm = MPI_COMM_NULL;
-    for (int i = 0; errcodes && i < n; i++) errcodes[i] = MPI_ERR_SPAWN;
-    return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_SPAWN,
-                                   "courier does not spawn processes yet; start the workers as a "
-                                   "job of their own and connect them (MPI_Comm_connect)"));
+    const char *courier = getenv("COURIER_RUN");
+    if (!courier || !*courier) {
+        snprintf(why, wlen,
+                 "this job was not started by courier run (COURIER_RUN is not set); "
+                 "start it with courier run");
+        return -1;
+    }
+    const char *wdir = NULL;
+    int nargs = 3;
+    for (int i = 0; i < count; i++) {
+        if (!cmds[i] || !*cmds[i] || np[i] < 1) {
+            snprintf(why, wlen, "command %d is %s", i,
+                     !cmds[i] || !*cmds[i] ? "empty" : "given no processes (maxprocs < 1)");
+            return -1;
+        }
+        if (strchr(cmds[i], '/') && access(cmds[i], X_OK) < 0) {
+            snprintf(why, wlen, "program '%s' not found or not executable: %s", cmds[i],
+                     strerror(errno));
+            return -1;
+        }
+        const char *h =
+            infos && infos[i] != MPI_INFO_NULL ? mpi_info_lookup(infos[i], "host") : NULL;
+        char here[256] = "";
+        gethostname(here, sizeof here - 1);
+        if (h && strcmp(h, here) && strcmp(h, "localhost")) {
+            snprintf(why, wlen,
+                     "info \"host\" is %s: courier starts a spawned job on the host of the rank "
+                     "that spawns it (%s)",
+                     h, here);
+            return -1;
+        }
+        if (!wdir && infos && infos[i] != MPI_INFO_NULL) wdir = mpi_info_lookup(infos[i], "wdir");
+        nargs += 4;
+        for (int k = 0; argvs && argvs[i] && argvs[i][k]; k++) nargs++;
+    }
+    char **argv = calloc((size_t)nargs + 1, sizeof *argv), *nums = malloc((size_t)count * 16);
+    char **abs = calloc((size_t)count, sizeof *abs);
+    char **env = kid_env(port);
+    if (!argv || !env || !nums || !abs) cr_fatal(job, "MPI_Comm_spawn", "out of memory");
+    int a = 0;
+    argv[a++] = (char *)courier;
+    argv[a++] = "run";
+    for (int i = 0; i < count; i++) {
+        if (i) argv[a++] = ":";
+        argv[a++] = "-n";
+        snprintf(nums + 16 * i, 16, "%d", np[i]);
+        argv[a++] = nums + 16 * i;
+        /* a relative path names a program from here, not from wdir */
+        abs[i] = strchr(cmds[i], '/') && cmds[i][0] != '/' ? realpath(cmds[i], NULL) : NULL;
+        argv[a++] = abs[i] ? abs[i] : cmds[i];
+        for (int k = 0; argvs && argvs[i] && argvs[i][k]; k++) argv[a++] = argvs[i][k];
+    }
+    pid_t parent = getpid();
+    fflush(stdout);
+    fflush(stderr);
+    *pid = fork();
+    if (*pid == 0) {
+        /* the new launcher ends with this rank (it ends its ranks then) */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(1);
+        if (wdir && chdir(wdir) < 0) {
+            dprintf(2, "courier: rank %d: MPI_Comm_spawn: cannot enter wdir %s: %s\n", job->rank,
+                    wdir, strerror(errno));
+            _exit(2);
+        }
+        for (int fd = 3; fd < 1024; fd++) close(fd);
+        execve(courier, argv, env);
+        dprintf(2, "courier: rank %d: MPI_Comm_spawn: cannot run %s: %s\n", job->rank, courier,
+                strerror(errno));
+        _exit(127);
+    }
+    int err = errno;
+    free(argv);
+    free(nums);
+    for (int i = 0; i < count; i++) free(abs[i]);
+    free(abs);
+    for (int k = 0; env[k]; k++)
+        if (!strncmp(env[k], "COURIER_PARENT_PORT=", 20)) free(env[k]);
+    free(env);
+    if (*pid < 0) {
+        snprintf(why, wlen, "cannot start courier run: fork: %s", strerror(err));
+        return -1;
+    }
+    return 0;
+}
+
+/* cr_wait_fd's watch while the root waits for its new job: 1 once the new
+ * launcher has ended (its status in *st). */
+typedef struct kid_watch {
+    pid_t pid;
+    int st;
+    bool ended;
+} kid_watch;
+static int kid_ended(void *arg)
+{
+    kid_watch *k = arg;
+    if (waitpid(k->pid, &k->st, WNOHANG) == k->pid) k->ended = true;
+    return k->ended;
+}
+
+static int kid_status(int st)
+{
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+/* A spawned job failed and its launcher said so in one line: this rank's job
+ * ends with its status, and nothing more is said (the launcher reads the
+ * mark, cr_host_said). */
+_Noreturn static void end_quietly(cr_job *job, int status)
+{
+    if (job->host.base) cr_host_said(&job->host);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status ? status : 1);
+}
+
+/* The root: has a spawned job's launcher ended? Failed: end this job too
+ * (quietly); done: forget it. Returns true when one ended. */
+static bool kids_check(cr_job *job, bool block)
+{
+    mpi_dyn *d = job->mpi->dyn;
+    bool any = false;
+    for (int i = 0; d && i < d->nkids; i++) {
+        dyn_kid *k = &d->kids[i];
+        int st;
+        if (!k->root || waitpid(k->pid, &st, block ? 0 : WNOHANG) != k->pid) continue;
+        if (kid_status(st)) end_quietly(job, kid_status(st));
+        cr_poll_no_more(job, k->pidfd);
+        close(k->pidfd);
+        d->kids[i--] = d->kids[--d->nkids];
+        any = true;
+    }
+    return any;
+}
+
+/* The engine's background hook at the root of a spawn: a spawned job that
+ * failed while this rank waits or computes between calls (the waiting point
+ * wakes on the launcher's pidfd). At most every 20 ms. */
+static int kids_hook(cr_job *job, bool *pending)
+{
+    *pending = false;
+    mpi_dyn *d = job->mpi ? job->mpi->dyn : NULL;
+    if (!d || !d->nkids) return 0;
+    uint64_t now = cr_mono_ns();
+    if (now - d->kids_checked < 20000000u) return 0;
+    d->kids_checked = now;
+    return kids_check(job, false);
+}
+
+/* A set of a spawn lost a peer (the spawned job died): the root waits for
+ * the new launcher to end and, if it failed, ends this job quietly; another
+ * member waits for its own launcher to end it (its root will) before the
+ * transport says that the connection was lost. */
+static void kid_lost(cr_job *job, void *arg)
+{
+    mpi_dyn *d = job->mpi->dyn;
+    pid_t pid = (pid_t)(intptr_t)arg;
+    for (int i = 0; i < d->nkids; i++) {
+        if (d->kids[i].pid != pid) continue;
+        struct pollfd p = {.fd = d->kids[i].pidfd, .events = POLLIN};
+        if (poll(&p, 1, 10000) <= 0) return;
+        if (d->kids[i].root) {
+            kids_check(job, true);
+            return;
+        }
+        sleep(10); /* the root ends the job meanwhile */
+        return;
+    }
+}
+
+static int spawn(cr_job *job, const char *call, int count, char **cmds, char ***argvs,
+                 const int *np, const MPI_Info *infos, int root, MPI_Comm comm, MPI_Comm *intercomm,
+                 int *errcodes)
+{
+    mpi_comm *c;
+    int rc = check_args(job, call, comm, root, intercomm, &c);
+    if (rc) return rc;
+    int total = 0; /* the root's count, for every member's error codes */
+    cr_xchan ch = {.fd = -1};
+    bool ok = false;
+    char why[240] = "";
+    kid_watch kw = {.pid = -1};
+    if (c->me == root) {
+        char port[MPI_MAX_PORT_NAME];
+        if (count < 1 || !cmds || !np) snprintf(why, sizeof why, "no command to spawn");
+        for (int i = 0; i < count && np && !why[0]; i++) total += np[i] > 0 ? np[i] : 0;
+        int lfd = why[0] ? -1 : cr_listen_any(port, sizeof port, why, sizeof why);
+        if (lfd >= 0 &&
+            !kid_start(job, count, cmds, argvs, np, infos, port, &kw.pid, why, sizeof why)) {
+            while (!ok) {
+                if (cr_wait_fd(job, lfd, kid_ended, &kw)) {
+                    snprintf(why, sizeof why,
+                             "the new job's courier run ended (status %d) before its ranks "
+                             "connected: see its message above",
+                             kid_status(kw.st));
+                    break;
+                }
+                int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd < 0) continue;
+                char w[200];
+                if (cr_xchan_start(job, &ch, fd, CR_XCHAN_ACCEPT, kid_ended, &kw, w, sizeof w)) {
+                    close(fd);
+                    continue;
+                }
+                ok = true;
+            }
+        }
+        if (lfd >= 0) close(lfd);
+    }
+    int info[2] = {total, (int)kw.pid};
+    cr_coll_bcast(job, &c->g, call, info, sizeof info, root);
+    rc = connect_groups(job, call, comm, root, &ch, ok, why, MPI_ERR_SPAWN, intercomm);
+    if (ch.fd >= 0) close(ch.fd);
+    cr_xchan_close(&ch);
+    for (int i = 0; errcodes && i < info[0]; i++) errcodes[i] = rc ? MPI_ERR_SPAWN : MPI_SUCCESS;
+    if (rc) {
+        if (kw.pid > 0 && !kw.ended) { /* connected halfway: it ends with its ranks */
+            kill(kw.pid, SIGTERM);
+            waitpid(kw.pid, NULL, 0);
+        }
+        return rc;
+    }
+    mpi_dyn *d = dyn_of(job);
+    dyn_kid k = {.pid = (pid_t)info[1],
+                 .pidfd = (int)syscall(SYS_pidfd_open, info[1], 0),
+                 .root = c->me == root};
+    d->kids = grow(job, d->kids, d->nkids + 1, sizeof *d->kids);
+    d->kids[d->nkids++] = k;
+    if (k.pidfd >= 0 && k.root) cr_poll_also(job, k.pidfd);
+    if (k.root) cr_bg_add(job, kids_hook);
+    cr_xset_on_lost(d->sets[d->nsets - 1].x, kid_lost, (void *)(intptr_t)k.pid);
+    return MPI_SUCCESS;
 }
 
 PMPI_WEAK(Comm_spawn);
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                     MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    (void)command, (void)argv, (void)info, (void)root;
-    return spawn_refused("MPI_Comm_spawn", maxprocs, comm, intercomm, array_of_errcodes);
+    const char *call = "MPI_Comm_spawn";
+    cr_job *job = mpi_enter(call);
+    char *cmd = (char *)command;
+    char **argvs[1] = {argv};
+    int rc = spawn(job, call, 1, &cmd, argvs, &maxprocs, &info, root, comm, intercomm,
+                   array_of_errcodes);
+    return mpi_leave(job, rc);
 }
 
 PMPI_WEAK(Comm_spawn_multiple);
@@ -544,10 +812,46 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              const int array_of_maxprocs[], const MPI_Info array_of_info[],
                              int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    (void)array_of_commands, (void)array_of_argv, (void)array_of_info, (void)root;
-    int n = 0;
-    for (int i = 0; array_of_maxprocs && i < count; i++) n += array_of_maxprocs[i];
-    return spawn_refused("MPI_Comm_spawn_multiple", n, comm, intercomm, array_of_errcodes);
+    const char *call = "MPI_Comm_spawn_multiple";
+    cr_job *job = mpi_enter(call);
+    int rc = spawn(job, call, count, array_of_commands, array_of_argv, array_of_maxprocs,
+                   array_of_info, root, comm, intercomm, array_of_errcodes);
+    return mpi_leave(job, rc);
+}
+
+void mpi_dyn_init(cr_job *job)
+{
+    const char *port = getenv("COURIER_PARENT_PORT");
+    if (!port || !*port) return;
+    const char *call = "MPI_Init";
+    cr_xchan ch = {.fd = -1};
+    char why[240] = "";
+    bool ok = false;
+    if (job->rank == 0) {
+        int fd = cr_connect_to(port, why, sizeof why);
+        if (fd >= 0 && cr_xchan_start(job, &ch, fd, CR_XCHAN_CONNECT, NULL, NULL, why, sizeof why))
+            close(fd);
+        else if (fd >= 0)
+            ok = true;
+    }
+    MPI_Comm parent = MPI_COMM_NULL;
+    int rc = connect_groups(job, call, MPI_COMM_WORLD, 0, &ch, ok, why, MPI_ERR_SPAWN, &parent);
+    if (ch.fd >= 0) close(ch.fd);
+    cr_xchan_close(&ch);
+    if (rc) cr_fatal(job, call, "cannot reach the job that spawned this one (%s)", why);
+    dyn_of(job)->parent = parent;
+}
+
+PMPI_WEAK(Comm_get_parent);
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    const char *call = "MPI_Comm_get_parent";
+    cr_job *job = mpi_enter(call);
+    if (!parent)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "parent is NULL"));
+    mpi_dyn *d = job->mpi->dyn;
+    *parent = d && mpi_comm_get(d->parent) ? d->parent : MPI_COMM_NULL;
+    return mpi_leave(job, MPI_SUCCESS);
 }
 
 /* ---- finalize -------------------------------------------------------------- */
@@ -566,4 +870,16 @@ void mpi_dyn_finalize(cr_job *job)
         }
     for (int i = 0; i < d->nports; i++) close(d->ports[i].fd);
     d->nports = 0;
+    /* MPI_Finalize is collective over connected jobs: the root of a spawn
+     * waits for the new job to end (its launcher), so nothing is left */
+    while (d->nkids) {
+        dyn_kid *k = &d->kids[0];
+        if (k->root) {
+            if (k->pidfd >= 0) cr_wait_fd(job, k->pidfd, NULL, NULL);
+            kids_check(job, true);
+        } else {
+            if (k->pidfd >= 0) close(k->pidfd);
+            *k = d->kids[--d->nkids];
+        }
+    }
 }

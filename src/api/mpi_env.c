@@ -257,6 +257,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     m->thread_level = required;
     m->main_thread = pthread_self();
     if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
+    mpi_dyn_init(job); /* a spawned job: its parent (MPI_Comm_get_parent) */
     if (provided) *provided = m->thread_level;
     return mpi_leave(job, MPI_SUCCESS);
 }

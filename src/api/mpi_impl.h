@@ -406,6 +406,8 @@ MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ran
 void mpi_inter_set_low(mpi_comm *c, bool low);
 /* MPI_Finalize: close this process's ports, remove the names it published (mpi_dyn.c). */
 void mpi_dyn_finalize(cr_job *job);
+/* MPI_Init of a job that MPI_Comm_spawn started: connect to the parent (mpi_dyn.c). */
+void mpi_dyn_init(cr_job *job);
 /* Agree on a context pair over both groups, the leaders (lead in lg; peer, the
  * other's, a job rank) talking on ctx with tag (mpi_inter.c's bridge). */
 int mpi_inter_agree(cr_job *job, const char *call, cr_group *lg, int lead, int peer, uint16_t ctx,

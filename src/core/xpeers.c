@@ -368,7 +368,9 @@ struct cr_xset {
     unsigned char key[CR_SECRET_LEN];
     unsigned char card[CR_XCARD];
     size_t cardlen;
-    unsigned char *cards; /* the other group's, CR_XCARD each */
+    unsigned char *cards;                 /* the other group's, CR_XCARD each */
+    void (*lost)(cr_job *job, void *arg); /* cr_xset_on_lost's, or NULL */
+    void *lost_arg;
 };
 
 /* The job's state of this service: the link every closed set's peers point at. */
@@ -423,7 +425,15 @@ static int x_deliver(void *owner, int src, const cr_hdr *h, const void *payload,
 
 __attribute__((noreturn)) static void x_fatal(void *owner, const char *call, const char *msg)
 {
-    cr_fatal(((cr_xset *)owner)->job, call, "%s (a peer of another job)", msg);
+    cr_xset *x = owner;
+    if (x->lost) x->lost(x->job, x->lost_arg);
+    cr_fatal(x->job, call, "%s (a peer of another job)", msg);
+}
+
+void cr_xset_on_lost(cr_xset *x, void (*fn)(cr_job *job, void *arg), void *arg)
+{
+    x->lost = fn;
+    x->lost_arg = arg;
 }
 
 static void x_warn(void *owner, const char *msg)
@@ -497,7 +507,7 @@ static void *grow(cr_job *job, void *p, size_t n, size_t old, size_t each)
 
 /* The waiting point polls the set's descriptor too (and, where it slept on
  * the host doorbell alone, from now on in poll(2) with the wake-up eventfd). */
-static void poll_also(cr_job *job, int fd)
+void cr_poll_also(cr_job *job, int fd)
 {
     if (job->wake_fd < 0) {
         job->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -512,7 +522,7 @@ static void poll_also(cr_job *job, int fd)
     job->pfds[job->npfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
 }
 
-static void poll_no_more(cr_job *job, int fd)
+void cr_poll_no_more(cr_job *job, int fd)
 {
     for (int i = 1; i < job->npfds; i++)
         if (job->pfds[i].fd == fd) {
@@ -573,7 +583,7 @@ int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *car
         job->eager[p] = eager >= 0 && (size_t)eager < max ? (size_t)eager : max;
     }
     job->npeers = (int)np;
-    poll_also(job, x->ops->fd(x->ctx));
+    cr_poll_also(job, x->ops->fd(x->ctx));
     return x->first;
 }
 
@@ -617,7 +627,7 @@ void cr_xset_close(cr_job *job, const char *call, cr_xset *x)
     free(rr);
     cr_wait_until(job, call, sends_done, &s, NULL);
     cr_xpeers *xp = xpeers_of(job);
-    poll_no_more(job, x->ops->fd(x->ctx));
+    cr_poll_no_more(job, x->ops->fd(x->ctx));
     x->ops->close(x->ctx);
     for (int p = s.lo; p < s.hi; p++) job->via[p] = &xp->closed;
     *x->link = xp->closed;

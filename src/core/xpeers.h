@@ -71,6 +71,11 @@ void cr_xchan_close(cr_xchan *ch);
  * outside the job. */
 int cr_wait_fd(cr_job *job, int fd, int (*watch)(void *), void *arg);
 
+/* The waiting point also wakes when fd is readable (a child's pidfd), until
+ * cr_poll_no_more. */
+void cr_poll_also(cr_job *job, int fd);
+void cr_poll_no_more(cr_job *job, int fd);
+
 /* This process's end of a new set: member self of size, key the set's. Its
  * card goes to card (*cardlen bytes, at most CR_XCARD). NULL, with why. */
 cr_xset *cr_xset_open(cr_job *job, int self, int size, const unsigned char key[CR_SECRET_LEN],
@@ -79,6 +84,10 @@ cr_xset *cr_xset_open(cr_job *job, int self, int size, const unsigned char key[C
  * engine peers; returns the engine's peer of member lo (member lo + i is that
  * + i). Once per set, for the members of the other group. */
 int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *cards);
+/* When the set's transport finds a peer lost (its connection ended without
+ * goodbye: the other job died) it ends this process; fn is called first, and
+ * may end it in its own words instead (it does not return then). */
+void cr_xset_on_lost(cr_xset *x, void (*fn)(cr_job *job, void *arg), void *arg);
 /* Leave the set: every send to its peers completes, each member of this group
  * swaps a last word with each member of the other (so that nothing either
  * sends after it is still on its way), and the transport is closed; its peers
