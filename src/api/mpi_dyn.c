@@ -219,6 +219,13 @@ static int connect_groups(cr_job *job, const char *call, MPI_Comm comm, int root
     return MPI_SUCCESS;
 }
 
+/* cr_wait_fd's watch for a handshake: 1 once past the deadline (ns, cr_mono_ns). */
+static int past(void *deadline)
+{
+    return cr_mono_ns() > *(const uint64_t *)deadline;
+}
+#define HANDSHAKE_NS 10000000000u /* a client has this long to prove itself */
+
 /* The arguments every accept/connect checks: comm an intracommunicator, root
  * one of its ranks, newcomm set. */
 static int check_args(cr_job *job, const char *call, MPI_Comm comm, int root, MPI_Comm *newcomm,
@@ -265,7 +272,8 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
                 int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
                 if (fd < 0) continue; /* EAGAIN: another took it; a client that gave up */
                 char w[200];
-                if (cr_xchan_start(job, &ch, fd, CR_XCHAN_ACCEPT, NULL, NULL, w, sizeof w)) {
+                uint64_t deadline = cr_mono_ns() + HANDSHAKE_NS; /* a silent stranger */
+                if (cr_xchan_start(job, &ch, fd, CR_XCHAN_ACCEPT, past, &deadline, w, sizeof w)) {
                     /* not a client of ours: say so once, wait for the next */
                     fprintf(stderr, "courier: rank %d: MPI_Comm_accept: refused a connection: %s\n",
                             job->rank, w);

@@ -222,7 +222,7 @@ static int get_all(cr_job *job, cr_xchan *ch, void *buf, size_t len, int (*watch
     while (len) {
         int rc = cr_wait_fd(job, ch->fd, watch, arg);
         if (rc) {
-            snprintf(why, wlen, "given up");
+            snprintf(why, wlen, "the other end did not answer in time");
             return rc;
         }
         ssize_t n = recv(ch->fd, p, len, MSG_DONTWAIT);

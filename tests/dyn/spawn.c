@@ -1,7 +1,8 @@
 /* MPI_Comm_spawn through courier run.
  *   spawn master    (2 ranks) spawns 3 workers of this program in "wdir" /:
  *                   (spawn slow: the workers compute 3 s first, past the
- *                   parent's hang timeout: its wait is not a deadlock)
+ *                   parent's hang timeout: its wait is not a deadlock;
+ *                   spawn multi: MPI_Comm_spawn_multiple, 1 + 2 workers)
  *                   each parent rank sends each worker a task, each worker
  *                   answers every parent rank, the root broadcasts to the
  *                   workers over the intercommunicator, both disconnect;
@@ -112,8 +113,17 @@ int main(int argc, char **argv)
     MPI_Info_create(&info);
     MPI_Info_set(info, "wdir", "/");
     char *wargv[] = {!strcmp(argv[1], "slow") ? "worker-slow" : "worker", NULL};
-    CHECK(MPI_Comm_spawn(argv[0], wargv, 3, info, 0, MPI_COMM_WORLD, &inter, codes) == MPI_SUCCESS,
-          "spawn");
+    if (!strcmp(argv[1], "multi")) { /* two commands: 1 worker, then 2 */
+        char *cmds[2] = {argv[0], argv[0]}, **argvs[2] = {wargv, wargv};
+        int np[2] = {1, 2};
+        MPI_Info infos[2] = {info, MPI_INFO_NULL};
+        CHECK(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_WORLD, &inter,
+                                      codes) == MPI_SUCCESS,
+              "spawn_multiple");
+    } else
+        CHECK(MPI_Comm_spawn(argv[0], wargv, 3, info, 0, MPI_COMM_WORLD, &inter, codes) ==
+                  MPI_SUCCESS,
+              "spawn");
     MPI_Info_free(&info);
     for (int i = 0; i < 3; i++) CHECK(codes[i] == MPI_SUCCESS, "code %d: %d", i, codes[i]);
     int rn;
