@@ -266,7 +266,7 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
              * cr_wait_fd tells the hang watchdog nothing, so a job whose
              * server waits here is never called hung (its other members,
              * waiting for the root, are blocked on a rank that is not). */
-            int lfd = p->fd;
+            int lfd = p->fd, refused = 0;
             for (;;) {
                 cr_wait_fd(job, lfd, NULL, NULL);
                 int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -274,9 +274,12 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
                 char w[200];
                 uint64_t deadline = cr_mono_ns() + HANDSHAKE_NS; /* a silent stranger */
                 if (cr_xchan_start(job, &ch, fd, CR_XCHAN_ACCEPT, past, &deadline, w, sizeof w)) {
-                    /* not a client of ours: say so once, wait for the next */
-                    fprintf(stderr, "courier: rank %d: MPI_Comm_accept: refused a connection: %s\n",
-                            job->rank, w);
+                    /* not a client of ours: say so (once a call), wait for the next */
+                    if (!refused++)
+                        fprintf(stderr,
+                                "courier: rank %d: MPI_Comm_accept: refused a connection to port "
+                                "%s: %s\n",
+                                job->rank, port_name, w);
                     close(fd);
                     continue;
                 }
