@@ -7,8 +7,10 @@
  * eager limit: the rendezvous over the set's tcp), both groups run an
  * intercommunicator collective, and both disconnect. A connect to a port
  * nobody opened must fail with MPI_ERR_PORT, a lookup of a name nobody
- * published with MPI_ERR_NAME. NAME gets the test's marker appended (several
- * runs of the suite share the user's name directory). */
+ * published with MPI_ERR_NAME. `pair stranger NAME` (run with another
+ * XDG_RUNTIME_DIR: another user's key, as far as courier can tell) connects to
+ * the port in $DYN_PORT_FILE and must be refused (MPI_ERR_PORT). NAME gets the test's marker
+ * appended (several runs of the suite share the user's name directory). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,9 +74,29 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm inter;
+    if (!strcmp(argv[1], "stranger")) { /* another key (XDG_RUNTIME_DIR): refused */
+        FILE *f = fopen(getenv("DYN_PORT_FILE"), "r");
+        CHECK(f && fgets(port, sizeof port, f), "read the port file");
+        fclose(f);
+        port[strcspn(port, "\n")] = '\0';
+        CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_ERR_PORT,
+              "a connect with another user's key must be refused");
+        CHECK(inter == MPI_COMM_NULL, "refused: MPI_COMM_NULL");
+        if (me == 0) printf("dyn stranger refused ok\n");
+        MPI_Finalize();
+        return 0;
+    }
     if (server) {
         if (me == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
+            const char *pf = getenv("DYN_PORT_FILE"); /* for a stranger (stranger.sh) */
+            if (pf) {
+                char tmp[4200];
+                snprintf(tmp, sizeof tmp, "%s.tmp", pf);
+                FILE *f = fopen(tmp, "w");
+                CHECK(f && fprintf(f, "%s\n", port) > 0 && fclose(f) == 0, "write %s", tmp);
+                CHECK(rename(tmp, pf) == 0, "rename to %s", pf);
+            }
             CHECK(MPI_Publish_name(name, MPI_INFO_NULL, port) == MPI_SUCCESS, "publish %s", name);
             CHECK(MPI_Publish_name(name, MPI_INFO_NULL, port) == MPI_ERR_SERVICE,
                   "publishing %s twice", name);
