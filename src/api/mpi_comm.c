@@ -133,6 +133,7 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
                     .g = {size, me, ranks, (uint16_t)(ctx + 1), 0, 0, 0},
                     .errh = errh,
                     .ctx_hint = (ctx - MPI_CTX_FIRST_FREE) / 2 / 64};
+    for (int k = 0; ranks && k < size && !c->g.spans; k++) c->g.spans = ranks[k] >= job->size;
     return (MPI_Comm)(K_COMM | (unsigned)i);
 }
 

@@ -173,6 +173,7 @@ MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ran
                        .me = c->ilow ? me : rsize + me,
                        .ranks = all,
                        .ctx = (uint16_t)(c->ctx + 1)};
+    for (int k = 0; k < size + rsize && !c->ig.spans; k++) c->ig.spans = all[k] >= job->size;
     return h;
 }
 

@@ -5,7 +5,8 @@
  *                   spawn multi: MPI_Comm_spawn_multiple, 1 + 2 workers)
  *                   each parent rank sends each worker a task, each worker
  *                   answers every parent rank, the root broadcasts to the
- *                   workers over the intercommunicator, both disconnect;
+ *                   workers over the intercommunicator, the two jobs merge
+ *                   (MPI_Intercomm_merge) and reduce, both disconnect;
  *   spawn missing   spawns a program that does not exist, then `false` (a job
  *                   that fails before its ranks connect, which its launcher
  *                   reports): each MPI_ERR_SPAWN, every error code
@@ -29,6 +30,25 @@
             MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
         }                                                                                          \
     } while (0)
+
+/* Both jobs as one intracommunicator (the parents first): its ranks and a sum. */
+static void merged(MPI_Comm inter, int high, int all)
+{
+    MPI_Comm m;
+    MPI_Intercomm_merge(inter, high, &m);
+    int r, n, one = 1, sum = 0, wr;
+    MPI_Comm_rank(m, &r);
+    MPI_Comm_size(m, &n);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    CHECK(n == all, "merged size %d, wanted %d", n, all);
+    CHECK(high ? r >= all - 3 : r == wr, "merged rank %d (world rank %d)", r, wr);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, m);
+    CHECK(sum == all, "allreduce over both jobs: %d", sum);
+    int rsum = 0;
+    MPI_Allreduce(&r, &rsum, 1, MPI_INT, MPI_SUM, m);
+    CHECK(rsum == all * (all - 1) / 2, "ranks of the merged communicator: sum %d", rsum);
+    MPI_Comm_free(&m);
+}
 
 static int worker(MPI_Comm parent, const char *mode)
 {
@@ -63,6 +83,7 @@ static int worker(MPI_Comm parent, const char *mode)
     int word = 0;
     MPI_Bcast(&word, 1, MPI_INT, 0, parent);
     CHECK(word == 4242, "broadcast from the parent: %d", word);
+    merged(parent, 1, pn + n);
     MPI_Comm_disconnect(&parent);
     return 0;
 }
@@ -140,6 +161,7 @@ int main(int argc, char **argv)
     }
     int word = 4242;
     MPI_Bcast(&word, 1, MPI_INT, me == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    merged(inter, 0, n + rn);
     MPI_Comm_disconnect(&inter);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) printf("spawn %s ok\n", argv[1]);
