@@ -636,7 +636,7 @@ struct cr_mpi {
         int tag_ub, host, io, wtime_global, universe, appnum;
         int win_model; /* MPI_WIN_UNIFIED: every window's MPI_WIN_MODEL */
     } attrv;
-    int self_rank[1]; /* MPI_COMM_SELF's one member, as a job rank */
+    int self_rank[1];    /* MPI_COMM_SELF's one member, as a job rank */
     struct mpi_dyn *dyn; /* dynamic processes (mpi_dyn.c): ports, names, other jobs; or NULL */
 };
 typedef struct cr_mpi mpi_state;

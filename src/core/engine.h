@@ -44,10 +44,10 @@ enum {
     CR_CTX_COLL = 1, /* collectives of the job-wide group */
     CR_CTX_USER = 2, /* first context for interface groups/communicators */
     /* The native interface (src/api/native.c, rma.c, stream.c, modes.c). */
-    CR_CTX_NATIVE = 0x100, /* its collectives (cr_sync, region exchange) */
-    CR_CTX_RMA = 0x101,    /* one-sided requests a target serves, and their replies */
-    CR_CTX_STREAM = 0x102, /* iWarp-style logical channels (stream.c) */
-    CR_CTX_MODES = 0x103,  /* the GMD communication modes (modes.c) */
+    CR_CTX_NATIVE = 0x100,   /* its collectives (cr_sync, region exchange) */
+    CR_CTX_RMA = 0x101,      /* one-sided requests a target serves, and their replies */
+    CR_CTX_STREAM = 0x102,   /* iWarp-style logical channels (stream.c) */
+    CR_CTX_MODES = 0x103,    /* the GMD communication modes (modes.c) */
     CR_CTX_MPI_PART = 0x104, /* MPI partitioned communication (api/mpi_part.c) */
     CR_CTX_XPEERS = 0x105,   /* closing a set of peers of another job (xpeers.c) */
     CR_CTX_MPI_DYN = 0x106   /* MPI's leaders while they connect two jobs (api/mpi_dyn.c) */
@@ -214,8 +214,8 @@ typedef struct cr_wait {
 
 typedef struct cr_job {
     int rank, size;
-    int npeers; /* peers the engine addresses: the job's size ranks, then the extra
-                   peers of other jobs (xpeers.h); every per-peer array has npeers */
+    int npeers;       /* peers the engine addresses: the job's size ranks, then the extra
+                         peers of other jobs (xpeers.h); every per-peer array has npeers */
     int appnum;       /* index of this rank's program in an MPMD job */
     int host_rank;    /* first rank of the first program */
     bool oversub;     /* more local ranks than cores: spin less */
