@@ -36,7 +36,7 @@ BEGIN {
               "Status_f2f08|Status_f082f|Comm_get_attr|Comm_set_attr|Win_get_attr|Win_set_attr|" \
               "Type_get_attr|Type_set_attr|Attr_get|Attr_put|Comm_create_keyval|" \
               "Win_create_keyval|Type_create_keyval|Keyval_create|Grequest_start|" \
-              "Info_create_env|Info_get_string)$"
+              "Info_create_env|Info_get_string|Comm_spawn|Comm_spawn_multiple)$"
     choice = "^(buf|sendbuf|recvbuf|buffer|origin_addr|result_addr|compare_addr|inbuf|outbuf|" \
              "location|base|inoutbuf)$"
     collecting = 0

@@ -2855,6 +2855,50 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *e
 int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
 /* ---- end of the tools interface MPI_T ---- */
 
+/* ---- dynamic processes (MPI-4.1 chapter 11; src/api/mpi_dyn.c, docs/mpi.md) ---- */
+#define MPI_MAX_PORT_NAME 256
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERR_PORT 60    /* a port name that names no open port */
+#define MPI_ERR_NAME 61    /* a service name nobody has published */
+#define MPI_ERR_SERVICE 62 /* publishing or unpublishing a service name failed */
+#define MPI_ERR_SPAWN 63   /* a process could not be spawned */
+int MPI_Open_port(MPI_Info info, char *port_name);
+int MPI_Close_port(const char *port_name);
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *newcomm);
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int MPI_Comm_disconnect(MPI_Comm *comm);
+int MPI_Comm_join(int fd, MPI_Comm *intercomm);
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int MPI_Comm_get_parent(MPI_Comm *parent);
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                   MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                            MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Open_port(MPI_Info info, char *port_name);
+int PMPI_Close_port(const char *port_name);
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                      MPI_Comm *newcomm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int PMPI_Comm_get_parent(MPI_Comm *parent);
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                             const int array_of_maxprocs[], const MPI_Info array_of_info[],
+                             int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+/* ---- end of dynamic processes ---- */
+
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked
  * with another MPI library (a configure script that picked the system's mpicxx

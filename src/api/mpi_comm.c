@@ -86,9 +86,9 @@ int mpi_comm_job_to_rank(mpi_comm *c, int jr)
     if (!c->ranks) return jr;
     if (!c->inv) {
         cr_job *job = cr_job_get();
-        c->inv = malloc((size_t)job->size * sizeof *c->inv);
+        c->inv = malloc((size_t)job->npeers * sizeof *c->inv);
         if (!c->inv) cr_fatal(job, "MPI", "out of memory for a communicator");
-        for (int i = 0; i < job->size; i++) c->inv[i] = -1;
+        for (int i = 0; i < job->npeers; i++) c->inv[i] = -1;
         for (int i = 0; i < c->size; i++) c->inv[c->ranks[i]] = i;
     }
     return c->inv[jr];
@@ -99,9 +99,9 @@ int mpi_comm_job_to_peer(mpi_comm *c, int jr)
     if (!c->inter) return mpi_comm_job_to_rank(c, jr);
     if (!c->rinv) {
         cr_job *job = cr_job_get();
-        c->rinv = malloc((size_t)job->size * sizeof *c->rinv);
+        c->rinv = malloc((size_t)job->npeers * sizeof *c->rinv);
         if (!c->rinv) cr_fatal(job, "MPI", "out of memory for a communicator");
-        for (int i = 0; i < job->size; i++) c->rinv[i] = -1;
+        for (int i = 0; i < job->npeers; i++) c->rinv[i] = -1;
         for (int i = 0; i < c->rsize; i++) c->rinv[c->rranks[i]] = i;
     }
     return c->rinv[jr];
@@ -133,6 +133,7 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
                     .g = {size, me, ranks, (uint16_t)(ctx + 1), 0, 0, 0},
                     .errh = errh,
                     .ctx_hint = (ctx - MPI_CTX_FIRST_FREE) / 2 / 64};
+    for (int k = 0; ranks && k < size && !c->g.spans; k++) c->g.spans = ranks[k] >= job->size;
     return (MPI_Comm)(K_COMM | (unsigned)i);
 }
 

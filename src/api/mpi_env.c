@@ -118,6 +118,11 @@ static const char *const err_text[] = {
     [MPI_ERR_IO] = "other I/O error",
     [MPI_ERR_PROC_ABORTED] = "a process the operation needs has aborted",
     [MPI_ERR_SESSION] = "invalid session",
+    /* dynamic processes (mpi_dyn.c) */
+    [MPI_ERR_PORT] = "invalid port name",
+    [MPI_ERR_NAME] = "service name not published",
+    [MPI_ERR_SERVICE] = "service name could not be published or unpublished",
+    [MPI_ERR_SPAWN] = "could not spawn processes",
 };
 #define NERR ((int)(sizeof err_text / sizeof *err_text))
 
@@ -152,7 +157,13 @@ static const char *err_name(int code)
                                         "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
                                         "MPI_ERR_IO",
                                         /* MPI-4 */
-                                        "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION"};
+                                        "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION",
+                                        /* (56..59 unused) */
+                                        "MPI_ERR_UNKNOWN", "MPI_ERR_UNKNOWN", "MPI_ERR_UNKNOWN",
+                                        "MPI_ERR_UNKNOWN",
+                                        /* dynamic processes */
+                                        "MPI_ERR_PORT", "MPI_ERR_NAME", "MPI_ERR_SERVICE",
+                                        "MPI_ERR_SPAWN"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }
@@ -247,6 +258,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     m->thread_level = required;
     m->main_thread = pthread_self();
     if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
+    mpi_dyn_init(job); /* a spawned job: its parent (MPI_Comm_get_parent) */
     if (provided) *provided = m->thread_level;
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -307,6 +319,7 @@ int PMPI_Finalize(void)
     /* First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
      * run while MPI is still usable (MPI-3.1 8.7.1). */
     int rc = mpi_comm_self_finalize(job);
+    mpi_dyn_finalize(job); /* ports closed, names unpublished */
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
     __atomic_store_n(&job->mpi->finalized, true, __ATOMIC_RELEASE);
     return mpi_leave(job, rc);

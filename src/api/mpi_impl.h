@@ -399,6 +399,19 @@ int mpi_inter_dup(cr_job *job, const char *call, MPI_Comm comm, MPI_Comm *newcom
  * both arrays. */
 MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ranks, int rsize,
                        int *rranks, int pair, MPI_Errhandler errh);
+/* Which group is ig's first: the low one's members see low true, the other's
+ * false (mpi_inter_add guesses from the job ranks, which two jobs number each
+ * their own way: a communicator made from one that spans jobs keeps its
+ * parent's, mpi_dyn.c's says whose side accepted). */
+void mpi_inter_set_low(mpi_comm *c, bool low);
+/* MPI_Finalize: close this process's ports, remove the names it published (mpi_dyn.c). */
+void mpi_dyn_finalize(cr_job *job);
+/* MPI_Init of a job that MPI_Comm_spawn started: connect to the parent (mpi_dyn.c). */
+void mpi_dyn_init(cr_job *job);
+/* Agree on a context pair over both groups, the leaders (lead in lg; peer, the
+ * other's, a job rank) talking on ctx with tag (mpi_inter.c's bridge). */
+int mpi_inter_agree(cr_job *job, const char *call, cr_group *lg, int lead, int peer, uint16_t ctx,
+                    int32_t tag);
 int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int key,
                     MPI_Comm *newcomm);
 int mpi_inter_create(cr_job *job, const char *call, MPI_Comm comm, MPI_Group group,
@@ -631,6 +644,7 @@ struct cr_mpi {
     /* libmpi_abi.so's functions of the program that courier calls through
      * its trampolines (src/abi/abi_cb.c): NULL until the first is made. */
     struct mpi_abi_cbs *abi_cbs;
+    struct mpi_dyn *dyn; /* dynamic processes (mpi_dyn.c): ports, names, other jobs; or NULL */
 };
 typedef struct cr_mpi mpi_state;
 

@@ -173,7 +173,27 @@ MPI_Comm mpi_inter_add(cr_job *job, const char *call, int size, int me, int *ran
                        .me = c->ilow ? me : rsize + me,
                        .ranks = all,
                        .ctx = (uint16_t)(c->ctx + 1)};
+    for (int k = 0; k < size + rsize && !c->ig.spans; k++) c->ig.spans = all[k] >= job->size;
     return h;
+}
+
+void mpi_inter_set_low(mpi_comm *c, bool low)
+{
+    if (c->ilow == low) return;
+    int *all = (int *)c->ig.ranks;
+    int *lo = low ? c->ranks : c->rranks, nlo = low ? c->size : c->rsize;
+    int *hi = low ? c->rranks : c->ranks, nhi = low ? c->rsize : c->size;
+    memcpy(all, lo, (size_t)nlo * sizeof *all);
+    memcpy(all + nlo, hi, (size_t)nhi * sizeof *all);
+    c->ilow = low;
+    c->ig.me = low ? c->me : c->rsize + c->me;
+}
+
+int mpi_inter_agree(cr_job *job, const char *call, cr_group *lg, int lead, int peer, uint16_t ctx,
+                    int32_t tag)
+{
+    bridge b = {lg, lead, peer, ctx, tag};
+    return bridge_agree(job, call, &b, NULL, NULL);
 }
 
 static int *ints_copy(cr_job *job, const char *call, const int *src, int n)
@@ -350,6 +370,7 @@ int mpi_inter_dup(cr_job *job, const char *call, MPI_Comm comm, MPI_Comm *newcom
     c = mpi_comm_get(comm);
     *newcomm = mpi_inter_add(job, call, c->size, c->me, local_ranks(job, call, c), c->rsize,
                              ints_copy(job, call, c->rranks, c->rsize), pair, c->errh);
+    mpi_inter_set_low(mpi_comm_get(*newcomm), c->ilow);
     return MPI_SUCCESS;
 }
 
@@ -388,6 +409,7 @@ int mpi_inter_split(cr_job *job, const char *call, MPI_Comm comm, int color, int
     free(la);
     free(ra);
     *newcomm = mpi_inter_add(job, call, m, me, ranks, rm, rranks, pair, c->errh);
+    mpi_inter_set_low(mpi_comm_get(*newcomm), c->ilow);
     return MPI_SUCCESS;
 }
 
@@ -421,5 +443,6 @@ int mpi_inter_create(cr_job *job, const char *call, MPI_Comm comm, MPI_Group gro
     }
     c = mpi_comm_get(comm);
     *newcomm = mpi_inter_add(job, call, n, me, ranks, rn, rranks, pair, c->errh);
+    mpi_inter_set_low(mpi_comm_get(*newcomm), c->ilow);
     return MPI_SUCCESS;
 }

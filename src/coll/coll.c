@@ -131,7 +131,7 @@ bool cr_coll_linear(cr_job *job, const cr_group *g, size_t len)
 {
     int f = cr_coll_forced(job);
     if (f == CR_ALG_LINEAR) return g->size > 2;
-    return f == CR_ALG_AUTO && job->oversub && g->size > 2 && len <= LINEAR_MAX;
+    return f == CR_ALG_AUTO && cr_group_oversub(job, g) && g->size > 2 && len <= LINEAR_MAX;
 }
 
 /* i mod n for 0 <= i < 2n, without a division (on every blocking call's path). */
@@ -253,10 +253,11 @@ static void build_bcast_linear(cr_job *job, cr_sched *s, const cr_group *g, void
 static int bcast_pick(const cr_job *job, const cr_group *g, size_t len, int f)
 {
     if (f == CR_ALG_DIRECT || f == CR_ALG_SPLIT) f = CR_ALG_AUTO; /* these are not messages */
-    if (f == CR_ALG_LINEAR || (f == CR_ALG_AUTO && job->oversub && len >= BCAST_LINEAR_MIN))
+    if (f == CR_ALG_LINEAR ||
+        (f == CR_ALG_AUTO && cr_group_oversub(job, g) && len >= BCAST_LINEAR_MIN))
         return CR_ALG_LINEAR;
-    bool pipe = f == CR_ALG_PIPELINE ||
-                (f != CR_ALG_BINOMIAL && len >= BCAST_PIPE_MIN && g->size > 2 && !job->oversub);
+    bool pipe = f == CR_ALG_PIPELINE || (f != CR_ALG_BINOMIAL && len >= BCAST_PIPE_MIN &&
+                                         g->size > 2 && !cr_group_oversub(job, g));
     return pipe && len > 0 ? CR_ALG_PIPELINE : CR_ALG_BINOMIAL;
 }
 
@@ -288,11 +289,12 @@ void cr_coll_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t l
     if (g->size == 1) return;
     int f = cr_coll_forced(job);
     if ((f == CR_ALG_AREA ||
-         (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && len >= BCAST_AREA_MIN)) &&
+         (f == CR_ALG_AUTO && !cr_group_oversub(job, g) && g->size > 2 && len >= BCAST_AREA_MIN)) &&
         cr_coll_shm_bcast(job, g, op, buf, len, root))
         return;
     if ((f == CR_ALG_DIRECT || f == CR_ALG_SPLIT ||
-         (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && len >= BCAST_SPLIT_MIN)) &&
+         (f == CR_ALG_AUTO && !cr_group_oversub(job, g) && g->size > 2 &&
+          len >= BCAST_SPLIT_MIN)) &&
         len > 0 && cr_coll_direct_ok(job, g)) {
         if (f == CR_ALG_DIRECT)
             cr_coll_bcast_direct(job, g, op, buf, len, root, seq);
@@ -427,7 +429,8 @@ void cr_build_alltoall(cr_job *job, cr_sched *s, const cr_group *g, const void *
     else if (g->size > 2 && (f == CR_ALG_BRUCK || (f == CR_ALG_AUTO && blk <= BRUCK_BLK_MAX)))
         alltoall_bruck(job, s, g, sbuf, rbuf, blk);
     else if (g->size > 2 &&
-             (f == CR_ALG_SCATTER || (f == CR_ALG_AUTO && !job->oversub && blk >= SCATTER_BLK_MIN)))
+             (f == CR_ALG_SCATTER ||
+              (f == CR_ALG_AUTO && !cr_group_oversub(job, g) && blk >= SCATTER_BLK_MIN)))
         cr_build_alltoall_pairs(job, s, g, sbuf, NULL, NULL, rbuf, NULL, NULL, blk, CR_ALL_AT_ONCE);
     else
         cr_build_alltoall_pairs(job, s, g, sbuf, NULL, NULL, rbuf, NULL, NULL, blk, 1);
@@ -440,8 +443,8 @@ void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf
     cr_sched s;
     cr_sched_blocking(&s, g, op, g->seq++); /* (nothing to free if the direct path serves) */
     int f = cr_coll_forced(job);
-    if ((f == CR_ALG_DIRECT ||
-         (f == CR_ALG_AUTO && !job->oversub && g->size > 2 && blk >= ALLTOALL_DIRECT_MIN)) &&
+    if ((f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && !cr_group_oversub(job, g) && g->size > 2 &&
+                                blk >= ALLTOALL_DIRECT_MIN)) &&
         blk > 0 && g->size > 1 && cr_coll_direct_ok(job, g)) {
         if (cr_coll_alltoall_direct(job, g, op, sbuf, rbuf, blk)) return;
         /* a read was refused: by messages */

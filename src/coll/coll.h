@@ -22,7 +22,17 @@ typedef struct cr_group {
     uint32_t area_seq; /* collectives done through the area so far (same on every member) */
     bool area_loose;   /* the last of them was a broadcast (coll_shm.c's invariants) */
     cr_trunc *trunc;   /* a message longer than the receive is noted here; NULL: ends the job */
+    /* Members of another job among them (peers job->size.., src/core/xpeers.h):
+     * an algorithm chosen by this job's own state (oversubscription) could
+     * differ from the other job's choice, so such choices are off. */
+    bool spans;
 } cr_group;
+
+/* Ranks outnumber cores here, and every member sees it so (cr_group.spans). */
+static inline bool cr_group_oversub(const struct cr_job *job, const cr_group *g)
+{
+    return job->oversub && !g->spans;
+}
 
 /* The owners of the collective areas: one whole-job group per interface. */
 enum { CR_AREA_NX = 1, CR_AREA_MPL = 2, CR_AREA_MPI = 3 };

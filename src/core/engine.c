@@ -258,7 +258,7 @@ static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t s
 /* The queue of sends to peer waiting for credits: its lane's or its ordinary one. */
 static inline cr_req **backlog_of(cr_job *job, int peer, bool lane)
 {
-    return &job->backlog[lane ? job->size + peer : peer];
+    return &job->backlog[2 * peer + lane];
 }
 
 static void backlog_push(cr_job *job, int peer, cr_req *r)
@@ -295,12 +295,13 @@ static void ctrl_send(cr_job *job, int peer, const cr_hdr *h)
 static int send_step(cr_job *job, cr_req *r)
 {
     cr_link *l = job->via[r->peer];
+    int tp = r->peer - l->base; /* the peer as its transport numbers it */
     cr_hdr h = {.ctx = r->ctx, .tag = r->tag, .size = r->cap};
     switch (r->stage) {
     case CR_STAGE_EAGER:
         h.op = CR_OP_EAGER;
         h.flags = r->lane ? CR_HDR_LANE : 0;
-        if (l->ops->send_am(l->ctx, r->peer, &h, r->buf, r->cap)) return CR_EAGAIN;
+        if (l->ops->send_am(l->ctx, tp, &h, r->buf, r->cap)) return CR_EAGAIN;
         complete(job, r);
         return 0;
     case CR_STAGE_RTS:
@@ -312,7 +313,7 @@ static int send_step(cr_job *job, cr_req *r)
          * RTS is delivered, matched and answered (FIN) inside send_am. */
         r->stage = CR_STAGE_WAIT;
         owe(job, r->peer); /* a FIN or a CTS will come */
-        if (l->ops->send_am(l->ctx, r->peer, &h, NULL, 0)) {
+        if (l->ops->send_am(l->ctx, tp, &h, NULL, 0)) {
             r->stage = CR_STAGE_RTS;
             job->owed[r->peer]--;
             return CR_EAGAIN;
@@ -322,10 +323,10 @@ static int send_step(cr_job *job, cr_req *r)
         h.op = CR_OP_DATA;
         h.rreq = r->rreq;
         while (r->pushed < r->cap) {
-            size_t n = r->cap - r->pushed, max = l->ops->max_payload(l->ctx, r->peer);
+            size_t n = r->cap - r->pushed, max = l->ops->max_payload(l->ctx, tp);
             if (n > max) n = max;
             h.addr = r->pushed;
-            if (l->ops->send_am(l->ctx, r->peer, &h, (const char *)r->buf + r->pushed, n))
+            if (l->ops->send_am(l->ctx, tp, &h, (const char *)r->buf + r->pushed, n))
                 return CR_EAGAIN;
             r->pushed += n;
         }
@@ -339,7 +340,7 @@ static int send_step(cr_job *job, cr_req *r)
 static int drain_backlogs(cr_job *job)
 {
     int n = 0;
-    for (int p = 0; p < job->size && (job->nbacklog || job->nctrl); p++) {
+    for (int p = 0; p < job->npeers && (job->nbacklog || job->nctrl); p++) {
         while (job->ctrlq[p]) {
             cr_ctrl *c = job->ctrlq[p];
             if (cr_tp_send(job, p, &c->h, NULL, 0)) break;
@@ -364,8 +365,8 @@ static int drain_backlogs(cr_job *job)
 
 static void check_dst(cr_job *job, const char *op, int dst)
 {
-    if (dst < 0 || dst >= job->size)
-        cr_fatal(job, op, "destination %d is out of range 0..%d", dst, job->size - 1);
+    if (dst < 0 || dst >= job->npeers)
+        cr_fatal(job, op, "destination %d is out of range 0..%d", dst, job->npeers - 1);
 }
 
 /* A synchronous send always takes the rendezvous path: it completes only when
@@ -764,7 +765,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
         }
         if (wait ? cr_progress_poll(job) : cr_progress(job)) continue;
         if (!wait) return false;
-        if (job->size == 1 && !job->threaded)
+        if (job->npeers == 1 && !job->threaded)
             cr_fatal(job, "cprobe",
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
@@ -1060,8 +1061,8 @@ int cr_progress(cr_job *job)
  * already finished will read nothing more, so it is not waited for. */
 static bool owes_live_peer(cr_job *job)
 {
-    for (int p = 0; p < job->size; p++)
-        if ((job->backlog[p] || job->backlog[job->size + p] || job->ctrlq[p]) &&
+    for (int p = 0; p < job->npeers; p++)
+        if ((job->backlog[2 * p] || job->backlog[2 * p + 1] || job->ctrlq[p]) &&
             !cr_tp_gone(job, p))
             return true;
     if (!job->sends_active) return false;

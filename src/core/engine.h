@@ -44,11 +44,13 @@ enum {
     CR_CTX_COLL = 1, /* collectives of the job-wide group */
     CR_CTX_USER = 2, /* first context for interface groups/communicators */
     /* The native interface (src/api/native.c, rma.c, stream.c, modes.c). */
-    CR_CTX_NATIVE = 0x100,  /* its collectives (cr_sync, region exchange) */
-    CR_CTX_RMA = 0x101,     /* one-sided requests a target serves, and their replies */
-    CR_CTX_STREAM = 0x102,  /* iWarp-style logical channels (stream.c) */
-    CR_CTX_MODES = 0x103,   /* the GMD communication modes (modes.c) */
-    CR_CTX_MPI_PART = 0x104 /* MPI partitioned communication (api/mpi_part.c) */
+    CR_CTX_NATIVE = 0x100,   /* its collectives (cr_sync, region exchange) */
+    CR_CTX_RMA = 0x101,      /* one-sided requests a target serves, and their replies */
+    CR_CTX_STREAM = 0x102,   /* iWarp-style logical channels (stream.c) */
+    CR_CTX_MODES = 0x103,    /* the GMD communication modes (modes.c) */
+    CR_CTX_MPI_PART = 0x104, /* MPI partitioned communication (api/mpi_part.c) */
+    CR_CTX_XPEERS = 0x105,   /* closing a set of peers of another job (xpeers.c) */
+    CR_CTX_MPI_DYN = 0x106   /* MPI's leaders while they connect two jobs (api/mpi_dyn.c) */
 };
 
 /* How a receive selects the type (tag) of a message. */
@@ -181,12 +183,15 @@ typedef struct cr_ctrl {
     cr_hdr h;
 } cr_ctrl;
 
-/* An open transport: its table and its state. */
+/* An open transport: its table and its state. base: the engine's peer p is
+ * the transport's peer p - base (0 for the job's own transports; a set of
+ * extra peers, xpeers.h, numbers its members in a world of its own). */
 typedef struct cr_link {
     const cr_transport *ops;
     void *ctx;
+    int base;
 } cr_link;
-#define CR_MAX_LINKS 4
+#define CR_MAX_LINKS 16 /* the job's transports (at most 4) and sets of extra peers */
 #define CR_MAX_BG 4
 
 /* One blocking wait of one thread (on its stack): what it waits for, as the hang
@@ -209,6 +214,8 @@ typedef struct cr_wait {
 
 typedef struct cr_job {
     int rank, size;
+    int npeers;       /* peers the engine addresses: the job's size ranks, then the extra
+                         peers of other jobs (xpeers.h); every per-peer array has npeers */
     int appnum;       /* index of this rank's program in an MPMD job */
     int host_rank;    /* first rank of the first program */
     bool oversub;     /* more local ranks than cores: spin less */
@@ -249,7 +256,7 @@ typedef struct cr_job {
 
     /* sends waiting for credits or pushing data, in order: [peer] the ordinary
      * ones, [size + peer] the lane's */
-    cr_req **backlog;
+    cr_req **backlog; /* [2 * peer + lane] */
     cr_ctrl **ctrlq;
     unsigned nbacklog, nctrl;
     unsigned sends_active; /* sends not yet complete */
@@ -347,6 +354,7 @@ typedef struct cr_job {
     struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
     struct cr_streams *streams; /* src/api/stream.c */
     struct cr_modes *modes;     /* src/api/modes.c */
+    struct cr_xpeers *xpeers;   /* src/core/xpeers.c: sets of peers of other jobs */
 
     /* src/coll/sched.c: large temporaries of finished schedules, kept for the
      * next ones (NULL until one is kept). */
@@ -557,12 +565,12 @@ static inline void cr_nudge(cr_job *job, int peer)
 static inline int cr_tp_send(cr_job *job, int p, const cr_hdr *h, const void *payload, size_t len)
 {
     cr_link *l = job->via[p];
-    return l->ops->send_am(l->ctx, p, h, payload, len);
+    return l->ops->send_am(l->ctx, p - l->base, h, payload, len);
 }
 static inline int cr_tp_gone(cr_job *job, int p)
 {
     cr_link *l = job->via[p];
-    return l->ops->peer_gone(l->ctx, p);
+    return l->ops->peer_gone(l->ctx, p - l->base);
 }
 /* Every transport: publish pending credits (about to idle). */
 void cr_tp_flush(cr_job *job);

@@ -339,6 +339,7 @@ static void job_init(void)
     job->unexp_tail = &job->unexp;
     job->handlers_due_tail = &job->handlers_due;
 
+    job->npeers = job->size;
     size_t n = (size_t)job->size;
     job->via = calloc(n, sizeof *job->via);
     job->single_copy = calloc(n, sizeof *job->single_copy);

@@ -329,7 +329,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
             w.spins = 0;
             continue;
         }
-        if (job->size == 1 && !job->threaded && !ready(arg))
+        if (job->npeers == 1 && !job->threaded && !ready(arg))
             cr_fatal(job, op,
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
@@ -440,8 +440,29 @@ static void board_show(cr_job *job, cr_wait *v)
     if (job->pmiwatch) cr_pmiwatch_report(job, &w);
 }
 
+/* Does wait w wait on a peer of another job (xpeers.h), or maybe on one (any
+ * source, several requests, a collective), while there are such peers? That
+ * job's ranks are on no board this job's watchdog reads: a master waiting for
+ * its spawned workers, or a server for its client's next request, is not
+ * hung however long they compute, so such a wait does not count as blocked. */
+static bool waits_outside(const cr_job *job, const cr_wait *w)
+{
+    if (job->npeers == job->size) return false;
+    int p;
+    if (w->req)
+        p = w->req->kind == CR_REQ_SEND ? w->req->peer : w->req->sel.src;
+    else if (w->sel)
+        p = w->sel->src;
+    else if (w->peer)
+        p = *w->peer;
+    else
+        return true;
+    return p == CR_ANY_SOURCE || p >= job->size;
+}
+
 void cr_wait_report(cr_job *job, cr_wait *w, bool blocked)
 {
+    if (blocked && waits_outside(job, w)) blocked = false;
     if (!job->multi) { /* one thread: the board shows its wait, or nothing */
         w->listed = blocked;
         board_show(job, blocked ? w : NULL);

@@ -40,7 +40,11 @@ typedef struct cr_host_rank {
      * efd_failed, and the rank then naps instead of sleeping. */
     _Atomic int32_t efd;
     _Atomic uint32_t efd_failed;
-    char pad[CR_HOST_LINE - 24];
+    /* Set by a rank about to end because a job it spawned failed, whose own
+     * launcher has said why in one line: the launcher says nothing more of
+     * this rank's end (src/api/mpi_dyn.c). */
+    _Atomic uint32_t said;
+    char pad[CR_HOST_LINE - 28];
 } cr_host_rank;
 _Static_assert(sizeof(cr_host_rank) == CR_HOST_LINE, "a rank record is one cache line");
 
@@ -212,6 +216,10 @@ void cr_host_unannounce(cr_host *h);
 static inline int cr_host_gone(const cr_host *h, int peer)
 {
     return (int)atomic_load(&h->ranks[peer].gone);
+}
+static inline void cr_host_said(cr_host *h)
+{
+    atomic_store(&h->ranks[h->rank].said, 1);
 }
 static inline int32_t cr_host_pid(const cr_host *h, int peer)
 {

@@ -276,6 +276,12 @@ bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)
     return atomic_load(&rk->gone) != 0 || atomic_load(&rk->pid) == 0;
 }
 
+bool cr_watchdog_rank_said(const cr_watchdog *wd, int r)
+{
+    if (r < 0 || r >= wd->n || !wd->rk) return false;
+    return atomic_load(&((cr_host_rank *)&wd->rk[r])->said) != 0;
+}
+
 /* The words of the interface that made the call: MPI says tag, rank and
  * communicator; MPL type, task and group; NX/2 type, node and group. */
 typedef struct words {

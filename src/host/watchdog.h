@@ -30,6 +30,9 @@ bool cr_watchdog_note(cr_watchdog *wd, char *buf, size_t len);
  * to the segment: not a courier program, or it ended before its first call)?
  * False when it ended inside the job: _exit, MPI_Abort, a fatal error. */
 bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r);
+/* Has rank r said (cr_host_said) that its end was reported already, by the
+ * launcher of a job it spawned? */
+bool cr_watchdog_rank_said(const cr_watchdog *wd, int r);
 /* Copy rank record s consistently (seqlock reader): its spell count, whether it
  * is blocked (and not running a handler), what it waits for. A record rewritten
  * all the time reads as not blocked. Also for `courier status` (src/run/jobs.c). */

@@ -196,6 +196,14 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
     setenv("COURIER_APPNUM", v, 1);
     setenv("COURIER_HOST_RANK", "0", 1);
     setenv("COURIER_LAUNCHED", "1", 1);
+    { /* MPI_Comm_spawn starts its new job with this courier (src/api/mpi_dyn.c) */
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n > 0) {
+            self[n] = '\0';
+            setenv("COURIER_RUN", self, 1);
+        }
+    }
     if (js->cmd.net)
         setenv("COURIER_NET", js->cmd.net, 1);
     else if (js->net_here[0])

@@ -165,6 +165,8 @@ void report_failure(job_spec *js)
     if (f->rank < 0 || f->reported) return;
     f->reported = true;
     drain_all(js);
+    /* a job this rank spawned failed, and its launcher has said so */
+    if (js->wd && cr_watchdog_rank_said(js->wd, f->rank)) return;
     char where[300] = "";
     if (js->tree) snprintf(where, sizeof where, " on host %s", host_of_rank(js, f->rank));
     if (WIFSIGNALED(f->st)) {
