@@ -423,6 +423,12 @@ static int x_deliver(void *owner, int src, const cr_hdr *h, const void *payload,
     return cr_engine_deliver(x->job, src + x->link->base, h, payload, len);
 }
 
+static void *x_data_dest(void *owner, int src, const cr_hdr *h, size_t len)
+{
+    cr_xset *x = owner;
+    return cr_engine_data_dest(x->job, src + x->link->base, h, len);
+}
+
 __attribute__((noreturn)) static void x_fatal(void *owner, const char *call, const char *msg)
 {
     cr_xset *x = owner;
@@ -476,6 +482,7 @@ cr_xset *cr_xset_open(cr_job *job, int self, int size, const unsigned char key[C
                      .size = size,
                      .owner = x,
                      .deliver = x_deliver,
+                     .data_dest = x_data_dest,
                      .fatal = x_fatal,
                      .warn = x_warn,
                      .recv_gen = &job->recv_gen,

@@ -784,8 +784,8 @@ static int park_retry(tcp_state *s, tcp_conn *c, int k, int budget)
 static bool inplace_start(tcp_state *s, tcp_conn *c, const cr_hdr *h, uint32_t len)
 {
     size_t have = c->rxtail - c->rxhead;
-    if (have < TCP_HDR_LEN || h->op != CR_OP_DATA || len < TCP_INPLACE_MIN || s->closing ||
-        s->peers[c->peer].gone || c->park[(h->flags & CR_HDR_LANE) != 0])
+    if (have < TCP_HDR_LEN || h->op != CR_OP_DATA || len < TCP_INPLACE_MIN || !s->env.data_dest ||
+        s->closing || s->peers[c->peer].gone || c->park[(h->flags & CR_HDR_LANE) != 0])
         return false;
     unsigned char *dst = s->env.data_dest(s->env.owner, c->peer, h, len);
     if (!dst) return false;

@@ -72,7 +72,7 @@ typedef struct cr_tp_env {
     /* Where the len-byte payload of DATA message h from src belongs (NULL: hand it
      * to deliver as any other). A transport may read it straight there (a byte
      * stream's one copy instead of two) and then deliver it with that address as
-     * its payload; nothing else may be written there. */
+     * its payload; nothing else may be written there. Optional (NULL). */
     void *(*data_dest)(void *owner, int src, const cr_hdr *h, size_t len);
     /* An error the job cannot survive: one line naming the call and what went
      * wrong (the rank is added), then the job ends. */
