@@ -7,9 +7,9 @@
  * environment's, else the default) as the reader of the setting takes it.
  * Written at run time, on this rank only, where the engine reads the value
  * anew at each use and no state depends on an earlier value:
- *  - COURIER_SPIN, COURIER_SPIN_MIN, COURIER_YIELD_US (scope LOCAL): the
- *    waiting point's bounds, read at each idle round (spin_floor <= spin_limit
- *    kept, as at start);
+ *  - COURIER_SPIN, COURIER_SPIN_MIN, COURIER_YIELD_US, COURIER_NAP_MS (scope
+ *    LOCAL): the waiting point's bounds, read at each idle round or sleep
+ *    (spin_floor <= spin_limit kept, as at start);
  *  - COURIER_UNEXPECTED_LIMIT (LOCAL): compared at each arrival; a lower limit
  *    only leaves later messages at their senders;
  *  - COURIER_COLL_ALG (ALL_EQ): read when a collective is built; every rank
@@ -188,6 +188,7 @@ enum {
     CV_SPIN,
     CV_SPIN_MIN,
     CV_YIELD,
+    CV_NAP,
     CV_TRANSPORTS,
     CV_NET,
     CV_COLL_ALG,
@@ -222,6 +223,9 @@ static const cvar_def cvars[NCVARS] = {
                      "COURIER_SPIN)"},
     [CV_YIELD] = {"COURIER_YIELD_US", V_INT, 0, 0, INT_MAX, MPI_T_CAT_WAIT, L_,
                   "microseconds a waiting rank yields before it sleeps (writable)"},
+    [CV_NAP] = {"COURIER_NAP_MS", V_INT, 100, 1, INT_MAX, MPI_T_CAT_WAIT, L_,
+                "the longest a sleeping rank sleeps before it looks again: the net under a "
+                "lost wake-up (writable)"},
     [CV_TRANSPORTS] = {"COURIER_TRANSPORTS", V_STR, 0, 0, 0, MPI_T_CAT_MSG, C_,
                        "the transports a rank may use, a comma list of self, shm, tcp, ucx "
                        "(empty: all that apply)"},
@@ -371,6 +375,8 @@ static long long cvar_number(cr_job *job, int i)
         return job->spin_floor;
     case CV_YIELD:
         return (long long)(job->yield_ns / 1000u);
+    case CV_NAP:
+        return job->nap_ms;
     case CV_COLL_ALG:
         return cr_coll_forced(job);
     default:
@@ -429,6 +435,9 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
         break;
     case CV_YIELD:
         job->yield_ns = (uint64_t)v * 1000u;
+        break;
+    case CV_NAP:
+        job->nap_ms = (int)v;
         break;
     case CV_COLL_ALG:
         cr_coll_forced(job); /* read first, so that the environment never overrides it */
