@@ -10,6 +10,9 @@
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
  *   wronly   a collective write with holes into a write-only file keeps them
+ *   pieces   collective buffering with more pieces in a window than one
+ *            pwritev takes, holes kept, a read past the end, a read whose
+ *            window has a gap of megabytes
  *   errors   missing file, amode conflicts, read past the end, read-only,
  *            permission (as root: under another uid), handlers */
 #define _GNU_SOURCE
@@ -647,6 +650,89 @@ static void part_wronly(void)
     if (me == 0) unlink(p);
 }
 
+/* Collective buffering's vectored I/O: 8-byte blocks, each rank one in every
+ * group of np + 1 (the last block of a group a hole holding 0x55), 3000 per
+ * rank: one window holds np * 3000 pieces, more than one pwritev takes
+ * (IOV_MAX). Then a read_all past the end of the file, and a write_all and
+ * read_all of two 4 KiB blocks per rank 6 MiB apart (a window with a gap of
+ * megabytes: read as two runs). */
+static unsigned char piece_byte(int owner, long i)
+{
+    return (unsigned char)(owner * 7 + i % 241);
+}
+
+static void part_pieces(void)
+{
+    const int B = 8, N = 3000, G = np + 1;
+    char *p = path("pieces.dat");
+    long size = (long)B * G * N;
+    if (me == 0) {
+        FILE *fp = fopen(p, "wb");
+        for (long i = 0; i < size; i++) fputc(0x55, fp);
+        fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh;
+    MPI_Info in;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    MPI_Info_set(in, "romio_cb_read", "enable");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, in, &fh));
+    MPI_Info_free(&in);
+    MPI_Datatype ft, ftr;
+    MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
+    MPI_Type_commit(&ftr);
+    OK(MPI_File_set_view(fh, (MPI_Offset)B * me, MPI_BYTE, ftr, "native", MPI_INFO_NULL));
+    size_t n1 = (size_t)B * N;
+    unsigned char *w = malloc(n1 + 4096), *r = malloc(n1 + 4096);
+    for (size_t i = 0; i < n1; i++) w[i] = piece_byte(me, (long)i);
+    MPI_Status st;
+    OK(MPI_File_write_all(fh, w, (int)n1, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == (int)n1, "write_all count %d", count_of(&st, MPI_BYTE));
+    OK(MPI_File_sync(fh));
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == size, "size %ld", n);
+    for (long i = 0; i < n; i++) {
+        int blk = (int)(i / B % G);
+        int want = blk < np ? piece_byte(blk, i / (B * G) * B + i % B) : 0x55;
+        CHECK(b[i] == want, "byte %ld: %#x, want %#x", i, b[i], want);
+    }
+    free(b);
+    /* past the end: the second instance of the view lies beyond the file */
+    memset(r, 0, n1 + 4096);
+    OK(MPI_File_read_at_all(fh, 0, r, (int)n1 + 4096, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == (int)n1, "read_at_all past the end: count %d, want %zu",
+          count_of(&st, MPI_BYTE), n1);
+    CHECK(!memcmp(r, w, n1), "read_at_all data");
+    /* two blocks per rank, 6 MiB apart */
+    const int K = 4096;
+    const MPI_Offset gap = 6 << 20;
+    MPI_Datatype two;
+    int lens[2] = {K, K};
+    MPI_Aint disps[2] = {0, (MPI_Aint)gap};
+    MPI_Type_create_hindexed(2, lens, disps, MPI_BYTE, &two);
+    MPI_Type_commit(&two);
+    OK(MPI_File_set_view(fh, (MPI_Offset)K * me, MPI_BYTE, two, "native", MPI_INFO_NULL));
+    for (int i = 0; i < 2 * K; i++) w[i] = piece_byte(me + 1, i);
+    OK(MPI_File_write_at_all(fh, 0, w, 2 * K, MPI_BYTE, &st));
+    memset(r, 0, 2 * K);
+    OK(MPI_File_read_at_all(fh, 0, r, 2 * K, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == 2 * K, "read_at_all across the gap: count %d",
+          count_of(&st, MPI_BYTE));
+    for (int i = 0; i < 2 * K; i++)
+        CHECK(r[i] == piece_byte(me + 1, i), "across the gap, byte %d: %#x", i, r[i]);
+    OK(MPI_File_close(&fh));
+    free(w);
+    free(r);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&ftr);
+    MPI_Type_free(&two);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
 static int handler_calls, handler_code;
 static void on_file_error(MPI_File *f, int *code, ...)
 {
@@ -789,6 +875,8 @@ int main(int argc, char **argv)
         part_errors();
     else if (!strcmp(part, "wronly"))
         part_wronly();
+    else if (!strcmp(part, "pieces"))
+        part_pieces();
     else
         CHECK(0, "unknown part %s", part);
     MPI_Barrier(MPI_COMM_WORLD);
