@@ -232,7 +232,7 @@ static int window_io(mpi_file *f, round_buf *b, size_t np, bool write)
     int err = 0;
     if (write) {
         bool holes = maxgap > 0, unreadable = false;
-        if (holes || f->atomic) locked = mf_lock(f->fd, true, slo, shi) == 0;
+        if (holes || f->atomic) locked = mf_lock(f, f->fd, true, slo, shi) == 0;
         if (holes) { /* read the span: its holes are written back with the pieces */
             size_t span = (size_t)(shi - slo);
             b->win = grow(b->win, &b->capwin, span, 1);
@@ -244,13 +244,13 @@ static int window_io(mpi_file *f, round_buf *b, size_t np, bool write)
         }
         if (!err) err = runs_io(f->fd, b, pc, np, true, unreadable ? 0 : SIZE_MAX, b->win, slo);
     } else {
-        if (f->atomic) locked = mf_lock(f->fd, false, slo, shi) == 0;
+        if (f->atomic) locked = mf_lock(f, f->fd, false, slo, shi) == 0;
         /* gaps of up to 4 MiB are read through (one system call), longer ones skipped */
         size_t fill = (size_t)(maxgap < (4 << 20) ? maxgap : (4 << 20));
         b->win = grow(b->win, &b->capwin, fill + 1, 1);
         err = runs_io(f->fd, b, pc, np, false, fill, b->win, 0);
     }
-    if (locked) mf_unlock(f->fd, slo, shi);
+    if (locked) mf_unlock(f, f->fd, slo, shi);
     return err;
 }
 

@@ -255,6 +255,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                                       "increasing (MPI-3.1 §13.3)"));
     }
     cr_unlock(job);
+    mf_async_drain(f);
     PMPI_Barrier(f->comm); /* collective: every rank's accesses under the old view are done */
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         mf_err e;
@@ -459,7 +460,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
     if (!w) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory for a %zu-byte window", wl);
     bool locked = false;
     if (write && !f->atomic) {
-        if (mf_lock(f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
+        if (mf_lock(f, f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
             free(w);
             for (size_t k = i; k < j; k++) {
                 int err = mf_pwrite(f->fd, *data, v->len[k], v->off[k]);
@@ -483,7 +484,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
                 *data += v->len[k];
                 *done += err ? 0 : v->len[k];
             }
-            if (locked) mf_unlock(f->fd, lo, hi);
+            if (locked) mf_unlock(f, f->fd, lo, hi);
             free(w);
             return rc;
         }
@@ -513,7 +514,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
             }
         }
     }
-    if (locked) mf_unlock(f->fd, lo, hi);
+    if (locked) mf_unlock(f, f->fd, lo, hi);
     free(w);
     return rc;
 }
@@ -524,7 +525,7 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
     if (!v->n) return 0;
     MPI_Offset lo = v->off[0], hi = v->off[v->n - 1] + (MPI_Offset)v->len[v->n - 1];
     if (f->atomic) {
-        int err = mf_lock(f->fd, write, lo, hi);
+        int err = mf_lock(f, f->fd, write, lo, hi);
         if (err) return mf_set_err(e, MPI_ERR_IO, "cannot lock for atomic mode: %s", strerror(err));
     }
     int ds = write ? f->h.ds_write : f->h.ds_read;
@@ -562,6 +563,6 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
         data += v->len[i];
         i++;
     }
-    if (f->atomic) mf_unlock(f->fd, lo, hi);
+    if (f->atomic) mf_unlock(f, f->fd, lo, hi);
     return rc;
 }

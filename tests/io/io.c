@@ -10,6 +10,10 @@
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
  *   wronly   a collective write with holes into a write-only file keeps them
+ *   pending  nonblocking accesses run in the background: a request stays
+ *            pending while its I/O is held up (atomic mode, a byte-range
+ *            lock another rank holds) and completes once it is let go;
+ *            program order of queued accesses; split collectives likewise
  *   pieces   collective buffering with more pieces in a window than one
  *            pwritev takes, holes kept, a read past the end, a read whose
  *            window has a gap of megabytes
@@ -20,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -650,6 +655,101 @@ static void part_wronly(void)
     if (me == 0) unlink(p);
 }
 
+/* Rank 1 holds an fcntl lock (its own descriptor) over the file: an access
+ * in atomic mode waits for it. Nonblocking accesses started meanwhile must
+ * return at once and stay pending, as seen by MPI_Test, until rank 1 lets go
+ * (before, they ran in the call: rank 0 hung in MPI_File_iwrite_at, never
+ * sending rank 1 the message that releases the lock). */
+static void hold_lock(const char *p, int *fd, bool on)
+{
+    if (on) {
+        *fd = open(p, O_RDWR);
+        CHECK(*fd >= 0, "open %s", p);
+    }
+    struct flock l = {.l_type = on ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET, .l_len = 0};
+    CHECK(fcntl(*fd, F_SETLK, &l) == 0, "fcntl lock %d: %s", on, strerror(errno));
+    if (!on) close(*fd);
+}
+
+static void part_pending(void)
+{
+    char *p = path("pending.dat");
+    MPI_File fh;
+    MPI_Info in; /* collective buffering: every rank's _all waits for rank 0, an aggregator */
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, in, &fh));
+    MPI_Info_free(&in);
+    OK(MPI_File_set_atomicity(fh, 1));
+    enum { N = 1 << 16 };
+    int *w = malloc(sizeof(int) * N), *r = malloc(sizeof(int) * N), fd = -1, flag = 1;
+    for (int i = 0; i < N; i++) w[i] = me * N + i;
+    MPI_Request q[4];
+    MPI_Status st[4];
+    /* independent: rank 0 writes under rank 1's lock */
+    if (me == 1) hold_lock(p, &fd, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        OK(MPI_File_iwrite_at(fh, 0, w, N, MPI_INT, &q[0]));
+        for (int i = 0; i < 100; i++) OK(MPI_Test(&q[0], &flag, &st[0]));
+        CHECK(!flag, "iwrite_at completed under another rank's lock");
+        MPI_Send(&flag, 1, MPI_INT, 1, 5, MPI_COMM_WORLD); /* let go */
+        OK(MPI_Wait(&q[0], &st[0]));
+        CHECK(count_of(&st[0], MPI_INT) == N, "iwrite_at count %d", count_of(&st[0], MPI_INT));
+    } else if (me == 1) {
+        MPI_Recv(&flag, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        hold_lock(p, &fd, false);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* collective: every rank's request waits for the aggregators, held up */
+    if (me == 1) hold_lock(p, &fd, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_iwrite_at_all(fh, (MPI_Offset)sizeof(int) * N * me, w, N, MPI_INT, &q[0]));
+    for (int i = 0; i < 100; i++) OK(MPI_Test(&q[0], &flag, &st[0]));
+    CHECK(!flag, "iwrite_at_all completed under another rank's lock");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) hold_lock(p, &fd, false);
+    OK(MPI_Wait(&q[0], &st[0]));
+    CHECK(count_of(&st[0], MPI_INT) == N, "iwrite_at_all count");
+    /* a split collective: _begin returns while the write is held up */
+    if (me == 1) hold_lock(p, &fd, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++) w[i] = -(me * N + i);
+    OK(MPI_File_write_at_all_begin(fh, (MPI_Offset)sizeof(int) * N * me, w, N, MPI_INT));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) hold_lock(p, &fd, false);
+    OK(MPI_File_write_at_all_end(fh, w, &st[0]));
+    CHECK(count_of(&st[0], MPI_INT) == N, "write_at_all_end count");
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_sync(fh));
+    OK(MPI_File_read_at(fh, (MPI_Offset)sizeof(int) * N * ((me + 1) % np), r, N, MPI_INT, &st[0]));
+    for (int i = 0; i < N; i++)
+        CHECK(r[i] == -(((me + 1) % np) * N + i), "split write, int %d: %d", i, r[i]);
+    MPI_Barrier(MPI_COMM_WORLD); /* read before the others write again */
+    /* program order: three writes of the same ints, then a read, all queued */
+    MPI_Offset at = (MPI_Offset)sizeof(int) * N * me;
+    int a[3][4], got[4];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 4; i++) a[k][i] = 100 * k + i + me;
+    for (int k = 0; k < 3; k++) OK(MPI_File_iwrite_at(fh, at, a[k], 4, MPI_INT, &q[k]));
+    OK(MPI_File_iread_at(fh, at, got, 4, MPI_INT, &q[3]));
+    OK(MPI_Waitall(4, q, st));
+    CHECK(!memcmp(got, a[2], sizeof got), "queued read after writes: %d, want %d", got[0], a[2][0]);
+    /* the individual pointer moves when an access starts */
+    OK(MPI_File_seek(fh, at, MPI_SEEK_SET)); /* the view's etype is a byte */
+    OK(MPI_File_iwrite(fh, a[0], 4, MPI_INT, &q[0]));
+    MPI_Offset pos;
+    OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == at + 16, "position after iwrite started: %lld", (long long)pos);
+    OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    free(w);
+    free(r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
 /* Collective buffering's vectored I/O: 8-byte blocks, each rank one in every
  * group of np + 1 (the last block of a group a hole holding 0x55), 3000 per
  * rank: one window holds np * 3000 pieces, more than one pwritev takes
@@ -875,6 +975,8 @@ int main(int argc, char **argv)
         part_errors();
     else if (!strcmp(part, "wronly"))
         part_wronly();
+    else if (!strcmp(part, "pending"))
+        part_pending();
     else if (!strcmp(part, "pieces"))
         part_pieces();
     else
