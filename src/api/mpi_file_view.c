@@ -257,10 +257,15 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     cr_unlock(job);
     mf_async_drain(f);
     PMPI_Barrier(f->comm); /* collective: every rank's accesses under the old view are done */
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
+    if (disp == MPI_DISPLACEMENT_CURRENT) { /* rank 0 reads it for all: it resets it below */
         mf_err e;
-        MPI_Offset at = 0;
-        mf_shared_add(f, 0, &at, &e);
+        long long at = 0;
+        if (f->rank == 0) {
+            MPI_Offset cur = 0;
+            mf_shared_add(f, 0, &cur, &e);
+            at = cur;
+        }
+        PMPI_Bcast(&at, 1, MPI_LONG_LONG, 0, f->comm);
         disp = f->disp + at * (MPI_Offset)f->esize;
     }
     type_release(&f->etype);

@@ -14,6 +14,8 @@
  *            pending while its I/O is held up (atomic mode, a byte-range
  *            lock another rank holds) and completes once it is let go;
  *            program order of queued accesses; split collectives likewise
+ *   seqview  MPI_DISPLACEMENT_CURRENT in a file open MPI_MODE_SEQUENTIAL:
+ *            every rank's view starts where the shared pointer was
  *   pieces   collective buffering with more pieces in a window than one
  *            pwritev takes, holes kept, a read past the end, a read whose
  *            window has a gap of megabytes
@@ -750,6 +752,42 @@ static void part_pending(void)
     if (me == 0) unlink(p);
 }
 
+/* A header int, then one int per rank in rank order; reopened
+ * MPI_MODE_SEQUENTIAL, rank 0 reads the header through the shared pointer,
+ * then a view at MPI_DISPLACEMENT_CURRENT must start after it on every rank
+ * (rank 0 reset the shared pointer, as set_view does, before the others had
+ * read it: their views started at 0). As MPICH's io/setviewcur. */
+static void part_seqview(void)
+{
+    char *p = path("seq.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
+    int v = np;
+    if (me == 0) OK(MPI_File_write_at(fh, 0, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_seek_shared(fh, sizeof(int), MPI_SEEK_SET));
+    v = me;
+    OK(MPI_File_write_ordered(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh));
+    if (me == 0) {
+        OK(MPI_File_read_shared(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(v == np, "header %d", v);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    OK(MPI_File_get_view(fh, &disp, &et, &ft, rep));
+    CHECK(disp == sizeof(int), "view displacement %lld, want %zu", (long long)disp, sizeof(int));
+    v = -1;
+    OK(MPI_File_read_ordered(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(v == me, "read_ordered after the header: %d", v);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
 /* Collective buffering's vectored I/O: 8-byte blocks, each rank one in every
  * group of np + 1 (the last block of a group a hole holding 0x55), 3000 per
  * rank: one window holds np * 3000 pieces, more than one pwritev takes
@@ -977,6 +1015,8 @@ int main(int argc, char **argv)
         part_wronly();
     else if (!strcmp(part, "pending"))
         part_pending();
+    else if (!strcmp(part, "seqview"))
+        part_seqview();
     else if (!strcmp(part, "pieces"))
         part_pieces();
     else
