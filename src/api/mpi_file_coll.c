@@ -259,9 +259,9 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
 {
     *done = 0;
     int P = f->size;
-    long long mine[3] = {v->n ? v->off[0] : LLONG_MAX,
-                         v->n ? v->off[v->n - 1] + (long long)v->len[v->n - 1] : LLONG_MIN,
-                         (long long)v->n};
+    long long mine[3] = {v->n ? v->off[0] : LLONG_MAX, LLONG_MIN, (long long)v->n};
+    for (size_t i = 0; i < v->n; i++) /* the end: the last piece's, unless pieces overlap */
+        if (v->off[i] + (long long)v->len[i] > mine[1]) mine[1] = v->off[i] + (long long)v->len[i];
     long long *all = malloc(sizeof(long long) * 3 * (size_t)P);
     if (!all) cr_fatal(cr_job_get(), "MPI-IO", "out of memory");
     PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, f->comm);

@@ -528,8 +528,9 @@ static void part_nonblock(void)
     OK(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
     MPI_Barrier(MPI_COMM_WORLD);
     OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
-    OK(MPI_File_iread_shared(fh, r, 1, MPI_INT, &q[0]));
-    OK(MPI_Wait(&q[0], &st[0]));
+    MPIO_Request mq; /* ROMIO's names for the same */
+    OK(MPI_File_iread_shared(fh, r, 1, MPI_INT, &mq));
+    OK(MPIO_Wait(&mq, &st[0]));
     CHECK(count_of(&st[0], MPI_INT) == 1, "iread_shared count");
     OK(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -899,6 +900,44 @@ static void part_errors(void)
     rc = MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL,
                        &fh);
     CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDONLY|CREATE: class %d", cls_of(rc));
+    { /* a filetype whose displacements decrease: MPI_ERR_IO, as ROMIO's (MPICH's tst_fileview) */
+        int bl[2] = {1, 1}, dp[2] = {3, 0};
+        MPI_Datatype bad;
+        MPI_Type_indexed(2, bl, dp, MPI_INT, &bad);
+        MPI_Type_commit(&bad);
+        MPI_File f2;
+        OK(MPI_File_open(MPI_COMM_WORLD, path("badview.dat"), MPI_MODE_CREATE | MPI_MODE_RDWR,
+                         MPI_INFO_NULL, &f2));
+        rc = MPI_File_set_view(f2, 0, MPI_INT, bad, "native", MPI_INFO_NULL);
+        CHECK(cls_of(rc) == MPI_ERR_IO, "decreasing filetype: class %d", cls_of(rc));
+        /* overlapping runs: refused in a file that can be written, read in a
+         * read-only one (ints 0 1 2 1 of each instance of 3) */
+        int ol[2] = {3, 1}, od[2] = {0, 1}, ints[12], got[8];
+        MPI_Datatype over;
+        MPI_Type_indexed(2, ol, od, MPI_INT, &over);
+        MPI_Type_commit(&over);
+        rc = MPI_File_set_view(f2, 0, MPI_INT, over, "native", MPI_INFO_NULL);
+        CHECK(cls_of(rc) == MPI_ERR_IO, "overlapping filetype, RDWR: class %d", cls_of(rc));
+        for (int i = 0; i < 12; i++) ints[i] = i;
+        if (me == 0) OK(MPI_File_write_at(f2, 0, ints, 12, MPI_INT, MPI_STATUS_IGNORE));
+        OK(MPI_File_close(&f2));
+        OK(MPI_File_open(MPI_COMM_WORLD, path("badview.dat"), MPI_MODE_RDONLY, MPI_INFO_NULL, &f2));
+        OK(MPI_File_set_view(f2, 0, MPI_INT, over, "native", MPI_INFO_NULL));
+        static const int want[8] = {0, 1, 2, 1, 3, 4, 5, 4};
+        memset(got, 0, sizeof got);
+        OK(MPI_File_read_at(f2, 0, got, 8, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(!memcmp(got, want, sizeof got), "overlapping view, read_at: %d %d %d %d", got[0],
+              got[1], got[2], got[3]);
+        memset(got, 0, sizeof got);
+        OK(MPI_File_read_at_all(f2, 0, got, 8, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(!memcmp(got, want, sizeof got), "overlapping view, read_at_all: %d %d %d %d", got[0],
+              got[1], got[2], got[3]);
+        OK(MPI_File_close(&f2));
+        MPI_Type_free(&over);
+        MPI_Type_free(&bad);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) unlink(path("badview.dat"));
+    }
     rc =
         MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDWR | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDWR|WRONLY: class %d", cls_of(rc));
