@@ -8,6 +8,8 @@
 # The files go to D (default: a directory under /tmp, removed at the end);
 # most of them stay in the page cache, so this measures the I/O layer's own
 # cost (copies, system calls, collective exchanges) more than the disk.
+# Then bench/io/overlap.c (nonblocking writes beside a compute loop) at 1
+# rank, both in turn, its lines appended as they are.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build reps=3 mib=16 dir= out=
@@ -28,6 +30,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$dir"
 "$build/tools/courier-cc" -O2 "$here/iobench.c" -o "$tmp/ib-courier"
 mpicc.openmpi -O2 "$here/iobench.c" -o "$tmp/ib-ompi"
+"$build/tools/courier-cc" -O2 "$here/overlap.c" -o "$tmp/ov-courier"
+mpicc.openmpi -O2 "$here/overlap.c" -o "$tmp/ov-ompi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 raw=$tmp/raw
 for rep in $(seq "$reps"); do
@@ -36,6 +40,12 @@ for rep in $(seq "$reps"); do
         "$build/tools/courier" run -n "$np" "$tmp/ib-courier" "$dir" "$mib" 2 | sed 's/^/courier /' >>"$raw"
         mpirun.openmpi --oversubscribe -n "$np" "$tmp/ib-ompi" "$dir" "$mib" 2 | sed 's/^/ompi /' >>"$raw"
     done
+done
+ov=$tmp/overlap
+for rep in $(seq "$reps"); do
+    echo "rep $rep: overlap" >&2
+    "$build/tools/courier" run -n 1 "$tmp/ov-courier" "$dir" 64 5 | sed 's/^/courier /' >>"$ov"
+    mpirun.openmpi -n 1 "$tmp/ov-ompi" "$dir" 64 5 | sed 's/^/ompi /' >>"$ov"
 done
 # lines: IMPL PATTERN NP ranks MIB MiB: write W MB/s read R MB/s
 table=$(awk '
@@ -57,5 +67,11 @@ $table"
     echo
     echo '```'
     cat "$raw"
+    echo '```'
+    echo
+    echo "Nonblocking writes beside computation (bench/io/overlap.c, 1 rank, 64 MiB, medians of 5):"
+    echo
+    echo '```'
+    cat "$ov"
     echo '```'
 } >"${out:-/dev/stdout}"

@@ -1398,6 +1398,12 @@ typedef int MPI_File; /* kind 0x70000000 */
 #define MPI_SEEK_END 604
 #define MPI_DISPLACEMENT_CURRENT (-54278278LL)
 #define MPI_MAX_DATAREP_STRING 128
+/* ROMIO's names, which programs written for MPICH and Open MPI use (MPICH's
+ * io/async): an I/O request is an MPI_Request. */
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Request MPI_Request
+#define MPIO_Test MPI_Test
+#define MPIO_Wait MPI_Wait
 typedef void MPI_File_errhandler_function(MPI_File *file, int *code, ...);
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,

@@ -157,26 +157,40 @@ void mf_vec_free(mf_vec *v)
 
 /* ---- locks -------------------------------------------------------------------- */
 
-int mf_lock(int fd, bool write, MPI_Offset lo, MPI_Offset hi)
+/* The fcntl lock of a range, and the file's mutex for that descriptor: an
+ * fcntl lock never keeps out another thread of the same process (the I/O
+ * thread beside the program's), the mutex does. */
+static pthread_mutex_t *lock_mutex(mpi_file *f, int fd)
 {
+    return fd == f->shfd ? &f->shmu : &f->lkmu;
+}
+
+int mf_lock(mpi_file *f, int fd, bool write, MPI_Offset lo, MPI_Offset hi)
+{
+    pthread_mutex_lock(lock_mutex(f, fd));
     struct flock l = {
         .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET, .l_start = lo, .l_len = hi - lo};
     while (fcntl(fd, F_SETLKW, &l) != 0)
-        if (errno != EINTR) return errno;
+        if (errno != EINTR) {
+            int err = errno;
+            pthread_mutex_unlock(lock_mutex(f, fd));
+            return err;
+        }
     return 0;
 }
 
-void mf_unlock(int fd, MPI_Offset lo, MPI_Offset hi)
+void mf_unlock(mpi_file *f, int fd, MPI_Offset lo, MPI_Offset hi)
 {
     struct flock l = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = lo, .l_len = hi - lo};
     (void)fcntl(fd, F_SETLK, &l);
+    pthread_mutex_unlock(lock_mutex(f, fd));
 }
 
 /* ---- the shared file pointer -------------------------------------------------- */
 
 int mf_shared_add(mpi_file *f, MPI_Offset delta, MPI_Offset *old, mf_err *e)
 {
-    int err = mf_lock(f->shfd, true, 0, 8);
+    int err = mf_lock(f, f->shfd, true, 0, 8);
     if (err)
         return mf_set_err(e, MPI_ERR_IO, "cannot lock the shared file pointer: %s", strerror(err));
     long long v = 0;
@@ -184,7 +198,7 @@ int mf_shared_add(mpi_file *f, MPI_Offset delta, MPI_Offset *old, mf_err *e)
     if (r != 8) v = 0;
     long long nv = v + delta;
     if (delta && pwrite(f->shfd, &nv, 8, 0) != 8) err = errno ? errno : EIO;
-    mf_unlock(f->shfd, 0, 8);
+    mf_unlock(f, f->shfd, 0, 8);
     if (err)
         return mf_set_err(e, mf_errno_class(err), "cannot update the shared file pointer: %s",
                           strerror(err));
@@ -194,10 +208,10 @@ int mf_shared_add(mpi_file *f, MPI_Offset delta, MPI_Offset *old, mf_err *e)
 
 int mf_shared_set(mpi_file *f, MPI_Offset v, mf_err *e)
 {
-    int err = mf_lock(f->shfd, true, 0, 8);
+    int err = mf_lock(f, f->shfd, true, 0, 8);
     long long nv = v;
     if (!err && pwrite(f->shfd, &nv, 8, 0) != 8) err = errno ? errno : EIO;
-    mf_unlock(f->shfd, 0, 8);
+    mf_unlock(f, f->shfd, 0, 8);
     if (err)
         return mf_set_err(e, mf_errno_class(err), "cannot set the shared file pointer: %s",
                           strerror(err));
@@ -352,6 +366,9 @@ static int open_flags(int amode)
 
 static void file_release(mpi_file *f)
 {
+    mf_async_free(f);
+    pthread_mutex_destroy(&f->lkmu);
+    pthread_mutex_destroy(&f->shmu);
     if (f->fd >= 0) close(f->fd);
     if (f->shfd >= 0) close(f->shfd);
     mf_view_release(f);
@@ -429,11 +446,15 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (!f) cr_fatal(job, call, "out of memory");
     *f = (mpi_file){
         .fd = -1, .shfd = -1, .amode = amode, .comm = MPI_COMM_NULL, .errh = MPI_ERRORS_RETURN};
+    pthread_mutex_init(&f->lkmu, NULL);
+    pthread_mutex_init(&f->shmu, NULL);
     f->name = strdup(strip_prefix(filename));
     hints_default(&f->h);
     cr_unlock(job);
     hints_apply(&f->h, info);
     PMPI_Comm_dup(comm, &f->comm);
+    /* errors of the file's own traffic are the file's: reported on its handler */
+    PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->size);
     mf_view_default(f);
@@ -475,6 +496,7 @@ int PMPI_File_close(MPI_File *fh)
     mpi_st()->files->f[f->idx] = NULL; /* the handle is gone from here on */
     f->used = false;
     cr_unlock(job);
+    mf_async_free(f);      /* accesses the program did not wait for run to their end */
     PMPI_Barrier(f->comm); /* every rank's writes are done before the file goes */
     if (f->rank == 0) {
         if (f->shname) unlink(f->shname);
@@ -524,6 +546,7 @@ static int size_op(const char *call, MPI_File fh, MPI_Offset size, bool prealloc
                      "the file is open MPI_MODE_SEQUENTIAL");
     if (rc) return mpi_leave(job, rc);
     cr_unlock(job);
+    mf_async_drain(f);
     int err = 0;
     PMPI_Barrier(f->comm); /* every rank's earlier calls (a get_size) see the old size */
     if (f->rank == 0) {
@@ -657,6 +680,7 @@ int PMPI_File_sync(MPI_File fh)
     int rc = mf_check(job, call, fh, &f);
     if (rc) return mpi_leave(job, rc);
     cr_unlock(job);
+    mf_async_drain(f); /* what was written by an access not waited for yet */
     int err = fsync(f->fd) != 0 ? errno : 0;
     if (err == EINVAL || err == EROFS) err = 0; /* a file that cannot be synced has nothing to */
     PMPI_Barrier(f->comm);
@@ -676,6 +700,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
     int rc = mf_check(job, call, fh, &f);
     if (rc) return mpi_leave(job, rc);
     cr_unlock(job);
+    mf_async_drain(f);
     PMPI_Barrier(f->comm); /* collective: the mode changes between accesses */
     f->atomic = flag != 0;
     return mpi_leave_unlocked(job, MPI_SUCCESS);

@@ -16,6 +16,7 @@
 #ifndef COURIER_MPI_FILE_H
 #define COURIER_MPI_FILE_H
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "mpi_impl.h"
@@ -62,10 +63,11 @@ typedef struct mpi_file {
     int shfd;            /* the shared file pointer: 8 bytes in this side file, under fcntl locks */
     char *shname;        /* its path (rank 0 removes it at close) */
     struct mf_cbufs *cb; /* collective buffering's buffers, kept from call to call */
-    /* a split collective under way (begin called, end not yet) */
+    /* a split collective under way (begin called, end not yet): its access */
     bool split;
-    int split_rc;
-    MPI_Status split_st;
+    struct mf_op *split_op;
+    struct mf_async *aq;        /* the I/O thread of nonblocking accesses (mpi_file_io.c) */
+    pthread_mutex_t lkmu, shmu; /* held with an fcntl lock of fd, of shfd (mf_lock) */
 } mpi_file;
 
 enum { MF_NATIVE = 0, MF_EXTERNAL32 = 1, MF_USER = 2 };
@@ -141,14 +143,23 @@ void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st);
  * bytes transferred (a read stops at the end of the file). */
 int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
 
-/* Locks of atomic mode and of data sieving: fcntl byte-range locks. */
-int mf_lock(int fd, bool write, MPI_Offset lo, MPI_Offset hi);
-void mf_unlock(int fd, MPI_Offset lo, MPI_Offset hi);
+/* Locks of atomic mode, data sieving and the shared pointer: fcntl
+ * byte-range locks on fd (f->fd or f->shfd), under the file's mutex for it
+ * (which keeps out the other threads of this process). 0 or an errno; on an
+ * error nothing is held. */
+int mf_lock(mpi_file *f, int fd, bool write, MPI_Offset lo, MPI_Offset hi);
+void mf_unlock(mpi_file *f, int fd, MPI_Offset lo, MPI_Offset hi);
 
 /* Collective buffering (mpi_file_coll.c): every rank of the file calls it with
  * its pieces and data; *done as for mf_pio. */
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
 void mf_coll_free(mpi_file *f); /* at close: the buffers kept */
+
+/* Nonblocking accesses (mpi_file_io.c): wait until the file's queued
+ * accesses have run (without the engine lock: the I/O thread takes it);
+ * mf_async_free also ends the thread (at close). */
+void mf_async_drain(mpi_file *f);
+void mf_async_free(mpi_file *f);
 
 /* The shared file pointer (mpi_file.c): fetch it and add delta (in etypes). */
 int mf_shared_add(mpi_file *f, MPI_Offset delta, MPI_Offset *old, mf_err *e);

@@ -2,29 +2,37 @@
  * shared file pointers, ordered access, blocking, nonblocking and split
  * collective forms, seeks and positions.
  *
- * Every access goes through access(): the arguments checked under the lock,
- * then without it: where the access starts in the view's stream, the
- * program's buffer as that stream, the stream's file pieces, and the I/O,
- * independent (mf_pio) or collective (mf_coll_io).
+ * Every access goes through access_do(): the arguments checked under the
+ * lock, then without it: the program's buffer as the view's stream and
+ * where it starts (acc_begin), the stream's file pieces and the I/O,
+ * independent (mf_pio) or collective (mf_coll_io) (acc_io).
  *
  * Invariants:
- *  - the individual pointer moves by the etypes the access transferred (a
- *    read that meets the end of the file moves it by what it read); the
+ *  - a blocking access moves the individual pointer by the etypes it
+ *    transferred (a read that meets the end of the file: by what it read); the
  *    shared pointer moves by the etypes asked for, taken before the access
  *    under its lock (so concurrent _shared accesses never overlap);
  *    _ordered places the ranks' data in rank order, the shared pointer moved
  *    once by their sum;
- *  - nonblocking accesses are done in the call itself: the request they
- *    return is already complete, and MPI_Wait/MPI_Test give its status (a
- *    collective one, _all, still needs every rank to call it, as any
- *    collective does); a split collective does its work in _begin, and _end
- *    returns its status;
+ *  - a nonblocking access and a split collective's _begin do the checks,
+ *    the memory side and the place in the call (the individual pointer
+ *    moves then, by what is asked), and queue the rest to the file's I/O
+ *    thread (struct mf_async), which runs the queue in program order; the
+ *    request completes, or _end returns, once the thread has run it (in the
+ *    simulated mode, or a view not "native", it runs in the call). Blocking
+ *    collective calls on the file wait for the queue first, so the file's
+ *    collectives keep program order on every rank;
  *  - a failing access changes no pointer, and reports through the file's
  *    handler with the call's name, the file and the rank. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "mpi_file.h"
 
@@ -80,33 +88,73 @@ static int acc_check(cr_job *job, const acc *a, mpi_file **fp)
     return 0;
 }
 
-/* The access, without the lock. *got: stream bytes transferred. A rank that
- * fails before its I/O still takes its part, empty, in a collective one. */
-static int acc_run(mpi_file *f, const acc *a, size_t *got, mf_err *e)
+/* An access under way: what the call found (the stream, its place) and, once
+ * it has run, its result. A nonblocking access or a split collective's begin
+ * is queued to the file's I/O thread (struct mf_async); a blocking one runs
+ * in the call. */
+typedef struct mf_op {
+    acc a;
+    char *data, *tmp; /* the stream: the program's buffer, or tmp */
+    size_t n, got;    /* its bytes; those transferred */
+    MPI_Offset s;     /* where it starts, in etypes (_ordered: found when it runs) */
+    mpi_type *t;      /* the memory type: held (refs) by a queued access */
+    int rc;
+    mf_err e;
+    MPI_Status st;
+    atomic_bool done; /* set, under the engine lock, when it has run */
+    bool reported;    /* its error went through the file's handler */
+    struct mf_op *next;
+} mf_op;
+
+/* The file's I/O thread and its queue, in program order. The thread exists
+ * while the queue holds work and MF_LINGER_MS after (so an idle rank has no
+ * extra thread for long, which the watchdog would count as one that may
+ * still send); the next access after it ended joins it. */
+struct mf_async {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* an access ended, or the thread did */
+    mf_op *head, *tail;
+    bool busy;     /* the thread runs an access taken off the queue */
+    bool running;  /* the thread is alive and will look at the queue again */
+    bool joinable; /* a thread was started and not joined yet */
+    bool closing;  /* the file closes: the thread ends once the queue is empty */
+    pthread_t th;
+};
+
+/* The memory side, and the place in the stream but for _ordered (whose place
+ * needs every rank: found when it runs). An error stops an independent
+ * access here; a collective one still takes its part, empty. */
+static int acc_begin(mpi_file *f, mf_op *o, bool queued)
 {
-    char *data = NULL, *tmp = NULL;
-    size_t n = 0;
-    *got = 0;
-    int rc = a->write ? mf_to_stream(f, a->buf, a->count, a->dt, &data, &n, &tmp, e)
-                      : mf_stream_buf(f, a->buf, a->count, a->dt, &data, &n, &tmp, e);
-    if (rc && !a->coll) {
-        free(tmp);
-        return rc;
-    }
-    if (rc) n = 0;
-    MPI_Offset ne = (MPI_Offset)(n / f->esize), s = 0;
+    const acc *a = &o->a;
+    int rc = a->write ? mf_to_stream(f, a->buf, a->count, a->dt, &o->data, &o->n, &o->tmp, &o->e)
+                      : mf_stream_buf(f, a->buf, a->count, a->dt, &o->data, &o->n, &o->tmp, &o->e);
+    if (rc && !a->coll) return rc;
+    if (rc) o->n = 0;
+    MPI_Offset ne = (MPI_Offset)(o->n / f->esize);
     switch (a->where) {
     case AT:
-        s = a->offset;
+        o->s = a->offset;
         break;
-    case INDIV:
-        s = f->pos;
+    case INDIV: /* a queued access moves the pointer now, by what it asks for */
+        o->s = f->pos;
+        if (queued && !rc) f->pos += ne;
         break;
     case SHARED:
-        rc = mf_shared_add(f, ne, &s, e);
+        if (!rc) rc = mf_shared_add(f, ne, &o->s, &o->e);
         break;
-    case ORDERED: {
-        long long mine = ne, *all = malloc((size_t)f->size * sizeof *all), base = 0, tot = 0;
+    }
+    return rc;
+}
+
+/* The access itself, without the lock: o->rc and o->got. */
+static void acc_io(mpi_file *f, mf_op *o, bool queued)
+{
+    const acc *a = &o->a;
+    int rc = o->rc;
+    if (a->where == ORDERED) {
+        long long mine = (long long)(o->n / f->esize), *all = malloc((size_t)f->size * sizeof *all);
+        long long base = 0, tot = 0;
         if (!all) cr_fatal(cr_job_get(), a->call, "out of memory");
         PMPI_Allgather(&mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, f->comm);
         for (int r = 0; r < f->size; r++) tot += all[r];
@@ -117,44 +165,183 @@ static int acc_run(mpi_file *f, const acc *a, size_t *got, mf_err *e)
         }
         PMPI_Bcast(&base, 1, MPI_LONG_LONG, 0, f->comm);
         if (base < 0 && !rc)
-            rc = mf_set_err(e, MPI_ERR_IO, "rank 0 could not update the shared file pointer");
-        s = base;
-        for (int r = 0; r < f->rank; r++) s += all[r];
+            rc = mf_set_err(&o->e, MPI_ERR_IO, "rank 0 could not update the shared file pointer");
+        o->s = base;
+        for (int r = 0; r < f->rank; r++) o->s += all[r];
         free(all);
-        break;
-    }
     }
     mf_vec v = {0};
-    if (!rc) mf_view_pieces(f, s * (MPI_Offset)f->esize, n, &v);
+    o->got = 0;
+    if (!rc) mf_view_pieces(f, o->s * (MPI_Offset)f->esize, o->n, &v);
     if (a->coll) {
         mf_err e2 = {0};
-        int r2 = mf_coll_io(f, &v, rc ? NULL : data, a->write, got, &e2);
+        int r2 = mf_coll_io(f, &v, rc ? NULL : o->data, a->write, &o->got, &e2);
         if (!rc && r2) {
-            *e = e2;
+            o->e = e2;
             rc = r2;
         }
     } else if (!rc)
-        rc = mf_pio(f, &v, data, a->write, got, e);
+        rc = mf_pio(f, &v, o->data, a->write, &o->got, &o->e);
     mf_vec_free(&v);
-    if (!rc && !a->write) rc = mf_from_stream(f, a->buf, a->count, a->dt, data, *got, e);
-    free(tmp);
-    if (!rc && a->where == INDIV) f->pos += (MPI_Offset)(*got / f->esize);
-    return rc;
+    if (!rc && !a->write) {
+        if (queued) { /* native (see can_queue): the held type, not the handle */
+            if (o->data != a->buf && o->got)
+                mpi_unpack_data(o->t, o->data, o->got, a->buf, (size_t)a->count);
+        } else
+            rc = mf_from_stream(f, a->buf, a->count, a->dt, o->data, o->got, &o->e);
+    }
+    o->rc = rc;
+    if (queued) { /* native: the status without looking up the handle */
+        o->st = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG};
+        o->st.cr_bytes = (long long)o->got;
+    } else
+        mf_status(f, a->dt, o->got, &o->st);
 }
 
-/* The request of a nonblocking access: complete from the start. */
+/* Run the queue; then, on the file's thread (linger), wait up to
+ * MF_LINGER_MS for more before ending (a program that starts an access every
+ * step does not pay a thread's start each time). */
+#define MF_LINGER_MS 100
+static void io_run(mpi_file *f, bool linger)
+{
+    struct mf_async *q = f->aq;
+    cr_job *job = cr_job_get();
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (q->head) {
+            mf_op *o = q->head;
+            q->head = o->next;
+            if (!q->head) q->tail = NULL;
+            q->busy = true;
+            pthread_mutex_unlock(&q->mu);
+            acc_io(f, o, true);
+            cr_lock(job); /* a waiter looks at done under the lock: no wake-up lost */
+            atomic_store(&o->done, true);
+            cr_unlock(job);
+            cr_wake_self(job); /* o may be freed from here on */
+            pthread_mutex_lock(&q->mu);
+            q->busy = false;
+            pthread_cond_broadcast(&q->cv);
+        }
+        if (!linger || q->closing) break;
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += MF_LINGER_MS * 1000000L;
+        dl.tv_sec += dl.tv_nsec / 1000000000L;
+        dl.tv_nsec %= 1000000000L;
+        if (pthread_cond_timedwait(&q->cv, &q->mu, &dl) == ETIMEDOUT && !q->head) break;
+    }
+    q->running = false;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+static void *io_thread(void *arg)
+{
+    sigset_t all; /* signals are the program's threads' */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    io_run(arg, true);
+    return NULL;
+}
+
+/* Queue o to the file's I/O thread (started when none runs). */
+static void enqueue(mpi_file *f, mf_op *o)
+{
+    if (!f->aq) {
+        if (!(f->aq = calloc(1, sizeof *f->aq))) cr_fatal(cr_job_get(), o->a.call, "out of memory");
+        pthread_mutex_init(&f->aq->mu, NULL);
+        pthread_cond_init(&f->aq->cv, NULL);
+    }
+    struct mf_async *q = f->aq;
+    pthread_mutex_lock(&q->mu);
+    if (q->tail)
+        q->tail->next = o;
+    else
+        q->head = o;
+    q->tail = o;
+    bool inline_run = false;
+    if (q->running)
+        pthread_cond_broadcast(&q->cv); /* a lingering thread takes it */
+    else {
+        if (q->joinable) pthread_join(q->th, NULL);
+        q->running = true;
+        q->joinable = pthread_create(&q->th, NULL, io_thread, f) == 0;
+        inline_run = !q->joinable; /* no thread to be had: run it here */
+    }
+    pthread_mutex_unlock(&q->mu);
+    if (inline_run) io_run(f, false);
+}
+
+void mf_async_drain(mpi_file *f)
+{
+    struct mf_async *q = f->aq;
+    if (!q) return;
+    pthread_mutex_lock(&q->mu);
+    while (q->head || q->busy) pthread_cond_wait(&q->cv, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+}
+
+void mf_async_free(mpi_file *f)
+{
+    struct mf_async *q = f->aq;
+    if (!q) return;
+    mf_async_drain(f);
+    pthread_mutex_lock(&q->mu);
+    q->closing = true;
+    pthread_cond_broadcast(&q->cv);
+    while (q->running) pthread_cond_wait(&q->cv, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+    if (q->joinable) pthread_join(q->th, NULL);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+    free(q);
+    f->aq = NULL;
+}
+
+/* A queued access's end, with the lock: its error through the file's handler
+ * (once), its status; release with op_free. */
+static int op_result(cr_job *job, mf_op *o, MPI_Status *st)
+{
+    if (o->rc && !o->reported) {
+        o->reported = true;
+        o->rc = mf_fail(job, o->a.fh, o->a.call, o->rc, "%s", o->e.msg);
+    }
+    *st = o->st;
+    st->MPI_ERROR = o->rc;
+    return o->rc;
+}
+
+static void op_free(mf_op *o)
+{
+    if (o->t) mpi_type_unref(o->t->idx);
+    free(o->tmp);
+    free(o);
+}
+
+/* The request of a queued access: complete once the I/O thread has run it. */
 static bool req_test(cr_job *job, void *obj, MPI_Status *st)
 {
-    (void)job;
-    *st = *(MPI_Status *)obj;
+    mf_op *o = obj;
+    if (!atomic_load(&o->done)) return false;
+    op_result(job, o, st);
     return true;
 }
 static void req_free(cr_job *job, void *obj)
 {
     (void)job;
-    free(obj);
+    op_free(obj);
 }
-const mpi_ext_ops mf_req_ops = {.what = "MPI_File_i*", .test = req_test, .free = req_free};
+static const mpi_ext_ops mf_req_ops = {.what = "MPI_File_i*", .test = req_test, .free = req_free};
+
+/* Whether an access may be queued to the I/O thread: not in the simulated
+ * mode (its clock is the rank's own thread), and the "native" representation
+ * (a conversion would need the datatype's handle, which the program may free
+ * once the call has returned). Otherwise it runs in the call, complete. */
+static bool can_queue(cr_job *job, const mpi_file *f)
+{
+    return !job->vt.base && f->rep == MF_NATIVE;
+}
 
 /* An access: blocking (st), nonblocking (req), or a split collective's begin
  * (split). */
@@ -167,18 +354,50 @@ static int access_do(acc a, MPI_Status *st, MPI_Request *req, bool split)
         rc = mf_fail(job, a.fh, a.call, MPI_ERR_OTHER,
                      "a split collective is already under way on this file: end it first");
     if (rc) return mpi_leave(job, rc);
+    bool queued = (req || split) && can_queue(job, f);
+    mf_op *o = calloc(1, sizeof *o);
+    if (!o) cr_fatal(job, a.call, "out of memory");
+    o->a = a;
+    if (queued) {
+        if (!job->multi) cr_multi_begin(job); /* the I/O thread calls MPI too */
+        o->t = mpi_type_get(a.dt);
+        o->t->refs++;
+    }
     cr_unlock(job);
-    mf_err e = {0};
-    size_t got = 0;
-    rc = acc_run(f, &a, &got, &e);
-    MPI_Status mine;
-    mf_status(f, a.dt, got, &mine);
+    /* a collective one, or one that is not queued, waits for the queue
+     * (collectives on the file's communicator go in program order) */
+    if (!queued && (a.coll || a.where == ORDERED)) mf_async_drain(f);
+    rc = o->rc = acc_begin(f, o, queued);
+    if (queued && !(rc && !a.coll)) {
+        if (!split) { /* an error found already is the request's, as the I/O's would be */
+            cr_lock(job);
+            rc = mpi_request_ext(job, f->comm, &mf_req_ops, o, req);
+            cr_unlock(job);
+            if (rc) { /* not queued: no request to complete it */
+                mf_async_drain(f);
+                cr_lock(job);
+                op_free(o);
+                return mpi_leave(job, rc);
+            }
+        }
+        if (split) {
+            f->split = true;
+            f->split_op = o;
+        }
+        enqueue(f, o);
+        cr_lock(job);
+        return mpi_leave(job, MPI_SUCCESS);
+    }
+    if (!rc || a.coll) acc_io(f, o, false);
+    if (a.where == INDIV && !o->rc) f->pos += (MPI_Offset)(o->got / f->esize);
     cr_lock(job);
-    if (rc) rc = mf_fail(job, a.fh, a.call, rc, "%s", e.msg);
+    MPI_Status mine;
+    rc = op_result(job, o, &mine);
+    mine.MPI_ERROR = MPI_SUCCESS;
     if (split) {
         f->split = true;
-        f->split_rc = rc;
-        f->split_st = mine;
+        f->split_op = o; /* done already */
+        atomic_store(&o->done, true);
         return mpi_leave(job, rc);
     }
     if (st) {
@@ -186,14 +405,12 @@ static int access_do(acc a, MPI_Status *st, MPI_Request *req, bool split)
         *st = mine;
         st->MPI_ERROR = keep;
     }
-    if (req && !rc) {
-        MPI_Status *obj = malloc(sizeof *obj);
-        if (!obj) cr_fatal(job, a.call, "out of memory");
-        *obj = mine;
-        obj->MPI_ERROR = MPI_SUCCESS;
-        rc = mpi_request_ext(job, f->comm, &mf_req_ops, obj, req);
-        if (rc) free(obj);
+    if (req && !rc) { /* run in the call: a request complete from the start */
+        atomic_store(&o->done, true);
+        rc = mpi_request_ext(job, f->comm, &mf_req_ops, o, req);
+        if (!rc) return mpi_leave(job, rc);
     }
+    op_free(o);
     return mpi_leave(job, rc);
 }
 
@@ -206,13 +423,23 @@ static int split_end(const char *call, MPI_File fh, MPI_Status *st)
         rc = mf_fail(job, fh, call, MPI_ERR_OTHER,
                      "no split collective is under way on this file: call the _begin form first");
     if (rc) return mpi_leave(job, rc);
+    mf_op *o = f->split_op;
     f->split = false;
+    f->split_op = NULL;
+    if (!atomic_load(&o->done)) {
+        cr_unlock(job);
+        mf_async_drain(f);
+        cr_lock(job);
+    }
+    MPI_Status mine;
+    rc = op_result(job, o, &mine);
     if (st) {
         int keep = st->MPI_ERROR;
-        *st = f->split_st;
+        *st = mine;
         st->MPI_ERROR = keep;
     }
-    return mpi_leave(job, f->split_rc);
+    op_free(o);
+    return mpi_leave(job, rc);
 }
 
 #define ACC(name, where, write, coll, off)                                                         \
@@ -546,6 +773,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     int rc = seek_check(job, call, fh, whence, &f);
     if (rc) return mpi_leave(job, rc);
     cr_unlock(job);
+    mf_async_drain(f);
     mf_err e = {0};
     long long to = 0;
     PMPI_Barrier(f->comm); /* every access through the old position is done */

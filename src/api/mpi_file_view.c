@@ -6,7 +6,7 @@
  *
  * Invariants:
  *  - a view's runs (f->roff, f->rlen) are one filetype instance's, offsets
- *    nonnegative and increasing, adjacent runs joined; instance k starts at
+ *    nonnegative and nondecreasing (runs may overlap), adjacent runs joined; instance k starts at
  *    disp + k * fext; the stream is the runs in order, instance after
  *    instance (set_view refuses a filetype that breaks this);
  *  - "native" and "internal" store memory's bytes; "external32" stores each
@@ -34,14 +34,15 @@
 
 typedef struct runs {
     mf_vec v;
-    bool bad; /* an offset negative or going back */
+    bool bad;     /* an offset negative, or before the previous run's */
+    bool overlap; /* a run starting inside the previous one */
 } runs;
 
 static void run_cb(void *ctx, ptrdiff_t off, size_t len)
 {
     runs *r = ctx;
-    if (off < 0 || (r->v.n && off < r->v.off[r->v.n - 1] + (MPI_Offset)r->v.len[r->v.n - 1]))
-        r->bad = true;
+    if (off < 0 || (r->v.n && off < r->v.off[r->v.n - 1])) r->bad = true;
+    if (r->v.n && off < r->v.off[r->v.n - 1] + (MPI_Offset)r->v.len[r->v.n - 1]) r->overlap = true;
     mf_vec_add(&r->v, off, len);
 }
 
@@ -246,20 +247,37 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                      ft->xsize, ft->size);
     if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (rc) return mpi_leave(job, rc);
-    runs r = {0};
+    /* the typemaps (MPI-3.1 §13.3): the etype's and the filetype's
+     * displacements nonnegative and nondecreasing, and without overlaps
+     * unless the file is read only (only writing through them is
+     * erroneous); MPI_ERR_IO, as ROMIO's (MPICH's io/tst_fileview) */
+    runs r = {0}, re = {0};
+    mpi_type_runs(et, 1, run_cb, &re);
+    mf_vec_free(&re.v);
     mpi_type_runs(ft, 1, run_cb, &r);
-    if (r.bad) {
+    bool wr = !(f->amode & MPI_MODE_RDONLY);
+    if (r.bad || re.bad || (wr && (r.overlap || re.overlap))) {
         mf_vec_free(&r.v);
-        return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_TYPE,
-                                      "the filetype's displacements must be nonnegative and "
-                                      "increasing (MPI-3.1 §13.3)"));
+        bool e = re.bad || (wr && re.overlap);
+        return mpi_leave(job,
+                         mf_fail(job, fh, call, MPI_ERR_IO,
+                                 "the %s's displacements must be nonnegative and nondecreasing%s "
+                                 "(MPI-3.1 §13.3)",
+                                 e ? "etype" : "filetype",
+                                 wr ? ", without overlaps in a file that can be written" : ""));
     }
     cr_unlock(job);
+    mf_async_drain(f);
     PMPI_Barrier(f->comm); /* collective: every rank's accesses under the old view are done */
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
+    if (disp == MPI_DISPLACEMENT_CURRENT) { /* rank 0 reads it for all: it resets it below */
         mf_err e;
-        MPI_Offset at = 0;
-        mf_shared_add(f, 0, &at, &e);
+        long long at = 0;
+        if (f->rank == 0) {
+            MPI_Offset cur = 0;
+            mf_shared_add(f, 0, &cur, &e);
+            at = cur;
+        }
+        PMPI_Bcast(&at, 1, MPI_LONG_LONG, 0, f->comm);
         disp = f->disp + at * (MPI_Offset)f->esize;
     }
     type_release(&f->etype);
@@ -448,18 +466,28 @@ static int io_err(mf_err *e, int err, bool write, size_t len, MPI_Offset off)
                       write ? "write" : "read", len, (long long)off, strerror(err));
 }
 
+/* The end of pieces i..j-1: the last one's, unless they overlap (a
+ * read-only file's view may). */
+static MPI_Offset vec_end(const mf_vec *v, size_t i, size_t j)
+{
+    MPI_Offset hi = 0;
+    for (size_t k = i; k < j; k++)
+        if (v->off[k] + (MPI_Offset)v->len[k] > hi) hi = v->off[k] + (MPI_Offset)v->len[k];
+    return hi;
+}
+
 /* Pieces i..j-1 as one window (data sieving); *stop: the end of the file was
  * reached inside it. */
 static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, bool write,
                  size_t *done, bool *stop, mf_err *e)
 {
-    MPI_Offset lo = v->off[i], hi = v->off[j - 1] + (MPI_Offset)v->len[j - 1];
+    MPI_Offset lo = v->off[i], hi = vec_end(v, i, j);
     size_t wl = (size_t)(hi - lo);
     char *w = malloc(wl);
     if (!w) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory for a %zu-byte window", wl);
     bool locked = false;
     if (write && !f->atomic) {
-        if (mf_lock(f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
+        if (mf_lock(f, f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
             free(w);
             for (size_t k = i; k < j; k++) {
                 int err = mf_pwrite(f->fd, *data, v->len[k], v->off[k]);
@@ -483,7 +511,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
                 *data += v->len[k];
                 *done += err ? 0 : v->len[k];
             }
-            if (locked) mf_unlock(f->fd, lo, hi);
+            if (locked) mf_unlock(f, f->fd, lo, hi);
             free(w);
             return rc;
         }
@@ -513,7 +541,7 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
             }
         }
     }
-    if (locked) mf_unlock(f->fd, lo, hi);
+    if (locked) mf_unlock(f, f->fd, lo, hi);
     free(w);
     return rc;
 }
@@ -522,9 +550,9 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
 {
     *done = 0;
     if (!v->n) return 0;
-    MPI_Offset lo = v->off[0], hi = v->off[v->n - 1] + (MPI_Offset)v->len[v->n - 1];
+    MPI_Offset lo = v->off[0], hi = vec_end(v, 0, v->n);
     if (f->atomic) {
-        int err = mf_lock(f->fd, write, lo, hi);
+        int err = mf_lock(f, f->fd, write, lo, hi);
         if (err) return mf_set_err(e, MPI_ERR_IO, "cannot lock for atomic mode: %s", strerror(err));
     }
     int ds = write ? f->h.ds_write : f->h.ds_read;
@@ -562,6 +590,6 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
         data += v->len[i];
         i++;
     }
-    if (f->atomic) mf_unlock(f->fd, lo, hi);
+    if (f->atomic) mf_unlock(f, f->fd, lo, hi);
     return rc;
 }

@@ -10,6 +10,15 @@
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
  *   wronly   a collective write with holes into a write-only file keeps them
+ *   pending  nonblocking accesses run in the background: a request stays
+ *            pending while its I/O is held up (atomic mode, a byte-range
+ *            lock another rank holds) and completes once it is let go;
+ *            program order of queued accesses; split collectives likewise
+ *   seqview  MPI_DISPLACEMENT_CURRENT in a file open MPI_MODE_SEQUENTIAL:
+ *            every rank's view starts where the shared pointer was
+ *   pieces   collective buffering with more pieces in a window than one
+ *            pwritev takes, holes kept, a read past the end, a read whose
+ *            window has a gap of megabytes
  *   errors   missing file, amode conflicts, read past the end, read-only,
  *            permission (as root: under another uid), handlers */
 #define _GNU_SOURCE
@@ -17,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -518,8 +528,9 @@ static void part_nonblock(void)
     OK(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
     MPI_Barrier(MPI_COMM_WORLD);
     OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
-    OK(MPI_File_iread_shared(fh, r, 1, MPI_INT, &q[0]));
-    OK(MPI_Wait(&q[0], &st[0]));
+    MPIO_Request mq; /* ROMIO's names for the same */
+    OK(MPI_File_iread_shared(fh, r, 1, MPI_INT, &mq));
+    OK(MPIO_Wait(&mq, &st[0]));
     CHECK(count_of(&st[0], MPI_INT) == 1, "iread_shared count");
     OK(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -647,6 +658,220 @@ static void part_wronly(void)
     if (me == 0) unlink(p);
 }
 
+/* Rank 1 holds an fcntl lock (its own descriptor) over the file: an access
+ * in atomic mode waits for it. Nonblocking accesses started meanwhile must
+ * return at once and stay pending, as seen by MPI_Test, until rank 1 lets go
+ * (before, they ran in the call: rank 0 hung in MPI_File_iwrite_at, never
+ * sending rank 1 the message that releases the lock). */
+static void hold_lock(const char *p, int *fd, bool on)
+{
+    if (on) {
+        *fd = open(p, O_RDWR);
+        CHECK(*fd >= 0, "open %s", p);
+    }
+    struct flock l = {.l_type = on ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET, .l_len = 0};
+    CHECK(fcntl(*fd, F_SETLK, &l) == 0, "fcntl lock %d: %s", on, strerror(errno));
+    if (!on) close(*fd);
+}
+
+static void part_pending(void)
+{
+    char *p = path("pending.dat");
+    MPI_File fh;
+    MPI_Info in; /* collective buffering: every rank's _all waits for rank 0, an aggregator */
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, in, &fh));
+    MPI_Info_free(&in);
+    OK(MPI_File_set_atomicity(fh, 1));
+    enum { N = 1 << 16 };
+    int *w = malloc(sizeof(int) * N), *r = malloc(sizeof(int) * N), fd = -1, flag = 1;
+    for (int i = 0; i < N; i++) w[i] = me * N + i;
+    MPI_Request q[4];
+    MPI_Status st[4];
+    /* independent: rank 0 writes under rank 1's lock */
+    if (me == 1) hold_lock(p, &fd, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        OK(MPI_File_iwrite_at(fh, 0, w, N, MPI_INT, &q[0]));
+        for (int i = 0; i < 100; i++) OK(MPI_Test(&q[0], &flag, &st[0]));
+        CHECK(!flag, "iwrite_at completed under another rank's lock");
+        MPI_Send(&flag, 1, MPI_INT, 1, 5, MPI_COMM_WORLD); /* let go */
+        OK(MPI_Wait(&q[0], &st[0]));
+        CHECK(count_of(&st[0], MPI_INT) == N, "iwrite_at count %d", count_of(&st[0], MPI_INT));
+    } else if (me == 1) {
+        MPI_Recv(&flag, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        hold_lock(p, &fd, false);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* collective: every rank's request waits for the aggregators, held up */
+    if (me == 1) hold_lock(p, &fd, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_iwrite_at_all(fh, (MPI_Offset)sizeof(int) * N * me, w, N, MPI_INT, &q[0]));
+    for (int i = 0; i < 100; i++) OK(MPI_Test(&q[0], &flag, &st[0]));
+    CHECK(!flag, "iwrite_at_all completed under another rank's lock");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) hold_lock(p, &fd, false);
+    OK(MPI_Wait(&q[0], &st[0]));
+    CHECK(count_of(&st[0], MPI_INT) == N, "iwrite_at_all count");
+    /* a split collective: _begin returns while the write is held up */
+    if (me == 1) hold_lock(p, &fd, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++) w[i] = -(me * N + i);
+    OK(MPI_File_write_at_all_begin(fh, (MPI_Offset)sizeof(int) * N * me, w, N, MPI_INT));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) hold_lock(p, &fd, false);
+    OK(MPI_File_write_at_all_end(fh, w, &st[0]));
+    CHECK(count_of(&st[0], MPI_INT) == N, "write_at_all_end count");
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_sync(fh));
+    OK(MPI_File_read_at(fh, (MPI_Offset)sizeof(int) * N * ((me + 1) % np), r, N, MPI_INT, &st[0]));
+    for (int i = 0; i < N; i++)
+        CHECK(r[i] == -(((me + 1) % np) * N + i), "split write, int %d: %d", i, r[i]);
+    MPI_Barrier(MPI_COMM_WORLD); /* read before the others write again */
+    /* program order: three writes of the same ints, then a read, all queued */
+    MPI_Offset at = (MPI_Offset)sizeof(int) * N * me;
+    int a[3][4], got[4];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 4; i++) a[k][i] = 100 * k + i + me;
+    for (int k = 0; k < 3; k++) OK(MPI_File_iwrite_at(fh, at, a[k], 4, MPI_INT, &q[k]));
+    OK(MPI_File_iread_at(fh, at, got, 4, MPI_INT, &q[3]));
+    OK(MPI_Waitall(4, q, st));
+    CHECK(!memcmp(got, a[2], sizeof got), "queued read after writes: %d, want %d", got[0], a[2][0]);
+    /* the individual pointer moves when an access starts */
+    OK(MPI_File_seek(fh, at, MPI_SEEK_SET)); /* the view's etype is a byte */
+    OK(MPI_File_iwrite(fh, a[0], 4, MPI_INT, &q[0]));
+    MPI_Offset pos;
+    OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == at + 16, "position after iwrite started: %lld", (long long)pos);
+    OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    free(w);
+    free(r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* A header int, then one int per rank in rank order; reopened
+ * MPI_MODE_SEQUENTIAL, rank 0 reads the header through the shared pointer,
+ * then a view at MPI_DISPLACEMENT_CURRENT must start after it on every rank
+ * (rank 0 reset the shared pointer, as set_view does, before the others had
+ * read it: their views started at 0). As MPICH's io/setviewcur. */
+static void part_seqview(void)
+{
+    char *p = path("seq.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
+    int v = np;
+    if (me == 0) OK(MPI_File_write_at(fh, 0, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_seek_shared(fh, sizeof(int), MPI_SEEK_SET));
+    v = me;
+    OK(MPI_File_write_ordered(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_close(&fh));
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh));
+    if (me == 0) {
+        OK(MPI_File_read_shared(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(v == np, "header %d", v);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    OK(MPI_File_get_view(fh, &disp, &et, &ft, rep));
+    CHECK(disp == sizeof(int), "view displacement %lld, want %zu", (long long)disp, sizeof(int));
+    v = -1;
+    OK(MPI_File_read_ordered(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(v == me, "read_ordered after the header: %d", v);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* Collective buffering's vectored I/O: 8-byte blocks, each rank one in every
+ * group of np + 1 (the last block of a group a hole holding 0x55), 3000 per
+ * rank: one window holds np * 3000 pieces, more than one pwritev takes
+ * (IOV_MAX). Then a read_all past the end of the file, and a write_all and
+ * read_all of two 4 KiB blocks per rank 6 MiB apart (a window with a gap of
+ * megabytes: read as two runs). */
+static unsigned char piece_byte(int owner, long i)
+{
+    return (unsigned char)(owner * 7 + i % 241);
+}
+
+static void part_pieces(void)
+{
+    const int B = 8, N = 3000, G = np + 1;
+    char *p = path("pieces.dat");
+    long size = (long)B * G * N;
+    if (me == 0) {
+        FILE *fp = fopen(p, "wb");
+        for (long i = 0; i < size; i++) fputc(0x55, fp);
+        fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh;
+    MPI_Info in;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_cb_write", "enable");
+    MPI_Info_set(in, "romio_cb_read", "enable");
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, in, &fh));
+    MPI_Info_free(&in);
+    MPI_Datatype ft, ftr;
+    MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
+    MPI_Type_commit(&ftr);
+    OK(MPI_File_set_view(fh, (MPI_Offset)B * me, MPI_BYTE, ftr, "native", MPI_INFO_NULL));
+    size_t n1 = (size_t)B * N;
+    unsigned char *w = malloc(n1 + 4096), *r = malloc(n1 + 4096);
+    for (size_t i = 0; i < n1; i++) w[i] = piece_byte(me, (long)i);
+    MPI_Status st;
+    OK(MPI_File_write_all(fh, w, (int)n1, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == (int)n1, "write_all count %d", count_of(&st, MPI_BYTE));
+    OK(MPI_File_sync(fh));
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == size, "size %ld", n);
+    for (long i = 0; i < n; i++) {
+        int blk = (int)(i / B % G);
+        int want = blk < np ? piece_byte(blk, i / (B * G) * B + i % B) : 0x55;
+        CHECK(b[i] == want, "byte %ld: %#x, want %#x", i, b[i], want);
+    }
+    free(b);
+    /* past the end: the second instance of the view lies beyond the file */
+    memset(r, 0, n1 + 4096);
+    OK(MPI_File_read_at_all(fh, 0, r, (int)n1 + 4096, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == (int)n1, "read_at_all past the end: count %d, want %zu",
+          count_of(&st, MPI_BYTE), n1);
+    CHECK(!memcmp(r, w, n1), "read_at_all data");
+    /* two blocks per rank, 6 MiB apart */
+    const int K = 4096;
+    const MPI_Offset gap = 6 << 20;
+    MPI_Datatype two;
+    int lens[2] = {K, K};
+    MPI_Aint disps[2] = {0, (MPI_Aint)gap};
+    MPI_Type_create_hindexed(2, lens, disps, MPI_BYTE, &two);
+    MPI_Type_commit(&two);
+    OK(MPI_File_set_view(fh, (MPI_Offset)K * me, MPI_BYTE, two, "native", MPI_INFO_NULL));
+    for (int i = 0; i < 2 * K; i++) w[i] = piece_byte(me + 1, i);
+    OK(MPI_File_write_at_all(fh, 0, w, 2 * K, MPI_BYTE, &st));
+    memset(r, 0, 2 * K);
+    OK(MPI_File_read_at_all(fh, 0, r, 2 * K, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == 2 * K, "read_at_all across the gap: count %d",
+          count_of(&st, MPI_BYTE));
+    for (int i = 0; i < 2 * K; i++)
+        CHECK(r[i] == piece_byte(me + 1, i), "across the gap, byte %d: %#x", i, r[i]);
+    OK(MPI_File_close(&fh));
+    free(w);
+    free(r);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&ftr);
+    MPI_Type_free(&two);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
 static int handler_calls, handler_code;
 static void on_file_error(MPI_File *f, int *code, ...)
 {
@@ -675,6 +900,44 @@ static void part_errors(void)
     rc = MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL,
                        &fh);
     CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDONLY|CREATE: class %d", cls_of(rc));
+    { /* a filetype whose displacements decrease: MPI_ERR_IO, as ROMIO's (MPICH's tst_fileview) */
+        int bl[2] = {1, 1}, dp[2] = {3, 0};
+        MPI_Datatype bad;
+        MPI_Type_indexed(2, bl, dp, MPI_INT, &bad);
+        MPI_Type_commit(&bad);
+        MPI_File f2;
+        OK(MPI_File_open(MPI_COMM_WORLD, path("badview.dat"), MPI_MODE_CREATE | MPI_MODE_RDWR,
+                         MPI_INFO_NULL, &f2));
+        rc = MPI_File_set_view(f2, 0, MPI_INT, bad, "native", MPI_INFO_NULL);
+        CHECK(cls_of(rc) == MPI_ERR_IO, "decreasing filetype: class %d", cls_of(rc));
+        /* overlapping runs: refused in a file that can be written, read in a
+         * read-only one (ints 0 1 2 1 of each instance of 3) */
+        int ol[2] = {3, 1}, od[2] = {0, 1}, ints[12], got[8];
+        MPI_Datatype over;
+        MPI_Type_indexed(2, ol, od, MPI_INT, &over);
+        MPI_Type_commit(&over);
+        rc = MPI_File_set_view(f2, 0, MPI_INT, over, "native", MPI_INFO_NULL);
+        CHECK(cls_of(rc) == MPI_ERR_IO, "overlapping filetype, RDWR: class %d", cls_of(rc));
+        for (int i = 0; i < 12; i++) ints[i] = i;
+        if (me == 0) OK(MPI_File_write_at(f2, 0, ints, 12, MPI_INT, MPI_STATUS_IGNORE));
+        OK(MPI_File_close(&f2));
+        OK(MPI_File_open(MPI_COMM_WORLD, path("badview.dat"), MPI_MODE_RDONLY, MPI_INFO_NULL, &f2));
+        OK(MPI_File_set_view(f2, 0, MPI_INT, over, "native", MPI_INFO_NULL));
+        static const int want[8] = {0, 1, 2, 1, 3, 4, 5, 4};
+        memset(got, 0, sizeof got);
+        OK(MPI_File_read_at(f2, 0, got, 8, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(!memcmp(got, want, sizeof got), "overlapping view, read_at: %d %d %d %d", got[0],
+              got[1], got[2], got[3]);
+        memset(got, 0, sizeof got);
+        OK(MPI_File_read_at_all(f2, 0, got, 8, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(!memcmp(got, want, sizeof got), "overlapping view, read_at_all: %d %d %d %d", got[0],
+              got[1], got[2], got[3]);
+        OK(MPI_File_close(&f2));
+        MPI_Type_free(&over);
+        MPI_Type_free(&bad);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) unlink(path("badview.dat"));
+    }
     rc =
         MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDWR | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     CHECK(cls_of(rc) == MPI_ERR_AMODE, "RDWR|WRONLY: class %d", cls_of(rc));
@@ -789,6 +1052,12 @@ int main(int argc, char **argv)
         part_errors();
     else if (!strcmp(part, "wronly"))
         part_wronly();
+    else if (!strcmp(part, "pending"))
+        part_pending();
+    else if (!strcmp(part, "seqview"))
+        part_seqview();
+    else if (!strcmp(part, "pieces"))
+        part_pieces();
     else
         CHECK(0, "unknown part %s", part);
     MPI_Barrier(MPI_COMM_WORLD);
