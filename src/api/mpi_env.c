@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi_check.h"
 #include "mpi_impl.h"
 
 /* Referred to by every program compiled with courier's mpi.h (its link guard). */
@@ -48,6 +49,7 @@ static void mpi_init_common(cr_job *job)
     mpi_types_init(job);
     mpi_comms_init(job);
     mpi_requests_init(job);
+    mpi_check_init(job);
 }
 
 void mpi_enter_refused(cr_job *job, const char *call)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_p2p.h"
 
 /* ---- requests -------------------------------------------------------------------- */
@@ -131,6 +132,8 @@ static int greq_free(cr_job *job, mreq *q)
  * the operation holds. The slot stays. */
 static void op_end(cr_job *job, mreq *q)
 {
+    if (q->kind == RQ_RECV && !q->cancelled && q->type >= 0 && mpi_chk_on(job, MPI_CHK_TYPES))
+        mpi_check_recv(job, q->r->op, q->comm, mpi_type_at(q->type), q->count, &q->r->st);
     if (q->kind == RQ_RECV && q->tmp && !q->cancelled)
         mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
     if (q->type >= 0) mpi_type_unref(q->type);

@@ -81,12 +81,14 @@ static inline int cr_shm_decode(const shm_cell *c, const unsigned char *ring, ui
 {
     uint8_t op = *(const volatile uint8_t *)&c->op;
     uint32_t n = *(const volatile uint32_t *)&c->len;
+    uint8_t flags = *(const volatile uint8_t *)&c->flags;
     h->op = op;
-    h->flags = c->flags;
+    h->flags = flags;
     h->ctx = c->ctx;
     h->tag = c->tag;
     *len = n;
-    if (op == CR_OP_EAGER && n <= INLINE_MAX) {
+    /* inline: a small eager message whose header is not carried whole */
+    if ((op | (flags & CR_HDR_WHOLE)) == CR_OP_EAGER && n <= INLINE_MAX) {
         h->size = n;
         h->addr = h->sreq = h->rreq = 0;
         *payload = c->u.inl;
