@@ -22,13 +22,16 @@
  *    receives are not compared (docs/check.md: what it cannot see);
  *  - a check error ends the rank with MPI_CHECK_EXIT after one report. */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "mpi_check.h"
+#include "mpi_file.h"
 #include "mpi_p2p.h"
+#include "mpi_win.h"
 
 /* ---- the switch ------------------------------------------------------------------ */
 
@@ -242,4 +245,150 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
             me, call, from, scall, st->tag, cw, from, st->src, sent, scall, me, job->rank, count,
             tw, call);
     mpi_check_end();
+}
+
+/* ---- leaks at MPI_Finalize -------------------------------------------------------- */
+
+static const char *const combiners[] = {
+    [MPI_COMBINER_DUP] = "MPI_Type_dup",
+    [MPI_COMBINER_CONTIGUOUS] = "MPI_Type_contiguous",
+    [MPI_COMBINER_VECTOR] = "MPI_Type_vector",
+    [MPI_COMBINER_HVECTOR_INTEGER] = "MPI_Type_hvector",
+    [MPI_COMBINER_HVECTOR] = "MPI_Type_create_hvector",
+    [MPI_COMBINER_INDEXED] = "MPI_Type_indexed",
+    [MPI_COMBINER_HINDEXED_INTEGER] = "MPI_Type_hindexed",
+    [MPI_COMBINER_HINDEXED] = "MPI_Type_create_hindexed",
+    [MPI_COMBINER_INDEXED_BLOCK] = "MPI_Type_create_indexed_block",
+    [MPI_COMBINER_STRUCT_INTEGER] = "MPI_Type_struct",
+    [MPI_COMBINER_STRUCT] = "MPI_Type_create_struct",
+    [MPI_COMBINER_SUBARRAY] = "MPI_Type_create_subarray",
+    [MPI_COMBINER_DARRAY] = "MPI_Type_create_darray",
+    [MPI_COMBINER_F90_REAL] = "MPI_Type_create_f90_real",
+    [MPI_COMBINER_F90_COMPLEX] = "MPI_Type_create_f90_complex",
+    [MPI_COMBINER_F90_INTEGER] = "MPI_Type_create_f90_integer",
+    [MPI_COMBINER_RESIZED] = "MPI_Type_create_resized",
+    [MPI_COMBINER_HINDEXED_BLOCK] = "MPI_Type_create_hindexed_block",
+};
+
+/* One line of the report, into the rank's block (the header first, once). */
+static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
+{
+    if (!(*n)++)
+        fprintf(out,
+                "courier: check: rank %d: MPI_Finalize with objects the program did not free "
+                "or complete:\n",
+                job->rank);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("  ", out);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+    va_end(ap);
+}
+
+static bool is_file_comm(const mpi_state *m, MPI_Comm h)
+{
+    for (int i = 0; m->files && i < m->files->n; i++)
+        if (m->files->f[i] && m->files->f[i]->comm == h) return true;
+    for (int i = 0; i < m->wins.n; i++)
+        if (m->wins.w[i] && m->wins.w[i]->comm == h) return true;
+    return false;
+}
+
+void mpi_check_finalize(cr_job *job)
+{
+    mpi_state *m = job->mpi;
+    /* Every rank is here: messages sent before are in (or on their way: a few
+     * rounds of progress take what the transports hold). */
+    cr_coll_barrier(job, &m->comms[0]->g, "MPI_Finalize");
+    for (int i = 0; i < 64; i++) cr_progress(job);
+    int n = 0;
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&text, &tlen); /* one write: ranks' blocks do not mix */
+    if (!out) cr_fatal(job, "MPI_Finalize", "out of memory for --check's report");
+    for (uint32_t i = 0; i < m->p2p.reqs.n; i++) {
+        const mreq *q = cr_idt_at(&m->p2p.reqs, i);
+        if (!cr_idt_live(q) || q->kind == RQ_FREE) continue;
+        const char *call = q->call ? q->call : "a call";
+        if (q->kind == RQ_IDLE)
+            leak_line(job, out, &n,
+                      "a persistent request made by %s, never freed (MPI_Request_free)", call);
+        else if (q->freed)
+            leak_line(job, out, &n,
+                      "a request of %s, freed by MPI_Request_free but never completed", call);
+        else
+            leak_line(job, out, &n,
+                      "a request of %s (%#x), never completed by a wait or test (MPI_Wait, "
+                      "MPI_Test, ...) or freed",
+                      call, (unsigned)(0x40000000u | cr_idt_id(q)));
+    }
+    for (int i = 2; i < m->ncomms; i++) {
+        const mpi_comm *c = m->comms[i];
+        if (!c || !c->used || c->draining) continue;
+        MPI_Comm h = (MPI_Comm)(K_COMM | (unsigned)i);
+        if (is_file_comm(m, h)) continue; /* a window's or file's own: reported as that */
+        char cw[MPI_MAX_OBJECT_NAME + 24];
+        mpi_check_comm_words(h, cw, sizeof cw);
+        leak_line(job, out, &n, "%s (%d ranks%s), never freed (MPI_Comm_free)", cw, c->size,
+                  c->inter ? ", an intercommunicator" : "");
+    }
+    for (int i = 1; i < m->ngroups; i++)
+        if (m->groups[i] && m->groups[i]->used)
+            leak_line(job, out, &n, "group #%d (%d ranks), never freed (MPI_Group_free)", i,
+                      m->groups[i]->size);
+    for (int i = 1; i < m->ntypes; i++) {
+        const mpi_type *t = m->types[i];
+        if (!t || !t->used || t->predef || t->dead) continue;
+        int comb = t->env ? t->env->combiner : 0;
+        const char *by =
+            comb > 0 && comb < (int)(sizeof combiners / sizeof combiners[0]) && combiners[comb]
+                ? combiners[comb]
+                : "a datatype constructor";
+        leak_line(job, out, &n, "datatype #%d%s%s%s made by %s, never freed (MPI_Type_free)", i,
+                  t->name[0] ? " (" : "", t->name, t->name[0] ? ")" : "", by);
+    }
+    for (int i = 0; i < m->wins.n; i++)
+        if (m->wins.w[i])
+            leak_line(job, out, &n, "window #%d (%lld bytes here), never freed (MPI_Win_free)", i,
+                      (long long)m->wins.w[i]->wsize);
+    for (int i = 0; m->files && i < m->files->n; i++)
+        if (m->files->f[i])
+            leak_line(job, out, &n, "file '%s', never closed (MPI_File_close)",
+                      m->files->f[i]->name ? m->files->f[i]->name : "?");
+    for (const cr_unexp *u = job->unexp; u; u = u->next) {
+        if (u->ctx < MPI_CTX_BASE || (u->ctx - MPI_CTX_BASE) % 2) continue; /* not p2p */
+        MPI_Comm h = MPI_COMM_NULL;
+        mpi_comm *c = NULL;
+        for (int i = 0; i < m->ncomms && !c; i++)
+            if (m->comms[i] && m->comms[i]->used && m->comms[i]->ctx == u->ctx) {
+                c = m->comms[i];
+                h = (MPI_Comm)(K_COMM | (unsigned)i);
+            }
+        char cw[MPI_MAX_OBJECT_NAME + 24] = "a freed communicator", sent[200] = "";
+        if (c) mpi_check_comm_words(h, cw, sizeof cw);
+        if (u->sig) {
+            unsigned sc = (unsigned)(u->sig >> 8 & 0xf);
+            char d[160];
+            mpi_check_data_words(u->sig, u->size, d, sizeof d);
+            snprintf(sent, sizeof sent, ": %s, sent with %s", d,
+                     sc < sizeof send_calls / sizeof send_calls[0] ? send_calls[sc] : "a send");
+        }
+        int from = c ? mpi_comm_job_to_peer(c, u->src) : u->src;
+        leak_line(job, out, &n,
+                  "a message from rank %d (tag %d, %zu bytes, on %s%s) that no receive took", from,
+                  (int)u->tag, u->size, cw, sent);
+    }
+    if (n)
+        fprintf(out, "  free or complete each before MPI_Finalize (MPI_Finalize needs every "
+                     "communication complete; objects left allocated are leaks)\n");
+    fclose(out);
+    if (n) {
+        fflush(stdout);
+        fwrite(text, 1, tlen, stderr);
+    }
+    free(text);
+    if (n) mpi_check_end();
 }

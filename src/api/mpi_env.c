@@ -308,6 +308,7 @@ int PMPI_Finalize(void)
     /* First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
      * run while MPI is still usable (MPI-3.1 8.7.1). */
     int rc = mpi_comm_self_finalize(job);
+    if (mpi_chk_on(job, MPI_CHK_LEAKS)) mpi_check_finalize(job); /* --check (mpi_check.c) */
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
     __atomic_store_n(&job->mpi->finalized, true, __ATOMIC_RELEASE);
     return mpi_leave(job, rc);

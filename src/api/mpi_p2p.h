@@ -47,10 +47,11 @@ typedef struct mreq {
     char *tmp;  /* packed copy (send) or staging buffer (receive) */
     void *ubuf; /* receive: where to unpack */
     size_t count;
-    int type;      /* receive with tmp: index of the datatype (holds a reference) */
-    MPI_Comm comm; /* for errors and rank translation */
-    MPI_Status st; /* RQ_DONE, RQ_EXT: the status to report */
-    mpersist *ps;  /* persistent: the operation MPI_Start starts; else NULL */
+    int type;         /* receive with tmp: index of the datatype (holds a reference) */
+    MPI_Comm comm;    /* for errors and rank translation */
+    const char *call; /* the call that made it (courier run --check=leaks) */
+    MPI_Status st;    /* RQ_DONE, RQ_EXT: the status to report */
+    mpersist *ps;     /* persistent: the operation MPI_Start starts; else NULL */
     /* RQ_GREQ */
     bool gdone; /* MPI_Grequest_complete was called */
     MPI_Grequest_query_function *query;

@@ -52,7 +52,7 @@ mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm, MPI_Re
         cr_fatal(job, call, "more than %u requests pending; complete some first",
                  (unsigned)CR_ID_MAX_SLOTS);
     if (!q) cr_fatal(job, call, "out of memory for requests");
-    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm};
+    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm, .call = call};
     status_empty(&q->st);
     *handle = (MPI_Request)(RQ_MARK | cr_idt_id(q));
     return q;
