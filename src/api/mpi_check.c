@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "mpi_check.h"
+#include "mpi_check_mpl.h"
 #include "mpi_file.h"
 #include "mpi_p2p.h"
 #include "mpi_win.h"
@@ -45,10 +46,11 @@ static const struct {
     {"sync", MPI_CHK_SYNC},
 };
 
-void mpi_check_init(cr_job *job)
+/* COURIER_CHECK's checks (0: none); an unknown word ends the rank. */
+static unsigned check_bits(cr_job *job)
 {
     const char *v = getenv("COURIER_CHECK");
-    if (!v || !*v || !strcmp(v, "0")) return;
+    if (!v || !*v || !strcmp(v, "0")) return 0;
     unsigned on = 0;
     if (!strcmp(v, "1")) { /* --check: every check that keeps the protocol */
         on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS;
@@ -61,7 +63,7 @@ void mpi_check_init(cr_job *job)
                    (strlen(words[k].word) != n || strncmp(words[k].word, p, n)))
                 k++;
             if (k == sizeof words / sizeof words[0])
-                cr_fatal(job, "MPI_Init",
+                cr_fatal(job, "init",
                          "COURIER_CHECK=%s: give 1, all, or a comma list of types, coll, leaks, "
                          "sync (docs/check.md)",
                          v);
@@ -69,6 +71,18 @@ void mpi_check_init(cr_job *job)
             p += n + (p[n] == ',');
         }
     }
+    return on;
+}
+
+bool cr_check_coll_wanted(void)
+{
+    return check_bits(cr_job_get()) & MPI_CHK_COLL;
+}
+
+void mpi_check_init(cr_job *job)
+{
+    unsigned on = check_bits(job);
+    if (!on) return;
     mpi_chk *k = calloc(1, sizeof *k);
     if (!k) cr_fatal(job, "MPI_Init", "out of memory for the checks' state");
     k->on = on;

@@ -16,13 +16,15 @@
  * MPI_BYTE/MPI_PACKED); the block signatures that are not 0 must all be equal
  * across the members, which is MPI's rule for every rooted and all-to-all
  * collective whose blocks have one size (the v and w forms are not checked:
- * docs/check.md). */
+ * docs/check.md). The same agreement, on the call, root and length, serves
+ * the interfaces without datatypes (MPL: cr_check_group_agree). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "mpi_check.h"
+#include "mpi_check_mpl.h"
 
 typedef struct coll_rec {
     char call[32];
@@ -151,6 +153,55 @@ void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const m
     fprintf(stderr, "  every rank of a communicator must make the same collective calls in the "
                     "same order, with the same root and operator and matching type signatures "
                     "(MPI-4.1, chapter 6): make the ranks' calls agree\n");
+    free(all);
+    mpi_check_end();
+}
+
+/* ---- interfaces without datatypes (MPL) ---------------------------------------------- */
+
+typedef struct grp_rec {
+    char call[32];
+    int64_t root, len;
+} grp_rec;
+
+void cr_check_group_agree(cr_job *job, cr_group *g, const char *call, int root, long len,
+                          const char *who, const char *group)
+{
+    grp_rec mine = {.root = root, .len = len};
+    snprintf(mine.call, sizeof mine.call, "%s", call);
+    grp_rec *all = calloc((size_t)g->size, sizeof *all);
+    if (!all) cr_fatal(job, call, "out of memory for --check's collective records");
+    cr_coll_allgather(job, g, call, &mine, all, sizeof mine);
+    const char *what = NULL;
+    for (int i = 1; i < g->size && !what; i++)
+        what = strcmp(all[i].call, all[0].call) ? "which collective they call"
+               : all[i].root != all[0].root     ? "the root"
+               : all[i].len != all[0].len       ? "the length"
+                                                : NULL;
+    if (!what) {
+        free(all);
+        return;
+    }
+    if (g->me != 0) {
+        free(all);
+        for (;;) pause();
+    }
+    fflush(stdout);
+    fprintf(stderr, "courier: check: collective mismatch in %s: the %ss disagree on %s\n", group,
+            who, what);
+    for (int i = 0; i < g->size && i < 16; i++) {
+        char args[64] = "";
+        if (all[i].root >= 0) snprintf(args, sizeof args, "root %lld", (long long)all[i].root);
+        if (all[i].len >= 0)
+            snprintf(args + strlen(args), sizeof args - strlen(args), "%s%lld bytes",
+                     args[0] ? ", " : "", (long long)all[i].len);
+        fprintf(stderr, "  %s %d: %s(%s)\n", who, i, all[i].call, args);
+    }
+    if (g->size > 16) fprintf(stderr, "  ... (%d %ss more)\n", g->size - 16, who);
+    fprintf(stderr,
+            "  every %s of a group must make the same collective calls in the same order, "
+            "with the same root and length: make the %ss' calls agree\n",
+            who, who);
     free(all);
     mpi_check_end();
 }
