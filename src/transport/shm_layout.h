@@ -7,11 +7,15 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "transport.h"
 
 #define CELL 64
 #define INLINE_MAX 48
+/* A small eager message whose header is carried whole (CR_HDR_WHOLE): up to
+ * this many bytes inline, its rreq in the cell's last 8 bytes. */
+#define INLINE_TAGGED (INLINE_MAX - 8)
 
 /* The head of the shm region (inside the host segment): ring geometry, which
  * depends only on the number of ranks, and where the inboxes and the channels
@@ -91,6 +95,13 @@ static inline int cr_shm_decode(const shm_cell *c, const unsigned char *ring, ui
     if ((op | (flags & CR_HDR_WHOLE)) == CR_OP_EAGER && n <= INLINE_MAX) {
         h->size = n;
         h->addr = h->sreq = h->rreq = 0;
+        *payload = c->u.inl;
+        return 0;
+    }
+    if (op == CR_OP_EAGER && n <= INLINE_TAGGED) { /* whole header: rreq in the tail */
+        h->size = n;
+        h->addr = h->sreq = 0;
+        memcpy(&h->rreq, c->u.inl + INLINE_TAGGED, sizeof h->rreq);
         *payload = c->u.inl;
         return 0;
     }
