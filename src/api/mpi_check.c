@@ -40,10 +40,8 @@ static const struct {
     const char *word;
     unsigned bit;
 } words[] = {
-    {"types", MPI_CHK_TYPES},
-    {"coll", MPI_CHK_COLL},
-    {"leaks", MPI_CHK_LEAKS},
-    {"sync", MPI_CHK_SYNC},
+    {"types", MPI_CHK_TYPES}, {"coll", MPI_CHK_COLL},       {"leaks", MPI_CHK_LEAKS},
+    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS},
 };
 
 /* COURIER_CHECK's checks (0: none); an unknown word ends the rank. */
@@ -55,7 +53,7 @@ static unsigned check_bits(cr_job *job)
     if (!strcmp(v, "1")) { /* --check: every check that keeps the protocol */
         on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS;
     } else if (!strcmp(v, "all")) { /* and sync, which makes every standard send wait */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_SYNC;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_SYNC | MPI_CHK_BUFFERS;
     } else {
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, ","), k = 0;
@@ -65,7 +63,7 @@ static unsigned check_bits(cr_job *job)
             if (k == sizeof words / sizeof words[0])
                 cr_fatal(job, "init",
                          "COURIER_CHECK=%s: give 1, all, or a comma list of types, coll, leaks, "
-                         "sync (docs/check.md)",
+                         "sync, buffers (docs/check.md)",
                          v);
             on |= words[k].bit;
             p += n + (p[n] == ',');
@@ -258,6 +256,38 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
             "both sides moves raw bytes)\n",
             me, call, from, scall, st->tag, cw, from, st->src, sent, scall, me, job->rank, count,
             tw, call);
+    mpi_check_end();
+}
+
+/* ---- buffers of pending sends -------------------------------------------------- */
+
+uint64_t mpi_check_sum(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer, int tag,
+                           size_t len)
+{
+    char cw[MPI_MAX_OBJECT_NAME + 24];
+    mpi_check_comm_words(comm, cw, sizeof cw);
+    const mpi_comm *c = mpi_comm_get(comm);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: rank %d changed the buffer of its %s (tag %d to rank %d, %zu "
+            "bytes, on %s) before the send completed\n"
+            "  a nonblocking send's buffer must not be written until a wait or test completes "
+            "it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
+            c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
     mpi_check_end();
 }
 

@@ -17,7 +17,7 @@ enum {
     MPI_CHK_COLL = 2,    /* collectives agree on kind, root, operator, signature */
     MPI_CHK_LEAKS = 4,   /* objects and requests left at MPI_Finalize */
     MPI_CHK_SYNC = 8,    /* standard sends wait for their match */
-    MPI_CHK_BUFFERS = 16 /* a pending send's buffer changed before completion */
+    MPI_CHK_BUFFERS = 16 /* a pending nonblocking send's buffer changed before completion */
 };
 
 /* The exit status of a rank that reports a checking error. */
@@ -55,6 +55,16 @@ static inline void mpi_chk_stamp(cr_job *job, const mpi_type *t, size_t count, c
  * describes: report (and end the rank) if the signatures differ. */
 void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type *t, size_t count,
                     const cr_status *st) __attribute__((cold));
+
+/* ---- buffers of pending sends --------------------------------------------- */
+
+/* A checksum of len bytes at p (64-bit, word at a time). */
+uint64_t mpi_check_sum(const void *p, size_t len);
+/* A nonblocking send's buffer (len bytes, to peer with tag on comm, started by
+ * call) changed between the send's start and its completion: report, end the
+ * rank. */
+_Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer,
+                                     int tag, size_t len) __attribute__((cold));
 
 /* ---- collectives ---------------------------------------------------------- */
 

@@ -200,6 +200,13 @@ static void isend_start(cr_job *job, const char *call, mreq *q, const mpi_comm *
     char *tmp;
     const void *data = send_data(job, call, t, buf, count, &len, &tmp);
     mpi_chk_stamp(job, t, (size_t)count, call);
+    if (t->contig && len && mpi_chk_on(job, MPI_CHK_BUFFERS)) { /* op_end compares */
+        q->cbuf = buf;
+        q->clen = len;
+        q->csum = mpi_check_sum(buf, len);
+        q->cpeer = dest;
+        q->ctag = tag;
+    }
     if (mode == M_STD && mpi_chk_on(job, MPI_CHK_SYNC)) { /* --check=sync */
         mode = M_SYNC;
         call = "MPI_Isend [check=sync]";

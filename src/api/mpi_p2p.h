@@ -50,8 +50,14 @@ typedef struct mreq {
     int type;         /* receive with tmp: index of the datatype (holds a reference) */
     MPI_Comm comm;    /* for errors and rank translation */
     const char *call; /* the call that made it (courier run --check=leaks) */
-    MPI_Status st;    /* RQ_DONE, RQ_EXT: the status to report */
-    mpersist *ps;     /* persistent: the operation MPI_Start starts; else NULL */
+    /* courier run --check=buffers: a nonblocking send's buffer (cbuf NULL:
+     * not checked), its checksum at the start, and where it goes */
+    const void *cbuf;
+    size_t clen;
+    uint64_t csum;
+    int cpeer, ctag;
+    MPI_Status st; /* RQ_DONE, RQ_EXT: the status to report */
+    mpersist *ps;  /* persistent: the operation MPI_Start starts; else NULL */
     /* RQ_GREQ */
     bool gdone; /* MPI_Grequest_complete was called */
     MPI_Grequest_query_function *query;

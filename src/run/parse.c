@@ -48,8 +48,8 @@ static const char usage_text[] =
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
     "                    courier trace FILE)\n"
     "  --check[=LIST]    check the program's MPI usage (docs/check.md): types, coll\n"
-    "                    and leaks; LIST: all (those and sync) or a comma list of types,\n"
-    "                    coll, leaks, sync (sets COURIER_CHECK)\n";
+    "                    and leaks; LIST: all (those, sync and buffers) or a comma list\n"
+    "                    of types, coll, leaks, sync, buffers (sets COURIER_CHECK)\n";
 /* After the machines' part of the help (cr_vsim_usage, from their descriptors). */
 static const char usage_tail[] = "  --sim-report FILE the simulator's summary as JSON\n";
 
