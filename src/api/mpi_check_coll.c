@@ -83,6 +83,17 @@ static void rec_words(const coll_rec *r, char *buf, size_t len)
     if (at < len) snprintf(buf + at, len - at, ")");
 }
 
+/* A member that leaves the report to member 0: it keeps its transports
+ * moving (member 0 may still need what this rank sent, held in a transport's
+ * queue: tcp's) until the launcher ends the job, which member 0's exit does. */
+_Noreturn static void wait_for_end(cr_job *job)
+{
+    for (;;) {
+        cr_progress(job);
+        usleep(1000);
+    }
+}
+
 static bool sig_eq(uint64_t a, uint64_t b)
 {
     return !a || !b || ((a ^ b) & ~MPI_CHK_SIG_LOW) == 0;
@@ -134,7 +145,7 @@ void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const m
     }
     if (c->me != 0) { /* member 0 reports; the launcher ends the job then */
         free(all);
-        for (;;) pause();
+        wait_for_end(job);
     }
     char cw[MPI_MAX_OBJECT_NAME + 24];
     mpi_check_comm_words(a->comm, cw, sizeof cw);
@@ -184,7 +195,7 @@ void cr_check_group_agree(cr_job *job, cr_group *g, const char *call, int root, 
     }
     if (g->me != 0) {
         free(all);
-        for (;;) pause();
+        wait_for_end(job);
     }
     fflush(stdout);
     fprintf(stderr, "courier: check: collective mismatch in %s: the %ss disagree on %s\n", group,
