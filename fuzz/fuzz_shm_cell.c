@@ -9,8 +9,10 @@
  *
  * Invariants checked (abort on violation, which libFuzzer reports as a crash):
  *  - the decoder accepts exactly the cells that an independent 64-bit statement
- *    of the rule accepts: inline (EAGER, at most INLINE_MAX bytes), or a payload
- *    of at most half the ring that does not run past the ring's end;
+ *    of the rule accepts: inline (EAGER, at most INLINE_MAX bytes; with
+ *    CR_HDR_WHOLE at most INLINE_TAGGED, its rreq in the cell's last 8 bytes),
+ *    or a payload of at most half the ring that does not run past the ring's
+ *    end;
  *  - an accepted payload lies wholly inside the cell or the ring, and every one
  *    of its bytes is readable;
  *  - the header and the consumed position come out as the cell says. */
@@ -50,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t clen, dpos;
     memcpy(&clen, &c->len, 4);
     memcpy(&dpos, &c->u.c.dpos, 4);
-    int inl = c->op == CR_OP_EAGER && clen <= INLINE_MAX;
+    int whole = (c->flags & CR_HDR_WHOLE) != 0;
+    int inl = c->op == CR_OP_EAGER && clen <= (whole ? INLINE_TAGGED : INLINE_MAX);
     int fits = (uint64_t)clen <= dbytes / 2 && (uint64_t)(dpos % dbytes) + clen <= dbytes;
     check(rc == 0 ? (inl || fits) : (rc == -1 && !inl && !fits));
 
@@ -60,7 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const unsigned char *p = payload;
         if (inl) {
             check(p == c->u.inl && len <= INLINE_MAX && h.size == len);
-            check(h.addr == 0 && h.sreq == 0 && h.rreq == 0 && dend == dhead);
+            uint64_t tail;
+            memcpy(&tail, c->u.inl + INLINE_TAGGED, sizeof tail);
+            check(h.addr == 0 && h.sreq == 0 && h.rreq == (whole ? tail : 0) && dend == dhead);
         } else {
             check(p >= ring && (uint64_t)(p - ring) + len <= dbytes && len <= dbytes / 2);
             check(h.size == c->u.c.size && h.addr == c->u.c.addr && h.sreq == c->u.c.sreq &&

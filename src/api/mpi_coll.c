@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_impl.h"
 
 /* ---- predefined operations ------------------------------------------------------ */
@@ -530,6 +531,7 @@ int PMPI_Barrier(MPI_Comm comm)
         cr_inter x = inter_of(a.c);
         cr_inter_barrier(a.job, &x, a.call);
     } else if (!rc) {
+        mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (mpi_check.h) */
         cr_coll_barrier(a.job, &a.c->g, a.call);
     }
     return done(&a, rc);
@@ -572,6 +574,7 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     if (!rc && a.c->inter) return inter_bcast(&a, buf, count, dt, root);
     if (!rc) rc = mpi_chk_bcast(&a, buf, count, dt, root, &t);
     if (rc) return done(&a, rc);
+    mpi_chk_coll(&a, root, MPI_OP_NULL, count, t, count, t);
     size_t n = (size_t)count;
     char *tmp = NULL;
     char *data = a.c->me == root ? (char *)bytes_in(a.job, a.call, t, buf, n, &tmp)
@@ -619,6 +622,7 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     size_t n;
     if (!rc) rc = mpi_redop(a.job, comm, call, op, t, (size_t)count, &o, &ctx, &packed, &n);
     if (rc) return done(&a, rc);
+    if (!inter) mpi_chk_coll(&a, kind == R_REDUCE ? root : -1, op, count, t, count, t);
     size_t len = n * o.elem, cnt = (size_t)count;
     cr_trace_args(a.job, -1, 0, len, 0);
     const void *src = inplace ? rbuf : sbuf;
@@ -860,6 +864,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     if (!rc && a.c->inter) return inter_gather(&a, sbuf, scount, stype, rbuf, rcount, rtype, root);
     if (!rc) rc = mpi_chk_gather(&a, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&a, rc);
+    mpi_chk_coll(&a, root, MPI_OP_NULL, scount, ts, rcount, tr);
     bool isroot = a.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     int np = a.c->size;
     if (!isroot) {
@@ -894,6 +899,7 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     if (!rc && a.c->inter) return inter_scatter(&a, sbuf, scount, stype, rbuf, rcount, rtype, root);
     if (!rc) rc = mpi_chk_scatter(&a, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
     if (rc) return done(&a, rc);
+    mpi_chk_coll(&a, root, MPI_OP_NULL, scount, ts, rcount, tr);
     bool isroot = a.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     int np = a.c->size;
     size_t blk = isroot ? (size_t)scount * ts->size : (size_t)rcount * tr->size;
@@ -950,6 +956,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
+    mpi_chk_coll(&a, -1, MPI_OP_NULL, scount, ts, rcount, tr);
     int np = a.c->size, me = a.c->me;
     size_t blk = (size_t)rcount * tr->size, cnt = (size_t)rcount;
     char *rtmp, *r = bytes_out(a.job, a.call, tr, rbuf, cnt * (size_t)np, &rtmp);
@@ -977,6 +984,7 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_blocks(&a, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
     if (rc) return done(&a, rc);
+    mpi_chk_coll(&a, -1, MPI_OP_NULL, scount, ts, rcount, tr);
     size_t np = (size_t)a.c->size, blk = (size_t)rcount * tr->size;
     char *stmp = NULL, *rtmp;
     const char *s;

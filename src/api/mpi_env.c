@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi_check.h"
 #include "mpi_impl.h"
 #include "mpi_tool.h"
 
@@ -49,6 +50,7 @@ static void mpi_init_common(cr_job *job)
     mpi_types_init(job);
     mpi_comms_init(job);
     mpi_requests_init(job);
+    mpi_check_init(job);
 }
 
 void mpi_enter_refused(cr_job *job, const char *call)
@@ -319,6 +321,7 @@ int PMPI_Finalize(void)
     /* First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks
      * run while MPI is still usable (MPI-3.1 8.7.1). */
     int rc = mpi_comm_self_finalize(job);
+    if (mpi_chk_on(job, MPI_CHK_LEAKS)) mpi_check_finalize(job); /* --check (mpi_check.c) */
     mpi_dyn_finalize(job); /* ports closed, names unpublished */
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
     __atomic_store_n(&job->mpi->finalized, true, __ATOMIC_RELEASE);

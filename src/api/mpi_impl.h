@@ -128,6 +128,11 @@ typedef struct mpi_type {
     size_t xsize;        /* bytes of one instance in "external32" (MPI_Pack_external) */
     struct mpi_env *env; /* how a derived type was made (NULL: predefined) */
     mpi_attrs attrs;     /* attributes (MPI_Type_set_attr) */
+    /* courier run --check (mpi_check.c): the type signature of one instance,
+     * made on first use: a hash of its basic types in type-map order, and
+     * the hash's base raised to their number (chk_set: both made). */
+    uint64_t chk_h, chk_p;
+    bool chk_set;
 } mpi_type;
 
 /* The constructor call a derived type came from (MPI_Type_get_envelope):
@@ -645,6 +650,7 @@ struct cr_mpi {
      * its trampolines (src/abi/abi_cb.c): NULL until the first is made. */
     struct mpi_abi_cbs *abi_cbs;
     struct mpi_dyn *dyn; /* dynamic processes (mpi_dyn.c): ports, names, other jobs; or NULL */
+    struct mpi_chk *chk; /* courier run --check (mpi_check.h): NULL while off */
 };
 typedef struct cr_mpi mpi_state;
 

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_p2p.h"
 
 /* A matched message: the engine's detached unexpected entry. */
@@ -176,8 +177,10 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
         job->mpi->p2p.bs = n;
         job->mpi->p2p.bscap = cap;
     }
+    mpi_chk_stamp(job, t, (size_t)count, call);
     job->mpi->p2p.bs[job->mpi->p2p.nbs++] =
         (struct mpi_bsend){cr_isend(job, call, jd, ctx, tag, copy, len), copy, cost, b};
+    job->chk_sig = 0;
     b->used += cost;
     return 0;
 }
@@ -196,7 +199,20 @@ static void isend_start(cr_job *job, const char *call, mreq *q, const mpi_comm *
     size_t len;
     char *tmp;
     const void *data = send_data(job, call, t, buf, count, &len, &tmp);
+    mpi_chk_stamp(job, t, (size_t)count, call);
+    if (t->contig && len && mpi_chk_on(job, MPI_CHK_BUFFERS)) { /* op_end compares */
+        q->cbuf = buf;
+        q->clen = len;
+        q->csum = mpi_check_sum(buf, len);
+        q->cpeer = dest;
+        q->ctag = tag;
+    }
+    if (mode == M_STD && mpi_chk_on(job, MPI_CHK_SYNC)) { /* --check=sync */
+        mode = M_SYNC;
+        call = "MPI_Isend [check=sync]";
+    }
     if (mode != M_SYNC && cr_send_now(job, jd, c->ctx, tag, data, len)) { /* eager: done */
+        job->chk_sig = 0;
         free(tmp);
         q->kind = RQ_DONE;
         status_empty(&q->st);
@@ -207,6 +223,7 @@ static void isend_start(cr_job *job, const char *call, mreq *q, const mpi_comm *
     q->tmp = tmp;
     q->r = mode == M_SYNC ? cr_issend(job, call, jd, c->ctx, tag, data, len)
                           : cr_isend(job, call, jd, c->ctx, tag, data, len);
+    job->chk_sig = 0;
 }
 
 static int send_common(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
@@ -234,11 +251,14 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     size_t len;
     char *tmp;
     const void *data = send_data(job, call, t, buf, count, &len, &tmp);
-    if (mode == M_SYNC) {
+    mpi_chk_stamp(job, t, (size_t)count, call);
+    if (mode == M_STD && mpi_chk_on(job, MPI_CHK_SYNC)) /* --check=sync */
+        cr_ssend(job, "MPI_Send [check=sync]", jd, c->ctx, tag, data, len);
+    else if (mode == M_SYNC)
         cr_ssend(job, call, jd, c->ctx, tag, data, len);
-    } else {
+    else
         cr_send(job, call, jd, c->ctx, tag, data, len);
-    }
+    job->chk_sig = 0;
     free(tmp);
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -311,6 +331,11 @@ static void *recv_dest(cr_job *job, const char *call, mreq *q, mpi_type *t, void
                        size_t *cap)
 {
     *cap = (size_t)count * t->size;
+    if (t->contig && mpi_chk_on(job, MPI_CHK_TYPES)) { /* op_end compares the signatures */
+        q->count = (size_t)count;
+        q->type = t->idx;
+        t->refs++;
+    }
     if (t->contig) return buf;
     char *tmp = malloc(*cap ? *cap : 1);
     if (!tmp) cr_fatal(job, call, "out of memory for %zu bytes of staging", *cap);
@@ -377,6 +402,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
         cr_sel s = make_sel(c, source, tag);
         cr_status cs;
         cr_recv_trunc(job, call, &s, buf, (size_t)count * t->size, true, &cs);
+        if (mpi_chk_on(job, MPI_CHK_TYPES)) mpi_check_recv(job, call, comm, t, (size_t)count, &cs);
         MPI_Status local = {.MPI_SOURCE = mpi_comm_job_to_peer(c, cs.src),
                             .MPI_TAG = cs.tag,
                             .MPI_ERROR = ignore(st) ? 0 : st->MPI_ERROR, /* left as it was */
@@ -425,7 +451,9 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, in
         size_t len;
         char *tmp;
         const void *data = send_data(job, call, ts, sbuf, scount, &len, &tmp);
+        mpi_chk_stamp(job, ts, (size_t)scount, call);
         cr_send(job, call, comm_peer_to_job(c, dest), c->ctx, stag, data, len);
+        job->chk_sig = 0;
         free(tmp);
     }
     if (q->r) cr_req_wait(job, q->r);
@@ -450,8 +478,10 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     mpi_pack_data(t, buf, (size_t)count, copy);
     MPI_Request h;
     mreq *q = recv_post(job, call, buf, count, t, source, rtag, comm, c, &h);
+    mpi_chk_stamp(job, t, (size_t)count, call);
     if (dest != MPI_PROC_NULL)
         cr_send(job, call, comm_peer_to_job(c, dest), c->ctx, stag, copy, len);
+    job->chk_sig = 0;
     free(copy);
     if (q->r) cr_req_wait(job, q->r);
     return mpi_leave(job, finish(job, call, q, st, NULL, false));

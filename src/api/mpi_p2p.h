@@ -47,8 +47,15 @@ typedef struct mreq {
     char *tmp;  /* packed copy (send) or staging buffer (receive) */
     void *ubuf; /* receive: where to unpack */
     size_t count;
-    int type;      /* receive with tmp: index of the datatype (holds a reference) */
-    MPI_Comm comm; /* for errors and rank translation */
+    int type;         /* receive with tmp: index of the datatype (holds a reference) */
+    MPI_Comm comm;    /* for errors and rank translation */
+    const char *call; /* the call that made it (courier run --check=leaks) */
+    /* courier run --check=buffers: a nonblocking send's buffer (cbuf NULL:
+     * not checked), its checksum at the start, and where it goes */
+    const void *cbuf;
+    size_t clen;
+    uint64_t csum;
+    int cpeer, ctag;
     MPI_Status st; /* RQ_DONE, RQ_EXT: the status to report */
     mpersist *ps;  /* persistent: the operation MPI_Start starts; else NULL */
     /* RQ_GREQ */

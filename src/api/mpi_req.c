@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_p2p.h"
 
 /* ---- requests -------------------------------------------------------------------- */
@@ -51,7 +52,7 @@ mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm, MPI_Re
         cr_fatal(job, call, "more than %u requests pending; complete some first",
                  (unsigned)CR_ID_MAX_SLOTS);
     if (!q) cr_fatal(job, call, "out of memory for requests");
-    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm};
+    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm, .call = call};
     status_empty(&q->st);
     *handle = (MPI_Request)(RQ_MARK | cr_idt_id(q));
     return q;
@@ -131,6 +132,11 @@ static int greq_free(cr_job *job, mreq *q)
  * the operation holds. The slot stays. */
 static void op_end(cr_job *job, mreq *q)
 {
+    if (q->kind == RQ_RECV && !q->cancelled && q->type >= 0 && mpi_chk_on(job, MPI_CHK_TYPES))
+        mpi_check_recv(job, q->r->op, q->comm, mpi_type_at(q->type), q->count, &q->r->st);
+    if (q->cbuf && mpi_check_sum(q->cbuf, q->clen) != q->csum) /* --check=buffers */
+        mpi_check_buf_changed(job, q->call, q->comm, q->cpeer, q->ctag, q->clen);
+    q->cbuf = NULL;
     if (q->kind == RQ_RECV && q->tmp && !q->cancelled)
         mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
     if (q->type >= 0) mpi_type_unref(q->type);

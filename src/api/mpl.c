@@ -29,6 +29,7 @@
 
 #include "../coll/coll.h"
 #include "../coll/coll_split.h"
+#include "mpi_check_mpl.h"
 #define COURIER_MPL_IMPL /* the int entry points themselves, not job->mpl->h's macros */
 #include "courier/mpl.h"
 
@@ -79,6 +80,7 @@ struct cr_mpl {
     cr_idt msgs; /* msgids (core/idtable.h): a slot never moves (waits hold it) */
     mpl_grp *grps;
     int ngrps;
+    bool check; /* courier run --check: collectives agree first (mpi_check_mpl.h) */
 };
 
 /* ---- entry, exit, errors ------------------------------------------------- */
@@ -95,6 +97,7 @@ static cr_job *mpl_enter(const char *call)
         m->errors_fatal = true;
         m->next_ctx = CTX_FIRST_FREE;
         cr_idt_init(&m->msgs, sizeof(mpl_msg), MSG_REUSE_MIN);
+        m->check = cr_check_coll_wanted();
         m->ngrps = 1;
         m->grps[0] = (mpl_grp){.used = true,
                                .g = {job->size, job->rank, NULL, CTX_ALLGRP, 0, CR_AREA_MPL, 0}};
@@ -975,6 +978,15 @@ static int make_op(cr_job *job, const char *call, mpl_reduce_fn func, int msglen
 
 /* ---- collective communication -------------------------------------------- */
 
+/* courier run --check: the members agree on the call, root and length. */
+static void agree(cr_job *job, const char *call, mpl_grp *g, int root, long len)
+{
+    if (__builtin_expect(!job->mpl->check, 1)) return;
+    char gw[32];
+    snprintf(gw, sizeof gw, "group %d", (int)(g - job->mpl->grps));
+    cr_check_group_agree(job, &g->g, call, root, len, "task", gw);
+}
+
 static int check_root(cr_job *job, const char *call, const mpl_grp *g, int root)
 {
     if (root < 0 || root >= g->g.size)
@@ -988,6 +1000,7 @@ int mpc_sync(int gid)
     cr_job *job = mpl_enter("mpc_sync");
     mpl_grp *g = grp_get(job, "mpc_sync", gid);
     if (!g) return leave(job, -1);
+    agree(job, "mpc_sync", g, -1, -1);
     cr_coll_barrier(job, &g->g, "mpc_sync");
     return leave(job, 0);
 }
@@ -999,6 +1012,7 @@ int mpc_bcast(void *buf, int msglen, int root, int gid)
     mpl_grp *g = grp_get(job, call, gid);
     if (!g || check_len(job, call, buf, msglen, "length") || check_root(job, call, g, root))
         return leave(job, -1);
+    agree(job, call, g, root, msglen);
     cr_coll_bcast(job, &g->g, call, buf, (size_t)msglen, root);
     return leave(job, 0);
 }
@@ -1016,6 +1030,7 @@ static int reduce_common(const char *call, void *sendbuf, void *recvbuf, int msg
     cr_redop o;
     size_t count = 0;
     if (make_op(job, call, func, msglen, &ua, &o, &count)) return leave(job, -1);
+    agree(job, call, g, kind == 0 ? root : -1, msglen);
     if (kind == 0)
         cr_coll_reduce(job, &g->g, call, sendbuf, recvbuf, count, &o, root);
     else if (kind == 1)
@@ -1055,6 +1070,7 @@ static int blocks_common(const char *call, void *sendbuf, void *recvbuf, int blk
     if (all > INT_MAX)
         return leave(job, fail(job, call, MPL_EINVAL, "%d blocks of %d bytes exceed %d bytes",
                                g->g.size, blklen, INT_MAX));
+    agree(job, call, g, rooted ? root : -1, blklen);
     bool at_root = g->g.me == root;
     /* Which buffers hold one block and which hold one per member. */
     int slen = kind == 1 ? (at_root ? (int)all : 0) : kind == 3 ? (int)all : blklen;

@@ -34,7 +34,11 @@
  *    waits live on their threads' stacks (cr_wait), and the watchdog's board
  *    shows one of them only while the rank cannot move by itself: its one
  *    thread blocked, or every thread of the process blocked (a thread that
- *    computes may yet send what another waits for). */
+ *    computes may yet send what another waits for);
+ *  - a message carries the check value its sender's interface gave it
+ *    (job->chk_sig, courier run --check; opaque here, 0 while checking is off)
+ *    in the header's rreq, which EAGER and RTS have no other use for, to the
+ *    status of the receive that takes it (cr_status.sig). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +98,7 @@ cr_req *cr_req_from_id(cr_job *job, uint64_t id)
     return id > UINT32_MAX ? NULL : cr_idt_get(&job->reqs, (uint32_t)id);
 }
 
-static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
+static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t sig,
                           const char *how);
 
 /* A message this rank started sending, or that a receive of it matched: counted
@@ -132,7 +136,7 @@ static void finish_internal(cr_job *job, cr_req *ri)
         u->arriving = NULL;
     } else {
         cr_req *r = ri->chain;
-        size_t n = accept_size(job, r, ri->st.src, ri->st.tag, ri->st.size, "buffered");
+        size_t n = accept_size(job, r, ri->st.src, ri->st.tag, ri->st.size, ri->st.sig, "buffered");
         if (n) memcpy(r->buf, ri->buf, n);
         free(ri->buf);
         complete(job, r);
@@ -230,11 +234,12 @@ static bool recv_wants(const cr_job *job, int src)
 }
 
 /* A message of 'size' bytes matched receive r: count it (and trace it, saying
- * how it comes), check it fits, fill the status. */
-static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
+ * how it comes), check it fits, fill the status (sig: its sender's check value). */
+static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t sig,
                           const char *how)
 {
     count_matched(job, src, r->sel.ctx, tag, size, r->posted_at, how);
+    r->st.sig = sig;
     r->st.src = src;
     r->st.tag = tag;
     r->st.size = size;
@@ -296,11 +301,11 @@ static int send_step(cr_job *job, cr_req *r)
 {
     cr_link *l = job->via[r->peer];
     int tp = r->peer - l->base; /* the peer as its transport numbers it */
-    cr_hdr h = {.ctx = r->ctx, .tag = r->tag, .size = r->cap};
+    cr_hdr h = {.ctx = r->ctx, .tag = r->tag, .size = r->cap, .rreq = r->sig};
     switch (r->stage) {
     case CR_STAGE_EAGER:
         h.op = CR_OP_EAGER;
-        h.flags = r->lane ? CR_HDR_LANE : 0;
+        h.flags = (r->lane ? CR_HDR_LANE : 0) | (r->sig ? CR_HDR_WHOLE : 0);
         if (l->ops->send_am(l->ctx, tp, &h, r->buf, r->cap)) return CR_EAGAIN;
         complete(job, r);
         return 0;
@@ -386,6 +391,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->stage = len <= job->eager[dst] && !sync ? CR_STAGE_EAGER : CR_STAGE_RTS;
     r->sync = sync;
     r->blocking = blocking;
+    r->sig = job->chk_sig;
     job->sends_active++;
     count_sent(job, dst, ctx, tag, len, 0,
                sync                         ? "sync"
@@ -447,8 +453,12 @@ static inline bool send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, con
                             size_t len, bool lane)
 {
     if (__builtin_expect(len > job->eager[dst] || *backlog_of(job, dst, lane), 0)) return false;
-    cr_hdr h = {
-        .op = CR_OP_EAGER, .flags = lane ? CR_HDR_LANE : 0, .ctx = ctx, .tag = tag, .size = len};
+    cr_hdr h = {.op = CR_OP_EAGER,
+                .flags = (lane ? CR_HDR_LANE : 0) | (job->chk_sig ? CR_HDR_WHOLE : 0),
+                .ctx = ctx,
+                .tag = tag,
+                .size = len,
+                .rreq = job->chk_sig};
     /* stamped before the message is visible: its receiver may record it
      * before cr_tp_send returns (under load, milliseconds before) */
     uint64_t at = __builtin_expect(job->trace != NULL, 0) ? cr_trace_now(job) : 0;
@@ -529,13 +539,13 @@ static size_t coop_split(size_t n)
 
 /* Receive r matched a rendezvous message: pull it (single copy) or ask for a push. */
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
-                       uint64_t sreq, uint8_t flags)
+                       uint64_t sreq, uint8_t flags, uint64_t sig)
 {
     size_t fits = size < r->cap ? size : r->cap;
     bool pull = cr_sc_on(job, src, CR_SC_READ);
     bool coop =
         pull && (flags & CR_HDR_WAITS) && src != job->rank && fits >= COOP_MIN && !job->oversub;
-    size_t n = accept_size(job, r, src, tag, size,
+    size_t n = accept_size(job, r, src, tag, size, sig,
                            coop                ? "cooperative"
                            : pull || size == 0 ? "single-copy"
                                                : "pushed");
@@ -573,12 +583,12 @@ static void take_detached(cr_job *job, cr_req *r, cr_unexp *u)
         u->arriving->for_unexp = NULL;
         u->arriving->chain = r;
     } else if (u->op == CR_OP_EAGER) {
-        size_t n = accept_size(job, r, u->src, u->tag, u->size, "eager");
+        size_t n = accept_size(job, r, u->src, u->tag, u->size, u->sig, "eager");
         if (n) memcpy(r->buf, u->data, n);
         if (u->owned) free(u->data);
         complete(job, r);
     } else {
-        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags);
+        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags, u->sig);
     }
     free(u);
 }
@@ -659,7 +669,7 @@ static int peek_direct(cr_job *job, cr_link *l, const cr_sel *sel, void *buf, si
     if (!l->ops->peek(l->ctx, &src, &h, &payload, &len)) return 0;
     if (h.op == CR_OP_EAGER && len <= cap && cr_sel_match(sel, src, h.ctx, h.tag)) {
         if (len) memcpy(buf, payload, len);
-        *st = (cr_status){.src = src, .tag = h.tag, .size = len, .count = len};
+        *st = (cr_status){.src = src, .tag = h.tag, .size = len, .count = len, .sig = h.rreq};
         l->ops->take(l->ctx, src);
         count_matched(job, src, h.ctx, h.tag, len, 0, "eager");
         return 1;
@@ -843,9 +853,9 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         r = job->posted ? take_posted(job, src, h->ctx, h->tag) : NULL;
         if (r) {
             if (h->op == CR_OP_RTS) {
-                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags);
+                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags, h->rreq);
             } else {
-                size_t n = accept_size(job, r, src, h->tag, len, "eager");
+                size_t n = accept_size(job, r, src, h->tag, len, h->rreq, "eager");
                 if (n) memcpy(r->buf, payload, n);
                 complete(job, r);
             }
@@ -868,6 +878,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             u->addr = h->addr;
             u->sreq = h->sreq;
             u->flags = h->op == CR_OP_RTS ? h->flags : 0;
+            u->sig = h->rreq;
             u->data = (char *)(u + 1);
             u->owned = 0;
             u->held = keep;
@@ -995,7 +1006,8 @@ void cr_engine_buffer_rts(cr_job *job)
         cr_req *ri = req_alloc(job, CR_REQ_RECV, "progress");
         ri->buf = data;
         ri->cap = u->size;
-        ri->st = (cr_status){.src = u->src, .tag = u->tag, .size = u->size, .count = u->size};
+        ri->st = (cr_status){
+            .src = u->src, .tag = u->tag, .size = u->size, .count = u->size, .sig = u->sig};
         ri->for_unexp = u;
         ri->stage = CR_STAGE_PUSH; /* DATA may name it */
         u->arriving = ri;

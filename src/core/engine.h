@@ -88,6 +88,7 @@ typedef struct cr_status {
     int32_t tag;
     size_t size;  /* bytes the message had */
     size_t count; /* bytes delivered into the buffer */
+    uint64_t sig; /* the check value its sender gave (cr_job's chk_sig), 0: none */
 } cr_status;
 
 enum cr_req_kind { CR_REQ_SEND = 1, CR_REQ_RECV = 2 };
@@ -156,6 +157,7 @@ typedef struct cr_req {
     struct cr_req *fwd;
     uint64_t posted_at; /* receive, while tracing: when it was posted (cr_trace_now) */
     cr_trunc *trunc_to; /* receive: a longer message is cut to fit and noted here */
+    uint64_t sig;       /* send: the check value it carries (job->chk_sig when it started) */
 } cr_req;
 
 #define CR_NOID UINT32_MAX
@@ -175,6 +177,7 @@ typedef struct cr_unexp {
     cr_req *arriving;    /* RTS being pushed into 'data' (no single copy) */
     uint8_t flags;       /* RTS: its header flags (CR_HDR_SYNC: a synchronous send's, never
                             taken before a receive matches) */
+    uint64_t sig;        /* the check value its sender gave (cr_status.sig) */
 } cr_unexp;
 
 /* A control message (FIN, CTS) waiting for credits. */
@@ -290,6 +293,10 @@ typedef struct cr_job {
      * sets it at each call's entry), and a namer of the interface's contexts
      * (true: ctx is a group's collective context, whose tags are internal). */
     const char *in_call;
+    /* Checking (courier run --check, src/api/mpi_check.c): the opaque value the
+     * interface gives the message it is sending now (0: none). The engine
+     * carries it to the receive's status (cr_status.sig) and never reads it. */
+    uint64_t chk_sig;
     bool (*ctx_name)(struct cr_job *job, uint16_t ctx, char *buf, size_t len);
     /* Waits reported blocked and not yet over, the latest first; the status
      * board shows the latest while the rank counts as blocked (every thread of

@@ -343,7 +343,10 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
         snprintf(buf, len, "waits for rank %d in %s(%s to %s %d%s%s) (%s)", w->peer, call, sel,
                  wd.peer, w->peer, size, ctx,
                  w->kind == CR_WAIT_CREDIT ? "no buffer at receiver"
-                                           : "no matching receive posted");
+                 /* a standard send made synchronous by courier run --check=sync */
+                 : strstr(w->op, "[check=sync]")
+                     ? "no matching receive posted: would deadlock without buffering"
+                     : "no matching receive posted");
         break;
     case CR_WAIT_ARRIVE:
         snprintf(buf, len, "waits in %s for rank %d to enter it too (collective)", w->call,

@@ -37,6 +37,8 @@ static const char *const coll_algs[] = {"auto",   "binomial", "pipeline", "recdb
                                         "ring",   "bruck",    "pairwise", "linear", "scatter",
                                         "direct", "split",    "window",   "area",   NULL};
 static const char *const transports[] = {"self", "shm", "tcp", "ucx", NULL};
+/* courier run --check (src/api/mpi_check.c reads the same words) */
+static const char *const checks[] = {"1", "all", "types", "coll", "leaks", "sync", "buffers", NULL};
 
 static const setting table[] = {
     {"COURIER_EAGER_LIMIT", NUMBER, 0, INT_MAX, NULL, NULL},
@@ -58,6 +60,7 @@ static const setting table[] = {
     {"COURIER_HEARTBEAT_MS", NUMBER, 10, 60000, NULL, NULL},
     {"COURIER_AGENT_TIMEOUT", NUMBER, 1, 3600, NULL, NULL},
     {"COURIER_NO_SLURM", FLAG, 0, 1, NULL, NULL},
+    {"COURIER_CHECK", LIST, 0, 0, checks, "0"},
 };
 
 static bool is_word(const setting *s, const char *w, size_t n)

@@ -72,6 +72,7 @@ int cr_run_main(int argc, char **argv)
         return usage_error("--rsh starts agents on other hosts: give --hosts or --hostfile");
     }
     /* The settings from the environment, once for every rank. */
+    if (js.cmd.check) setenv("COURIER_CHECK", js.cmd.check, 1); /* --check: the ranks read it */
     if (cr_envcheck(err, sizeof err)) {
         fprintf(stderr, "courier run: %s\n", err);
         cr_run_spec_free(&js.cmd);

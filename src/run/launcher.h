@@ -39,6 +39,7 @@ typedef struct cr_run_spec {
                                choice, passed to agents as --trace-parts DIR) */
     const char *sim;        /* --sim MACHINE[,key=value...]: run in virtual time, or NULL */
     const char *sim_report; /* --sim-report FILE: the simulator's summary as JSON, or NULL */
+    const char *check;      /* --check[=LIST]: COURIER_CHECK for the ranks ("1": all), or NULL */
     char **args;            /* owned: the copy of argv the apps point into */
 } cr_run_spec;
 

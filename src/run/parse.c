@@ -46,7 +46,10 @@ static const char usage_text[] =
     "                    'ip netns exec'; 'none': on this machine, for tests)\n"
     "  --trace FILE      record every communication call and message of every rank\n"
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
-    "                    courier trace FILE)\n";
+    "                    courier trace FILE)\n"
+    "  --check[=LIST]    check the program's MPI usage (docs/check.md): types, coll\n"
+    "                    and leaks; LIST: all (those, sync and buffers) or a comma list\n"
+    "                    of types, coll, leaks, sync, buffers (sets COURIER_CHECK)\n";
 /* After the machines' part of the help (cr_vsim_usage, from their descriptors). */
 static const char usage_tail[] = "  --sim-report FILE the simulator's summary as JSON\n";
 
@@ -251,6 +254,9 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                                        "%s needs a file name (e.g. --trace job.json)", a);
                 *(a[7] ? &spec->trace_dir : &spec->trace) = args[i + 1];
                 i += 2;
+            } else if (!strcmp(a, "--check") || !strncmp(a, "--check=", 8)) {
+                spec->check = a[7] ? a + 8 : "1"; /* checked with COURIER_CHECK (envcheck.c) */
+                i++;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 cr_run_spec_free(spec);
                 spec->help = true;

@@ -247,8 +247,12 @@ static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload
         if (t->tail - t->head_cache >= s->ncells) goto full;
     }
     shm_cell *c = &t->ch->cells[t->tail & (s->ncells - 1)];
-    if (h->op == CR_OP_EAGER && len <= INLINE_MAX) {
+    /* (op | WHOLE) is EAGER for an eager message without a value in rreq alone */
+    if ((h->op | (h->flags & CR_HDR_WHOLE)) == CR_OP_EAGER && len <= INLINE_MAX) {
         if (len) memcpy(c->u.inl, payload, len);
+    } else if (h->op == CR_OP_EAGER && len <= INLINE_TAGGED) { /* rreq in the cell's tail */
+        if (len) memcpy(c->u.inl, payload, len);
+        memcpy(c->u.inl + INLINE_TAGGED, &h->rreq, sizeof h->rreq);
     } else {
         uint32_t pos = t->dtail;
         if (len && data_reserve(s, t, len, &pos)) goto full;

@@ -7,11 +7,15 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "transport.h"
 
 #define CELL 64
 #define INLINE_MAX 48
+/* A small eager message whose header is carried whole (CR_HDR_WHOLE): up to
+ * this many bytes inline, its rreq in the cell's last 8 bytes. */
+#define INLINE_TAGGED (INLINE_MAX - 8)
 
 /* The head of the shm region (inside the host segment): ring geometry, which
  * depends only on the number of ranks, and where the inboxes and the channels
@@ -81,14 +85,23 @@ static inline int cr_shm_decode(const shm_cell *c, const unsigned char *ring, ui
 {
     uint8_t op = *(const volatile uint8_t *)&c->op;
     uint32_t n = *(const volatile uint32_t *)&c->len;
+    uint8_t flags = *(const volatile uint8_t *)&c->flags;
     h->op = op;
-    h->flags = c->flags;
+    h->flags = flags;
     h->ctx = c->ctx;
     h->tag = c->tag;
     *len = n;
-    if (op == CR_OP_EAGER && n <= INLINE_MAX) {
+    /* inline: a small eager message whose header is not carried whole */
+    if ((op | (flags & CR_HDR_WHOLE)) == CR_OP_EAGER && n <= INLINE_MAX) {
         h->size = n;
         h->addr = h->sreq = h->rreq = 0;
+        *payload = c->u.inl;
+        return 0;
+    }
+    if (op == CR_OP_EAGER && n <= INLINE_TAGGED) { /* whole header: rreq in the tail */
+        h->size = n;
+        h->addr = h->sreq = 0;
+        memcpy(&h->rreq, c->u.inl + INLINE_TAGGED, sizeof h->rreq);
         *payload = c->u.inl;
         return 0;
     }

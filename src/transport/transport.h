@@ -56,6 +56,10 @@ typedef struct cr_hdr {
  * the ordinary traffic. A transport without lanes (one ordered connection)
  * carries it as any other message. */
 #define CR_HDR_LANE 0x80
+/* The other flag a transport reads: the header of this eager message carries a
+ * value in rreq (the engine's check value, courier run --check), so a transport
+ * that drops a small message's header fields (shm's inline cells) keeps them. */
+#define CR_HDR_WHOLE 0x40
 
 /* Returned by send_am when the peer has no room for now (no credits). */
 #define CR_EAGAIN 1

@@ -1,0 +1,438 @@
+/* courier run --check (docs/check.md): the switch, point-to-point type
+ * signatures and the report of what a program leaves at MPI_Finalize. The
+ * collectives' agreement check is in mpi_check_coll.c.
+ *
+ * A type signature is a polynomial hash, modulo 2^64, of the sequence of basic
+ * types a buffer holds in type-map order: h(x1..xn) = sum xi * B^(n-i). Two
+ * sequences concatenate as h(a)*B^|b| + h(b), so a datatype keeps its
+ * instance's (hash, B^length) and the signature of count instances, or of the
+ * first bytes of a receive, costs O(log count) multiplications; a derived
+ * type's is made once, from its envelope (mpi_type_enum), and cached in it.
+ * Equal sequences hash equal whatever the types that spell them: contiguous(2,
+ * MPI_INT) sends what 2 x MPI_INT receives, as MPI's type matching says.
+ *
+ * Invariants:
+ *  - a message's check value (the engine carries it opaque: cr_status.sig) is
+ *    the top 52 bits of its hash, the send call (bits 8..11) and the sender's
+ *    basic type (bits 0..7: a predefined type's index, 0 for a mixed one), so
+ *    it is never 0; 0 means "nothing to check": a send of MPI_BYTE/MPI_PACKED;
+ *  - a receive compares the message with the prefix of its own type map the
+ *    message fills (a receive longer than the message is allowed); a partial
+ *    instance of a mixed type, a truncated message and MPI_BYTE/MPI_PACKED
+ *    receives are not compared (docs/check.md: what it cannot see);
+ *  - a check error ends the rank with MPI_CHECK_EXIT after one report. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi_check.h"
+#include "mpi_check_mpl.h"
+#include "mpi_file.h"
+#include "mpi_p2p.h"
+#include "mpi_win.h"
+
+/* ---- the switch ------------------------------------------------------------------ */
+
+static const struct {
+    const char *word;
+    unsigned bit;
+} words[] = {
+    {"types", MPI_CHK_TYPES}, {"coll", MPI_CHK_COLL},       {"leaks", MPI_CHK_LEAKS},
+    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS},
+};
+
+/* COURIER_CHECK's checks (0: none); an unknown word ends the rank. */
+static unsigned check_bits(cr_job *job)
+{
+    const char *v = getenv("COURIER_CHECK");
+    if (!v || !*v || !strcmp(v, "0")) return 0;
+    unsigned on = 0;
+    if (!strcmp(v, "1")) { /* --check: every check that keeps the protocol */
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS;
+    } else if (!strcmp(v, "all")) { /* and sync, which makes every standard send wait */
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_SYNC | MPI_CHK_BUFFERS;
+    } else {
+        for (const char *p = v; *p;) {
+            size_t n = strcspn(p, ","), k = 0;
+            while (k < sizeof words / sizeof words[0] &&
+                   (strlen(words[k].word) != n || strncmp(words[k].word, p, n)))
+                k++;
+            if (k == sizeof words / sizeof words[0])
+                cr_fatal(job, "init",
+                         "COURIER_CHECK=%s: give 1, all, or a comma list of types, coll, leaks, "
+                         "sync, buffers (docs/check.md)",
+                         v);
+            on |= words[k].bit;
+            p += n + (p[n] == ',');
+        }
+    }
+    return on;
+}
+
+bool cr_check_coll_wanted(void)
+{
+    return check_bits(cr_job_get()) & MPI_CHK_COLL;
+}
+
+void mpi_check_init(cr_job *job)
+{
+    unsigned on = check_bits(job);
+    if (!on) return;
+    mpi_chk *k = calloc(1, sizeof *k);
+    if (!k) cr_fatal(job, "MPI_Init", "out of memory for the checks' state");
+    k->on = on;
+    job->mpi->chk = k;
+}
+
+/* ---- signatures -------------------------------------------------------------------- */
+
+#define SIG_B 0x9e3779b97f4a7c15ull /* the base: odd, so B^n never vanishes mod 2^64 */
+#define SIG_LOW MPI_CHK_SIG_LOW
+
+typedef struct seq {
+    uint64_t h, p; /* hash, B^length */
+} seq;
+
+static seq cat(seq a, seq b)
+{
+    return (seq){a.h * b.p + b.h, a.p * b.p};
+}
+
+/* a repeated k times (the copies are equal, so the order of the halves is free). */
+static seq rep(seq a, size_t k)
+{
+    seq r = {0, 1};
+    for (; k; k >>= 1, a = cat(a, a))
+        if (k & 1) r = cat(r, a);
+    return r;
+}
+
+/* One basic element of predefined type b (its C twin for the Fortran ones). */
+static seq unit(int b)
+{
+    return (seq){((uint64_t)b + 1) * 0xff51afd7ed558ccdull, SIG_B};
+}
+
+/* MPI_BYTE and MPI_PACKED match anything (MPI-4.1 §3.3.1, §5.2). */
+static bool wild(const mpi_type *t)
+{
+    return t->base == 0x04 || t->base == 0x20;
+}
+
+static seq type_seq(const mpi_type *t);
+
+static void enum_cb(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n)
+{
+    (void)disp;
+    seq *acc = ctx;
+    *acc = cat(*acc, rep(type_seq(old), n));
+}
+
+/* One instance's signature, cached in the type: the cache is the type's own,
+ * written under the engine lock like the rest of it. */
+static seq type_seq(const mpi_type *t)
+{
+    if (t->chk_set) return (seq){t->chk_h, t->chk_p};
+    seq s = {0, 1};
+    if (t->predef)
+        s = unit(t->base);
+    else if (t->base >= 0)
+        s = rep(unit(t->base), t->size / mpi_type_at(t->base)->size);
+    else if (t->env)
+        mpi_type_enum(t->env, enum_cb, &s);
+    mpi_type *w = (mpi_type *)t;
+    w->chk_h = s.h;
+    w->chk_p = s.p;
+    w->chk_set = true;
+    return s;
+}
+
+/* The send calls a check value names (bits 8..11). */
+static const char *const send_calls[] = {
+    "a send",       "MPI_Send",  "MPI_Isend",  "MPI_Ssend",    "MPI_Issend",           "MPI_Rsend",
+    "MPI_Irsend",   "MPI_Bsend", "MPI_Ibsend", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Start",
+    "MPI_Startall",
+};
+
+static uint64_t call_code(const char *call)
+{
+    for (uint64_t i = 1; i < sizeof send_calls / sizeof send_calls[0]; i++)
+        if (!strcmp(send_calls[i], call)) return i;
+    return 0;
+}
+
+/* The predefined type a check value names (0: none, a mixed type). */
+static int type_code(const mpi_type *t)
+{
+    return t->predef ? t->idx : t->base >= 0 ? t->base : 0;
+}
+
+uint64_t mpi_check_sig(cr_job *job, const mpi_type *t, size_t count, const char *call)
+{
+    (void)job;
+    if (wild(t)) return 0;
+    seq s = rep(type_seq(t), count);
+    return (s.h & ~SIG_LOW) | call_code(call) << 8 | (uint64_t)(type_code(t) & 0xff);
+}
+
+/* ---- reports ------------------------------------------------------------------------ */
+
+void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len)
+{
+    const mpi_comm *c = mpi_comm_get(comm);
+    if (c && c->name[0])
+        snprintf(buf, len, "%s", c->name);
+    else
+        snprintf(buf, len, "communicator #%d", c ? c->idx : -1);
+}
+
+void mpi_check_data_words(uint64_t sig, size_t bytes, char *buf, size_t len)
+{
+    int code = (int)(sig & 0xff);
+    const mpi_type *b = code > 0 && code < mpi_st()->ntypes ? mpi_type_at(code) : NULL;
+    if (b && b->size)
+        snprintf(buf, len, "%zu x %s (%zu bytes)", bytes / b->size, b->name, bytes);
+    else
+        snprintf(buf, len, "%zu bytes of a derived datatype of several basic types", bytes);
+}
+
+/* A type as the reports name it: its name, or what it is made of. */
+static void type_words(const mpi_type *t, char *buf, size_t len)
+{
+    if (t->name[0])
+        snprintf(buf, len, "%s", t->name);
+    else if (t->base >= 0)
+        snprintf(buf, len, "a derived datatype of %s", mpi_type_at(t->base)->name);
+    else
+        snprintf(buf, len, "a derived datatype of several basic types");
+}
+
+_Noreturn void mpi_check_end(void)
+{
+    fflush(stderr);
+    _exit(MPI_CHECK_EXIT);
+}
+
+void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type *t, size_t count,
+                    const cr_status *st)
+{
+    if (!st->sig || wild(t) || st->size > st->count) return;
+    size_t size = st->size;
+    seq want;
+    bool ok;
+    if (!t->size) {
+        ok = size == 0;
+        want = (seq){0, 1};
+    } else if (size % t->size == 0) {
+        want = rep(type_seq(t), size / t->size);
+        ok = ((want.h ^ st->sig) & ~SIG_LOW) == 0;
+    } else if (t->base >= 0) {
+        size_t u = mpi_type_at(t->base)->size;
+        want = rep(unit(t->base), size / u);
+        ok = size % u == 0 && ((want.h ^ st->sig) & ~SIG_LOW) == 0;
+    } else {
+        return; /* a part of one instance of a mixed type: not compared */
+    }
+    if (ok) return;
+    mpi_comm *c = mpi_comm_get(comm);
+    int me = c ? c->me : job->rank, from = c ? mpi_comm_job_to_peer(c, st->src) : st->src;
+    char cw[MPI_MAX_OBJECT_NAME + 24], sent[200], tw[MPI_MAX_OBJECT_NAME + 48];
+    mpi_check_comm_words(comm, cw, sizeof cw);
+    mpi_check_data_words(st->sig, size, sent, sizeof sent);
+    type_words(t, tw, sizeof tw);
+    unsigned sc = (unsigned)(st->sig >> 8 & 0xf);
+    const char *scall = sc < sizeof send_calls / sizeof send_calls[0] ? send_calls[sc] : "a send";
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: type mismatch: rank %d's %s receives what rank %d's %s sent (tag "
+            "%d, on %s)\n"
+            "  rank %d (job rank %d) sent %s with %s\n"
+            "  rank %d (job rank %d) receives count %zu of %s with %s\n"
+            "  the type signatures of a send and its receive must match (MPI-4.1 section 3.3.1): "
+            "receive with the sender's basic type, or send the receiver's (MPI_BYTE on "
+            "both sides moves raw bytes)\n",
+            me, call, from, scall, st->tag, cw, from, st->src, sent, scall, me, job->rank, count,
+            tw, call);
+    mpi_check_end();
+}
+
+/* ---- buffers of pending sends -------------------------------------------------- */
+
+uint64_t mpi_check_sum(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer, int tag,
+                           size_t len)
+{
+    char cw[MPI_MAX_OBJECT_NAME + 24];
+    mpi_check_comm_words(comm, cw, sizeof cw);
+    const mpi_comm *c = mpi_comm_get(comm);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: rank %d changed the buffer of its %s (tag %d to rank %d, %zu "
+            "bytes, on %s) before the send completed\n"
+            "  a nonblocking send's buffer must not be written until a wait or test completes "
+            "it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
+            c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
+    mpi_check_end();
+}
+
+/* ---- leaks at MPI_Finalize -------------------------------------------------------- */
+
+static const char *const combiners[] = {
+    [MPI_COMBINER_DUP] = "MPI_Type_dup",
+    [MPI_COMBINER_CONTIGUOUS] = "MPI_Type_contiguous",
+    [MPI_COMBINER_VECTOR] = "MPI_Type_vector",
+    [MPI_COMBINER_HVECTOR_INTEGER] = "MPI_Type_hvector",
+    [MPI_COMBINER_HVECTOR] = "MPI_Type_create_hvector",
+    [MPI_COMBINER_INDEXED] = "MPI_Type_indexed",
+    [MPI_COMBINER_HINDEXED_INTEGER] = "MPI_Type_hindexed",
+    [MPI_COMBINER_HINDEXED] = "MPI_Type_create_hindexed",
+    [MPI_COMBINER_INDEXED_BLOCK] = "MPI_Type_create_indexed_block",
+    [MPI_COMBINER_STRUCT_INTEGER] = "MPI_Type_struct",
+    [MPI_COMBINER_STRUCT] = "MPI_Type_create_struct",
+    [MPI_COMBINER_SUBARRAY] = "MPI_Type_create_subarray",
+    [MPI_COMBINER_DARRAY] = "MPI_Type_create_darray",
+    [MPI_COMBINER_F90_REAL] = "MPI_Type_create_f90_real",
+    [MPI_COMBINER_F90_COMPLEX] = "MPI_Type_create_f90_complex",
+    [MPI_COMBINER_F90_INTEGER] = "MPI_Type_create_f90_integer",
+    [MPI_COMBINER_RESIZED] = "MPI_Type_create_resized",
+    [MPI_COMBINER_HINDEXED_BLOCK] = "MPI_Type_create_hindexed_block",
+};
+
+/* One line of the report, into the rank's block (the header first, once). */
+static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
+{
+    if (!(*n)++)
+        fprintf(out,
+                "courier: check: rank %d: MPI_Finalize with objects the program did not free "
+                "or complete:\n",
+                job->rank);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("  ", out);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+    va_end(ap);
+}
+
+static bool is_file_comm(const mpi_state *m, MPI_Comm h)
+{
+    for (int i = 0; m->files && i < m->files->n; i++)
+        if (m->files->f[i] && m->files->f[i]->comm == h) return true;
+    for (int i = 0; i < m->wins.n; i++)
+        if (m->wins.w[i] && m->wins.w[i]->comm == h) return true;
+    return false;
+}
+
+void mpi_check_finalize(cr_job *job)
+{
+    mpi_state *m = job->mpi;
+    /* Every rank is here: messages sent before are in (or on their way: a few
+     * rounds of progress take what the transports hold). */
+    cr_coll_barrier(job, &m->comms[0]->g, "MPI_Finalize");
+    for (int i = 0; i < 64; i++) cr_progress(job);
+    int n = 0;
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&text, &tlen); /* one write: ranks' blocks do not mix */
+    if (!out) cr_fatal(job, "MPI_Finalize", "out of memory for --check's report");
+    for (uint32_t i = 0; i < m->p2p.reqs.n; i++) {
+        const mreq *q = cr_idt_at(&m->p2p.reqs, i);
+        if (!cr_idt_live(q) || q->kind == RQ_FREE) continue;
+        const char *call = q->call ? q->call : "a call";
+        if (q->kind == RQ_IDLE)
+            leak_line(job, out, &n,
+                      "a persistent request made by %s, never freed (MPI_Request_free)", call);
+        else if (q->freed)
+            leak_line(job, out, &n,
+                      "a request of %s, freed by MPI_Request_free but never completed", call);
+        else
+            leak_line(job, out, &n,
+                      "a request of %s (%#x), never completed by a wait or test (MPI_Wait, "
+                      "MPI_Test, ...) or freed",
+                      call, (unsigned)(0x40000000u | cr_idt_id(q)));
+    }
+    for (int i = 2; i < m->ncomms; i++) {
+        const mpi_comm *c = m->comms[i];
+        if (!c || !c->used || c->draining) continue;
+        MPI_Comm h = (MPI_Comm)(K_COMM | (unsigned)i);
+        if (is_file_comm(m, h)) continue; /* a window's or file's own: reported as that */
+        char cw[MPI_MAX_OBJECT_NAME + 24];
+        mpi_check_comm_words(h, cw, sizeof cw);
+        leak_line(job, out, &n, "%s (%d ranks%s), never freed (MPI_Comm_free)", cw, c->size,
+                  c->inter ? ", an intercommunicator" : "");
+    }
+    for (int i = 1; i < m->ngroups; i++)
+        if (m->groups[i] && m->groups[i]->used)
+            leak_line(job, out, &n, "group #%d (%d ranks), never freed (MPI_Group_free)", i,
+                      m->groups[i]->size);
+    for (int i = 1; i < m->ntypes; i++) {
+        const mpi_type *t = m->types[i];
+        if (!t || !t->used || t->predef || t->dead) continue;
+        int comb = t->env ? t->env->combiner : 0;
+        const char *by =
+            comb > 0 && comb < (int)(sizeof combiners / sizeof combiners[0]) && combiners[comb]
+                ? combiners[comb]
+                : "a datatype constructor";
+        leak_line(job, out, &n, "datatype #%d%s%s%s made by %s, never freed (MPI_Type_free)", i,
+                  t->name[0] ? " (" : "", t->name, t->name[0] ? ")" : "", by);
+    }
+    for (int i = 0; i < m->wins.n; i++)
+        if (m->wins.w[i])
+            leak_line(job, out, &n, "window #%d (%lld bytes here), never freed (MPI_Win_free)", i,
+                      (long long)m->wins.w[i]->wsize);
+    for (int i = 0; m->files && i < m->files->n; i++)
+        if (m->files->f[i])
+            leak_line(job, out, &n, "file '%s', never closed (MPI_File_close)",
+                      m->files->f[i]->name ? m->files->f[i]->name : "?");
+    for (const cr_unexp *u = job->unexp; u; u = u->next) {
+        if (u->ctx < MPI_CTX_BASE || (u->ctx - MPI_CTX_BASE) % 2) continue; /* not p2p */
+        MPI_Comm h = MPI_COMM_NULL;
+        mpi_comm *c = NULL;
+        for (int i = 0; i < m->ncomms && !c; i++)
+            if (m->comms[i] && m->comms[i]->used && m->comms[i]->ctx == u->ctx) {
+                c = m->comms[i];
+                h = (MPI_Comm)(K_COMM | (unsigned)i);
+            }
+        char cw[MPI_MAX_OBJECT_NAME + 24] = "a freed communicator", sent[200] = "";
+        if (c) mpi_check_comm_words(h, cw, sizeof cw);
+        if (u->sig) {
+            unsigned sc = (unsigned)(u->sig >> 8 & 0xf);
+            char d[160];
+            mpi_check_data_words(u->sig, u->size, d, sizeof d);
+            snprintf(sent, sizeof sent, ": %s, sent with %s", d,
+                     sc < sizeof send_calls / sizeof send_calls[0] ? send_calls[sc] : "a send");
+        }
+        int from = c ? mpi_comm_job_to_peer(c, u->src) : u->src;
+        leak_line(job, out, &n,
+                  "a message from rank %d (tag %d, %zu bytes, on %s%s) that no receive took", from,
+                  (int)u->tag, u->size, cw, sent);
+    }
+    if (n)
+        fprintf(out, "  free or complete each before MPI_Finalize (MPI_Finalize needs every "
+                     "communication complete; objects left allocated are leaks)\n");
+    fclose(out);
+    if (n) {
+        fflush(stdout);
+        fwrite(text, 1, tlen, stderr);
+    }
+    free(text);
+    if (n) mpi_check_end();
+}

@@ -1,0 +1,98 @@
+/* courier run --check (docs/check.md): the MPI interface's correctness checks
+ * and the hooks its calls make into them (mpi_check.c, mpi_check_coll.c).
+ *
+ * Invariants: the checks' state hangs off the interface's state
+ * (job->mpi->chk, NULL while checking is off), so a call pays one load and one
+ * predictable branch for all of them when off; every report is one block on
+ * stderr naming the call(s), rank(s) and arguments and what to do, then the
+ * rank ends with status MPI_CHECK_EXIT (the launcher ends the job with it). */
+#ifndef COURIER_MPI_CHECK_H
+#define COURIER_MPI_CHECK_H
+
+#include "mpi_impl.h"
+
+/* The checks (COURIER_CHECK's words). */
+enum {
+    MPI_CHK_TYPES = 1,   /* point-to-point type signatures */
+    MPI_CHK_COLL = 2,    /* collectives agree on kind, root, operator, signature */
+    MPI_CHK_LEAKS = 4,   /* objects and requests left at MPI_Finalize */
+    MPI_CHK_SYNC = 8,    /* standard sends wait for their match */
+    MPI_CHK_BUFFERS = 16 /* a pending nonblocking send's buffer changed before completion */
+};
+
+/* The exit status of a rank that reports a checking error. */
+#define MPI_CHECK_EXIT 98
+
+/* The checks' state (job->mpi->chk). */
+typedef struct mpi_chk {
+    unsigned on; /* MPI_CHK_* asked for */
+} mpi_chk;
+
+/* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */
+void mpi_check_init(cr_job *job);
+
+static inline bool mpi_chk_on(const cr_job *job, unsigned what)
+{
+    const mpi_chk *k = job->mpi->chk;
+    return __builtin_expect(k != NULL, 0) && (k->on & what);
+}
+
+/* ---- type signatures (point-to-point) ------------------------------------- */
+
+/* The bits of a check value that name the call and the type, not the hash. */
+#define MPI_CHK_SIG_LOW 0xfffull
+/* The check value of count instances of t sent by 'call' (0: nothing to check:
+ * MPI_BYTE, MPI_PACKED). */
+uint64_t mpi_check_sig(cr_job *job, const mpi_type *t, size_t count, const char *call)
+    __attribute__((cold));
+/* Before an engine send of count instances of t: give the message its check
+ * value (after it, job->chk_sig = 0). */
+static inline void mpi_chk_stamp(cr_job *job, const mpi_type *t, size_t count, const char *call)
+{
+    if (mpi_chk_on(job, MPI_CHK_TYPES)) job->chk_sig = mpi_check_sig(job, t, count, call);
+}
+/* A receive of count instances of t by 'call' on comm got the message st
+ * describes: report (and end the rank) if the signatures differ. */
+void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type *t, size_t count,
+                    const cr_status *st) __attribute__((cold));
+
+/* ---- buffers of pending sends --------------------------------------------- */
+
+/* A checksum of len bytes at p (64-bit, word at a time). */
+uint64_t mpi_check_sum(const void *p, size_t len);
+/* A nonblocking send's buffer (len bytes, to peer with tag on comm, started by
+ * call) changed between the send's start and its completion: report, end the
+ * rank. */
+_Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer,
+                                     int tag, size_t len) __attribute__((cold));
+
+/* ---- collectives ---------------------------------------------------------- */
+
+/* Before collective a->call on intracommunicator a->c moves data: every member
+ * agrees on the kind, root, operator and type signature (an allgather of each
+ * member's record over the communicator's collective group); on a
+ * disagreement each rank's call is reported. root -1: none; op MPI_OP_NULL:
+ * none; ts/tr NULL: no send/receive side at this rank (MPI_IN_PLACE, not the
+ * root). */
+void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
+                    int rcount, const mpi_type *tr) __attribute__((cold));
+static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int scount,
+                                const mpi_type *ts, int rcount, const mpi_type *tr)
+{
+    if (mpi_chk_on(a->job, MPI_CHK_COLL)) mpi_check_coll(a, root, op, scount, ts, rcount, tr);
+}
+
+/* A communicator as the reports name it: its name, or "communicator #N". */
+void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len);
+/* "4 x MPI_INT (16 bytes)": bytes of the predefined type a check value names. */
+void mpi_check_data_words(uint64_t sig, size_t bytes, char *buf, size_t len);
+/* End this rank after a report (MPI_CHECK_EXIT). */
+_Noreturn void mpi_check_end(void);
+
+/* ---- leaks ------------------------------------------------------------------ */
+
+/* At MPI_Finalize: report what the program left allocated (a warning block, the
+ * job goes on: leaks are reported, not fatal). */
+void mpi_check_finalize(cr_job *job) __attribute__((cold));
+
+#endif

@@ -1,0 +1,218 @@
+/* courier run --check=coll (docs/check.md): before a blocking collective on an
+ * intracommunicator moves data, its members agree that they call the same
+ * collective with the same root, operator and type signature.
+ *
+ * How: each member contributes a fixed-size record of its call (name, root,
+ * operator, counts, the check values of one block it sends and receives:
+ * mpi_check.c's signatures) to an allgather over the communicator's own
+ * collective group, the same group and context the collective itself then
+ * uses, so the check matches whatever collective the other members called.
+ * Every member then judges the same table, so every member sees a
+ * disagreement; member 0 reports it, in one block naming each rank's call and
+ * arguments, and ends its rank; the others wait for the launcher to end them.
+ *
+ * Invariants: the check sends nothing but the one allgather; a record's
+ * signatures are 0 where a side carries nothing to compare (no data there,
+ * MPI_BYTE/MPI_PACKED); the block signatures that are not 0 must all be equal
+ * across the members, which is MPI's rule for every rooted and all-to-all
+ * collective whose blocks have one size (the v and w forms are not checked:
+ * docs/check.md). The same agreement, on the call, root and length, serves
+ * the interfaces without datatypes (MPL: cr_check_group_agree). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi_check.h"
+#include "mpi_check_mpl.h"
+
+typedef struct coll_rec {
+    char call[32];
+    int32_t root;
+    int32_t op;
+    int64_t scount, rcount;
+    uint64_t ssig, rsig;  /* one block's check value (0: none, or MPI_BYTE) */
+    uint8_t sside, rside; /* the rank has that side */
+    uint8_t pad[6];
+} coll_rec;
+
+static const char *const op_names[] = {
+    "MPI_OP_NULL", "MPI_MAX", "MPI_MIN",  "MPI_SUM",  "MPI_PROD",   "MPI_LAND",   "MPI_BAND",
+    "MPI_LOR",     "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
+};
+
+static void op_words(int32_t op, char *buf, size_t len)
+{
+    unsigned i = (unsigned)op & 0xffffu;
+    if (op == MPI_OP_NULL ||
+        (((unsigned)op & H_KIND_MASK) == K_OP && i > 0 && i < sizeof op_names / sizeof op_names[0]))
+        snprintf(buf, len, "%s", op_names[op == MPI_OP_NULL ? 0 : i]);
+    else
+        snprintf(buf, len, "a user operation (%#x)", (unsigned)op);
+}
+
+/* One side of a record: "send count 4 of MPI_INT" (what: "send count"). */
+static void side_words(char *buf, size_t len, const char *what, uint64_t sig, int64_t count)
+{
+    const char *type = !sig                ? "MPI_BYTE/MPI_PACKED"
+                       : (sig & 0xff) == 0 ? "a derived datatype of several basic types"
+                                           : mpi_type_at((int)(sig & 0xff))->name;
+    snprintf(buf, len, "%s %lld of %s", what, (long long)count, type);
+}
+
+/* A record as the report shows it: "MPI_Bcast(root 1, send count 4 of MPI_INT, ...)". */
+static void rec_words(const coll_rec *r, char *buf, size_t len)
+{
+    char parts[4][160];
+    int n = 0;
+    if (r->root >= 0) snprintf(parts[n++], sizeof parts[0], "root %d", r->root);
+    if (r->op != MPI_OP_NULL) {
+        char ow[48];
+        op_words(r->op, ow, sizeof ow);
+        snprintf(parts[n++], sizeof parts[0], "op %s", ow);
+    }
+    if (r->sside && r->rside && r->ssig == r->rsig && r->scount == r->rcount) /* one buffer */
+        side_words(parts[n++], sizeof parts[0], "count", r->ssig, r->scount);
+    else if (r->sside)
+        side_words(parts[n++], sizeof parts[0], "send count", r->ssig, r->scount);
+    if (r->rside && n < 4 && !(r->sside && r->ssig == r->rsig && r->scount == r->rcount))
+        side_words(parts[n++], sizeof parts[0], "receive count", r->rsig, r->rcount);
+    size_t at = (size_t)snprintf(buf, len, "%s(", r->call);
+    for (int i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", parts[i]);
+    if (at < len) snprintf(buf + at, len - at, ")");
+}
+
+/* A member that leaves the report to member 0: it keeps its transports
+ * moving (member 0 may still need what this rank sent, held in a transport's
+ * queue: tcp's) until the launcher ends the job, which member 0's exit does. */
+_Noreturn static void wait_for_end(cr_job *job)
+{
+    for (;;) {
+        cr_progress(job);
+        usleep(1000);
+    }
+}
+
+static bool sig_eq(uint64_t a, uint64_t b)
+{
+    return !a || !b || ((a ^ b) & ~MPI_CHK_SIG_LOW) == 0;
+}
+
+void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
+                    int rcount, const mpi_type *tr)
+{
+    cr_job *job = a->job;
+    mpi_comm *c = a->c;
+    if (c->inter) return;
+    coll_rec mine = {.root = root,
+                     .op = (int32_t)op,
+                     .scount = scount,
+                     .rcount = rcount,
+                     .ssig = ts ? mpi_check_sig(job, ts, (size_t)scount, "") : 0,
+                     .rsig = tr ? mpi_check_sig(job, tr, (size_t)rcount, "") : 0,
+                     .sside = ts != NULL,
+                     .rside = tr != NULL};
+    snprintf(mine.call, sizeof mine.call, "%s", a->call);
+    int np = c->size;
+    coll_rec *all = calloc((size_t)np, sizeof *all);
+    if (!all) cr_fatal(job, a->call, "out of memory for --check's collective records");
+    cr_coll_allgather(job, &c->g, a->call, &mine, all, sizeof mine);
+    /* What differs, judged the same way on every member. */
+    const char *what = NULL;
+    uint64_t ref = 0;
+    for (int i = 0; i < np && !what; i++) {
+        const coll_rec *r = &all[i];
+        if (strcmp(r->call, all[0].call))
+            what = "which collective they call";
+        else if (r->root != all[0].root)
+            what = "the root";
+        else if (r->op != all[0].op)
+            what = "the operator";
+        else {
+            uint64_t s[2] = {r->sside ? r->ssig : 0, r->rside ? r->rsig : 0};
+            for (int k = 0; k < 2 && !what; k++) {
+                if (!s[k]) continue;
+                if (!ref) ref = s[k];
+                if (!sig_eq(ref, s[k]))
+                    what = "the type signature of the data (basic types and counts)";
+            }
+        }
+    }
+    if (!what) {
+        free(all);
+        return;
+    }
+    if (c->me != 0) { /* member 0 reports; the launcher ends the job then */
+        free(all);
+        wait_for_end(job);
+    }
+    char cw[MPI_MAX_OBJECT_NAME + 24];
+    mpi_check_comm_words(a->comm, cw, sizeof cw);
+    fflush(stdout);
+    fprintf(stderr, "courier: check: collective mismatch on %s: the ranks disagree on %s\n", cw,
+            what);
+    for (int i = 0; i < np; i++) {
+        if (i == 16 && np > 17) {
+            fprintf(stderr, "  ... (%d ranks more)\n", np - 16);
+            break;
+        }
+        char rw[400];
+        rec_words(&all[i], rw, sizeof rw);
+        fprintf(stderr, "  rank %d: %s\n", i, rw);
+    }
+    fprintf(stderr, "  every rank of a communicator must make the same collective calls in the "
+                    "same order, with the same root and operator and matching type signatures "
+                    "(MPI-4.1, chapter 6): make the ranks' calls agree\n");
+    free(all);
+    mpi_check_end();
+}
+
+/* ---- interfaces without datatypes (MPL) ---------------------------------------------- */
+
+typedef struct grp_rec {
+    char call[32];
+    int64_t root, len;
+} grp_rec;
+
+void cr_check_group_agree(cr_job *job, cr_group *g, const char *call, int root, long len,
+                          const char *who, const char *group)
+{
+    grp_rec mine = {.root = root, .len = len};
+    snprintf(mine.call, sizeof mine.call, "%s", call);
+    grp_rec *all = calloc((size_t)g->size, sizeof *all);
+    if (!all) cr_fatal(job, call, "out of memory for --check's collective records");
+    cr_coll_allgather(job, g, call, &mine, all, sizeof mine);
+    const char *what = NULL;
+    for (int i = 1; i < g->size && !what; i++)
+        what = strcmp(all[i].call, all[0].call) ? "which collective they call"
+               : all[i].root != all[0].root     ? "the root"
+               : all[i].len != all[0].len       ? "the length"
+                                                : NULL;
+    if (!what) {
+        free(all);
+        return;
+    }
+    if (g->me != 0) {
+        free(all);
+        wait_for_end(job);
+    }
+    fflush(stdout);
+    fprintf(stderr, "courier: check: collective mismatch in %s: the %ss disagree on %s\n", group,
+            who, what);
+    for (int i = 0; i < g->size && i < 16; i++) {
+        char args[64] = "";
+        if (all[i].root >= 0) snprintf(args, sizeof args, "root %lld", (long long)all[i].root);
+        if (all[i].len >= 0)
+            snprintf(args + strlen(args), sizeof args - strlen(args), "%s%lld bytes",
+                     args[0] ? ", " : "", (long long)all[i].len);
+        fprintf(stderr, "  %s %d: %s(%s)\n", who, i, all[i].call, args);
+    }
+    if (g->size > 16) fprintf(stderr, "  ... (%d %ss more)\n", g->size - 16, who);
+    fprintf(stderr,
+            "  every %s of a group must make the same collective calls in the same order, "
+            "with the same root and length: make the %ss' calls agree\n",
+            who, who);
+    free(all);
+    mpi_check_end();
+}

@@ -1,0 +1,69 @@
+/* courier run --check=leaks: what a program leaves at MPI_Finalize, and the
+ * correct twin. Two ranks; argv[1] says which:
+ *   bad  rank 0 leaves a receive pending, a communicator, a group and a
+ *        datatype allocated, and sends rank 1 a message nobody receives; the
+ *        report names each (rank 1's: the message, with the sender's call);
+ *        unchecked it runs to its end and says so;
+ *   ok   the same objects (and a window, a persistent request) made, used
+ *        and freed; prints "check leaks ok". */
+#include <stdbool.h>
+#include <string.h>
+
+#include "../mpi/mcheck.h"
+
+int main(int argc, char **argv)
+{
+    int me, x[8] = {0}, y[8];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    bool bad = argc > 1 && !strcmp(argv[1], "bad");
+    MPI_Comm dup;
+    MPI_Group g, g1;
+    MPI_Datatype vec;
+    MPI_Request r;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+    int zero = 0;
+    OK(MPI_Group_incl(g, 1, &zero, &g1));
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    OK(MPI_Type_commit(&vec));
+    if (bad) {
+        if (me == 0) {
+            OK(MPI_Irecv(y, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, &r));
+            OK(MPI_Send(x, 2, MPI_INT, 1, 9, MPI_COMM_WORLD));
+        } else {
+            OK(MPI_Comm_free(&dup));
+            OK(MPI_Group_free(&g1));
+            OK(MPI_Type_free(&vec));
+        }
+        OK(MPI_Group_free(&g));
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (me == 0) printf("check leaks: bad ran without a report\n");
+    } else {
+        MPI_Win w;
+        OK(MPI_Win_create(x, sizeof x, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+        OK(MPI_Win_fence(0, w));
+        OK(MPI_Win_fence(0, w));
+        OK(MPI_Win_free(&w));
+        MPI_Request p;
+        if (me == 0)
+            OK(MPI_Send_init(x, 1, vec, 1, 5, dup, &p));
+        else
+            OK(MPI_Recv_init(y, 2, MPI_INT, 0, 5, dup, &p));
+        for (int k = 0; k < 3; k++) {
+            OK(MPI_Start(&p));
+            OK(MPI_Wait(&p, MPI_STATUS_IGNORE));
+        }
+        OK(MPI_Request_free(&p));
+        OK(MPI_Irecv(y, 1, MPI_INT, 1 - me, 6, MPI_COMM_WORLD, &r));
+        OK(MPI_Send(x, 1, MPI_INT, 1 - me, 6, MPI_COMM_WORLD));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Comm_free(&dup));
+        OK(MPI_Group_free(&g1));
+        OK(MPI_Group_free(&g));
+        OK(MPI_Type_free(&vec));
+        if (me == 0) printf("check leaks ok\n");
+    }
+    MPI_Finalize();
+    return 0;
+}
