@@ -16,6 +16,8 @@
  *    entries are never reused;
  *  - an object's attributes stay in the order they were set; all of them are
  *    deleted the last set first (MPI-3.1 8.7.1 asks this of MPI_COMM_SELF);
+ *  - a keyval's callbacks are C's or, where the Fortran binding made it
+ *    (mpi_keyval_set_lang), Fortran procedures: mpi_f2c.c calls those;
  *  - callbacks run without the engine lock: the object is looked up again by
  *    its handle after each one (the program may free it, or another thread grow
  *    the tables, meanwhile). */
@@ -43,7 +45,7 @@ int mpi_keyval_create(cr_job *job, const char *call, mpi_obj_kind kind, mpi_attr
     mpi_keyval *k = realloc(job->mpi->keys, (size_t)(job->mpi->nkeys + 1) * sizeof *k);
     if (!k) cr_fatal(job, call, "out of memory");
     job->mpi->keys = k;
-    job->mpi->keys[job->mpi->nkeys] = (mpi_keyval){kind, true, 0, copy, del, extra};
+    job->mpi->keys[job->mpi->nkeys] = (mpi_keyval){kind, true, 0, copy, del, extra, MPI_ATTR_C};
     return (int)(K_KEYVAL | (unsigned)job->mpi->nkeys++);
 }
 
@@ -59,6 +61,15 @@ bool mpi_keyval_free(int *kv, mpi_obj_kind kind)
 bool mpi_keyval_live(int kv, mpi_obj_kind kind)
 {
     return entry(kv, kind, false) != NULL;
+}
+
+bool mpi_keyval_set_lang(int kv, mpi_attr_lang lang)
+{
+    mpi_keyval *k = NULL;
+    for (int kind = MPI_OBJ_COMM; !k && kind <= MPI_OBJ_WIN; kind++)
+        k = entry(kv, (mpi_obj_kind)kind, false);
+    if (k) k->lang = lang;
+    return k != NULL;
 }
 
 /* The object's attribute list (NULL: the handle is not live). */
@@ -114,8 +125,10 @@ int mpi_attr_delete(cr_job *job, mpi_obj_kind kind, int h, int kv)
     if (k->del) {
         mpi_attr_del_fn *del = k->del; /* read under the lock */
         void *val = a->val, *extra = k->extra;
+        mpi_attr_lang lang = k->lang;
         cr_unlock(job);
-        int rc = del(h, kv, val, extra);
+        int rc = lang == MPI_ATTR_C ? del(h, kv, val, extra)
+                                    : mpi_attr_call_del(lang, del, h, kv, val, extra);
         cr_lock(job);
         if (rc != MPI_SUCCESS) return rc;
         a = mpi_attr_find(kind, h, kv);
@@ -149,8 +162,11 @@ int mpi_attrs_copy(cr_job *job, mpi_obj_kind kind, int oldh, int newh, int *kv_o
         mpi_attr_copy_fn *copy = k->copy; /* read under the lock */
         void *out = NULL, *in = o->a[i].val, *extra = k->extra;
         int flag = 0;
+        mpi_attr_lang lang = k->lang;
         cr_unlock(job);
-        int rc = copy(oldh, kv, extra, in, &out, &flag);
+        int rc = lang == MPI_ATTR_C
+                     ? copy(oldh, kv, extra, in, &out, &flag)
+                     : mpi_attr_call_copy(lang, copy, oldh, kv, extra, in, &out, &flag);
         cr_lock(job);
         o = attrs_of(kind, oldh);
         if (rc != MPI_SUCCESS) {

@@ -9,7 +9,17 @@
  *    so C and Fortran see the same attribute (MPI-3.1 §17.2.7);
  *  - the predefined attributes, which C gives as a pointer to their value,
  *    reach Fortran as the value itself (MPI_WIN_BASE: the base address);
- *  - the calls are the C ones: their checks and error handlers apply. */
+ *  - the calls are the C ones: their checks and error handlers apply.
+ *
+ * Also the calls that take Fortran procedures MPI calls back in another way
+ * than C's: the keyval calls (the keyval is marked as Fortran's right after
+ * the C call made it: src/api/mpi_f2c.c calls its copy and delete procedures,
+ * every argument by reference), the predefined copy and delete procedures
+ * (MPI_COMM_DUP_FN, MPI_NULL_COPY_FN, ...: Fortran's forms, called as the
+ * program's are), and MPI_GREQUEST_START, whose procedures are reached through
+ * a small record that lives as long as the request (freed after the free
+ * procedure ran). MPI_OP_CREATE and the error handlers need nothing of the
+ * kind: C calls those with every argument by reference already. */
 #include "fortran.h"
 
 CR_FEXPORT void mpi_init_(MPI_Fint *ierr)
@@ -119,3 +129,120 @@ static MPI_Aint win_value(int keyval, void *v)
 
 ATTR_PAIR(, )
 ATTR_PAIR(p, P)
+
+/* ---- keyvals with Fortran procedures ------------------------------------------ */
+
+void courier_f_keyval_lang(int kv, int mpi1); /* src/api/mpi_f2c.c */
+
+typedef void f_proc(void);
+
+#define KEYVAL_CREATE(pfx, PFX, name, Name, Copy, Del)                                             \
+    CR_FEXPORT void pfx##mpi_##name##_create_keyval_(f_proc *copy, f_proc *del, MPI_Fint *kv,      \
+                                                     MPI_Aint *extra, MPI_Fint *ierr)              \
+    {                                                                                              \
+        *ierr = PFX##MPI_##Name##_create_keyval((Copy *)copy, (Del *)del, kv, (void *)*extra);     \
+        if (*ierr == MPI_SUCCESS) courier_f_keyval_lang(*kv, 0);                                   \
+    }
+
+KEYVAL_CREATE(, , comm, Comm, MPI_Comm_copy_attr_function, MPI_Comm_delete_attr_function)
+KEYVAL_CREATE(p, P, comm, Comm, MPI_Comm_copy_attr_function, MPI_Comm_delete_attr_function)
+KEYVAL_CREATE(, , type, Type, MPI_Type_copy_attr_function, MPI_Type_delete_attr_function)
+KEYVAL_CREATE(p, P, type, Type, MPI_Type_copy_attr_function, MPI_Type_delete_attr_function)
+KEYVAL_CREATE(, , win, Win, MPI_Win_copy_attr_function, MPI_Win_delete_attr_function)
+KEYVAL_CREATE(p, P, win, Win, MPI_Win_copy_attr_function, MPI_Win_delete_attr_function)
+
+/* MPI-1: the extra state and the values are default INTEGERs. */
+#define KEYVAL_CREATE1(pfx, PFX)                                                                   \
+    CR_FEXPORT void pfx##mpi_keyval_create_(f_proc *copy, f_proc *del, MPI_Fint *kv,               \
+                                            MPI_Fint *extra, MPI_Fint *ierr)                       \
+    {                                                                                              \
+        *ierr = PFX##MPI_Keyval_create((MPI_Copy_function *)copy, (MPI_Delete_function *)del, kv,  \
+                                       (void *)(MPI_Aint)*extra);                                  \
+        if (*ierr == MPI_SUCCESS) courier_f_keyval_lang(*kv, 1);                                   \
+    }
+KEYVAL_CREATE1(, )
+KEYVAL_CREATE1(p, P)
+
+/* The predefined copy and delete procedures, as Fortran declares them. */
+#define PREDEF(name, T)                                                                            \
+    CR_FEXPORT void mpi_##name##null_copy_fn_(MPI_Fint *h, MPI_Fint *kv, T *extra, T *in, T *out,  \
+                                              MPI_Fint *flag, MPI_Fint *ierr)                      \
+    {                                                                                              \
+        (void)h, (void)kv, (void)extra, (void)in, (void)out;                                       \
+        *flag = 0;                                                                                 \
+        *ierr = MPI_SUCCESS;                                                                       \
+    }                                                                                              \
+    CR_FEXPORT void mpi_##name##dup_fn_(MPI_Fint *h, MPI_Fint *kv, T *extra, T *in, T *out,        \
+                                        MPI_Fint *flag, MPI_Fint *ierr)                            \
+    {                                                                                              \
+        (void)h, (void)kv, (void)extra;                                                            \
+        *out = *in;                                                                                \
+        *flag = 1;                                                                                 \
+        *ierr = MPI_SUCCESS;                                                                       \
+    }                                                                                              \
+    CR_FEXPORT void mpi_##name##null_delete_fn_(MPI_Fint *h, MPI_Fint *kv, T *val, T *extra,       \
+                                                MPI_Fint *ierr)                                    \
+    {                                                                                              \
+        (void)h, (void)kv, (void)val, (void)extra;                                                 \
+        *ierr = MPI_SUCCESS;                                                                       \
+    }
+
+PREDEF(comm_, MPI_Aint)
+PREDEF(type_, MPI_Aint)
+PREDEF(win_, MPI_Aint)
+PREDEF(, MPI_Fint) /* MPI-1's MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN */
+
+/* ---- generalized requests ----------------------------------------------------- */
+
+typedef void f_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierr);
+typedef void f_free_fn(MPI_Aint *extra, MPI_Fint *ierr);
+typedef void f_cancel_fn(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierr);
+typedef struct f_greq {
+    f_query_fn *query;
+    f_free_fn *free;
+    f_cancel_fn *cancel;
+    MPI_Aint extra;
+} f_greq;
+
+static int greq_query(void *x, MPI_Status *st)
+{
+    f_greq *g = x;
+    MPI_Fint fst[MPI_STATUS_SIZE], ierr = MPI_SUCCESS;
+    memcpy(fst, st, sizeof fst); /* what MPI filled in, for the fields the procedure leaves */
+    g->query(&g->extra, fst, &ierr);
+    memcpy(st, fst, sizeof fst);
+    return ierr;
+}
+
+static int greq_free(void *x)
+{
+    f_greq *g = x;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free(&g->extra, &ierr);
+    free(g);
+    return ierr;
+}
+
+static int greq_cancel(void *x, int complete)
+{
+    f_greq *g = x;
+    MPI_Fint c = complete != 0, ierr = MPI_SUCCESS;
+    g->cancel(&g->extra, &c, &ierr);
+    return ierr;
+}
+
+#define GREQ(pfx, PFX)                                                                             \
+    CR_FEXPORT void pfx##mpi_grequest_start_(f_proc *query, f_proc *gfree, f_proc *cancel,         \
+                                             MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierr)   \
+    {                                                                                              \
+        f_greq *g = malloc(sizeof *g);                                                             \
+        if (!g) {                                                                                  \
+            *ierr = MPI_ERR_NO_MEM;                                                                \
+            return;                                                                                \
+        }                                                                                          \
+        *g = (f_greq){(f_query_fn *)query, (f_free_fn *)gfree, (f_cancel_fn *)cancel, *extra};     \
+        *ierr = PFX##MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, request);           \
+        if (*ierr != MPI_SUCCESS) free(g);                                                         \
+    }
+GREQ(, )
+GREQ(p, P)
