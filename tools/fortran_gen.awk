@@ -8,7 +8,8 @@
 #       hidden lengths of CHARACTER arguments after it (size_t, gfortran >= 8);
 #       choice buffers pass through cr_fbuf (MPI_BOTTOM, MPI_IN_PLACE), statuses
 #       are copied between the Fortran INTEGER(MPI_STATUS_SIZE) and C's
-#       MPI_Status, strings are trimmed (in) or blank-padded (out), Waitany's
+#       MPI_Status, strings lose their leading and trailing blanks (in) or
+#       are blank-padded (out: only what the call gave), Waitany's
 #       and Waitsome's indices count from 1. The calls are the C ones: their
 #       argument checks and error handlers apply unchanged.
 #   awk -v mode=consts -f fortran_gen.awk mpi.h > mpi_fconst.c
@@ -92,13 +93,14 @@ mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ {
     sub(/^#define[ \t]+[A-Z0-9_]+[ \t]+/, "", val)
     sub(/[ \t]*\/\*.*$/, "", val)
     val = trim(val)
-    if (val ~ /^\(\(MPI_[A-Za-z]+\)-?(0x)?[0-9a-fA-F]+\)$/ || val ~ /^\(?-?[0-9]+\)?$/ ||
+    if (val ~ /^\(\(MPI_[A-Za-z]+\)-?(0x)?[0-9a-fA-F]+\)$/ || val ~ /^\(?-?[0-9]+(LL)?\)?$/ ||
         val ~ /^MPI_[A-Z0-9_]+$/) {
         consts[++nconst] = name
         ckind[name] = ""
+        if (val ~ /LL\)?$/) { ckind[name] = "8"; next } # a 64-bit one: INTEGER*8
         if (val ~ /^\(\(MPI_[A-Za-z]+\)/) { k = val; sub(/^\(\(/, "", k); sub(/\).*/, "", k); ckind[name] = k }
         else if (val in ckind) ckind[name] = ckind[val]
-        if (ckind[name] !~ handles) ckind[name] = ""
+        if (ckind[name] !~ handles && ckind[name] != "8") ckind[name] = ""
     }
 }
 mode == "consts" && /MPI_[A-Z0-9_]+ = / {
@@ -131,7 +133,9 @@ END {
         print "static void p(const char *n, const char *kind, long long v)"
         print "{"
         print "    if (!f08)"
-        print "        printf(\"      INTEGER %s\\n      PARAMETER (%s=%lld)\\n\", n, n, v);"
+        print "        printf(\"      INTEGER%s %s\\n      PARAMETER (%s=%lld)\\n\", *kind == '8' ? \"*8\" : \"\", n, n, v);"
+        print "    else if (*kind == '8')"
+        print "        printf(\"  integer(8), parameter :: %s = %lld\\n\", n, v);"
         print "    else if (*kind)"
         print "        printf(\"  type(%s), parameter :: %s = %s(%lld)\\n\", kind, n, kind, v);"
         print "    else"
@@ -198,7 +202,10 @@ function wrapper(d,    ret, fname, args, n, a, i, t, nm, br, cls, params, pre, c
                 params = params sep "char *" nm
                 pre = pre "    char " nm "_c[CR_FSTR_MAX + 1] = \"\";\n"
                 call = call csep nm "_c"
-                post = post "    cr_fstr_out(" nm ", " nm "_len, " nm "_c);\n"
+                # written only when the call gave one (MPI_INFO_GET with
+                # flag false leaves the program's string as it was)
+                post = post "    if (rc == MPI_SUCCESS" (args ~ /int \*flag/ ? " && *flag" : "") ")\n" \
+                       "        cr_fstr_out(" nm ", " nm "_len, " nm "_c);\n"
             }
             lens = lens ", size_t " nm "_len"
         } else if (t ~ /MPI_Status/) {

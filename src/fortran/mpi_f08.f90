@@ -477,7 +477,7 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: cr_e
     interface
-      subroutine cr_f(query, free, cancel, extra, request, ierr) bind(C, name="mpi_grequest_start_")
+      subroutine cr_f(query, free, cancel, extra, request, ierr) bind(C, name="courier_f08_grequest_start")
         import
         type(c_funptr), value :: query, free, cancel
         integer(MPI_ADDRESS_KIND) :: extra
@@ -563,6 +563,43 @@ contains
         len(datarep, kind=c_size_t))
     if (present(ierror)) ierror = cr_e
   end subroutine MPI_Unpack_external
+  subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    integer, intent(inout) :: buflen
+    character(len=*), intent(out) :: value
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(info, key, buflen, value, flag, ierr, key_len, value_len) &
+          bind(C, name="mpi_info_get_string_")
+        import
+        type(MPI_Info), intent(in) :: info
+        character(kind=c_char) :: key(*), value(*)
+        integer :: buflen, ierr
+        logical :: flag
+        integer(c_size_t), value :: key_len, value_len
+      end subroutine cr_f
+    end interface
+    call cr_f(info, key, buflen, value, flag, cr_e, len(key, kind=c_size_t), &
+        len(value, kind=c_size_t))
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Info_get_string
+  subroutine MPI_Info_create_env(info, ierror)
+    type(MPI_Info), intent(out) :: info
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(info, ierr) bind(C, name="mpi_info_create_env_")
+        import
+        type(MPI_Info) :: info
+        integer :: ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(info, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Info_create_env
   subroutine MPI_Op_create(user_fn, commute, op, ierror)
     procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute

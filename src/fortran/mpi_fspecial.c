@@ -18,8 +18,11 @@
  * (MPI_COMM_DUP_FN, MPI_NULL_COPY_FN, ...: Fortran's forms, called as the
  * program's are), and MPI_GREQUEST_START, whose procedures are reached through
  * a small record that lives as long as the request (freed after the free
- * procedure ran). MPI_OP_CREATE and the error handlers need nothing of the
- * kind: C calls those with every argument by reference already. */
+ * procedure ran); they get the program's own EXTRA_STATE variable, by
+ * reference, as MPICH and Open MPI give it (MPICH's greqf counts on it), so
+ * that variable must outlive the request; mpi_f08's MPI_Grequest_start
+ * copies the value instead (courier_f08_grequest_start). MPI_OP_CREATE and the error handlers need
+ * nothing of the kind: C calls those with every argument by reference already. */
 #include "fortran.h"
 
 CR_FEXPORT void mpi_init_(MPI_Fint *ierr)
@@ -201,7 +204,8 @@ typedef struct f_greq {
     f_query_fn *query;
     f_free_fn *free;
     f_cancel_fn *cancel;
-    MPI_Aint extra;
+    MPI_Aint *extra; /* the program's variable, or value below */
+    MPI_Aint value;
 } f_greq;
 
 static int greq_query(void *x, MPI_Status *st)
@@ -209,7 +213,7 @@ static int greq_query(void *x, MPI_Status *st)
     f_greq *g = x;
     MPI_Fint fst[MPI_STATUS_SIZE], ierr = MPI_SUCCESS;
     memcpy(fst, st, sizeof fst); /* what MPI filled in, for the fields the procedure leaves */
-    g->query(&g->extra, fst, &ierr);
+    g->query(g->extra, fst, &ierr);
     memcpy(st, fst, sizeof fst);
     return ierr;
 }
@@ -218,7 +222,7 @@ static int greq_free(void *x)
 {
     f_greq *g = x;
     MPI_Fint ierr = MPI_SUCCESS;
-    g->free(&g->extra, &ierr);
+    g->free(g->extra, &ierr);
     free(g);
     return ierr;
 }
@@ -227,22 +231,100 @@ static int greq_cancel(void *x, int complete)
 {
     f_greq *g = x;
     MPI_Fint c = complete != 0, ierr = MPI_SUCCESS;
-    g->cancel(&g->extra, &c, &ierr);
+    g->cancel(g->extra, &c, &ierr);
     return ierr;
 }
 
-#define GREQ(pfx, PFX)                                                                             \
-    CR_FEXPORT void pfx##mpi_grequest_start_(f_proc *query, f_proc *gfree, f_proc *cancel,         \
-                                             MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierr)   \
-    {                                                                                              \
-        f_greq *g = malloc(sizeof *g);                                                             \
-        if (!g) {                                                                                  \
-            *ierr = MPI_ERR_NO_MEM;                                                                \
-            return;                                                                                \
-        }                                                                                          \
-        *g = (f_greq){(f_query_fn *)query, (f_free_fn *)gfree, (f_cancel_fn *)cancel, *extra};     \
-        *ierr = PFX##MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, request);           \
-        if (*ierr != MPI_SUCCESS) free(g);                                                         \
+/* copy: keep the value (mpi_f08) rather than the program's variable. */
+static int greq_start(__typeof__(MPI_Grequest_start) *start, f_proc *query, f_proc *gfree,
+                      f_proc *cancel, MPI_Aint *extra, bool copy, MPI_Fint *request)
+{
+    f_greq *g = malloc(sizeof *g);
+    if (!g) return MPI_ERR_NO_MEM;
+    *g = (f_greq){(f_query_fn *)query, (f_free_fn *)gfree, (f_cancel_fn *)cancel, extra, *extra};
+    if (copy) g->extra = &g->value;
+    int rc = start(greq_query, greq_free, greq_cancel, g, request);
+    if (rc != MPI_SUCCESS) free(g);
+    return rc;
+}
+
+CR_FEXPORT void mpi_grequest_start_(f_proc *query, f_proc *gfree, f_proc *cancel, MPI_Aint *extra,
+                                    MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = greq_start(MPI_Grequest_start, query, gfree, cancel, extra, false, request);
+}
+
+CR_FEXPORT void pmpi_grequest_start_(f_proc *query, f_proc *gfree, f_proc *cancel, MPI_Aint *extra,
+                                     MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = greq_start(PMPI_Grequest_start, query, gfree, cancel, extra, false, request);
+}
+
+CR_FEXPORT void courier_f08_grequest_start(f_proc *query, f_proc *gfree, f_proc *cancel,
+                                           MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = greq_start(MPI_Grequest_start, query, gfree, cancel, extra, true, request);
+}
+
+/* ---- MPI-4's info calls ----------------------------------------------------------- */
+
+/* MPI_INFO_GET_STRING(INFO, KEY, BUFLEN, VALUE, FLAG, IERROR): at most BUFLEN
+ * characters of the value (none when it is 0), blank-padded; BUFLEN gives back
+ * the value's length (Fortran's has no null character to count). */
+static int info_get_string(__typeof__(MPI_Info_get_string) *get, MPI_Fint info, const char *key,
+                           size_t key_len, MPI_Fint *buflen, char *value, size_t value_len,
+                           MPI_Fint *flag)
+{
+    char *k = cr_fstr_in(key, key_len);
+    if (!k) return MPI_ERR_NO_MEM;
+    int n = 0, f = 0;
+    char none = 0;
+    int rc = get(info, k, &n, &none, &f);
+    char *v = NULL;
+    if (rc == MPI_SUCCESS && f && *buflen > 0 && n > 0) {
+        v = malloc((size_t)n);
+        rc = v ? get(info, k, &n, v, &f) : MPI_ERR_NO_MEM;
     }
-GREQ(, )
-GREQ(p, P)
+    free(k);
+    if (rc == MPI_SUCCESS) {
+        *flag = f;
+        if (f) {
+            if (v) {
+                size_t len = strlen(v);
+                if (len > (size_t)*buflen) len = (size_t)*buflen;
+                v[len] = '\0';
+                cr_fstr_out(value, value_len, v);
+            }
+            *buflen = n > 0 ? n - 1 : 0;
+        }
+    }
+    free(v);
+    return rc;
+}
+
+CR_FEXPORT void mpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value,
+                                     MPI_Fint *flag, MPI_Fint *ierr, size_t key_len,
+                                     size_t value_len)
+{
+    *ierr =
+        info_get_string(MPI_Info_get_string, *info, key, key_len, buflen, value, value_len, flag);
+}
+
+CR_FEXPORT void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen,
+                                      char *value, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len,
+                                      size_t value_len)
+{
+    *ierr =
+        info_get_string(PMPI_Info_get_string, *info, key, key_len, buflen, value, value_len, flag);
+}
+
+/* MPI_INFO_CREATE_ENV(INFO, IERROR): Fortran has no argc and argv to give. */
+CR_FEXPORT void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
+{
+    *ierr = MPI_Info_create_env(0, NULL, info);
+}
+
+CR_FEXPORT void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Info_create_env(0, NULL, info);
+}

@@ -4,7 +4,8 @@
 ! state given back), the predefined MPI_COMM_DUP_FN / MPI_TYPE_DUP_FN /
 ! MPI_*_NULL_COPY_FN / MPI_*_NULL_DELETE_FN, MPI-1's MPI_KEYVAL_CREATE with
 ! INTEGER values (MPI_ATTR_PUT/GET, MPI_DUP_FN), a generalized request
-! (query, free and cancel procedures), an error handler and a reduction
+! (query, free and cancel procedures, given the program's extra state
+! variable), an error handler and a reduction
 ! written in Fortran. Rank 0 prints one line when every check passed; a failed
 ! check prints FAIL and aborts the job.
 module cb_state
@@ -119,6 +120,8 @@ program callbacks
   call MPI_Get_count(status, MPI_INTEGER, n, ierr)
   call check(n == 3, 'query procedure count')
   call check(frees == 1 .and. req == MPI_REQUEST_NULL, 'free procedure')
+  ! the procedures had the program's EXTRA_STATE variable (as MPICH's and Open MPI's have)
+  call check(extra == 4241, 'extra state by reference')
 
   ! an error handler and an operation written in Fortran
   call MPI_Comm_create_errhandler(on_error, eh, ierr)
@@ -212,6 +215,7 @@ subroutine free_fn(extra, ierr)
   integer(kind=8) :: extra
   integer :: ierr
   if (extra == 4242) frees = frees + 1
+  extra = extra - 1
   ierr = 0
 end subroutine free_fn
 
