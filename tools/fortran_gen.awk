@@ -93,7 +93,7 @@ mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ {
     sub(/^#define[ \t]+[A-Z0-9_]+[ \t]+/, "", val)
     sub(/[ \t]*\/\*.*$/, "", val)
     val = trim(val)
-    if (val ~ /^\(\(MPI_[A-Za-z]+\)-?(0x)?[0-9a-fA-F]+\)$/ || val ~ /^\(?-?[0-9]+(LL)?\)?$/ ||
+    if (val ~ /^\(\(MPI_[A-Za-z]+\)-?(0x)?[0-9a-fA-F]+\)$/ || val ~ /^\(?-?[0-9]+(LL)?\)?$/ || val ~ /^0x[0-9a-fA-F]+$/ ||
         val ~ /^MPI_[A-Z0-9_]+$/) {
         consts[++nconst] = name
         ckind[name] = ""

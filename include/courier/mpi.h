@@ -743,6 +743,12 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000038)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000039)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003a)
+/* gfortran's LOGICAL(1), (2), (4), (8): laid out as the integers of their
+ * sizes (.TRUE. is 1), combined by MPI_LAND, MPI_LOR and MPI_LXOR as those. */
+#define MPI_LOGICAL1 ((MPI_Datatype)0x4c00003b)
+#define MPI_LOGICAL2 ((MPI_Datatype)0x4c00003c)
+#define MPI_LOGICAL4 ((MPI_Datatype)0x4c00003d)
+#define MPI_LOGICAL8 ((MPI_Datatype)0x4c00003e)
 
 /* How a datatype was made (MPI_Type_get_envelope). */
 enum {
