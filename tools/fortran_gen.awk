@@ -87,7 +87,7 @@ mode ~ /^(wrappers|f08c|f08mod|f08proc)$/ && collecting {
 }
 
 # ---- constants ---------------------------------------------------------------
-mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ {
+mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ && $2 !~ /^MPI_F_/ { # MPI_F_*: C's view of Fortran
     name = $2
     val = $0
     sub(/^#define[ \t]+[A-Z0-9_]+[ \t]+/, "", val)

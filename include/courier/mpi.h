@@ -1304,6 +1304,11 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
  * MPI_F08_STATUS(ES)_IGNORE are the addresses of the Fortran sentinels (common
  * blocks of mpif.h and the modules). */
 #define MPI_STATUS_SIZE 6
+/* MPI-4: the same, for C code that reads a Fortran status (0-based indices). */
+#define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
 typedef struct MPI_F08_status {
     MPI_Fint MPI_SOURCE;
     MPI_Fint MPI_TAG;

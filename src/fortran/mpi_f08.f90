@@ -94,6 +94,14 @@ module mpi_f08
     end subroutine MPI_Init_thread
   end interface
   include 'mpi_f08_interfaces.h'
+  interface
+    function PMPI_Wtime() bind(C, name="PMPI_Wtime")
+      double precision :: PMPI_Wtime
+    end function PMPI_Wtime
+    function PMPI_Wtick() bind(C, name="PMPI_Wtick")
+      double precision :: PMPI_Wtick
+    end function PMPI_Wtick
+  end interface
 
   ! The program's procedures that MPI calls: as C calls them (the vectors as
   ! C pointers by value, the rest by reference), which is what these say.
@@ -472,12 +480,12 @@ contains
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
     procedure(MPI_Grequest_cancel_function) :: cancel_fn
-    integer(MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer(MPI_ADDRESS_KIND) :: extra_state ! the procedures get this variable
     type(MPI_Request), intent(out) :: request
     integer, optional, intent(out) :: ierror
     integer :: cr_e
     interface
-      subroutine cr_f(query, free, cancel, extra, request, ierr) bind(C, name="courier_f08_grequest_start")
+      subroutine cr_f(query, free, cancel, extra, request, ierr) bind(C, name="mpi_grequest_start_")
         import
         type(c_funptr), value :: query, free, cancel
         integer(MPI_ADDRESS_KIND) :: extra

@@ -20,8 +20,8 @@
  * a small record that lives as long as the request (freed after the free
  * procedure ran); they get the program's own EXTRA_STATE variable, by
  * reference, as MPICH and Open MPI give it (MPICH's greqf counts on it), so
- * that variable must outlive the request; mpi_f08's MPI_Grequest_start
- * copies the value instead (courier_f08_grequest_start). MPI_OP_CREATE and the error handlers need
+ * that variable must outlive the request (mpi_f08's too: MPICH's greqf08
+ * counts on it as well). MPI_OP_CREATE and the error handlers need
  * nothing of the kind: C calls those with every argument by reference already. */
 #include "fortran.h"
 
@@ -204,8 +204,7 @@ typedef struct f_greq {
     f_query_fn *query;
     f_free_fn *free;
     f_cancel_fn *cancel;
-    MPI_Aint *extra; /* the program's variable, or value below */
-    MPI_Aint value;
+    MPI_Aint *extra; /* the program's variable */
 } f_greq;
 
 static int greq_query(void *x, MPI_Status *st)
@@ -235,14 +234,12 @@ static int greq_cancel(void *x, int complete)
     return ierr;
 }
 
-/* copy: keep the value (mpi_f08) rather than the program's variable. */
 static int greq_start(__typeof__(MPI_Grequest_start) *start, f_proc *query, f_proc *gfree,
-                      f_proc *cancel, MPI_Aint *extra, bool copy, MPI_Fint *request)
+                      f_proc *cancel, MPI_Aint *extra, MPI_Fint *request)
 {
     f_greq *g = malloc(sizeof *g);
     if (!g) return MPI_ERR_NO_MEM;
-    *g = (f_greq){(f_query_fn *)query, (f_free_fn *)gfree, (f_cancel_fn *)cancel, extra, *extra};
-    if (copy) g->extra = &g->value;
+    *g = (f_greq){(f_query_fn *)query, (f_free_fn *)gfree, (f_cancel_fn *)cancel, extra};
     int rc = start(greq_query, greq_free, greq_cancel, g, request);
     if (rc != MPI_SUCCESS) free(g);
     return rc;
@@ -251,19 +248,13 @@ static int greq_start(__typeof__(MPI_Grequest_start) *start, f_proc *query, f_pr
 CR_FEXPORT void mpi_grequest_start_(f_proc *query, f_proc *gfree, f_proc *cancel, MPI_Aint *extra,
                                     MPI_Fint *request, MPI_Fint *ierr)
 {
-    *ierr = greq_start(MPI_Grequest_start, query, gfree, cancel, extra, false, request);
+    *ierr = greq_start(MPI_Grequest_start, query, gfree, cancel, extra, request);
 }
 
 CR_FEXPORT void pmpi_grequest_start_(f_proc *query, f_proc *gfree, f_proc *cancel, MPI_Aint *extra,
                                      MPI_Fint *request, MPI_Fint *ierr)
 {
-    *ierr = greq_start(PMPI_Grequest_start, query, gfree, cancel, extra, false, request);
-}
-
-CR_FEXPORT void courier_f08_grequest_start(f_proc *query, f_proc *gfree, f_proc *cancel,
-                                           MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierr)
-{
-    *ierr = greq_start(MPI_Grequest_start, query, gfree, cancel, extra, true, request);
+    *ierr = greq_start(PMPI_Grequest_start, query, gfree, cancel, extra, request);
 }
 
 /* ---- MPI-4's info calls ----------------------------------------------------------- */

@@ -72,7 +72,7 @@ program callbacks_f08
   use cb08
   implicit none
   integer :: rank, np, kv, kv2, n, i, du, ierr, npsets
-  integer(MPI_ADDRESS_KIND) :: val, sz, pos
+  integer(MPI_ADDRESS_KIND) :: val, sz, pos, extra
   logical :: flag
   type(MPI_Comm) :: dup, shm
   type(MPI_Datatype) :: t, t2
@@ -167,7 +167,8 @@ program callbacks_f08
   call MPI_Comm_free(shm)
 
   ! a generalized request
-  call MPI_Grequest_start(query_fn, free_fn, cancel_fn, 99_MPI_ADDRESS_KIND, req)
+  extra = 99
+  call MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra, req)
   call MPI_Grequest_complete(req)
   call MPI_Wait(req, st)
   call MPI_Get_count(st, MPI_INTEGER, n)
