@@ -284,7 +284,11 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     }
     n = (args == "void") ? 0 : split(args, a, ",")
     params = ""; pre = ""; call = ""; post = ""; countarg = ""; fdecl = ""; fargs = ""
-    idecl = ""; ndecl = ""; lenargs = ""; ilens = ""
+    idecl = ""; ndecl = ""; lenargs = ""; ilens = ""; tmps = ""
+    # blocking: done with its buffers when it returns (no request, no window,
+    # no attached buffer, no split collective), so that a non-contiguous
+    # section may go through a contiguous copy
+    blocking = args !~ /MPI_Request \*|MPI_Win win/ && fname !~ /^(Win_|Buffer_attach|[A-Za-z]+_attach_buffer|File_[a-z_]+_(begin|end)|Free_mem)/
     for (i = 1; i <= n; i++) {
         a[i] = trim(a[i])
         if (match(a[i], /[A-Za-z_][A-Za-z0-9_]*$/) || match(a[i], /[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])+$/)) {
@@ -310,7 +314,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
             params = params sep "MPI_F08_status *" nm
             if (br != "") {
                 pre = pre "    MPI_Status *" nm "_p = cr_f08statuses_in(" nm ", *" countarg ");\n" \
-                      "    if (" nm "_p == CR_FNOMEM) { if (ierr) *ierr = MPI_ERR_NO_MEM; return; }\n"
+                      "    if (" nm "_p == CR_FNOMEM) {" tmps " if (ierr) *ierr = MPI_ERR_NO_MEM; return; }\n"
                 post = post "    cr_f08statuses_out(" nm ", " nm "_p, *" countarg ");\n"
                 fdecl = fdecl "      type(MPI_Status)" intent " :: " nm "(*)\n"
             } else {
@@ -321,7 +325,14 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
             call = call csep nm "_p"
         } else if (t ~ /void \*$/ && nm ~ choice) {
             params = params sep "CFI_cdesc_t *" nm
-            pre = pre "    void *" nm "_b;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) return;\n"
+            if (blocking) {
+                # a non-contiguous section: through a contiguous copy
+                pre = pre "    void *" nm "_b, *" nm "_t = NULL;\n    if (cr_f08buf_copy(" nm ", &" nm "_b, &" nm \
+                      "_t, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                post = post "    cr_f08buf_back(" nm ", " nm "_t, " (t ~ /const/ ? "false" : "rc == MPI_SUCCESS") ");\n"
+                tmps = tmps " free(" nm "_t);"
+            } else
+                pre = pre "    void *" nm "_b;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
             call = call csep nm "_b"
             fdecl = fdecl "      type(*), dimension(..)" intent ", asynchronous :: " nm "\n"
         } else if (t ~ /^void \*$/ && nm ~ /^(baseptr|buffer_addr)$/) {
