@@ -246,3 +246,24 @@ __attribute__((visibility("default"))) void courier_f_keyval_lang(int kv, int mp
     mpi_keyval_set_lang(kv, mpi1 ? MPI_ATTR_F_INT : MPI_ATTR_F);
     cr_unlock(job);
 }
+
+/* Called by the Fortran binding right after a Fortran program set the
+ * attribute kv on object h (kind: 0 a communicator, 1 a datatype, 2 a
+ * window): the value is boxed, so that C reads a pointer to it (MPI-3.1
+ * 17.2.7); and whether the value there is so boxed, for Fortran's reads. */
+__attribute__((visibility("default"))) void courier_f_attr_box(int kind, int h, int kv)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    mpi_attr_box(job, (mpi_obj_kind)kind, h, kv);
+    cr_unlock(job);
+}
+
+__attribute__((visibility("default"))) int courier_f_attr_boxed(int kind, int h, int kv)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    bool b = mpi_attr_boxed((mpi_obj_kind)kind, h, kv);
+    cr_unlock(job);
+    return b;
+}

@@ -99,6 +99,7 @@ typedef struct mpi_rep {
 typedef struct mpi_attr {
     int keyval;
     void *val;
+    bool boxed; /* set from Fortran: val is a malloc'd MPI_Aint holding the value (mpi_attr.c) */
 } mpi_attr;
 typedef struct mpi_attrs {
     int n;
@@ -214,8 +215,11 @@ int mpi_keyval_create(cr_job *job, const char *call, mpi_obj_kind kind, mpi_attr
                       mpi_attr_del_fn *del, void *extra);
 /* Free *kv (set to MPI_KEYVAL_INVALID); false when it is no keyval of this kind. */
 bool mpi_keyval_free(int *kv, mpi_obj_kind kind);
-bool mpi_keyval_live(int kv, mpi_obj_kind kind);           /* created, not freed, of this kind */
-bool mpi_keyval_set_lang(int kv, mpi_attr_lang lang);      /* false: no live keyval */
+bool mpi_keyval_live(int kv, mpi_obj_kind kind);      /* created, not freed, of this kind */
+bool mpi_keyval_set_lang(int kv, mpi_attr_lang lang); /* false: no live keyval */
+/* Box the value of kv on h as Fortran's (false: none there); whether it is. */
+bool mpi_attr_box(cr_job *job, mpi_obj_kind kind, int h, int kv);
+bool mpi_attr_boxed(mpi_obj_kind kind, int h, int kv);
 mpi_attr *mpi_attr_find(mpi_obj_kind kind, int h, int kv); /* NULL: no value there */
 /* Set (the old value's delete callback first), delete one (its callback first),
  * copy all on a dup (flag from each copy callback), delete all (the last set

@@ -5,8 +5,10 @@
  * (MPI-1's MPI_ATTR_GET/PUT: default INTEGER) where C stores a pointer.
  *
  * Invariants:
- *  - a Fortran attribute value is stored as the C pointer of the same bits,
- *    so C and Fortran see the same attribute (MPI-3.1 §17.2.7);
+ *  - a value a Fortran program sets is boxed by libcourier right after the
+ *    C call stored it (courier_f_attr_box: C then reads a pointer to it, as
+ *    MPI-3.1 17.2.7 says), and read back as the value; a value C set reaches
+ *    Fortran as the pointer's bits;
  *  - the predefined attributes, which C gives as a pointer to their value,
  *    reach Fortran as the value itself (MPI_WIN_BASE: the base address);
  *  - the calls are the C ones: their checks and error handlers apply.
@@ -55,6 +57,16 @@ CR_FEXPORT void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
     *ierr = PMPI_Pcontrol(*level);
 }
 
+void courier_f_attr_box(int kind, int h, int kv); /* src/api/mpi_f2c.c */
+int courier_f_attr_boxed(int kind, int h, int kv);
+
+/* A value got through C as Fortran sees it: one a Fortran program set is
+ * boxed (C reads a pointer to it), one C set is the pointer's bits. */
+static MPI_Aint fvalue(int kind, int h, int kv, void *v)
+{
+    return courier_f_attr_boxed(kind, h, kv) ? *(MPI_Aint *)v : (MPI_Aint)v;
+}
+
 /* A communicator's predefined attribute: C gives a pointer to an int. */
 static int comm_predefined(int keyval)
 {
@@ -62,7 +74,7 @@ static int comm_predefined(int keyval)
 }
 
 /* A window's predefined attribute, as Fortran sees it. */
-static MPI_Aint win_value(int keyval, void *v)
+static MPI_Aint win_value(MPI_Win win, int keyval, void *v)
 {
     switch (keyval) {
     case MPI_WIN_BASE:
@@ -74,7 +86,7 @@ static MPI_Aint win_value(int keyval, void *v)
     case MPI_WIN_MODEL:
         return *(int *)v;
     default:
-        return (MPI_Aint)v;
+        return fvalue(2, win, keyval, v);
     }
 }
 
@@ -83,6 +95,7 @@ static MPI_Aint win_value(int keyval, void *v)
                                             MPI_Fint *ierr)                                        \
     {                                                                                              \
         *ierr = PFX##MPI_Comm_set_attr(*comm, *keyval, (void *)*val);                              \
+        if (*ierr == MPI_SUCCESS) courier_f_attr_box(0, *comm, *keyval);                           \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,       \
                                             MPI_Fint *flag, MPI_Fint *ierr)                        \
@@ -90,12 +103,13 @@ static MPI_Aint win_value(int keyval, void *v)
         void *v = NULL;                                                                            \
         *ierr = PFX##MPI_Comm_get_attr(*comm, *keyval, &v, flag);                                  \
         if (*ierr == MPI_SUCCESS && *flag)                                                         \
-            *val = comm_predefined(*keyval) ? *(int *)v : (MPI_Aint)v;                             \
+            *val = comm_predefined(*keyval) ? *(int *)v : fvalue(0, *comm, *keyval, v);            \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,            \
                                        MPI_Fint *ierr)                                             \
     {                                                                                              \
         *ierr = PFX##MPI_Attr_put(*comm, *keyval, (void *)(MPI_Aint)*val);                         \
+        if (*ierr == MPI_SUCCESS) courier_f_attr_box(0, *comm, *keyval);                           \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,            \
                                        MPI_Fint *flag, MPI_Fint *ierr)                             \
@@ -103,31 +117,33 @@ static MPI_Aint win_value(int keyval, void *v)
         void *v = NULL;                                                                            \
         *ierr = PFX##MPI_Attr_get(*comm, *keyval, &v, flag);                                       \
         if (*ierr == MPI_SUCCESS && *flag)                                                         \
-            *val = comm_predefined(*keyval) ? *(int *)v : (MPI_Fint)(MPI_Aint)v;                   \
+            *val = comm_predefined(*keyval) ? *(int *)v : (MPI_Fint)fvalue(0, *comm, *keyval, v);  \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,         \
                                            MPI_Fint *ierr)                                         \
     {                                                                                              \
         *ierr = PFX##MPI_Win_set_attr(*win, *keyval, (void *)*val);                                \
+        if (*ierr == MPI_SUCCESS) courier_f_attr_box(2, *win, *keyval);                            \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,         \
                                            MPI_Fint *flag, MPI_Fint *ierr)                         \
     {                                                                                              \
         void *v = NULL;                                                                            \
         *ierr = PFX##MPI_Win_get_attr(*win, *keyval, &v, flag);                                    \
-        if (*ierr == MPI_SUCCESS && *flag) *val = win_value(*keyval, v);                           \
+        if (*ierr == MPI_SUCCESS && *flag) *val = win_value(*win, *keyval, v);                     \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val,       \
                                             MPI_Fint *ierr)                                        \
     {                                                                                              \
         *ierr = PFX##MPI_Type_set_attr(*type, *keyval, (void *)*val);                              \
+        if (*ierr == MPI_SUCCESS) courier_f_attr_box(1, *type, *keyval);                           \
     }                                                                                              \
     CR_FEXPORT void pfx##mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val,       \
                                             MPI_Fint *flag, MPI_Fint *ierr)                        \
     {                                                                                              \
         void *v = NULL;                                                                            \
         *ierr = PFX##MPI_Type_get_attr(*type, *keyval, &v, flag);                                  \
-        if (*ierr == MPI_SUCCESS && *flag) *val = (MPI_Aint)v;                                     \
+        if (*ierr == MPI_SUCCESS && *flag) *val = fvalue(1, *type, *keyval, v);                    \
     }
 
 ATTR_PAIR(, )

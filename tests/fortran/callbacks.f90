@@ -3,7 +3,8 @@
 ! procedures of the program (values INTEGER(KIND=MPI_ADDRESS_KIND), the extra
 ! state given back), the predefined MPI_COMM_DUP_FN / MPI_TYPE_DUP_FN /
 ! MPI_*_NULL_COPY_FN / MPI_*_NULL_DELETE_FN, MPI-1's MPI_KEYVAL_CREATE with
-! INTEGER values (MPI_ATTR_PUT/GET, MPI_DUP_FN), a generalized request
+! INTEGER values (MPI_ATTR_PUT/GET, MPI_DUP_FN), values across the
+! languages (with attr_c.c), a generalized request
 ! (query, free and cancel procedures, given the program's extra state
 ! variable), an error handler and a reduction
 ! written in Fortran. Rank 0 prints one line when every check passed; a failed
@@ -23,7 +24,7 @@ program callbacks
   integer(kind=MPI_ADDRESS_KIND) :: val, extra, wsize
   logical :: flag
   external :: copy_fn, delete_fn, copy1_fn, delete1_fn, query_fn, free_fn, cancel_fn
-  external :: on_error, mysum
+  external :: on_error, mysum, cgetattr, csetattr
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -61,6 +62,25 @@ program callbacks
   call MPI_Comm_free(dup, ierr)
   call MPI_Comm_free_keyval(kv, ierr)
   call MPI_Comm_free_keyval(kv2, ierr)
+
+  ! across the languages (MPI-3.1 17.2.7): C reads a pointer to the value
+  ! Fortran set, Fortran reads the address C set (attr_c.c)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv, extra, ierr)
+  val = 1234
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, kv, val, ierr)
+  call cgetattr(MPI_COMM_WORLD, kv, val, n)
+  call check(n == 1, 'C reads a pointer to the value Fortran set')
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call cgetattr(dup, kv, val, n)
+  call check(n == 1, 'the same through MPI_COMM_DUP_FN')
+  call MPI_Comm_get_attr(dup, kv, val, flag, ierr)
+  call check(flag .and. val == 1234, 'Fortran reads the value back')
+  call csetattr(dup, kv, v1, wsize)
+  call MPI_Comm_get_attr(dup, kv, val, flag, ierr)
+  call check(flag .and. val == wsize, 'Fortran reads the address C set')
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, kv, ierr)
+  call MPI_Comm_free_keyval(kv, ierr)
 
   ! a datatype's: MPI_TYPE_DUP_FN, and the program's delete procedure
   deletes = 0
