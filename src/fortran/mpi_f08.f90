@@ -59,6 +59,8 @@ module mpi_f08
   include 'mpi_f08_consts.h'
   integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
   integer, parameter :: MPI_INTEGER_KIND = 4
+  ! an INTEGER(MPI_STATUS_SIZE) status' elements (MPI_Status_f082f)
+  integer, parameter :: MPI_SOURCE = 1, MPI_TAG = 2, MPI_ERROR = 3
   logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
   logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
 
@@ -608,6 +610,37 @@ contains
     call cr_f(info, cr_e)
     if (present(ierror)) ierror = cr_e
   end subroutine MPI_Info_create_env
+  subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+    type(MPI_Status), intent(in) :: f08_status
+    integer, intent(out) :: f_status(MPI_STATUS_SIZE)
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(f08, f, ierr) bind(C, name="mpi_status_f082f_")
+        import
+        type(MPI_Status), intent(in) :: f08
+        integer :: f(*), ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(f08_status, f_status, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Status_f082f
+  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+    integer, intent(in) :: f_status(MPI_STATUS_SIZE)
+    type(MPI_Status), intent(out) :: f08_status
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(f, f08, ierr) bind(C, name="mpi_status_f2f08_")
+        import
+        integer, intent(in) :: f(*)
+        type(MPI_Status) :: f08
+        integer :: ierr
+      end subroutine cr_f
+    end interface
+    call cr_f(f_status, f08_status, cr_e)
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Status_f2f08
   subroutine MPI_Op_create(user_fn, commute, op, ierror)
     procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute

@@ -335,3 +335,27 @@ CR_FEXPORT void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 {
     *ierr = PMPI_Info_create_env(0, NULL, info);
 }
+
+/* ---- MPI-4's status conversions between the two Fortran forms ------------------------ */
+
+/* MPI_STATUS_F082F(F08_STATUS, F_STATUS, IERROR) and MPI_STATUS_F2F08: the
+ * C calls (their checks: an ignore value is MPI_ERR_ARG). */
+CR_FEXPORT void mpi_status_f082f_(MPI_F08_status *f08, MPI_Fint *f, MPI_Fint *ierr)
+{
+    *ierr = MPI_Status_f082f(f08, f);
+}
+
+CR_FEXPORT void pmpi_status_f082f_(MPI_F08_status *f08, MPI_Fint *f, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Status_f082f(f08, f);
+}
+
+CR_FEXPORT void mpi_status_f2f08_(MPI_Fint *f, MPI_F08_status *f08, MPI_Fint *ierr)
+{
+    *ierr = MPI_Status_f2f08(f, f08);
+}
+
+CR_FEXPORT void pmpi_status_f2f08_(MPI_Fint *f, MPI_F08_status *f08, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Status_f2f08(f, f08);
+}

@@ -3,7 +3,7 @@
 ! (MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN, MPI_WIN_NULL_COPY_FN, ...), datatype and
 ! window attributes, a generalized request, MPI_Alloc_mem / MPI_Win_allocate /
 ! MPI_Win_allocate_shared / MPI_Win_shared_query with TYPE(C_PTR),
-! MPI_Pack_external and back, a session (TYPE(MPI_Session)) and a file
+! MPI_Pack_external and back, MPI_Status_f082f/f2f08, a session (TYPE(MPI_Session)) and a file
 ! (TYPE(MPI_File)). Rank 0 prints one line when every check passed; a failed
 ! check prints FAIL and aborts the job.
 module cb08
@@ -78,7 +78,8 @@ program callbacks_f08
   type(MPI_Datatype) :: t, t2
   type(MPI_Win) :: win
   type(MPI_Request) :: req
-  type(MPI_Status) :: st
+  type(MPI_Status) :: st, st2
+  integer :: fst(MPI_STATUS_SIZE)
   type(MPI_Session) :: session
   type(MPI_File) :: fh
   type(c_ptr) :: p, q
@@ -173,6 +174,11 @@ program callbacks_f08
   call MPI_Wait(req, st)
   call MPI_Get_count(st, MPI_INTEGER, n)
   call check(st%MPI_TAG == 99 .and. n == 2 .and. frees == 1, 'MPI_Grequest_start')
+  ! MPI-4's conversions between the two Fortran status forms
+  call MPI_Status_f082f(st, fst)
+  call MPI_Status_f2f08(fst, st2)
+  call MPI_Get_count(st2, MPI_INTEGER, n)
+  call check(fst(MPI_TAG) == 99 .and. st2%MPI_TAG == 99 .and. n == 2, 'MPI_Status_f082f / f2f08')
 
   ! MPI_Pack_external: big-endian, 4 bytes an INTEGER
   ints = [1, 2, 3 + rank]
