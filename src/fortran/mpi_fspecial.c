@@ -24,7 +24,9 @@
  * reference, as MPICH and Open MPI give it (MPICH's greqf counts on it), so
  * that variable must outlive the request (mpi_f08's too: MPICH's greqf08
  * counts on it as well). MPI_OP_CREATE and the error handlers need
- * nothing of the kind: C calls those with every argument by reference already. */
+ * nothing of the kind: C calls those with every argument by reference already.
+ * Last, MPI-4's MPI_INFO_GET_STRING (BUFLEN as Fortran counts it: no null
+ * character), MPI_INFO_CREATE_ENV (no argc/argv) and MPI_STATUS_F082F/F2F08. */
 #include "fortran.h"
 
 CR_FEXPORT void mpi_init_(MPI_Fint *ierr)
