@@ -2,14 +2,16 @@
 ! derived types holding the INTEGER handle (MPI_VAL, the same value as mpif.h's
 ! and C's), MPI_Status is a derived type laid out as C's MPI_Status (public
 ! MPI_SOURCE, MPI_TAG, MPI_ERROR), ierror is OPTIONAL, and choice buffers are
-! TS 29113 TYPE(*), DIMENSION(..), ASYNCHRONOUS (contiguous ones:
+! TS 29113 TYPE(*), DIMENSION(..), ASYNCHRONOUS (a non-contiguous section
+! goes to a blocking call as a copy, and is refused by a nonblocking one:
 ! MPI_SUBARRAYS_SUPPORTED is .false.). Every routine is a BIND(C) interface to
 ! a C function of libcourier_fort (courier_f08_send, ...) generated from mpi.h
 ! at build time (mpi_f08_interfaces.h, by tools/fortran_gen.awk), which calls
 ! the C routine: the checks and error handlers are C's. The routines with
 ! strings are module procedures over mpif.h's entry points (mpi_f08_procs.h);
 ! those with procedure arguments (keyvals, error handlers, MPI_Op_create,
-! MPI_Grequest_start) and MPI_Pack/Unpack_external are written here.
+! MPI_Grequest_start), MPI_Pack/Unpack_external, the attribute calls, MPI-4's
+! info and status conversion calls are written here.
 module mpi_f08
   use, intrinsic :: iso_c_binding, only: c_char, c_size_t, c_ptr, c_funptr, c_funloc
   implicit none
