@@ -743,6 +743,12 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000038)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000039)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003a)
+/* gfortran's LOGICAL(1), (2), (4), (8): laid out as the integers of their
+ * sizes (.TRUE. is 1), combined by MPI_LAND, MPI_LOR and MPI_LXOR as those. */
+#define MPI_LOGICAL1 ((MPI_Datatype)0x4c00003b)
+#define MPI_LOGICAL2 ((MPI_Datatype)0x4c00003c)
+#define MPI_LOGICAL4 ((MPI_Datatype)0x4c00003d)
+#define MPI_LOGICAL8 ((MPI_Datatype)0x4c00003e)
 
 /* How a datatype was made (MPI_Type_get_envelope). */
 enum {
@@ -1298,6 +1304,11 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
  * MPI_F08_STATUS(ES)_IGNORE are the addresses of the Fortran sentinels (common
  * blocks of mpif.h and the modules). */
 #define MPI_STATUS_SIZE 6
+/* MPI-4: the same, for C code that reads a Fortran status (0-based indices). */
+#define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
 typedef struct MPI_F08_status {
     MPI_Fint MPI_SOURCE;
     MPI_Fint MPI_TAG;

@@ -16,6 +16,12 @@
  *    entries are never reused;
  *  - an object's attributes stay in the order they were set; all of them are
  *    deleted the last set first (MPI-3.1 8.7.1 asks this of MPI_COMM_SELF);
+ *  - a value a Fortran program set is boxed (mpi_attr_box): val points to
+ *    an MPI_Aint holding it, which is what C's get_attr gives (MPI-3.1
+ *    17.2.7: a pointer to the value); Fortran's get and Fortran callbacks
+ *    see the value itself; the box is the attribute's, freed with it;
+ *  - a keyval's callbacks are C's or, where the Fortran binding made it
+ *    (mpi_keyval_set_lang), Fortran procedures: mpi_f2c.c calls those;
  *  - callbacks run without the engine lock: the object is looked up again by
  *    its handle after each one (the program may free it, or another thread grow
  *    the tables, meanwhile). */
@@ -43,7 +49,7 @@ int mpi_keyval_create(cr_job *job, const char *call, mpi_obj_kind kind, mpi_attr
     mpi_keyval *k = realloc(job->mpi->keys, (size_t)(job->mpi->nkeys + 1) * sizeof *k);
     if (!k) cr_fatal(job, call, "out of memory");
     job->mpi->keys = k;
-    job->mpi->keys[job->mpi->nkeys] = (mpi_keyval){kind, true, 0, copy, del, extra};
+    job->mpi->keys[job->mpi->nkeys] = (mpi_keyval){kind, true, 0, copy, del, extra, MPI_ATTR_C};
     return (int)(K_KEYVAL | (unsigned)job->mpi->nkeys++);
 }
 
@@ -59,6 +65,15 @@ bool mpi_keyval_free(int *kv, mpi_obj_kind kind)
 bool mpi_keyval_live(int kv, mpi_obj_kind kind)
 {
     return entry(kv, kind, false) != NULL;
+}
+
+bool mpi_keyval_set_lang(int kv, mpi_attr_lang lang)
+{
+    mpi_keyval *k = NULL;
+    for (int kind = MPI_OBJ_COMM; !k && kind <= MPI_OBJ_WIN; kind++)
+        k = entry(kv, (mpi_obj_kind)kind, false);
+    if (k) k->lang = lang;
+    return k != NULL;
 }
 
 /* The object's attribute list (NULL: the handle is not live). */
@@ -101,9 +116,37 @@ static void put(cr_job *job, mpi_obj_kind kind, int h, int kv, void *val)
         l->a = a;
         a = &l->a[l->n++];
         a->keyval = kv;
+        a->boxed = false;
         entry(kv, kind, true)->refs++;
     }
+    if (a->boxed) free(a->val);
     a->val = val;
+    a->boxed = false;
+}
+
+/* The value of a as a Fortran procedure sees it. */
+static void *fvalue(const mpi_attr *a)
+{
+    return a->boxed ? (void *)*(MPI_Aint *)a->val : a->val;
+}
+
+bool mpi_attr_box(cr_job *job, mpi_obj_kind kind, int h, int kv)
+{
+    mpi_attr *a = mpi_attr_find(kind, h, kv);
+    if (a && !a->boxed) {
+        MPI_Aint *box = malloc(sizeof *box);
+        if (!box) cr_fatal(job, "MPI attributes", "out of memory");
+        *box = (MPI_Aint)a->val;
+        a->val = box;
+        a->boxed = true;
+    }
+    return a != NULL;
+}
+
+bool mpi_attr_boxed(mpi_obj_kind kind, int h, int kv)
+{
+    const mpi_attr *a = mpi_attr_find(kind, h, kv);
+    return a && a->boxed;
 }
 
 int mpi_attr_delete(cr_job *job, mpi_obj_kind kind, int h, int kv)
@@ -113,15 +156,18 @@ int mpi_attr_delete(cr_job *job, mpi_obj_kind kind, int h, int kv)
     if (!a || !k) return MPI_SUCCESS;
     if (k->del) {
         mpi_attr_del_fn *del = k->del; /* read under the lock */
-        void *val = a->val, *extra = k->extra;
+        mpi_attr_lang lang = k->lang;
+        void *val = lang == MPI_ATTR_C ? a->val : fvalue(a), *extra = k->extra;
         cr_unlock(job);
-        int rc = del(h, kv, val, extra);
+        int rc = lang == MPI_ATTR_C ? del(h, kv, val, extra)
+                                    : mpi_attr_call_del(lang, del, h, kv, val, extra);
         cr_lock(job);
         if (rc != MPI_SUCCESS) return rc;
         a = mpi_attr_find(kind, h, kv);
     }
     mpi_attrs *l = attrs_of(kind, h);
     if (a && l) {
+        if (a->boxed) free(a->val);
         memmove(a, a + 1, (size_t)(l->a + l->n - (a + 1)) * sizeof *a);
         l->n--;
         entry(kv, kind, true)->refs--;
@@ -147,17 +193,29 @@ int mpi_attrs_copy(cr_job *job, mpi_obj_kind kind, int oldh, int newh, int *kv_o
         mpi_keyval *k = entry(kv, kind, true);
         if (!k->copy) continue;
         mpi_attr_copy_fn *copy = k->copy; /* read under the lock */
-        void *out = NULL, *in = o->a[i].val, *extra = k->extra;
+        mpi_attr_lang lang = k->lang;
+        bool boxed = o->a[i].boxed;
+        void *out = NULL, *in = lang == MPI_ATTR_C ? o->a[i].val : fvalue(&o->a[i]);
+        void *extra = k->extra;
         int flag = 0;
         cr_unlock(job);
-        int rc = copy(oldh, kv, extra, in, &out, &flag);
+        int rc = lang == MPI_ATTR_C
+                     ? copy(oldh, kv, extra, in, &out, &flag)
+                     : mpi_attr_call_copy(lang, copy, oldh, kv, extra, in, &out, &flag);
         cr_lock(job);
         o = attrs_of(kind, oldh);
         if (rc != MPI_SUCCESS) {
             *kv_out = kv;
             return rc;
         }
-        if (flag) put(job, kind, newh, kv, out);
+        if (!flag) continue;
+        if (lang != MPI_ATTR_C || (boxed && out == in)) {
+            /* a Fortran value, or C's copy of the box: the new object's own box */
+            if (lang == MPI_ATTR_C) out = (void *)*(MPI_Aint *)in;
+            put(job, kind, newh, kv, out);
+            mpi_attr_box(job, kind, newh, kv);
+        } else
+            put(job, kind, newh, kv, out);
     }
     return MPI_SUCCESS;
 }
@@ -181,6 +239,7 @@ void mpi_attrs_forget(mpi_attrs *l, mpi_obj_kind kind)
     for (int i = 0; i < l->n; i++) {
         mpi_keyval *k = entry(l->a[i].keyval, kind, true);
         if (k) k->refs--;
+        if (l->a[i].boxed) free(l->a[i].val);
     }
     free(l->a);
     *l = (mpi_attrs){0};

@@ -18,6 +18,11 @@
  *    they are copied with memcpy, never read as a C MPI_Status in place;
  *  - the sentinels are markers: their addresses mean something, their contents
  *    are never read nor written by courier (no state lives in them);
+ *  - a keyval the Fortran binding made (courier_f_keyval_lang) has Fortran
+ *    callbacks: they are called here, every argument by reference and the
+ *    code from their last argument; the values and extra state are the C
+ *    pointers' bits (INTEGER(KIND=MPI_ADDRESS_KIND); MPI-1's keyvals: a
+ *    default INTEGER, sign-extended), so C and Fortran see the same attribute;
  *  - MPI_Type_create_f90_integer/real/complex give the named type of the
  *    size that holds the asked range and precision (MPI_INTEGER1..8,
  *    MPI_REAL4/8, MPI_COMPLEX8/16), as gfortran's SELECTED_*_KIND would
@@ -188,4 +193,77 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     if (k < 0) return f90_bad("MPI_Type_create_f90_complex", p, r);
     *newtype = k == 0 ? MPI_COMPLEX8 : MPI_COMPLEX16;
     return MPI_SUCCESS;
+}
+
+/* ---- keyvals with Fortran callbacks ---------------------------------------- */
+
+typedef void f_copy_fn(MPI_Fint *h, MPI_Fint *kv, MPI_Aint *extra, MPI_Aint *in, MPI_Aint *out,
+                       MPI_Fint *flag, MPI_Fint *ierr);
+typedef void f_copy_int_fn(MPI_Fint *h, MPI_Fint *kv, MPI_Fint *extra, MPI_Fint *in, MPI_Fint *out,
+                           MPI_Fint *flag, MPI_Fint *ierr);
+typedef void f_del_fn(MPI_Fint *h, MPI_Fint *kv, MPI_Aint *val, MPI_Aint *extra, MPI_Fint *ierr);
+typedef void f_del_int_fn(MPI_Fint *h, MPI_Fint *kv, MPI_Fint *val, MPI_Fint *extra,
+                          MPI_Fint *ierr);
+
+int mpi_attr_call_copy(mpi_attr_lang lang, mpi_attr_copy_fn *fn, int h, int kv, void *extra,
+                       void *in, void **out, int *flag)
+{
+    MPI_Fint fh = h, fkv = kv, fflag = 0, ierr = MPI_SUCCESS;
+    if (lang == MPI_ATTR_F_INT) {
+        MPI_Fint e = (MPI_Fint)(MPI_Aint)extra, i = (MPI_Fint)(MPI_Aint)in, o = 0;
+        ((f_copy_int_fn *)(void (*)(void))fn)(&fh, &fkv, &e, &i, &o, &fflag, &ierr);
+        *out = (void *)(MPI_Aint)o;
+    } else {
+        MPI_Aint e = (MPI_Aint)extra, i = (MPI_Aint)in, o = 0;
+        ((f_copy_fn *)(void (*)(void))fn)(&fh, &fkv, &e, &i, &o, &fflag, &ierr);
+        *out = (void *)o;
+    }
+    *flag = fflag != 0;
+    return ierr;
+}
+
+int mpi_attr_call_del(mpi_attr_lang lang, mpi_attr_del_fn *fn, int h, int kv, void *val,
+                      void *extra)
+{
+    MPI_Fint fh = h, fkv = kv, ierr = MPI_SUCCESS;
+    if (lang == MPI_ATTR_F_INT) {
+        MPI_Fint v = (MPI_Fint)(MPI_Aint)val, e = (MPI_Fint)(MPI_Aint)extra;
+        ((f_del_int_fn *)(void (*)(void))fn)(&fh, &fkv, &v, &e, &ierr);
+    } else {
+        MPI_Aint v = (MPI_Aint)val, e = (MPI_Aint)extra;
+        ((f_del_fn *)(void (*)(void))fn)(&fh, &fkv, &v, &e, &ierr);
+    }
+    return ierr;
+}
+
+/* Called by the Fortran binding (src/fortran) right after it made keyval kv
+ * through the C call: its callbacks are Fortran procedures (mpi1: MPI-1's
+ * INTEGER attributes). Not part of mpi.h: no program calls it. */
+__attribute__((visibility("default"))) void courier_f_keyval_lang(int kv, int mpi1)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    mpi_keyval_set_lang(kv, mpi1 ? MPI_ATTR_F_INT : MPI_ATTR_F);
+    cr_unlock(job);
+}
+
+/* Called by the Fortran binding right after a Fortran program set the
+ * attribute kv on object h (kind: 0 a communicator, 1 a datatype, 2 a
+ * window): the value is boxed, so that C reads a pointer to it (MPI-3.1
+ * 17.2.7); and whether the value there is so boxed, for Fortran's reads. */
+__attribute__((visibility("default"))) void courier_f_attr_box(int kind, int h, int kv)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    mpi_attr_box(job, (mpi_obj_kind)kind, h, kv);
+    cr_unlock(job);
+}
+
+__attribute__((visibility("default"))) int courier_f_attr_boxed(int kind, int h, int kv)
+{
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    bool b = mpi_attr_boxed((mpi_obj_kind)kind, h, kv);
+    cr_unlock(job);
+    return b;
 }

@@ -99,6 +99,7 @@ typedef struct mpi_rep {
 typedef struct mpi_attr {
     int keyval;
     void *val;
+    bool boxed; /* set from Fortran: val is a malloc'd MPI_Aint holding the value (mpi_attr.c) */
 } mpi_attr;
 typedef struct mpi_attrs {
     int n;
@@ -196,6 +197,11 @@ typedef struct mpi_group {
 typedef enum { MPI_OBJ_COMM, MPI_OBJ_TYPE, MPI_OBJ_WIN } mpi_obj_kind;
 typedef int mpi_attr_copy_fn(int h, int keyval, void *extra, void *in, void *out, int *flag);
 typedef int mpi_attr_del_fn(int h, int keyval, void *val, void *extra);
+/* How a keyval's callbacks are called: as C's, or as Fortran procedures
+ * (every argument by reference, the code in a last IERROR; the values and
+ * extra state INTEGER(KIND=MPI_ADDRESS_KIND), or MPI-1's default INTEGER):
+ * mpi_attr_call_copy/_del, mpi_f2c.c. */
+typedef enum { MPI_ATTR_C, MPI_ATTR_F, MPI_ATTR_F_INT } mpi_attr_lang;
 typedef struct mpi_keyval {
     mpi_obj_kind kind;
     bool used; /* the handle is live */
@@ -203,13 +209,22 @@ typedef struct mpi_keyval {
     mpi_attr_copy_fn *copy;
     mpi_attr_del_fn *del;
     void *extra;
+    mpi_attr_lang lang;
 } mpi_keyval;
+int mpi_attr_call_copy(mpi_attr_lang lang, mpi_attr_copy_fn *fn, int h, int kv, void *extra,
+                       void *in, void **out, int *flag);
+int mpi_attr_call_del(mpi_attr_lang lang, mpi_attr_del_fn *fn, int h, int kv, void *val,
+                      void *extra);
 /* A new keyval's handle (fatal when out of memory). */
 int mpi_keyval_create(cr_job *job, const char *call, mpi_obj_kind kind, mpi_attr_copy_fn *copy,
                       mpi_attr_del_fn *del, void *extra);
 /* Free *kv (set to MPI_KEYVAL_INVALID); false when it is no keyval of this kind. */
 bool mpi_keyval_free(int *kv, mpi_obj_kind kind);
-bool mpi_keyval_live(int kv, mpi_obj_kind kind);           /* created, not freed, of this kind */
+bool mpi_keyval_live(int kv, mpi_obj_kind kind);      /* created, not freed, of this kind */
+bool mpi_keyval_set_lang(int kv, mpi_attr_lang lang); /* false: no live keyval */
+/* Box the value of kv on h as Fortran's (false: none there); whether it is. */
+bool mpi_attr_box(cr_job *job, mpi_obj_kind kind, int h, int kv);
+bool mpi_attr_boxed(mpi_obj_kind kind, int h, int kv);
 mpi_attr *mpi_attr_find(mpi_obj_kind kind, int h, int kv); /* NULL: no value there */
 /* Set (the old value's delete callback first), delete one (its callback first),
  * copy all on a dup (flag from each copy callback), delete all (the last set

@@ -70,7 +70,7 @@
 
 #include "mpi_impl.h"
 
-#define NPREDEF 0x3b   /* indices 1..0x3a */
+#define NPREDEF 0x3f   /* indices 1..0x3e */
 #define NPREDEF_C 0x27 /* 1..0x26: the C types; above: Fortran and C++ twins of C types */
 
 typedef struct {
@@ -136,6 +136,10 @@ static const unsigned char twins[NPREDEF] = {
     [0x38] = 0x1d, /* MPI_CXX_FLOAT_COMPLEX */
     [0x39] = 0x1e, /* MPI_CXX_DOUBLE_COMPLEX */
     [0x3a] = 0x1f, /* MPI_CXX_LONG_DOUBLE_COMPLEX */
+    [0x3b] = 0x12, /* MPI_LOGICAL1 */
+    [0x3c] = 0x13, /* MPI_LOGICAL2 */
+    [0x3d] = 0x14, /* MPI_LOGICAL4 */
+    [0x3e] = 0x15, /* MPI_LOGICAL8 */
 };
 static const char *const twin_names[NPREDEF] = {
     [0x27] = "MPI_CHARACTER",
@@ -158,6 +162,10 @@ static const char *const twin_names[NPREDEF] = {
     [0x38] = "MPI_CXX_FLOAT_COMPLEX",
     [0x39] = "MPI_CXX_DOUBLE_COMPLEX",
     [0x3a] = "MPI_CXX_LONG_DOUBLE_COMPLEX",
+    [0x3b] = "MPI_LOGICAL1",
+    [0x3c] = "MPI_LOGICAL2",
+    [0x3d] = "MPI_LOGICAL4",
+    [0x3e] = "MPI_LOGICAL8",
 };
 
 static const predef_info predefs[NPREDEF] = {

@@ -10,10 +10,13 @@
  *  - a Fortran status is six default INTEGERs, only int-aligned: it is copied
  *    to and from a C MPI_Status, never read as one in place;
  *  - Fortran strings have a hidden length and no terminating null: an input
- *    is copied without its trailing blanks, an output is blank-padded. */
+ *    is copied without its leading and trailing blanks (as MPICH and Open MPI
+ *    do: MPI_INFO_SET(INFO, ' key ', ...) sets "key"), an output is
+ *    blank-padded. */
 #ifndef COURIER_FORTRAN_H
 #define COURIER_FORTRAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,6 +82,7 @@ static inline void cr_fstatuses_out(MPI_Fint *f, MPI_Status *c, int n)
 static inline char *cr_fstr_in(const char *f, size_t len)
 {
     while (len > 0 && f[len - 1] == ' ') len--;
+    while (len > 0 && *f == ' ') f++, len--;
     char *c = malloc(len + 1);
     if (!c) return NULL;
     memcpy(c, f, len);

@@ -4,8 +4,11 @@
  *
  * Invariants:
  *  - a buffer is the descriptor's base address, MPI_BOTTOM and MPI_IN_PLACE
- *    recognised by address as for mpif.h; MPI_SUBARRAYS_SUPPORTED is .FALSE.,
- *    so a non-contiguous array section is refused (MPI_ERR_BUFFER through
+ *    recognised by address as for mpif.h; a non-contiguous array section
+ *    goes to a blocking call (done with its buffers when it returns) as a
+ *    contiguous copy of its elements, copied back after the call for an
+ *    output buffer (cr_f08buf_copy, cr_f08buf_back); to a nonblocking one it
+ *    is refused (MPI_SUBARRAYS_SUPPORTED is .FALSE.: MPI_ERR_BUFFER through
  *    MPI_COMM_WORLD's error handler; when that ends the job, one line first
  *    says what to pass; MPI_ERRORS_RETURN, as in C, prints nothing);
  *  - TYPE(MPI_Status) is C's MPI_F08_status, only int-aligned: copied;
@@ -46,6 +49,57 @@ static inline int cr_f08buf(CFI_cdesc_t *d, void **out, const char *call, MPI_Fi
     }
     *out = cr_fbuf(d->base_addr);
     return 0;
+}
+
+/* Copy the elements of section d to or from the contiguous tmp, in array
+ * element order (the first subscript fastest). */
+static inline void cr_f08sect(const CFI_cdesc_t *d, char *tmp, bool to_section)
+{
+    size_t n = 1;
+    for (int r = 0; r < d->rank; r++) n *= (size_t)d->dim[r].extent;
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    for (size_t k = 0; k < n; k++) {
+        char *p = d->base_addr;
+        for (int r = 0; r < d->rank; r++) p += idx[r] * d->dim[r].sm;
+        if (to_section)
+            memcpy(p, tmp + k * d->elem_len, d->elem_len);
+        else
+            memcpy(tmp + k * d->elem_len, p, d->elem_len);
+        for (int r = 0; r < d->rank && ++idx[r] == d->dim[r].extent; r++) idx[r] = 0;
+    }
+}
+
+/* As cr_f08buf, for a blocking call: a non-contiguous section is copied into
+ * a new contiguous buffer (*tmp, given back by cr_f08buf_back), whose address
+ * goes in *out. Nonzero: out of memory (reported, *ierr set). */
+static inline int cr_f08buf_copy(CFI_cdesc_t *d, void **out, void **tmp, const char *call,
+                                 MPI_Fint *ierr)
+{
+    *tmp = NULL;
+    if (!d->base_addr || CFI_is_contiguous(d)) {
+        *out = cr_fbuf(d->base_addr);
+        return 0;
+    }
+    size_t n = d->elem_len;
+    for (int r = 0; r < d->rank; r++) n *= (size_t)d->dim[r].extent;
+    if (!(*tmp = malloc(n ? n : 1))) {
+        int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+        if (ierr) *ierr = rc == MPI_SUCCESS ? MPI_ERR_NO_MEM : rc;
+        (void)call;
+        return 1;
+    }
+    cr_f08sect(d, *tmp, false);
+    *out = *tmp;
+    return 0;
+}
+
+/* After the call: back into the section when it was an output (back), and
+ * the copy freed. */
+static inline void cr_f08buf_back(CFI_cdesc_t *d, void *tmp, bool back)
+{
+    if (!tmp) return;
+    if (back) cr_f08sect(d, tmp, true);
+    free(tmp);
 }
 
 static inline MPI_Status *cr_f08status_in(const MPI_F08_status *f, MPI_Status *c)

@@ -66,6 +66,9 @@ int main(int argc, char **argv)
         OK(MPI_Recv(got, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, dup, &st));
         OK(MPI_Status_c2f(&st, f));
         CHECK(f[0] == 1 && f[1] == 42, "Fortran status: source %d tag %d", f[0], f[1]);
+        CHECK(MPI_F_STATUS_SIZE == MPI_STATUS_SIZE && f[MPI_F_SOURCE] == 1 && f[MPI_F_TAG] == 42 &&
+                  f[MPI_F_ERROR] == st.MPI_ERROR,
+              "MPI-4's MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR");
         OK(MPI_Status_f2c(f, &c));
         OK(MPI_Status_c2f08(&st, &f08));
         CHECK(f08.MPI_SOURCE == 1 && f08.MPI_TAG == 42 && f08.MPI_ERROR == st.MPI_ERROR,
