@@ -350,7 +350,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                 post = post "    cr_f08buf_back(" nm ", " nm "_t, " (t ~ /const/ ? "false" : "rc == MPI_SUCCESS") ");\n"
                 tmps = tmps " free(" nm "_t);"
             } else
-                pre = pre "    void *" nm "_b;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                pre = pre "    void *" nm "_b = NULL;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
             call = call csep nm "_b"
             fdecl = fdecl "      type(*), dimension(..)" intent ", asynchronous :: " nm "\n"
         } else if (t ~ /^void \*$/ && nm ~ /^(baseptr|buffer_addr)$/) {
