@@ -203,6 +203,7 @@ enum {
     CV_AGENT_TIMEOUT,
     CV_NO_SLURM,
     CV_HANG_TIMEOUT,
+    CV_CHECK,
     NCVARS
 };
 
@@ -258,6 +259,9 @@ static const cvar_def cvars[NCVARS] = {
     [CV_HANG_TIMEOUT] = {"COURIER_HANG_TIMEOUT", V_DBL, 5, 0, 0, MPI_T_CAT_LAUNCH, C_,
                          "seconds all ranks may be blocked before the watchdog ends the job "
                          "(0: no watch)"},
+    [CV_CHECK] = {"COURIER_CHECK", V_STR, 0, 0, 0, MPI_T_CAT_LAUNCH, C_,
+                  "the correctness checks: 0, 1, all, or a comma list of types, coll, leaks, "
+                  "sync, buffers (courier run --check; docs/check.md)"},
 };
 #undef C_
 #undef L_
