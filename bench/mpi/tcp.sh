@@ -4,8 +4,9 @@
 # over loopback, every repetition running each implementation in turn:
 #   courier   COURIER_TRANSPORTS=tcp (no shared memory; no single copy either:
 #             tcp offers none, so long messages are pushed as DATA frames)
-#   Open MPI  --mca pml ob1 --mca btl tcp,self
-#   MPICH     MPIR_CVAR_NOLOCAL=1 (its netmod for every peer; with --mpich)
+#   Open MPI  --mca pml ob1 --mca btl tcp,self on lo
+#   MPICH     MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo (with --mpich;
+#             NOLOCAL alone leaves UCX's own shared memory: bench/side-by-side.sh)
 # Tests: osu_latency at 8 bytes (us, one way) and osu_bw at 64 KiB and
 # 4 MiB (MB/s). Prints one Markdown table of medians and courier's ratios
 # (the goals of issue 44: latency <= 0.8x Open MPI's, 4 MiB bandwidth >= 1.2x).
@@ -47,8 +48,9 @@ run() {
     shift 2
     case $impl in
     courier) COURIER_TRANSPORTS=tcp timeout 120 "$courier" run -n 2 "$prog" "$@" ;;
-    ompi) timeout 120 mpirun.openmpi -n 2 --mca pml ob1 --mca btl tcp,self "$prog" "$@" ;;
-    mpich) MPIR_CVAR_NOLOCAL=1 timeout 120 mpirun.mpich -n 2 "$prog" "$@" ;;
+    ompi) timeout 120 mpirun.openmpi -n 2 --mca pml ob1 --mca btl tcp,self \
+        --mca btl_tcp_if_include lo "$prog" "$@" ;;
+    mpich) MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo timeout 120 mpirun.mpich -n 2 "$prog" "$@" ;;
     esac 2>/dev/null
 }
 for rep in $(seq "$reps"); do
