@@ -510,8 +510,10 @@ static void neighbours(void)
 static void several(void)
 {
     enum { N = 1000 };
-    int *a = malloc(N * sizeof(int)), *ra = malloc(N * sizeof(int)), *bc = malloc(N * sizeof(int));
-    int *at = malloc((size_t)wsize * sizeof(int)), *atr = malloc((size_t)wsize * sizeof(int));
+    /* zeroed: the _init calls take them before the loop fills them (GCC's
+     * maybe-uninitialized, in the sanitizers' build) */
+    int *a = calloc(N, sizeof(int)), *ra = calloc(N, sizeof(int)), *bc = calloc(N, sizeof(int));
+    int *at = calloc((size_t)wsize, sizeof(int)), *atr = calloc((size_t)wsize, sizeof(int));
     MPI_Request p[3], q[3];
     MPI_Allreduce_init(a, ra, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &p[0]);
     MPI_Bcast_init(bc, N, MPI_INT, wsize - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &p[1]);
