@@ -161,20 +161,20 @@ static void job_setup(int cma_ok)
     static cr_link *via[NRANKS];
     static uint8_t single_copy[NRANKS];
     static size_t eager[NRANKS];
-    static cr_req *backlog[2 * NRANKS]; /* the ordinary queues, then the lanes' */
+    static cr_req *backlog[2 * NRANKS]; /* per peer: its ordinary queue, then its lane's */
     static cr_ctrl *ctrlq[NRANKS];
     static unsigned owed[NRANKS];
     memset(&job, 0, sizeof job);
     job.rank = 0;
-    job.size = NRANKS;
+    job.size = job.npeers = NRANKS;
     job.via = via;
     job.single_copy = single_copy;
     job.wake_fd = -1;
     static void *self_ctx; /* opened once: it keeps &job, which stays put */
     cr_tp_env env = {.rank = 0, .size = NRANKS, .owner = &job, .deliver = fuzz_deliver};
     if (!self_ctx && cr_transport_self.open(&self_ctx, &env)) abort();
-    job.links[0] = (cr_link){&cr_transport_self, self_ctx};
-    job.links[1] = (cr_link){&fake, NULL};
+    job.links[0] = (cr_link){.ops = &cr_transport_self, .ctx = self_ctx};
+    job.links[1] = (cr_link){.ops = &fake, .ctx = NULL};
     job.nlinks = 2;
     job.eager = eager;
     job.backlog = backlog;
@@ -184,7 +184,7 @@ static void job_setup(int cma_ok)
         via[p] = p == 0 ? &job.links[0] : &job.links[1];
         single_copy[p] = p == 0 || cma_ok;
         eager[p] = 32;
-        backlog[p] = backlog[NRANKS + p] = NULL;
+        backlog[2 * p] = backlog[2 * p + 1] = NULL;
         ctrlq[p] = NULL;
         owed[p] = 0;
     }

@@ -240,6 +240,8 @@ typedef struct cr_job {
     cr_host host;         /* this host's segment (base NULL: none, a job of one) */
     cr_vt vt;             /* courier run --sim: the virtual clock (base NULL: real time) */
     int *host_of;         /* per rank: its host's number */
+    int *host_of_first;   /* the first host_of, which the transports keep, once xpeers.c
+                             has replaced it with a longer one (NULL until then) */
     bool coll_area_ok;    /* every peer is on this host: the collective areas serve */
     bool use_bell;        /* some transport is woken by the host doorbell */
     int wake_fd;          /* eventfd that wakes this rank's poll(2), or -1 */

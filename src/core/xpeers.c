@@ -574,9 +574,13 @@ int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *car
     job->backlog = grow(job, job->backlog, 2 * np, 2 * old, sizeof *job->backlog);
     job->ctrlq = grow(job, job->ctrlq, np, old, sizeof *job->ctrlq);
     job->owed = grow(job, job->owed, np, old, sizeof *job->owed);
-    int *hosts = malloc(np * sizeof *hosts); /* the old array stays: transports keep it */
+    int *hosts = malloc(np * sizeof *hosts); /* the first array stays: transports keep it */
     if (!hosts) cr_fatal(job, "MPI", "out of memory");
     memcpy(hosts, job->host_of, old * sizeof *hosts);
+    if (job->host_of_first)
+        free(job->host_of); /* an earlier set's: only the job held it */
+    else
+        job->host_of_first = job->host_of;
     job->host_of = hosts;
     *l = (cr_link){.ops = x->ops, .ctx = x->ctx, .base = x->first - lo};
     x->link = l;
