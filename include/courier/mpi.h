@@ -1,5 +1,5 @@
-/* courier — MPI-3.1 (C binding), on the same engine and collective layer as
- * NX/2 and MPL.
+/* courier — MPI-3.1 and most of MPI-4.1 (C binding), on the same engine and
+ * collective layer as NX/2 and MPL.
  *
  * Installed as <prefix>/include/courier/mpi.h; courier-cc and courier-c++ add
  * -I<prefix>/include/courier so that `#include <mpi.h>` finds this file and
@@ -11,17 +11,19 @@
  * attributes, info objects; Cartesian, graph and distributed graph topologies
  * with the neighbourhood collectives; derived datatypes (subarray and darray
  * included) with names, envelopes, attributes and external32 packing; the
- * collectives, blocking and nonblocking, also on intercommunicators; one-sided
- * communication (every window flavor, all synchronization modes, the
- * request-based and atomic operations; unified memory model); error handlers
- * and user error classes; and the profiling interface: every function is also
- * PMPI_name, MPI_name being a weak alias of it.
+ * collectives, blocking, nonblocking and persistent, also on intercommunicators;
+ * one-sided communication (every window flavor, all synchronization modes, the
+ * request-based and atomic operations; unified memory model); MPI-IO; dynamic
+ * processes; MPI-4's sessions, partitioned communication and large-count `_c`
+ * forms; the tools interface (MPI_T); error handlers and user error classes;
+ * and the profiling interface: every function is also PMPI_name, MPI_name
+ * being a weak alias of it.
  *
  * What is not here is not declared either: a program that calls it fails to
- * link (and, with compilers that reject implicit declarations, to compile) —
- * MPI-IO, dynamic processes and MPI-4 calls (but
- * MPI_Info_get_string and MPI_Info_create_env). docs/mpi.md has the details;
- * the Fortran binding (mpif.h, `use mpi`, `use mpi_f08`) is docs/fortran.md.
+ * link (and, with compilers that reject implicit declarations, to compile).
+ * docs/mpi.md ("What is not implemented") has the list; the Fortran binding
+ * (mpif.h, `use mpi`, `use mpi_f08`) is docs/fortran.md, the MPI-5 ABI's
+ * header include/abi/mpi.h.
  *
  * Handles are ints with a kind in their high bits (as in MPICH), so passing a
  * datatype where a communicator belongs is reported as MPI_ERR_COMM. */
