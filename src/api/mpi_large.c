@@ -1087,6 +1087,33 @@ static int file_arg(const char *call, MPI_Count count, MPI_Datatype dt, mpi_big 
     return MPI_SUCCESS;
 }
 
+/* The _c form of a file access: (count, datatype) become an int count of a
+ * type made for the call (file_arg), then the int form runs. CONST: const for
+ * the writes; LAST_T LAST: the status or request argument. */
+#define FILE_C(X, CONST, LAST_T, LAST)                                                             \
+    PMPI_WEAK(File_##X##_c);                                                                       \
+    int PMPI_File_##X##_c(MPI_File fh, CONST void *buf, MPI_Count count, MPI_Datatype datatype,    \
+                          LAST_T *LAST)                                                            \
+    {                                                                                              \
+        mpi_big b;                                                                                 \
+        int rc = file_arg("MPI_File_" #X "_c", count, datatype, &b);                               \
+        if (!rc) rc = PMPI_File_##X(fh, buf, b.n, b.t, LAST);                                      \
+        mpi_big_done(&b);                                                                          \
+        return rc;                                                                                 \
+    }
+/* The same at an explicit offset. */
+#define FILE_AT_C(X, CONST, LAST_T, LAST)                                                          \
+    PMPI_WEAK(File_##X##_c);                                                                       \
+    int PMPI_File_##X##_c(MPI_File fh, MPI_Offset offset, CONST void *buf, MPI_Count count,        \
+                          MPI_Datatype datatype, LAST_T *LAST)                                     \
+    {                                                                                              \
+        mpi_big b;                                                                                 \
+        int rc = file_arg("MPI_File_" #X "_c", count, datatype, &b);                               \
+        if (!rc) rc = PMPI_File_##X(fh, offset, buf, b.n, b.t, LAST);                              \
+        mpi_big_done(&b);                                                                          \
+        return rc;                                                                                 \
+    }
+
 PMPI_WEAK(File_get_type_extent_c);
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
@@ -1096,247 +1123,49 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *e
     return rc;
 }
 
-PMPI_WEAK(File_read_at_c);
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_read_at_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_read_at(fh, offset, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(read_at, , MPI_Status, status)
 
-PMPI_WEAK(File_read_at_all_c);
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_read_at_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_read_at_all(fh, offset, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(read_at_all, , MPI_Status, status)
 
-PMPI_WEAK(File_write_at_c);
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_write_at_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_write_at(fh, offset, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(write_at, const, MPI_Status, status)
 
-PMPI_WEAK(File_write_at_all_c);
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_write_at_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_write_at_all(fh, offset, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(write_at_all, const, MPI_Status, status)
 
-PMPI_WEAK(File_iread_at_c);
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iread_at_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iread_at(fh, offset, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(iread_at, , MPI_Request, request)
 
-PMPI_WEAK(File_iwrite_at_c);
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iwrite_at_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iwrite_at(fh, offset, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(iwrite_at, const, MPI_Request, request)
 
-PMPI_WEAK(File_iread_at_all_c);
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iread_at_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iread_at_all(fh, offset, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(iread_at_all, , MPI_Request, request)
 
-PMPI_WEAK(File_iwrite_at_all_c);
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
-                              MPI_Datatype datatype, MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iwrite_at_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iwrite_at_all(fh, offset, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_AT_C(iwrite_at_all, const, MPI_Request, request)
 
-PMPI_WEAK(File_read_c);
-int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_read_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_read(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(read, , MPI_Status, status)
 
-PMPI_WEAK(File_read_all_c);
-int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                         MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_read_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_read_all(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(read_all, , MPI_Status, status)
 
-PMPI_WEAK(File_write_c);
-int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                      MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_write_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_write(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(write, const, MPI_Status, status)
 
-PMPI_WEAK(File_write_all_c);
-int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_write_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_write_all(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(write_all, const, MPI_Status, status)
 
-PMPI_WEAK(File_iread_c);
-int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                      MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iread_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iread(fh, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(iread, , MPI_Request, request)
 
-PMPI_WEAK(File_iwrite_c);
-int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                       MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iwrite_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iwrite(fh, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(iwrite, const, MPI_Request, request)
 
-PMPI_WEAK(File_iread_all_c);
-int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iread_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iread_all(fh, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(iread_all, , MPI_Request, request)
 
-PMPI_WEAK(File_iwrite_all_c);
-int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                           MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iwrite_all_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iwrite_all(fh, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(iwrite_all, const, MPI_Request, request)
 
-PMPI_WEAK(File_read_shared_c);
-int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                            MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_read_shared_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_read_shared(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(read_shared, , MPI_Status, status)
 
-PMPI_WEAK(File_write_shared_c);
-int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_write_shared_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_write_shared(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(write_shared, const, MPI_Status, status)
 
-PMPI_WEAK(File_iread_shared_c);
-int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iread_shared_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iread_shared(fh, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(iread_shared, , MPI_Request, request)
 
-PMPI_WEAK(File_iwrite_shared_c);
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Request *request)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_iwrite_shared_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_iwrite_shared(fh, buf, b.n, b.t, request);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(iwrite_shared, const, MPI_Request, request)
 
-PMPI_WEAK(File_read_ordered_c);
-int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_read_ordered_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_read_ordered(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(read_ordered, , MPI_Status, status)
 
-PMPI_WEAK(File_write_ordered_c);
-int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Status *status)
-{
-    mpi_big b;
-    int rc = file_arg("MPI_File_write_ordered_c", count, datatype, &b);
-    if (!rc) rc = PMPI_File_write_ordered(fh, buf, b.n, b.t, status);
-    mpi_big_done(&b);
-    return rc;
-}
+FILE_C(write_ordered, const, MPI_Status, status)
 
 PMPI_WEAK(File_read_at_all_begin_c);
 int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
