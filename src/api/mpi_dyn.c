@@ -383,7 +383,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 static int name_path(const char *service, char *path, size_t len, char *why, size_t wlen)
 {
     char dir[256];
-    if (cr_user_dir(dir, sizeof dir, why, wlen)) return -1;
+    if (cr_user_dir(dir, sizeof dir, true, 077, why, wlen)) return -1;
     size_t n = (size_t)snprintf(path, len, "%s/names", dir);
     if (mkdir(path, 0700) < 0 && errno != EEXIST) {
         snprintf(why, wlen, "cannot create %s: %s", path, strerror(errno));

@@ -41,37 +41,10 @@
 
 /* ---- the user's directory and key ---------------------------------------- */
 
-int cr_user_dir(char *dir, size_t len, char *why, size_t wlen)
-{
-    uid_t uid = geteuid();
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    struct stat st;
-    if (xdg && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid)
-        snprintf(dir, len, "%s/courier", xdg);
-    else
-        snprintf(dir, len, "/tmp/courier-%u", (unsigned)uid);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        snprintf(why, wlen, "cannot create %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (lstat(dir, &st) < 0) {
-        snprintf(why, wlen, "cannot look at %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 077)) {
-        snprintf(why, wlen,
-                 "%s is not a directory of yours that only you may use (mode 700); fix or "
-                 "remove it",
-                 dir);
-        return -1;
-    }
-    return 0;
-}
-
 int cr_user_key(unsigned char key[CR_SECRET_LEN], char *why, size_t wlen)
 {
     char dir[256], path[300];
-    if (cr_user_dir(dir, sizeof dir, why, wlen)) return -1;
+    if (cr_user_dir(dir, sizeof dir, true, 077, why, wlen)) return -1;
     snprintf(path, sizeof path, "%s/key", dir);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {

@@ -29,10 +29,6 @@
 
 typedef struct cr_xset cr_xset;
 
-/* The user's directory ($XDG_RUNTIME_DIR/courier when that is a directory of
- * the user's, else /tmp/courier-<uid>, mode 0700: the rule of the launcher's
- * registry, src/run/jobs.c), made if missing; 0, or -1 with why. */
-int cr_user_dir(char *dir, size_t len, char *why, size_t wlen);
 /* The user's key: CR_SECRET_LEN random bytes in the user's directory, file
  * "key" (mode 0600, made once); 0, or -1 with why. */
 int cr_user_key(unsigned char key[CR_SECRET_LEN], char *why, size_t wlen);

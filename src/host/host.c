@@ -1,6 +1,7 @@
 /* The host segment (host.h): its layout for a job of n ranks, used by the
  * launcher that creates it, and each rank's view of it: doorbells, the status
- * board, the cards. Invariants: the layout depends only on n and the shm
+ * board, the cards; and the user's directory that the launcher's registry and
+ * the ranks' links to other jobs share (cr_user_dir). Invariants: the layout depends only on n and the shm
  * region's size, so launcher and ranks agree on it; a rank writes only its own
  * records (its rank record's pid/gone, its status, its card) besides the
  * doorbells of the peers it wakes. */
@@ -10,6 +11,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,4 +230,42 @@ int cr_host_card_get(const cr_host *h, int peer, void *card, size_t *len)
     memcpy(card, c->data, r - 1);
     *len = r - 1;
     return 0;
+}
+
+/* ---- the user's directory ------------------------------------------------- */
+
+int cr_user_dir(char *dir, size_t len, bool create, unsigned forbid, char *why, size_t wlen)
+{
+    uid_t uid = geteuid();
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (xdg && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid)
+        snprintf(dir, len, "%s/courier", xdg);
+    else
+        snprintf(dir, len, "/tmp/courier-%u", (unsigned)uid);
+    if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        snprintf(why, wlen, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (lstat(dir, &st) < 0) {
+        if (errno == ENOENT && !create) return 1;
+        snprintf(why, wlen, "cannot look at %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode))
+        snprintf(why, wlen, "%s is a symbolic link; remove it", dir);
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(why, wlen, "%s is not a directory; remove it", dir);
+    else if (st.st_uid != uid)
+        snprintf(why, wlen, "%s belongs to uid %u, not to you; remove it or set XDG_RUNTIME_DIR",
+                 dir, (unsigned)st.st_uid);
+    else if (st.st_mode & forbid & 022)
+        snprintf(why, wlen, "%s is writable by others (mode %03o); chmod 700 it", dir,
+                 (unsigned)(st.st_mode & 0777));
+    else if (st.st_mode & forbid)
+        snprintf(why, wlen, "%s is readable by others (mode %03o); chmod 700 it", dir,
+                 (unsigned)(st.st_mode & 0777));
+    else
+        return 0;
+    return -1;
 }

@@ -198,6 +198,14 @@ void cr_host_ring(cr_host *h, int peer);
 /* This rank sleeps in poll(2) on fd from now on: peers' rings write to it. */
 void cr_host_sleep_on_fd(cr_host *h, int fd);
 /* Could some peer not reach our eventfd? (Then poll in short naps.) */
+/* The user's own directory for courier's files (the launcher's registry, the
+ * key and names of jobs that connect): $XDG_RUNTIME_DIR/courier when
+ * XDG_RUNTIME_DIR names a directory of the user's, else /tmp/courier-<uid>, in
+ * dir. 0 when it is there and safe (made first, mode 0700, when create), 1 when
+ * there is none (and !create), -1 when it cannot be used (why says so): a link,
+ * not a directory, another user's, or with mode bits set that forbid refuses. */
+int cr_user_dir(char *dir, size_t len, bool create, unsigned forbid, char *why, size_t wlen);
+
 static inline bool cr_host_fd_unreachable(const cr_host *h)
 {
     return atomic_load_explicit(&h->ranks[h->rank].efd_failed, memory_order_relaxed) != 0;

@@ -47,42 +47,6 @@
 
 /* ---- the registry directory ---------------------------------------------- */
 
-/* The registry's path in dir; 0 when it is there and safe (made first when
- * create), 1 when there is none (and !create), -1 when it cannot be used (why
- * says so). */
-static int registry_dir(char *dir, size_t len, bool create, char *why, size_t wlen)
-{
-    uid_t uid = geteuid();
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    struct stat st;
-    if (xdg && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid)
-        snprintf(dir, len, "%s/courier", xdg);
-    else
-        snprintf(dir, len, "/tmp/courier-%u", (unsigned)uid);
-    if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        snprintf(why, wlen, "cannot create %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (lstat(dir, &st) < 0) {
-        if (errno == ENOENT && !create) return 1;
-        snprintf(why, wlen, "cannot look at %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (S_ISLNK(st.st_mode))
-        snprintf(why, wlen, "%s is a symbolic link; remove it", dir);
-    else if (!S_ISDIR(st.st_mode))
-        snprintf(why, wlen, "%s is not a directory; remove it", dir);
-    else if (st.st_uid != uid)
-        snprintf(why, wlen, "%s belongs to uid %u, not to you; remove it or set XDG_RUNTIME_DIR",
-                 dir, (unsigned)st.st_uid);
-    else if (st.st_mode & 022)
-        snprintf(why, wlen, "%s is writable by others (mode %03o); chmod 700 it", dir,
-                 (unsigned)(st.st_mode & 0777));
-    else
-        return 0;
-    return -1;
-}
-
 /* A process's start time (/proc/PID/stat field 22, clock ticks after boot) and
  * state letter; 0, or -1 when there is no such process. */
 static int proc_stat(pid_t pid, unsigned long long *start, char *state)
@@ -154,7 +118,7 @@ void cr_jobs_register(const cr_jobs_info *in, char *path, size_t len)
     char dir[PATH_MAX], why[PATH_MAX + 200], tmp[PATH_MAX + 32], host[256] = "localhost",
                                                                  cwd[PATH_MAX] = "";
     path[0] = '\0';
-    if (registry_dir(dir, sizeof dir, true, why, sizeof why)) goto warn;
+    if (cr_user_dir(dir, sizeof dir, true, 022, why, sizeof why)) goto warn;
     unsigned long long start = 0;
     if (proc_stat(getpid(), &start, NULL)) {
         snprintf(why, sizeof why, "cannot read /proc/self/stat");
@@ -378,7 +342,7 @@ static int entries_load(entries *es, bool all, const char *who)
 {
     char dir[PATH_MAX], why[PATH_MAX + 200];
     *es = (entries){0};
-    int rc = registry_dir(dir, sizeof dir, false, why, sizeof why);
+    int rc = cr_user_dir(dir, sizeof dir, false, 022, why, sizeof why);
     if (rc == 1) return 0;
     if (rc < 0) {
         fprintf(stderr, "%s: cannot use the registry of jobs: %s\n", who, why);
