@@ -1,10 +1,9 @@
 /* The host segment (host.h): its layout for a job of n ranks, used by the
  * launcher that creates it, and each rank's view of it: doorbells, the status
  * board, the cards; and the user's directory that the launcher's registry and
- * the ranks' links to other jobs share (cr_user_dir). Invariants: the layout depends only on n and the shm
- * region's size, so launcher and ranks agree on it; a rank writes only its own
- * records (its rank record's pid/gone, its status, its card) besides the
- * doorbells of the peers it wakes. */
+ * the ranks' links to other jobs share (cr_user_dir). Invariants: the layout depends only on n and
+ * the shm region's size, so launcher and ranks agree on it; a rank writes only its own records (its
+ * rank record's pid/gone, its status, its card) besides the doorbells of the peers it wakes. */
 #define _GNU_SOURCE
 #include "contexts.h"
 #include "host.h"
@@ -14,6 +13,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,10 +60,11 @@ size_t cr_host_segment_size(int n, size_t region_bytes)
     return cr_host_control_size(n) + page_round(region_bytes);
 }
 
-void *cr_host_segment_init(void *base, int n, size_t region_bytes)
+void *cr_host_segment_init(void *base, int n, size_t region_bytes, uint32_t flags)
 {
     cr_host_head *hd = base;
     hd->nranks = (uint32_t)n;
+    hd->flags = flags;
     hd->rank_off = rank_off();
     hd->status_off = status_off(n);
     hd->card_off = card_off(n);
@@ -104,6 +105,14 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
         return -ENOMEM;
     }
     for (int p = 0; p < size; p++) h->peer_efd[p] = -1;
+    /* The sleepers' barrier (cr_host_kick), where the launcher chose it:
+     * registering twice (contexts of one process) is harmless. */
+    long mb = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    h->sleeper_barrier =
+        (h->hd->flags & CR_HOST_SLEEPERS_FENCE) && mb > 0 && (mb & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+    h->fenced_by_sleepers =
+        h->sleeper_barrier &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
     atomic_store(&h->ranks[rank].pid, (int32_t)getpid());
     return 0;
 }
@@ -179,6 +188,8 @@ uint32_t cr_host_announce(cr_host *h)
     cr_host_rank *me = &h->ranks[h->rank];
     atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in cr_host_kick */
+    /* ... or with none there: a barrier on every CPU running a registered rank */
+    if (h->sleeper_barrier) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
     return atomic_load_explicit(&me->bell, memory_order_seq_cst);
 }
 
