@@ -573,6 +573,11 @@ struct cr_mpi {
     uint64_t *ctx_used;    /* bit p: context pair MPI_CTX_FIRST_FREE + 2p is in use here */
     int ctx_words;         /* words of it that have ever had a bit set */
     int ndraining;         /* freed communicators whose pair is not yet given back */
+    /* The collective areas of whole-job communicators other than the world
+     * (mpi_comm.c: pair p < CR_AREA_MPI_MORE_N has area CR_AREA_MPI_MORE + p):
+     * where the last one to use each left its generations. */
+    uint32_t area_seq[CR_AREA_MPI_MORE_N];
+    bool area_loose[CR_AREA_MPI_MORE_N];
     /* Context agreements of this rank's threads (mpi_comm.c): those under way,
      * and the one whose offer of free pairs is out (NULL: none). */
     struct mpi_agree *agreeing, *offering;

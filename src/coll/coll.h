@@ -35,7 +35,10 @@ static inline bool cr_group_oversub(const struct cr_job *job, const cr_group *g)
 }
 
 /* The owners of the collective areas: one whole-job group per interface. */
-enum { CR_AREA_NX = 1, CR_AREA_MPL = 2, CR_AREA_MPI = 3 };
+enum { CR_AREA_NX = 1, CR_AREA_MPL = 2, CR_AREA_MPI = 3, CR_AREA_MPI_MORE = 4 };
+#define CR_AREA_MPI_MORE_N 4 /* areas CR_AREA_MPI_MORE.. for MPI's other whole-job groups */
+_Static_assert(CR_AREA_MPI_MORE + CR_AREA_MPI_MORE_N - 1 <= CR_COLL_AREAS,
+               "the host segment has an area for each");
 
 static inline int cr_group_rank(const cr_group *g, int i)
 {

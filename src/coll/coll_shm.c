@@ -80,15 +80,17 @@ static bool all_arrived(void *arg)
 }
 
 /* Wait until the lines of parity par of members first..end-1 show at least gen. */
-static void wait_arrived(cr_job *job, const char *op, const cr_coll_area *a, int first, int end,
-                         int par, uint64_t gen, arrival *w)
+static void wait_arrived(cr_job *job, const cr_group *g, const char *op, const cr_coll_area *a,
+                         int first, int end, int par, uint64_t gen, arrival *w)
 {
     *w = (arrival){.a = a, .n = end, .next = first, .par = par, .gen = gen};
-    job->wait_op = op; /* for the hang watchdog: which member has not come */
+    job->wait_op = op; /* for the hang watchdog: which member has not come, and where */
     job->wait_peer = &w->next;
+    job->wait_ctx = g->ctx;
     cr_wait_until(job, op, all_arrived, w, NULL);
     job->wait_op = NULL;
     job->wait_peer = NULL;
+    job->wait_ctx = 0;
 }
 
 static inline const unsigned char *data_of(const arrival *w, int member, size_t len)
@@ -106,7 +108,7 @@ static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_c
     uint64_t gen = (uint64_t)g->area_seq++ + 1;
     int par = (int)(gen & 1);
     if (g->area_loose && len) /* after a broadcast: is everyone done with gen - 2? */
-        wait_arrived(job, op, a, 0, g->size, par ^ 1, gen - 1, w);
+        wait_arrived(job, g, op, a, 0, g->size, par ^ 1, gen - 1, w);
     g->area_loose = false; /* after this wait everyone has arrived at gen */
     *w = (arrival){.a = a, .n = g->size, .gen = gen, .par = par};
     cr_coll_line *mine = &a->lines[g->me * 2 + par];
@@ -114,7 +116,7 @@ static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_c
     atomic_store_explicit(&mine->gen, gen, memory_order_release);
     for (int i = 0; i < g->size; i++)
         if (i != g->me) cr_nudge(job, i);
-    wait_arrived(job, op, a, 0, g->size, par, gen, w);
+    wait_arrived(job, g, op, a, 0, g->size, par, gen, w);
 }
 
 /* With more ranks than cores, member 0 alone waits for everyone and then lets
@@ -143,13 +145,13 @@ bool cr_coll_shm_barrier(cr_job *job, cr_group *g, const char *op)
     int par = (int)(gen & 1);
     g->area_loose = false; /* when this member leaves, everyone has arrived at gen */
     if (g->me == 0) {
-        wait_arrived(job, op, a, 1, g->size, par, gen, &w);
+        wait_arrived(job, g, op, a, 1, g->size, par, gen, &w);
         atomic_store_explicit(&a->lines[par].gen, gen, memory_order_release);
         for (int i = 1; i < g->size; i++) cr_nudge(job, i);
     } else {
         atomic_store_explicit(&a->lines[g->me * 2 + par].gen, gen, memory_order_release);
         cr_nudge(job, 0);
-        wait_arrived(job, op, a, 0, 1, par, gen, &w);
+        wait_arrived(job, g, op, a, 0, 1, par, gen, &w);
     }
     return true;
 }
@@ -221,7 +223,7 @@ bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size
         unsigned char *data = a->slots + (size_t)par * (size_t)n * a->slot;
         arrival w;
         if (g->me == root) {
-            wait_arrived(job, op, a, 0, n, par ^ 1, gen - 1, &w); /* all done with gen - 2 */
+            wait_arrived(job, g, op, a, 0, n, par ^ 1, gen - 1, &w); /* all done with gen - 2 */
             memcpy(data, (const char *)buf + off, l);
             atomic_store_explicit(&a->lines[root * 2 + par].gen, gen, memory_order_release);
             for (int i = 0; i < n; i++)
@@ -229,7 +231,7 @@ bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size
         } else {
             atomic_store_explicit(&a->lines[g->me * 2 + par].gen, gen, memory_order_release);
             cr_nudge(job, root); /* it may wait for this arrival to write the next chunk */
-            wait_arrived(job, op, a, root, root + 1, par, gen, &w); /* the root's line alone */
+            wait_arrived(job, g, op, a, root, root + 1, par, gen, &w); /* the root's line alone */
             memcpy((char *)buf + off, data, l);
         }
     }

@@ -209,6 +209,7 @@ typedef struct cr_wait {
     const cr_sel *sel;    /* ... the probe's selector, or */
     const char *op;       /* ... the collective (coll_shm.c) and the member */
     const int *peer;      /* it waits for (member index = job rank), or */
+    uint16_t ctx;         /* ... with op: the group's context (its name for the watchdog) */
     const char *call;     /* ... the call (several requests, a nonblocking collective) */
     const int *lock_of;   /* ... with call: a lock of this rank's window, held by another */
     int peer_shown;       /* *peer as last reported (it moves on as members come) */
@@ -292,6 +293,7 @@ typedef struct cr_job {
      * here; the wait it enters (cr_wait_until) takes both into its cr_wait. */
     const char *wait_op;
     const int *wait_peer;
+    uint16_t wait_ctx;
     /* The watchdog's board in the interface's words: the call under way (MPI
      * sets it at each call's entry), and a namer of the interface's contexts
      * (true: ctx is a group's collective context, whose tags are internal). */

@@ -318,9 +318,11 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
                  .req = r,
                  .op = job->wait_op,
                  .peer = job->wait_peer,
+                 .ctx = job->wait_ctx,
                  .call = op};
     job->wait_op = NULL;
     job->wait_peer = NULL;
+    job->wait_ctx = 0;
     job->waiting++;
     uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_trace_ns(job) : 0;
     uint64_t timed = __builtin_expect(job->time_waits != 0, 0) ? cr_mono_ns() : 0;
@@ -405,6 +407,7 @@ static void describe_wait(cr_job *job, cr_wait *v, cr_waitinfo *w)
     } else if (!r && !sel && v->op) {
         w->kind = CR_WAIT_ARRIVE;
         w->peer = v->peer ? *v->peer : -1;
+        if (job->ctx_name && v->ctx) job->ctx_name(job, v->ctx, w->group, sizeof w->group);
         v->peer_shown = w->peer;
     } else if (r && r->kind == CR_REQ_SEND) {
         w->kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;

@@ -129,7 +129,10 @@ typedef struct cr_coll_line {
     unsigned char data[48] __attribute__((aligned(16)));
 } __attribute__((aligned(64))) cr_coll_line;
 
-#define CR_COLL_AREAS 3 /* NX/2, MPL and MPI each have one whole-job group */
+/* NX/2, MPL and MPI_COMM_WORLD each have one whole-job group; MPI's
+ * communicators of the whole job in the world's order (dups, splits with one
+ * color) have 4 more, one per context pair 0..3 (mpi_comm.c). */
+#define CR_COLL_AREAS 7
 /* Collective areas exist for jobs up to CR_COLL_MAX_RANKS; each rank's slot holds
  * cr_coll_slot(nranks) bytes (all-to-all needs one block per rank in it: 16 KiB
  * up to 16 ranks, 2 KiB up to 64). */

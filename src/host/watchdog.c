@@ -349,8 +349,8 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
                      : "no matching receive posted");
         break;
     case CR_WAIT_ARRIVE:
-        snprintf(buf, len, "waits in %s for rank %d to enter it too (collective)", w->call,
-                 w->peer);
+        snprintf(buf, len, "waits in %s%s%s for rank %d to enter it too (collective)", w->call,
+                 w->group[0] ? " on " : "", w->group, w->peer);
         break;
     case CR_WAIT_LOCK:
         snprintf(buf, len, "waits in %s for the lock on rank %d's window (held by another rank)",
