@@ -41,7 +41,7 @@ static const struct {
     unsigned bit;
 } words[] = {
     {"types", MPI_CHK_TYPES}, {"coll", MPI_CHK_COLL},       {"leaks", MPI_CHK_LEAKS},
-    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS},
+    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS}, {"rma", MPI_CHK_RMA},
 };
 
 /* COURIER_CHECK's checks (0: none); an unknown word ends the rank. */
@@ -51,9 +51,10 @@ static unsigned check_bits(cr_job *job)
     if (!v || !*v || !strcmp(v, "0")) return 0;
     unsigned on = 0;
     if (!strcmp(v, "1")) { /* --check: every check that keeps the protocol */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA;
     } else if (!strcmp(v, "all")) { /* and sync, which makes every standard send wait */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_SYNC | MPI_CHK_BUFFERS;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA | MPI_CHK_SYNC |
+             MPI_CHK_BUFFERS;
     } else {
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, ","), k = 0;
@@ -63,7 +64,7 @@ static unsigned check_bits(cr_job *job)
             if (k == sizeof words / sizeof words[0])
                 cr_fatal(job, "init",
                          "COURIER_CHECK=%s: give 1, all, or a comma list of types, coll, leaks, "
-                         "sync, buffers (docs/check.md)",
+                         "rma, sync, buffers (docs/check.md)",
                          v);
             on |= words[k].bit;
             p += n + (p[n] == ',');
@@ -210,6 +211,17 @@ static void type_words(const mpi_type *t, char *buf, size_t len)
         snprintf(buf, len, "a derived datatype of several basic types");
 }
 
+void mpi_check_trace(cr_job *job, const char *what)
+{
+    if (!job->trace) return;
+    /* end the call the report is in (the mark is recorded only outside every
+     * call), the mark, then the trace's file: the rank ends with _exit */
+    cr_trace_leave_on(job);
+    cr_trace_enter_on(job, what);
+    cr_trace_leave_on(job);
+    cr_trace_close(job);
+}
+
 _Noreturn void mpi_check_end(void)
 {
     fflush(stderr);
@@ -256,6 +268,7 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
             "both sides moves raw bytes)\n",
             me, call, from, scall, st->tag, cw, from, st->src, sent, scall, me, job->rank, count,
             tw, call);
+    mpi_check_trace(job, "check: type mismatch");
     mpi_check_end();
 }
 
@@ -288,6 +301,7 @@ void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int pee
             "  a nonblocking send's buffer must not be written until a wait or test completes "
             "it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
             c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
+    mpi_check_trace(job, "check: send buffer changed");
     mpi_check_end();
 }
 
@@ -456,5 +470,6 @@ void mpi_check_finalize(cr_job *job)
         fwrite(text, 1, tlen, stderr);
     }
     free(text);
+    if (n) mpi_check_trace(job, "check: leaks at MPI_Finalize");
     if (n) mpi_check_end();
 }

@@ -13,11 +13,12 @@
 
 /* The checks (COURIER_CHECK's words). */
 enum {
-    MPI_CHK_TYPES = 1,   /* point-to-point type signatures */
-    MPI_CHK_COLL = 2,    /* collectives agree on kind, root, operator, signature */
-    MPI_CHK_LEAKS = 4,   /* objects and requests left at MPI_Finalize */
-    MPI_CHK_SYNC = 8,    /* standard sends wait for their match */
-    MPI_CHK_BUFFERS = 16 /* a pending nonblocking send's buffer changed before completion */
+    MPI_CHK_TYPES = 1,    /* point-to-point type signatures */
+    MPI_CHK_COLL = 2,     /* collectives agree on kind, root, operator, signature */
+    MPI_CHK_LEAKS = 4,    /* objects and requests left at MPI_Finalize */
+    MPI_CHK_SYNC = 8,     /* standard sends wait for their match */
+    MPI_CHK_BUFFERS = 16, /* a pending nonblocking send's buffer changed before completion */
+    MPI_CHK_RMA = 32      /* conflicting one-sided accesses in one epoch */
 };
 
 /* The exit status of a rank that reports a checking error. */
@@ -86,8 +87,44 @@ static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int sco
 void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len);
 /* "4 x MPI_INT (16 bytes)": bytes of the predefined type a check value names. */
 void mpi_check_data_words(uint64_t sig, size_t bytes, char *buf, size_t len);
+/* "MPI_SUM", or "a user operation (0x...)". */
+void mpi_check_op_words(int32_t op, char *buf, size_t len);
+/* With --trace too: a mark named what (a string that lives as long as the
+ * program: its first 39 characters) in this rank's trace, written out now. */
+void mpi_check_trace(cr_job *job, const char *what) __attribute__((cold));
 /* End this rank after a report (MPI_CHECK_EXIT). */
 _Noreturn void mpi_check_end(void);
+/* A rank that leaves a report to another: keep the transports moving until
+ * the launcher ends the job (the reporting rank's exit does). */
+_Noreturn void mpi_check_wait_end(cr_job *job);
+
+/* ---- RMA (mpi_check_rma.c): the hooks of the window calls, each only where
+ * w->chk is set (the window was made with --check=rma on) ---------------- */
+
+struct mpi_win;
+enum { MPI_CHK_RMA_PUT, MPI_CHK_RMA_GET, MPI_CHK_RMA_ACC };
+/* At the window's creation (collective): w->chk. */
+void mpi_check_rma_win(cr_job *job, struct mpi_win *w);
+/* A transfer's checked arguments: kind MPI_CHK_RMA_*, the target's runs from
+ * taddr, op (accumulates), data: a put's packed data (NULL: not kept), obuf
+ * and olen: a put's contiguous origin buffer to watch until the epoch closes
+ * (NULL: none, a request form). */
+void mpi_check_rma_access(cr_job *job, const char *call, struct mpi_win *w, int target,
+                          uint64_t taddr, const cr_run *runs, int nrun, int kind, MPI_Op op,
+                          const char *data, const void *obuf, size_t olen) __attribute__((cold));
+/* MPI_Win_fence, after its flush and before its barrier (collective). */
+void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+/* MPI_Win_complete after its flush; MPI_Win_wait (or a successful
+ * MPI_Win_test) once every origin has completed. */
+void mpi_check_rma_complete(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+void mpi_check_rma_wait(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+/* A flush or an unlock to target (-1: all) after its engine flush; remote:
+ * the accesses are complete at the target (not MPI_Win_flush_local). */
+void mpi_check_rma_flush(cr_job *job, struct mpi_win *w, const char *call, int target, bool remote)
+    __attribute__((cold));
+/* MPI_Win_free, before its barrier (collective): judge the passive-target
+ * accesses, free w->chk. */
+void mpi_check_rma_free(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 
 /* ---- leaks ------------------------------------------------------------------ */
 

@@ -41,7 +41,7 @@ static const char *const op_names[] = {
     "MPI_LOR",     "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
 };
 
-static void op_words(int32_t op, char *buf, size_t len)
+void mpi_check_op_words(int32_t op, char *buf, size_t len)
 {
     unsigned i = (unsigned)op & 0xffffu;
     if (op == MPI_OP_NULL ||
@@ -68,7 +68,7 @@ static void rec_words(const coll_rec *r, char *buf, size_t len)
     if (r->root >= 0) snprintf(parts[n++], sizeof parts[0], "root %d", r->root);
     if (r->op != MPI_OP_NULL) {
         char ow[48];
-        op_words(r->op, ow, sizeof ow);
+        mpi_check_op_words(r->op, ow, sizeof ow);
         snprintf(parts[n++], sizeof parts[0], "op %s", ow);
     }
     if (r->sside && r->rside && r->ssig == r->rsig && r->scount == r->rcount) /* one buffer */
@@ -83,10 +83,11 @@ static void rec_words(const coll_rec *r, char *buf, size_t len)
     if (at < len) snprintf(buf + at, len - at, ")");
 }
 
-/* A member that leaves the report to member 0: it keeps its transports
- * moving (member 0 may still need what this rank sent, held in a transport's
- * queue: tcp's) until the launcher ends the job, which member 0's exit does. */
-_Noreturn static void wait_for_end(cr_job *job)
+/* A member that leaves the report to another: it keeps its transports
+ * moving (the reporter may still need what this rank sent, held in a
+ * transport's queue: tcp's) until the launcher ends the job, which the
+ * reporter's exit does. */
+_Noreturn void mpi_check_wait_end(cr_job *job)
 {
     for (;;) {
         cr_progress(job);
@@ -145,7 +146,7 @@ void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const m
     }
     if (c->me != 0) { /* member 0 reports; the launcher ends the job then */
         free(all);
-        wait_for_end(job);
+        mpi_check_wait_end(job);
     }
     char cw[MPI_MAX_OBJECT_NAME + 24];
     mpi_check_comm_words(a->comm, cw, sizeof cw);
@@ -165,6 +166,7 @@ void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const m
                     "same order, with the same root and operator and matching type signatures "
                     "(MPI-4.1, chapter 6): make the ranks' calls agree\n");
     free(all);
+    mpi_check_trace(job, "check: collective mismatch");
     mpi_check_end();
 }
 
@@ -195,7 +197,7 @@ void cr_check_group_agree(cr_job *job, cr_group *g, const char *call, int root, 
     }
     if (g->me != 0) {
         free(all);
-        wait_for_end(job);
+        mpi_check_wait_end(job);
     }
     fflush(stdout);
     fprintf(stderr, "courier: check: collective mismatch in %s: the %ss disagree on %s\n", group,
@@ -214,5 +216,6 @@ void cr_check_group_agree(cr_job *job, cr_group *g, const char *call, int root, 
             "with the same root and length: make the %ss' calls agree\n",
             who, who);
     free(all);
+    mpi_check_trace(job, "check: collective mismatch");
     mpi_check_end();
 }
