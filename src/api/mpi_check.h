@@ -69,18 +69,54 @@ _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm com
 
 /* ---- collectives ---------------------------------------------------------- */
 
-/* Before collective a->call on intracommunicator a->c moves data: every member
+/* Before collective a->call on communicator a->c moves data: every member
  * agrees on the kind, root, operator and type signature (an allgather of each
- * member's record over the communicator's collective group); on a
- * disagreement each rank's call is reported. root -1: none; op MPI_OP_NULL:
- * none; ts/tr NULL: no send/receive side at this rank (MPI_IN_PLACE, not the
- * root). */
+ * member's record over the communicator's collective group: on an
+ * intercommunicator its local group, which agrees on the kind, the operator
+ * and the root's form); on a disagreement each rank's call is reported. root
+ * -1: none; op MPI_OP_NULL: none; ts/tr NULL: no send/receive side to compare
+ * at this rank (MPI_IN_PLACE, not the root, the v and w forms). */
 void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
                     int rcount, const mpi_type *tr) __attribute__((cold));
 static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int scount,
                                 const mpi_type *ts, int rcount, const mpi_type *tr)
 {
     if (mpi_chk_on(a->job, MPI_CHK_COLL)) mpi_check_coll(a, root, op, scount, ts, rcount, tr);
+}
+
+/* A nonblocking or persistent collective's agreement (the same record): the
+ * first rounds of its schedule, before any of its own. Every member sends
+ * its record to member 0 of its group (on an intercommunicator: of each
+ * group), which judges them (a step of its schedule) and reports a
+ * disagreement; no member blocks in the call. mpi_check_coll_rec makes the
+ * record (in the schedule's memory), mpi_check_coll_round adds the rounds
+ * (right after the schedule's sequence number is taken). */
+typedef struct mpi_chknbc mpi_chknbc;
+mpi_chknbc *mpi_check_coll_rec(cr_job *job, cr_sched *s, const mpi_comm *c, MPI_Comm comm,
+                               const char *call, int root, MPI_Op op, int scount,
+                               const mpi_type *ts, int rcount, const mpi_type *tr)
+    __attribute__((cold));
+/* The record's root, operator and sides, once the call's arguments are known. */
+void mpi_check_coll_set(cr_job *job, mpi_chknbc *k, const char *call, int root, MPI_Op op,
+                        int scount, const mpi_type *ts, int rcount, const mpi_type *tr)
+    __attribute__((cold));
+void mpi_check_coll_round(cr_job *job, cr_sched *s, const cr_group *g, mpi_chknbc *k)
+    __attribute__((cold));
+
+/* The builders' hooks (mpi_nbc.c): a->chk made at the call's start (the call
+ * alone), completed as its arguments are checked (mpi_collchk.c's checks,
+ * and the reductions with their operator). */
+static inline void mpi_chk_nbc_begin(mpi_cargs *a, cr_sched *s)
+{
+    a->chk = mpi_chk_on(a->job, MPI_CHK_COLL)
+                 ? mpi_check_coll_rec(a->job, s, a->c, a->comm, a->call, -1, MPI_OP_NULL, 0, NULL,
+                                      0, NULL)
+                 : NULL;
+}
+static inline void mpi_chk_nbc(const mpi_cargs *a, int root, MPI_Op op, int scount,
+                               const mpi_type *ts, int rcount, const mpi_type *tr)
+{
+    if (a->chk) mpi_check_coll_set(a->job, a->chk, a->call, root, op, scount, ts, rcount, tr);
 }
 
 /* A communicator as the reports name it: its name, or "communicator #N". */

@@ -66,6 +66,7 @@ static void rec_words(const coll_rec *r, char *buf, size_t len)
     char parts[4][160];
     int n = 0;
     if (r->root >= 0) snprintf(parts[n++], sizeof parts[0], "root %d", r->root);
+    if (r->root == MPI_ROOT) snprintf(parts[n++], sizeof parts[0], "root MPI_ROOT");
     if (r->op != MPI_OP_NULL) {
         char ow[48];
         mpi_check_op_words(r->op, ow, sizeof ow);
@@ -100,59 +101,63 @@ static bool sig_eq(uint64_t a, uint64_t b)
     return !a || !b || ((a ^ b) & ~MPI_CHK_SIG_LOW) == 0;
 }
 
-void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
-                    int rcount, const mpi_type *tr)
+static void rec_make(cr_job *job, coll_rec *r, const char *call, int root, MPI_Op op, int scount,
+                     const mpi_type *ts, int rcount, const mpi_type *tr)
 {
-    cr_job *job = a->job;
-    mpi_comm *c = a->c;
-    if (c->inter) return;
-    coll_rec mine = {.root = root,
-                     .op = (int32_t)op,
-                     .scount = scount,
-                     .rcount = rcount,
-                     .ssig = ts ? mpi_check_sig(job, ts, (size_t)scount, "") : 0,
-                     .rsig = tr ? mpi_check_sig(job, tr, (size_t)rcount, "") : 0,
-                     .sside = ts != NULL,
-                     .rside = tr != NULL};
-    snprintf(mine.call, sizeof mine.call, "%s", a->call);
-    int np = c->size;
-    coll_rec *all = calloc((size_t)np, sizeof *all);
-    if (!all) cr_fatal(job, a->call, "out of memory for --check's collective records");
-    cr_coll_allgather(job, &c->g, a->call, &mine, all, sizeof mine);
-    /* What differs, judged the same way on every member. */
-    const char *what = NULL;
+    *r = (coll_rec){.root = root,
+                    .op = (int32_t)op,
+                    .scount = scount,
+                    .rcount = rcount,
+                    .ssig = ts ? mpi_check_sig(job, ts, (size_t)scount, "") : 0,
+                    .rsig = tr ? mpi_check_sig(job, tr, (size_t)rcount, "") : 0,
+                    .sside = ts != NULL,
+                    .rside = tr != NULL};
+    snprintf(r->call, sizeof r->call, "%s", call);
+}
+
+/* What the members' records disagree on (NULL: nothing), judged the same way
+ * on every member. On an intercommunicator (a group's records: inter) the
+ * root is MPI_ROOT at one member and MPI_PROC_NULL at the others of the root's
+ * group, the same rank of the other group at every member of that one. */
+static const char *judge(const coll_rec *all, int np, bool inter)
+{
     uint64_t ref = 0;
-    for (int i = 0; i < np && !what; i++) {
+    int roots = 0, nulls = 0; /* MPI_ROOT, MPI_PROC_NULL */
+    for (int i = 0; i < np; i++) {
         const coll_rec *r = &all[i];
-        if (strcmp(r->call, all[0].call))
-            what = "which collective they call";
-        else if (r->root != all[0].root)
-            what = "the root";
-        else if (r->op != all[0].op)
-            what = "the operator";
-        else {
-            uint64_t s[2] = {r->sside ? r->ssig : 0, r->rside ? r->rsig : 0};
-            for (int k = 0; k < 2 && !what; k++) {
-                if (!s[k]) continue;
-                if (!ref) ref = s[k];
-                if (!sig_eq(ref, s[k]))
-                    what = "the type signature of the data (basic types and counts)";
-            }
+        if (strcmp(r->call, all[0].call)) return "which collective they call";
+        if (r->op != all[0].op) return "the operator";
+        if (inter) {
+            roots += r->root == MPI_ROOT;
+            nulls += r->root == MPI_PROC_NULL;
+            continue; /* the sides' signatures are the other group's to match */
+        }
+        if (r->root != all[0].root) return "the root";
+        uint64_t sg[2] = {r->sside ? r->ssig : 0, r->rside ? r->rsig : 0};
+        for (int k = 0; k < 2; k++) {
+            if (!sg[k]) continue;
+            if (!ref) ref = sg[k];
+            if (!sig_eq(ref, sg[k]))
+                return "the type signature of the data (basic types and counts)";
         }
     }
-    if (!what) {
-        free(all);
-        return;
-    }
-    if (c->me != 0) { /* member 0 reports; the launcher ends the job then */
-        free(all);
-        mpi_check_wait_end(job);
-    }
+    /* (MPI_PROC_NULL is also what the calls without a root pass: -1) */
+    if (inter && roots && (roots != 1 || roots + nulls != np)) return "the root";
+    if (inter && !roots)
+        for (int i = 1; i < np; i++)
+            if (all[i].root != all[0].root) return "the root";
+    return NULL;
+}
+
+/* Member 0's report of what the records disagree on; the rank ends. */
+_Noreturn static void report(cr_job *job, MPI_Comm comm, bool inter, const char *what,
+                             const coll_rec *all, int np)
+{
     char cw[MPI_MAX_OBJECT_NAME + 24];
-    mpi_check_comm_words(a->comm, cw, sizeof cw);
+    mpi_check_comm_words(comm, cw, sizeof cw);
     fflush(stdout);
-    fprintf(stderr, "courier: check: collective mismatch on %s: the ranks disagree on %s\n", cw,
-            what);
+    fprintf(stderr, "courier: check: collective mismatch on %s%s: the ranks disagree on %s\n", cw,
+            inter ? " (this group of the intercommunicator)" : "", what);
     for (int i = 0; i < np; i++) {
         if (i == 16 && np > 17) {
             fprintf(stderr, "  ... (%d ranks more)\n", np - 16);
@@ -165,9 +170,85 @@ void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const m
     fprintf(stderr, "  every rank of a communicator must make the same collective calls in the "
                     "same order, with the same root and operator and matching type signatures "
                     "(MPI-4.1, chapter 6): make the ranks' calls agree\n");
-    free(all);
     mpi_check_trace(job, "check: collective mismatch");
     mpi_check_end();
+}
+
+void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
+                    int rcount, const mpi_type *tr)
+{
+    cr_job *job = a->job;
+    mpi_comm *c = a->c;
+    coll_rec mine;
+    rec_make(job, &mine, a->call, root, op, scount, ts, rcount, tr);
+    int np = c->size; /* on an intercommunicator: the local group */
+    coll_rec *all = calloc((size_t)np, sizeof *all);
+    if (!all) cr_fatal(job, a->call, "out of memory for --check's collective records");
+    cr_coll_allgather(job, &c->g, a->call, &mine, all, sizeof mine);
+    const char *what = judge(all, np, c->inter);
+    if (!what) {
+        free(all);
+        return;
+    }
+    if (c->me != 0) { /* member 0 reports; the launcher ends the job then */
+        free(all);
+        mpi_check_wait_end(job);
+    }
+    report(job, a->comm, c->inter, what, all, np);
+}
+
+/* ---- nonblocking and persistent collectives ------------------------------------------- */
+
+/* The step of the agreement's transfers in a schedule's tags (src/coll's
+ * algorithms stay far below it). */
+#define CHECK_STEP 0xffd
+
+struct mpi_chknbc {
+    coll_rec *all; /* member 0: every member's; the others: their own (all[0]) */
+    int np, me;
+    bool inter;
+    MPI_Comm comm;
+};
+
+mpi_chknbc *mpi_check_coll_rec(cr_job *job, cr_sched *s, const mpi_comm *c, MPI_Comm comm,
+                               const char *call, int root, MPI_Op op, int scount,
+                               const mpi_type *ts, int rcount, const mpi_type *tr)
+{
+    mpi_chknbc *k = cr_sched_alloc(job, s, sizeof *k);
+    k->np = c->size;
+    k->me = c->me;
+    k->inter = c->inter;
+    k->comm = comm;
+    k->all = cr_sched_alloc(job, s, (size_t)(k->me ? 1 : k->np) * sizeof(coll_rec));
+    rec_make(job, &k->all[0], call, root, op, scount, ts, rcount, tr);
+    return k;
+}
+
+void mpi_check_coll_set(cr_job *job, mpi_chknbc *k, const char *call, int root, MPI_Op op,
+                        int scount, const mpi_type *ts, int rcount, const mpi_type *tr)
+{
+    rec_make(job, &k->all[0], call, root, op, scount, ts, rcount, tr);
+}
+
+static void nbc_judge(cr_job *job, void *arg)
+{
+    const mpi_chknbc *k = arg;
+    const char *what = judge(k->all, k->np, k->inter);
+    if (what) report(job, k->comm, k->inter, what, k->all, k->np);
+}
+
+void mpi_check_coll_round(cr_job *job, cr_sched *s, const cr_group *g, mpi_chknbc *k)
+{
+    if (k->me) {
+        cr_sched_send(job, s, cr_group_rank(g, 0), CHECK_STEP, &k->all[0], sizeof(coll_rec));
+        cr_sched_round_end(job, s);
+        return;
+    }
+    for (int i = 1; i < k->np; i++)
+        cr_sched_recv(job, s, cr_group_rank(g, i), CHECK_STEP, &k->all[i], sizeof(coll_rec));
+    cr_sched_round_end(job, s);
+    cr_sched_call(job, s, nbc_judge, k);
+    cr_sched_round_end(job, s);
 }
 
 /* ---- interfaces without datatypes (MPL) ---------------------------------------------- */

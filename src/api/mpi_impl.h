@@ -317,6 +317,7 @@ typedef struct mpi_cargs {
     struct nbc *s;
     uint32_t seq;
     bool seq_taken;
+    struct mpi_chknbc *chk; /* --check=coll's record while a schedule is built (mpi_check.h) */
 } mpi_cargs;
 /* Report an error of the call (mpi_fail on its communicator); the code. */
 int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
