@@ -22,6 +22,9 @@
  *    receives are not compared (docs/check.md: what it cannot see);
  *  - a check error ends the rank with MPI_CHECK_EXIT after one report. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +349,79 @@ static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
     va_end(ap);
 }
 
+/* " at prog.c:42 (main)": where the call at return address 'at' was made,
+ * from the program's debug info through addr2line (run now, once per object
+ * reported); " from 0x... (prog+0x1234)" without it; "" inside courier. */
+static void where(const void *at, char *buf, size_t len)
+{
+    Dl_info di, self;
+    buf[0] = '\0';
+    if (!at) return;
+    if (!dladdr(at, &di) || !di.dli_fname || !di.dli_fbase) {
+        snprintf(buf, len, " from %p", at);
+        return;
+    }
+    if (dladdr((const void *)where, &self) && self.dli_fbase == di.dli_fbase) return;
+    /* a shared object or a position-independent program: addresses from its base */
+    const Elf64_Ehdr *eh = di.dli_fbase;
+    uintptr_t pc = (uintptr_t)at - 1; /* inside the call, not after it */
+    uintptr_t addr = eh->e_type == ET_DYN ? pc - (uintptr_t)di.dli_fbase : pc;
+    const char *base = strrchr(di.dli_fname, '/');
+    base = base ? base + 1 : di.dli_fname;
+    snprintf(buf, len, " from %p (%s+%#lx)", at, base, (unsigned long)addr);
+    if (strchr(di.dli_fname, '\'')) return;
+    char cmd[PATH_MAX + 80], fn[256] = "", fl[PATH_MAX] = "";
+    snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' %#lx 2>/dev/null", di.dli_fname,
+             (unsigned long)addr);
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    bool got = fgets(fn, sizeof fn, p) && fgets(fl, sizeof fl, p);
+    pclose(p);
+    fn[strcspn(fn, "\n")] = fl[strcspn(fl, " \n")] = '\0'; /* no " (discriminator 2)" */
+    if (got && fl[0] != '?')
+        snprintf(buf, len, " at %s (%s)", fl, fn[0] && fn[0] != '?' ? fn : "?");
+}
+
+typedef struct leak_ctx {
+    cr_job *job;
+    FILE *out;
+    int *n;
+} leak_ctx;
+
+static void info_leak(void *ctx, int idx, int nkeys, const char *call, const void *at)
+{
+    leak_ctx *l = ctx;
+    char w[PATH_MAX + 300];
+    where(at, w, sizeof w);
+    leak_line(l->job, l->out, l->n, "info #%d (%d keys) made by %s%s, never freed (MPI_Info_free)",
+              idx, nkeys, call, w);
+}
+
+/* At the rank's end (atexit, from MPI_Finalize): the info objects the program
+ * made and never freed. Not at MPI_Finalize: MPI-4 lets a program use and
+ * free them after it (and make them before MPI_Init). */
+static void infos_at_exit(void)
+{
+    cr_job *job = cr_job_get();
+    int n = 1; /* leak_line's header taken: this block has its own */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&text, &tlen);
+    if (!out) return;
+    mpi_info_leaks(info_leak, &(leak_ctx){job, out, &n});
+    fclose(out);
+    if (n > 1) {
+        fflush(NULL);
+        fprintf(stderr,
+                "courier: check: rank %d ended with info objects it did not free:\n%s"
+                "  free each before the program ends (MPI_Info_free; after "
+                "MPI_Finalize too, as MPI-4 allows)\n",
+                job->rank, text);
+    }
+    free(text);
+    if (n > 1) mpi_check_end();
+}
+
 static bool is_file_comm(const mpi_state *m, MPI_Comm h)
 {
     for (int i = 0; m->files && i < m->files->n; i++)
@@ -438,6 +514,16 @@ void mpi_check_finalize(cr_job *job)
         if (m->files->f[i])
             leak_line(job, out, &n, "file '%s', never closed (MPI_File_close)",
                       m->files->f[i]->name ? m->files->f[i]->name : "?");
+    atexit(infos_at_exit); /* the program may still free them after MPI_Finalize */
+    for (int i = 0; i < m->errh.n; i++)
+        if (!m->errh.freed[i]) {
+            char w[PATH_MAX + 300];
+            where(m->errh.at[i], w, sizeof w);
+            leak_line(job, out, &n,
+                      "error handler #%d made by MPI_Comm_create_errhandler (or the window's, "
+                      "file's or session's)%s, never freed (MPI_Errhandler_free)",
+                      i + 2, w);
+        }
     for (const cr_unexp *u = job->unexp; u; u = u->next) {
         if (u->ctx < MPI_CTX_BASE || (u->ctx - MPI_CTX_BASE) % 2) continue; /* not p2p */
         MPI_Comm h = MPI_COMM_NULL;
