@@ -84,6 +84,23 @@ static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int sco
     if (mpi_chk_on(a->job, MPI_CHK_COLL)) mpi_check_coll(a, root, op, scount, ts, rcount, tr);
 }
 
+/* The v forms (blocking, intracommunicator): the call and root as
+ * mpi_check_coll, ts/tr this rank's whole send and receive (NULL: none), and
+ * per peer: pc[i] instances of pt are what this rank receives from member i
+ * (pc_recv: gatherv's root, allgatherv) or sends to it (scatterv's root),
+ * compared with that member's whole send or receive; a mismatch is reported
+ * by this rank. pc NULL: no per-peer counts here. */
+void mpi_check_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts, int rcount,
+                      const mpi_type *tr, const int *pc, const mpi_type *pt, bool pc_recv)
+    __attribute__((cold));
+static inline void mpi_chk_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts,
+                                  int rcount, const mpi_type *tr, const int *pc, const mpi_type *pt,
+                                  bool pc_recv)
+{
+    if (mpi_chk_on(a->job, MPI_CHK_COLL))
+        mpi_check_coll_v(a, root, scount, ts, rcount, tr, pc, pt, pc_recv);
+}
+
 /* A nonblocking or persistent collective's agreement (the same record): the
  * first rounds of its schedule, before any of its own. Every member sends
  * its record to member 0 of its group (on an intercommunicator: of each

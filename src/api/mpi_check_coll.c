@@ -33,7 +33,8 @@ typedef struct coll_rec {
     int64_t scount, rcount;
     uint64_t ssig, rsig;  /* one block's check value (0: none, or MPI_BYTE) */
     uint8_t sside, rside; /* the rank has that side */
-    uint8_t pad[6];
+    uint8_t vform;        /* the v forms: the sides are this rank's whole data, not one block */
+    uint8_t pad[5];
 } coll_rec;
 
 static const char *const op_names[] = {
@@ -133,6 +134,7 @@ static const char *judge(const coll_rec *all, int np, bool inter)
             continue; /* the sides' signatures are the other group's to match */
         }
         if (r->root != all[0].root) return "the root";
+        if (r->vform) continue; /* compared per pair (mpi_check_coll_v) */
         uint64_t sg[2] = {r->sside ? r->ssig : 0, r->rside ? r->rsig : 0};
         for (int k = 0; k < 2; k++) {
             if (!sg[k]) continue;
@@ -195,6 +197,51 @@ void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const m
         mpi_check_wait_end(job);
     }
     report(job, a->comm, c->inter, what, all, np);
+}
+
+void mpi_check_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts, int rcount,
+                      const mpi_type *tr, const int *pc, const mpi_type *pt, bool pc_recv)
+{
+    cr_job *job = a->job;
+    mpi_comm *c = a->c;
+    coll_rec mine;
+    rec_make(job, &mine, a->call, root, MPI_OP_NULL, scount, ts, rcount, tr);
+    mine.vform = 1;
+    int np = c->size;
+    coll_rec *all = calloc((size_t)np, sizeof *all);
+    if (!all) cr_fatal(job, a->call, "out of memory for --check's collective records");
+    cr_coll_allgather(job, &c->g, a->call, &mine, all, sizeof mine);
+    const char *what = judge(all, np, false);
+    if (what && c->me != 0) {
+        free(all);
+        mpi_check_wait_end(job);
+    }
+    if (what) report(job, a->comm, false, what, all, np);
+    /* this rank's counts per peer against what each peer sends (receives) */
+    for (int i = 0; pc && pt && i < np; i++) {
+        const coll_rec *r = &all[i];
+        uint64_t other = pc_recv ? (r->sside ? r->ssig : 0) : (r->rside ? r->rsig : 0);
+        uint64_t want = mpi_check_sig(job, pt, (size_t)pc[i], "");
+        if (!other || !want || sig_eq(other, want)) continue;
+        char cw[MPI_MAX_OBJECT_NAME + 24], ow[160], ww[160];
+        mpi_check_comm_words(a->comm, cw, sizeof cw);
+        side_words(ow, sizeof ow, pc_recv ? "sends count" : "receives count", other,
+                   pc_recv ? r->scount : r->rcount);
+        side_words(ww, sizeof ww, pc_recv ? "receives count" : "sends count", want, pc[i]);
+        fflush(stdout);
+        fprintf(stderr,
+                "courier: check: type mismatch in %s on %s: rank %d %s, rank %d %s from it\n"
+                "  rank %d: %s(%s)\n"
+                "  the type signature each rank sends must match what the other side's counts "
+                "and datatype for it say (MPI-4.1, chapter 6): make rank %d's %s[%d] and "
+                "datatype describe what rank %d %s\n",
+                a->call, cw, i, ow, c->me, ww, c->me, a->call, ww, c->me,
+                pc_recv ? "recvcounts" : "sendcounts", i, i, pc_recv ? "sends" : "receives");
+        free(all);
+        mpi_check_trace(job, "check: collective type mismatch");
+        mpi_check_end();
+    }
+    free(all);
 }
 
 /* ---- nonblocking and persistent collectives ------------------------------------------- */

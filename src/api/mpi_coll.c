@@ -1143,7 +1143,7 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll(&a, root, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
+    mpi_chk_coll_v(&a, root, scount, ts, 0, NULL, isroot ? rcounts : NULL, tr, true); /* --check */
     int np = a.c->size;
     char *stmp = NULL;
     if (!isroot) {
@@ -1192,7 +1192,7 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll(&a, root, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
+    mpi_chk_coll_v(&a, root, 0, NULL, rcount, tr, isroot ? scounts : NULL, ts, false); /* --check */
     int np = a.c->size;
     char *s = NULL;
     if (isroot) {
@@ -1230,7 +1230,7 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
+    mpi_chk_coll_v(&a, -1, scount, ts, 0, NULL, rcounts, tr, true); /* --check */
     int np = a.c->size, me = a.c->me;
     char *r = v.staged ? xmalloc(a.job, a.call, v.total) : rbuf, *stmp = NULL;
     const char *s = NULL;

@@ -7,6 +7,8 @@
  *   bad_itype  MPI_Ibcast of 4 x MPI_INT, 4 x MPI_FLOAT on the last rank;
  *   bad_pinit  MPI_Bcast_init with each rank naming itself the root, started;
  *   bad_vroot  MPI_Gatherv with the last rank naming another root;
+ *   bad_vtype  MPI_Gatherv where the last rank sends 1 x MPI_FLOAT and the
+ *              root's counts say 1 x MPI_INT from each rank;
  *   bad_neigh  on a ring: MPI_Neighbor_allgather on rank 0,
  *              MPI_Neighbor_alltoall on the others;
  *   bad_inter  an intercommunicator MPI_Bcast where both members of the
@@ -120,6 +122,10 @@ int main(int argc, char **argv)
         OK(MPI_Request_free(&r));
     } else if (!strcmp(c, "bad_vroot")) {
         OK(MPI_Gatherv(x, 1, MPI_INT, y, cnt, dsp, MPI_INT, me == np - 1 ? 1 : 0, MPI_COMM_WORLD));
+    } else if (!strcmp(c, "bad_vtype")) {
+        OK(MPI_Gatherv(x, 1, me == np - 1 ? MPI_FLOAT : MPI_INT, y, cnt, dsp, MPI_INT, 0,
+                       MPI_COMM_WORLD));
+        if (me == 0) printf("check coll_more: bad_vtype ran without a report\n");
     } else if (!strcmp(c, "bad_neigh")) {
         MPI_Comm rg = ring();
         if (me == 0)
