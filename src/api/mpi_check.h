@@ -1,5 +1,6 @@
 /* courier run --check (docs/check.md): the MPI interface's correctness checks
- * and the hooks its calls make into them (mpi_check.c, mpi_check_coll.c).
+ * and the hooks its calls make into them (mpi_check.c, mpi_check_coll.c,
+ * mpi_check_rma.c).
  *
  * Invariants: the checks' state hangs off the interface's state
  * (job->mpi->chk, NULL while checking is off), so a call pays one load and one

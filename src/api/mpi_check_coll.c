@@ -1,6 +1,10 @@
-/* courier run --check=coll (docs/check.md): before a blocking collective on an
- * intracommunicator moves data, its members agree that they call the same
- * collective with the same root, operator and type signature.
+/* courier run --check=coll (docs/check.md): before a collective moves data,
+ * its members agree that they call the same collective with the same root,
+ * operator and type signature. Blocking ones as below; nonblocking and
+ * persistent ones in the first rounds of their own schedule (each member's
+ * record to member 0, which judges them in a step of its schedule: nothing
+ * blocks in the call); on an intercommunicator each group within itself; the
+ * blocking v forms also per pair (mpi_check_coll_v).
  *
  * How: each member contributes a fixed-size record of its call (name, root,
  * operator, counts, the check values of one block it sends and receives:
@@ -11,12 +15,14 @@
  * disagreement; member 0 reports it, in one block naming each rank's call and
  * arguments, and ends its rank; the others wait for the launcher to end them.
  *
- * Invariants: the check sends nothing but the one allgather; a record's
- * signatures are 0 where a side carries nothing to compare (no data there,
- * MPI_BYTE/MPI_PACKED); the block signatures that are not 0 must all be equal
- * across the members, which is MPI's rule for every rooted and all-to-all
- * collective whose blocks have one size (the v and w forms are not checked:
- * docs/check.md). The same agreement, on the call, root and length, serves
+ * Invariants: the check sends nothing but the one allgather (nonblocking:
+ * the one record to member 0); a record's signatures are 0 where a side
+ * carries nothing to compare (no data there, MPI_BYTE/MPI_PACKED); the block
+ * signatures that are not 0 must all be equal across the members, which is
+ * MPI's rule for every rooted and all-to-all collective whose blocks have one
+ * size; a v form's record (vform) carries the rank's whole data instead,
+ * compared only against the counts of the rank that sends or receives it
+ * (docs/check.md: what is not compared). The same agreement, on the call, root and length, serves
  * the interfaces without datatypes (MPL: cr_check_group_agree). */
 #include <stdio.h>
 #include <stdlib.h>
