@@ -48,7 +48,8 @@ int PMPI_Win_fence(int mode, MPI_Win win)
                       "with it");
     if (rc) return mpi_leave(job, rc);
     cr_rma_flush(job, call, -1);
-    if (w->chk) mpi_check_rma_fence(job, w, call); /* --check=rma */
+    if (w->chk && !(mode & MPI_MODE_NOPRECEDE)) /* --check=rma (NOPRECEDE: given by all) */
+        mpi_check_rma_fence(job, w, call);
     cr_coll_barrier(job, &w->c->g, call);
     w->fence_on = !(mode & MPI_MODE_NOSUCCEED);
     return mpi_leave(job, MPI_SUCCESS);
