@@ -26,7 +26,7 @@
  *  - a check error ends the rank with MPI_CHECK_EXIT after one report. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <elf.h>
+#include <link.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -354,19 +354,19 @@ static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
 
 /* " at prog.c:42 (main)": where the call at return address 'at' was made,
  * from the program's debug info through addr2line (run now, once per object
- * reported); " from 0x... (prog+0x1234)" without it; "" inside courier. */
+ * reported); " from 0x... (prog+0x1234)" without it. (A call courier makes
+ * itself, MPI_Win_get_info's MPI_Info_dup, names courier's source.) */
 static void where(const void *at, char *buf, size_t len)
 {
-    Dl_info di, self;
+    Dl_info di;
     buf[0] = '\0';
     if (!at) return;
     if (!dladdr(at, &di) || !di.dli_fname || !di.dli_fbase) {
         snprintf(buf, len, " from %p", at);
         return;
     }
-    if (dladdr((const void *)where, &self) && self.dli_fbase == di.dli_fbase) return;
     /* a shared object or a position-independent program: addresses from its base */
-    const Elf64_Ehdr *eh = di.dli_fbase;
+    const ElfW(Ehdr) *eh = di.dli_fbase;
     uintptr_t pc = (uintptr_t)at - 1; /* inside the call, not after it */
     uintptr_t addr = eh->e_type == ET_DYN ? pc - (uintptr_t)di.dli_fbase : pc;
     const char *base = strrchr(di.dli_fname, '/');
