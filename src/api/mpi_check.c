@@ -1,6 +1,9 @@
 /* courier run --check (docs/check.md): the switch, point-to-point type
- * signatures and the report of what a program leaves at MPI_Finalize. The
- * collectives' agreement check is in mpi_check_coll.c.
+ * signatures, the report of what a program leaves at MPI_Finalize (info
+ * objects at the rank's end: MPI-4 lets them outlive MPI_Finalize), with the
+ * place an object was made resolved through dladdr and addr2line, and the
+ * mark a report leaves in the trace. The collectives' agreement check is in
+ * mpi_check_coll.c, the one-sided one in mpi_check_rma.c.
  *
  * A type signature is a polynomial hash, modulo 2^64, of the sequence of basic
  * types a buffer holds in type-map order: h(x1..xn) = sum xi * B^(n-i). Two
@@ -22,6 +25,9 @@
  *    receives are not compared (docs/check.md: what it cannot see);
  *  - a check error ends the rank with MPI_CHECK_EXIT after one report. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +47,7 @@ static const struct {
     unsigned bit;
 } words[] = {
     {"types", MPI_CHK_TYPES}, {"coll", MPI_CHK_COLL},       {"leaks", MPI_CHK_LEAKS},
-    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS},
+    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS}, {"rma", MPI_CHK_RMA},
 };
 
 /* COURIER_CHECK's checks (0: none); an unknown word ends the rank. */
@@ -51,9 +57,10 @@ static unsigned check_bits(cr_job *job)
     if (!v || !*v || !strcmp(v, "0")) return 0;
     unsigned on = 0;
     if (!strcmp(v, "1")) { /* --check: every check that keeps the protocol */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA;
     } else if (!strcmp(v, "all")) { /* and sync, which makes every standard send wait */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_SYNC | MPI_CHK_BUFFERS;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA | MPI_CHK_SYNC |
+             MPI_CHK_BUFFERS;
     } else {
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, ","), k = 0;
@@ -63,7 +70,7 @@ static unsigned check_bits(cr_job *job)
             if (k == sizeof words / sizeof words[0])
                 cr_fatal(job, "init",
                          "COURIER_CHECK=%s: give 1, all, or a comma list of types, coll, leaks, "
-                         "sync, buffers (docs/check.md)",
+                         "rma, sync, buffers (docs/check.md)",
                          v);
             on |= words[k].bit;
             p += n + (p[n] == ',');
@@ -210,6 +217,17 @@ static void type_words(const mpi_type *t, char *buf, size_t len)
         snprintf(buf, len, "a derived datatype of several basic types");
 }
 
+void mpi_check_trace(cr_job *job, const char *what)
+{
+    if (!job->trace) return;
+    /* end the call the report is in (the mark is recorded only outside every
+     * call), the mark, then the trace's file: the rank ends with _exit */
+    cr_trace_leave_on(job);
+    cr_trace_enter_on(job, what);
+    cr_trace_leave_on(job);
+    cr_trace_close(job);
+}
+
 _Noreturn void mpi_check_end(void)
 {
     fflush(stderr);
@@ -256,6 +274,7 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
             "both sides moves raw bytes)\n",
             me, call, from, scall, st->tag, cw, from, st->src, sent, scall, me, job->rank, count,
             tw, call);
+    mpi_check_trace(job, "check: type mismatch");
     mpi_check_end();
 }
 
@@ -288,6 +307,7 @@ void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int pee
             "  a nonblocking send's buffer must not be written until a wait or test completes "
             "it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
             c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
+    mpi_check_trace(job, "check: send buffer changed");
     mpi_check_end();
 }
 
@@ -330,6 +350,79 @@ static void leak_line(cr_job *job, FILE *out, int *n, const char *fmt, ...)
     vfprintf(out, fmt, ap);
     fputc('\n', out);
     va_end(ap);
+}
+
+/* " at prog.c:42 (main)": where the call at return address 'at' was made,
+ * from the program's debug info through addr2line (run now, once per object
+ * reported); " from 0x... (prog+0x1234)" without it. (A call courier makes
+ * itself, MPI_Win_get_info's MPI_Info_dup, names courier's source.) */
+static void where(const void *at, char *buf, size_t len)
+{
+    Dl_info di;
+    buf[0] = '\0';
+    if (!at) return;
+    if (!dladdr(at, &di) || !di.dli_fname || !di.dli_fbase) {
+        snprintf(buf, len, " from %p", at);
+        return;
+    }
+    /* a shared object or a position-independent program: addresses from its base */
+    const ElfW(Ehdr) *eh = di.dli_fbase;
+    uintptr_t pc = (uintptr_t)at - 1; /* inside the call, not after it */
+    uintptr_t addr = eh->e_type == ET_DYN ? pc - (uintptr_t)di.dli_fbase : pc;
+    const char *base = strrchr(di.dli_fname, '/');
+    base = base ? base + 1 : di.dli_fname;
+    snprintf(buf, len, " from %p (%s+%#lx)", at, base, (unsigned long)addr);
+    if (strchr(di.dli_fname, '\'')) return;
+    char cmd[PATH_MAX + 80], fn[256] = "", fl[PATH_MAX] = "";
+    snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' %#lx 2>/dev/null", di.dli_fname,
+             (unsigned long)addr);
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    bool got = fgets(fn, sizeof fn, p) && fgets(fl, sizeof fl, p);
+    pclose(p);
+    fn[strcspn(fn, "\n")] = fl[strcspn(fl, " \n")] = '\0'; /* no " (discriminator 2)" */
+    if (got && fl[0] != '?')
+        snprintf(buf, len, " at %s (%s)", fl, fn[0] && fn[0] != '?' ? fn : "?");
+}
+
+typedef struct leak_ctx {
+    cr_job *job;
+    FILE *out;
+    int *n;
+} leak_ctx;
+
+static void info_leak(void *ctx, int idx, int nkeys, const char *call, const void *at)
+{
+    leak_ctx *l = ctx;
+    char w[PATH_MAX + 300];
+    where(at, w, sizeof w);
+    leak_line(l->job, l->out, l->n, "info #%d (%d keys) made by %s%s, never freed (MPI_Info_free)",
+              idx, nkeys, call, w);
+}
+
+/* At the rank's end (atexit, from MPI_Finalize): the info objects the program
+ * made and never freed. Not at MPI_Finalize: MPI-4 lets a program use and
+ * free them after it (and make them before MPI_Init). */
+static void infos_at_exit(void)
+{
+    cr_job *job = cr_job_get();
+    int n = 1; /* leak_line's header taken: this block has its own */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&text, &tlen);
+    if (!out) return;
+    mpi_info_leaks(info_leak, &(leak_ctx){job, out, &n});
+    fclose(out);
+    if (n > 1) {
+        fflush(NULL);
+        fprintf(stderr,
+                "courier: check: rank %d ended with info objects it did not free:\n%s"
+                "  free each before the program ends (MPI_Info_free; after "
+                "MPI_Finalize too, as MPI-4 allows)\n",
+                job->rank, text);
+    }
+    free(text);
+    if (n > 1) mpi_check_end();
 }
 
 static bool is_file_comm(const mpi_state *m, MPI_Comm h)
@@ -424,6 +517,16 @@ void mpi_check_finalize(cr_job *job)
         if (m->files->f[i])
             leak_line(job, out, &n, "file '%s', never closed (MPI_File_close)",
                       m->files->f[i]->name ? m->files->f[i]->name : "?");
+    atexit(infos_at_exit); /* the program may still free them after MPI_Finalize */
+    for (int i = 0; i < m->errh.n; i++)
+        if (!m->errh.freed[i]) {
+            char w[PATH_MAX + 300];
+            where(m->errh.at[i], w, sizeof w);
+            leak_line(job, out, &n,
+                      "error handler #%d made by MPI_Comm_create_errhandler (or the window's, "
+                      "file's or session's)%s, never freed (MPI_Errhandler_free)",
+                      i + 2, w);
+        }
     for (const cr_unexp *u = job->unexp; u; u = u->next) {
         if (u->ctx < MPI_CTX_BASE || (u->ctx - MPI_CTX_BASE) % 2) continue; /* not p2p */
         MPI_Comm h = MPI_COMM_NULL;
@@ -456,5 +559,10 @@ void mpi_check_finalize(cr_job *job)
         fwrite(text, 1, tlen, stderr);
     }
     free(text);
+    /* every rank has written its block before any ends (the launcher ends
+     * the job at the first status 98: check_leaks_bad_msg_tcp lost rank 1's
+     * block 1 run in ~20) */
+    flush_peers(job);
+    if (n) mpi_check_trace(job, "check: leaks at MPI_Finalize");
     if (n) mpi_check_end();
 }

@@ -1,5 +1,6 @@
 /* courier run --check (docs/check.md): the MPI interface's correctness checks
- * and the hooks its calls make into them (mpi_check.c, mpi_check_coll.c).
+ * and the hooks its calls make into them (mpi_check.c, mpi_check_coll.c,
+ * mpi_check_rma.c).
  *
  * Invariants: the checks' state hangs off the interface's state
  * (job->mpi->chk, NULL while checking is off), so a call pays one load and one
@@ -13,11 +14,12 @@
 
 /* The checks (COURIER_CHECK's words). */
 enum {
-    MPI_CHK_TYPES = 1,   /* point-to-point type signatures */
-    MPI_CHK_COLL = 2,    /* collectives agree on kind, root, operator, signature */
-    MPI_CHK_LEAKS = 4,   /* objects and requests left at MPI_Finalize */
-    MPI_CHK_SYNC = 8,    /* standard sends wait for their match */
-    MPI_CHK_BUFFERS = 16 /* a pending nonblocking send's buffer changed before completion */
+    MPI_CHK_TYPES = 1,    /* point-to-point type signatures */
+    MPI_CHK_COLL = 2,     /* collectives agree on kind, root, operator, signature */
+    MPI_CHK_LEAKS = 4,    /* objects and requests left at MPI_Finalize */
+    MPI_CHK_SYNC = 8,     /* standard sends wait for their match */
+    MPI_CHK_BUFFERS = 16, /* a pending nonblocking send's buffer changed before completion */
+    MPI_CHK_RMA = 32      /* conflicting one-sided accesses in one epoch */
 };
 
 /* The exit status of a rank that reports a checking error. */
@@ -68,12 +70,13 @@ _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm com
 
 /* ---- collectives ---------------------------------------------------------- */
 
-/* Before collective a->call on intracommunicator a->c moves data: every member
+/* Before collective a->call on communicator a->c moves data: every member
  * agrees on the kind, root, operator and type signature (an allgather of each
- * member's record over the communicator's collective group); on a
- * disagreement each rank's call is reported. root -1: none; op MPI_OP_NULL:
- * none; ts/tr NULL: no send/receive side at this rank (MPI_IN_PLACE, not the
- * root). */
+ * member's record over the communicator's collective group: on an
+ * intercommunicator its local group, which agrees on the kind, the operator
+ * and the root's form); on a disagreement each rank's call is reported. root
+ * -1: none; op MPI_OP_NULL: none; ts/tr NULL: no send/receive side to compare
+ * at this rank (MPI_IN_PLACE, not the root, the v and w forms). */
 void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
                     int rcount, const mpi_type *tr) __attribute__((cold));
 static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int scount,
@@ -82,12 +85,100 @@ static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int sco
     if (mpi_chk_on(a->job, MPI_CHK_COLL)) mpi_check_coll(a, root, op, scount, ts, rcount, tr);
 }
 
+/* The v forms (blocking, intracommunicator): the call and root as
+ * mpi_check_coll, ts/tr this rank's whole send and receive (NULL: none), and
+ * per peer: pc[i] instances of pt are what this rank receives from member i
+ * (pc_recv: gatherv's root, allgatherv) or sends to it (scatterv's root),
+ * compared with that member's whole send or receive; a mismatch is reported
+ * by this rank. pc NULL: no per-peer counts here. */
+void mpi_check_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts, int rcount,
+                      const mpi_type *tr, const int *pc, const mpi_type *pt, bool pc_recv)
+    __attribute__((cold));
+static inline void mpi_chk_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts,
+                                  int rcount, const mpi_type *tr, const int *pc, const mpi_type *pt,
+                                  bool pc_recv)
+{
+    if (mpi_chk_on(a->job, MPI_CHK_COLL))
+        mpi_check_coll_v(a, root, scount, ts, rcount, tr, pc, pt, pc_recv);
+}
+
+/* A nonblocking or persistent collective's agreement (the same record): the
+ * first rounds of its schedule, before any of its own. Every member sends
+ * its record to member 0 of its group (on an intercommunicator: of each
+ * group), which judges them (a step of its schedule) and reports a
+ * disagreement; no member blocks in the call. mpi_check_coll_rec makes the
+ * record (in the schedule's memory), mpi_check_coll_round adds the rounds
+ * (right after the schedule's sequence number is taken). */
+typedef struct mpi_chknbc mpi_chknbc;
+mpi_chknbc *mpi_check_coll_rec(cr_job *job, cr_sched *s, const mpi_comm *c, MPI_Comm comm,
+                               const char *call, int root, MPI_Op op, int scount,
+                               const mpi_type *ts, int rcount, const mpi_type *tr)
+    __attribute__((cold));
+/* The record's root, operator and sides, once the call's arguments are known. */
+void mpi_check_coll_set(cr_job *job, mpi_chknbc *k, const char *call, int root, MPI_Op op,
+                        int scount, const mpi_type *ts, int rcount, const mpi_type *tr)
+    __attribute__((cold));
+void mpi_check_coll_round(cr_job *job, cr_sched *s, const cr_group *g, mpi_chknbc *k)
+    __attribute__((cold));
+
+/* The builders' hooks (mpi_nbc.c): a->chk made at the call's start (the call
+ * alone), completed as its arguments are checked (mpi_collchk.c's checks,
+ * and the reductions with their operator). */
+static inline void mpi_chk_nbc_begin(mpi_cargs *a, cr_sched *s)
+{
+    a->chk = mpi_chk_on(a->job, MPI_CHK_COLL)
+                 ? mpi_check_coll_rec(a->job, s, a->c, a->comm, a->call, -1, MPI_OP_NULL, 0, NULL,
+                                      0, NULL)
+                 : NULL;
+}
+static inline void mpi_chk_nbc(const mpi_cargs *a, int root, MPI_Op op, int scount,
+                               const mpi_type *ts, int rcount, const mpi_type *tr)
+{
+    if (a->chk) mpi_check_coll_set(a->job, a->chk, a->call, root, op, scount, ts, rcount, tr);
+}
+
 /* A communicator as the reports name it: its name, or "communicator #N". */
 void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len);
 /* "4 x MPI_INT (16 bytes)": bytes of the predefined type a check value names. */
 void mpi_check_data_words(uint64_t sig, size_t bytes, char *buf, size_t len);
+/* "MPI_SUM", or "a user operation (0x...)". */
+void mpi_check_op_words(int32_t op, char *buf, size_t len);
+/* With --trace too: a mark named what (a string that lives as long as the
+ * program: its first 39 characters) in this rank's trace, written out now. */
+void mpi_check_trace(cr_job *job, const char *what) __attribute__((cold));
 /* End this rank after a report (MPI_CHECK_EXIT). */
 _Noreturn void mpi_check_end(void);
+/* A rank that leaves a report to another: keep the transports moving until
+ * the launcher ends the job (the reporting rank's exit does). */
+_Noreturn void mpi_check_wait_end(cr_job *job);
+
+/* ---- RMA (mpi_check_rma.c): the hooks of the window calls, each only where
+ * w->chk is set (the window was made with --check=rma on) ---------------- */
+
+struct mpi_win;
+enum { MPI_CHK_RMA_PUT, MPI_CHK_RMA_GET, MPI_CHK_RMA_ACC };
+/* At the window's creation (collective): w->chk. */
+void mpi_check_rma_win(cr_job *job, struct mpi_win *w);
+/* A transfer's checked arguments: kind MPI_CHK_RMA_*, the target's runs from
+ * taddr, op (accumulates), data: a put's packed data (NULL: not kept), obuf
+ * and olen: a put's contiguous origin buffer to watch until the epoch closes
+ * (NULL: none, a request form). */
+void mpi_check_rma_access(cr_job *job, const char *call, struct mpi_win *w, int target,
+                          uint64_t taddr, const cr_run *runs, int nrun, int kind, MPI_Op op,
+                          const char *data, const void *obuf, size_t olen) __attribute__((cold));
+/* MPI_Win_fence, after its flush and before its barrier (collective). */
+void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+/* MPI_Win_complete after its flush; MPI_Win_wait (or a successful
+ * MPI_Win_test) once every origin has completed. */
+void mpi_check_rma_complete(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+void mpi_check_rma_wait(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+/* A flush or an unlock to target (-1: all) after its engine flush; remote:
+ * the accesses are complete at the target (not MPI_Win_flush_local). */
+void mpi_check_rma_flush(cr_job *job, struct mpi_win *w, const char *call, int target, bool remote)
+    __attribute__((cold));
+/* MPI_Win_free, before its barrier (collective): judge the passive-target
+ * accesses, free w->chk. */
+void mpi_check_rma_free(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 
 /* ---- leaks ------------------------------------------------------------------ */
 

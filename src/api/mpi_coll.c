@@ -470,6 +470,7 @@ static int begin(cargs *a, const char *call, MPI_Comm comm)
 {
     a->call = call;
     a->comm = comm;
+    a->chk = NULL;
     a->job = mpi_enter(call);
     int rc = mpi_comm_check(a->job, call, comm, &a->c);
     if (!rc) { /* a member's longer message is noted, and reported by done() */
@@ -529,6 +530,7 @@ int PMPI_Barrier(MPI_Comm comm)
     int rc = begin(&a, "MPI_Barrier", comm);
     if (!rc && a.c->inter) {
         cr_inter x = inter_of(a.c);
+        mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check: this group */
         cr_inter_barrier(a.job, &x, a.call);
     } else if (!rc) {
         mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (mpi_check.h) */
@@ -548,6 +550,7 @@ static int inter_bcast(cargs *a, void *buf, int count, MPI_Datatype dt, int root
     if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_type(a, dt, &t);
     if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_buf(a, buf, count, t, "buffer");
     if (rc) return done(a, rc);
+    mpi_chk_coll(a, root, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check: this group */
     if (root == MPI_PROC_NULL) {
         cr_inter_bcast(a->job, &x, a->call, NULL, 0, CR_INTER_NONE);
         return done(a, MPI_SUCCESS);
@@ -601,6 +604,8 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
     if (inter && (kind == R_SCAN || kind == R_EXSCAN))
         return done(&a, mpi_cfail(&a, MPI_ERR_COMM, "not defined on an intercommunicator"));
     if (inter) rc = mpi_chk_xreduce(&a, kind == R_ALLREDUCE, sbuf, rbuf, count, dt, root, &t);
+    if (!rc && inter) /* --check: this group */
+        mpi_chk_coll(&a, kind == R_REDUCE ? root : -1, op, 0, NULL, 0, NULL);
     if (!rc && inter && kind == R_REDUCE && root == MPI_PROC_NULL) { /* takes no part */
         cr_inter x = inter_of(a.c);
         cr_inter_reduce(a.job, &x, call, NULL, NULL, 0, NULL, CR_INTER_NONE);
@@ -715,6 +720,8 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
     size_t n;
     if (!rc) rc = mpi_redop(a.job, comm, call, op, t, total, &o, &ctx, &packed, &n);
     if (rc) return done(&a, rc);
+    /* --check (the blocks may differ) */
+    mpi_chk_coll(&a, -1, op, 0, NULL, 0, NULL);
     size_t len = n * o.elem, per = total ? len / total : 0; /* bytes per instance */
     const void *src = inplace ? rbuf : sbuf;
     char *s = (char *)src, *stmp = NULL, *r = xmalloc(a.job, call, len);
@@ -814,6 +821,7 @@ static int inter_gather(cargs *a, const void *sbuf, int scount, MPI_Datatype sty
 {
     int rc = mpi_chk_root(a, root);
     if (rc) return done(a, rc);
+    mpi_chk_coll(a, root, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check: this group */
     if (root == MPI_PROC_NULL) return inter_none(a, true);
     if (root != MPI_ROOT) return inter_gather_send(a, sbuf, scount, stype, root);
     mpi_type *t = NULL;
@@ -837,6 +845,7 @@ static int inter_scatter(cargs *a, const void *sbuf, int scount, MPI_Datatype st
 {
     int rc = mpi_chk_root(a, root);
     if (rc) return done(a, rc);
+    mpi_chk_coll(a, root, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check: this group */
     if (root == MPI_PROC_NULL) return inter_none(a, false);
     if (root != MPI_ROOT) return inter_scatter_recv(a, rbuf, rcount, rtype, root);
     mpi_type *t = NULL;
@@ -926,6 +935,7 @@ static int inter_blocks(cargs *a, char kind, const void *sbuf, int scount, MPI_D
     if (!rc) rc = mpi_chk_triple(a, rbuf, rcount, rtype, &tr, "receive");
     if (!rc) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)rcount * tr->size);
     if (rc) return done(a, rc);
+    mpi_chk_coll(a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check: this group */
     int m = a->c->rsize;
     size_t sn = kind == 'a' ? (size_t)scount * (size_t)m : (size_t)scount;
     size_t rn = (size_t)rcount * (size_t)m;
@@ -1133,6 +1143,7 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
         free(v.len);
         return done(&a, rc);
     }
+    mpi_chk_coll_v(&a, root, scount, ts, 0, NULL, isroot ? rcounts : NULL, tr, true); /* --check */
     int np = a.c->size;
     char *stmp = NULL;
     if (!isroot) {
@@ -1181,6 +1192,7 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
         free(v.len);
         return done(&a, rc);
     }
+    mpi_chk_coll_v(&a, root, 0, NULL, rcount, tr, isroot ? scounts : NULL, ts, false); /* --check */
     int np = a.c->size;
     char *s = NULL;
     if (isroot) {
@@ -1218,6 +1230,7 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         free(v.len);
         return done(&a, rc);
     }
+    mpi_chk_coll_v(&a, -1, scount, ts, 0, NULL, rcounts, tr, true); /* --check */
     int np = a.c->size, me = a.c->me;
     char *r = v.staged ? xmalloc(a.job, a.call, v.total) : rbuf, *stmp = NULL;
     const char *s = NULL;
@@ -1257,6 +1270,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
         free(vs.len);
         return done(&a, rc);
     }
+    mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
     int np = comm_peer_size(a.c);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer */
@@ -1317,6 +1331,7 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
         free(types);
         return done(&a, rc);
     }
+    mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
     mpi_wside_offsets(&wr, rdispls, roff, np);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */

@@ -4,11 +4,13 @@
  *
  * Invariants: a check reports what it finds through mpi_fail (the
  * communicator's error handler) and returns the code; it changes nothing, so
- * a refused call has taken no sequence number and sent nothing. */
+ * a refused call has taken no sequence number and sent nothing; a check that
+ * passes gives a nonblocking collective's --check=coll record (a->chk, NULL
+ * otherwise) what it found: the root, the counts and datatypes. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "mpi_impl.h"
+#include "mpi_check.h"
 
 int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
 {
@@ -41,8 +43,10 @@ int mpi_chk_buf(const mpi_cargs *a, const void *buf, int count, const mpi_type *
 int mpi_chk_root(const mpi_cargs *a, int root)
 {
     if (a->c->inter) {
-        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < a->c->rsize))
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < a->c->rsize)) {
+            mpi_chk_nbc(a, root, MPI_OP_NULL, 0, NULL, 0, NULL);
             return 0;
+        }
         return mpi_cfail(a, MPI_ERR_ROOT,
                          "root %d is invalid on an intercommunicator: MPI_ROOT at the root, "
                          "MPI_PROC_NULL at the rest of its group, the root's rank 0..%d in the "
@@ -53,6 +57,7 @@ int mpi_chk_root(const mpi_cargs *a, int root)
         return mpi_cfail(a, MPI_ERR_ROOT,
                          "root %d is invalid: ranks in this communicator are 0..%d", root,
                          a->c->size - 1);
+    mpi_chk_nbc(a, root, MPI_OP_NULL, 0, NULL, 0, NULL);
     return 0;
 }
 
@@ -97,6 +102,7 @@ int mpi_chk_bcast(const mpi_cargs *a, void *buf, int count, MPI_Datatype dt, int
     if (!rc) rc = mpi_chk_type(a, dt, t);
     if (!rc) rc = mpi_chk_buf(a, buf, count, *t, "buffer");
     if (!rc) rc = mpi_chk_root(a, root);
+    if (!rc) mpi_chk_nbc(a, root, MPI_OP_NULL, count, *t, count, *t);
     return rc;
 }
 
@@ -112,6 +118,7 @@ int mpi_chk_gather(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatyp
     if (!rc && isroot && !inplace)
         rc = mpi_chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
     if (!rc && isroot) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)rcount * (*tr)->size);
+    if (!rc) mpi_chk_nbc(a, root, MPI_OP_NULL, scount, *ts, rcount, *tr);
     return rc;
 }
 
@@ -128,6 +135,7 @@ int mpi_chk_scatter(const mpi_cargs *a, const void *sbuf, int scount, MPI_Dataty
     if (!rc && isroot && !inplace)
         rc = mpi_chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
     if (!rc && isroot) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)scount * (*ts)->size);
+    if (!rc) mpi_chk_nbc(a, root, MPI_OP_NULL, scount, *ts, rcount, *tr);
     return rc;
 }
 
@@ -140,6 +148,7 @@ int mpi_chk_blocks(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatyp
     if (!rc && !inplace)
         rc = mpi_chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
     if (!rc) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)rcount * (*tr)->size);
+    if (!rc) mpi_chk_nbc(a, -1, MPI_OP_NULL, scount, *ts, rcount, *tr);
     return rc;
 }
 

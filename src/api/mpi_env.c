@@ -460,10 +460,17 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
                                        fn ? "errhandler" : "function"));
     mpi_state *m = job->mpi;
-    MPI_Comm_errhandler_function **t = realloc(m->errh.fn, (size_t)(m->errh.n + 1) * sizeof *t);
-    if (!t) cr_fatal(job, call, "out of memory");
-    m->errh.fn = t;
+    size_t n = (size_t)m->errh.n + 1;
+    MPI_Comm_errhandler_function **t = realloc(m->errh.fn, n * sizeof *t);
+    if (t) m->errh.fn = t;
+    const void **at = t ? realloc(m->errh.at, n * sizeof *at) : NULL;
+    if (at) m->errh.at = at;
+    bool *freed = at ? realloc(m->errh.freed, n * sizeof *freed) : NULL;
+    if (!freed) cr_fatal(job, call, "out of memory");
+    m->errh.freed = freed;
     m->errh.fn[m->errh.n] = fn;
+    m->errh.at[m->errh.n] = __builtin_return_address(0); /* for --check=leaks */
+    m->errh.freed[m->errh.n] = false;
     *h = (MPI_Errhandler)(K_ERRH | (unsigned)(m->errh.n + 2));
     m->errh.n++;
     return mpi_leave(job, MPI_SUCCESS);
@@ -487,6 +494,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *h)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "not a valid error handler"));
     /* Communicators may still use it: the function pointer stays. */
+    if (h_idx(*h) >= 2) job->mpi->errh.freed[h_idx(*h) - 2] = true;
     *h = MPI_ERRHANDLER_NULL;
     return mpi_leave(job, MPI_SUCCESS);
 }

@@ -317,6 +317,7 @@ typedef struct mpi_cargs {
     struct nbc *s;
     uint32_t seq;
     bool seq_taken;
+    struct mpi_chknbc *chk; /* --check=coll's record while a schedule is built (mpi_check.h) */
 } mpi_cargs;
 /* Report an error of the call (mpi_fail on its communicator); the code. */
 int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
@@ -642,10 +643,13 @@ struct cr_mpi {
         bool env_built;
     } infos;
     /* Error handlers the program made: handle index 2.. (0, 1 are the
-     * predefined ones), never freed (mpi_env.c). */
+     * predefined ones), never freed (mpi_env.c); where each was made and
+     * whether MPI_Errhandler_free was called (--check=leaks). */
     struct {
         MPI_Comm_errhandler_function **fn;
         int n;
+        const void **at;
+        bool *freed;
     } errh;
     /* Codes added by the program: code MPI_ERR_LASTCODE + 1 + i is v[i]; a
      * class added by MPI_Add_error_class is a code whose class is itself. */
@@ -762,6 +766,10 @@ int mpi_vfail(cr_job *job, MPI_Comm comm, const char *call, int code, const char
  * code; msg is the one line that says what went wrong. */
 int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int code,
                   const char *msg);
+/* --check=leaks: fn(ctx, ...) for every info object the program made and has
+ * not freed (idx: its handle's index; call: what made it; at: the caller). */
+void mpi_info_leaks(void (*fn)(void *ctx, int idx, int nkeys, const char *call, const void *at),
+                    void *ctx);
 bool mpi_errh_valid(MPI_Errhandler h); /* a predefined handler or one made by the program */
 
 /* The tables of requests and matched messages, made at MPI_Init (mpi_p2p.c). */

@@ -38,6 +38,8 @@ typedef struct mpi_info {
     bool used;
     int n, cap;
     info_ent *e;
+    const char *made_by; /* the program's: the call that made it (--check=leaks); NULL: ours */
+    const void *at;      /* and where it was called from */
 } mpi_info;
 
 /* ---- table ------------------------------------------------------------------ */
@@ -261,13 +263,32 @@ static int ikey(iargs *a, const char *key)
 
 /* ---- the calls ------------------------------------------------------------------ */
 
+/* h is the program's, made by call from at (courier run --check=leaks reports
+ * it at MPI_Finalize unless freed). */
+static MPI_Info given(MPI_Info h, const char *call, const void *at)
+{
+    mpi_info *in = info_get(h);
+    in->made_by = call;
+    in->at = at;
+    return h;
+}
+
+void mpi_info_leaks(void (*fn)(void *ctx, int idx, int nkeys, const char *call, const void *at),
+                    void *ctx)
+{
+    const mpi_state *m = mpi_st();
+    for (int i = 1; i < m->infos.n; i++)
+        if (m->infos.t[i].used && m->infos.t[i].made_by)
+            fn(ctx, i, m->infos.t[i].n, m->infos.t[i].made_by, m->infos.t[i].at);
+}
+
 PMPI_WEAK(Info_create);
 int PMPI_Info_create(MPI_Info *info)
 {
     iargs a;
     ienter(&a, "MPI_Info_create");
     if (!info) return idone(&a, ifail(&a, MPI_ERR_ARG, "info is NULL"));
-    *info = info_new(a.job, a.call);
+    *info = given(info_new(a.job, a.call), a.call, __builtin_return_address(0));
     return idone(&a, MPI_SUCCESS);
 }
 
@@ -416,7 +437,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     ienter(&a, "MPI_Info_dup");
     int rc = icheck(&a, info, false, &in);
     if (!rc && !newinfo) rc = ifail(&a, MPI_ERR_ARG, "newinfo is NULL");
-    if (!rc) *newinfo = info_copy(a.job, a.call, info);
+    if (!rc) *newinfo = given(info_copy(a.job, a.call, info), a.call, __builtin_return_address(0));
     return idone(&a, rc);
 }
 
@@ -445,7 +466,8 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     ienter(&a, "MPI_Info_create_env");
     if (!info) return idone(&a, ifail(&a, MPI_ERR_ARG, "info is NULL"));
     int rc = icheck(&a, MPI_INFO_ENV, false, &in);
-    if (!rc) *info = info_copy(a.job, a.call, MPI_INFO_ENV);
+    if (!rc)
+        *info = given(info_copy(a.job, a.call, MPI_INFO_ENV), a.call, __builtin_return_address(0));
     return idone(&a, rc);
 }
 
@@ -512,7 +534,8 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     if (!rc && !info_used) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "info_used is NULL");
     if (rc) return mpi_leave(job, rc);
     MPI_Info hints = c->info;
-    *info_used = info_get(hints) ? info_copy(job, call, hints) : info_new(job, call);
+    *info_used = given(info_get(hints) ? info_copy(job, call, hints) : info_new(job, call), call,
+                       __builtin_return_address(0));
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_nbc.h"
 
 #define NBC_TAG(seq, step)                                                                         \
@@ -274,6 +275,7 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     b->call = (persist ? pcoll_ops : nbc_ops)[kind].what;
     b->comm = comm;
     b->s = NULL;
+    b->chk = NULL;
     b->seq_taken = false;
     b->job = mpi_enter(b->call);
     int rc = mpi_comm_check(b->job, b->call, comm, &b->c);
@@ -292,6 +294,7 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     s->s.trunc = &s->trunc;
     s->u.type = -1;
     b->s = s;
+    mpi_chk_nbc_begin(b, &s->s); /* --check=coll: the call's record (mpi_check.h) */
     return 0;
 }
 
@@ -318,6 +321,7 @@ static uint32_t nb_seq(nb *b)
         b->seq = b->c->inter ? b->c->ig.seq++ : b->c->g.seq++;
         b->seq_taken = true;
         b->s->s.seq = b->seq;
+        if (b->chk) mpi_check_coll_round(b->job, &b->s->s, &b->c->g, b->chk); /* comes first */
     }
     return b->seq;
 }
@@ -635,6 +639,7 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, (size_t)count, &packed, &n);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc(&b, form == R_REDUCE ? root : -1, op, count, t, count, t);
     size_t len = n * b.s->s.o.elem, cnt = (size_t)count;
     const void *src = inplace ? rbuf : sbuf;
     /* acc: this member's data, then the result (packed when the type needs it);
@@ -693,6 +698,7 @@ int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *count
     size_t n = 0;
     if (!rc) rc = nb_redop(&b, op, t, total, &packed, &n);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc(&b, -1, op, 0, NULL, 0, NULL);
     size_t len = n * b.s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     const char *src = inplace ? rbuf : sbuf;
     char *acc = nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
@@ -1075,6 +1081,7 @@ int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const m
     nb b = {.job = job, .call = call, .comm = comm, .c = c, .s = s};
     cr_sched_init(&s->s, b.call, c->g.ctx, 0x80000000u, 0x7ffffu, 0);
     s->s.trunc = &s->trunc;
+    mpi_chk_nbc_begin(&b, &s->s); /* --check=coll: the call */
     nb_seq(&b);
     for (int i = 0; i < n->nin; i++) {
         if (n->in[i] == MPI_PROC_NULL) continue;
@@ -1317,6 +1324,7 @@ static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype
     mpi_type *t = NULL;
     bool all = root == X_ALL;
     int rc = mpi_chk_xreduce(b, all, sbuf, rbuf, count, dt, root, &t);
+    mpi_chk_nbc(b, all ? -1 : root, op, 0, NULL, 0, NULL);
     if (rc || root == MPI_PROC_NULL) {
         if (!rc) nb_seq(b);
         return rc ? done(b, rc) : launch(b, req);
@@ -1363,6 +1371,7 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
     size_t n = 0;
     if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
     if (rc) return done(b, rc);
+    mpi_chk_nbc(b, -1, op, 0, NULL, 0, NULL);
     size_t len = n * b->s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     char *out = packed ? nb_alloc(b, mine * per) : rbuf;
     if (packed) nb_fin(b, t, out, mine * per, rbuf, mine);

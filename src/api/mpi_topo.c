@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_nbc.h"
 
 typedef struct mpi_topo {
@@ -1009,8 +1010,11 @@ static int nb_end(targs *a, int rc, mpi_nbrs *n, mpi_nblk *rb, mpi_nblk *sb)
 {
     if (!rc && a->req)
         rc = mpi_nbc_neighbor(a->job, a->which, a->comm, a->c, n, rb, sb, a->req);
-    else if (!rc)
+    else if (!rc) {
+        mpi_cargs ca = {.job = a->job, .call = a->call, .comm = a->comm, .c = a->c};
+        mpi_chk_coll(&ca, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (mpi_check.h) */
         nb_exchange(a, n, rb, sb);
+    }
     free(n->mem);
     free(rb);
     free(sb);

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mpi_check.h"
 #include "mpi_win.h"
 
 char *scratch_get(cr_job *job, const char *call, mpi_win *w, int k, size_t len)
@@ -173,6 +174,7 @@ static void win_setup(cr_job *job, const char *call, mpi_win *w, void *base, siz
     w->errh = MPI_ERRORS_ARE_FATAL;
     w->info = MPI_INFO_NULL;
     w->used = true;
+    if (mpi_chk_on(job, MPI_CHK_RMA)) mpi_check_rma_win(job, w); /* --check=rma */
 }
 
 /* Checks shared by the constructors, before anything is made. */
@@ -393,7 +395,8 @@ int PMPI_Win_free(MPI_Win *win)
                                        : w->acc_on ? "start without complete"
                                                    : "a lock without unlock"));
     cr_rma_flush(job, call, -1);
-    cr_coll_barrier(job, &w->c->g, call); /* nobody reaches this memory any more */
+    if (w->chk) mpi_check_rma_free(job, w, call); /* --check=rma */
+    cr_coll_barrier(job, &w->c->g, call);         /* nobody reaches this memory any more */
     /* Past the barrier the others free theirs: a delete callback that fails is
      * reported, but the window goes all the same. */
     int kv = 0, cb = mpi_attrs_delete(job, MPI_OBJ_WIN, *win, &kv);

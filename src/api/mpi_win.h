@@ -10,8 +10,9 @@
  *  - a member's control block is ctl_words() 64-bit words: the window lock
  *    (CTL_LOCK: readers count, LOCK_WRITER for the writer), the accumulate
  *    lock (CTL_ACC), then per member its "posted" (ctl_post) and "completed"
- *    (ctl_done) counters, the number of attached regions (ctl_natt) and, for a
- *    dynamic window, their (address, length) pairs;
+ *    (ctl_done) counters, the number of attached regions (ctl_natt), for a
+ *    dynamic window their (address, length) pairs, and last the clock of
+ *    --check=rma (ctl_chk);
  *  - a window handle names a live window only while win_get finds it used; a
  *    scratch buffer (scratch_get) is given back with scratch_put by the call
  *    that took it. */
@@ -29,6 +30,8 @@ enum { CTL_LOCK = 0, CTL_ACC = 1, CTL_FIRST = 2 };
 #define ACC_CALL_PIECES 65536
 #define ACC_CALL_BYTES (16u << 20)
 #define LOCK_WRITER (1ull << 62)
+
+typedef struct mpi_rmachk mpi_rmachk;
 
 typedef struct mpi_win {
     bool used;
@@ -61,6 +64,7 @@ typedef struct mpi_win {
     mpi_attrs attrs;
     MPI_Info info;
     uint64_t sync_word; /* MPI_Win_sync's barrier */
+    mpi_rmachk *chk;    /* courier run --check=rma (mpi_check_rma.c): NULL while off */
     /* Scratch buffers of the accumulates, kept between calls (a fresh large
      * malloc is a page fault per page, every call); one in use is not shared
      * (another thread's call takes its own). */
@@ -96,7 +100,7 @@ int win_check(cr_job *job, const char *call, MPI_Win h, mpi_win **out);
 
 static inline size_t ctl_words(int n, int flavor)
 {
-    return CTL_FIRST + 2 * (size_t)n + 1 + (flavor == MPI_WIN_FLAVOR_DYNAMIC ? 2 * MAX_ATTACH : 0);
+    return CTL_FIRST + 2 * (size_t)n + 2 + (flavor == MPI_WIN_FLAVOR_DYNAMIC ? 2 * MAX_ATTACH : 0);
 }
 static inline size_t ctl_post(int i)
 {
@@ -109,6 +113,11 @@ static inline size_t ctl_done(const mpi_win *w, int i)
 static inline size_t ctl_natt(const mpi_win *w)
 {
     return CTL_FIRST + 2 * (size_t)w->size;
+}
+/* The last word: --check=rma's clock of this member (mpi_check_rma.c). */
+static inline size_t ctl_chk(const mpi_win *w)
+{
+    return ctl_words(w->size, w->flavor) - 1;
 }
 
 static inline cr_rtarget ctl_at(const mpi_win *w, int m, size_t word)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_win.h"
 
 /* ---- transfers ---------------------------------------------------------------- */
@@ -261,9 +262,9 @@ mapped_span(MPI_Win win, MPI_Datatype type, int count, MPI_Datatype ttype, int t
             MPI_Aint disp, mpi_win **wp, const mpi_type **tp, size_t *bytes)
 {
     mpi_win *w = win_get(win);
-    if (!w || type != ttype || count != tcount || count < 0 || target < 0 || target >= w->size ||
-        disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->mem.map[target] ||
-        !has_access(w, target))
+    if (!w || w->chk || type != ttype || count != tcount || count < 0 || target < 0 ||
+        target >= w->size || disp < 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
+        !w->mem.map[target] || !has_access(w, target))
         return NULL;
     const mpi_type *t = mpi_type_get(type);
     if (!t || !t->predef || !t->contig) return NULL;
@@ -329,6 +330,10 @@ static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call
         }
         data = x->tmp;
     }
+    if (a.w->chk && a.target != MPI_PROC_NULL) /* --check=rma */
+        mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n,
+                             put ? MPI_CHK_RMA_PUT : MPI_CHK_RMA_GET, MPI_OP_NULL,
+                             put ? data : NULL, put && !req && a.ot->contig ? obuf : NULL, bytes);
     if (a.target != MPI_PROC_NULL) move_runs(job, call, &a, data, put, x);
     runs_free(&a.rs);
     if (req) {
@@ -786,6 +791,9 @@ get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Da
             if (!rtmp) cr_fatal(job, call, "out of memory");
         }
     }
+    if (a.w->chk && a.target != MPI_PROC_NULL) /* --check=rma */
+        mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n, MPI_CHK_RMA_ACC, op,
+                             NULL, NULL, 0);
     rc = accumulate(job, call, &a, od, rd, op);
     if (!rc && rtmp) mpi_unpack_data(rt, rtmp, SIZE_MAX, rbuf, (size_t)rcount);
     scratch_put(a.w, SCR_ORIGIN, otmp);
@@ -896,6 +904,9 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         runs_free(&a.rs);
         return mpi_leave(job, rc);
     }
+    if (a.w->chk) /* --check=rma: an accumulate of its own operation */
+        mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n, MPI_CHK_RMA_ACC,
+                             MPI_REPLACE, NULL, NULL, 0);
     size_t n = a.ot->size;
     char old[16];
     int jr = cr_group_rank(&a.w->c->g, a.target);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "mpi_win.h"
 
 /* ---- synchronization ----------------------------------------------------------- */
@@ -47,6 +48,8 @@ int PMPI_Win_fence(int mode, MPI_Win win)
                       "with it");
     if (rc) return mpi_leave(job, rc);
     cr_rma_flush(job, call, -1);
+    if (w->chk && !(mode & MPI_MODE_NOPRECEDE)) /* --check=rma (NOPRECEDE: given by all) */
+        mpi_check_rma_fence(job, w, call);
     cr_coll_barrier(job, &w->c->g, call);
     w->fence_on = !(mode & MPI_MODE_NOSUCCEED);
     return mpi_leave(job, MPI_SUCCESS);
@@ -120,6 +123,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return mpi_leave(job, win_fail(job, win, call, MPI_ERR_RMA_SYNC,
                                        "rank %d is not locked by this process", rank));
     cr_rma_flush(job, call, cr_group_rank(&w->c->g, rank));
+    if (w->chk) mpi_check_rma_flush(job, w, call, rank, true); /* --check=rma */
     uint8_t st = w->lockst[rank];
     if (!(st & 4)) lock_give(job, call, w, rank, st & 2 ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
     w->lockst[rank] = 0;
@@ -155,6 +159,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all was not called");
     if (rc) return mpi_leave(job, rc);
     cr_rma_flush(job, call, -1);
+    if (w->chk) mpi_check_rma_flush(job, w, call, -1, true); /* --check=rma */
     if (w->lock_all != 2)
         for (int t = 0; t < w->size; t++) lock_give(job, call, w, t, MPI_LOCK_SHARED);
     w->lock_all = 0;
@@ -172,7 +177,7 @@ static int flush(const char *call, int rank, MPI_Win win, bool all)
     cr_job *job = mpi_enter_owned();
     if (job) {
         mpi_win *w = win_get(win);
-        if (w && (all || (rank >= 0 && rank < w->size)) && (w->nlocks || w->lock_all) &&
+        if (w && !w->chk && (all || (rank >= 0 && rank < w->size)) && (w->nlocks || w->lock_all) &&
             cr_rma_idle(job))
             return MPI_SUCCESS;
     }
@@ -185,6 +190,8 @@ static int flush(const char *call, int rank, MPI_Win win, bool all)
     if (rc) return mpi_leave(job, rc);
     if (all || rank != MPI_PROC_NULL)
         cr_rma_flush(job, call, all ? -1 : cr_group_rank(&w->c->g, rank));
+    if (w->chk && (all || rank != MPI_PROC_NULL)) /* --check=rma */
+        mpi_check_rma_flush(job, w, call, all ? -1 : rank, !strstr(call, "_local"));
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -325,6 +332,7 @@ int PMPI_Win_complete(MPI_Win win)
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC, "MPI_Win_start was not called");
     if (rc) return mpi_leave(job, rc);
     cr_rma_flush(job, call, -1);
+    if (w->chk) mpi_check_rma_complete(job, w, call); /* --check=rma */
     for (int i = 0; i < w->nacc; i++)
         ctl_amo(job, call, w, w->access[i], ctl_done(w, w->me), CR_AMO_ADD, 1, 0);
     w->acc_on = false;
@@ -348,6 +356,7 @@ static int wait_or_test(const char *call, MPI_Win win, int *flag)
         cr_rma_wait_word(job, call, words_ready, &a);
     }
     words_take(&a);
+    if (w->chk) mpi_check_rma_wait(job, w, call); /* --check=rma */
     w->exp_on = false;
     return mpi_leave(job, MPI_SUCCESS);
 }

@@ -38,7 +38,8 @@ static const char *const coll_algs[] = {"auto",   "binomial", "pipeline", "recdb
                                         "direct", "split",    "window",   "area",   NULL};
 static const char *const transports[] = {"self", "shm", "tcp", "ucx", NULL};
 /* courier run --check (src/api/mpi_check.c reads the same words) */
-static const char *const checks[] = {"1", "all", "types", "coll", "leaks", "sync", "buffers", NULL};
+static const char *const checks[] = {"1",    "all",     "types", "coll", "leaks",
+                                     "sync", "buffers", "rma",   NULL};
 
 static const setting table[] = {
     {"COURIER_EAGER_LIMIT", NUMBER, 0, INT_MAX, NULL, NULL},

@@ -47,9 +47,10 @@ static const char usage_text[] =
     "  --trace FILE      record every communication call and message of every rank\n"
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
     "                    courier trace FILE)\n"
-    "  --check[=LIST]    check the program's MPI usage (docs/check.md): types, coll\n"
-    "                    and leaks; LIST: all (those, sync and buffers) or a comma list\n"
-    "                    of types, coll, leaks, sync, buffers (sets COURIER_CHECK)\n";
+    "  --check[=LIST]    check the program's MPI usage (docs/check.md): types, coll,\n"
+    "                    leaks and rma; LIST: all (those, sync and buffers) or a comma\n"
+    "                    list of types, coll, leaks, rma, sync, buffers (sets\n"
+    "                    COURIER_CHECK)\n";
 /* After the machines' part of the help (cr_vsim_usage, from their descriptors). */
 static const char usage_tail[] = "  --sim-report FILE the simulator's summary as JSON\n";
 

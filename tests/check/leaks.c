@@ -1,15 +1,24 @@
 /* courier run --check=leaks: what a program leaves at MPI_Finalize, and the
  * correct twin. Two ranks; argv[1] says which:
- *   bad  rank 0 leaves a receive pending, a communicator, a group and a
- *        datatype allocated, and sends rank 1 a message nobody receives; the
- *        report names each (rank 1's: the message, with the sender's call);
- *        unchecked it runs to its end and says so;
- *   ok   the same objects (and a window, a persistent request) made, used
- *        and freed; prints "check leaks ok". */
+ *   bad  rank 0 leaves a receive pending, a communicator, a group, a
+ *        datatype, an info object and an error handler allocated, and sends
+ *        rank 1 a message nobody receives; the report names each (rank 1's:
+ *        the message, with the sender's call; the handler with where it
+ *        was made); unchecked it runs to its end and says so;
+ *   bad_info  an info object made and never freed, not even after
+ *        MPI_Finalize (MPI-4 allows that): reported at the end of the rank;
+ *   ok   the same objects (and a window, a persistent request, an info from
+ *        MPI_Comm_get_info) made, used and freed; prints "check leaks ok". */
 #include <stdbool.h>
 #include <string.h>
 
 #include "../mpi/mcheck.h"
+
+static void on_error(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+}
 
 int main(int argc, char **argv)
 {
@@ -17,6 +26,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     bool bad = argc > 1 && !strcmp(argv[1], "bad");
+    if (argc > 1 && !strcmp(argv[1], "bad_info")) {
+        MPI_Info lost;
+        OK(MPI_Info_create(&lost));
+        OK(MPI_Info_set(lost, "courier_check", "1"));
+        MPI_Finalize();
+        if (me == 0) printf("check leaks: bad_info ran without a report\n");
+        return 0;
+    }
     MPI_Comm dup;
     MPI_Group g, g1;
     MPI_Datatype vec;
@@ -27,6 +44,11 @@ int main(int argc, char **argv)
     OK(MPI_Group_incl(g, 1, &zero, &g1));
     OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
     OK(MPI_Type_commit(&vec));
+    MPI_Info info;
+    MPI_Errhandler eh;
+    OK(MPI_Info_create(&info));
+    OK(MPI_Info_set(info, "courier_check", "1"));
+    OK(MPI_Comm_create_errhandler(on_error, &eh));
     if (bad) {
         if (me == 0) {
             OK(MPI_Irecv(y, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, &r));
@@ -35,6 +57,8 @@ int main(int argc, char **argv)
             OK(MPI_Comm_free(&dup));
             OK(MPI_Group_free(&g1));
             OK(MPI_Type_free(&vec));
+            OK(MPI_Info_free(&info));
+            OK(MPI_Errhandler_free(&eh));
         }
         OK(MPI_Group_free(&g));
         OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -62,6 +86,12 @@ int main(int argc, char **argv)
         OK(MPI_Group_free(&g1));
         OK(MPI_Group_free(&g));
         OK(MPI_Type_free(&vec));
+        OK(MPI_Info_free(&info));
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+        OK(MPI_Errhandler_free(&eh));
+        MPI_Info used;
+        OK(MPI_Comm_get_info(MPI_COMM_WORLD, &used));
+        OK(MPI_Info_free(&used));
         if (me == 0) printf("check leaks ok\n");
     }
     MPI_Finalize();

@@ -1,0 +1,517 @@
+/* courier run --check=rma (docs/check.md): conflicting one-sided accesses to
+ * the same target bytes within one epoch.
+ *
+ * Each origin records what every put, get and accumulate touches at its
+ * target (one record per contiguous run of the target datatype: the bytes, the
+ * call, the operation, the origin's flushes to that target so far). Where the
+ * target takes part in closing the epoch, it judges the epoch's records there:
+ * at MPI_Win_fence every member sends every other its records for it before
+ * the fence's barrier; at MPI_Win_complete an origin sends its records to each
+ * target of its access group, which takes them in MPI_Win_wait. Passive-target
+ * epochs (lock, lock_all) have no such point: their records carry the
+ * target's logical clock at the lock and at the unlock (a counter in the
+ * target's control block, ctl_chk, that every lock and unlock of a checked
+ * window advances), and are judged at MPI_Win_free, where two of them from
+ * different origins overlapped in time when their clock intervals meet.
+ *
+ * Two records conflict when their bytes overlap and they are not both reads
+ * (MPI_Get, MPI_Get_accumulate with MPI_NO_OP), not both accumulates with the
+ * same operation or MPI_NO_OP (the window's default accumulate_ops,
+ * same_op_no_op), and not ordered: one origin's accesses are ordered by a
+ * flush between them, and its accumulates among themselves (the default
+ * accumulate_ordering). Besides: a put's origin buffer (contiguous, not a
+ * request form) must not change until the epoch closes or a flush completes
+ * it (a checksum at the put and at the close), and at a fence or
+ * MPI_Win_wait the target's own bytes that a put alone wrote must hold what
+ * it put (a checksum of the put's data against the window's memory there): a
+ * difference is a local store to them in the same epoch.
+ *
+ * Invariants: the state is the window's (w->chk, NULL while the check is off;
+ * the transfers' fast paths then step aside for the full path, which records);
+ * a conflict is seen, and reported in one block, by its target alone, which
+ * then ends with MPI_CHECK_EXIT; the check never reports two accesses that MPI allows, and may
+ * miss a conflict (docs/check.md: what it cannot see). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+#include "mpi_win.h"
+
+/* One access at a target (sent between members as it is). */
+typedef struct rma_rec {
+    uint64_t lo, hi;        /* bytes from the target's window base (dynamic: its addresses) */
+    uint64_t t0, t1;        /* passive: the target's clock at the lock and the unlock */
+    uint64_t dsum;          /* a put's data, checksum (0: not kept) */
+    int32_t origin, target; /* window members */
+    int32_t op;             /* accumulates: MPI_Op */
+    uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
+    uint8_t pad[5];
+} rma_rec;
+
+/* A put's origin buffer, compared when its epoch closes. */
+typedef struct rma_buf {
+    const void *p;
+    size_t len;
+    uint64_t sum, lo;
+    int target;
+    uint8_t call;
+} rma_buf;
+
+typedef struct rvec {
+    rma_rec *r;
+    size_t n, cap;
+} rvec;
+
+struct mpi_rmachk {
+    int idx;       /* the window handle's index */
+    rvec act;      /* this active-target epoch's accesses (fence, start) */
+    rvec pas;      /* passive-target accesses, judged at MPI_Win_free */
+    bool pas_full; /* more than PAS_MAX: the rest not recorded */
+    rma_buf *b;    /* put origin buffers of open epochs */
+    size_t nb, capb;
+    size_t *from;  /* per target: the first record in pas not yet completed by a flush */
+    cr_req **sreq; /* MPI_Win_complete's sends, reaped later */
+    void **sbuf;
+    int ns, caps;
+};
+
+#define PAS_MAX (1u << 18) /* passive records kept per window */
+#define SCAN_MAX 256       /* overlapping records compared with one */
+
+enum { EP_FENCE, EP_PSCW, EP_FREE };
+
+static const char *const calls[] = {
+    "MPI_Put",
+    "MPI_Get",
+    "MPI_Rput",
+    "MPI_Rget",
+    "MPI_Accumulate",
+    "MPI_Raccumulate",
+    "MPI_Get_accumulate",
+    "MPI_Rget_accumulate",
+    "MPI_Fetch_and_op",
+    "MPI_Compare_and_swap",
+};
+
+static uint8_t call_idx(const char *call)
+{
+    for (uint8_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (!strcmp(calls[i], call)) return i;
+    return 0;
+}
+
+static void *grow(cr_job *job, void *p, size_t *cap, size_t need, size_t each)
+{
+    if (need <= *cap) return p;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(p, c * each);
+    if (!q) cr_fatal(job, "--check=rma", "out of memory for %zu access records", c);
+    *cap = c;
+    return q;
+}
+
+static void push(cr_job *job, rvec *v, const rma_rec *r)
+{
+    v->r = grow(job, v->r, &v->cap, v->n + 1, sizeof *r);
+    v->r[v->n++] = *r;
+}
+
+void mpi_check_rma_win(cr_job *job, mpi_win *w)
+{
+    mpi_rmachk *k = calloc(1, sizeof *k);
+    if (k) {
+        k->from = calloc((size_t)w->size, sizeof *k->from);
+    }
+    if (!k || !k->from) cr_fatal(job, "--check=rma", "out of memory for a window");
+    for (int i = 0; i < job->mpi->wins.n; i++)
+        if (job->mpi->wins.w[i] == w) k->idx = i;
+    w->chk = k;
+}
+
+/* ---- reports -------------------------------------------------------------------- */
+
+static void win_words(const mpi_win *w, char *buf, size_t len)
+{
+    if (w->name[0])
+        snprintf(buf, len, "window '%s'", w->name);
+    else
+        snprintf(buf, len, "window #%d", w->chk->idx);
+}
+
+static const char *epoch_words(int ep)
+{
+    return ep == EP_FENCE  ? "one fence epoch (MPI_Win_fence to MPI_Win_fence)"
+           : ep == EP_PSCW ? "one exposure epoch (MPI_Win_post to MPI_Win_wait)"
+                           : "passive-target epochs that overlapped in time (MPI_Win_lock or "
+                             "MPI_Win_lock_all to the unlock)";
+}
+
+/* "bytes 8..15 (displacement 2..3 in units of 4 bytes)" */
+static void range_words(const mpi_win *w, int target, uint64_t lo, uint64_t hi, char *buf,
+                        size_t len)
+{
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        snprintf(buf, len, "addresses %#llx..%#llx", (unsigned long long)lo,
+                 (unsigned long long)(hi - 1));
+        return;
+    }
+    uint64_t u = (uint64_t)w->disps[target];
+    snprintf(buf, len, "bytes %llu..%llu (displacement %llu..%llu in units of %llu bytes)",
+             (unsigned long long)lo, (unsigned long long)(hi - 1), (unsigned long long)(lo / u),
+             (unsigned long long)((hi - 1) / u), (unsigned long long)u);
+}
+
+static void access_words(const rma_rec *r, char *buf, size_t len)
+{
+    const char *what = r->rd ? "reads" : r->acc ? "updates" : "writes";
+    char op[48] = "";
+    if (r->acc && r->op != MPI_NO_OP) {
+        char ow[40];
+        mpi_check_op_words(r->op, ow, sizeof ow);
+        snprintf(op, sizeof op, " with %s", ow);
+    }
+    snprintf(buf, len, "%s%s (%s bytes %llu..%llu)",
+             calls[r->call % (sizeof calls / sizeof calls[0])], op, what, (unsigned long long)r->lo,
+             (unsigned long long)(r->hi - 1));
+}
+
+static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec *a,
+                            const rma_rec *b)
+{
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160], bw[160];
+    win_words(w, ww, sizeof ww);
+    uint64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+    range_words(w, w->me, lo, hi, rw, sizeof rw);
+    access_words(a, aw, sizeof aw);
+    access_words(b, bw, sizeof bw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: RMA conflict on %s: two accesses to %s of rank %d in %s\n"
+            "  rank %d: %s\n"
+            "  rank %d: %s\n"
+            "  accesses to the same target bytes in one epoch conflict unless both read or both "
+            "are accumulates with the same operation (MPI-4.1 section 12.7): give them disjoint "
+            "ranges, order them by a synchronization between them (MPI_Win_fence, "
+            "MPI_Win_flush, an unlock), or make both accumulates with one operation\n",
+            ww, rw, w->me, epoch_words(ep), a->origin, aw, b->origin, bw);
+    mpi_check_trace(job, "check: RMA conflict");
+    mpi_check_end();
+}
+
+static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a)
+{
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
+    win_words(w, ww, sizeof ww);
+    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
+    access_words(a, aw, sizeof aw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: RMA conflict on %s: %s of rank %d changed in %s by something other "
+            "than the one access to them\n"
+            "  rank %d: %s\n"
+            "  rank %d: a local store into its window memory (or another process's, through "
+            "shared memory)\n"
+            "  a target's own stores must not touch bytes a put writes in the same epoch "
+            "(MPI-4.1 section 12.7): store before the epoch opens or after it closes, or into "
+            "other bytes\n",
+            ww, rw, w->me, epoch_words(ep), a->origin, aw, w->me);
+    mpi_check_trace(job, "check: RMA store during a put");
+    mpi_check_end();
+}
+
+static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const char *close)
+{
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160];
+    win_words(w, ww, sizeof ww);
+    range_words(w, b->target, b->lo, b->lo + b->len, rw, sizeof rw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: rank %d changed the origin buffer of its %s (%zu bytes to %s of rank "
+            "%d, %s) before %s completed it\n"
+            "  an RMA call's origin buffer must not be written until the epoch closes or a flush "
+            "completes the call (MPI-4.1 section 12.7): write it after %s, or put from a copy\n",
+            w->me, calls[b->call % (sizeof calls / sizeof calls[0])], b->len, rw, b->target, ww,
+            close, close);
+    mpi_check_trace(job, "check: RMA origin buffer changed");
+    mpi_check_end();
+}
+
+/* ---- recording ------------------------------------------------------------------ */
+
+/* The target's clock: one step, its value after. */
+static uint64_t tick(cr_job *job, const char *call, mpi_win *w, int t)
+{
+    return ctl_amo(job, call, w, t, ctl_chk(w), CR_AMO_ADD, 1, 0) + 1;
+}
+
+void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target, uint64_t taddr,
+                          const cr_run *runs, int nrun, int kind, MPI_Op op, const char *data,
+                          const void *obuf, size_t olen)
+{
+    mpi_rmachk *k = w->chk;
+    bool passive = w->lock_all || w->lockst[target];
+    if (passive && k->pas.n + (size_t)nrun > PAS_MAX) {
+        k->pas_full = true;
+        return;
+    }
+    uint8_t ci = call_idx(call);
+    rma_rec r = {.origin = w->me,
+                 .target = target,
+                 .op = (int32_t)op,
+                 .call = ci,
+                 .t0 = passive ? tick(job, call, w, target) : 0,
+                 .rd = kind == MPI_CHK_RMA_GET || (kind == MPI_CHK_RMA_ACC && op == MPI_NO_OP),
+                 .acc = kind == MPI_CHK_RMA_ACC};
+    size_t at = 0;
+    for (int i = 0; i < nrun; at += runs[i++].len) {
+        if (!runs[i].len) continue;
+        r.lo = taddr + (uint64_t)runs[i].off;
+        r.hi = r.lo + runs[i].len;
+        r.dsum = kind == MPI_CHK_RMA_PUT && data ? mpi_check_sum(data + at, runs[i].len) | 1 : 0;
+        push(job, passive ? &k->pas : &k->act, &r);
+    }
+    if (obuf && olen && kind == MPI_CHK_RMA_PUT) {
+        k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
+        k->b[k->nb++] = (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, ci};
+    }
+}
+
+/* The origin buffers of puts to target (-1: all) are what they were; drop them. */
+static void bufs_close(cr_job *job, mpi_win *w, int target, const char *close)
+{
+    mpi_rmachk *k = w->chk;
+    size_t keep = 0;
+    for (size_t i = 0; i < k->nb; i++) {
+        rma_buf *b = &k->b[i];
+        if (target >= 0 && b->target != target) {
+            k->b[keep++] = *b;
+            continue;
+        }
+        if (mpi_check_sum(b->p, b->len) != b->sum) report_buf(job, w, b, close);
+    }
+    k->nb = keep;
+}
+
+/* ---- judging -------------------------------------------------------------------- */
+
+static int by_lo(const void *x, const void *y)
+{
+    const rma_rec *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static bool conflict(const rma_rec *a, const rma_rec *b, bool passive)
+{
+    if (a->rd && b->rd) return false;
+    if (a->acc && b->acc &&
+        (a->op == b->op || a->op == (int32_t)MPI_NO_OP || b->op == (int32_t)MPI_NO_OP))
+        return false;
+    if (a->origin == b->origin && a->acc && b->acc) return false; /* ordered */
+    /* passive: did the two overlap in time at the target (each from its
+     * call to the flush or unlock that completed it)? */
+    return !passive || (a->t0 <= b->t1 && b->t0 <= a->t1);
+}
+
+/* The first conflict among n records for this member (sorted here), or false;
+ * *a, *b: the two. */
+static bool find_conflict(rma_rec *r, size_t n, bool passive, rma_rec **a, rma_rec **b)
+{
+    qsort(r, n, sizeof *r, by_lo);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && j <= i + SCAN_MAX && r[j].lo < r[i].hi; j++)
+            if (conflict(&r[i], &r[j], passive)) {
+                *a = &r[i];
+                *b = &r[j];
+                return true;
+            }
+    return false;
+}
+
+/* A put that alone wrote its bytes: do they hold its data? (sorted r) */
+static const rma_rec *find_store(const mpi_win *w, const rma_rec *r, size_t n)
+{
+    uint64_t reach = 0; /* the highest end before i */
+    for (size_t i = 0; i < n; i++) {
+        bool alone = r[i].lo >= reach && (i + 1 == n || r[i + 1].lo >= r[i].hi);
+        if (r[i].hi > reach) reach = r[i].hi;
+        if (!alone || !r[i].dsum) continue;
+        const char *p = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (const char *)(uintptr_t)r[i].lo
+                                                            : (const char *)w->base + r[i].lo;
+        if ((mpi_check_sum(p, r[i].hi - r[i].lo) | 1) != r[i].dsum) return &r[i];
+    }
+    return NULL;
+}
+
+static int rec_tag(const mpi_win *w, int ep)
+{
+    return 1 + w->chk->idx * 4 + ep;
+}
+
+/* The records of v for member t, into a fresh buffer (*n of them). */
+static rma_rec *for_target(cr_job *job, const char *call, const rvec *v, int t, size_t *n)
+{
+    rma_rec *out = malloc((v->n ? v->n : 1) * sizeof *out);
+    if (!out) cr_fatal(job, call, "out of memory for --check=rma");
+    *n = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->r[i].target == t) out[(*n)++] = v->r[i];
+    return out;
+}
+
+/* Take the records member m sent (tag), appended to all. */
+static void take_from(cr_job *job, const char *call, mpi_win *w, int m, int tag, rvec *all)
+{
+    cr_sel s = {.src = cr_group_rank(&w->c->g, m),
+                .ctx = CR_CTX_MPI_CHECK,
+                .tag_mode = CR_TAG_EXACT,
+                .tag = tag};
+    cr_status st;
+    cr_probe(job, &s, true, &st);
+    size_t n = st.size / sizeof(rma_rec);
+    all->r = grow(job, all->r, &all->cap, all->n + n + 1, sizeof(rma_rec));
+    cr_recv(job, call, &s, all->r + all->n, n * sizeof(rma_rec), &st);
+    all->n += n;
+}
+
+/* Exchange v's records among all members (each gets those for it) and judge
+ * them: a conflict is seen by its target alone, which reports it. ep: the
+ * epoch kind (EP_FREE: passive, clock intervals). */
+static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int ep)
+{
+    int n = w->size, tag = rec_tag(w, ep);
+    cr_req **rq = malloc((size_t)n * sizeof *rq);
+    rma_rec **bufs = calloc((size_t)n, sizeof *bufs);
+    if (!rq || !bufs) cr_fatal(job, call, "out of memory for --check=rma");
+    rvec all = {0};
+    int ns = 0;
+    for (int m = 0; m < n; m++) {
+        size_t cnt;
+        bufs[m] = for_target(job, call, v, m, &cnt);
+        if (m == w->me) {
+            all.r = grow(job, all.r, &all.cap, all.n + cnt + 1, sizeof(rma_rec));
+            memcpy(all.r + all.n, bufs[m], cnt * sizeof(rma_rec));
+            all.n += cnt;
+        } else {
+            rq[ns++] = cr_isend(job, call, cr_group_rank(&w->c->g, m), CR_CTX_MPI_CHECK, tag,
+                                bufs[m], cnt * sizeof(rma_rec));
+        }
+    }
+    for (int m = 0; m < n; m++)
+        if (m != w->me) take_from(job, call, w, m, tag, &all);
+    for (int i = 0; i < ns; i++) {
+        cr_req_wait(job, rq[i]);
+        cr_req_release(job, rq[i]);
+    }
+    for (int m = 0; m < n; m++) free(bufs[m]);
+    free(bufs);
+    free(rq);
+    v->n = 0;
+    rma_rec *a = NULL, *b = NULL;
+    const rma_rec *s = NULL;
+    bool found = find_conflict(all.r, all.n, ep == EP_FREE, &a, &b);
+    if (!found && ep != EP_FREE) s = find_store(w, all.r, all.n);
+    if (found) report_conflict(job, w, ep, a, b);
+    if (s) report_store(job, w, ep, s);
+    free(all.r);
+}
+
+/* ---- the epochs ----------------------------------------------------------------- */
+
+void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    bufs_close(job, w, -1, call);
+    exchange_all(job, w, call, &k->act, EP_FENCE);
+}
+
+/* Reap MPI_Win_complete's sends that have gone (all: wait for every one). */
+static void reap(cr_job *job, mpi_rmachk *k, bool all)
+{
+    int keep = 0;
+    for (int i = 0; i < k->ns; i++) {
+        if (all) cr_req_wait(job, k->sreq[i]);
+        if (all || __atomic_load_n(&k->sreq[i]->done, __ATOMIC_ACQUIRE)) {
+            cr_req_release(job, k->sreq[i]);
+            free(k->sbuf[i]);
+        } else {
+            k->sreq[keep] = k->sreq[i];
+            k->sbuf[keep++] = k->sbuf[i];
+        }
+    }
+    k->ns = keep;
+}
+
+void mpi_check_rma_complete(cr_job *job, mpi_win *w, const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    bufs_close(job, w, -1, call);
+    reap(job, k, false);
+    for (int i = 0; i < w->nacc; i++) {
+        int t = w->access[i];
+        size_t cnt;
+        rma_rec *buf = for_target(job, call, &k->act, t, &cnt);
+        if (k->ns == k->caps) {
+            size_t c = (size_t)k->caps, c2 = c;
+            k->sreq = grow(job, k->sreq, &c, c + 1, sizeof *k->sreq);
+            k->sbuf = grow(job, k->sbuf, &c2, c2 + 1, sizeof *k->sbuf);
+            k->caps = (int)c;
+        }
+        k->sbuf[k->ns] = buf;
+        k->sreq[k->ns++] = cr_isend(job, call, cr_group_rank(&w->c->g, t), CR_CTX_MPI_CHECK,
+                                    rec_tag(w, EP_PSCW), buf, cnt * sizeof(rma_rec));
+    }
+    k->act.n = 0;
+}
+
+void mpi_check_rma_wait(cr_job *job, mpi_win *w, const char *call)
+{
+    rvec all = {0};
+    for (int i = 0; i < w->nexp; i++)
+        take_from(job, call, w, w->expose[i], rec_tag(w, EP_PSCW), &all);
+    rma_rec *a = NULL, *b = NULL;
+    if (find_conflict(all.r, all.n, false, &a, &b)) report_conflict(job, w, EP_PSCW, a, b);
+    const rma_rec *s = find_store(w, all.r, all.n);
+    if (s) report_store(job, w, EP_PSCW, s);
+    free(all.r);
+}
+
+/* Passive-target accesses to t (-1: all) are complete at their target: their
+ * interval ends at its clock now. */
+static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
+{
+    mpi_rmachk *k = w->chk;
+    for (int t = 0; t < w->size; t++) {
+        if (target >= 0 && t != target) continue;
+        uint64_t end = 0;
+        for (size_t i = k->from[t]; i < k->pas.n; i++)
+            if (k->pas.r[i].target == t && !k->pas.r[i].t1) {
+                if (!end) end = tick(job, call, w, t);
+                k->pas.r[i].t1 = end;
+            }
+        k->from[t] = k->pas.n;
+    }
+}
+
+void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, bool remote)
+{
+    bufs_close(job, w, target, call);
+    if (!remote) return;
+    complete_at(job, w, call, target);
+}
+
+void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    reap(job, k, true);
+    exchange_all(job, w, call, &k->pas, EP_FREE);
+    free(k->act.r);
+    free(k->pas.r);
+    free(k->b);
+    free(k->from);
+    free(k->sreq);
+    free(k->sbuf);
+    free(k);
+    w->chk = NULL;
+}

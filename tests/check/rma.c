@@ -1,0 +1,177 @@
+/* courier run --check=rma: conflicting one-sided accesses in one epoch, and
+ * the correct twin. Three ranks (rank 0 the target, 1 and 2 the origins, of a
+ * window of 64 ints, disp_unit 4); argv[1] says which:
+ *   bad_put     fence epoch: ranks 1 and 2 MPI_Put ints 0..1 of rank 0;
+ *   bad_get     fence epoch: rank 1 puts ints 0..1, rank 2 gets int 1;
+ *   bad_acc     fence epoch: rank 1 accumulates MPI_SUM, rank 2 MPI_MAX on int 4;
+ *   bad_accput  fence epoch: rank 1 accumulates MPI_SUM, rank 2 puts, on int 4;
+ *   bad_pscw    post/start/complete/wait: ranks 1 and 2 put int 8;
+ *   bad_lock    shared locks held at once (a barrier inside the epochs):
+ *               ranks 1 and 2 put int 12;
+ *   bad_store   rank 1 puts int 20 and rank 0 stores into it in the same fence
+ *               epoch (after the put is there: over shared memory);
+ *   bad_origin  rank 1 changes its MPI_Put's origin buffer before the fence;
+ *   ok          the same calls where MPI allows them: disjoint ranges, gets of
+ *               the same bytes, accumulates with one operation (and
+ *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
+ *               and a barrier, a store before the epoch and after it, the
+ *               origin buffer written after the fence; prints "check rma ok".
+ * Unchecked, "bad_put" runs to its end and says so. */
+#include <string.h>
+
+#include "../mpi/mcheck.h"
+
+static int me;
+static int *mem;
+static MPI_Win win;
+
+static void fence(void)
+{
+    OK(MPI_Win_fence(0, win));
+}
+
+/* Put n ints of value v at disp of rank 0, from a buffer of its own (an origin
+ * buffer must stay as it is until the epoch closes). */
+static void put(int v, int disp, int n)
+{
+    static int bufs[16][4], nb;
+    int *buf = bufs[nb++ % 16];
+    for (int i = 0; i < 4; i++) buf[i] = v;
+    OK(MPI_Put(buf, n, MPI_INT, 0, disp, n, MPI_INT, win));
+}
+
+static void bad(const char *what)
+{
+    int x = 7, y[2];
+    if (!strcmp(what, "bad_put")) {
+        fence();
+        if (me) put(me, 0, 2);
+        fence();
+    } else if (!strcmp(what, "bad_get")) {
+        fence();
+        if (me == 1) put(me, 0, 2);
+        if (me == 2) OK(MPI_Get(y, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+        fence();
+    } else if (!strcmp(what, "bad_acc") || !strcmp(what, "bad_accput")) {
+        fence();
+        if (me == 1) OK(MPI_Accumulate(&x, 1, MPI_INT, 0, 4, 1, MPI_INT, MPI_SUM, win));
+        if (me == 2 && !strcmp(what, "bad_acc"))
+            OK(MPI_Accumulate(&x, 1, MPI_INT, 0, 4, 1, MPI_INT, MPI_MAX, win));
+        if (me == 2 && !strcmp(what, "bad_accput")) put(me, 4, 1);
+        fence();
+    } else if (!strcmp(what, "bad_pscw")) {
+        MPI_Group world, g;
+        OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+        int origins[2] = {1, 2}, target = 0;
+        if (me == 0) {
+            OK(MPI_Group_incl(world, 2, origins, &g));
+            OK(MPI_Win_post(g, 0, win));
+            OK(MPI_Win_wait(win));
+        } else {
+            OK(MPI_Group_incl(world, 1, &target, &g));
+            OK(MPI_Win_start(g, 0, win));
+            put(me, 8, 1);
+            OK(MPI_Win_complete(win));
+        }
+        OK(MPI_Group_free(&g));
+        OK(MPI_Group_free(&world));
+    } else if (!strcmp(what, "bad_lock")) {
+        if (me) OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        if (me) put(me, 12, 1);
+        OK(MPI_Barrier(MPI_COMM_WORLD)); /* both epochs are open now */
+        if (me) OK(MPI_Win_unlock(0, win));
+    } else if (!strcmp(what, "bad_store")) {
+        fence();
+        if (me == 1) put(me, 20, 1);
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (me == 0) mem[20] = 99; /* erroneous: rank 1's put wrote it in this epoch */
+        fence();
+    } else if (!strcmp(what, "bad_origin")) {
+        int buf[2] = {1, 2};
+        fence();
+        if (me == 1) OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
+        buf[1] = 5; /* erroneous: the put is not complete before the fence */
+        fence();
+    }
+}
+
+static void ok(void)
+{
+    int x = 3, y[4], r;
+    /* fence: disjoint puts, gets of the same bytes, one accumulate operation */
+    fence();
+    if (me) put(me, 2 * me, 2);
+    if (me) OK(MPI_Get(y, 2, MPI_INT, 0, 40, 2, MPI_INT, win));
+    if (me) OK(MPI_Accumulate(&x, 1, MPI_INT, 0, 44, 1, MPI_INT, MPI_SUM, win));
+    if (me) OK(MPI_Get_accumulate(&x, 1, MPI_INT, &r, 1, MPI_INT, 0, 44, 1, MPI_INT, MPI_SUM, win));
+    if (me) OK(MPI_Fetch_and_op(&x, &r, MPI_INT, 0, 44, MPI_NO_OP, win));
+    fence();
+    if (me == 0) CHECK(mem[44] == 12, "the accumulates gave %d, not 12", mem[44]);
+    /* a store outside the epochs, a put into it after */
+    if (me == 0) mem[20] = 1;
+    fence();
+    if (me == 1) put(5, 20, 1);
+    fence();
+    if (me == 0) mem[20] = 2;
+    /* the origin buffer written after the fence completed the put */
+    int buf[2] = {1, 2};
+    fence();
+    if (me == 1) OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
+    OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    buf[1] = 5;
+    /* PSCW: disjoint */
+    MPI_Group world, g;
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    int origins[2] = {1, 2}, target = 0;
+    if (me == 0) {
+        OK(MPI_Group_incl(world, 2, origins, &g));
+        OK(MPI_Win_post(g, 0, win));
+        OK(MPI_Win_wait(win));
+    } else {
+        OK(MPI_Group_incl(world, 1, &target, &g));
+        OK(MPI_Win_start(g, 0, win));
+        put(me, 8 + me, 1);
+        OK(MPI_Win_complete(win));
+    }
+    OK(MPI_Group_free(&g));
+    OK(MPI_Group_free(&world));
+    /* exclusive locks on the same bytes */
+    if (me) {
+        OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        put(me, 12, 1);
+        OK(MPI_Win_unlock(0, win));
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* shared epochs open together, the same bytes ordered by a flush and a barrier */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) put(me, 16, 1);
+    if (me == 1) OK(MPI_Win_flush(0, win));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 2) put(me, 16, 1);
+    if (me == 2) OK(MPI_Win_flush_all(win));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 1) OK(MPI_Fetch_and_op(&x, &r, MPI_INT, 0, 16, MPI_SUM, win));
+    OK(MPI_Win_unlock_all(win));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) CHECK(mem[16] == 5, "int 16 is %d, not 2 + 3", mem[16]);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    OK(MPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    memset(mem, 0, 64 * sizeof(int));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    const char *what = argc > 1 ? argv[1] : "ok";
+    if (!strcmp(what, "ok"))
+        ok();
+    else
+        bad(what);
+    OK(MPI_Win_free(&win));
+    if (me == 0)
+        printf(strcmp(what, "ok") ? "check rma: %s ran without a report\n" : "check rma ok\n",
+               what);
+    MPI_Finalize();
+    return 0;
+}
