@@ -53,6 +53,10 @@ BEGIN {
             pmpi[pname] = 1
         }
     close(ARGV[1])
+    # The nonblocking calls whose (buffer, count, datatype) describe the whole
+    # buffer: a non-contiguous section goes to them as a derived datatype.
+    nbsect = "^(Isend|Ibsend|Issend|Irsend|Irecv|Imrecv|Send_init|Bsend_init|Ssend_init|" \
+             "Rsend_init|Recv_init|Isendrecv|Isendrecv_replace|Ibcast|Bcast_init|Put|Get|Rput|Rget)$"
     choice = "^(buf|sendbuf|recvbuf|buffer|origin_addr|result_addr|compare_addr|inbuf|outbuf|" \
              "location|base|inoutbuf)$"
     collecting = 0
@@ -243,7 +247,7 @@ function wrapper(d,    ret, fname, args, n, a, i, t, nm, br, cls, params, pre, c
         } else {
             tt = t; sub(/^const /, "", tt)
             params = params sep tt " *" nm
-            call = call csep "*" nm
+            call = call csep ((nm in subst) ? subst[nm] : "*" nm)
         }
     }
     if (fname ~ /^(Waitany|Testany)$/)
@@ -303,6 +307,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     n = (args == "void") ? 0 : split(args, a, ",")
     params = ""; pre = ""; call = ""; post = ""; countarg = ""; fdecl = ""; fargs = ""
     idecl = ""; ndecl = ""; lenargs = ""; ilens = ""; tmps = ""
+    split("", subst) # count and datatype arguments a section's datatype replaces
     # blocking: done with its buffers when it returns (no request, no window,
     # no attached buffer, no split collective), so that a non-contiguous
     # section may go through a contiguous copy
@@ -349,6 +354,18 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                       "_t, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
                 post = post "    cr_f08buf_back(" nm ", " nm "_t, " (t ~ /const/ ? "false" : "rc == MPI_SUCCESS") ");\n"
                 tmps = tmps " free(" nm "_t);"
+            } else if (fname ~ nbsect && i + 2 <= n && trim(a[i + 1]) ~ /^int [a-z_]*count$/ &&
+                       trim(a[i + 2]) ~ /^MPI_Datatype [a-z_]*type$/) {
+                # (buffer, count, datatype) of a nonblocking call: a section
+                # goes as a derived datatype describing it (cr_f08buf_nb)
+                cn = trim(a[i + 1]); sub(/^int /, "", cn)
+                dn = trim(a[i + 2]); sub(/^MPI_Datatype /, "", dn)
+                pre = pre "    void *" nm "_b = NULL;\n    int " nm "_n = *" cn ";\n    MPI_Datatype " nm "_dt = *" dn \
+                      ", " nm "_nt = MPI_DATATYPE_NULL;\n    if (cr_f08buf_nb(" nm ", &" nm "_b, &" nm "_n, &" nm \
+                      "_dt, &" nm "_nt, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                post = post "    if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);\n"
+                tmps = tmps " if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);"
+                subst[cn] = nm "_n"; subst[dn] = nm "_dt"
             } else
                 pre = pre "    void *" nm "_b = NULL;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
             call = call csep nm "_b"
@@ -375,7 +392,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
             ft = f08type(tt, nm)
             if (ft == "") { skip(fname, nm); return }
             params = params sep tt " *" nm
-            call = call csep "*" nm
+            call = call csep ((nm in subst) ? subst[nm] : "*" nm)
             fdecl = fdecl "      " ft ", intent(in) :: " nm "\n"
         }
         ndecl = ndecl substr(fdecl, flen + 1)
