@@ -81,11 +81,12 @@ BEGIN {
 }
 
 # What a C program must opt into (#ifdef OMPI_ENABLE_MPI1_COMPAT: the MPI-1
-# calls and constants MPI-3.0 removed) is no part of the Fortran binding: its
-# declarations and constants are skipped in every mode.
+# calls and constants MPI-3.0 removed): its constants (MPI_LB, MPI_UB) go into
+# mpif.h, its calls are hand-written (src/fortran/mpi_flegacy.c: default
+# INTEGERs where C has MPI_Aint); mpi_f08 has none of it.
 /^#ifdef OMPI_ENABLE_MPI1_COMPAT/ { optin = 1; next }
 optin && /^#endif/ { optin = 0; next }
-optin { next }
+optin && mode != "consts" { next }
 # The large-count _c forms (their block in mpi.h): not bound yet (the Fortran
 # issue adds them, as the overloads of MPI_COUNT_KIND).
 /^\/\* ---- large counts / { largec = 1; next }
@@ -115,6 +116,7 @@ mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ && $2 !~ /^MPI_F_/ { # MPI_F_
         val ~ /^MPI_[A-Z0-9_]+$/) {
         consts[++nconst] = name
         ckind[name] = ""
+        if (optin) mpi1[name] = 1 # mpif.h's only
         if (val ~ /LL\)?$/) { ckind[name] = "8"; next } # a 64-bit one: INTEGER*8
         if (val ~ /^\(\(MPI_[A-Za-z]+\)/) { k = val; sub(/^\(\(/, "", k); sub(/\).*/, "", k); ckind[name] = k }
         else if (val in ckind) ckind[name] = ckind[val]
@@ -145,6 +147,7 @@ END {
         print " * file named by its argument (src/fortran/mpif_tail.h). */"
         print "#include <stdio.h>"
         print "#include <string.h>"
+        print "#define OMPI_ENABLE_MPI1_COMPAT 1 /* MPI_LB, MPI_UB: mpif.h has them */"
         print "#include \"mpi.h\""
         print "const int courier_mpi_h_needs_libcourier; /* a build tool: no libcourier to link */"
         print "static int f08; /* argv[2] is f08: the module's form, handles typed */"
@@ -170,7 +173,8 @@ END {
         for (i = 1; i <= nconst; i++)
             if (!(consts[i] in seen)) {
                 seen[consts[i]] = 1
-                printf "    p(\"%s\", \"%s\", (long long)(%s));\n", consts[i], ckind[consts[i]], consts[i]
+                printf "    %sp(\"%s\", \"%s\", (long long)(%s));\n", (consts[i] in mpi1) ? "if (!f08) " : "",
+                       consts[i], ckind[consts[i]], consts[i]
             }
         print "    if (f08) return 0;"
         print "    FILE *tail = argc > 1 ? fopen(argv[1], \"r\") : NULL; /* mpif_tail.h */"
