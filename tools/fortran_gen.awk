@@ -87,11 +87,12 @@ BEGIN {
 /^#ifdef OMPI_ENABLE_MPI1_COMPAT/ { optin = 1; next }
 optin && /^#endif/ { optin = 0; next }
 optin && mode != "consts" { next }
-# The large-count _c forms (their block in mpi.h): not bound yet (the Fortran
-# issue adds them, as the overloads of MPI_COUNT_KIND).
+# The large-count _c forms (their block in mpi.h): in mpi_f08 only, as the
+# INTEGER(MPI_COUNT_KIND) specifics of the generic name (MPI_Send_c under
+# MPI_Send), where their Fortran types differ from the plain form's.
 /^\/\* ---- large counts / { largec = 1; next }
 largec && /^\/\* ---- end of large counts/ { largec = 0; next }
-largec { next }
+largec && mode !~ /^(f08c|f08mod)$/ { next }
 
 mode ~ /^(wrappers|f08c|f08mod|f08proc)$/ && /^(int|double|MPI_Aint) MPI_[A-Z][a-z]/ {
     collecting = 1; decl = ""
@@ -130,6 +131,20 @@ mode == "consts" && /MPI_[A-Z0-9_]+ = / {
         ckind[consts[nconst]] = ""
         line = substr(line, RSTART + RLENGTH)
     }
+}
+
+# The types of a routine's arguments in order (its declarations fdecl),
+# the kinds of MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND as one.
+function sigof(fd,    n, L, i, t, s) {
+    n = split(fd, L, "\n"); s = ""
+    for (i = 1; i <= n; i++) {
+        if (L[i] == "") continue
+        t = L[i]; sub(/ ::.*/, "", t)
+        gsub(/, *(intent\([a-z]+\)|asynchronous|value)/, "", t)
+        gsub(/MPI_(ADDRESS|COUNT|OFFSET)_KIND/, "8", t)
+        s = s trim(t) (L[i] ~ /\)$/ && L[i] !~ /\(\.\.\)/ ? "[]" : "") "|"
+    }
+    return s
 }
 
 function skip(fname, why) {
@@ -435,10 +450,22 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         return
     }
     gsub(/, /, ", \\&\n        ", fargs)
+    # A _c form joins its plain form's generic name: that form made here, and
+    # the two told apart by their arguments' types (not where the count's
+    # kind is the address's: MPI_Type_get_extent_c, ...).
+    if (largec) {
+        base = fname; sub(/_c$/, "", base)
+        if (!(base in made)) { skip(fname, "no generated " base " to join"); return }
+        if (sigof(fdecl) == made[base]) { skip(fname, "the same Fortran types as MPI_" base); return }
+        printf "  end interface\n  interface MPI_%s\n    procedure :: MPI_%s\n  end interface\n", base, base
+        printf "  interface MPI_%s\n", base
+    } else if (ret == "int")
+        made[fname] = sigof(fdecl)
     if (ret == "int") {
         printf "    subroutine MPI_%s(%s%sierror) &\n        bind(C, name=\"courier_f08_%s\")\n      import\n",
                fname, fargs, (fargs == "" ? "" : ", &\n        "), lname
         printf "%s      integer, optional, intent(out) :: ierror\n    end subroutine MPI_%s\n", fdecl, fname
+        if (largec) print "  end interface\n  interface"
     } else {
         gsub(/, intent\(in\)/, ", value", fdecl)
         printf "    function MPI_%s(%s) bind(C, name=\"MPI_%s\")\n      import\n", fname, fargs, fname
