@@ -2,10 +2,13 @@
  * invariants): the map builder that compresses a type map as it is made, the
  * envelopes that record how each derived type was made (mpi_type_enum walks
  * them), the constructor calls (contiguous, vector, indexed, struct,
- * subarray, darray, resized, dup), commit, free, and the size and extent
- * queries.
+ * subarray, darray, resized, dup, and MPI_Type_create_f90_*), commit, free,
+ * and the size and extent queries.
  *
  * Invariants (besides mpi_type.c's):
+ *  - an MPI_Type_create_f90_* type is made once per (combiner, p, r) in the
+ *    job (job->mpi->f90) and lives as long as the job: MPI_Type_free refuses
+ *    it as it refuses a predefined type;
  *  - a constructor either makes a new committed-or-not type from copies of
  *    its arguments, or changes nothing and reports why (a bad argument, or a
  *    map of more than MAP_MAX entries: MPI_ERR_INTERN);
