@@ -53,6 +53,10 @@ BEGIN {
             pmpi[pname] = 1
         }
     close(ARGV[1])
+    # The nonblocking calls whose (buffer, count, datatype) describe the whole
+    # buffer: a non-contiguous section goes to them as a derived datatype.
+    nbsect = "^(Isend|Ibsend|Issend|Irsend|Irecv|Imrecv|Send_init|Bsend_init|Ssend_init|" \
+             "Rsend_init|Recv_init|Isendrecv|Isendrecv_replace|Ibcast|Bcast_init|Put|Get|Rput|Rget)$"
     choice = "^(buf|sendbuf|recvbuf|buffer|origin_addr|result_addr|compare_addr|inbuf|outbuf|" \
              "location|base|inoutbuf)$"
     collecting = 0
@@ -77,16 +81,18 @@ BEGIN {
 }
 
 # What a C program must opt into (#ifdef OMPI_ENABLE_MPI1_COMPAT: the MPI-1
-# calls and constants MPI-3.0 removed) is no part of the Fortran binding: its
-# declarations and constants are skipped in every mode.
+# calls and constants MPI-3.0 removed): its constants (MPI_LB, MPI_UB) go into
+# mpif.h, its calls are hand-written (src/fortran/mpi_flegacy.c: default
+# INTEGERs where C has MPI_Aint); mpi_f08 has none of it.
 /^#ifdef OMPI_ENABLE_MPI1_COMPAT/ { optin = 1; next }
 optin && /^#endif/ { optin = 0; next }
-optin { next }
-# The large-count _c forms (their block in mpi.h): not bound yet (the Fortran
-# issue adds them, as the overloads of MPI_COUNT_KIND).
+optin && mode != "consts" { next }
+# The large-count _c forms (their block in mpi.h): in mpi_f08 only, as the
+# INTEGER(MPI_COUNT_KIND) specifics of the generic name (MPI_Send_c under
+# MPI_Send), where their Fortran types differ from the plain form's.
 /^\/\* ---- large counts / { largec = 1; next }
 largec && /^\/\* ---- end of large counts/ { largec = 0; next }
-largec { next }
+largec && mode !~ /^(f08c|f08mod)$/ { next }
 
 mode ~ /^(wrappers|f08c|f08mod|f08proc)$/ && /^(int|double|MPI_Aint) MPI_[A-Z][a-z]/ {
     collecting = 1; decl = ""
@@ -111,6 +117,7 @@ mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ && $2 !~ /^MPI_F_/ { # MPI_F_
         val ~ /^MPI_[A-Z0-9_]+$/) {
         consts[++nconst] = name
         ckind[name] = ""
+        if (optin) mpi1[name] = 1 # mpif.h's only
         if (val ~ /LL\)?$/) { ckind[name] = "8"; next } # a 64-bit one: INTEGER*8
         if (val ~ /^\(\(MPI_[A-Za-z]+\)/) { k = val; sub(/^\(\(/, "", k); sub(/\).*/, "", k); ckind[name] = k }
         else if (val in ckind) ckind[name] = ckind[val]
@@ -124,6 +131,20 @@ mode == "consts" && /MPI_[A-Z0-9_]+ = / {
         ckind[consts[nconst]] = ""
         line = substr(line, RSTART + RLENGTH)
     }
+}
+
+# The types of a routine's arguments in order (its declarations fdecl),
+# the kinds of MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND as one.
+function sigof(fd,    n, L, i, t, s) {
+    n = split(fd, L, "\n"); s = ""
+    for (i = 1; i <= n; i++) {
+        if (L[i] == "") continue
+        t = L[i]; sub(/ ::.*/, "", t)
+        gsub(/, *(intent\([a-z]+\)|asynchronous|value)/, "", t)
+        gsub(/MPI_(ADDRESS|COUNT|OFFSET)_KIND/, "8", t)
+        s = s trim(t) (L[i] ~ /\)$/ && L[i] !~ /\(\.\.\)/ ? "[]" : "") "|"
+    }
+    return s
 }
 
 function skip(fname, why) {
@@ -141,6 +162,7 @@ END {
         print " * file named by its argument (src/fortran/mpif_tail.h). */"
         print "#include <stdio.h>"
         print "#include <string.h>"
+        print "#define OMPI_ENABLE_MPI1_COMPAT 1 /* MPI_LB, MPI_UB: mpif.h has them */"
         print "#include \"mpi.h\""
         print "const int courier_mpi_h_needs_libcourier; /* a build tool: no libcourier to link */"
         print "static int f08; /* argv[2] is f08: the module's form, handles typed */"
@@ -166,7 +188,8 @@ END {
         for (i = 1; i <= nconst; i++)
             if (!(consts[i] in seen)) {
                 seen[consts[i]] = 1
-                printf "    p(\"%s\", \"%s\", (long long)(%s));\n", consts[i], ckind[consts[i]], consts[i]
+                printf "    %sp(\"%s\", \"%s\", (long long)(%s));\n", (consts[i] in mpi1) ? "if (!f08) " : "",
+                       consts[i], ckind[consts[i]], consts[i]
             }
         print "    if (f08) return 0;"
         print "    FILE *tail = argc > 1 ? fopen(argv[1], \"r\") : NULL; /* mpif_tail.h */"
@@ -243,7 +266,7 @@ function wrapper(d,    ret, fname, args, n, a, i, t, nm, br, cls, params, pre, c
         } else {
             tt = t; sub(/^const /, "", tt)
             params = params sep tt " *" nm
-            call = call csep "*" nm
+            call = call csep ((nm in subst) ? subst[nm] : "*" nm)
         }
     }
     if (fname ~ /^(Waitany|Testany)$/)
@@ -303,6 +326,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     n = (args == "void") ? 0 : split(args, a, ",")
     params = ""; pre = ""; call = ""; post = ""; countarg = ""; fdecl = ""; fargs = ""
     idecl = ""; ndecl = ""; lenargs = ""; ilens = ""; tmps = ""
+    split("", subst) # count and datatype arguments a section's datatype replaces
     # blocking: done with its buffers when it returns (no request, no window,
     # no attached buffer, no split collective), so that a non-contiguous
     # section may go through a contiguous copy
@@ -349,6 +373,18 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                       "_t, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
                 post = post "    cr_f08buf_back(" nm ", " nm "_t, " (t ~ /const/ ? "false" : "rc == MPI_SUCCESS") ");\n"
                 tmps = tmps " free(" nm "_t);"
+            } else if (fname ~ nbsect && i + 2 <= n && trim(a[i + 1]) ~ /^int [a-z_]*count$/ &&
+                       trim(a[i + 2]) ~ /^MPI_Datatype [a-z_]*type$/) {
+                # (buffer, count, datatype) of a nonblocking call: a section
+                # goes as a derived datatype describing it (cr_f08buf_nb)
+                cn = trim(a[i + 1]); sub(/^int /, "", cn)
+                dn = trim(a[i + 2]); sub(/^MPI_Datatype /, "", dn)
+                pre = pre "    void *" nm "_b = NULL;\n    int " nm "_n = *" cn ";\n    MPI_Datatype " nm "_dt = *" dn \
+                      ", " nm "_nt = MPI_DATATYPE_NULL;\n    if (cr_f08buf_nb(" nm ", &" nm "_b, &" nm "_n, &" nm \
+                      "_dt, &" nm "_nt, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                post = post "    if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);\n"
+                tmps = tmps " if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);"
+                subst[cn] = nm "_n"; subst[dn] = nm "_dt"
             } else
                 pre = pre "    void *" nm "_b = NULL;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
             call = call csep nm "_b"
@@ -375,7 +411,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
             ft = f08type(tt, nm)
             if (ft == "") { skip(fname, nm); return }
             params = params sep tt " *" nm
-            call = call csep "*" nm
+            call = call csep ((nm in subst) ? subst[nm] : "*" nm)
             fdecl = fdecl "      " ft ", intent(in) :: " nm "\n"
         }
         ndecl = ndecl substr(fdecl, flen + 1)
@@ -414,10 +450,22 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         return
     }
     gsub(/, /, ", \\&\n        ", fargs)
+    # A _c form joins its plain form's generic name: that form made here, and
+    # the two told apart by their arguments' types (not where the count's
+    # kind is the address's: MPI_Type_get_extent_c, ...).
+    if (largec) {
+        base = fname; sub(/_c$/, "", base)
+        if (!(base in made)) { skip(fname, "no generated " base " to join"); return }
+        if (sigof(fdecl) == made[base]) { skip(fname, "the same Fortran types as MPI_" base); return }
+        printf "  end interface\n  interface MPI_%s\n    procedure :: MPI_%s\n  end interface\n", base, base
+        printf "  interface MPI_%s\n", base
+    } else if (ret == "int")
+        made[fname] = sigof(fdecl)
     if (ret == "int") {
         printf "    subroutine MPI_%s(%s%sierror) &\n        bind(C, name=\"courier_f08_%s\")\n      import\n",
                fname, fargs, (fargs == "" ? "" : ", &\n        "), lname
         printf "%s      integer, optional, intent(out) :: ierror\n    end subroutine MPI_%s\n", fdecl, fname
+        if (largec) print "  end interface\n  interface"
     } else {
         gsub(/, intent\(in\)/, ", value", fdecl)
         printf "    function MPI_%s(%s) bind(C, name=\"MPI_%s\")\n      import\n", fname, fargs, fname

@@ -751,6 +751,15 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #define MPI_LOGICAL2 ((MPI_Datatype)0x4c00003c)
 #define MPI_LOGICAL4 ((MPI_Datatype)0x4c00003d)
 #define MPI_LOGICAL8 ((MPI_Datatype)0x4c00003e)
+/* Pairs of Fortran REALs for MPI_MAXLOC and MPI_MINLOC (the value, then its
+ * index as a REAL of the same kind), and gfortran's 16-byte kinds: INTEGER(16)
+ * (__int128), REAL(16) and COMPLEX(16) (IEEE quad precision, __float128; not
+ * C's 80-bit long double). */
+#define MPI_2REAL ((MPI_Datatype)0x4c00003f)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c000040)
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c000041)
+#define MPI_REAL16 ((MPI_Datatype)0x4c000042)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c000043)
 
 /* How a datatype was made (MPI_Type_get_envelope). */
 enum {

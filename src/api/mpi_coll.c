@@ -60,6 +60,11 @@ enum {
     K_II,
     K_SI,
     K_LDI,
+    K_FF,   /* MPI_2REAL */
+    K_DD,   /* MPI_2DOUBLE_PRECISION */
+    K_I128, /* MPI_INTEGER16 */
+    K_Q,    /* MPI_REAL16 */
+    K_CQ,   /* MPI_COMPLEX32 */
     NKIND
 };
 enum { NOPS = 15 }; /* MPI_MAX (1) .. MPI_NO_OP (14) */
@@ -122,10 +127,10 @@ ARITH(cd, double _Complex)
 ARITH(cld, long double _Complex)
 LOGIC(b, _Bool)
 
-#define PAIROPS(s, T)                                                                              \
+#define PAIROPS(s, T, I)                                                                           \
     typedef struct {                                                                               \
         T v;                                                                                       \
-        int i;                                                                                     \
+        I i;                                                                                       \
     } pair_##s;                                                                                    \
     static void maxloc_##s(const void *lo, const void *hi, void *out, size_t n, const void *arg)   \
     {                                                                                              \
@@ -147,12 +152,34 @@ LOGIC(b, _Bool)
             o[k] = x.v < y.v ? x : y.v < x.v ? y : (pair_##s){x.v, x.i < y.i ? x.i : y.i};         \
         }                                                                                          \
     }
-PAIROPS(fi, float)
-PAIROPS(di, double)
-PAIROPS(li, long)
-PAIROPS(ii, int)
-PAIROPS(si, short)
-PAIROPS(ldi, long double)
+PAIROPS(fi, float, int)
+PAIROPS(di, double, int)
+PAIROPS(li, long, int)
+PAIROPS(ii, int, int)
+PAIROPS(si, short, int)
+PAIROPS(ldi, long double, int)
+PAIROPS(ff, float, float)
+PAIROPS(dd, double, double)
+
+/* gfortran's 16-byte kinds, where C has them (mpi_impl.h); COMPLEX(16) as
+ * its two parts (C has no complex of __float128 everywhere). */
+#if MPI_HAVE_I128
+INTOPS(i128, mpi_i128)
+#define I128_ROW(op) , [K_I128] = op##_i128
+#else
+#define I128_ROW(op)
+#endif
+#if MPI_HAVE_QUAD
+ARITH(q, mpi_quad)
+ORDER(q, mpi_quad)
+BINOP(sum_cq, mpi_cquad, ((mpi_cquad){x.re + y.re, x.im + y.im}))
+BINOP(prod_cq, mpi_cquad, ((mpi_cquad){x.re * y.re - x.im * y.im, x.re *y.im + x.im *y.re}))
+#define Q_ROW(op) , [K_Q] = op##_q
+#define CQ_ROW(op) , [K_CQ] = op##_cq
+#else
+#define Q_ROW(op)
+#define CQ_ROW(op)
+#endif
 
 /* The predefined operations' loops by operation and kind of element, and the
  * kind of each predefined type (by its number): constant tables, shared by
@@ -164,16 +191,18 @@ PAIROPS(ldi, long double)
                    : ((is_signed) ? K_I64 : K_U64))
 #define INT_ROW(op)                                                                                \
     [K_I8] = op##_i8, [K_U8] = op##_u8, [K_I16] = op##_i16, [K_U16] = op##_u16,                    \
-    [K_I32] = op##_i32, [K_U32] = op##_u32, [K_I64] = op##_i64, [K_U64] = op##_u64
-#define FLT_ROW(op) [K_F] = op##_f, [K_D] = op##_d, [K_LD] = op##_ld
+    [K_I32] = op##_i32, [K_U32] = op##_u32, [K_I64] = op##_i64, [K_U64] = op##_u64 I128_ROW(op)
+#define FLT_ROW(op) [K_F] = op##_f, [K_D] = op##_d, [K_LD] = op##_ld Q_ROW(op)
 #define PAIR_ROW(op)                                                                               \
     [K_FI] = op##_fi, [K_DI] = op##_di, [K_LI] = op##_li, [K_II] = op##_ii, [K_SI] = op##_si,      \
-    [K_LDI] = op##_ldi
+    [K_LDI] = op##_ldi, [K_FF] = op##_ff, [K_DD] = op##_dd
 static const cr_op_fn optab[NOPS][NKIND] = {
     [1] = {INT_ROW(max), FLT_ROW(max)},
     [2] = {INT_ROW(min), FLT_ROW(min)},
-    [3] = {INT_ROW(sum), FLT_ROW(sum), [K_CF] = sum_cf, [K_CD] = sum_cd, [K_CLD] = sum_cld},
-    [4] = {INT_ROW(prod), FLT_ROW(prod), [K_CF] = prod_cf, [K_CD] = prod_cd, [K_CLD] = prod_cld},
+    [3] = {INT_ROW(sum),
+           FLT_ROW(sum), [K_CF] = sum_cf, [K_CD] = sum_cd, [K_CLD] = sum_cld CQ_ROW(sum)},
+    [4] = {INT_ROW(prod),
+           FLT_ROW(prod), [K_CF] = prod_cf, [K_CD] = prod_cd, [K_CLD] = prod_cld CQ_ROW(prod)},
     [5] = {INT_ROW(land), [K_BOOL] = land_b},
     [6] = {INT_ROW(band), [K_BYTE] = band_u8},
     [7] = {INT_ROW(lor), [K_BOOL] = lor_b},
@@ -187,7 +216,7 @@ static const cr_op_fn optab[NOPS][NKIND] = {
  * courier, like MPICH and Open MPI, combines it as the integer a char is here
  * (the OSU micro-benchmarks 7 reduce MPI_CHAR by default). MPI_WCHAR (0x10)
  * takes none. */
-static const int kind_of[0x27] = {
+static const int kind_of[MPI_NPREDEF] = {
     [0x01] = (char)-1 < 0 ? K_I8 : K_U8,
     [0x02] = K_I8,
     [0x03] = K_U8,
@@ -224,12 +253,17 @@ static const int kind_of[0x27] = {
     [0x24] = K_II,
     [0x25] = K_SI,
     [0x26] = K_LDI,
+    [0x3f] = K_FF,
+    [0x40] = K_DD,
+    [0x41] = K_I128,
+    [0x42] = K_Q,
+    [0x43] = K_CQ,
 };
 
 static const char *const op_names[NOPS] = {"?",          "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
-                                     "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
-                                     "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MAXLOC",
-                                     "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
+                                           "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
+                                           "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MAXLOC",
+                                           "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
 
 /* ---- user operations ---------------------------------------------------------------- */
 

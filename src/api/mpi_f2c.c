@@ -22,11 +22,8 @@
  *    callbacks: they are called here, every argument by reference and the
  *    code from their last argument; the values and extra state are the C
  *    pointers' bits (INTEGER(KIND=MPI_ADDRESS_KIND); MPI-1's keyvals: a
- *    default INTEGER, sign-extended), so C and Fortran see the same attribute;
- *  - MPI_Type_create_f90_integer/real/complex give the named type of the
- *    size that holds the asked range and precision (MPI_INTEGER1..8,
- *    MPI_REAL4/8, MPI_COMPLEX8/16), as gfortran's SELECTED_*_KIND would
- *    pick it; a range or precision no such type holds is MPI_ERR_ARG. */
+ *    default INTEGER, sign-extended), so C and Fortran see the same attribute.
+ * (MPI_Type_create_f90_integer/real/complex are constructors: mpi_type_new.c.) */
 #include <string.h>
 
 #include "mpi_impl.h"
@@ -140,58 +137,6 @@ int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
     if (f08_ignored(f08_status)) return status_bad("MPI_Status_f082f", "f08_status");
     if (f_ignored(f_status)) return status_bad("MPI_Status_f082f", "f_status");
     memcpy(f_status, f08_status, sizeof *f08_status);
-    return MPI_SUCCESS;
-}
-
-/* MPI_Type_create_f90_*: MPI_ERR_ARG on MPI_COMM_WORLD, naming the call. */
-static int f90_bad(const char *call, int p, int r)
-{
-    cr_job *job = mpi_enter(call);
-    return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
-                                   "no type has precision %d and range %d (courier's largest: "
-                                   "INTEGER(8), REAL(8), COMPLEX(8))",
-                                   p, r));
-}
-
-PMPI_WEAK(Type_create_f90_integer);
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
-{
-    if (r == MPI_UNDEFINED || r <= 2)
-        *newtype = MPI_INTEGER1;
-    else if (r <= 4)
-        *newtype = MPI_INTEGER2;
-    else if (r <= 9)
-        *newtype = MPI_INTEGER4;
-    else if (r <= 18)
-        *newtype = MPI_INTEGER8;
-    else
-        return f90_bad("MPI_Type_create_f90_integer", MPI_UNDEFINED, r);
-    return MPI_SUCCESS;
-}
-
-/* 0: REAL(4) holds it, 1: REAL(8), -1: neither. */
-static int f90_real_kind(int p, int r)
-{
-    if ((p == MPI_UNDEFINED || p <= 6) && (r == MPI_UNDEFINED || r <= 37)) return 0;
-    if ((p == MPI_UNDEFINED || p <= 15) && (r == MPI_UNDEFINED || r <= 307)) return 1;
-    return -1;
-}
-
-PMPI_WEAK(Type_create_f90_real);
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
-{
-    int k = f90_real_kind(p, r);
-    if (k < 0) return f90_bad("MPI_Type_create_f90_real", p, r);
-    *newtype = k == 0 ? MPI_REAL4 : MPI_REAL8;
-    return MPI_SUCCESS;
-}
-
-PMPI_WEAK(Type_create_f90_complex);
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
-{
-    int k = f90_real_kind(p, r);
-    if (k < 0) return f90_bad("MPI_Type_create_f90_complex", p, r);
-    *newtype = k == 0 ? MPI_COMPLEX8 : MPI_COMPLEX16;
     return MPI_SUCCESS;
 }
 

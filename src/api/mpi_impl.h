@@ -106,6 +106,38 @@ typedef struct mpi_attrs {
     mpi_attr *a;
 } mpi_attrs;
 
+/* The predefined datatypes are table indices 1..MPI_NPREDEF-1 (mpi_type.c). */
+#define MPI_NPREDEF 0x44
+
+/* gfortran's 16-byte kinds (MPI_INTEGER16, MPI_REAL16, MPI_COMPLEX32):
+ * INTEGER(16) is __int128, REAL(16) IEEE quad precision (__float128 on x86-64,
+ * long double where that is quad). Where C has no such type they are 16 (32)
+ * bytes that move but take no reduction (MPI_HAVE_QUAD / MPI_HAVE_I128 0). */
+#if defined(__SIZEOF_INT128__)
+#define MPI_HAVE_I128 1
+__extension__ typedef __int128 mpi_i128;
+#else
+#define MPI_HAVE_I128 0
+typedef struct {
+    _Alignas(16) unsigned char b[16];
+} mpi_i128;
+#endif
+#if defined(__SIZEOF_FLOAT128__)
+#define MPI_HAVE_QUAD 1
+typedef __float128 mpi_quad;
+#elif __LDBL_MANT_DIG__ == 113
+#define MPI_HAVE_QUAD 1
+typedef long double mpi_quad;
+#else
+#define MPI_HAVE_QUAD 0
+typedef struct {
+    _Alignas(16) unsigned char b[16];
+} mpi_quad;
+#endif
+typedef struct {
+    mpi_quad re, im;
+} mpi_cquad;
+
 typedef struct mpi_type {
     int idx; /* its place in the table (the handle's index) */
     bool used, predef, committed;
@@ -165,6 +197,8 @@ static inline const mpi_rep *mpi_rep_of(const mpi_type *t, const mpi_blk *e)
     return e->rep ? &t->rep[e->rep - 1] : &once;
 }
 
+/* Made by MPI_Type_create_f90_*: predefined for the program (not freed). */
+bool mpi_type_is_f90(const mpi_type *t);
 /* Types of the interface. */
 mpi_type *mpi_type_at(int idx); /* also a freed one still referenced */
 /* Slot i of the table, its storage made on first use (mpi_type.c). */
@@ -593,6 +627,13 @@ struct cr_mpi {
     int ngroups;
     mpi_type **types; /* each allocated once and never moved: maps point into them */
     int ntypes;
+    /* The types MPI_Type_create_f90_* made, one per (combiner, p, r) (mpi_type_new.c). */
+    struct mpi_f90_cache {
+        struct mpi_f90_type {
+            int combiner, p, r, idx;
+        } * v;
+        int n;
+    } f90;
     int last_code;    /* MPI_LASTUSEDCODE: MPI_ERR_LASTCODE + the codes added (mpi_env.c) */
     mpi_keyval *keys; /* every keyval ever made, of every kind (mpi_attr.c) */
     int nkeys;

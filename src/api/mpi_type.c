@@ -55,8 +55,10 @@
  *    (MPI-3.1 4.1.3, 4.1.4); darray's process grid is row-major whatever the
  *    order, and the indices a process holds in each dimension are blocks of
  *    k every step (grid_at);
- *  - the Fortran and C++ predefined types (above NPREDEF_C) are twins of C
+ *  - the Fortran and C++ predefined types of 0x27..0x3e are twins of C
  *    types: their map, reductions ('base') and external32 form are the twin's;
+ *    those from 0x3f on (MPI_2REAL, MPI_INTEGER16, MPI_REAL16, ...) have no
+ *    C counterpart and are basic types of their own, as the C ones;
  *  - the table holds pointers, and a type's storage never moves or is freed
  *    while the job runs (a freed slot is cleared and reused): a predefined
  *    type's map lives inside it, and callers keep mpi_type pointers across
@@ -70,13 +72,12 @@
 
 #include "mpi_impl.h"
 
-#define NPREDEF 0x3f   /* indices 1..0x3e */
-#define NPREDEF_C 0x27 /* 1..0x26: the C types; above: Fortran and C++ twins of C types */
+#define NPREDEF MPI_NPREDEF /* twins[i] != 0: a Fortran or C++ twin of a C type */
 
 typedef struct {
     const char *name;
     size_t size, align;
-    size_t vsize, ioff; /* pair types: value size and offset of the int */
+    size_t vsize, ioff, isize; /* pair types: value size, offset and size of the index */
 } predef_info;
 
 #define PAIR(name, T, I)                                                                           \
@@ -95,21 +96,23 @@ typedef struct {
                     T v;                                                                           \
                     I i;                                                                           \
                 },                                                                                 \
-                i)                                                                                 \
+                i),                                                                                \
+            sizeof(I)                                                                              \
     }
 #define BASIC(name, T)                                                                             \
     {                                                                                              \
-        name, sizeof(T), alignof(T), 0, 0                                                          \
+        name, sizeof(T), alignof(T), 0, 0, 0                                                       \
     }
 
 /* Bytes of each predefined type in "external32" (MPI-3.1 13.5.2, Table 13.2). */
 static const unsigned char xsizes[NPREDEF] = {
-    [0x01] = 1,  [0x02] = 1,  [0x03] = 1,  [0x04] = 1, [0x05] = 2, [0x06] = 2,  [0x07] = 4,
-    [0x08] = 4,  [0x09] = 4,  [0x0a] = 4,  [0x0b] = 8, [0x0c] = 8, [0x0d] = 4,  [0x0e] = 8,
-    [0x0f] = 16, [0x10] = 2,  [0x11] = 1,  [0x12] = 1, [0x13] = 2, [0x14] = 4,  [0x15] = 8,
-    [0x16] = 1,  [0x17] = 2,  [0x18] = 4,  [0x19] = 8, [0x1a] = 8, [0x1b] = 8,  [0x1c] = 8,
-    [0x1d] = 8,  [0x1e] = 16, [0x1f] = 32, [0x20] = 1, [0x21] = 8, [0x22] = 12, [0x23] = 8,
-    [0x24] = 8,  [0x25] = 6,  [0x26] = 20,
+    [0x01] = 1,  [0x02] = 1,  [0x03] = 1,  [0x04] = 1, [0x05] = 2,  [0x06] = 2,  [0x07] = 4,
+    [0x08] = 4,  [0x09] = 4,  [0x0a] = 4,  [0x0b] = 8, [0x0c] = 8,  [0x0d] = 4,  [0x0e] = 8,
+    [0x0f] = 16, [0x10] = 2,  [0x11] = 1,  [0x12] = 1, [0x13] = 2,  [0x14] = 4,  [0x15] = 8,
+    [0x16] = 1,  [0x17] = 2,  [0x18] = 4,  [0x19] = 8, [0x1a] = 8,  [0x1b] = 8,  [0x1c] = 8,
+    [0x1d] = 8,  [0x1e] = 16, [0x1f] = 32, [0x20] = 1, [0x21] = 8,  [0x22] = 12, [0x23] = 8,
+    [0x24] = 8,  [0x25] = 6,  [0x26] = 20, [0x3f] = 8, [0x40] = 16, [0x41] = 16, [0x42] = 16,
+    [0x43] = 32,
 };
 
 /* The Fortran and C++ types C programs can name (MPI-3.1 17.2.4), each laid out
@@ -207,6 +210,11 @@ static const predef_info predefs[NPREDEF] = {
     [0x24] = PAIR("MPI_2INT", int, int),
     [0x25] = PAIR("MPI_SHORT_INT", short, int),
     [0x26] = PAIR("MPI_LONG_DOUBLE_INT", long double, int),
+    [0x3f] = PAIR("MPI_2REAL", float, float),
+    [0x40] = PAIR("MPI_2DOUBLE_PRECISION", double, double),
+    [0x41] = BASIC("MPI_INTEGER16", mpi_i128),
+    [0x42] = BASIC("MPI_REAL16", mpi_quad),
+    [0x43] = BASIC("MPI_COMPLEX32", mpi_cquad),
 };
 
 mpi_type *mpi_type_at(int idx)
@@ -231,10 +239,10 @@ static mpi_blk run_at(ptrdiff_t off, size_t len, size_t esz)
 void mpi_types_init(cr_job *job)
 {
     job->mpi->ntypes = NPREDEF;
-    job->mpi->types = calloc(64, sizeof *job->mpi->types);
+    job->mpi->types = calloc((NPREDEF + 63) / 64 * 64, sizeof *job->mpi->types);
     if (!job->mpi->types) cr_fatal(job, "MPI_Init", "out of memory for datatypes");
     for (int i = 1; i < NPREDEF; i++) {
-        int c = i < NPREDEF_C ? i : twins[i];
+        int c = twins[i] ? twins[i] : i;
         const predef_info *p = &predefs[c];
         mpi_type *t = mpi_type_slot(job, "MPI_Init", i);
         *t = (mpi_type){.idx = i,
@@ -251,14 +259,14 @@ void mpi_types_init(cr_job *job)
                         .base = c,
                         .raw = true,
                         .xsize = xsizes[c]};
-        snprintf(t->name, sizeof t->name, "%s", i < NPREDEF_C ? p->name : twin_names[i]);
+        snprintf(t->name, sizeof t->name, "%s", twins[i] ? twin_names[i] : p->name);
         if (p->vsize) {
-            t->size = p->vsize + sizeof(int);
+            t->size = p->vsize + p->isize;
             t->nblk = 2;
             t->nelem = 2;
             t->one[0] = run_at(0, p->vsize, p->vsize);
-            t->one[1] = run_at((ptrdiff_t)p->ioff, sizeof(int), sizeof(int));
-            t->true_ub = (ptrdiff_t)(p->ioff + sizeof(int));
+            t->one[1] = run_at((ptrdiff_t)p->ioff, p->isize, p->isize);
+            t->true_ub = (ptrdiff_t)(p->ioff + p->isize);
         } else {
             t->size = p->size;
             t->nblk = 1;

@@ -89,7 +89,7 @@ int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *comb
     } else {
         *ni = t->env->ni;
         *na = t->env->na;
-        *nd = t->env->nd;
+        *nd = mpi_type_is_f90(t) ? 0 : t->env->nd; /* the named type it holds is not shown */
         *combiner = t->env->combiner;
     }
     return mpi_leave(job, MPI_SUCCESS);
@@ -108,15 +108,16 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_ints, int max_aints, int max
                       "%s is predefined (MPI_COMBINER_NAMED): it has no contents", t->name);
     if (rc) return mpi_leave(job, rc);
     const mpi_env *e = t->env;
-    if (max_ints < e->ni || max_aints < e->na || max_types < e->nd)
+    int nd = mpi_type_is_f90(t) ? 0 : e->nd; /* as MPI_Type_get_envelope says */
+    if (max_ints < e->ni || max_aints < e->na || max_types < nd)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                                        "the arrays hold %d/%d/%d, the type has %d integers, %d "
                                        "addresses and %d datatypes",
-                                       max_ints, max_aints, max_types, e->ni, e->na, e->nd));
-    if ((e->ni && !ints) || (e->na && !aints) || (e->nd && !types))
+                                       max_ints, max_aints, max_types, e->ni, e->na, nd));
+    if ((e->ni && !ints) || (e->na && !aints) || (nd && !types))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array is NULL"));
     int idx = t->idx;
-    for (int k = 0; k < e->nd; k++) {
+    for (int k = 0; k < nd; k++) {
         mpi_type *c = mpi_type_at(e->types[k]);
         if (c->predef) {
             types[k] = (MPI_Datatype)(K_TYPE | (unsigned)c->idx);
@@ -248,7 +249,8 @@ static void x_to_ld(const unsigned char *x, unsigned char *p)
 
 /* How each predefined type is written in external32: 'u' unsigned integer or
  * raw bits, 's' signed integer, 'L' long double, 'c' a complex (two of
- * 'part'), 'p' a pair (value of type 'part', then an int). */
+ * 'part'), 'p' a pair (value of type 'part', then an int), 'P' a pair of two
+ * 'part' (MPI_2REAL), 'q' 16 bytes in big-endian order (INTEGER(16), REAL(16)). */
 typedef struct xinfo {
     char kind;
     unsigned char part;
@@ -290,6 +292,15 @@ static xinfo x_kind(int base)
         return (xinfo){'p', 0x05};
     case 0x26:
         return (xinfo){'p', 0x0f};
+    case 0x3f:
+        return (xinfo){'P', 0x0d};
+    case 0x40:
+        return (xinfo){'P', 0x0e};
+    case 0x41:
+    case 0x42:
+        return (xinfo){'q', 0};
+    case 0x43:
+        return (xinfo){'c', 0x42};
     default:
         return (xinfo){'u', 0};
     }
@@ -314,8 +325,17 @@ static void x_elem(xwalk *w, int base, unsigned char *p)
         return;
     }
     case 'p':
+    case 'P':
         x_elem(w, k.part, p);
-        x_elem(w, 0x07, p + t->blk[1].off);
+        x_elem(w, k.kind == 'p' ? 0x07 : k.part, p + t->blk[1].off);
+        return;
+    case 'q':
+        for (int i = 0; i < 16; i++)
+            if (w->pack)
+                w->x[i] = p[HOST_BE ? i : 15 - i];
+            else
+                p[HOST_BE ? i : 15 - i] = w->x[i];
+        w->x += 16;
         return;
     case 'L':
         if (w->pack)

@@ -2,10 +2,13 @@
  * invariants): the map builder that compresses a type map as it is made, the
  * envelopes that record how each derived type was made (mpi_type_enum walks
  * them), the constructor calls (contiguous, vector, indexed, struct,
- * subarray, darray, resized, dup), commit, free, and the size and extent
- * queries.
+ * subarray, darray, resized, dup, and MPI_Type_create_f90_*), commit, free,
+ * and the size and extent queries.
  *
  * Invariants (besides mpi_type.c's):
+ *  - an MPI_Type_create_f90_* type is made once per (combiner, p, r) in the
+ *    job (job->mpi->f90) and lives as long as the job: MPI_Type_free refuses
+ *    it as it refuses a predefined type;
  *  - a constructor either makes a new committed-or-not type from copies of
  *    its arguments, or changes nothing and reports why (a bad argument, or a
  *    map of more than MAP_MAX entries: MPI_ERR_INTERN);
@@ -534,6 +537,9 @@ static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
     switch (e->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
+    case MPI_COMBINER_F90_INTEGER:
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
         cb(ctx, old, 0, 1, 1, 0);
         break;
     case MPI_COMBINER_CONTIGUOUS:
@@ -1034,7 +1040,7 @@ int PMPI_Type_free(MPI_Datatype *dt)
     if (!dt) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
     int rc = old_check(job, call, *dt, &t);
     if (rc) return mpi_leave(job, rc);
-    if (t->predef)
+    if (t->predef || mpi_type_is_f90(t))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
                                        "%s is predefined and cannot be freed", t->name));
     int kv = 0;
@@ -1110,4 +1116,99 @@ PMPI_WEAK(Aint_diff);
 MPI_Aint PMPI_Aint_diff(MPI_Aint a, MPI_Aint b)
 {
     return a - b;
+}
+
+/* ---- MPI_Type_create_f90_integer / real / complex ------------------------------ */
+
+/* The type for (p, r): made once per job (the standard wants the same handle
+ * for the same arguments), a twin of the named type that holds the range and
+ * precision, committed, with its own combiner; its envelope keeps the named
+ * type as its one datatype, which MPI_Type_get_envelope and _get_contents do
+ * not show (MPI-3.1 17.1.9: none is returned). */
+static int f90_type(const char *call, int combiner, int p, int r, MPI_Datatype named,
+                    MPI_Datatype *newtype)
+{
+    cr_job *job = mpi_enter(call);
+    if (!newtype)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "newtype is NULL"));
+    if (named == MPI_DATATYPE_NULL)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                       "no type has precision %d and range %d (courier's largest: "
+                                       "INTEGER(%d), REAL(%d), COMPLEX(%d))",
+                                       p, r, MPI_HAVE_I128 ? 16 : 8, MPI_HAVE_QUAD ? 16 : 8,
+                                       MPI_HAVE_QUAD ? 16 : 8));
+    struct mpi_f90_cache *c = &job->mpi->f90;
+    for (int i = 0; i < c->n; i++)
+        if (c->v[i].combiner == combiner && c->v[i].p == p && c->v[i].r == r) {
+            *newtype = (MPI_Datatype)(K_TYPE | (unsigned)c->v[i].idx);
+            return mpi_leave(job, MPI_SUCCESS);
+        }
+    struct mpi_f90_type *v = realloc(c->v, (size_t)(c->n + 1) * sizeof *v);
+    if (!v) cr_fatal(job, call, "out of memory for datatypes");
+    c->v = v;
+    bool real = combiner != MPI_COMBINER_F90_INTEGER;
+    mpi_type *t = mpi_type_get(named);
+    mpi_env *e = env_new(combiner, real ? 2 : 1, 0, 1);
+    if (e) {
+        e->ints[0] = real ? p : r;
+        if (real) e->ints[1] = r;
+        e->types[0] = t->idx;
+    }
+    int rc = build(job, call, e, true, newtype);
+    if (rc) return mpi_leave(job, rc);
+    mpi_type *n = job->mpi->types[h_idx(*newtype)];
+    n->committed = true;
+    snprintf(n->name, sizeof n->name, "%s", t->name);
+    c->v[c->n++] = (struct mpi_f90_type){combiner, p, r, n->idx};
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+bool mpi_type_is_f90(const mpi_type *t)
+{
+    return t->env && (t->env->combiner == MPI_COMBINER_F90_INTEGER ||
+                      t->env->combiner == MPI_COMBINER_F90_REAL ||
+                      t->env->combiner == MPI_COMBINER_F90_COMPLEX);
+}
+
+/* As gfortran's SELECTED_INT_KIND and SELECTED_REAL_KIND pick them. */
+PMPI_WEAK(Type_create_f90_integer);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    MPI_Datatype t = r == MPI_UNDEFINED || r <= 2 ? MPI_INTEGER1
+                     : r <= 4                     ? MPI_INTEGER2
+                     : r <= 9                     ? MPI_INTEGER4
+                     : r <= 18                    ? MPI_INTEGER8
+                     : r <= 38 && MPI_HAVE_I128   ? MPI_INTEGER16
+                                                  : MPI_DATATYPE_NULL;
+    return f90_type("MPI_Type_create_f90_integer", MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, t,
+                    newtype);
+}
+
+/* 4, 8 or 16: the bytes of the REAL kind that holds p and r; 0: none. */
+static int f90_real_bytes(int p, int r)
+{
+    bool up = p == MPI_UNDEFINED, ur = r == MPI_UNDEFINED;
+    if ((up || p <= 6) && (ur || r <= 37)) return 4;
+    if ((up || p <= 15) && (ur || r <= 307)) return 8;
+    if (MPI_HAVE_QUAD && (up || p <= 33) && (ur || r <= 4931)) return 16;
+    return 0;
+}
+
+PMPI_WEAK(Type_create_f90_real);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    int b = f90_real_bytes(p, r);
+    MPI_Datatype t = b == 4 ? MPI_REAL4 : b == 8 ? MPI_REAL8 : b ? MPI_REAL16 : MPI_DATATYPE_NULL;
+    return f90_type("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r, t, newtype);
+}
+
+PMPI_WEAK(Type_create_f90_complex);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    int b = f90_real_bytes(p, r);
+    MPI_Datatype t = b == 4   ? MPI_COMPLEX8
+                     : b == 8 ? MPI_COMPLEX16
+                     : b      ? MPI_COMPLEX32
+                              : MPI_DATATYPE_NULL;
+    return f90_type("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, t, newtype);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OMPI_ENABLE_MPI1_COMPAT 1 /* the MPI-1 calls' prototypes (mpi_flegacy.c) */
 #include "courier/mpi.h"
 
 #define CR_FEXPORT __attribute__((visibility("default")))

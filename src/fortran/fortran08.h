@@ -7,8 +7,10 @@
  *    recognised by address as for mpif.h; a non-contiguous array section
  *    goes to a blocking call (done with its buffers when it returns) as a
  *    contiguous copy of its elements, copied back after the call for an
- *    output buffer (cr_f08buf_copy, cr_f08buf_back); to a nonblocking one it
- *    is refused (MPI_SUBARRAYS_SUPPORTED is .FALSE.: MPI_ERR_BUFFER through
+ *    output buffer (cr_f08buf_copy, cr_f08buf_back); to a nonblocking
+ *    point-to-point or one-sided call or MPI_Ibcast, as a derived datatype
+ *    describing it (cr_f08buf_nb); to other nonblocking ones it is refused
+ *    (MPI_SUBARRAYS_SUPPORTED is .FALSE.: MPI_ERR_BUFFER through
  *    MPI_COMM_WORLD's error handler; when that ends the job, one line first
  *    says what to pass; MPI_ERRORS_RETURN, as in C, prints nothing);
  *  - TYPE(MPI_Status) is C's MPI_F08_status, only int-aligned: copied;
@@ -50,6 +52,14 @@ static inline int cr_f08buf(CFI_cdesc_t *d, void **out, const char *call, MPI_Fi
     *out = cr_fbuf(d->base_addr);
     return 0;
 }
+
+/* As cr_f08buf, for a nonblocking call's (buffer, count, datatype): a
+ * non-contiguous section is described by a new datatype (*made, committed,
+ * for the caller to free after the call), given in *out, *count (1) and *dt
+ * (mpi_f08_sect.c); a section that type cannot describe is refused as
+ * cr_f08buf does. Nonzero: refused or failed (reported, *ierr set). */
+int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_Datatype *made,
+                 const char *call, MPI_Fint *ierr);
 
 /* Copy the elements of section d to or from the contiguous tmp, in array
  * element order (the first subscript fastest). */

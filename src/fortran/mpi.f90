@@ -13,10 +13,12 @@ module mpi
   ! MPI_Sizeof: the size in bytes of one element of x, of any rank
   interface MPI_Sizeof
     module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
-      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
+      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
   end interface
   private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
-    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
+      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
 contains
   subroutine cr_sizeof_i1(x, size, ierror)
     integer(1), dimension(..), intent(in) :: x
@@ -46,6 +48,27 @@ contains
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine cr_sizeof_i8
+  subroutine cr_sizeof_i16(x, size, ierror)
+    integer(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i16
+  subroutine cr_sizeof_r16(x, size, ierror)
+    real(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r16
+  subroutine cr_sizeof_c16(x, size, ierror)
+    complex(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c16
   subroutine cr_sizeof_r4(x, size, ierror)
     real(4), dimension(..), intent(in) :: x
     integer, intent(out) :: size

@@ -77,6 +77,10 @@ module mpi_f08
   common /mpi_fortran_weights_empty/ MPI_WEIGHTS_EMPTY
   common /mpi_fortran_f08_status_ignore/ MPI_STATUS_IGNORE
   common /mpi_fortran_f08_statuses_ignore/ MPI_STATUSES_IGNORE
+  ! MPI_Comm_spawn's (src/fortran/mpi_fspawn.c)
+  character(len=1) :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1, 1)
+  common /mpi_fortran_argv_null/ MPI_ARGV_NULL
+  common /mpi_fortran_argvs_null/ MPI_ARGVS_NULL
 
   interface operator(==)
     module procedure cr_eq_comm, cr_eq_datatype, cr_eq_group, cr_eq_op, cr_eq_request, &
@@ -218,10 +222,12 @@ module mpi_f08
   ! MPI_Sizeof: the size in bytes of one element of x, of any rank
   interface MPI_Sizeof
     module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
-      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+      cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
+      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
   end interface
   private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
-    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch
+    cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
+      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
 
 contains
   ! The routines with strings (generated: mpi_f08_procs.h) call the mpif.h
@@ -598,6 +604,59 @@ contains
         len(value, kind=c_size_t))
     if (present(ierror)) ierror = cr_e
   end subroutine MPI_Info_get_string
+  ! The spawn calls: mpif.h's entry points (src/fortran/mpi_fspawn.c), which
+  ! take the arrays of strings with their elements' length.
+  subroutine MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+    character(len=*), intent(in) :: command, argv(*)
+    integer, intent(in) :: maxprocs, root
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: intercomm
+    integer :: array_of_errcodes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(command, argv, maxprocs, info, root, comm, intercomm, codes, ierr, &
+          command_len, argv_len) bind(C, name="mpi_comm_spawn_")
+        import
+        character(kind=c_char) :: command(*), argv(*)
+        integer :: maxprocs, root, codes(*), ierr
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm, intercomm
+        integer(c_size_t), value :: command_len, argv_len
+      end subroutine cr_f
+    end interface
+    call cr_f(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, cr_e, &
+        len(command, kind=c_size_t), len(argv, kind=c_size_t))
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_spawn
+  subroutine MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    integer, intent(in) :: count, array_of_maxprocs(*), root
+    character(len=*), intent(in) :: array_of_commands(*), array_of_argv(count, *)
+    type(MPI_Info), intent(in) :: array_of_info(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: intercomm
+    integer :: array_of_errcodes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: cr_e
+    interface
+      subroutine cr_f(count, commands, argvs, maxprocs, infos, root, comm, intercomm, codes, &
+          ierr, commands_len, argvs_len) bind(C, name="mpi_comm_spawn_multiple_")
+        import
+        character(kind=c_char) :: commands(*), argvs(*)
+        integer :: count, maxprocs(*), root, codes(*), ierr
+        type(MPI_Info) :: infos(*)
+        type(MPI_Comm) :: comm, intercomm
+        integer(c_size_t), value :: commands_len, argvs_len
+      end subroutine cr_f
+    end interface
+    call cr_f(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, &
+        comm, intercomm, array_of_errcodes, cr_e, len(array_of_commands, kind=c_size_t), &
+        len(array_of_argv, kind=c_size_t))
+    if (present(ierror)) ierror = cr_e
+  end subroutine MPI_Comm_spawn_multiple
   subroutine MPI_Info_create_env(info, ierror)
     type(MPI_Info), intent(out) :: info
     integer, optional, intent(out) :: ierror
@@ -696,6 +755,27 @@ contains
     size = storage_size(x) / 8
     if (present(ierror)) ierror = MPI_SUCCESS
   end subroutine cr_sizeof_i8
+  subroutine cr_sizeof_i16(x, size, ierror)
+    integer(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_i16
+  subroutine cr_sizeof_r16(x, size, ierror)
+    real(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_r16
+  subroutine cr_sizeof_c16(x, size, ierror)
+    complex(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_c16
   subroutine cr_sizeof_r4(x, size, ierror)
     real(4), dimension(..), intent(in) :: x
     integer, intent(out) :: size

@@ -3,8 +3,10 @@
  * still works); a status received by MPI_Recv survives C -> Fortran -> C and
  * C -> f08 -> C with its source, tag, error and count; the Fortran ignore
  * sentinels are distinct addresses; converting an ignore value is MPI_ERR_ARG
- * under MPI_ERRORS_RETURN; MPI_Type_create_f90_* give the named type of the
- * size asked, and MPI_ERR_ARG beyond REAL(8). Two or more ranks. */
+ * under MPI_ERRORS_RETURN; MPI_Type_create_f90_* give types of their own
+ * combiner with p and r in their contents, one handle per (p, r), of the size
+ * asked, not freed, and MPI_ERR_ARG beyond REAL(16); MPI_2REAL and
+ * MPI_2DOUBLE_PRECISION reduce with MAXLOC/MINLOC. Two or more ranks. */
 #include <string.h>
 
 #include "../mpi/mcheck.h"
@@ -102,18 +104,50 @@ int main(int argc, char **argv)
     CHECK(cls == MPI_ERR_ARG, "MPI_Status_c2f08(MPI_STATUS_IGNORE): class %d", cls);
 
     /* The Fortran 90 parameterized types: the named type of that size. */
-    MPI_Datatype f90;
+    /* MPI_Type_create_f90_*: types of their own combiner, p and r given back,
+     * one handle per (p, r), the size of the kind that holds them. */
+    MPI_Datatype f90, f90b;
+    int ni, na, nd, comb, ints[2] = {0, 0}, tsz;
     OK(MPI_Type_create_f90_integer(9, &f90));
-    CHECK(f90 == MPI_INTEGER4, "f90_integer(9)");
+    OK(MPI_Type_create_f90_integer(9, &f90b));
+    OK(MPI_Type_get_envelope(f90, &ni, &na, &nd, &comb));
+    OK(MPI_Type_get_contents(f90, 2, 0, 1, ints, NULL, NULL));
+    OK(MPI_Type_size(f90, &tsz));
+    CHECK(f90 == f90b && comb == MPI_COMBINER_F90_INTEGER && ni == 1 && na == 0 && nd == 0 &&
+              ints[0] == 9 && tsz == 4,
+          "f90_integer(9): combiner %d, %d ints (%d), %d types, %d bytes", comb, ni, ints[0], nd,
+          tsz);
     OK(MPI_Type_create_f90_integer(10, &f90));
-    CHECK(f90 == MPI_INTEGER8, "f90_integer(10)");
+    OK(MPI_Type_size(f90, &tsz));
+    CHECK(tsz == 8 && f90 != f90b, "f90_integer(10): %d bytes", tsz);
     OK(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &f90));
-    CHECK(f90 == MPI_REAL8, "f90_real(15)");
+    OK(MPI_Type_get_envelope(f90, &ni, &na, &nd, &comb));
+    OK(MPI_Type_get_contents(f90, 2, 0, 0, ints, NULL, NULL));
+    OK(MPI_Type_size(f90, &tsz));
+    CHECK(comb == MPI_COMBINER_F90_REAL && ni == 2 && ints[0] == 15 && ints[1] == MPI_UNDEFINED &&
+              tsz == 8,
+          "f90_real(15): combiner %d, (%d, %d), %d bytes", comb, ints[0], ints[1], tsz);
     OK(MPI_Type_create_f90_complex(6, 37, &f90));
-    CHECK(f90 == MPI_COMPLEX8, "f90_complex(6, 37)");
-    rc = MPI_Type_create_f90_real(30, 400, &f90);
+    OK(MPI_Type_get_envelope(f90, &ni, &na, &nd, &comb));
+    OK(MPI_Type_size(f90, &tsz));
+    CHECK(comb == MPI_COMBINER_F90_COMPLEX && tsz == 8, "f90_complex(6, 37)");
+    rc = MPI_Type_free(&f90);
     OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_ARG, "MPI_Type_create_f90_real(30, 400): class %d", cls);
+    CHECK(cls == MPI_ERR_TYPE, "MPI_Type_free of an f90 type: class %d", cls);
+    rc = MPI_Type_create_f90_real(40, 5000, &f90);
+    OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_ARG, "MPI_Type_create_f90_real(40, 5000): class %d", cls);
+
+    /* The Fortran pair types reduce from C too; INTEGER(16) has its name. */
+    float fp[2] = {(float)(rank % 2), (float)rank};
+    OK(MPI_Allreduce(MPI_IN_PLACE, fp, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD));
+    CHECK(fp[0] == 1.0f && fp[1] == 1.0f, "MPI_2REAL MAXLOC: (%g, %g)", fp[0], fp[1]);
+    double dp[2] = {(double)rank, 2.0 * rank};
+    OK(MPI_Allreduce(MPI_IN_PLACE, dp, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(dp[0] == 0.0 && dp[1] == 0.0, "MPI_2DOUBLE_PRECISION MINLOC: (%g, %g)", dp[0], dp[1]);
+    char tname[MPI_MAX_OBJECT_NAME];
+    OK(MPI_Type_get_name(MPI_INTEGER16, tname, &tsz));
+    CHECK(!strcmp(tname, "MPI_INTEGER16"), "MPI_INTEGER16's name: %s", tname);
 
     OK(MPI_Win_free(&win));
     OK(MPI_Info_free(&info));

@@ -3,8 +3,8 @@
 ! a contiguous buffer, a sub-communicator compared with ==, MPI_Waitall with
 ! statuses, a 2-D array as a buffer, an operation and an error handler of
 ! its own, names and MPI_TAG_UB, non-contiguous sections through a blocking
-! call, and one refused by a nonblocking call with MPI_ERR_BUFFER under
-! MPI_ERRORS_RETURN. Rank 0 prints one line when
+! call, and one refused by a nonblocking all-reduce with MPI_ERR_BUFFER
+! under MPI_ERRORS_RETURN. Rank 0 prints one line when
 ! every check passed; a failed check prints FAIL and aborts the job.
 program ring
   use mpi_f08
@@ -107,7 +107,7 @@ program ring
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag)
   call check(flag .and. tagub >= 32767, 'MPI_TAG_UB')
   ! non-contiguous sections: a blocking call takes them (through a copy),
-  ! a nonblocking one refuses them rather than send them wrong
+  ! a nonblocking all-reduce refuses them rather than send them wrong
   s2 = [(100 * rank + i, i = 1, 10)]
   r2 = -1
   call MPI_Sendrecv(s2(1:10:2), 5, MPI_INTEGER, next, 8, r2(2:10:2), 5, MPI_INTEGER, prev, 8, &
@@ -115,9 +115,9 @@ program ring
   call check(all(r2(2:10:2) == [(100 * prev + i, i = 1, 10, 2)]) .and. all(r2(1:9:2) == -1), &
       'sections through MPI_Sendrecv')
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
-  call MPI_Isend(a(1:10:2), 5, MPI_INTEGER, next, 9, MPI_COMM_WORLD, rq, ierr)
+  call MPI_Iallreduce(a(1:10:2), b, 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rq, ierr)
   call MPI_Error_class(ierr, cls)
-  call check(cls == MPI_ERR_BUFFER, 'non-contiguous section to MPI_Isend')
+  call check(cls == MPI_ERR_BUFFER, 'non-contiguous section to MPI_Iallreduce')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a,i0,a)', 'fortran use mpi_f08: ring, allreduce, vector type ok on ', np, ' ranks'
   call MPI_Finalize()

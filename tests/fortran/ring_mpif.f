@@ -83,9 +83,10 @@
      &                 MPI_STATUS_IGNORE, IERR)
          CALL MPI_SEND(41, 1, MPI_INTEGER, 1, 11, MPI_COMM_WORLD, IERR)
       END IF
-!     A parameterized type: the named one of that size.
+!     A parameterized type: REAL(8)'s size, its own combiner.
       CALL MPI_TYPE_CREATE_F90_REAL(15, 300, N, IERR)
-      CALL CHECK(N .EQ. MPI_REAL8, 'MPI_TYPE_CREATE_F90_REAL')
+      CALL MPI_TYPE_SIZE(N, I, IERR)
+      CALL CHECK(I .EQ. 8, 'MPI_TYPE_CREATE_F90_REAL')
 !     A name (blank-padded), an attribute, the clock.
       CALL MPI_COMM_GET_NAME(MPI_COMM_WORLD, NAME, N, IERR)
       CALL CHECK(NAME .EQ. 'MPI_COMM_WORLD' .AND. N .EQ. 14, 'name')
