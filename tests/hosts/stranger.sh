@@ -1,0 +1,61 @@
+#!/bin/bash
+# Strangers at a job across pretend hosts (netns.sh), named by address so that
+# the launcher knows its route to them (rsh-by-addr.sh):
+#  - the launcher listens for its agents only on the address its route to the
+#    hosts leaves from (the bridge's), never on every address;
+#  - a process of a third host that connects to that port and sends what is not
+#    the handshake is refused, twice, and the job says so in one line and goes on;
+#  - with ucx, the same stranger at each UCX listening port of the ranks
+#    (ucx: it must never reach the engine).
+#   stranger.sh CMD NS [ucx]
+set -u
+cmd=$1 ns=$2 tp=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+addr() { ip -n "$1" -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1; }
+a1=$(addr "$ns-1") a2=$(addr "$ns-2") a3=$(addr "$ns-3")
+[ -n "$a1" ] && [ -n "$a2" ] && [ -n "$a3" ] || { echo "FAIL: no addresses on $ns-1..3"; exit 1; }
+br=${a1%.*}.254
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go=$tmp/go
+# each rank waits (bounded) for the strangers to be done
+prog="i=0; while [ ! -e $go ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done; echo rank done"
+env ${tp:+COURIER_TRANSPORTS=$tp} "$cmd" run --hosts "$a1:1,$a2:1" --rsh "$here/rsh-by-addr.sh" \
+    -n 2 sh -c "$prog" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+fail=0
+ports=
+for _ in $(seq 1 200); do
+    ports=$(ss -ltnpH 2>/dev/null | grep "pid=$pid," | awk '{print $4}')
+    [ -n "$ports" ] && break
+    sleep 0.05
+done
+[ -n "$ports" ] || { echo "FAIL: the launcher (pid $pid) listens nowhere"; fail=1; }
+for p in $ports; do
+    case $p in
+    "$br":*) ;;
+    *) echo "FAIL: the launcher listens on $p (only $br, its route to the hosts, is theirs)"; fail=1 ;;
+    esac
+done
+# knock: send what is not the handshake, twice, from the third host
+knock() { ip netns exec "$ns-3" timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2 && printf 'GET / HTTP/1.0\r\n\r\n%300s' '' >&3 && timeout 2 cat <&3 >/dev/null" 2>/dev/null; }
+port=$(echo "$ports" | head -n1)
+knock "$br" "${port##*:}"
+knock "$br" "${port##*:}"
+if [ "$tp" = ucx ]; then
+    # the ranks' UCX listening ports, on hosts 1 and 2
+    for h in 1 2; do
+        for p in $(ip netns exec "$ns-$h" ss -ltnpH 2>/dev/null | grep -v '"courier"' | awk '{print $4}'); do
+            knock "$(addr "$ns-$h")" "${p##*:}"
+        done
+    done
+fi
+touch "$go"
+wait $pid
+st=$?
+[ $st -eq 0 ] || { echo "FAIL: the job ended with status $st"; fail=1; }
+n=$(grep -c "courier run: refused a connection from $a3 on the agents' port ${port##*:}: " "$tmp/err")
+[ "$n" = 1 ] || { echo "FAIL: $n lines about the stranger at the launcher's port (want 1)"; fail=1; }
+[ "$(grep -c '^rank done$' "$tmp/out")" = 2 ] || { echo "FAIL: the ranks did not both finish"; fail=1; }
+echo "--- stderr:"; cat "$tmp/err"
+exit $fail
