@@ -26,7 +26,7 @@ go=$tmp/go
 env ${tp:+COURIER_TRANSPORTS=$tp} "$cmd" run --hosts "$a1:1,$a2:1" --rsh "$here/rsh-by-addr.sh" \
     -n 2 "$prog" "$go" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-fail=0
+fail=0 skip=0
 ports=
 for _ in $(seq 1 200); do
     ports=$(ss -ltnpH 2>/dev/null | grep "pid=$pid," | awk '{print $4}')
@@ -58,8 +58,12 @@ if [ -n "$ucx" ]; then
     for p in $uports; do knock "$a1" "${p##*:}"; done
     for _ in 1 2; do
         ip netns exec "$ns-3" env UCX_TLS=tcp UCX_NET_DEVICES=eth0 UCX_WARN_UNUSED_ENV_VARS=n \
-            timeout 20 "$ucx" "$a3" "$a1" $(for p in $uports; do echo "${p##*:}"; done) ||
-            { echo "FAIL: the UCX stranger could not speak"; fail=1; }
+            timeout 20 "$ucx" "$a3" "$a1" $(for p in $uports; do echo "${p##*:}"; done)
+        case $? in
+        0) ;;
+        77) skip=1 ;;
+        *) echo "FAIL: the UCX stranger could not speak"; fail=1 ;;
+        esac
     done
 fi
 touch "$go"
@@ -68,10 +72,11 @@ st=$?
 [ $st -eq 0 ] || { echo "FAIL: the job ended with status $st"; fail=1; }
 n=$(grep -c "courier run: refused a connection from $a3 on the agents' port ${port##*:}: " "$tmp/err")
 [ "$n" = 1 ] || { echo "FAIL: $n lines about the stranger at the launcher's port (want 1)"; fail=1; }
-if [ -n "$ucx" ]; then
+if [ -n "$ucx" ] && [ $skip = 0 ]; then
     n=$(grep -c "ucx: refused a message from outside the job" "$tmp/err")
     [ "$n" = 1 ] || { echo "FAIL: $n lines about the UCX stranger (want 1)"; fail=1; }
 fi
 [ "$(grep -c '^rank done$' "$tmp/out")" = 2 ] || { echo "FAIL: the ranks did not both finish"; fail=1; }
 echo "--- stderr:"; cat "$tmp/err"
+[ $fail = 0 ] && [ $skip = 1 ] && { echo "skipped: this UCX's worker address is not 1.13's layout"; exit 77; }
 exit $fail

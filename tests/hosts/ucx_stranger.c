@@ -39,8 +39,10 @@ static void replace(unsigned char *a, size_t n, const void *from, const void *to
             memcpy(a + i, to, k);
             return;
         }
-    fprintf(stderr, "ucx_stranger: our %s is not in our worker address\n", what);
-    exit(2);
+    /* another UCX than 1.13's layout: this stranger cannot build the address */
+    fprintf(stderr, "ucx_stranger: our %s is not in our worker address (UCX's layout differs)\n",
+            what);
+    exit(77);
 }
 
 int main(int argc, char **argv)
