@@ -13,8 +13,12 @@
 #
 # usage: bench/mpi/tcp.sh --bins DIR [--reps 5] [--mpich] [--courier BUILD] [--out FILE.md]
 # --bins DIR holds osu_latency and osu_bw built beforehand from OSU's own sources
-# (this script builds nobody's project): DIR/courier/ (build/tools/courier-cc),
+# (this script builds nobody's project): DIR/courier/ (build/tools/courier-cc;
+# they run with BUILD's libcourier, whatever RUNPATH they carry),
 # DIR/ompi/ (mpicc.openmpi) and, with --mpich, DIR/mpich/ (mpicc.mpich).
+# The figures move with the machine's load: the load average before each run
+# is kept, and its range printed with the table (bench/results/tcp.md says how
+# the figures there were shielded from it, and why not with SCHED_FIFO here).
 # Timing goals live here, never in tests.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +32,7 @@ while [ $# -gt 0 ]; do
     --mpich) mpich=1; shift ;;
     --courier) build=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (--help lists them)" ;;
     esac
 done
@@ -47,14 +51,17 @@ run() {
     local impl=$1 prog=$bins/$1/$2
     shift 2
     case $impl in
-    courier) COURIER_TRANSPORTS=tcp timeout 120 "$courier" run -n 2 "$prog" "$@" ;;
+    courier) LD_LIBRARY_PATH=$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        COURIER_TRANSPORTS=tcp timeout 120 "$courier" run -n 2 "$prog" "$@" ;;
     ompi) timeout 120 mpirun.openmpi -n 2 --mca pml ob1 --mca btl tcp,self \
         --mca btl_tcp_if_include lo "$prog" "$@" ;;
-    mpich) MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo timeout 120 mpirun.mpich -n 2 "$prog" "$@" ;;
+    mpich) MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo timeout 120 \
+        mpirun.mpich -n 2 "$prog" "$@" ;;
     esac 2>/dev/null
 }
 for rep in $(seq "$reps"); do
     for impl in $impls; do
+        echo "load $(cut -d' ' -f1 /proc/loadavg)" >>"$raw"
         run "$impl" osu_latency -m 8 -i 20000 -x 2000 |
             awk -v i="$impl" '$1 == 8 {print "latency_" $1, i, $2}' >>"$raw"
         run "$impl" osu_bw -m 4194304 -i 50 -x 5 |
@@ -64,7 +71,8 @@ for rep in $(seq "$reps"); do
 done
 {
     echo "TCP on loopback, 2 ranks, OSU 7.x; medians of $reps interleaved repetitions."
-    echo "Machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(date -u +%F)."
+    echo "Machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end," \
+        "$(awk '$1 == "load" {if (n++ == 0 || $2 < lo) lo = $2; if ($2 > hi) hi = $2} END {printf "%s-%s", lo, hi}' "$raw") before the runs; $(date -u +%F)."
     echo
     echo "| measure | courier | Open MPI | MPICH | courier / Open MPI | goal |"
     echo "|---|---|---|---|---|---|"

@@ -7,7 +7,7 @@
  * only when it grows past the buffer or at the end of the stream); nothing a
  * rank wrote is lost: drain_rank and drain_all read what the pipes hold before
  * any report line; a report line starts a line of its own, even after a
- * rank's partial line (put_report); the writer thread's queue is bounded by
+ * rank's partial line on either stream (put_report); the writer thread's queue is bounded by
  * telling the agents to hold output past OUT_HOLD bytes. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tree.h"
@@ -107,19 +106,16 @@ void put_out(job_spec *js, int fd, const char *p, size_t n)
         write_all(fd, p, n);
 }
 
-/* Do fds 1 and 2 write to the same place (a terminal, 2>&1)? */
-static bool same_output(void)
-{
-    struct stat a, b;
-    return !fstat(1, &a) && !fstat(2, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 /* The launcher's own words on fd 2: always from the start of a line, even
- * after a rank's line it has not ended yet (a line longer than the buffer),
- * on fd 2 or on fd 1 when both show in one place. */
+ * after a rank's line it has not ended yet (a line longer than the buffer).
+ * After one on fd 1 too, whether or not fds 1 and 2 are one file: a reader
+ * that merges two pipes (ctest, srun, a CI log, ssh without a terminal) shows
+ * them as one stream, where the report would run on in the rank's line; where
+ * they stay apart, that costs an empty line on fd 2. */
 void put_report(job_spec *js, const char *p, size_t n)
 {
-    if (js->mid_line[2] || (js->mid_line[1] && same_output())) put_out(js, 2, "\n", 1);
+    if (js->mid_line[2] || js->mid_line[1]) put_out(js, 2, "\n", 1);
+    js->mid_line[1] = false; /* ended, as a merged stream shows it */
     put_out(js, 2, p, n);
 }
 

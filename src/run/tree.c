@@ -7,7 +7,10 @@
  *    node numbers for ranks and a key derived from the secret for this use, so
  *    nothing said in the tree can be replayed between ranks or the reverse); a
  *    listener takes only its own children, at most CR_TREE_PENDING unproven at once,
- *    each for HANDSHAKE_MS;
+ *    each for HANDSHAKE_MS; the first stranger refused is noted (t->note), once;
+ *  - a node listens only where its children reach it: the source address of its
+ *    route to each child's host (loopback for agents on this machine), on one
+ *    port; on every address only when a host's name does not resolve here;
  *  - the secret reaches an agent on its standard input (through ssh, encrypted),
  *    never in an argument or the environment;
  *  - nothing blocks once the tree stands: frames are queued and written as the
@@ -24,6 +27,7 @@
 #include <ifaddrs.h>
 #include <linux/close_range.h>
 #include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -57,8 +62,9 @@ struct cr_ctl {
     unsigned char *out;
     size_t outlen, outoff, outcap;
     uint64_t last_tx;
-    bool done;      /* said DONE: its closing is no loss */
-    char gone[200]; /* how it closed, while its rsh process is awaited */
+    bool done;                      /* said DONE: its closing is no loss */
+    char gone[200];                 /* how it closed, while its rsh process is awaited */
+    char who[INET6_ADDRSTRLEN + 8]; /* an accepted connection's address, for the log */
 };
 
 /* Milliseconds from then to now (0 if then is later: it was read after now). */
@@ -189,8 +195,9 @@ static int prefix_bits(const struct sockaddr *mask)
 }
 
 /* Our addresses for the children, "addr/bits,..." (global ones first, loopback
- * last, IPv6 link-local never: it needs an interface the child cannot name). */
-static void list_addrs(cr_tree *t)
+ * last, IPv6 link-local never: it needs an interface the child cannot name):
+ * every one (the wildcard listener), or only those in want[0..nwant). */
+static void list_addrs(cr_tree *t, const struct sockaddr_storage *want, int nwant)
 {
     struct ifaddrs *ifs;
     t->addrs[0] = 0;
@@ -207,7 +214,14 @@ static void list_addrs(cr_tree *t)
                 continue;
             bool loop = (i->ifa_flags & IFF_LOOPBACK) != 0;
             if (loop != (pass == 1)) continue;
+            bool wanted = !want;
             char a[INET6_ADDRSTRLEN];
+            for (int w = 0; w < nwant && !wanted; w++) {
+                int wf;
+                const unsigned char *wb = cr_addr_bytes((const struct sockaddr *)&want[w], &wf);
+                wanted = wb && wf == fam && !memcmp(wb, b, fam == AF_INET ? 4 : 16);
+            }
+            if (!wanted) continue;
             inet_ntop(fam, b, a, sizeof a);
             int n = snprintf(t->addrs + off, sizeof t->addrs - off, "%s%s/%d", off ? "," : "", a,
                              prefix_bits(i->ifa_netmask));
@@ -219,39 +233,162 @@ static void list_addrs(cr_tree *t)
             off += (size_t)n;
         }
     freeifaddrs(ifs);
+    /* An address no interface lists (127.0.1.1 on lo's 127/8): as it is. */
+    for (int w = 0; w < nwant; w++) {
+        int wf;
+        const unsigned char *wb = cr_addr_bytes((const struct sockaddr *)&want[w], &wf);
+        char a[INET6_ADDRSTRLEN];
+        if (!wb || !inet_ntop(wf, wb, a, sizeof a)) continue;
+        if (strstr(t->addrs, a)) continue;
+        int n = snprintf(t->addrs + off, sizeof t->addrs - off, "%s%s/%d", off ? "," : "", a,
+                         wf == AF_INET ? 32 : 128);
+        if (n < 0 || (size_t)n >= sizeof t->addrs - off) break;
+        off += (size_t)n;
+    }
 }
 
-static int listen_any(cr_tree *t)
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
-    int fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    socklen_t sl;
-    if (fd >= 0) {
-        int off = 0;
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-        struct sockaddr_in6 *in6 = (void *)&ss;
-        in6->sin6_family = AF_INET6;
-        in6->sin6_addr = in6addr_any;
-        sl = sizeof *in6;
-    } else {
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        struct sockaddr_in *in = (void *)&ss;
+    int fa, fb;
+    const unsigned char *pa = cr_addr_bytes((const struct sockaddr *)a, &fa);
+    const unsigned char *pb = cr_addr_bytes((const struct sockaddr *)b, &fb);
+    return pa && pb && fa == fb && !memcmp(pa, pb, fa == AF_INET ? 4 : 16);
+}
+
+/* Where our children reach us: for each child's host, the address this host's
+ * route to it leaves from (a loopback address when the host is this one; only
+ * loopback when the agents run here, --rsh none). The count (at most
+ * CR_TREE_LISTEN), or -1 when a name does not resolve here (an ssh alias, a
+ * network namespace's name: nothing tells where its agent comes from) or the
+ * routes are more than a listener each can take. */
+static int child_routes(const cr_tree *t, struct sockaddr_storage *out)
+{
+    bool direct = t->rsh && t->rsh[0] && !t->rsh[1] && !strcmp(t->rsh[0], "none");
+    if (direct) {
+        struct sockaddr_in *in = (void *)&out[0];
+        memset(&out[0], 0, sizeof out[0]);
         in->sin_family = AF_INET;
-        in->sin_addr.s_addr = htonl(INADDR_ANY);
-        sl = sizeof *in;
+        in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return 1;
     }
-    if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, 64) ||
-        getsockname(fd, (struct sockaddr *)&ss, &sl)) {
-        why(t, "cannot listen for the agents: %s", strerror(errno));
-        if (fd >= 0) close(fd);
+    int n = 0;
+    for (int i = 0; i < t->nchild; i++) {
+        if (!t->hosts) return -1;
+        struct addrinfo hint = {.ai_socktype = SOCK_DGRAM}, *res = NULL;
+        if (getaddrinfo(t->hosts[cr_tree_child_node(t, i) - 1].name, "9", &hint, &res)) return -1;
+        int found = 0;
+        for (const struct addrinfo *a = res; a; a = a->ai_next) {
+            if (a->ai_family == AF_INET6 &&
+                IN6_IS_ADDR_LINKLOCAL(
+                    &((const struct sockaddr_in6 *)(void *)a->ai_addr)->sin6_addr))
+                continue;
+            int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            struct sockaddr_storage src;
+            socklen_t sl = sizeof src;
+            /* a datagram socket's connect sends nothing: it only picks the route */
+            bool ok = fd >= 0 && !connect(fd, a->ai_addr, a->ai_addrlen) &&
+                      !getsockname(fd, (struct sockaddr *)&src, &sl);
+            if (fd >= 0) close(fd);
+            if (!ok) continue;
+            found = 1;
+            bool dup = false;
+            for (int k = 0; k < n && !dup; k++) dup = same_addr(&out[k], &src);
+            if (dup) continue;
+            if (n == CR_TREE_LISTEN) {
+                freeaddrinfo(res);
+                return -1;
+            }
+            out[n++] = src;
+        }
+        freeaddrinfo(res);
+        if (!found) return -1;
+    }
+    return n;
+}
+
+static int port_of(const struct sockaddr_storage *ss)
+{
+    return ntohs(ss->ss_family == AF_INET6
+                     ? ((const struct sockaddr_in6 *)(const void *)ss)->sin6_port
+                     : ((const struct sockaddr_in *)(const void *)ss)->sin_port);
+}
+
+static void set_port(struct sockaddr_storage *ss, int port)
+{
+    if (ss->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)(void *)ss)->sin6_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in *)(void *)ss)->sin_port = htons((uint16_t)port);
+}
+
+static void close_listeners(cr_tree *t)
+{
+    for (int i = 0; i < t->nls; i++) close(t->ls[i]);
+    t->nls = 0;
+    if (t->lfd >= 0) close(t->lfd);
+    t->lfd = -1;
+}
+
+/* One listening socket on ss at port (0: any), added to t->ls. */
+static int listen_on(cr_tree *t, struct sockaddr_storage *ss, int *port)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (ss->ss_family == AF_INET6) {
+        int off = 0; /* the wildcard takes IPv4 too */
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+    }
+    set_port(ss, *port);
+    socklen_t sl =
+        ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    struct epoll_event ev = {.events = EPOLLIN};
+    if (bind(fd, (struct sockaddr *)ss, sl) || listen(fd, 64) ||
+        getsockname(fd, (struct sockaddr *)ss, &sl) || epoll_ctl(t->lfd, EPOLL_CTL_ADD, fd, &ev)) {
+        int e = errno;
+        close(fd);
+        errno = e;
         return -1;
     }
-    t->lfd = fd;
-    t->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)(void *)&ss)->sin6_port
-                                             : ((struct sockaddr_in *)(void *)&ss)->sin_port);
-    list_addrs(t);
+    t->ls[t->nls++] = fd;
+    *port = port_of(ss);
     return 0;
+}
+
+/* Listen where our children reach us (child_routes), else on every address;
+ * all listeners share one port, and t->lfd (an epoll set of them) is what the
+ * caller polls. */
+static int listen_for_children(cr_tree *t)
+{
+    struct sockaddr_storage want[CR_TREE_LISTEN];
+    int nwant = child_routes(t, want);
+    for (int tries = 0; tries < 8; tries++) {
+        t->lfd = epoll_create1(EPOLL_CLOEXEC);
+        if (t->lfd < 0) break;
+        int port = 0, rc = 0;
+        if (nwant > 0) {
+            for (int i = 0; i < nwant && !rc; i++) rc = listen_on(t, &want[i], &port);
+        } else {
+            struct sockaddr_storage any;
+            memset(&any, 0, sizeof any);
+            any.ss_family = AF_INET6; /* in6addr_any: zeros */
+            rc = listen_on(t, &any, &port);
+            if (rc && errno == EAFNOSUPPORT) {
+                any.ss_family = AF_INET; /* INADDR_ANY: zeros */
+                rc = listen_on(t, &any, &port);
+            }
+        }
+        if (!rc) {
+            t->port = port;
+            list_addrs(t, nwant > 0 ? want : NULL, nwant);
+            return 0;
+        }
+        int e = errno;
+        close_listeners(t);
+        errno = e;
+        if (e != EADDRINUSE) break; /* the first port was taken on another address: again */
+    }
+    why(t, "cannot listen for the agents: %s", strerror(errno));
+    return -1;
 }
 
 static int setup(cr_tree *t, int node, int nnodes, int fanout)
@@ -273,7 +410,7 @@ static int setup(cr_tree *t, int node, int nnodes, int fanout)
         why(t, "out of memory");
         return -1;
     }
-    return t->nchild ? listen_any(t) : 0;
+    return t->nchild ? listen_for_children(t) : 0;
 }
 
 int cr_tree_root(cr_tree *t, const unsigned char secret[32], int nhosts, int fanout)
@@ -648,11 +785,32 @@ static void child_gone_why(const cr_tree *t, int i, char *buf, size_t len, const
     }
 }
 
+/* A connection that did not prove itself a child of ours: refused (closed);
+ * the first refusal of the tree's life is noted for the log (t->note), the
+ * others are not (a stranger knocking again must not flood it). */
+static void refuse(cr_tree *t, int k, const char *what)
+{
+    cr_ctl *c = t->pending[k];
+    if (!t->refused++)
+        snprintf(t->note, sizeof t->note,
+                 "refused a connection from %s on the agents' port %d: %s (the job goes on; "
+                 "further refusals are not logged)",
+                 c->who, t->port, what);
+    ctl_free(c);
+    t->pending[k] = NULL;
+}
+
 static void accept_some(cr_tree *t, uint64_t now)
 {
-    for (;;) {
-        int fd = accept4(t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) return;
+    for (int l = 0;;) {
+        struct sockaddr_storage from;
+        socklen_t fl = sizeof from;
+        if (l >= t->nls) return;
+        int fd = accept4(t->ls[l], (struct sockaddr *)&from, &fl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            l++; /* this one has no more: the next listener */
+            continue;
+        }
         int slot = -1;
         uint64_t oldest = UINT64_MAX;
         for (int i = 0; i < CR_TREE_PENDING; i++) {
@@ -665,8 +823,7 @@ static void accept_some(cr_tree *t, uint64_t now)
                 slot = i;
             }
         }
-        ctl_free(t->pending[slot]); /* full: the oldest stranger goes */
-        t->pending[slot] = NULL;
+        if (t->pending[slot]) refuse(t, slot, "no proof in time (others were waiting)");
         cr_ctl *c = ctl_new(fd, -1);
         tcp_auth *a = calloc(1, sizeof *a);
         unsigned char nonce[TCP_AUTH_NONCE];
@@ -682,6 +839,9 @@ static void accept_some(cr_tree *t, uint64_t now)
          * joined is kept, once it has proven it (pending_step). */
         tcp_auth_accept(a, t->key, t->node, t->nnodes, NULL, nonce);
         c->auth = a;
+        int fam;
+        const unsigned char *b = cr_addr_bytes((const struct sockaddr *)&from, &fam);
+        if (!b || !inet_ntop(fam, b, c->who, sizeof c->who)) snprintf(c->who, sizeof c->who, "?");
         c->deadline = now + HANDSHAKE_MS;
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -693,16 +853,23 @@ static void accept_some(cr_tree *t, uint64_t now)
 static void pending_step(cr_tree *t, int k, cr_tree_on_frame on_frame, void *arg)
 {
     cr_ctl *c = t->pending[k];
+    const char *what = "it broke the handshake";
     for (;;) {
         size_t want = tcp_auth_want(c->auth);
         unsigned char buf[TCP_AUTH_CHALLENGE];
         if (!want || want > sizeof buf) goto drop;
         ssize_t r = read(c->fd, buf, want);
         if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
-        if (r <= 0) goto drop;
+        if (r <= 0) {
+            what = r ? strerror(errno) : "it closed before proving it holds the job's secret";
+            goto drop;
+        }
         size_t used;
         int rc = tcp_auth_input(c->auth, buf, (size_t)r, &used);
-        if (rc < 0) goto drop;
+        if (rc < 0) {
+            what = tcp_auth_strerror(rc);
+            goto drop;
+        }
         tcp_auth *a = c->auth;
         if (a->outlen > a->outoff) {
             ssize_t w = send(c->fd, a->out + a->outoff, a->outlen - a->outoff, MSG_NOSIGNAL);
@@ -711,7 +878,10 @@ static void pending_step(cr_tree *t, int k, cr_tree_on_frame on_frame, void *arg
         }
         if (rc == TCP_AUTH_VERIFIED) {
             int i = a->peer - t->first_child;
-            if (i < 0 || i >= t->nchild || t->child[i] || t->child_done[i]) goto drop;
+            if (i < 0 || i >= t->nchild || t->child[i] || t->child_done[i]) {
+                what = "it is no child of this node waiting to join";
+                goto drop;
+            }
             tcp_auth_welcome(a);
             ssize_t w = send(c->fd, a->out, a->outlen, MSG_NOSIGNAL);
             if (w != (ssize_t)a->outlen) goto drop;
@@ -730,8 +900,7 @@ static void pending_step(cr_tree *t, int k, cr_tree_on_frame on_frame, void *arg
         }
     }
 drop:
-    ctl_free(c);
-    t->pending[k] = NULL;
+    refuse(t, k, what);
 }
 
 /* Read what a proven connection has; deliver whole frames. Returns 0, or -1
@@ -803,8 +972,7 @@ void cr_tree_service(cr_tree *t, uint64_t now, cr_tree_on_frame on_frame, cr_tre
     for (int k = 0; k < CR_TREE_PENDING; k++)
         if (t->pending[k]) {
             if (now >= t->pending[k]->deadline) {
-                ctl_free(t->pending[k]);
-                t->pending[k] = NULL;
+                refuse(t, k, "no proof in time");
             } else {
                 pending_step(t, k, on_frame, arg);
             }
@@ -914,7 +1082,7 @@ void cr_tree_free(cr_tree *t)
         if (t->rsh_pid && t->rsh_pid[i] > 0) kill(t->rsh_pid[i], SIGKILL);
     }
     for (int k = 0; k < CR_TREE_PENDING; k++) ctl_free(t->pending[k]);
-    if (t->lfd >= 0) close(t->lfd);
+    close_listeners(t);
     free(t->child);
     free(t->rsh_pid);
     free(t->rsh_status);

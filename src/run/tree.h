@@ -18,6 +18,7 @@
 #define CR_TREE_FANOUT 32
 #define CR_TREE_FRAME_MAX (1u << 20)
 #define CR_TREE_PENDING 16 /* unproven connections at once */
+#define CR_TREE_LISTEN 8   /* listening sockets: addresses the children reach us at */
 
 /* Frame types. Up: towards the launcher; down: towards the leaves. */
 enum cr_frame {
@@ -60,14 +61,20 @@ typedef struct cr_tree_host {
 
 typedef struct cr_tree {
     int node, nnodes, fanout;
-    unsigned char key[32]; /* the tree's key, derived from the job's secret */
-    cr_tree_host *hosts;   /* [nnodes - 1] */
-    char **rsh;            /* the command that starts an agent on a host: words, NULL-ended */
-    char *agent;           /* the courier executable on the hosts */
-    int lfd;               /* listening for our children */
-    char addrs[512];       /* our addresses, comma-separated, for the children */
-    int port;
-    cr_ctl *parent; /* NULL at the launcher */
+    unsigned char key[32];  /* the tree's key, derived from the job's secret */
+    cr_tree_host *hosts;    /* [nnodes - 1] */
+    char **rsh;             /* the command that starts an agent on a host: words, NULL-ended */
+    char *agent;            /* the courier executable on the hosts */
+    int lfd;                /* listening for our children: an epoll set of ls (poll it) */
+    int ls[CR_TREE_LISTEN]; /* one socket per address the children reach us at (the route
+                               from here to their hosts; loopback for agents here), or one
+                               on every address when a host's name does not resolve here */
+    int nls;
+    char addrs[512];  /* those addresses, comma-separated, for the children */
+    int port;         /* the same on each */
+    unsigned refused; /* strangers refused on the port */
+    char note[320];   /* the first refusal, for the caller to log once and clear */
+    cr_ctl *parent;   /* NULL at the launcher */
     int first_child, nchild;
     cr_ctl **child;                   /* [nchild]: NULL until it connects (and proves itself) */
     pid_t *rsh_pid;                   /* [nchild]: the process that started it (0: reaped) */
@@ -89,8 +96,8 @@ typedef void (*cr_tree_on_frame)(void *arg, int from, const cr_frame_hdr *h, con
  * a one-line reason. */
 typedef void (*cr_tree_on_lost)(void *arg, int from, const char *why);
 
-/* The launcher's side: listen on every address (the children try those on a
- * network they share first). */
+/* The launcher's side: listen where the children reach us (the children try
+ * the addresses on a network they share first). */
 int cr_tree_root(cr_tree *t, const unsigned char secret[32], int nhosts, int fanout);
 /* An agent's side: connect to the parent (addrs: comma-separated; port), prove
  * ourselves, then listen for our children. 0, or -1 with t->why. */

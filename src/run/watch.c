@@ -215,6 +215,14 @@ static void say_notes(job_spec *js)
         else
             say(js, "%s", line);
     }
+    if (js->tree && js->tree->note[0]) { /* a stranger refused on the agents' port */
+        if (js->agent)
+            fprintf(stderr, "courier agent (host %s): %s\n",
+                    cr_tree_node_name(js->tree, js->tree->node), js->tree->note);
+        else
+            say(js, "courier run: %s\n", js->tree->note);
+        js->tree->note[0] = 0;
+    }
 }
 
 void on_signal(job_spec *js, int sig)

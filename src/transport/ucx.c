@@ -11,8 +11,10 @@
  *
  * Invariants:
  *  - a message is one active message (id UCX_AM_MSG): the header is ucx_wire
- *    (the engine's cr_hdr, the sender's rank and a sequence number), the
- *    payload the engine's; a pair has two sequences, its ordinary messages' and
+ *    (the engine's cr_hdr, the sender's rank, a sequence number and the job's
+ *    key, derived from its secret), the payload the engine's; one without the
+ *    key comes from outside the job (UCX's connections prove nothing) and is
+ *    dropped unread, said once; a pair has two sequences, its ordinary messages' and
  *    its lane's (CR_HDR_LANE), each delivered in sequence order whatever order
  *    UCX's callbacks come in (out-of-order arrivals wait in its ooo), and a
  *    rendezvous payload still being received holds back everything behind it
@@ -60,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tcp_crypto.h"
 #include "tp_common.h"
 
 /* The shared helpers (tp_common.h), with this transport's state. */
@@ -97,11 +100,13 @@ const cr_transport cr_transport_ucx = {.name = "ucx", .open = ucx_open_none};
 #define UCX_LEAVING_MS 2000        /* ucp_ep_create failing: how long its card has to say it left */
 #define UCX_AM_MSG 0
 #define UCX_OP_BYE 0xb0 /* our own op, never the engine's */
+#define UCX_KEY_LABEL "courier ucx message key v1"
 
 typedef struct ucx_wire {
     cr_hdr h;
     uint32_t src;
     uint32_t seq;
+    uint64_t key; /* the job's UCX key (ucx_state.key): proof the sender is of the job */
 } ucx_wire;
 
 /* The calls of libucp (and libucs, found through it) that courier makes. */
@@ -219,9 +224,10 @@ typedef struct ucx_state {
     bool in_poll, closing;
     unsigned warned;
     uint64_t reordered; /* arrivals that came ahead of their turn */
+    uint64_t key;       /* HMAC-SHA256(the job's secret, UCX_KEY_LABEL), its first 8 bytes */
 } ucx_state;
 
-enum { W_STRANGE = 1, W_CLOSE = 2, W_ORDER = 4 };
+enum { W_STRANGE = 1, W_CLOSE = 2, W_ORDER = 4, W_STRANGER = 8 };
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -357,12 +363,18 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
 {
     ucx_state *s = arg;
     ucx_wire w;
-    if (hlen != sizeof w) {
-        warn_once(s, W_STRANGE, "ucx: dropped a message with a %zu-byte header (not courier's)",
-                  hlen);
+    if (hlen == sizeof w) memcpy(&w, header, sizeof w);
+    if (hlen != sizeof w || (w.key ^ s->key)) {
+        /* UCX took the connection without asking us (nothing in UCX 1.13 lets a
+         * worker reached by its address refuse one); what it carries is refused
+         * here, before anything of it is read. */
+        warn_once(s, W_STRANGER,
+                  "ucx: refused a message from outside the job (%s; a %zu-byte header): UCX's "
+                  "connections are not authenticated, courier's messages carry the job's key; "
+                  "the job goes on, further ones are not logged",
+                  hlen == sizeof w ? "not the job's key" : "not courier's header", hlen);
         return UCS_OK;
     }
-    memcpy(&w, header, sizeof w);
     if (w.src >= (uint32_t)s->env.size || (int)w.src == s->env.rank || !s->peers[w.src].own) {
         warn_once(s, W_STRANGE, "ucx: dropped a message from rank %u, which is no peer of ucx's",
                   w.src);
@@ -695,7 +707,7 @@ static int ucx_send_am(void *ctx, int p, const cr_hdr *h, const void *payload, s
         die(s, "progress", "ucx: a message of %zu bytes exceeds the chunk", len);
     if (pr->outstanding && pr->outstanding + len > UCX_QUEUE_LIMIT) return CR_EAGAIN;
     uint32_t *seq = &pr->tx_seq[(h->flags & CR_HDR_LANE) && h->op != UCX_OP_BYE];
-    ucx_wire w = {.h = *h, .src = (uint32_t)s->env.rank, .seq = *seq};
+    ucx_wire w = {.h = *h, .src = (uint32_t)s->env.rank, .seq = *seq, .key = s->key};
     if ((pr->ep || connect_peer(s, pr)) && !pr->wq) {
         if (len <= UCX_IMM_MAX) {
             ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL};
@@ -906,6 +918,20 @@ static int ucx_open(void **ctx, const cr_tp_env *env)
     if (!s) return -ENOMEM;
     s->env = *env;
     s->efd = s->epfd = s->tfd = -1;
+    /* Every message carries a key derived from the job's secret: UCX's own
+     * connections prove nothing (see am_arrived). */
+    char kerr[200] = "cannot derive the message key (libcrypto failed)";
+    unsigned char mac[TCP_CRYPTO_MAC];
+    if (!env->secret || tcp_crypto_load(kerr, sizeof kerr) ||
+        tcp_crypto_hmac(env->secret, CR_SECRET_LEN, UCX_KEY_LABEL, sizeof UCX_KEY_LABEL - 1, mac)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "ucx: %s; using the next transport in COURIER_TRANSPORTS",
+                 env->secret ? kerr : "no job secret (start the program with courier run)");
+        env->warn(env->owner, msg);
+        free(s);
+        return -ENODEV;
+    }
+    memcpy(&s->key, mac, sizeof s->key);
     /* Defaults a user's environment overrides, set before libucp is loaded
      * (libucs reads its global options when it loads) and so for every user,
      * not only the tests:
