@@ -12,8 +12,8 @@
  * (recursive doubling or Rabenseifner), scan, gather(v), scatter(v),
  * all-gather (recursive doubling, ring), all-gather v (ring), all-to-all
  * (Bruck, pairwise, all at once, window) and all-to-all v; so results are
- * bit-identical to the blocking ones by construction. Exscan passes the
- * inclusive prefix one member up; reduce-scatter is an allreduce of which each
+ * bit-identical to the blocking ones by construction. Exscan (the inclusive
+ * prefix passed one member up) is src/coll's too; reduce-scatter is an allreduce of which each
  * member keeps its block, as MPI_Reduce_scatter. MPI_Comm_idup is an all-reduce (AND) of the
  * members' free context pairs whose completion makes the communicator. On an
  * intercommunicator every collective is src/coll/coll_inter.c's builder
@@ -653,15 +653,10 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
         sched_scan(&b, acc, n);
         if (!in_rbuf) nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
-    default: { /* x0..x(i-1) is member i-1's inclusive prefix: pass it one member
-                  up */
-        sched_scan(&b, acc, n);
-        int np = b.c->size, me = b.c->me;
-        char *in = me > 0 ? (packed ? nb_alloc(&b, len) : rbuf) : NULL;
-        if (me > 0) nb_recv(&b, me - 1, 0xfff, in, len);
-        if (me + 1 < np) nb_send(&b, me + 1, 0xfff, acc, len);
-        nb_round(&b);
-        if (me > 0 && packed) nb_fin(&b, t, in, len, rbuf, cnt);
+    default: { /* exscan: src/coll's, the inclusive prefix passed one member up */
+        char *in = b.c->me > 0 ? (packed ? nb_alloc(&b, len) : rbuf) : NULL;
+        cr_build_exscan(b.job, &b.s->s, &b.c->g, acc, n, in);
+        if (in && packed) nb_fin(&b, t, in, len, rbuf, cnt);
         break;
     }
     }

@@ -102,6 +102,10 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
 /* Inclusive prefix: member i ends with x0 op ... op xi. */
 void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                   size_t count, const cr_redop *o);
+/* Exclusive prefix: member i > 0 gets x0 op ... op x(i-1); member 0's rbuf is
+ * left as it was (sbuf may be rbuf). */
+void cr_coll_exscan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                    size_t count, const cr_redop *o);
 
 /* Algorithm choice, exported for tests and benchmarks: 0 automatic (by size and
  * group size), or force one. */
@@ -435,6 +439,9 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, siz
 void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
 /* Inclusive prefix of acc in place, recursive doubling. */
 void cr_build_scan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
+/* Exclusive prefix of acc (written over) into out, as cr_coll_exscan. */
+void cr_build_exscan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count,
+                     void *out);
 /* Broadcast by messages: alg CR_ALG_LINEAR, _PIPELINE or _BINOMIAL, or
  * CR_ALG_AUTO: the one the selector takes where neither the collective area
  * nor single copy serves (as cr_coll_bcast). */
