@@ -671,7 +671,7 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
         mpi_pack_data(t, src, cnt, stmp);
         s = stmp;
     }
-    if (packed || !recv_here || kind == R_EXSCAN) r = rtmp = xmalloc(a.job, call, len);
+    if ((packed || !recv_here) && kind != R_EXSCAN) r = rtmp = xmalloc(a.job, call, len);
     cr_group *g = &a.c->g;
     cr_inter x = inter ? inter_of(a.c) : (cr_inter){0};
     switch (kind) {
@@ -691,10 +691,8 @@ static int reduce_common(const char *call, const void *sbuf, void *rbuf, int cou
         cr_coll_scan(a.job, g, call, s, r, n, &o);
         break;
     case R_EXSCAN: {
-        /* x0..x(i-1) is member i-1's inclusive prefix: pass it one member up. */
-        cr_coll_scan(a.job, g, call, s, r, n, &o);
-        char *fin = packed ? stmp : rbuf;
-        cr_coll_shift(a.job, g, call, r, fin, len, 1, false);
+        char *fin = packed ? stmp : rbuf; /* (the input is taken before anything arrives) */
+        cr_coll_exscan(a.job, g, call, s, fin, n, &o);
         if (packed && a.c->me > 0) mpi_unpack_data(t, fin, len, rbuf, cnt);
         free(stmp);
         free(rtmp);

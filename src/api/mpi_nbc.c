@@ -12,12 +12,13 @@
  * (recursive doubling or Rabenseifner), scan, gather(v), scatter(v),
  * all-gather (recursive doubling, ring), all-gather v (ring), all-to-all
  * (Bruck, pairwise, all at once, window) and all-to-all v; so results are
- * bit-identical to the blocking ones by construction. Exscan passes the
- * inclusive prefix one member up; reduce-scatter is an allreduce of which each
+ * bit-identical to the blocking ones by construction. Exscan (the inclusive
+ * prefix passed one member up) is src/coll's too; reduce-scatter is an allreduce of which each
  * member keeps its block, as MPI_Reduce_scatter. MPI_Comm_idup is an all-reduce (AND) of the
  * members' free context pairs whose completion makes the communicator. On an
- * intercommunicator the algorithms are those of src/coll/coll_inter.c (the
- * section "intercommunicators" below).
+ * intercommunicator every collective is src/coll/coll_inter.c's builder
+ * (cr_build_inter_*), the schedule its blocking form runs (the section
+ * "intercommunicators" below).
  *
  * Progress: the first round starts in the call. After that every cr_progress
  * advances the active schedules (the engine's background hook, nbc_bg): any MPI
@@ -37,7 +38,10 @@
  * collectives, blocking or not, in the same order), so collectives outstanding
  * at once never share a tag; step tells the transfers of one collective apart
  * as the blocking algorithms' step does (and per pair of members, transfers
- * with one tag are posted in the same order on both sides).
+ * with one tag are posted in the same order on both sides). On an
+ * intercommunicator seq is ig.seq (both groups'), and the tags are
+ * CR_INTER_NB_TAGBITS's (coll.h: bits 31 and 30 set), which its blocking
+ * collectives' never have.
  *
  * Invariants:
  *  - what a schedule reads from the user's buffers into its own (data of a
@@ -67,10 +71,6 @@
 
 #define NBC_TAG(seq, step)                                                                         \
     ((int32_t)(0x80000000u | ((uint32_t)(seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
-/* On an intercommunicator (seq: its ig.seq): bit 30 set, where CR_INTER_TAG has
- * it clear (steps stay far below 0xffe, so never MPI_INTER_TAG either). */
-#define NBC_XTAG(seq, step)                                                                        \
-    ((int32_t)(0xc0000000u | ((uint32_t)(seq)&0x3ffffu) << 12 | ((unsigned)(step)&0xfffu)))
 /* At completion: 'bytes' at 'from' go to 'to', unpacked as 'count' instances of
  * datatype 'type' (an index holding a reference), or copied when type < 0. */
 typedef struct nfin {
@@ -287,8 +287,8 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     if (!s) cr_fatal(b->job, b->call, "out of memory");
     s->kind = kind;
     s->persist = persist;
-    if (b->c->inter) /* tags NBC_XTAG's */
-        cr_sched_init(&s->s, b->call, b->c->g.ctx, 0xc0000000u, 0x3ffffu, 0);
+    if (b->c->inter) /* on its ig.seq, bit 30 set (coll.h's cr_inter) */
+        cr_sched_init(&s->s, b->call, b->c->g.ctx, CR_INTER_NB_TAGBITS, CR_INTER_SEQMASK, 0);
     else /* NBC_TAG's */
         cr_sched_init(&s->s, b->call, b->c->g.ctx, 0x80000000u, 0x7ffffu, 0);
     s->s.trunc = &s->trunc;
@@ -360,11 +360,6 @@ static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
 static void nb_combine(nb *b, const void *lo, const void *hi, void *out, size_t count)
 {
     cr_sched_combine(b->job, &b->s->s, lo, hi, out, count);
-}
-
-static void nb_copy(nb *b, void *dst, const void *src, size_t len)
-{
-    cr_sched_copy(b->job, &b->s->s, dst, src, len);
 }
 
 /* End the round under construction (an empty one is dropped). */
@@ -512,6 +507,7 @@ static char *bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
 /* ---- barrier and broadcast --------------------------------------------------------------- */
 
 /* The intercommunicator forms (below, "intercommunicators"). */
+static cr_inter x_of(const nb *b);
 static int x_barrier(nb *b, MPI_Request *req);
 static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req);
 static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -662,15 +658,10 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
         sched_scan(&b, acc, n);
         if (!in_rbuf) nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
-    default: { /* x0..x(i-1) is member i-1's inclusive prefix: pass it one member
-                  up */
-        sched_scan(&b, acc, n);
-        int np = b.c->size, me = b.c->me;
-        char *in = me > 0 ? (packed ? nb_alloc(&b, len) : rbuf) : NULL;
-        if (me > 0) nb_recv(&b, me - 1, 0xfff, in, len);
-        if (me + 1 < np) nb_send(&b, me + 1, 0xfff, acc, len);
-        nb_round(&b);
-        if (me > 0 && packed) nb_fin(&b, t, in, len, rbuf, cnt);
+    default: { /* exscan: src/coll's, the inclusive prefix passed one member up */
+        char *in = b.c->me > 0 ? (packed ? nb_alloc(&b, len) : rbuf) : NULL;
+        cr_build_exscan(b.job, &b.s->s, &b.c->g, acc, n, in);
+        if (in && packed) nb_fin(&b, t, in, len, rbuf, cnt);
         break;
     }
     }
@@ -1019,7 +1010,7 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
     nb b;
     int rc = begin(&b, I_ALLTOALLW | p, comm, req);
     if (rc) return done(&b, rc);
-    int np = nb_peers(&b), me = b.c->me;
+    int np = nb_peers(&b);
     bool inplace = sbuf == MPI_IN_PLACE;
     size_t *lens = nb_alloc(&b, 4 * (size_t)np * sizeof *lens);
     size_t *soff = lens + 2 * np, *roff = lens + 3 * np;
@@ -1051,14 +1042,11 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
             nb_fin(&b, wr.t[i], r + roff[i], wr.len[i], (char *)rbuf + rdispls[i],
                    (size_t)rcounts[i]);
     nb_seq(&b);
-    if (!b.c->inter) {
+    if (b.c->inter) {
+        cr_inter x = x_of(&b);
+        cr_build_inter_alltoallv(b.job, &b.s->s, &x, s, ws.len, soff, r, wr.len, roff);
+    } else {
         cr_build_alltoallv(b.job, &b.s->s, &b.c->g, s, ws.len, soff, r, wr.len, roff);
-        return launch(&b, req);
-    }
-    for (int i = 0; i < np; i++) nb_xrecv(&b, i, 3, r + roff[i], wr.len[i]);
-    for (int k = 0; k < np; k++) {
-        int i = (me + k) % np;
-        nb_xsend(&b, i, 3, s + soff[i], ws.len[i]);
     }
     return launch(&b, req);
 }
@@ -1099,37 +1087,42 @@ int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const m
 
 /* ---- intercommunicators
  * ------------------------------------------------------------------
- * MPI-3.1 §5.2.2, with the algorithms of src/coll/coll_inter.c as schedules:
- * barrier: the members tell their leader (local member 0), the leaders swap an
- * empty message, each tells its members; bcast: the root sends to the remote
- * leader, which broadcasts in its group; gather(v), scatter(v): straight
- * between the root and every remote member; allgather(v): every member sends
- * its block to the remote leader, which broadcasts the blocks it got in its
- * group; alltoall(v,w): every member with every remote member; reduce: the
- * non-root group reduces to its leader, which sends to the root; allreduce,
- * reduce-scatter: each group reduces to its leader, the leaders swap, each
- * broadcasts (scatters by its group's counts) what it got. Roots: MPI_ROOT,
- * MPI_PROC_NULL (the rest of the root's group, whose other arguments are not
- * looked at) or the root's rank in the remote group. MPI_IN_PLACE:
- * MPI_ERR_BUFFER. Steps: 0-1 local reduce, 2 local fan-in, 3 across, 4 local
- * fan-out or broadcast. */
+ * MPI-3.1 §5.2.2: the arguments checked as the blocking forms check them, the
+ * data packed and unpacked as above, and the algorithm src/coll's
+ * (coll_inter.c: cr_build_inter_*), the very schedule the blocking form runs.
+ * Roots: MPI_ROOT, MPI_PROC_NULL (the rest of the root's group, whose other
+ * arguments are not looked at) or the root's rank in the remote group.
+ * MPI_IN_PLACE: MPI_ERR_BUFFER. */
+
+/* The layer's view of the intercommunicator (its sequence number is taken by
+ * nb_seq). */
+static cr_inter x_of(const nb *b)
+{
+    return (cr_inter){&b->c->g, b->c->rsize, b->c->rranks, b->c->g.ctx, &b->c->ig.seq};
+}
+
+/* The layer's name for a root argument (checked). */
+static int x_root(int root)
+{
+    return root == MPI_ROOT ? CR_INTER_ROOT : root == MPI_PROC_NULL ? CR_INTER_NONE : root;
+}
+
+/* Lengths and offsets (v->len, v->off) of R blocks of blk bytes, back to back. */
+static void x_uniform(nb *b, vlay *v, int R, size_t blk)
+{
+    v->len = nb_alloc(b, 2 * (size_t)R * sizeof(size_t));
+    v->off = v->len + R;
+    for (int i = 0; i < R; i++) {
+        v->len[i] = blk;
+        v->off[i] = (size_t)i * blk;
+    }
+}
 
 static int x_barrier(nb *b, MPI_Request *req)
 {
-    int n = b->c->size;
+    cr_inter x = x_of(b);
     nb_seq(b);
-    if (b->c->me) {
-        nb_send(b, 0, 2, NULL, 0);
-        nb_round(b);
-        nb_recv(b, 0, 4, NULL, 0);
-        return launch(b, req);
-    }
-    for (int i = 1; i < n; i++) nb_recv(b, i, 2, NULL, 0);
-    nb_round(b);
-    nb_xrecv(b, 0, 3, NULL, 0);
-    nb_xsend(b, 0, 3, NULL, 0);
-    nb_round(b);
-    for (int i = 1; i < n; i++) nb_send(b, i, 4, NULL, 0);
+    cr_build_inter_barrier(b->job, &b->s->s, &x);
     return launch(b, req);
 }
 
@@ -1141,15 +1134,13 @@ static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_R
     if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_type(b, dt, &t);
     if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_buf(b, buf, count, t, "buffer");
     if (rc) return done(b, rc);
+    cr_inter x = x_of(b);
     nb_seq(b);
-    if (root == MPI_ROOT) {
-        nb_xsend(b, 0, 3, bytes_in(b, t, buf, (size_t)count), (size_t)count * t->size);
-    } else if (root != MPI_PROC_NULL) {
-        size_t len = (size_t)count * t->size;
-        char *data = bytes_out(b, t, buf, (size_t)count);
-        if (b->c->me == 0) nb_xrecv(b, root, 3, data, len);
-        nb_round(b);
-        if (b->c->size > 1) sched_bcast(b, data, len, 0, 4);
+    if (root != MPI_PROC_NULL) {
+        size_t cnt = (size_t)count;
+        char *data =
+            root == MPI_ROOT ? (char *)bytes_in(b, t, buf, cnt) : bytes_out(b, t, buf, cnt);
+        cr_build_inter_bcast(b->job, &b->s->s, &x, data, cnt * t->size, x_root(root));
     }
     return launch(b, req);
 }
@@ -1172,16 +1163,20 @@ static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, voi
         if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
     }
     if (rc) return done(b, rc);
+    cr_inter x = x_of(b);
     nb_seq(b);
-    if (root == MPI_ROOT && rcounts) {
-        char *r = vlay_out(b, &v, tr, rbuf, rcounts, displs, R);
-        for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, r + v.off[i], v.len[i]);
-    } else if (root == MPI_ROOT) {
-        size_t cnt = (size_t)rcount, blk = cnt * tr->size;
-        char *r = bytes_out(b, tr, rbuf, cnt * (size_t)R);
-        for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, r + (size_t)i * blk, blk);
+    if (root == MPI_ROOT) {
+        char *r;
+        if (rcounts) {
+            r = vlay_out(b, &v, tr, rbuf, rcounts, displs, R);
+        } else {
+            x_uniform(b, &v, R, (size_t)rcount * tr->size);
+            r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
+        }
+        cr_build_inter_gatherv(b->job, &b->s->s, &x, NULL, 0, r, v.len, v.off, CR_INTER_ROOT);
     } else if (root != MPI_PROC_NULL) {
-        nb_xsend(b, root, 3, bytes_in(b, ts, sbuf, (size_t)scount), (size_t)scount * ts->size);
+        cr_build_inter_gatherv(b->job, &b->s->s, &x, bytes_in(b, ts, sbuf, (size_t)scount),
+                               (size_t)scount * ts->size, NULL, NULL, NULL, root);
     }
     return launch(b, req);
 }
@@ -1204,29 +1199,28 @@ static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, co
         if (!rc) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     }
     if (rc) return done(b, rc);
+    cr_inter x = x_of(b);
     nb_seq(b);
-    if (root == MPI_ROOT && scounts) {
+    if (root == MPI_ROOT) {
         const char *s = sbuf;
-        if (v.staged) {
+        if (scounts && v.staged) {
             char *p = nb_alloc(b, v.total);
             vlay_pack(b, &v, ts, sbuf, scounts, displs, p, R);
             s = p;
+        } else if (!scounts) {
+            x_uniform(b, &v, R, (size_t)scount * ts->size);
+            s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
         }
-        for (int i = 0; i < R; i++) nb_xsend(b, i, 3, s + v.off[i], v.len[i]);
-    } else if (root == MPI_ROOT) {
-        size_t blk = (size_t)scount * ts->size;
-        const char *s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
-        for (int i = 0; i < R; i++) nb_xsend(b, i, 3, s + (size_t)i * blk, blk);
+        cr_build_inter_scatterv(b->job, &b->s->s, &x, s, v.len, v.off, NULL, 0, CR_INTER_ROOT);
     } else if (root != MPI_PROC_NULL) {
         char *r = bytes_out(b, tr, rbuf, (size_t)rcount);
-        nb_xrecv(b, root, 3, r, (size_t)rcount * tr->size);
+        cr_build_inter_scatterv(b->job, &b->s->s, &x, NULL, NULL, NULL, r,
+                                (size_t)rcount * tr->size, root);
     }
     return launch(b, req);
 }
 
-/* allgather (rcounts NULL: rcount each) and allgatherv: the remote blocks
- * travel packed back to back (the leader's broadcast is one buffer), and go
- * to their places at completion. */
+/* allgather (rcounts NULL: rcount each) and allgatherv */
 static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
                        MPI_Request *req)
@@ -1240,22 +1234,17 @@ static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, 
     if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
     if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
     if (rc) return done(b, rc);
-    size_t *off = nb_alloc(b, ((size_t)R + 1) * sizeof *off);
-    off[0] = 0;
-    for (int i = 0; i < R; i++)
-        off[i + 1] = off[i] + (rcounts ? v.len[i] : (size_t)rcount * tr->size);
-    char *all = nb_alloc(b, off[R]);
-    for (int i = 0; i < R; i++) {
-        size_t cnt = (size_t)(rcounts ? rcounts[i] : rcount);
-        ptrdiff_t at = (ptrdiff_t)(rcounts ? displs[i] : (int)((size_t)i * cnt)) * type_extent(tr);
-        if (cnt) nb_fin(b, tr, all + off[i], off[i + 1] - off[i], (char *)rbuf + at, cnt);
+    char *r;
+    if (rcounts) {
+        r = vlay_out(b, &v, tr, rbuf, rcounts, displs, R);
+    } else {
+        x_uniform(b, &v, R, (size_t)rcount * tr->size);
+        r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
     }
+    cr_inter x = x_of(b);
     nb_seq(b);
-    if (b->c->me == 0)
-        for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, all + off[i], off[i + 1] - off[i]);
-    nb_xsend(b, 0, 3, bytes_in(b, ts, sbuf, (size_t)scount), (size_t)scount * ts->size);
-    nb_round(b);
-    if (b->c->size > 1) sched_bcast(b, all, off[R], 0, 4);
+    cr_build_inter_allgatherv(b->job, &b->s->s, &x, bytes_in(b, ts, sbuf, (size_t)scount),
+                              (size_t)scount * ts->size, r, v.len, v.off);
     return launch(b, req);
 }
 
@@ -1267,7 +1256,7 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
     mpi_type *ts = NULL, *tr = NULL;
     vlay vs = {0}, vr = {0};
     bool v = scounts || rcounts;
-    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize, me = b->c->me;
+    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize;
     if (!rc && v) rc = mpi_chk_type(b, stype, &ts);
     if (!rc && v) rc = vlay_make(b, &vs, ts, scounts, sdispls, "send");
     if (!rc && v) rc = mpi_chk_type(b, rtype, &tr);
@@ -1286,26 +1275,14 @@ static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, c
         }
         r = vlay_out(b, &vr, tr, rbuf, rcounts, rdispls, R);
     } else {
-        size_t sblk = (size_t)scount * ts->size, rblk = (size_t)rcount * tr->size;
         s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
         r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
-        vs.len = nb_alloc(b, 4 * (size_t)R * sizeof(size_t));
-        vs.off = vs.len + R;
-        vr.len = vs.off + R;
-        vr.off = vr.len + R;
-        for (int i = 0; i < R; i++) {
-            vs.len[i] = sblk;
-            vs.off[i] = (size_t)i * sblk;
-            vr.len[i] = rblk;
-            vr.off[i] = (size_t)i * rblk;
-        }
+        x_uniform(b, &vs, R, (size_t)scount * ts->size);
+        x_uniform(b, &vr, R, (size_t)rcount * tr->size);
     }
+    cr_inter x = x_of(b);
     nb_seq(b);
-    for (int i = 0; i < R; i++) nb_xrecv(b, i, 3, r + vr.off[i], vr.len[i]);
-    for (int k = 0; k < R; k++) {
-        int i = (me + k) % R;
-        nb_xsend(b, i, 3, s + vs.off[i], vs.len[i]);
-    }
+    cr_build_inter_alltoallv(b->job, &b->s->s, &x, s, vs.len, vs.off, r, vr.len, vr.off);
     return launch(b, req);
 }
 
@@ -1339,19 +1316,13 @@ static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype
         out = packed ? nb_alloc(b, len) : rbuf;
         if (packed) nb_fin(b, t, out, len, rbuf, cnt);
     }
+    char *acc = root == MPI_ROOT ? NULL : x_acc(b, t, sbuf, cnt, packed, len);
+    cr_inter x = x_of(b);
     nb_seq(b);
-    if (root == MPI_ROOT) {
-        nb_xrecv(b, 0, 3, out, len);
-        return launch(b, req);
-    }
-    char *acc = x_acc(b, t, sbuf, cnt, packed, len);
-    sched_reduce(b, acc, n, 0, acc);
-    if (b->c->me == 0) {
-        if (all) nb_xrecv(b, 0, 3, out, len);
-        nb_xsend(b, all ? 0 : root, 3, acc, len);
-    }
-    nb_round(b);
-    if (all && b->c->size > 1) sched_bcast(b, out, len, 0, 4);
+    if (all)
+        cr_build_inter_allreduce(b->job, &b->s->s, &x, acc, out, n);
+    else
+        cr_build_inter_reduce(b->job, &b->s->s, &x, acc, out, n, x_root(root));
     return launch(b, req);
 }
 
@@ -1363,31 +1334,25 @@ static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *coun
     int np = b->c->size, me = b->c->me;
     size_t total = 0, below = 0;
     int rc = mpi_chk_reduce_scatter(b, sbuf, rbuf, counts, is_block, block, dt, &t, &total, &below);
-    size_t *at = rc ? NULL : nb_alloc(b, ((size_t)np + 1) * sizeof *at); /* first instance */
-    for (int i = 0; at && i <= np; i++)
-        at[i] = i ? at[i - 1] + (size_t)(is_block ? block : counts[i - 1]) : 0;
-    size_t mine = rc ? 0 : at[me + 1] - at[me];
     bool packed = false;
     size_t n = 0;
     if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
     if (rc) return done(b, rc);
     mpi_chk_nbc(b, -1, op, 0, NULL, 0, NULL);
     size_t len = n * b->s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
-    char *out = packed ? nb_alloc(b, mine * per) : rbuf;
-    if (packed) nb_fin(b, t, out, mine * per, rbuf, mine);
-    char *acc = x_acc(b, t, sbuf, total, packed, len);
-    nb_seq(b);
-    sched_reduce(b, acc, n, 0, acc);
-    if (me) {
-        nb_recv(b, 0, 4, out, mine * per);
-        return launch(b, req);
+    size_t *ll = nb_alloc(b, 2 * (size_t)np * sizeof *ll), *lo = ll + np, at = 0; /* bytes */
+    for (int i = 0; i < np; i++) {
+        ll[i] = (size_t)(is_block ? block : counts[i]) * per;
+        lo[i] = at;
+        at += ll[i];
     }
-    char *other = nb_alloc(b, len);
-    nb_xrecv(b, 0, 3, other, len);
-    nb_xsend(b, 0, 3, acc, len);
-    nb_round(b);
-    nb_copy(b, out, other, mine * per);
-    for (int i = 1; i < np; i++) nb_send(b, i, 4, other + at[i] * per, (at[i + 1] - at[i]) * per);
+    size_t mine = (size_t)(is_block ? block : counts[me]);
+    char *out = packed ? nb_alloc(b, ll[me]) : rbuf;
+    if (packed) nb_fin(b, t, out, ll[me], rbuf, mine);
+    char *acc = x_acc(b, t, sbuf, total, packed, len);
+    cr_inter x = x_of(b);
+    nb_seq(b);
+    cr_build_inter_reduce_scatter(b->job, &b->s->s, &x, acc, out, n, ll, lo);
     return launch(b, req);
 }
 

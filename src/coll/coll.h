@@ -105,6 +105,10 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
 /* Inclusive prefix: member i ends with x0 op ... op xi. */
 void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                   size_t count, const cr_redop *o);
+/* Exclusive prefix: member i > 0 gets x0 op ... op x(i-1); member 0's rbuf is
+ * left as it was (sbuf may be rbuf). */
+void cr_coll_exscan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                    size_t count, const cr_redop *o);
 
 /* Algorithm choice, exported for tests and benchmarks: 0 automatic (by size and
  * group size), or force one. */
@@ -223,61 +227,6 @@ void cr_coll_allgatherv(cr_job *job, cr_group *g, const char *op, const void *sb
 void cr_coll_alltoallv(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
                        const size_t *rdispls);
-
-/* ---- added for MPI: collectives between two groups (coll_inter.c) ---------- */
-
-/* An intercommunicator as the layer sees it: this rank's group 'local' (an
- * ordinary group, on its own context: the local phases run over it) and the
- * job ranks of the other group. Messages between the groups travel on 'ctx'
- * with tags in [INT32_MIN, INT32_MIN + 2^30) (CR_INTER_TAG), numbered by *seq,
- * which every member of both groups advances once per call. Lengths are bytes,
- * as everywhere; arrays named r... or s... below are indexed by REMOTE member
- * unless said otherwise. */
-typedef struct cr_inter {
-    cr_group *local;
-    int rsize;
-    const int *rranks; /* job rank of each remote member */
-    uint16_t ctx;
-    uint32_t *seq;
-} cr_inter;
-
-#define CR_INTER_TAG(seq, step)                                                                    \
-    ((int32_t)(0x80000000u | ((seq)&0x3ffffu) << 12 | ((unsigned)(step)&0xfffu)))
-
-/* Roots of the rooted calls: a remote member index (this group sends to / gets
- * from that root), or one of these (this group holds the root). */
-enum { CR_INTER_ROOT = -3, CR_INTER_NONE = -1 }; /* the root itself; its group's others */
-
-/* Every member of both groups has entered before any leaves. */
-void cr_inter_barrier(cr_job *job, cr_inter *x, const char *op);
-/* The root's len bytes reach every member of the other group. */
-void cr_inter_bcast(cr_job *job, cr_inter *x, const char *op, void *buf, size_t len, int root);
-/* Root: block i (rlens[i] bytes at rdispls[i] of rbuf) from remote member i.
- * The other group: slen bytes of sbuf to the root. */
-void cr_inter_gatherv(cr_job *job, cr_inter *x, const char *op, const void *sbuf, size_t slen,
-                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root);
-void cr_inter_scatterv(cr_job *job, cr_inter *x, const char *op, const void *sbuf,
-                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
-                       int root);
-/* Everyone's slen bytes go to every member of the other group, where block i
- * (from remote member i) is rlens[i] bytes at rdispls[i]. */
-void cr_inter_allgatherv(cr_job *job, cr_inter *x, const char *op, const void *sbuf, size_t slen,
-                         void *rbuf, const size_t *rlens, const size_t *rdispls);
-/* Block i of sbuf to remote member i, block i of rbuf from it. */
-void cr_inter_alltoallv(cr_job *job, cr_inter *x, const char *op, const void *sbuf,
-                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
-                        const size_t *rdispls);
-/* The root gets x0 op ... op x(m-1) of the other group's m members. */
-void cr_inter_reduce(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
-                     size_t count, const cr_redop *o, int root);
-/* Each group gets the reduction of the other group's data (count elements in both). */
-void cr_inter_allreduce(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
-                        size_t count, const cr_redop *o);
-/* The reduction of the other group's count elements, scattered over this
- * group: LOCAL member i gets llens[i] bytes of it from byte loffs[i] into rbuf. */
-void cr_inter_reduce_scatter(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
-                             size_t count, const cr_redop *o, const size_t *llens,
-                             const size_t *loffs);
 
 /* ---- schedules (sched.c): a collective written once ----------------------
 
@@ -493,6 +442,9 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, siz
 void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
 /* Inclusive prefix of acc in place, recursive doubling. */
 void cr_build_scan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count);
+/* Exclusive prefix of acc (written over) into out, as cr_coll_exscan. */
+void cr_build_exscan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count,
+                     void *out);
 /* Broadcast by messages: alg CR_ALG_LINEAR, _PIPELINE or _BINOMIAL, or
  * CR_ALG_AUTO: the one the selector takes where neither the collective area
  * nor single copy serves (as cr_coll_bcast). */
@@ -546,5 +498,98 @@ static inline bool cr_sched_polled(cr_job *job, const cr_sched *s, int alg)
 void cr_build_alltoall_pairs(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,
                              const size_t *slens, const size_t *sdispls, void *rbuf,
                              const size_t *rlens, const size_t *rdispls, size_t blk, int w);
+
+/* ---- added for MPI: collectives between two groups (coll_inter.c) ---------- */
+
+/* An intercommunicator as the layer sees it: this rank's group 'local' (an
+ * ordinary group: the local phases run over it) and the job ranks of the other
+ * group. Every transfer of a call, in a group and across, travels on 'ctx'
+ * (the local group's context too) with tags whose bit 31 is set, numbered by
+ * *seq, which every member of both groups advances once per call: a blocking
+ * call's are CR_INTER_TAG's (bit 30 clear), a nonblocking or persistent one's
+ * (the interface's schedule) have CR_INTER_NB_TAGBITS (bit 30 set), so
+ * blocking and nonblocking calls outstanding on one intercommunicator never
+ * take each other's messages. Lengths are bytes, as everywhere; arrays named
+ * r... or s... below are indexed by REMOTE member unless said otherwise. */
+typedef struct cr_inter {
+    cr_group *local;
+    int rsize;
+    const int *rranks; /* job rank of each remote member */
+    uint16_t ctx;
+    uint32_t *seq;
+} cr_inter;
+
+#define CR_INTER_TAGBITS 0x80000000u
+#define CR_INTER_NB_TAGBITS 0xc0000000u
+#define CR_INTER_SEQMASK 0x3ffffu
+#define CR_INTER_TAG(seq, step)                                                                    \
+    ((int32_t)(CR_INTER_TAGBITS | ((seq)&CR_INTER_SEQMASK) << 12 | ((unsigned)(step)&0xfffu)))
+
+/* Roots of the rooted calls: a remote member index (this group sends to / gets
+ * from that root), or one of these (this group holds the root). */
+enum { CR_INTER_ROOT = -3, CR_INTER_NONE = -1 }; /* the root itself; its group's others */
+
+/* The algorithms as schedules (schedule s on x->ctx, its tags and sequence
+ * number set by the caller; reductions combine with s->o):
+ *  - barrier: every member of both groups has entered before any leaves;
+ *  - bcast: the root's len bytes reach every member of the other group;
+ *  - gatherv: root: block i (rlens[i] bytes at rdispls[i] of rbuf) from remote
+ *    member i; the other group: slen bytes of sbuf to the root; scatterv the
+ *    other way;
+ *  - allgatherv: everyone's slen bytes go to every member of the other group,
+ *    where block i (from remote member i) is rlens[i] bytes at rdispls[i];
+ *  - alltoallv: block i of sbuf to remote member i, block i of rbuf from it;
+ *  - reduce: the root gets (into rbuf) x0 op ... op x(m-1) of the other
+ *    group's m members, whose data acc holds (count elements, a temporary the
+ *    reduction writes over; unused at the root and its group);
+ *  - allreduce: each group gets into rbuf the reduction of the other group's
+ *    data (acc as for reduce, count elements in both);
+ *  - reduce_scatter: the reduction of the other group's count elements,
+ *    scattered over this group: LOCAL member i gets llens[i] bytes of it from
+ *    byte loffs[i] into rbuf. */
+void cr_build_inter_barrier(cr_job *job, cr_sched *s, const cr_inter *x);
+void cr_build_inter_bcast(cr_job *job, cr_sched *s, const cr_inter *x, void *buf, size_t len,
+                          int root);
+void cr_build_inter_gatherv(cr_job *job, cr_sched *s, const cr_inter *x, const void *sbuf,
+                            size_t slen, void *rbuf, const size_t *rlens, const size_t *rdispls,
+                            int root);
+void cr_build_inter_scatterv(cr_job *job, cr_sched *s, const cr_inter *x, const void *sbuf,
+                             const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
+                             int root);
+void cr_build_inter_allgatherv(cr_job *job, cr_sched *s, const cr_inter *x, const void *sbuf,
+                               size_t slen, void *rbuf, const size_t *rlens, const size_t *rdispls);
+void cr_build_inter_alltoallv(cr_job *job, cr_sched *s, const cr_inter *x, const void *sbuf,
+                              const size_t *slens, const size_t *sdispls, void *rbuf,
+                              const size_t *rlens, const size_t *rdispls);
+void cr_build_inter_reduce(cr_job *job, cr_sched *s, const cr_inter *x, char *acc, void *rbuf,
+                           size_t count, int root);
+void cr_build_inter_allreduce(cr_job *job, cr_sched *s, const cr_inter *x, char *acc, void *rbuf,
+                              size_t count);
+void cr_build_inter_reduce_scatter(cr_job *job, cr_sched *s, const cr_inter *x, char *acc,
+                                   void *rbuf, size_t count, const size_t *llens,
+                                   const size_t *loffs);
+
+/* The blocking forms: the schedule above built and run as built, with the
+ * arguments of its builder (reductions: sbuf, this member's data, and the
+ * operation o in place of acc; unused where the builder does not use acc). */
+void cr_inter_barrier(cr_job *job, cr_inter *x, const char *op);
+void cr_inter_bcast(cr_job *job, cr_inter *x, const char *op, void *buf, size_t len, int root);
+void cr_inter_gatherv(cr_job *job, cr_inter *x, const char *op, const void *sbuf, size_t slen,
+                      void *rbuf, const size_t *rlens, const size_t *rdispls, int root);
+void cr_inter_scatterv(cr_job *job, cr_inter *x, const char *op, const void *sbuf,
+                       const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
+                       int root);
+void cr_inter_allgatherv(cr_job *job, cr_inter *x, const char *op, const void *sbuf, size_t slen,
+                         void *rbuf, const size_t *rlens, const size_t *rdispls);
+void cr_inter_alltoallv(cr_job *job, cr_inter *x, const char *op, const void *sbuf,
+                        const size_t *slens, const size_t *sdispls, void *rbuf, const size_t *rlens,
+                        const size_t *rdispls);
+void cr_inter_reduce(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
+                     size_t count, const cr_redop *o, int root);
+void cr_inter_allreduce(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
+                        size_t count, const cr_redop *o);
+void cr_inter_reduce_scatter(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
+                             size_t count, const cr_redop *o, const size_t *llens,
+                             const size_t *loffs);
 
 #endif

@@ -12,7 +12,8 @@
  *    power of two still holds contiguous runs in member order. With more ranks
  *    than cores, up to 4 KiB (cr_coll_linear): member 0 takes the others' data
  *    one a round in member order and sends the result back (linear).
- *  - scan: recursive doubling (member i adds the run ending at i-2^k).
+ *  - scan: recursive doubling (member i adds the run ending at i-2^k);
+ *    exscan: the same, each member's result then passed one member up.
  * Invariants: every combine puts the data of lower members on the left, and the
  * runs it joins are adjacent, so any associative operation gives x0 op x1 op ...
  * op x(n-1) exactly, and every member of an allreduce gets bit-identical
@@ -267,6 +268,33 @@ void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, vo
     cr_sched s;
     sched_of(job, &s, g, op, g->seq++, o, count);
     cr_build_scan(job, &s, g, rbuf, count);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
+}
+
+/* Exclusive prefix: the inclusive one passed one member up (member i > 0
+ * gets x0 op ... op x(i-1) in out; member 0's out is left as it was). */
+void cr_build_exscan(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count,
+                     void *out)
+{
+    size_t len = count * s->o.elem;
+    int n = g->size, me = g->me;
+    cr_build_scan(job, s, g, acc, count);
+    if (me > 0) cr_sched_recv(job, s, cr_group_rank(g, me - 1), 0xfff, out, len);
+    if (me + 1 < n) cr_sched_send(job, s, cr_group_rank(g, me + 1), 0xfff, acc, len);
+    cr_sched_round(job, s);
+}
+
+void cr_coll_exscan(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                    size_t count, const cr_redop *o)
+{
+    cr_trace_how(job, "recursive doubling");
+    size_t len = count * o->elem;
+    cr_sched s;
+    sched_of(job, &s, g, op, g->seq++, o, count);
+    char *acc = cr_sched_alloc(job, &s, len);
+    if (len) memcpy(acc, sbuf, len);
+    cr_build_exscan(job, &s, g, acc, count, rbuf);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
 }

@@ -10,7 +10,11 @@
  *   coll_inter nonblocking  the same checks through the nonblocking forms
  *                           (each MPI_Ixxx then MPI_Wait), then several of
  *                           them outstanding at once with MPI_Comm_idup of
- *                           the intercommunicator, completed by MPI_Waitall */
+ *                           the intercommunicator, completed by MPI_Waitall,
+ *                           and blocking collectives on it while a
+ *                           nonblocking and a persistent one are
+ *                           outstanding there (neither may take the
+ *                           other's messages) */
 #include <stdbool.h>
 #include <string.h>
 
@@ -396,6 +400,38 @@ static void overlap_test(void)
     OK(MPI_Comm_free(&dup));
 }
 
+/* Nonblocking only: blocking collectives on ic while an MPI_Ibcast and a
+ * persistent MPI_Allreduce_init are outstanding on it, with messages of the
+ * same size between the same members (the blocking broadcast goes the way
+ * the nonblocking one does): each must get its own data. */
+static void mixed_test(void)
+{
+    int root = color ? 0 : lrank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    int x = wrank + 1, x10 = 10 * x, psum = -1, want = 0;
+    for (int i = 0; i < rsize; i++) want += rw(i) + 1;
+    MPI_Request q[2];
+    OK(MPI_Allreduce_init(&x, &psum, 1, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &q[1]));
+    for (int rep = 0; rep < 3; rep++) {
+        int nbv = root == MPI_ROOT ? 500 + rep : -1, bv = root == MPI_ROOT ? 600 + rep : -1;
+        int bsum = -1, ag[8];
+        psum = -1;
+        OK(MPI_Ibcast(&nbv, 1, MPI_INT, root, ic, &q[0]));
+        OK(MPI_Start(&q[1]));
+        OK(MPI_Bcast(&bv, 1, MPI_INT, root, ic));
+        OK(MPI_Allreduce(&x10, &bsum, 1, MPI_INT, MPI_SUM, ic));
+        OK(MPI_Allgather(&wrank, 1, MPI_INT, ag, 1, MPI_INT, ic));
+        OK(MPI_Barrier(ic));
+        CHECK(bsum == 10 * want, "mixed: blocking allreduce %d, want %d", bsum, 10 * want);
+        for (int i = 0; i < rsize; i++)
+            CHECK(ag[i] == rw(i), "mixed: allgather[%d] = %d", i, ag[i]);
+        if (color) CHECK(bv == 600 + rep, "mixed: blocking bcast %d, want %d", bv, 600 + rep);
+        OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        if (color) CHECK(nbv == 500 + rep, "mixed: ibcast %d, want %d", nbv, 500 + rep);
+        CHECK(psum == want, "mixed: persistent allreduce %d, want %d", psum, want);
+    }
+    OK(MPI_Request_free(&q[1]));
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -435,6 +471,7 @@ int main(int argc, char **argv)
     }
     errors_test();
     if (nb) overlap_test();
+    if (nb) mixed_test();
     OK(MPI_Op_free(&first));
     OK(MPI_Comm_free(&ic));
     OK(MPI_Comm_free(&local));
