@@ -59,7 +59,8 @@ int main(int argc, char **argv)
     int reduces = 1;
 
     int64_t *tickets = malloc((size_t)rounds * sizeof *tickets);
-    CHECK(tickets, "out of memory");
+    int64_t *vals = malloc((size_t)rounds * sizeof *vals); /* put sources: kept until flushed */
+    CHECK(tickets && vals, "out of memory");
     const int64_t one = 1, zero = 0, mine = me + 1;
     OK(MPI_Win_lock_all(0, win));
     for (int r = 0; r < rounds; r++) {
@@ -87,8 +88,8 @@ int main(int argc, char **argv)
         OK(MPI_Accumulate(&zero, 1, MPI_INT64_T, 0, W_LOCK, 1, MPI_INT64_T, MPI_REPLACE, win));
         OK(MPI_Win_flush(0, win));
         /* my slot of this round, at the next rank (puts into another's window) */
-        int64_t v = (int64_t)me * 1000003 + r;
-        OK(MPI_Put(&v, 1, MPI_INT64_T, (me + 1) % np, W_SLOTS + (MPI_Aint)me * rounds + r, 1,
+        vals[r] = (int64_t)me * 1000003 + r;
+        OK(MPI_Put(&vals[r], 1, MPI_INT64_T, (me + 1) % np, W_SLOTS + (MPI_Aint)me * rounds + r, 1,
                    MPI_INT64_T, win));
         if (r % 256 == 255) { /* the next (every rank starts as many, in the same order) */
             OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("rma busy: %d ranks x %d rounds ok (%d all-reduces beside)\n", np, rounds, reduces);
     free(tickets);
+    free(vals);
     free(in);
     free(out);
     MPI_Comm_free(&busy);
