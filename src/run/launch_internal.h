@@ -141,6 +141,7 @@ typedef struct job_spec {
     cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
     char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
     char probe_preload[PATH_MAX]; /* the probe a script's ranks preload ("": none found) */
+    char abi_dir[PATH_MAX]; /* the directory of courier's libmpi_abi.so ("": none found) */
     bool contexts;              /* --sim: the ranks are contexts of one process, ... */
     pid_t ctx_pid;              /* ... this one (every rank_proc has its pid) */
     bool mid_line[3];           /* what was last put on fd 1, 2 did not end a line */

@@ -104,9 +104,10 @@ static int make_secret(const unsigned char key[32])
 #define COURIER_LIBDIR "lib"
 #endif
 
-/* A library of courier's to preload (name), beside libcourier: from the build
- * tree's tools/courier, ../src; from an installed bin/courier, ../<libdir>.
- * Its full path into out, or "" when it is not there. */
+/* A library of courier's (name), beside libcourier: from the build tree's
+ * tools/courier, ../src (../src/abi for libmpi_abi); from an installed
+ * bin/courier, ../<libdir>. Its full path into out, or "" when it is not
+ * there. */
 static void find_beside(const char *name, char out[PATH_MAX])
 {
     char self[PATH_MAX];
@@ -116,7 +117,7 @@ static void find_beside(const char *name, char out[PATH_MAX])
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    const char *rel[] = {"../src", "../" COURIER_LIBDIR};
+    const char *rel[] = {"../src", "../src/abi", "../" COURIER_LIBDIR};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char p[PATH_MAX];
         if (snprintf(p, sizeof p, "%s/%s/%s", self, rel[i], name) < (int)sizeof p &&
@@ -140,6 +141,32 @@ static void preload(const char *lib)
     snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
              asan && *asan ? ":" : "");
     setenv("ASAN_OPTIONS", pre, 1);
+}
+
+/* A program built for the MPI-5 standard ABI needs libmpi_abi.so.0 by its
+ * soname, wherever it was linked: the rank's library path ends with courier's
+ * directory of it (dir), after the user's own entries, which come first (the
+ * dynamic loader reads LD_LIBRARY_PATH before a program's run path). A
+ * directory already there is not added again (a spawned job's ranks). In the
+ * child. */
+static void abi_library_path(const char *dir)
+{
+    const char *old = getenv("LD_LIBRARY_PATH");
+    if (!dir[0]) return;
+    if (!old || !*old) {
+        setenv("LD_LIBRARY_PATH", dir, 1);
+        return;
+    }
+    size_t n = strlen(dir);
+    for (const char *p = old; p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, dir, n)) return;
+        p = end ? end + 1 : NULL;
+    }
+    char path[PATH_MAX * 4];
+    if (snprintf(path, sizeof path, "%s:%s", old, dir) < (int)sizeof path)
+        setenv("LD_LIBRARY_PATH", path, 1);
 }
 
 /* Exec rank `rank` of app appnum, its stdout and stderr the pipe ends w
@@ -223,6 +250,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
     snprintf(v, sizeof v, "%d", (int)getpid());
     setenv("COURIER_RANK_PID", v, 1);
     if (probe) preload(probe);
+    abi_library_path(js->abi_dir);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -324,6 +352,9 @@ out:
 static int start_ranks(job_spec *js, int segfd)
 {
     find_beside("libcourier_probe.so", js->probe_preload);
+    find_beside("libmpi_abi.so.0", js->abi_dir);
+    char *slash = strrchr(js->abi_dir, '/');
+    if (slash) *slash = '\0';
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
     if (js->contexts) return start_contexts(js, segfd);
