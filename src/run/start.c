@@ -231,6 +231,19 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
             setenv("COURIER_RUN", self, 1);
         }
     }
+    /* Across hosts, MPI_Comm_spawn puts the new job's ranks on the job's hosts
+     * (src/api/mpi_dyn.c): their names and rank counts, this rank's host, and
+     * the command that starts an agent. On one host none (a spawned job's
+     * ranks must not keep their parent's). */
+    if (js->spawn_hosts) {
+        setenv("COURIER_SPAWN_HOSTS", js->spawn_hosts, 1);
+        setenv("COURIER_SPAWN_HOST", cr_tree_node_name(js->tree, js->tree->node), 1);
+        setenv("COURIER_SPAWN_RSH", js->spawn_rsh, 1);
+    } else {
+        unsetenv("COURIER_SPAWN_HOSTS");
+        unsetenv("COURIER_SPAWN_HOST");
+        unsetenv("COURIER_SPAWN_RSH");
+    }
     if (js->cmd.net)
         setenv("COURIER_NET", js->cmd.net, 1);
     else if (js->net_here[0])
@@ -349,12 +362,36 @@ out:
     return rc;
 }
 
+/* An agent: the job's hosts and rsh command as MPI_Comm_spawn passes them to
+ * the courier run it starts (--hosts, --rsh). 0, or -1: out of memory. */
+static int spawn_places(job_spec *js)
+{
+    const cr_tree *t = js->tree;
+    size_t hl = 1, rl = 1;
+    for (int h = 0; h < t->nnodes - 1; h++) hl += strlen(t->hosts[h].name) + 16;
+    for (int i = 0; t->rsh && t->rsh[i]; i++) rl += strlen(t->rsh[i]) + 1;
+    js->spawn_hosts = malloc(hl);
+    js->spawn_rsh = malloc(rl);
+    if (!js->spawn_hosts || !js->spawn_rsh) return -1;
+    size_t off = 0;
+    for (int h = 0; h < t->nnodes - 1; h++)
+        off += (size_t)snprintf(js->spawn_hosts + off, hl - off, "%s%s:%d", h ? "," : "",
+                                t->hosts[h].name, t->hosts[h].count);
+    js->spawn_hosts[off] = '\0';
+    off = 0;
+    for (int i = 0; t->rsh && t->rsh[i]; i++)
+        off += (size_t)snprintf(js->spawn_rsh + off, rl - off, "%s%s", i ? " " : "", t->rsh[i]);
+    js->spawn_rsh[off] = '\0';
+    return 0;
+}
+
 static int start_ranks(job_spec *js, int segfd)
 {
     find_beside("libcourier_probe.so", js->probe_preload);
     find_beside("libmpi_abi.so.0", js->abi_dir);
     char *slash = strrchr(js->abi_dir, '/');
     if (slash) *slash = '\0';
+    if (js->agent && js->tree && spawn_places(js) < 0) return -1;
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
     if (js->contexts) return start_contexts(js, segfd);
