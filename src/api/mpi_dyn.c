@@ -49,8 +49,9 @@
 #include "mpi_impl.h"
 
 typedef struct dyn_set {
-    MPI_Comm comm; /* the intercommunicator it serves */
+    MPI_Comm comm; /* the intercommunicator it serves (MPI_COMM_NULL: freed) */
     cr_xset *x;
+    int first, n; /* its peers (engine ranks first..first+n-1): comm's remote group */
 } dyn_set;
 
 typedef struct mpi_dyn {
@@ -68,6 +69,20 @@ typedef struct mpi_dyn {
     uint64_t kids_checked; /* when the root last looked (kids_hook) */
     MPI_Comm parent;       /* the job that spawned this one, or MPI_COMM_NULL */
 } mpi_dyn;
+
+/* The set of intercommunicator h, or -1. A communicator freed without
+ * MPI_Comm_disconnect leaves its set open (MPI: its traffic may still be
+ * under way) and its handle to be given again: a set is h's only while h's
+ * remote group is the set's peers. */
+static int set_of(const mpi_dyn *d, MPI_Comm h)
+{
+    const mpi_comm *c = mpi_comm_get(h);
+    for (int i = 0; c && c->inter && i < d->nsets; i++)
+        if (d->sets[i].comm == h && c->rsize == d->sets[i].n &&
+            comm_peer_to_job(c, 0) == d->sets[i].first)
+            return i;
+    return -1;
+}
 
 static mpi_dyn *dyn_of(cr_job *job)
 {
@@ -216,7 +231,9 @@ static int connect_groups(cr_job *job, const char *call, MPI_Comm comm, int root
     mpi_inter_set_low(mpi_comm_get(nh), h.low);
     mpi_dyn *d = dyn_of(job);
     d->sets = grow(job, d->sets, d->nsets + 1, sizeof *d->sets);
-    d->sets[d->nsets++] = (dyn_set){nh, x};
+    for (int i = 0; i < d->nsets; i++) /* a freed communicator's, whose handle nh was */
+        if (d->sets[i].comm == nh) d->sets[i].comm = MPI_COMM_NULL;
+    d->sets[d->nsets++] = (dyn_set){nh, x, first, rn};
     *newcomm = nh;
     return MPI_SUCCESS;
 }
@@ -358,12 +375,11 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
                                        "%s is predefined and cannot be disconnected", c->name));
     mpi_dyn *d = dyn_of(job);
     cr_xset *x = NULL;
-    for (int i = 0; i < d->nsets; i++)
-        if (d->sets[i].comm == *comm) {
-            x = d->sets[i].x;
-            d->sets[i] = d->sets[--d->nsets];
-            break;
-        }
+    int i = set_of(d, *comm);
+    if (i >= 0) {
+        x = d->sets[i].x;
+        d->sets[i] = d->sets[--d->nsets];
+    }
     MPI_Comm h = *comm;
     mpi_leave(job, MPI_SUCCESS);
     /* Every message of the communicator is received (its matching sends are
