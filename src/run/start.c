@@ -1,6 +1,8 @@
 /* Starting this host's ranks (start_here): the job's shared segment and
  * secret, where each rank may run (--bind), and each rank's process, or under
- * --sim the one process whose contexts are the ranks.
+ * --sim the one process whose contexts are the ranks, with its environment
+ * (courier's settings, the library path to courier's libmpi_abi.so, and what
+ * MPI_Comm_spawn needs to place a new job).
  *
  * Invariants: the segment is a memfd (no name anywhere, gone with the last
  * process that holds it: nothing is ever left in /dev/shm); the secret is a
