@@ -30,7 +30,7 @@ BEGIN {
     # written by hand (src/abi/abi_cb_wrap.c): declared in the header all the same
     handwritten = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|Comm_create_keyval|" \
                   "Type_create_keyval|Win_create_keyval|Grequest_start|File_create_errhandler|" \
-                  "Session_create_errhandler|Pcontrol|Keyval_create)$"
+                  "Session_create_errhandler|Pcontrol|Keyval_create|Register_datarep)$"
     tvoid = "^MPI_T_(enum|cvar_handle|pvar_handle|pvar_session|event_registration|event_instance)$"
     nskipped = 0
     nfile = 0
@@ -208,6 +208,21 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             if (intin(fname, nm) != nm && fname ~ /free_keyval/)
                 pre = pre "    if (" nm ") *" nm " = abi_keyval_in(*" nm ");\n"
             call = call csep nm
+        } else if (bt == "int" && nm ~ /^array_of_(distribs|dargs)$/) {
+            # a constant in each element: translated into a copy
+            cparams = cparams csep t " " nm br
+            pre = pre "    int n_" nm " = " nm " && ndims > 0 ? ndims : 0;\n" \
+                      "    int b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)n_" nm ", sizeof(int)) : NULL;\n" \
+                      "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n" \
+                      "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i] = abi_" (nm ~ /distribs/ ? "distrib" : "darg") "_in(" nm "[i]);\n"
+            call = call csep "c_" nm
+            post = post "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
+        } else if (bt == "int" && nm == "array_of_errcodes") {
+            # written at the root (which gave their number) with courier's codes
+            cparams = cparams csep t " " nm br
+            call = call csep nm
+            post = post "    abi_errcodes_out(abi_hin((uintptr_t)comm), abi_rank_in(root), " nm ", " \
+                        (fname ~ /multiple/ ? "array_of_maxprocs, count" : "&maxprocs, 1") ");\n"
         } else if (bt == "int" && nm ~ /weights$/) {
             cparams = cparams csep t " " nm br
             call = call csep "abi_weights_in(" nm ")"
@@ -218,6 +233,12 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             why = "type " bt
         }
     }
+    # constants inside what comes back: predefined attributes' values, a
+    # type's integers (distributions, orders)
+    if (why == "" && fname ~ /^(Comm_get_attr|Attr_get|Win_get_attr)$/)
+        post = post "    if (rc == 0 && flag && *flag) abi_attr_out(abi_keyval_in(keyval), attribute_val);\n"
+    if (why == "" && fname ~ /^Type_get_contents(_c)?$/)
+        post = post "    if (rc == 0) abi_contents_out(abi_hin((uintptr_t)datatype), (long long)max_integers, array_of_integers);\n"
     if (why == "" && ret !~ /^(int|double|MPI_Aint|MPI_Fint)$/) {
         k = ret; sub(/^MPI_/, "", k)
         if (k !~ handles) why = "returns " ret
@@ -254,8 +275,9 @@ function errnomem() { return "21 /* courier's MPI_ERR_NO_MEM */" }
 function arrlen(f, nm, args) {
     if (nm ~ /^array_of_(requests|statuses)$/)
         return args ~ /int incount/ ? "incount" : (args ~ /int count/ ? "count" : "")
-    if (nm == "array_of_types" && args ~ /int count/) return "count"
-    if (nm == "array_of_datatypes" && args ~ /int max_datatypes/) return "max_datatypes"
+    if (nm == "array_of_types" && args ~ /(int|MPI_Count) count/) return "count"
+    if (nm == "array_of_datatypes" && args ~ /(int|MPI_Count) max_datatypes/) return "max_datatypes"
+    if (nm == "array_of_info" && args ~ /int count/) return "count"
     if (nm ~ /^(sendtypes|recvtypes)$/ && f !~ /Neighbor/) return "abi_peers(abi_hin((uintptr_t)comm))"
     if (nm ~ /^(sendtypes|recvtypes)$/)
         return "abi_nbrs(abi_hin((uintptr_t)comm), " (nm == "sendtypes") ")"

@@ -38,6 +38,10 @@
 #define ABI_BUFFER_AUTOMATIC ((void *)2)
 #define ABI_UNWEIGHTED ((int *)10)
 #define ABI_WEIGHTS_EMPTY ((int *)11)
+#define ABI_DISTRIBUTE_DFLT_DARG 19
+#define ABI_WIN_FLAVOR_CREATE 311 /* .._ALLOCATE, _DYNAMIC, _SHARED: the next three */
+#define ABI_WIN_UNIFIED 321
+#define ABI_WIN_SEPARATE 322
 
 /* courier's MPI_Status (checked in abi_consts.c): it fits in the ABI's 32
  * bytes, the three public fields first. */
@@ -126,6 +130,23 @@ int abi_typeclass_in(int v);
 int abi_seek_in(int v);
 int abi_keyval_in(int v), abi_keyval_out(int v);
 int abi_mode_in(int v), abi_amode_out(int v);
+
+/* Constants inside arrays and attribute values (abi_core.c). */
+int abi_darg_in(int v); /* a distribution argument: MPI_DISTRIBUTE_DFLT_DARG or a number */
+/* After MPI_Comm_spawn(_multiple) at the root of courier communicator c: the
+ * error codes (as many as the n counts in np add up to) become the ABI's. */
+void abi_errcodes_out(int c, int root, int *codes, const int *np, int n);
+/* After a successful get_attr of courier keyval kv: a predefined attribute
+ * whose value is a constant (MPI_HOST's MPI_PROC_NULL, MPI_IO's
+ * MPI_ANY_SOURCE, a window's flavor and model) or an error code
+ * (MPI_LASTUSEDCODE) points to the ABI's value instead (*(int **)val). */
+void abi_attr_out(int kv, void *val);
+/* After MPI_Type_get_contents of courier datatype dt: the distributions,
+ * distribution arguments and orders among its integers (at most max) become
+ * the ABI's. */
+void abi_contents_out(int dt, long long max, int *ints);
+/* Where MPI_LASTUSEDCODE's ABI value lives (the job's MPI state; abi_cb.c). */
+int *abi_last_code_cell(void);
 
 /* Statuses: courier's written into the ABI's, and back. */
 static inline void abi_status_out(void *abi, const struct abi_cr_status *c)

@@ -3,8 +3,9 @@
  * windows, files, sessions) (courier gets one of ABI_CB_SLOTS trampolines of the kind, which calls
  * the program's function, abi_cb.c's slot, with the ABI's handles and error codes); the keyvals'
  * create calls and MPI_Grequest_start (one trampoline, the program's functions reached through the
- * extra_state courier passes); and MPI_Pcontrol, whose variable arguments no generated wrapper
- * passes. Written against include/abi/mpi.h, as the generated wrappers are.
+ * extra_state courier passes), MPI_Register_datarep likewise; and MPI_Pcontrol, whose variable
+ * arguments no generated wrapper passes. Written against include/abi/mpi.h, as the generated
+ * wrappers are.
  *
  * Invariants: a trampoline translates what it passes (a datatype, a
  * communicator or window, an error code) as a wrapper translates its
@@ -324,3 +325,59 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return abi_err_out(rc);
 }
 ABI_EXPORT(Grequest_start);
+
+/* ---- data representations: the program's functions in the extra state ---- */
+typedef struct {
+    MPI_Datarep_conversion_function *read, *write;
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+} abi_datarep; /* kept until the process ends, as the representation is */
+
+static int datarep_conv(MPI_Datarep_conversion_function *fn, void *userbuf, int dt, int count,
+                        void *filebuf, long long position, void *extra)
+{
+    return abi_err_in(fn(userbuf, (MPI_Datatype)abi_hout_Datatype(dt), count, filebuf,
+                         (MPI_Offset)position, extra));
+}
+static int datarep_read(void *userbuf, int dt, int count, void *filebuf, long long position,
+                        void *extra)
+{
+    const abi_datarep *d = extra;
+    return datarep_conv(d->read, userbuf, dt, count, filebuf, position, d->extra);
+}
+static int datarep_write(void *userbuf, int dt, int count, void *filebuf, long long position,
+                         void *extra)
+{
+    const abi_datarep *d = extra;
+    return datarep_conv(d->write, userbuf, dt, count, filebuf, position, d->extra);
+}
+static int datarep_extent(int dt, intptr_t *file_extent, void *extra)
+{
+    const abi_datarep *d = extra;
+    MPI_Aint e = 0;
+    int rc = d->extent((MPI_Datatype)abi_hout_Datatype(dt), &e, d->extra);
+    *file_extent = (intptr_t)e;
+    return abi_err_in(rc);
+}
+
+typedef int (*cr_datarep_conv)(void *, int, int, void *, long long, void *);
+int courier_PMPI_Register_datarep(const char *datarep, cr_datarep_conv read_conversion_fn,
+                                  cr_datarep_conv write_conversion_fn,
+                                  int (*dtype_file_extent_fn)(int, intptr_t *, void *),
+                                  void *extra_state);
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    if (!dtype_file_extent_fn) /* courier reports it */
+        return abi_err_out(courier_PMPI_Register_datarep(datarep, NULL, NULL, NULL, extra_state));
+    abi_datarep *d = malloc(sizeof *d);
+    if (!d) return MPI_ERR_NO_MEM;
+    *d = (abi_datarep){read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state};
+    int rc = courier_PMPI_Register_datarep(datarep, read_conversion_fn ? datarep_read : NULL,
+                                           write_conversion_fn ? datarep_write : NULL,
+                                           datarep_extent, d);
+    if (rc) free(d);
+    return abi_err_out(rc);
+}
+ABI_EXPORT(Register_datarep);

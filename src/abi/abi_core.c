@@ -1,7 +1,9 @@
 /* The MPI-5 ABI's translation, the part written against courier's mpi.h:
  * the checks that abi.h's copies of courier's values are courier's, the error
  * codes the program added (above either MPI_ERR_LASTCODE), the weights
- * sentinels, and what the wrappers ask of a communicator. The tables of named
+ * sentinels, what the wrappers ask of a communicator, and the constants
+ * inside arrays and attribute values (spawn's error codes, a darray's or
+ * subarray's integers, the predefined attributes). The tables of named
  * constants are generated beside it (abi_consts.c, tools/abi_gen.awk).
  *
  * Invariants: it calls courier only through courier_PMPI_ names (courier's own
@@ -101,4 +103,86 @@ int abi_peers(int c)
     else
         courier_PMPI_Comm_size(c, &n);
     return n;
+}
+
+int abi_distrib_out(int v), abi_order_out(int v);
+
+int abi_darg_in(int v)
+{
+    return v == ABI_DISTRIBUTE_DFLT_DARG ? MPI_DISTRIBUTE_DFLT_DARG : v;
+}
+
+static int abi_darg_out(int v)
+{
+    return v == MPI_DISTRIBUTE_DFLT_DARG ? ABI_DISTRIBUTE_DFLT_DARG : v;
+}
+
+void abi_errcodes_out(int c, int root, int *codes, const int *np, int n)
+{
+    int me = -1;
+    if (!codes || !np || courier_PMPI_Comm_rank(c, &me) != MPI_SUCCESS || me != root) return;
+    int total = 0;
+    for (int i = 0; i < n; i++) total += np[i] > 0 ? np[i] : 0;
+    for (int i = 0; i < total; i++) codes[i] = abi_err_out(codes[i]);
+}
+
+/* The ABI's values a predefined attribute may point to: MPI_PROC_NULL,
+ * MPI_ANY_SOURCE, the four window flavors (courier's are 1-4), and the
+ * window models (courier's MPI_WIN_SEPARATE 1, MPI_WIN_UNIFIED 2). */
+static const int abi_attr_vals[] = {ABI_PROC_NULL,
+                                    ABI_ANY_SOURCE,
+                                    ABI_WIN_FLAVOR_CREATE,
+                                    ABI_WIN_FLAVOR_CREATE + 1,
+                                    ABI_WIN_FLAVOR_CREATE + 2,
+                                    ABI_WIN_FLAVOR_CREATE + 3,
+                                    ABI_WIN_SEPARATE,
+                                    ABI_WIN_UNIFIED};
+_Static_assert(MPI_WIN_FLAVOR_CREATE == 1 && MPI_WIN_FLAVOR_ALLOCATE == 2 &&
+                   MPI_WIN_FLAVOR_DYNAMIC == 3 && MPI_WIN_FLAVOR_SHARED == 4 &&
+                   MPI_WIN_SEPARATE == 1 && MPI_WIN_UNIFIED == 2,
+               "abi_attr_vals' order is courier's values");
+
+void abi_attr_out(int kv, void *val)
+{
+    int **p = val;
+    if (!*p) return;
+    int v = **p, i = -1;
+    if (kv == MPI_HOST || kv == MPI_IO)
+        i = v == MPI_PROC_NULL ? 0 : v == MPI_ANY_SOURCE ? 1 : -1;
+    else if (kv == MPI_WIN_CREATE_FLAVOR && v >= 1 && v <= 4)
+        i = 1 + v;
+    else if (kv == MPI_WIN_MODEL && v >= 1 && v <= 2)
+        i = 5 + v;
+    if (i >= 0) *p = (int *)&abi_attr_vals[i];
+    if (kv == MPI_LASTUSEDCODE) {
+        int *cell = abi_last_code_cell();
+        if (cell) {
+            *cell = abi_err_out(v);
+            *p = cell;
+        }
+    }
+}
+
+int courier_PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                                   int *num_datatypes, int *combiner);
+
+void abi_contents_out(int dt, long long max, int *ints)
+{
+    int ni = 0, na, nd, comb = 0;
+    if (!ints || courier_PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+        ni > max)
+        return;
+    if (comb == MPI_COMBINER_SUBARRAY && ni >= 2) { /* ndims, sizes, subsizes, starts, order */
+        int n = ints[0];
+        if (n >= 0 && 1 + 3 * n < ni) ints[1 + 3 * n] = abi_order_out(ints[1 + 3 * n]);
+    } else if (comb == MPI_COMBINER_DARRAY && ni >= 4) {
+        /* size, rank, ndims, gsizes, distribs, dargs, psizes, order */
+        int n = ints[2];
+        if (n < 0 || 3 + 4 * n >= ni) return;
+        for (int d = 0; d < n; d++) {
+            ints[3 + n + d] = abi_distrib_out(ints[3 + n + d]);
+            ints[3 + 2 * n + d] = abi_darg_out(ints[3 + 2 * n + d]);
+        }
+        ints[3 + 4 * n] = abi_order_out(ints[3 + 4 * n]);
+    }
 }

@@ -1,6 +1,7 @@
 /* The calls of the MPI-5 ABI that courier's own mpi.h has no form of:
  * MPI_Abi_get_version and MPI_Abi_get_info (MPI-5.0 "Application Binary
- * Interface"). Written against include/abi/mpi.h, as the generated wrappers
+ * Interface"), and the checks that abi.h's copies of the ABI's values are the
+ * ABI header's. Written against include/abi/mpi.h, as the generated wrappers
  * are (abi_wrap.c).
  *
  * Invariants: like every wrapper, it reaches courier only through
@@ -8,6 +9,16 @@
 #include <mpi.h> /* include/abi/mpi.h */
 
 #include "abi.h"
+
+_Static_assert(ABI_ANY_SOURCE == MPI_ANY_SOURCE && ABI_ANY_TAG == MPI_ANY_TAG &&
+                   ABI_PROC_NULL == MPI_PROC_NULL && ABI_ROOT == MPI_ROOT &&
+                   ABI_DISTRIBUTE_DFLT_DARG == MPI_DISTRIBUTE_DFLT_DARG &&
+                   ABI_WIN_FLAVOR_CREATE == MPI_WIN_FLAVOR_CREATE &&
+                   ABI_WIN_FLAVOR_CREATE + 1 == MPI_WIN_FLAVOR_ALLOCATE &&
+                   ABI_WIN_FLAVOR_CREATE + 2 == MPI_WIN_FLAVOR_DYNAMIC &&
+                   ABI_WIN_FLAVOR_CREATE + 3 == MPI_WIN_FLAVOR_SHARED &&
+                   ABI_WIN_UNIFIED == MPI_WIN_UNIFIED && ABI_WIN_SEPARATE == MPI_WIN_SEPARATE,
+               "abi.h's copies of the ABI's values");
 
 int courier_PMPI_Info_create(int *info);
 int courier_PMPI_Info_set(int info, const char *key, const char *value);

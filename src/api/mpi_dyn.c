@@ -1,7 +1,9 @@
 /* MPI dynamic processes (MPI-4.1 chapter 11): ports (MPI_Open_port,
  * MPI_Close_port), MPI_Comm_accept / MPI_Comm_connect between two jobs of the
  * same user, MPI_Comm_join over a connected socket, MPI_Comm_disconnect, and
- * the name service (MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name).
+ * the name service (MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name),
+ * and MPI_Comm_spawn(_multiple) through a new courier run (on the job's hosts
+ * or info "host"'s, through its agents: spawn_places).
  * docs/mpi.md, "Dynamic processes", says how it works.
  *
  * How two groups become one intercommunicator (connect_groups): the two roots
@@ -47,8 +49,9 @@
 #include "mpi_impl.h"
 
 typedef struct dyn_set {
-    MPI_Comm comm; /* the intercommunicator it serves */
+    MPI_Comm comm; /* the intercommunicator it serves (MPI_COMM_NULL: freed) */
     cr_xset *x;
+    int first, n; /* its peers (engine ranks first..first+n-1): comm's remote group */
 } dyn_set;
 
 typedef struct mpi_dyn {
@@ -66,6 +69,20 @@ typedef struct mpi_dyn {
     uint64_t kids_checked; /* when the root last looked (kids_hook) */
     MPI_Comm parent;       /* the job that spawned this one, or MPI_COMM_NULL */
 } mpi_dyn;
+
+/* The set of intercommunicator h, or -1. A communicator freed without
+ * MPI_Comm_disconnect leaves its set open (MPI: its traffic may still be
+ * under way) and its handle to be given again: a set is h's only while h's
+ * remote group is the set's peers. */
+static int set_of(const mpi_dyn *d, MPI_Comm h)
+{
+    const mpi_comm *c = mpi_comm_get(h);
+    for (int i = 0; c && c->inter && i < d->nsets; i++)
+        if (d->sets[i].comm == h && c->rsize == d->sets[i].n &&
+            comm_peer_to_job(c, 0) == d->sets[i].first)
+            return i;
+    return -1;
+}
 
 static mpi_dyn *dyn_of(cr_job *job)
 {
@@ -214,7 +231,9 @@ static int connect_groups(cr_job *job, const char *call, MPI_Comm comm, int root
     mpi_inter_set_low(mpi_comm_get(nh), h.low);
     mpi_dyn *d = dyn_of(job);
     d->sets = grow(job, d->sets, d->nsets + 1, sizeof *d->sets);
-    d->sets[d->nsets++] = (dyn_set){nh, x};
+    for (int i = 0; i < d->nsets; i++) /* a freed communicator's, whose handle nh was */
+        if (d->sets[i].comm == nh) d->sets[i].comm = MPI_COMM_NULL;
+    d->sets[d->nsets++] = (dyn_set){nh, x, first, rn};
     *newcomm = nh;
     return MPI_SUCCESS;
 }
@@ -356,12 +375,11 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
                                        "%s is predefined and cannot be disconnected", c->name));
     mpi_dyn *d = dyn_of(job);
     cr_xset *x = NULL;
-    for (int i = 0; i < d->nsets; i++)
-        if (d->sets[i].comm == *comm) {
-            x = d->sets[i].x;
-            d->sets[i] = d->sets[--d->nsets];
-            break;
-        }
+    int i = set_of(d, *comm);
+    if (i >= 0) {
+        x = d->sets[i].x;
+        d->sets[i] = d->sets[--d->nsets];
+    }
     MPI_Comm h = *comm;
     mpi_leave(job, MPI_SUCCESS);
     /* Every message of the communicator is received (its matching sends are
@@ -542,11 +560,12 @@ typedef struct dyn_kid {
 static char **kid_env(const char *port)
 {
     static const char *const drop[] = {
-        "COURIER_RANK=",         "COURIER_SIZE=",       "COURIER_SHM_FD=",
-        "COURIER_SECRET_FD=",    "COURIER_HOST_RANK=",  "COURIER_APPNUM=",
-        "COURIER_HOST_LAYOUT=",  "COURIER_CPUS=",       "COURIER_LAUNCHED=",
-        "COURIER_RANK_PID=",     "COURIER_SIM_FD=",     "COURIER_CTX_FDS=",
-        "COURIER_SIM_CONTEXTS=", "COURIER_PARENT_PORT="};
+        "COURIER_RANK=",         "COURIER_SIZE=",        "COURIER_SHM_FD=",
+        "COURIER_SECRET_FD=",    "COURIER_HOST_RANK=",   "COURIER_APPNUM=",
+        "COURIER_HOST_LAYOUT=",  "COURIER_CPUS=",        "COURIER_LAUNCHED=",
+        "COURIER_RANK_PID=",     "COURIER_SIM_FD=",      "COURIER_CTX_FDS=",
+        "COURIER_SIM_CONTEXTS=", "COURIER_PARENT_PORT=", "COURIER_SPAWN_HOSTS=",
+        "COURIER_SPAWN_HOST=",   "COURIER_SPAWN_RSH="};
     int n = 0;
     while (environ[n]) n++;
     char **env = calloc((size_t)n + 2, sizeof *env);
@@ -563,6 +582,112 @@ static char **kid_env(const char *port)
     if (!env[k]) return NULL;
     sprintf(env[k], "%s%s", var, port);
     return env;
+}
+
+/* The host of rank r of a job laid out as counts[0..nh) (ranks in order). */
+static int host_of_rank(const int *counts, int nh, int r)
+{
+    for (int h = 0; h < nh; h++) {
+        if (r < counts[h]) return h;
+        r -= counts[h];
+    }
+    return nh - 1;
+}
+
+/* Add n ranks on host name to the list of (host, ranks) runs being made, the
+ * last run grown when it is that host's. */
+static void place_add(const char **names, int *ns, int *nrun, const char *name, int n)
+{
+    if (n < 1) return;
+    if (*nrun && !strcmp(names[*nrun - 1], name)) {
+        ns[*nrun - 1] += n;
+        return;
+    }
+    names[*nrun] = name;
+    ns[(*nrun)++] = n;
+}
+
+/* Where the new job's ranks go: courier run's --hosts list (malloc'd into
+ * *list), or *list NULL when they all run on this host. A command's info
+ * "host" names its host (this one: its name in the job's host list, the
+ * machine's name, or "localhost"); without one, a job across hosts
+ * (COURIER_SPAWN_HOSTS, set by the agents: src/run/start.c) spreads the
+ * command's ranks over its hosts as its own are (the j-th on the host of its
+ * rank j mod size, grouped by host), and a job on one host keeps them here.
+ * 0, or -1 with why. */
+static int spawn_places(int count, const int *np, const MPI_Info *infos, char **list, char *why,
+                        size_t wlen)
+{
+    *list = NULL;
+    const char *spread = getenv("COURIER_SPAWN_HOSTS"), *mine = getenv("COURIER_SPAWN_HOST");
+    char machine[256] = "";
+    gethostname(machine, sizeof machine - 1);
+    const char *here = mine && *mine ? mine : machine;
+    int nh = 0;
+    for (const char *p = spread; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "") nh++;
+    char *copy = spread ? strdup(spread) : NULL;
+    const char **hn = calloc((size_t)nh + 1, sizeof *hn);
+    int *hc = calloc((size_t)nh + 1, sizeof *hc), total = 0;
+    const char **names = calloc((size_t)count * ((size_t)nh + 1), sizeof *names);
+    int *ns = calloc((size_t)count * ((size_t)nh + 1), sizeof *ns), nrun = 0;
+    int rc = -1;
+    if ((spread && !copy) || !hn || !hc || !names || !ns) {
+        snprintf(why, wlen, "out of memory");
+        goto out;
+    }
+    nh = 0;
+    for (char *save = NULL, *w = copy ? strtok_r(copy, ",", &save) : NULL; w;
+         w = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(w, ':');
+        hc[nh] = colon ? atoi(colon + 1) : 1;
+        if (colon) *colon = '\0';
+        hn[nh] = w;
+        total += hc[nh] > 0 ? hc[nh] : 0;
+        nh++;
+    }
+    bool remote = false;
+    for (int i = 0; i < count; i++) {
+        const char *h =
+            infos && infos[i] != MPI_INFO_NULL ? mpi_info_lookup(infos[i], "host") : NULL;
+        if (h && (!*h || strpbrk(h, ", :\t\n"))) {
+            snprintf(why, wlen, "info \"host\" '%s' is not a host's name", h);
+            goto out;
+        }
+        if (h && (!strcmp(h, here) || !strcmp(h, machine) || !strcmp(h, "localhost"))) h = here;
+        if (h) {
+            remote |= strcmp(h, here) != 0;
+            place_add(names, ns, &nrun, h, np[i]);
+        } else if (total > 0) { /* the job's hosts, as its own ranks are */
+            for (int k = 0; k < nh; k++) {
+                int n = 0;
+                for (int j = 0; j < np[i]; j++) n += host_of_rank(hc, nh, j % total) == k;
+                remote |= n > 0 && strcmp(hn[k], here) != 0;
+                place_add(names, ns, &nrun, hn[k], n);
+            }
+        } else {
+            place_add(names, ns, &nrun, here, np[i]);
+        }
+    }
+    rc = 0;
+    if (!remote) goto out;
+    size_t len = 1;
+    for (int r = 0; r < nrun; r++) len += strlen(names[r]) + 16;
+    *list = malloc(len);
+    if (!*list) {
+        snprintf(why, wlen, "out of memory");
+        rc = -1;
+        goto out;
+    }
+    size_t off = 0;
+    for (int r = 0; r < nrun; r++)
+        off += (size_t)snprintf(*list + off, len - off, "%s%s:%d", r ? "," : "", names[r], ns[r]);
+out:
+    free(copy);
+    free(hn);
+    free(hc);
+    free(names);
+    free(ns);
+    return rc;
 }
 
 /* The root: start `courier run -n N cmd args [: -n M cmd2 args2 ...]` with the
@@ -591,21 +716,14 @@ static int kid_start(cr_job *job, int count, char **cmds, char ***argvs, const i
                      strerror(errno));
             return -1;
         }
-        const char *h =
-            infos && infos[i] != MPI_INFO_NULL ? mpi_info_lookup(infos[i], "host") : NULL;
-        char here[256] = "";
-        gethostname(here, sizeof here - 1);
-        if (h && strcmp(h, here) && strcmp(h, "localhost")) {
-            snprintf(why, wlen,
-                     "info \"host\" is %s: courier starts a spawned job on the host of the rank "
-                     "that spawns it (%s)",
-                     h, here);
-            return -1;
-        }
         if (!wdir && infos && infos[i] != MPI_INFO_NULL) wdir = mpi_info_lookup(infos[i], "wdir");
         nargs += 4;
         for (int k = 0; argvs && argvs[i] && argvs[i][k]; k++) nargs++;
     }
+    char *hosts = NULL;
+    if (spawn_places(count, np, infos, &hosts, why, wlen)) return -1;
+    const char *rsh = getenv("COURIER_SPAWN_RSH");
+    nargs += 4;
     char **argv = calloc((size_t)nargs + 1, sizeof *argv), *nums = malloc((size_t)count * 16);
     char **abs = calloc((size_t)count, sizeof *abs);
     char **env = kid_env(port);
@@ -613,6 +731,14 @@ static int kid_start(cr_job *job, int count, char **cmds, char ***argvs, const i
     int a = 0;
     argv[a++] = (char *)courier;
     argv[a++] = "run";
+    if (hosts) { /* through the agents, as courier run --hosts starts any job */
+        argv[a++] = "--hosts";
+        argv[a++] = hosts;
+        if (rsh && *rsh) {
+            argv[a++] = "--rsh";
+            argv[a++] = (char *)rsh;
+        }
+    }
     for (int i = 0; i < count; i++) {
         if (i) argv[a++] = ":";
         argv[a++] = "-n";
@@ -644,6 +770,7 @@ static int kid_start(cr_job *job, int count, char **cmds, char ***argvs, const i
     }
     int err = errno;
     free(argv);
+    free(hosts);
     free(nums);
     for (int i = 0; i < count; i++) free(abs[i]);
     free(abs);

@@ -215,6 +215,8 @@ void release(job_spec *js)
     if (js->segfd >= 0) close(js->segfd);
     free(js->ranks);
     free(js->layout);
+    free(js->spawn_hosts);
+    free(js->spawn_rsh);
     free(js->card_sent);
     free(js->child_still);
     free(js->flushed);

@@ -78,6 +78,7 @@ typedef struct failure {
     bool now;       /* end the others at once: a signal, or it ended inside the job */
     uint64_t until; /* else the others may run on until then (ns) */
     bool reported;
+    bool said; /* a job it spawned failed and that job's launcher said why (across hosts) */
 } failure;
 
 typedef struct job_spec {
@@ -141,6 +142,11 @@ typedef struct job_spec {
     cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
     char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
     char probe_preload[PATH_MAX]; /* the probe a script's ranks preload ("": none found) */
+    char abi_dir[PATH_MAX]; /* the directory of courier's libmpi_abi.so ("": none found) */
+    /* An agent: what MPI_Comm_spawn needs to start a job on the job's hosts
+     * (start.c, child_exec): "name:ranks,..." and the rsh command's words
+     * joined by spaces (malloc'd; NULL on one host). */
+    char *spawn_hosts, *spawn_rsh;
     bool contexts;              /* --sim: the ranks are contexts of one process, ... */
     pid_t ctx_pid;              /* ... this one (every rank_proc has its pid) */
     bool mid_line[3];           /* what was last put on fd 1, 2 did not end a line */

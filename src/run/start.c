@@ -1,6 +1,8 @@
 /* Starting this host's ranks (start_here): the job's shared segment and
  * secret, where each rank may run (--bind), and each rank's process, or under
- * --sim the one process whose contexts are the ranks.
+ * --sim the one process whose contexts are the ranks, with its environment
+ * (courier's settings, the library path to courier's libmpi_abi.so, and what
+ * MPI_Comm_spawn needs to place a new job).
  *
  * Invariants: the segment is a memfd (no name anywhere, gone with the last
  * process that holds it: nothing is ever left in /dev/shm); the secret is a
@@ -106,9 +108,10 @@ static int make_secret(const unsigned char key[32])
 #define COURIER_LIBDIR "lib"
 #endif
 
-/* A library of courier's to preload (name), beside libcourier: from the build
- * tree's tools/courier, ../src; from an installed bin/courier, ../<libdir>.
- * Its full path into out, or "" when it is not there. */
+/* A library of courier's (name), beside libcourier: from the build tree's
+ * tools/courier, ../src (../src/abi for libmpi_abi); from an installed
+ * bin/courier, ../<libdir>. Its full path into out, or "" when it is not
+ * there. */
 static void find_beside(const char *name, char out[PATH_MAX])
 {
     char self[PATH_MAX];
@@ -118,7 +121,7 @@ static void find_beside(const char *name, char out[PATH_MAX])
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    const char *rel[] = {"../src", "../" COURIER_LIBDIR};
+    const char *rel[] = {"../src", "../src/abi", "../" COURIER_LIBDIR};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char p[PATH_MAX];
         if (snprintf(p, sizeof p, "%s/%s/%s", self, rel[i], name) < (int)sizeof p &&
@@ -142,6 +145,32 @@ static void preload(const char *lib)
     snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
              asan && *asan ? ":" : "");
     setenv("ASAN_OPTIONS", pre, 1);
+}
+
+/* A program built for the MPI-5 standard ABI needs libmpi_abi.so.0 by its
+ * soname, wherever it was linked: the rank's library path ends with courier's
+ * directory of it (dir), after the user's own entries, which come first (the
+ * dynamic loader reads LD_LIBRARY_PATH before a program's run path). A
+ * directory already there is not added again (a spawned job's ranks). In the
+ * child. */
+static void abi_library_path(const char *dir)
+{
+    const char *old = getenv("LD_LIBRARY_PATH");
+    if (!dir[0]) return;
+    if (!old || !*old) {
+        setenv("LD_LIBRARY_PATH", dir, 1);
+        return;
+    }
+    size_t n = strlen(dir);
+    for (const char *p = old; p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, dir, n)) return;
+        p = end ? end + 1 : NULL;
+    }
+    char path[PATH_MAX * 4];
+    if (snprintf(path, sizeof path, "%s:%s", old, dir) < (int)sizeof path)
+        setenv("LD_LIBRARY_PATH", path, 1);
 }
 
 /* Exec rank `rank` of app appnum, its stdout and stderr the pipe ends w
@@ -206,6 +235,19 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
             setenv("COURIER_RUN", self, 1);
         }
     }
+    /* Across hosts, MPI_Comm_spawn puts the new job's ranks on the job's hosts
+     * (src/api/mpi_dyn.c): their names and rank counts, this rank's host, and
+     * the command that starts an agent. On one host none (a spawned job's
+     * ranks must not keep their parent's). */
+    if (js->spawn_hosts) {
+        setenv("COURIER_SPAWN_HOSTS", js->spawn_hosts, 1);
+        setenv("COURIER_SPAWN_HOST", cr_tree_node_name(js->tree, js->tree->node), 1);
+        setenv("COURIER_SPAWN_RSH", js->spawn_rsh, 1);
+    } else {
+        unsetenv("COURIER_SPAWN_HOSTS");
+        unsetenv("COURIER_SPAWN_HOST");
+        unsetenv("COURIER_SPAWN_RSH");
+    }
     if (js->cmd.net)
         setenv("COURIER_NET", js->cmd.net, 1);
     else if (js->net_here[0])
@@ -225,6 +267,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
     snprintf(v, sizeof v, "%d", (int)getpid());
     setenv("COURIER_RANK_PID", v, 1);
     if (probe) preload(probe);
+    abi_library_path(js->abi_dir);
     /* The CPUs the job has, whatever this rank is bound to: ranks judge from it
      * whether they outnumber the CPUs (and so must not spin). */
     snprintf(v, sizeof v, "%d", CPU_COUNT(&js->cpus));
@@ -323,9 +366,36 @@ out:
     return rc;
 }
 
+/* An agent: the job's hosts and rsh command as MPI_Comm_spawn passes them to
+ * the courier run it starts (--hosts, --rsh). 0, or -1: out of memory. */
+static int spawn_places(job_spec *js)
+{
+    const cr_tree *t = js->tree;
+    size_t hl = 1, rl = 1;
+    for (int h = 0; h < t->nnodes - 1; h++) hl += strlen(t->hosts[h].name) + 16;
+    for (int i = 0; t->rsh && t->rsh[i]; i++) rl += strlen(t->rsh[i]) + 1;
+    js->spawn_hosts = malloc(hl);
+    js->spawn_rsh = malloc(rl);
+    if (!js->spawn_hosts || !js->spawn_rsh) return -1;
+    size_t off = 0;
+    for (int h = 0; h < t->nnodes - 1; h++)
+        off += (size_t)snprintf(js->spawn_hosts + off, hl - off, "%s%s:%d", h ? "," : "",
+                                t->hosts[h].name, t->hosts[h].count);
+    js->spawn_hosts[off] = '\0';
+    off = 0;
+    for (int i = 0; t->rsh && t->rsh[i]; i++)
+        off += (size_t)snprintf(js->spawn_rsh + off, rl - off, "%s%s", i ? " " : "", t->rsh[i]);
+    js->spawn_rsh[off] = '\0';
+    return 0;
+}
+
 static int start_ranks(job_spec *js, int segfd)
 {
     find_beside("libcourier_probe.so", js->probe_preload);
+    find_beside("libmpi_abi.so.0", js->abi_dir);
+    char *slash = strrchr(js->abi_dir, '/');
+    if (slash) *slash = '\0';
+    if (js->agent && js->tree && spawn_places(js) < 0) return -1;
     pid_t me = getpid();
     if (start_leader(js) < 0) return -1;
     if (js->contexts) return start_contexts(js, segfd);

@@ -91,6 +91,7 @@ void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
         f->rank = r;
         f->st = st;
         f->pid = pid;
+        f->said = false;
     }
     if (WIFEXITED(st) && outside) {
         if (!f->until) f->until = now_ns() + (uint64_t)LAST_WORDS_MS * 1000000u;
@@ -146,7 +147,10 @@ static void reap(job_spec *js)
         if (js->agent) { /* the launcher judges; its output went up before this */
             js->ranks[r].running = false;
             int32_t p32 = pid;
-            cr_tree_send(js->tree, -1, CR_F_EXIT, outside, r, st, &p32, sizeof p32);
+            /* flag: 1 ended outside the job, 2 a job it spawned said why it failed */
+            bool said = js->wd && cr_watchdog_rank_said(js->wd, r);
+            cr_tree_send(js->tree, -1, CR_F_EXIT, (uint8_t)(outside | said << 1), r, st, &p32,
+                         sizeof p32);
             continue;
         }
         rank_ended(js, r, pid, st, outside);
@@ -166,7 +170,7 @@ void report_failure(job_spec *js)
     f->reported = true;
     drain_all(js);
     /* a job this rank spawned failed, and its launcher has said so */
-    if (js->wd && cr_watchdog_rank_said(js->wd, f->rank)) return;
+    if (f->said || (js->wd && cr_watchdog_rank_said(js->wd, f->rank))) return;
     char where[300] = "";
     if (js->tree) snprintf(where, sizeof where, " on host %s", host_of_rank(js, f->rank));
     if (WIFSIGNALED(f->st)) {

@@ -11,6 +11,13 @@
  *                   that fails before its ranks connect, which its launcher
  *                   reports): each MPI_ERR_SPAWN, every error code
  *                   MPI_ERR_SPAWN, MPI_COMM_NULL, no hang;
+ *   spawn freed     (2 ranks) ranks 0 and 1 connect (MPI_Comm_accept/connect on
+ *                   MPI_COMM_SELF) and free that intercommunicator without
+ *                   disconnecting it; then each spawns a worker of its own
+ *                   and disconnects from it: the new intercommunicator may
+ *                   get the freed one's handle, and its disconnect must close
+ *                   the spawn's connection, not the freed one's (it did: the
+ *                   workers waited for a goodbye forever);
  *   spawn kill M    (2 ranks) spawns 2 workers; worker 1 writes its pid to
  *                   $COURIER_TEST_KILL_FILE (tests/expect.sh kills it) while
  *                   everyone waits: both jobs end, with one line.
@@ -70,6 +77,11 @@ static int worker(MPI_Comm parent, const char *mode)
         MPI_Recv(&x, 1, MPI_INT, 0, 99, parent, MPI_STATUS_IGNORE); /* never comes */
         return 1;
     }
+    if (!strcmp(mode, "worker-bye")) {
+        MPI_Barrier(parent);
+        MPI_Comm_disconnect(&parent);
+        return 0;
+    }
     char cwd[4096];
     CHECK(getcwd(cwd, sizeof cwd) && !strcmp(cwd, "/"), "wdir: in %s", cwd);
     if (!strcmp(mode, "worker-slow")) sleep(3); /* the parent waits past its hang timeout */
@@ -119,6 +131,35 @@ int main(int argc, char **argv)
         for (int i = 0; i < 2; i++) CHECK(codes[i] == MPI_ERR_SPAWN, "code %d: %d", i, codes[i]);
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) printf("spawn missing ok\n");
+        MPI_Finalize();
+        return 0;
+    }
+    if (!strcmp(argv[1], "freed")) {
+        char port[MPI_MAX_PORT_NAME];
+        if (me == 0) {
+            MPI_Open_port(MPI_INFO_NULL, port);
+            MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+            MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter);
+            MPI_Close_port(port);
+        } else if (me == 1) {
+            MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter);
+        }
+        if (me < 2) {
+            int x = 7;
+            MPI_Bcast(&x, 1, MPI_INT, me == 0 ? MPI_ROOT : 0, inter);
+            CHECK(x == 7, "broadcast over the connection: %d", x);
+            MPI_Comm_free(&inter); /* not disconnected */
+        }
+        char *wargv[] = {"worker-bye", NULL};
+        MPI_Comm kid;
+        CHECK(MPI_Comm_spawn(argv[0], wargv, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &kid,
+                             MPI_ERRCODES_IGNORE) == MPI_SUCCESS,
+              "spawn on MPI_COMM_SELF");
+        MPI_Barrier(kid);
+        MPI_Comm_disconnect(&kid);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) printf("spawn freed ok\n");
         MPI_Finalize();
         return 0;
     }
