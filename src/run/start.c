@@ -502,7 +502,17 @@ static void choose_cpus(job_spec *js)
             js->cpu_of[k++] = c;
         }
     js->one_each = js->cmd.bind == CR_BIND_CORE || js->count > ncpu;
-    js->bind = js->cmd.bind == CR_BIND_CORE || (js->cmd.bind == CR_BIND_AUTO && js->count > 1);
+    /* auto: CPUs of its own for each rank where there are enough; with more
+     * ranks than CPUs none, as Open MPI does. There, bound ranks hand a CPU to
+     * each other without the scheduler's moves on an idle machine (4 ranks on
+     * 2 CPUs: osu_bcast 8 B 0.2 us bound, 0.29 unbound; osu_allreduce 1.7-1.8
+     * against 1.8-2.8; Open MPI 0.43 and 9.3); but once other work takes a
+     * CPU, the ranks bound to it can neither leave it nor be balanced away:
+     * beside one CPU-bound process osu_bcast 0.8-12 us bound, 0.1-1.3
+     * unbound (Open MPI 0.2-1.6), osu_allreduce 8-40 against 3.4-12, IMB
+     * Allreduce 26-28 against 7-27. */
+    js->bind = js->cmd.bind == CR_BIND_CORE ||
+               (js->cmd.bind == CR_BIND_AUTO && js->count > 1 && js->count <= ncpu);
 }
 
 /* --sim: the simulator, the timer shim, and whether the ranks run as contexts
