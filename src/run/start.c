@@ -121,7 +121,7 @@ static void find_beside(const char *name, char out[PATH_MAX])
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    const char *rel[] = {"../src", "../src/abi", "../" COURIER_LIBDIR};
+    const char *rel[] = {"../src", "../src/abi", ("../" COURIER_LIBDIR)};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char p[PATH_MAX];
         if (snprintf(p, sizeof p, "%s/%s/%s", self, rel[i], name) < (int)sizeof p &&
