@@ -1093,77 +1093,57 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
     return rc;
 }
 
+/* The body of a reduction's _c form: the plain call once per piece of at
+ * most CHUNK elements (the operations act element by element), once at least
+ * (a collective even when empty). CALL names the piece's buffers s and r and
+ * its count n. */
+#define IN_PIECES(NAME, COMM, SBUF, RBUF, CALL)                                                    \
+    MPI_Aint ext = 0;                                                                              \
+    int rc = chunked(NAME, COMM, count, datatype, &ext);                                           \
+    MPI_Count step = count <= INT_MAX ? INT_MAX : CHUNK, i = 0;                                    \
+    while (!rc) {                                                                                  \
+        int n = (int)(count - i < step ? count - i : step);                                        \
+        const void *s = at(SBUF, i, ext);                                                          \
+        void *r = at(RBUF, i, ext);                                                                \
+        rc = CALL;                                                                                 \
+        if ((i += step) >= count) break;                                                           \
+    }                                                                                              \
+    return rc
+
 PMPI_WEAK(Reduce_c);
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
-    MPI_Aint ext = 0;
-    int rc = chunked("MPI_Reduce_c", comm, count, datatype, &ext);
-    MPI_Count step = count <= INT_MAX ? INT_MAX : CHUNK, i = 0;
-    while (!rc) { /* once at least: a collective even when empty */
-        int n = (int)(count - i < step ? count - i : step);
-        rc = PMPI_Reduce(at(sendbuf, i, ext), at(recvbuf, i, ext), n, datatype, op, root, comm);
-        if ((i += step) >= count) break;
-    }
-    return rc;
+    IN_PIECES("MPI_Reduce_c", comm, sendbuf, recvbuf,
+              PMPI_Reduce(s, r, n, datatype, op, root, comm));
 }
 
 PMPI_WEAK(Allreduce_c);
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
-    MPI_Aint ext = 0;
-    int rc = chunked("MPI_Allreduce_c", comm, count, datatype, &ext);
-    MPI_Count step = count <= INT_MAX ? INT_MAX : CHUNK, i = 0;
-    while (!rc) { /* once at least: a collective even when empty */
-        int n = (int)(count - i < step ? count - i : step);
-        rc = PMPI_Allreduce(at(sendbuf, i, ext), at(recvbuf, i, ext), n, datatype, op, comm);
-        if ((i += step) >= count) break;
-    }
-    return rc;
+    IN_PIECES("MPI_Allreduce_c", comm, sendbuf, recvbuf,
+              PMPI_Allreduce(s, r, n, datatype, op, comm));
 }
 
 PMPI_WEAK(Scan_c);
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
-    MPI_Aint ext = 0;
-    int rc = chunked("MPI_Scan_c", comm, count, datatype, &ext);
-    MPI_Count step = count <= INT_MAX ? INT_MAX : CHUNK, i = 0;
-    while (!rc) { /* once at least: a collective even when empty */
-        int n = (int)(count - i < step ? count - i : step);
-        rc = PMPI_Scan(at(sendbuf, i, ext), at(recvbuf, i, ext), n, datatype, op, comm);
-        if ((i += step) >= count) break;
-    }
-    return rc;
+    IN_PIECES("MPI_Scan_c", comm, sendbuf, recvbuf, PMPI_Scan(s, r, n, datatype, op, comm));
 }
 
 PMPI_WEAK(Exscan_c);
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
-    MPI_Aint ext = 0;
-    int rc = chunked("MPI_Exscan_c", comm, count, datatype, &ext);
-    MPI_Count step = count <= INT_MAX ? INT_MAX : CHUNK, i = 0;
-    while (!rc) { /* once at least: a collective even when empty */
-        int n = (int)(count - i < step ? count - i : step);
-        rc = PMPI_Exscan(at(sendbuf, i, ext), at(recvbuf, i, ext), n, datatype, op, comm);
-        if ((i += step) >= count) break;
-    }
-    return rc;
+    IN_PIECES("MPI_Exscan_c", comm, sendbuf, recvbuf, PMPI_Exscan(s, r, n, datatype, op, comm));
 }
 
 PMPI_WEAK(Reduce_local_c);
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
                         MPI_Op op)
 {
-    MPI_Aint ext = 0;
-    int rc = chunked("MPI_Reduce_local_c", MPI_COMM_WORLD, count, datatype, &ext);
-    MPI_Count step = count <= INT_MAX ? INT_MAX : CHUNK, i = 0;
-    while (!rc) { /* once at least: a collective even when empty */
-        int n = (int)(count - i < step ? count - i : step);
-        rc = PMPI_Reduce_local(at(inbuf, i, ext), at(inoutbuf, i, ext), n, datatype, op);
-        if ((i += step) >= count) break;
-    }
-    return rc;
+    IN_PIECES("MPI_Reduce_local_c", MPI_COMM_WORLD, inbuf, inoutbuf,
+              PMPI_Reduce_local(s, r, n, datatype, op));
 }

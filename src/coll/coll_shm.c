@@ -99,13 +99,20 @@ static inline const unsigned char *data_of(const arrival *w, int member, size_t 
     return w->a->slots + ((size_t)w->par * (size_t)w->n + (size_t)member) * w->a->slot;
 }
 
+/* The generation of the group's next barrier-like area collective (how: the
+ * trace's word for it). */
+static uint64_t next_gen(cr_job *job, cr_group *g, const char *how)
+{
+    cr_trace_how(job, how);
+    g->seq++; /* one more collective of the group, as every other form counts it */
+    return (uint64_t)g->area_seq++ + 1;
+}
+
 /* Publish len bytes of data (may be none) and wait for every member's. */
 static void arrive_and_wait(cr_job *job, cr_group *g, const char *op, const cr_coll_area *a,
                             const void *data, size_t len, arrival *w)
 {
-    cr_trace_how(job, "shared area");
-    g->seq++; /* one more collective of the group, as every other form counts it */
-    uint64_t gen = (uint64_t)g->area_seq++ + 1;
+    uint64_t gen = next_gen(job, g, "shared area");
     int par = (int)(gen & 1);
     if (g->area_loose && len) /* after a broadcast: is everyone done with gen - 2? */
         wait_arrived(job, g, op, a, 0, g->size, par ^ 1, gen - 1, w);
@@ -135,13 +142,11 @@ bool cr_coll_shm_barrier(cr_job *job, cr_group *g, const char *op)
     const cr_coll_area *a = area_of(job, g, 0);
     if (!a) return false;
     arrival w;
-    if (!job->oversub) {
+    if (!cr_group_oversub(job, g)) {
         arrive_and_wait(job, g, op, a, NULL, 0, &w);
         return true;
     }
-    cr_trace_how(job, "shared area, member 0 releases");
-    g->seq++;
-    uint64_t gen = (uint64_t)g->area_seq++ + 1;
+    uint64_t gen = next_gen(job, g, "shared area, member 0 releases");
     int par = (int)(gen & 1);
     g->area_loose = false; /* when this member leaves, everyone has arrived at gen */
     if (g->me == 0) {
