@@ -205,6 +205,9 @@ void mpi_check_rma_wait(cr_job *job, struct mpi_win *w, const char *call) __attr
  * the accesses are complete at the target (not MPI_Win_flush_local). */
 void mpi_check_rma_flush(cr_job *job, struct mpi_win *w, const char *call, int target, bool remote)
     __attribute__((cold));
+/* MPI_Win_sync: the target may have seen the puts into its memory (their
+ * read-back at the origin's completion then allows a change). */
+void mpi_check_rma_sync(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 /* MPI_Win_free, before its barrier (collective): judge the passive-target
  * accesses, free w->chk. */
 void mpi_check_rma_free(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
