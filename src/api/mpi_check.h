@@ -74,12 +74,13 @@ _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm com
  * agrees on the kind, root, operator and type signature (each member's record
  * to member 0 of the communicator's collective group, on an intercommunicator
  * its local group, which agrees on the kind, the operator and the root's form;
- * member 0 judges and answers; the records travel as a nonblocking or
- * persistent collective's do, under the same sequence number, so a blocking
- * call that meets one of those is reported too); on a disagreement each
- * rank's call is reported. root -1: none; op MPI_OP_NULL: none; ts/tr NULL:
- * no send/receive side to compare at this rank (MPI_IN_PLACE, not the root,
- * the v and w forms). */
+ * member 0 judges them all and sends its own to the others, which compare
+ * theirs with it; the records travel as a nonblocking or persistent
+ * collective's do, under the same sequence number, so a blocking call that
+ * meets one of those is reported too); on a disagreement member 0 reports
+ * each rank's call. root -1: none; op MPI_OP_NULL: none; ts/tr NULL: no
+ * send/receive side to compare at this rank (MPI_IN_PLACE, not the root, the
+ * v and w forms). */
 void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
                     int rcount, const mpi_type *tr) __attribute__((cold));
 static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int scount,

@@ -12,16 +12,18 @@
  * a nonblocking collective's tags under the collective's own sequence number
  * (mpi_nbc.c's), whichever form the call is: a nonblocking or persistent
  * collective sends its record in the first round of its own schedule and
- * goes on (nothing blocks in the call), a blocking one runs the same rounds
- * at once and its members wait for member 0's answer before any data moves;
- * so a blocking call that meets a nonblocking or persistent one (which MPI
+ * goes on (nothing blocks in the call); a blocking one runs the same rounds
+ * at once, and member 0 of a blocking call also sends its record to every
+ * other member, which compares its own with it before any of its data moves
+ * (one that differs leaves the report to member 0 and moves nothing). So a
+ * blocking call that meets a nonblocking or persistent one (which MPI
  * forbids) is judged like any other disagreement. The v and w forms then send
  * each member they send data to the check value of that block, and each
  * receiver compares it with its own counts and datatype for the sender
  * (mismatch: the receiver reports, naming both ranks' calls and types).
  *
- * Invariants: the check sends nothing but the records, member 0's answers
- * to a blocking call and the v forms' pair values, and takes no sequence
+ * Invariants: the check sends nothing but the records (member 0's to the
+ * others in a blocking call) and the v forms' pair values, and takes no sequence
  * number of its own; a record's signatures are 0 where a side carries nothing
  * to compare (no data there, MPI_BYTE/MPI_PACKED); the block signatures that
  * are not 0 must all be equal across the members, which is MPI's rule for
@@ -195,10 +197,10 @@ _Noreturn static void report(cr_job *job, MPI_Comm comm, bool inter, const char 
 /* ---- the agreement's rounds ------------------------------------------------------------ */
 
 /* The steps of the agreement's transfers in a schedule's tags (src/coll's
- * algorithms stay far below them): the records, member 0's answer to the
- * blocking forms, the pairs' signatures. */
+ * algorithms stay far below them): the records to member 0, member 0's to the
+ * others (blocking), the pairs' signatures. */
 #define CHECK_STEP 0xffd
-#define ANSWER_STEP 0xffc
+#define ZERO_STEP 0xffc
 #define PAIR_STEP 0xffe
 
 /* A v or w form's block between two members: its check value and count
@@ -212,8 +214,8 @@ struct mpi_chknbc {
     coll_rec *all; /* member 0: every member's; the others: their own (all[0]) */
     int np, me;
     bool inter;
-    bool blocking; /* member 0 answers, the others wait for it */
-    uint8_t answer;
+    bool blocking; /* member 0 sends its record to the others, which wait for it */
+    coll_rec zero; /* member 0's record, at the others (blocking) */
     MPI_Comm comm;
     cr_sched *s;
     /* the v and w forms (NULL: none): per member what this rank sends it and
@@ -257,24 +259,37 @@ static void judge_step(cr_job *job, void *arg)
 
 static void pairs_judge(cr_job *job, void *arg);
 
-/* The agreement's rounds over g: the records to member 0, its judgement (and
- * its answer to the blocking forms), then the pairs' signatures. */
+/* A blocking member other than 0: its record against member 0's. A
+ * difference is member 0's to report (it judges every record); this member
+ * moves no data and waits for the end. So the members that go on agree with
+ * member 0, and so with each other. */
+static void zero_step(cr_job *job, void *arg)
+{
+    const mpi_chknbc *k = arg;
+    coll_rec two[2] = {k->zero, k->all[0]};
+    if (judge(two, 2, k->inter)) mpi_check_wait_end(job);
+}
+
+/* The agreement's rounds over g: the records to member 0 (a blocking member
+ * 0 sends its own to the others at the same time), the judgements, then the
+ * pairs' signatures. */
 static void rounds(cr_job *job, cr_sched *s, const cr_group *g, mpi_chknbc *k)
 {
     if (k->me) {
         cr_sched_send(job, s, cr_group_rank(g, 0), CHECK_STEP, &k->all[0], sizeof(coll_rec));
-        if (k->blocking) cr_sched_recv(job, s, cr_group_rank(g, 0), ANSWER_STEP, &k->answer, 1);
+        if (k->blocking)
+            cr_sched_recv(job, s, cr_group_rank(g, 0), ZERO_STEP, &k->zero, sizeof(coll_rec));
         cr_sched_round_end(job, s);
+        if (k->blocking) cr_sched_call(job, s, zero_step, k);
     } else {
+        for (int i = 1; k->blocking && i < k->np; i++)
+            cr_sched_send(job, s, cr_group_rank(g, i), ZERO_STEP, &k->all[0], sizeof(coll_rec));
         for (int i = 1; i < k->np; i++)
             cr_sched_recv(job, s, cr_group_rank(g, i), CHECK_STEP, &k->all[i], sizeof(coll_rec));
         cr_sched_round_end(job, s);
         cr_sched_call(job, s, judge_step, k);
-        cr_sched_round_end(job, s);
-        for (int i = 1; k->blocking && i < k->np; i++)
-            cr_sched_send(job, s, cr_group_rank(g, i), ANSWER_STEP, &k->answer, 1);
-        cr_sched_round_end(job, s);
     }
+    cr_sched_round_end(job, s);
     if (!k->out) return;
     for (int i = 0; i < k->np; i++) {
         if (i != k->me && k->out[i].count >= 0)
