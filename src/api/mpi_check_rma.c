@@ -24,7 +24,11 @@
  * it (a checksum at the put and at the close), and at a fence or
  * MPI_Win_wait the target's own bytes that a put alone wrote must hold what
  * it put (a checksum of the put's data against the window's memory there): a
- * difference is a local store to them in the same epoch.
+ * difference is a local store to them in the same epoch. In passive target
+ * the origin reads such a put's bytes back when a flush or unlock completes
+ * it and marks a difference for the target to report at MPI_Win_free, unless
+ * the target called MPI_Win_sync since the put (counted in its clock word's
+ * high bits: it may have seen the put and stored after it).
  *
  * Invariants: the state is the window's (w->chk, NULL while the check is off;
  * the transfers' fast paths then step aside for the full path, which records);
