@@ -71,12 +71,16 @@ _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm com
 /* ---- collectives ---------------------------------------------------------- */
 
 /* Before collective a->call on communicator a->c moves data: every member
- * agrees on the kind, root, operator and type signature (an allgather of each
- * member's record over the communicator's collective group: on an
- * intercommunicator its local group, which agrees on the kind, the operator
- * and the root's form); on a disagreement each rank's call is reported. root
- * -1: none; op MPI_OP_NULL: none; ts/tr NULL: no send/receive side to compare
- * at this rank (MPI_IN_PLACE, not the root, the v and w forms). */
+ * agrees on the kind, root, operator and type signature (each member's record
+ * to member 0 of the communicator's collective group, on an intercommunicator
+ * its local group, which agrees on the kind, the operator and the root's form;
+ * member 0 judges them all and sends its own to the others, which compare
+ * theirs with it; the records travel as a nonblocking or persistent
+ * collective's do, under the same sequence number, so a blocking call that
+ * meets one of those is reported too); on a disagreement member 0 reports
+ * each rank's call. root -1: none; op MPI_OP_NULL: none; ts/tr NULL: no
+ * send/receive side to compare at this rank (MPI_IN_PLACE, not the root, the
+ * v and w forms). */
 void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
                     int rcount, const mpi_type *tr) __attribute__((cold));
 static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int scount,
@@ -85,21 +89,38 @@ static inline void mpi_chk_coll(const mpi_cargs *a, int root, MPI_Op op, int sco
     if (mpi_chk_on(a->job, MPI_CHK_COLL)) mpi_check_coll(a, root, op, scount, ts, rcount, tr);
 }
 
-/* The v forms (blocking, intracommunicator): the call and root as
- * mpi_check_coll, ts/tr this rank's whole send and receive (NULL: none), and
- * per peer: pc[i] instances of pt are what this rank receives from member i
- * (pc_recv: gatherv's root, allgatherv) or sends to it (scatterv's root),
- * compared with that member's whole send or receive; a mismatch is reported
- * by this rank. pc NULL: no per-peer counts here. */
-void mpi_check_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts, int rcount,
-                      const mpi_type *tr, const int *pc, const mpi_type *pt, bool pc_recv)
-    __attribute__((cold));
-static inline void mpi_chk_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts,
-                                  int rcount, const mpi_type *tr, const int *pc, const mpi_type *pt,
-                                  bool pc_recv)
+/* The v and w forms' per-pair type signatures (intracommunicator): which
+ * members send to which (form, with root), and this rank's two sides. A side
+ * is count instances of t, or per member i counts[i] of t (types[i] where
+ * types is set); t and types both NULL: no such side at this rank (not the
+ * root; the send side with MPI_IN_PLACE, where the all-to-all forms send what
+ * they receive). */
+enum { MPI_CHKV_GATHER, MPI_CHKV_SCATTER, MPI_CHKV_ALLGATHER, MPI_CHKV_ALLTOALL };
+typedef struct mpi_chkside {
+    int count;
+    const int *counts;
+    const mpi_type *t;
+    mpi_type *const *types;
+} mpi_chkside;
+typedef struct mpi_chkv {
+    int form, root;
+    mpi_chkside s, r;
+} mpi_chkv;
+/* The sides: one block of n x t; counts[i] x t per member; counts[i] x ts[i]. */
+#define MPI_CHK1(n, t) ((mpi_chkside){(n), NULL, (t), NULL})
+#define MPI_CHKN(counts, t) ((mpi_chkside){0, (counts), (t), NULL})
+#define MPI_CHKW(counts, ts) ((mpi_chkside){0, (counts), NULL, (ts)})
+
+/* The blocking v and w forms: the agreement of mpi_check_coll (root; no
+ * signatures in the record), then every rank sends each member it sends data
+ * to the signature of that block, and each receiver compares it with its own
+ * side for that member; a mismatch is reported by the receiver, naming both
+ * ranks' calls and types. On an intercommunicator: the agreement alone. */
+void mpi_check_coll_v(const mpi_cargs *a, const mpi_chkv *v) __attribute__((cold));
+static inline void mpi_chk_coll_v(const mpi_cargs *a, int form, int root, mpi_chkside s,
+                                  mpi_chkside r)
 {
-    if (mpi_chk_on(a->job, MPI_CHK_COLL))
-        mpi_check_coll_v(a, root, scount, ts, rcount, tr, pc, pt, pc_recv);
+    if (mpi_chk_on(a->job, MPI_CHK_COLL)) mpi_check_coll_v(a, &(mpi_chkv){form, root, s, r});
 }
 
 /* A nonblocking or persistent collective's agreement (the same record): the
@@ -135,6 +156,15 @@ static inline void mpi_chk_nbc(const mpi_cargs *a, int root, MPI_Op op, int scou
                                const mpi_type *ts, int rcount, const mpi_type *tr)
 {
     if (a->chk) mpi_check_coll_set(a->job, a->chk, a->call, root, op, scount, ts, rcount, tr);
+}
+/* The nonblocking and persistent v and w forms (intracommunicator): their
+ * pairs' signatures (mpi_check_coll_v's), exchanged in a round of the
+ * schedule after the agreement; call before the schedule's first transfer. */
+void mpi_check_coll_pairs(const mpi_cargs *a, const mpi_chkv *v) __attribute__((cold));
+static inline void mpi_chk_nbc_v(const mpi_cargs *a, int form, int root, mpi_chkside s,
+                                 mpi_chkside r)
+{
+    if (a->chk) mpi_check_coll_pairs(a, &(mpi_chkv){form, root, s, r});
 }
 
 /* A communicator as the reports name it: its name, or "communicator #N". */
@@ -176,6 +206,9 @@ void mpi_check_rma_wait(cr_job *job, struct mpi_win *w, const char *call) __attr
  * the accesses are complete at the target (not MPI_Win_flush_local). */
 void mpi_check_rma_flush(cr_job *job, struct mpi_win *w, const char *call, int target, bool remote)
     __attribute__((cold));
+/* MPI_Win_sync: the target may have seen the puts into its memory (their
+ * read-back at the origin's completion then allows a change). */
+void mpi_check_rma_sync(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 /* MPI_Win_free, before its barrier (collective): judge the passive-target
  * accesses, free w->chk. */
 void mpi_check_rma_free(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));

@@ -1,32 +1,40 @@
 /* courier run --check=coll (docs/check.md): before a collective moves data,
  * its members agree that they call the same collective with the same root,
- * operator and type signature. Blocking ones as below; nonblocking and
- * persistent ones in the first rounds of their own schedule (each member's
- * record to member 0, which judges them in a step of its schedule: nothing
- * blocks in the call); on an intercommunicator each group within itself; the
- * blocking v forms also per pair (mpi_check_coll_v).
+ * operator and type signature; the v and w forms also compare each pair's
+ * block.
  *
- * How: each member contributes a fixed-size record of its call (name, root,
+ * How: each member sends a fixed-size record of its call (name, root,
  * operator, counts, the check values of one block it sends and receives:
- * mpi_check.c's signatures) to an allgather over the communicator's own
- * collective group, the same group and context the collective itself then
- * uses, so the check matches whatever collective the other members called.
- * Every member then judges the same table, so every member sees a
- * disagreement; member 0 reports it, in one block naming each rank's call and
- * arguments, and ends its rank; the others wait for the launcher to end them.
+ * mpi_check.c's signatures) to member 0 of the communicator's collective group
+ * (on an intercommunicator: of its local group), which judges them; a
+ * disagreement is reported by member 0, in one block naming each rank's call
+ * and arguments, which ends its rank and so the job. The records travel with
+ * a nonblocking collective's tags under the collective's own sequence number
+ * (mpi_nbc.c's), whichever form the call is: a nonblocking or persistent
+ * collective sends its record in the first round of its own schedule and
+ * goes on (nothing blocks in the call); a blocking one runs the same rounds
+ * at once, and member 0 of a blocking call also sends its record to every
+ * other member, which compares its own with it before any of its data moves
+ * (one that differs leaves the report to member 0 and moves nothing). So a
+ * blocking call that meets a nonblocking or persistent one (which MPI
+ * forbids) is judged like any other disagreement. The v and w forms then send
+ * each member they send data to the check value of that block, and each
+ * receiver compares it with its own counts and datatype for the sender
+ * (mismatch: the receiver reports, naming both ranks' calls and types).
  *
- * Invariants: the check sends nothing but the one allgather (nonblocking:
- * the one record to member 0); a record's signatures are 0 where a side
- * carries nothing to compare (no data there, MPI_BYTE/MPI_PACKED); the block
- * signatures that are not 0 must all be equal across the members, which is
- * MPI's rule for every rooted and all-to-all collective whose blocks have one
- * size; a v form's record (vform) carries the rank's whole data instead,
- * compared only against the counts of the rank that sends or receives it
- * (docs/check.md: what is not compared). The same agreement, on the call, root and length, serves
- * the interfaces without datatypes (MPL: cr_check_group_agree). */
+ * Invariants: the check sends nothing but the records (member 0's to the
+ * others in a blocking call) and the v forms' pair values, and takes no sequence
+ * number of its own; a record's signatures are 0 where a side carries nothing
+ * to compare (no data there, MPI_BYTE/MPI_PACKED); the block signatures that
+ * are not 0 must all be equal across the members, which is MPI's rule for
+ * every rooted and all-to-all collective whose blocks have one size; a v
+ * form's record (vform) carries none of its blocks (they are compared per
+ * pair). The same agreement, on the call, root and length, serves the
+ * interfaces without datatypes (MPL: cr_check_group_agree). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "mpi_check.h"
@@ -59,12 +67,16 @@ void mpi_check_op_words(int32_t op, char *buf, size_t len)
 }
 
 /* One side of a record: "send count 4 of MPI_INT" (what: "send count"). */
+static const char *type_words(uint64_t sig)
+{
+    return !sig                ? "MPI_BYTE/MPI_PACKED"
+           : (sig & 0xff) == 0 ? "a derived datatype of several basic types"
+                               : mpi_type_at((int)(sig & 0xff))->name;
+}
+
 static void side_words(char *buf, size_t len, const char *what, uint64_t sig, int64_t count)
 {
-    const char *type = !sig                ? "MPI_BYTE/MPI_PACKED"
-                       : (sig & 0xff) == 0 ? "a derived datatype of several basic types"
-                                           : mpi_type_at((int)(sig & 0xff))->name;
-    snprintf(buf, len, "%s %lld of %s", what, (long long)count, type);
+    snprintf(buf, len, "%s %lld of %s", what, (long long)count, type_words(sig));
 }
 
 /* A record as the report shows it: "MPI_Bcast(root 1, send count 4 of MPI_INT, ...)". */
@@ -182,96 +194,266 @@ _Noreturn static void report(cr_job *job, MPI_Comm comm, bool inter, const char 
     mpi_check_end();
 }
 
-void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
-                    int rcount, const mpi_type *tr)
-{
-    cr_job *job = a->job;
-    mpi_comm *c = a->c;
-    coll_rec mine;
-    rec_make(job, &mine, a->call, root, op, scount, ts, rcount, tr);
-    int np = c->size; /* on an intercommunicator: the local group */
-    coll_rec *all = calloc((size_t)np, sizeof *all);
-    if (!all) cr_fatal(job, a->call, "out of memory for --check's collective records");
-    cr_coll_allgather(job, &c->g, a->call, &mine, all, sizeof mine);
-    const char *what = judge(all, np, c->inter);
-    if (!what) {
-        free(all);
-        return;
-    }
-    if (c->me != 0) { /* member 0 reports; the launcher ends the job then */
-        free(all);
-        mpi_check_wait_end(job);
-    }
-    report(job, a->comm, c->inter, what, all, np);
-}
+/* ---- the agreement's rounds ------------------------------------------------------------ */
 
-void mpi_check_coll_v(const mpi_cargs *a, int root, int scount, const mpi_type *ts, int rcount,
-                      const mpi_type *tr, const int *pc, const mpi_type *pt, bool pc_recv)
-{
-    cr_job *job = a->job;
-    mpi_comm *c = a->c;
-    coll_rec mine;
-    rec_make(job, &mine, a->call, root, MPI_OP_NULL, scount, ts, rcount, tr);
-    mine.vform = 1;
-    int np = c->size;
-    coll_rec *all = calloc((size_t)np, sizeof *all);
-    if (!all) cr_fatal(job, a->call, "out of memory for --check's collective records");
-    cr_coll_allgather(job, &c->g, a->call, &mine, all, sizeof mine);
-    const char *what = judge(all, np, false);
-    if (what && c->me != 0) {
-        free(all);
-        mpi_check_wait_end(job);
-    }
-    if (what) report(job, a->comm, false, what, all, np);
-    /* this rank's counts per peer against what each peer sends (receives) */
-    for (int i = 0; pc && pt && i < np; i++) {
-        const coll_rec *r = &all[i];
-        uint64_t other = pc_recv ? (r->sside ? r->ssig : 0) : (r->rside ? r->rsig : 0);
-        uint64_t want = mpi_check_sig(job, pt, (size_t)pc[i], "");
-        if (!other || !want || sig_eq(other, want)) continue;
-        char cw[MPI_MAX_OBJECT_NAME + 24], ow[160], ww[160];
-        mpi_check_comm_words(a->comm, cw, sizeof cw);
-        side_words(ow, sizeof ow, pc_recv ? "sends count" : "receives count", other,
-                   pc_recv ? r->scount : r->rcount);
-        side_words(ww, sizeof ww, pc_recv ? "receives count" : "sends count", want, pc[i]);
-        fflush(stdout);
-        fprintf(stderr,
-                "courier: check: type mismatch in %s on %s: rank %d %s, rank %d %s from it\n"
-                "  rank %d: %s(%s)\n"
-                "  the type signature each rank sends must match what the other side's counts "
-                "and datatype for it say (MPI-4.1, chapter 6): make rank %d's %s[%d] and "
-                "datatype describe what rank %d %s\n",
-                a->call, cw, i, ow, c->me, ww, c->me, a->call, ww, c->me,
-                pc_recv ? "recvcounts" : "sendcounts", i, i, pc_recv ? "sends" : "receives");
-        free(all);
-        mpi_check_trace(job, "check: collective type mismatch");
-        mpi_check_end();
-    }
-    free(all);
-}
-
-/* ---- nonblocking and persistent collectives ------------------------------------------- */
-
-/* The step of the agreement's transfers in a schedule's tags (src/coll's
- * algorithms stay far below it). */
+/* The steps of the agreement's transfers in a schedule's tags (src/coll's
+ * algorithms stay far below them): the records to member 0, member 0's to the
+ * others (blocking), the pairs' signatures. */
 #define CHECK_STEP 0xffd
+#define ZERO_STEP 0xffc
+#define PAIR_STEP 0xffe
+
+/* A v or w form's block between two members: its check value and count
+ * (count < 0: no block between them). */
+typedef struct pair_rec {
+    uint64_t sig;
+    int64_t count;
+} pair_rec;
 
 struct mpi_chknbc {
     coll_rec *all; /* member 0: every member's; the others: their own (all[0]) */
     int np, me;
     bool inter;
+    bool blocking; /* member 0 sends its record to the others, which wait for it */
+    coll_rec zero; /* member 0's record, at the others (blocking) */
     MPI_Comm comm;
+    cr_sched *s;
+    /* the v and w forms (NULL: none): per member what this rank sends it and
+     * receives from it, and what that member says it sends here */
+    pair_rec *out, *in, *got;
+    int form;
 };
+
+/* A collective's operation and form from its name: 0 blocking, 1 nonblocking
+ * ("MPI_Ibcast"), 2 persistent ("MPI_Bcast_init"); *op and *n: the name
+ * without them ("Bcast", "bcast": compared without case). */
+static int form_of(const char *call, const char **op, size_t *n)
+{
+    size_t len = strlen(call);
+    bool init = len > 9 && !strcmp(call + len - 5, "_init"), nb = !strncmp(call, "MPI_I", 5);
+    *op = call + 4 + (nb && !init);
+    *n = len - 4 - (nb && !init) - (init ? 5 : 0);
+    return init ? 2 : nb ? 1 : 0;
+}
+
+/* The same operation in two forms (blocking, nonblocking, persistent). */
+static bool forms_differ(const char *a, const char *b)
+{
+    const char *oa, *ob;
+    size_t na, nb;
+    int fa = form_of(a, &oa, &na), fb = form_of(b, &ob, &nb);
+    return fa != fb && na == nb && !strncasecmp(oa, ob, na);
+}
+
+static void judge_step(cr_job *job, void *arg)
+{
+    const mpi_chknbc *k = arg;
+    const char *what = judge(k->all, k->np, k->inter);
+    for (int i = 1; what && i < k->np; i++)
+        if (forms_differ(k->all[0].call, k->all[i].call))
+            what = "which collective they call: a blocking collective never matches a "
+                   "nonblocking or persistent one, nor a nonblocking one a persistent one, even "
+                   "of the same operation (MPI-4.1 sections 6.12 and 6.13)";
+    if (what) report(job, k->comm, k->inter, what, k->all, k->np);
+}
+
+static void pairs_judge(cr_job *job, void *arg);
+
+/* A blocking member other than 0: its record against member 0's. A
+ * difference is member 0's to report (it judges every record); this member
+ * moves no data and waits for the end. So the members that go on agree with
+ * member 0, and so with each other. */
+static void zero_step(cr_job *job, void *arg)
+{
+    const mpi_chknbc *k = arg;
+    coll_rec two[2] = {k->zero, k->all[0]};
+    if (judge(two, 2, k->inter)) mpi_check_wait_end(job);
+}
+
+/* The agreement's rounds over g: the records to member 0 (a blocking member
+ * 0 sends its own to the others at the same time), the judgements, then the
+ * pairs' signatures. */
+static void rounds(cr_job *job, cr_sched *s, const cr_group *g, mpi_chknbc *k)
+{
+    if (k->me) {
+        cr_sched_send(job, s, cr_group_rank(g, 0), CHECK_STEP, &k->all[0], sizeof(coll_rec));
+        if (k->blocking)
+            cr_sched_recv(job, s, cr_group_rank(g, 0), ZERO_STEP, &k->zero, sizeof(coll_rec));
+        cr_sched_round_end(job, s);
+        if (k->blocking) cr_sched_call(job, s, zero_step, k);
+    } else {
+        for (int i = 1; k->blocking && i < k->np; i++)
+            cr_sched_send(job, s, cr_group_rank(g, i), ZERO_STEP, &k->all[0], sizeof(coll_rec));
+        for (int i = 1; i < k->np; i++)
+            cr_sched_recv(job, s, cr_group_rank(g, i), CHECK_STEP, &k->all[i], sizeof(coll_rec));
+        cr_sched_round_end(job, s);
+        cr_sched_call(job, s, judge_step, k);
+    }
+    cr_sched_round_end(job, s);
+    if (!k->out) return;
+    for (int i = 0; i < k->np; i++) {
+        if (i != k->me && k->out[i].count >= 0)
+            cr_sched_send(job, s, cr_group_rank(g, i), PAIR_STEP, &k->out[i], sizeof(pair_rec));
+        if (i != k->me && k->in[i].count >= 0)
+            cr_sched_recv(job, s, cr_group_rank(g, i), PAIR_STEP, &k->got[i], sizeof(pair_rec));
+    }
+    cr_sched_round_end(job, s);
+    cr_sched_call(job, s, pairs_judge, k);
+    cr_sched_round_end(job, s);
+}
+
+/* The tags of a nonblocking collective on c (mpi_nbc.c's): its sequence
+ * number is the one this blocking call is about to take. */
+#define NBC_TAGBITS 0x80000000u
+#define NBC_SEQMASK 0x7ffffu
+
+/* Run the agreement of a blocking call whose record is mine. */
+static void agree_now(const mpi_cargs *a, const coll_rec *mine, mpi_chknbc *k)
+{
+    cr_job *job = a->job;
+    mpi_comm *c = a->c;
+    cr_sched s;
+    if (c->inter)
+        cr_sched_base(&s, a->call, c->g.ctx, CR_INTER_NB_TAGBITS, CR_INTER_SEQMASK, c->ig.seq,
+                      c->g.trunc);
+    else
+        cr_sched_base(&s, a->call, c->g.ctx, NBC_TAGBITS, NBC_SEQMASK, c->g.seq, c->g.trunc);
+    cr_sched_now(&s);
+    k->np = c->size; /* on an intercommunicator: the local group */
+    k->me = c->me;
+    k->inter = c->inter;
+    k->blocking = true;
+    k->comm = a->comm;
+    k->s = &s;
+    k->all = calloc((size_t)(k->me ? 1 : k->np), sizeof *k->all);
+    if (!k->all) cr_fatal(job, a->call, "out of memory for --check's collective records");
+    k->all[0] = *mine;
+    rounds(job, &s, &c->g, k);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
+    free(k->all);
+}
+
+void mpi_check_coll(const mpi_cargs *a, int root, MPI_Op op, int scount, const mpi_type *ts,
+                    int rcount, const mpi_type *tr)
+{
+    coll_rec mine;
+    rec_make(a->job, &mine, a->call, root, op, scount, ts, rcount, tr);
+    mpi_chknbc k = {0};
+    agree_now(a, &mine, &k);
+}
+
+/* ---- the v and w forms' pairs ----------------------------------------------------------- */
+
+/* Side d's block for member i: false where the side is absent. */
+static bool side_at(const mpi_chkside *d, int i, int *count, const mpi_type **t)
+{
+    if (!d->t && !d->types) return false;
+    *count = d->counts ? d->counts[i] : d->count;
+    *t = d->types ? d->types[i] : d->t;
+    return true;
+}
+
+static pair_rec pair_of(cr_job *job, int count, const mpi_type *t)
+{
+    return (pair_rec){t ? mpi_check_sig(job, t, (size_t)count, "") : 0, count};
+}
+
+/* k's pairs from v (arrays from alloc: the schedule's memory, or the heap). */
+static void pairs_make(cr_job *job, mpi_chknbc *k, const mpi_chkv *v, pair_rec *mem)
+{
+    int np = k->np, me = k->me;
+    k->out = mem;
+    k->in = mem + np;
+    k->got = mem + 2 * np;
+    k->form = v->form;
+    mpi_chkside snd = v->s;
+    bool all = v->form == MPI_CHKV_ALLGATHER || v->form == MPI_CHKV_ALLTOALL;
+    if (!snd.t && !snd.types && all) { /* MPI_IN_PLACE: sends what it receives */
+        snd = v->r;
+        if (v->form == MPI_CHKV_ALLGATHER && snd.counts) snd.count = snd.counts[me];
+        if (v->form == MPI_CHKV_ALLGATHER) snd.counts = NULL;
+    }
+    for (int i = 0; i < np; i++) {
+        int n;
+        const mpi_type *t;
+        bool to = all || (v->form == MPI_CHKV_GATHER ? i == v->root : me == v->root);
+        bool from = all || (v->form == MPI_CHKV_GATHER ? me == v->root : i == v->root);
+        k->out[i] = to && side_at(&snd, i, &n, &t) ? pair_of(job, n, t) : (pair_rec){0, -1};
+        k->in[i] = from && side_at(&v->r, i, &n, &t) ? pair_of(job, n, t) : (pair_rec){0, -1};
+        k->got[i] = (pair_rec){0, -1};
+    }
+    k->got[me] = k->out[me]; /* this rank's block to itself */
+}
+
+/* Each block this rank receives against what its sender says it sends. */
+static void pairs_judge(cr_job *job, void *arg)
+{
+    const mpi_chknbc *k = arg;
+    for (int i = 0; i < k->np; i++) {
+        const pair_rec *g = &k->got[i], *w = &k->in[i];
+        if (g->count < 0 || w->count < 0 || !g->sig || !w->sig) continue;
+        if (sig_eq(g->sig, w->sig)) continue;
+        const char *call = k->all[0].call;
+        char cw[MPI_MAX_OBJECT_NAME + 24], gw[160], ww[160];
+        mpi_check_comm_words(k->comm, cw, sizeof cw);
+        side_words(gw, sizeof gw, "send count", g->sig, g->count);
+        side_words(ww, sizeof ww, "receive count", w->sig, w->count);
+        fflush(stdout);
+        fprintf(stderr,
+                "courier: check: type mismatch in %s on %s: rank %d sends count %lld of %s, "
+                "rank %d receives count %lld of %s from it\n"
+                "  rank %d: %s(%s to rank %d)\n"
+                "  rank %d: %s(%s from rank %d)\n"
+                "  the type signature a rank sends must match what the receiving rank's counts "
+                "and datatype for it say (MPI-4.1, chapter 6): make rank %d's %s for rank %d "
+                "and rank %d's receive counts and datatype for rank %d describe the same basic "
+                "types and counts\n",
+                call, cw, i, (long long)g->count, type_words(g->sig), k->me, (long long)w->count,
+                type_words(w->sig), i, call, gw, k->me, k->me, call, ww, i, i,
+                k->form == MPI_CHKV_SCATTER || k->form == MPI_CHKV_ALLTOALL
+                    ? "send counts and datatype"
+                    : "send count and datatype",
+                k->me, k->me, i);
+        mpi_check_trace(job, "check: collective type mismatch");
+        mpi_check_end();
+    }
+}
+
+/* The record of a v or w form: its root, and the sides that are one block. */
+static void vrec_make(cr_job *job, coll_rec *r, const char *call, const mpi_chkv *v)
+{
+    bool s1 = v->s.t && !v->s.counts, r1 = v->r.t && !v->r.counts;
+    rec_make(job, r, call, v->form == MPI_CHKV_GATHER || v->form == MPI_CHKV_SCATTER ? v->root : -1,
+             MPI_OP_NULL, v->s.count, s1 ? v->s.t : NULL, v->r.count, r1 ? v->r.t : NULL);
+    r->vform = 1;
+}
+
+void mpi_check_coll_v(const mpi_cargs *a, const mpi_chkv *v)
+{
+    coll_rec mine;
+    vrec_make(a->job, &mine, a->call, v);
+    mpi_chknbc k = {0};
+    pair_rec *mem = NULL;
+    if (!a->c->inter) {
+        k.np = a->c->size;
+        k.me = a->c->me;
+        mem = calloc(3 * (size_t)k.np, sizeof *mem);
+        if (!mem) cr_fatal(a->job, a->call, "out of memory for --check's collective records");
+        pairs_make(a->job, &k, v, mem);
+    }
+    agree_now(a, &mine, &k);
+    free(mem);
+}
+
+/* ---- nonblocking and persistent collectives ------------------------------------------- */
 
 mpi_chknbc *mpi_check_coll_rec(cr_job *job, cr_sched *s, const mpi_comm *c, MPI_Comm comm,
                                const char *call, int root, MPI_Op op, int scount,
                                const mpi_type *ts, int rcount, const mpi_type *tr)
 {
     mpi_chknbc *k = cr_sched_alloc(job, s, sizeof *k);
-    k->np = c->size;
-    k->me = c->me;
-    k->inter = c->inter;
-    k->comm = comm;
+    *k = (mpi_chknbc){.np = c->size, .me = c->me, .inter = c->inter, .comm = comm, .s = s};
     k->all = cr_sched_alloc(job, s, (size_t)(k->me ? 1 : k->np) * sizeof(coll_rec));
     rec_make(job, &k->all[0], call, root, op, scount, ts, rcount, tr);
     return k;
@@ -283,25 +465,17 @@ void mpi_check_coll_set(cr_job *job, mpi_chknbc *k, const char *call, int root, 
     rec_make(job, &k->all[0], call, root, op, scount, ts, rcount, tr);
 }
 
-static void nbc_judge(cr_job *job, void *arg)
+void mpi_check_coll_pairs(const mpi_cargs *a, const mpi_chkv *v)
 {
-    const mpi_chknbc *k = arg;
-    const char *what = judge(k->all, k->np, k->inter);
-    if (what) report(job, k->comm, k->inter, what, k->all, k->np);
+    mpi_chknbc *k = a->chk;
+    vrec_make(a->job, &k->all[0], a->call, v);
+    if (k->inter) return;
+    pairs_make(a->job, k, v, cr_sched_alloc(a->job, k->s, 3 * (size_t)k->np * sizeof(pair_rec)));
 }
 
 void mpi_check_coll_round(cr_job *job, cr_sched *s, const cr_group *g, mpi_chknbc *k)
 {
-    if (k->me) {
-        cr_sched_send(job, s, cr_group_rank(g, 0), CHECK_STEP, &k->all[0], sizeof(coll_rec));
-        cr_sched_round_end(job, s);
-        return;
-    }
-    for (int i = 1; i < k->np; i++)
-        cr_sched_recv(job, s, cr_group_rank(g, i), CHECK_STEP, &k->all[i], sizeof(coll_rec));
-    cr_sched_round_end(job, s);
-    cr_sched_call(job, s, nbc_judge, k);
-    cr_sched_round_end(job, s);
+    rounds(job, s, g, k);
 }
 
 /* ---- interfaces without datatypes (MPL) ---------------------------------------------- */

@@ -24,7 +24,11 @@
  * it (a checksum at the put and at the close), and at a fence or
  * MPI_Win_wait the target's own bytes that a put alone wrote must hold what
  * it put (a checksum of the put's data against the window's memory there): a
- * difference is a local store to them in the same epoch.
+ * difference is a local store to them in the same epoch. In passive target
+ * the origin reads such a put's bytes back when a flush or unlock completes
+ * it and marks a difference for the target to report at MPI_Win_free, unless
+ * the target called MPI_Win_sync since the put (counted in its clock word's
+ * high bits: it may have seen the put and stored after it).
  *
  * Invariants: the state is the window's (w->chk, NULL while the check is off;
  * the transfers' fast paths then step aside for the full path, which records);
@@ -46,7 +50,8 @@ typedef struct rma_rec {
     int32_t origin, target; /* window members */
     int32_t op;             /* accumulates: MPI_Op */
     uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
-    uint8_t pad[5];
+    uint8_t changed;        /* passive put: its bytes differed from its data when it completed */
+    uint8_t pad[4];
 } rma_rec;
 
 /* A put's origin buffer, compared when its epoch closes. */
@@ -78,6 +83,11 @@ struct mpi_rmachk {
 
 #define PAS_MAX (1u << 18) /* passive records kept per window */
 #define SCAN_MAX 256       /* overlapping records compared with one */
+/* The target's clock word: its MPI_Win_sync calls count from this bit up,
+ * every lock, access and completion below it. */
+#define SYNC_SHIFT 40
+#define READBACK_RECS 64      /* passive puts read back at one completion, at most */
+#define READBACK_BYTES 65536u /* the longest run read back */
 
 enum { EP_FENCE, EP_PSCW, EP_FREE };
 
@@ -217,6 +227,31 @@ static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a
             "(MPI-4.1 section 12.7): store before the epoch opens or after it closes, or into "
             "other bytes\n",
             ww, rw, w->me, epoch_words(ep), a->origin, aw, w->me);
+    mpi_check_trace(job, "check: RMA store during a put");
+    mpi_check_end();
+}
+
+static void report_pstore(cr_job *job, const mpi_win *w, const rma_rec *a)
+{
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
+    win_words(w, ww, sizeof ww);
+    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
+    access_words(a, aw, sizeof aw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: RMA conflict on %s: %s of rank %d changed during rank %d's "
+            "passive-target epoch, between its %s and the flush or unlock that completed it, by "
+            "something other than that put\n"
+            "  rank %d: %s\n"
+            "  rank %d: a local store into its window memory, with no MPI_Win_sync of its own "
+            "since the put (or another process's store, through shared memory)\n"
+            "  a target's own stores must not touch bytes a put writes until the put is complete "
+            "and visible to it (MPI-4.1 section 12.7): store before the origin locks, or after its "
+            "unlock or flush and a synchronization that orders the two (a message, a barrier; "
+            "in the unified model MPI_Win_sync at the target once it sees the put), or into "
+            "other bytes\n",
+            ww, rw, w->me, a->origin, calls[a->call % (sizeof calls / sizeof calls[0])], a->origin,
+            aw, w->me);
     mpi_check_trace(job, "check: RMA store during a put");
     mpi_check_end();
 }
@@ -414,6 +449,8 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
     if (!found && ep != EP_FREE) s = find_store(w, all.r, all.n);
     if (found) report_conflict(job, w, ep, a, b);
     if (s) report_store(job, w, ep, s);
+    for (size_t i = 0; ep == EP_FREE && i < all.n; i++)
+        if (all.r[i].changed) report_pstore(job, w, &all.r[i]);
     free(all.r);
 }
 
@@ -477,21 +514,62 @@ void mpi_check_rma_wait(cr_job *job, mpi_win *w, const char *call)
     free(all.r);
 }
 
+/* The passive puts to t completed now (records from.. not yet completed; now:
+ * t's clock): one that alone wrote its bytes among them must find them as it
+ * put them, unless t called MPI_Win_sync since the put (it may have seen the
+ * put and stored after it, as the unified model allows); a difference is
+ * marked, for t to judge at MPI_Win_free (where a conflict with another
+ * origin's access, which would change them too, is reported instead). */
+static void readback(cr_job *job, mpi_win *w, const char *call, int t, size_t from, uint64_t now)
+{
+    rvec *v = &w->chk->pas;
+    size_t n = 0;
+    for (size_t i = from; i < v->n; i++) n += v->r[i].target == t && !v->r[i].t1;
+    if (n > READBACK_RECS) return;
+    for (size_t i = from; i < v->n; i++) {
+        rma_rec *r = &v->r[i];
+        size_t len = r->hi - r->lo;
+        if (r->target != t || r->t1 || !r->dsum || len > READBACK_BYTES ||
+            r->t0 >> SYNC_SHIFT != now >> SYNC_SHIFT)
+            continue;
+        bool alone = true;
+        for (size_t j = from; j < v->n && alone; j++) {
+            const rma_rec *o = &v->r[j];
+            alone = j == i || o->target != t || o->t1 || o->hi <= r->lo || o->lo >= r->hi;
+        }
+        char *buf = alone ? malloc(len) : NULL;
+        if (!alone) continue;
+        if (!buf) cr_fatal(job, call, "out of memory for --check=rma");
+        int rank = cr_group_rank(&w->c->g, t);
+        cr_rtarget at = w->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                            ? (cr_rtarget){rank, r->lo, NULL}
+                            : cr_rtable_at(&w->c->g, &w->mem, t, r->lo);
+        if (cr_rma_get(job, call, &at, buf, len, NULL)) cr_rma_flush(job, call, rank);
+        if ((mpi_check_sum(buf, len) | 1) != r->dsum) r->changed = 1;
+        free(buf);
+    }
+}
+
 /* Passive-target accesses to t (-1: all) are complete at their target: their
- * interval ends at its clock now. */
+ * interval ends at its clock now; the puts among them are read back. */
 static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
 {
     mpi_rmachk *k = w->chk;
     for (int t = 0; t < w->size; t++) {
         if (target >= 0 && t != target) continue;
         uint64_t end = 0;
-        for (size_t i = k->from[t]; i < k->pas.n; i++)
-            if (k->pas.r[i].target == t && !k->pas.r[i].t1) {
-                if (!end) end = tick(job, call, w, t);
-                k->pas.r[i].t1 = end;
-            }
+        for (size_t i = k->from[t]; i < k->pas.n && !end; i++)
+            if (k->pas.r[i].target == t && !k->pas.r[i].t1) end = tick(job, call, w, t);
+        if (end) readback(job, w, call, t, k->from[t], end);
+        for (size_t i = k->from[t]; end && i < k->pas.n; i++)
+            if (k->pas.r[i].target == t && !k->pas.r[i].t1) k->pas.r[i].t1 = end;
         k->from[t] = k->pas.n;
     }
+}
+
+void mpi_check_rma_sync(cr_job *job, mpi_win *w, const char *call)
+{
+    ctl_amo(job, call, w, w->me, ctl_chk(w), CR_AMO_ADD, 1ull << SYNC_SHIFT, 0);
 }
 
 void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, bool remote)

@@ -1175,7 +1175,7 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll_v(&a, root, scount, ts, 0, NULL, isroot ? rcounts : NULL, tr, true); /* --check */
+    mpi_chk_coll_v(&a, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     int np = a.c->size;
     char *stmp = NULL;
     if (!isroot) {
@@ -1224,7 +1224,7 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll_v(&a, root, 0, NULL, rcount, tr, isroot ? scounts : NULL, ts, false); /* --check */
+    mpi_chk_coll_v(&a, MPI_CHKV_SCATTER, root, MPI_CHKN(scounts, ts), MPI_CHK1(rcount, tr));
     int np = a.c->size;
     char *s = NULL;
     if (isroot) {
@@ -1262,7 +1262,7 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll_v(&a, -1, scount, ts, 0, NULL, rcounts, tr, true); /* --check */
+    mpi_chk_coll_v(&a, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     int np = a.c->size, me = a.c->me;
     char *r = v.staged ? xmalloc(a.job, a.call, v.total) : rbuf, *stmp = NULL;
     const char *s = NULL;
@@ -1302,7 +1302,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
         free(vs.len);
         return done(&a, rc);
     }
-    mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
+    mpi_chk_coll_v(&a, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts), MPI_CHKN(rcounts, tr));
     int np = comm_peer_size(a.c);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer */
@@ -1363,7 +1363,8 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
         free(types);
         return done(&a, rc);
     }
-    mpi_chk_coll(&a, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (the blocks may differ) */
+    mpi_chk_coll_v(&a, MPI_CHKV_ALLTOALL, -1, MPI_CHKW(scounts, inplace ? NULL : ws.t),
+                   MPI_CHKW(rcounts, wr.t));
     mpi_wside_offsets(&wr, rdispls, roff, np);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */

@@ -862,6 +862,7 @@ int mpi_nbc_gatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, voi
     if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
         rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc_v(&b, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     nb_seq(&b);
     const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
     if (!isroot) {
@@ -896,6 +897,7 @@ int mpi_nbc_scatterv(int p, const void *sbuf, const int scounts[], const int dis
     if (!rc && !inplace) rc = mpi_chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
     if (!rc && isroot && !inplace) rc = mpi_chk_match(&b, v.len[root], (size_t)rcount * tr->size);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc_v(&b, MPI_CHKV_SCATTER, root, MPI_CHKN(scounts, ts), MPI_CHK1(rcount, tr));
     nb_seq(&b);
     char *r = inplace ? NULL : bytes_out(&b, tr, rbuf, (size_t)rcount);
     size_t rlen = inplace ? 0 : (size_t)rcount * tr->size;
@@ -931,6 +933,7 @@ int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, 
     if (!rc && !inplace && !v.staged && v.len[b.c->me] && sbuf == (char *)rbuf + v.off[b.c->me])
         rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc_v(&b, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     int me = b.c->me;
     char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
     if (inplace && v.staged)
@@ -962,6 +965,7 @@ int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sd
     if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
         rc = mpi_chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts), MPI_CHKN(rcounts, tr));
     int np = b.c->size;
     const char *s;
     if (inplace) { /* send from a packed copy of the receive buffer */
@@ -1019,6 +1023,8 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
     rc = mpi_chk_alltoallw(&b, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, &ws,
                            &wr);
     if (rc) return done(&b, rc);
+    mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKW(scounts, inplace ? NULL : ws.t),
+                  MPI_CHKW(rcounts, wr.t));
     mpi_wside_offsets(&wr, rdispls, roff, np);
     const char *s = sbuf;
     if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */

@@ -229,6 +229,7 @@ int PMPI_Win_sync(MPI_Win win)
     /* a full barrier: a locked read-modify-write (ThreadSanitizer does not
      * take a bare fence) */
     if (!rc) __atomic_fetch_add(&w->sync_word, 0, __ATOMIC_SEQ_CST);
+    if (!rc && w->chk) mpi_check_rma_sync(job, w, call); /* --check=rma */
     if (!rc) cr_rma_sim_serve(job);
     return mpi_leave(job, rc);
 }

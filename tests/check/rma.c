@@ -11,11 +11,18 @@
  *   bad_store   rank 1 puts int 20 and rank 0 stores into it in the same fence
  *               epoch (after the put is there: over shared memory);
  *   bad_origin  rank 1 changes its MPI_Put's origin buffer before the fence;
+ *   bad_pstore  rank 1 puts int 28 under an exclusive lock and, before its
+ *               unlock, lets rank 0 (by a message) store into it (the put is
+ *               there already: over shared memory);
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
  *               and a barrier, a store before the epoch and after it, the
- *               origin buffer written after the fence; prints "check rma ok".
+ *               origin buffer written after the fence, a store after the
+ *               unlock and a message, a flag put under MPI_Win_lock_all that
+ *               rank 0 waits for with MPI_Win_sync and then resets before
+ *               rank 1's unlock (the unified model allows it); prints
+ *               "check rma ok".
  * Unchecked, "bad_put" runs to its end and says so. */
 #include <string.h>
 
@@ -92,6 +99,18 @@ static void bad(const char *what)
         if (me == 1) OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
         buf[1] = 5; /* erroneous: the put is not complete before the fence */
         fence();
+    } else if (!strcmp(what, "bad_pstore")) {
+        if (me == 1) {
+            OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            put(me, 28, 1);
+            OK(MPI_Send(&x, 1, MPI_INT, 0, 4, MPI_COMM_WORLD));
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            OK(MPI_Win_unlock(0, win));
+        } else if (me == 0) {
+            OK(MPI_Recv(&x, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            mem[28] = 99; /* erroneous: rank 1's epoch is open, its put not complete */
+            OK(MPI_Send(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+        }
     }
 }
 
@@ -154,6 +173,32 @@ static void ok(void)
     OK(MPI_Win_unlock_all(win));
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0) CHECK(mem[16] == 5, "int 16 is %d, not 2 + 3", mem[16]);
+    /* a store after the put's unlock and a message */
+    if (me == 1) {
+        OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        put(me, 28, 1);
+        OK(MPI_Win_unlock(0, win));
+        OK(MPI_Send(&x, 1, MPI_INT, 0, 4, MPI_COMM_WORLD));
+    } else if (me == 0) {
+        OK(MPI_Recv(&x, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        mem[28] = 99;
+    }
+    /* a flag put, seen through MPI_Win_sync and reset before the origin's unlock */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) {
+        put(1, 32, 1);
+        OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    } else if (me == 0) {
+        for (int seen = 0; !seen;) {
+            OK(MPI_Win_sync(win));
+            seen = ((volatile int *)mem)[32] == 1;
+            if (!seen) OK(MPI_Iprobe(1, 5, MPI_COMM_WORLD, &r, MPI_STATUS_IGNORE)); /* progress */
+        }
+        mem[32] = 0;
+        OK(MPI_Win_sync(win));
+        OK(MPI_Send(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    }
+    OK(MPI_Win_unlock_all(win));
 }
 
 int main(int argc, char **argv)
