@@ -592,4 +592,30 @@ void cr_inter_reduce_scatter(cr_job *job, cr_inter *x, const char *op, const voi
                              size_t count, const cr_redop *o, const size_t *llens,
                              const size_t *loffs);
 
+/* ---- added for MPI: neighbourhood exchanges (coll_neighbor.c) ------------- */
+
+/* A member's neighbours in a process topology: it receives block i from member
+ * in[i] and sends block i to member out[i] (a negative member: none there,
+ * nothing moves and the receive block is left alone); rstep[i] / sstep[i] the
+ * step of block i's tag (NULL: 0), which tells two blocks between the same
+ * pair of members apart. */
+typedef struct cr_nbrs {
+    int nin, nout;
+    const int *in, *out;
+    const int *rstep, *sstep;
+} cr_nbrs;
+/* A block: len bytes at buf. */
+typedef struct cr_nbuf {
+    char *buf;
+    size_t len;
+} cr_nbuf;
+/* One round: every receive of rb (from in[i]), then every send of sb (to
+ * out[i]). The schedule's tags and sequence number are the caller's. */
+void cr_build_neighbor(cr_job *job, cr_sched *s, const cr_group *g, const cr_nbrs *n,
+                       const cr_nbuf *rb, const cr_nbuf *sb);
+/* The blocking form: the group's next sequence number, the schedule run as
+ * built. */
+void cr_coll_neighbor(cr_job *job, cr_group *g, const char *op, const cr_nbrs *n, const cr_nbuf *rb,
+                      const cr_nbuf *sb);
+
 #endif
