@@ -19,3 +19,11 @@ endforeach()
 # neighbours on other hosts too (shm within, tcp between)
 mpi_test(mpi_topo_two_hosts 6 $<TARGET_FILE:mpi_topo>)
 set_tests_properties(mpi_topo_two_hosts PROPERTIES ENVIRONMENT COURIER_TEST_HOSTS=2)
+# blocking neighbourhood collectives while an MPI_Ineighbor_ and a started
+# MPI_Neighbor_*_init run on the same communicator (one schedule, three ways
+# to run it: their messages must never meet); every transfer by rendezvous too
+foreach(np 1 4 6)
+  mpi_test(mpi_topo_interleave_${np} ${np} $<TARGET_FILE:mpi_topo> interleave)
+endforeach()
+mpi_test(mpi_topo_interleave_small_eager_4 4 $<TARGET_FILE:mpi_topo> interleave)
+set_tests_properties(mpi_topo_interleave_small_eager_4 PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
