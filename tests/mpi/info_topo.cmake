@@ -27,3 +27,8 @@ foreach(np 1 4 6)
 endforeach()
 mpi_test(mpi_topo_interleave_small_eager_4 4 $<TARGET_FILE:mpi_topo> interleave)
 set_tests_properties(mpi_topo_interleave_small_eager_4 PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
+# a deadlock in a blocking neighbourhood collective: the watchdog names the
+# call, the communicator and the neighbour its part comes from
+courier_test(NAME mpi_topo_deadlock COMMAND ${MPI_EXPECT} 99
+         "rank 1 waits for rank 0 in MPI_Neighbor_allgather on communicator #[0-9]+ \\(collective: its part from rank 0\\)"
+         -- ${MPI_CMD} run -n 3 --timeout 60 --hang-timeout 1 $<TARGET_FILE:mpi_topo> hang)

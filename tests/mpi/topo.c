@@ -31,7 +31,10 @@
  *                     MPI_Neighbor_alltoall_init runs, over three starts with
  *                     new data, short and long blocks: every value of all four
  *                     checked (the blocking, nonblocking and persistent forms
- *                     are one schedule; their messages must never meet) */
+ *                     are one schedule; their messages must never meet)
+ *   topo hang         a deadlock in a blocking neighbourhood collective on a
+ *                     periodic ring (rank 0 waits in MPI_Recv instead), for
+ *                     the watchdog's words */
 #include <stdbool.h>
 #include <string.h>
 
@@ -799,6 +802,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (argc > 1 && !strcmp(argv[1], "hang")) {
+        int dims[1] = {np}, per[1] = {1}, x = 0, r[2];
+        MPI_Comm ring;
+        OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring));
+        if (me == 0)
+            MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+            MPI_Neighbor_allgather(&me, 1, MPI_INT, r, 1, MPI_INT, ring);
+        CHECK(0, "the deadlock did not end the job");
+    }
     if (argc > 1 && !strcmp(argv[1], "interleave")) {
         interleave_all();
         OK(MPI_Finalize());
