@@ -317,6 +317,11 @@ static inline cr_sstep *cr_sched_step(cr_job *job, cr_sched *s, int kind)
     p->kind = (uint8_t)kind;
     return p;
 }
+/* Run as built: post the receives added to the round so far now, so that its
+ * sends after them find them posted (a stored round posts them in order
+ * anyway); one alone still waits for the round's end and the blocking
+ * receive. Nothing otherwise. */
+void cr_sched_post(cr_job *job, cr_sched *s);
 /* Exchanges up to this size send first and then receive (the send is eager). */
 #define CR_SCHED_SMALL 1024
 void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,

@@ -26,6 +26,12 @@ void cr_build_neighbor(cr_job *job, cr_sched *s, const cr_group *g, const cr_nbr
         if (n->in[i] >= 0)
             cr_sched_recv(job, s, cr_group_rank(g, n->in[i]), n->rstep ? n->rstep[i] : 0, rb[i].buf,
                           rb[i].len);
+    /* run as built too, the receives are posted before the first send: the
+     * neighbours' blocks then land in place, not in the unexpected queue
+     * first (1 rank, its own neighbour twice, 1 KiB blocks: 4,206
+     * instructions a call with the short sends ahead of the receives, 3,486
+     * in the hand-written exchange before) */
+    cr_sched_post(job, s);
     for (int i = 0; i < n->nout; i++)
         if (n->out[i] >= 0)
             cr_sched_send(job, s, cr_group_rank(g, n->out[i]), n->sstep ? n->sstep[i] : 0,
