@@ -313,31 +313,6 @@ typedef struct mpi_comm {
     struct mpi_topo *topo; /* topology (mpi_topo.c), NULL: none */
 } mpi_comm;
 
-/* ---- neighbourhood collectives (mpi_topo.c, mpi_nbc.c) --------------------- */
-
-/* A member's neighbours in its topology's order (member indices, MPI_PROC_NULL
- * where a Cartesian edge is open), and the step of each transfer's tag (NULL:
- * 0; on a Cartesian grid a block sent towards -1 arrives from +1). */
-typedef struct mpi_nbrs {
-    int nin, nout;
-    const int *in, *out;
-    int *sstep, *rstep;
-    int *mem;
-} mpi_nbrs;
-/* One block to move: count instances of t at buf. */
-typedef struct mpi_nblk {
-    char *buf;
-    size_t count;
-    const mpi_type *t;
-} mpi_nblk;
-/* MPI_Ineighbor_*: the exchange of blocks rb (from each in-neighbour) and sb
- * (to each out-neighbour) as a schedule (mpi_nbc.c), for a call that has
- * entered and checked everything (which: 0 allgather, 1 allgatherv, 2 alltoall,
- * 3 alltoallv, 4 alltoallw). Returns an MPI code, already reported; does not
- * leave the call. */
-int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const mpi_nbrs *n,
-                     const mpi_nblk *rb, const mpi_nblk *sb, MPI_Request *req);
-
 /* ---- collective argument checks (mpi_collchk.c), shared by the blocking
  * (mpi_coll.c) and nonblocking (mpi_nbc.c) forms ----------------------------- */
 

@@ -18,7 +18,9 @@
  * members' free context pairs whose completion makes the communicator. On an
  * intercommunicator every collective is src/coll/coll_inter.c's builder
  * (cr_build_inter_*), the schedule its blocking form runs (the section
- * "intercommunicators" below).
+ * "intercommunicators" below); the neighbourhood collectives are
+ * src/coll/coll_neighbor.c's exchange (cr_build_neighbor), as their blocking
+ * forms (mpi_topo.c).
  *
  * Progress: the first round starts in the call. After that every cr_progress
  * advances the active schedules (the engine's background hook, nbc_bg): any MPI
@@ -268,6 +270,24 @@ static void nbc_free(cr_job *job, void *obj)
 
 typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
 
+/* The call's schedule, empty, in b->s (with --check=coll's record of the call,
+ * mpi_check.h). */
+static void make(nb *b, int kind, bool persist)
+{
+    nbc *s = calloc(1, sizeof *s);
+    if (!s) cr_fatal(b->job, b->call, "out of memory");
+    s->kind = kind;
+    s->persist = persist;
+    if (b->c->inter) /* on its ig.seq, bit 30 set (coll.h's cr_inter) */
+        cr_sched_init(&s->s, b->call, b->c->g.ctx, CR_INTER_NB_TAGBITS, CR_INTER_SEQMASK, 0);
+    else /* NBC_TAG's */
+        cr_sched_init(&s->s, b->call, b->c->g.ctx, 0x80000000u, 0x7ffffu, 0);
+    s->s.trunc = &s->trunc;
+    s->u.type = -1;
+    b->s = s;
+    mpi_chk_nbc_begin(b, &s->s);
+}
+
 static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
 {
     bool persist = kind & MPI_NBC_PERSIST;
@@ -283,18 +303,7 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
         rc = mpi_cfail(b, MPI_ERR_COMM, "scans are not defined on intercommunicators");
     if (!rc && !req) rc = mpi_cfail(b, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
-    nbc *s = calloc(1, sizeof *s);
-    if (!s) cr_fatal(b->job, b->call, "out of memory");
-    s->kind = kind;
-    s->persist = persist;
-    if (b->c->inter) /* on its ig.seq, bit 30 set (coll.h's cr_inter) */
-        cr_sched_init(&s->s, b->call, b->c->g.ctx, CR_INTER_NB_TAGBITS, CR_INTER_SEQMASK, 0);
-    else /* NBC_TAG's */
-        cr_sched_init(&s->s, b->call, b->c->g.ctx, 0x80000000u, 0x7ffffu, 0);
-    s->s.trunc = &s->trunc;
-    s->u.type = -1;
-    b->s = s;
-    mpi_chk_nbc_begin(b, &s->s); /* --check=coll: the call's record (mpi_check.h) */
+    make(b, kind, persist);
     return 0;
 }
 
@@ -330,18 +339,6 @@ static uint32_t nb_seq(nb *b)
 static int nb_peers(const nb *b)
 {
     return b->c->inter ? b->c->rsize : b->c->size;
-}
-
-static void nb_send(nb *b, int member, int step, const void *buf, size_t len)
-{
-    nb_seq(b);
-    cr_sched_send(b->job, &b->s->s, comm_rank_to_job(b->c, member), step, buf, len);
-}
-
-static void nb_recv(nb *b, int member, int step, void *buf, size_t len)
-{
-    nb_seq(b);
-    cr_sched_recv(b->job, &b->s->s, comm_rank_to_job(b->c, member), step, buf, len);
 }
 
 /* A transfer with member r of the remote group. */
@@ -1057,37 +1054,31 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
     return launch(&b, req);
 }
 
-/* ---- neighbourhood collectives
- * -------------------------------------------------------------
- * MPI_Ineighbor_*: mpi_topo.c enters the call, checks it and finds the
- * neighbours and blocks, as for the blocking forms; here one round posts every
- * receive, then every send, as the blocking exchange does, with the same steps
- * (so a neighbour met twice gets each block in its place). */
-int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const mpi_nbrs *n,
+/* ---- neighbourhood collectives ----------------------------------------------------------
+ * MPI_Ineighbor_* and MPI_Neighbor_*_init: mpi_topo.c enters the call, checks
+ * it and finds the neighbours and blocks, as for the blocking forms; here the
+ * blocks of non-contiguous types are staged and src/coll's exchange built
+ * (cr_build_neighbor: the schedule the blocking form runs). */
+int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const cr_nbrs *n,
                      const mpi_nblk *rb, const mpi_nblk *sb, MPI_Request *req)
 {
     int kind = I_NEIGHBOR + (which & ~MPI_NBC_PERSIST);
     bool persist = which & MPI_NBC_PERSIST;
-    const char *call = (persist ? pcoll_ops : nbc_ops)[kind].what;
-    nbc *s = calloc(1, sizeof *s);
-    if (!s) cr_fatal(job, call, "out of memory");
-    *s = (nbc){.kind = kind, .u.type = -1, .persist = persist};
-    nb b = {.job = job, .call = call, .comm = comm, .c = c, .s = s};
-    cr_sched_init(&s->s, b.call, c->g.ctx, 0x80000000u, 0x7ffffu, 0);
-    s->s.trunc = &s->trunc;
-    mpi_chk_nbc_begin(&b, &s->s); /* --check=coll: the call */
+    nb b = {.job = job, .call = (persist ? pcoll_ops : nbc_ops)[kind].what, .comm = comm, .c = c};
+    make(&b, kind, persist);
     nb_seq(&b);
-    for (int i = 0; i < n->nin; i++) {
-        if (n->in[i] == MPI_PROC_NULL) continue;
-        mpi_type *t = (mpi_type *)rb[i].t;
-        nb_recv(&b, n->in[i], n->rstep ? n->rstep[i] : 0, bytes_out(&b, t, rb[i].buf, rb[i].count),
-                rb[i].count * t->size);
-    }
-    for (int i = 0; i < n->nout; i++) {
-        if (n->out[i] == MPI_PROC_NULL) continue;
-        nb_send(&b, n->out[i], n->sstep ? n->sstep[i] : 0,
-                bytes_in(&b, sb[i].t, sb[i].buf, sb[i].count), sb[i].count * sb[i].t->size);
-    }
+    cr_nbuf *r = xmalloc(job, b.call, ((size_t)n->nin + (size_t)n->nout) * sizeof *r),
+            *o = r + n->nin;
+    for (int i = 0; i < n->nin; i++)
+        if (n->in[i] >= 0)
+            r[i] = (cr_nbuf){bytes_out(&b, (mpi_type *)rb[i].t, rb[i].buf, rb[i].count),
+                             rb[i].count * rb[i].t->size};
+    for (int i = 0; i < n->nout; i++)
+        if (n->out[i] >= 0)
+            o[i] = (cr_nbuf){(char *)bytes_in(&b, sb[i].t, sb[i].buf, sb[i].count),
+                             sb[i].count * sb[i].t->size};
+    cr_build_neighbor(job, &b.s->s, &c->g, n, r, o);
+    free(r);
     return launch_in(&b, req);
 }
 

@@ -46,4 +46,22 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
                       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                       MPI_Request *req);
 
+/* ---- neighbourhood collectives (entry points: mpi_topo.c) ---------------- */
+
+/* One block to move: count instances of t at buf. */
+typedef struct mpi_nblk {
+    char *buf;
+    size_t count;
+    const mpi_type *t;
+} mpi_nblk;
+/* MPI_Ineighbor_* and MPI_Neighbor_*_init: src/coll's neighbourhood exchange
+ * (cr_build_neighbor, the schedule the blocking forms run) of blocks rb (from
+ * each in-neighbour of n) and sb (to each out-neighbour), for a call that has
+ * entered and checked everything (which: 0 allgather, 1 allgatherv, 2
+ * alltoall, 3 alltoallv, 4 alltoallw, or'ed with MPI_NBC_PERSIST for the
+ * persistent form). Returns an MPI code, already reported; does not leave the
+ * call. */
+int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const cr_nbrs *n,
+                     const mpi_nblk *rb, const mpi_nblk *sb, MPI_Request *req);
+
 #endif

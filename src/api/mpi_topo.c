@@ -1,7 +1,9 @@
 /* MPI process topologies (MPI-3.1 chapter 7): Cartesian, graph and
  * distributed graph communicators, their queries, and the neighbourhood
- * collectives (the nonblocking forms: the same checks here, then a schedule of
- * mpi_nbc.c, mpi_nbc_neighbor).
+ * collectives: every form checks its arguments and finds the neighbours and
+ * blocks here; the exchange is src/coll's one schedule (coll_neighbor.c),
+ * which the blocking forms run here (cr_coll_neighbor) and the nonblocking and
+ * persistent forms start and keep in mpi_nbc.c (mpi_nbc_neighbor).
  *
  * A topology is kept with its communicator (mpi_comm.topo, one allocation
  * holding every array): MPI_Comm_dup copies it and freeing the communicator
@@ -116,6 +118,7 @@ typedef struct targs {
      * blocking; &noreq: the program passed NULL) and which one (mpi_nbc_neighbor) */
     MPI_Request *req;
     int which;
+    int *nmem; /* nbrs_get's arrays */
 } targs;
 
 /* The request a nonblocking neighbourhood collective got as NULL (a sentinel:
@@ -881,30 +884,31 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 /* ---- neighbourhood collectives ------------------------------------------------------- */
 
 /* The neighbours of this member: in[i] sends block i to it, it sends block i
- * to out[i] (MPI_PROC_NULL: none); *steps (Cartesian only, else NULL): the tag
- * step of block i, sending and receiving. Arrays to free in *mem. */
-static void nbrs_get(cr_job *job, const char *call, const mpi_comm *c, mpi_nbrs *n)
+ * to out[i] (MPI_PROC_NULL: none); the steps (Cartesian only, else NULL): the
+ * tag step of block i, sending and receiving. Arrays to free in a->nmem. */
+static void nbrs_get(targs *a, cr_nbrs *n)
 {
+    const mpi_comm *c = a->c;
     const mpi_topo *t = c->topo;
-    *n = (mpi_nbrs){0};
+    *n = (cr_nbrs){0};
     if (t->kind == MPI_CART) {
         int k = 2 * t->ndims;
-        n->mem = malloc(((size_t)k + 1) * 3 * sizeof(int));
-        if (!n->mem) cr_fatal(job, call, "out of memory");
-        int *l = n->mem;
-        n->sstep = l + k;
-        n->rstep = l + 2 * k;
+        int *l = a->nmem = malloc(((size_t)k + 1) * 3 * sizeof(int));
+        if (!l) cr_fatal(a->job, a->call, "out of memory");
+        int *sstep = l + k, *rstep = l + 2 * k;
         for (int d = 0; d < t->ndims; d++) {
             l[2 * d] = cart_step(t, c->me, d, -1);
             l[2 * d + 1] = cart_step(t, c->me, d, 1);
             /* a block sent towards -1 arrives from +1 at the other end */
-            n->sstep[2 * d] = (2 * d) & 0xfff;
-            n->sstep[2 * d + 1] = (2 * d + 1) & 0xfff;
-            n->rstep[2 * d] = (2 * d + 1) & 0xfff;
-            n->rstep[2 * d + 1] = (2 * d) & 0xfff;
+            sstep[2 * d] = (2 * d) & 0xfff;
+            sstep[2 * d + 1] = (2 * d + 1) & 0xfff;
+            rstep[2 * d] = (2 * d + 1) & 0xfff;
+            rstep[2 * d + 1] = (2 * d) & 0xfff;
         }
         n->nin = n->nout = k;
         n->in = n->out = l;
+        n->sstep = sstep;
+        n->rstep = rstep;
     } else if (t->kind == MPI_GRAPH) {
         int lo = c->me ? t->index[c->me - 1] : 0;
         n->nin = n->nout = c->me < t->nnodes ? t->index[c->me] - lo : 0;
@@ -917,46 +921,48 @@ static void nbrs_get(cr_job *job, const char *call, const mpi_comm *c, mpi_nbrs 
     }
 }
 
-/* Post every receive, then every send, of one neighbourhood collective; wait for
- * all; unpack. */
-static void nb_exchange(targs *a, const mpi_nbrs *n, const mpi_nblk *rb, const mpi_nblk *sb)
+/* Block i of an exchange (the receives, then the sends) and whether it moves
+ * (its neighbour is not MPI_PROC_NULL). */
+static const mpi_nblk *nblk(const cr_nbrs *n, const mpi_nblk *rb, const mpi_nblk *sb, int i,
+                            bool *moves)
 {
-    cr_group *g = &a->c->g;
-    uint32_t seq = g->seq++;
+    *moves = (i < n->nin ? n->in[i] : n->out[i - n->nin]) >= 0;
+    return i < n->nin ? &rb[i] : &sb[i - n->nin];
+}
+
+/* The blocking form: src/coll's exchange (cr_coll_neighbor) run here, the
+ * blocks of non-contiguous types that move packed into one staging buffer
+ * before it and unpacked after. */
+static void nb_exchange(targs *a, const cr_nbrs *n, const mpi_nblk *rb, const mpi_nblk *sb)
+{
     int k = n->nin + n->nout;
-    cr_req **r = calloc((size_t)k + 1, sizeof *r);
-    char **tmp = calloc((size_t)k + 1, sizeof *tmp);
-    if (!r || !tmp) cr_fatal(a->job, a->call, "out of memory");
-    for (int i = 0; i < n->nin; i++) {
-        if (n->in[i] == MPI_PROC_NULL) continue;
-        size_t len = rb[i].count * rb[i].t->size;
-        char *dst = rb[i].buf;
-        if (!rb[i].t->contig) dst = tmp[i] = malloc(len ? len : 1);
-        if (!dst && len) cr_fatal(a->job, a->call, "out of memory");
-        r[i] = cr_coll_irecv(a->job, g, a->call, n->in[i],
-                             CR_COLL_TAG(seq, n->rstep ? n->rstep[i] : 0), dst, len);
+    cr_nbuf io_in[16], *io = k <= 16 ? io_in : malloc((size_t)k * sizeof *io);
+    if (!io) cr_fatal(a->job, a->call, "out of memory");
+    size_t staged = 0;
+    bool moves;
+    for (int i = 0; i < k; i++) {
+        const mpi_nblk *p = nblk(n, rb, sb, i, &moves);
+        io[i] = (cr_nbuf){p->buf, p->count * p->t->size};
+        if (moves && !p->t->contig) staged += io[i].len;
     }
-    for (int i = 0; i < n->nout; i++) {
-        if (n->out[i] == MPI_PROC_NULL) continue;
-        size_t len = sb[i].count * sb[i].t->size;
-        const char *src = sb[i].buf;
-        if (!sb[i].t->contig) {
-            char *p = tmp[n->nin + i] = malloc(len ? len : 1);
-            if (!p) cr_fatal(a->job, a->call, "out of memory");
-            mpi_pack_data(sb[i].t, sb[i].buf, sb[i].count, p);
-            src = p;
-        }
-        r[n->nin + i] = cr_isend(a->job, a->call, cr_group_rank(g, n->out[i]), g->ctx,
-                                 CR_COLL_TAG(seq, n->sstep ? n->sstep[i] : 0), src, len);
+    char *tmp = NULL, *at;
+    if (staged && !(tmp = malloc(staged)))
+        cr_fatal(a->job, a->call, "out of memory for %zu bytes", staged);
+    at = tmp;
+    for (int i = 0; staged && i < k; i++) {
+        const mpi_nblk *p = nblk(n, rb, sb, i, &moves);
+        if (!moves || p->t->contig) continue;
+        io[i].buf = at;
+        at += io[i].len;
+        if (i >= n->nin) mpi_pack_data(p->t, p->buf, p->count, io[i].buf);
     }
-    for (int i = 0; i < k; i++)
-        if (r[i]) cr_coll_wait(a->job, r[i]);
-    for (int i = 0; i < n->nin; i++)
-        if (tmp[i])
-            mpi_unpack_data(rb[i].t, tmp[i], rb[i].count * rb[i].t->size, rb[i].buf, rb[i].count);
-    for (int i = 0; i < k; i++) free(tmp[i]);
+    cr_coll_neighbor(a->job, &a->c->g, a->call, n, io, io + n->nin);
+    for (int i = 0; staged && i < n->nin; i++) {
+        const mpi_nblk *p = nblk(n, rb, sb, i, &moves);
+        if (moves && !p->t->contig) mpi_unpack_data(p->t, io[i].buf, io[i].len, p->buf, p->count);
+    }
     free(tmp);
-    free(r);
+    if (io != io_in) free(io);
 }
 
 static int chk_count(targs *a, int count, const char *what, int i)
@@ -982,7 +988,7 @@ static int chk_arr(targs *a, int n, const void *p, const char *what)
 /* Start a neighbourhood collective, blocking (req NULL) or not: topology,
  * neighbours, buffers. */
 static int nb_begin(targs *a, const char *call, MPI_Comm comm, MPI_Request *req, int which,
-                    mpi_nbrs *n, mpi_nblk **rb, mpi_nblk **sb)
+                    cr_nbrs *n, mpi_nblk **rb, mpi_nblk **sb)
 {
     static const char *const icall[] = {"MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv",
                                         "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
@@ -991,14 +997,15 @@ static int nb_begin(targs *a, const char *call, MPI_Comm comm, MPI_Request *req,
         "MPI_Neighbor_allgather_init", "MPI_Neighbor_allgatherv_init", "MPI_Neighbor_alltoall_init",
         "MPI_Neighbor_alltoallv_init", "MPI_Neighbor_alltoallw_init"};
     *rb = *sb = NULL;
-    *n = (mpi_nbrs){0};
+    *n = (cr_nbrs){0};
     a->req = req;
+    a->nmem = NULL;
     a->which = which;
     const char *const *named = which & MPI_NBC_PERSIST ? pcall : icall;
     int rc = begin_topo(a, req ? named[which & ~MPI_NBC_PERSIST] : call, comm, 0);
     if (!rc && req == NOREQ) rc = fail(a, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return rc;
-    nbrs_get(a->job, a->call, a->c, n);
+    nbrs_get(a, n);
     *rb = calloc((size_t)n->nin + 1, sizeof **rb);
     *sb = calloc((size_t)n->nout + 1, sizeof **sb);
     if (!*rb || !*sb) cr_fatal(a->job, a->call, "out of memory");
@@ -1006,7 +1013,7 @@ static int nb_begin(targs *a, const char *call, MPI_Comm comm, MPI_Request *req,
 }
 
 /* Exchange the blocks: at once, or as a schedule (a->req). */
-static int nb_end(targs *a, int rc, mpi_nbrs *n, mpi_nblk *rb, mpi_nblk *sb)
+static int nb_end(targs *a, int rc, const cr_nbrs *n, mpi_nblk *rb, mpi_nblk *sb)
 {
     if (!rc && a->req)
         rc = mpi_nbc_neighbor(a->job, a->which, a->comm, a->c, n, rb, sb, a->req);
@@ -1015,7 +1022,7 @@ static int nb_end(targs *a, int rc, mpi_nbrs *n, mpi_nblk *rb, mpi_nblk *sb)
         mpi_chk_coll(&ca, -1, MPI_OP_NULL, 0, NULL, 0, NULL); /* --check (mpi_check.h) */
         nb_exchange(a, n, rb, sb);
     }
-    free(n->mem);
+    free(a->nmem);
     free(rb);
     free(sb);
     return done(a, rc);
@@ -1027,7 +1034,7 @@ static int neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype s
                               MPI_Request *req, int p)
 {
     targs a;
-    mpi_nbrs n;
+    cr_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = nb_begin(&a, "MPI_Neighbor_allgather", comm, req, 0 | p, &n, &rb, &sb);
@@ -1067,7 +1074,7 @@ static int neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req, int p)
 {
     targs a;
-    mpi_nbrs n;
+    cr_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = nb_begin(&a, "MPI_Neighbor_allgatherv", comm, req, 1 | p, &n, &rb, &sb);
@@ -1110,7 +1117,7 @@ static int neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Request *req, int p)
 {
     targs a;
-    mpi_nbrs n;
+    cr_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = nb_begin(&a, "MPI_Neighbor_alltoall", comm, req, 2 | p, &n, &rb, &sb);
@@ -1152,7 +1159,7 @@ static int neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const
                               MPI_Request *req, int p)
 {
     targs a;
-    mpi_nbrs n;
+    cr_nbrs n;
     mpi_nblk *rb, *sb;
     mpi_type *ts = NULL, *tr = NULL;
     int rc = nb_begin(&a, "MPI_Neighbor_alltoallv", comm, req, 3 | p, &n, &rb, &sb);
@@ -1200,7 +1207,7 @@ static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const
                               MPI_Comm comm, MPI_Request *req, int p)
 {
     targs a;
-    mpi_nbrs n;
+    cr_nbrs n;
     mpi_nblk *rb, *sb;
     int rc = nb_begin(&a, "MPI_Neighbor_alltoallw", comm, req, 4 | p, &n, &rb, &sb);
     if (!rc) rc = chk_buf(&a, sendbuf, "sendbuf");

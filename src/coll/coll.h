@@ -317,6 +317,11 @@ static inline cr_sstep *cr_sched_step(cr_job *job, cr_sched *s, int kind)
     p->kind = (uint8_t)kind;
     return p;
 }
+/* Run as built: post the receives added to the round so far now, so that its
+ * sends after them find them posted (a stored round posts them in order
+ * anyway); one alone still waits for the round's end and the blocking
+ * receive. Nothing otherwise. */
+void cr_sched_post(cr_job *job, cr_sched *s);
 /* Exchanges up to this size send first and then receive (the send is eager). */
 #define CR_SCHED_SMALL 1024
 void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
@@ -591,5 +596,31 @@ void cr_inter_allreduce(cr_job *job, cr_inter *x, const char *op, const void *sb
 void cr_inter_reduce_scatter(cr_job *job, cr_inter *x, const char *op, const void *sbuf, void *rbuf,
                              size_t count, const cr_redop *o, const size_t *llens,
                              const size_t *loffs);
+
+/* ---- added for MPI: neighbourhood exchanges (coll_neighbor.c) ------------- */
+
+/* A member's neighbours in a process topology: it receives block i from member
+ * in[i] and sends block i to member out[i] (a negative member: none there,
+ * nothing moves and the receive block is left alone); rstep[i] / sstep[i] the
+ * step of block i's tag (NULL: 0), which tells two blocks between the same
+ * pair of members apart. */
+typedef struct cr_nbrs {
+    int nin, nout;
+    const int *in, *out;
+    const int *rstep, *sstep;
+} cr_nbrs;
+/* A block: len bytes at buf. */
+typedef struct cr_nbuf {
+    char *buf;
+    size_t len;
+} cr_nbuf;
+/* One round: every receive of rb (from in[i]), then every send of sb (to
+ * out[i]). The schedule's tags and sequence number are the caller's. */
+void cr_build_neighbor(cr_job *job, cr_sched *s, const cr_group *g, const cr_nbrs *n,
+                       const cr_nbuf *rb, const cr_nbuf *sb);
+/* The blocking form: the group's next sequence number, the schedule run as
+ * built. */
+void cr_coll_neighbor(cr_job *job, cr_group *g, const char *op, const cr_nbrs *n, const cr_nbuf *rb,
+                      const cr_nbuf *sb);
 
 #endif

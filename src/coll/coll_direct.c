@@ -40,6 +40,26 @@
  * other error of the read ends the job with the call, the rank and the
  * reason.
  *
+ * Not schedules (sched.c), unlike the message collectives: their messages
+ * could be rounds (the address tree is cr_build_bcast of 8 bytes, the
+ * agreements cr_build_allgather and cr_build_allreduce) and their reads call
+ * steps (cr_sched_call, each read's address in a temporary an earlier round
+ * filled), but what comes after depends on the data: in split and the
+ * all-to-all every member redoes the operation by messages when any read was
+ * refused, as the final all-reduce says, and in direct bcast the root sends
+ * to whoever said so. A schedule's rounds are fixed when it is built: sched.c
+ * has no conditional step, and while a builder run as built (blocking) could
+ * branch, the same schedule stored, which is what makes it one (what
+ * MPI_Ibcast and MPI_Bcast_init start), could not. A conditional step (skip
+ * these rounds unless a flag every member computes alike) would change the
+ * runner every collective takes, for paths only the blocking selector picks
+ * (the nonblocking broadcasts and all-to-alls are message schedules). Speed is
+ * not what stops it: run as built, the schedule would add its builder's few
+ * steps to a copy of at least 1 MiB (coll.c's BCAST_SPLIT_MIN) by default;
+ * only its two agreements would become message rounds where today a group
+ * with a collective area (forced split on a whole-job group) takes the
+ * area's.
+ *
  * Invariants: no member leaves before every read of its buffer is done (the
  * root waits for every "done"; split and alltoall end in an all-reduce that
  * every member enters only after its last read); messages use the group's

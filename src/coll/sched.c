@@ -263,7 +263,8 @@ static void start_round(cr_job *job, cr_sched *s)
 
 /* ---- run as built (blocking) ---------------------------------------------
  * The receives of the round under way wait in st[0..nst) until a long send
- * (posted after them, as a stored round posts them) or the round's end; a
+ * (posted after them, as a stored round posts them), cr_sched_post or the
+ * round's end; a
  * round's one receive among short sends is taken last with the blocking
  * receive. Sends up to the peer's eager limit go out at once with the blocking
  * send (no request); longer ones get a request, waited for at the round's end. */
@@ -283,6 +284,11 @@ static void post_pending(cr_job *job, cr_sched *s)
         req_add(job, s, cr_irecv_note(job, s->op, &sel, p->buf, p->len, s->trunc));
     }
     s->nst = 0;
+}
+
+void cr_sched_post(cr_job *job, cr_sched *s)
+{
+    if (s->now && s->nst > 1) post_pending(job, s);
 }
 
 void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,

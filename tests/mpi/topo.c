@@ -24,7 +24,17 @@
  *   topo nonblocking  every neighbourhood collective through its I-form and
  *                     MPI_Wait (the same checks; the errors from the I-form),
  *                     and the five outstanding at once, completed by
- *                     MPI_Waitall */
+ *                     MPI_Waitall
+ *   topo interleave   on each topology, blocking neighbourhood collectives
+ *                     (contiguous, and into a derived type) called while an
+ *                     MPI_Ineighbor_allgather is outstanding and a started
+ *                     MPI_Neighbor_alltoall_init runs, over three starts with
+ *                     new data, short and long blocks: every value of all four
+ *                     checked (the blocking, nonblocking and persistent forms
+ *                     are one schedule; their messages must never meet)
+ *   topo hang         a deadlock in a blocking neighbourhood collective on a
+ *                     periodic ring (rank 0 waits in MPI_Recv instead), for
+ *                     the watchdog's words */
 #include <stdbool.h>
 #include <string.h>
 
@@ -687,6 +697,104 @@ static void test_neighbors(MPI_Comm c, const char *what)
     nb_free(&n);
 }
 
+/* ---- blocking calls while a nonblocking and a persistent one run ---------------- */
+
+/* Element e of block blk that src sends in call k (0 persistent alltoall, 1
+ * nonblocking allgather, 2 blocking alltoall, 3 blocking allgather) at start
+ * rep; e < 4096. */
+static int W(int k, int rep, int src, int blk, int e)
+{
+    return (((k * 4 + rep) * 64 + src) * 64 + blk) * 4096 + e;
+}
+
+static void test_interleave(MPI_Comm c, const char *what, int L)
+{
+    nb n;
+    nb_get(c, &n);
+    size_t words = (size_t)L * 2 * 32; /* 32 blocks of L, or of the vector's extent */
+    int *ps = malloc(words * sizeof(int)), *pr = malloc(words * sizeof(int));
+    int *is = malloc(words * sizeof(int)), *ir = malloc(words * sizeof(int));
+    int *bs = malloc(words * sizeof(int)), *br = malloc(words * sizeof(int));
+    int *gs = malloc(words * sizeof(int)), *gr = malloc(words * sizeof(int));
+    MPI_Datatype vec; /* L ints at stride 2: the blocking allgather's receive, staged */
+    OK(MPI_Type_vector(L, 1, 2, MPI_INT, &vec));
+    OK(MPI_Type_commit(&vec));
+    MPI_Aint lb, ext;
+    OK(MPI_Type_get_extent(vec, &lb, &ext));
+    int vext = (int)(ext / (MPI_Aint)sizeof(int));
+    MPI_Request p, q, both[2];
+    OK(MPI_Neighbor_alltoall_init(ps, L, MPI_INT, pr, L, MPI_INT, c, MPI_INFO_NULL, &p));
+    for (int rep = 0; rep < 3; rep++) {
+        for (size_t i = 0; i < words; i++) pr[i] = ir[i] = br[i] = gr[i] = -1;
+        for (int j = 0; j < n.nout; j++)
+            for (int e = 0; e < L; e++) {
+                ps[j * L + e] = W(0, rep, me, j, e);
+                bs[j * L + e] = W(2, rep, me, j, e);
+            }
+        for (int e = 0; e < L; e++) {
+            is[e] = W(1, rep, me, 0, e);
+            gs[e] = W(3, rep, me, 0, e);
+        }
+        OK(MPI_Start(&p));
+        OK(MPI_Ineighbor_allgather(is, L, MPI_INT, ir, L, MPI_INT, c, &q));
+        OK(MPI_Neighbor_alltoall(bs, L, MPI_INT, br, L, MPI_INT, c));
+        OK(MPI_Neighbor_allgather(gs, L, MPI_INT, gr, 1, vec, c));
+        /* the blocking ones are done: check them before the others complete */
+        for (int i = 0; i < n.nin; i++)
+            for (int e = 0; e < L; e++) {
+                bool none = n.in[i] == MPI_PROC_NULL;
+                int a2a = none ? -1 : W(2, rep, n.in[i], sender_index(&n, i), e);
+                int ag = none ? -1 : W(3, rep, n.in[i], 0, e);
+                CHECK(br[i * L + e] == a2a,
+                      "%s L %d start %d: blocking alltoall block %d[%d]: %d want %d", what, L, rep,
+                      i, e, br[i * L + e], a2a);
+                CHECK(
+                    gr[i * vext + 2 * e] == ag,
+                    "%s L %d start %d: blocking allgather into a vector, block %d[%d]: %d want %d",
+                    what, L, rep, i, e, gr[i * vext + 2 * e], ag);
+            }
+        if (rep == 1) { /* the nonblocking one first, then the persistent one */
+            OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+            OK(MPI_Wait(&p, MPI_STATUS_IGNORE));
+        } else {
+            both[0] = p;
+            both[1] = q;
+            OK(MPI_Waitall(2, both, MPI_STATUSES_IGNORE));
+            p = both[0]; /* a persistent request stays */
+        }
+        for (int i = 0; i < n.nin; i++)
+            for (int e = 0; e < L; e++) {
+                bool none = n.in[i] == MPI_PROC_NULL;
+                int a2a = none ? -1 : W(0, rep, n.in[i], sender_index(&n, i), e);
+                int ag = none ? -1 : W(1, rep, n.in[i], 0, e);
+                CHECK(pr[i * L + e] == a2a,
+                      "%s L %d start %d: persistent alltoall block %d[%d]: %d want %d", what, L,
+                      rep, i, e, pr[i * L + e], a2a);
+                CHECK(ir[i * L + e] == ag,
+                      "%s L %d start %d: nonblocking allgather block %d[%d]: %d want %d", what, L,
+                      rep, i, e, ir[i * L + e], ag);
+            }
+    }
+    OK(MPI_Request_free(&p));
+    OK(MPI_Type_free(&vec));
+    free(ps), free(pr), free(is), free(ir), free(bs), free(br), free(gs), free(gr);
+    nb_free(&n);
+}
+
+/* Each topology of main's, for 'interleave'. */
+static void interleave_all(void)
+{
+    int dims[3];
+    MPI_Comm c[5] = {make_cart(2, (int[]){0, 0}, dims), make_cart(2, (int[]){1, 1}, dims),
+                     make_cart(3, (int[]){1, 0, 1}, dims), make_graph(), make_dist_adjacent(true)};
+    const char *what[5] = {"2-D cart", "periodic 2-D cart", "3-D cart", "graph", "dist graph"};
+    for (int t = 0; t < 5; t++) {
+        test_interleave(c[t], what[t], 3);
+        test_interleave(c[t], what[t], 3000);
+        OK(MPI_Comm_free(&c[t]));
+    }
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -694,6 +802,22 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (argc > 1 && !strcmp(argv[1], "hang")) {
+        int dims[1] = {np}, per[1] = {1}, x = 0, r[2];
+        MPI_Comm ring;
+        OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring));
+        if (me == 0)
+            MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+            MPI_Neighbor_allgather(&me, 1, MPI_INT, r, 1, MPI_INT, ring);
+        CHECK(0, "the deadlock did not end the job");
+    }
+    if (argc > 1 && !strcmp(argv[1], "interleave")) {
+        interleave_all();
+        OK(MPI_Finalize());
+        if (me == 0) printf("topo (interleave): ok\n");
+        return 0;
+    }
 
     test_dims();
     test_cart();
