@@ -12,8 +12,8 @@
  *  - the sender's partitions travel in "wire chunks": W runs of consecutive
  *    partitions, chunk j holding partitions [j*P/W, (j+1)*P/W); when the last
  *    partition of a chunk is marked ready, the chunk goes out as one message
- *    with tag (channel << 16) | j. W is as many chunks of at least twice the
- *    eager limit to the receiver as the data makes (at least 1, at most
+ *    with tag (channel << 16) | j. W is as many chunks of at least four times
+ *    the eager limit to the receiver as the data makes (at least 1, at most
  *    min(partitions, WIRE_MAX)): small data goes as one message, large data
  *    in chunks the engine sends by single copy (rendezvous), each big
  *    enough that its fixed cost (RTS, FIN, a system call) is small beside its
@@ -307,7 +307,7 @@ static const mpi_ext_ops precv_ops = {"MPI_Precv_init", prt_test, prt_free, NULL
  * job rank dst (the protocol above). */
 static int wire_chunks(const cr_job *job, int dst, size_t total, int parts)
 {
-    size_t eager = job->eager[dst], min = eager > SIZE_MAX / 2 ? SIZE_MAX : 2 * eager;
+    size_t eager = job->eager[dst], min = eager > SIZE_MAX / 4 ? SIZE_MAX : 4 * eager;
     if (!min) min = 1; /* COURIER_EAGER_LIMIT=0: a chunk per partition */
     size_t most = (size_t)parts < WIRE_MAX ? (size_t)parts : WIRE_MAX, w = total / min;
     return (int)(w < 1 ? 1 : w > most ? most : w);

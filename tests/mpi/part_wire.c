@@ -3,8 +3,9 @@
  * still arrives when the sender's partitions travel together. Ranks 0 and 1
  * (others idle); the sender's MPI_T counter courier_sent_messages (read
  * between MPI_Startall and MPI_Waitall) counts each round's messages:
- *  - 64 KiB in 8 partitions, received in 16: at most 2 messages (each at
- *    least twice the eager limit, sent by single copy), not one per partition;
+ *  - 64 KiB in 8 partitions, received in 16: at most 2 messages (chunks of at
+ *    least four times the eager limit, sent by single copy: 1 today), not one
+ *    per partition;
  *  - 4 KiB in 4 partitions, received in 1: one message;
  *  - 1 MiB in 8 partitions, received in 64: 8 messages (a partition of
  *    128 KiB is a chunk of its own).
