@@ -19,7 +19,7 @@
 #   awk -v mode=consts -f abi_gen.awk include/abi/mpi.h mpi.h > abi_consts.c
 #       the tables: each constant both headers name, the ABI's value (read
 #       from include/abi/mpi.h) against courier's (compiled from its mpi.h).
-# Calls left out (a callback, varargs, Fortran statuses, arrays whose length
+# Calls left out (a callback, varargs, arrays whose length
 # no argument gives) are listed in abi_wrap.c's last comment; docs/mpi.md
 # ("The MPI-5 standard ABI") names them.
 
@@ -27,10 +27,11 @@ function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 
 BEGIN {
     handles = "^(Comm|Datatype|Group|Op|Request|Errhandler|Info|Win|File|Session|Message)$"
-    # written by hand (src/abi/abi_cb_wrap.c): declared in the header all the same
+    # written by hand (src/abi/abi_cb_wrap.c, abi_special.c): declared in the header all the same
     handwritten = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|Comm_create_keyval|" \
                   "Type_create_keyval|Win_create_keyval|Grequest_start|File_create_errhandler|" \
-                  "Session_create_errhandler|Pcontrol|Keyval_create|Register_datarep)$"
+                  "Session_create_errhandler|Pcontrol|Keyval_create|Register_datarep|Op_create_c|" \
+                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f))$"
     tvoid = "^MPI_T_(enum|cvar_handle|pvar_handle|pvar_session|event_registration|event_instance)$"
     nskipped = 0
     nfile = 0

@@ -484,6 +484,13 @@ typedef void(MPI_T_event_dropped_cb_function)(MPI_Count count,
 #define MPI_T_PVAR_CLASS_TIMER (9)
 #define MPI_T_PVAR_CLASS_GENERIC (10)
 
+/* ---- the Fortran status sentinels, for MPI_Status_c2f and the like (as the
+ * reference header: variables of the library) ---- */
+extern MPI_Fint *const MPI_F_STATUS_IGNORE;
+extern MPI_Fint *const MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *const MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *const MPI_F08_STATUSES_IGNORE;
+
 /* ---- the calls (generated: build/include/abi/mpi_abi_calls.h) ---- */
 int MPI_Abi_get_version(int *abi_major, int *abi_minor);
 int MPI_Abi_get_info(MPI_Info *info);

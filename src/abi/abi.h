@@ -180,8 +180,17 @@ static inline void abi_tmp_free(void *p, void *buf)
 /* The program's functions courier calls (user operations, error handlers):
  * courier calls one of ABI_CB_SLOTS trampolines of the kind (abi_cb_wrap.c),
  * which calls the function its slot holds with the ABI's handles. A slot is
- * taken once per distinct function and kept (abi_cb.c). */
-enum { ABI_CB_OP, ABI_CB_COMM_EH, ABI_CB_WIN_EH, ABI_CB_FILE_EH, ABI_CB_SESSION_EH, ABI_CB_KINDS };
+ * taken once per distinct function and kept (abi_cb.c). MPI_Op_create_c's
+ * functions (ABI_CB_OP_C) take the count as a long long (MPI_Count). */
+enum {
+    ABI_CB_OP,
+    ABI_CB_OP_C,
+    ABI_CB_COMM_EH,
+    ABI_CB_WIN_EH,
+    ABI_CB_FILE_EH,
+    ABI_CB_SESSION_EH,
+    ABI_CB_KINDS
+};
 #define ABI_CB_SLOTS 64
 typedef void (*abi_fn)(void);
 int abi_cb_add(int kind, abi_fn fn); /* its slot, or -1: every slot is taken */

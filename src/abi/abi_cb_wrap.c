@@ -1,5 +1,5 @@
 /* The MPI-5 ABI's calls that take a function of the program courier calls
- * back: MPI_Op_create, the error handlers' create calls (communicators,
+ * back: MPI_Op_create (and _c), the error handlers' create calls (communicators,
  * windows, files, sessions) (courier gets one of ABI_CB_SLOTS trampolines of the kind, which calls
  * the program's function, abi_cb.c's slot, with the ABI's handles and error codes); the keyvals'
  * create calls and MPI_Grequest_start (one trampoline, the program's functions reached through the
@@ -62,6 +62,39 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     return abi_err_out(rc);
 }
 ABI_EXPORT(Op_create);
+
+/* MPI_Op_create_c: the same with the large-count function (its own kind of
+ * slots, the count a pointer to MPI_Count, courier's long long). */
+static void op_c_call(int slot, void *in, void *inout, long long *len, int *dt)
+{
+    MPI_Datatype a = (MPI_Datatype)abi_hout_Datatype(*dt);
+    MPI_Count n = (MPI_Count)*len;
+    ((MPI_User_function_c *)(void *)abi_cb_get(ABI_CB_OP_C, slot))(in, inout, &n, &a);
+}
+#define X(s)                                                                                       \
+    static void op_c_tramp_##s(void *in, void *inout, long long *len, int *dt)                     \
+    {                                                                                              \
+        op_c_call(s, in, inout, len, dt);                                                          \
+    }
+ALL_SLOTS
+#undef X
+#define X(s) op_c_tramp_##s,
+static void (*const op_c_tramps[ABI_CB_SLOTS])(void *, void *, long long *, int *) = {ALL_SLOTS};
+#undef X
+
+int courier_PMPI_Op_create_c(void (*fn)(void *, void *, long long *, int *), int commute, int *op);
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    int c = 0;
+    if (!user_fn || !op)
+        return abi_err_out(courier_PMPI_Op_create_c(NULL, commute, op ? &c : NULL));
+    int slot = abi_cb_add(ABI_CB_OP_C, (abi_fn)(void *)user_fn);
+    if (slot < 0) return MPI_ERR_INTERN;
+    int rc = courier_PMPI_Op_create_c(op_c_tramps[slot], commute, &c);
+    if (rc == 0) *op = (MPI_Op)abi_hout_Op(c);
+    return abi_err_out(rc);
+}
+ABI_EXPORT(Op_create_c);
 
 /* ---- error handlers of communicators and windows ---- */
 static void comm_eh_call(int slot, int *comm, int *code)

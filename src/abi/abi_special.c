@@ -7,6 +7,7 @@
  * Invariants: like every wrapper, it reaches courier only through
  * courier_PMPI_ names, with courier's handles (ints) and error codes. */
 #include <mpi.h> /* include/abi/mpi.h */
+#include <string.h>
 
 #include "abi.h"
 
@@ -48,3 +49,52 @@ int PMPI_Abi_get_info(MPI_Info *info)
 }
 extern __typeof__(PMPI_Abi_get_info) MPI_Abi_get_info
     __attribute__((weak, alias("PMPI_Abi_get_info"), visibility("default")));
+
+/* ---- the Fortran status conversions ---- */
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+                   sizeof(MPI_F08_status) == sizeof(MPI_Status) && MPI_F_SOURCE == 0 &&
+                   MPI_F_TAG == 1 && MPI_F_ERROR == 2,
+               "the ABI's Fortran statuses are its C status's ints");
+
+/* The sentinels' storage: only their addresses mean something. */
+static const MPI_Fint f_ignore[4][MPI_F_STATUS_SIZE];
+#define ABI_EXPORT_DATA __attribute__((visibility("default")))
+ABI_EXPORT_DATA MPI_Fint *const MPI_F_STATUS_IGNORE = (MPI_Fint *)f_ignore[0];
+ABI_EXPORT_DATA MPI_Fint *const MPI_F_STATUSES_IGNORE = (MPI_Fint *)f_ignore[1];
+ABI_EXPORT_DATA MPI_F08_status *const MPI_F08_STATUS_IGNORE = (MPI_F08_status *)f_ignore[2];
+ABI_EXPORT_DATA MPI_F08_status *const MPI_F08_STATUSES_IGNORE = (MPI_F08_status *)f_ignore[3];
+
+static int ignored(const void *p)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)f_ignore;
+    return !p || (a >= lo && a < lo + sizeof f_ignore);
+}
+
+/* courier's conversion of the same name, called only to report a NULL or
+ * ignore argument (its checks name the call and the argument, on
+ * MPI_COMM_WORLD's error handler): it gets NULL for the bad one. */
+typedef int (*cr_status_conv)(const void *from, void *to);
+static int status_conv(cr_status_conv cr, const void *from, void *to)
+{
+    if (ignored(from) || ignored(to)) {
+        long long scratch[4] = {0}; /* holds courier's status (24 bytes) */
+        return abi_err_out(cr(ignored(from) ? NULL : scratch, ignored(to) ? NULL : scratch));
+    }
+    memcpy(to, from, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+#define STATUS_CONV(name, From, To)                                                                \
+    int courier_PMPI_Status_##name(const void *from, void *to);                                    \
+    int PMPI_Status_##name(const From *from, To *to)                                               \
+    {                                                                                              \
+        return status_conv(courier_PMPI_Status_##name, from, to);                                  \
+    }                                                                                              \
+    extern __typeof__(PMPI_Status_##name) MPI_Status_##name                                        \
+        __attribute__((weak, alias("PMPI_Status_" #name), visibility("default")));
+STATUS_CONV(c2f, MPI_Status, MPI_Fint)
+STATUS_CONV(f2c, MPI_Fint, MPI_Status)
+STATUS_CONV(c2f08, MPI_Status, MPI_F08_status)
+STATUS_CONV(f082c, MPI_F08_status, MPI_Status)
+STATUS_CONV(f2f08, MPI_Fint, MPI_F08_status)
+STATUS_CONV(f082f, MPI_F08_status, MPI_Fint)

@@ -3,7 +3,8 @@
  * libmpi_abi.so), it must print the same lines. A ring of messages, an
  * all-reduce, a derived datatype, the fields of a status (from a message and
  * from MPI_PROC_NULL), MPI_ERRORS_RETURN's error classes, a nonblocking
- * exchange completed by MPI_Waitall, a split communicator; rank 0 prints what
+ * exchange completed by MPI_Waitall, a split communicator, a large-count user
+ * operation, the Fortran status conversions; rank 0 prints what
  * every rank found. What differs between the headers (the handles' and
  * constants' values) is never printed: only what MPI says of them. */
 #include <mpi.h>
@@ -22,6 +23,18 @@ static void absmax(void *in, void *inout, int *len, MPI_Datatype *dt)
     int *b = inout;
     for (int i = 0; op_saw_int && i < *len; i++)
         if (abs(a[i]) > abs(b[i])) b[i] = a[i];
+}
+
+/* A large-count user operation: the sum, for MPI_LONG_LONG only. */
+static int op_c_saw_ll;
+static MPI_Count op_c_len;
+static void sum_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    op_c_saw_ll = *dt == MPI_LONG_LONG;
+    op_c_len = *len;
+    const long long *a = in;
+    long long *b = inout;
+    for (MPI_Count i = 0; op_c_saw_ll && i < *len; i++) b[i] += a[i];
 }
 
 /* An attribute's copy and delete functions: what they were called with. */
@@ -84,7 +97,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    char line[13][160];
+    char line[16][160];
     int nl = 0;
 
     /* a ring: each rank adds its rank to the token */
@@ -263,6 +276,54 @@ int main(int argc, char **argv)
     MPI_Comm_free(&ring);
     snprintf(line[nl++], sizeof line[0], "neighbours: got %d and %d, shift %d -> %d", nb_in[0],
              nb_in[1], src_nb, dst_nb);
+
+    /* a large-count user operation (MPI_Op_create_c) */
+    MPI_Op op_c;
+    MPI_Op_create_c(sum_c, 1, &op_c);
+    long long lx[3] = {me, 1, 1LL << 40}, ly[3] = {0, 0, 0};
+    MPI_Allreduce_c(lx, ly, 3, MPI_LONG_LONG, op_c, MPI_COMM_WORLD);
+    MPI_Op_free(&op_c);
+    snprintf(line[nl++], sizeof line[0],
+             "large-count op: %lld %lld %s (saw MPI_LONG_LONG %s, length %lld), freed %s", ly[0],
+             ly[1], ly[2] == np * (1LL << 40) ? "2^40 each" : "WRONG", op_c_saw_ll ? "yes" : "no",
+             (long long)op_c_len, op_c == MPI_OP_NULL ? "null" : "not null");
+
+    /* the Fortran statuses: a received message's status through each form and
+     * back, MPI_PROC_NULL's, and the ignore sentinels refused */
+    int fval = me, fgot = -1, fcount = -1, fcount08 = -1, fcount_f = -1;
+    MPI_Sendrecv(&fval, 1, MPI_INT, right, 21, &fgot, 1, MPI_INT, left, 21, MPI_COMM_WORLD, &st);
+    MPI_Fint fst[MPI_F_STATUS_SIZE], fst2[MPI_F_STATUS_SIZE];
+    MPI_F08_status f08, f08b;
+    MPI_Status back, back08, backf;
+    int frc = MPI_Status_c2f(&st, fst);
+    frc |= MPI_Status_f2c(fst, &back);
+    frc |= MPI_Status_c2f08(&st, &f08);
+    frc |= MPI_Status_f082c(&f08, &back08);
+    frc |= MPI_Status_f2f08(fst, &f08b);
+    frc |= MPI_Status_f082f(&f08b, fst2);
+    frc |= MPI_Status_f2c(fst2, &backf);
+    MPI_Get_count(&back, MPI_INT, &fcount);
+    MPI_Get_count(&back08, MPI_INT, &fcount08);
+    MPI_Get_count(&backf, MPI_INT, &fcount_f);
+    int fields = fst[MPI_F_SOURCE] == left && fst[MPI_F_TAG] == 21 &&
+                 fst[MPI_F_ERROR] == st.MPI_ERROR && f08.MPI_SOURCE == left && f08.MPI_TAG == 21 &&
+                 f08b.MPI_SOURCE == left && back.MPI_SOURCE == left && back08.MPI_TAG == 21 &&
+                 backf.MPI_SOURCE == left && backf.MPI_TAG == 21;
+    MPI_Recv(&fgot, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st);
+    MPI_Status_c2f(&st, fst);
+    MPI_Status_f2c(fst, &back);
+    int e1 = MPI_Status_c2f(&st, MPI_F_STATUS_IGNORE), c1 = -1;
+    int e2 = MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back08), c2 = -1;
+    int e3 = MPI_Status_c2f08(&st, MPI_F08_STATUS_IGNORE), c3 = -1;
+    MPI_Error_class(e1, &c1);
+    MPI_Error_class(e2, &c2);
+    MPI_Error_class(e3, &c3);
+    snprintf(line[nl++], sizeof line[0],
+             "fortran status: %s, fields %s, counts %d %d %d; proc null %s; ignored %s",
+             frc == MPI_SUCCESS ? "converted" : "FAILED", fields ? "right" : "WRONG", fcount,
+             fcount08, fcount_f,
+             back.MPI_SOURCE == MPI_PROC_NULL && back.MPI_TAG == MPI_ANY_TAG ? "kept" : "WRONG",
+             c1 == MPI_ERR_ARG && c2 == MPI_ERR_ARG && c3 == MPI_ERR_ARG ? "MPI_ERR_ARG" : "other");
 
     /* rank 0 prints every rank's lines, in rank order */
     for (int r = 0; r < np; r++) {
