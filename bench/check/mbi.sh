@@ -162,7 +162,8 @@ fi
 t0=$(date +%s%N)
 sidf=$out.sid
 rm -f "$sidf"
-setsid bash -c 'echo "$$" >"$0"; exec "$@"' "$sidf" timeout -k 5 "$T" "${cmd[@]}" </dev/null >"$out" 2>&1
+# (in a subshell whose stderr is dropped: bash's "Killed" when timeout -k kills)
+(setsid bash -c 'echo "$$" >"$0"; exec "$@"' "$sidf" timeout -k 5 "$T" "${cmd[@]}" </dev/null >"$out" 2>&1) 2>/dev/null
 rc=$?
 if [ -s "$sidf" ]; then
     pids=$(ps -e -o pid=,sid= | awk -v s="$(cat "$sidf")" '$2 == s { printf "%s ", $1 }')
@@ -181,8 +182,8 @@ export W=$work CCC=$courier_cc CRUN=$courier_run OCC=$ompi_cc ORUN=$ompi_run CHE
 if [ "$report" = 0 ]; then
     awk 'BEGIN { srand(42) } { printf "%.8f\t%s\n", rand(), $0 }' "$work/tests.tsv" | sort -k1,1 | cut -f2- >"$work/order.tsv"
     for impl in $impls; do
-        [ "$rebuild" = 1 ] && rm -rf "$work/$impl/bin"
-        rm -rf "$work/$impl/out"
+        [ "$rebuild" = 1 ] && rm -rf "${work:?}/$impl/bin"
+        rm -rf "${work:?}/$impl/out"
         mkdir -p "$work/$impl/bin" "$work/$impl/out"
         echo "mbi: building and running $ntests programs with $impl ($([ "$impl" = courier ] && echo "courier run $check${hang:+ --hang-timeout $hang}" || echo mpirun), $jobs at a time)" >&2
         t0=$SECONDS
