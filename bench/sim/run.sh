@@ -9,14 +9,20 @@
 #             (b) smpirun on a one-<cluster> platform with the same link
 #                 parameters (platform.sh: GBITS/8 GBps, LAT_US us), SMPI's
 #                 default alltoall, then --cfg=smpi/alltoall:pair
-# Each run: timeout $TIMEOUT, under /usr/bin/time -v (wall seconds, maximum
-# resident set size of the largest single process waited for), and memwatch.py
-# (the largest sum of Pss / Rss over all processes of the job, every 0.5 s).
+# Each run: timeout $TIMEOUT, under /usr/bin/time -v (wall seconds, CPU seconds
+# (user + system, of every process of the job: on a shared machine the figure
+# that load does not inflate as much), maximum resident set size of the largest
+# single process waited for; with SHARED it counts each mapping of the shared
+# pages again), and memwatch.py (the largest sum of Pss / Rss over all
+# processes of the job, every 0.5 s: Pss is the memory the job holds).
 # Environment: COURIER_BUILD (default: the repository's build/), GBITS (link
 # Gb/s, 100), LAT_US (link latency, 1), SIM (courier's machine, default the
 # cluster above; e.g. cs2,cpu=0), BLOCK (1024), ROUNDS (12), TIMEOUT (300),
 # WORK (a new directory under /tmp: binaries, platform files, every run's
-# stdout/stderr/time output).
+# stdout/stderr/time output), SHARED (a size, e.g. 64K: the program's buffers of
+# that size or more share their pages, courier's --sim ...,shared=SHARED and
+# SMPI's smpi/auto-shared-malloc-thresh; the program then does not check what it
+# received), BIG (1: run courier beyond 256 ranks whatever its 256-rank run took).
 # Prints a table and leaves it in $WORK/table.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +37,18 @@ BLOCK=${BLOCK:-1024}
 ROUNDS=${ROUNDS:-12}
 TIMEOUT=${TIMEOUT:-300}
 WORK=${WORK:-$(mktemp -d /tmp/courier-simbench.XXXXXX)}
+SHARED=${SHARED:-}
+BIG=${BIG:-0}
+args=("$BLOCK" "$ROUNDS")
+smpi_shared=()
+if [ -n "$SHARED" ]; then
+    SIM=$SIM,shared=$SHARED
+    args+=(nocheck)
+    smpi_bytes=$(awk -v s="$SHARED" 'BEGIN { m = 1; u = toupper(substr(s, length(s)))
+        if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
+        printf "%d", (m > 1 ? substr(s, 1, length(s) - 1) : s) * m }')
+    smpi_shared=(--cfg=smpi/auto-shared-malloc-thresh:"$smpi_bytes")
+fi
 mkdir -p "$WORK"
 ns=${*:-64 256}
 
@@ -51,7 +69,7 @@ fi
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3 # not a version manager's shim: starts faster
 table=$WORK/table.txt
-printf '%-14s %5s %8s %8s %9s %9s %6s %9s %12s %12s %s\n' tool N wall_s \
+printf '%-14s %5s %8s %8s %8s %9s %9s %6s %9s %12s %12s %s\n' tool N wall_s cpu_s \
     maxrss_MiB pss_MiB rss_MiB procs messages virtual_s job_virt_s status > "$table"
 cat "$table"
 
@@ -75,7 +93,8 @@ run() {
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {
         n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }' \
         "$base.time")
-    local maxrss pss rss procs msgs virt jobvirt
+    local cpu maxrss pss rss procs msgs virt jobvirt
+    cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$base.time")
     maxrss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$base.time")
     pss=$(sed -n 's/.*max_pss_kib=\([0-9]*\).*/\1/p' "$base.mem" | awk '{ printf "%.1f", $1 / 1024 }')
     rss=$(sed -n 's/.*max_rss_kib=\([0-9]*\).*/\1/p' "$base.mem" | awk '{ printf "%.1f", $1 / 1024 }')
@@ -84,28 +103,29 @@ run() {
     msgs=$(sed -n 's/^courier: simulated .*; \([0-9]*\) messages.*/\1/p' "$base.err")
     jobvirt=$(sed -n 's/^courier: simulated .*: \([0-9.]*\) us of virtual time.*/\1/p' "$base.err" |
         awk '{ printf "%.9f", $1 / 1e6 }')
-    printf '%-14s %5s %8s %8s %9s %9s %6s %9s %12s %12s %s\n' "$name" "$n" "${wall:--}" \
-        "${maxrss:--}" "${pss:--}" "${rss:--}" "${procs:--}" "${msgs:--}" "${virt:--}" \
+    printf '%-14s %5s %8s %8s %8s %9s %9s %6s %9s %12s %12s %s\n' "$name" "$n" "${wall:--}" \
+        "${cpu:--}" "${maxrss:--}" "${pss:--}" "${rss:--}" "${procs:--}" "${msgs:--}" "${virt:--}" \
         "${jobvirt:--}" "$status" | tee -a "$table"
 }
 
 courier256=
 for n in $ns; do
     if [ "$n" -gt 256 ]; then
-        if [ -z "$courier256" ] || awk -v w="$courier256" 'BEGIN { exit !(w >= 30) }'; then
+        if [ "$BIG" != 1 ] && { [ -z "$courier256" ] || awk -v w="$courier256" 'BEGIN { exit !(w >= 30) }'; }; then
             echo "run.sh: N=$n skipped (courier's N=256 run did not finish under 30 s)" | tee -a "$table"
             continue
         fi
     fi
     wall=
-    run courier "$n" "$courier" run --sim "$SIM" -n "$n" ./alltoall_courier "$BLOCK" "$ROUNDS"
+    run courier "$n" "$courier" run --sim "$SIM" -n "$n" ./alltoall_courier "${args[@]}"
     [ "$n" = 256 ] && [ -n "$wall" ] && grep -q ' ok$' <(tail -1 "$table") && courier256=$wall
     if [ $have_smpi = 1 ] && [ "$n" -le 256 ]; then
         "$here/platform.sh" "$n" "$BW" "$LAT" "$WORK/platform-$n"
         smpi=(smpirun -np "$n" -platform "$WORK/platform-$n.xml" -hostfile "$WORK/platform-$n.hosts"
             --cfg=smpi/simulate-computation:no)
-        run smpi-default "$n" "${smpi[@]}" ./alltoall_smpi "$BLOCK" "$ROUNDS"
-        run smpi-pair "$n" "${smpi[@]}" --cfg=smpi/alltoall:pair ./alltoall_smpi "$BLOCK" "$ROUNDS"
+        run smpi-default "$n" "${smpi[@]}" "${smpi_shared[@]}" ./alltoall_smpi "${args[@]}"
+        run smpi-pair "$n" "${smpi[@]}" "${smpi_shared[@]}" --cfg=smpi/alltoall:pair \
+            ./alltoall_smpi "${args[@]}"
     fi
 done
 echo "run.sh: outputs in $WORK (table: $table)"

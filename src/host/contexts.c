@@ -372,9 +372,12 @@ static void ended(sched *s, int r)
         _exit(c->status & 0xff ? c->status & 0xff : 1);
     }
     munmap(c->stack, c->stack_len);
-    if (r != 0) {
-        fclose(c->out);
-        fclose(c->err);
+    if (r != 0) { /* its streams stay open until the process ends, flushed: fclose
+                   * unlinks a stream from libc's list of all of them by walking it
+                   * (O(N^2) for the job), and a pipe that ends wakes the launcher,
+                   * which polls every rank's (O(N) each: O(N^2) again) */
+        fflush(c->out);
+        fflush(c->err);
     }
     if (s->owner == r) s->owner = -2; /* nobody's: the next rank's replaces it as is */
     free(c->image);

@@ -261,6 +261,13 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
         setenv("COURIER_SIM_FD", v, 1);
         if (js->sim_preload[0]) /* the program's own timers read virtual time too */
             preload(js->sim_preload);
+        /* shared=BYTES: the same preload shares the program's large buffers */
+        if (cr_vsim_shared(js->vsim)) {
+            snprintf(v, sizeof v, "%llu", (unsigned long long)cr_vsim_shared(js->vsim));
+            setenv("COURIER_SIM_SHARED", v, 1);
+        } else {
+            unsetenv("COURIER_SIM_SHARED");
+        }
     }
     /* A script's programs are seen only when they start: the probe names one
      * linked with another MPI library (src/run/probe.c). */

@@ -142,6 +142,8 @@ struct cr_vsim {
     bool stall_said;
     bool ring_host; /* with contexts: ranks queued since their process was rung */
     int ranks;      /* CR_VSIM_RANKS_*, from the options */
+    /* the shared= key: the programs' allocations this large share their pages */
+    uint64_t shared;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -161,6 +163,7 @@ typedef struct vsim_opts {
     const cr_machine *m;
     char sw[32];                /* the job's software model (cfg.sw points here) */
     int ranks;                  /* CR_VSIM_RANKS_* */
+    uint64_t shared;            /* shared=BYTES (0: none) */
     const cr_swmodel *onesided; /* the one-sided class's software model (NULL: hw) */
 } vsim_opts;
 
@@ -206,7 +209,7 @@ static bool in_list(const char *list, const char *k)
 /* The keys, for messages: "cpu, sw, ...; sp2: tokens; cluster: bw, lat". */
 static void key_names(char *buf, size_t len)
 {
-    snprintf(buf, len, "cpu, sw, rma, seed, poll, timer, ranks");
+    snprintf(buf, len, "cpu, sw, rma, seed, poll, timer, ranks, shared");
     for (int i = 0; i < CR_MACH_COUNT; i++)
         if (sim_machine(i) && sim_machine(i)->sim_keys)
             add(buf, len, "; %s: %s", sim_machine(i)->name, sim_machine(i)->sim_keys);
@@ -239,7 +242,8 @@ void cr_vsim_usage(FILE *f)
     snprintf(words, sizeof words,
              "run the programs in virtual time on a model of %s; keys: cpu=F (compute times F; 0: "
              "not counted), sw=NAME (node software model), rma=NAME (one-sided traffic's), "
-             "seed=N, poll=US, timer=NS, ranks=auto|processes|contexts",
+             "seed=N, poll=US, timer=NS, ranks=auto|processes|contexts, shared=BYTES (the "
+             "program's allocations this large share their pages: a benchmark's buffers)",
              machines);
     fprintf(f, "  --sim MACHINE     ");
     wrap(f, 20, words);
@@ -321,6 +325,20 @@ static int parse_opts(const char *spec, int n, vsim_opts *o, char *err, size_t e
                 return snprintf(err, errlen, "--sim: ranks=%s must be auto, processes or contexts",
                                 v),
                        -1;
+        } else if (!strcmp(k, "shared")) {
+            unsigned long long x = strtoull(v, &end, 10);
+            int shift = *end == 'k' || *end == 'K'   ? 10
+                        : *end == 'm' || *end == 'M' ? 20
+                        : *end == 'g' || *end == 'G' ? 30
+                                                     : 0;
+            if (shift) end++;
+            if (*end || !*v || *v == '-' || !x || x > (1ull << 40) >> shift)
+                return snprintf(err, errlen,
+                                "--sim: shared=%s must be a size in bytes (K, M or G after it: "
+                                "shared=1M), the least allocation whose pages are shared",
+                                v),
+                       -1;
+            o->shared = x << shift;
         } else if (!strcmp(k, "seed")) {
             unsigned long long x = strtoull(v, &end, 10);
             if (*end || !*v) return snprintf(err, errlen, "--sim: seed=%s is not a number", v), -1;
@@ -1149,6 +1167,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     s->hd->yields = nranks <= cpus ? 32 : 0; /* about a CPU each */
     atomic_store(&s->hd->ctx_current, -1);
     s->ranks = o.ranks;
+    s->shared = o.shared;
     for (int r = 0; r < nranks; r++) {
         s->r[r].resume = -1;
         s->active[s->nactive++] = r;
@@ -1164,6 +1183,11 @@ int cr_vsim_fd(const cr_vsim *s)
 int cr_vsim_ranks(const cr_vsim *s)
 {
     return s->ranks;
+}
+
+uint64_t cr_vsim_shared(const cr_vsim *s)
+{
+    return s->shared;
 }
 
 void cr_vsim_use_contexts(cr_vsim *s)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct cr_vsim cr_vsim;
@@ -28,6 +29,9 @@ int cr_vsim_fd(const cr_vsim *s);
  * (src/host/contexts.h) where the program can (auto). */
 enum { CR_VSIM_RANKS_AUTO = 0, CR_VSIM_RANKS_PROCESSES, CR_VSIM_RANKS_CONTEXTS };
 int cr_vsim_ranks(const cr_vsim *s);
+/* The shared= key: the least allocation of a rank's program whose pages every
+ * such allocation shares (src/api/simshared.c), 0 for none. */
+uint64_t cr_vsim_shared(const cr_vsim *s);
 /* The ranks will be contexts of one process: call before they start. */
 void cr_vsim_use_contexts(cr_vsim *s);
 /* With contexts: true when rank r has ended, with its status in *status; and

@@ -58,7 +58,8 @@ typedef struct sim_tp {
     arrival *partial;      /* the last one, while its parts come (not in the list yet) */
     /* Per source, the lanes (lane_bit) whose first waiting message the engine
      * refused at recv_gen refused_gen: theirs wait (in order) until it moves;
-     * others go on. */
+     * others go on. Made at the first refusal (NULL before: a byte per peer
+     * in every rank is N^2 bytes for the job, 256 MiB at 16384 ranks). */
     uint8_t *refused;
     int nrefused;
     uint32_t refused_gen;
@@ -119,11 +120,6 @@ static int sim_open(void **ctx, const cr_tp_env *env)
     s->out = cr_vt_ring_of(s->vt->base, env->rank, 0);
     s->in = cr_vt_ring_of(s->vt->base, env->rank, 1);
     s->tail = &s->head;
-    s->refused = calloc((size_t)env->size, 1);
-    if (!s->refused) {
-        free(s);
-        return -ENOMEM;
-    }
     s->vt->drain = drain;
     s->vt->next_arrival = next_arrival;
     s->vt->drain_arg = s;
@@ -238,6 +234,11 @@ static inline uint8_t lane_bit(const arrival *a)
     return a->h.flags & CR_HDR_LANE ? 2 : 1;
 }
 
+static inline bool is_refused(const sim_tp *s, const arrival *a)
+{
+    return s->refused && (s->refused[a->src] & lane_bit(a));
+}
+
 static int sim_poll(void *ctx)
 {
     sim_tp *s = ctx;
@@ -250,8 +251,9 @@ static int sim_poll(void *ctx)
     arrival **pp = &s->head, *a, *last = NULL;
     while ((a = *pp) && a->t < s->vt->synced) {
         uint8_t bit = lane_bit(a);
-        if ((s->refused[a->src] & bit) ||
-            !s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
+        if (is_refused(s, a) || !s->env.deliver(s->env.owner, a->src, &a->h, a->data, a->len)) {
+            if (!s->refused && !(s->refused = calloc((size_t)s->env.size, 1)))
+                s->env.fatal(s->env.owner, "sim", "out of memory for the refused messages");
             if (!(s->refused[a->src] & bit)) {
                 s->refused[a->src] |= bit;
                 s->nrefused++;
@@ -282,7 +284,7 @@ static int sim_arm(void *ctx)
     sim_tp *s = ctx;
     drain(s);
     for (arrival *a = s->head; a && a->t < s->vt->synced; a = a->next)
-        if (!(s->refused[a->src] & lane_bit(a)) || *s->env.recv_gen != s->refused_gen) return 1;
+        if (!is_refused(s, a) || *s->env.recv_gen != s->refused_gen) return 1;
     return 0;
 }
 
