@@ -63,6 +63,20 @@ BEGIN {
     # buffer: a non-contiguous section goes to them as a derived datatype.
     nbsect = "^(Isend|Ibsend|Issend|Irsend|Irecv|Imrecv|Send_init|Bsend_init|Ssend_init|" \
              "Rsend_init|Recv_init|Isendrecv|Isendrecv_replace|Ibcast|Bcast_init|Put|Get|Rput|Rget)$"
+    # The nonblocking and persistent collectives: the buffers (buffer, count,
+    # datatype) describe whole (gathers' send buffer, scatters' receive
+    # buffer), those made of per-rank blocks of (count, datatype) each
+    # (cr_f08buf_nbblk), and the reductions' two buffers, which share one
+    # (count, datatype) (cr_f08buf_nb2).
+    nbgath = "^(Igather|Igatherv|Iallgather|Iallgatherv|Ineighbor_allgather|Ineighbor_allgatherv|" \
+             "Gather_init|Gatherv_init|Allgather_init|Allgatherv_init|Neighbor_allgather_init|" \
+             "Neighbor_allgatherv_init)$"
+    nbscat = "^(Iscatter|Iscatterv|Scatter_init|Scatterv_init)$"
+    nbgathblk = "^(Igather|Iallgather|Ineighbor_allgather|Gather_init|Allgather_init|" \
+                "Neighbor_allgather_init)$"
+    nbscatblk = "^(Iscatter|Scatter_init)$"
+    nba2a = "^(Ialltoall|Ineighbor_alltoall|Alltoall_init|Neighbor_alltoall_init)$"
+    nbred = "^(Ireduce|Iallreduce|Iscan|Iexscan|Reduce_init|Allreduce_init|Scan_init|Exscan_init)$"
     choice = "^(buf|sendbuf|recvbuf|buffer|origin_addr|result_addr|compare_addr|inbuf|outbuf|" \
              "location|base|inoutbuf)$"
     collecting = 0
@@ -384,6 +398,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     params = ""; pre = ""; call = ""; post = ""; countarg = ""; fdecl = ""; fargs = ""
     idecl = ""; ndecl = ""; lenargs = ""; ilens = ""; tmps = ""
     split("", subst) # count and datatype arguments a section's datatype replaces
+    split("", doneb) # buffers an earlier argument's helper already gave
     # blocking: done with its buffers when it returns (no request, no window,
     # no attached buffer, no split collective), so that a non-contiguous
     # section may go through a contiguous copy
@@ -430,14 +445,31 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                       "_t, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
                 post = post "    cr_f08buf_back(" nm ", " nm "_t, " (t ~ /const/ ? "false" : "rc == MPI_SUCCESS") ");\n"
                 tmps = tmps " free(" nm "_t);"
-            } else if (fname ~ nbsect && i + 2 <= n && trim(a[i + 1]) ~ /^int [a-z_]*count$/ &&
-                       trim(a[i + 2]) ~ /^MPI_Datatype [a-z_]*type$/) {
+            } else if (nm in doneb) {
+                # given by the reduction's helper with the send buffer
+            } else if (fname ~ nbred && nm == "sendbuf" && i + 3 <= n && trim(a[i + 1]) == "void *recvbuf" &&
+                       trim(a[i + 2]) == "int count" && trim(a[i + 3]) == "MPI_Datatype datatype") {
+                # a reduction's two buffers, one (count, datatype) for both
+                pre = pre "    void *sendbuf_b = NULL, *recvbuf_b = NULL;\n    int sendbuf_n = *count;\n" \
+                      "    MPI_Datatype sendbuf_dt = *datatype, sendbuf_nt = MPI_DATATYPE_NULL;\n" \
+                      "    if (cr_f08buf_nb2(sendbuf, recvbuf, &sendbuf_b, &recvbuf_b, &sendbuf_n, &sendbuf_dt, " \
+                      "&sendbuf_nt, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                post = post "    if (sendbuf_nt != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_nt);\n"
+                tmps = tmps " if (sendbuf_nt != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_nt);"
+                subst["count"] = "sendbuf_n"; subst["datatype"] = "sendbuf_dt"; doneb["recvbuf"] = 1
+            } else if (i + 2 <= n && trim(a[i + 1]) ~ /^int [a-z_]*count$/ &&
+                       trim(a[i + 2]) ~ /^MPI_Datatype [a-z_]*type$/ &&
+                       (fname ~ nbsect || fname ~ nba2a || (nm == "sendbuf" && fname ~ nbgath "|" nbscatblk) ||
+                        (nm == "recvbuf" && fname ~ nbscat "|" nbgathblk))) {
                 # (buffer, count, datatype) of a nonblocking call: a section
-                # goes as a derived datatype describing it (cr_f08buf_nb)
+                # goes as a derived datatype describing it (cr_f08buf_nb), or
+                # one of its per-rank blocks (cr_f08buf_nbblk)
+                blk = (fname ~ nba2a || (nm == "sendbuf" && fname ~ nbscatblk) ||
+                       (nm == "recvbuf" && fname ~ nbgathblk)) ? "blk" : ""
                 cn = trim(a[i + 1]); sub(/^int /, "", cn)
                 dn = trim(a[i + 2]); sub(/^MPI_Datatype /, "", dn)
                 pre = pre "    void *" nm "_b = NULL;\n    int " nm "_n = *" cn ";\n    MPI_Datatype " nm "_dt = *" dn \
-                      ", " nm "_nt = MPI_DATATYPE_NULL;\n    if (cr_f08buf_nb(" nm ", &" nm "_b, &" nm "_n, &" nm \
+                      ", " nm "_nt = MPI_DATATYPE_NULL;\n    if (cr_f08buf_nb" blk "(" nm ", &" nm "_b, &" nm "_n, &" nm \
                       "_dt, &" nm "_nt, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
                 post = post "    if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);\n"
                 tmps = tmps " if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);"
