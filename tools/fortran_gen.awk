@@ -106,8 +106,10 @@ BEGIN {
 
 # What a C program must opt into (#ifdef OMPI_ENABLE_MPI1_COMPAT: the MPI-1
 # calls and constants MPI-3.0 removed): its constants (MPI_LB, MPI_UB) go into
-# mpif.h, its calls are hand-written (src/fortran/mpi_flegacy.c: default
-# INTEGERs where C has MPI_Aint); mpi_f08 has none of it.
+# mpif.h and mpi_f08 (TYPE(MPI_Datatype), as Open MPI's module has them:
+# MPICH's allctypesf08 asks their names), its calls are hand-written for
+# mpif.h (src/fortran/mpi_flegacy.c: default INTEGERs where C has MPI_Aint);
+# mpi_f08 has none of the calls.
 /^#ifdef OMPI_ENABLE_MPI1_COMPAT/ { optin = 1; next }
 optin && /^#endif/ { optin = 0; next }
 optin && mode != "consts" { next }
@@ -142,7 +144,6 @@ mode == "consts" && /^#define MPI_[A-Z0-9_]+[ \t]/ && $2 !~ /^MPI_F_/ { # MPI_F_
         val ~ /^MPI_[A-Z0-9_]+$/) {
         consts[++nconst] = name
         ckind[name] = ""
-        if (optin) mpi1[name] = 1 # mpif.h's only
         if (val ~ /LL\)?$/) { ckind[name] = "8"; next } # a 64-bit one: INTEGER*8
         if (val ~ /^\(\(MPI_[A-Za-z]+\)/) { k = val; sub(/^\(\(/, "", k); sub(/\).*/, "", k); ckind[name] = k }
         else if (val in ckind) ckind[name] = ckind[val]
@@ -213,8 +214,7 @@ END {
         for (i = 1; i <= nconst; i++)
             if (!(consts[i] in seen)) {
                 seen[consts[i]] = 1
-                printf "    %sp(\"%s\", \"%s\", (long long)(%s));\n", (consts[i] in mpi1) ? "if (!f08) " : "",
-                       consts[i], ckind[consts[i]], consts[i]
+                printf "    p(\"%s\", \"%s\", (long long)(%s));\n", consts[i], ckind[consts[i]], consts[i]
             }
         print "    if (f08) return 0;"
         print "    FILE *tail = argc > 1 ? fopen(argv[1], \"r\") : NULL; /* mpif_tail.h */"
