@@ -81,7 +81,7 @@ if [ ! -f "$suite/util/mtest.c" ] || [ ! -d "$suite/include" ]; then
 fi
 suite=$(cd "$suite" && pwd)
 
-courier_cc='' courier_run= courier_fc=
+courier_cc='' courier_run='' courier_fc=''
 # absolute: the tests run from their own directories
 [ -d "$courier_arg" ] && courier_arg=$(cd "$courier_arg" && pwd)
 for d in "$courier_arg/tools" "$courier_arg/bin" "$courier_arg"; do
