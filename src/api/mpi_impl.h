@@ -199,6 +199,8 @@ static inline const mpi_rep *mpi_rep_of(const mpi_type *t, const mpi_blk *e)
 
 /* Made by MPI_Type_create_f90_*: predefined for the program (not freed). */
 bool mpi_type_is_f90(const mpi_type *t);
+/* "MPI_LB" or "MPI_UB" for MPI-1's bound markers, else NULL (mpi_legacy.c). */
+const char *mpi_legacy_marker_name(MPI_Datatype dt);
 /* Types of the interface. */
 mpi_type *mpi_type_at(int idx); /* also a freed one still referenced */
 /* Slot i of the table, its storage made on first use (mpi_type.c). */

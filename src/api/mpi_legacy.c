@@ -10,12 +10,18 @@
  *    the program's call; errors are the replacement's;
  *  - MPI_LB and MPI_UB are never datatypes: MPI_Type_struct drops the entries
  *    that name them and resizes the struct of the others to the lowest MPI_LB
- *    and highest MPI_UB displacement given (the MPI-1 rule); anywhere else
- *    they are an invalid datatype (MPI_ERR_TYPE). */
+ *    and highest MPI_UB displacement given (the MPI-1 rule); MPI_Type_get_name
+ *    names them (MPI-1's implementations did, and old Fortran tests ask);
+ *    anywhere else they are an invalid datatype (MPI_ERR_TYPE). */
 #define OMPI_ENABLE_MPI1_COMPAT 1
 #include <stdlib.h>
 
 #include "mpi_impl.h"
+
+const char *mpi_legacy_marker_name(MPI_Datatype dt)
+{
+    return dt == MPI_LB ? "MPI_LB" : dt == MPI_UB ? "MPI_UB" : NULL;
+}
 
 PMPI_WEAK(Address);
 int PMPI_Address(void *location, MPI_Aint *address)

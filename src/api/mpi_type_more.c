@@ -63,11 +63,12 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
     const char *call = "MPI_Type_get_name";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
-    int rc = type_arg(job, call, dt, &t);
+    const char *marker = mpi_legacy_marker_name(dt); /* MPI_LB, MPI_UB: names, no types */
+    int rc = marker ? MPI_SUCCESS : type_arg(job, call, dt, &t);
     if (!rc) rc = null_arg(job, call, name, "type_name");
     if (!rc) rc = null_arg(job, call, resultlen, "resultlen");
     if (rc) return mpi_leave(job, rc);
-    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t->name);
+    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", marker ? marker : t->name);
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -8,9 +8,10 @@
  *    goes to a blocking call (done with its buffers when it returns) as a
  *    contiguous copy of its elements, copied back after the call for an
  *    output buffer (cr_f08buf_copy, cr_f08buf_back); to a nonblocking
- *    point-to-point or one-sided call or MPI_Ibcast, as a derived datatype
- *    describing it (cr_f08buf_nb); to other nonblocking ones it is refused
- *    (MPI_SUBARRAYS_SUPPORTED is .FALSE.: MPI_ERR_BUFFER through
+ *    point-to-point, one-sided or collective call, as a derived datatype
+ *    describing it (cr_f08buf_nb, cr_f08buf_nbblk, cr_f08buf_nb2: see
+ *    mpi_f08_sect.c for the sections each can describe); where no type
+ *    can, it is refused (MPI_SUBARRAYS_SUPPORTED is .FALSE.: MPI_ERR_BUFFER through
  *    MPI_COMM_WORLD's error handler; when that ends the job, one line first
  *    says what to pass; MPI_ERRORS_RETURN, as in C, prints nothing);
  *  - TYPE(MPI_Status) is C's MPI_F08_status, only int-aligned: copied;
@@ -60,6 +61,19 @@ static inline int cr_f08buf(CFI_cdesc_t *d, void **out, const char *call, MPI_Fi
  * cr_f08buf does. Nonzero: refused or failed (reported, *ierr set). */
 int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_Datatype *made,
                  const char *call, MPI_Fint *ierr);
+/* As cr_f08buf_nb, for a collective's buffer of per-rank blocks of count
+ * items each (gather's receive buffer, scatter's send buffer, alltoall's):
+ * the new type describes one block, its extent the block's span, so block i
+ * starts i extents on. Only sections whose elements are evenly spaced, and
+ * blocks of whole elements, fit; others are refused as cr_f08buf does. */
+int cr_f08buf_nbblk(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_Datatype *made,
+                    const char *call, MPI_Fint *ierr);
+/* As cr_f08buf_nb, for a reduction's send and receive buffers, which share
+ * (count, datatype): a section is described by the new type when the other
+ * buffer is MPI_IN_PLACE or a section laid out the same (the same shape and
+ * strides); others are refused as cr_f08buf does. */
+int cr_f08buf_nb2(CFI_cdesc_t *s, CFI_cdesc_t *r, void **sout, void **rout, int *count,
+                  MPI_Datatype *dt, MPI_Datatype *made, const char *call, MPI_Fint *ierr);
 
 /* Copy the elements of section d to or from the contiguous tmp, in array
  * element order (the first subscript fastest). */

@@ -1,10 +1,14 @@
 ! `use mpi`: the constants, sentinels and function types of mpif.h in a
 ! module (built with the Fortran compiler found at configure time: .mod files
 ! are that compiler's). The routines are the external ones of mpif.h
-! (src/fortran's C wrappers), called without explicit interfaces, as with
-! mpif.h: a program that passes a scalar or any array as a choice buffer
-! compiles whatever its type. MPI_Sizeof is here (a generic over the
-! intrinsic types), not in mpif.h.
+! (src/fortran's C wrappers), with explicit interfaces generated from mpi.h
+! (mpi_usempi_interfaces.h, tools/fortran_gen.awk): the other arguments are
+! checked, a choice buffer is not (gfortran's NO_ARG_CHECK: a scalar or any
+! array of any type, as with mpif.h), and a program may rename a routine out
+! of the module to define its own (MPICH's profile1f90). The calls the
+! script leaves to hand-written code have none (called as externals, as
+! with mpif.h). MPI_Sizeof is here (a generic over the intrinsic types), not
+! in mpif.h.
 module mpi
   implicit none
   include 'mpif.h'
@@ -19,6 +23,7 @@ module mpi
   private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
     cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
       cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
+  include 'mpi_usempi_interfaces.h'
 contains
   subroutine cr_sizeof_i1(x, size, ierror)
     integer(1), dimension(..), intent(in) :: x

@@ -13,9 +13,18 @@
  *    extent divides the section's element size, or a contiguous type of a
  *    named type whose extent does; anything else is refused as before
  *    (cr_f08buf: MPI_ERR_BUFFER);
+ *  - a collective's buffer of per-rank blocks (gather's receive buffer,
+ *    scatter's send buffer, alltoall's) is described one block at a time: a
+ *    strided type of count items, resized to the block's span, so that the
+ *    collective's i-th block (i extents on) is the section's; this needs the
+ *    section's elements evenly spaced (one stride over all its dimensions)
+ *    and whole elements per block;
+ *  - a reduction's two buffers share (count, datatype): one type describes
+ *    both only when the other is MPI_IN_PLACE or laid out the same;
  *  - the type is made with MPI_Type_create_hindexed (one block per element,
- *    which courier's type maps fold into strided runs) and freed by the caller
- *    right after the call: a pending operation holds its own reference. */
+ *    which courier's type maps fold into strided runs; a block type with
+ *    MPI_Type_create_hvector) and freed by the caller right after the call:
+ *    a pending operation holds its own reference. */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -92,4 +101,68 @@ int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_D
     *count = 1;
     *dt = *made;
     return 0;
+}
+
+int cr_f08buf_nbblk(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_Datatype *made,
+                    const char *call, MPI_Fint *ierr)
+{
+    *made = MPI_DATATYPE_NULL;
+    if (!d->base_addr || CFI_is_contiguous(d)) return cr_f08buf(d, out, call, ierr);
+    if (*count <= 0) {
+        *out = d->base_addr;
+        return 0;
+    }
+    /* one stride: each dimension's step is the previous one's span */
+    MPI_Aint stride = (MPI_Aint)d->dim[0].sm;
+    bool even = stride > 0;
+    for (int r = 1; r < d->rank && even; r++)
+        even = d->dim[r].extent == 1 || d->dim[r].sm == d->dim[r - 1].sm * d->dim[r - 1].extent;
+    MPI_Count n = *count;
+    MPI_Aint per = 0;
+    MPI_Datatype item = even ? item_type(*dt, d->elem_len, &n, &per) : MPI_DATATYPE_NULL;
+    if (item == MPI_DATATYPE_NULL || n % per || n / per > INT_MAX)
+        return cr_f08buf(d, out, call, ierr); /* refused, saying why */
+    MPI_Count m = n / per;                    /* elements a block covers */
+    MPI_Datatype v = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_create_hvector((int)m, (int)per, stride, item, &v);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(v, 0, (MPI_Aint)m * stride, made);
+    if (v != MPI_DATATYPE_NULL) MPI_Type_free(&v);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(made);
+    if (rc != MPI_SUCCESS) {
+        if (*made != MPI_DATATYPE_NULL) MPI_Type_free(made);
+        if (ierr) *ierr = rc;
+        return 1;
+    }
+    *out = d->base_addr;
+    *count = 1;
+    *dt = *made;
+    return 0;
+}
+
+/* Whether sections a and b have the same shape and strides. */
+static bool same_layout(const CFI_cdesc_t *a, const CFI_cdesc_t *b)
+{
+    if (a->rank != b->rank || a->elem_len != b->elem_len) return false;
+    for (int r = 0; r < a->rank; r++)
+        if (a->dim[r].extent != b->dim[r].extent || a->dim[r].sm != b->dim[r].sm) return false;
+    return true;
+}
+
+int cr_f08buf_nb2(CFI_cdesc_t *s, CFI_cdesc_t *r, void **sout, void **rout, int *count,
+                  MPI_Datatype *dt, MPI_Datatype *made, const char *call, MPI_Fint *ierr)
+{
+    *made = MPI_DATATYPE_NULL;
+    bool ssect = s->base_addr && !CFI_is_contiguous(s);
+    bool rsect = r->base_addr && !CFI_is_contiguous(r);
+    if (!ssect && !rsect) return cr_f08buf(s, sout, call, ierr) || cr_f08buf(r, rout, call, ierr);
+    if (ssect && rsect && same_layout(s, r)) {
+        if (cr_f08buf_nb(s, sout, count, dt, made, call, ierr)) return 1;
+        *rout = r->base_addr;
+        return 0;
+    }
+    if (rsect && !ssect && cr_fbuf(s->base_addr) == MPI_IN_PLACE) {
+        *sout = MPI_IN_PLACE;
+        return cr_f08buf_nb(r, rout, count, dt, made, call, ierr);
+    }
+    return cr_f08buf(s, sout, call, ierr) || cr_f08buf(r, rout, call, ierr); /* refused */
 }

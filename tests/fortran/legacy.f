@@ -3,7 +3,8 @@
 !     MPI_TYPE_HINDEXED and MPI_TYPE_HVECTOR carrying data between two
 !     ranks, MPI_TYPE_STRUCT with the MPI_LB and MPI_UB markers,
 !     MPI_TYPE_EXTENT, MPI_TYPE_LB, MPI_TYPE_UB, and MPI_ADDRESS (its
-!     value, or MPI_ERR_ARG where an address does not fit an INTEGER).
+!     value, or MPI_ERR_ARG where an address does not fit an INTEGER),
+!     and MPI_TYPE_GET_NAME naming the markers (MPICH's allctypesf).
 !     Rank 0 prints one line when every check passed.
       PROGRAM LEGACY
       IMPLICIT NONE
@@ -11,6 +12,8 @@
       INTEGER IERR, RANK, I, T1, T2, T3, EXT, LB, UB, ADDR, CLS
       INTEGER BLS(3), DISPS(3), TYPES(3), A(20), B(20)
       INTEGER(KIND=MPI_ADDRESS_KIND) GADDR
+      CHARACTER*(MPI_MAX_OBJECT_NAME) TNAME
+      INTEGER TLEN
       INTEGER STATUS(MPI_STATUS_SIZE)
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -60,6 +63,12 @@
      &     UB .EQ. 32 .AND. EXT .EQ. 40, 'STRUCT with MPI_LB, MPI_UB')
       CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
      &     IERR)
+      CALL MPI_TYPE_GET_NAME(MPI_LB, TNAME, TLEN, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. TNAME .EQ. 'MPI_LB' .AND.
+     &     TLEN .EQ. 6, 'MPI_TYPE_GET_NAME of MPI_LB')
+      CALL MPI_TYPE_GET_NAME(MPI_UB, TNAME, TLEN, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. TNAME .EQ. 'MPI_UB' .AND.
+     &     TLEN .EQ. 6, 'MPI_TYPE_GET_NAME of MPI_UB')
       CALL MPI_GET_ADDRESS(A, GADDR, IERR)
       CALL MPI_ADDRESS(A, ADDR, IERR)
       CALL MPI_ERROR_CLASS(IERR, CLS, I)

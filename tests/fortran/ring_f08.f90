@@ -2,10 +2,10 @@
 ! all-reduce with MPI_IN_PLACE (ierror left out), a vector datatype sent to
 ! a contiguous buffer, a sub-communicator compared with ==, MPI_Waitall with
 ! statuses, a 2-D array as a buffer, an operation and an error handler of
-! its own, names and MPI_TAG_UB, non-contiguous sections through a blocking
-! call, and one refused by a nonblocking all-reduce with MPI_ERR_BUFFER
-! under MPI_ERRORS_RETURN. Rank 0 prints one line when
-! every check passed; a failed check prints FAIL and aborts the job.
+! its own, names (MPI_LB's and MPI_UB's too) and MPI_TAG_UB, non-contiguous
+! sections through a blocking call, and one refused by a nonblocking
+! all-reduce with MPI_ERR_BUFFER under MPI_ERRORS_RETURN. Rank 0 prints one
+! line when every check passed; a failed check prints FAIL and aborts the job.
 program ring
   use mpi_f08
   implicit none
@@ -102,12 +102,17 @@ program ring
   ! strings and attributes
   call MPI_Comm_get_name(MPI_COMM_WORLD, name, n)
   call check(name == 'MPI_COMM_WORLD' .and. n == 14, 'MPI_Comm_get_name')
+  call MPI_Type_get_name(MPI_LB, name, n)
+  call check(name == 'MPI_LB' .and. n == 6, 'MPI_Type_get_name(MPI_LB)')
+  call MPI_Type_get_name(MPI_UB, name, n)
+  call check(name == 'MPI_UB' .and. n == 6, 'MPI_Type_get_name(MPI_UB)')
   call MPI_Error_string(MPI_ERR_RANK, name, n)
   call check(n > 0 .and. len_trim(name) == n, 'MPI_Error_string')
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag)
   call check(flag .and. tagub >= 32767, 'MPI_TAG_UB')
   ! non-contiguous sections: a blocking call takes them (through a copy),
-  ! a nonblocking all-reduce refuses them rather than send them wrong
+  ! a nonblocking all-reduce refuses a section and a contiguous array (one
+  ! datatype cannot describe both) rather than send them wrong
   s2 = [(100 * rank + i, i = 1, 10)]
   r2 = -1
   call MPI_Sendrecv(s2(1:10:2), 5, MPI_INTEGER, next, 8, r2(2:10:2), 5, MPI_INTEGER, prev, 8, &
