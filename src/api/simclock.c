@@ -21,6 +21,8 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "simshim.h"
+
 typedef int clock_gettime_fn(clockid_t, struct timespec *);
 typedef int gettimeofday_fn(struct timeval *, void *);
 typedef time_t time_fn(time_t *);
@@ -35,18 +37,24 @@ static struct {
     int64_t real0, mono0;          /* the real clocks at the first call, ns */
 } shim = {.once = PTHREAD_ONCE_INIT};
 
-static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
+void cr_shim_load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
-    (void)size;
-    uintptr_t want = (uintptr_t)arg;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    *lo = UINTPTR_MAX;
+    *hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD) continue;
         uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+        if (a < *lo) *lo = a;
+        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
     }
+}
+
+static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t want = (uintptr_t)arg, lo, hi;
+    cr_shim_load_range(info, &lo, &hi);
     if (want < lo || want >= hi) return 0;
     shim.lib_lo = lo;
     shim.lib_hi = hi;

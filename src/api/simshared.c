@@ -31,6 +31,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "simshim.h"
+
 #define SHARED_SPAN ((size_t)1 << 30) /* the memfd's size, a mapping's at most */
 #define BOOT_BYTES 8192               /* for dlsym's own allocations */
 
@@ -79,16 +81,7 @@ static int find_courier(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     (void)arg;
     if (!info->dlpi_name || !strstr(info->dlpi_name, "/libcourier.so")) return 0;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
-    sh.lib_lo = lo;
-    sh.lib_hi = hi;
+    cr_shim_load_range(info, &sh.lib_lo, &sh.lib_hi);
     return 1;
 }
 
