@@ -19,6 +19,9 @@
  *    numbered from MPI_ERR_LASTCODE + 1 up, each with its class and string,
  *    and job->mpi->last_code (MPI_LASTUSEDCODE) is the highest of them. */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,10 +204,46 @@ int mpi_vfail(cr_job *job, MPI_Comm comm, const char *call, int code, const char
     return mpi_fail_with(job, c ? c->errh : MPI_ERRORS_ARE_FATAL, &comm, call, code, msg);
 }
 
+/* The Fortran call that led to this error, in buf ("MPI_SEND (Fortran)",
+ * "MPI_Send (mpi_f08)"), when a wrapper of the Fortran bindings
+ * (libcourier_fort: mpif.h's and use mpi's mpi_send_, mpi_f08's
+ * courier_f08_send) is on the stack: a Fortran programmer is told of the call
+ * they wrote. Looked for only when an error ends the job (backtrace and
+ * dladdr, a few microseconds), so the calls themselves pay nothing. */
+static bool fortran_caller(const char *call, char *buf, size_t len)
+{
+    void *frames[32];
+    int n = backtrace(frames, 32);
+    for (int i = 1; i < n; i++) {
+        Dl_info di;
+        if (!dladdr(frames[i], &di) || !di.dli_sname || !di.dli_fname ||
+            !strstr(di.dli_fname, "libcourier_fort"))
+            continue;
+        const char *s = di.dli_sname;
+        size_t l = strlen(s);
+        if (!strncmp(s, "courier_f08_", 12)) { /* the C call's own spelling */
+            if (strstr(call, "(mpi_f08)")) return false; /* said by the binding itself */
+            snprintf(buf, len, "%s (mpi_f08)", call);
+            return true;
+        }
+        bool p = !strncmp(s, "pmpi_", 5);
+        if ((p || !strncmp(s, "mpi_", 4)) && l > 5u + p && s[l - 1] == '_') {
+            while (l && s[l - 1] == '_') l--; /* mpi_send_ (gfortran), mpi_send__ */
+            size_t k = 0;
+            for (; k < l && k + 12 < len; k++) buf[k] = (char)toupper((unsigned char)s[k]);
+            snprintf(buf + k, len - k, " (Fortran)");
+            return true;
+        }
+    }
+    return false;
+}
+
 int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int code,
                   const char *msg)
 {
     if (h == MPI_ERRORS_ARE_FATAL) {
+        char fcall[96];
+        if (fortran_caller(call, fcall, sizeof fcall)) call = fcall;
         struct mpi_ucode *u = ucode_get(code);
         if (u) cr_fatal(job, call, "%s (error code %d: %s)", msg, code, u->text ? u->text : "");
         cr_fatal(job, call, "%s (%s)", msg, err_name(code));
