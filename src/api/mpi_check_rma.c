@@ -21,7 +21,10 @@
  * flush between them, and its accumulates among themselves (the default
  * accumulate_ordering). Besides: a put's origin buffer (contiguous, not a
  * request form) must not change until the epoch closes or a flush completes
- * it (a checksum at the put and at the close), and at a fence or
+ * it (a checksum at the put and at the close); a get's (contiguous, not a
+ * request form), which the checked get completes at once, must hold what the
+ * get brought until then, and no other transfer's origin buffer may overlap
+ * it meanwhile; and at a fence or
  * MPI_Win_wait the target's own bytes that a put alone wrote must hold what
  * it put (a checksum of the put's data against the window's memory there): a
  * difference is a local store to them in the same epoch. In passive target
@@ -54,13 +57,14 @@ typedef struct rma_rec {
     uint8_t pad[4];
 } rma_rec;
 
-/* A put's origin buffer, compared when its epoch closes. */
+/* A put's or a get's origin buffer, compared when its epoch closes (a put's:
+ * with what it held at the put; a get's: with what the get brought). */
 typedef struct rma_buf {
     const void *p;
     size_t len;
     uint64_t sum, lo;
     int target;
-    uint8_t call;
+    uint8_t call, get;
 } rma_buf;
 
 typedef struct rvec {
@@ -256,24 +260,49 @@ static void report_pstore(cr_job *job, const mpi_win *w, const rma_rec *a)
     mpi_check_end();
 }
 
-static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const char *close)
+/* b's origin buffer changed before close completed it, or (by: another
+ * call) another transfer's origin buffer overlaps it. */
+static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const char *close,
+                       const char *by)
 {
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160];
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], what[96];
     win_words(w, ww, sizeof ww);
     range_words(w, b->target, b->lo, b->lo + b->len, rw, sizeof rw);
+    if (by)
+        snprintf(what, sizeof what, "gave %s an origin buffer that overlaps that", by);
+    else
+        snprintf(what, sizeof what, "changed the origin buffer");
     fflush(stdout);
     fprintf(stderr,
-            "courier: check: rank %d changed the origin buffer of its %s (%zu bytes to %s of rank "
-            "%d, %s) before %s completed it\n"
-            "  an RMA call's origin buffer must not be written until the epoch closes or a flush "
-            "completes the call (MPI-4.1 section 12.7): write it after %s, or put from a copy\n",
-            w->me, calls[b->call % (sizeof calls / sizeof calls[0])], b->len, rw, b->target, ww,
-            close, close);
+            "courier: check: rank %d %s of its %s (%zu bytes %s %s of rank %d, %s) before %s "
+            "completed it\n"
+            "  an RMA call's origin buffer must not be %s until the epoch closes or a flush "
+            "completes the call (MPI-4.1 section 12.7): use it after %s, or %s a copy\n",
+            w->me, what, calls[b->call % (sizeof calls / sizeof calls[0])], b->len,
+            b->get ? "from" : "to", rw, b->target, ww, by ? "the epoch's close" : close,
+            b->get ? "read or written (a get writes it)" : "written",
+            by ? "the epoch's close (a fence, MPI_Win_complete, a flush or an unlock)" : close,
+            b->get ? "get into" : "put from");
     mpi_check_trace(job, "check: RMA origin buffer changed");
     mpi_check_end();
 }
 
 /* ---- recording ------------------------------------------------------------------ */
+
+/* A new transfer's origin buffer [p, p+len): it must not overlap that of a get
+ * still open (a put's reads it, a get's writes it), nor, for a get (rd:
+ * false), that of a put still open. */
+static void bufs_overlap(cr_job *job, mpi_win *w, const void *p, size_t len, bool rd,
+                         const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    uintptr_t lo = (uintptr_t)p, hi = lo + len;
+    for (size_t i = 0; i < k->nb; i++) {
+        const rma_buf *b = &k->b[i];
+        uintptr_t blo = (uintptr_t)b->p;
+        if ((b->get || !rd) && blo < hi && lo < blo + b->len) report_buf(job, w, b, NULL, call);
+    }
+}
 
 /* The target's clock: one step, its value after. */
 static uint64_t tick(cr_job *job, const char *call, mpi_win *w, int t)
@@ -308,9 +337,22 @@ void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target,
         push(job, passive ? &k->pas : &k->act, &r);
     }
     if (obuf && olen && kind == MPI_CHK_RMA_PUT) {
+        bufs_overlap(job, w, obuf, olen, true, call);
         k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
-        k->b[k->nb++] = (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, ci};
+        k->b[k->nb++] = (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, ci, 0};
     }
+}
+
+void mpi_check_rma_got(cr_job *job, const char *call, mpi_win *w, int target, uint64_t taddr,
+                       void *obuf, size_t olen)
+{
+    mpi_rmachk *k = w->chk;
+    bufs_overlap(job, w, obuf, olen, false, call);
+    /* complete it now (MPI allows it early), so that the close finds what it brought */
+    cr_rma_flush(job, call, cr_group_rank(&w->c->g, target));
+    k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
+    k->b[k->nb++] =
+        (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, call_idx(call), 1};
 }
 
 /* The origin buffers of puts to target (-1: all) are what they were; drop them. */
@@ -324,7 +366,7 @@ static void bufs_close(cr_job *job, mpi_win *w, int target, const char *close)
             k->b[keep++] = *b;
             continue;
         }
-        if (mpi_check_sum(b->p, b->len) != b->sum) report_buf(job, w, b, close);
+        if (mpi_check_sum(b->p, b->len) != b->sum) report_buf(job, w, b, close, NULL);
     }
     k->nb = keep;
 }

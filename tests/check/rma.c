@@ -14,6 +14,10 @@
  *   bad_pstore  rank 1 puts int 28 under an exclusive lock and, before its
  *               unlock, lets rank 0 (by a message) store into it (the put is
  *               there already: over shared memory);
+ *   bad_getbuf  rank 1 gets int 1 and stores into its origin buffer before
+ *               the fence that completes the get;
+ *   bad_getget  rank 1 gets ints 0..1 and then int 2 into the same origin bytes
+ *               under MPI_Win_lock_all, before any flush;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -21,7 +25,9 @@
  *               origin buffer written after the fence, a store after the
  *               unlock and a message, a flag put under MPI_Win_lock_all that
  *               rank 0 waits for with MPI_Win_sync and then resets before
- *               rank 1's unlock (the unified model allows it); prints
+ *               rank 1's unlock (the unified model allows it), a get's
+ *               origin buffer written after the flush that completed it and
+ *               then got into again; prints
  *               "check rma ok".
  * Unchecked, "bad_put" runs to its end and says so. */
 #include <string.h>
@@ -99,6 +105,16 @@ static void bad(const char *what)
         if (me == 1) OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
         buf[1] = 5; /* erroneous: the put is not complete before the fence */
         fence();
+    } else if (!strcmp(what, "bad_getbuf")) {
+        fence();
+        if (me == 1) OK(MPI_Get(y, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+        y[0] = 5; /* erroneous: the get is not complete before the fence */
+        fence();
+    } else if (!strcmp(what, "bad_getget")) {
+        OK(MPI_Win_lock_all(0, win));
+        if (me == 1) OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
+        if (me == 1) OK(MPI_Get(y + 1, 1, MPI_INT, 0, 2, 1, MPI_INT, win)); /* erroneous */
+        OK(MPI_Win_unlock_all(win));
     } else if (!strcmp(what, "bad_pstore")) {
         if (me == 1) {
             OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -197,6 +213,16 @@ static void ok(void)
         mem[32] = 0;
         OK(MPI_Win_sync(win));
         OK(MPI_Send(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    }
+    OK(MPI_Win_unlock_all(win));
+    /* a get's origin buffer written once a flush completed the get, got into again */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) {
+        OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
+        OK(MPI_Win_flush_local(0, win));
+        y[0] = y[1] + 1;
+        OK(MPI_Get(y, 2, MPI_INT, 0, 2, 2, MPI_INT, win));
+        OK(MPI_Get(y + 2, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
     }
     OK(MPI_Win_unlock_all(win));
 }
