@@ -269,7 +269,7 @@ static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const ch
     win_words(w, ww, sizeof ww);
     range_words(w, b->target, b->lo, b->lo + b->len, rw, sizeof rw);
     if (by)
-        snprintf(what, sizeof what, "gave %s an origin buffer that overlaps that", by);
+        snprintf(what, sizeof what, "used (as the origin buffer of an %s) the origin buffer", by);
     else
         snprintf(what, sizeof what, "changed the origin buffer");
     fflush(stdout);
