@@ -202,7 +202,10 @@ void mpi_check_rma_access(cr_job *job, const char *call, struct mpi_win *w, int 
 void mpi_check_rma_got(cr_job *job, const char *call, struct mpi_win *w, int target, uint64_t taddr,
                        void *obuf, size_t olen) __attribute__((cold));
 /* MPI_Win_fence, after its flush and before its barrier (collective). */
-void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call, int mode)
+    __attribute__((cold));
+/* MPI_Win_post, before it lets the origins in. */
+void mpi_check_rma_post(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 /* MPI_Win_complete after its flush; MPI_Win_wait (or a successful
  * MPI_Win_test) once every origin has completed. */
 void mpi_check_rma_complete(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));

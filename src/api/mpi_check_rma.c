@@ -27,7 +27,13 @@
  * it meanwhile; and at a fence or
  * MPI_Win_wait the target's own bytes that a put alone wrote must hold what
  * it put (a checksum of the put's data against the window's memory there): a
- * difference is a local store to them in the same epoch. In passive target
+ * difference is a local store to them in the same epoch. A store made before
+ * the put's data arrived, which the put then overwrote, and a store into bytes
+ * a get read, are seen against a copy of the window's memory (up to SNAP_MAX
+ * bytes) taken when the fence or MPI_Win_post opened the epoch: at the close,
+ * a get's bytes that it alone touched must still hold what the copy holds,
+ * and a put's bytes must have held it just before the put (the origin reads
+ * them first, in its call). In passive target
  * the origin reads such a put's bytes back when a flush or unlock completes
  * it and marks a difference for the target to report at MPI_Win_free, unless
  * the target called MPI_Win_sync since the put (counted in its clock word's
@@ -50,6 +56,7 @@ typedef struct rma_rec {
     uint64_t lo, hi;        /* bytes from the target's window base (dynamic: its addresses) */
     uint64_t t0, t1;        /* passive: the target's clock at the lock and the unlock */
     uint64_t dsum;          /* a put's data, checksum (0: not kept) */
+    uint64_t psum;          /* active put: its bytes just before it, checksum (0: not read) */
     int32_t origin, target; /* window members */
     int32_t op;             /* accumulates: MPI_Op */
     uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
@@ -79,8 +86,10 @@ struct mpi_rmachk {
     bool pas_full; /* more than PAS_MAX: the rest not recorded */
     rma_buf *b;    /* put origin buffers of open epochs */
     size_t nb, capb;
-    size_t *from;  /* per target: the first record in pas not yet completed by a flush */
-    cr_req **sreq; /* MPI_Win_complete's sends, reaped later */
+    size_t *from;   /* per target: the first record in pas not yet completed by a flush */
+    char *snap;     /* the window's memory when its fence or exposure epoch opened */
+    size_t snaplen; /* 0: none (passive, too large, dynamic) */
+    cr_req **sreq;  /* MPI_Win_complete's sends, reaped later */
     void **sbuf;
     int ns, caps;
 };
@@ -92,6 +101,8 @@ struct mpi_rmachk {
 #define SYNC_SHIFT 40
 #define READBACK_RECS 64      /* passive puts read back at one completion, at most */
 #define READBACK_BYTES 65536u /* the longest run read back */
+#define SNAP_MAX 65536u       /* the largest window memory copied when an epoch opens */
+#define PREREAD_RUNS 64       /* active puts' runs read before they land, at most per call */
 
 enum { EP_FENCE, EP_PSCW, EP_FREE };
 
@@ -235,6 +246,32 @@ static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a
     mpi_check_end();
 }
 
+/* At the close of an active-target epoch, a run that one access alone
+ * touched differs from the window's memory when the epoch opened: a get's now
+ * (a store while it read), a put's just before its data landed (a store the
+ * put then overwrote). */
+static void report_early(cr_job *job, const mpi_win *w, int ep, const rma_rec *a)
+{
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
+    win_words(w, ww, sizeof ww);
+    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
+    access_words(a, aw, sizeof aw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: RMA conflict on %s: %s of rank %d changed in %s %s rank %d's %s %s\n"
+            "  rank %d: %s\n"
+            "  rank %d: a local store into its window memory (or another process's, through "
+            "shared memory)\n"
+            "  a target's own stores must not touch bytes a put or get accesses in the same "
+            "epoch (MPI-4.1 section 12.7): store before the epoch opens or after it closes, or "
+            "into other bytes\n",
+            ww, rw, w->me, epoch_words(ep), a->rd ? "while" : "before the data of", a->origin,
+            calls[a->call % (sizeof calls / sizeof calls[0])],
+            a->rd ? "read them" : "arrived (and overwrote the store)", a->origin, aw, w->me);
+    mpi_check_trace(job, "check: RMA store during a put");
+    mpi_check_end();
+}
+
 static void report_pstore(cr_job *job, const mpi_win *w, const rma_rec *a)
 {
     char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
@@ -310,6 +347,21 @@ static uint64_t tick(cr_job *job, const char *call, mpi_win *w, int t)
     return ctl_amo(job, call, w, t, ctl_chk(w), CR_AMO_ADD, 1, 0) + 1;
 }
 
+/* An active put's target bytes [lo, lo+len) before it lands, checksum (0:
+ * not read: dynamic, too long). */
+static uint64_t preread(cr_job *job, const char *call, mpi_win *w, int t, uint64_t lo, size_t len)
+{
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || len > READBACK_BYTES) return 0;
+    char *buf = malloc(len);
+    if (!buf) cr_fatal(job, call, "out of memory for --check=rma");
+    int rank = cr_group_rank(&w->c->g, t);
+    cr_rtarget at = cr_rtable_at(&w->c->g, &w->mem, t, lo);
+    if (cr_rma_get(job, call, &at, buf, len, NULL)) cr_rma_flush(job, call, rank);
+    uint64_t sum = mpi_check_sum(buf, len) | 1;
+    free(buf);
+    return sum;
+}
+
 void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target, uint64_t taddr,
                           const cr_run *runs, int nrun, int kind, MPI_Op op, const char *data,
                           const void *obuf, size_t olen)
@@ -334,6 +386,9 @@ void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target,
         r.lo = taddr + (uint64_t)runs[i].off;
         r.hi = r.lo + runs[i].len;
         r.dsum = kind == MPI_CHK_RMA_PUT && data ? mpi_check_sum(data + at, runs[i].len) | 1 : 0;
+        r.psum = !passive && kind == MPI_CHK_RMA_PUT && i < PREREAD_RUNS
+                     ? preread(job, call, w, target, r.lo, runs[i].len)
+                     : 0;
         push(job, passive ? &k->pas : &k->act, &r);
     }
     if (obuf && olen && kind == MPI_CHK_RMA_PUT) {
@@ -421,6 +476,37 @@ static const rma_rec *find_store(const mpi_win *w, const rma_rec *r, size_t n)
     return NULL;
 }
 
+/* A get or put that alone touched its bytes, against the window's memory when
+ * the epoch opened (sorted r). */
+static const rma_rec *find_early(const mpi_win *w, const rma_rec *r, size_t n)
+{
+    const mpi_rmachk *k = w->chk;
+    uint64_t reach = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool alone = r[i].lo >= reach && (i + 1 == n || r[i + 1].lo >= r[i].hi);
+        if (r[i].hi > reach) reach = r[i].hi;
+        if (!alone || r[i].acc || r[i].hi > k->snaplen || (!r[i].rd && !r[i].psum)) continue;
+        size_t len = r[i].hi - r[i].lo;
+        uint64_t then = mpi_check_sum(k->snap + r[i].lo, len) | 1;
+        uint64_t now =
+            r[i].rd ? mpi_check_sum((const char *)w->base + r[i].lo, len) | 1 : r[i].psum;
+        if (now != then) return &r[i];
+    }
+    return NULL;
+}
+
+/* The window's memory as the epoch opens (at most SNAP_MAX bytes; else none). */
+static void snap_take(cr_job *job, mpi_win *w, const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    size_t len = w->flavor == MPI_WIN_FLAVOR_DYNAMIC || w->wsize <= 0 ? 0 : (size_t)w->wsize;
+    if (len > SNAP_MAX) len = 0;
+    if (len && !k->snap) k->snap = malloc(SNAP_MAX);
+    if (len && !k->snap) cr_fatal(job, call, "out of memory for --check=rma");
+    if (len) memcpy(k->snap, w->base, len);
+    k->snaplen = len;
+}
+
 static int rec_tag(const mpi_win *w, int ep)
 {
     return 1 + w->chk->idx * 4 + ep;
@@ -491,6 +577,8 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
     if (!found && ep != EP_FREE) s = find_store(w, all.r, all.n);
     if (found) report_conflict(job, w, ep, a, b);
     if (s) report_store(job, w, ep, s);
+    if (ep != EP_FREE) s = find_early(w, all.r, all.n);
+    if (s) report_early(job, w, ep, s);
     for (size_t i = 0; ep == EP_FREE && i < all.n; i++)
         if (all.r[i].changed) report_pstore(job, w, &all.r[i]);
     free(all.r);
@@ -498,11 +586,22 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
 
 /* ---- the epochs ----------------------------------------------------------------- */
 
-void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call)
+void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call, int mode)
 {
     mpi_rmachk *k = w->chk;
-    bufs_close(job, w, -1, call);
-    exchange_all(job, w, call, &k->act, EP_FENCE);
+    if (!(mode & MPI_MODE_NOPRECEDE)) { /* given by all */
+        bufs_close(job, w, -1, call);
+        exchange_all(job, w, call, &k->act, EP_FENCE);
+    }
+    if (mode & MPI_MODE_NOSUCCEED)
+        k->snaplen = 0;
+    else
+        snap_take(job, w, call);
+}
+
+void mpi_check_rma_post(cr_job *job, mpi_win *w, const char *call)
+{
+    snap_take(job, w, call);
 }
 
 /* Reap MPI_Win_complete's sends that have gone (all: wait for every one). */
@@ -553,6 +652,9 @@ void mpi_check_rma_wait(cr_job *job, mpi_win *w, const char *call)
     if (find_conflict(all.r, all.n, false, &a, &b)) report_conflict(job, w, EP_PSCW, a, b);
     const rma_rec *s = find_store(w, all.r, all.n);
     if (s) report_store(job, w, EP_PSCW, s);
+    s = find_early(w, all.r, all.n);
+    if (s) report_early(job, w, EP_PSCW, s);
+    w->chk->snaplen = 0;
     free(all.r);
 }
 
@@ -628,6 +730,7 @@ void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
     exchange_all(job, w, call, &k->pas, EP_FREE);
     free(k->act.r);
     free(k->pas.r);
+    free(k->snap);
     free(k->b);
     free(k->from);
     free(k->sreq);

@@ -18,6 +18,10 @@
  *               the fence that completes the get;
  *   bad_getget  rank 1 gets ints 0..1 and then int 2 into the same origin bytes
  *               under MPI_Win_lock_all, before any flush;
+ *   bad_fstore  fence epoch: rank 0 stores into int 36, then (by a message)
+ *               lets rank 1 put into it: the put overwrites the store;
+ *   bad_fgstore fence epoch: rank 2 gets int 38, then (by a message) lets
+ *               rank 0 store into it;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -27,7 +31,8 @@
  *               rank 0 waits for with MPI_Win_sync and then resets before
  *               rank 1's unlock (the unified model allows it), a get's
  *               origin buffer written after the flush that completed it and
- *               then got into again; prints
+ *               then got into again, a get of bytes stored before its fence
+ *               epoch; prints
  *               "check rma ok".
  * Unchecked, "bad_put" runs to its end and says so. */
 #include <string.h>
@@ -115,6 +120,26 @@ static void bad(const char *what)
         if (me == 1) OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
         if (me == 1) OK(MPI_Get(y + 1, 1, MPI_INT, 0, 2, 1, MPI_INT, win)); /* erroneous */
         OK(MPI_Win_unlock_all(win));
+    } else if (!strcmp(what, "bad_fstore")) {
+        fence();
+        if (me == 0) {
+            mem[36] = 9; /* erroneous: rank 1 puts into it in this epoch */
+            OK(MPI_Send(&x, 1, MPI_INT, 1, 6, MPI_COMM_WORLD));
+        } else if (me == 1) {
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            put(me, 36, 1);
+        }
+        fence();
+    } else if (!strcmp(what, "bad_fgstore")) {
+        fence();
+        if (me == 2) {
+            OK(MPI_Get(y, 1, MPI_INT, 0, 38, 1, MPI_INT, win));
+            OK(MPI_Send(&x, 1, MPI_INT, 0, 6, MPI_COMM_WORLD));
+        } else if (me == 0) {
+            OK(MPI_Recv(&x, 1, MPI_INT, 2, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            mem[38] = 9; /* erroneous: rank 2 reads it in this epoch */
+        }
+        fence();
     } else if (!strcmp(what, "bad_pstore")) {
         if (me == 1) {
             OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -148,6 +173,12 @@ static void ok(void)
     if (me == 1) put(5, 20, 1);
     fence();
     if (me == 0) mem[20] = 2;
+    /* a get of bytes stored before its epoch */
+    if (me == 0) mem[38] = 7;
+    fence();
+    if (me == 2) OK(MPI_Get(y, 1, MPI_INT, 0, 38, 1, MPI_INT, win));
+    fence();
+    if (me == 2) CHECK(y[0] == 7, "int 38 read %d, not 7", y[0]);
     /* the origin buffer written after the fence completed the put */
     int buf[2] = {1, 2};
     fence();
