@@ -22,6 +22,8 @@
  *               lets rank 1 put into it: the put overwrites the store;
  *   bad_fgstore fence epoch: rank 2 gets int 38, then (by a message) lets
  *               rank 0 store into it;
+ *   bad_wstore  post/start/complete/wait: rank 0 posts, stores into int 40,
+ *               then (by a message) lets rank 1 put into it;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -120,6 +122,25 @@ static void bad(const char *what)
         if (me == 1) OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
         if (me == 1) OK(MPI_Get(y + 1, 1, MPI_INT, 0, 2, 1, MPI_INT, win)); /* erroneous */
         OK(MPI_Win_unlock_all(win));
+    } else if (!strcmp(what, "bad_wstore")) {
+        MPI_Group world, g;
+        OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+        int one = 1, target = 0;
+        if (me == 0) {
+            OK(MPI_Group_incl(world, 1, &one, &g));
+            OK(MPI_Win_post(g, 0, win));
+            mem[40] = 9; /* erroneous: rank 1 puts into it in this epoch */
+            OK(MPI_Send(&x, 1, MPI_INT, 1, 6, MPI_COMM_WORLD));
+            OK(MPI_Win_wait(win));
+        } else if (me == 1) {
+            OK(MPI_Group_incl(world, 1, &target, &g));
+            OK(MPI_Win_start(g, 0, win));
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            put(me, 40, 1);
+            OK(MPI_Win_complete(win));
+        }
+        if (me < 2) OK(MPI_Group_free(&g));
+        OK(MPI_Group_free(&world));
     } else if (!strcmp(what, "bad_fstore")) {
         fence();
         if (me == 0) {
