@@ -204,6 +204,9 @@ void mpi_check_rma_got(cr_job *job, const char *call, struct mpi_win *w, int tar
 /* MPI_Win_fence, after its flush and before its barrier (collective). */
 void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call, int mode)
     __attribute__((cold));
+/* MPI_Win_lock (target) or MPI_Win_lock_all (-1), once taken. */
+void mpi_check_rma_lock(cr_job *job, struct mpi_win *w, const char *call, int target)
+    __attribute__((cold));
 /* MPI_Win_post, before it lets the origins in. */
 void mpi_check_rma_post(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 /* MPI_Win_complete after its flush; MPI_Win_wait (or a successful

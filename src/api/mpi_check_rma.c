@@ -12,7 +12,12 @@
  * target's logical clock at the lock and at the unlock (a counter in the
  * target's control block, ctl_chk, that every lock and unlock of a checked
  * window advances), and are judged at MPI_Win_free, where two of them from
- * different origins overlapped in time when their clock intervals meet.
+ * different origins overlapped in time when their clock intervals meet. Two
+ * that did not, both under shared locks, conflict too when the later one's
+ * origin made no synchronisation (a message received, a collective through
+ * shared memory, MPI_Win_sync, an atomic read: syncs()) between the target's
+ * clock value where it last saw one (q: its first access or lock after it)
+ * and its access, while the earlier one completed after q.
  *
  * Two records conflict when their bytes overlap and they are not both reads
  * (MPI_Get, MPI_Get_accumulate with MPI_NO_OP), not both accumulates with the
@@ -57,11 +62,14 @@ typedef struct rma_rec {
     uint64_t t0, t1;        /* passive: the target's clock at the lock and the unlock */
     uint64_t dsum;          /* a put's data, checksum (0: not kept) */
     uint64_t psum;          /* active put: its bytes just before it, checksum (0: not read) */
+    uint64_t q;             /* passive: the target's clock since when the origin made no
+                             * synchronisation before this access */
     int32_t origin, target; /* window members */
     int32_t op;             /* accumulates: MPI_Op */
     uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
     uint8_t changed;        /* passive put: its bytes differed from its data when it completed */
-    uint8_t pad[4];
+    uint8_t excl;           /* passive: under an exclusive lock */
+    uint8_t pad[3];
 } rma_rec;
 
 /* A put's or a get's origin buffer, compared when its epoch closes (a put's:
@@ -87,6 +95,10 @@ struct mpi_rmachk {
     rma_buf *b;    /* put origin buffers of open epochs */
     size_t nb, capb;
     size_t *from;   /* per target: the first record in pas not yet completed by a flush */
+    uint64_t *qt;   /* per target: its clock at this rank's first access since its last
+                     * synchronisation (0: none since the window was made) */
+    uint64_t *qs;   /* per target: this rank's synchronisations counted then */
+    uint64_t own;   /* this rank's MPI_Win_sync calls and atomic reads on the window */
     char *snap;     /* the window's memory when its fence or exposure epoch opened */
     size_t snaplen; /* 0: none (passive, too large, dynamic) */
     cr_req **sreq;  /* MPI_Win_complete's sends, reaped later */
@@ -102,6 +114,7 @@ struct mpi_rmachk {
 #define READBACK_RECS 64      /* passive puts read back at one completion, at most */
 #define READBACK_BYTES 65536u /* the longest run read back */
 #define SNAP_MAX 65536u       /* the largest window memory copied when an epoch opens */
+#define LOCK_LOOK 64          /* MPI_Win_lock_all: the most targets whose clock it reads */
 #define PREREAD_RUNS 64       /* active puts' runs read before they land, at most per call */
 
 enum { EP_FENCE, EP_PSCW, EP_FREE };
@@ -143,13 +156,25 @@ static void push(cr_job *job, rvec *v, const rma_rec *r)
     v->r[v->n++] = *r;
 }
 
+/* This rank's synchronisations so far, as far as the check sees them:
+ * messages received (point-to-point and collectives' own), collectives
+ * through shared memory, MPI_Win_sync calls and atomic reads (a flag). */
+static uint64_t syncs(const cr_job *job, const mpi_rmachk *k)
+{
+    return job->stats->recv_msgs + job->coll_shm_done + k->own;
+}
+
 void mpi_check_rma_win(cr_job *job, mpi_win *w)
 {
     mpi_rmachk *k = calloc(1, sizeof *k);
     if (k) {
         k->from = calloc((size_t)w->size, sizeof *k->from);
+        k->qt = calloc((size_t)w->size, sizeof *k->qt);
+        k->qs = calloc((size_t)w->size, sizeof *k->qs);
     }
-    if (!k || !k->from) cr_fatal(job, "--check=rma", "out of memory for a window");
+    if (!k || !k->from || !k->qt || !k->qs)
+        cr_fatal(job, "--check=rma", "out of memory for a window");
+    for (int i = 0; i < w->size; i++) k->qs[i] = syncs(job, k);
     for (int i = 0; i < job->mpi->wins.n; i++)
         if (job->mpi->wins.w[i] == w) k->idx = i;
     w->chk = k;
@@ -205,6 +230,7 @@ static void access_words(const rma_rec *r, char *buf, size_t len)
 static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec *a,
                             const rma_rec *b)
 {
+    bool apart = ep == EP_FREE && !(a->t0 <= b->t1 && b->t0 <= a->t1);
     char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160], bw[160];
     win_words(w, ww, sizeof ww);
     uint64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
@@ -220,7 +246,12 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
             "are accumulates with the same operation (MPI-4.1 section 12.7): give them disjoint "
             "ranges, order them by a synchronization between them (MPI_Win_fence, "
             "MPI_Win_flush, an unlock), or make both accumulates with one operation\n",
-            ww, rw, w->me, epoch_words(ep), a->origin, aw, b->origin, bw);
+            ww, rw, w->me,
+            apart ? "passive-target epochs (MPI_Win_lock or MPI_Win_lock_all to the unlock) that "
+                    "no synchronisation ordered: the later access's rank received no message and "
+                    "completed no collective since the earlier one was flushed"
+                  : epoch_words(ep),
+            a->origin, aw, b->origin, bw);
     mpi_check_trace(job, "check: RMA conflict");
     mpi_check_end();
 }
@@ -380,17 +411,26 @@ void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target,
                  .t0 = passive ? tick(job, call, w, target) : 0,
                  .rd = kind == MPI_CHK_RMA_GET || (kind == MPI_CHK_RMA_ACC && op == MPI_NO_OP),
                  .acc = kind == MPI_CHK_RMA_ACC};
+    uint64_t q = 0;
+    if (passive) {
+        r.excl = !w->lock_all && (w->lockst[target] & 2);
+        uint64_t s = syncs(job, k);
+        if (s != k->qs[target]) k->qt[target] = r.t0, k->qs[target] = s;
+        q = k->qt[target];
+    }
     size_t at = 0;
     for (int i = 0; i < nrun; at += runs[i++].len) {
         if (!runs[i].len) continue;
         r.lo = taddr + (uint64_t)runs[i].off;
         r.hi = r.lo + runs[i].len;
         r.dsum = kind == MPI_CHK_RMA_PUT && data ? mpi_check_sum(data + at, runs[i].len) | 1 : 0;
+        r.q = q;
         r.psum = !passive && kind == MPI_CHK_RMA_PUT && i < PREREAD_RUNS
                      ? preread(job, call, w, target, r.lo, runs[i].len)
                      : 0;
         push(job, passive ? &k->pas : &k->act, &r);
     }
+    if (ci >= call_idx("MPI_Get_accumulate")) k->own++; /* an atomic read: maybe a flag */
     if (obuf && olen && kind == MPI_CHK_RMA_PUT) {
         bufs_overlap(job, w, obuf, olen, true, call);
         k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
@@ -443,7 +483,13 @@ static bool conflict(const rma_rec *a, const rma_rec *b, bool passive)
     if (a->origin == b->origin && a->acc && b->acc) return false; /* ordered */
     /* passive: did the two overlap in time at the target (each from its
      * call to the flush or unlock that completed it)? */
-    return !passive || (a->t0 <= b->t1 && b->t0 <= a->t1);
+    if (!passive || (a->t0 <= b->t1 && b->t0 <= a->t1)) return true;
+    /* two origins' shared-lock accesses one after the other: the later one's
+     * origin made no synchronisation since the earlier one completed, so
+     * nothing ordered them (an exclusive lock orders them itself) */
+    if (a->origin == b->origin || a->excl || b->excl) return false;
+    const rma_rec *x = a->t1 < b->t0 ? a : b, *y = x == a ? b : a;
+    return x->t1 > y->q;
 }
 
 /* The first conflict among n records for this member (sorted here), or false;
@@ -711,9 +757,23 @@ static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
     }
 }
 
+/* A passive-target epoch opens: where this rank synchronised since it last
+ * looked at a target's clock, the clock now (one step; MPI_Win_lock_all: of
+ * up to LOCK_LOOK targets) is the start of its quiet stretch there, so that a
+ * synchronisation before the lock counts from the lock. */
+void mpi_check_rma_lock(cr_job *job, mpi_win *w, const char *call, int target)
+{
+    mpi_rmachk *k = w->chk;
+    uint64_t s = syncs(job, k);
+    if (target < 0 && w->size > LOCK_LOOK) return;
+    for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1); t++)
+        if (s != k->qs[t]) k->qt[t] = tick(job, call, w, t), k->qs[t] = s;
+}
+
 void mpi_check_rma_sync(cr_job *job, mpi_win *w, const char *call)
 {
     ctl_amo(job, call, w, w->me, ctl_chk(w), CR_AMO_ADD, 1ull << SYNC_SHIFT, 0);
+    w->chk->own++;
 }
 
 void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, bool remote)
@@ -733,6 +793,8 @@ void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
     free(k->snap);
     free(k->b);
     free(k->from);
+    free(k->qt);
+    free(k->qs);
     free(k->sreq);
     free(k->sbuf);
     free(k);

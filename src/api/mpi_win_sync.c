@@ -107,6 +107,7 @@ int PMPI_Win_lock(int lock_type, int rank, int mode, MPI_Win win)
     w->lockst[rank] =
         (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 2 : 1) | (mode & MPI_MODE_NOCHECK ? 4 : 0);
     w->nlocks++;
+    if (w->chk) mpi_check_rma_lock(job, w, call, rank); /* --check=rma */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -144,6 +145,7 @@ int PMPI_Win_lock_all(int mode, MPI_Win win)
     if (!(mode & MPI_MODE_NOCHECK))
         for (int t = 0; t < w->size; t++) lock_take(job, call, w, t, MPI_LOCK_SHARED);
     w->lock_all = mode & MPI_MODE_NOCHECK ? 2 : 1;
+    if (w->chk) mpi_check_rma_lock(job, w, call, -1); /* --check=rma */
     return mpi_leave(job, MPI_SUCCESS);
 }
 

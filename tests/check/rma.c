@@ -24,6 +24,8 @@
  *               rank 0 store into it;
  *   bad_wstore  post/start/complete/wait: rank 0 posts, stores into int 40,
  *               then (by a message) lets rank 1 put into it;
+ *   bad_lockseq under MPI_Win_lock_all: rank 1 puts int 48 and flushes, rank 2
+ *               (after a sleep, no synchronisation) puts int 48;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -38,6 +40,7 @@
  *               "check rma ok".
  * Unchecked, "bad_put" runs to its end and says so. */
 #include <string.h>
+#include <unistd.h>
 
 #include "../mpi/mcheck.h"
 
@@ -121,6 +124,13 @@ static void bad(const char *what)
         OK(MPI_Win_lock_all(0, win));
         if (me == 1) OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
         if (me == 1) OK(MPI_Get(y + 1, 1, MPI_INT, 0, 2, 1, MPI_INT, win)); /* erroneous */
+        OK(MPI_Win_unlock_all(win));
+    } else if (!strcmp(what, "bad_lockseq")) {
+        OK(MPI_Win_lock_all(0, win));
+        if (me == 1) put(me, 48, 1);
+        if (me == 1) OK(MPI_Win_flush(0, win));
+        if (me == 2) usleep(200000); /* erroneous: a pause orders nothing */
+        if (me == 2) put(me, 48, 1);
         OK(MPI_Win_unlock_all(win));
     } else if (!strcmp(what, "bad_wstore")) {
         MPI_Group world, g;
@@ -241,6 +251,17 @@ static void ok(void)
     OK(MPI_Win_unlock_all(win));
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0) CHECK(mem[16] == 5, "int 16 is %d, not 2 + 3", mem[16]);
+    /* shared epochs, the same bytes ordered by a flush and a message */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) {
+        put(me, 48, 1);
+        OK(MPI_Win_flush(0, win));
+        OK(MPI_Send(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD));
+    } else if (me == 2) {
+        OK(MPI_Recv(&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        put(me, 48, 1);
+    }
+    OK(MPI_Win_unlock_all(win));
     /* a store after the put's unlock and a message */
     if (me == 1) {
         OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
