@@ -207,7 +207,7 @@ classify='
     /^courier: check: type mismatch/ { put("types", $0) }
     /^courier: check: collective mismatch/ { w = $0; sub(/.*disagree on (the )?/, "", w); sub(/[^a-z ].*/, "", w); gsub(/ /, "-", w); put("coll:" w, $0) }
     /^courier: check: RMA conflict/ { put("rma", $0) }
-    /^courier: check: rank [0-9]+ changed the/ { put("buffers", $0) }
+    /^courier: check: rank [0-9]+ (changed|used \(as the origin buffer of an MPI_[A-Za-z_]+\)) the/ { put("buffers", $0) }
     /^courier: check: rank [0-9]+: MPI_Finalize with objects/ { leak = 1; if (ll0 == "") ll0 = $0; next }
     /^courier: check: rank [0-9]+ ended with info objects/ { lk["info"] = 1; if (ll0 == "") ll0 = $0; next }
     leak && /^  free or complete each/ { next }

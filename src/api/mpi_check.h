@@ -196,8 +196,19 @@ void mpi_check_rma_win(cr_job *job, struct mpi_win *w);
 void mpi_check_rma_access(cr_job *job, const char *call, struct mpi_win *w, int target,
                           uint64_t taddr, const cr_run *runs, int nrun, int kind, MPI_Op op,
                           const char *data, const void *obuf, size_t olen) __attribute__((cold));
+/* After a checked MPI_Get moved (not a request form) into its contiguous
+ * origin buffer obuf (olen bytes, from taddr at target): completes it and
+ * watches obuf until the epoch closes. */
+void mpi_check_rma_got(cr_job *job, const char *call, struct mpi_win *w, int target, uint64_t taddr,
+                       void *obuf, size_t olen) __attribute__((cold));
 /* MPI_Win_fence, after its flush and before its barrier (collective). */
-void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
+void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call, int mode)
+    __attribute__((cold));
+/* MPI_Win_lock (target) or MPI_Win_lock_all (-1), once taken. */
+void mpi_check_rma_lock(cr_job *job, struct mpi_win *w, const char *call, int target)
+    __attribute__((cold));
+/* MPI_Win_post, before it lets the origins in. */
+void mpi_check_rma_post(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));
 /* MPI_Win_complete after its flush; MPI_Win_wait (or a successful
  * MPI_Win_test) once every origin has completed. */
 void mpi_check_rma_complete(cr_job *job, struct mpi_win *w, const char *call) __attribute__((cold));

@@ -12,7 +12,12 @@
  * target's logical clock at the lock and at the unlock (a counter in the
  * target's control block, ctl_chk, that every lock and unlock of a checked
  * window advances), and are judged at MPI_Win_free, where two of them from
- * different origins overlapped in time when their clock intervals meet.
+ * different origins overlapped in time when their clock intervals meet. Two
+ * that did not, both under shared locks, conflict too when the later one's
+ * origin made no synchronisation (a message received, a collective through
+ * shared memory, MPI_Win_sync, an atomic read: syncs()) between the target's
+ * clock value where it last saw one (q: its first access or lock after it)
+ * and its access, while the earlier one completed after q.
  *
  * Two records conflict when their bytes overlap and they are not both reads
  * (MPI_Get, MPI_Get_accumulate with MPI_NO_OP), not both accumulates with the
@@ -21,10 +26,19 @@
  * flush between them, and its accumulates among themselves (the default
  * accumulate_ordering). Besides: a put's origin buffer (contiguous, not a
  * request form) must not change until the epoch closes or a flush completes
- * it (a checksum at the put and at the close), and at a fence or
+ * it (a checksum at the put and at the close); a get's (contiguous, not a
+ * request form), which the checked get completes at once, must hold what the
+ * get brought until then, and no other transfer's origin buffer may overlap
+ * it meanwhile; and at a fence or
  * MPI_Win_wait the target's own bytes that a put alone wrote must hold what
  * it put (a checksum of the put's data against the window's memory there): a
- * difference is a local store to them in the same epoch. In passive target
+ * difference is a local store to them in the same epoch. A store made before
+ * the put's data arrived, which the put then overwrote, and a store into bytes
+ * a get read, are seen against a copy of the window's memory (up to SNAP_MAX
+ * bytes) taken when the fence or MPI_Win_post opened the epoch: at the close,
+ * a get's bytes that it alone touched must still hold what the copy holds,
+ * and a put's bytes must have held it just before the put (the origin reads
+ * them first, in its call). In passive target
  * the origin reads such a put's bytes back when a flush or unlock completes
  * it and marks a difference for the target to report at MPI_Win_free, unless
  * the target called MPI_Win_sync since the put (counted in its clock word's
@@ -47,20 +61,25 @@ typedef struct rma_rec {
     uint64_t lo, hi;        /* bytes from the target's window base (dynamic: its addresses) */
     uint64_t t0, t1;        /* passive: the target's clock at the lock and the unlock */
     uint64_t dsum;          /* a put's data, checksum (0: not kept) */
+    uint64_t psum;          /* active put: its bytes just before it, checksum (0: not read) */
+    uint64_t q;             /* passive: the target's clock since when the origin made no
+                             * synchronisation before this access */
     int32_t origin, target; /* window members */
     int32_t op;             /* accumulates: MPI_Op */
     uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
     uint8_t changed;        /* passive put: its bytes differed from its data when it completed */
-    uint8_t pad[4];
+    uint8_t excl;           /* passive: under an exclusive lock */
+    uint8_t pad[3];
 } rma_rec;
 
-/* A put's origin buffer, compared when its epoch closes. */
+/* A put's or a get's origin buffer, compared when its epoch closes (a put's:
+ * with what it held at the put; a get's: with what the get brought). */
 typedef struct rma_buf {
     const void *p;
     size_t len;
     uint64_t sum, lo;
     int target;
-    uint8_t call;
+    uint8_t call, get;
 } rma_buf;
 
 typedef struct rvec {
@@ -75,8 +94,14 @@ struct mpi_rmachk {
     bool pas_full; /* more than PAS_MAX: the rest not recorded */
     rma_buf *b;    /* put origin buffers of open epochs */
     size_t nb, capb;
-    size_t *from;  /* per target: the first record in pas not yet completed by a flush */
-    cr_req **sreq; /* MPI_Win_complete's sends, reaped later */
+    size_t *from;   /* per target: the first record in pas not yet completed by a flush */
+    uint64_t *qt;   /* per target: its clock at this rank's first access since its last
+                     * synchronisation (0: none since the window was made) */
+    uint64_t *qs;   /* per target: this rank's synchronisations counted then */
+    uint64_t own;   /* this rank's MPI_Win_sync calls and atomic reads on the window */
+    char *snap;     /* the window's memory when its fence or exposure epoch opened */
+    size_t snaplen; /* 0: none (passive, too large, dynamic) */
+    cr_req **sreq;  /* MPI_Win_complete's sends, reaped later */
     void **sbuf;
     int ns, caps;
 };
@@ -88,6 +113,9 @@ struct mpi_rmachk {
 #define SYNC_SHIFT 40
 #define READBACK_RECS 64      /* passive puts read back at one completion, at most */
 #define READBACK_BYTES 65536u /* the longest run read back */
+#define SNAP_MAX 65536u       /* the largest window memory copied when an epoch opens */
+#define LOCK_LOOK 64          /* MPI_Win_lock_all: the most targets whose clock it reads */
+#define PREREAD_RUNS 64       /* active puts' runs read before they land, at most per call */
 
 enum { EP_FENCE, EP_PSCW, EP_FREE };
 
@@ -128,13 +156,25 @@ static void push(cr_job *job, rvec *v, const rma_rec *r)
     v->r[v->n++] = *r;
 }
 
+/* This rank's synchronisations so far, as far as the check sees them:
+ * messages received (point-to-point and collectives' own), collectives
+ * through shared memory, MPI_Win_sync calls and atomic reads (a flag). */
+static uint64_t syncs(const cr_job *job, const mpi_rmachk *k)
+{
+    return job->stats->recv_msgs + job->coll_shm_done + k->own;
+}
+
 void mpi_check_rma_win(cr_job *job, mpi_win *w)
 {
     mpi_rmachk *k = calloc(1, sizeof *k);
     if (k) {
         k->from = calloc((size_t)w->size, sizeof *k->from);
+        k->qt = calloc((size_t)w->size, sizeof *k->qt);
+        k->qs = calloc((size_t)w->size, sizeof *k->qs);
     }
-    if (!k || !k->from) cr_fatal(job, "--check=rma", "out of memory for a window");
+    if (!k || !k->from || !k->qt || !k->qs)
+        cr_fatal(job, "--check=rma", "out of memory for a window");
+    for (int i = 0; i < w->size; i++) k->qs[i] = syncs(job, k);
     for (int i = 0; i < job->mpi->wins.n; i++)
         if (job->mpi->wins.w[i] == w) k->idx = i;
     w->chk = k;
@@ -190,6 +230,7 @@ static void access_words(const rma_rec *r, char *buf, size_t len)
 static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec *a,
                             const rma_rec *b)
 {
+    bool apart = ep == EP_FREE && !(a->t0 <= b->t1 && b->t0 <= a->t1);
     char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160], bw[160];
     win_words(w, ww, sizeof ww);
     uint64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
@@ -205,7 +246,12 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
             "are accumulates with the same operation (MPI-4.1 section 12.7): give them disjoint "
             "ranges, order them by a synchronization between them (MPI_Win_fence, "
             "MPI_Win_flush, an unlock), or make both accumulates with one operation\n",
-            ww, rw, w->me, epoch_words(ep), a->origin, aw, b->origin, bw);
+            ww, rw, w->me,
+            apart ? "passive-target epochs (MPI_Win_lock or MPI_Win_lock_all to the unlock) that "
+                    "no synchronisation ordered: the later access's rank received no message and "
+                    "completed no collective since the earlier one was flushed"
+                  : epoch_words(ep),
+            a->origin, aw, b->origin, bw);
     mpi_check_trace(job, "check: RMA conflict");
     mpi_check_end();
 }
@@ -227,6 +273,32 @@ static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a
             "(MPI-4.1 section 12.7): store before the epoch opens or after it closes, or into "
             "other bytes\n",
             ww, rw, w->me, epoch_words(ep), a->origin, aw, w->me);
+    mpi_check_trace(job, "check: RMA store during a put");
+    mpi_check_end();
+}
+
+/* At the close of an active-target epoch, a run that one access alone
+ * touched differs from the window's memory when the epoch opened: a get's now
+ * (a store while it read), a put's just before its data landed (a store the
+ * put then overwrote). */
+static void report_early(cr_job *job, const mpi_win *w, int ep, const rma_rec *a)
+{
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
+    win_words(w, ww, sizeof ww);
+    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
+    access_words(a, aw, sizeof aw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: RMA conflict on %s: %s of rank %d changed in %s %s rank %d's %s %s\n"
+            "  rank %d: %s\n"
+            "  rank %d: a local store into its window memory (or another process's, through "
+            "shared memory)\n"
+            "  a target's own stores must not touch bytes a put or get accesses in the same "
+            "epoch (MPI-4.1 section 12.7): store before the epoch opens or after it closes, or "
+            "into other bytes\n",
+            ww, rw, w->me, epoch_words(ep), a->rd ? "while" : "before the data of", a->origin,
+            calls[a->call % (sizeof calls / sizeof calls[0])],
+            a->rd ? "read them" : "arrived (and overwrote the store)", a->origin, aw, w->me);
     mpi_check_trace(job, "check: RMA store during a put");
     mpi_check_end();
 }
@@ -256,29 +328,69 @@ static void report_pstore(cr_job *job, const mpi_win *w, const rma_rec *a)
     mpi_check_end();
 }
 
-static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const char *close)
+/* b's origin buffer changed before close completed it, or (by: another
+ * call) another transfer's origin buffer overlaps it. */
+static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const char *close,
+                       const char *by)
 {
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160];
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], what[96];
     win_words(w, ww, sizeof ww);
     range_words(w, b->target, b->lo, b->lo + b->len, rw, sizeof rw);
+    if (by)
+        snprintf(what, sizeof what, "used (as the origin buffer of an %s) the origin buffer", by);
+    else
+        snprintf(what, sizeof what, "changed the origin buffer");
     fflush(stdout);
     fprintf(stderr,
-            "courier: check: rank %d changed the origin buffer of its %s (%zu bytes to %s of rank "
-            "%d, %s) before %s completed it\n"
-            "  an RMA call's origin buffer must not be written until the epoch closes or a flush "
-            "completes the call (MPI-4.1 section 12.7): write it after %s, or put from a copy\n",
-            w->me, calls[b->call % (sizeof calls / sizeof calls[0])], b->len, rw, b->target, ww,
-            close, close);
+            "courier: check: rank %d %s of its %s (%zu bytes %s %s of rank %d, %s) before %s "
+            "completed it\n"
+            "  an RMA call's origin buffer must not be %s until the epoch closes or a flush "
+            "completes the call (MPI-4.1 section 12.7): use it after %s, or %s a copy\n",
+            w->me, what, calls[b->call % (sizeof calls / sizeof calls[0])], b->len,
+            b->get ? "from" : "to", rw, b->target, ww, by ? "the epoch's close" : close,
+            b->get ? "read or written (a get writes it)" : "written",
+            by ? "the epoch's close (a fence, MPI_Win_complete, a flush or an unlock)" : close,
+            b->get ? "get into" : "put from");
     mpi_check_trace(job, "check: RMA origin buffer changed");
     mpi_check_end();
 }
 
 /* ---- recording ------------------------------------------------------------------ */
 
+/* A new transfer's origin buffer [p, p+len): it must not overlap that of a get
+ * still open (a put's reads it, a get's writes it), nor, for a get (rd:
+ * false), that of a put still open. */
+static void bufs_overlap(cr_job *job, mpi_win *w, const void *p, size_t len, bool rd,
+                         const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    uintptr_t lo = (uintptr_t)p, hi = lo + len;
+    for (size_t i = 0; i < k->nb; i++) {
+        const rma_buf *b = &k->b[i];
+        uintptr_t blo = (uintptr_t)b->p;
+        if ((b->get || !rd) && blo < hi && lo < blo + b->len) report_buf(job, w, b, NULL, call);
+    }
+}
+
 /* The target's clock: one step, its value after. */
 static uint64_t tick(cr_job *job, const char *call, mpi_win *w, int t)
 {
     return ctl_amo(job, call, w, t, ctl_chk(w), CR_AMO_ADD, 1, 0) + 1;
+}
+
+/* An active put's target bytes [lo, lo+len) before it lands, checksum (0:
+ * not read: dynamic, too long). */
+static uint64_t preread(cr_job *job, const char *call, mpi_win *w, int t, uint64_t lo, size_t len)
+{
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || len > READBACK_BYTES) return 0;
+    char *buf = malloc(len);
+    if (!buf) cr_fatal(job, call, "out of memory for --check=rma");
+    int rank = cr_group_rank(&w->c->g, t);
+    cr_rtarget at = cr_rtable_at(&w->c->g, &w->mem, t, lo);
+    if (cr_rma_get(job, call, &at, buf, len, NULL)) cr_rma_flush(job, call, rank);
+    uint64_t sum = mpi_check_sum(buf, len) | 1;
+    free(buf);
+    return sum;
 }
 
 void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target, uint64_t taddr,
@@ -299,18 +411,43 @@ void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target,
                  .t0 = passive ? tick(job, call, w, target) : 0,
                  .rd = kind == MPI_CHK_RMA_GET || (kind == MPI_CHK_RMA_ACC && op == MPI_NO_OP),
                  .acc = kind == MPI_CHK_RMA_ACC};
+    uint64_t q = 0;
+    if (passive) {
+        r.excl = !w->lock_all && (w->lockst[target] & 2);
+        uint64_t s = syncs(job, k);
+        if (s != k->qs[target]) k->qt[target] = r.t0, k->qs[target] = s;
+        q = k->qt[target];
+    }
     size_t at = 0;
     for (int i = 0; i < nrun; at += runs[i++].len) {
         if (!runs[i].len) continue;
         r.lo = taddr + (uint64_t)runs[i].off;
         r.hi = r.lo + runs[i].len;
         r.dsum = kind == MPI_CHK_RMA_PUT && data ? mpi_check_sum(data + at, runs[i].len) | 1 : 0;
+        r.q = q;
+        r.psum = !passive && kind == MPI_CHK_RMA_PUT && i < PREREAD_RUNS
+                     ? preread(job, call, w, target, r.lo, runs[i].len)
+                     : 0;
         push(job, passive ? &k->pas : &k->act, &r);
     }
+    if (ci >= call_idx("MPI_Get_accumulate")) k->own++; /* an atomic read: maybe a flag */
     if (obuf && olen && kind == MPI_CHK_RMA_PUT) {
+        bufs_overlap(job, w, obuf, olen, true, call);
         k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
-        k->b[k->nb++] = (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, ci};
+        k->b[k->nb++] = (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, ci, 0};
     }
+}
+
+void mpi_check_rma_got(cr_job *job, const char *call, mpi_win *w, int target, uint64_t taddr,
+                       void *obuf, size_t olen)
+{
+    mpi_rmachk *k = w->chk;
+    bufs_overlap(job, w, obuf, olen, false, call);
+    /* complete it now (MPI allows it early), so that the close finds what it brought */
+    cr_rma_flush(job, call, cr_group_rank(&w->c->g, target));
+    k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
+    k->b[k->nb++] =
+        (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, call_idx(call), 1};
 }
 
 /* The origin buffers of puts to target (-1: all) are what they were; drop them. */
@@ -324,7 +461,7 @@ static void bufs_close(cr_job *job, mpi_win *w, int target, const char *close)
             k->b[keep++] = *b;
             continue;
         }
-        if (mpi_check_sum(b->p, b->len) != b->sum) report_buf(job, w, b, close);
+        if (mpi_check_sum(b->p, b->len) != b->sum) report_buf(job, w, b, close, NULL);
     }
     k->nb = keep;
 }
@@ -346,7 +483,13 @@ static bool conflict(const rma_rec *a, const rma_rec *b, bool passive)
     if (a->origin == b->origin && a->acc && b->acc) return false; /* ordered */
     /* passive: did the two overlap in time at the target (each from its
      * call to the flush or unlock that completed it)? */
-    return !passive || (a->t0 <= b->t1 && b->t0 <= a->t1);
+    if (!passive || (a->t0 <= b->t1 && b->t0 <= a->t1)) return true;
+    /* two origins' shared-lock accesses one after the other: the later one's
+     * origin made no synchronisation since the earlier one completed, so
+     * nothing ordered them (an exclusive lock orders them itself) */
+    if (a->origin == b->origin || a->excl || b->excl) return false;
+    const rma_rec *x = a->t1 < b->t0 ? a : b, *y = x == a ? b : a;
+    return x->t1 > y->q;
 }
 
 /* The first conflict among n records for this member (sorted here), or false;
@@ -377,6 +520,37 @@ static const rma_rec *find_store(const mpi_win *w, const rma_rec *r, size_t n)
         if ((mpi_check_sum(p, r[i].hi - r[i].lo) | 1) != r[i].dsum) return &r[i];
     }
     return NULL;
+}
+
+/* A get or put that alone touched its bytes, against the window's memory when
+ * the epoch opened (sorted r). */
+static const rma_rec *find_early(const mpi_win *w, const rma_rec *r, size_t n)
+{
+    const mpi_rmachk *k = w->chk;
+    uint64_t reach = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool alone = r[i].lo >= reach && (i + 1 == n || r[i + 1].lo >= r[i].hi);
+        if (r[i].hi > reach) reach = r[i].hi;
+        if (!alone || r[i].acc || r[i].hi > k->snaplen || (!r[i].rd && !r[i].psum)) continue;
+        size_t len = r[i].hi - r[i].lo;
+        uint64_t then = mpi_check_sum(k->snap + r[i].lo, len) | 1;
+        uint64_t now =
+            r[i].rd ? mpi_check_sum((const char *)w->base + r[i].lo, len) | 1 : r[i].psum;
+        if (now != then) return &r[i];
+    }
+    return NULL;
+}
+
+/* The window's memory as the epoch opens (at most SNAP_MAX bytes; else none). */
+static void snap_take(cr_job *job, mpi_win *w, const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    size_t len = w->flavor == MPI_WIN_FLAVOR_DYNAMIC || w->wsize <= 0 ? 0 : (size_t)w->wsize;
+    if (len > SNAP_MAX) len = 0;
+    if (len && !k->snap) k->snap = malloc(SNAP_MAX);
+    if (len && !k->snap) cr_fatal(job, call, "out of memory for --check=rma");
+    if (len) memcpy(k->snap, w->base, len);
+    k->snaplen = len;
 }
 
 static int rec_tag(const mpi_win *w, int ep)
@@ -449,6 +623,8 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
     if (!found && ep != EP_FREE) s = find_store(w, all.r, all.n);
     if (found) report_conflict(job, w, ep, a, b);
     if (s) report_store(job, w, ep, s);
+    if (ep != EP_FREE) s = find_early(w, all.r, all.n);
+    if (s) report_early(job, w, ep, s);
     for (size_t i = 0; ep == EP_FREE && i < all.n; i++)
         if (all.r[i].changed) report_pstore(job, w, &all.r[i]);
     free(all.r);
@@ -456,11 +632,22 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
 
 /* ---- the epochs ----------------------------------------------------------------- */
 
-void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call)
+void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call, int mode)
 {
     mpi_rmachk *k = w->chk;
-    bufs_close(job, w, -1, call);
-    exchange_all(job, w, call, &k->act, EP_FENCE);
+    if (!(mode & MPI_MODE_NOPRECEDE)) { /* given by all */
+        bufs_close(job, w, -1, call);
+        exchange_all(job, w, call, &k->act, EP_FENCE);
+    }
+    if (mode & MPI_MODE_NOSUCCEED)
+        k->snaplen = 0;
+    else
+        snap_take(job, w, call);
+}
+
+void mpi_check_rma_post(cr_job *job, mpi_win *w, const char *call)
+{
+    snap_take(job, w, call);
 }
 
 /* Reap MPI_Win_complete's sends that have gone (all: wait for every one). */
@@ -511,6 +698,9 @@ void mpi_check_rma_wait(cr_job *job, mpi_win *w, const char *call)
     if (find_conflict(all.r, all.n, false, &a, &b)) report_conflict(job, w, EP_PSCW, a, b);
     const rma_rec *s = find_store(w, all.r, all.n);
     if (s) report_store(job, w, EP_PSCW, s);
+    s = find_early(w, all.r, all.n);
+    if (s) report_early(job, w, EP_PSCW, s);
+    w->chk->snaplen = 0;
     free(all.r);
 }
 
@@ -567,9 +757,23 @@ static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
     }
 }
 
+/* A passive-target epoch opens: where this rank synchronised since it last
+ * looked at a target's clock, the clock now (one step; MPI_Win_lock_all: of
+ * up to LOCK_LOOK targets) is the start of its quiet stretch there, so that a
+ * synchronisation before the lock counts from the lock. */
+void mpi_check_rma_lock(cr_job *job, mpi_win *w, const char *call, int target)
+{
+    mpi_rmachk *k = w->chk;
+    uint64_t s = syncs(job, k);
+    if (target < 0 && w->size > LOCK_LOOK) return;
+    for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1); t++)
+        if (s != k->qs[t]) k->qt[t] = tick(job, call, w, t), k->qs[t] = s;
+}
+
 void mpi_check_rma_sync(cr_job *job, mpi_win *w, const char *call)
 {
     ctl_amo(job, call, w, w->me, ctl_chk(w), CR_AMO_ADD, 1ull << SYNC_SHIFT, 0);
+    w->chk->own++;
 }
 
 void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, bool remote)
@@ -586,8 +790,11 @@ void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
     exchange_all(job, w, call, &k->pas, EP_FREE);
     free(k->act.r);
     free(k->pas.r);
+    free(k->snap);
     free(k->b);
     free(k->from);
+    free(k->qt);
+    free(k->qs);
     free(k->sreq);
     free(k->sbuf);
     free(k);

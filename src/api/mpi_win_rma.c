@@ -335,6 +335,8 @@ static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call
                              put ? MPI_CHK_RMA_PUT : MPI_CHK_RMA_GET, MPI_OP_NULL,
                              put ? data : NULL, put && !req && a.ot->contig ? obuf : NULL, bytes);
     if (a.target != MPI_PROC_NULL) move_runs(job, call, &a, data, put, x);
+    if (a.w->chk && a.target != MPI_PROC_NULL && !put && !req && !packs && bytes) /* --check=rma */
+        mpi_check_rma_got(job, call, a.w, a.target, a.taddr, obuf, bytes);
     runs_free(&a.rs);
     if (req) {
         x->has_req = true;

@@ -48,8 +48,7 @@ int PMPI_Win_fence(int mode, MPI_Win win)
                       "with it");
     if (rc) return mpi_leave(job, rc);
     cr_rma_flush(job, call, -1);
-    if (w->chk && !(mode & MPI_MODE_NOPRECEDE)) /* --check=rma (NOPRECEDE: given by all) */
-        mpi_check_rma_fence(job, w, call);
+    if (w->chk) mpi_check_rma_fence(job, w, call, mode); /* --check=rma */
     cr_coll_barrier(job, &w->c->g, call);
     w->fence_on = !(mode & MPI_MODE_NOSUCCEED);
     return mpi_leave(job, MPI_SUCCESS);
@@ -108,6 +107,7 @@ int PMPI_Win_lock(int lock_type, int rank, int mode, MPI_Win win)
     w->lockst[rank] =
         (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 2 : 1) | (mode & MPI_MODE_NOCHECK ? 4 : 0);
     w->nlocks++;
+    if (w->chk) mpi_check_rma_lock(job, w, call, rank); /* --check=rma */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -145,6 +145,7 @@ int PMPI_Win_lock_all(int mode, MPI_Win win)
     if (!(mode & MPI_MODE_NOCHECK))
         for (int t = 0; t < w->size; t++) lock_take(job, call, w, t, MPI_LOCK_SHARED);
     w->lock_all = mode & MPI_MODE_NOCHECK ? 2 : 1;
+    if (w->chk) mpi_check_rma_lock(job, w, call, -1); /* --check=rma */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -268,6 +269,7 @@ int PMPI_Win_post(MPI_Group group, int mode, MPI_Win win)
     if (!rc) rc = group_members(job, call, win, w, group, w->expose, &w->nexp);
     if (rc) return mpi_leave(job, rc);
     w->exp_on = true;
+    if (w->chk) mpi_check_rma_post(job, w, call); /* --check=rma */
     for (int i = 0; i < w->nexp; i++)
         ctl_amo(job, call, w, w->expose[i], ctl_post(w->me), CR_AMO_ADD, 1, 0);
     return mpi_leave(job, MPI_SUCCESS);

@@ -105,6 +105,7 @@ static uint64_t next_gen(cr_job *job, cr_group *g, const char *how)
 {
     cr_trace_how(job, how);
     g->seq++; /* one more collective of the group, as every other form counts it */
+    job->coll_shm_done++;
     return (uint64_t)g->area_seq++ + 1;
 }
 

@@ -384,6 +384,10 @@ typedef struct cr_job {
     int (*bg[CR_MAX_BG])(struct cr_job *job, bool *pending);
     int nbg;
     bool in_bg; /* a hook is running: cr_progress inside it runs none */
+    /* Collectives completed through shared memory (no message is counted for
+     * them): with stats->recv_msgs, what --check=rma takes for this rank's
+     * synchronisations (src/api/mpi_check_rma.c). */
+    uint64_t coll_shm_done;
 
     /* cr_clock_ns's state (clock.c): where the time-stamp counter is a clock,
      * after a calibration against CLOCK_MONOTONIC it is read instead of

@@ -14,6 +14,18 @@
  *   bad_pstore  rank 1 puts int 28 under an exclusive lock and, before its
  *               unlock, lets rank 0 (by a message) store into it (the put is
  *               there already: over shared memory);
+ *   bad_getbuf  rank 1 gets int 1 and stores into its origin buffer before
+ *               the fence that completes the get;
+ *   bad_getget  rank 1 gets ints 0..1 and then int 2 into the same origin bytes
+ *               under MPI_Win_lock_all, before any flush;
+ *   bad_fstore  fence epoch: rank 0 stores into int 36, then (by a message)
+ *               lets rank 1 put into it: the put overwrites the store;
+ *   bad_fgstore fence epoch: rank 2 gets int 38, then (by a message) lets
+ *               rank 0 store into it;
+ *   bad_wstore  post/start/complete/wait: rank 0 posts, stores into int 40,
+ *               then (by a message) lets rank 1 put into it;
+ *   bad_lockseq under MPI_Win_lock_all: rank 1 puts int 48 and flushes, rank 2
+ *               (after a sleep, no synchronisation) puts int 48;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -21,10 +33,14 @@
  *               origin buffer written after the fence, a store after the
  *               unlock and a message, a flag put under MPI_Win_lock_all that
  *               rank 0 waits for with MPI_Win_sync and then resets before
- *               rank 1's unlock (the unified model allows it); prints
+ *               rank 1's unlock (the unified model allows it), a get's
+ *               origin buffer written after the flush that completed it and
+ *               then got into again, a get of bytes stored before its fence
+ *               epoch; prints
  *               "check rma ok".
  * Unchecked, "bad_put" runs to its end and says so. */
 #include <string.h>
+#include <unistd.h>
 
 #include "../mpi/mcheck.h"
 
@@ -99,6 +115,62 @@ static void bad(const char *what)
         if (me == 1) OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
         buf[1] = 5; /* erroneous: the put is not complete before the fence */
         fence();
+    } else if (!strcmp(what, "bad_getbuf")) {
+        fence();
+        if (me == 1) OK(MPI_Get(y, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+        y[0] = 5; /* erroneous: the get is not complete before the fence */
+        fence();
+    } else if (!strcmp(what, "bad_getget")) {
+        OK(MPI_Win_lock_all(0, win));
+        if (me == 1) OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
+        if (me == 1) OK(MPI_Get(y + 1, 1, MPI_INT, 0, 2, 1, MPI_INT, win)); /* erroneous */
+        OK(MPI_Win_unlock_all(win));
+    } else if (!strcmp(what, "bad_lockseq")) {
+        OK(MPI_Win_lock_all(0, win));
+        if (me == 1) put(me, 48, 1);
+        if (me == 1) OK(MPI_Win_flush(0, win));
+        if (me == 2) usleep(200000); /* erroneous: a pause orders nothing */
+        if (me == 2) put(me, 48, 1);
+        OK(MPI_Win_unlock_all(win));
+    } else if (!strcmp(what, "bad_wstore")) {
+        MPI_Group world, g;
+        OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+        int one = 1, target = 0;
+        if (me == 0) {
+            OK(MPI_Group_incl(world, 1, &one, &g));
+            OK(MPI_Win_post(g, 0, win));
+            mem[40] = 9; /* erroneous: rank 1 puts into it in this epoch */
+            OK(MPI_Send(&x, 1, MPI_INT, 1, 6, MPI_COMM_WORLD));
+            OK(MPI_Win_wait(win));
+        } else if (me == 1) {
+            OK(MPI_Group_incl(world, 1, &target, &g));
+            OK(MPI_Win_start(g, 0, win));
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            put(me, 40, 1);
+            OK(MPI_Win_complete(win));
+        }
+        if (me < 2) OK(MPI_Group_free(&g));
+        OK(MPI_Group_free(&world));
+    } else if (!strcmp(what, "bad_fstore")) {
+        fence();
+        if (me == 0) {
+            mem[36] = 9; /* erroneous: rank 1 puts into it in this epoch */
+            OK(MPI_Send(&x, 1, MPI_INT, 1, 6, MPI_COMM_WORLD));
+        } else if (me == 1) {
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            put(me, 36, 1);
+        }
+        fence();
+    } else if (!strcmp(what, "bad_fgstore")) {
+        fence();
+        if (me == 2) {
+            OK(MPI_Get(y, 1, MPI_INT, 0, 38, 1, MPI_INT, win));
+            OK(MPI_Send(&x, 1, MPI_INT, 0, 6, MPI_COMM_WORLD));
+        } else if (me == 0) {
+            OK(MPI_Recv(&x, 1, MPI_INT, 2, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            mem[38] = 9; /* erroneous: rank 2 reads it in this epoch */
+        }
+        fence();
     } else if (!strcmp(what, "bad_pstore")) {
         if (me == 1) {
             OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -132,6 +204,12 @@ static void ok(void)
     if (me == 1) put(5, 20, 1);
     fence();
     if (me == 0) mem[20] = 2;
+    /* a get of bytes stored before its epoch */
+    if (me == 0) mem[38] = 7;
+    fence();
+    if (me == 2) OK(MPI_Get(y, 1, MPI_INT, 0, 38, 1, MPI_INT, win));
+    fence();
+    if (me == 2) CHECK(y[0] == 7, "int 38 read %d, not 7", y[0]);
     /* the origin buffer written after the fence completed the put */
     int buf[2] = {1, 2};
     fence();
@@ -173,6 +251,17 @@ static void ok(void)
     OK(MPI_Win_unlock_all(win));
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0) CHECK(mem[16] == 5, "int 16 is %d, not 2 + 3", mem[16]);
+    /* shared epochs, the same bytes ordered by a flush and a message */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) {
+        put(me, 48, 1);
+        OK(MPI_Win_flush(0, win));
+        OK(MPI_Send(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD));
+    } else if (me == 2) {
+        OK(MPI_Recv(&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        put(me, 48, 1);
+    }
+    OK(MPI_Win_unlock_all(win));
     /* a store after the put's unlock and a message */
     if (me == 1) {
         OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -197,6 +286,16 @@ static void ok(void)
         mem[32] = 0;
         OK(MPI_Win_sync(win));
         OK(MPI_Send(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    }
+    OK(MPI_Win_unlock_all(win));
+    /* a get's origin buffer written once a flush completed the get, got into again */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) {
+        OK(MPI_Get(y, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
+        OK(MPI_Win_flush_local(0, win));
+        y[0] = y[1] + 1;
+        OK(MPI_Get(y, 2, MPI_INT, 0, 2, 2, MPI_INT, win));
+        OK(MPI_Get(y + 2, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
     }
     OK(MPI_Win_unlock_all(win));
 }
