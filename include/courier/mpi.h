@@ -781,7 +781,8 @@ enum {
     MPI_COMBINER_F90_COMPLEX = 16,
     MPI_COMBINER_F90_INTEGER = 17,
     MPI_COMBINER_RESIZED = 18,
-    MPI_COMBINER_HINDEXED_BLOCK = 19
+    MPI_COMBINER_HINDEXED_BLOCK = 19,
+    MPI_COMBINER_VALUE_INDEX = 20 /* MPI-4.1 (MPI_Type_get_value_index) */
 };
 /* Subarray and darray layouts. */
 enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
@@ -2926,6 +2927,25 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              const int array_of_maxprocs[], const MPI_Info array_of_info[],
                              int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 /* ---- end of dynamic processes ---- */
+
+/* ---- MPI-4.1 status accessors, value-index types (src/api/mpi_req.c, mpi_type.c) ---- */
+int MPI_Status_get_source(MPI_Status *status, int *source);
+int MPI_Status_get_tag(MPI_Status *status, int *tag);
+int MPI_Status_get_error(MPI_Status *status, int *error);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Status_get_source(MPI_Status *status, int *source);
+int PMPI_Status_get_tag(MPI_Status *status, int *tag);
+int PMPI_Status_get_error(MPI_Status *status, int *error);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_error(MPI_Status *status, int error);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type);
+/* ---- end of MPI-4.1 status accessors, value-index types ---- */
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

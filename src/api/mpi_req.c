@@ -687,6 +687,39 @@ int PMPI_Status_set_cancelled(MPI_Status *st, int flag)
     return MPI_SUCCESS;
 }
 
+/* MPI-4.1 status accessors (get/set of MPI_SOURCE, MPI_TAG, MPI_ERROR) on a
+ * status the program owns; a NULL status or result (or MPI_STATUS_IGNORE) is
+ * MPI_ERR_ARG, reported on MPI_COMM_WORLD's handler. */
+static int status_arg(const char *call, const void *st, const void *res)
+{
+    cr_job *job = mpi_enter(call);
+    int rc = MPI_SUCCESS;
+    if (!st || !res)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "the %s is NULL (or MPI_STATUS_IGNORE): pass a status the program owns",
+                      st ? "result pointer" : "status");
+    return mpi_leave(job, rc);
+}
+
+#define STATUS_ACCESSORS(Name, FIELD)                                                              \
+    PMPI_WEAK(Status_get_##Name);                                                                  \
+    int PMPI_Status_get_##Name(MPI_Status *st, int *v)                                             \
+    {                                                                                              \
+        int rc = status_arg("MPI_Status_get_" #Name, st, v);                                       \
+        if (!rc) *v = st->FIELD;                                                                   \
+        return rc;                                                                                 \
+    }                                                                                              \
+    PMPI_WEAK(Status_set_##Name);                                                                  \
+    int PMPI_Status_set_##Name(MPI_Status *st, int v)                                              \
+    {                                                                                              \
+        int rc = status_arg("MPI_Status_set_" #Name, st, st);                                      \
+        if (!rc) st->FIELD = v;                                                                    \
+        return rc;                                                                                 \
+    }
+STATUS_ACCESSORS(source, MPI_SOURCE)
+STATUS_ACCESSORS(tag, MPI_TAG)
+STATUS_ACCESSORS(error, MPI_ERROR)
+
 PMPI_WEAK(Test_cancelled);
 int PMPI_Test_cancelled(const MPI_Status *st, int *flag)
 {

@@ -1,0 +1,113 @@
+/* MPI-4.1 accessors and queries: MPI_Status_get/set_source/_tag/_error on a
+ * received message's status and on one the program fills itself, NULL
+ * statuses refused with MPI_ERR_ARG; MPI_Type_get_value_index's predefined
+ * pairs (named types), MPI_DATATYPE_NULL where none, MPI_MINLOC through one,
+ * bad handles refused. Rank 0 prints "mpi41 ok". */
+#include <string.h>
+
+#include "mcheck.h"
+
+static void statuses(int me, int np)
+{
+    int x = me, y = -1;
+    MPI_Status st;
+    OK(MPI_Sendrecv(&x, 1, MPI_INT, (me + 1) % np, 40 + me, &y, 1, MPI_INT, MPI_ANY_SOURCE,
+                    MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    int src = -1, tag = -1, err = -1;
+    OK(MPI_Status_get_source(&st, &src));
+    OK(MPI_Status_get_tag(&st, &tag));
+    OK(MPI_Status_get_error(&st, &err));
+    int from = (me + np - 1) % np;
+    CHECK(src == from && tag == 40 + from && src == st.MPI_SOURCE && tag == st.MPI_TAG,
+          "source %d tag %d, expected %d and %d", src, tag, from, 40 + from);
+    CHECK(err == st.MPI_ERROR, "error %d, the field says %d", err, st.MPI_ERROR);
+
+    /* A status the program makes (a generalized request's query function). */
+    MPI_Status mine;
+    OK(MPI_Status_set_source(&mine, 7));
+    OK(MPI_Status_set_tag(&mine, 1234));
+    OK(MPI_Status_set_error(&mine, MPI_ERR_TRUNCATE));
+    OK(MPI_Status_set_elements(&mine, MPI_INT, 3));
+    CHECK(mine.MPI_SOURCE == 7 && mine.MPI_TAG == 1234 && mine.MPI_ERROR == MPI_ERR_TRUNCATE,
+          "set fields: %d %d %d", mine.MPI_SOURCE, mine.MPI_TAG, mine.MPI_ERROR);
+    OK(MPI_Status_set_source(&mine, MPI_PROC_NULL));
+    OK(MPI_Status_set_tag(&mine, MPI_ANY_TAG));
+    OK(MPI_Status_get_source(&mine, &src));
+    OK(MPI_Status_get_tag(&mine, &tag));
+    OK(MPI_Status_get_error(&mine, &err));
+    CHECK(src == MPI_PROC_NULL && tag == MPI_ANY_TAG && err == MPI_ERR_TRUNCATE,
+          "read back %d %d %d", src, tag, err);
+    int n = -1;
+    OK(MPI_Get_count(&mine, MPI_INT, &n));
+    CHECK(n == 3, "count %d after the setters", n);
+
+    /* Refused: no status, no result. */
+    CHECK(MPI_Status_get_source(NULL, &src) == MPI_ERR_ARG, "get_source(NULL)");
+    CHECK(MPI_Status_get_tag(MPI_STATUS_IGNORE, &tag) == MPI_ERR_ARG, "get_tag(IGNORE)");
+    CHECK(MPI_Status_get_error(&mine, NULL) == MPI_ERR_ARG, "get_error(, NULL)");
+    CHECK(MPI_Status_set_source(NULL, 1) == MPI_ERR_ARG, "set_source(NULL)");
+    CHECK(MPI_Status_set_tag(NULL, 1) == MPI_ERR_ARG, "set_tag(NULL)");
+    CHECK(MPI_Status_set_error(NULL, 1) == MPI_ERR_ARG, "set_error(NULL)");
+    CHECK(src == MPI_PROC_NULL && tag == MPI_ANY_TAG, "a refused call wrote its result");
+}
+
+static void value_index(int me, int np)
+{
+    const MPI_Datatype want[][3] = {
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+        {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT},
+        {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+        {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_REAL, MPI_REAL, MPI_2REAL},
+        {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        MPI_Datatype p = MPI_DATATYPE_NULL;
+        OK(MPI_Type_get_value_index(want[i][0], want[i][1], &p));
+        CHECK(p == want[i][2], "pair %zu: %#x, expected %#x", i, (unsigned)p, (unsigned)want[i][2]);
+        int ni, na, nd, comb;
+        OK(MPI_Type_get_envelope(p, &ni, &na, &nd, &comb));
+        CHECK(comb == MPI_COMBINER_NAMED && !ni && !na && !nd, "pair %zu: combiner %d", i, comb);
+    }
+    CHECK(MPI_COMBINER_VALUE_INDEX != MPI_COMBINER_NAMED &&
+              MPI_COMBINER_VALUE_INDEX != MPI_COMBINER_HINDEXED_BLOCK,
+          "MPI_COMBINER_VALUE_INDEX is %d", MPI_COMBINER_VALUE_INDEX);
+    /* No predefined pair: MPI_DATATYPE_NULL, no error. */
+    const MPI_Datatype none[][2] = {
+        {MPI_CHAR, MPI_INT}, {MPI_INT, MPI_LONG}, {MPI_FLOAT, MPI_FLOAT}, {MPI_REAL, MPI_INT}};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        MPI_Datatype p = MPI_INT;
+        OK(MPI_Type_get_value_index(none[i][0], none[i][1], &p));
+        CHECK(p == MPI_DATATYPE_NULL, "no pair %zu gave %#x", i, (unsigned)p);
+    }
+    /* The pair it gives works with MPI_MINLOC. */
+    MPI_Datatype p;
+    OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &p));
+    struct {
+        double v;
+        int i;
+    } in = {(double)((me + 1) % np), me}, out;
+    OK(MPI_Allreduce(&in, &out, 1, p, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(out.v == 0.0 && out.i == np - 1, "MINLOC gave %g at %d", out.v, out.i);
+    /* Refused: a bad handle, no result. */
+    CHECK(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p) == MPI_ERR_TYPE, "NULL value");
+    CHECK(MPI_Type_get_value_index(MPI_INT, MPI_DATATYPE_NULL, &p) == MPI_ERR_TYPE, "NULL index");
+    CHECK(MPI_Type_get_value_index(MPI_INT, MPI_INT, NULL) == MPI_ERR_ARG, "NULL pair_type");
+}
+
+int main(int argc, char **argv)
+{
+    OK(MPI_Init(&argc, &argv));
+    int me, np;
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    statuses(me, np);
+    value_index(me, np);
+    if (!me) printf("mpi41 ok\n");
+    OK(MPI_Finalize());
+    return 0;
+}
