@@ -2947,6 +2947,15 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                               MPI_Datatype *pair_type);
 /* ---- end of MPI-4.1 status accessors, value-index types ---- */
 
+/* ---- MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT (src/api/mpi_env.c) ---- */
+enum { MPI_ERR_VALUE_TOO_LARGE = 56, MPI_ERR_ERRHANDLER = 57 }; /* after MPI_ERR_SESSION */
+#define MPI_MAX_PSET_NAME_LEN 1024 /* as the MPI-5 ABI's header */
+#define MPI_MAX_STRINGTAG_LEN 1024
+/* Ends the job like MPI_Abort(comm, error code) on the object the error was
+ * raised on (MPI-4.0 §9.3). */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x57ffffff)
+/* ---- end of MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT ---- */
+
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked
  * with another MPI library (a configure script that picked the system's mpicxx

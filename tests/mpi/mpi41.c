@@ -2,7 +2,11 @@
  * received message's status and on one the program fills itself, NULL
  * statuses refused with MPI_ERR_ARG; MPI_Type_get_value_index's predefined
  * pairs (named types), MPI_DATATYPE_NULL where none, MPI_MINLOC through one,
- * bad handles refused. Rank 0 prints "mpi41 ok". */
+ * bad handles refused; MPI_ERR_VALUE_TOO_LARGE's and MPI_ERR_ERRHANDLER's
+ * classes and strings, MPI_ERRORS_ABORT set, read back and freed. Rank 0
+ * prints "mpi41 ok". With the argument "abort", rank 1 then sends to a rank
+ * that does not exist under MPI_ERRORS_ABORT: the job ends with status
+ * MPI_ERR_RANK (6) and one line. */
 #include <string.h>
 
 #include "mcheck.h"
@@ -98,6 +102,45 @@ static void value_index(int me, int np)
     CHECK(MPI_Type_get_value_index(MPI_INT, MPI_INT, NULL) == MPI_ERR_ARG, "NULL pair_type");
 }
 
+static void errors(void)
+{
+    const int cls[] = {MPI_ERR_VALUE_TOO_LARGE, MPI_ERR_ERRHANDLER};
+    const char *const names[] = {"MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_ERRHANDLER"};
+    const char *const words[] = {"too large", "error handler"};
+    for (int i = 0; i < 2; i++) {
+        int c = -1, len = 0;
+        char s[MPI_MAX_ERROR_STRING];
+        OK(MPI_Error_class(cls[i], &c));
+        CHECK(c == cls[i], "%s's class is %d", names[i], c);
+        OK(MPI_Error_string(cls[i], s, &len));
+        CHECK(strstr(s, names[i]) && strstr(s, words[i]) && len == (int)strlen(s),
+              "%s's string: %s", names[i], s);
+        CHECK(cls[i] > MPI_ERR_SESSION && cls[i] <= MPI_ERR_LASTCODE, "%s is %d", names[i], cls[i]);
+    }
+    CHECK(MPI_MAX_PSET_NAME_LEN >= 256 && MPI_MAX_STRINGTAG_LEN >= 256, "lengths %d %d",
+          MPI_MAX_PSET_NAME_LEN, MPI_MAX_STRINGTAG_LEN);
+    /* A pset name fits MPI_MAX_PSET_NAME_LEN. */
+    MPI_Session ss;
+    OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ss));
+    char pset[MPI_MAX_PSET_NAME_LEN];
+    int plen = MPI_MAX_PSET_NAME_LEN;
+    OK(MPI_Session_get_nth_pset(ss, MPI_INFO_NULL, 0, &plen, pset));
+    CHECK(plen <= MPI_MAX_PSET_NAME_LEN && !strncmp(pset, "mpi://", 6), "pset %s", pset);
+    OK(MPI_Session_finalize(&ss));
+
+    MPI_Comm c;
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_ABORT));
+    OK(MPI_Comm_get_errhandler(c, &h));
+    CHECK(h == MPI_ERRORS_ABORT, "got %#x back", (unsigned)h);
+    OK(MPI_Errhandler_free(&h));
+    CHECK(h == MPI_ERRHANDLER_NULL, "freed handle %#x", (unsigned)h);
+    OK(MPI_Comm_get_errhandler(c, &h)); /* a predefined one stays usable */
+    CHECK(h == MPI_ERRORS_ABORT, "got %#x after a free", (unsigned)h);
+    OK(MPI_Comm_free(&c));
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -107,7 +150,15 @@ int main(int argc, char **argv)
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     statuses(me, np);
     value_index(me, np);
+    errors();
     if (!me) printf("mpi41 ok\n");
+    if (argc > 1 && !strcmp(argv[1], "abort")) {
+        fflush(stdout);
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ABORT));
+        if (me == 1) MPI_Send(&me, 1, MPI_INT, np + 3, 0, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD); /* never ends: rank 1 aborts the job */
+        CHECK(0, "rank %d: still here after MPI_ERRORS_ABORT", me);
+    }
     OK(MPI_Finalize());
     return 0;
 }
