@@ -2945,6 +2945,21 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                              MPI_Datatype *pair_type);
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                               MPI_Datatype *pair_type);
+/* MPI-4.1: MPI_Testall/any/some's answers, the requests left as they are. */
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                               MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                               int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                int *outcount, int array_of_indices[],
+                                MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status);
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[]);
 /* ---- end of MPI-4.1 status accessors, value-index types ---- */
 
 /* ---- MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT (src/api/mpi_env.c) ---- */

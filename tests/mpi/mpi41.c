@@ -3,7 +3,11 @@
  * statuses refused with MPI_ERR_ARG; MPI_Type_get_value_index's predefined
  * pairs (named types), MPI_DATATYPE_NULL where none, MPI_MINLOC through one,
  * bad handles refused; MPI_ERR_VALUE_TOO_LARGE's and MPI_ERR_ERRHANDLER's
- * classes and strings, MPI_ERRORS_ABORT set, read back and freed. Rank 0
+ * classes and strings, MPI_ERRORS_ABORT set, read back and freed;
+ * MPI_Request_get_status_all/_any/_some answer as MPI_Testall/any/some but
+ * leave every request as it was (asked twice, the same answer; the handles
+ * still live until MPI_Waitall), report a truncation as MPI_ERR_IN_STATUS or
+ * MPI_ERR_TRUNCATE and refuse bad arguments. Rank 0
  * prints "mpi41 ok". With the argument "abort", rank 1 then sends to a rank
  * that does not exist under MPI_ERRORS_ABORT: the job ends with status
  * MPI_ERR_RANK (6) and one line. */
@@ -141,6 +145,88 @@ static void errors(void)
     OK(MPI_Comm_free(&c));
 }
 
+static void get_status(void)
+{
+    int me = 0; /* on MPI_COMM_SELF */
+    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int a = -1, b = -1, x = 11, y = 22, flag = -1, index = -2, outcount = -2, idx[2];
+    MPI_Request r[2];
+    MPI_Status sts[2], st;
+    OK(MPI_Irecv(&a, 1, MPI_INT, me, 1, MPI_COMM_SELF, &r[0]));
+    OK(MPI_Irecv(&b, 1, MPI_INT, me, 2, MPI_COMM_SELF, &r[1]));
+    MPI_Request keep[2] = {r[0], r[1]};
+    OK(MPI_Request_get_status_all(2, r, &flag, sts));
+    CHECK(flag == 0, "all: flag %d with nothing sent", flag);
+    OK(MPI_Request_get_status_any(2, r, &index, &flag, &st));
+    CHECK(flag == 0 && index == MPI_UNDEFINED, "any: flag %d index %d", flag, index);
+    OK(MPI_Request_get_status_some(2, r, &outcount, idx, sts));
+    CHECK(outcount == 0, "some: %d with nothing sent", outcount);
+
+    OK(MPI_Send(&y, 1, MPI_INT, me, 2, MPI_COMM_SELF));
+    do OK(MPI_Request_get_status_any(2, r, &index, &flag, &st));
+    while (!flag);
+    for (int again = 0; again < 2; again++) { /* the same answer twice: nothing was freed */
+        OK(MPI_Request_get_status_any(2, r, &index, &flag, &st));
+        CHECK(flag && index == 1 && st.MPI_SOURCE == me && st.MPI_TAG == 2, "any: %d %d %d %d",
+              flag, index, st.MPI_SOURCE, st.MPI_TAG);
+        OK(MPI_Request_get_status_some(2, r, &outcount, idx, sts));
+        CHECK(outcount == 1 && idx[0] == 1 && sts[0].MPI_TAG == 2 &&
+                  sts[0].MPI_ERROR == MPI_SUCCESS,
+              "some: %d %d tag %d", outcount, idx[0], sts[0].MPI_TAG);
+        OK(MPI_Request_get_status_all(2, r, &flag, sts));
+        CHECK(flag == 0, "all: flag %d with one pending", flag);
+        CHECK(r[0] == keep[0] && r[1] == keep[1], "a handle changed");
+    }
+    OK(MPI_Send(&x, 1, MPI_INT, me, 1, MPI_COMM_SELF));
+    do OK(MPI_Request_get_status_all(2, r, &flag, sts));
+    while (!flag);
+    OK(MPI_Request_get_status_all(2, r, &flag, sts));
+    CHECK(flag && sts[0].MPI_TAG == 1 && sts[1].MPI_TAG == 2 && sts[0].MPI_ERROR == MPI_SUCCESS &&
+              sts[1].MPI_ERROR == MPI_SUCCESS && r[0] == keep[0] && r[1] == keep[1],
+          "all: flag %d tags %d %d", flag, sts[0].MPI_TAG, sts[1].MPI_TAG);
+    OK(MPI_Request_get_status_all(2, r, &flag, MPI_STATUSES_IGNORE));
+    OK(MPI_Waitall(2, r, sts)); /* still live: MPI_Waitall completes and frees them */
+    CHECK(a == 11 && b == 22 && r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
+          "received %d %d", a, b);
+
+    /* Only null or inactive requests: as the test forms. */
+    MPI_Request pr[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    OK(MPI_Recv_init(&a, 1, MPI_INT, me, 3, MPI_COMM_SELF, &pr[1]));
+    OK(MPI_Request_get_status_all(2, pr, &flag, sts));
+    CHECK(flag && sts[0].MPI_SOURCE == MPI_ANY_SOURCE && sts[1].MPI_TAG == MPI_ANY_TAG,
+          "all over null/inactive: flag %d source %d", flag, sts[0].MPI_SOURCE);
+    OK(MPI_Request_get_status_any(2, pr, &index, &flag, &st));
+    CHECK(flag && index == MPI_UNDEFINED, "any over null/inactive: %d %d", flag, index);
+    OK(MPI_Request_get_status_some(2, pr, &outcount, idx, sts));
+    CHECK(outcount == MPI_UNDEFINED, "some over null/inactive: %d", outcount);
+    OK(MPI_Request_free(&pr[1]));
+
+    /* A truncated receive: an error in its status, the request still live. */
+    int big[2] = {1, 2};
+    OK(MPI_Irecv(&a, 1, MPI_INT, me, 4, MPI_COMM_SELF, &r[0]));
+    OK(MPI_Send(big, 2, MPI_INT, me, 4, MPI_COMM_SELF));
+    int rc;
+    do rc = MPI_Request_get_status_all(1, r, &flag, sts);
+    while (rc == MPI_SUCCESS && !flag);
+    CHECK(rc == MPI_ERR_IN_STATUS && sts[0].MPI_ERROR == MPI_ERR_TRUNCATE, "all: rc %d error %d",
+          rc, sts[0].MPI_ERROR);
+    CHECK(MPI_Request_get_status_any(1, r, &index, &flag, &st) == MPI_ERR_TRUNCATE && index == 0,
+          "any on a truncated receive");
+    CHECK(MPI_Request_get_status_some(1, r, &outcount, idx, sts) == MPI_ERR_IN_STATUS &&
+              outcount == 1 && sts[0].MPI_ERROR == MPI_ERR_TRUNCATE,
+          "some on a truncated receive");
+    CHECK(MPI_Wait(&r[0], &st) == MPI_ERR_TRUNCATE && r[0] == MPI_REQUEST_NULL, "the wait after");
+
+    /* Refused. */
+    CHECK(MPI_Request_get_status_all(1, r, NULL, sts) == MPI_ERR_ARG, "all: NULL flag");
+    CHECK(MPI_Request_get_status_any(1, r, NULL, &flag, &st) == MPI_ERR_ARG, "any: NULL index");
+    CHECK(MPI_Request_get_status_some(1, r, NULL, idx, sts) == MPI_ERR_ARG, "some: NULL count");
+    CHECK(MPI_Request_get_status_all(-1, r, &flag, sts) == MPI_ERR_COUNT, "all: count -1");
+    MPI_Request bad = keep[0]; /* freed by the MPI_Waitall above */
+    CHECK(MPI_Request_get_status_any(1, &bad, &index, &flag, &st) == MPI_ERR_REQUEST,
+          "any: a freed request");
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -151,6 +237,7 @@ int main(int argc, char **argv)
     statuses(me, np);
     value_index(me, np);
     errors();
+    get_status();
     if (!me) printf("mpi41 ok\n");
     if (argc > 1 && !strcmp(argv[1], "abort")) {
         fflush(stdout);
