@@ -163,7 +163,7 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         } else if (bt == "MPI_Status" && ptr == "*") {
             cparams = cparams csep "struct abi_cr_status *" nm
             pre = pre "    struct abi_cr_status s_" nm ";\n"
-            if (isconst || fname ~ /^Status_set/)
+            if (isconst || fname ~ /^Status_(set|get)_/)
                 pre = pre "    if (" nm ") abi_status_in(&s_" nm ", " nm ");\n"
             else
                 pre = pre "    s_" nm ".error = 0;\n"
@@ -298,6 +298,7 @@ function intin(f, nm) {
     if (nm == "order") return "abi_order_in(" nm ")"
     if (nm == "typeclass") return "abi_typeclass_in(" nm ")"
     if (nm ~ /^(errorcode|errorclass)$/ && f != "Abort") return "abi_err_in(" nm ")"
+    if (nm == "error" && f == "Status_set_error") return "abi_err_in(" nm ")"
     if (nm ~ /^(keyval|comm_keyval|win_keyval|type_keyval)$/) return "abi_keyval_in(" nm ")"
     return nm
 }
@@ -313,6 +314,8 @@ function intout(f, nm,    fn) {
     if (nm ~ /^(keyval|comm_keyval|win_keyval|type_keyval)$/) fn = "abi_keyval_out"
     if (nm ~ /^(rank_source|rank_dest)$/) fn = "abi_rank_out"
     if (nm == "amode") fn = "abi_amode_out"
+    if (f ~ /^Status_get_/) # MPI-4.1 status accessors: a status field
+        fn = nm == "source" ? "abi_rank_out" : nm == "tag" ? "abi_tag_out" : "abi_err_out"
     if (fn == "") return ""
     return "    if (rc == 0 && " nm ") *" nm " = " fn "(*" nm ");\n"
 }

@@ -294,9 +294,9 @@ function wrapper(d,    ret, fname, args, n, a, i, t, nm, br, cls, params, pre, c
             call = call csep ((nm in subst) ? subst[nm] : "*" nm)
         }
     }
-    if (fname ~ /^(Waitany|Testany)$/)
+    if (fname ~ /^(Waitany|Testany|Request_get_status_any)$/)
         post = post "    if (rc == MPI_SUCCESS && *index >= 0) ++*index; /* Fortran counts from 1 */\n"
-    if (fname ~ /^(Waitsome|Testsome)$/)
+    if (fname ~ /^(Waitsome|Testsome|Request_get_status_some)$/)
         post = post "    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)\n" \
                     "        for (int i = 0; i < *outcount && i < *incount; i++) array_of_indices[i]++;\n"
     lname = tolower(fname)
@@ -505,9 +505,9 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         }
         ndecl = ndecl substr(fdecl, flen + 1)
     }
-    if (fname ~ /^(Waitany|Testany)$/)
+    if (fname ~ /^(Waitany|Testany|Request_get_status_any)$/)
         post = post "    if (rc == MPI_SUCCESS && *index >= 0) ++*index; /* Fortran counts from 1 */\n"
-    if (fname ~ /^(Waitsome|Testsome)$/)
+    if (fname ~ /^(Waitsome|Testsome|Request_get_status_some)$/)
         post = post "    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)\n" \
                     "        for (int i = 0; i < *outcount && i < *incount; i++) array_of_indices[i]++;\n"
     lname = tolower(fname)

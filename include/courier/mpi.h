@@ -781,7 +781,8 @@ enum {
     MPI_COMBINER_F90_COMPLEX = 16,
     MPI_COMBINER_F90_INTEGER = 17,
     MPI_COMBINER_RESIZED = 18,
-    MPI_COMBINER_HINDEXED_BLOCK = 19
+    MPI_COMBINER_HINDEXED_BLOCK = 19,
+    MPI_COMBINER_VALUE_INDEX = 20 /* MPI-4.1 (MPI_Type_get_value_index) */
 };
 /* Subarray and darray layouts. */
 enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
@@ -2926,6 +2927,49 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              const int array_of_maxprocs[], const MPI_Info array_of_info[],
                              int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 /* ---- end of dynamic processes ---- */
+
+/* ---- MPI-4.1 status accessors, value-index types (src/api/mpi_req.c, mpi_type.c) ---- */
+int MPI_Status_get_source(MPI_Status *status, int *source);
+int MPI_Status_get_tag(MPI_Status *status, int *tag);
+int MPI_Status_get_error(MPI_Status *status, int *error);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Status_get_source(MPI_Status *status, int *source);
+int PMPI_Status_get_tag(MPI_Status *status, int *tag);
+int PMPI_Status_get_error(MPI_Status *status, int *error);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_error(MPI_Status *status, int error);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type);
+/* MPI-4.1: MPI_Testall/any/some's answers, the requests left as they are. */
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                               MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                               int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                int *outcount, int array_of_indices[],
+                                MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status);
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[]);
+/* ---- end of MPI-4.1 status accessors, value-index types ---- */
+
+/* ---- MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT (src/api/mpi_env.c) ---- */
+enum { MPI_ERR_VALUE_TOO_LARGE = 56, MPI_ERR_ERRHANDLER = 57 }; /* after MPI_ERR_SESSION */
+#define MPI_MAX_PSET_NAME_LEN 1024 /* as the MPI-5 ABI's header */
+#define MPI_MAX_STRINGTAG_LEN 1024
+/* Ends the job like MPI_Abort(comm, error code) on the object the error was
+ * raised on (MPI-4.0 §9.3). */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x57ffffff)
+/* ---- end of MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT ---- */
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

@@ -12,7 +12,8 @@
  *    the one that called MPI_Init or MPI_Init_thread;
  *  - an error is reported exactly once, by mpi_fail, on the communicator the
  *    call names (COMM_WORLD when it names none or a bad one): fatal handlers
- *    end the job with one line naming call, rank and reason; MPI_ERRORS_RETURN
+ *    end the job with one line naming call, rank and reason (MPI_ERRORS_ABORT
+ *    as MPI_Abort does, the error code its exit status); MPI_ERRORS_RETURN
  *    returns the code; a user handler is called without the engine lock;
  *  - each predefined error code is its own class, and MPI_Error_string
  *    describes it; codes the program adds (MPI_Add_error_class/code) are
@@ -123,6 +124,8 @@ static const char *const err_text[] = {
     [MPI_ERR_IO] = "other I/O error",
     [MPI_ERR_PROC_ABORTED] = "a process the operation needs has aborted",
     [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_VALUE_TOO_LARGE] = "a value is too large to be stored in the output argument",
+    [MPI_ERR_ERRHANDLER] = "invalid error handler",
     /* dynamic processes (mpi_dyn.c) */
     [MPI_ERR_PORT] = "invalid port name",
     [MPI_ERR_NAME] = "service name not published",
@@ -163,9 +166,9 @@ static const char *err_name(int code)
                                         "MPI_ERR_IO",
                                         /* MPI-4 */
                                         "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION",
-                                        /* (56..59 unused) */
-                                        "MPI_ERR_UNKNOWN", "MPI_ERR_UNKNOWN", "MPI_ERR_UNKNOWN",
-                                        "MPI_ERR_UNKNOWN",
+                                        "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_ERRHANDLER",
+                                        /* (58, 59 unused) */
+                                        "MPI_ERR_UNKNOWN", "MPI_ERR_UNKNOWN",
                                         /* dynamic processes */
                                         "MPI_ERR_PORT", "MPI_ERR_NAME", "MPI_ERR_SERVICE",
                                         "MPI_ERR_SPAWN"};
@@ -247,6 +250,21 @@ int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int
         struct mpi_ucode *u = ucode_get(code);
         if (u) cr_fatal(job, call, "%s (error code %d: %s)", msg, code, u->text ? u->text : "");
         cr_fatal(job, call, "%s (%s)", msg, err_name(code));
+    }
+    if (h == MPI_ERRORS_ABORT) { /* as MPI_Abort(obj, code): the code is the exit status */
+        char fcall[96];
+        if (fortran_caller(call, fcall, sizeof fcall)) call = fcall;
+        struct mpi_ucode *u = ucode_get(code);
+        char what[160];
+        if (u)
+            snprintf(what, sizeof what, "error code %d: %s", code, u->text ? u->text : "");
+        else
+            snprintf(what, sizeof what, "%s", err_name(code));
+        fflush(stdout);
+        fprintf(stderr, "courier: rank %d: %s: %s (%s): MPI_ERRORS_ABORT: ending every rank\n",
+                job->rank, call, msg, what);
+        fflush(stderr);
+        _exit(code & 0xff ? code & 0xff : 1);
     }
     if (h != MPI_ERRORS_RETURN) {
         int i = h_idx(h);
@@ -459,7 +477,7 @@ bool mpi_errh_valid(MPI_Errhandler h)
     if (!h_is(h, K_ERRH)) return false;
     int i = h_idx(h);
     const mpi_state *m = mpi_st();
-    return i < 2 || (i - 2 < m->errh.n && m->errh.fn[i - 2]);
+    return i < 2 || h == MPI_ERRORS_ABORT || (i - 2 < m->errh.n && m->errh.fn[i - 2]);
 }
 
 PMPI_WEAK(Comm_set_errhandler);
@@ -533,7 +551,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *h)
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "not a valid error handler"));
     /* Communicators may still use it: the function pointer stays. */
-    if (h_idx(*h) >= 2) job->mpi->errh.freed[h_idx(*h) - 2] = true;
+    if (h_idx(*h) >= 2 && *h != MPI_ERRORS_ABORT) job->mpi->errh.freed[h_idx(*h) - 2] = true;
     *h = MPI_ERRHANDLER_NULL;
     return mpi_leave(job, MPI_SUCCESS);
 }

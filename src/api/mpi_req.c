@@ -3,7 +3,7 @@
  * mpi_request_ext: nonblocking collectives, one-sided request forms; and
  * mpi_request_ext_persistent: partitioned communication), their
  * completion by every wait and test form, MPI_Request_free, MPI_Cancel,
- * generalized requests, and the status queries.
+ * generalized requests, and the status queries (MPI-4.1's accessors too).
  *
  * Invariants:
  *  - an MPI_Request is RQ_MARK | an id of job->mpi->p2p.reqs (index +
@@ -13,7 +13,8 @@
  *  - a request completes exactly once (finish): its status is filled, a staged
  *    receive unpacked, what the operation holds released, then its slot is
  *    freed or, persistent, made inactive (RQ_IDLE), which every wait/test form
- *    treats like MPI_REQUEST_NULL;
+ *    treats like MPI_REQUEST_NULL; MPI_Request_get_status and its _all/_any/
+ *    _some forms (MPI-4.1) only read a done request's status, never finish it;
  *  - a request freed while active (MPI_Request_free) is retired once its
  *    operation completes, found by the next req_new (reap_freed);
  *  - a generalized request completes only through MPI_Grequest_complete, and
@@ -391,7 +392,7 @@ int PMPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
 }
 
 /* Check an array of requests; 0 or an error code. */
-static int reqs_check(cr_job *job, const char *call, int n, MPI_Request *hs)
+static int reqs_check(cr_job *job, const char *call, int n, const MPI_Request *hs)
 {
     if (n < 0) return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %d < 0", n);
     if (n && !hs)
@@ -429,7 +430,7 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
 }
 
 /* The active requests of hs (NULL elsewhere) in a new array; *k how many. */
-static mreq **active_set(cr_job *job, const char *call, int n, MPI_Request *hs, int *k)
+static mreq **active_set(cr_job *job, const char *call, int n, const MPI_Request *hs, int *k)
 {
     mreq **qs = malloc((size_t)(n ? n : 1) * sizeof *qs);
     if (!qs) cr_fatal(job, call, "out of memory");
@@ -566,6 +567,108 @@ int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
 
+/* ---- MPI-4.1 MPI_Request_get_status_all/_any/_some ---------------------------------- */
+
+/* The status of a done request, left as it is (not freed, not made inactive):
+ * its error, reported on the request's communicator's handler. multi: the
+ * status's MPI_ERROR is set whatever the error (the array forms), else only to
+ * an error. */
+static int peek(cr_job *job, const char *call, mreq *q, MPI_Status *st, int i, bool multi)
+{
+    MPI_Status local;
+    int keep = ignore(st) ? 0 : st->MPI_ERROR;
+    int err = q->kind == RQ_GREQ ? greq_query(job, q, &local) : recv_status(q, &local);
+    if (err)
+        err = mpi_fail(job, q->comm, call, err,
+                       "request %d's operation completed with error %d (a receive longer than "
+                       "its buffer: MPI_ERR_TRUNCATE)",
+                       i, err);
+    if (!ignore(st)) {
+        *st = local;
+        st->MPI_ERROR = multi || err ? err : keep;
+    }
+    return err;
+}
+
+PMPI_WEAK(Request_get_status_all);
+int PMPI_Request_get_status_all(int n, const MPI_Request hs[], int *flag, MPI_Status sts[])
+{
+    const char *call = "MPI_Request_get_status_all";
+    cr_job *job = mpi_enter(call);
+    int rc = reqs_check(job, call, n, hs);
+    if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
+    if (rc) return mpi_leave(job, rc);
+    cr_progress(job);
+    *flag = 1;
+    for (int i = 0; i < n && *flag; i++) {
+        mreq *q = active(hs[i]);
+        if (q && !req_done(job, q)) *flag = 0;
+    }
+    if (!*flag) return mpi_leave(job, MPI_SUCCESS);
+    bool failed = false;
+    for (int i = 0; i < n; i++) {
+        mreq *q = active(hs[i]);
+        if (!q)
+            status_empty(st_at(sts, i));
+        else if (peek(job, call, q, st_at(sts, i), i, true))
+            failed = true;
+    }
+    return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+}
+
+PMPI_WEAK(Request_get_status_any);
+int PMPI_Request_get_status_any(int n, const MPI_Request hs[], int *index, int *flag,
+                                MPI_Status *st)
+{
+    const char *call = "MPI_Request_get_status_any";
+    cr_job *job = mpi_enter(call);
+    int rc = reqs_check(job, call, n, hs);
+    if (!rc && (!index || !flag))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "index or flag is NULL");
+    if (rc) return mpi_leave(job, rc);
+    int k;
+    mreq **qs = active_set(job, call, n, hs, &k);
+    qset s = {job, qs, n, -1};
+    if (k && !qset_ready(&s)) {
+        cr_progress(job);
+        qset_ready(&s);
+    }
+    free(qs);
+    *index = MPI_UNDEFINED;
+    *flag = !k || s.which >= 0;
+    if (!k) status_empty(st);
+    if (!k || s.which < 0) return mpi_leave(job, MPI_SUCCESS);
+    *index = s.which;
+    return mpi_leave(job, peek(job, call, req_get(hs[s.which]), st, s.which, false));
+}
+
+PMPI_WEAK(Request_get_status_some);
+int PMPI_Request_get_status_some(int n, const MPI_Request hs[], int *outcount, int idx[],
+                                 MPI_Status sts[])
+{
+    const char *call = "MPI_Request_get_status_some";
+    cr_job *job = mpi_enter(call);
+    int rc = reqs_check(job, call, n, hs);
+    if (!rc && (!outcount || (n && !idx)))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "outcount or indices is NULL");
+    if (rc) return mpi_leave(job, rc);
+    int k;
+    mreq **qs = active_set(job, call, n, hs, &k);
+    qset s = {job, qs, n, -1};
+    if (k && !qset_ready(&s)) cr_progress(job);
+    int m = 0;
+    bool failed = false;
+    for (int i = 0; i < n; i++) {
+        if (!qs[i] || !req_done(job, qs[i])) continue;
+        idx[m] = i;
+        if (peek(job, call, qs[i], st_at(sts, m), i, true)) failed = true;
+        m++;
+    }
+    free(qs);
+    *outcount = k ? m : MPI_UNDEFINED;
+    return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+}
+
 PMPI_WEAK(Request_free);
 int PMPI_Request_free(MPI_Request *h)
 {
@@ -686,6 +789,39 @@ int PMPI_Status_set_cancelled(MPI_Status *st, int flag)
     st->cr_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
+
+/* MPI-4.1 status accessors (get/set of MPI_SOURCE, MPI_TAG, MPI_ERROR) on a
+ * status the program owns; a NULL status or result (or MPI_STATUS_IGNORE) is
+ * MPI_ERR_ARG, reported on MPI_COMM_WORLD's handler. */
+static int status_arg(const char *call, const void *st, const void *res)
+{
+    cr_job *job = mpi_enter(call);
+    int rc = MPI_SUCCESS;
+    if (!st || !res)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "the %s is NULL (or MPI_STATUS_IGNORE): pass a status the program owns",
+                      st ? "result pointer" : "status");
+    return mpi_leave(job, rc);
+}
+
+#define STATUS_ACCESSORS(Name, FIELD)                                                              \
+    PMPI_WEAK(Status_get_##Name);                                                                  \
+    int PMPI_Status_get_##Name(MPI_Status *st, int *v)                                             \
+    {                                                                                              \
+        int rc = status_arg("MPI_Status_get_" #Name, st, v);                                       \
+        if (!rc) *v = st->FIELD;                                                                   \
+        return rc;                                                                                 \
+    }                                                                                              \
+    PMPI_WEAK(Status_set_##Name);                                                                  \
+    int PMPI_Status_set_##Name(MPI_Status *st, int v)                                              \
+    {                                                                                              \
+        int rc = status_arg("MPI_Status_set_" #Name, st, st);                                      \
+        if (!rc) st->FIELD = v;                                                                    \
+        return rc;                                                                                 \
+    }
+STATUS_ACCESSORS(source, MPI_SOURCE)
+STATUS_ACCESSORS(tag, MPI_TAG)
+STATUS_ACCESSORS(error, MPI_ERROR)
 
 PMPI_WEAK(Test_cancelled);
 int PMPI_Test_cancelled(const MPI_Status *st, int *flag)

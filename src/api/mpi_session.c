@@ -312,8 +312,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     mpi_leave(job, 0);
     if (rc) return rc;
     /* the local group's communicator, then the leaders meet over MPI_COMM_WORLD */
-    char ltag[MPI_MAX_OBJECT_NAME + 16];
-    snprintf(ltag, sizeof ltag, "%.*s/local", MPI_MAX_OBJECT_NAME, stringtag);
+    char ltag[MPI_MAX_STRINGTAG_LEN + 16];
+    snprintf(ltag, sizeof ltag, "%.*s/local", MPI_MAX_STRINGTAG_LEN, stringtag);
     MPI_Comm local;
     rc = PMPI_Comm_create_from_group(local_group, ltag, MPI_INFO_NULL, errhandler, &local);
     if (rc) return rc;

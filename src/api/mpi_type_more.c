@@ -96,6 +96,38 @@ int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *comb
     return mpi_leave(job, MPI_SUCCESS);
 }
 
+/* MPI-4.1 MPI_Type_get_value_index: the predefined pair type of a value type
+ * and an index type (for MPI_MINLOC/MPI_MAXLOC), MPI_DATATYPE_NULL where none
+ * is predefined. The pairs are named types: MPI_Type_get_envelope says
+ * MPI_COMBINER_NAMED for them, as MPICH does. */
+PMPI_WEAK(Type_get_value_index);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type)
+{
+    static const MPI_Datatype pairs[][3] = {
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+        {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT},
+        {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+        {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_REAL, MPI_REAL, MPI_2REAL},
+        {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+    };
+    const char *call = "MPI_Type_get_value_index";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, value_type, &t);
+    if (!rc) rc = type_arg(job, call, index_type, &t);
+    if (!rc) rc = null_arg(job, call, pair_type, "pair_type");
+    if (rc) return mpi_leave(job, rc);
+    *pair_type = MPI_DATATYPE_NULL;
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (pairs[i][0] == value_type && pairs[i][1] == index_type) *pair_type = pairs[i][2];
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
 PMPI_WEAK(Type_get_contents);
 int PMPI_Type_get_contents(MPI_Datatype dt, int max_ints, int max_aints, int max_types, int ints[],
                            MPI_Aint aints[], MPI_Datatype types[])

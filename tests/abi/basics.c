@@ -154,6 +154,22 @@ int main(int argc, char **argv)
     snprintf(line[nl++], sizeof line[0], "proc null: source %s, tag %s, count %d",
              st.MPI_SOURCE == MPI_PROC_NULL ? "MPI_PROC_NULL" : "other",
              st.MPI_TAG == MPI_ANY_TAG ? "MPI_ANY_TAG" : "other", count);
+    /* MPI-4.1's status accessors and value-index pairs, through the ABI too */
+    int gsrc = 0, gtag = 0, gerr = 0;
+    MPI_Status_get_source(&st, &gsrc);
+    MPI_Status_get_tag(&st, &gtag);
+    MPI_Status_set_error(&st, MPI_ERR_TRUNCATE);
+    MPI_Status_get_error(&st, &gerr);
+    MPI_Datatype pair = MPI_DATATYPE_NULL, nopair = MPI_INT;
+    MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &pair);
+    MPI_Type_get_value_index(MPI_CHAR, MPI_INT, &nopair);
+    snprintf(line[nl++], sizeof line[0], "accessors: source %s, tag %s, error %s; pairs %s and %s",
+             gsrc == MPI_PROC_NULL ? "MPI_PROC_NULL" : "other",
+             gtag == MPI_ANY_TAG ? "MPI_ANY_TAG" : "other",
+             gerr == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE ? "MPI_ERR_TRUNCATE"
+                                                                          : "other",
+             pair == MPI_DOUBLE_INT ? "MPI_DOUBLE_INT" : "other",
+             nopair == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "other");
 
     /* errors returned, by class */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

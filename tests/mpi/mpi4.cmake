@@ -52,3 +52,14 @@ foreach(np 2 4)
   pass_test(mpi_sessions_${np} "sessions ok"
             ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_sessions>)
 endforeach()
+# MPI-4.1 status accessors, value-index types (tests/mpi/mpi41.c).
+add_executable(mpi_mpi41 mpi41.c)
+target_include_directories(mpi_mpi41 PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_mpi41 PRIVATE courier)
+foreach(np 1 3)
+  pass_test(mpi_mpi41_${np} "mpi41 ok" ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_mpi41>)
+endforeach()
+# MPI_ERRORS_ABORT ends the job as MPI_Abort(comm, MPI_ERR_RANK) would: status 6, one line.
+expect_test(mpi_mpi41_errors_abort 6
+            "^courier: rank 1: MPI_Send: destination 6 is invalid.*\\(MPI_ERR_RANK\\): MPI_ERRORS_ABORT: ending every rank$"
+            -- ${MPI_CMD} run -n 3 --timeout 120 $<TARGET_FILE:mpi_mpi41> abort)
