@@ -25,7 +25,8 @@
  *   bad_wstore  post/start/complete/wait: rank 0 posts, stores into int 40,
  *               then (by a message) lets rank 1 put into it;
  *   bad_lockseq under MPI_Win_lock_all: rank 1 puts int 48 and flushes, rank 2
- *               (after a sleep, no synchronisation) puts int 48;
+ *               (its epoch open before that, then after a sleep, with no
+ *               synchronisation) puts int 48;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -127,9 +128,12 @@ static void bad(const char *what)
         OK(MPI_Win_unlock_all(win));
     } else if (!strcmp(what, "bad_lockseq")) {
         OK(MPI_Win_lock_all(0, win));
+        /* rank 2's epoch opens before rank 1's put lands (so its lock cannot
+         * be taken for an ordering after it) */
+        if (me == 1) usleep(100000);
         if (me == 1) put(me, 48, 1);
         if (me == 1) OK(MPI_Win_flush(0, win));
-        if (me == 2) usleep(200000); /* erroneous: a pause orders nothing */
+        if (me == 2) usleep(400000); /* erroneous: a pause orders nothing */
         if (me == 2) put(me, 48, 1);
         OK(MPI_Win_unlock_all(win));
     } else if (!strcmp(what, "bad_wstore")) {
