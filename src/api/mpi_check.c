@@ -187,13 +187,22 @@ uint64_t mpi_check_sig(cr_job *job, const mpi_type *t, size_t count, const char 
 
 /* ---- reports ------------------------------------------------------------------------ */
 
+/* c as the reports name it (a freed one, still draining its messages, too). */
+static void comm_words(const mpi_comm *c, char *buf, size_t len)
+{
+    if (c->name[0])
+        snprintf(buf, len, "%s%s", c->name, c->draining ? " (freed)" : "");
+    else
+        snprintf(buf, len, "communicator #%d%s", c->idx, c->draining ? " (freed)" : "");
+}
+
 void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len)
 {
     const mpi_comm *c = mpi_comm_get(comm);
-    if (c && c->name[0])
-        snprintf(buf, len, "%s", c->name);
+    if (c)
+        comm_words(c, buf, len);
     else
-        snprintf(buf, len, "communicator #%d", c ? c->idx : -1);
+        snprintf(buf, len, "an invalid communicator (%#x)", (unsigned)comm);
 }
 
 void mpi_check_data_words(uint64_t sig, size_t bytes, char *buf, size_t len)
@@ -459,6 +468,33 @@ static void flush_peers(cr_job *job)
     free(r);
 }
 
+/* A message left on a collective's context: a nonblocking collective's
+ * agreement record names the call that this rank never made; its data, when
+ * no record of the same collective (sender, sequence number) came with it,
+ * is named by its size. */
+static void unexp_coll(cr_job *job, FILE *out, int *n, const cr_unexp *u, const char *cw, int from,
+                       int me)
+{
+    char call[80];
+    if (mpi_check_coll_left(u, call, sizeof call)) {
+        leak_line(job, out, n,
+                  "a message from rank %d, which started %s on %s, a collective rank %d never "
+                  "called (the call's agreement record, which no collective here took)",
+                  from, call, cw, me);
+        return;
+    }
+    for (const cr_unexp *r = job->unexp; r; r = r->next)
+        if (r != u && r->src == u->src && r->ctx == u->ctx &&
+            ((uint32_t)(r->tag ^ u->tag) & ~0xfffu) == 0 && mpi_check_coll_left(r, NULL, 0))
+            return; /* its collective's record is reported */
+    leak_line(
+        job, out, n,
+        "a message of a collective from rank %d (%zu bytes, tag %#x, on %s) that no collective "
+        "call here took: a collective this rank never called, or called on another "
+        "communicator or in another order",
+        from, u->size, (unsigned)u->tag, cw);
+}
+
 void mpi_check_finalize(cr_job *job)
 {
     mpi_state *m = job->mpi;
@@ -527,17 +563,25 @@ void mpi_check_finalize(cr_job *job)
                       "file's or session's)%s, never freed (MPI_Errhandler_free)",
                       i + 2, w);
         }
+    for (int i = 0; i < m->uops.n; i++)
+        if (m->uops.ops[i].used)
+            leak_line(job, out, &n,
+                      "an operation made by %s (user operation #%d), never freed (MPI_Op_free)",
+                      m->uops.ops[i].fn ? "MPI_Op_create" : "MPI_Op_create_c", i);
     for (const cr_unexp *u = job->unexp; u; u = u->next) {
-        if (u->ctx < MPI_CTX_BASE || (u->ctx - MPI_CTX_BASE) % 2) continue; /* not p2p */
-        MPI_Comm h = MPI_COMM_NULL;
+        if (u->ctx < MPI_CTX_BASE) continue;
+        bool coll = (u->ctx - MPI_CTX_BASE) % 2; /* a collective's context: ctx + 1 */
         mpi_comm *c = NULL;
         for (int i = 0; i < m->ncomms && !c; i++)
-            if (m->comms[i] && m->comms[i]->used && m->comms[i]->ctx == u->ctx) {
+            if (m->comms[i] && m->comms[i]->used && m->comms[i]->ctx + coll == u->ctx)
                 c = m->comms[i];
-                h = (MPI_Comm)(K_COMM | (unsigned)i);
-            }
         char cw[MPI_MAX_OBJECT_NAME + 24] = "a freed communicator", sent[200] = "";
-        if (c) mpi_check_comm_words(h, cw, sizeof cw);
+        if (c) comm_words(c, cw, sizeof cw);
+        int from = c ? mpi_comm_job_to_peer(c, u->src) : u->src;
+        if (coll) {
+            unexp_coll(job, out, &n, u, cw, from, c ? c->me : job->rank);
+            continue;
+        }
         if (u->sig) {
             unsigned sc = (unsigned)(u->sig >> 8 & 0xf);
             char d[160];
@@ -545,7 +589,6 @@ void mpi_check_finalize(cr_job *job)
             snprintf(sent, sizeof sent, ": %s, sent with %s", d,
                      sc < sizeof send_calls / sizeof send_calls[0] ? send_calls[sc] : "a send");
         }
-        int from = c ? mpi_comm_job_to_peer(c, u->src) : u->src;
         leak_line(job, out, &n,
                   "a message from rank %d (tag %d, %zu bytes, on %s%s) that no receive took", from,
                   (int)u->tag, u->size, cw, sent);

@@ -167,6 +167,11 @@ static inline void mpi_chk_nbc_v(const mpi_cargs *a, int form, int root, mpi_chk
     if (a->chk) mpi_check_coll_pairs(a, &(mpi_chkv){form, root, s, r});
 }
 
+/* A message left unreceived on a collective's context at MPI_Finalize: when
+ * it is a nonblocking collective's agreement record, true and (call, len
+ * not 0) "MPI_Igather (root 0)", the call its sender made. */
+bool mpi_check_coll_left(const cr_unexp *u, char *call, size_t len) __attribute__((cold));
+
 /* A communicator as the reports name it: its name, or "communicator #N". */
 void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len);
 /* "4 x MPI_INT (16 bytes)": bytes of the predefined type a check value names. */
