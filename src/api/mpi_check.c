@@ -320,6 +320,62 @@ void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int pee
     mpi_check_end();
 }
 
+void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
+{
+    mpi_chk *k = a->job->mpi->chk;
+    if (k->nw == k->wcap) {
+        int cap = k->wcap ? 2 * k->wcap : 16;
+        mpi_chkwatch *w = realloc(k->w, (size_t)cap * sizeof *w);
+        if (!w) cr_fatal(a->job, a->call, "out of memory for --check=buffers");
+        k->w = w;
+        k->wcap = cap;
+    }
+    k->w[k->nw++] = (mpi_chkwatch){a->s, buf, len, 0, a->call, what, a->comm, false};
+}
+
+void mpi_check_nbc_start(cr_job *job, const void *key)
+{
+    mpi_chk *k = job->mpi->chk;
+    for (int i = 0; i < k->nw; i++)
+        if (k->w[i].key == key) {
+            k->w[i].sum = mpi_check_sum(k->w[i].buf, k->w[i].len);
+            k->w[i].armed = true;
+        }
+}
+
+void mpi_check_nbc_end(cr_job *job, const void *key)
+{
+    mpi_chk *k = job->mpi->chk;
+    for (int i = 0; i < k->nw; i++) {
+        mpi_chkwatch *w = &k->w[i];
+        if (w->key != key || !w->armed) continue;
+        w->armed = false;
+        if (mpi_check_sum(w->buf, w->len) == w->sum) continue;
+        char cw[MPI_MAX_OBJECT_NAME + 24];
+        mpi_check_comm_words(w->comm, cw, sizeof cw);
+        const mpi_comm *c = mpi_comm_get(w->comm);
+        fflush(stdout);
+        fprintf(stderr,
+                "courier: check: rank %d changed the %s of its %s (%zu bytes, on %s) before the "
+                "collective completed\n"
+                "  the buffers of a nonblocking or persistent collective must not be written "
+                "until a wait or test completes it (MPI-4.1 sections 6.12 and 6.13): wait "
+                "first, or write a copy\n",
+                c ? c->me : job->rank, w->what, w->call, w->len, cw);
+        mpi_check_trace(job, "check: collective buffer changed");
+        mpi_check_end();
+    }
+}
+
+void mpi_check_nbc_drop(cr_job *job, const void *key)
+{
+    mpi_chk *k = job->mpi->chk;
+    int j = 0;
+    for (int i = 0; i < k->nw; i++)
+        if (k->w[i].key != key) k->w[j++] = k->w[i];
+    k->nw = j;
+}
+
 /* ---- leaks at MPI_Finalize -------------------------------------------------------- */
 
 static const char *const combiners[] = {

@@ -25,9 +25,23 @@ enum {
 /* The exit status of a rank that reports a checking error. */
 #define MPI_CHECK_EXIT 98
 
+/* A buffer of a pending nonblocking or persistent collective, watched by
+ * --check=buffers: key the collective's schedule, sum taken at each start
+ * (armed until its completion is compared). */
+typedef struct mpi_chkwatch {
+    const void *key, *buf;
+    size_t len;
+    uint64_t sum;
+    const char *call, *what;
+    MPI_Comm comm;
+    bool armed;
+} mpi_chkwatch;
+
 /* The checks' state (job->mpi->chk). */
 typedef struct mpi_chk {
-    unsigned on; /* MPI_CHK_* asked for */
+    unsigned on;     /* MPI_CHK_* asked for */
+    mpi_chkwatch *w; /* the collectives' watched buffers */
+    int nw, wcap;
 } mpi_chk;
 
 /* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */
@@ -67,6 +81,36 @@ uint64_t mpi_check_sum(const void *p, size_t len);
  * rank. */
 _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer,
                                      int tag, size_t len) __attribute__((cold));
+
+/* A nonblocking or persistent collective's buffer (a->s's; what: "send
+ * buffer"), contiguous, len bytes: its checksum is taken at each start and
+ * compared when a wait or test completes the collective. The hooks of
+ * mpi_nbc.c: at the start, at the completion a wait or test returns, and
+ * when the schedule is freed. */
+void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
+    __attribute__((cold));
+static inline void mpi_chk_nbc_buf(const mpi_cargs *a, const void *buf, int count,
+                                   const mpi_type *t, const char *what)
+{
+    if (a->s && buf != MPI_IN_PLACE && count > 0 && t->contig && t->size &&
+        mpi_chk_on(a->job, MPI_CHK_BUFFERS))
+        mpi_check_nbc_watch(a, buf, (size_t)count * t->size, what);
+}
+void mpi_check_nbc_start(cr_job *job, const void *key) __attribute__((cold));
+void mpi_check_nbc_end(cr_job *job, const void *key) __attribute__((cold));
+void mpi_check_nbc_drop(cr_job *job, const void *key) __attribute__((cold));
+static inline void mpi_chk_nbc_start(cr_job *job, const void *key)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_start(job, key);
+}
+static inline void mpi_chk_nbc_end(cr_job *job, const void *key)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_end(job, key);
+}
+static inline void mpi_chk_nbc_drop(cr_job *job, const void *key)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_drop(job, key);
+}
 
 /* ---- collectives ---------------------------------------------------------- */
 
