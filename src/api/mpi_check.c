@@ -304,19 +304,32 @@ uint64_t mpi_check_sum(const void *p, size_t len)
 }
 
 void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer, int tag,
-                           size_t len)
+                           size_t len, bool recv)
 {
-    char cw[MPI_MAX_OBJECT_NAME + 24];
+    char cw[MPI_MAX_OBJECT_NAME + 24], pw[40], tw[40];
     mpi_check_comm_words(comm, cw, sizeof cw);
     const mpi_comm *c = mpi_comm_get(comm);
     fflush(stdout);
+    if (!recv) {
+        fprintf(stderr,
+                "courier: check: rank %d changed the buffer of its %s (tag %d to rank %d, %zu "
+                "bytes, on %s) before the send completed\n"
+                "  a nonblocking send's buffer must not be written until a wait or test "
+                "completes it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
+                c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
+        mpi_check_trace(job, "check: send buffer changed");
+        mpi_check_end();
+    }
+    snprintf(pw, sizeof pw, peer == MPI_ANY_SOURCE ? "any rank" : "rank %d", peer);
+    snprintf(tw, sizeof tw, tag == MPI_ANY_TAG ? "any tag" : "tag %d", tag);
     fprintf(stderr,
-            "courier: check: rank %d changed the buffer of its %s (tag %d to rank %d, %zu "
-            "bytes, on %s) before the send completed\n"
-            "  a nonblocking send's buffer must not be written until a wait or test completes "
-            "it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
-            c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
-    mpi_check_trace(job, "check: send buffer changed");
+            "courier: check: rank %d changed the buffer of its %s (%s from %s, %zu bytes, on %s) "
+            "before the receive completed\n"
+            "  a pending receive's buffer must not be written or read until a wait or test "
+            "completes it (MPI-4.1 section 3.7.2): the message may land there at any time; "
+            "wait first, or use another buffer\n",
+            c ? c->me : job->rank, call ? call : "receive", tw, pw, len, cw);
+    mpi_check_trace(job, "check: receive buffer changed");
     mpi_check_end();
 }
 

@@ -77,10 +77,10 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
 /* A checksum of len bytes at p (64-bit, word at a time). */
 uint64_t mpi_check_sum(const void *p, size_t len);
 /* A nonblocking send's buffer (len bytes, to peer with tag on comm, started by
- * call) changed between the send's start and its completion: report, end the
- * rank. */
+ * call; recv: a receive's, from peer) changed between the operation's start
+ * and its completion: report, end the rank. */
 _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer,
-                                     int tag, size_t len) __attribute__((cold));
+                                     int tag, size_t len, bool recv) __attribute__((cold));
 
 /* A nonblocking or persistent collective's buffer (a->s's; what: "send
  * buffer"), contiguous, len bytes: its checksum is taken at each start and

@@ -8,10 +8,15 @@
  *   bad_ibcast  the root changes the buffer of its pending MPI_Ibcast;
  *   bad_pcoll  rank 0 changes the send buffer of its MPI_Allreduce_init's
  *        second start before its wait;
+ *   bad_irecv  rank 1 writes the buffer of its pending MPI_Irecv (before
+ *        or after the message arrived: the report is the same);
+ *   bad_precv  the same with MPI_Recv_init and MPI_Start;
  *   ok   the buffer changed only after MPI_Wait, also through a persistent
- *        send started twice, and the same for the collectives (a persistent
+ *        send started twice, a receive's buffer written after its wait, and
+ *        the same for the collectives (a persistent
  *        one's send buffer changed between its starts); prints "check
  *        buffers ok". */
+#include <stdbool.h>
 #include <string.h>
 
 #include "../mpi/mcheck.h"
@@ -41,6 +46,22 @@ int main(int argc, char **argv)
         OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
     OK(MPI_Request_free(&r));
+    bool pr = !strcmp(mode, "bad_precv");
+    if (me == 1) {
+        if (pr) {
+            OK(MPI_Recv_init(y, 4, MPI_INT, 0, 4, MPI_COMM_WORLD, &r));
+            OK(MPI_Start(&r));
+        } else {
+            OK(MPI_Irecv(y, 4, MPI_INT, 0, 4, MPI_COMM_WORLD, &r));
+        }
+        if (pr || !strcmp(mode, "bad_irecv")) y[3] = 44; /* erroneous: pending */
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        if (y[0] != 1 || y[3] != 4) printf("check buffers: wrong data %d %d\n", y[0], y[3]);
+        y[3] = 0; /* allowed: complete */
+        if (pr) OK(MPI_Request_free(&r));
+    } else if (me == 0) {
+        OK(MPI_Send(x, 4, MPI_INT, 1, 4, MPI_COMM_WORLD));
+    }
     if (strcmp(mode, "ok") && strcmp(mode, "bad")) {
         if (me == 0) printf("check buffers: %s ran without a report\n", mode);
         MPI_Finalize();
