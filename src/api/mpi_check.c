@@ -333,6 +333,18 @@ void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int pee
     mpi_check_end();
 }
 
+void mpi_check_landed(cr_job *job, const void *buf, size_t len)
+{
+    mpi_state *m = job->mpi;
+    const char *lo = buf, *hi = lo + len;
+    for (uint32_t i = 0; len && i < m->p2p.reqs.n; i++) {
+        mreq *q = cr_idt_at(&m->p2p.reqs, i);
+        if (!cr_idt_live(q) || q->kind != RQ_RECV || !q->cbuf) continue;
+        const char *b = q->cbuf;
+        if (b < hi && lo < b + q->clen) q->csum = mpi_check_sum(q->cbuf, q->clen);
+    }
+}
+
 void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
 {
     mpi_chk *k = a->job->mpi->chk;

@@ -112,6 +112,16 @@ static inline void mpi_chk_nbc_drop(cr_job *job, const void *key)
     if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_drop(job, key);
 }
 
+/* A staged receive's message has just been copied into the program's buffer
+ * (len bytes at buf): the other pending receives whose buffers overlap it
+ * (osu_bw posts its window of receives into one buffer) take their checksum
+ * anew, so the copy is not taken for a write by the program. */
+void mpi_check_landed(cr_job *job, const void *buf, size_t len) __attribute__((cold));
+static inline void mpi_chk_landed(cr_job *job, const void *buf, size_t len)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_landed(job, buf, len);
+}
+
 /* ---- collectives ---------------------------------------------------------- */
 
 /* Before collective a->call on communicator a->c moves data: every member

@@ -139,8 +139,10 @@ static void op_end(cr_job *job, mreq *q)
         mpi_check_buf_changed(job, q->call, q->comm, q->cpeer, q->ctag, q->clen,
                               q->kind == RQ_RECV);
     q->cbuf = NULL;
-    if (q->kind == RQ_RECV && q->tmp && !q->cancelled)
+    if (q->kind == RQ_RECV && q->tmp && !q->cancelled) {
         mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
+        mpi_chk_landed(job, q->ubuf, q->r->st.count); /* --check=buffers */
+    }
     if (q->type >= 0) mpi_type_unref(q->type);
     if (q->r) cr_req_release(job, q->r);
     if (q->kind == RQ_EXT && !q->ps) q->ops->free(job, q->obj); /* else retire frees it */

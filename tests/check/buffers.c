@@ -12,8 +12,10 @@
  *        or after the message arrived: the report is the same);
  *   bad_precv  the same with MPI_Recv_init and MPI_Start;
  *   ok   the buffer changed only after MPI_Wait, also through a persistent
- *        send started twice, a receive's buffer written after its wait, and
- *        the same for the collectives (a persistent
+ *        send started twice, a receive's buffer written after its wait, two
+ *        pending receives into one buffer (the first one's message lands in
+ *        the second's buffer: courier's write, not the program's), and the
+ *        same for the collectives (a persistent
  *        one's send buffer changed between its starts); prints "check
  *        buffers ok". */
 #include <stdbool.h>
@@ -59,8 +61,12 @@ int main(int argc, char **argv)
         if (y[0] != 1 || y[3] != 4) printf("check buffers: wrong data %d %d\n", y[0], y[3]);
         y[3] = 0; /* allowed: complete */
         if (pr) OK(MPI_Request_free(&r));
+        MPI_Request w[2]; /* osu_bw's window: pending receives into one buffer */
+        for (int k = 0; k < 2; k++) OK(MPI_Irecv(y, 4, MPI_INT, 0, 8, MPI_COMM_WORLD, &w[k]));
+        OK(MPI_Waitall(2, w, MPI_STATUSES_IGNORE));
     } else if (me == 0) {
         OK(MPI_Send(x, 4, MPI_INT, 1, 4, MPI_COMM_WORLD));
+        for (int k = 0; k < 2; k++) OK(MPI_Send(x, 4, MPI_INT, 1, 8, MPI_COMM_WORLD));
     }
     if (strcmp(mode, "ok") && strcmp(mode, "bad")) {
         if (me == 0) printf("check buffers: %s ran without a report\n", mode);
