@@ -114,8 +114,9 @@ static inline void mpi_chk_nbc_drop(cr_job *job, const void *key)
 
 /* A staged receive's message has just been copied into the program's buffer
  * (len bytes at buf): the other pending receives whose buffers overlap it
- * (osu_bw posts its window of receives into one buffer) take their checksum
- * anew, so the copy is not taken for a write by the program. */
+ * (osu_bw posts its window of receives into one buffer) are no longer
+ * compared, so the copy is not taken for a write by the program (taking
+ * their checksums anew made osu_bw's 1 MiB window quadratic: 46 MB/s). */
 void mpi_check_landed(cr_job *job, const void *buf, size_t len) __attribute__((cold));
 static inline void mpi_chk_landed(cr_job *job, const void *buf, size_t len)
 {
