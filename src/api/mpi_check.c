@@ -2,8 +2,11 @@
  * signatures, the report of what a program leaves at MPI_Finalize (info
  * objects at the rank's end: MPI-4 lets them outlive MPI_Finalize), with the
  * place an object was made resolved through dladdr and addr2line, and the
- * mark a report leaves in the trace. The collectives' agreement check is in
- * mpi_check_coll.c, the one-sided one in mpi_check_rma.c.
+ * mark a report leaves in the trace, and --check=buffers' checksums (the
+ * sends', the staged receives', and the nonblocking collectives' buffers,
+ * watched in job->mpi->chk keyed by their schedule). The collectives'
+ * agreement check is in mpi_check_coll.c, the one-sided one in
+ * mpi_check_rma.c.
  *
  * A type signature is a polynomial hash, modulo 2^64, of the sequence of basic
  * types a buffer holds in type-map order: h(x1..xn) = sum xi * B^(n-i). Two
