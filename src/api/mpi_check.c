@@ -2,8 +2,11 @@
  * signatures, the report of what a program leaves at MPI_Finalize (info
  * objects at the rank's end: MPI-4 lets them outlive MPI_Finalize), with the
  * place an object was made resolved through dladdr and addr2line, and the
- * mark a report leaves in the trace. The collectives' agreement check is in
- * mpi_check_coll.c, the one-sided one in mpi_check_rma.c.
+ * mark a report leaves in the trace, and --check=buffers' checksums (the
+ * sends', the staged receives', and the nonblocking collectives' buffers,
+ * watched in job->mpi->chk keyed by their schedule). The collectives'
+ * agreement check is in mpi_check_coll.c, the one-sided one in
+ * mpi_check_rma.c.
  *
  * A type signature is a polynomial hash, modulo 2^64, of the sequence of basic
  * types a buffer holds in type-map order: h(x1..xn) = sum xi * B^(n-i). Two
@@ -187,13 +190,22 @@ uint64_t mpi_check_sig(cr_job *job, const mpi_type *t, size_t count, const char 
 
 /* ---- reports ------------------------------------------------------------------------ */
 
+/* c as the reports name it (a freed one, still draining its messages, too). */
+static void comm_words(const mpi_comm *c, char *buf, size_t len)
+{
+    if (c->name[0])
+        snprintf(buf, len, "%s%s", c->name, c->draining ? " (freed)" : "");
+    else
+        snprintf(buf, len, "communicator #%d%s", c->idx, c->draining ? " (freed)" : "");
+}
+
 void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len)
 {
     const mpi_comm *c = mpi_comm_get(comm);
-    if (c && c->name[0])
-        snprintf(buf, len, "%s", c->name);
+    if (c)
+        comm_words(c, buf, len);
     else
-        snprintf(buf, len, "communicator #%d", c ? c->idx : -1);
+        snprintf(buf, len, "an invalid communicator (%#x)", (unsigned)comm);
 }
 
 void mpi_check_data_words(uint64_t sig, size_t bytes, char *buf, size_t len)
@@ -295,20 +307,101 @@ uint64_t mpi_check_sum(const void *p, size_t len)
 }
 
 void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer, int tag,
-                           size_t len)
+                           size_t len, bool recv)
 {
-    char cw[MPI_MAX_OBJECT_NAME + 24];
+    char cw[MPI_MAX_OBJECT_NAME + 24], pw[40], tw[40];
     mpi_check_comm_words(comm, cw, sizeof cw);
     const mpi_comm *c = mpi_comm_get(comm);
     fflush(stdout);
+    if (!recv) {
+        fprintf(stderr,
+                "courier: check: rank %d changed the buffer of its %s (tag %d to rank %d, %zu "
+                "bytes, on %s) before the send completed\n"
+                "  a nonblocking send's buffer must not be written until a wait or test "
+                "completes it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
+                c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
+        mpi_check_trace(job, "check: send buffer changed");
+        mpi_check_end();
+    }
+    snprintf(pw, sizeof pw, peer == MPI_ANY_SOURCE ? "any rank" : "rank %d", peer);
+    snprintf(tw, sizeof tw, tag == MPI_ANY_TAG ? "any tag" : "tag %d", tag);
     fprintf(stderr,
-            "courier: check: rank %d changed the buffer of its %s (tag %d to rank %d, %zu "
-            "bytes, on %s) before the send completed\n"
-            "  a nonblocking send's buffer must not be written until a wait or test completes "
-            "it (MPI-4.1 section 3.7.2): wait first, or send from a copy\n",
-            c ? c->me : job->rank, call ? call : "send", tag, peer, len, cw);
-    mpi_check_trace(job, "check: send buffer changed");
+            "courier: check: rank %d changed the buffer of its %s (%s from %s, %zu bytes, on %s) "
+            "before the receive completed\n"
+            "  a pending receive's buffer must not be written or read until a wait or test "
+            "completes it (MPI-4.1 section 3.7.2): the message may land there at any time; "
+            "wait first, or use another buffer\n",
+            c ? c->me : job->rank, call ? call : "receive", tw, pw, len, cw);
+    mpi_check_trace(job, "check: receive buffer changed");
     mpi_check_end();
+}
+
+void mpi_check_landed(cr_job *job, const void *buf, size_t len)
+{
+    mpi_state *m = job->mpi;
+    const char *lo = buf, *hi = lo + len;
+    for (uint32_t i = 0; len && i < m->p2p.reqs.n; i++) {
+        mreq *q = cr_idt_at(&m->p2p.reqs, i);
+        if (!cr_idt_live(q) || q->kind != RQ_RECV || !q->cbuf) continue;
+        const char *b = q->cbuf;
+        if (b < hi && lo < b + q->clen) q->cbuf = NULL; /* courier wrote it: not compared */
+    }
+}
+
+void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
+{
+    mpi_chk *k = a->job->mpi->chk;
+    if (k->nw == k->wcap) {
+        int cap = k->wcap ? 2 * k->wcap : 16;
+        mpi_chkwatch *w = realloc(k->w, (size_t)cap * sizeof *w);
+        if (!w) cr_fatal(a->job, a->call, "out of memory for --check=buffers");
+        k->w = w;
+        k->wcap = cap;
+    }
+    k->w[k->nw++] = (mpi_chkwatch){a->s, buf, len, 0, a->call, what, a->comm, false};
+}
+
+void mpi_check_nbc_start(cr_job *job, const void *key)
+{
+    mpi_chk *k = job->mpi->chk;
+    for (int i = 0; i < k->nw; i++)
+        if (k->w[i].key == key) {
+            k->w[i].sum = mpi_check_sum(k->w[i].buf, k->w[i].len);
+            k->w[i].armed = true;
+        }
+}
+
+void mpi_check_nbc_end(cr_job *job, const void *key)
+{
+    mpi_chk *k = job->mpi->chk;
+    for (int i = 0; i < k->nw; i++) {
+        mpi_chkwatch *w = &k->w[i];
+        if (w->key != key || !w->armed) continue;
+        w->armed = false;
+        if (mpi_check_sum(w->buf, w->len) == w->sum) continue;
+        char cw[MPI_MAX_OBJECT_NAME + 24];
+        mpi_check_comm_words(w->comm, cw, sizeof cw);
+        const mpi_comm *c = mpi_comm_get(w->comm);
+        fflush(stdout);
+        fprintf(stderr,
+                "courier: check: rank %d changed the %s of its %s (%zu bytes, on %s) before the "
+                "collective completed\n"
+                "  the buffers of a nonblocking or persistent collective must not be written "
+                "until a wait or test completes it (MPI-4.1 sections 6.12 and 6.13): wait "
+                "first, or write a copy\n",
+                c ? c->me : job->rank, w->what, w->call, w->len, cw);
+        mpi_check_trace(job, "check: collective buffer changed");
+        mpi_check_end();
+    }
+}
+
+void mpi_check_nbc_drop(cr_job *job, const void *key)
+{
+    mpi_chk *k = job->mpi->chk;
+    int j = 0;
+    for (int i = 0; i < k->nw; i++)
+        if (k->w[i].key != key) k->w[j++] = k->w[i];
+    k->nw = j;
 }
 
 /* ---- leaks at MPI_Finalize -------------------------------------------------------- */
@@ -459,6 +552,33 @@ static void flush_peers(cr_job *job)
     free(r);
 }
 
+/* A message left on a collective's context: a nonblocking collective's
+ * agreement record names the call that this rank never made; its data, when
+ * no record of the same collective (sender, sequence number) came with it,
+ * is named by its size. */
+static void unexp_coll(cr_job *job, FILE *out, int *n, const cr_unexp *u, const char *cw, int from,
+                       int me)
+{
+    char call[80];
+    if (mpi_check_coll_left(u, call, sizeof call)) {
+        leak_line(job, out, n,
+                  "a message from rank %d, which started %s on %s, a collective rank %d never "
+                  "called (the call's agreement record, which no collective here took)",
+                  from, call, cw, me);
+        return;
+    }
+    for (const cr_unexp *r = job->unexp; r; r = r->next)
+        if (r != u && r->src == u->src && r->ctx == u->ctx &&
+            ((uint32_t)(r->tag ^ u->tag) & ~0xfffu) == 0 && mpi_check_coll_left(r, NULL, 0))
+            return; /* its collective's record is reported */
+    leak_line(
+        job, out, n,
+        "a message of a collective from rank %d (%zu bytes, tag %#x, on %s) that no collective "
+        "call here took: a collective this rank never called, or called on another "
+        "communicator or in another order",
+        from, u->size, (unsigned)u->tag, cw);
+}
+
 void mpi_check_finalize(cr_job *job)
 {
     mpi_state *m = job->mpi;
@@ -527,17 +647,25 @@ void mpi_check_finalize(cr_job *job)
                       "file's or session's)%s, never freed (MPI_Errhandler_free)",
                       i + 2, w);
         }
+    for (int i = 0; i < m->uops.n; i++)
+        if (m->uops.ops[i].used)
+            leak_line(job, out, &n,
+                      "an operation made by %s (user operation #%d), never freed (MPI_Op_free)",
+                      m->uops.ops[i].fn ? "MPI_Op_create" : "MPI_Op_create_c", i);
     for (const cr_unexp *u = job->unexp; u; u = u->next) {
-        if (u->ctx < MPI_CTX_BASE || (u->ctx - MPI_CTX_BASE) % 2) continue; /* not p2p */
-        MPI_Comm h = MPI_COMM_NULL;
+        if (u->ctx < MPI_CTX_BASE) continue;
+        bool coll = (u->ctx - MPI_CTX_BASE) % 2; /* a collective's context: ctx + 1 */
         mpi_comm *c = NULL;
         for (int i = 0; i < m->ncomms && !c; i++)
-            if (m->comms[i] && m->comms[i]->used && m->comms[i]->ctx == u->ctx) {
+            if (m->comms[i] && m->comms[i]->used && m->comms[i]->ctx + coll == u->ctx)
                 c = m->comms[i];
-                h = (MPI_Comm)(K_COMM | (unsigned)i);
-            }
         char cw[MPI_MAX_OBJECT_NAME + 24] = "a freed communicator", sent[200] = "";
-        if (c) mpi_check_comm_words(h, cw, sizeof cw);
+        if (c) comm_words(c, cw, sizeof cw);
+        int from = c ? mpi_comm_job_to_peer(c, u->src) : u->src;
+        if (coll) {
+            unexp_coll(job, out, &n, u, cw, from, c ? c->me : job->rank);
+            continue;
+        }
         if (u->sig) {
             unsigned sc = (unsigned)(u->sig >> 8 & 0xf);
             char d[160];
@@ -545,7 +673,6 @@ void mpi_check_finalize(cr_job *job)
             snprintf(sent, sizeof sent, ": %s, sent with %s", d,
                      sc < sizeof send_calls / sizeof send_calls[0] ? send_calls[sc] : "a send");
         }
-        int from = c ? mpi_comm_job_to_peer(c, u->src) : u->src;
         leak_line(job, out, &n,
                   "a message from rank %d (tag %d, %zu bytes, on %s%s) that no receive took", from,
                   (int)u->tag, u->size, cw, sent);

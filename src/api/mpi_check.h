@@ -25,9 +25,23 @@ enum {
 /* The exit status of a rank that reports a checking error. */
 #define MPI_CHECK_EXIT 98
 
+/* A buffer of a pending nonblocking or persistent collective, watched by
+ * --check=buffers: key the collective's schedule, sum taken at each start
+ * (armed until its completion is compared). */
+typedef struct mpi_chkwatch {
+    const void *key, *buf;
+    size_t len;
+    uint64_t sum;
+    const char *call, *what;
+    MPI_Comm comm;
+    bool armed;
+} mpi_chkwatch;
+
 /* The checks' state (job->mpi->chk). */
 typedef struct mpi_chk {
-    unsigned on; /* MPI_CHK_* asked for */
+    unsigned on;     /* MPI_CHK_* asked for */
+    mpi_chkwatch *w; /* the collectives' watched buffers */
+    int nw, wcap;
 } mpi_chk;
 
 /* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */
@@ -63,10 +77,51 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
 /* A checksum of len bytes at p (64-bit, word at a time). */
 uint64_t mpi_check_sum(const void *p, size_t len);
 /* A nonblocking send's buffer (len bytes, to peer with tag on comm, started by
- * call) changed between the send's start and its completion: report, end the
- * rank. */
+ * call; recv: a receive's, from peer) changed between the operation's start
+ * and its completion: report, end the rank. */
 _Noreturn void mpi_check_buf_changed(cr_job *job, const char *call, MPI_Comm comm, int peer,
-                                     int tag, size_t len) __attribute__((cold));
+                                     int tag, size_t len, bool recv) __attribute__((cold));
+
+/* A nonblocking or persistent collective's buffer (a->s's; what: "send
+ * buffer"), contiguous, len bytes: its checksum is taken at each start and
+ * compared when a wait or test completes the collective. The hooks of
+ * mpi_nbc.c: at the start, at the completion a wait or test returns, and
+ * when the schedule is freed. */
+void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
+    __attribute__((cold));
+static inline void mpi_chk_nbc_buf(const mpi_cargs *a, const void *buf, int count,
+                                   const mpi_type *t, const char *what)
+{
+    if (a->s && buf != MPI_IN_PLACE && count > 0 && t->contig && t->size &&
+        mpi_chk_on(a->job, MPI_CHK_BUFFERS))
+        mpi_check_nbc_watch(a, buf, (size_t)count * t->size, what);
+}
+void mpi_check_nbc_start(cr_job *job, const void *key) __attribute__((cold));
+void mpi_check_nbc_end(cr_job *job, const void *key) __attribute__((cold));
+void mpi_check_nbc_drop(cr_job *job, const void *key) __attribute__((cold));
+static inline void mpi_chk_nbc_start(cr_job *job, const void *key)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_start(job, key);
+}
+static inline void mpi_chk_nbc_end(cr_job *job, const void *key)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_end(job, key);
+}
+static inline void mpi_chk_nbc_drop(cr_job *job, const void *key)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_drop(job, key);
+}
+
+/* A staged receive's message has just been copied into the program's buffer
+ * (len bytes at buf): the other pending receives whose buffers overlap it
+ * (osu_bw posts its window of receives into one buffer) are no longer
+ * compared, so the copy is not taken for a write by the program (taking
+ * their checksums anew made osu_bw's 1 MiB window quadratic: 46 MB/s). */
+void mpi_check_landed(cr_job *job, const void *buf, size_t len) __attribute__((cold));
+static inline void mpi_chk_landed(cr_job *job, const void *buf, size_t len)
+{
+    if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_landed(job, buf, len);
+}
 
 /* ---- collectives ---------------------------------------------------------- */
 
@@ -166,6 +221,11 @@ static inline void mpi_chk_nbc_v(const mpi_cargs *a, int form, int root, mpi_chk
 {
     if (a->chk) mpi_check_coll_pairs(a, &(mpi_chkv){form, root, s, r});
 }
+
+/* A message left unreceived on a collective's context at MPI_Finalize: when
+ * it is a nonblocking collective's agreement record, true and (call, len
+ * not 0) "MPI_Igather (root 0)", the call its sender made. */
+bool mpi_check_coll_left(const cr_unexp *u, char *call, size_t len) __attribute__((cold));
 
 /* A communicator as the reports name it: its name, or "communicator #N". */
 void mpi_check_comm_words(MPI_Comm comm, char *buf, size_t len);

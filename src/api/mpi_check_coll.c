@@ -203,6 +203,20 @@ _Noreturn static void report(cr_job *job, MPI_Comm comm, bool inter, const char 
 #define ZERO_STEP 0xffc
 #define PAIR_STEP 0xffe
 
+bool mpi_check_coll_left(const cr_unexp *u, char *call, size_t len)
+{
+    coll_rec r;
+    if ((u->tag & 0xfff) != CHECK_STEP || u->size != sizeof r || u->op != CR_OP_EAGER || !u->data)
+        return false;
+    memcpy(&r, u->data, sizeof r);
+    if (!memchr(r.call, '\0', sizeof r.call) || strncmp(r.call, "MPI_", 4)) return false;
+    if (call && r.root >= 0)
+        snprintf(call, len, "%s (root %d)", r.call, (int)r.root);
+    else if (call)
+        snprintf(call, len, "%s", r.call);
+    return true;
+}
+
 /* A v or w form's block between two members: its check value and count
  * (count < 0: no block between them). */
 typedef struct pair_rec {

@@ -505,6 +505,7 @@ static int begin(cargs *a, const char *call, MPI_Comm comm)
     a->call = call;
     a->comm = comm;
     a->chk = NULL;
+    a->s = NULL; /* blocking: no schedule (--check=buffers watches none) */
     a->job = mpi_enter(call);
     int rc = mpi_comm_check(a->job, call, comm, &a->c);
     if (!rc) { /* a member's longer message is noted, and reported by done() */

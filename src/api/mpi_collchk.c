@@ -6,9 +6,11 @@
  * communicator's error handler) and returns the code; it changes nothing, so
  * a refused call has taken no sequence number and sent nothing; a check that
  * passes gives a nonblocking collective's --check=coll record (a->chk, NULL
- * otherwise) what it found: the root, the counts and datatypes. */
+ * otherwise) what it found: the root, the counts and datatypes, and
+ * --check=buffers the send buffers to watch (mpi_chk_nbc_buf). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "mpi_check.h"
 
@@ -37,6 +39,7 @@ int mpi_chk_buf(const mpi_cargs *a, const void *buf, int count, const mpi_type *
         return mpi_cfail(a, MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE here", what);
     if (!buf && count > 0 && t->predef && t->size)
         return mpi_cfail(a, MPI_ERR_BUFFER, "%s is NULL but count is %d", what, count);
+    if (!strcmp(what, "send buffer")) mpi_chk_nbc_buf(a, buf, count, t, what);
     return 0;
 }
 
@@ -83,6 +86,7 @@ int mpi_chk_triple(const mpi_cargs *a, const void *buf, int count, MPI_Datatype 
     if (!rc) rc = mpi_chk_type(a, dt, t);
     if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
         rc = mpi_cfail(a, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
+    if (!rc && what[0] == 's') mpi_chk_nbc_buf(a, buf, count, *t, "send buffer");
     return rc;
 }
 
@@ -102,6 +106,7 @@ int mpi_chk_bcast(const mpi_cargs *a, void *buf, int count, MPI_Datatype dt, int
     if (!rc) rc = mpi_chk_type(a, dt, t);
     if (!rc) rc = mpi_chk_buf(a, buf, count, *t, "buffer");
     if (!rc) rc = mpi_chk_root(a, root);
+    if (!rc && !a->c->inter && a->c->me == root) mpi_chk_nbc_buf(a, buf, count, *t, "buffer");
     if (!rc) mpi_chk_nbc(a, root, MPI_OP_NULL, count, *t, count, *t);
     return rc;
 }

@@ -228,6 +228,7 @@ static bool nbc_test(cr_job *job, void *obj, MPI_Status *st)
     nbc *s = obj;
     if (!s->done) nbc_advance(job, s);
     if (!s->done) return false;
+    mpi_chk_nbc_end(job, s); /* --check=buffers: unchanged since the start? */
     if (st && st != MPI_STATUS_IGNORE)
         *st = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE,
                            .MPI_TAG = MPI_ANY_TAG,
@@ -237,6 +238,7 @@ static bool nbc_test(cr_job *job, void *obj, MPI_Status *st)
 
 static void nbc_release(cr_job *job, nbc *s)
 {
+    mpi_chk_nbc_drop(job, s);               /* --check=buffers */
     if (s->ireserved) idup_unreserve(s, 0); /* an idup that never started */
     for (int i = 0; i < s->nfin; i++)
         if (s->fin[i].type >= 0) mpi_type_unref(s->fin[i].type);
@@ -452,6 +454,7 @@ static int nbc_go(cr_job *job, void *obj)
     nb_thread(job);
     s->done = false;
     s->trunc = (cr_trunc){0};
+    mpi_chk_nbc_start(job, s); /* --check=buffers: the buffers' checksums */
     for (int i = 0; i < s->npre; i++) {
         const nfin *f = &s->pre[i];
         if (f->type >= 0)

@@ -325,25 +325,26 @@ static cr_sel make_sel(const mpi_comm *c, int source, int tag)
 }
 
 /* Where a receive into slot q lands: the buffer itself, or for a
- * non-contiguous datatype a staging buffer unpacked when the operation ends
- * (q then holds a reference to the datatype). */
+ * non-contiguous datatype (and with --check=buffers, any: the buffer stays
+ * the program's until the operation ends, and op_end compares its checksum)
+ * a staging buffer unpacked when the operation ends (q then holds a
+ * reference to the datatype). */
 static void *recv_dest(cr_job *job, const char *call, mreq *q, mpi_type *t, void *buf, int count,
                        size_t *cap)
 {
     *cap = (size_t)count * t->size;
-    if (t->contig && mpi_chk_on(job, MPI_CHK_TYPES)) { /* op_end compares the signatures */
+    bool stage = !t->contig || mpi_chk_on(job, MPI_CHK_BUFFERS);
+    if (stage || mpi_chk_on(job, MPI_CHK_TYPES)) { /* op_end compares the signatures */
         q->count = (size_t)count;
         q->type = t->idx;
         t->refs++;
     }
-    if (t->contig) return buf;
+    if (!stage) return buf;
     char *tmp = malloc(*cap ? *cap : 1);
     if (!tmp) cr_fatal(job, call, "out of memory for %zu bytes of staging", *cap);
     q->tmp = tmp;
     q->ubuf = buf;
-    q->count = (size_t)count;
-    q->type = t->idx;
-    t->refs++;
+    if (t->contig) q->csum = mpi_check_sum(q->cbuf = buf, q->clen = *cap); /* --check=buffers */
     return tmp;
 }
 
@@ -360,6 +361,7 @@ static void recv_start(cr_job *job, const char *call, mreq *q, const mpi_comm *c
     cr_sel s = make_sel(c, source, tag);
     size_t cap;
     void *dst = recv_dest(job, call, q, t, buf, count, &cap);
+    q->cpeer = source, q->ctag = tag; /* --check=buffers' report */
     q->kind = RQ_RECV;
     q->r = cr_irecv_call(job, call, &s, dst, cap, true, NULL, NULL);
 }

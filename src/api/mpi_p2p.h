@@ -50,8 +50,8 @@ typedef struct mreq {
     int type;         /* receive with tmp: index of the datatype (holds a reference) */
     MPI_Comm comm;    /* for errors and rank translation */
     const char *call; /* the call that made it (courier run --check=leaks) */
-    /* courier run --check=buffers: a nonblocking send's buffer (cbuf NULL:
-     * not checked), its checksum at the start, and where it goes */
+    /* courier run --check=buffers: a nonblocking send's or staged receive's
+     * buffer (cbuf NULL: not checked), its checksum at the start, and its peer */
     const void *cbuf;
     size_t clen;
     uint64_t csum;

@@ -135,11 +135,18 @@ static void op_end(cr_job *job, mreq *q)
 {
     if (q->kind == RQ_RECV && !q->cancelled && q->type >= 0 && mpi_chk_on(job, MPI_CHK_TYPES))
         mpi_check_recv(job, q->r->op, q->comm, mpi_type_at(q->type), q->count, &q->r->st);
-    if (q->cbuf && mpi_check_sum(q->cbuf, q->clen) != q->csum) /* --check=buffers */
-        mpi_check_buf_changed(job, q->call, q->comm, q->cpeer, q->ctag, q->clen);
+    /* --check=buffers (not a request the program freed: no wait told it when) */
+    if (q->cbuf && !q->freed && mpi_check_sum(q->cbuf, q->clen) != q->csum)
+        mpi_check_buf_changed(job, q->call, q->comm, q->cpeer, q->ctag, q->clen,
+                              q->kind == RQ_RECV);
     q->cbuf = NULL;
-    if (q->kind == RQ_RECV && q->tmp && !q->cancelled)
-        mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
+    if (q->kind == RQ_RECV && q->tmp && !q->cancelled) {
+        if (mpi_type_at(q->type)->contig) /* --check=buffers' staging: one copy */
+            memcpy(q->ubuf, q->tmp, q->r->st.count);
+        else
+            mpi_unpack_data(mpi_type_at(q->type), q->tmp, q->r->st.count, q->ubuf, q->count);
+        mpi_chk_landed(job, q->ubuf, q->r->st.count); /* --check=buffers */
+    }
     if (q->type >= 0) mpi_type_unref(q->type);
     if (q->r) cr_req_release(job, q->r);
     if (q->kind == RQ_EXT && !q->ps) q->ops->free(job, q->obj); /* else retire frees it */

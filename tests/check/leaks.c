@@ -7,6 +7,12 @@
  *        was made); unchecked it runs to its end and says so;
  *   bad_info  an info object made and never freed, not even after
  *        MPI_Finalize (MPI-4 allows that): reported at the end of the rank;
+ *   bad_op  a user operation made by MPI_Op_create and never freed;
+ *   bad_igather  rank 1 starts an MPI_Igather with root 0 and completes it,
+ *        rank 0 never calls it: its agreement record (with coll) or its data
+ *        stays unreceived at rank 0;
+ *   bad_freed  rank 0 sends on a duplicate of MPI_COMM_WORLD that rank 1
+ *        frees without receiving: the report names that communicator;
  *   ok   the same objects (and a window, a persistent request, an info from
  *        MPI_Comm_get_info) made, used and freed; prints "check leaks ok". */
 #include <stdbool.h>
@@ -18,6 +24,12 @@ static void on_error(MPI_Comm *comm, int *code, ...)
 {
     (void)comm;
     (void)code;
+}
+
+static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
 }
 
 int main(int argc, char **argv)
@@ -32,6 +44,34 @@ int main(int argc, char **argv)
         OK(MPI_Info_set(lost, "courier_check", "1"));
         MPI_Finalize();
         if (me == 0) printf("check leaks: bad_info ran without a report\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "bad_op")) {
+        MPI_Op op;
+        OK(MPI_Op_create(sum_fn, 1, &op));
+        OK(MPI_Allreduce(&me, y, 1, MPI_INT, op, MPI_COMM_WORLD));
+        MPI_Finalize();
+        if (me == 0) printf("check leaks: bad_op ran without a report\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "bad_igather")) {
+        MPI_Request q;
+        if (me == 1) {
+            OK(MPI_Igather(&me, 1, MPI_INT, y, 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
+            OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        }
+        MPI_Finalize();
+        if (me == 0) printf("check leaks: bad_igather ran without a report\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "bad_freed")) {
+        MPI_Comm d;
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        if (me == 0) OK(MPI_Send(x, 2, MPI_INT, 1, 9, d));
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Comm_free(&d));
+        MPI_Finalize();
+        if (me == 0) printf("check leaks: bad_freed ran without a report\n");
         return 0;
     }
     MPI_Comm dup;
@@ -79,6 +119,13 @@ int main(int argc, char **argv)
             OK(MPI_Wait(&p, MPI_STATUS_IGNORE));
         }
         OK(MPI_Request_free(&p));
+        MPI_Op op;
+        OK(MPI_Op_create(sum_fn, 1, &op));
+        OK(MPI_Iallreduce(&me, y, 1, MPI_INT, op, MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Op_free(&op));
+        OK(MPI_Igather(&me, 1, MPI_INT, y, 1, MPI_INT, 0, MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
         OK(MPI_Irecv(y, 1, MPI_INT, 1 - me, 6, MPI_COMM_WORLD, &r));
         OK(MPI_Send(x, 1, MPI_INT, 1 - me, 6, MPI_COMM_WORLD));
         OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
