@@ -592,6 +592,10 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 /* MPI_Comm_split_type: the ranks of one host (MPI_COMM_TYPE_SHARED). */
 #define MPI_COMM_TYPE_SHARED 1
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+/* MPI-4: split by a hardware level (host, NUMA node, core; docs/mpi.md). */
+#define MPI_COMM_TYPE_HW_UNGUIDED 2
+#define MPI_COMM_TYPE_HW_GUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
 /* MPI-1 attribute calls (deprecated): the keyvals of MPI_Comm_create_keyval. */
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
