@@ -2975,6 +2975,11 @@ enum { MPI_ERR_VALUE_TOO_LARGE = 56, MPI_ERR_ERRHANDLER = 57 }; /* after MPI_ERR
 #define MPI_ERRORS_ABORT ((MPI_Errhandler)0x57ffffff)
 /* ---- end of MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT ---- */
 
+/* ---- MPI-4.1 hardware resources (src/api/mpi_hw.c, docs/mpi.md) ---- */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
+/* ---- end of MPI-4.1 hardware resources ---- */
+
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked
  * with another MPI library (a configure script that picked the system's mpicxx

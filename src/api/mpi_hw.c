@@ -102,3 +102,32 @@ int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_typ
     }
     return MPI_UNDEFINED;
 }
+
+/* MPI-4.1: what this rank runs on, at the call. "mpi_hw_resource_type": the
+ * values of that key HW_GUIDED splits this rank by (its levels, largest
+ * first, comma-separated); then one key per such level, named by the value,
+ * whose value is the instance (the host's number, the NUMA node's, the
+ * core's first CPU). */
+PMPI_WEAK(Get_hw_resource_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    const char *call = "MPI_Get_hw_resource_info";
+    cr_job *job = mpi_enter(call);
+    if (!hw_info)
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "hw_info is NULL"));
+    int color[HW_LEVELS];
+    hw_colors(job, color);
+    mpi_leave(job, MPI_SUCCESS);
+    char types[64] = "", val[HW_LEVELS][16];
+    for (int l = 0; l < HW_LEVELS && color[l] >= 0; l++) {
+        snprintf(types + strlen(types), sizeof types - strlen(types), "%s%s", l ? "," : "",
+                 hw_names[l][0]);
+        snprintf(val[l], sizeof val[l], "%d", l ? color[l] % 65536 : color[l]);
+    }
+    int rc = PMPI_Info_create(hw_info);
+    if (rc) return rc;
+    PMPI_Info_set(*hw_info, "mpi_hw_resource_type", types);
+    for (int l = 0; l < HW_LEVELS && color[l] >= 0; l++)
+        PMPI_Info_set(*hw_info, hw_names[l][0], val[l]);
+    return MPI_SUCCESS;
+}

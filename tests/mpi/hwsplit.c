@@ -8,7 +8,10 @@
  * MPI_COMM_NULL; HW_UNGUIDED over MPI_COMM_WORLD gives the hosts when there
  * are several, over a host a strict subset of it or MPI_COMM_NULL, over
  * MPI_COMM_SELF MPI_COMM_NULL; a bad split type and a bad info handle are
- * refused (MPI_ERR_ARG, MPI_ERR_INFO). Rank 0 prints "hwsplit ok". */
+ * refused (MPI_ERR_ARG, MPI_ERR_INFO). MPI_Get_hw_resource_info names the
+ * three levels in "mpi_hw_resource_type", each with its own key, and each
+ * value splits MPI_COMM_WORLD; a NULL argument is MPI_ERR_ARG. Rank 0 prints
+ * "hwsplit ok". */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
@@ -117,8 +120,27 @@ int main(int argc, char **argv)
     OK(MPI_Comm_split_type(MPI_COMM_SELF, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &un));
     CHECK(un == MPI_COMM_NULL, "HW_UNGUIDED over MPI_COMM_SELF gave a communicator");
 
+    MPI_Info hw;
+    OK(MPI_Get_hw_resource_info(&hw));
+    char names[128], val[32];
+    int flag = 0, len = sizeof names;
+    OK(MPI_Info_get_string(hw, "mpi_hw_resource_type", &len, names, &flag));
+    CHECK(flag && !strcmp(names, "mpi_shared_memory,NUMANode,Core"), "resource types '%s'",
+          flag ? names : "(none)");
+    for (char *t = strtok(names, ","); t; t = strtok(NULL, ",")) {
+        len = sizeof val;
+        OK(MPI_Info_get_string(hw, t, &len, val, &flag));
+        CHECK(flag && val[0] >= '0' && val[0] <= '9', "key %s: '%s'", t, flag ? val : "(none)");
+        MPI_Comm by = guided(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, t);
+        CHECK(by != MPI_COMM_NULL, "%s from MPI_Get_hw_resource_info gave MPI_COMM_NULL", t);
+        MPI_Comm_free(&by);
+    }
+    OK(MPI_Info_free(&hw));
+
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int ec = -1;
+    MPI_Error_class(MPI_Get_hw_resource_info(NULL), &ec);
+    CHECK(ec == MPI_ERR_ARG, "MPI_Get_hw_resource_info(NULL): class %d", ec);
     MPI_Error_class(MPI_Comm_split_type(MPI_COMM_WORLD, 99, 0, MPI_INFO_NULL, &un), &ec);
     CHECK(ec == MPI_ERR_ARG, "split type 99: class %d", ec);
     MPI_Error_class(
