@@ -224,7 +224,8 @@ typedef struct mpi_group {
     bool used;
     int refs;
     int size;
-    int *ranks; /* job rank of each member */
+    int *ranks;  /* job rank of each member */
+    int session; /* MPI_Group_from_session_pset's session: its slot + 1; 0: none */
 } mpi_group;
 
 /* Attributes of communicators, datatypes and windows (mpi_attr.c): one keyval
@@ -289,6 +290,7 @@ typedef struct mpi_comm {
     int ctx_hint;  /* word of the context map where creating calls over it look first */
     bool draining; /* freed with receives or messages pending on it: pair still taken */
     char name[MPI_MAX_OBJECT_NAME];
+    int session; /* made by MPI_Comm_create_from_group: the session's slot + 1; 0: none */
     /* Intercommunicator: size/me/ranks are the local group, and the ranks of
      * point-to-point calls name members of the remote group (rsize members,
      * job ranks rranks; rinv the lazy inverse). Intracommunicator: inter false,
@@ -555,7 +557,8 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 typedef struct mpi_bpool {
     void *buf; /* NULL: none attached (a NULL buffer of 0 bytes is stored as the pool itself) */
     size_t size, used;
-    int comm; /* a communicator's: its table index; -1: the process's, or free */
+    int comm;    /* a communicator's: its table index; -1: the process's, or free */
+    int session; /* a session's: its slot + 1 while attached; 0: not a session's */
     struct mpi_bpool *next;
 } mpi_bpool;
 
@@ -851,7 +854,15 @@ mpi_bpool *mpi_bpool_process(cr_job *job); /* MPI_Buffer_attach's (reaped) */
 void mpi_bpool_attach(mpi_bpool *b, void *buf, int size);
 void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
 void mpi_bpool_forget(int comm_idx); /* the communicator is gone */
-bool mpi_bsends_done(void *pool);    /* every buffered send of pool (NULL: any) delivered */
+/* Sessions' buffers (mpi_buf.c): session is the slot + 1. The pool a buffered
+ * send on comm is charged to: comm's, its session's, else the process's. */
+mpi_bpool *mpi_bpool_for(cr_job *job, MPI_Comm comm);
+mpi_bpool *mpi_bpool_of_session(cr_job *job, int session);
+mpi_bpool *mpi_bpool_new(cr_job *job, const char *call);           /* a free one, not attached */
+void mpi_bpool_drain(cr_job *job, const char *call, mpi_bpool *b); /* wait: all delivered */
+int mpi_bpool_iflush(cr_job *job, mpi_bpool *b,
+                     MPI_Request *req); /* as MPI_Session_iflush_buffer */
+bool mpi_bsends_done(void *pool);       /* every buffered send of pool (NULL: any) delivered */
 
 /* Bring MPI's tables up for a call that may come first (MPI_Session_init),
  * MPI_THREAD_SINGLE; nothing when they are up (mpi_env.c). */

@@ -72,3 +72,11 @@ pass_test(mpi_hwsplit_3 "hwsplit ok"
 pass_test(mpi_hwsplit_two_hosts "hwsplit ok"
           ${MPI_CMD} run -n 4 --bind core --timeout 120 $<TARGET_FILE:mpi_hwsplit>)
 set_tests_properties(mpi_hwsplit_two_hosts PROPERTIES ENVIRONMENT COURIER_TEST_HOSTS=2)
+# MPI-4.1 session buffers for buffered sends (tests/mpi/sessbuf.c).
+add_executable(mpi_sessbuf sessbuf.c)
+target_include_directories(mpi_sessbuf PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_sessbuf PRIVATE courier)
+foreach(np 2 3)
+  pass_test(mpi_sessbuf_${np} "sessbuf ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_sessbuf>)
+endforeach()
