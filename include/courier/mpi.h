@@ -2995,6 +2995,21 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
 /* ---- end of MPI-4.1 sessions' buffers ---- */
 
+/* ---- MPI-4.0 large-count data representations (src/api/mpi_file_view.c) ---- */
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                              void *filebuf, MPI_Offset position,
+                                              void *extra_state);
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+int MPI_Register_datarep_c(const char *datarep,
+                           MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+/* ---- end of MPI-4.0 large-count data representations ---- */
+
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked
  * with another MPI library (a configure script that picked the system's mpicxx

@@ -80,3 +80,9 @@ foreach(np 2 3)
   pass_test(mpi_sessbuf_${np} "sessbuf ok"
             ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_sessbuf>)
 endforeach()
+# MPI-4.0 MPI_Register_datarep_c (tests/mpi/datarep_c.c).
+add_executable(mpi_datarep_c datarep_c.c)
+target_include_directories(mpi_datarep_c PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_datarep_c PRIVATE courier)
+pass_test(mpi_datarep_c_2 "datarep_c ok"
+          ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_datarep_c>)
