@@ -465,6 +465,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         int *ranks = ranks_copy(job, call, c);
         c = mpi_comm_get(comm);
         nh = mpi_comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
+        mpi_comm_get(nh)->session = c->session; /* a session's buffer (mpi_buf.c) */
     }
     mpi_topo_dup(comm, nh); /* topology and info hints (mpi_topo.c) */
     int kv = 0;
@@ -500,6 +501,7 @@ static int comm_split(cr_job *job, const char *call, MPI_Comm comm, int color, i
     }
     for (int i = 0; i < m; i++) ranks[i] = comm_rank_to_job(c, ranks[i]);
     *newcomm = mpi_comm_add(job, call, m, me, ranks, mpi_ctx_take(pair), c->errh);
+    mpi_comm_get(*newcomm)->session = c->session;
     return MPI_SUCCESS;
 }
 
@@ -604,6 +606,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!ranks) cr_fatal(job, call, "out of memory");
     memcpy(ranks, g->ranks, (size_t)g->size * sizeof *ranks);
     *newcomm = mpi_comm_add(job, call, g->size, me, ranks, mpi_ctx_take(pair), c->errh);
+    mpi_comm_get(*newcomm)->session = c->session;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -707,6 +710,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     }
     c = mpi_comm_get(comm);
     *newcomm = mpi_comm_add(job, call, n, me, ranks, mpi_ctx_take(pair), c->errh);
+    mpi_comm_get(*newcomm)->session = c->session;
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -290,7 +290,8 @@ typedef struct mpi_comm {
     int ctx_hint;  /* word of the context map where creating calls over it look first */
     bool draining; /* freed with receives or messages pending on it: pair still taken */
     char name[MPI_MAX_OBJECT_NAME];
-    int session; /* made by MPI_Comm_create_from_group: the session's slot + 1; 0: none */
+    int session; /* made from a session's group (MPI_Comm_create_from_group) or from
+                  * such a communicator (dup, split, create): the session's slot + 1 */
     /* Intercommunicator: size/me/ranks are the local group, and the ranks of
      * point-to-point calls name members of the remote group (rsize members,
      * job ranks rranks; rinv the lazy inverse). Intracommunicator: inter false,

@@ -2,7 +2,8 @@
  * session's group with no buffer anywhere refuses a buffered send
  * (MPI_ERR_BUFFER); with the session's attached it sends through it; its own
  * buffer comes first (a message that fits the session's but not its own is
- * refused until it is detached); MPI_Session_flush_buffer and
+ * refused until it is detached), and a communicator split from it uses the
+ * session's too; MPI_Session_flush_buffer and
  * _iflush_buffer (waited on) return; detach gives back the buffer and its
  * size, the _c forms too, MPI_BUFFER_AUTOMATIC gives size 0; a second attach,
  * a detach with none attached, a negative size and a flush of a session
@@ -65,6 +66,14 @@ int main(void)
     OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     CHECK(r == MPI_REQUEST_NULL && got[0] == from * 1000 && got[999] == from * 1000 + 999,
           "got %d..%d from %d", got[0], got[999], from);
+
+    /* A communicator split from it uses the session's buffer too. */
+    MPI_Comm sub;
+    OK(MPI_Comm_split(c, 0, me, &sub));
+    OK(MPI_Bsend(x, 4, MPI_INT, to, 5, sub));
+    OK(MPI_Recv(y, 4, MPI_INT, from, 5, sub, MPI_STATUS_IGNORE));
+    CHECK(y[0] == from, "split: received %d from %d", y[0], from);
+    OK(MPI_Comm_free(&sub));
 
     OK(MPI_Session_detach_buffer(s, &dbuf, &dsize));
     CHECK(dbuf == big && dsize == (int)sizeof big, "detach: %p %d", dbuf, dsize);
