@@ -24,7 +24,8 @@
 
 enum { HW_HOST, HW_NUMA, HW_CORE, HW_LEVELS };
 
-/* The names "mpi_hw_resource_type" takes (hwloc's, and MPI's for the host). */
+/* The names "mpi_hw_resource_type" takes (hwloc's, also as "hwloc://NAME",
+ * and MPI's for the host). */
 static const char *const hw_names[][2] = {
     {"mpi_shared_memory", "Machine"}, {"NUMANode", "NUMANode"}, {"Core", "Core"}};
 
@@ -75,6 +76,7 @@ static void hw_colors(cr_job *job, int color[HW_LEVELS])
 static int guided_level(MPI_Info info)
 {
     const char *v = info == MPI_INFO_NULL ? NULL : mpi_info_lookup(info, "mpi_hw_resource_type");
+    if (v && !strncmp(v, "hwloc://", 8)) v += 8; /* the URI form of MPI-4.1's examples */
     for (int l = 0; v && l < HW_LEVELS; l++)
         if (!strcmp(v, hw_names[l][0]) || !strcmp(v, hw_names[l][1])) return l;
     return -1;

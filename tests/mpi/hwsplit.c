@@ -2,7 +2,7 @@
  * RESOURCE_GUIDED with "mpi_hw_resource_type" = "mpi_shared_memory" give the
  * same groups as MPI_COMM_TYPE_SHARED (the pretend hosts of
  * COURIER_TEST_HOSTS: np / hosts ranks each); "NUMANode" lies within the host
- * and "Core" within the NUMA node, its members on one core by sysfs's
+ * and "Core" (also as "hwloc://Core") within the NUMA node, its members on one core by sysfs's
  * core_id and physical_package_id of the CPU each runs on (the job runs with
  * --bind core); MPI_INFO_NULL, no key and an unknown value give
  * MPI_COMM_NULL; HW_UNGUIDED over MPI_COMM_WORLD gives the hosts when there
@@ -94,6 +94,11 @@ int main(int argc, char **argv)
     CHECK(numa != MPI_COMM_NULL && within(numa, shared), "NUMA node not within the host");
     MPI_Comm core = guided(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, "Core");
     CHECK(core != MPI_COMM_NULL && within(core, numa), "core not within the NUMA node");
+    MPI_Comm uri = guided(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, "hwloc://Core");
+    CHECK(uri != MPI_COMM_NULL, "hwloc://Core gave MPI_COMM_NULL");
+    OK(MPI_Comm_compare(uri, core, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "hwloc://Core: not Core's ranks (%d)", cmp);
+    MPI_Comm_free(&uri);
     int cpu = sched_getcpu();
     long mine[2] = {sysfs_long(cpu, "physical_package_id"), sysfs_long(cpu, "core_id")}, first[2];
     memcpy(first, mine, sizeof first);
