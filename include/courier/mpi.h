@@ -592,6 +592,10 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 /* MPI_Comm_split_type: the ranks of one host (MPI_COMM_TYPE_SHARED). */
 #define MPI_COMM_TYPE_SHARED 1
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+/* MPI-4: split by a hardware level (host, NUMA node, core; docs/mpi.md). */
+#define MPI_COMM_TYPE_HW_UNGUIDED 2
+#define MPI_COMM_TYPE_HW_GUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
 /* MPI-1 attribute calls (deprecated): the keyvals of MPI_Comm_create_keyval. */
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
@@ -2970,6 +2974,41 @@ enum { MPI_ERR_VALUE_TOO_LARGE = 56, MPI_ERR_ERRHANDLER = 57 }; /* after MPI_ERR
  * raised on (MPI-4.0 §9.3). */
 #define MPI_ERRORS_ABORT ((MPI_Errhandler)0x57ffffff)
 /* ---- end of MPI-4.0/4.1 error classes, lengths, MPI_ERRORS_ABORT ---- */
+
+/* ---- MPI-4.1 hardware resources (src/api/mpi_hw.c, docs/mpi.md) ---- */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
+/* ---- end of MPI-4.1 hardware resources ---- */
+
+/* ---- MPI-4.1 sessions' buffers for buffered sends (src/api/mpi_session.c) ---- */
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+/* ---- end of MPI-4.1 sessions' buffers ---- */
+
+/* ---- MPI-4.0 large-count data representations (src/api/mpi_file_view.c) ---- */
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                              void *filebuf, MPI_Offset position,
+                                              void *extra_state);
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+int MPI_Register_datarep_c(const char *datarep,
+                           MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+/* ---- end of MPI-4.0 large-count data representations ---- */
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

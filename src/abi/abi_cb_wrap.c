@@ -26,11 +26,12 @@
     X(1)                                                                                           \
     X(2)                                                                                           \
     X(3)                                                                                           \
-    X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19)      \
-        X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32) X(33) X(34)  \
-            X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47) X(48)    \
-                X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60) X(61)      \
-                    X(62) X(63)
+    X(4)                                                                                           \
+    X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20)     \
+        X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32) X(33) X(34) X(35)  \
+            X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47) X(48) X(49)    \
+                X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60) X(61) X(62)      \
+                    X(63)
 _Static_assert(ABI_CB_SLOTS == 64, "ALL_SLOTS names ABI_CB_SLOTS slots");
 
 /* ---- user operations ---- */
@@ -414,3 +415,61 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
     return abi_err_out(rc);
 }
 ABI_EXPORT(Register_datarep);
+
+/* The same for MPI_Register_datarep_c: the counts are MPI_Count. */
+typedef struct {
+    MPI_Datarep_conversion_function_c *read, *write;
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+} abi_datarep_c;
+
+static int datarep_conv_c(MPI_Datarep_conversion_function_c *fn, void *userbuf, int dt,
+                          long long count, void *filebuf, long long position, void *extra)
+{
+    return abi_err_in(fn(userbuf, (MPI_Datatype)abi_hout_Datatype(dt), (MPI_Count)count, filebuf,
+                         (MPI_Offset)position, extra));
+}
+static int datarep_read_c(void *userbuf, int dt, long long count, void *filebuf, long long position,
+                          void *extra)
+{
+    const abi_datarep_c *d = extra;
+    return datarep_conv_c(d->read, userbuf, dt, count, filebuf, position, d->extra);
+}
+static int datarep_write_c(void *userbuf, int dt, long long count, void *filebuf,
+                           long long position, void *extra)
+{
+    const abi_datarep_c *d = extra;
+    return datarep_conv_c(d->write, userbuf, dt, count, filebuf, position, d->extra);
+}
+static int datarep_extent_c(int dt, intptr_t *file_extent, void *extra)
+{
+    const abi_datarep_c *d = extra;
+    MPI_Aint e = 0;
+    int rc = d->extent((MPI_Datatype)abi_hout_Datatype(dt), &e, d->extra);
+    *file_extent = (intptr_t)e;
+    return abi_err_in(rc);
+}
+
+typedef int (*cr_datarep_conv_c)(void *, int, long long, void *, long long, void *);
+int courier_PMPI_Register_datarep_c(const char *datarep, cr_datarep_conv_c read_conversion_fn,
+                                    cr_datarep_conv_c write_conversion_fn,
+                                    int (*dtype_file_extent_fn)(int, intptr_t *, void *),
+                                    void *extra_state);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    if (!dtype_file_extent_fn) /* courier reports it */
+        return abi_err_out(courier_PMPI_Register_datarep_c(datarep, NULL, NULL, NULL, extra_state));
+    abi_datarep_c *d = malloc(sizeof *d);
+    if (!d) return MPI_ERR_NO_MEM;
+    *d =
+        (abi_datarep_c){read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state};
+    int rc = courier_PMPI_Register_datarep_c(datarep, read_conversion_fn ? datarep_read_c : NULL,
+                                             write_conversion_fn ? datarep_write_c : NULL,
+                                             datarep_extent_c, d);
+    if (rc) free(d);
+    return abi_err_out(rc);
+}
+ABI_EXPORT(Register_datarep_c);

@@ -7,10 +7,12 @@
  * buffer only bounds the bytes (+ MPI_BSEND_OVERHEAD each) that the buffered
  * sends charged to it may hold until delivered; MPI_BUFFER_AUTOMATIC sets no
  * bound. A buffered send on a communicator with a buffer of its own is charged
- * to that one, else to the process's (MPI-4.1 §3.6.1; sessions have none yet).
+ * to that one, else to its session's when it was made from a session's group
+ * and the session has one (MPI_Session_attach_buffer, mpi_session.c), else to
+ * the process's (MPI-4.1 §3.6.1).
  *
  * Invariants:
- *  - a communicator's pool is in job->mpi->mpi4.bufs, keyed by the communicator's
+ *  - a communicator's or a session's pool is in job->mpi->mpi4.bufs, keyed by the communicator's
  *    table index while attached (comm >= 0); detaching or freeing the
  *    communicator sets comm -1, and the struct is reused by a later attach
  *    only once nothing is charged to it (pending sends point at it): pools are
@@ -56,6 +58,42 @@ void mpi_bpool_forget(int comm_idx)
         }
 }
 
+mpi_bpool *mpi_bpool_of_session(cr_job *job, int session)
+{
+    for (mpi_bpool *b = BS->bufs; b && session; b = b->next)
+        if (b->session == session) return b;
+    return NULL;
+}
+
+mpi_bpool *mpi_bpool_for(cr_job *job, MPI_Comm comm)
+{
+    mpi_bpool *b = mpi_bpool_of(comm);
+    const mpi_comm *c = b ? NULL : mpi_comm_get(comm);
+    if (c && c->session) b = mpi_bpool_of_session(job, c->session);
+    return b ? b : &job->mpi->p2p.proc;
+}
+
+mpi_bpool *mpi_bpool_new(cr_job *job, const char *call)
+{
+    mpi_bpool *b = BS->bufs;
+    while (b && (b->comm >= 0 || b->session || b->used)) b = b->next;
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b) cr_fatal(job, call, "out of memory");
+        b->next = BS->bufs;
+        BS->bufs = b;
+    }
+    b->comm = -1;
+    b->session = 0;
+    return b;
+}
+
+void mpi_bpool_drain(cr_job *job, const char *call, mpi_bpool *b)
+{
+    cr_wait_until(job, call, mpi_bsends_done, b, NULL);
+    mpi_bpool_process(job); /* reaps: the space comes back */
+}
+
 static int buf_args(cr_job *job, const char *call, MPI_Comm comm, const void *buffer, int size)
 {
     if (buffer != MPI_BUFFER_AUTOMATIC && (size < 0 || (!buffer && size)))
@@ -77,14 +115,7 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
                       "this communicator has a buffer attached already: detach it first "
                       "(MPI_Comm_detach_buffer)");
     if (rc) return mpi_leave(job, rc);
-    mpi_bpool *b = BS->bufs;
-    while (b && (b->comm >= 0 || b->used)) b = b->next;
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b) cr_fatal(job, call, "out of memory");
-        b->next = BS->bufs;
-        BS->bufs = b;
-    }
+    mpi_bpool *b = mpi_bpool_new(job, call);
     b->comm = h_idx(comm);
     mpi_bpool_attach(b, buffer, size);
     return mpi_leave(job, MPI_SUCCESS);
@@ -135,6 +166,16 @@ static void bflush_free(cr_job *job, void *obj)
 
 static const mpi_ext_ops iflush_ops = {"MPI_Buffer_iflush", bflush_test, bflush_free, NULL};
 static const mpi_ext_ops ciflush_ops = {"MPI_Comm_iflush_buffer", bflush_test, bflush_free, NULL};
+static const mpi_ext_ops siflush_ops = {"MPI_Session_iflush_buffer", bflush_test, bflush_free,
+                                        NULL};
+
+int mpi_bpool_iflush(cr_job *job, mpi_bpool *b, MPI_Request *req)
+{
+    bflush *f = malloc(sizeof *f);
+    if (!f) cr_fatal(job, siflush_ops.what, "out of memory");
+    f->pool = b;
+    return mpi_request_ext(job, MPI_COMM_WORLD, &siflush_ops, f, req);
+}
 
 /* The pool of comm (MPI_COMM_NULL: the process's) for a flush, or an error. */
 static int flush_pool(cr_job *job, const char *call, MPI_Comm comm, mpi_bpool **out)

@@ -465,6 +465,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         int *ranks = ranks_copy(job, call, c);
         c = mpi_comm_get(comm);
         nh = mpi_comm_add(job, call, c->size, c->me, ranks, ctx, c->errh);
+        mpi_comm_get(nh)->session = c->session; /* a session's buffer (mpi_buf.c) */
     }
     mpi_topo_dup(comm, nh); /* topology and info hints (mpi_topo.c) */
     int kv = 0;
@@ -500,6 +501,7 @@ static int comm_split(cr_job *job, const char *call, MPI_Comm comm, int color, i
     }
     for (int i = 0; i < m; i++) ranks[i] = comm_rank_to_job(c, ranks[i]);
     *newcomm = mpi_comm_add(job, call, m, me, ranks, mpi_ctx_take(pair), c->errh);
+    mpi_comm_get(*newcomm)->session = c->session;
     return MPI_SUCCESS;
 }
 
@@ -520,7 +522,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 
 /* MPI_COMM_TYPE_SHARED: the ranks of one host (job->host_of, which
- * COURIER_TEST_HOSTS splits into pretend hosts) share memory. */
+ * COURIER_TEST_HOSTS splits into pretend hosts) share memory. The hardware
+ * levels (HW_GUIDED, RESOURCE_GUIDED, HW_UNGUIDED) are mpi_hw.c's. */
 PMPI_WEAK(Comm_split_type);
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -533,14 +536,19 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                       "the communicator is an intercommunicator: MPI_Comm_split_type takes an "
                       "intracommunicator");
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
-    if (!rc && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    bool hw = split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
+              split_type == MPI_COMM_TYPE_RESOURCE_GUIDED;
+    if (!rc && !hw && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         rc = mpi_fail(job, comm, call, MPI_ERR_ARG,
-                      "split_type %d is invalid: courier knows MPI_COMM_TYPE_SHARED (%d) and "
-                      "MPI_UNDEFINED",
-                      split_type, MPI_COMM_TYPE_SHARED);
+                      "split_type %d is invalid: courier knows MPI_COMM_TYPE_SHARED (%d), "
+                      "MPI_COMM_TYPE_HW_UNGUIDED (%d), MPI_COMM_TYPE_HW_GUIDED (%d), "
+                      "MPI_COMM_TYPE_RESOURCE_GUIDED (%d) and MPI_UNDEFINED",
+                      split_type, MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_UNGUIDED,
+                      MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED);
+    if (!rc) rc = mpi_info_arg(job, comm, call, info, true);
     if (rc) return mpi_leave(job, rc);
-    (void)info; /* no hints are understood; MPI lets them be ignored */
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : job->host_of[job->rank];
+    if (hw) color = mpi_hw_split_color(job, call, &c->g, split_type, info);
     return mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
 }
 
@@ -598,6 +606,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!ranks) cr_fatal(job, call, "out of memory");
     memcpy(ranks, g->ranks, (size_t)g->size * sizeof *ranks);
     *newcomm = mpi_comm_add(job, call, g->size, me, ranks, mpi_ctx_take(pair), c->errh);
+    mpi_comm_get(*newcomm)->session = c->session;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -701,6 +710,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     }
     c = mpi_comm_get(comm);
     *newcomm = mpi_comm_add(job, call, n, me, ranks, mpi_ctx_take(pair), c->errh);
+    mpi_comm_get(*newcomm)->session = c->session;
     return mpi_leave(job, MPI_SUCCESS);
 }
 

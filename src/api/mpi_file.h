@@ -72,10 +72,12 @@ typedef struct mpi_file {
 
 enum { MF_NATIVE = 0, MF_EXTERNAL32 = 1, MF_USER = 2 };
 
-/* A registered data representation (MPI_Register_datarep). */
+/* A registered data representation (MPI_Register_datarep; MPI_Register_datarep_c
+ * sets rd_c/wr_c instead: at most one of rd and rd_c, of wr and wr_c, is set). */
 typedef struct mf_datarep {
     char name[MPI_MAX_DATAREP_STRING];
     MPI_Datarep_conversion_function *rd, *wr;
+    MPI_Datarep_conversion_function_c *rd_c, *wr_c;
     MPI_Datarep_extent_function *ext;
     void *extra;
 } mf_datarep;

@@ -154,12 +154,9 @@ static int rep_find(const char *name)
     return -1;
 }
 
-PMPI_WEAK(Register_datarep);
-int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
-                          MPI_Datarep_conversion_function *write_conversion_fn,
-                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+/* MPI_Register_datarep and its _c form: one of the two pairs of conversions. */
+static int rep_register(const char *call, const char *datarep, mf_datarep fns)
 {
-    const char *call = "MPI_Register_datarep";
     cr_job *job = mpi_enter(call);
     int rc = 0;
     /* reported on MPI_FILE_NULL's handler, as open's errors */
@@ -169,7 +166,7 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
     else if (rep_find(datarep) >= 0)
         rc = mf_fail(job, MPI_FILE_NULL, call, MPI_ERR_DUP_DATAREP,
                      "data representation '%s' is already defined", datarep);
-    else if (!dtype_file_extent_fn)
+    else if (!fns.ext)
         rc = mf_fail(job, MPI_FILE_NULL, call, MPI_ERR_ARG, "dtype_file_extent_fn is NULL");
     if (rc) return mpi_leave(job, rc);
     mpi_file_tab *t = mf_tab();
@@ -177,12 +174,34 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
     if (!r) cr_fatal(job, call, "out of memory");
     t->reps = r;
     mf_datarep *d = &r[t->nreps++];
+    *d = fns;
     snprintf(d->name, sizeof d->name, "%s", datarep);
-    d->rd = read_conversion_fn;
-    d->wr = write_conversion_fn;
-    d->ext = dtype_file_extent_fn;
-    d->extra = extra_state;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Register_datarep);
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    mf_datarep fns = {.rd = read_conversion_fn,
+                      .wr = write_conversion_fn,
+                      .ext = dtype_file_extent_fn,
+                      .extra = extra_state};
+    return rep_register("MPI_Register_datarep", datarep, fns);
+}
+
+PMPI_WEAK(Register_datarep_c);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    mf_datarep fns = {.rd_c = read_conversion_fn,
+                      .wr_c = write_conversion_fn,
+                      .ext = dtype_file_extent_fn,
+                      .extra = extra_state};
+    return rep_register("MPI_Register_datarep_c", datarep, fns);
 }
 
 /* ---- set_view, get_view, get_type_extent ------------------------------------------ */
@@ -359,10 +378,12 @@ int mf_to_stream(mpi_file *f, const void *buf, int count, MPI_Datatype dt, char 
         MPI_Aint pos = 0;
         int rc = PMPI_Pack_external("external32", buf, count, dt, *tmp, (MPI_Aint)*n, &pos);
         if (rc) return mf_set_err(e, MPI_ERR_CONVERSION, "external32 conversion failed (%d)", rc);
-    } else if (f->rep >= MF_USER && mf_tab()->reps[f->rep - MF_USER].wr) {
+    } else if (f->rep >= MF_USER &&
+               (mf_tab()->reps[f->rep - MF_USER].wr || mf_tab()->reps[f->rep - MF_USER].wr_c)) {
         mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
         if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
-        int rc = d.wr((void *)buf, dt, count, *tmp, 0, d.extra);
+        int rc = d.wr ? d.wr((void *)buf, dt, count, *tmp, 0, d.extra)
+                      : d.wr_c((void *)buf, dt, count, *tmp, 0, d.extra);
         if (rc)
             return mf_set_err(e, MPI_ERR_CONVERSION,
                               "the write conversion of data representation '%s' returned %d",
@@ -382,7 +403,8 @@ int mf_stream_buf(mpi_file *f, void *buf, int count, MPI_Datatype dt, char **out
     *tmp = NULL;
     *n = (f->rep == MF_EXTERNAL32 ? t->xsize : t->size) * (size_t)count;
     bool direct =
-        f->rep == MF_NATIVE || (f->rep >= MF_USER && !mf_tab()->reps[f->rep - MF_USER].rd);
+        f->rep == MF_NATIVE || (f->rep >= MF_USER && !mf_tab()->reps[f->rep - MF_USER].rd &&
+                                !mf_tab()->reps[f->rep - MF_USER].rd_c);
     if (!direct || !t->contig) {
         if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
     }
@@ -404,10 +426,13 @@ int mf_from_stream(mpi_file *f, void *buf, int count, MPI_Datatype dt, const cha
         if (rc) return mf_set_err(e, MPI_ERR_CONVERSION, "external32 conversion failed (%d)", rc);
         return 0;
     }
-    if (f->rep >= MF_USER && mf_tab()->reps[f->rep - MF_USER].rd) {
+    if (f->rep >= MF_USER &&
+        (mf_tab()->reps[f->rep - MF_USER].rd || mf_tab()->reps[f->rep - MF_USER].rd_c)) {
         mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
         int whole = t->size ? (int)(got / t->size) : 0;
-        int rc = d.rd(buf, dt, whole > count ? count : whole, (void *)in, 0, d.extra);
+        if (whole > count) whole = count;
+        int rc = d.rd ? d.rd(buf, dt, whole, (void *)in, 0, d.extra)
+                      : d.rd_c(buf, dt, whole, (void *)in, 0, d.extra);
         if (rc)
             return mf_set_err(e, MPI_ERR_CONVERSION,
                               "the read conversion of data representation '%s' returned %d", d.name,

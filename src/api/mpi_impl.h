@@ -224,7 +224,8 @@ typedef struct mpi_group {
     bool used;
     int refs;
     int size;
-    int *ranks; /* job rank of each member */
+    int *ranks;  /* job rank of each member */
+    int session; /* MPI_Group_from_session_pset's session: its slot + 1; 0: none */
 } mpi_group;
 
 /* Attributes of communicators, datatypes and windows (mpi_attr.c): one keyval
@@ -289,6 +290,8 @@ typedef struct mpi_comm {
     int ctx_hint;  /* word of the context map where creating calls over it look first */
     bool draining; /* freed with receives or messages pending on it: pair still taken */
     char name[MPI_MAX_OBJECT_NAME];
+    int session; /* made from a session's group (MPI_Comm_create_from_group) or from
+                  * such a communicator (dup, split, create): the session's slot + 1 */
     /* Intercommunicator: size/me/ranks are the local group, and the ranks of
      * point-to-point calls name members of the remote group (rsize members,
      * job ranks rranks; rinv the lazy inverse). Intracommunicator: inter false,
@@ -555,7 +558,8 @@ cr_op_fn mpi_op_fn(MPI_Op op, const mpi_type *t);
 typedef struct mpi_bpool {
     void *buf; /* NULL: none attached (a NULL buffer of 0 bytes is stored as the pool itself) */
     size_t size, used;
-    int comm; /* a communicator's: its table index; -1: the process's, or free */
+    int comm;    /* a communicator's: its table index; -1: the process's, or free */
+    int session; /* a session's: its slot + 1 while attached; 0: not a session's */
     struct mpi_bpool *next;
 } mpi_bpool;
 
@@ -837,6 +841,11 @@ int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI
                   int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t);
 /* The value of key in info h (NULL: not there, or h is no info). */
 const char *mpi_info_lookup(MPI_Info h, const char *key);
+
+/* mpi_hw.c: this rank's color for MPI_Comm_split_type's HW_GUIDED,
+ * RESOURCE_GUIDED (info's "mpi_hw_resource_type") or HW_UNGUIDED (collective
+ * over g: the largest level that divides it); MPI_UNDEFINED for none. */
+int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_type, MPI_Info info);
 /* Replace communicator h's hints with a copy of info's (MPI_INFO_NULL: none). */
 void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info info);
 
@@ -846,7 +855,15 @@ mpi_bpool *mpi_bpool_process(cr_job *job); /* MPI_Buffer_attach's (reaped) */
 void mpi_bpool_attach(mpi_bpool *b, void *buf, int size);
 void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
 void mpi_bpool_forget(int comm_idx); /* the communicator is gone */
-bool mpi_bsends_done(void *pool);    /* every buffered send of pool (NULL: any) delivered */
+/* Sessions' buffers (mpi_buf.c): session is the slot + 1. The pool a buffered
+ * send on comm is charged to: comm's, its session's, else the process's. */
+mpi_bpool *mpi_bpool_for(cr_job *job, MPI_Comm comm);
+mpi_bpool *mpi_bpool_of_session(cr_job *job, int session);
+mpi_bpool *mpi_bpool_new(cr_job *job, const char *call);           /* a free one, not attached */
+void mpi_bpool_drain(cr_job *job, const char *call, mpi_bpool *b); /* wait: all delivered */
+int mpi_bpool_iflush(cr_job *job, mpi_bpool *b,
+                     MPI_Request *req); /* as MPI_Session_iflush_buffer */
+bool mpi_bsends_done(void *pool);       /* every buffered send of pool (NULL: any) delivered */
 
 /* Bring MPI's tables up for a call that may come first (MPI_Session_init),
  * MPI_THREAD_SINGLE; nothing when they are up (mpi_env.c). */

@@ -606,6 +606,21 @@ int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
     return rc;
 }
 
+PMPI_WEAK(Session_attach_buffer_c);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return PMPI_Session_attach_buffer(session, buffer, size > INT_MAX ? INT_MAX : (int)size);
+}
+
+PMPI_WEAK(Session_detach_buffer_c);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    int s = 0;
+    int rc = PMPI_Session_detach_buffer(session, buffer_addr, size ? &s : NULL);
+    if (!rc && size) *size = s;
+    return rc;
+}
+
 PMPI_WEAK(Win_create_c);
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                       MPI_Win *win)

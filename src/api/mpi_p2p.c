@@ -151,8 +151,7 @@ static int bsend_start(cr_job *job, const char *call, MPI_Comm comm, const mpi_t
 {
     bsend_reap(job);
     size_t len = (size_t)count * t->size, cost = len + MPI_BSEND_OVERHEAD;
-    mpi_bpool *b = mpi_bpool_of(comm);
-    if (!b) b = &job->mpi->p2p.proc;
+    mpi_bpool *b = mpi_bpool_for(job, comm);
     if (!b->buf)
         return mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                         "no buffer is attached: call MPI_Buffer_attach (or "

@@ -3,7 +3,10 @@
  * rank's host, each host its own set under the same name), their queries,
  * MPI_Group_from_session_pset, MPI_Comm_create_from_group,
  * MPI_Intercomm_create_from_groups, the session's error handler and handle
- * conversion.
+ * conversion, and a session's buffer for buffered sends (MPI-4.1
+ * MPI_Session_attach_buffer and the rest; the pools are mpi_buf.c's): the
+ * communicators MPI_Comm_create_from_group makes from its groups use it when
+ * they have none of their own.
  *
  * Invariants:
  *  - MPI_Session_init works without MPI_Init: it brings MPI's tables up
@@ -138,6 +141,13 @@ int PMPI_Session_finalize(MPI_Session *session)
     int rc = session ? scheck(job, call, *session, &s)
                      : mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "session is NULL");
     if (rc) return mpi_leave(job, rc);
+    mpi_bpool *b = mpi_bpool_of_session(job, h_idx(*session) + 1);
+    if (b) { /* its buffer: what is charged to it is delivered first */
+        mpi_bpool_drain(job, call, b);
+        b->session = 0;
+        b->buf = NULL;
+        b->size = 0;
+    }
     mpi_info_drop(s->info);
     *s = (mpi_session){0};
     *session = MPI_SESSION_NULL;
@@ -251,6 +261,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     if (!rc && !r) rc = no_pset(job, session, call, pset_name);
     if (rc) return mpi_leave(job, rc);
     *newgroup = mpi_group_add(job, call, r, n);
+    mpi_group_get(*newgroup)->session = h_idx(session) + 1;
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -277,9 +288,15 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     if (!rc && !mpi_errh_valid(errhandler))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
+    int session = rc ? 0 : g->session;
     mpi_leave(job, 0);
     if (rc) return rc;
     rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, tag_of(stringtag), newcomm);
+    if (!rc && *newcomm != MPI_COMM_NULL && session) { /* its buffers come from the session's */
+        job = mpi_enter(call);
+        mpi_comm_get(*newcomm)->session = session;
+        mpi_leave(job, 0);
+    }
     if (!rc && *newcomm != MPI_COMM_NULL) rc = PMPI_Comm_set_errhandler(*newcomm, errhandler);
     if (!rc && *newcomm != MPI_COMM_NULL && info != MPI_INFO_NULL)
         rc = PMPI_Comm_set_info(*newcomm, info);
@@ -382,4 +399,78 @@ PMPI_WEAK(Session_f2c);
 MPI_Session PMPI_Session_f2c(MPI_Fint session)
 {
     return (MPI_Session)session;
+}
+
+/* ---- a session's buffer for buffered sends (MPI-4.1 §3.6) ---- */
+
+/* The session's pool, or an error when it has none. */
+static int session_pool(cr_job *job, const char *call, MPI_Session session, mpi_bpool **b)
+{
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    *b = rc ? NULL : mpi_bpool_of_session(job, h_idx(session) + 1);
+    if (!rc && !*b)
+        rc = sfail(job, session, call, MPI_ERR_BUFFER,
+                   "no buffer is attached to this session (MPI_Session_attach_buffer)");
+    return rc;
+}
+
+PMPI_WEAK(Session_attach_buffer);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    const char *call = "MPI_Session_attach_buffer";
+    cr_job *job = mpi_enter(call);
+    mpi_session *s;
+    int rc = scheck(job, call, session, &s);
+    if (!rc && buffer != MPI_BUFFER_AUTOMATIC && (size < 0 || (!buffer && size)))
+        rc = sfail(job, session, call, MPI_ERR_BUFFER, "buffer %p of %d bytes is invalid", buffer,
+                   size);
+    if (!rc && mpi_bpool_of_session(job, h_idx(session) + 1))
+        rc = sfail(job, session, call, MPI_ERR_BUFFER,
+                   "this session has a buffer attached already: detach it first "
+                   "(MPI_Session_detach_buffer)");
+    if (rc) return mpi_leave(job, rc);
+    mpi_bpool *b = mpi_bpool_new(job, call);
+    b->session = h_idx(session) + 1;
+    mpi_bpool_attach(b, buffer, size);
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Session_detach_buffer);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    const char *call = "MPI_Session_detach_buffer";
+    cr_job *job = mpi_enter(call);
+    mpi_bpool *b = NULL;
+    int rc = session_pool(job, call, session, &b);
+    if (!rc && (!buffer_addr || !size))
+        rc = sfail(job, session, call, MPI_ERR_ARG, "buffer_addr or size is NULL");
+    if (rc) return mpi_leave(job, rc);
+    mpi_bpool_drain(job, call, b);
+    mpi_bpool_detach(b, buffer_addr, size);
+    b->session = 0;
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Session_flush_buffer);
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    const char *call = "MPI_Session_flush_buffer";
+    cr_job *job = mpi_enter(call);
+    mpi_bpool *b = NULL;
+    int rc = session_pool(job, call, session, &b);
+    if (!rc) mpi_bpool_drain(job, call, b);
+    return mpi_leave(job, rc);
+}
+
+PMPI_WEAK(Session_iflush_buffer);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    const char *call = "MPI_Session_iflush_buffer";
+    cr_job *job = mpi_enter(call);
+    mpi_bpool *b = NULL;
+    int rc = session_pool(job, call, session, &b);
+    if (!rc && !request) rc = sfail(job, session, call, MPI_ERR_REQUEST, "request is NULL");
+    if (rc) return mpi_leave(job, rc);
+    return mpi_leave(job, mpi_bpool_iflush(job, b, request));
 }

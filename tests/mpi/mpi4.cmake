@@ -63,3 +63,26 @@ endforeach()
 expect_test(mpi_mpi41_errors_abort 6
             "^courier: rank 1: MPI_Send: destination 6 is invalid.*\\(MPI_ERR_RANK\\): MPI_ERRORS_ABORT: ending every rank$"
             -- ${MPI_CMD} run -n 3 --timeout 120 $<TARGET_FILE:mpi_mpi41> abort)
+# MPI_Comm_split_type by hardware level (tests/mpi/hwsplit.c), on pretend hosts too.
+add_executable(mpi_hwsplit hwsplit.c)
+target_include_directories(mpi_hwsplit PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_hwsplit PRIVATE courier)
+pass_test(mpi_hwsplit_3 "hwsplit ok"
+          ${MPI_CMD} run -n 3 --bind core --timeout 120 $<TARGET_FILE:mpi_hwsplit>)
+pass_test(mpi_hwsplit_two_hosts "hwsplit ok"
+          ${MPI_CMD} run -n 4 --bind core --timeout 120 $<TARGET_FILE:mpi_hwsplit>)
+set_tests_properties(mpi_hwsplit_two_hosts PROPERTIES ENVIRONMENT COURIER_TEST_HOSTS=2)
+# MPI-4.1 session buffers for buffered sends (tests/mpi/sessbuf.c).
+add_executable(mpi_sessbuf sessbuf.c)
+target_include_directories(mpi_sessbuf PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_sessbuf PRIVATE courier)
+foreach(np 2 3)
+  pass_test(mpi_sessbuf_${np} "sessbuf ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_sessbuf>)
+endforeach()
+# MPI-4.0 MPI_Register_datarep_c (tests/mpi/datarep_c.c).
+add_executable(mpi_datarep_c datarep_c.c)
+target_include_directories(mpi_datarep_c PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_datarep_c PRIVATE courier)
+pass_test(mpi_datarep_c_2 "datarep_c ok"
+          ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_datarep_c>)
