@@ -547,21 +547,29 @@ int PMPI_Testsome(int n, MPI_Request hs[], int *outcount, int idx[], MPI_Status 
     return some_common("MPI_Testsome", n, hs, outcount, idx, sts, false);
 }
 
-PMPI_WEAK(Testall);
-int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
+/* MPI_Testall's and MPI_Request_get_status_all's start: the arguments
+ * checked, one round of progress, *flag whether every active request is done. */
+static int all_done(cr_job *job, const char *call, int n, const MPI_Request hs[], int *flag)
 {
-    const char *call = "MPI_Testall";
-    cr_job *job = mpi_enter(call);
     int rc = reqs_check(job, call, n, hs);
     if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
-    if (rc) return mpi_leave(job, rc);
+    if (rc) return rc;
     cr_progress(job);
     *flag = 1;
     for (int i = 0; i < n && *flag; i++) {
         mreq *q = active(hs[i]);
         if (q && !req_done(job, q)) *flag = 0;
     }
-    if (!*flag) return mpi_leave(job, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+PMPI_WEAK(Testall);
+int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
+{
+    const char *call = "MPI_Testall";
+    cr_job *job = mpi_enter(call);
+    int rc = all_done(job, call, n, hs, flag);
+    if (rc || !*flag) return mpi_leave(job, rc);
     bool failed = false;
     for (int i = 0; i < n; i++) {
         mreq *q = active(hs[i]);
@@ -602,16 +610,8 @@ int PMPI_Request_get_status_all(int n, const MPI_Request hs[], int *flag, MPI_St
 {
     const char *call = "MPI_Request_get_status_all";
     cr_job *job = mpi_enter(call);
-    int rc = reqs_check(job, call, n, hs);
-    if (!rc && !flag) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "flag is NULL");
-    if (rc) return mpi_leave(job, rc);
-    cr_progress(job);
-    *flag = 1;
-    for (int i = 0; i < n && *flag; i++) {
-        mreq *q = active(hs[i]);
-        if (q && !req_done(job, q)) *flag = 0;
-    }
-    if (!*flag) return mpi_leave(job, MPI_SUCCESS);
+    int rc = all_done(job, call, n, hs, flag);
+    if (rc || !*flag) return mpi_leave(job, rc);
     bool failed = false;
     for (int i = 0; i < n; i++) {
         mreq *q = active(hs[i]);
