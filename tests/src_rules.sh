@@ -22,7 +22,7 @@ core/job.c job_once            ... once
 host/contexts.c the            the contexts scheduler: one per process, the same in every rank copy
 transport/tcp_crypto.c lib     libcrypto entry points: one library per process
 api/simclock.c shim            the simulated clock preload (not libcourier): one per process
-api/simshared.c sh             the shared buffers of the same preload (shared= of --sim): one per process
+api/simshared.c sh             the shared buffers preload (shared= of --sim): one per process
 api/nx.c msginfo               NX/2 interface variable for programs
 api/mpl.c mperrno              MPL interface variable for programs
 api/mpi_topo.c courier_mpi_weights  the addresses of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY

@@ -37,19 +37,6 @@ static struct {
     int64_t real0, mono0;          /* the real clocks at the first call, ns */
 } shim = {.once = PTHREAD_ONCE_INIT};
 
-void cr_shim_load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
-{
-    *lo = UINTPTR_MAX;
-    *hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < *lo) *lo = a;
-        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
-    }
-}
-
 static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;

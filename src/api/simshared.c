@@ -1,6 +1,8 @@
 /* The simulated mode's shared buffers (`courier run --sim MACHINE,shared=BYTES`),
- * in the timer shim's library (libcourier_simclock.so, which --sim preloads into
- * every rank): malloc, calloc and realloc of BYTES or more, called from the
+ * a library of its own (libcourier_simshared.so, which --sim preloads into
+ * every rank only when shared= is given: it replaces malloc, which no other
+ * preload of courier's does, and a program built with AddressSanitizer must
+ * keep its runtime's): malloc, calloc and realloc of BYTES or more, called from the
  * program (not from libcourier), return pages that every such allocation of the
  * process shares, as SimGrid SMPI's shared malloc does. A program whose ranks
  * each hold large buffers (an all-to-all's N blocks) is then simulated in the

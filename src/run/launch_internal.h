@@ -141,6 +141,7 @@ typedef struct job_spec {
     char **argv;
     cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
     char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
+    char sim_shared_preload[PATH_MAX]; /* --sim ...,shared=: its buffers' preload ("": none) */
     char probe_preload[PATH_MAX]; /* the probe a script's ranks preload ("": none found) */
     char abi_dir[PATH_MAX]; /* the directory of courier's libmpi_abi.so ("": none found) */
     /* An agent: what MPI_Comm_spawn needs to start a job on the job's hosts

@@ -139,7 +139,8 @@ static void preload(const char *lib)
     snprintf(pre, sizeof pre, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
     setenv("LD_PRELOAD", pre, 1);
     /* A program built with AddressSanitizer wants its runtime first of all;
-     * courier's preloads replace no memory function, so that check may go. */
+     * courier's preloads replace no memory function (but shared='s, which is
+     * not for such programs), so that check may go. */
     const char *asan = getenv("ASAN_OPTIONS");
     if (asan && strstr(asan, "verify_asan_link_order=0")) return;
     snprintf(pre, sizeof pre, "%s%sverify_asan_link_order=0", asan ? asan : "",
@@ -261,8 +262,9 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
         setenv("COURIER_SIM_FD", v, 1);
         if (js->sim_preload[0]) /* the program's own timers read virtual time too */
             preload(js->sim_preload);
-        /* shared=BYTES: the same preload shares the program's large buffers */
+        /* shared=BYTES: a preload of its own shares the program's large buffers */
         if (cr_vsim_shared(js->vsim)) {
+            if (js->sim_shared_preload[0]) preload(js->sim_shared_preload);
             snprintf(v, sizeof v, "%llu", (unsigned long long)cr_vsim_shared(js->vsim));
             setenv("COURIER_SIM_SHARED", v, 1);
         } else {
@@ -441,6 +443,14 @@ static int start_ranks(job_spec *js, int segfd)
 static void find_sim_preload(job_spec *js, const char *who)
 {
     find_beside("libcourier_simclock.so", js->sim_preload);
+    if (js->vsim && cr_vsim_shared(js->vsim)) {
+        find_beside("libcourier_simshared.so", js->sim_shared_preload);
+        if (!js->sim_shared_preload[0])
+            fprintf(stderr,
+                    "%s: --sim: libcourier_simshared.so is not beside courier; shared= shares "
+                    "nothing (each rank's buffers are its own)\n",
+                    who);
+    }
     if (js->sim_preload[0]) return;
     fprintf(stderr,
             "%s: --sim: libcourier_simclock.so is not beside courier; the programs' own "
