@@ -244,22 +244,16 @@ static bool fortran_caller(const char *call, char *buf, size_t len)
 int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int code,
                   const char *msg)
 {
-    if (h == MPI_ERRORS_ARE_FATAL) {
-        char fcall[96];
+    if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_ABORT) {
+        char fcall[96], what[160];
         if (fortran_caller(call, fcall, sizeof fcall)) call = fcall;
         struct mpi_ucode *u = ucode_get(code);
-        if (u) cr_fatal(job, call, "%s (error code %d: %s)", msg, code, u->text ? u->text : "");
-        cr_fatal(job, call, "%s (%s)", msg, err_name(code));
-    }
-    if (h == MPI_ERRORS_ABORT) { /* as MPI_Abort(obj, code): the code is the exit status */
-        char fcall[96];
-        if (fortran_caller(call, fcall, sizeof fcall)) call = fcall;
-        struct mpi_ucode *u = ucode_get(code);
-        char what[160];
         if (u)
             snprintf(what, sizeof what, "error code %d: %s", code, u->text ? u->text : "");
         else
             snprintf(what, sizeof what, "%s", err_name(code));
+        if (h == MPI_ERRORS_ARE_FATAL) cr_fatal(job, call, "%s (%s)", msg, what);
+        /* MPI_ERRORS_ABORT, as MPI_Abort(obj, code): the code is the exit status */
         fflush(stdout);
         fprintf(stderr, "courier: rank %d: %s: %s (%s): MPI_ERRORS_ABORT: ending every rank\n",
                 job->rank, call, msg, what);
