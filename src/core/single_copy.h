@@ -1,9 +1,10 @@
 /* Single copy (single_copy.c): reading and writing another rank's memory through
  * the transport that owns it (shm: process_vm_readv/writev), and the one rule
  * for a refusal. The engine's rendezvous (engine.c), the single-copy
- * collectives (src/coll/coll_direct.c) and the one-sided operations (rma.c)
- * move memory this way; nothing else calls a transport's get, put, getv or
- * putv, or reads its capabilities for them.
+ * collectives (src/coll/coll_direct.c), the one-sided operations (rma.c) and
+ * MPI-IO's collective buffering (src/api/mpi_file_coll.c) move memory this
+ * way; nothing else calls a transport's get, put, getv or putv, or reads its
+ * capabilities for them.
  *
  * The rule: when the kernel or the transport refuses a copy with a peer
  * (EPERM, EACCES, ENOSYS: seccomp, Yama, a process made undumpable), single
