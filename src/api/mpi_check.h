@@ -74,7 +74,8 @@ void mpi_check_recv(cr_job *job, const char *call, MPI_Comm comm, const mpi_type
 
 /* ---- buffers of pending sends --------------------------------------------- */
 
-/* A checksum of len bytes at p (64-bit, word at a time). */
+/* A checksum of len bytes at p (64-bit, eight words at a time; one changed
+ * word always changes it). */
 uint64_t mpi_check_sum(const void *p, size_t len);
 /* A nonblocking send's buffer (len bytes, to peer with tag on comm, started by
  * call; recv: a receive's, from peer) changed between the operation's start
