@@ -247,5 +247,5 @@ void mpi_attrs_forget(mpi_attrs *l, mpi_obj_kind kind)
 
 int mpi_attr_cb_class(int rc)
 {
-    return rc > MPI_SUCCESS && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
+    return mpi_err_known(rc) ? rc : MPI_ERR_OTHER;
 }

@@ -429,6 +429,12 @@ int PMPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, M
     int rc = mpi_type_check(job, MPI_COMM_WORLD, call, dt, &t);
     if (!rc && count < 0)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "count %d is negative", count);
+    if (!rc && (in == MPI_IN_PLACE || inout == MPI_IN_PLACE))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE is not allowed here: both buffers are given");
+    if (!rc && in == inout && count > 0)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
+                      "inbuf and inoutbuf are the same buffer: they must not overlap");
     cr_redop o;
     mpi_opctx ctx;
     bool packed;
@@ -1170,8 +1176,9 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
     if (!rc && isroot) rc = vlay_make(&a, &v, tr, rcounts, displs, "recv");
     if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
         rc = mpi_chk_match(&a, (size_t)scount * ts->size, v.len[root]);
-    if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
-        rc = mpi_chk_alias(&a, sbuf, sbuf, 1);
+    if (!rc && isroot && !inplace)
+        rc = mpi_chk_own_block(&a, sbuf, rbuf, (ptrdiff_t)displs[root] * type_extent(tr),
+                               v.len[root]);
     if (rc) {
         free(v.len);
         return done(&a, rc);
@@ -1221,6 +1228,9 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     if (!rc && isroot) rc = vlay_make(&a, &v, ts, scounts, displs, "send");
     if (!rc && !inplace) rc = mpi_chk_triple(&a, rbuf, rcount, rtype, &tr, "receive");
     if (!rc && isroot && !inplace) rc = mpi_chk_match(&a, v.len[root], (size_t)rcount * tr->size);
+    if (!rc && isroot && !inplace)
+        rc = mpi_chk_own_block(&a, rbuf, sbuf, (ptrdiff_t)displs[root] * type_extent(ts),
+                               v.len[root]);
     if (rc) {
         free(v.len);
         return done(&a, rc);
@@ -1257,8 +1267,9 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     if (!rc) rc = mpi_chk_type(&a, rtype, &tr);
     if (!rc) rc = vlay_make(&a, &v, tr, rcounts, displs, "recv");
     if (!rc && !inplace) rc = mpi_chk_match(&a, (size_t)scount * ts->size, v.len[a.c->me]);
-    if (!rc && !inplace && !v.staged && v.len[a.c->me] && sbuf == (char *)rbuf + v.off[a.c->me])
-        rc = mpi_chk_alias(&a, sbuf, sbuf, 1);
+    if (!rc && !inplace)
+        rc = mpi_chk_own_block(&a, sbuf, rbuf, (ptrdiff_t)displs[a.c->me] * type_extent(tr),
+                               v.len[a.c->me]);
     if (rc) {
         free(v.len);
         return done(&a, rc);

@@ -72,6 +72,18 @@ int mpi_chk_alias(const mpi_cargs *a, const void *s, const void *r, size_t len)
     return 0;
 }
 
+int mpi_chk_own_block(const mpi_cargs *a, const void *s, const void *whole, ptrdiff_t own,
+                      size_t len)
+{
+    if (!len || !s || s == MPI_IN_PLACE || whole == MPI_IN_PLACE) return 0;
+    if (s == whole || (const char *)s == (const char *)whole + own)
+        return mpi_cfail(a, MPI_ERR_BUFFER,
+                         "send and receive buffers overlap (one is %s of the other): use "
+                         "MPI_IN_PLACE instead",
+                         s == whole ? "the start" : "this rank's own block");
+    return 0;
+}
+
 int mpi_chk_no_inplace(const mpi_cargs *a, const void *buf)
 {
     if (buf == MPI_IN_PLACE)
@@ -122,7 +134,9 @@ int mpi_chk_gather(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatyp
     if (!rc && isroot) rc = mpi_chk_triple(a, rbuf, rcount, rtype, tr, "receive");
     if (!rc && isroot && !inplace)
         rc = mpi_chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
-    if (!rc && isroot) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)rcount * (*tr)->size);
+    if (!rc && isroot)
+        rc = mpi_chk_own_block(a, sbuf, rbuf, (ptrdiff_t)root * rcount * type_extent(*tr),
+                               (size_t)rcount * (*tr)->size);
     if (!rc) mpi_chk_nbc(a, root, MPI_OP_NULL, scount, *ts, rcount, *tr);
     return rc;
 }
@@ -139,7 +153,9 @@ int mpi_chk_scatter(const mpi_cargs *a, const void *sbuf, int scount, MPI_Dataty
     if (!rc && !inplace) rc = mpi_chk_triple(a, rbuf, rcount, rtype, tr, "receive");
     if (!rc && isroot && !inplace)
         rc = mpi_chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
-    if (!rc && isroot) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)scount * (*ts)->size);
+    if (!rc && isroot)
+        rc = mpi_chk_own_block(a, rbuf, sbuf, (ptrdiff_t)root * scount * type_extent(*ts),
+                               (size_t)scount * (*ts)->size);
     if (!rc) mpi_chk_nbc(a, root, MPI_OP_NULL, scount, *ts, rcount, *tr);
     return rc;
 }
@@ -152,7 +168,10 @@ int mpi_chk_blocks(const mpi_cargs *a, const void *sbuf, int scount, MPI_Datatyp
     if (!rc) rc = mpi_chk_triple(a, rbuf, rcount, rtype, tr, "receive");
     if (!rc && !inplace)
         rc = mpi_chk_match(a, (size_t)scount * (*ts)->size, (size_t)rcount * (*tr)->size);
-    if (!rc) rc = mpi_chk_alias(a, sbuf, rbuf, (size_t)rcount * (*tr)->size);
+    if (!rc)
+        rc = mpi_chk_own_block(a, sbuf, rbuf,
+                               a->c->inter ? 0 : (ptrdiff_t)a->c->me * rcount * type_extent(*tr),
+                               (size_t)rcount * (*tr)->size);
     if (!rc) mpi_chk_nbc(a, -1, MPI_OP_NULL, scount, *ts, rcount, *tr);
     return rc;
 }

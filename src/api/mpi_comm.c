@@ -720,7 +720,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
     const char *call = "MPI_Comm_free";
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
-    if (!comm) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
+    if (!comm)
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "the comm argument is NULL: pass the address of a communicator handle"));
     int rc = mpi_comm_check(job, call, *comm, &c);
     if (rc) return mpi_leave(job, rc);
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
@@ -1118,7 +1121,8 @@ int PMPI_Group_size(MPI_Group group, int *size)
     cr_job *job = mpi_enter("MPI_Group_size");
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, "MPI_Group_size", group, &g);
-    if (!rc && !size) rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_size", MPI_ERR_ARG, "NULL");
+    if (!rc && !size)
+        rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_size", MPI_ERR_ARG, "size is NULL");
     if (rc) return mpi_leave(job, rc);
     *size = g->size;
     return mpi_leave(job, MPI_SUCCESS);
@@ -1137,7 +1141,8 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
     cr_job *job = mpi_enter("MPI_Group_rank");
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, "MPI_Group_rank", group, &g);
-    if (!rc && !rank) rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_rank", MPI_ERR_ARG, "NULL");
+    if (!rc && !rank)
+        rc = mpi_fail(job, MPI_COMM_WORLD, "MPI_Group_rank", MPI_ERR_ARG, "rank is NULL");
     if (rc) return mpi_leave(job, rc);
     *rank = group_rank_of(g, job->rank);
     return mpi_leave(job, MPI_SUCCESS);
@@ -1152,7 +1157,9 @@ int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int r1[], MPI_Group g2
     int rc = mpi_group_check(job, call, g1, &a);
     if (!rc) rc = mpi_group_check(job, call, g2, &b);
     if (!rc && n < 0) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "n %d < 0", n);
-    if (!rc && n && (!r1 || !r2)) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (!rc && n && (!r1 || !r2))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "ranks1 or ranks2 is NULL but n is %d", n);
     for (int i = 0; !rc && i < n; i++)
         if (r1[i] != MPI_PROC_NULL && (r1[i] < 0 || r1[i] >= a->size))
             rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
@@ -1171,7 +1178,7 @@ int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
     mpi_group *a = NULL, *b = NULL;
     int rc = mpi_group_check(job, call, g1, &a);
     if (!rc) rc = mpi_group_check(job, call, g2, &b);
-    if (!rc && !result) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (!rc && !result) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "result is NULL");
     if (rc) return mpi_leave(job, rc);
     int k = lists_compare(a->ranks, a->size, b->ranks, b->size);
     *result = k == 0 ? MPI_IDENT : k == 1 ? MPI_SIMILAR : MPI_UNEQUAL;
@@ -1207,7 +1214,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, call, group, &g);
     if (!rc) rc = ranks_check(job, call, g, n, ranks);
-    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "newgroup is NULL");
     if (rc) return mpi_leave(job, rc);
     int *r = ints(job, call, n);
     for (int i = 0; i < n; i++) r[i] = g->ranks[ranks[i]];
@@ -1223,7 +1230,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, call, group, &g);
     if (!rc) rc = ranks_check(job, call, g, n, ranks);
-    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "newgroup is NULL");
     if (rc) return mpi_leave(job, rc);
     int *r = ints(job, call, g->size - n), m = 0;
     for (int i = 0; i < g->size; i++) {
@@ -1278,8 +1285,8 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, call, group, &g), m = 0;
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "newgroup is NULL");
     int *r = rc ? NULL : ranges_expand(job, call, g, n, ranges, &m, &rc);
-    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) {
         free(r);
         return mpi_leave(job, rc);
@@ -1296,8 +1303,8 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, call, group, &g), m = 0;
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "newgroup is NULL");
     int *r = rc ? NULL : ranges_expand(job, call, g, n, ranges, &m, &rc);
-    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
     if (rc) {
         free(r);
         return mpi_leave(job, rc);
@@ -1320,7 +1327,7 @@ static int group_setop(const char *call, MPI_Group g1, MPI_Group g2, MPI_Group *
     mpi_group *a = NULL, *b = NULL;
     int rc = mpi_group_check(job, call, g1, &a);
     if (!rc) rc = mpi_group_check(job, call, g2, &b);
-    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL");
+    if (!rc && !newgroup) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "newgroup is NULL");
     if (rc) return mpi_leave(job, rc);
     int *r = ints(job, call, a->size + b->size), m = 0;
     for (int i = 0; i < a->size; i++) {
@@ -1357,7 +1364,10 @@ int PMPI_Group_free(MPI_Group *group)
     const char *call = "MPI_Group_free";
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
-    if (!group) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
+    if (!group)
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "the group argument is NULL: pass the address of a group handle"));
     int rc = mpi_group_check(job, call, *group, &g);
     if (rc) return mpi_leave(job, rc);
     if (*group != MPI_GROUP_EMPTY) {

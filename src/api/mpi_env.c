@@ -186,6 +186,11 @@ static struct mpi_ucode *ucode_get(int code)
                : NULL;
 }
 
+bool mpi_err_known(int code)
+{
+    return (code > MPI_SUCCESS && code < NERR) || ucode_get(code);
+}
+
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
 {
     va_list ap;

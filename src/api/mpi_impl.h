@@ -212,6 +212,9 @@ int mpi_type_check(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt
 void mpi_pack_data(const mpi_type *t, const void *in, size_t count, char *out);
 /* Unpack 'n' bytes (at most count instances); a short tail fills a prefix. */
 void mpi_unpack_data(const mpi_type *t, const char *in, size_t n, void *out, size_t count);
+/* The basic elements of t in bytes, or MPI_ELEMENTS_PART when the bytes end
+ * inside one (no whole number of elements: MPI_Get_elements says MPI_UNDEFINED). */
+#define MPI_ELEMENTS_PART SIZE_MAX
 size_t mpi_elements(const mpi_type *t, size_t bytes);
 /* The contiguous runs of count instances of t (offsets from the buffer), in
  * the order their bytes are packed; adjacent runs come as one. */
@@ -272,8 +275,13 @@ int mpi_attr_delete(cr_job *job, mpi_obj_kind kind, int h, int kv);
 int mpi_attrs_copy(cr_job *job, mpi_obj_kind kind, int oldh, int newh, int *kv_out);
 int mpi_attrs_delete(cr_job *job, mpi_obj_kind kind, int h, int *kv_out);
 void mpi_attrs_forget(mpi_attrs *l, mpi_obj_kind kind); /* no callbacks: they ran, or failed */
-/* The error class a failing callback's code is reported as. */
+/* The code a failing callback's return is reported as: itself when it is an
+ * error code MPI knows (predefined, or one the program added), else
+ * MPI_ERR_OTHER. */
 int mpi_attr_cb_class(int rc);
+/* A predefined error code or class other than MPI_SUCCESS, or one the program
+ * added and has not removed (the engine lock held). */
+bool mpi_err_known(int code);
 mpi_attrs *mpi_win_attrs(int h); /* mpi_win.c; NULL: not a live window */
 
 typedef struct mpi_comm {
@@ -345,6 +353,12 @@ int mpi_chk_buf(const mpi_cargs *a, const void *buf, int count, const mpi_type *
  * of the remote group. */
 int mpi_chk_root(const mpi_cargs *a, int root);
 int mpi_chk_alias(const mpi_cargs *a, const void *s, const void *r, size_t len);
+/* MPI_ERR_BUFFER when s (len bytes) is the start of the buffer 'whole' of the
+ * other side, or this rank's own block of it (own bytes in): what MPI_IN_PLACE
+ * is for (MPI-3.1 §5.2.1). Gather's send is checked against the receive, and
+ * scatter's receive against the send. */
+int mpi_chk_own_block(const mpi_cargs *a, const void *s, const void *whole, ptrdiff_t own,
+                      size_t len);
 int mpi_chk_no_inplace(const mpi_cargs *a, const void *buf); /* intercommunicators */
 /* (buffer, count, type); *t set on success. what: "send" or "receive". */
 int mpi_chk_triple(const mpi_cargs *a, const void *buf, int count, MPI_Datatype dt, mpi_type **t,

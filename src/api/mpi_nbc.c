@@ -859,8 +859,9 @@ int mpi_nbc_gatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, voi
     if (!rc && isroot) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
     if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
         rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[root]);
-    if (!rc && isroot && !inplace && sbuf == (char *)rbuf + v.off[root] && v.len[root] && !v.staged)
-        rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
+    if (!rc && isroot && !inplace)
+        rc = mpi_chk_own_block(&b, sbuf, rbuf, (ptrdiff_t)displs[root] * type_extent(tr),
+                               v.len[root]);
     if (rc) return done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     nb_seq(&b);
@@ -896,6 +897,9 @@ int mpi_nbc_scatterv(int p, const void *sbuf, const int scounts[], const int dis
     if (!rc && isroot) rc = vlay_make(&b, &v, ts, scounts, displs, "send");
     if (!rc && !inplace) rc = mpi_chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
     if (!rc && isroot && !inplace) rc = mpi_chk_match(&b, v.len[root], (size_t)rcount * tr->size);
+    if (!rc && isroot && !inplace)
+        rc = mpi_chk_own_block(&b, rbuf, sbuf, (ptrdiff_t)displs[root] * type_extent(ts),
+                               v.len[root]);
     if (rc) return done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_SCATTER, root, MPI_CHKN(scounts, ts), MPI_CHK1(rcount, tr));
     nb_seq(&b);
@@ -930,8 +934,9 @@ int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, 
     if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
     if (!rc) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
     if (!rc && !inplace) rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
-    if (!rc && !inplace && !v.staged && v.len[b.c->me] && sbuf == (char *)rbuf + v.off[b.c->me])
-        rc = mpi_chk_alias(&b, sbuf, sbuf, 1);
+    if (!rc && !inplace)
+        rc = mpi_chk_own_block(&b, sbuf, rbuf, (ptrdiff_t)displs[b.c->me] * type_extent(tr),
+                               v.len[b.c->me]);
     if (rc) return done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     int me = b.c->me;

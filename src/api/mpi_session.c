@@ -19,6 +19,7 @@
  *    every process in the group must call with the same string tag, as MPI
  *    requires; two concurrent creations over the same group need different
  *    string tags whose hashes differ (31 bits). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,31 @@ static mpi_session *session_get(cr_job *job, MPI_Session h)
     return s->used ? s : NULL;
 }
 
-/* Report on session h's handler (an invalid h: MPI_COMM_WORLD's). */
+/* An error raised on error handler h for the object obj (a session, or the
+ * null handle of what a call was given h for and has not made: MPI-4.1
+ * §11.3.1, §7.3.2). */
+static int vhfail(cr_job *job, MPI_Errhandler h, int obj, const char *call, int code,
+                  const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return mpi_fail_with(job, h, &obj, call, code, msg);
+}
+
+static int hfail(cr_job *job, MPI_Errhandler h, int obj, const char *call, int code,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int hfail(cr_job *job, MPI_Errhandler h, int obj, const char *call, int code,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vhfail(job, h, obj, call, code, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* An error of a call on session h: its handler (MPI_COMM_WORLD's when h is
+ * not a session). */
 static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const char *fmt, ...)
@@ -52,16 +77,10 @@ static int sfail(cr_job *job, MPI_Session h, const char *call, int code, const c
     va_list ap;
     va_start(ap, fmt);
     mpi_session *s = session_get(job, h);
-    if (!s) {
-        int rc = mpi_vfail(job, MPI_COMM_WORLD, call, code, fmt, ap);
-        va_end(ap);
-        return rc;
-    }
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = s ? vhfail(job, s->errh, (int)h, call, code, fmt, ap)
+               : mpi_vfail(job, MPI_COMM_WORLD, call, code, fmt, ap);
     va_end(ap);
-    int obj = h;
-    return mpi_fail_with(job, s->errh, &obj, call, code, msg);
+    return rc;
 }
 
 static int scheck(cr_job *job, const char *call, MPI_Session h, mpi_session **out)
@@ -114,6 +133,14 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
     if (!rc && !session) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "session is NULL");
+    const char *lv = rc || info == MPI_INFO_NULL ? NULL : mpi_info_lookup(info, "thread_level");
+    bool known = !lv;
+    for (int k = 0; lv && k < 4; k++) known |= !strcmp(lv, levels[k]);
+    if (!known)
+        rc = hfail(job, errhandler, (int)MPI_SESSION_NULL, call, MPI_ERR_ARG,
+                   "info key thread_level is \"%s\": it must be MPI_THREAD_SINGLE, "
+                   "MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE",
+                   lv);
     if (rc) return mpi_leave(job, rc);
     int i = 0;
     while (i < SS->nsessions && SS->sessions[i].used) i++;
@@ -180,6 +207,11 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
         rc = sfail(job, session, call, MPI_ERR_ARG, "n = %d: the process sets are 0..%d", n,
                    NPSETS - 1);
     if (!rc && !pset_len) rc = sfail(job, session, call, MPI_ERR_ARG, "pset_len is NULL");
+    if (!rc && *pset_len > 0 && !pset_name)
+        rc = sfail(job, session, call, MPI_ERR_ARG,
+                   "pset_name is NULL but pset_len is %d: pass a buffer of pset_len bytes, or "
+                   "pset_len 0 to be told the length",
+                   *pset_len);
     if (rc) return mpi_leave(job, rc);
     int need = (int)strlen(psets[n]) + 1;
     if (*pset_len > 0 && pset_name) snprintf(pset_name, (size_t)*pset_len, "%s", psets[n]);
@@ -281,13 +313,14 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     cr_job *job = mpi_enter(call);
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, call, group, &g);
-    if (!rc && (!stringtag || !newcomm))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "%s is NULL",
-                      stringtag ? "newcomm" : "stringtag");
-    if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (!rc && !mpi_errh_valid(errhandler))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
+    /* from here on, errors go to the handler the call was given */
+    if (!rc && (!stringtag || !newcomm))
+        rc = hfail(job, errhandler, (int)MPI_COMM_NULL, call, MPI_ERR_ARG, "%s is NULL",
+                   stringtag ? "newcomm" : "stringtag");
+    if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     int session = rc ? 0 : g->session;
     mpi_leave(job, 0);
     if (rc) return rc;

@@ -111,11 +111,13 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_T_ERR_MEMORY;
     }
     m->tool->refs++;
-    /* The lock is real only once several threads may call (MPI_THREAD_MULTIPLE
-     * given to MPI_Init_thread): until then, calls from several threads at once
-     * are not safe, as for the rest of MPI. */
-    int most = job->multi ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
-    *provided = required < most ? required : most;
+    /* The lock is real only once several threads may call: a tool that asks
+     * for MPI_THREAD_MULTIPLE (as MPI_Init_thread may) makes it so, also
+     * before MPI_Init, and every call then takes the engine lock. Simulated,
+     * FUNNELED at most, as MPI_Init_thread says. */
+    if (job->vt.base && required > MPI_THREAD_FUNNELED) required = MPI_THREAD_FUNNELED;
+    if (required == MPI_THREAD_MULTIPLE) cr_multi_begin(job);
+    *provided = required;
     cr_unlock(job);
     return MPI_SUCCESS;
 }

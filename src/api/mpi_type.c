@@ -432,7 +432,8 @@ size_t mpi_elements(const mpi_type *t, size_t bytes)
         size_t runs = rp->n[0] * rp->n[1], whole = rem / e->len < runs ? rem / e->len : runs;
         n += whole * (e->len / e->esz);
         rem -= whole * e->len;
-        if (whole < runs) { /* ends in this entry, rem < len */
+        if (whole < runs) {                             /* ends in this entry, rem < len */
+            if (rem % e->esz) return MPI_ELEMENTS_PART; /* inside a basic element */
             n += rem / e->esz;
             break;
         }

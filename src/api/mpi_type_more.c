@@ -530,7 +530,8 @@ int PMPI_Get_elements_x(const MPI_Status *st, MPI_Datatype dt, MPI_Count *count)
     if (!rc && (!st || !count))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "status or count is NULL/ignored");
     if (rc) return mpi_leave(job, rc);
-    *count = (MPI_Count)mpi_elements(t, (size_t)st->cr_bytes);
+    size_t n = mpi_elements(t, (size_t)st->cr_bytes);
+    *count = n == MPI_ELEMENTS_PART ? MPI_UNDEFINED : (MPI_Count)n;
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -1024,7 +1024,10 @@ int PMPI_Type_commit(MPI_Datatype *dt)
     const char *call = "MPI_Type_commit";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
-    if (!dt) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
+    if (!dt)
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "the datatype argument is NULL: pass the address of a datatype handle"));
     int rc = old_check(job, call, *dt, &t);
     if (rc) return mpi_leave(job, rc);
     t->committed = true;
@@ -1037,7 +1040,10 @@ int PMPI_Type_free(MPI_Datatype *dt)
     const char *call = "MPI_Type_free";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
-    if (!dt) return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "NULL"));
+    if (!dt)
+        return mpi_leave(
+            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "the datatype argument is NULL: pass the address of a datatype handle"));
     int rc = old_check(job, call, *dt, &t);
     if (rc) return mpi_leave(job, rc);
     if (t->predef || mpi_type_is_f90(t))
