@@ -154,7 +154,7 @@ static void op_end(cr_job *job, mreq *q)
     q->tmp = NULL;
     q->r = NULL;
     q->type = -1;
-    q->cancelled = q->sent = q->xdone = false;
+    q->cancelled = q->xdone = false;
     q->obj = NULL;
 }
 
@@ -173,6 +173,52 @@ static void retire(cr_job *job, mreq *q)
     cr_idt_free(&job->mpi->p2p.reqs, q);
 }
 
+/* A request of the common kind: a send or receive, or one done when made, not
+ * persistent, nothing staged, checked, cancelled or cut short, so that
+ * completing it is a status and freeing its slots (finish_plain). */
+static inline bool plain(const mreq *q)
+{
+    switch (q->kind) {
+    case RQ_DONE:
+        break;
+    case RQ_SEND:
+        if (q->r->cancel) return false;
+        break;
+    case RQ_RECV:
+        if (q->cancelled || q->r->st.size > q->r->st.count) return false;
+        break;
+    default:
+        return false;
+    }
+    return !q->ps && !q->tmp && !q->cbuf && q->type < 0 && !q->freed;
+}
+
+/* finish of a plain request: what recv_status, op_end and retire do for it. */
+static inline void finish_plain(cr_job *job, mreq *q, MPI_Status *st, bool multi)
+{
+    if (!ignore(st)) {
+        int keep = multi ? MPI_SUCCESS : st->MPI_ERROR;
+        if (q->kind == RQ_RECV) {
+            const cr_status *cs = &q->r->st;
+            mpi_comm *c = mpi_comm_get(q->comm);
+            st->MPI_SOURCE =
+                c && (c->inter || c->ranks) ? mpi_comm_job_to_peer(c, cs->src) : cs->src;
+            st->MPI_TAG = cs->tag;
+            st->cr_cancelled = 0;
+            st->cr_bytes = (long long)cs->count;
+        } else if (q->kind == RQ_DONE) {
+            *st = q->st;
+        } else {
+            status_empty(st);
+        }
+        st->MPI_ERROR = keep;
+    }
+    if (q->r) cr_req_release(job, q->r);
+    q->r = NULL;
+    q->kind = RQ_FREE;
+    cr_idt_free(&job->mpi->p2p.reqs, q);
+}
+
 /* Complete a done request: status, unpack, free the slot (a persistent request
  * becomes inactive and keeps its handle); its error code (truncation, or what
  * a generalized or other request's operation reported). The calls that
@@ -181,6 +227,11 @@ static void retire(cr_job *job, mreq *q)
  * their return code says it). */
 int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
 {
+    if (__builtin_expect(plain(q), 1)) {
+        finish_plain(job, q, st, multi);
+        if (h) *h = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     MPI_Status local;
     int err, keep = ignore(st) ? 0 : st->MPI_ERROR;
     if (q->kind == RQ_GREQ) {
