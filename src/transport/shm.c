@@ -333,6 +333,8 @@ static int poll_chan(shm_state *s, int c, int budget)
     for (;;) {
         if (n == budget) return n;
         if (!peek(s, c, &h, &payload, &len, &dend)) break;
+        /* the next cell's line comes over while this message is delivered */
+        __builtin_prefetch(&s->rx[c].ch->cells[(s->rx[c].head + 1) & (s->ncells - 1)]);
         if (!s->env.deliver(s->env.owner, peer_of(s, c), &h, payload, len)) {
             /* no room: the sender waits until we receive */
             s->rx[c].stalled = *s->env.recv_gen + 1;
