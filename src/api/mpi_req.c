@@ -34,7 +34,7 @@ static bool req_done(cr_job *job, mreq *q);
 
 /* Retire the freed requests whose operation has completed (not generalized
  * ones: MPI_Grequest_complete retires those). */
-static void reap_freed(cr_job *job)
+static __attribute__((noinline)) void reap_freed(cr_job *job)
 {
     for (int i = 0; i < (int)job->mpi->p2p.reqs.n && job->mpi->p2p.nfreed; i++) {
         mreq *q = slot(i);
@@ -225,13 +225,9 @@ static inline void finish_plain(cr_job *job, mreq *q, MPI_Status *st, bool multi
  * complete several requests (multi) set the status's MPI_ERROR; the others
  * set it only to an error and otherwise leave it as it was (MPI-3.1 §3.2.5:
  * their return code says it). */
-int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
+static __attribute__((noinline)) int finish_any(cr_job *job, const char *call, mreq *q,
+                                                MPI_Status *st, MPI_Request *h, bool multi)
 {
-    if (__builtin_expect(plain(q), 1)) {
-        finish_plain(job, q, st, multi);
-        if (h) *h = MPI_REQUEST_NULL;
-        return MPI_SUCCESS;
-    }
     MPI_Status local;
     int err, keep = ignore(st) ? 0 : st->MPI_ERROR;
     if (q->kind == RQ_GREQ) {
@@ -268,6 +264,23 @@ int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *
         err = mpi_fail(job, comm, call, err, "%s completed with error %d", what, err);
     if (!ignore(st)) st->MPI_ERROR = multi || err ? err : keep;
     return err;
+}
+
+/* finish, the plain case inline (the wait and test forms here). */
+static inline __attribute__((always_inline)) int
+finish_in(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
+{
+    if (__builtin_expect(plain(q), 1)) {
+        finish_plain(job, q, st, multi);
+        if (h) *h = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    return finish_any(job, call, q, st, h, multi);
+}
+
+int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
+{
+    return finish_in(job, call, q, st, h, multi);
 }
 
 /* cr_wait_until's readiness over request slots: one of n (NULL ignored) is
@@ -407,7 +420,7 @@ int PMPI_Wait(MPI_Request *h, MPI_Status *st)
         return mpi_leave(job, MPI_SUCCESS);
     }
     req_wait(job, call, q);
-    return mpi_leave(job, finish(job, call, q, st, h, false));
+    return mpi_leave(job, finish_in(job, call, q, st, h, false));
 }
 
 PMPI_WEAK(Test);
@@ -427,7 +440,7 @@ int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
     if (!req_done(job, q)) cr_progress(job);
     *flag = req_done(job, q);
     if (!*flag) return mpi_leave(job, MPI_SUCCESS);
-    return mpi_leave(job, finish(job, call, q, st, h, false));
+    return mpi_leave(job, finish_in(job, call, q, st, h, false));
 }
 
 PMPI_WEAK(Request_get_status);
@@ -490,7 +503,7 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
             continue;
         }
         if (!settled(q)) req_wait(job, call, q);
-        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
+        if (finish_in(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
@@ -539,7 +552,7 @@ static int any_common(const char *call, int n, MPI_Request *hs, int *index, int 
         return mpi_leave(job, MPI_SUCCESS);
     }
     *index = done;
-    return mpi_leave(job, finish(job, call, req_get(hs[done]), st, &hs[done], false));
+    return mpi_leave(job, finish_in(job, call, req_get(hs[done]), st, &hs[done], false));
 }
 
 PMPI_WEAK(Waitany);
@@ -586,7 +599,7 @@ static int some_common(const char *call, int n, MPI_Request *hs, int *outcount, 
     for (int i = 0; i < n; i++) {
         if (!qs[i] || !req_done(job, qs[i])) continue;
         idx[m] = i;
-        if (finish(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
+        if (finish_in(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
         m++;
     }
     free(qs);
@@ -636,7 +649,7 @@ int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
             status_empty(st_at(sts, i));
             continue;
         }
-        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
+        if (finish_in(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
