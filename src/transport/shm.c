@@ -251,9 +251,9 @@ static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload
     shm_cell *c = &t->ch->cells[t->tail & (s->ncells - 1)];
     /* (op | WHOLE) is EAGER for an eager message without a value in rreq alone */
     if ((h->op | (h->flags & CR_HDR_WHOLE)) == CR_OP_EAGER && len <= INLINE_MAX) {
-        if (len) memcpy(c->u.inl, payload, len);
+        cr_copy(c->u.inl, payload, len);
     } else if (h->op == CR_OP_EAGER && len <= INLINE_TAGGED) { /* rreq in the cell's tail */
-        if (len) memcpy(c->u.inl, payload, len);
+        cr_copy(c->u.inl, payload, len);
         memcpy(c->u.inl + INLINE_TAGGED, &h->rreq, sizeof h->rreq);
     } else {
         uint32_t pos = t->dtail;
