@@ -36,6 +36,8 @@
  *  - a receive into a non-contiguous datatype lands in a staging buffer and is
  *    unpacked exactly once, when its operation completes; the datatype stays
  *    alive (reference) until then even if the program frees it;
+ *  - check_p2p's inline test passes only arguments every check would pass;
+ *    anything else goes through the checks one by one, which report;
  *  - statuses report ranks of the request's communicator, not job ranks;
  *  - a cancelled send completes exactly once, either cancelled (the receiver
  *    never sees it) or as usual (MPI_Test_cancelled false): the engine decides

@@ -15,6 +15,10 @@
  *    freed or, persistent, made inactive (RQ_IDLE), which every wait/test form
  *    treats like MPI_REQUEST_NULL; MPI_Request_get_status and its _all/_any/
  *    _some forms (MPI-4.1) only read a done request's status, never finish it;
+ *  - a plain request (plain(): a send or receive, or one done when made, with
+ *    nothing staged, persistent, checked, cancelled or cut short) is
+ *    completed by finish_plain, which does what recv_status, op_end and
+ *    retire do for it, no more (the message rate: docs/engine.md);
  *  - a request freed while active (MPI_Request_free) is retired once its
  *    operation completes, found by the next req_new (reap_freed);
  *  - a generalized request completes only through MPI_Grequest_complete, and
