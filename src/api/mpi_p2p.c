@@ -36,6 +36,8 @@
  *  - a receive into a non-contiguous datatype lands in a staging buffer and is
  *    unpacked exactly once, when its operation completes; the datatype stays
  *    alive (reference) until then even if the program frees it;
+ *  - check_p2p's inline test passes only arguments every check would pass;
+ *    anything else goes through the checks one by one, which report;
  *  - statuses report ranks of the request's communicator, not job ranks;
  *  - a cancelled send completes exactly once, either cancelled (the receiver
  *    never sees it) or as usual (MPI_Test_cancelled false): the engine decides
@@ -92,9 +94,12 @@ static int check_tag(cr_job *job, MPI_Comm comm, const char *call, int tag, bool
     return 0;
 }
 
-/* Communicator, datatype, buffer, peer and tag of a send or receive. */
-static int check_p2p(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
-                     int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t)
+/* Communicator, datatype, buffer, peer and tag of a send or receive: each
+ * check in turn, the first that fails reported. */
+static __attribute__((noinline)) int check_p2p_each(cr_job *job, const char *call, const void *buf,
+                                                    int count, MPI_Datatype dt, int peer, int tag,
+                                                    MPI_Comm comm, bool recv, mpi_comm **c,
+                                                    mpi_type **t)
 {
     int rc = mpi_comm_check(job, call, comm, c);
     /* Nothing moves to or from MPI_PROC_NULL: its datatype may be null too
@@ -108,6 +113,31 @@ static int check_p2p(cr_job *job, const char *call, const void *buf, int count, 
     if (!rc) rc = check_tag(job, comm, call, tag, recv);
     if (!rc && recv) rc = mpi_assert_wild(job, call, comm, *c, peer, tag);
     return rc;
+}
+
+/* The same, the common case tested inline first (it is on the path of every
+ * message): a live communicator, a committed datatype, a buffer unless the
+ * count is 0, a peer of the communicator (or any source), a tag in range, and
+ * no assertion about wildcards to consult. Anything else takes the checks one
+ * by one, which say what is wrong. */
+static inline __attribute__((always_inline)) int
+check_p2p(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt, int peer,
+          int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t)
+{
+    mpi_comm *cc = mpi_comm_get(comm);
+    mpi_type *tt = mpi_type_get(dt);
+    bool wild = recv && (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG);
+    if (__builtin_expect(cc && tt && tt->committed && count >= 0 && (buf || !count) &&
+                             ((unsigned)peer < (unsigned)comm_peer_size(cc) ||
+                              (recv && peer == MPI_ANY_SOURCE)) &&
+                             (tag >= 0 || (recv && tag == MPI_ANY_TAG)) &&
+                             (!wild || cc->info == MPI_INFO_NULL),
+                         1)) {
+        *c = cc;
+        *t = tt;
+        return 0;
+    }
+    return check_p2p_each(job, call, buf, count, dt, peer, tag, comm, recv, c, t);
 }
 
 int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
@@ -215,7 +245,6 @@ static void isend_start(cr_job *job, const char *call, mreq *q, const mpi_comm *
         free(tmp);
         q->kind = RQ_DONE;
         status_empty(&q->st);
-        q->sent = true;
         return;
     }
     q->kind = RQ_SEND;
@@ -235,6 +264,17 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     if (!rc && req == NULL && call[4] == 'I')
         rc = mpi_fail(job, comm, call, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return mpi_leave(job, rc);
+    if (req && mode == M_STD && dest != MPI_PROC_NULL && t->contig && !job->mpi->chk) {
+        /* MPI_Isend's common case, isend_start's steps with nothing to pack or check */
+        mreq *q = req_new(job, call, RQ_DONE, comm, req);
+        int jd = comm_peer_to_job(c, dest);
+        size_t len = (size_t)count * t->size;
+        if (!cr_send_now(job, jd, c->ctx, tag, buf, len)) { /* else eager: done */
+            q->kind = RQ_SEND;
+            q->r = cr_isend(job, call, jd, c->ctx, tag, buf, len);
+        }
+        return mpi_leave(job, MPI_SUCCESS);
+    }
     if (mode == M_BUF && dest != MPI_PROC_NULL) {
         rc = bsend_start(job, call, comm, t, buf, count, comm_peer_to_job(c, dest), c->ctx, tag);
         if (!rc && req) req_new(job, call, RQ_DONE, comm, req);
@@ -314,7 +354,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
     return send_common("MPI_Ibsend", buf, count, dt, dest, tag, comm, M_BUF, req);
 }
 
-static cr_sel make_sel(const mpi_comm *c, int source, int tag)
+static inline cr_sel make_sel(const mpi_comm *c, int source, int tag)
 {
     cr_sel s = {.src = source == MPI_ANY_SOURCE ? CR_ANY_SOURCE : comm_peer_to_job(c, source),
                 .ctx = c->ctx,
@@ -385,6 +425,13 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
     int rc = check_p2p(job, call, buf, count, dt, source, tag, comm, true, &c, &t);
     if (!rc && !req) rc = mpi_fail(job, comm, call, MPI_ERR_REQUEST, "request is NULL");
     if (rc) return mpi_leave(job, rc);
+    if (source != MPI_PROC_NULL && t->contig && !job->mpi->chk) {
+        /* the common case, recv_start's steps with no staging and no check */
+        mreq *q = req_new(job, call, RQ_RECV, comm, req);
+        cr_sel s = make_sel(c, source, tag);
+        q->r = cr_irecv_call(job, call, &s, buf, (size_t)count * t->size, true, NULL, NULL);
+        return mpi_leave(job, MPI_SUCCESS);
+    }
     recv_post(job, call, buf, count, t, source, tag, comm, c, req);
     return mpi_leave(job, MPI_SUCCESS);
 }

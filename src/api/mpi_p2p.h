@@ -42,7 +42,6 @@ typedef struct mreq {
     uint8_t kind;
     bool freed;     /* MPI_Request_free while active: retire when complete */
     bool cancelled; /* receive: taken off the posted queue (a send: see q->r->cancel) */
-    bool sent;      /* RQ_DONE: a send that completed at once (cr_send_now) */
     cr_req *r;
     char *tmp;  /* packed copy (send) or staging buffer (receive) */
     void *ubuf; /* receive: where to unpack */

@@ -15,6 +15,10 @@
  *    freed or, persistent, made inactive (RQ_IDLE), which every wait/test form
  *    treats like MPI_REQUEST_NULL; MPI_Request_get_status and its _all/_any/
  *    _some forms (MPI-4.1) only read a done request's status, never finish it;
+ *  - a plain request (plain(): a send or receive, or one done when made, with
+ *    nothing staged, persistent, checked, cancelled or cut short) is
+ *    completed by finish_plain, which does what recv_status, op_end and
+ *    retire do for it, no more (the message rate: docs/engine.md);
  *  - a request freed while active (MPI_Request_free) is retired once its
  *    operation completes, found by the next req_new (reap_freed);
  *  - a generalized request completes only through MPI_Grequest_complete, and
@@ -34,7 +38,7 @@ static bool req_done(cr_job *job, mreq *q);
 
 /* Retire the freed requests whose operation has completed (not generalized
  * ones: MPI_Grequest_complete retires those). */
-static void reap_freed(cr_job *job)
+static __attribute__((noinline)) void reap_freed(cr_job *job)
 {
     for (int i = 0; i < (int)job->mpi->p2p.reqs.n && job->mpi->p2p.nfreed; i++) {
         mreq *q = slot(i);
@@ -53,8 +57,32 @@ mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm, MPI_Re
         cr_fatal(job, call, "more than %u requests pending; complete some first",
                  (unsigned)CR_ID_MAX_SLOTS);
     if (!q) cr_fatal(job, call, "out of memory for requests");
-    *q = (mreq){.id = q->id, .kind = kind, .type = -1, .comm = comm, .call = call};
+    /* Every field but the slot's own, one store each: a whole-struct
+     * initializer became a `rep stos` of 200 bytes, slow to start, on every
+     * request. A field added to mreq gets its first value here. */
+    q->kind = kind;
+    q->freed = q->cancelled = false;
+    q->r = NULL;
+    q->tmp = NULL;
+    q->ubuf = NULL;
+    q->count = 0;
+    q->type = -1;
+    q->comm = comm;
+    q->call = call;
+    q->cbuf = NULL;
+    q->clen = 0;
+    q->csum = 0;
+    q->cpeer = q->ctag = 0;
     status_empty(&q->st);
+    q->ps = NULL;
+    q->gdone = false;
+    q->query = NULL;
+    q->gfree = NULL;
+    q->gcancel = NULL;
+    q->extra = NULL;
+    q->ops = NULL;
+    q->obj = NULL;
+    q->xdone = false;
     *handle = (MPI_Request)(RQ_MARK | cr_idt_id(q));
     return q;
 }
@@ -154,7 +182,7 @@ static void op_end(cr_job *job, mreq *q)
     q->tmp = NULL;
     q->r = NULL;
     q->type = -1;
-    q->cancelled = q->sent = q->xdone = false;
+    q->cancelled = q->xdone = false;
     q->obj = NULL;
 }
 
@@ -173,13 +201,60 @@ static void retire(cr_job *job, mreq *q)
     cr_idt_free(&job->mpi->p2p.reqs, q);
 }
 
+/* A request of the common kind: a send or receive, or one done when made, not
+ * persistent, nothing staged, checked, cancelled or cut short, so that
+ * completing it is a status and freeing its slots (finish_plain). */
+static inline bool plain(const mreq *q)
+{
+    switch (q->kind) {
+    case RQ_DONE:
+        break;
+    case RQ_SEND:
+        if (q->r->cancel) return false;
+        break;
+    case RQ_RECV:
+        if (q->cancelled || q->r->st.size > q->r->st.count) return false;
+        break;
+    default:
+        return false;
+    }
+    return !q->ps && !q->tmp && !q->cbuf && q->type < 0 && !q->freed;
+}
+
+/* finish of a plain request: what recv_status, op_end and retire do for it. */
+static inline void finish_plain(cr_job *job, mreq *q, MPI_Status *st, bool multi)
+{
+    if (!ignore(st)) {
+        int keep = multi ? MPI_SUCCESS : st->MPI_ERROR;
+        if (q->kind == RQ_RECV) {
+            const cr_status *cs = &q->r->st;
+            mpi_comm *c = mpi_comm_get(q->comm);
+            st->MPI_SOURCE =
+                c && (c->inter || c->ranks) ? mpi_comm_job_to_peer(c, cs->src) : cs->src;
+            st->MPI_TAG = cs->tag;
+            st->cr_cancelled = 0;
+            st->cr_bytes = (long long)cs->count;
+        } else if (q->kind == RQ_DONE) {
+            *st = q->st;
+        } else {
+            status_empty(st);
+        }
+        st->MPI_ERROR = keep;
+    }
+    if (q->r) cr_req_release(job, q->r);
+    q->r = NULL;
+    q->kind = RQ_FREE;
+    cr_idt_free(&job->mpi->p2p.reqs, q);
+}
+
 /* Complete a done request: status, unpack, free the slot (a persistent request
  * becomes inactive and keeps its handle); its error code (truncation, or what
  * a generalized or other request's operation reported). The calls that
  * complete several requests (multi) set the status's MPI_ERROR; the others
  * set it only to an error and otherwise leave it as it was (MPI-3.1 §3.2.5:
  * their return code says it). */
-int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
+static __attribute__((noinline)) int finish_any(cr_job *job, const char *call, mreq *q,
+                                                MPI_Status *st, MPI_Request *h, bool multi)
 {
     MPI_Status local;
     int err, keep = ignore(st) ? 0 : st->MPI_ERROR;
@@ -219,6 +294,23 @@ int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *
     return err;
 }
 
+/* finish, the plain case inline (the wait and test forms here). */
+static inline __attribute__((always_inline)) int
+finish_in(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
+{
+    if (__builtin_expect(plain(q), 1)) {
+        finish_plain(job, q, st, multi);
+        if (h) *h = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    return finish_any(job, call, q, st, h, multi);
+}
+
+int finish(cr_job *job, const char *call, mreq *q, MPI_Status *st, MPI_Request *h, bool multi)
+{
+    return finish_in(job, call, q, st, h, multi);
+}
+
 /* cr_wait_until's readiness over request slots: one of n (NULL ignored) is
  * done; *which is its index. */
 typedef struct qset {
@@ -246,9 +338,17 @@ static const cr_req *qset_first(const qset *s)
     return NULL;
 }
 
+/* Is q's operation known done without a call (a send or receive the engine
+ * completed, or one done when made)? */
+static inline bool settled(const mreq *q)
+{
+    return q->kind == RQ_DONE || ((q->kind == RQ_SEND || q->kind == RQ_RECV) && q->r->done);
+}
+
 /* Block until q's operation is done. */
 void req_wait(cr_job *job, const char *call, mreq *q)
 {
+    if (q->kind == RQ_DONE) return;
     if (q->kind == RQ_SEND || q->kind == RQ_RECV) {
         cr_req_wait(job, q->r);
         return;
@@ -348,7 +448,7 @@ int PMPI_Wait(MPI_Request *h, MPI_Status *st)
         return mpi_leave(job, MPI_SUCCESS);
     }
     req_wait(job, call, q);
-    return mpi_leave(job, finish(job, call, q, st, h, false));
+    return mpi_leave(job, finish_in(job, call, q, st, h, false));
 }
 
 PMPI_WEAK(Test);
@@ -368,7 +468,7 @@ int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
     if (!req_done(job, q)) cr_progress(job);
     *flag = req_done(job, q);
     if (!*flag) return mpi_leave(job, MPI_SUCCESS);
-    return mpi_leave(job, finish(job, call, q, st, h, false));
+    return mpi_leave(job, finish_in(job, call, q, st, h, false));
 }
 
 PMPI_WEAK(Request_get_status);
@@ -430,8 +530,8 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
             status_empty(st_at(sts, i));
             continue;
         }
-        req_wait(job, call, q);
-        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
+        if (!settled(q)) req_wait(job, call, q);
+        if (finish_in(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
@@ -480,7 +580,7 @@ static int any_common(const char *call, int n, MPI_Request *hs, int *index, int 
         return mpi_leave(job, MPI_SUCCESS);
     }
     *index = done;
-    return mpi_leave(job, finish(job, call, req_get(hs[done]), st, &hs[done], false));
+    return mpi_leave(job, finish_in(job, call, req_get(hs[done]), st, &hs[done], false));
 }
 
 PMPI_WEAK(Waitany);
@@ -527,7 +627,7 @@ static int some_common(const char *call, int n, MPI_Request *hs, int *outcount, 
     for (int i = 0; i < n; i++) {
         if (!qs[i] || !req_done(job, qs[i])) continue;
         idx[m] = i;
-        if (finish(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
+        if (finish_in(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
         m++;
     }
     free(qs);
@@ -577,7 +677,7 @@ int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
             status_empty(st_at(sts, i));
             continue;
         }
-        if (finish(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
+        if (finish_in(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }

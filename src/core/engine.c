@@ -75,7 +75,7 @@ __attribute__((noreturn, noinline)) static void no_req(cr_job *job, const char *
     cr_fatal(job, op, "out of memory for requests");
 }
 
-static cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
+static inline cr_req *req_alloc(cr_job *job, uint8_t kind, const char *op)
 {
     cr_req *r = cr_idt_alloc(&job->reqs);
     if (__builtin_expect(!r, 0)) no_req(job, op);
@@ -98,8 +98,8 @@ cr_req *cr_req_from_id(cr_job *job, uint64_t id)
     return id > UINT32_MAX ? NULL : cr_idt_get(&job->reqs, (uint32_t)id);
 }
 
-static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t sig,
-                          const char *how);
+static inline size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
+                                 uint64_t sig, const char *how);
 
 /* A message this rank started sending, or that a receive of it matched: counted
  * for `courier status` (job->stats) and, while tracing, recorded with how it
@@ -125,7 +125,7 @@ static inline void count_matched(cr_job *job, int src, uint16_t ctx, int32_t tag
 /* An internal receive (cr_engine_buffer_rts) has all its data: the unexpected
  * entry now holds the message, or the user receive that matched it meanwhile
  * gets it. */
-static void complete(cr_job *job, cr_req *r);
+static inline void complete(cr_job *job, cr_req *r);
 static void finish_internal(cr_job *job, cr_req *ri)
 {
     if (ri->for_unexp) {
@@ -152,21 +152,27 @@ static inline void wake_for(cr_job *job, const cr_req *r)
         cr_wake_self(job);
 }
 
-static void complete(cr_job *job, cr_req *r)
+/* complete for an internal receive or a stand-in (rare: out of line). */
+static __attribute__((noinline)) void complete_internal(cr_job *job, cr_req *r)
+{
+    if (!r->fwd) {
+        finish_internal(job, r);
+        return;
+    }
+    r->fwd->st = r->st; /* a stand-in for a blocking receive (start_pull) */
+    r->fwd->done = 1;
+    cr_req_release(job, r);
+    wake_for(job, r->fwd);
+}
+
+static inline void complete(cr_job *job, cr_req *r)
 {
     if (__builtin_expect(r->for_unexp || r->chain || r->fwd, 0)) {
-        if (!r->fwd) {
-            finish_internal(job, r);
-            return;
-        }
-        r->fwd->st = r->st; /* a stand-in for a blocking receive (start_pull) */
-        r->fwd->done = 1;
-        cr_req_release(job, r);
-        wake_for(job, r->fwd);
+        complete_internal(job, r);
         return;
     }
     if (r->kind == CR_REQ_SEND) job->sends_active--;
-    if (r->handler) {
+    if (__builtin_expect(r->handler != NULL, 0)) {
         r->next = NULL;
         *job->handlers_due_tail = r;
         job->handlers_due_tail = &r->next;
@@ -235,8 +241,8 @@ static bool recv_wants(const cr_job *job, int src)
 
 /* A message of 'size' bytes matched receive r: count it (and trace it, saying
  * how it comes), check it fits, fill the status (sig: its sender's check value). */
-static size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t sig,
-                          const char *how)
+static inline size_t accept_size(cr_job *job, cr_req *r, int src, int32_t tag, size_t size,
+                                 uint64_t sig, const char *how)
 {
     count_matched(job, src, r->sel.ctx, tag, size, r->posted_at, how);
     r->st.sig = sig;
@@ -584,7 +590,7 @@ static void take_detached(cr_job *job, cr_req *r, cr_unexp *u)
         u->arriving->chain = r;
     } else if (u->op == CR_OP_EAGER) {
         size_t n = accept_size(job, r, u->src, u->tag, u->size, u->sig, "eager");
-        if (n) memcpy(r->buf, u->data, n);
+        cr_copy(r->buf, u->data, n);
         if (u->owned) free(u->data);
         complete(job, r);
     } else {
@@ -668,7 +674,7 @@ static int peek_direct(cr_job *job, cr_link *l, const cr_sel *sel, void *buf, si
     size_t len;
     if (!l->ops->peek(l->ctx, &src, &h, &payload, &len)) return 0;
     if (h.op == CR_OP_EAGER && len <= cap && cr_sel_match(sel, src, h.ctx, h.tag)) {
-        if (len) memcpy(buf, payload, len);
+        cr_copy(buf, payload, len);
         *st = (cr_status){.src = src, .tag = h.tag, .size = len, .count = len, .sig = h.rreq};
         l->ops->take(l->ctx, src);
         count_matched(job, src, h.ctx, h.tag, len, 0, "eager");
@@ -856,7 +862,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
                 start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags, h->rreq);
             } else {
                 size_t n = accept_size(job, r, src, h->tag, len, h->rreq, "eager");
-                if (n) memcpy(r->buf, payload, n);
+                cr_copy(r->buf, payload, n);
                 complete(job, r);
             }
             return 1;
@@ -883,7 +889,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
             u->owned = 0;
             u->held = keep;
             u->arriving = NULL;
-            if (keep) memcpy(u->data, payload, keep);
+            cr_copy(u->data, payload, keep);
             if (src != job->rank) job->unexp_bytes += sizeof *u + keep;
             *job->unexp_tail = u;
             job->unexp_tail = &u->next;

@@ -23,8 +23,10 @@
  *  - a cell is published by storing seq = position + 1 with release order after
  *    everything else in the cell and its payload is written; the receiver reads
  *    seq with acquire order, so one cache line carries a small message;
- *  - the receiver publishes consumed positions lazily (every half ring, and
- *    before it idles), so the two sides do not bounce a line per message;
+ *  - the receiver publishes consumed positions lazily (every half ring, when
+ *    a poll has read a channel dry, and before it idles), so the two sides do
+ *    not bounce a line per message: the sender reads them only when it finds
+ *    the ring full;
  *  - a sender stores its cell, then kicks the receiver's host doorbell
  *    (cr_host_kick: a fence, then a system call only if it sleeps); a sleeper
  *    announces itself, then looks at its rings again (arm) before it waits: no
@@ -249,9 +251,9 @@ static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload
     shm_cell *c = &t->ch->cells[t->tail & (s->ncells - 1)];
     /* (op | WHOLE) is EAGER for an eager message without a value in rreq alone */
     if ((h->op | (h->flags & CR_HDR_WHOLE)) == CR_OP_EAGER && len <= INLINE_MAX) {
-        if (len) memcpy(c->u.inl, payload, len);
+        cr_copy(c->u.inl, payload, len);
     } else if (h->op == CR_OP_EAGER && len <= INLINE_TAGGED) { /* rreq in the cell's tail */
-        if (len) memcpy(c->u.inl, payload, len);
+        cr_copy(c->u.inl, payload, len);
         memcpy(c->u.inl + INLINE_TAGGED, &h->rreq, sizeof h->rreq);
     } else {
         uint32_t pos = t->dtail;
@@ -328,15 +330,27 @@ static int poll_chan(shm_state *s, int c, int budget)
     cr_hdr h;
     const void *payload;
     uint32_t len, dend;
-    while (n < budget && peek(s, c, &h, &payload, &len, &dend)) {
+    for (;;) {
+        if (n == budget) return n;
+        if (!peek(s, c, &h, &payload, &len, &dend)) break;
+        /* the next cell's line comes over while this message is delivered */
+        __builtin_prefetch(&s->rx[c].ch->cells[(s->rx[c].head + 1) & (s->ncells - 1)]);
         if (!s->env.deliver(s->env.owner, peer_of(s, c), &h, payload, len)) {
             /* no room: the sender waits until we receive */
             s->rx[c].stalled = *s->env.recv_gen + 1;
-            break;
+            return n;
         }
         consume(s, c, dend);
         n++;
     }
+    /* Read dry: give the sender its credits now. A window of sends as long as
+     * the ring would otherwise find the cells of the last one not yet given
+     * back whenever the half-ring marks fall out of step with the windows
+     * (after a publish before idling), and wait until this rank idles. The
+     * line is ours until the sender reads it, which it does only when it
+     * thinks the ring full. */
+    shm_rx *r = &s->rx[c];
+    if (n && (r->head != r->head_pub || r->dhead != r->dhead_pub)) publish(s, c);
     return n;
 }
 
