@@ -111,7 +111,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     cr_job *job = mpi_enter(call);
     int rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (!rc && !mpi_errh_valid(errhandler))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ERRHANDLER,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
     if (!rc && !session) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "session is NULL");
     if (rc) return mpi_leave(job, rc);
@@ -286,7 +286,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
                       stringtag ? "newcomm" : "stringtag");
     if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (!rc && !mpi_errh_valid(errhandler))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ERRHANDLER,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
     int session = rc ? 0 : g->session;
     mpi_leave(job, 0);
@@ -360,7 +360,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     mpi_session *s;
     int rc = scheck(job, call, session, &s);
     if (!rc && !mpi_errh_valid(errhandler))
-        rc = sfail(job, session, call, MPI_ERR_ARG, "errhandler %#x is not an error handler",
+        rc = sfail(job, session, call, MPI_ERR_ERRHANDLER, "errhandler %#x is not an error handler",
                    (unsigned)errhandler);
     if (!rc) s->errh = errhandler;
     return mpi_leave(job, rc);

@@ -562,7 +562,8 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler h)
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
     if (!rc && !mpi_errh_valid(h))
-        rc = win_fail(job, win, call, MPI_ERR_ARG, "error handler %#x is not valid", (unsigned)h);
+        rc = win_fail(job, win, call, MPI_ERR_ERRHANDLER, "error handler %#x is not valid",
+                      (unsigned)h);
     if (rc) return mpi_leave(job, rc);
     w->errh = h;
     return mpi_leave(job, MPI_SUCCESS);
