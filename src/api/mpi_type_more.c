@@ -64,6 +64,7 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     const char *marker = mpi_legacy_marker_name(dt); /* MPI_LB, MPI_UB: names, no types */
+    if (dt == MPI_DATATYPE_NULL) marker = "MPI_DATATYPE_NULL"; /* MPI-4.1: named too */
     int rc = marker ? MPI_SUCCESS : type_arg(job, call, dt, &t);
     if (!rc) rc = null_arg(job, call, name, "type_name");
     if (!rc) rc = null_arg(job, call, resultlen, "resultlen");

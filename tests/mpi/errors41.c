@@ -1,5 +1,6 @@
 /* MPI-4.1's version and its two newest error classes in use: MPI_VERSION,
- * MPI_SUBVERSION, MPI_Get_version and MPI_Get_library_version say 4.1; an
+ * MPI_SUBVERSION, MPI_Get_version and MPI_Get_library_version say 4.1; the
+ * null communicator, datatype and window have names (their own); an
  * invalid error handler handle given to every call that takes one
  * (MPI_Comm_set_errhandler, MPI_Win_set_errhandler, MPI_File_set_errhandler,
  * MPI_Session_init, MPI_Session_set_errhandler, MPI_Comm_create_from_group,
@@ -20,6 +21,21 @@ static void version(void)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     OK(MPI_Get_library_version(lib, &len));
     CHECK(strstr(lib, "MPI 4.1") && len == (int)strlen(lib), "library version: %s", lib);
+}
+
+/* MPI-4.1: the null handles have names, their own (mpi4py 4 asks them of a
+ * library that says 4.1, and emulates them below that) */
+static void null_names(void)
+{
+    char n[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    OK(MPI_Comm_get_name(MPI_COMM_NULL, n, &len));
+    CHECK(!strcmp(n, "MPI_COMM_NULL") && len == 13, "MPI_COMM_NULL's name: %s (%d)", n, len);
+    OK(MPI_Type_get_name(MPI_DATATYPE_NULL, n, &len));
+    CHECK(!strcmp(n, "MPI_DATATYPE_NULL") && len == 17, "MPI_DATATYPE_NULL's name: %s", n);
+    OK(MPI_Win_get_name(MPI_WIN_NULL, n, &len));
+    CHECK(!strcmp(n, "MPI_WIN_NULL") && len == 12, "MPI_WIN_NULL's name: %s", n);
+    CHECK(MPI_Comm_set_name(MPI_COMM_NULL, "x") == MPI_ERR_COMM, "MPI_Comm_set_name(NULL)");
 }
 
 static void errhandlers(void)
@@ -108,6 +124,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     version();
+    null_names();
     errhandlers();
     too_large();
     MPI_Barrier(MPI_COMM_WORLD);
