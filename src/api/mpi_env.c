@@ -700,6 +700,10 @@ static int remove_common(const char *call, int code, int what)
     else if (what == 2 && !u->text)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                       "error code %d has no string (MPI_Add_error_string) to remove", code);
+    else if (what < 2 && u->text) /* MPI-4.1: the string goes first */
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "error %s %d still has a string: remove it first (MPI_Remove_error_string)",
+                      what == 0 ? "class" : "code", code);
     for (int i = 0; !rc && what == 0 && i < m->ucode.n; i++)
         if (m->ucode.v[i].cls == code && i != code - MPI_ERR_LASTCODE - 1)
             rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
