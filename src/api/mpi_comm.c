@@ -548,8 +548,13 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (!rc) rc = mpi_info_arg(job, comm, call, info, true);
     if (rc) return mpi_leave(job, rc);
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : job->host_of[job->rank];
-    if (hw) color = mpi_hw_split_color(job, call, &c->g, split_type, info);
-    return mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
+    const char *level = NULL;
+    if (hw) color = mpi_hw_split_color(job, call, &c->g, split_type, info, &level);
+    rc = mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
+    /* MPI-4.1: HW_UNGUIDED tells in the info given which level it split by */
+    if (!rc && level && info != MPI_INFO_NULL && *newcomm != MPI_COMM_NULL)
+        rc = PMPI_Info_set(info, "mpi_hw_resource_type", level);
+    return rc;
 }
 
 mpi_group *mpi_group_get(int h)
