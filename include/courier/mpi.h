@@ -1,4 +1,4 @@
-/* courier — MPI-3.1 and most of MPI-4.1 (C binding), on the same engine and
+/* courier — MPI-4.1 (C binding), on the same engine and
  * collective layer as NX/2 and MPL.
  *
  * Installed as <prefix>/include/courier/mpi.h; courier-cc and courier-c++ add
@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define COURIER_MPI 1
-#define MPI_VERSION 3
+#define MPI_VERSION 4
 #define MPI_SUBVERSION 1
 
 typedef int MPI_Comm;

@@ -548,8 +548,13 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (!rc) rc = mpi_info_arg(job, comm, call, info, true);
     if (rc) return mpi_leave(job, rc);
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : job->host_of[job->rank];
-    if (hw) color = mpi_hw_split_color(job, call, &c->g, split_type, info);
-    return mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
+    const char *level = NULL;
+    if (hw) color = mpi_hw_split_color(job, call, &c->g, split_type, info, &level);
+    rc = mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
+    /* MPI-4.1: HW_UNGUIDED tells in the info given which level it split by */
+    if (!rc && level && info != MPI_INFO_NULL && *newcomm != MPI_COMM_NULL)
+        rc = PMPI_Info_set(info, "mpi_hw_resource_type", level);
+    return rc;
 }
 
 mpi_group *mpi_group_get(int h)
@@ -852,11 +857,12 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
     cr_job *job = mpi_enter("MPI_Comm_get_name");
     mpi_comm *c = NULL;
-    int rc = mpi_comm_check(job, "MPI_Comm_get_name", comm, &c);
+    /* MPI-4.1: the null handle has a name too, its own */
+    int rc = comm == MPI_COMM_NULL ? 0 : mpi_comm_check(job, "MPI_Comm_get_name", comm, &c);
     if (!rc && (!name || !resultlen))
         rc = mpi_fail(job, comm, "MPI_Comm_get_name", MPI_ERR_ARG, "name or resultlen is NULL");
     if (rc) return mpi_leave(job, rc);
-    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c ? c->name : "MPI_COMM_NULL");
     return mpi_leave(job, MPI_SUCCESS);
 }
 

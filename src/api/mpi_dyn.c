@@ -28,7 +28,9 @@
  *    published and did not unpublish is removed at MPI_Finalize;
  *  - the set of peers an accept/connect/join made lives as long as that
  *    intercommunicator: MPI_Comm_disconnect closes it (collective over both
- *    groups); communicators derived from it must be freed first. */
+ *    groups); communicators derived from it must be freed first;
+ *  - a spawned job's launcher ends with the rank that started it, and only
+ *    then, whichever thread of the rank spawned (spawn_watcher). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -690,6 +693,57 @@ out:
     return rc;
 }
 
+/* The new launcher ends with the rank that started it (it ends its ranks then):
+ * the kernel's parent-death signal does that, but it follows the thread that
+ * forked, and a program may spawn from a thread that ends before the job does
+ * (mpi4py.futures' pools do): the new job was ended with the thread (and the
+ * launcher's SIGTERM took the rank too). From any thread but the main one, the
+ * forked child stays as a watcher, one thread whose death signal is its
+ * process's, and the launcher is its child: it passes SIGTERM, SIGINT and
+ * SIGHUP on, ends the launcher when the rank is gone, and ends as the launcher
+ * ended. Called in the forked child; returns in the launcher-to-be. */
+static void spawn_watcher(pid_t rank)
+{
+    for (int fd = 3; fd < 1024; fd++) close(fd); /* not the rank's sockets */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    sigprocmask(SIG_BLOCK, &sigs, NULL);
+    int rfd = (int)syscall(SYS_pidfd_open, rank, 0), sfd = signalfd(-1, &sigs, 0);
+    pid_t me = getpid(), k = fork();
+    if (k == 0) {
+        close(rfd);
+        close(sfd);
+        sigprocmask(SIG_UNBLOCK, &sigs, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != me) _exit(1);
+        return;
+    }
+    if (k < 0) _exit(127);
+    if (rfd < 0 || sfd < 0) kill(k, SIGTERM); /* the rank is gone already */
+    struct pollfd p[3] = {
+        {rfd, POLLIN, 0}, {sfd, POLLIN, 0}, {(int)syscall(SYS_pidfd_open, k, 0), POLLIN, 0}};
+    int st = 0;
+    while (waitpid(k, &st, WNOHANG) != k) {
+        poll(p, 3, p[2].fd < 0 ? 100 : -1);
+        if (p[0].revents) { /* the rank ended */
+            kill(k, SIGTERM);
+            p[0].fd = -1;
+        }
+        struct signalfd_siginfo si;
+        if (p[1].revents && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            kill(k, (int)si.ssi_signo);
+    }
+    if (WIFSIGNALED(st)) {
+        signal(WTERMSIG(st), SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &sigs, NULL);
+        kill(me, WTERMSIG(st));
+    }
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 /* The root: start `courier run -n N cmd args [: -n M cmd2 args2 ...]` with the
  * port in its environment, in the first command's "wdir". 0 and *pid, or -1
  * with why. */
@@ -750,13 +804,18 @@ static int kid_start(cr_job *job, int count, char **cmds, char ***argvs, const i
         for (int k = 0; argvs && argvs[i] && argvs[i][k]; k++) argv[a++] = argvs[i][k];
     }
     pid_t parent = getpid();
+    bool main_thread = (pid_t)syscall(SYS_gettid) == parent;
     fflush(stdout);
     fflush(stderr);
     *pid = fork();
     if (*pid == 0) {
         /* the new launcher ends with this rank (it ends its ranks then) */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent) _exit(1);
+        if (!main_thread) {
+            spawn_watcher(parent);
+        } else {
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (getppid() != parent) _exit(1);
+        }
         if (wdir && chdir(wdir) < 0) {
             dprintf(2, "courier: rank %d: MPI_Comm_spawn: cannot enter wdir %s: %s\n", job->rank,
                     wdir, strerror(errno));

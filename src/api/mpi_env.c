@@ -432,7 +432,7 @@ PMPI_WEAK(Get_library_version);
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen) return MPI_ERR_ARG;
-    *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "courier MPI subset (MPI %d.%d)",
+    *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "courier (MPI %d.%d)",
                           MPI_VERSION, MPI_SUBVERSION);
     return MPI_SUCCESS;
 }
@@ -488,7 +488,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler h)
     int rc = mpi_comm_check(job, call, comm, &c);
     if (rc) return mpi_leave(job, rc);
     if (!mpi_errh_valid(h))
-        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ARG,
+        return mpi_leave(job, mpi_fail(job, comm, call, MPI_ERR_ERRHANDLER,
                                        "error handler %#x is not a valid handler", (unsigned)h));
     c->errh = h;
     return mpi_leave(job, MPI_SUCCESS);
@@ -546,9 +546,12 @@ int PMPI_Errhandler_free(MPI_Errhandler *h)
 {
     const char *call = "MPI_Errhandler_free";
     cr_job *job = mpi_enter(call);
-    if (!h || !mpi_errh_valid(*h))
-        return mpi_leave(
-            job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "not a valid error handler"));
+    if (!h)
+        return mpi_leave(job,
+                         mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "errhandler is NULL"));
+    if (!mpi_errh_valid(*h))
+        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ERRHANDLER,
+                                       "error handler %#x is not a valid handler", (unsigned)*h));
     /* Communicators may still use it: the function pointer stays. */
     if (h_idx(*h) >= 2 && *h != MPI_ERRORS_ABORT) job->mpi->errh.freed[h_idx(*h) - 2] = true;
     *h = MPI_ERRHANDLER_NULL;
@@ -702,6 +705,10 @@ static int remove_common(const char *call, int code, int what)
     else if (what == 2 && !u->text)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                       "error code %d has no string (MPI_Add_error_string) to remove", code);
+    else if (what < 2 && u->text) /* MPI-4.1: the string goes first */
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "error %s %d still has a string: remove it first (MPI_Remove_error_string)",
+                      what == 0 ? "class" : "code", code);
     for (int i = 0; !rc && what == 0 && i < m->ucode.n; i++)
         if (m->ucode.v[i].cls == code && i != code - MPI_ERR_LASTCODE - 1)
             rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,

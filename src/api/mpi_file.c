@@ -737,7 +737,8 @@ int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler h)
     mpi_file *f = NULL;
     int rc = fh == MPI_FILE_NULL ? 0 : mf_check(job, call, fh, &f);
     if (!rc && !mpi_errh_valid(h))
-        rc = mf_fail(job, fh, call, MPI_ERR_ARG, "error handler %#x is not valid", (unsigned)h);
+        rc = mf_fail(job, fh, call, MPI_ERR_ERRHANDLER, "error handler %#x is not valid",
+                     (unsigned)h);
     if (rc) return mpi_leave(job, rc);
     if (f)
         f->errh = h;

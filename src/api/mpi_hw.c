@@ -82,9 +82,11 @@ static int guided_level(MPI_Info info)
     return -1;
 }
 
-int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_type, MPI_Info info)
+int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_type, MPI_Info info,
+                       const char **level)
 {
     int color[HW_LEVELS];
+    *level = NULL;
     hw_colors(job, color);
     if (split_type != MPI_COMM_TYPE_HW_UNGUIDED) {
         int l = guided_level(info);
@@ -100,7 +102,11 @@ int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_typ
     for (int l = 0; l < HW_LEVELS; l++) {
         long lo = mm[l], hi = -mm[HW_LEVELS + l];
         if (hi < 0) break; /* no member is in one: the smaller levels neither */
-        if (lo != hi) return color[l] < 0 ? MPI_UNDEFINED : color[l];
+        if (lo != hi) {
+            if (color[l] < 0) return MPI_UNDEFINED;
+            *level = hw_names[l][0];
+            return color[l];
+        }
     }
     return MPI_UNDEFINED;
 }

@@ -858,8 +858,10 @@ const char *mpi_info_lookup(MPI_Info h, const char *key);
 
 /* mpi_hw.c: this rank's color for MPI_Comm_split_type's HW_GUIDED,
  * RESOURCE_GUIDED (info's "mpi_hw_resource_type") or HW_UNGUIDED (collective
- * over g: the largest level that divides it); MPI_UNDEFINED for none. */
-int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_type, MPI_Info info);
+ * over g: the largest level that divides it; *level its name, for the info
+ * the program passed, else NULL); MPI_UNDEFINED for none. */
+int mpi_hw_split_color(cr_job *job, const char *call, cr_group *g, int split_type, MPI_Info info,
+                       const char **level);
 /* Replace communicator h's hints with a copy of info's (MPI_INFO_NULL: none). */
 void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info info);
 

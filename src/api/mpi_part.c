@@ -29,7 +29,9 @@
  *  - once its announcement is there, each started receive posts one engine
  *    receive per wire chunk, at the chunk's byte offset: the partition counts
  *    of the two sides may differ; MPI_Parrived(i) is true once every chunk
- *    that overlaps receive partition i's bytes is in.
+ *    that overlaps receive partition i's bytes is in (partitions of no bytes:
+ *    the chunks of the same share of the sender's partitions; never before
+ *    the sender marked them ready).
  *
  * Invariants:
  *  - a chunk's message of round r is the r-th message with its tag from its
@@ -201,15 +203,22 @@ static void post(cr_job *job, const char *call, mpi_prt *p)
 /* Receive partition i's bytes: are they all in? */
 static bool rpart_in(const mpi_prt *p, int i)
 {
-    if (!p->pbytes) return true;
     if (!p->posted) return false;
     const hello_msg *h = &p->h;
-    if (!h->pbytes) return true;
-    uint64_t a = (uint64_t)i * p->pbytes, b = a + p->pbytes;
-    if (a >= h->parts * h->pbytes) return true; /* beyond what the sender has */
-    uint64_t last = (b - 1) / h->pbytes;
+    uint64_t first, last; /* the sender's partitions that partition i waits for */
+    if (!p->pbytes || !h->pbytes) {
+        /* no bytes to place it by (partitions of nothing still arrive only
+         * once marked ready): the same share of the partitions */
+        first = (uint64_t)i * h->parts / (uint64_t)p->parts;
+        last = (((uint64_t)i + 1) * h->parts + (uint64_t)p->parts - 1) / (uint64_t)p->parts - 1;
+    } else {
+        uint64_t a = (uint64_t)i * p->pbytes, b = a + p->pbytes;
+        if (a >= h->parts * h->pbytes) return true; /* beyond what the sender has */
+        first = a / h->pbytes;
+        last = (b - 1) / h->pbytes;
+    }
     if (last >= h->parts) last = h->parts - 1;
-    for (uint64_t j = chunk_of(h, a / h->pbytes); j <= chunk_of(h, last); j++)
+    for (uint64_t j = chunk_of(h, first); j <= chunk_of(h, last); j++)
         if (!p->wr[j]->done) return false;
     return true;
 }

@@ -130,7 +130,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     cr_job *job = mpi_enter(call);
     int rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (!rc && !mpi_errh_valid(errhandler))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ERRHANDLER,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
     if (!rc && !session) rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "session is NULL");
     const char *lv = rc || info == MPI_INFO_NULL ? NULL : mpi_info_lookup(info, "thread_level");
@@ -314,7 +314,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     mpi_group *g = NULL;
     int rc = mpi_group_check(job, call, group, &g);
     if (!rc && !mpi_errh_valid(errhandler))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ERRHANDLER,
                       "errhandler %#x is not an error handler", (unsigned)errhandler);
     /* from here on, errors go to the handler the call was given */
     if (!rc && (!stringtag || !newcomm))
@@ -393,7 +393,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     mpi_session *s;
     int rc = scheck(job, call, session, &s);
     if (!rc && !mpi_errh_valid(errhandler))
-        rc = sfail(job, session, call, MPI_ERR_ARG, "errhandler %#x is not an error handler",
+        rc = sfail(job, session, call, MPI_ERR_ERRHANDLER, "errhandler %#x is not an error handler",
                    (unsigned)errhandler);
     if (!rc) s->errh = errhandler;
     return mpi_leave(job, rc);

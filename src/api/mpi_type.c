@@ -64,6 +64,7 @@
  *    type's map lives inside it, and callers keep mpi_type pointers across
  *    calls that create types (MPICH's lots_of_types once read freed memory
  *    after the table grew). */
+#include <limits.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -507,6 +508,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
         rc = mpi_fail(job, comm, call, MPI_ERR_COUNT, "incount %d is negative", incount);
     if (!rc && !size) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "size is NULL");
     if (rc) return mpi_leave(job, rc);
-    *size = (int)((size_t)incount * t->size);
+    size_t n = (size_t)incount * t->size; /* past an int: MPI_UNDEFINED, as MPI_Type_size */
+    *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return mpi_leave(job, MPI_SUCCESS);
 }

@@ -64,6 +64,7 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     const char *marker = mpi_legacy_marker_name(dt); /* MPI_LB, MPI_UB: names, no types */
+    if (dt == MPI_DATATYPE_NULL) marker = "MPI_DATATYPE_NULL"; /* MPI-4.1: named too */
     int rc = marker ? MPI_SUCCESS : type_arg(job, call, dt, &t);
     if (!rc) rc = null_arg(job, call, name, "type_name");
     if (!rc) rc = null_arg(job, call, resultlen, "resultlen");
@@ -586,11 +587,13 @@ int PMPI_Status_set_elements_x(MPI_Status *st, MPI_Datatype dt, MPI_Count count)
 PMPI_WEAK(Type_match_size);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *dt)
 {
-    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, 0};
-    static const MPI_Datatype ints[] = {MPI_SIGNED_CHAR, MPI_SHORT,     MPI_INT,
-                                        MPI_LONG,        MPI_LONG_LONG, 0};
+    /* the C types first, then the sizes only Fortran's have (16-byte
+     * integers, 32-byte complex): a size with a type gives one */
+    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL16, 0};
+    static const MPI_Datatype ints[] = {MPI_SIGNED_CHAR, MPI_SHORT,     MPI_INT, MPI_LONG,
+                                        MPI_LONG_LONG,   MPI_INTEGER16, 0};
     static const MPI_Datatype cplx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                        MPI_C_LONG_DOUBLE_COMPLEX, 0};
+                                        MPI_C_LONG_DOUBLE_COMPLEX, MPI_COMPLEX32, 0};
     const char *call = "MPI_Type_match_size";
     cr_job *job = mpi_enter(call);
     int rc = null_arg(job, call, dt, "datatype");

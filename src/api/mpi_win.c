@@ -507,12 +507,13 @@ int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
 {
     const char *call = "MPI_Win_get_name";
     cr_job *job = mpi_enter(call);
-    mpi_win *w;
-    int rc = win_check(job, call, win, &w);
+    mpi_win *w = NULL;
+    /* MPI-4.1: the null handle has a name too, its own */
+    int rc = win == MPI_WIN_NULL ? 0 : win_check(job, call, win, &w);
     if (!rc && (!name || !resultlen))
         rc = win_fail(job, win, call, MPI_ERR_ARG, "%s is NULL", name ? "resultlen" : "name");
     if (rc) return mpi_leave(job, rc);
-    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w ? w->name : "MPI_WIN_NULL");
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -562,7 +563,8 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler h)
     mpi_win *w;
     int rc = win_check(job, call, win, &w);
     if (!rc && !mpi_errh_valid(h))
-        rc = win_fail(job, win, call, MPI_ERR_ARG, "error handler %#x is not valid", (unsigned)h);
+        rc = win_fail(job, win, call, MPI_ERR_ERRHANDLER, "error handler %#x is not valid",
+                      (unsigned)h);
     if (rc) return mpi_leave(job, rc);
     w->errh = h;
     return mpi_leave(job, MPI_SUCCESS);

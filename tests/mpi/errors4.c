@@ -1,7 +1,8 @@
 /* MPI-4.1 MPI_Remove_error_class/_code/_string and MPI-4.0
  * MPI_ERR_PROC_ABORTED: what was removed is unknown to MPI_Error_class and
  * MPI_Error_string afterwards, and the removals refuse what they must (a
- * class with codes, a predefined class, a code without a string). Rank 0
+ * class with codes, a predefined class, a code without a string, a class
+ * or a code that still has a string, as mpi4py's test_errorcode asks). Rank 0
  * prints "errors4 ok". */
 #include <string.h>
 
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
     CHECK(MPI_Remove_error_class(cls) != MPI_SUCCESS, "removed a class that has a code");
     CHECK(MPI_Remove_error_class(MPI_ERR_ARG) != MPI_SUCCESS, "removed a predefined class");
     CHECK(MPI_Remove_error_code(cls) != MPI_SUCCESS, "removed a class as a code");
+    CHECK(MPI_Remove_error_code(code) != MPI_SUCCESS, "removed a code that has a string");
     OK(MPI_Remove_error_string(code));
     OK(MPI_Error_string(code, s, &len));
     CHECK(len == 0, "string still there: %s", s);
@@ -39,6 +41,9 @@ int main(int argc, char **argv)
     OK(MPI_Remove_error_code(code));
     CHECK(cls_of(code) == -1, "removed code still has a class");
     CHECK(MPI_Error_string(code, s, &len) != MPI_SUCCESS, "removed code still has a string");
+    OK(MPI_Add_error_string(cls, "my class"));
+    CHECK(MPI_Remove_error_class(cls) != MPI_SUCCESS, "removed a class that has a string");
+    OK(MPI_Remove_error_string(cls));
     OK(MPI_Remove_error_class(cls));
     CHECK(cls_of(cls) == -1, "removed class still known");
     CHECK(MPI_Remove_error_class(cls) != MPI_SUCCESS, "removed a class twice");

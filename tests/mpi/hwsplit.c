@@ -6,7 +6,9 @@
  * core_id and physical_package_id of the CPU each runs on (the job runs with
  * --bind core); MPI_INFO_NULL, no key and an unknown value give
  * MPI_COMM_NULL; HW_UNGUIDED over MPI_COMM_WORLD gives the hosts when there
- * are several, over a host a strict subset of it or MPI_COMM_NULL, over
+ * are several (and "mpi_hw_resource_type" = "mpi_shared_memory" in the info
+ * passed, as mpi4py's testSplitTypeHWUnguided asks), over a host a strict
+ * subset of it or MPI_COMM_NULL, over
  * MPI_COMM_SELF MPI_COMM_NULL; a bad split type and a bad info handle are
  * refused (MPI_ERR_ARG, MPI_ERR_INFO). MPI_Get_hw_resource_info names the
  * three levels in "mpi_hw_resource_type", each with its own key, and each
@@ -108,12 +110,20 @@ int main(int argc, char **argv)
           mine[1], first[0], first[1]);
 
     MPI_Comm un;
-    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &un));
+    MPI_Info said;
+    OK(MPI_Info_create(&said));
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, said, &un));
     if (hosts > 1) {
         CHECK(un != MPI_COMM_NULL, "HW_UNGUIDED over several hosts gave MPI_COMM_NULL");
         OK(MPI_Comm_compare(un, shared, &cmp));
         CHECK(cmp == MPI_CONGRUENT, "HW_UNGUIDED over several hosts: not the hosts (%d)", cmp);
+        /* MPI-4.1: the info given says which level it split by */
+        char lv[64] = "";
+        int lvlen = sizeof lv - 1, lvflag = 0;
+        OK(MPI_Info_get_string(said, "mpi_hw_resource_type", &lvlen, lv, &lvflag));
+        CHECK(lvflag && !strcmp(lv, "mpi_shared_memory"), "HW_UNGUIDED's info says '%s'", lv);
     }
+    OK(MPI_Info_free(&said));
     if (un != MPI_COMM_NULL) MPI_Comm_free(&un);
     OK(MPI_Comm_split_type(shared, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &un));
     if (un != MPI_COMM_NULL) {

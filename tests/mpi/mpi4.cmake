@@ -86,3 +86,17 @@ target_include_directories(mpi_datarep_c PRIVATE ${PROJECT_SOURCE_DIR}/include/c
 target_link_libraries(mpi_datarep_c PRIVATE courier)
 pass_test(mpi_datarep_c_2 "datarep_c ok"
           ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_datarep_c>)
+# MPI 4.1 as the version; MPI_ERR_ERRHANDLER for an invalid error handler
+# handle; MPI_UNDEFINED for sizes past an int (tests/mpi/errors41.c).
+add_executable(mpi_errors41 errors41.c)
+target_include_directories(mpi_errors41 PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_errors41 PRIVATE courier)
+pass_test(mpi_errors41_2 "errors41 ok" ${MPI_CMD} run -n 2 --timeout 120 $<TARGET_FILE:mpi_errors41>)
+# Partitions of nothing arrive only once marked ready (tests/mpi/part_empty.c).
+add_executable(mpi_part_empty part_empty.c)
+target_include_directories(mpi_part_empty PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
+target_link_libraries(mpi_part_empty PRIVATE courier)
+foreach(np 1 2)
+  pass_test(mpi_part_empty_${np} "part empty ok"
+            ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_part_empty>)
+endforeach()

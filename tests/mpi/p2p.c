@@ -281,7 +281,7 @@ int main(int argc, char **argv)
     OK(MPI_Get_processor_name(name, &len));
     CHECK(len > 0 && (int)strlen(name) == len, "processor name");
     OK(MPI_Get_version(&v, &sv));
-    CHECK(v == 3 && sv == 1, "version");
+    CHECK(v == 4 && sv == 1, "version");
     CHECK(MPI_Wtick() > 0 && MPI_Wtick() < 0.01, "wtick");
     double t0 = MPI_Wtime();
     modes();

@@ -219,7 +219,7 @@ static void test_names(void)
     CHECK(!strcmp(name, "int"), "renamed MPI_INT: %s", name);
     OK(MPI_Type_set_name(MPI_INT, "MPI_INT"));
     OK(MPI_Type_free(&v));
-    CHECK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len) == MPI_ERR_TYPE, "NULL type");
+    CHECK(MPI_Type_set_name(MPI_DATATYPE_NULL, "x") == MPI_ERR_TYPE, "NULL type");
     CHECK(MPI_Type_set_name(MPI_INT, NULL) == MPI_ERR_ARG, "NULL name");
 }
 
@@ -705,6 +705,13 @@ static void test_x(void)
     CHECK(m == MPI_SIGNED_CHAR, "integer 1");
     OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m));
     CHECK(m == MPI_C_DOUBLE_COMPLEX, "complex 16");
+    /* sizes only a Fortran type has: that type (mpi4py's testMatchSize) */
+    OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &m));
+    CHECK(m == MPI_INTEGER16, "integer 16");
+    int bytes = 0;
+    OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &m));
+    OK(MPI_Type_size(m, &bytes));
+    CHECK(bytes == 16, "real 16: %d bytes", bytes);
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m) == MPI_ERR_ARG, "real 3");
     CHECK(MPI_Type_match_size(42, 4, &m) == MPI_ERR_ARG, "class 42");
 }
