@@ -622,6 +622,7 @@ struct cr_mpi {
     int ngroups;
     mpi_type **types; /* each allocated once and never moved: maps point into them */
     int ntypes;
+    int type_free_from; /* no free slot in types below this index */
     /* The types MPI_Type_create_f90_* made, one per (combiner, p, r) (mpi_type_new.c). */
     struct mpi_f90_cache {
         struct mpi_f90_type {

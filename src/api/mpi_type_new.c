@@ -351,8 +351,11 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
         }
     }
     free(b->ent);
-    int i = 1;
+    /* the lowest free slot: none below type_free_from (so making n live types
+     * is not n^2/2 steps: HDF5 makes one per chunk) */
+    int i = job->mpi->type_free_from > 1 ? job->mpi->type_free_from : 1;
     while (i < job->mpi->ntypes && job->mpi->types[i] && job->mpi->types[i]->used) i++;
+    job->mpi->type_free_from = i + 1;
     if (i == job->mpi->ntypes) {
         if (job->mpi->ntypes % 64 == 0) {
             mpi_type **n = realloc(job->mpi->types, (size_t)(job->mpi->ntypes + 64) * sizeof *n);
@@ -425,6 +428,7 @@ void mpi_type_unref(int idx)
         free(t->rep);
         mpi_attrs_forget(&t->attrs, MPI_OBJ_TYPE);
         *t = (mpi_type){.idx = idx};
+        if (idx < mpi_st()->type_free_from) mpi_st()->type_free_from = idx;
         if (e) env_free(e); /* may release the types it was made from in turn */
     }
 }
