@@ -1,6 +1,6 @@
 /* Collective buffering for the _all accesses (two-phase I/O, as ROMIO's):
  * when the ranks' accesses interleave in the file (a read: and the ranks
- * are on more than one host or single copy serves), or romio_cb_read/write
+ * are on more than one host), or romio_cb_read/write
  * says "enable", the span they cover is cut into one file domain per
  * aggregator (cb_nodes of them, one per host unless the hint says more;
  * f->aggs gives the order), each domain handled in windows of
@@ -606,15 +606,17 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
         }
     }
     int mode = write ? f->h.cb_write : f->h.cb_read;
-    /* automatic: when the accesses interleave; for a read, only across hosts
-     * or by single copy: on one host every rank reads the same page cache,
-     * and each rank's own sieved reads (one copy out of the cache, one to
-     * pick its pieces) beat an exchange by messages (2-rank strided
-     * read_at_all of 16 MiB each: 17-26 ms sieved, 51-74 ms through an
-     * aggregator by messages), but not the aggregator's single copy (8-20 ms
-     * against 15-25 ms sieved; at 4 ranks 29-32 against 50-60) */
+    /* automatic: when the accesses interleave; for a read, only across
+     * hosts: on one host every rank reads the same page cache, and each
+     * rank's own reads (sieved where the holes are small, one call a piece
+     * where they are not: mf_pio) beat an exchange by messages (2-rank
+     * strided read_at_all of 16 MiB each: 17-26 ms against 51-74 ms) and,
+     * on a quiet machine, the aggregator's single copy too (2 ranks 4.3-4.4
+     * ms against 6.9-7.6; 4 ranks 2.9 against 17.2-17.5; the same beside a
+     * CPU-bound process). romio_cb_read=enable still takes the aggregator
+     * (it paid under a load of 10-13: 8-20 ms against 15-25). */
     bool cb = lo < hi && P > 1 && mode != 0 &&
-              (mode == 1 || ((write || direct || f->nhosts > 1) && interleaved(all, P)));
+              (mode == 1 || ((write || f->nhosts > 1) && interleaved(all, P)));
     if (!cb) {
         free(all);
         free(sofs);

@@ -84,6 +84,8 @@ int main(int argc, char **argv)
     MPI_Info in;
     MPI_Info_create(&in);
     MPI_Info_set(in, "cb_buffer_size", "65536");
+    /* reads on one host go through the aggregator only when asked */
+    MPI_Info_set(in, "romio_cb_read", "enable");
     if (!strcmp(mode, "two")) MPI_Info_set(in, "cb_nodes", "2");
     MPI_File fh;
     OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, in, &fh));
