@@ -48,7 +48,7 @@ static void self(void)
 
 static void pair(int me)
 {
-    int buf[1], token = 0;
+    int buf[1] = {0}, token = 0;
     MPI_Request q;
     if (me == 0) {
         OK(MPI_Psend_init(buf, 2, 0, MPI_INT, 1, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &q));
