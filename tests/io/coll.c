@@ -19,18 +19,14 @@
  * Prints "io_coll MODE: N ranks ok" (rank 0). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <mpi.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../deny_cma.h"
 #include "../mpi/mcheck.h"
 
 static int me, np;
@@ -44,17 +40,8 @@ static unsigned char byte_of(int owner, long i)
  * EPERM, in every thread. */
 static void deny(void)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    };
-    struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
-    CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "prctl: %s", strerror(errno));
-    CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0,
-          "seccomp: %s", strerror(errno));
+    const char *failed = deny_cma();
+    CHECK(!failed, "%s: %s", failed, strerror(errno));
     char x = 0, y = 1;
     struct iovec l = {&x, 1}, r = {&y, 1};
     CHECK(process_vm_readv(getpid(), &l, 1, &r, 1, 0) < 0 && errno == EPERM,

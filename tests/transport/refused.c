@@ -27,19 +27,15 @@
  * and prints "refused MODE: N ranks ok" at the end (rank 0). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <courier/courier.h>
 
+#include "../deny_cma.h"
 #include "../mpi/mcheck.h"
 
 #define BIG (1u << 20)
@@ -91,18 +87,8 @@ static int probe(int p)
  * EPERM, in every thread (the progress thread too). */
 static void deny(void)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    };
-    struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
-    CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "prctl(PR_SET_NO_NEW_PRIVS): %s",
-          strerror(errno));
-    CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0,
-          "seccomp: %s", strerror(errno));
+    const char *failed = deny_cma();
+    CHECK(!failed, "%s: %s", failed, strerror(errno));
     for (int p = 0; p < n; p++)
         if (p != rank) CHECK(probe(p) == EPERM, "rank %d can still read rank %d", rank, p);
 }
