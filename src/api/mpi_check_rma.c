@@ -256,13 +256,24 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
     mpi_check_end();
 }
 
+/* The words of a report on one access a of rank w->me's window: the window,
+ * the access's bytes there, the access; standard output flushed first. */
+typedef struct store_words {
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
+} store_words;
+
+static void store_words_of(const mpi_win *w, const rma_rec *a, store_words *x)
+{
+    win_words(w, x->ww, sizeof x->ww);
+    range_words(w, w->me, a->lo, a->hi, x->rw, sizeof x->rw);
+    access_words(a, x->aw, sizeof x->aw);
+    fflush(stdout);
+}
+
 static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a)
 {
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
-    win_words(w, ww, sizeof ww);
-    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
-    access_words(a, aw, sizeof aw);
-    fflush(stdout);
+    store_words x;
+    store_words_of(w, a, &x);
     fprintf(stderr,
             "courier: check: RMA conflict on %s: %s of rank %d changed in %s by something other "
             "than the one access to them\n"
@@ -272,7 +283,7 @@ static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a
             "  a target's own stores must not touch bytes a put writes in the same epoch "
             "(MPI-4.1 section 12.7): store before the epoch opens or after it closes, or into "
             "other bytes\n",
-            ww, rw, w->me, epoch_words(ep), a->origin, aw, w->me);
+            x.ww, x.rw, w->me, epoch_words(ep), a->origin, x.aw, w->me);
     mpi_check_trace(job, "check: RMA store during a put");
     mpi_check_end();
 }
@@ -283,11 +294,8 @@ static void report_store(cr_job *job, const mpi_win *w, int ep, const rma_rec *a
  * put then overwrote). */
 static void report_early(cr_job *job, const mpi_win *w, int ep, const rma_rec *a)
 {
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
-    win_words(w, ww, sizeof ww);
-    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
-    access_words(a, aw, sizeof aw);
-    fflush(stdout);
+    store_words x;
+    store_words_of(w, a, &x);
     fprintf(stderr,
             "courier: check: RMA conflict on %s: %s of rank %d changed in %s %s rank %d's %s %s\n"
             "  rank %d: %s\n"
@@ -296,20 +304,17 @@ static void report_early(cr_job *job, const mpi_win *w, int ep, const rma_rec *a
             "  a target's own stores must not touch bytes a put or get accesses in the same "
             "epoch (MPI-4.1 section 12.7): store before the epoch opens or after it closes, or "
             "into other bytes\n",
-            ww, rw, w->me, epoch_words(ep), a->rd ? "while" : "before the data of", a->origin,
+            x.ww, x.rw, w->me, epoch_words(ep), a->rd ? "while" : "before the data of", a->origin,
             calls[a->call % (sizeof calls / sizeof calls[0])],
-            a->rd ? "read them" : "arrived (and overwrote the store)", a->origin, aw, w->me);
+            a->rd ? "read them" : "arrived (and overwrote the store)", a->origin, x.aw, w->me);
     mpi_check_trace(job, "check: RMA store during a put");
     mpi_check_end();
 }
 
 static void report_pstore(cr_job *job, const mpi_win *w, const rma_rec *a)
 {
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160];
-    win_words(w, ww, sizeof ww);
-    range_words(w, w->me, a->lo, a->hi, rw, sizeof rw);
-    access_words(a, aw, sizeof aw);
-    fflush(stdout);
+    store_words x;
+    store_words_of(w, a, &x);
     fprintf(stderr,
             "courier: check: RMA conflict on %s: %s of rank %d changed during rank %d's "
             "passive-target epoch, between its %s and the flush or unlock that completed it, by "
@@ -322,8 +327,8 @@ static void report_pstore(cr_job *job, const mpi_win *w, const rma_rec *a)
             "unlock or flush and a synchronization that orders the two (a message, a barrier; "
             "in the unified model MPI_Win_sync at the target once it sees the put), or into "
             "other bytes\n",
-            ww, rw, w->me, a->origin, calls[a->call % (sizeof calls / sizeof calls[0])], a->origin,
-            aw, w->me);
+            x.ww, x.rw, w->me, a->origin, calls[a->call % (sizeof calls / sizeof calls[0])],
+            a->origin, x.aw, w->me);
     mpi_check_trace(job, "check: RMA store during a put");
     mpi_check_end();
 }
