@@ -135,8 +135,7 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
         rc = mpi_fail(job, comm, call, MPI_ERR_BUFFER,
                       "no buffer is attached to this communicator (MPI_Comm_attach_buffer)");
     if (rc) return mpi_leave(job, rc);
-    cr_wait_until(job, call, mpi_bsends_done, b, NULL);
-    mpi_bpool_process(job); /* reaps: the space comes back */
+    mpi_bpool_drain(job, call, b);
     mpi_bpool_detach(b, buffer_addr, size);
     b->comm = -1;
     return mpi_leave(job, MPI_SUCCESS);
@@ -199,8 +198,7 @@ static int flush_common(const char *call, MPI_Comm comm)
     mpi_bpool *b;
     int rc = flush_pool(job, call, comm, &b);
     if (rc) return mpi_leave(job, rc);
-    cr_wait_until(job, call, mpi_bsends_done, b, NULL);
-    mpi_bpool_process(job);
+    mpi_bpool_drain(job, call, b);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
