@@ -510,7 +510,7 @@ static MPI_Offset vec_end(const mf_vec *v, size_t i, size_t j)
  * 3.2 GB/s sieved, 5.8-6.8 one by one (Open MPI 5.6-6.7); every 8 KiB (2
  * ranks), IOR's strided-view read 480-680 MB/s sieved, 880-1190 one by
  * one, while the 2-rank write was 1.8-1.9x Open MPI's sieved and 0.6x one
- * by one. */
+ * by one (that one beside a running CI). */
 #define MF_DS_GAP 4096
 
 /* Pieces i..j-1 as one window (data sieving); *stop: the end of the file was
