@@ -185,6 +185,10 @@ void mf_unlock(mpi_file *f, int fd, MPI_Offset lo, MPI_Offset hi);
  * its pieces and data; *done as for mf_pio. */
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
 void mf_coll_free(mpi_file *f); /* at close: the buffers kept */
+/* Whether an _all access goes without collective buffering on every rank,
+ * whatever its pieces (the hints, the ranks, the hosts say so): then each
+ * rank does its part with mf_pio, as mf_coll_io would. */
+bool mf_coll_indep(const mpi_file *f, bool write);
 
 /* Nonblocking accesses (mpi_file_io.c): wait until the file's queued
  * accesses have run (without the engine lock: the I/O thread takes it);

@@ -5,7 +5,8 @@
  * Every access goes through access_do(): the arguments checked under the
  * lock, then without it: the program's buffer as the view's stream and
  * where it starts (acc_begin), the stream's file pieces and the I/O,
- * independent (mf_pio) or collective (mf_coll_io) (acc_io).
+ * independent (mf_pio), or collective (mf_coll_io) unless the hints and the
+ * hosts make it independent on every rank (mf_coll_indep) (acc_io).
  *
  * Invariants:
  *  - a blocking access moves the individual pointer by the etypes it
@@ -148,7 +149,9 @@ static bool mem_runs(mpi_file *f, mf_op *o)
 {
     const acc *a = &o->a;
     mpi_type *t = mpi_type_get(a->dt);
-    if (a->coll || f->rep != MF_NATIVE || t->contig || !a->count || !t->size) return false;
+    if ((a->coll && !mf_coll_indep(f, a->write)) || f->rep != MF_NATIVE || t->contig || !a->count ||
+        !t->size)
+        return false;
     size_t one = 0; /* runs of one instance (count instances: at most count times as many) */
     mpi_type_runs(t, 1, run_count_cb, &one);
     if (t->size < MF_MEM_RUN * one) return false;
@@ -215,7 +218,13 @@ static void acc_io(mpi_file *f, mf_op *o, bool queued)
     mf_vec v = {0};
     o->got = 0;
     if (!rc) mf_view_pieces(f, o->s * (MPI_Offset)f->esize, o->n, &v);
-    if (a->coll) {
+    bool indep = !a->coll || mf_coll_indep(f, a->write);
+    /* a collective access that goes independent still starts together, as
+     * collective buffering's all-gather would have it: programs (and
+     * ROMIO, whose collective reads always exchange their offsets first)
+     * take an _all call as a point every rank has reached */
+    if (a->coll && indep) PMPI_Barrier(f->comm);
+    if (!indep) {
         mf_err e2 = {0};
         int r2 = mf_coll_io(f, &v, rc ? NULL : o->data, a->write, &o->got, &e2);
         if (!rc && r2) {

@@ -2,7 +2,9 @@
  * independent path of every access: the view's file pieces of a stretch of
  * its data stream, the program's buffer to and from that stream (packing a
  * non-contiguous datatype, converting to "external32" or a registered
- * representation), and pread/pwrite of the pieces with data sieving.
+ * representation), and pread/pwrite of the pieces with data sieving, the
+ * stream being one buffer or the runs of the program's memory (mf_mem:
+ * preadv/pwritev in place); scratch buffers kept with the file.
  *
  * Invariants:
  *  - a view's runs (f->roff, f->rlen) are one filetype instance's, offsets
@@ -19,7 +21,9 @@
  *  - data sieving reads (or, for a write, locks with fcntl, reads, patches
  *    and writes back) one window of the file covering several pieces; a
  *    write's window never extends past its last piece, and with the lock no
- *    other writer's bytes in the holes are lost. */
+ *    other writer's bytes in the holes are lost;
+ *  - a scratch buffer is in one of the file's slots (f->spare) or in the
+ *    hands of one access, never both: slots change by atomic exchange. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>

@@ -5,7 +5,8 @@
  * bytes (so the file's blocks and the memory's runs cut each other
  * anywhere). With data sieving forced on and off: blocking and nonblocking
  * writes, the file checked byte for byte against the sequential
- * computation; reads back, the gaps of memory left alone; a read past the
+ * computation; reads back (independent and collective), the gaps of memory
+ * left alone; a read past the
  * end of the file (its count, what it read); and IOR's strided-view memory
  * type (4 KiB resized to extent 0: every instance on the same bytes). */
 #define _GNU_SOURCE
@@ -129,6 +130,16 @@ static void run(const char *dir, const char *ds)
     OK(MPI_File_iread_at(fh, S, m1, 1, mt, &rq));
     OK(MPI_Wait(&rq, &st));
     check_mem(m1, S, S, "iread_at");
+    /* collective reads (on one host: each rank its own part, in place) */
+    memset(m0, 0xEE, mlen);
+    memset(m1, 0xEE, mlen);
+    OK(MPI_File_read_at_all(fh, 0, m0, 1, mt, &st));
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    CHECK(n == S, "rank %d: read_at_all read %d bytes, not %d", me, n, S);
+    check_mem(m0, 0, S, "read_at_all");
+    OK(MPI_File_iread_at_all(fh, S, m1, 1, mt, &rq));
+    OK(MPI_Wait(&rq, &st));
+    check_mem(m1, S, S, "iread_at_all");
     /* from 1000 bytes before the stream's end: the last rank's stream ends
      * the file; the others' go on through the zeros of their last block */
     long at = 2L * S - 1000, left = B - (2L * S) % B;
