@@ -16,6 +16,8 @@
 #                  the ranks, one call per 4 KiB
 #   strided-view   the same pattern as one call per rank through a strided
 #                  file view (--mpiio.useFileView --mpiio.useStridedDatatype)
+# The courier runs load DIR/src's libcourier (LD_LIBRARY_PATH, before the run
+# path COURIER_IOR was linked with), so they measure the build given.
 # The files go to D (default: a directory under /tmp, removed at the end); they
 # stay in the page cache, so this measures the I/O layer (copies, system calls,
 # collective exchanges) more than the disk.
@@ -64,7 +66,7 @@ one() {
     rm -f "$dir/ior.$impl"
     # shellcheck disable=SC2086
     case $impl in
-    courier) res=$("$courier" run -n "$np" "$cior" -a MPIIO $cflag $args -w -r -i 1 -o "$dir/ior.$impl" 2>&1 </dev/null) ;;
+    courier) res=$(LD_LIBRARY_PATH="$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$courier" run -n "$np" "$cior" -a MPIIO $cflag $args -w -r -i 1 -o "$dir/ior.$impl" 2>&1 </dev/null) ;;
     ompio) res=$(mpirun.openmpi --oversubscribe -n "$np" "$oior" -a MPIIO $cflag $args -w -r -i 1 -o "$dir/ior.$impl" 2>&1 </dev/null) ;;
     romio) res=$(mpirun.openmpi --oversubscribe --mca io romio321 -n "$np" "$oior" -a MPIIO $cflag $args -w -r -i 1 -o "$dir/ior.$impl" 2>&1 </dev/null) ;;
     esac || { echo "$0: $impl, $np ranks, $mode $row failed:" >&2; echo "$res" | tail -5 >&2; exit 1; }

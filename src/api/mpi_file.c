@@ -373,6 +373,7 @@ static void file_release(mpi_file *f)
     if (f->shfd >= 0) close(f->shfd);
     mf_view_release(f);
     mf_coll_free(f);
+    mf_scratch_free(f);
     free(f->name);
     free(f->shname);
     free(f->aggs);

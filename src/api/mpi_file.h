@@ -17,11 +17,14 @@
 #define COURIER_MPI_FILE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "mpi_impl.h"
 
 #define K_FILE 0x70000000u
+#define MF_SPARES 2 /* scratch buffers a file keeps: a staging buffer and a window */
 
 /* Hints in use (MPI_File_get_info gives them back). Tri-state ones: 0
  * disable, 1 enable, 2 automatic. */
@@ -63,6 +66,10 @@ typedef struct mpi_file {
     int shfd;            /* the shared file pointer: 8 bytes in this side file, under fcntl locks */
     char *shname;        /* its path (rank 0 removes it at close) */
     struct mf_cbufs *cb; /* collective buffering's buffers, kept from call to call */
+    /* scratch buffers kept from call to call (mf_scratch_get): each slot
+     * holds one or is NULL, taken and given back by atomic exchange, so the
+     * I/O thread and the program's thread never share one */
+    _Atomic(struct mf_scratch *) spare[MF_SPARES];
     /* a split collective under way (begin called, end not yet): its access */
     bool split;
     struct mf_op *split_op;
@@ -122,6 +129,18 @@ int mf_check(cr_job *job, const char *call, MPI_File h, mpi_file **out);
 ssize_t mf_pread(int fd, char *p, size_t len, MPI_Offset off);
 int mf_pwrite(int fd, const char *p, size_t len, MPI_Offset off);
 
+/* Scratch buffers (mpi_file_view.c): the staging buffer of a packed or
+ * converted stream, a data sieving window. mf_scratch_get gives n bytes (NULL:
+ * out of memory), taken from the buffers f keeps when one is free and big
+ * enough (f NULL: a fresh one, never kept); mf_scratch_put gives one back to
+ * f (or frees it: f NULL, no free slot, or more than MF_SCRATCH_KEEP bytes);
+ * NULL is ignored. Safe from the file's I/O thread and the program's at once.
+ * mf_scratch_free frees those kept (at close). */
+#define MF_SCRATCH_KEEP ((size_t)64 << 20)
+char *mf_scratch_get(mpi_file *f, size_t n);
+void mf_scratch_put(mpi_file *f, char *p);
+void mf_scratch_free(mpi_file *f);
+
 /* Views (mpi_file_view.c). */
 void mf_view_default(mpi_file *f); /* byte stream from 0, "native" */
 void mf_view_release(mpi_file *f);
@@ -130,20 +149,30 @@ void mf_view_pieces(const mpi_file *f, MPI_Offset s, size_t n, mf_vec *v);
 /* Stream bytes of the view that lie before file byte 'at'. */
 MPI_Offset mf_view_stream_before(const mpi_file *f, MPI_Offset at);
 /* Memory <-> stream for count instances of dt: bytes of the stream, and a
- * buffer holding them (write: filled from buf; *tmp set when it is not buf). */
-int mf_to_stream(mpi_file *f, const void *buf, int count, MPI_Datatype dt, char **out, size_t *n,
-                 char **tmp, mf_err *e);
-/* read: the buffer to read the stream into (buf itself, or *tmp), then
- * mf_from_stream with the bytes actually read. */
-int mf_stream_buf(mpi_file *f, void *buf, int count, MPI_Datatype dt, char **out, size_t *n,
-                  char **tmp, mf_err *e);
+ * buffer holding them (write: filled from buf; *tmp set when it is not buf:
+ * a scratch buffer of keep, given back with mf_scratch_put(keep, *tmp);
+ * keep is f, or NULL where the access may outlive the file). */
+int mf_to_stream(mpi_file *f, mpi_file *keep, const void *buf, int count, MPI_Datatype dt,
+                 char **out, size_t *n, char **tmp, mf_err *e);
+/* read: the buffer to read the stream into (buf itself, or *tmp, as above),
+ * then mf_from_stream with the bytes actually read. */
+int mf_stream_buf(mpi_file *f, mpi_file *keep, void *buf, int count, MPI_Datatype dt, char **out,
+                  size_t *n, char **tmp, mf_err *e);
 int mf_from_stream(mpi_file *f, void *buf, int count, MPI_Datatype dt, const char *in, size_t got,
                    mf_err *e);
 /* The status of an access of 'got' stream bytes of count dt. */
 void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st);
+/* The program's memory as the stream, without a staging buffer: its runs in
+ * stream order (iov[0..n)), and a cursor (run i, in bytes into it). */
+typedef struct mf_mem {
+    struct iovec *iov;
+    size_t n, i, in;
+} mf_mem;
 /* Independent I/O of the pieces (data sieving where it pays); *done: stream
- * bytes transferred (a read stops at the end of the file). */
+ * bytes transferred (a read stops at the end of the file). The stream is
+ * data (v->bytes of it), or m's runs from its cursor (mf_pio_mem). */
 int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
+int mf_pio_mem(mpi_file *f, const mf_vec *v, mf_mem *m, bool write, size_t *done, mf_err *e);
 
 /* Locks of atomic mode, data sieving and the shared pointer: fcntl
  * byte-range locks on fd (f->fd or f->shfd), under the file's mutex for it
@@ -156,6 +185,10 @@ void mf_unlock(mpi_file *f, int fd, MPI_Offset lo, MPI_Offset hi);
  * its pieces and data; *done as for mf_pio. */
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
 void mf_coll_free(mpi_file *f); /* at close: the buffers kept */
+/* Whether an _all access goes without collective buffering on every rank,
+ * whatever its pieces (the hints, the ranks, the hosts say so): then each
+ * rank does its part with mf_pio, as mf_coll_io would. */
+bool mf_coll_indep(const mpi_file *f, bool write);
 
 /* Nonblocking accesses (mpi_file_io.c): wait until the file's queued
  * accesses have run (without the engine lock: the I/O thread takes it);

@@ -572,6 +572,21 @@ static round_buf *cbufs(mpi_file *f)
     return b;
 }
 
+bool mf_coll_indep(const mpi_file *f, bool write)
+{
+    int mode = write ? f->h.cb_write : f->h.cb_read;
+    /* automatic: when the accesses interleave; for a read, only across
+     * hosts: on one host every rank reads the same page cache, and each
+     * rank's own reads (sieved where the holes are small, one call a piece
+     * where they are not: mf_pio) beat an exchange by messages (2-rank
+     * strided read_at_all of 16 MiB each: 17-26 ms against 51-74 ms) and,
+     * on a quiet machine, the aggregator's single copy too (2 ranks 4.3-4.4
+     * ms against 6.9-7.6; 4 ranks 2.9 against 17.2-17.5; the same beside a
+     * CPU-bound process). romio_cb_read=enable still takes the aggregator
+     * (it paid under a load of 10-13: 8-20 ms against 15-25). */
+    return f->size == 1 || mode == 0 || (mode == 2 && !write && f->nhosts == 1);
+}
+
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e)
 {
     *done = 0;
@@ -606,17 +621,7 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *don
         }
     }
     int mode = write ? f->h.cb_write : f->h.cb_read;
-    /* automatic: when the accesses interleave; for a read, only across
-     * hosts: on one host every rank reads the same page cache, and each
-     * rank's own reads (sieved where the holes are small, one call a piece
-     * where they are not: mf_pio) beat an exchange by messages (2-rank
-     * strided read_at_all of 16 MiB each: 17-26 ms against 51-74 ms) and,
-     * on a quiet machine, the aggregator's single copy too (2 ranks 4.3-4.4
-     * ms against 6.9-7.6; 4 ranks 2.9 against 17.2-17.5; the same beside a
-     * CPU-bound process). romio_cb_read=enable still takes the aggregator
-     * (it paid under a load of 10-13: 8-20 ms against 15-25). */
-    bool cb = lo < hi && P > 1 && mode != 0 &&
-              (mode == 1 || ((write || f->nhosts > 1) && interleaved(all, P)));
+    bool cb = lo < hi && !mf_coll_indep(f, write) && (mode == 1 || interleaved(all, P));
     if (!cb) {
         free(all);
         free(sofs);

@@ -5,7 +5,8 @@
  * Every access goes through access_do(): the arguments checked under the
  * lock, then without it: the program's buffer as the view's stream and
  * where it starts (acc_begin), the stream's file pieces and the I/O,
- * independent (mf_pio) or collective (mf_coll_io) (acc_io).
+ * independent (mf_pio), or collective (mf_coll_io) unless the hints and the
+ * hosts make it independent on every rank (mf_coll_indep) (acc_io).
  *
  * Invariants:
  *  - a blocking access moves the individual pointer by the etypes it
@@ -95,6 +96,8 @@ static int acc_check(cr_job *job, const acc *a, mpi_file **fp)
 typedef struct mf_op {
     acc a;
     char *data, *tmp; /* the stream: the program's buffer, or tmp */
+    mpi_file *keep;   /* tmp is a scratch buffer of this file (NULL: of none) */
+    mf_mem m;         /* or the program's memory as runs (m.iov set): no staging */
     size_t n, got;    /* its bytes; those transferred */
     MPI_Offset s;     /* where it starts, in etypes (_ordered: found when it runs) */
     mpi_type *t;      /* the memory type: held (refs) by a queued access */
@@ -121,14 +124,56 @@ struct mf_async {
     pthread_t th;
 };
 
+/* Runs of the program's memory, for mem_runs. */
+static void mem_run_cb(void *ctx, ptrdiff_t off, size_t len)
+{
+    mf_op *o = ctx;
+    o->m.iov[o->m.n++] = (struct iovec){(char *)o->a.buf + off, len};
+}
+
+/* An independent access of "native" data through a non-contiguous memory
+ * type whose runs are long (MF_MEM_RUN bytes and more on average) reads
+ * and writes the program's memory in place (mf_pio_mem: preadv/pwritev, or
+ * copies to and from a sieving window), instead of packing it to a
+ * staging buffer of the whole access first: IOR's strided-view rows (16 MiB
+ * of 4 KiB runs a call) faulted a fresh 16 MiB in and copied it. Shorter
+ * runs are packed (a copy each beats an iovec each). true: o->m is set. */
+#define MF_MEM_RUN 512
+static void run_count_cb(void *ctx, ptrdiff_t off, size_t len)
+{
+    (void)off, (void)len;
+    ++*(size_t *)ctx;
+}
+
+static bool mem_runs(mpi_file *f, mf_op *o)
+{
+    const acc *a = &o->a;
+    mpi_type *t = mpi_type_get(a->dt);
+    if ((a->coll && !mf_coll_indep(f, a->write)) || f->rep != MF_NATIVE || t->contig || !a->count ||
+        !t->size)
+        return false;
+    size_t one = 0; /* runs of one instance (count instances: at most count times as many) */
+    mpi_type_runs(t, 1, run_count_cb, &one);
+    if (t->size < MF_MEM_RUN * one) return false;
+    o->m.iov = malloc(one * (size_t)a->count * sizeof *o->m.iov);
+    if (!o->m.iov) return false;
+    mpi_type_runs(t, (size_t)a->count, mem_run_cb, o);
+    o->n = t->size * (size_t)a->count;
+    o->data = a->buf; /* nothing to unpack after a read */
+    return true;
+}
+
 /* The memory side, and the place in the stream but for _ordered (whose place
  * needs every rank: found when it runs). An error stops an independent
  * access here; a collective one still takes its part, empty. */
 static int acc_begin(mpi_file *f, mf_op *o, bool queued)
 {
     const acc *a = &o->a;
-    int rc = a->write ? mf_to_stream(f, a->buf, a->count, a->dt, &o->data, &o->n, &o->tmp, &o->e)
-                      : mf_stream_buf(f, a->buf, a->count, a->dt, &o->data, &o->n, &o->tmp, &o->e);
+    int rc =
+        mem_runs(f, o) ? 0
+        : a->write
+            ? mf_to_stream(f, o->keep, a->buf, a->count, a->dt, &o->data, &o->n, &o->tmp, &o->e)
+            : mf_stream_buf(f, o->keep, a->buf, a->count, a->dt, &o->data, &o->n, &o->tmp, &o->e);
     if (rc && !a->coll) return rc;
     if (rc) o->n = 0;
     MPI_Offset ne = (MPI_Offset)(o->n / f->esize);
@@ -173,14 +218,22 @@ static void acc_io(mpi_file *f, mf_op *o, bool queued)
     mf_vec v = {0};
     o->got = 0;
     if (!rc) mf_view_pieces(f, o->s * (MPI_Offset)f->esize, o->n, &v);
-    if (a->coll) {
+    bool indep = !a->coll || mf_coll_indep(f, a->write);
+    /* a collective access that goes independent still starts together, as
+     * collective buffering's all-gather would have it: programs (and
+     * ROMIO, whose collective reads always exchange their offsets first)
+     * take an _all call as a point every rank has reached */
+    if (a->coll && indep) PMPI_Barrier(f->comm);
+    if (!indep) {
         mf_err e2 = {0};
         int r2 = mf_coll_io(f, &v, rc ? NULL : o->data, a->write, &o->got, &e2);
         if (!rc && r2) {
             o->e = e2;
             rc = r2;
         }
-    } else if (!rc)
+    } else if (!rc && o->m.iov)
+        rc = mf_pio_mem(f, &v, &o->m, a->write, &o->got, &o->e);
+    else if (!rc)
         rc = mf_pio(f, &v, o->data, a->write, &o->got, &o->e);
     mf_vec_free(&v);
     if (!rc && !a->write) {
@@ -315,7 +368,8 @@ static int op_result(cr_job *job, mf_op *o, MPI_Status *st)
 static void op_free(mf_op *o)
 {
     if (o->t) mpi_type_unref(o->t->idx);
-    free(o->tmp);
+    mf_scratch_put(o->keep, o->tmp);
+    free(o->m.iov);
     free(o);
 }
 
@@ -358,6 +412,9 @@ static int access_do(acc a, MPI_Status *st, MPI_Request *req, bool split)
     mf_op *o = calloc(1, sizeof *o);
     if (!o) cr_fatal(job, a.call, "out of memory");
     o->a = a;
+    /* a blocking access ends before the call returns, with the file still
+     * open: its staging buffer may be the file's, kept for the next call */
+    if (!req && !split) o->keep = f;
     if (queued) {
         if (!job->multi) cr_multi_begin(job); /* the I/O thread calls MPI too */
         o->t = mpi_type_get(a.dt);

@@ -2,7 +2,9 @@
  * independent path of every access: the view's file pieces of a stretch of
  * its data stream, the program's buffer to and from that stream (packing a
  * non-contiguous datatype, converting to "external32" or a registered
- * representation), and pread/pwrite of the pieces with data sieving.
+ * representation), and pread/pwrite of the pieces with data sieving, the
+ * stream being one buffer or the runs of the program's memory (mf_mem:
+ * preadv/pwritev in place); scratch buffers kept with the file.
  *
  * Invariants:
  *  - a view's runs (f->roff, f->rlen) are one filetype instance's, offsets
@@ -19,13 +21,17 @@
  *  - data sieving reads (or, for a write, locks with fcntl, reads, patches
  *    and writes back) one window of the file covering several pieces; a
  *    write's window never extends past its last piece, and with the lock no
- *    other writer's bytes in the holes are lost. */
+ *    other writer's bytes in the holes are lost;
+ *  - a scratch buffer is in one of the file's slots (f->spare) or in the
+ *    hands of one access, never both: slots change by atomic exchange. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mpi_file.h"
@@ -366,22 +372,24 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
 
 /* ---- the program's buffer and the stream ------------------------------------------- */
 
-int mf_to_stream(mpi_file *f, const void *buf, int count, MPI_Datatype dt, char **out, size_t *n,
-                 char **tmp, mf_err *e)
+int mf_to_stream(mpi_file *f, mpi_file *keep, const void *buf, int count, MPI_Datatype dt,
+                 char **out, size_t *n, char **tmp, mf_err *e)
 {
     mpi_type *t = mpi_type_get(dt);
     *tmp = NULL;
     *n = t->size * (size_t)count;
     if (f->rep == MF_EXTERNAL32) {
         *n = t->xsize * (size_t)count;
-        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        if (!(*tmp = mf_scratch_get(keep, *n)))
+            return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
         MPI_Aint pos = 0;
         int rc = PMPI_Pack_external("external32", buf, count, dt, *tmp, (MPI_Aint)*n, &pos);
         if (rc) return mf_set_err(e, MPI_ERR_CONVERSION, "external32 conversion failed (%d)", rc);
     } else if (f->rep >= MF_USER &&
                (mf_tab()->reps[f->rep - MF_USER].wr || mf_tab()->reps[f->rep - MF_USER].wr_c)) {
         mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
-        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        if (!(*tmp = mf_scratch_get(keep, *n)))
+            return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
         int rc = d.wr ? d.wr((void *)buf, dt, count, *tmp, 0, d.extra)
                       : d.wr_c((void *)buf, dt, count, *tmp, 0, d.extra);
         if (rc)
@@ -389,15 +397,16 @@ int mf_to_stream(mpi_file *f, const void *buf, int count, MPI_Datatype dt, char 
                               "the write conversion of data representation '%s' returned %d",
                               d.name, rc);
     } else if (!t->contig) {
-        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        if (!(*tmp = mf_scratch_get(keep, *n)))
+            return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
         mpi_pack_data(t, buf, (size_t)count, *tmp);
     }
     *out = *tmp ? *tmp : (char *)buf;
     return 0;
 }
 
-int mf_stream_buf(mpi_file *f, void *buf, int count, MPI_Datatype dt, char **out, size_t *n,
-                  char **tmp, mf_err *e)
+int mf_stream_buf(mpi_file *f, mpi_file *keep, void *buf, int count, MPI_Datatype dt, char **out,
+                  size_t *n, char **tmp, mf_err *e)
 {
     mpi_type *t = mpi_type_get(dt);
     *tmp = NULL;
@@ -406,7 +415,8 @@ int mf_stream_buf(mpi_file *f, void *buf, int count, MPI_Datatype dt, char **out
         f->rep == MF_NATIVE || (f->rep >= MF_USER && !mf_tab()->reps[f->rep - MF_USER].rd &&
                                 !mf_tab()->reps[f->rep - MF_USER].rd_c);
     if (!direct || !t->contig) {
-        if (!(*tmp = malloc(*n ? *n : 1))) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
+        if (!(*tmp = mf_scratch_get(keep, *n)))
+            return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
     }
     *out = *tmp ? *tmp : (char *)buf;
     return 0;
@@ -454,6 +464,59 @@ void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st)
     st->MPI_TAG = MPI_ANY_TAG;
     st->cr_cancelled = 0;
     st->cr_bytes = mem;
+}
+
+/* ---- scratch buffers ----------------------------------------------------------------- */
+
+/* A scratch buffer: its capacity, then the bytes mf_scratch_get hands out. */
+typedef struct mf_scratch {
+    union {
+        size_t cap;
+        max_align_t align;
+    } h;
+    char data[];
+} mf_scratch;
+
+static mf_scratch *scratch_of(char *p)
+{
+    return (mf_scratch *)(p - offsetof(mf_scratch, data));
+}
+
+char *mf_scratch_get(mpi_file *f, size_t n)
+{
+    if (!n) n = 1;
+    mf_scratch *small = NULL;
+    for (int i = 0; f && i < MF_SPARES; i++) {
+        mf_scratch *s = atomic_exchange(&f->spare[i], NULL);
+        if (!s) continue;
+        if (s->h.cap >= n) {
+            if (small) mf_scratch_put(f, small->data);
+            return s->data;
+        }
+        if (small) free(small); /* two too small: one is grown below */
+        small = s;
+    }
+    free(small); /* grown: a fresh one (its bytes need not be copied) */
+    mf_scratch *s = malloc(sizeof *s + n);
+    if (!s) return NULL;
+    s->h.cap = n;
+    return s->data;
+}
+
+void mf_scratch_put(mpi_file *f, char *p)
+{
+    if (!p) return;
+    mf_scratch *s = scratch_of(p);
+    for (int i = 0; f && s->h.cap <= MF_SCRATCH_KEEP && i < MF_SPARES; i++) {
+        mf_scratch *none = NULL;
+        if (atomic_compare_exchange_strong(&f->spare[i], &none, s)) return;
+    }
+    free(s);
+}
+
+void mf_scratch_free(mpi_file *f)
+{
+    for (int i = 0; i < MF_SPARES; i++) free(atomic_exchange(&f->spare[i], NULL));
 }
 
 /* ---- pread / pwrite of pieces ------------------------------------------------------- */
@@ -513,64 +576,139 @@ static MPI_Offset vec_end(const mf_vec *v, size_t i, size_t j)
  * by one (that one beside a running CI). */
 #define MF_DS_GAP 4096
 
+/* ---- the program's memory as runs (mf_mem) ---------------------------------------- */
+
+/* Up to max iovecs for the next len bytes at m's cursor (not moved). */
+static int mem_iov(const mf_mem *m, size_t len, struct iovec *out, int max)
+{
+    int k = 0;
+    for (size_t i = m->i, in = m->in; len && i < m->n && k < max; i++, in = 0) {
+        size_t take = m->iov[i].iov_len - in;
+        if (take > len) take = len;
+        out[k++] = (struct iovec){(char *)m->iov[i].iov_base + in, take};
+        len -= take;
+    }
+    return k;
+}
+
+static void mem_skip(mf_mem *m, size_t len)
+{
+    while (len && m->i < m->n) {
+        size_t take = m->iov[m->i].iov_len - m->in;
+        if (take > len) take = len;
+        len -= take;
+        if ((m->in += take) == m->iov[m->i].iov_len) m->i++, m->in = 0;
+    }
+}
+
+/* len bytes between w and the cursor (to_mem: into the program's memory). */
+static void mem_copy(mf_mem *m, char *w, size_t len, bool to_mem)
+{
+    while (len && m->i < m->n) {
+        char *p = (char *)m->iov[m->i].iov_base + m->in;
+        size_t take = m->iov[m->i].iov_len - m->in;
+        if (take > len) take = len;
+        memcpy(to_mem ? p : w, to_mem ? w : p, take);
+        w += take;
+        len -= take;
+        if ((m->in += take) == m->iov[m->i].iov_len) m->i++, m->in = 0;
+    }
+}
+
+#define MF_IOV 64
+/* preadv of len bytes at off into the cursor's memory, over short reads
+ * and EINTR; the cursor moves by len. Bytes read before the end of the
+ * file, or -1 (errno). */
+static ssize_t mem_pread(int fd, mf_mem *m, size_t len, MPI_Offset off)
+{
+    size_t got = 0;
+    while (got < len) {
+        struct iovec iov[MF_IOV];
+        int k = mem_iov(m, len - got, iov, MF_IOV);
+        ssize_t r = preadv(fd, iov, k, off + (MPI_Offset)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        mem_skip(m, (size_t)r);
+        got += (size_t)r;
+    }
+    mem_skip(m, len - got);
+    return (ssize_t)got;
+}
+
+/* pwritev of len bytes of the cursor's memory at off: 0 or an errno. */
+static int mem_pwrite(int fd, mf_mem *m, size_t len, MPI_Offset off)
+{
+    size_t put = 0;
+    while (put < len) {
+        struct iovec iov[MF_IOV];
+        int k = mem_iov(m, len - put, iov, MF_IOV);
+        ssize_t r = pwritev(fd, iov, k, off + (MPI_Offset)put);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return errno;
+        if (r == 0) return ENOSPC;
+        mem_skip(m, (size_t)r);
+        put += (size_t)r;
+    }
+    return 0;
+}
+
+/* Pieces i..j-1 one by one, written from the cursor (a window that could not be sieved). */
+static int pieces_write(mpi_file *f, const mf_vec *v, size_t i, size_t j, mf_mem *m, size_t *done,
+                        mf_err *e)
+{
+    for (size_t k = i; k < j; k++) {
+        int err = mem_pwrite(f->fd, m, v->len[k], v->off[k]);
+        if (err) return io_err(e, err, true, v->len[k], v->off[k]);
+        *done += v->len[k];
+    }
+    return 0;
+}
+
 /* Pieces i..j-1 as one window (data sieving); *stop: the end of the file was
  * reached inside it. */
-static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, bool write,
+static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, mf_mem *m, bool write,
                  size_t *done, bool *stop, mf_err *e)
 {
     MPI_Offset lo = v->off[i], hi = vec_end(v, i, j);
     size_t wl = (size_t)(hi - lo);
-    char *w = malloc(wl);
-    if (!w) return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory for a %zu-byte window", wl);
     bool locked = false;
     if (write && !f->atomic) {
-        if (mf_lock(f, f->fd, true, lo, hi) != 0) { /* no locks here: piece by piece */
-            free(w);
-            for (size_t k = i; k < j; k++) {
-                int err = mf_pwrite(f->fd, *data, v->len[k], v->off[k]);
-                if (err) return io_err(e, err, true, v->len[k], v->off[k]);
-                *data += v->len[k];
-                *done += v->len[k];
-            }
-            return 0;
-        }
+        if (mf_lock(f, f->fd, true, lo, hi) != 0) /* no locks here: piece by piece */
+            return pieces_write(f, v, i, j, m, done, e);
         locked = true;
+    }
+    char *w = mf_scratch_get(f, wl);
+    if (!w) {
+        if (locked) mf_unlock(f, f->fd, lo, hi);
+        return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory for a %zu-byte window", wl);
     }
     ssize_t got = mf_pread(f->fd, w, wl, lo);
     int rc = 0;
     if (got < 0) {
-        if (!write || errno != EBADF) rc = io_err(e, errno, false, wl, lo);
-        got = 0; /* write-only file: no holes can be read; write the pieces alone */
-        if (write && !rc) {
-            for (size_t k = i; k < j && !rc; k++) {
-                int err = mf_pwrite(f->fd, *data, v->len[k], v->off[k]);
-                if (err) rc = io_err(e, err, true, v->len[k], v->off[k]);
-                *data += v->len[k];
-                *done += err ? 0 : v->len[k];
-            }
-            if (locked) mf_unlock(f, f->fd, lo, hi);
-            free(w);
-            return rc;
-        }
+        if (!write || errno != EBADF)
+            rc = io_err(e, errno, false, wl, lo);
+        else /* write-only file: no holes can be read; write the pieces alone */
+            rc = pieces_write(f, v, i, j, m, done, e);
+        if (locked) mf_unlock(f, f->fd, lo, hi);
+        mf_scratch_put(f, w);
+        return rc;
     }
-    if (!rc && write) {
+    if (write) {
         if ((size_t)got < wl) memset(w + got, 0, wl - (size_t)got);
-        for (size_t k = i; k < j; k++) {
-            memcpy(w + (v->off[k] - lo), *data, v->len[k]);
-            *data += v->len[k];
-        }
+        for (size_t k = i; k < j; k++) mem_copy(m, w + (v->off[k] - lo), v->len[k], false);
         int err = mf_pwrite(f->fd, w, wl, lo);
         if (err)
             rc = io_err(e, err, true, wl, lo);
         else
             for (size_t k = i; k < j; k++) *done += v->len[k];
-    } else if (!rc) {
+    } else {
         for (size_t k = i; k < j; k++) {
             MPI_Offset at = v->off[k] - lo;
             size_t have = at >= got ? 0 : (size_t)(got - at);
             size_t n = have < v->len[k] ? have : v->len[k];
-            memcpy(*data, w + at, n);
-            *data += v->len[k];
+            mem_copy(m, w + at, n, true);
+            mem_skip(m, v->len[k] - n);
             *done += n;
             if (n < v->len[k]) {
                 *stop = true;
@@ -579,11 +717,18 @@ static int sieve(mpi_file *f, const mf_vec *v, size_t i, size_t j, char **data, 
         }
     }
     if (locked) mf_unlock(f, f->fd, lo, hi);
-    free(w);
+    mf_scratch_put(f, w);
     return rc;
 }
 
 int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e)
+{
+    struct iovec one = {data, v->bytes};
+    mf_mem m = {&one, 1, 0, 0};
+    return mf_pio_mem(f, v, &m, write, done, e);
+}
+
+int mf_pio_mem(mpi_file *f, const mf_vec *v, mf_mem *m, bool write, size_t *done, mf_err *e)
 {
     *done = 0;
     if (!v->n) return 0;
@@ -612,18 +757,18 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
         /* automatic: sieve a window whose pieces start on average within
          * MF_DS_GAP bytes of each other (a write: twice that) */
         if (j - i > 1 && (ds == 1 || span <= (MPI_Offset)(j - i) * MF_DS_GAP * (write ? 2 : 1))) {
-            rc = sieve(f, v, i, j, &data, write, done, &stop, e);
+            rc = sieve(f, v, i, j, m, write, done, &stop, e);
             i = j;
             continue;
         }
         if (write) {
-            int err = mf_pwrite(f->fd, data, v->len[i], v->off[i]);
+            int err = mem_pwrite(f->fd, m, v->len[i], v->off[i]);
             if (err)
                 rc = io_err(e, err, true, v->len[i], v->off[i]);
             else
                 *done += v->len[i];
         } else {
-            ssize_t got = mf_pread(f->fd, data, v->len[i], v->off[i]);
+            ssize_t got = mem_pread(f->fd, m, v->len[i], v->off[i]);
             if (got < 0)
                 rc = io_err(e, errno, false, v->len[i], v->off[i]);
             else {
@@ -631,7 +776,6 @@ int mf_pio(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, m
                 stop = (size_t)got < v->len[i];
             }
         }
-        data += v->len[i];
         i++;
     }
     if (f->atomic) mf_unlock(f, f->fd, lo, hi);
