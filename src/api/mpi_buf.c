@@ -11,7 +11,7 @@
  * bound. A buffered send on a communicator with a buffer of its own is charged
  * to that one, else to its session's when it was made from a session's group
  * and the session has one (MPI_Session_attach_buffer, mpi_session.c), else to
- * the process's (MPI-4.1 §3.6.1).
+ * the process's (MPI-4.1 §4.6).
  *
  * Invariants:
  *  - a communicator's or a session's pool is in job->mpi->mpi4.bufs, keyed by the communicator's

@@ -526,7 +526,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
  * COURIER_TEST_HOSTS splits into pretend hosts) share memory. The hardware
  * levels (HW_GUIDED, RESOURCE_GUIDED, HW_UNGUIDED) are mpi_hw.c's (on an
  * intercommunicator HW_UNGUIDED's level is chosen in each group). On an
- * intercommunicator (MPI-4.1 §7.4.2) the result is an intercommunicator, as
+ * intercommunicator (MPI-4.1 §8.4.2) the result is an intercommunicator, as
  * MPI_Comm_split by the instance gives: the local group's ranks of one
  * instance with the remote group's ranks of that same instance, and
  * MPI_COMM_NULL where the other group has none. */

@@ -88,7 +88,7 @@ static void envelope_of(const mpi_type *t, MPI_Count n[4], int *combiner)
 }
 
 /* A type whose envelope holds large counts cannot be described by the int
- * forms: MPI_ERR_TYPE (MPI-4.1 §5.1.13; MPI-4.0's errata made it that class,
+ * forms: MPI_ERR_TYPE (MPI-4.1 §6.1.13; MPI-4.0's errata made it that class,
  * not MPI_ERR_VALUE_TOO_LARGE). */
 static int large_refused(cr_job *job, const char *call, const mpi_type *t)
 {

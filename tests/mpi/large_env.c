@@ -5,13 +5,13 @@
  *    MPI_Type_get_contents_c gives them back, and a derived type inside comes
  *    back with its own large counts), have the size and extent they say, and
  *    the int forms MPI_Type_get_envelope/_contents refuse them with
- *    MPI_ERR_TYPE (MPI-4.1 §5.1.13); small _c types keep their int envelopes
+ *    MPI_ERR_TYPE (MPI-4.1 §6.1.13); small _c types keep their int envelopes
  *    (mpi4py's testContiguousBigMPI);
  *  - MPI_Buffer_attach_c, MPI_Comm_attach_buffer_c and
  *    MPI_Session_attach_buffer_c of 3 GiB (mapped, never written: courier
  *    copies buffered sends elsewhere) hold the whole size: a buffered send
  *    goes through, the _c detach gives 3 GiB back, the int detach
- *    MPI_UNDEFINED (MPI-4.1 §3.6.1). Any number of ranks (each alone); argument "types" or
+ *    MPI_UNDEFINED (MPI-4.1 §4.6). Any number of ranks (each alone); argument "types" or
  *    "buffers": that part only. */
 #include <limits.h>
 #include <string.h>
