@@ -163,13 +163,16 @@ void abi_attr_out(int kv, void *val)
     }
 }
 
-int courier_PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
-                                   int *num_datatypes, int *combiner);
+int courier_PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                                     MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                                     MPI_Count *num_datatypes, int *combiner);
 
+/* (the _c envelope: the int one refuses a type holding large counts) */
 void abi_contents_out(int dt, long long max, int *ints)
 {
-    int ni = 0, na, nd, comb = 0;
-    if (!ints || courier_PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+    MPI_Count ni = 0, na, nc, nd;
+    int comb = 0;
+    if (!ints || courier_PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS ||
         ni > max)
         return;
     if (comb == MPI_COMBINER_SUBARRAY && ni >= 2) { /* ndims, sizes, subsizes, starts, order */

@@ -1,7 +1,9 @@
 /* MPI-4.1 buffers for buffered sends per communicator (MPI_Comm_attach_buffer,
  * MPI_Comm_detach_buffer), flushing them (MPI_Buffer_flush/_iflush,
  * MPI_Comm_flush_buffer/_iflush_buffer) and MPI_BUFFER_AUTOMATIC; the pools'
- * bookkeeping that MPI_Buffer_attach/_detach (mpi_p2p.c) share.
+ * bookkeeping that MPI_Buffer_attach/_detach (mpi_p2p.c) share. A pool's size
+ * is a size_t: the _c forms attach more than INT_MAX bytes, and an int
+ * detach of such a buffer says MPI_UNDEFINED for its size.
  *
  * courier copies a buffered send's data into memory of its own: an attached
  * buffer only bounds the bytes (+ MPI_BSEND_OVERHEAD each) that the buffered
@@ -9,7 +11,7 @@
  * bound. A buffered send on a communicator with a buffer of its own is charged
  * to that one, else to its session's when it was made from a session's group
  * and the session has one (MPI_Session_attach_buffer, mpi_session.c), else to
- * the process's (MPI-4.1 §3.6.1).
+ * the process's (MPI-4.1 §4.6).
  *
  * Invariants:
  *  - a communicator's or a session's pool is in job->mpi->mpi4.bufs, keyed by the communicator's
@@ -19,6 +21,7 @@
  *    never freed;
  *  - detach and flush return only once every buffered send charged to the pool
  *    has been delivered (the request layer's list, mpi_bsends_done). */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "mpi_impl.h"
@@ -34,18 +37,30 @@ mpi_bpool *mpi_bpool_of(MPI_Comm comm)
     return NULL;
 }
 
-void mpi_bpool_attach(mpi_bpool *b, void *buf, int size)
+void mpi_bpool_attach(mpi_bpool *b, void *buf, MPI_Count size)
 {
     b->buf = buf ? buf : (void *)b;
     b->size = buf == MPI_BUFFER_AUTOMATIC ? SIZE_MAX : (size_t)size;
 }
 
-void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size)
+MPI_Count mpi_bpool_size(const mpi_bpool *b)
+{
+    return !b || !b->buf || b->buf == MPI_BUFFER_AUTOMATIC ? 0 : (MPI_Count)b->size;
+}
+
+void mpi_bpool_detach_c(mpi_bpool *b, void *buffer_addr, MPI_Count *size)
 {
     *(void **)buffer_addr = b->buf == (void *)b ? NULL : b->buf;
-    *size = b->buf == MPI_BUFFER_AUTOMATIC ? 0 : (int)b->size;
+    *size = mpi_bpool_size(b);
     b->buf = NULL;
     b->size = 0;
+}
+
+void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size)
+{
+    MPI_Count n;
+    mpi_bpool_detach_c(b, buffer_addr, &n);
+    *size = n > INT_MAX ? MPI_UNDEFINED : (int)n; /* attached by a _c form */
 }
 
 void mpi_bpool_forget(int comm_idx)
@@ -94,18 +109,17 @@ void mpi_bpool_drain(cr_job *job, const char *call, mpi_bpool *b)
     mpi_bpool_process(job); /* reaps: the space comes back */
 }
 
-static int buf_args(cr_job *job, const char *call, MPI_Comm comm, const void *buffer, int size)
+static int buf_args(cr_job *job, const char *call, MPI_Comm comm, const void *buffer,
+                    MPI_Count size)
 {
     if (buffer != MPI_BUFFER_AUTOMATIC && (size < 0 || (!buffer && size)))
-        return mpi_fail(job, comm, call, MPI_ERR_BUFFER, "buffer %p of %d bytes is invalid", buffer,
-                        size);
+        return mpi_fail(job, comm, call, MPI_ERR_BUFFER, "buffer %p of %lld bytes is invalid",
+                        buffer, (long long)size);
     return 0;
 }
 
-PMPI_WEAK(Comm_attach_buffer);
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+static int comm_attach(const char *call, MPI_Comm comm, void *buffer, MPI_Count size)
 {
-    const char *call = "MPI_Comm_attach_buffer";
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
@@ -121,14 +135,27 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-PMPI_WEAK(Comm_detach_buffer);
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+PMPI_WEAK(Comm_attach_buffer);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    const char *call = "MPI_Comm_detach_buffer";
+    return comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+
+PMPI_WEAK(Comm_attach_buffer_c);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+
+/* The int form's size is MPI_UNDEFINED for a buffer of more than INT_MAX
+ * bytes (attached by the _c form); the buffer is detached all the same. */
+static int comm_detach(const char *call, MPI_Comm comm, void *buffer_addr, int *isize,
+                       MPI_Count *csize)
+{
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc && (!buffer_addr || !size))
+    if (!rc && (!buffer_addr || (!isize && !csize)))
         rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "buffer_addr or size is NULL");
     mpi_bpool *b = rc ? NULL : mpi_bpool_of(comm);
     if (!rc && !b)
@@ -136,9 +163,24 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
                       "no buffer is attached to this communicator (MPI_Comm_attach_buffer)");
     if (rc) return mpi_leave(job, rc);
     mpi_bpool_drain(job, call, b);
-    mpi_bpool_detach(b, buffer_addr, size);
+    if (csize)
+        mpi_bpool_detach_c(b, buffer_addr, csize);
+    else
+        mpi_bpool_detach(b, buffer_addr, isize);
     b->comm = -1;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Comm_detach_buffer);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    return comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size, NULL);
+}
+
+PMPI_WEAK(Comm_detach_buffer_c);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    return comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, NULL, size);
 }
 
 /* ---- flushing: wait until every buffered send charged to the pool is

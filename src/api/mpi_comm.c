@@ -9,7 +9,8 @@
  * dispatch to it after checking their arguments. Also here:
  * MPI_Comm_create_group (the pair agreed among the group's members alone, by
  * explicit messages with a tag of its own), MPI_Comm_split_type (a split by
- * host) and the MPI-1 attribute calls (the same keyvals as MPI-2's).
+ * host or hardware level, of intercommunicators too) and the MPI-1 attribute
+ * calls (the same keyvals as MPI-2's).
  *
  * Contexts (as in MPICH and Open MPI): each rank keeps a bitmap of the context
  * pairs it uses (ctx_used). A creating call (dup, split, create), which every
@@ -523,7 +524,12 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 /* MPI_COMM_TYPE_SHARED: the ranks of one host (job->host_of, which
  * COURIER_TEST_HOSTS splits into pretend hosts) share memory. The hardware
- * levels (HW_GUIDED, RESOURCE_GUIDED, HW_UNGUIDED) are mpi_hw.c's. */
+ * levels (HW_GUIDED, RESOURCE_GUIDED, HW_UNGUIDED) are mpi_hw.c's (on an
+ * intercommunicator HW_UNGUIDED's level is chosen in each group). On an
+ * intercommunicator (MPI-4.1 §8.4.2) the result is an intercommunicator, as
+ * MPI_Comm_split by the instance gives: the local group's ranks of one
+ * instance with the remote group's ranks of that same instance, and
+ * MPI_COMM_NULL where the other group has none. */
 PMPI_WEAK(Comm_split_type);
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -531,10 +537,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     cr_job *job = mpi_enter(call);
     mpi_comm *c = NULL;
     int rc = mpi_comm_check(job, call, comm, &c);
-    if (!rc && c->inter)
-        rc = mpi_fail(job, comm, call, MPI_ERR_COMM,
-                      "the communicator is an intercommunicator: MPI_Comm_split_type takes an "
-                      "intracommunicator");
     if (!rc && !newcomm) rc = mpi_fail(job, comm, call, MPI_ERR_ARG, "newcomm is NULL");
     bool hw = split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
               split_type == MPI_COMM_TYPE_RESOURCE_GUIDED;
@@ -550,7 +552,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : job->host_of[job->rank];
     const char *level = NULL;
     if (hw) color = mpi_hw_split_color(job, call, &c->g, split_type, info, &level);
-    rc = mpi_leave(job, comm_split(job, call, comm, color, key, newcomm));
+    rc = mpi_leave(job, c->inter ? mpi_inter_split(job, call, comm, color, key, newcomm)
+                                 : comm_split(job, call, comm, color, key, newcomm));
     /* MPI-4.1: HW_UNGUIDED tells in the info given which level it split by */
     if (!rc && level && info != MPI_INFO_NULL && *newcomm != MPI_COMM_NULL)
         rc = PMPI_Info_set(info, "mpi_hw_resource_type", level);

@@ -170,11 +170,14 @@ typedef struct mpi_type {
 
 /* The constructor call a derived type came from (MPI_Type_get_envelope):
  * copies of its arguments; 'types' are table indices of the datatypes, each
- * derived one holding a reference (refs) until this type is released. */
+ * derived one holding a reference (refs) until this type is released. A
+ * large-count constructor (_c) given a value past INT_MAX records its counts
+ * as 'counts' (nc of them, ni 0), as MPI_Type_get_contents_c returns them. */
 typedef struct mpi_env {
-    int combiner, ni, na, nd;
+    int combiner, ni, na, nd, nc;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *counts;
     int *types;
 } mpi_env;
 /* Call cb(ctx, old, disp, n) for each run of n instances of 'old' at 'disp'
@@ -184,6 +187,12 @@ void mpi_type_enum(const mpi_env *e,
 /* A new live handle made like t (map, envelope, commit state): what
  * MPI_Type_get_contents returns for a derived type. */
 int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out);
+/* MPI_Type_contiguous_c, MPI_Type_vector_c and MPI_Type_create_hvector_c
+ * with a value past INT_MAX (mpi_type_new.c): the envelope holds the counts
+ * (stride: in extents of old for the vector, bytes for the hvector); count
+ * only for contiguous. */
+int mpi_type_vector_c(const char *call, int combiner, MPI_Count count, MPI_Count bl,
+                      MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype);
 
 static inline ptrdiff_t type_extent(const mpi_type *t)
 {
@@ -869,9 +878,13 @@ void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info 
 /* Buffered-send pools (mpi_buf.c, mpi_p2p.c). */
 mpi_bpool *mpi_bpool_of(MPI_Comm comm);    /* comm's attached one, or NULL */
 mpi_bpool *mpi_bpool_process(cr_job *job); /* MPI_Buffer_attach's (reaped) */
-void mpi_bpool_attach(mpi_bpool *b, void *buf, int size);
+void mpi_bpool_attach(mpi_bpool *b, void *buf, MPI_Count size);
+/* Detach b: its buffer and size; the int form's size is MPI_UNDEFINED past
+ * INT_MAX (a _c attach's). */
 void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
-void mpi_bpool_forget(int comm_idx); /* the communicator is gone */
+void mpi_bpool_detach_c(mpi_bpool *b, void *buffer_addr, MPI_Count *size);
+MPI_Count mpi_bpool_size(const mpi_bpool *b); /* the attached bytes; 0: none or automatic */
+void mpi_bpool_forget(int comm_idx);          /* the communicator is gone */
 /* Sessions' buffers (mpi_buf.c): session is the slot + 1. The pool a buffered
  * send on comm is charged to: comm's, its session's, else the process's. */
 mpi_bpool *mpi_bpool_for(cr_job *job, MPI_Comm comm);

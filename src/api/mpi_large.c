@@ -14,6 +14,10 @@
  * directly. Arrays of counts and displacements (v forms, datatype
  * constructors) go as int arrays where every value fits, else MPI_ERR_COUNT
  * (block lengths past INT_MAX make a struct of made types instead).
+ * MPI_Type_contiguous_c, _vector_c and _create_hvector_c with a value past
+ * INT_MAX make the type the call asks for, whose envelope keeps the large
+ * counts (mpi_type_vector_c). Buffers for buffered sends keep sizes past
+ * INT_MAX whole (courier never writes them: they bound what is held).
  *
  * Invariants: a made type is freed when the call returns (an operation still
  * under way holds its own reference, as for any datatype the program frees);
@@ -305,42 +309,35 @@ int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datat
 
 /* ---- datatype constructors ------------------------------------------------------------ */
 
+/* A contiguous or (h)vector type with a value past INT_MAX is made as the
+ * call says, its envelope holding the large counts (MPI_Type_get_envelope_c). */
 PMPI_WEAK(Type_contiguous_c);
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (fits(count)) return PMPI_Type_contiguous((int)count, oldtype, newtype);
-    mpi_big b;
-    int rc = mpi_big_arg("MPI_Type_contiguous_c", MPI_COMM_WORLD, count, oldtype, &b);
-    if (!rc && !newtype) rc = PMPI_Type_contiguous(0, oldtype, NULL); /* reports it */
-    if (rc) {
-        mpi_big_done(&b);
-        return rc;
-    }
-    *newtype = b.t; /* the program's now */
-    return MPI_SUCCESS;
+    return mpi_type_vector_c("MPI_Type_contiguous_c", MPI_COMBINER_CONTIGUOUS, count, 0, 0, oldtype,
+                             newtype);
 }
 
 PMPI_WEAK(Type_vector_c);
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_vector_c";
-    int c, b, s;
-    int rc = one(call, MPI_COMM_WORLD, count, &c);
-    if (!rc) rc = one(call, MPI_COMM_WORLD, blocklength, &b);
-    if (!rc) rc = one(call, MPI_COMM_WORLD, stride, &s);
-    return rc ? rc : PMPI_Type_vector(c, b, s, oldtype, newtype);
+    if (fits(count) && fits(blocklength) && stride >= INT_MIN && stride <= INT_MAX)
+        return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
+    return mpi_type_vector_c("MPI_Type_vector_c", MPI_COMBINER_VECTOR, count, blocklength, stride,
+                             oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_hvector_c);
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_hvector_c";
-    int c, b;
-    int rc = one(call, MPI_COMM_WORLD, count, &c);
-    if (!rc) rc = one(call, MPI_COMM_WORLD, blocklength, &b);
-    return rc ? rc : PMPI_Type_create_hvector(c, b, (MPI_Aint)stride, oldtype, newtype);
+    if (fits(count) && fits(blocklength))
+        return PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, oldtype,
+                                        newtype);
+    return mpi_type_vector_c("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, count, blocklength,
+                             stride, oldtype, newtype);
 }
 
 /* count block lengths and displacements as ints (displacements as MPI_Aint
@@ -540,84 +537,52 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
     return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
 }
 
-/* courier's types hold no large counts: the int forms' answers, none large. */
-PMPI_WEAK(Type_get_envelope_c);
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
-                             MPI_Count *num_addresses, MPI_Count *num_large_counts,
-                             MPI_Count *num_datatypes, int *combiner)
-{
-    int ni = 0, na = 0, nd = 0;
-    int rc = PMPI_Type_get_envelope(datatype, &ni, &na, &nd, combiner);
-    if (rc) return rc;
-    if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes)
-        return PMPI_Type_get_envelope(datatype, NULL, NULL, NULL, NULL); /* reports it */
-    *num_integers = ni, *num_addresses = na, *num_large_counts = 0, *num_datatypes = nd;
-    return MPI_SUCCESS;
-}
-
-PMPI_WEAK(Type_get_contents_c);
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
-                             MPI_Count max_large_counts, MPI_Count max_datatypes,
-                             int array_of_integers[], MPI_Aint array_of_addresses[],
-                             MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
-{
-    (void)max_large_counts, (void)array_of_large_counts;
-    const char *call = "MPI_Type_get_contents_c";
-    int mi, ma, md;
-    int rc = one(call, MPI_COMM_WORLD, max_integers, &mi);
-    if (!rc) rc = one(call, MPI_COMM_WORLD, max_addresses, &ma);
-    if (!rc) rc = one(call, MPI_COMM_WORLD, max_datatypes, &md);
-    return rc ? rc
-              : PMPI_Type_get_contents(datatype, mi, ma, md, array_of_integers, array_of_addresses,
-                                       array_of_datatypes);
-}
-
 /* ---- buffers and windows ---------------------------------------------------------------- */
 
-/* A buffer larger than INT_MAX bytes is attached as its first INT_MAX: the
- * bound buffered sends may fill (courier copies them into memory of its own). */
+/* A buffer of more than INT_MAX bytes: the int form checks the call and
+ * attaches INT_MAX of them, then the pool takes the whole size (courier
+ * copies buffered sends into memory of its own and never writes the buffer:
+ * it only bounds the bytes they hold). Detaching reports the whole size,
+ * which the pool gives before the int form detaches it (that form says
+ * MPI_UNDEFINED). The communicator's forms are mpi_buf.c's. */
+static int attach_whole(int rc, mpi_bpool *b, void *buffer, MPI_Count size)
+{
+    if (!rc && size > INT_MAX && b) mpi_bpool_attach(b, buffer, size);
+    return rc;
+}
+
 PMPI_WEAK(Buffer_attach_c);
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return PMPI_Buffer_attach(buffer, size > INT_MAX ? INT_MAX : (int)size);
+    int rc = PMPI_Buffer_attach(buffer, size > INT_MAX ? INT_MAX : (int)size);
+    return attach_whole(rc, &mpi_st()->p2p.proc, buffer, size);
 }
 
 PMPI_WEAK(Buffer_detach_c);
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+    MPI_Count whole = mpi_bpool_size(&mpi_st()->p2p.proc);
     int s = 0;
     int rc = PMPI_Buffer_detach(buffer_addr, size ? &s : NULL);
-    if (!rc && size) *size = s;
-    return rc;
-}
-
-PMPI_WEAK(Comm_attach_buffer_c);
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    return PMPI_Comm_attach_buffer(comm, buffer, size > INT_MAX ? INT_MAX : (int)size);
-}
-
-PMPI_WEAK(Comm_detach_buffer_c);
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    int s = 0;
-    int rc = PMPI_Comm_detach_buffer(comm, buffer_addr, size ? &s : NULL);
-    if (!rc && size) *size = s;
+    if (!rc) *size = whole;
     return rc;
 }
 
 PMPI_WEAK(Session_attach_buffer_c);
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
-    return PMPI_Session_attach_buffer(session, buffer, size > INT_MAX ? INT_MAX : (int)size);
+    int rc = PMPI_Session_attach_buffer(session, buffer, size > INT_MAX ? INT_MAX : (int)size);
+    return attach_whole(rc, rc ? NULL : mpi_bpool_of_session(cr_job_get(), h_idx(session) + 1),
+                        buffer, size);
 }
 
 PMPI_WEAK(Session_detach_buffer_c);
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
+    MPI_Count whole = mpi_bpool_size(mpi_bpool_of_session(cr_job_get(), h_idx(session) + 1));
     int s = 0;
     int rc = PMPI_Session_detach_buffer(session, buffer_addr, size ? &s : NULL);
-    if (!rc && size) *size = s;
+    if (!rc) *size = whole;
     return rc;
 }
 

@@ -75,6 +75,30 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
 
 /* ---- envelopes and contents ----------------------------------------------------- */
 
+/* What MPI_Type_get_envelope(_c) says of t: *n = integers, addresses, large
+ * counts, datatypes. */
+static void envelope_of(const mpi_type *t, MPI_Count n[4], int *combiner)
+{
+    const mpi_env *e = t->env;
+    n[0] = e ? e->ni : 0;
+    n[1] = e ? e->na : 0;
+    n[2] = e ? e->nc : 0;
+    n[3] = !e || mpi_type_is_f90(t) ? 0 : e->nd; /* the named type it holds is not shown */
+    *combiner = e ? e->combiner : MPI_COMBINER_NAMED;
+}
+
+/* A type whose envelope holds large counts cannot be described by the int
+ * forms: MPI_ERR_TYPE (MPI-4.1 §6.1.13; MPI-4.0's errata made it that class,
+ * not MPI_ERR_VALUE_TOO_LARGE). */
+static int large_refused(cr_job *job, const char *call, const mpi_type *t)
+{
+    if (!t->env || !t->env->nc) return 0;
+    return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
+                    "the datatype was made by a large-count constructor with a value past "
+                    "INT_MAX, which an int cannot hold: use %s_c",
+                    call);
+}
+
 PMPI_WEAK(Type_get_envelope);
 int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *combiner)
 {
@@ -84,16 +108,28 @@ int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *comb
     int rc = type_arg(job, call, dt, &t);
     if (!rc && (!ni || !na || !nd || !combiner))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an output argument is NULL");
+    if (!rc) rc = large_refused(job, call, t);
     if (rc) return mpi_leave(job, rc);
-    if (!t->env) {
-        *ni = *na = *nd = 0;
-        *combiner = MPI_COMBINER_NAMED;
-    } else {
-        *ni = t->env->ni;
-        *na = t->env->na;
-        *nd = mpi_type_is_f90(t) ? 0 : t->env->nd; /* the named type it holds is not shown */
-        *combiner = t->env->combiner;
-    }
+    MPI_Count n[4];
+    envelope_of(t, n, combiner);
+    *ni = (int)n[0], *na = (int)n[1], *nd = (int)n[3];
+    return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_get_envelope_c);
+int PMPI_Type_get_envelope_c(MPI_Datatype dt, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
+                             MPI_Count *nd, int *combiner)
+{
+    const char *call = "MPI_Type_get_envelope_c";
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = type_arg(job, call, dt, &t);
+    if (!rc && (!ni || !na || !nc || !nd || !combiner))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an output argument is NULL");
+    if (rc) return mpi_leave(job, rc);
+    MPI_Count n[4];
+    envelope_of(t, n, combiner);
+    *ni = n[0], *na = n[1], *nc = n[2], *nd = n[3];
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -129,26 +165,30 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-PMPI_WEAK(Type_get_contents);
-int PMPI_Type_get_contents(MPI_Datatype dt, int max_ints, int max_aints, int max_types, int ints[],
-                           MPI_Aint aints[], MPI_Datatype types[])
+/* MPI_Type_get_contents(_c): counts and max_counts only for the _c form
+ * (large: true). */
+static int contents(const char *call, bool large, MPI_Datatype dt, MPI_Count max_ints,
+                    MPI_Count max_aints, MPI_Count max_counts, MPI_Count max_types, int ints[],
+                    MPI_Aint aints[], MPI_Count counts[], MPI_Datatype types[])
 {
-    const char *call = "MPI_Type_get_contents";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     int rc = type_arg(job, call, dt, &t);
     if (!rc && !t->env)
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
                       "%s is predefined (MPI_COMBINER_NAMED): it has no contents", t->name);
+    if (!rc && !large) rc = large_refused(job, call, t);
     if (rc) return mpi_leave(job, rc);
     const mpi_env *e = t->env;
     int nd = mpi_type_is_f90(t) ? 0 : e->nd; /* as MPI_Type_get_envelope says */
-    if (max_ints < e->ni || max_aints < e->na || max_types < nd)
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
-                                       "the arrays hold %d/%d/%d, the type has %d integers, %d "
-                                       "addresses and %d datatypes",
-                                       max_ints, max_aints, max_types, e->ni, e->na, nd));
-    if ((e->ni && !ints) || (e->na && !aints) || (nd && !types))
+    if (max_ints < e->ni || max_aints < e->na || max_counts < e->nc || max_types < nd)
+        return mpi_leave(job,
+                         mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                                  "the arrays hold %lld/%lld/%lld/%lld, the type has %d "
+                                  "integers, %d addresses, %d large counts and %d datatypes",
+                                  (long long)max_ints, (long long)max_aints, (long long)max_counts,
+                                  (long long)max_types, e->ni, e->na, e->nc, nd));
+    if ((e->ni && !ints) || (e->na && !aints) || (e->nc && !counts) || (nd && !types))
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array is NULL"));
     int idx = t->idx;
     for (int k = 0; k < nd; k++) {
@@ -172,7 +212,25 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_ints, int max_aints, int max
     }
     if (e->ni) memcpy(ints, e->ints, (size_t)e->ni * sizeof *ints);
     if (e->na) memcpy(aints, e->aints, (size_t)e->na * sizeof *aints);
+    if (e->nc) memcpy(counts, e->counts, (size_t)e->nc * sizeof *counts);
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Type_get_contents);
+int PMPI_Type_get_contents(MPI_Datatype dt, int max_ints, int max_aints, int max_types, int ints[],
+                           MPI_Aint aints[], MPI_Datatype types[])
+{
+    return contents("MPI_Type_get_contents", false, dt, max_ints, max_aints, 0, max_types, ints,
+                    aints, NULL, types);
+}
+
+PMPI_WEAK(Type_get_contents_c);
+int PMPI_Type_get_contents_c(MPI_Datatype dt, MPI_Count max_ints, MPI_Count max_aints,
+                             MPI_Count max_counts, MPI_Count max_types, int ints[],
+                             MPI_Aint aints[], MPI_Count counts[], MPI_Datatype types[])
+{
+    return contents("MPI_Type_get_contents_c", true, dt, max_ints, max_aints, max_counts, max_types,
+                    ints, aints, counts, types);
 }
 
 /* ---- external32 ------------------------------------------------------------------- */

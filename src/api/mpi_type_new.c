@@ -2,8 +2,9 @@
  * invariants): the map builder that compresses a type map as it is made, the
  * envelopes that record how each derived type was made (mpi_type_enum walks
  * them), the constructor calls (contiguous, vector, indexed, struct,
- * subarray, darray, resized, dup, and MPI_Type_create_f90_*), commit, free,
- * and the size and extent queries.
+ * subarray, darray, resized, dup, and MPI_Type_create_f90_*, and the
+ * large-count contiguous and (h)vector), commit, free, and the size and
+ * extent queries.
  *
  * Invariants (besides mpi_type.c's):
  *  - an MPI_Type_create_f90_* type is made once per (combiner, p, r) in the
@@ -398,17 +399,24 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
 
 /* ---- envelopes: how each derived type was made ------------------------------- */
 
-/* An envelope with room for its arguments (one allocation). */
-static mpi_env *env_new(int combiner, int ni, int na, int nd)
+/* An envelope with room for its arguments (one allocation), nc large counts
+ * among them. */
+static mpi_env *env_new_c(int combiner, int ni, int na, int nc, int nd)
 {
-    mpi_env *e =
-        malloc(sizeof *e + (size_t)na * sizeof(MPI_Aint) + (size_t)(ni + nd) * sizeof(int));
+    mpi_env *e = malloc(sizeof *e + (size_t)na * sizeof(MPI_Aint) + (size_t)nc * sizeof(MPI_Count) +
+                        (size_t)(ni + nd) * sizeof(int));
     if (!e) return NULL;
-    *e = (mpi_env){.combiner = combiner, .ni = ni, .na = na, .nd = nd};
+    *e = (mpi_env){.combiner = combiner, .ni = ni, .na = na, .nd = nd, .nc = nc};
     e->aints = (MPI_Aint *)(e + 1);
-    e->ints = (int *)(e->aints + na);
+    e->counts = (MPI_Count *)(e->aints + na);
+    e->ints = (int *)(e->counts + nc);
     e->types = e->ints + ni;
     return e;
+}
+
+static mpi_env *env_new(int combiner, int ni, int na, int nd)
+{
+    return env_new_c(combiner, ni, na, 0, nd);
 }
 
 /* Give back the references e holds on the types it was made from. */
@@ -538,6 +546,15 @@ static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
     const mpi_type *old = e->nd ? m->types[e->types[0]] : NULL;
     ptrdiff_t ext = old ? type_extent(old) : 0;
     int n = e->ni ? v[0] : 0;
+    if (e->nc) { /* a large-count (h)vector or contiguous: count, blocklength, stride */
+        const MPI_Count *c = e->counts;
+        if (e->combiner == MPI_COMBINER_CONTIGUOUS)
+            cb(ctx, old, 0, (size_t)c[0], 1, 0);
+        else if (c[0] > 0)
+            cb(ctx, old, 0, (size_t)c[1], (size_t)c[0],
+               (ptrdiff_t)c[2] * (e->combiner == MPI_COMBINER_VECTOR ? ext : 1));
+        return;
+    }
     switch (e->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
@@ -638,8 +655,9 @@ int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out)
 {
     const mpi_type *t = job->mpi->types[idx];
     const mpi_env *o = t->env;
-    mpi_env *e = env_new(o->combiner, o->ni, o->na, o->nd);
+    mpi_env *e = env_new_c(o->combiner, o->ni, o->na, o->nc, o->nd);
     if (e) {
+        memcpy(e->counts, o->counts, (size_t)o->nc * sizeof *e->counts);
         memcpy(e->ints, o->ints, (size_t)o->ni * sizeof *e->ints);
         memcpy(e->aints, o->aints, (size_t)o->na * sizeof *e->aints);
         memcpy(e->types, o->types, (size_t)o->nd * sizeof *e->types);
@@ -711,6 +729,31 @@ static int hvector(const char *call, int count, int bl, ptrdiff_t stride, bool b
             e->aints[0] = stride;
         else
             e->ints[2] = (int)stride;
+        e->types[0] = t->idx;
+    }
+    return mpi_leave(job, build(job, call, e, raw, newtype));
+}
+
+int mpi_type_vector_c(const char *call, int combiner, MPI_Count count, MPI_Count bl,
+                      MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    cr_job *job = mpi_enter(call);
+    bool contig = combiner == MPI_COMBINER_CONTIGUOUS;
+    mpi_type *t = NULL;
+    int rc = 0;
+    if (count < 0 || (!contig && bl < 0))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "%s %lld is negative",
+                      count < 0 ? "count" : "blocklength", (long long)(count < 0 ? count : bl));
+    if (!rc) rc = old_check(job, call, old, &t);
+    if (!rc) rc = out_check(job, call, newtype);
+    if (rc) return mpi_leave(job, rc);
+    ptrdiff_t step =
+        combiner == MPI_COMBINER_HVECTOR ? (ptrdiff_t)stride : (ptrdiff_t)stride * type_extent(t);
+    bool raw = t->raw && t->lb == 0 && (contig || step == (ptrdiff_t)bl * type_extent(t));
+    mpi_env *e = env_new_c(combiner, 0, 0, contig ? 1 : 3, 1);
+    if (e) {
+        e->counts[0] = count;
+        if (!contig) e->counts[1] = bl, e->counts[2] = stride;
         e->types[0] = t->idx;
     }
     return mpi_leave(job, build(job, call, e, raw, newtype));
