@@ -3,9 +3,10 @@
  * to the same bytes (MPI-4.1 section 12.7), and the correct twin. Three
  * ranks, a window of 16 ints (disp_unit 4) at each, rank 0 the target; every
  * rank locks rank 0 (shared) or calls MPI_Win_lock_all; argv[1] says which:
- *   bad_put      rank 1 puts int 0 while rank 0, holding its lock on itself,
- *                waits (the put lands) and then increments int 0;
- *   bad_get      rank 1 gets int 0 while rank 0 stores into it;
+ *   bad_put      once rank 0 holds its lock on itself (a message says so),
+ *                rank 1 puts int 0 while rank 0 waits (the put lands) and
+ *                then increments int 0;
+ *   bad_get      likewise rank 1 gets int 0 while rank 0 stores into it;
  *   bad_put_all  bad_put under MPI_Win_lock_all;
  *   ok           rank 0 stores into int 1 while rank 1 puts int 0 (other
  *                bytes); rank 1's put into int 2 lands while rank 0 holds its
@@ -26,6 +27,16 @@ static int me;
 static int *mem;
 static MPI_Win win;
 
+/* Rank 1 starts its access once rank 0 holds its lock on itself: a message
+ * from rank 0 (a send: no synchronisation of rank 0's, which would exempt its
+ * epoch) that rank 1 waits for. */
+static void token(void)
+{
+    int t = 0;
+    if (me == 0) OK(MPI_Send(&t, 1, MPI_INT, 1, 77, MPI_COMM_WORLD));
+    if (me == 1) OK(MPI_Recv(&t, 1, MPI_INT, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+}
+
 /* rank 0 waits in its epoch, then increments int d; rank 1 puts v into it */
 static void put_then_store(int d, int v, int all)
 {
@@ -33,6 +44,7 @@ static void put_then_store(int d, int v, int all)
         OK(MPI_Win_lock_all(0, win));
     else
         OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    token();
     if (me == 1) OK(MPI_Put(&v, 1, MPI_INT, 0, d, 1, MPI_INT, win));
     if (me == 0) {
         usleep(300000); /* the put lands meanwhile (if it does not, the store comes first) */
@@ -111,6 +123,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "bad_get")) {
         int got = -1;
         OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        token();
         if (me == 1) OK(MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
         if (me == 0) {
             usleep(300000);
