@@ -1,0 +1,55 @@
+/* A rank that sleeps while its hot TCP connection is quiet (out of epoll's
+ * EPOLLIN: src/transport/tcp.c, quiet_set) is woken by the next message on it.
+ * Two ranks ping-pong until the connection is quiet, then in turn one computes
+ * (sleeps 300 ms, past its peer's spin and yield) and sends while the other
+ * waits in MPI_Recv, asleep in poll(2) on the transport's epoll set. Run with
+ * COURIER_TRANSPORTS=tcp and COURIER_NAP_MS high: then only the message can
+ * wake the waiting rank, and a wake-up lost to a quiet connection hangs the
+ * job (the launcher's --timeout ends it) instead of costing a nap.
+ * Invariant: every message carries the round it belongs to and is checked. */
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0) fprintf(stderr, "quiet: run with 2 ranks (-n 2), not %d\n", size);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int peer = 1 - rank, bad = 0;
+    long v = 0;
+    for (long i = 0; i < 2000; i++) { /* the connection turns quiet */
+        if (rank == 0) {
+            MPI_Send(&i, 1, MPI_LONG, peer, 0, MPI_COMM_WORLD);
+            MPI_Recv(&v, 1, MPI_LONG, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&v, 1, MPI_LONG, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&v, 1, MPI_LONG, peer, 0, MPI_COMM_WORLD);
+        }
+        bad += v != i;
+    }
+    for (long i = 0; i < 6; i++) { /* even rounds rank 0 sleeps in MPI_Recv, odd ones rank 1 */
+        if (rank == (int)(i & 1)) {
+            MPI_Recv(&v, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            bad += v != i;
+        } else {
+            usleep(300000);
+            MPI_Send(&i, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD);
+        }
+    }
+    int all = 0;
+    MPI_Reduce(&bad, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (all)
+            printf("quiet: %d messages came wrong\n", all);
+        else
+            printf("quiet: 2 ranks ok\n");
+    }
+    MPI_Finalize();
+    return all != 0;
+}
