@@ -80,6 +80,14 @@ for d in "$courier_arg/tools" "$courier_arg/bin" "$courier_arg"; do
         break
     fi
 done
+# courier's programs run with that build's library even when they were
+# built against another one (--no-build): its directory first on their
+# library path (the dynamic loader reads LD_LIBRARY_PATH before a program's
+# run path).
+courier_lib=''
+for d in "$courier_arg/src" "$courier_arg/lib"; do
+    [ -e "$d/libcourier.so.0" ] && { courier_lib=$d; break; }
+done
 ompi_cc='' ompi_run=''
 if command -v mpicc.openmpi >/dev/null; then
     ompi_cc=$(command -v mpicc.openmpi)
@@ -155,6 +163,7 @@ if [ "$what" = build ] || [ ! -e "$exe.log" ]; then
 fi
 if [ ! -x "$exe" ]; then printf '%s\tbuild\t0\t%s\n' "$name" "$(grep -m1 -i error "$exe.log" | cut -c1-160)" >"$out.st"; exit 0; fi
 if [ "$impl" = courier ]; then
+    [ -n "$CLIB" ] && export LD_LIBRARY_PATH=$CLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     cmd=("$CRUN" run $CHECK ${HT:+--hang-timeout "$HT"} -n "$np" "$exe")
 else
     cmd=("$ORUN" --oversubscribe -n "$np" "$exe")
@@ -173,7 +182,7 @@ fi
 printf '%s\t%s\t%s\n' "$name" "$rc" "$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')" >"$out.st"
 EOF
 chmod +x "$worker"
-export W=$work CCC=$courier_cc CRUN=$courier_run OCC=$ompi_cc ORUN=$ompi_run CHECK=$check T=$tlimit HT=$hang
+export W=$work CLIB=$courier_lib CCC=$courier_cc CRUN=$courier_run OCC=$ompi_cc ORUN=$ompi_run CHECK=$check T=$tlimit HT=$hang
 
 # The programs go in an order shuffled once (a fixed seed), so that a run
 # stopped midway has run a sample of every class in proportion (--report

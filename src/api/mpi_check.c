@@ -4,7 +4,9 @@
  * place an object was made resolved through dladdr and addr2line, and the
  * mark a report leaves in the trace, and --check=buffers' checksums (the
  * sends', the staged receives', and the nonblocking collectives' buffers,
- * watched in job->mpi->chk keyed by their schedule). The collectives'
+ * watched in job->mpi->chk keyed by their schedule) and the staging buffers
+ * it keeps there for the receives (at most MPI_CHK_STAGE_KEEP, each lent to
+ * one receive at a time). The collectives'
  * agreement check is in mpi_check_coll.c, the one-sided one in
  * mpi_check_rma.c.
  *
@@ -378,6 +380,61 @@ void mpi_check_landed(cr_job *job, const void *buf, size_t len)
     }
 }
 
+/* A staging buffer's header: its capacity, before the bytes lent (16 bytes,
+ * so that the buffer keeps malloc's alignment). */
+#define MPI_CHK_STAGE_HDR 16
+
+/* Free kept staging buffer i (the last one takes its place). */
+static void stage_drop(mpi_chk *k, int i)
+{
+    k->stage_bytes -= k->stage[i].cap;
+    free(k->stage[i].p);
+    k->stage[i] = k->stage[--k->nstage];
+}
+
+void *mpi_check_stage(cr_job *job, const char *call, size_t len)
+{
+    mpi_chk *k = job->mpi->chk;
+    int best = -1;
+    for (int i = 0; i < k->nstage; i++)
+        if (k->stage[i].cap >= len && (best < 0 || k->stage[i].cap < k->stage[best].cap)) best = i;
+    char *p;
+    if (best >= 0) {
+        p = k->stage[best].p;
+        k->stage_bytes -= k->stage[best].cap;
+        k->stage[best] = k->stage[--k->nstage];
+    } else {
+        p = malloc(MPI_CHK_STAGE_HDR + (len ? len : 1));
+        if (!p)
+            cr_fatal(job, call, "out of memory for %zu bytes of staging (--check=buffers)", len);
+        *(size_t *)p = len ? len : 1;
+    }
+    return p + MPI_CHK_STAGE_HDR;
+}
+
+void mpi_check_unstage(cr_job *job, void *buf)
+{
+    if (!buf) return;
+    mpi_chk *k = job->mpi->chk;
+    char *p = (char *)buf - MPI_CHK_STAGE_HDR;
+    size_t cap = *(size_t *)p;
+    /* room for it: the smallest kept ones go first, while smaller than it */
+    while (k->nstage &&
+           (k->nstage == MPI_CHK_STAGE_KEEP || k->stage_bytes + cap > MPI_CHK_STAGE_BYTES)) {
+        int small = 0;
+        for (int i = 1; i < k->nstage; i++)
+            if (k->stage[i].cap < k->stage[small].cap) small = i;
+        if (k->stage[small].cap >= cap) break;
+        stage_drop(k, small);
+    }
+    if (k->nstage == MPI_CHK_STAGE_KEEP || k->stage_bytes + cap > MPI_CHK_STAGE_BYTES) {
+        free(p);
+        return;
+    }
+    k->stage[k->nstage++] = (mpi_chkstage){p, cap};
+    k->stage_bytes += cap;
+}
+
 void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
 {
     mpi_chk *k = a->job->mpi->chk;
@@ -622,6 +679,11 @@ void mpi_check_finalize(cr_job *job)
         const mreq *q = cr_idt_at(&m->p2p.reqs, i);
         if (!cr_idt_live(q) || q->kind == RQ_FREE) continue;
         const char *call = q->call ? q->call : "a call";
+        /* freed while active, its operation since complete (retired at the
+         * next request; under sync a send completes after its free) */
+        if (q->freed && (q->kind == RQ_DONE ||
+                         ((q->kind == RQ_SEND || q->kind == RQ_RECV) && q->r && q->r->done)))
+            continue;
         if (q->kind == RQ_IDLE)
             leak_line(job, out, &n,
                       "a persistent request made by %s, never freed (MPI_Request_free)", call);

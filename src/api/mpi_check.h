@@ -37,11 +37,24 @@ typedef struct mpi_chkwatch {
     bool armed;
 } mpi_chkwatch;
 
+/* --check=buffers' staging buffers that receives have given back, kept for
+ * the next receives of this rank (mpi_check_stage): at most
+ * MPI_CHK_STAGE_KEEP of them, MPI_CHK_STAGE_BYTES in all. */
+#define MPI_CHK_STAGE_KEEP 64
+#define MPI_CHK_STAGE_BYTES ((size_t)64 << 20)
+typedef struct mpi_chkstage {
+    char *p; /* what malloc gave: a header (its capacity), then the buffer lent */
+    size_t cap;
+} mpi_chkstage;
+
 /* The checks' state (job->mpi->chk). */
 typedef struct mpi_chk {
     unsigned on;     /* MPI_CHK_* asked for */
     mpi_chkwatch *w; /* the collectives' watched buffers */
     int nw, wcap;
+    mpi_chkstage stage[MPI_CHK_STAGE_KEEP]; /* kept staging buffers, unordered */
+    int nstage;
+    size_t stage_bytes; /* their capacities, in all */
 } mpi_chk;
 
 /* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */
@@ -112,6 +125,15 @@ static inline void mpi_chk_nbc_drop(cr_job *job, const void *key)
 {
     if (mpi_chk_on(job, MPI_CHK_BUFFERS)) mpi_check_nbc_drop(job, key);
 }
+
+/* --check=buffers stages every receive (mpi_p2p.c's recv_dest): a staging
+ * buffer of at least len bytes, the smallest kept one that fits or else a new
+ * one, and (mpi_check_unstage, when the receive has ended) back to the kept
+ * ones, which drop their smallest first when full. A malloc and free per
+ * receive had the kernel map, zero and unmap 1 MiB per osu_bw message (about
+ * 30 % of its profile under --check=all). */
+void *mpi_check_stage(cr_job *job, const char *call, size_t len) __attribute__((cold));
+void mpi_check_unstage(cr_job *job, void *buf) __attribute__((cold));
 
 /* A staged receive's message has just been copied into the program's buffer
  * (len bytes at buf): the other pending receives whose buffers overlap it

@@ -42,7 +42,12 @@
  * the origin reads such a put's bytes back when a flush or unlock completes
  * it and marks a difference for the target to report at MPI_Win_free, unless
  * the target called MPI_Win_sync since the put (counted in its clock word's
- * high bits: it may have seen the put and stored after it).
+ * high bits: it may have seen the put and stored after it). A target that
+ * locks itself (MPI_Win_lock on itself, MPI_Win_lock_all) copies its window
+ * memory (up to SNAP_MAX bytes) and, at its unlock, makes a record of each
+ * unit that changed meanwhile, its own store, judged at MPI_Win_free as an
+ * access of its own, unless it synchronised in that epoch or a put's data
+ * (or any write it cannot tell from a store) explains the change.
  *
  * Invariants: the state is the window's (w->chk, NULL while the check is off;
  * the transfers' fast paths then step aside for the full path, which records);
@@ -69,7 +74,8 @@ typedef struct rma_rec {
     uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
     uint8_t changed;        /* passive put: its bytes differed from its data when it completed */
     uint8_t excl;           /* passive: under an exclusive lock */
-    uint8_t pad[3];
+    uint8_t store;          /* passive: the target's own store (self_close), not a call */
+    uint8_t pad[2];
 } rma_rec;
 
 /* A put's or a get's origin buffer, compared when its epoch closes (a put's:
@@ -101,7 +107,11 @@ struct mpi_rmachk {
     uint64_t own;   /* this rank's MPI_Win_sync calls and atomic reads on the window */
     char *snap;     /* the window's memory when its fence or exposure epoch opened */
     size_t snaplen; /* 0: none (passive, too large, dynamic) */
-    cr_req **sreq;  /* MPI_Win_complete's sends, reaped later */
+    char *self;     /* this rank's window memory when it locked itself (self_open) */
+    size_t selflen; /* 0: no such epoch open (or too large, dynamic) */
+    uint64_t self_t0, self_q, self_s; /* its clock then, its q (rma_rec), its syncs() */
+    bool self_excl;
+    cr_req **sreq; /* MPI_Win_complete's sends, reaped later */
     void **sbuf;
     int ns, caps;
 };
@@ -116,6 +126,7 @@ struct mpi_rmachk {
 #define SNAP_MAX 65536u       /* the largest window memory copied when an epoch opens */
 #define LOCK_LOOK 64          /* MPI_Win_lock_all: the most targets whose clock it reads */
 #define PREREAD_RUNS 64       /* active puts' runs read before they land, at most per call */
+#define SELF_RECS 256         /* a target's changed units recorded at its unlock of itself */
 
 enum { EP_FENCE, EP_PSCW, EP_FREE };
 
@@ -215,6 +226,13 @@ static void range_words(const mpi_win *w, int target, uint64_t lo, uint64_t hi, 
 
 static void access_words(const rma_rec *r, char *buf, size_t len)
 {
+    if (r->store) {
+        snprintf(buf, len,
+                 "a local store into its own window memory (bytes %llu..%llu changed while it "
+                 "held a lock on itself)",
+                 (unsigned long long)r->lo, (unsigned long long)(r->hi - 1));
+        return;
+    }
     const char *what = r->rd ? "reads" : r->acc ? "updates" : "writes";
     char op[48] = "";
     if (r->acc && r->op != MPI_NO_OP) {
@@ -589,6 +607,40 @@ static void take_from(cr_job *job, const char *call, mpi_win *w, int m, int tag,
     all->n += n;
 }
 
+/* The target's own stores (self_close's records) that an access may have
+ * made instead: a run that any write overlaps is kept only where one put
+ * alone wrote exactly those bytes and they hold something else than its data
+ * (a store after it); else (a put's data, accumulates, several writes) it is
+ * dropped, as are all where too many records would have to be compared. The
+ * kept ones conflict with the other accesses as any access does. Returns the
+ * records left (r: n of them, in place). */
+#define STORE_LOOK (1u << 24) /* store runs x records compared, at most */
+static size_t drop_explained(rma_rec *r, size_t n)
+{
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++) ns += r[i].store;
+    if (!ns) return n;
+    bool look = ns * n <= STORE_LOOK;
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool keep = true;
+        if (r[i].store && !look) keep = false;
+        if (r[i].store && look) {
+            size_t writes = 0, same = 0;
+            for (size_t j = 0; j < n; j++) {
+                const rma_rec *o = &r[j];
+                if (o->store || o->rd || o->hi <= r[i].lo || o->lo >= r[i].hi) continue;
+                writes++;
+                same += !o->acc && o->dsum && o->lo == r[i].lo && o->hi == r[i].hi &&
+                        o->dsum != r[i].dsum;
+            }
+            keep = writes == 0 || (writes == 1 && same == 1);
+        }
+        if (keep) r[out++] = r[i];
+    }
+    return out;
+}
+
 /* Exchange v's records among all members (each gets those for it) and judge
  * them: a conflict is seen by its target alone, which reports it. ep: the
  * epoch kind (EP_FREE: passive, clock intervals). */
@@ -622,6 +674,7 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
     free(bufs);
     free(rq);
     v->n = 0;
+    if (ep == EP_FREE) all.n = drop_explained(all.r, all.n);
     rma_rec *a = NULL, *b = NULL;
     const rma_rec *s = NULL;
     bool found = find_conflict(all.r, all.n, ep == EP_FREE, &a, &b);
@@ -762,6 +815,65 @@ static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
     }
 }
 
+/* This rank locks its own window (MPI_Win_lock on itself, MPI_Win_lock_all):
+ * a copy of its window memory (up to SNAP_MAX bytes; none for a dynamic
+ * window), its clock, its quiet stretch (as an access's q) and its syncs(). */
+static void self_open(cr_job *job, mpi_win *w, const char *call, bool excl)
+{
+    mpi_rmachk *k = w->chk;
+    size_t len = w->flavor == MPI_WIN_FLAVOR_DYNAMIC || w->wsize <= 0 ? 0 : (size_t)w->wsize;
+    k->selflen = 0;
+    if (!len || len > SNAP_MAX) return;
+    if (!k->self) k->self = malloc(SNAP_MAX);
+    if (!k->self) cr_fatal(job, call, "out of memory for --check=rma");
+    k->self_t0 = tick(job, call, w, w->me);
+    uint64_t s = syncs(job, k);
+    if (s != k->qs[w->me]) k->qt[w->me] = k->self_t0, k->qs[w->me] = s;
+    k->self_q = k->qt[w->me];
+    k->self_s = s;
+    k->self_excl = excl;
+    memcpy(k->self, w->base, len);
+    k->selflen = len;
+}
+
+/* Its unlock: the units (of its disp_unit; bytes where that does not divide
+ * the window) that changed since self_open, each a store record (its data's
+ * checksum in dsum; at most SELF_RECS) for MPI_Win_free to judge with the
+ * other origins' accesses (drop_explained: a put's data is not a store).
+ * None where this rank synchronised meanwhile (a message, a collective,
+ * MPI_Win_sync, an atomic read): it may have seen a put complete and stored
+ * after it, as the unified model allows. */
+static void self_close(cr_job *job, mpi_win *w, const char *call)
+{
+    mpi_rmachk *k = w->chk;
+    size_t len = k->selflen, u = w->disps[w->me] > 0 ? (size_t)w->disps[w->me] : 1, n = 0;
+    k->selflen = 0;
+    if (syncs(job, k) != k->self_s) return;
+    if (len % u) u = 1;
+    uint64_t t1 = tick(job, call, w, w->me);
+    const char *now = w->base, *then = k->self;
+    for (size_t i = 0; i < len && n < SELF_RECS; i += u) {
+        if (!memcmp(now + i, then + i, u)) continue;
+        if (k->pas.n >= PAS_MAX) {
+            k->pas_full = true;
+            return;
+        }
+        rma_rec r = {.lo = i,
+                     .hi = i + u,
+                     .t0 = k->self_t0,
+                     .t1 = t1,
+                     .dsum = mpi_check_sum(now + i, u) | 1,
+                     .q = k->self_q,
+                     .origin = w->me,
+                     .target = w->me,
+                     .op = (int32_t)MPI_OP_NULL,
+                     .excl = k->self_excl,
+                     .store = 1};
+        push(job, &k->pas, &r);
+        n++;
+    }
+}
+
 /* A passive-target epoch opens: where this rank synchronised since it last
  * looked at a target's clock, the clock now (one step; MPI_Win_lock_all: of
  * up to LOCK_LOOK targets) is the start of its quiet stretch there, so that a
@@ -769,6 +881,8 @@ static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
 void mpi_check_rma_lock(cr_job *job, mpi_win *w, const char *call, int target)
 {
     mpi_rmachk *k = w->chk;
+    if (target < 0 || target == w->me)
+        self_open(job, w, call, target >= 0 && w->lockst[target] & 2);
     uint64_t s = syncs(job, k);
     if (target < 0 && w->size > LOCK_LOOK) return;
     for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1); t++)
@@ -786,6 +900,8 @@ void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, 
     bufs_close(job, w, target, call);
     if (!remote) return;
     complete_at(job, w, call, target);
+    if (w->chk->selflen && (target < 0 || target == w->me) && !strncmp(call, "MPI_Win_unlock", 14))
+        self_close(job, w, call);
 }
 
 void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
@@ -796,6 +912,7 @@ void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
     free(k->act.r);
     free(k->pas.r);
     free(k->snap);
+    free(k->self);
     free(k->b);
     free(k->from);
     free(k->qt);

@@ -367,7 +367,8 @@ static inline cr_sel make_sel(const mpi_comm *c, int source, int tag)
  * non-contiguous datatype (and with --check=buffers, any: the buffer stays
  * the program's until the operation ends, and op_end compares its checksum)
  * a staging buffer unpacked when the operation ends (q then holds a
- * reference to the datatype). */
+ * reference to the datatype; with --check=buffers one of the buffers the
+ * rank keeps, mpi_check_stage, given back by op_end). */
 static void *recv_dest(cr_job *job, const char *call, mreq *q, mpi_type *t, void *buf, int count,
                        size_t *cap)
 {
@@ -379,7 +380,8 @@ static void *recv_dest(cr_job *job, const char *call, mreq *q, mpi_type *t, void
         t->refs++;
     }
     if (!stage) return buf;
-    char *tmp = malloc(*cap ? *cap : 1);
+    char *tmp = mpi_chk_on(job, MPI_CHK_BUFFERS) ? mpi_check_stage(job, call, *cap) /* kept ones */
+                                                 : malloc(*cap ? *cap : 1);
     if (!tmp) cr_fatal(job, call, "out of memory for %zu bytes of staging", *cap);
     q->tmp = tmp;
     q->ubuf = buf;

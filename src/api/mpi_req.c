@@ -178,7 +178,10 @@ static void op_end(cr_job *job, mreq *q)
     if (q->type >= 0) mpi_type_unref(q->type);
     if (q->r) cr_req_release(job, q->r);
     if (q->kind == RQ_EXT && !q->ps) q->ops->free(job, q->obj); /* else retire frees it */
-    free(q->tmp);
+    if (q->kind == RQ_RECV && mpi_chk_on(job, MPI_CHK_BUFFERS))
+        mpi_check_unstage(job, q->tmp); /* recv_dest's, kept for the next receive */
+    else
+        free(q->tmp);
     q->tmp = NULL;
     q->r = NULL;
     q->type = -1;

@@ -13,6 +13,9 @@
  *        stays unreceived at rank 0;
  *   bad_freed  rank 0 sends on a duplicate of MPI_COMM_WORLD that rank 1
  *        frees without receiving: the report names that communicator;
+ *   ok_freesend  rank 0's MPI_Isend request freed while active (MPI allows
+ *        it), received by rank 1: complete at MPI_Finalize, not a leak, also
+ *        under sync (where it completes after the free);
  *   ok   the same objects (and a window, a persistent request, an info from
  *        MPI_Comm_get_info) made, used and freed; prints "check leaks ok". */
 #include <stdbool.h>
@@ -62,6 +65,22 @@ int main(int argc, char **argv)
         }
         MPI_Finalize();
         if (me == 0) printf("check leaks: bad_igather ran without a report\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "ok_freesend")) {
+        /* a send's request freed while active (MPI allows it): under sync the
+         * send completes only when rank 1's receive matches it, after the
+         * free; it is complete by MPI_Finalize, so no leak */
+        MPI_Request q;
+        if (me == 0) {
+            OK(MPI_Isend(x, 2, MPI_INT, 1, 3, MPI_COMM_WORLD, &q));
+            OK(MPI_Request_free(&q));
+        } else {
+            OK(MPI_Recv(y, 2, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_Finalize();
+        if (me == 0) printf("check leaks ok_freesend ok\n");
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "bad_freed")) {
