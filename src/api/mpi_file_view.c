@@ -365,6 +365,13 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
         if (rc)
             return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_CONVERSION,
                                           "the extent function of '%s' returned %d", d.name, rc));
+        /* MPI-4.1 §15.5.3: an extent the function cannot express is
+         * MPI_UNDEFINED, which the library raises as this class */
+        if (x == MPI_UNDEFINED)
+            return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_VALUE_TOO_LARGE,
+                                          "the extent function of '%s' says the file extent of "
+                                          "the datatype is too large to express (MPI_UNDEFINED)",
+                                          d.name));
     }
     *extent = x;
     return mpi_leave(job, MPI_SUCCESS);

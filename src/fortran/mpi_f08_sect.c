@@ -44,12 +44,19 @@ static MPI_Datatype item_type(MPI_Datatype dt, size_t elem, MPI_Count *count, MP
         *per = (MPI_Aint)elem / ext;
         return dt;
     }
-    int ni, na, nd, comb, n;
+    /* the _c envelope: the int one refuses a type that holds large counts
+     * (a contiguous type of more than INT_MAX elements) */
+    MPI_Count ni, na, nc, nd, n;
+    int comb;
     MPI_Datatype old;
-    if (MPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) || comb != MPI_COMBINER_CONTIGUOUS ||
-        MPI_Type_get_contents(dt, 1, 0, 1, &n, NULL, &old))
+    if (MPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &comb) || comb != MPI_COMBINER_CONTIGUOUS)
         return MPI_DATATYPE_NULL;
-    if (MPI_Type_get_envelope(old, &ni, &na, &nd, &comb) || comb != MPI_COMBINER_NAMED ||
+    int small = 0;
+    if (nc ? MPI_Type_get_contents_c(dt, 0, 0, 1, 1, NULL, NULL, &n, &old)
+           : MPI_Type_get_contents_c(dt, 1, 0, 0, 1, &small, NULL, NULL, &old))
+        return MPI_DATATYPE_NULL;
+    if (!nc) n = small;
+    if (MPI_Type_get_envelope_c(old, &ni, &na, &nc, &nd, &comb) || comb != MPI_COMBINER_NAMED ||
         MPI_Type_get_extent(old, &lb, &ext) || ext <= 0 || elem % (size_t)ext)
         return MPI_DATATYPE_NULL;
     *count *= n;

@@ -10,8 +10,12 @@ program sections
   use mpi_f08
   implicit none
   integer :: rank, np, next, prev, i, j, n, cnt
-  integer :: s(20), r(20), r2(20), m(6, 5), mr(30)
-  real(8) :: d(12), dr(12)
+  ! asynchronous: the buffers of nonblocking and persistent calls change (or
+  ! are read) inside later calls that do not name them (MPI-4.1 §19.1.17);
+  ! without it an optimizer may keep r2's values across MPI_Waitall (gfortran
+  ! -O3 did)
+  integer, asynchronous :: s(20), r(20), r2(20), m(6, 5), mr(30)
+  real(8), asynchronous :: d(12), dr(12)
   logical :: flag
   type(MPI_Request) :: rq, rqs(4)
   type(MPI_Status) :: st, sts(4)

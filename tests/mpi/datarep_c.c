@@ -5,7 +5,9 @@
  * called with the element count and the extra state; one registered with
  * MPI_CONVERSION_FN_NULL_C stores the native bytes; registering a name
  * twice (through either call) is MPI_ERR_DUP_DATAREP and a NULL extent
- * function MPI_ERR_ARG. Rank 0 prints "datarep_c ok". */
+ * function MPI_ERR_ARG; an extent function that answers MPI_UNDEFINED makes
+ * MPI_File_get_type_extent raise MPI_ERR_VALUE_TOO_LARGE (MPI-4.1 §15.5.3).
+ * Rank 0 prints "datarep_c ok". */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +37,13 @@ static int ext(MPI_Datatype t, MPI_Aint *e, void *x)
     (void)x;
     MPI_Aint lb;
     return MPI_Type_get_extent(t, &lb, e);
+}
+
+static int ext_too_large(MPI_Datatype t, MPI_Aint *e, void *x)
+{
+    (void)t, (void)x;
+    *e = MPI_UNDEFINED;
+    return MPI_SUCCESS;
 }
 
 static int cls(int rc)
@@ -89,6 +98,15 @@ int main(int argc, char **argv)
                               NULL));
     raw = round_trip(p, "plain_c", v);
     CHECK(raw == me, "plain_c on disk %d, expected %d", raw, me);
+    OK(MPI_Register_datarep("too_large", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                            ext_too_large, NULL));
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_SELF, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "too_large", MPI_INFO_NULL));
+    MPI_Aint e = 0;
+    CHECK(cls(MPI_File_get_type_extent(fh, MPI_INT, &e)) == MPI_ERR_VALUE_TOO_LARGE,
+          "an extent the function cannot express was not MPI_ERR_VALUE_TOO_LARGE");
+    OK(MPI_File_close(&fh));
     unlink(p);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) printf("datarep_c ok\n");
