@@ -148,6 +148,7 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
         job->mpi->ncomms++;
     }
     mpi_comm *c = job->mpi->comms[i];
+    job->ctx_names_gen++; /* its context may have had another name (comm_ctx_name) */
     *c = (mpi_comm){.used = true,
                     .idx = i,
                     .size = size,
@@ -166,7 +167,8 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
  * communicator whose point-to-point (ctx) or collective (ctx + 1) context it
  * is, by its name (MPI_Comm_set_name's; MPI_COMM_WORLD, MPI_COMM_SELF) or its
  * number; true for the collective one. Called only when a rank reports itself
- * blocked. */
+ * blocked, and then only when the context or ctx_names_gen changed: whatever
+ * changes what it says bumps job->ctx_names_gen. */
 static bool comm_ctx_name(cr_job *job, uint16_t ctx, char *buf, size_t len)
 {
     for (int i = 0; i < job->mpi->ncomms; i++) {
@@ -759,6 +761,7 @@ static void comm_drop(mpi_comm *c)
         m->area_loose[c->g.area - CR_AREA_MPI_MORE] = c->g.area_loose;
     }
     ctx_give_back(c->ctx);
+    cr_job_get()->ctx_names_gen++; /* its contexts have no name now (comm_ctx_name) */
     free(c->ranks);
     free(c->inv);
     free(c->rranks);
@@ -852,6 +855,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
     if (!rc && !name) rc = mpi_fail(job, comm, "MPI_Comm_set_name", MPI_ERR_ARG, "name is NULL");
     if (rc) return mpi_leave(job, rc);
     snprintf(c->name, sizeof c->name, "%s", name);
+    job->ctx_names_gen++; /* the board's name for its contexts (comm_ctx_name) */
     return mpi_leave(job, MPI_SUCCESS);
 }
 

@@ -303,6 +303,14 @@ typedef struct cr_job {
      * carries it to the receive's status (cr_status.sig) and never reads it. */
     uint64_t chk_sig;
     bool (*ctx_name)(struct cr_job *job, uint16_t ctx, char *buf, size_t len);
+    /* The interface bumps ctx_names_gen whenever what ctx_name says may change
+     * (a communicator made, renamed or dropped). The board asks ctx_name again
+     * only then or for another context: the name it gave for board_ctx (0:
+     * none yet) at board_names_gen is board_group, board_coll. */
+    uint32_t ctx_names_gen, board_names_gen;
+    uint16_t board_ctx;
+    bool board_coll;
+    char board_group[sizeof(((cr_waitinfo *)0)->group)];
     /* Waits reported blocked and not yet over, the latest first; the status
      * board shows the latest while the rank counts as blocked (every thread of
      * the process is in such a wait, when multi), else nothing. */

@@ -388,6 +388,32 @@ static bool all_threads_blocked(cr_job *job)
     return n > 0 && (int)job->nblocked >= n - (job->progress_on ? 1 : 0);
 }
 
+/* src into dst[len], cut to fit and ended (snprintf's "%s", without its cost:
+ * the board is written at every blocked wait, which --sim makes every wait). */
+static void board_str(char *dst, size_t len, const char *src)
+{
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* The interface's name for context ctx (job->ctx_name) into group; true for a
+ * group's collective context. Asked again only when the context or the names
+ * (ctx_names_gen) changed since the last wait shown: a name lookup at every
+ * wait reaches into the interface's tables, cold in a simulated job's
+ * thousands of ranks. */
+static bool board_ctx_name(cr_job *job, uint16_t ctx, char *group, size_t len)
+{
+    if (job->board_ctx != ctx || job->board_names_gen != job->ctx_names_gen || !ctx) {
+        job->board_group[0] = '\0';
+        job->board_coll = job->ctx_name(job, ctx, job->board_group, sizeof job->board_group);
+        job->board_ctx = ctx;
+        job->board_names_gen = job->ctx_names_gen;
+    }
+    board_str(group, len, job->board_group);
+    return job->board_coll;
+}
+
 /* Describe wait v for the board: what it is for, in the words of the
  * interface's call under way (job->in_call) where it said one. */
 static void describe_wait(cr_job *job, cr_wait *v, cr_waitinfo *w)
@@ -397,17 +423,17 @@ static void describe_wait(cr_job *job, cr_wait *v, cr_waitinfo *w)
     const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : v->sel;
     const char *what = r ? r->op : sel ? "probe" : v->op ? v->op : v->call ? v->call : "exit";
     const char *call = job->in_call ? job->in_call : what;
-    snprintf(w->call, sizeof w->call, "%s", call);
-    if (r && strcmp(r->op, call)) snprintf(w->op, sizeof w->op, "%s", r->op);
+    board_str(w->call, sizeof w->call, call);
+    if (r && strcmp(r->op, call)) board_str(w->op, sizeof w->op, r->op);
     uint16_t ctx = r && r->kind == CR_REQ_SEND ? r->ctx : sel ? sel->ctx : 0;
-    if (job->ctx_name && (r || sel)) w->coll = job->ctx_name(job, ctx, w->group, sizeof w->group);
+    if (job->ctx_name && (r || sel)) w->coll = board_ctx_name(job, ctx, w->group, sizeof w->group);
     if (!r && !sel && v->lock_of) {
         w->kind = CR_WAIT_LOCK; /* its holder is not known: peer stays -1 */
         w->tag = *v->lock_of;
     } else if (!r && !sel && v->op) {
         w->kind = CR_WAIT_ARRIVE;
         w->peer = v->peer ? *v->peer : -1;
-        if (job->ctx_name && v->ctx) job->ctx_name(job, v->ctx, w->group, sizeof w->group);
+        if (job->ctx_name && v->ctx) board_ctx_name(job, v->ctx, w->group, sizeof w->group);
         v->peer_shown = w->peer;
     } else if (r && r->kind == CR_REQ_SEND) {
         w->kind = r->stage == CR_STAGE_WAIT ? CR_WAIT_MATCH : CR_WAIT_CREDIT;

@@ -226,6 +226,9 @@ bool cr_vt_wq_push(void *base, int r);
 int cr_vt_wq_help(void *base, int max);
 /* Wake the rank of this slot when it sleeps on its wake word. */
 void cr_vt_wake_slot(cr_vt_slot *sl);
+/* The ranks' process (contexts): bring into the cache what rank r reads first
+ * when it runs next (its slot, the next record of its in ring). */
+void cr_vt_prefetch_rank(void *base, int r);
 /* A bell: a futex word that whoever has something for its owner bumps
  * (cr_vt_bell_ring), waking the owner when it says it sleeps on it. The owner
  * (cr_vt_bell_wait), having read the bell (seen) before it looked for work,

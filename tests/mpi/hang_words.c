@@ -1,9 +1,12 @@
 /* Deadlocks whose watchdog report must be in MPI's words (tests/mpi/CMakeLists.txt
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
- *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|nofinalize
+ *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|nofinalize|rename
  * (nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
- * waits for its message; the watchdog need not wait out its hang timeout) */
+ * waits for its message; the watchdog need not wait out its hang timeout;
+ * rename: both wait on a communicator, named "before" in their first wait, which
+ * they rename "after", and a freed one's context made anew, before they deadlock
+ * on it: the board names a context again only when a name changed) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +63,23 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "nofinalize")) {
         if (me == 1) return 0;
         MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "rename")) {
+        MPI_Comm c, d;
+        MPI_Comm_dup(MPI_COMM_WORLD, &d);
+        MPI_Comm_set_name(d, "freed");
+        if (me == 0) /* rank 1 waits for it (under --sim every wait is shown) */
+            MPI_Send(&x, 1, MPI_INT, 1, 1, d);
+        else
+            MPI_Recv(&x, 1, MPI_INT, 0, 1, d, &st);
+        MPI_Comm_free(&d);
+        MPI_Comm_dup(MPI_COMM_WORLD, &c); /* d's context again, once it drained */
+        MPI_Comm_set_name(c, "before");
+        if (me == 0)
+            MPI_Send(&x, 1, MPI_INT, 1, 1, c);
+        else
+            MPI_Recv(&x, 1, MPI_INT, 0, 1, c, &st);
+        MPI_Comm_set_name(c, "after");
+        MPI_Recv(&x, 1, MPI_INT, peer, 2, c, &st);
     } else if (!strcmp(m, "ibcast")) { /* rank 1 waits on a broadcast rank 0 never starts */
         if (me == 1) {
             MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[0]);
