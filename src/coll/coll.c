@@ -16,7 +16,7 @@
  *    long messages (>= 256 KiB, more than 2 members) go
  *    down a chain in segments so that every link works at once (pipeline: in
  *    round k a member receives segment k and forwards segment k-1); with more
- *    ranks than cores, from 16 KiB the root sends to all at once (linear);
+ *    ranks than cores, the root sends to all at once (linear), at every size;
  *    where every member is on this host with single copy (more than 2
  *    members, no more ranks than cores), from 1 MiB each member reads a share
  *    from the root and the rest from the others (split, coll_direct.c; every
@@ -49,7 +49,6 @@
 #include "coll.h"
 
 #define BCAST_PIPE_MIN (256u << 10)
-#define BCAST_LINEAR_MIN (16u << 10) /* oversubscribed: longer than the default eager limit */
 #define BCAST_SEG_MIN (64u << 10)
 #define ALLGATHER_RD_MAX (64u << 10)
 #define BRUCK_BLK_MAX 256
@@ -253,9 +252,15 @@ static void build_bcast_linear(cr_job *job, cr_sched *s, const cr_group *g, void
 static int bcast_pick(const cr_job *job, const cr_group *g, size_t len, int f)
 {
     if (f == CR_ALG_DIRECT || f == CR_ALG_SPLIT) f = CR_ALG_AUTO; /* these are not messages */
-    if (f == CR_ALG_LINEAR ||
-        (f == CR_ALG_AUTO && cr_group_oversub(job, g) && len >= BCAST_LINEAR_MIN))
-        return CR_ALG_LINEAR;
+    /* With more ranks than cores, linear at every size: a tree's inner members
+     * forward only once the scheduler gives them a core, one level after the
+     * other, while the root alone sends to all and no member waits for another
+     * (from 16 KiB since the start; below it too since member 0 leaves the
+     * oversubscribed barrier first, coll_shm.c: osu_bcast 8-128 B, 4 ranks on
+     * 2 cores, quiet, 5 runs interleaved: binomial 0.20-0.37 us, linear
+     * 0.11-0.16, Open MPI 0.28-0.40; 1 KiB 0.40-0.82 -> 0.28-0.49; beside one
+     * CPU-bound process 8-128 B 0.17-2.73 -> 0.09-0.14, Open MPI 0.12-1.36) */
+    if (f == CR_ALG_LINEAR || (f == CR_ALG_AUTO && cr_group_oversub(job, g))) return CR_ALG_LINEAR;
     bool pipe = f == CR_ALG_PIPELINE || (f != CR_ALG_BINOMIAL && len >= BCAST_PIPE_MIN &&
                                          g->size > 2 && !cr_group_oversub(job, g));
     return pipe && len > 0 ? CR_ALG_PIPELINE : CR_ALG_BINOMIAL;
