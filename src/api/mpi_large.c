@@ -16,8 +16,8 @@
  * (block lengths past INT_MAX make a struct of made types instead).
  * MPI_Type_contiguous_c, _vector_c and _create_hvector_c with a value past
  * INT_MAX make the type the call asks for, whose envelope keeps the large
- * counts (mpi_type_vector_c). Buffers for buffered sends keep sizes past
- * INT_MAX whole (courier never writes them: they bound what is held).
+ * counts (mpi_type_vector_c). The buffers for buffered sends have their _c
+ * forms beside the int ones (mpi_p2p.c, mpi_buf.c, mpi_session.c).
  *
  * Invariants: a made type is freed when the call returns (an operation still
  * under way holds its own reference, as for any datatype the program frees);
@@ -537,54 +537,7 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
     return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
 }
 
-/* ---- buffers and windows ---------------------------------------------------------------- */
-
-/* A buffer of more than INT_MAX bytes: the int form checks the call and
- * attaches INT_MAX of them, then the pool takes the whole size (courier
- * copies buffered sends into memory of its own and never writes the buffer:
- * it only bounds the bytes they hold). Detaching reports the whole size,
- * which the pool gives before the int form detaches it (that form says
- * MPI_UNDEFINED). The communicator's forms are mpi_buf.c's. */
-static int attach_whole(int rc, mpi_bpool *b, void *buffer, MPI_Count size)
-{
-    if (!rc && size > INT_MAX && b) mpi_bpool_attach(b, buffer, size);
-    return rc;
-}
-
-PMPI_WEAK(Buffer_attach_c);
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    int rc = PMPI_Buffer_attach(buffer, size > INT_MAX ? INT_MAX : (int)size);
-    return attach_whole(rc, &mpi_st()->p2p.proc, buffer, size);
-}
-
-PMPI_WEAK(Buffer_detach_c);
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    MPI_Count whole = mpi_bpool_size(&mpi_st()->p2p.proc);
-    int s = 0;
-    int rc = PMPI_Buffer_detach(buffer_addr, size ? &s : NULL);
-    if (!rc) *size = whole;
-    return rc;
-}
-
-PMPI_WEAK(Session_attach_buffer_c);
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    int rc = PMPI_Session_attach_buffer(session, buffer, size > INT_MAX ? INT_MAX : (int)size);
-    return attach_whole(rc, rc ? NULL : mpi_bpool_of_session(cr_job_get(), h_idx(session) + 1),
-                        buffer, size);
-}
-
-PMPI_WEAK(Session_detach_buffer_c);
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-{
-    MPI_Count whole = mpi_bpool_size(mpi_bpool_of_session(cr_job_get(), h_idx(session) + 1));
-    int s = 0;
-    int rc = PMPI_Session_detach_buffer(session, buffer_addr, size ? &s : NULL);
-    if (!rc) *size = whole;
-    return rc;
-}
+/* ---- windows ---------------------------------------------------------------------------- */
 
 PMPI_WEAK(Win_create_c);
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,

@@ -537,19 +537,32 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     return mpi_leave(job, finish(job, call, q, st, NULL, false));
 }
 
-PMPI_WEAK(Buffer_attach);
-int PMPI_Buffer_attach(void *buffer, int size)
+/* MPI_Buffer_attach(_c): the size a _c form gives is kept whole (past INT_MAX:
+ * courier never writes the buffer, it bounds what buffered sends hold). */
+static int buffer_attach(const char *call, void *buffer, MPI_Count size)
 {
-    const char *call = "MPI_Buffer_attach";
     cr_job *job = mpi_enter(call);
     if (size < 0 || (!buffer && size))
-        return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
-                                       "buffer %p of %d bytes is invalid", buffer, size));
+        return mpi_leave(job,
+                         mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
+                                  "buffer %p of %lld bytes is invalid", buffer, (long long)size));
     if (job->mpi->p2p.proc.buf)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                                        "a buffer is already attached: detach it first"));
     mpi_bpool_attach(&job->mpi->p2p.proc, buffer, size);
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Buffer_attach);
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+PMPI_WEAK(Buffer_attach_c);
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return buffer_attach("MPI_Buffer_attach_c", buffer, size);
 }
 
 bool mpi_bsends_done(void *pool)
@@ -566,12 +579,12 @@ mpi_bpool *mpi_bpool_process(cr_job *job)
     return &job->mpi->p2p.proc;
 }
 
-PMPI_WEAK(Buffer_detach);
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+/* MPI_Buffer_detach(_c): the size in the form's width (isize: the int
+ * form's, MPI_UNDEFINED past INT_MAX; csize: the _c form's). */
+static int buffer_detach(const char *call, void *buffer_addr, int *isize, MPI_Count *csize)
 {
-    const char *call = "MPI_Buffer_detach";
     cr_job *job = mpi_enter(call);
-    if (!buffer_addr || !size)
+    if (!buffer_addr || (!isize && !csize))
         return mpi_leave(
             job, mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "buffer_addr or size is NULL"));
     if (!job->mpi->p2p.proc.buf)
@@ -581,8 +594,23 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     cr_wait_until(job, call, mpi_bsends_done, &job->mpi->p2p.proc,
                   job->mpi->p2p.nbs ? job->mpi->p2p.bs[0].r : NULL);
     bsend_reap(job);
-    mpi_bpool_detach(&job->mpi->p2p.proc, buffer_addr, size);
+    if (csize)
+        mpi_bpool_detach_c(&job->mpi->p2p.proc, buffer_addr, csize);
+    else
+        mpi_bpool_detach(&job->mpi->p2p.proc, buffer_addr, isize);
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Buffer_detach);
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    return buffer_detach("MPI_Buffer_detach", buffer_addr, size, NULL);
+}
+
+PMPI_WEAK(Buffer_detach_c);
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return buffer_detach("MPI_Buffer_detach_c", buffer_addr, NULL, size);
 }
 
 /* ---- probe ----------------------------------------------------------------------- */

@@ -448,16 +448,15 @@ static int session_pool(cr_job *job, const char *call, MPI_Session session, mpi_
     return rc;
 }
 
-PMPI_WEAK(Session_attach_buffer);
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+/* MPI_Session_attach_buffer(_c): a _c form's size is kept whole. */
+static int session_attach(const char *call, MPI_Session session, void *buffer, MPI_Count size)
 {
-    const char *call = "MPI_Session_attach_buffer";
     cr_job *job = mpi_enter(call);
     mpi_session *s;
     int rc = scheck(job, call, session, &s);
     if (!rc && buffer != MPI_BUFFER_AUTOMATIC && (size < 0 || (!buffer && size)))
-        rc = sfail(job, session, call, MPI_ERR_BUFFER, "buffer %p of %d bytes is invalid", buffer,
-                   size);
+        rc = sfail(job, session, call, MPI_ERR_BUFFER, "buffer %p of %lld bytes is invalid", buffer,
+                   (long long)size);
     if (!rc && mpi_bpool_of_session(job, h_idx(session) + 1))
         rc = sfail(job, session, call, MPI_ERR_BUFFER,
                    "this session has a buffer attached already: detach it first "
@@ -469,20 +468,48 @@ int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-PMPI_WEAK(Session_detach_buffer);
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+PMPI_WEAK(Session_attach_buffer);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
-    const char *call = "MPI_Session_detach_buffer";
+    return session_attach("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+PMPI_WEAK(Session_attach_buffer_c);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
+/* MPI_Session_detach_buffer(_c): the size in the form's width (isize: the
+ * int form's, MPI_UNDEFINED past INT_MAX; csize: the _c form's). */
+static int session_detach(const char *call, MPI_Session session, void *buffer_addr, int *isize,
+                          MPI_Count *csize)
+{
     cr_job *job = mpi_enter(call);
     mpi_bpool *b = NULL;
     int rc = session_pool(job, call, session, &b);
-    if (!rc && (!buffer_addr || !size))
+    if (!rc && (!buffer_addr || (!isize && !csize)))
         rc = sfail(job, session, call, MPI_ERR_ARG, "buffer_addr or size is NULL");
     if (rc) return mpi_leave(job, rc);
     mpi_bpool_drain(job, call, b);
-    mpi_bpool_detach(b, buffer_addr, size);
+    if (csize)
+        mpi_bpool_detach_c(b, buffer_addr, csize);
+    else
+        mpi_bpool_detach(b, buffer_addr, isize);
     b->session = 0;
     return mpi_leave(job, MPI_SUCCESS);
+}
+
+PMPI_WEAK(Session_detach_buffer);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    return session_detach("MPI_Session_detach_buffer", session, buffer_addr, size, NULL);
+}
+
+PMPI_WEAK(Session_detach_buffer_c);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    return session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, NULL, size);
 }
 
 PMPI_WEAK(Session_flush_buffer);
