@@ -13,14 +13,14 @@
  * all-gather (recursive doubling, ring), all-gather v (ring), all-to-all
  * (Bruck, pairwise, all at once, window) and all-to-all v; so results are
  * bit-identical to the blocking ones by construction. Exscan (the inclusive
- * prefix passed one member up) is src/coll's too; reduce-scatter is an allreduce of which each
- * member keeps its block, as MPI_Reduce_scatter. MPI_Comm_idup is an all-reduce (AND) of the
- * members' free context pairs whose completion makes the communicator. On an
- * intercommunicator every collective is src/coll/coll_inter.c's builder
- * (cr_build_inter_*), the schedule its blocking form runs (the section
- * "intercommunicators" below); the neighbourhood collectives are
- * src/coll/coll_neighbor.c's exchange (cr_build_neighbor), as their blocking
- * forms (mpi_topo.c).
+ * prefix passed one member up) is src/coll's too; reduce-scatter is an
+ * allreduce of which each member keeps its block, as MPI_Reduce_scatter.
+ * MPI_Comm_idup is an all-reduce (AND) of the members' free context pairs
+ * whose completion makes the communicator. On an intercommunicator every
+ * collective is src/coll/coll_inter.c's builder (cr_build_inter_*), the
+ * schedule its blocking form runs (mpi_nbc_inter.c); the neighbourhood
+ * collectives are src/coll/coll_neighbor.c's exchange (cr_build_neighbor), as
+ * their blocking forms (mpi_topo.c).
  *
  * Progress: the first round starts in the call. After that every cr_progress
  * advances the active schedules (the engine's background hook, nbc_bg): any MPI
@@ -69,49 +69,10 @@
 #include <string.h>
 
 #include "mpi_check.h"
-#include "mpi_nbc.h"
+#include "mpi_nbc_impl.h"
 
 #define NBC_TAG(seq, step)                                                                         \
     ((int32_t)(0x80000000u | ((uint32_t)(seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
-/* At completion: 'bytes' at 'from' go to 'to', unpacked as 'count' instances of
- * datatype 'type' (an index holding a reference), or copied when type < 0. */
-typedef struct nfin {
-    int type;
-    const char *from;
-    size_t bytes;
-    void *to;
-    size_t count;
-} nfin;
-
-/* A user operation: the wrapper's context (mpi_redop fills x). */
-typedef struct nuser {
-    mpi_opctx x;
-    size_t ext;
-    int type; /* index holding a reference, or -1 */
-} nuser;
-
-typedef struct nbc {
-    struct nbc *next; /* in N.active */
-    int kind;         /* index in nbc_ops */
-    cr_sched s;       /* the collective (src/coll); its o and trunc are ours */
-    nuser u;          /* a reduction by a user operation */
-    nfin *fin;        /* at completion */
-    int nfin, fincap;
-    nfin *pre; /* at each start: from the user's buffer 'from' packed (or copied) to 'to' */
-    int npre, precap;
-    /* MPI_Comm_idup: the parent's members, the map reduced, and where the new
-     * handle goes (made at completion) */
-    int *iranks, isize, ime, iword;
-    int *irranks, irsize; /* an intercommunicator's remote group */
-    long *imap;
-    uint64_t ireserved; /* pairs of word iword reserved here until completion */
-    MPI_Comm *inew, iparent;
-    MPI_Errhandler ierrh;
-    cr_trunc trunc; /* a message longer than its receive: MPI_ERR_TRUNCATE at completion */
-    bool done, active;
-    bool persist; /* MPI_*_init's: started again and again, kept until its request is freed */
-} nbc;
-
 /* The schedules started and not yet complete, oldest first, and the
  * progress hook's state: mpi_g.nbc (mpi_impl.h). */
 #define N (mpi_g.nbc)
@@ -270,8 +231,6 @@ static void nbc_free(cr_job *job, void *obj)
 
 /* ---- building a schedule ----------------------------------------------------------------- */
 
-typedef mpi_cargs nb; /* s: the schedule under construction; seq once taken */
-
 /* The call's schedule, empty, in b->s (with --check=coll's record of the call,
  * mpi_check.h). */
 static void make(nb *b, int kind, bool persist)
@@ -309,7 +268,7 @@ static int begin(nb *b, int kind, MPI_Comm comm, MPI_Request *req)
     return 0;
 }
 
-static int done(nb *b, int rc)
+int mpi_nb_done(nb *b, int rc)
 {
     if (rc && b->s) {
         nbc_release(b->job, b->s);
@@ -318,7 +277,7 @@ static int done(nb *b, int rc)
     return mpi_leave(b->job, rc);
 }
 
-static void *nb_alloc(nb *b, size_t len)
+void *mpi_nb_alloc(nb *b, size_t len)
 {
     return cr_sched_alloc(b->job, &b->s->s, len);
 }
@@ -326,7 +285,7 @@ static void *nb_alloc(nb *b, size_t len)
 /* The collective's sequence number, taken at the first use: the group's, or on
  * an intercommunicator the one of both groups (ig.seq, as its blocking
  * collectives take it). */
-static uint32_t nb_seq(nb *b)
+uint32_t mpi_nb_seq(nb *b)
 {
     if (!b->seq_taken) {
         b->seq = b->c->inter ? b->c->ig.seq++ : b->c->g.seq++;
@@ -346,13 +305,13 @@ static int nb_peers(const nb *b)
 /* A transfer with member r of the remote group. */
 static void nb_xsend(nb *b, int r, int step, const void *buf, size_t len)
 {
-    nb_seq(b);
+    mpi_nb_seq(b);
     cr_sched_send(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
 }
 
 static void nb_xrecv(nb *b, int r, int step, void *buf, size_t len)
 {
-    nb_seq(b);
+    mpi_nb_seq(b);
     cr_sched_recv(b->job, &b->s->s, b->c->rranks[r], step, buf, len);
 }
 
@@ -384,7 +343,7 @@ static void fin_add(nb *b, nfin **list, int *n, int *cap, mpi_type *t, const voi
     (*list)[(*n)++] = (nfin){t ? t->idx : -1, from, bytes, to, count};
 }
 
-static void nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to, size_t count)
+void mpi_nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to, size_t count)
 {
     fin_add(b, &b->s->fin, &b->s->nfin, &b->s->fincap, t, from, bytes, to, count);
 }
@@ -392,7 +351,7 @@ static void nb_fin(nb *b, mpi_type *t, const void *from, size_t bytes, void *to,
 /* At each start, before the first round: count instances of t at 'from' (the
  * user's buffer) packed to 'to', or (t NULL) its 'bytes' copied; so a
  * persistent collective takes the data the buffer holds at each MPI_Start. */
-static void nb_pre(nb *b, mpi_type *t, const void *from, size_t count, void *to, size_t bytes)
+void mpi_nb_pre(nb *b, mpi_type *t, const void *from, size_t count, void *to, size_t bytes)
 {
     fin_add(b, &b->s->pre, &b->s->npre, &b->s->precap, t, from, bytes, to, count);
 }
@@ -424,7 +383,7 @@ static int nbc_go(cr_job *job, void *obj);
 static int launch_in(nb *b, MPI_Request *req)
 {
     nbc *s = b->s;
-    nb_seq(b);
+    mpi_nb_seq(b);
     nb_round(b);
     int rc = s->persist
                  ? mpi_request_ext_persistent(b->job, b->comm, &pcoll_ops[s->kind], nbc_go, s, req)
@@ -478,7 +437,7 @@ static int nbc_go(cr_job *job, void *obj)
 }
 
 /* ... and leave the call. */
-static int launch(nb *b, MPI_Request *req)
+int mpi_nb_launch(nb *b, MPI_Request *req)
 {
     return mpi_leave(b->job, launch_in(b, req));
 }
@@ -486,63 +445,41 @@ static int launch(nb *b, MPI_Request *req)
 /* ---- packing (the argument checks are mpi_collchk.c's, shared with mpi_coll.c) ----------- */
 
 /* Bytes of count instances of t at buf, packed now when t is not contiguous. */
-static const char *bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
+const char *mpi_nb_bytes_in(nb *b, const mpi_type *t, const void *buf, size_t count)
 {
     if (t->contig) return buf;
-    char *p = nb_alloc(b, count * t->size);
-    nb_pre(b, (mpi_type *)t, buf, count, p, 0);
+    char *p = mpi_nb_alloc(b, count * t->size);
+    mpi_nb_pre(b, (mpi_type *)t, buf, count, p, 0);
     return p;
 }
 
 /* Where count instances of t are to arrive: buf, or staging unpacked at
  * completion. */
-static char *bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
+char *mpi_nb_bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
 {
     if (t->contig) return buf;
-    char *p = nb_alloc(b, count * t->size);
-    nb_fin(b, t, p, count * t->size, buf, count);
+    char *p = mpi_nb_alloc(b, count * t->size);
+    mpi_nb_fin(b, t, p, count * t->size, buf, count);
     return p;
 }
 
 /* ---- barrier and broadcast --------------------------------------------------------------- */
 
-/* The intercommunicator forms (below, "intercommunicators"). */
-static cr_inter x_of(const nb *b);
-static int x_barrier(nb *b, MPI_Request *req);
-static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req);
-static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                    const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-                    MPI_Request *req);
-static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, const int *displs,
-                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                     MPI_Request *req);
-static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                       int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
-                       MPI_Request *req);
-static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, const int *sdispls,
-                      MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
-                      const int *rdispls, MPI_Datatype rtype, MPI_Request *req);
-static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                    int root, MPI_Request *req);
-static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, bool is_block,
-                            int block, MPI_Datatype dt, MPI_Op op, MPI_Request *req);
-#define X_ALL INT_MIN /* x_reduce's root for an allreduce (no rank, MPI_ROOT or MPI_PROC_NULL) */
-
 int mpi_nbc_barrier(int p, MPI_Comm comm, MPI_Request *req)
 {
     nb b;
     int rc = begin(&b, I_BARRIER | p, comm, req);
-    if (!rc && b.c->inter) return x_barrier(&b, req);
-    if (rc) return done(&b, rc);
-    nb_seq(&b);
+    if (!rc && b.c->inter) return mpi_nbx_barrier(&b, req);
+    if (rc) return mpi_nb_done(&b, rc);
+    mpi_nb_seq(&b);
     cr_build_barrier(b.job, &b.s->s, &b.c->g);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 /* Binomial tree from root (src/coll's). */
 static void sched_bcast(nb *b, char *data, size_t len, int root, int step)
 {
-    nb_seq(b);
+    mpi_nb_seq(b);
     cr_build_bcast(b->job, &b->s->s, &b->c->g, data, len, root, step);
 }
 
@@ -552,14 +489,15 @@ int mpi_nbc_bcast(int p, void *buf, int count, MPI_Datatype dt, int root, MPI_Co
     nb b;
     mpi_type *t = NULL;
     int rc = begin(&b, I_BCAST | p, comm, req);
-    if (!rc && b.c->inter) return x_bcast(&b, buf, count, dt, root, req);
+    if (!rc && b.c->inter) return mpi_nbx_bcast(&b, buf, count, dt, root, req);
     if (!rc) rc = mpi_chk_bcast(&b, buf, count, dt, root, &t);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     size_t cnt = (size_t)count;
-    char *data = b.c->me == root ? (char *)bytes_in(&b, t, buf, cnt) : bytes_out(&b, t, buf, cnt);
-    nb_seq(&b);
+    char *data = b.c->me == root ? (char *)mpi_nb_bytes_in(&b, t, buf, cnt)
+                                 : mpi_nb_bytes_out(&b, t, buf, cnt);
+    mpi_nb_seq(&b);
     cr_build_bcast_msg(b.job, &b.s->s, &b.c->g, data, cnt * t->size, root, CR_ALG_AUTO);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 /* ---- reductions -------------------------------------------------------------------------- */
@@ -583,7 +521,7 @@ static void op_user(const void *lo, const void *hi, void *out, size_t n, const v
 
 /* The reduction of (op, t): as mpi_redop, the wrapper of a user operation
  * living in the schedule. */
-static int nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, size_t *n)
+int mpi_nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, size_t *n)
 {
     nbc *s = b->s;
     int rc = mpi_redop(b->job, b->comm, b->call, op, t, count, &s->s.o, &s->u.x, packed, n);
@@ -603,19 +541,19 @@ static int nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, s
 /* src/coll's algorithms: the blocking collectives' schedules. */
 static void sched_reduce(nb *b, char *acc, size_t count, int root, char *res)
 {
-    nb_seq(b);
+    mpi_nb_seq(b);
     cr_build_reduce(b->job, &b->s->s, &b->c->g, acc, count, root, res);
 }
 
 static void sched_allreduce(nb *b, char *acc, size_t count)
 {
-    nb_seq(b);
+    mpi_nb_seq(b);
     cr_build_allreduce(b->job, &b->s->s, &b->c->g, acc, count);
 }
 
 static void sched_scan(nb *b, char *acc, size_t count)
 {
-    nb_seq(b);
+    mpi_nb_seq(b);
     cr_build_scan(b->job, &b->s->s, &b->c->g, acc, count);
 }
 
@@ -627,14 +565,15 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
     mpi_type *t = NULL;
     int rc = begin(&b, kind[form] | p, comm, req);
     if (!rc && b.c->inter)
-        return x_reduce(&b, sbuf, rbuf, count, dt, op, form == R_ALLREDUCE ? X_ALL : root, req);
+        return mpi_nbx_reduce(&b, sbuf, rbuf, count, dt, op,
+                              form == R_ALLREDUCE ? MPI_NBX_ALL : root, req);
     if (!rc) rc = mpi_chk_reduce(&b, form == R_REDUCE, sbuf, rbuf, count, dt, root, &t);
     bool recv_here = !rc && (form != R_REDUCE || b.c->me == root);
     bool inplace = sbuf == MPI_IN_PLACE;
     bool packed = false;
     size_t n = 0;
-    if (!rc) rc = nb_redop(&b, op, t, (size_t)count, &packed, &n);
-    if (rc) return done(&b, rc);
+    if (!rc) rc = mpi_nb_redop(&b, op, t, (size_t)count, &packed, &n);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc(&b, form == R_REDUCE ? root : -1, op, count, t, count, t);
     size_t len = n * b.s->s.o.elem, cnt = (size_t)count;
     const void *src = inplace ? rbuf : sbuf;
@@ -642,30 +581,30 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
      * the receive buffer itself where the result ends there as it is (MPI lets
      * the operation use it until completion) */
     bool in_rbuf = !packed && (form == R_ALLREDUCE || form == R_SCAN);
-    char *acc = in_rbuf ? rbuf : nb_alloc(&b, len);
-    nb_pre(&b, packed ? t : NULL, src, cnt, acc, len);
-    nb_seq(&b);
+    char *acc = in_rbuf ? rbuf : mpi_nb_alloc(&b, len);
+    mpi_nb_pre(&b, packed ? t : NULL, src, cnt, acc, len);
+    mpi_nb_seq(&b);
     switch (form) {
     case R_REDUCE:
         sched_reduce(&b, acc, n, root, recv_here && !packed ? rbuf : acc);
-        if (recv_here && packed) nb_fin(&b, t, acc, len, rbuf, cnt);
+        if (recv_here && packed) mpi_nb_fin(&b, t, acc, len, rbuf, cnt);
         break;
     case R_ALLREDUCE:
         sched_allreduce(&b, acc, n);
-        if (!in_rbuf) nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
+        if (!in_rbuf) mpi_nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
     case R_SCAN:
         sched_scan(&b, acc, n);
-        if (!in_rbuf) nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
+        if (!in_rbuf) mpi_nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
     default: { /* exscan: src/coll's, the inclusive prefix passed one member up */
-        char *in = b.c->me > 0 ? (packed ? nb_alloc(&b, len) : rbuf) : NULL;
+        char *in = b.c->me > 0 ? (packed ? mpi_nb_alloc(&b, len) : rbuf) : NULL;
         cr_build_exscan(b.job, &b.s->s, &b.c->g, acc, n, in);
-        if (in && packed) nb_fin(&b, t, in, len, rbuf, cnt);
+        if (in && packed) mpi_nb_fin(&b, t, in, len, rbuf, cnt);
         break;
     }
     }
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 /* Member i keeps counts[i] instances of the reduction of sum(counts): the
@@ -678,26 +617,26 @@ int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *count
     mpi_type *t = NULL;
     int rc = begin(&b, (is_block ? I_REDUCE_SCATTER_BLOCK : I_REDUCE_SCATTER) | p, comm, req);
     if (!rc && b.c->inter)
-        return x_reduce_scatter(&b, sbuf, rbuf, counts, is_block, block, dt, op, req);
+        return mpi_nbx_reduce_scatter(&b, sbuf, rbuf, counts, is_block, block, dt, op, req);
     size_t total = 0, off = 0;
     if (!rc)
         rc = mpi_chk_reduce_scatter(&b, sbuf, rbuf, counts, is_block, block, dt, &t, &total, &off);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     size_t mine = (size_t)(is_block ? block : counts[b.c->me]);
     bool inplace = sbuf == MPI_IN_PLACE;
     bool packed = false;
     size_t n = 0;
-    if (!rc) rc = nb_redop(&b, op, t, total, &packed, &n);
-    if (rc) return done(&b, rc);
+    if (!rc) rc = mpi_nb_redop(&b, op, t, total, &packed, &n);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc(&b, -1, op, 0, NULL, 0, NULL);
     size_t len = n * b.s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     const char *src = inplace ? rbuf : sbuf;
-    char *acc = nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
-    nb_pre(&b, packed ? t : NULL, src, total, acc, len);
-    nb_seq(&b);
+    char *acc = mpi_nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
+    mpi_nb_pre(&b, packed ? t : NULL, src, total, acc, len);
+    mpi_nb_seq(&b);
     cr_build_allreduce(b.job, &b.s->s, &b.c->g, acc, n);
-    nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per, rbuf, mine);
-    return launch(&b, req);
+    mpi_nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per, rbuf, mine);
+    return mpi_nb_launch(&b, req);
 }
 
 /* ---- gather, scatter, allgather, alltoall ------------------------------------------------ */
@@ -709,23 +648,24 @@ int mpi_nbc_gather(int p, const void *sbuf, int scount, MPI_Datatype stype, void
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_GATHER | p, comm, req);
     if (!rc && b.c->inter)
-        return x_gather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, req);
+        return mpi_nbx_gather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, req);
     if (!rc) rc = mpi_chk_gather(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     bool isroot = b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
-    nb_seq(&b);
+    mpi_nb_seq(&b);
     if (!isroot) {
-        const char *s = bytes_in(&b, ts, sbuf, (size_t)scount);
+        const char *s = mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount);
         cr_build_gather(b.job, &b.s->s, &b.c->g, s, NULL, (size_t)scount * ts->size, root);
-        return launch(&b, req);
+        return mpi_nb_launch(&b, req);
     }
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
-    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)root * blk;
+    char *r = mpi_nb_bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size),
+         *own = r + (size_t)root * blk;
     if (inplace && r != rbuf)
-        nb_pre(&b, tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own, 0);
-    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
+        mpi_nb_pre(&b, tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own, 0);
+    const char *s = inplace ? NULL : mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount);
     cr_build_gather(b.job, &b.s->s, &b.c->g, s, r, blk, root);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 int mpi_nbc_scatter(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -735,21 +675,21 @@ int mpi_nbc_scatter(int p, const void *sbuf, int scount, MPI_Datatype stype, voi
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_SCATTER | p, comm, req);
     if (!rc && b.c->inter)
-        return x_scatter(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, req);
+        return mpi_nbx_scatter(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, req);
     if (!rc) rc = mpi_chk_scatter(&b, sbuf, scount, stype, rbuf, rcount, rtype, root, &ts, &tr);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     bool isroot = b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
-    nb_seq(&b);
+    mpi_nb_seq(&b);
     if (!isroot) {
-        char *r = bytes_out(&b, tr, rbuf, (size_t)rcount);
+        char *r = mpi_nb_bytes_out(&b, tr, rbuf, (size_t)rcount);
         cr_build_scatter(b.job, &b.s->s, &b.c->g, NULL, r, (size_t)rcount * tr->size, root);
-        return launch(&b, req);
+        return mpi_nb_launch(&b, req);
     }
     size_t blk = (size_t)scount * ts->size;
-    const char *s = bytes_in(&b, ts, sbuf, (size_t)scount * (size_t)b.c->size);
-    char *r = inplace ? NULL : bytes_out(&b, tr, rbuf, (size_t)rcount);
+    const char *s = mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount * (size_t)b.c->size);
+    char *r = inplace ? NULL : mpi_nb_bytes_out(&b, tr, rbuf, (size_t)rcount);
     cr_build_scatter(b.job, &b.s->s, &b.c->g, s, r, blk, root);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 int mpi_nbc_allgather(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -759,19 +699,19 @@ int mpi_nbc_allgather(int p, const void *sbuf, int scount, MPI_Datatype stype, v
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_ALLGATHER | p, comm, req);
     if (!rc && b.c->inter)
-        return x_allgather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, req);
+        return mpi_nbx_allgather(&b, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     int me = b.c->me;
     size_t cnt = (size_t)rcount, blk = cnt * tr->size;
-    char *r = bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)me * blk;
+    char *r = mpi_nb_bytes_out(&b, tr, rbuf, cnt * (size_t)b.c->size), *own = r + (size_t)me * blk;
     if (inplace && r != rbuf)
-        nb_pre(&b, tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own, 0);
-    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
-    nb_seq(&b);
+        mpi_nb_pre(&b, tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own, 0);
+    const char *s = inplace ? NULL : mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount);
+    mpi_nb_seq(&b);
     cr_build_allgather(b.job, &b.s->s, &b.c->g, s, r, blk, CR_ALG_AUTO);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 int mpi_nbc_alltoall(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -781,62 +721,60 @@ int mpi_nbc_alltoall(int p, const void *sbuf, int scount, MPI_Datatype stype, vo
     mpi_type *ts = NULL, *tr = NULL;
     int rc = begin(&b, I_ALLTOALL | p, comm, req);
     if (!rc && b.c->inter)
-        return x_alltoall(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype,
-                          req);
+        return mpi_nbx_alltoall(&b, sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL,
+                                rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_blocks(&b, sbuf, scount, stype, rbuf, rcount, rtype, &ts, &tr);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     int np = b.c->size;
     size_t blk = (size_t)rcount * tr->size, all = (size_t)np * (size_t)rcount;
     const char *s;
     if (inplace) { /* send from a copy of the receive buffer */
-        char *c = nb_alloc(&b, (size_t)np * blk);
-        nb_pre(&b, tr, rbuf, all, c, 0);
+        char *c = mpi_nb_alloc(&b, (size_t)np * blk);
+        mpi_nb_pre(&b, tr, rbuf, all, c, 0);
         s = c;
     } else {
-        s = bytes_in(&b, ts, sbuf, (size_t)np * (size_t)scount);
+        s = mpi_nb_bytes_in(&b, ts, sbuf, (size_t)np * (size_t)scount);
     }
-    char *r = bytes_out(&b, tr, rbuf, all);
-    nb_seq(&b);
+    char *r = mpi_nb_bytes_out(&b, tr, rbuf, all);
+    mpi_nb_seq(&b);
     cr_build_alltoall(b.job, &b.s->s, &b.c->g, s, r, blk, CR_ALG_AUTO);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 /* ---- the v forms ------------------------------------------------------------------------- */
 
-typedef mpi_vlay vlay; /* mpi_collchk.c */
-
-static int vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const int *displs,
+int mpi_nb_vlay_make(nb *b, vlay *v, const mpi_type *t, const int *counts, const int *displs,
                      const char *what)
 {
     int rc = mpi_chk_counts(b, counts, displs, what), np = nb_peers(b);
     if (rc) return rc;
-    v->len = nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
+    v->len = mpi_nb_alloc(b, 2 * (size_t)np * sizeof(size_t));
     mpi_vlay_fill(v, t, counts, displs, np);
     return 0;
 }
 
 /* The blocks packed to out at each start. */
-static void vlay_pack(nb *b, const vlay *v, mpi_type *t, const void *buf, const int *counts,
+void mpi_nb_vlay_pack(nb *b, const vlay *v, mpi_type *t, const void *buf, const int *counts,
                       const int *displs, char *out, int np)
 {
     for (int i = 0; i < np; i++)
         if (counts[i])
-            nb_pre(b, t, (const char *)buf + (ptrdiff_t)displs[i] * type_extent(t),
-                   (size_t)counts[i], out + v->off[i], 0);
+            mpi_nb_pre(b, t, (const char *)buf + (ptrdiff_t)displs[i] * type_extent(t),
+                       (size_t)counts[i], out + v->off[i], 0);
 }
 
 /* Where the blocks arrive: the user buffer, or staging unpacked block by block
  * at completion. */
-static char *vlay_out(nb *b, const vlay *v, mpi_type *t, void *buf, const int *counts,
+char *mpi_nb_vlay_out(nb *b, const vlay *v, mpi_type *t, void *buf, const int *counts,
                       const int *displs, int np)
 {
     if (!v->staged) return buf;
-    char *r = nb_alloc(b, v->total);
+    char *r = mpi_nb_alloc(b, v->total);
     for (int i = 0; i < np; i++)
         if (counts[i])
-            nb_fin(b, t, r + v->off[i], v->len[i],
-                   (char *)buf + (ptrdiff_t)displs[i] * type_extent(t), (size_t)counts[i]);
+            mpi_nb_fin(b, t, r + v->off[i], v->len[i],
+                       (char *)buf + (ptrdiff_t)displs[i] * type_extent(t), (size_t)counts[i]);
     return r;
 }
 
@@ -849,34 +787,34 @@ int mpi_nbc_gatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, voi
     vlay v = {0};
     int rc = begin(&b, I_GATHERV | p, comm, req);
     if (!rc && b.c->inter)
-        return x_gather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, req);
+        return mpi_nbx_gather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, req);
     if (!rc) rc = mpi_chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = sbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
         rc = mpi_cfail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
     if (!rc && !inplace) rc = mpi_chk_triple(&b, sbuf, scount, stype, &ts, "send");
     if (!rc && isroot) rc = mpi_chk_type(&b, rtype, &tr);
-    if (!rc && isroot) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
+    if (!rc && isroot) rc = mpi_nb_vlay_make(&b, &v, tr, rcounts, displs, "recv");
     if (!rc && isroot && !inplace && (size_t)scount * ts->size != v.len[root])
         rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[root]);
     if (!rc && isroot && !inplace)
         rc = mpi_chk_own_block(&b, sbuf, rbuf, (ptrdiff_t)displs[root] * type_extent(tr),
                                v.len[root]);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
-    nb_seq(&b);
-    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
+    mpi_nb_seq(&b);
+    const char *s = inplace ? NULL : mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount);
     if (!isroot) {
         cr_build_gatherv(b.job, &b.s->s, &b.c->g, s, (size_t)scount * ts->size, NULL, NULL, NULL,
                          root);
-        return launch(&b, req);
+        return mpi_nb_launch(&b, req);
     }
-    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
+    char *r = mpi_nb_vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
     if (inplace && v.staged)
-        nb_pre(&b, tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
-               (size_t)rcounts[root], r + v.off[root], 0);
+        mpi_nb_pre(&b, tr, (char *)rbuf + (ptrdiff_t)displs[root] * type_extent(tr),
+                   (size_t)rcounts[root], r + v.off[root], 0);
     cr_build_gatherv(b.job, &b.s->s, &b.c->g, s, v.len[root], r, v.len, v.off, root);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 int mpi_nbc_scatterv(int p, const void *sbuf, const int scounts[], const int displs[],
@@ -888,35 +826,35 @@ int mpi_nbc_scatterv(int p, const void *sbuf, const int scounts[], const int dis
     vlay v = {0};
     int rc = begin(&b, I_SCATTERV | p, comm, req);
     if (!rc && b.c->inter)
-        return x_scatter(&b, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, req);
+        return mpi_nbx_scatter(&b, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, req);
     if (!rc) rc = mpi_chk_root(&b, root);
     bool isroot = !rc && b.c->me == root, inplace = rbuf == MPI_IN_PLACE;
     if (!rc && inplace && !isroot)
         rc = mpi_cfail(&b, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
     if (!rc && isroot) rc = mpi_chk_type(&b, stype, &ts);
-    if (!rc && isroot) rc = vlay_make(&b, &v, ts, scounts, displs, "send");
+    if (!rc && isroot) rc = mpi_nb_vlay_make(&b, &v, ts, scounts, displs, "send");
     if (!rc && !inplace) rc = mpi_chk_triple(&b, rbuf, rcount, rtype, &tr, "receive");
     if (!rc && isroot && !inplace) rc = mpi_chk_match(&b, v.len[root], (size_t)rcount * tr->size);
     if (!rc && isroot && !inplace)
         rc = mpi_chk_own_block(&b, rbuf, sbuf, (ptrdiff_t)displs[root] * type_extent(ts),
                                v.len[root]);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_SCATTER, root, MPI_CHKN(scounts, ts), MPI_CHK1(rcount, tr));
-    nb_seq(&b);
-    char *r = inplace ? NULL : bytes_out(&b, tr, rbuf, (size_t)rcount);
+    mpi_nb_seq(&b);
+    char *r = inplace ? NULL : mpi_nb_bytes_out(&b, tr, rbuf, (size_t)rcount);
     size_t rlen = inplace ? 0 : (size_t)rcount * tr->size;
     if (!isroot) {
         cr_build_scatterv(b.job, &b.s->s, &b.c->g, NULL, NULL, NULL, r, rlen, root);
-        return launch(&b, req);
+        return mpi_nb_launch(&b, req);
     }
     const char *s = sbuf;
     if (v.staged) {
-        char *p = nb_alloc(&b, v.total);
-        vlay_pack(&b, &v, ts, sbuf, scounts, displs, p, b.c->size);
+        char *p = mpi_nb_alloc(&b, v.total);
+        mpi_nb_vlay_pack(&b, &v, ts, sbuf, scounts, displs, p, b.c->size);
         s = p;
     }
     cr_build_scatterv(b.job, &b.s->s, &b.c->g, s, v.len, v.off, r, rlen, root);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -928,26 +866,26 @@ int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, 
     vlay v = {0};
     int rc = begin(&b, I_ALLGATHERV | p, comm, req);
     if (!rc && b.c->inter)
-        return x_allgather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, req);
+        return mpi_nbx_allgather(&b, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc && !inplace) rc = mpi_chk_triple(&b, sbuf, scount, stype, &ts, "send");
     if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
-    if (!rc) rc = vlay_make(&b, &v, tr, rcounts, displs, "recv");
+    if (!rc) rc = mpi_nb_vlay_make(&b, &v, tr, rcounts, displs, "recv");
     if (!rc && !inplace) rc = mpi_chk_match(&b, (size_t)scount * ts->size, v.len[b.c->me]);
     if (!rc && !inplace)
         rc = mpi_chk_own_block(&b, sbuf, rbuf, (ptrdiff_t)displs[b.c->me] * type_extent(tr),
                                v.len[b.c->me]);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
     int me = b.c->me;
-    char *r = vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
+    char *r = mpi_nb_vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
     if (inplace && v.staged)
-        nb_pre(&b, tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr), (size_t)rcounts[me],
-               r + v.off[me], 0);
-    const char *s = inplace ? NULL : bytes_in(&b, ts, sbuf, (size_t)scount);
-    nb_seq(&b);
+        mpi_nb_pre(&b, tr, (char *)rbuf + (ptrdiff_t)displs[me] * type_extent(tr),
+                   (size_t)rcounts[me], r + v.off[me], 0);
+    const char *s = inplace ? NULL : mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount);
+    mpi_nb_seq(&b);
     cr_build_allgatherv(b.job, &b.s->s, &b.c->g, s, v.len[me], r, v.len, v.off);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sdispls[],
@@ -959,22 +897,22 @@ int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sd
     vlay vs = {0}, vr = {0};
     int rc = begin(&b, I_ALLTOALLV | p, comm, req);
     if (!rc && b.c->inter)
-        return x_alltoall(&b, sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype,
-                          req);
+        return mpi_nbx_alltoall(&b, sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls,
+                                rtype, req);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (!rc) rc = mpi_chk_type(&b, rtype, &tr);
-    if (!rc) rc = vlay_make(&b, &vr, tr, rcounts, rdispls, "recv");
+    if (!rc) rc = mpi_nb_vlay_make(&b, &vr, tr, rcounts, rdispls, "recv");
     if (!rc && !inplace) rc = mpi_chk_type(&b, stype, &ts);
-    if (!rc && !inplace) rc = vlay_make(&b, &vs, ts, scounts, sdispls, "send");
+    if (!rc && !inplace) rc = mpi_nb_vlay_make(&b, &vs, ts, scounts, sdispls, "send");
     if (!rc && !inplace && sbuf == rbuf && vr.total) rc = mpi_chk_alias(&b, sbuf, rbuf, 1);
     if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
         rc = mpi_chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts), MPI_CHKN(rcounts, tr));
     int np = b.c->size;
     const char *s;
     if (inplace) { /* send from a packed copy of the receive buffer */
-        vs.len = nb_alloc(&b, 2 * (size_t)np * sizeof(size_t));
+        vs.len = mpi_nb_alloc(&b, 2 * (size_t)np * sizeof(size_t));
         vs.off = vs.len + np;
         size_t off = 0;
         for (int i = 0; i < np; i++) {
@@ -982,21 +920,21 @@ int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sd
             vs.off[i] = off;
             off += vr.len[i];
         }
-        char *p = nb_alloc(&b, off);
+        char *p = mpi_nb_alloc(&b, off);
         vs.staged = true;
-        vlay_pack(&b, &vs, tr, rbuf, rcounts, rdispls, p, np);
+        mpi_nb_vlay_pack(&b, &vs, tr, rbuf, rcounts, rdispls, p, np);
         s = p;
     } else if (vs.staged) {
-        char *p = nb_alloc(&b, vs.total);
-        vlay_pack(&b, &vs, ts, sbuf, scounts, sdispls, p, np);
+        char *p = mpi_nb_alloc(&b, vs.total);
+        mpi_nb_vlay_pack(&b, &vs, ts, sbuf, scounts, sdispls, p, np);
         s = p;
     } else {
         s = sbuf;
     }
-    char *r = vlay_out(&b, &vr, tr, rbuf, rcounts, rdispls, np);
-    nb_seq(&b);
+    char *r = mpi_nb_vlay_out(&b, &vr, tr, rbuf, rcounts, rdispls, np);
+    mpi_nb_seq(&b);
     cr_build_alltoallv(b.job, &b.s->s, &b.c->g, s, vs.len, vs.off, r, vr.len, vr.off);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 /* mpi_wside_pack's blocks, packed at each start. */
@@ -1005,7 +943,8 @@ static void wside_pack(nb *b, const mpi_wside *w, const size_t *off, const void 
 {
     for (int i = 0; i < np; i++)
         if (w->len[i])
-            nb_pre(b, w->t[i], (const char *)buf + displs[i], (size_t)counts[i], out + off[i], 0);
+            mpi_nb_pre(b, w->t[i], (const char *)buf + displs[i], (size_t)counts[i], out + off[i],
+                       0);
 }
 
 /* Alltoallw (both kinds of communicator): the blocks through staging where a
@@ -1018,16 +957,16 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
 {
     nb b;
     int rc = begin(&b, I_ALLTOALLW | p, comm, req);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     int np = nb_peers(&b);
     bool inplace = sbuf == MPI_IN_PLACE;
-    size_t *lens = nb_alloc(&b, 4 * (size_t)np * sizeof *lens);
+    size_t *lens = mpi_nb_alloc(&b, 4 * (size_t)np * sizeof *lens);
     size_t *soff = lens + 2 * np, *roff = lens + 3 * np;
-    mpi_type **types = nb_alloc(&b, 2 * (size_t)np * sizeof *types);
+    mpi_type **types = mpi_nb_alloc(&b, 2 * (size_t)np * sizeof *types);
     mpi_wside ws = {types, lens, 0, false}, wr = {types + np, lens + np, 0, false};
     rc = mpi_chk_alltoallw(&b, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, &ws,
                            &wr);
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKW(scounts, inplace ? NULL : ws.t),
                   MPI_CHKW(rcounts, wr.t));
     mpi_wside_offsets(&wr, rdispls, roff, np);
@@ -1036,30 +975,30 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
         memcpy(ws.len, wr.len, (size_t)np * sizeof *ws.len);
         ws.staged = true;
         mpi_wside_offsets(&ws, NULL, soff, np);
-        char *p = nb_alloc(&b, wr.total);
+        char *p = mpi_nb_alloc(&b, wr.total);
         wside_pack(&b, &wr, soff, rbuf, rcounts, rdispls, p, np);
         s = p;
     } else {
         mpi_wside_offsets(&ws, sdispls, soff, np);
         if (ws.staged) {
-            char *p = nb_alloc(&b, ws.total);
+            char *p = mpi_nb_alloc(&b, ws.total);
             wside_pack(&b, &ws, soff, sbuf, scounts, sdispls, p, np);
             s = p;
         }
     }
-    char *r = wr.staged ? nb_alloc(&b, wr.total) : rbuf;
+    char *r = wr.staged ? mpi_nb_alloc(&b, wr.total) : rbuf;
     for (int i = 0; wr.staged && i < np; i++)
         if (wr.len[i])
-            nb_fin(&b, wr.t[i], r + roff[i], wr.len[i], (char *)rbuf + rdispls[i],
-                   (size_t)rcounts[i]);
-    nb_seq(&b);
+            mpi_nb_fin(&b, wr.t[i], r + roff[i], wr.len[i], (char *)rbuf + rdispls[i],
+                       (size_t)rcounts[i]);
+    mpi_nb_seq(&b);
     if (b.c->inter) {
-        cr_inter x = x_of(&b);
+        cr_inter x = mpi_nbx_of(&b);
         cr_build_inter_alltoallv(b.job, &b.s->s, &x, s, ws.len, soff, r, wr.len, roff);
     } else {
         cr_build_alltoallv(b.job, &b.s->s, &b.c->g, s, ws.len, soff, r, wr.len, roff);
     }
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
 
 /* ---- neighbourhood collectives ----------------------------------------------------------
@@ -1074,291 +1013,20 @@ int mpi_nbc_neighbor(cr_job *job, int which, MPI_Comm comm, mpi_comm *c, const c
     bool persist = which & MPI_NBC_PERSIST;
     nb b = {.job = job, .call = (persist ? pcoll_ops : nbc_ops)[kind].what, .comm = comm, .c = c};
     make(&b, kind, persist);
-    nb_seq(&b);
+    mpi_nb_seq(&b);
     cr_nbuf *r = xmalloc(job, b.call, ((size_t)n->nin + (size_t)n->nout) * sizeof *r),
             *o = r + n->nin;
     for (int i = 0; i < n->nin; i++)
         if (n->in[i] >= 0)
-            r[i] = (cr_nbuf){bytes_out(&b, (mpi_type *)rb[i].t, rb[i].buf, rb[i].count),
+            r[i] = (cr_nbuf){mpi_nb_bytes_out(&b, (mpi_type *)rb[i].t, rb[i].buf, rb[i].count),
                              rb[i].count * rb[i].t->size};
     for (int i = 0; i < n->nout; i++)
         if (n->out[i] >= 0)
-            o[i] = (cr_nbuf){(char *)bytes_in(&b, sb[i].t, sb[i].buf, sb[i].count),
+            o[i] = (cr_nbuf){(char *)mpi_nb_bytes_in(&b, sb[i].t, sb[i].buf, sb[i].count),
                              sb[i].count * sb[i].t->size};
     cr_build_neighbor(job, &b.s->s, &c->g, n, r, o);
     free(r);
     return launch_in(&b, req);
-}
-
-/* ---- intercommunicators
- * ------------------------------------------------------------------
- * MPI-3.1 §5.2.2: the arguments checked as the blocking forms check them, the
- * data packed and unpacked as above, and the algorithm src/coll's
- * (coll_inter.c: cr_build_inter_*), the very schedule the blocking form runs.
- * Roots: MPI_ROOT, MPI_PROC_NULL (the rest of the root's group, whose other
- * arguments are not looked at) or the root's rank in the remote group.
- * MPI_IN_PLACE: MPI_ERR_BUFFER. */
-
-/* The layer's view of the intercommunicator (its sequence number is taken by
- * nb_seq). */
-static cr_inter x_of(const nb *b)
-{
-    return (cr_inter){&b->c->g, b->c->rsize, b->c->rranks, b->c->g.ctx, &b->c->ig.seq};
-}
-
-/* The layer's name for a root argument (checked). */
-static int x_root(int root)
-{
-    return root == MPI_ROOT ? CR_INTER_ROOT : root == MPI_PROC_NULL ? CR_INTER_NONE : root;
-}
-
-/* Lengths and offsets (v->len, v->off) of R blocks of blk bytes, back to back. */
-static void x_uniform(nb *b, vlay *v, int R, size_t blk)
-{
-    v->len = nb_alloc(b, 2 * (size_t)R * sizeof(size_t));
-    v->off = v->len + R;
-    for (int i = 0; i < R; i++) {
-        v->len[i] = blk;
-        v->off[i] = (size_t)i * blk;
-    }
-}
-
-static int x_barrier(nb *b, MPI_Request *req)
-{
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    cr_build_inter_barrier(b->job, &b->s->s, &x);
-    return launch(b, req);
-}
-
-static int x_bcast(nb *b, void *buf, int count, MPI_Datatype dt, int root, MPI_Request *req)
-{
-    mpi_type *t = NULL;
-    int rc = mpi_chk_root(b, root);
-    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_count(b, count, "count");
-    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_type(b, dt, &t);
-    if (!rc && root != MPI_PROC_NULL) rc = mpi_chk_buf(b, buf, count, t, "buffer");
-    if (rc) return done(b, rc);
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    if (root != MPI_PROC_NULL) {
-        size_t cnt = (size_t)count;
-        char *data =
-            root == MPI_ROOT ? (char *)bytes_in(b, t, buf, cnt) : bytes_out(b, t, buf, cnt);
-        cr_build_inter_bcast(b->job, &b->s->s, &x, data, cnt * t->size, x_root(root));
-    }
-    return launch(b, req);
-}
-
-/* gather (rcounts NULL: rcount each) and gatherv */
-static int x_gather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                    const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-                    MPI_Request *req)
-{
-    mpi_type *ts = NULL, *tr = NULL;
-    vlay v = {0};
-    int rc = mpi_chk_root(b, root), R = b->c->rsize;
-    if (!rc && root == MPI_ROOT) {
-        rc = mpi_chk_no_inplace(b, rbuf);
-        if (!rc && rcounts) rc = mpi_chk_type(b, rtype, &tr);
-        if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
-        if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
-    } else if (!rc && root != MPI_PROC_NULL) {
-        rc = mpi_chk_no_inplace(b, sbuf);
-        if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
-    }
-    if (rc) return done(b, rc);
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    if (root == MPI_ROOT) {
-        char *r;
-        if (rcounts) {
-            r = vlay_out(b, &v, tr, rbuf, rcounts, displs, R);
-        } else {
-            x_uniform(b, &v, R, (size_t)rcount * tr->size);
-            r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
-        }
-        cr_build_inter_gatherv(b->job, &b->s->s, &x, NULL, 0, r, v.len, v.off, CR_INTER_ROOT);
-    } else if (root != MPI_PROC_NULL) {
-        cr_build_inter_gatherv(b->job, &b->s->s, &x, bytes_in(b, ts, sbuf, (size_t)scount),
-                               (size_t)scount * ts->size, NULL, NULL, NULL, root);
-    }
-    return launch(b, req);
-}
-
-/* scatter (scounts NULL: scount each) and scatterv */
-static int x_scatter(nb *b, const void *sbuf, int scount, const int *scounts, const int *displs,
-                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                     MPI_Request *req)
-{
-    mpi_type *ts = NULL, *tr = NULL;
-    vlay v = {0};
-    int rc = mpi_chk_root(b, root), R = b->c->rsize;
-    if (!rc && root == MPI_ROOT) {
-        rc = mpi_chk_no_inplace(b, sbuf);
-        if (!rc && scounts) rc = mpi_chk_type(b, stype, &ts);
-        if (!rc && scounts) rc = vlay_make(b, &v, ts, scounts, displs, "send");
-        if (!rc && !scounts) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
-    } else if (!rc && root != MPI_PROC_NULL) {
-        rc = mpi_chk_no_inplace(b, rbuf);
-        if (!rc) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
-    }
-    if (rc) return done(b, rc);
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    if (root == MPI_ROOT) {
-        const char *s = sbuf;
-        if (scounts && v.staged) {
-            char *p = nb_alloc(b, v.total);
-            vlay_pack(b, &v, ts, sbuf, scounts, displs, p, R);
-            s = p;
-        } else if (!scounts) {
-            x_uniform(b, &v, R, (size_t)scount * ts->size);
-            s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
-        }
-        cr_build_inter_scatterv(b->job, &b->s->s, &x, s, v.len, v.off, NULL, 0, CR_INTER_ROOT);
-    } else if (root != MPI_PROC_NULL) {
-        char *r = bytes_out(b, tr, rbuf, (size_t)rcount);
-        cr_build_inter_scatterv(b->job, &b->s->s, &x, NULL, NULL, NULL, r,
-                                (size_t)rcount * tr->size, root);
-    }
-    return launch(b, req);
-}
-
-/* allgather (rcounts NULL: rcount each) and allgatherv */
-static int x_allgather(nb *b, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                       int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
-                       MPI_Request *req)
-{
-    mpi_type *ts = NULL, *tr = NULL;
-    vlay v = {0};
-    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize;
-    if (!rc) rc = mpi_chk_no_inplace(b, rbuf);
-    if (!rc) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
-    if (!rc && rcounts) rc = mpi_chk_type(b, rtype, &tr);
-    if (!rc && rcounts) rc = vlay_make(b, &v, tr, rcounts, displs, "recv");
-    if (!rc && !rcounts) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
-    if (rc) return done(b, rc);
-    char *r;
-    if (rcounts) {
-        r = vlay_out(b, &v, tr, rbuf, rcounts, displs, R);
-    } else {
-        x_uniform(b, &v, R, (size_t)rcount * tr->size);
-        r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
-    }
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    cr_build_inter_allgatherv(b->job, &b->s->s, &x, bytes_in(b, ts, sbuf, (size_t)scount),
-                              (size_t)scount * ts->size, r, v.len, v.off);
-    return launch(b, req);
-}
-
-/* alltoall (counts NULL: scount/rcount each) and alltoallv */
-static int x_alltoall(nb *b, const void *sbuf, int scount, const int *scounts, const int *sdispls,
-                      MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
-                      const int *rdispls, MPI_Datatype rtype, MPI_Request *req)
-{
-    mpi_type *ts = NULL, *tr = NULL;
-    vlay vs = {0}, vr = {0};
-    bool v = scounts || rcounts;
-    int rc = mpi_chk_no_inplace(b, sbuf), R = b->c->rsize;
-    if (!rc && v) rc = mpi_chk_type(b, stype, &ts);
-    if (!rc && v) rc = vlay_make(b, &vs, ts, scounts, sdispls, "send");
-    if (!rc && v) rc = mpi_chk_type(b, rtype, &tr);
-    if (!rc && v) rc = vlay_make(b, &vr, tr, rcounts, rdispls, "recv");
-    if (!rc && !v) rc = mpi_chk_triple(b, sbuf, scount, stype, &ts, "send");
-    if (!rc && !v) rc = mpi_chk_triple(b, rbuf, rcount, rtype, &tr, "receive");
-    if (rc) return done(b, rc);
-    const char *s;
-    char *r;
-    if (v) {
-        s = sbuf;
-        if (vs.staged) {
-            char *p = nb_alloc(b, vs.total);
-            vlay_pack(b, &vs, ts, sbuf, scounts, sdispls, p, R);
-            s = p;
-        }
-        r = vlay_out(b, &vr, tr, rbuf, rcounts, rdispls, R);
-    } else {
-        s = bytes_in(b, ts, sbuf, (size_t)scount * (size_t)R);
-        r = bytes_out(b, tr, rbuf, (size_t)rcount * (size_t)R);
-        x_uniform(b, &vs, R, (size_t)scount * ts->size);
-        x_uniform(b, &vr, R, (size_t)rcount * tr->size);
-    }
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    cr_build_inter_alltoallv(b->job, &b->s->s, &x, s, vs.len, vs.off, r, vr.len, vr.off);
-    return launch(b, req);
-}
-
-/* The member's data as the reduction takes it (packed when the type needs it). */
-static char *x_acc(nb *b, mpi_type *t, const void *sbuf, size_t cnt, bool packed, size_t len)
-{
-    char *acc = nb_alloc(b, len);
-    nb_pre(b, packed ? t : NULL, sbuf, cnt, acc, len);
-    return acc;
-}
-
-/* reduce (root given), allreduce (root X_ALL) */
-static int x_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                    int root, MPI_Request *req)
-{
-    mpi_type *t = NULL;
-    bool all = root == X_ALL;
-    int rc = mpi_chk_xreduce(b, all, sbuf, rbuf, count, dt, root, &t);
-    mpi_chk_nbc(b, all ? -1 : root, op, 0, NULL, 0, NULL);
-    if (rc || root == MPI_PROC_NULL) {
-        if (!rc) nb_seq(b);
-        return rc ? done(b, rc) : launch(b, req);
-    }
-    bool packed = false;
-    size_t n = 0, cnt = (size_t)count;
-    if (!rc) rc = nb_redop(b, op, t, cnt, &packed, &n);
-    if (rc) return done(b, rc);
-    size_t len = n * b->s->s.o.elem;
-    char *out = NULL; /* where the other group's result lands */
-    if (all || root == MPI_ROOT) {
-        out = packed ? nb_alloc(b, len) : rbuf;
-        if (packed) nb_fin(b, t, out, len, rbuf, cnt);
-    }
-    char *acc = root == MPI_ROOT ? NULL : x_acc(b, t, sbuf, cnt, packed, len);
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    if (all)
-        cr_build_inter_allreduce(b->job, &b->s->s, &x, acc, out, n);
-    else
-        cr_build_inter_reduce(b->job, &b->s->s, &x, acc, out, n, x_root(root));
-    return launch(b, req);
-}
-
-/* reduce_scatter (counts: one per local member) and _block (counts NULL) */
-static int x_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *counts, bool is_block,
-                            int block, MPI_Datatype dt, MPI_Op op, MPI_Request *req)
-{
-    mpi_type *t = NULL;
-    int np = b->c->size, me = b->c->me;
-    size_t total = 0, below = 0;
-    int rc = mpi_chk_reduce_scatter(b, sbuf, rbuf, counts, is_block, block, dt, &t, &total, &below);
-    bool packed = false;
-    size_t n = 0;
-    if (!rc) rc = nb_redop(b, op, t, total, &packed, &n);
-    if (rc) return done(b, rc);
-    mpi_chk_nbc(b, -1, op, 0, NULL, 0, NULL);
-    size_t len = n * b->s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
-    size_t *ll = nb_alloc(b, 2 * (size_t)np * sizeof *ll), *lo = ll + np, at = 0; /* bytes */
-    for (int i = 0; i < np; i++) {
-        ll[i] = (size_t)(is_block ? block : counts[i]) * per;
-        lo[i] = at;
-        at += ll[i];
-    }
-    size_t mine = (size_t)(is_block ? block : counts[me]);
-    char *out = packed ? nb_alloc(b, ll[me]) : rbuf;
-    if (packed) nb_fin(b, t, out, ll[me], rbuf, mine);
-    char *acc = x_acc(b, t, sbuf, total, packed, len);
-    cr_inter x = x_of(b);
-    nb_seq(b);
-    cr_build_inter_reduce_scatter(b->job, &b->s->s, &x, acc, out, n, ll, lo);
-    return launch(b, req);
 }
 
 /* ---- MPI_Comm_idup ----------------------------------------------------------------------- */
@@ -1420,9 +1088,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     nb b;
     int rc = begin(&b, I_COMM_IDUP, comm, req);
     if (!rc && !newcomm) rc = mpi_cfail(&b, MPI_ERR_ARG, "newcomm is NULL");
-    if (rc) return done(&b, rc);
+    if (rc) return mpi_nb_done(&b, rc);
     nbc *s = b.s;
-    s->iword = (int)(((uint32_t)b.c->ctx / 2 + nb_seq(&b)) % MPI_CTX_WORDS);
+    s->iword = (int)(((uint32_t)b.c->ctx / 2 + mpi_nb_seq(&b)) % MPI_CTX_WORDS);
     uint64_t fr = (uint64_t)mpi_ctx_spare_word(s->iword);
     for (int k = 0; k < IDUP_RESERVE && fr; k++) { /* the lowest free ones */
         s->ireserved |= fr & -fr;
@@ -1440,10 +1108,10 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     s->iparent = comm;
     s->ierrh = b.c->errh;
     cr_sched_redop(b.job, &s->s, &CR_OP_PREDEF(cr_op_band_long, long), 1);
-    nb_seq(&b);
+    mpi_nb_seq(&b);
     if (!b.c->inter) {
         sched_allreduce(&b, (char *)s->imap, 1);
-        return launch(&b, req);
+        return mpi_nb_launch(&b, req);
     }
     /* both groups: each ANDs to its leader, the leaders swap and AND, each
      * broadcasts in its group (the word is the same on both: same context,
@@ -1454,12 +1122,12 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     char *map = (char *)s->imap;
     sched_reduce(&b, map, 1, 0, map);
     if (b.c->me == 0) {
-        long *other = nb_alloc(&b, sizeof *other);
+        long *other = mpi_nb_alloc(&b, sizeof *other);
         nb_xrecv(&b, 0, 3, other, sizeof *other);
         nb_xsend(&b, 0, 3, map, sizeof(long));
         nb_round(&b);
         nb_combine(&b, map, other, map, 1);
     }
     if (b.c->size > 1) sched_bcast(&b, map, sizeof(long), 0, 4);
-    return launch(&b, req);
+    return mpi_nb_launch(&b, req);
 }
