@@ -4,9 +4,11 @@
  * place an object was made resolved through dladdr and addr2line, and the
  * mark a report leaves in the trace, and --check=buffers' checksums (the
  * sends', the staged receives', and the nonblocking collectives' buffers,
- * watched in job->mpi->chk keyed by their schedule) and the staging buffers
- * it keeps there for the receives (at most MPI_CHK_STAGE_KEEP, each lent to
- * one receive at a time). The collectives'
+ * watched in job->mpi->chk keyed by their schedule; a collective's receive
+ * buffer staged as a receive's, its copy given to the program only after
+ * the comparison at the completion a wait or test returns) and the staging
+ * buffers it keeps there for the receives (at most MPI_CHK_STAGE_KEEP, each
+ * lent to one receive or collective at a time). The collectives'
  * agreement check is in mpi_check_coll.c, the one-sided one in
  * mpi_check_rma.c.
  *
@@ -435,7 +437,9 @@ void mpi_check_unstage(cr_job *job, void *buf)
     k->stage_bytes += cap;
 }
 
-void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
+/* One more watch of a->s. */
+static void watch_add(const mpi_cargs *a, void *buf, size_t len, const char *what, char *stage,
+                      char *mem)
 {
     mpi_chk *k = a->job->mpi->chk;
     if (k->nw == k->wcap) {
@@ -445,7 +449,40 @@ void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const 
         k->w = w;
         k->wcap = cap;
     }
-    k->w[k->nw++] = (mpi_chkwatch){a->s, buf, len, 0, a->call, what, a->comm, false};
+    k->w[k->nw++] = (mpi_chkwatch){a->s, buf, len, 0, a->call, what, a->comm, false, stage, mem};
+}
+
+void mpi_check_nbc_watch(const mpi_cargs *a, const void *buf, size_t len, const char *what)
+{
+    watch_add(a, (void *)buf, len, what, NULL, NULL);
+}
+
+char *mpi_check_nbc_stage(const mpi_cargs *a, void *buf, int n, const size_t *len,
+                          const size_t *off)
+{
+    ptrdiff_t lo = 0, hi = 0; /* the span staged: from buf's start or the lowest block */
+    for (int i = 0; i < n; i++)
+        if (len[i]) {
+            ptrdiff_t o = off ? (ptrdiff_t)off[i] : 0;
+            if (o < lo) lo = o;
+            if (o + (ptrdiff_t)len[i] > hi) hi = o + (ptrdiff_t)len[i];
+        }
+    if (hi == lo) return buf;
+    char *mem = mpi_check_stage(a->job, a->call, (size_t)(hi - lo)), *base = mem - lo;
+    for (int i = 0; i < n;) {
+        if (!len[i]) {
+            i++;
+            continue;
+        }
+        ptrdiff_t o = off ? (ptrdiff_t)off[i] : 0;
+        size_t l = len[i];
+        int j = i + 1; /* the blocks that go on where this one ends: one watch */
+        for (; j < n && (!len[j] || (ptrdiff_t)off[j] == o + (ptrdiff_t)l); j++) l += len[j];
+        watch_add(a, (char *)buf + o, l, "receive buffer", base + o, mem);
+        mem = NULL; /* held by the first one */
+        i = j;
+    }
+    return base;
 }
 
 void mpi_check_nbc_start(cr_job *job, const void *key)
@@ -453,8 +490,10 @@ void mpi_check_nbc_start(cr_job *job, const void *key)
     mpi_chk *k = job->mpi->chk;
     for (int i = 0; i < k->nw; i++)
         if (k->w[i].key == key) {
-            k->w[i].sum = mpi_check_sum(k->w[i].buf, k->w[i].len);
-            k->w[i].armed = true;
+            mpi_chkwatch *w = &k->w[i];
+            w->sum = mpi_check_sum(w->buf, w->len);
+            if (w->stage) memcpy(w->stage, w->buf, w->len); /* what MPI_IN_PLACE reads */
+            w->armed = true;
         }
 }
 
@@ -465,18 +504,30 @@ void mpi_check_nbc_end(cr_job *job, const void *key)
         mpi_chkwatch *w = &k->w[i];
         if (w->key != key || !w->armed) continue;
         w->armed = false;
-        if (mpi_check_sum(w->buf, w->len) == w->sum) continue;
+        if (mpi_check_sum(w->buf, w->len) == w->sum) {
+            if (w->stage) memcpy(w->buf, w->stage, w->len); /* the result, now the program's */
+            continue;
+        }
         char cw[MPI_MAX_OBJECT_NAME + 24];
         mpi_check_comm_words(w->comm, cw, sizeof cw);
         const mpi_comm *c = mpi_comm_get(w->comm);
         fflush(stdout);
+        char jw[32] = ""; /* the job's rank too where the communicator's differs */
+        if (c && c->me != job->rank) snprintf(jw, sizeof jw, " (job rank %d)", job->rank);
         fprintf(stderr,
-                "courier: check: rank %d changed the %s of its %s (%zu bytes, on %s) before the "
-                "collective completed\n"
-                "  the buffers of a nonblocking or persistent collective must not be written "
-                "until a wait or test completes it (MPI-4.1 sections 6.12 and 6.13): wait "
-                "first, or write a copy\n",
-                c ? c->me : job->rank, w->what, w->call, w->len, cw);
+                "courier: check: rank %d%s changed the %s of its %s (%zu bytes, on %s) before the "
+                "collective completed\n",
+                c ? c->me : job->rank, jw, w->what, w->call, w->len, cw);
+        if (w->stage)
+            fprintf(stderr,
+                    "  a nonblocking or persistent collective's receive buffer must not be "
+                    "written or read until a wait or test completes it (MPI-4.1 sections 6.12 "
+                    "and 6.13): the result may land there at any time; wait first, or use "
+                    "another buffer\n");
+        else
+            fprintf(stderr, "  the buffers of a nonblocking or persistent collective must not be "
+                            "written until a wait or test completes it (MPI-4.1 sections 6.12 and "
+                            "6.13): wait first, or write a copy\n");
         mpi_check_trace(job, "check: collective buffer changed");
         mpi_check_end();
     }
@@ -487,7 +538,10 @@ void mpi_check_nbc_drop(cr_job *job, const void *key)
     mpi_chk *k = job->mpi->chk;
     int j = 0;
     for (int i = 0; i < k->nw; i++)
-        if (k->w[i].key != key) k->w[j++] = k->w[i];
+        if (k->w[i].key != key)
+            k->w[j++] = k->w[i];
+        else if (k->w[i].mem)
+            mpi_check_unstage(job, k->w[i].mem);
     k->nw = j;
 }
 

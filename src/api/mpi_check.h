@@ -18,7 +18,7 @@ enum {
     MPI_CHK_COLL = 2,     /* collectives agree on kind, root, operator, signature */
     MPI_CHK_LEAKS = 4,    /* objects and requests left at MPI_Finalize */
     MPI_CHK_SYNC = 8,     /* standard sends wait for their match */
-    MPI_CHK_BUFFERS = 16, /* a pending nonblocking send's buffer changed before completion */
+    MPI_CHK_BUFFERS = 16, /* a pending nonblocking operation's buffer changed before completion */
     MPI_CHK_RMA = 32      /* conflicting one-sided accesses in one epoch */
 };
 
@@ -27,14 +27,20 @@ enum {
 
 /* A buffer of a pending nonblocking or persistent collective, watched by
  * --check=buffers: key the collective's schedule, sum taken at each start
- * (armed until its completion is compared). */
+ * (armed until its completion is compared). A receive buffer is staged: the
+ * schedule writes stage (len bytes, a copy of buf taken at each start) and
+ * stage goes into buf once the completion has been compared; mem: the
+ * staging allocation this watch holds (the other watches of the same call
+ * point into it), NULL for none. */
 typedef struct mpi_chkwatch {
-    const void *key, *buf;
+    const void *key;
+    void *buf;
     size_t len;
     uint64_t sum;
     const char *call, *what;
     MPI_Comm comm;
     bool armed;
+    char *stage, *mem;
 } mpi_chkwatch;
 
 /* --check=buffers' staging buffers that receives have given back, kept for
@@ -109,6 +115,25 @@ static inline void mpi_chk_nbc_buf(const mpi_cargs *a, const void *buf, int coun
     if (a->s && buf != MPI_IN_PLACE && count > 0 && t->contig && t->size &&
         mpi_chk_on(a->job, MPI_CHK_BUFFERS))
         mpi_check_nbc_watch(a, buf, (size_t)count * t->size, what);
+}
+/* A nonblocking or persistent collective's receive side (a->s's), contiguous:
+ * n blocks of len[i] bytes at off[i] (bytes from buf, as ptrdiff_t; off NULL:
+ * one block at buf) staged, each run of adjacent blocks watched: a copy of
+ * buf taken at each start, which the schedule writes instead of buf, the
+ * program's buffer compared at the completion a wait or test returns and then
+ * given the copy. Returns where the schedule is to write in place of buf. */
+char *mpi_check_nbc_stage(const mpi_cargs *a, void *buf, int n, const size_t *len,
+                          const size_t *off) __attribute__((cold));
+static inline char *mpi_chk_nbc_rbufv(const mpi_cargs *a, void *buf, int n, const size_t *len,
+                                      const size_t *off)
+{
+    if (a->s && buf && buf != MPI_IN_PLACE && mpi_chk_on(a->job, MPI_CHK_BUFFERS))
+        return mpi_check_nbc_stage(a, buf, n, len, off);
+    return buf;
+}
+static inline char *mpi_chk_nbc_rbuf(const mpi_cargs *a, void *buf, size_t len)
+{
+    return len ? mpi_chk_nbc_rbufv(a, buf, 1, &len, NULL) : buf;
 }
 void mpi_check_nbc_start(cr_job *job, const void *key) __attribute__((cold));
 void mpi_check_nbc_end(cr_job *job, const void *key) __attribute__((cold));

@@ -54,7 +54,9 @@
  *    held (reference) until then; every temporary is the schedule's
  *    (cr_sched_alloc) and freed at completion; a persistent schedule keeps
  *    all of it (and its tags, fixed at the _init call) until its request is
- *    freed;
+ *    freed; under --check=buffers a contiguous receive side is written into
+ *    a copy (mpi_chk_nbc_rbuf) that reaches the program's buffer only when
+ *    a wait or test returns the completion (nbc_test);
  *  - peers are job ranks resolved in the call: freeing the communicator while a
  *    schedule runs does not disturb it;
  *  - a schedule completes exactly once a start (nbc_finish), on whichever thread
@@ -189,7 +191,7 @@ static bool nbc_test(cr_job *job, void *obj, MPI_Status *st)
     nbc *s = obj;
     if (!s->done) nbc_advance(job, s);
     if (!s->done) return false;
-    mpi_chk_nbc_end(job, s); /* --check=buffers: unchanged since the start? */
+    mpi_chk_nbc_end(job, s); /* --check=buffers: unchanged since the start? then the results */
     if (st && st != MPI_STATUS_IGNORE)
         *st = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE,
                            .MPI_TAG = MPI_ANY_TAG,
@@ -453,11 +455,11 @@ const char *mpi_nb_bytes_in(nb *b, const mpi_type *t, const void *buf, size_t co
     return p;
 }
 
-/* Where count instances of t are to arrive: buf, or staging unpacked at
- * completion. */
+/* Where count instances of t are to arrive: buf (under --check=buffers a
+ * copy, mpi_chk_nbc_rbuf), or staging unpacked at completion. */
 char *mpi_nb_bytes_out(nb *b, mpi_type *t, void *buf, size_t count)
 {
-    if (t->contig) return buf;
+    if (t->contig) return mpi_chk_nbc_rbuf(b, buf, count * t->size);
     char *p = mpi_nb_alloc(b, count * t->size);
     mpi_nb_fin(b, t, p, count * t->size, buf, count);
     return p;
@@ -579,14 +581,17 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
     const void *src = inplace ? rbuf : sbuf;
     /* acc: this member's data, then the result (packed when the type needs it);
      * the receive buffer itself where the result ends there as it is (MPI lets
-     * the operation use it until completion) */
+     * the operation use it until completion); res: where a contiguous result
+     * lands (under --check=buffers a copy of rbuf, mpi_chk_nbc_rbuf) */
     bool in_rbuf = !packed && (form == R_ALLREDUCE || form == R_SCAN);
-    char *acc = in_rbuf ? rbuf : mpi_nb_alloc(&b, len);
+    bool lands = recv_here && !packed && (form != R_EXSCAN || b.c->me > 0);
+    char *res = lands ? mpi_chk_nbc_rbuf(&b, rbuf, len) : NULL;
+    char *acc = in_rbuf ? res : mpi_nb_alloc(&b, len);
     mpi_nb_pre(&b, packed ? t : NULL, src, cnt, acc, len);
     mpi_nb_seq(&b);
     switch (form) {
     case R_REDUCE:
-        sched_reduce(&b, acc, n, root, recv_here && !packed ? rbuf : acc);
+        sched_reduce(&b, acc, n, root, res ? res : acc);
         if (recv_here && packed) mpi_nb_fin(&b, t, acc, len, rbuf, cnt);
         break;
     case R_ALLREDUCE:
@@ -598,7 +603,7 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
         if (!in_rbuf) mpi_nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
     default: { /* exscan: src/coll's, the inclusive prefix passed one member up */
-        char *in = b.c->me > 0 ? (packed ? mpi_nb_alloc(&b, len) : rbuf) : NULL;
+        char *in = b.c->me > 0 ? (packed ? mpi_nb_alloc(&b, len) : res) : NULL;
         cr_build_exscan(b.job, &b.s->s, &b.c->g, acc, n, in);
         if (in && packed) mpi_nb_fin(&b, t, in, len, rbuf, cnt);
         break;
@@ -635,7 +640,8 @@ int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *count
     mpi_nb_pre(&b, packed ? t : NULL, src, total, acc, len);
     mpi_nb_seq(&b);
     cr_build_allreduce(b.job, &b.s->s, &b.c->g, acc, n);
-    mpi_nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per, rbuf, mine);
+    mpi_nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per,
+               packed ? rbuf : mpi_chk_nbc_rbuf(&b, rbuf, mine * per), mine);
     return mpi_nb_launch(&b, req);
 }
 
@@ -764,12 +770,12 @@ void mpi_nb_vlay_pack(nb *b, const vlay *v, mpi_type *t, const void *buf, const 
                        (size_t)counts[i], out + v->off[i], 0);
 }
 
-/* Where the blocks arrive: the user buffer, or staging unpacked block by block
- * at completion. */
+/* Where the blocks arrive: the user buffer (under --check=buffers a copy), or
+ * staging unpacked block by block at completion. */
 char *mpi_nb_vlay_out(nb *b, const vlay *v, mpi_type *t, void *buf, const int *counts,
                       const int *displs, int np)
 {
-    if (!v->staged) return buf;
+    if (!v->staged) return mpi_chk_nbc_rbufv(b, buf, np, v->len, v->off);
     char *r = mpi_nb_alloc(b, v->total);
     for (int i = 0; i < np; i++)
         if (counts[i])
@@ -986,7 +992,8 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
             s = p;
         }
     }
-    char *r = wr.staged ? mpi_nb_alloc(&b, wr.total) : rbuf;
+    char *r =
+        wr.staged ? mpi_nb_alloc(&b, wr.total) : mpi_chk_nbc_rbufv(&b, rbuf, np, wr.len, roff);
     for (int i = 0; wr.staged && i < np; i++)
         if (wr.len[i])
             mpi_nb_fin(&b, wr.t[i], r + roff[i], wr.len[i], (char *)rbuf + rdispls[i],

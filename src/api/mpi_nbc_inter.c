@@ -231,7 +231,7 @@ int mpi_nbx_reduce(nb *b, const void *sbuf, void *rbuf, int count, MPI_Datatype 
     size_t len = n * b->s->s.o.elem;
     char *out = NULL; /* where the other group's result lands */
     if (all || root == MPI_ROOT) {
-        out = packed ? mpi_nb_alloc(b, len) : rbuf;
+        out = packed ? mpi_nb_alloc(b, len) : mpi_chk_nbc_rbuf(b, rbuf, len);
         if (packed) mpi_nb_fin(b, t, out, len, rbuf, cnt);
     }
     char *acc = root == MPI_ROOT ? NULL : x_acc(b, t, sbuf, cnt, packed, len);
@@ -265,7 +265,7 @@ int mpi_nbx_reduce_scatter(nb *b, const void *sbuf, void *rbuf, const int *count
         at += ll[i];
     }
     size_t mine = (size_t)(is_block ? block : counts[me]);
-    char *out = packed ? mpi_nb_alloc(b, ll[me]) : rbuf;
+    char *out = packed ? mpi_nb_alloc(b, ll[me]) : mpi_chk_nbc_rbuf(b, rbuf, ll[me]);
     if (packed) mpi_nb_fin(b, t, out, ll[me], rbuf, mine);
     char *acc = x_acc(b, t, sbuf, total, packed, len);
     cr_inter x = mpi_nbx_of(b);
