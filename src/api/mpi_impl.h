@@ -36,6 +36,11 @@
 #include <stdint.h>
 
 #include "../coll/coll.h"
+/* libcourier defines the MPI-1 calls MPI-3.0 removed and names their
+ * combiners (mpi_legacy.c, mpi_check.c): it sees what a program opts into. */
+#ifndef OMPI_ENABLE_MPI1_COMPAT
+#define OMPI_ENABLE_MPI1_COMPAT 1
+#endif
 #include "courier/mpi.h"
 
 /* The profiling interface (MPI-3.1 §14.2): every call is defined as PMPI_name,
