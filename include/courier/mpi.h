@@ -765,19 +765,18 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #define MPI_REAL16 ((MPI_Datatype)0x4c000042)
 #define MPI_COMPLEX32 ((MPI_Datatype)0x4c000043)
 
-/* How a datatype was made (MPI_Type_get_envelope). */
+/* How a datatype was made (MPI_Type_get_envelope). 5, 8 and 11 are the
+ * combiners MPI-3.0 removed (MPI_COMBINER_*_INTEGER: under
+ * OMPI_ENABLE_MPI1_COMPAT below). */
 enum {
     MPI_COMBINER_NAMED = 1,
     MPI_COMBINER_DUP = 2,
     MPI_COMBINER_CONTIGUOUS = 3,
     MPI_COMBINER_VECTOR = 4,
-    MPI_COMBINER_HVECTOR_INTEGER = 5,
     MPI_COMBINER_HVECTOR = 6,
     MPI_COMBINER_INDEXED = 7,
-    MPI_COMBINER_HINDEXED_INTEGER = 8,
     MPI_COMBINER_HINDEXED = 9,
     MPI_COMBINER_INDEXED_BLOCK = 10,
-    MPI_COMBINER_STRUCT_INTEGER = 11,
     MPI_COMBINER_STRUCT = 12,
     MPI_COMBINER_SUBARRAY = 13,
     MPI_COMBINER_DARRAY = 14,
@@ -2627,10 +2626,17 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count coun
  * only when the program defines OMPI_ENABLE_MPI1_COMPAT before including
  * mpi.h (Open MPI's switch for them); libcourier always defines them
  * (src/api/mpi_legacy.c). MPI_LB/MPI_UB are markers only MPI_Type_struct
- * takes. */
+ * takes. The removed combiners (MPI-4.1 §18.1) keep the values they had;
+ * no type reports them (C's MPI_Type_hvector, _hindexed and _struct were
+ * always MPI_COMBINER_HVECTOR, HINDEXED and STRUCT). */
 #ifdef OMPI_ENABLE_MPI1_COMPAT
 #define MPI_LB ((MPI_Datatype)0x4ffffffd)
 #define MPI_UB ((MPI_Datatype)0x4ffffffe)
+enum {
+    MPI_COMBINER_HVECTOR_INTEGER = 5,
+    MPI_COMBINER_HINDEXED_INTEGER = 8,
+    MPI_COMBINER_STRUCT_INTEGER = 11
+};
 int MPI_Address(void *location, MPI_Aint *address);
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);

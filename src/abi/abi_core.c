@@ -175,17 +175,19 @@ void abi_contents_out(int dt, long long max, int *ints)
     if (!ints || courier_PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS ||
         ni > max)
         return;
+    /* a large-count envelope (nc > 0) keeps the sizes (subarray) or gsizes
+     * (darray) among its counts, not its integers (MPI-4.1 §5.1.13) */
     if (comb == MPI_COMBINER_SUBARRAY && ni >= 2) { /* ndims, sizes, subsizes, starts, order */
-        int n = ints[0];
-        if (n >= 0 && 1 + 3 * n < ni) ints[1 + 3 * n] = abi_order_out(ints[1 + 3 * n]);
+        int n = ints[0], at = nc ? 1 : 1 + 3 * n;
+        if (n >= 0 && at < ni) ints[at] = abi_order_out(ints[at]);
     } else if (comb == MPI_COMBINER_DARRAY && ni >= 4) {
         /* size, rank, ndims, gsizes, distribs, dargs, psizes, order */
-        int n = ints[2];
-        if (n < 0 || 3 + 4 * n >= ni) return;
+        int n = ints[2], at = nc ? 3 : 3 + n; /* the distributions */
+        if (n < 0 || at + 3 * n >= ni) return;
         for (int d = 0; d < n; d++) {
-            ints[3 + n + d] = abi_distrib_out(ints[3 + n + d]);
-            ints[3 + 2 * n + d] = abi_darg_out(ints[3 + 2 * n + d]);
+            ints[at + d] = abi_distrib_out(ints[at + d]);
+            ints[at + n + d] = abi_darg_out(ints[at + n + d]);
         }
-        ints[3 + 4 * n] = abi_order_out(ints[3 + 4 * n]);
+        ints[at + 3 * n] = abi_order_out(ints[at + 3 * n]);
     }
 }

@@ -36,6 +36,11 @@
 #include <stdint.h>
 
 #include "../coll/coll.h"
+/* libcourier defines the MPI-1 calls MPI-3.0 removed and names their
+ * combiners (mpi_legacy.c, mpi_check.c): it sees what a program opts into. */
+#ifndef OMPI_ENABLE_MPI1_COMPAT
+#define OMPI_ENABLE_MPI1_COMPAT 1
+#endif
 #include "courier/mpi.h"
 
 /* The profiling interface (MPI-3.1 §14.2): every call is defined as PMPI_name,
@@ -171,8 +176,10 @@ typedef struct mpi_type {
 /* The constructor call a derived type came from (MPI_Type_get_envelope):
  * copies of its arguments; 'types' are table indices of the datatypes, each
  * derived one holding a reference (refs) until this type is released. A
- * large-count constructor (_c) given a value past INT_MAX records its counts
- * as 'counts' (nc of them, ni 0), as MPI_Type_get_contents_c returns them. */
+ * large-count constructor (_c) given a value past INT_MAX records the
+ * envelope MPI-4.1 §5.1.13 gives its _c form: nc large counts (all of its
+ * values; a subarray's sizes, subsizes and starts; a darray's gsizes), the
+ * rest as ints, no aints, as MPI_Type_get_contents_c returns them. */
 typedef struct mpi_env {
     int combiner, ni, na, nd, nc;
     int *ints;
@@ -193,6 +200,26 @@ int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out);
  * only for contiguous. */
 int mpi_type_vector_c(const char *call, int combiner, MPI_Count count, MPI_Count bl,
                       MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype);
+/* An array argument of a datatype constructor as the call passed it: int,
+ * MPI_Aint or MPI_Count elements. The int and _c forms of the indexed,
+ * struct, subarray and darray constructors share one body over these; it
+ * records the int form's envelope when every value fits an int, else the
+ * large-count one (MPI_Type_get_envelope_c). */
+typedef struct mpi_arr {
+    const void *p;
+    enum { MPI_ARR_INT, MPI_ARR_AINT, MPI_ARR_COUNT } kind;
+} mpi_arr;
+/* The indexed family and struct (mpi_type_new.c): count blocks of bls[i]
+ * instances (or bl1 for all, when bls.p is NULL) at displacements d (in
+ * extents of old for MPI_COMBINER_INDEXED(_BLOCK), else bytes), of old or,
+ * for MPI_COMBINER_STRUCT, of types[i]. */
+int mpi_type_indexed(const char *call, int combiner, MPI_Count count, mpi_arr bls, MPI_Count bl1,
+                     mpi_arr d, const MPI_Datatype *types, MPI_Datatype old, MPI_Datatype *newtype);
+int mpi_type_subarray(const char *call, int nd, mpi_arr sizes, mpi_arr subs, mpi_arr starts,
+                      int order, MPI_Datatype old, MPI_Datatype *newtype);
+int mpi_type_darray(const char *call, int size, int rank, int nd, mpi_arr gsizes, const int *dists,
+                    const int *dargs, const int *psizes, int order, MPI_Datatype old,
+                    MPI_Datatype *newtype);
 
 static inline ptrdiff_t type_extent(const mpi_type *t)
 {

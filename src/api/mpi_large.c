@@ -11,13 +11,14 @@
  * rendezvous, single copy, the collectives' schedules), and a status records
  * them as a long long, so MPI_Get_count_c and MPI_Get_elements_c give counts
  * past INT_MAX. Packing, MPI_Get_count_c and the size queries work on size_t
- * directly. Arrays of counts and displacements (v forms, datatype
- * constructors) go as int arrays where every value fits, else MPI_ERR_COUNT
- * (block lengths past INT_MAX make a struct of made types instead).
- * MPI_Type_contiguous_c, _vector_c and _create_hvector_c with a value past
- * INT_MAX make the type the call asks for, whose envelope keeps the large
- * counts (mpi_type_vector_c). The buffers for buffered sends have their _c
- * forms beside the int ones (mpi_p2p.c, mpi_buf.c, mpi_session.c).
+ * directly. Arrays of counts and displacements of the v forms go as int
+ * arrays where every value fits, else MPI_ERR_COUNT. The datatype
+ * constructors with a value past INT_MAX make the type the call asks for,
+ * whose envelope keeps the large counts: contiguous and (h)vector through
+ * mpi_type_vector_c, the indexed family, struct, subarray and darray through
+ * the int forms' own bodies, which take the arrays as passed (mpi_arr) and
+ * name the _c call in their errors. The buffers for buffered sends have their
+ * _c forms beside the int ones (mpi_p2p.c, mpi_buf.c, mpi_session.c).
  *
  * Invariants: a made type is freed when the call returns (an operation still
  * under way holds its own reference, as for any datatype the program frees);
@@ -340,74 +341,12 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
                              stride, oldtype, newtype);
 }
 
-/* count block lengths and displacements as ints (displacements as MPI_Aint
- * when bytes): *bl, *di made here (free()). */
-static int blocks(const char *call, MPI_Count count, const MPI_Count *bl, const MPI_Count *d,
-                  bool bytes, int *n, int **ibl, int **idi, MPI_Aint **adi)
+/* The indexed, struct, subarray and darray forms: the int forms' bodies
+ * (mpi_type_new.c) take the arrays as they are and record the large counts
+ * in the envelope where a value does not fit an int. */
+static mpi_arr counts_arr(const MPI_Count *p)
 {
-    *ibl = *idi = NULL;
-    *adi = NULL;
-    int rc = one(call, MPI_COMM_WORLD, count, n);
-    if (!rc && bl) rc = mpi_large_ints(call, MPI_COMM_WORLD, *n, bl, false, ibl);
-    if (!rc && d && !bytes) rc = mpi_large_ints(call, MPI_COMM_WORLD, *n, d, false, idi);
-    if (!rc && d && bytes && *n > 0) {
-        *adi = malloc((size_t)*n * sizeof **adi);
-        if (!*adi) cr_fatal(cr_job_get(), call, "out of memory");
-        for (int i = 0; i < *n; i++) (*adi)[i] = (MPI_Aint)d[i];
-    }
-    return rc;
-}
-
-/* Does any of the n block lengths (one when bl1 is given) not fit an int? */
-static bool long_blocks(MPI_Count n, const MPI_Count *bl, const MPI_Count *bl1)
-{
-    if (bl1) return n > 0 && *bl1 > INT_MAX;
-    for (MPI_Count i = 0; bl && i < n; i++)
-        if (bl[i] > INT_MAX) return true;
-    return false;
-}
-
-/* Blocks some of whose lengths do not fit an int: a struct of one instance of
- * a made type per long block (the others as they are) at byte displacements
- * d (in extents of old when !bytes), of types[i] or old; for the
- * (h)indexed forms (types NULL) resized to the bounds those give, which a
- * struct's alignment padding would change. */
-static int blocks_struct(const char *call, MPI_Count count, const MPI_Count *bl,
-                         const MPI_Count *bl1, const MPI_Count *d, bool bytes,
-                         const MPI_Datatype *types, MPI_Datatype old, MPI_Datatype *newtype)
-{
-    int n, rc = one(call, MPI_COMM_WORLD, count, &n);
-    if (rc) return rc;
-    int *ibl = calloc((size_t)n + 1, sizeof *ibl);
-    MPI_Aint *at = calloc((size_t)n + 1, sizeof *at);
-    MPI_Datatype *ty = calloc((size_t)n + 1, sizeof *ty);
-    mpi_big *made = calloc((size_t)n + 1, sizeof *made);
-    if (!ibl || !at || !ty || !made) cr_fatal(cr_job_get(), call, "out of memory");
-    MPI_Aint lo = 0, hi = 0, lb, ext, olb = 0, oext = 0;
-    bool any = false;
-    if (!types) PMPI_Type_get_extent(old, &olb, &oext);
-    for (int i = 0; i < n && !rc; i++) {
-        MPI_Datatype t = types ? types[i] : old;
-        MPI_Count len = bl1 ? *bl1 : bl[i];
-        at[i] = (MPI_Aint)(bytes ? d[i] : d[i] * oext);
-        rc = mpi_big_arg(call, MPI_COMM_WORLD, len, t, &made[i]);
-        ibl[i] = made[i].n;
-        ty[i] = made[i].t;
-        if (rc || types || len <= 0) continue;
-        lb = at[i] + olb, ext = (MPI_Aint)len * oext;
-        if (!any || lb < lo) lo = lb;
-        if (!any || lb + ext > hi) hi = lb + ext;
-        any = true;
-    }
-    MPI_Datatype st;
-    if (!rc) rc = PMPI_Type_create_struct(n, ibl, at, ty, types ? newtype : &st);
-    if (!rc && !types) {
-        rc = PMPI_Type_create_resized(st, lo, hi - lo, newtype);
-        PMPI_Type_free(&st);
-    }
-    for (int i = 0; i < n; i++) mpi_big_done(&made[i]);
-    free(ibl), free(at), free(ty), free(made);
-    return rc;
+    return (mpi_arr){p, MPI_ARR_COUNT};
 }
 
 PMPI_WEAK(Type_indexed_c);
@@ -415,16 +354,9 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                         MPI_Datatype *newtype)
 {
-    if (long_blocks(count, array_of_blocklengths, NULL))
-        return blocks_struct("MPI_Type_indexed_c", count, array_of_blocklengths, NULL,
-                             array_of_displacements, false, NULL, oldtype, newtype);
-    int n, *bl = NULL, *di = NULL;
-    MPI_Aint *ad = NULL;
-    int rc = blocks("MPI_Type_indexed_c", count, array_of_blocklengths, array_of_displacements,
-                    false, &n, &bl, &di, &ad);
-    if (!rc) rc = PMPI_Type_indexed(n, bl, di, oldtype, newtype);
-    free(bl), free(di), free(ad);
-    return rc;
+    return mpi_type_indexed("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count,
+                            counts_arr(array_of_blocklengths), 0,
+                            counts_arr(array_of_displacements), NULL, oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_hindexed_c);
@@ -432,16 +364,9 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
-    if (long_blocks(count, array_of_blocklengths, NULL))
-        return blocks_struct("MPI_Type_create_hindexed_c", count, array_of_blocklengths, NULL,
-                             array_of_displacements, true, NULL, oldtype, newtype);
-    int n, *bl = NULL, *di = NULL;
-    MPI_Aint *ad = NULL;
-    int rc = blocks("MPI_Type_create_hindexed_c", count, array_of_blocklengths,
-                    array_of_displacements, true, &n, &bl, &di, &ad);
-    if (!rc) rc = PMPI_Type_create_hindexed(n, bl, ad, oldtype, newtype);
-    free(bl), free(di), free(ad);
-    return rc;
+    return mpi_type_indexed("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count,
+                            counts_arr(array_of_blocklengths), 0,
+                            counts_arr(array_of_displacements), NULL, oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_indexed_block_c);
@@ -449,17 +374,9 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                      MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_indexed_block_c";
-    if (long_blocks(count, NULL, &blocklength))
-        return blocks_struct(call, count, NULL, &blocklength, array_of_displacements, false, NULL,
-                             oldtype, newtype);
-    int n, b, *bl = NULL, *di = NULL;
-    MPI_Aint *ad = NULL;
-    int rc = one(call, MPI_COMM_WORLD, blocklength, &b);
-    if (!rc) rc = blocks(call, count, NULL, array_of_displacements, false, &n, &bl, &di, &ad);
-    if (!rc) rc = PMPI_Type_create_indexed_block(n, b, di, oldtype, newtype);
-    free(di);
-    return rc;
+    return mpi_type_indexed("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, count,
+                            counts_arr(NULL), blocklength, counts_arr(array_of_displacements), NULL,
+                            oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_hindexed_block_c);
@@ -467,17 +384,9 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count array_of_displacements[],
                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_hindexed_block_c";
-    if (long_blocks(count, NULL, &blocklength))
-        return blocks_struct(call, count, NULL, &blocklength, array_of_displacements, true, NULL,
-                             oldtype, newtype);
-    int n, b, *bl = NULL, *di = NULL;
-    MPI_Aint *ad = NULL;
-    int rc = one(call, MPI_COMM_WORLD, blocklength, &b);
-    if (!rc) rc = blocks(call, count, NULL, array_of_displacements, true, &n, &bl, &di, &ad);
-    if (!rc) rc = PMPI_Type_create_hindexed_block(n, b, ad, oldtype, newtype);
-    free(ad);
-    return rc;
+    return mpi_type_indexed("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, count,
+                            counts_arr(NULL), blocklength, counts_arr(array_of_displacements), NULL,
+                            oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_struct_c);
@@ -485,17 +394,9 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Count array_of_displacements[],
                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    if (long_blocks(count, array_of_blocklengths, NULL))
-        return blocks_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, NULL,
-                             array_of_displacements, true, array_of_types, MPI_DATATYPE_NULL,
-                             newtype);
-    int n, *bl = NULL, *di = NULL;
-    MPI_Aint *ad = NULL;
-    int rc = blocks("MPI_Type_create_struct_c", count, array_of_blocklengths,
-                    array_of_displacements, true, &n, &bl, &di, &ad);
-    if (!rc) rc = PMPI_Type_create_struct(n, bl, ad, array_of_types, newtype);
-    free(bl), free(di), free(ad);
-    return rc;
+    return mpi_type_indexed(
+        "MPI_Type_create_struct_c", MPI_COMBINER_STRUCT, count, counts_arr(array_of_blocklengths),
+        0, counts_arr(array_of_displacements), array_of_types, MPI_DATATYPE_NULL, newtype);
 }
 
 PMPI_WEAK(Type_create_subarray_c);
@@ -504,14 +405,9 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_subarray_c";
-    int *sz = NULL, *sub = NULL, *st = NULL;
-    int rc = mpi_large_ints(call, MPI_COMM_WORLD, ndims, array_of_sizes, false, &sz);
-    if (!rc) rc = mpi_large_ints(call, MPI_COMM_WORLD, ndims, array_of_subsizes, false, &sub);
-    if (!rc) rc = mpi_large_ints(call, MPI_COMM_WORLD, ndims, array_of_starts, false, &st);
-    if (!rc) rc = PMPI_Type_create_subarray(ndims, sz, sub, st, order, oldtype, newtype);
-    free(sz), free(sub), free(st);
-    return rc;
+    return mpi_type_subarray("MPI_Type_create_subarray_c", ndims, counts_arr(array_of_sizes),
+                             counts_arr(array_of_subsizes), counts_arr(array_of_starts), order,
+                             oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_darray_c);
@@ -520,14 +416,9 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_psizes[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    int *g = NULL;
-    int rc = mpi_large_ints("MPI_Type_create_darray_c", MPI_COMM_WORLD, ndims, array_of_gsizes,
-                            false, &g);
-    if (!rc)
-        rc = PMPI_Type_create_darray(size, rank, ndims, g, array_of_distribs, array_of_dargs,
-                                     array_of_psizes, order, oldtype, newtype);
-    free(g);
-    return rc;
+    return mpi_type_darray("MPI_Type_create_darray_c", size, rank, ndims,
+                           counts_arr(array_of_gsizes), array_of_distribs, array_of_dargs,
+                           array_of_psizes, order, oldtype, newtype);
 }
 
 PMPI_WEAK(Type_create_resized_c);

@@ -3,7 +3,7 @@
  * envelopes that record how each derived type was made (mpi_type_enum walks
  * them), the constructor calls (contiguous, vector, indexed, struct,
  * subarray, darray, resized, dup, and MPI_Type_create_f90_*, and the
- * large-count contiguous and (h)vector), commit, free, and the size and
+ * bodies their large-count _c forms share), commit, free, and the size and
  * extent queries.
  *
  * Invariants (besides mpi_type.c's):
@@ -17,7 +17,12 @@
  *    (add_old: within a quarter of PTRDIFF_MAX), so its size and bounds,
  *    summed as the builder goes, cannot overflow;
  *  - a type the program frees lives on while the envelope of another type or
- *    a pending operation holds a reference to it (mpi_type_unref). */
+ *    a pending operation holds a reference to it (mpi_type_unref);
+ *  - an envelope is the int form's when every value of the call fits an int,
+ *    else the large-count one of MPI-4.1 §5.1.13, whichever form was called;
+ *    what reads one reads its values by their place in the int form's
+ *    (env_at), so the two cannot describe a type differently. */
+#include <limits.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -419,6 +424,27 @@ static mpi_env *env_new(int combiner, int ni, int na, int nd)
     return env_new_c(combiner, ni, na, 0, nd);
 }
 
+/* Where a large-count envelope keeps the constructor's values: taken as
+ * one sequence, the int form's integers then addresses, [lo, lo + nc) of it
+ * are the large counts and the rest, in order, the integers (MPI-4.1
+ * §5.1.13: subarray's sizes, subsizes and starts; darray's gsizes; all of the
+ * others'). This is lo. */
+static int large_from(const mpi_env *e)
+{
+    return e->combiner == MPI_COMBINER_SUBARRAY ? 1 : e->combiner == MPI_COMBINER_DARRAY ? 3 : 0;
+}
+
+/* Value k of that sequence, in either envelope: where the int form's
+ * envelope has ints[k] (or aints[k - ni]), whichever form recorded it. */
+static MPI_Count env_at(const mpi_env *e, MPI_Count k)
+{
+    if (!e->nc) return k < e->ni ? e->ints[k] : e->aints[k - e->ni];
+    int lo = large_from(e);
+    if (k < lo) return e->ints[k];
+    if (k < lo + e->nc) return e->counts[k - lo];
+    return e->ints[k - e->nc];
+}
+
 /* Give back the references e holds on the types it was made from. */
 static void env_free(mpi_env *e)
 {
@@ -451,28 +477,27 @@ typedef struct grid_dim {
 
 static grid_dim grid_at(const mpi_env *e, int d)
 {
-    const int *v = e->ints;
     bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
-    int nd = sub ? v[0] : v[2];
-    const int *sizes = sub ? v + 1 : v + 3;
-    int order = sub ? v[1 + 3 * nd] : v[3 + 4 * nd];
+    int nd = (int)env_at(e, sub ? 0 : 2), at = sub ? 1 : 3; /* the sizes */
+    int order = (int)env_at(e, sub ? 1 + 3 * nd : 3 + 4 * nd);
     grid_dim g = {0, 0, 1, 1, 1};
     if (order == MPI_ORDER_C)
-        for (int i = d + 1; i < nd; i++) g.stride *= sizes[i];
+        for (int i = d + 1; i < nd; i++) g.stride *= env_at(e, at + i);
     else
-        for (int i = 0; i < d; i++) g.stride *= sizes[i];
+        for (int i = 0; i < d; i++) g.stride *= env_at(e, at + i);
     if (sub) {
-        g.lo = v[1 + 2 * nd + d];
-        g.hi = g.lo + v[1 + nd + d];
+        g.lo = env_at(e, 1 + 2 * nd + d);
+        g.hi = g.lo + env_at(e, 1 + nd + d);
         g.k = g.step = g.hi > g.lo ? g.hi - g.lo : 1;
         return g;
     }
     /* darray: processes in a row-major grid whatever the order (MPI-3.1 4.1.4) */
-    int rank = v[1], n = sizes[d], dist = v[3 + nd + d], darg = v[3 + 2 * nd + d];
-    const int *ps = v + 3 + 3 * nd;
+    ptrdiff_t n = env_at(e, 3 + d);
+    int rank = (int)env_at(e, 1), dist = (int)env_at(e, 3 + nd + d);
+    int darg = (int)env_at(e, 3 + 2 * nd + d);
     int r = rank;
-    for (int i = nd - 1; i > d; i--) r /= ps[i];
-    ptrdiff_t c = r % ps[d], p = ps[d];
+    for (int i = nd - 1; i > d; i--) r /= (int)env_at(e, 3 + 3 * nd + i);
+    ptrdiff_t p = env_at(e, 3 + 3 * nd + d), c = r % p;
     if (dist == MPI_DISTRIBUTE_NONE) {
         g.lo = 0;
         g.hi = g.k = g.step = n;
@@ -537,24 +562,14 @@ static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdif
 }
 
 /* The groups of old-type instances an envelope describes, in type-map order:
- * one group for contiguous, vector and hvector whatever their count. */
+ * one group for contiguous, vector and hvector whatever their count. The
+ * values are read by their place in the int form's envelope (env_at). */
 static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
 {
     mpi_state *m = mpi_st();
-    const int *v = e->ints;
-    const MPI_Aint *a = e->aints;
     const mpi_type *old = e->nd ? m->types[e->types[0]] : NULL;
     ptrdiff_t ext = old ? type_extent(old) : 0;
-    int n = e->ni ? v[0] : 0;
-    if (e->nc) { /* a large-count (h)vector or contiguous: count, blocklength, stride */
-        const MPI_Count *c = e->counts;
-        if (e->combiner == MPI_COMBINER_CONTIGUOUS)
-            cb(ctx, old, 0, (size_t)c[0], 1, 0);
-        else if (c[0] > 0)
-            cb(ctx, old, 0, (size_t)c[1], (size_t)c[0],
-               (ptrdiff_t)c[2] * (e->combiner == MPI_COMBINER_VECTOR ? ext : 1));
-        return;
-    }
+    MPI_Count n = e->ni || e->nc ? env_at(e, 0) : 0; /* count, where there is one */
     switch (e->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
@@ -567,33 +582,35 @@ static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
         cb(ctx, old, 0, (size_t)n, 1, 0);
         break;
     case MPI_COMBINER_VECTOR:
-        if (n > 0) cb(ctx, old, 0, (size_t)v[1], (size_t)n, (ptrdiff_t)v[2] * ext);
-        break;
     case MPI_COMBINER_HVECTOR:
-        if (n > 0) cb(ctx, old, 0, (size_t)v[1], (size_t)n, a[0]);
+        if (n > 0)
+            cb(ctx, old, 0, (size_t)env_at(e, 1), (size_t)n,
+               (ptrdiff_t)env_at(e, 2) * (e->combiner == MPI_COMBINER_VECTOR ? ext : 1));
         break;
     case MPI_COMBINER_INDEXED:
-        for (int i = 0; i < n; i++)
-            cb(ctx, old, (ptrdiff_t)v[1 + n + i] * ext, (size_t)v[1 + i], 1, 0);
-        break;
     case MPI_COMBINER_HINDEXED:
-        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1 + i], 1, 0);
+    case MPI_COMBINER_STRUCT: {
+        ptrdiff_t unit = e->combiner == MPI_COMBINER_INDEXED ? ext : 1;
+        for (MPI_Count i = 0; i < n; i++)
+            cb(ctx, e->combiner == MPI_COMBINER_STRUCT ? m->types[e->types[i]] : old,
+               (ptrdiff_t)env_at(e, 1 + n + i) * unit, (size_t)env_at(e, 1 + i), 1, 0);
         break;
+    }
     case MPI_COMBINER_INDEXED_BLOCK:
-        for (int i = 0; i < n; i++) cb(ctx, old, (ptrdiff_t)v[2 + i] * ext, (size_t)v[1], 1, 0);
+    case MPI_COMBINER_HINDEXED_BLOCK: {
+        ptrdiff_t unit = e->combiner == MPI_COMBINER_INDEXED_BLOCK ? ext : 1;
+        for (MPI_Count i = 0; i < n; i++)
+            cb(ctx, old, (ptrdiff_t)env_at(e, 2 + i) * unit, (size_t)env_at(e, 1), 1, 0);
         break;
-    case MPI_COMBINER_HINDEXED_BLOCK:
-        for (int i = 0; i < n; i++) cb(ctx, old, a[i], (size_t)v[1], 1, 0);
-        break;
-    case MPI_COMBINER_STRUCT:
-        for (int i = 0; i < n; i++) cb(ctx, m->types[e->types[i]], a[i], (size_t)v[1 + i], 1, 0);
-        break;
+    }
     case MPI_COMBINER_SUBARRAY:
-        grid_level(e, v[0], v[1 + 3 * v[0]] == MPI_ORDER_C, 0, 0, old, cb, ctx);
+        grid_level(e, (int)n, env_at(e, 1 + 3 * n) == MPI_ORDER_C, 0, 0, old, cb, ctx);
         break;
-    case MPI_COMBINER_DARRAY:
-        grid_level(e, v[2], v[3 + 4 * v[2]] == MPI_ORDER_C, 0, 0, old, cb, ctx);
+    case MPI_COMBINER_DARRAY: {
+        int nd = (int)env_at(e, 2);
+        grid_level(e, nd, env_at(e, 3 + 4 * nd) == MPI_ORDER_C, 0, 0, old, cb, ctx);
         break;
+    }
     default:
         break;
     }
@@ -633,9 +650,9 @@ static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Dataty
     } else if (e->combiner == MPI_COMBINER_SUBARRAY || e->combiner == MPI_COMBINER_DARRAY) {
         /* the extent of the whole array (MPI-3.1 4.1.3, 4.1.4) */
         bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
-        int nd = sub ? e->ints[0] : e->ints[2];
+        int nd = (int)env_at(e, sub ? 0 : 2);
         ptrdiff_t all = type_extent(job->mpi->types[e->types[0]]);
-        for (int d = 0; d < nd; d++) all *= e->ints[(sub ? 1 : 3) + d];
+        for (int d = 0; d < nd; d++) all *= env_at(e, (sub ? 1 : 3) + d);
         b.lb = 0;
         b.ub = all;
         b.any = true;
@@ -677,10 +694,11 @@ static int old_check(cr_job *job, const char *call, MPI_Datatype dt, mpi_type **
     return 0;
 }
 
-static int count_check(cr_job *job, const char *call, int count, const char *what)
+static int count_check(cr_job *job, const char *call, MPI_Count count, const char *what)
 {
     if (count < 0)
-        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "%s %d is negative", what, count);
+        return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT, "%s %lld is negative", what,
+                        (long long)count);
     return 0;
 }
 
@@ -772,36 +790,96 @@ int PMPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype ol
     return hvector("MPI_Type_create_hvector", count, bl, stride, true, old, newtype);
 }
 
-/* The indexed family: bls (or one block length bl1 for all) at displacements
- * idisp (in extents of old) or adisp (in bytes). */
-static int hindexed(const char *call, int combiner, int count, const int *bls, int bl1,
-                    const int *idisp, const MPI_Aint *adisp, MPI_Datatype old,
-                    MPI_Datatype *newtype)
+/* Element i of an array argument, whichever form passed it. */
+static MPI_Count arr_at(mpi_arr a, MPI_Count i)
+{
+    switch (a.kind) {
+    case MPI_ARR_INT:
+        return ((const int *)a.p)[i];
+    case MPI_ARR_AINT:
+        return ((const MPI_Aint *)a.p)[i];
+    default:
+        return ((const MPI_Count *)a.p)[i];
+    }
+}
+
+static mpi_arr ints_arr(const int *p)
+{
+    return (mpi_arr){p, MPI_ARR_INT};
+}
+
+static bool fits_int(MPI_Count v)
+{
+    return v >= INT_MIN && v <= INT_MAX;
+}
+
+/* Value k of e's sequence (env_at) set to v. */
+static void env_put(mpi_env *e, MPI_Count k, MPI_Count v)
+{
+    int lo = large_from(e);
+    if (!e->nc && k < e->ni)
+        e->ints[k] = (int)v;
+    else if (!e->nc)
+        e->aints[k - e->ni] = (MPI_Aint)v;
+    else if (k < lo)
+        e->ints[k] = (int)v;
+    else if (k < lo + e->nc)
+        e->counts[k - lo] = v;
+    else
+        e->ints[k - e->nc] = (int)v;
+}
+
+/* The envelope of a constructor of nv values, na of them addresses in the int
+ * form's envelope, nd datatypes: the int form's when fits, else the large
+ * one, whose [lo, lo + nl) values are counts (large_from); NULL when out of
+ * memory (build reports it) or, reported in *rc, when nv is more values than
+ * an envelope holds. */
+static mpi_env *env_for(cr_job *job, const char *call, int combiner, bool fits, MPI_Count nv,
+                        MPI_Count na, MPI_Count nl, MPI_Count nd, int *rc)
+{
+    *rc = 0;
+    if (nv > INT_MAX || nd > INT_MAX) {
+        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COUNT,
+                       "the call passes %lld values, more than courier keeps for a datatype (%d)",
+                       (long long)nv, INT_MAX);
+        return NULL;
+    }
+    if (fits) return env_new(combiner, (int)(nv - na), (int)na, (int)nd);
+    return env_new_c(combiner, (int)(nv - nl), 0, (int)nl, (int)nd);
+}
+
+int mpi_type_indexed(const char *call, int combiner, MPI_Count count, mpi_arr bls, MPI_Count bl1,
+                     mpi_arr d, const MPI_Datatype *types, MPI_Datatype old, MPI_Datatype *newtype)
 {
     cr_job *job = mpi_enter(call);
+    bool st = combiner == MPI_COMBINER_STRUCT;
+    bool block = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    bool bytes = combiner != MPI_COMBINER_INDEXED && combiner != MPI_COMBINER_INDEXED_BLOCK;
     mpi_type *t = NULL;
     int rc = count_check(job, call, count, "count");
-    if (!rc && !bls) rc = count_check(job, call, bl1, "blocklength");
-    if (!rc) rc = old_check(job, call, old, &t);
+    if (!rc && block) rc = count_check(job, call, bl1, "blocklength");
+    if (!rc && !st) rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
-    if (!rc && count && ((!bls && bl1 < 0) || (!idisp && !adisp)))
+    if (!rc && count && ((!block && !bls.p) || !d.p || (st && !types)))
         rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
-    for (int i = 0; !rc && i < count; i++)
-        rc = count_check(job, call, bls ? bls[i] : bl1, "block length");
+    bool fits = count <= INT_MAX && bl1 <= INT_MAX;
+    for (MPI_Count i = 0; !rc && i < count; i++) {
+        if (!block) rc = count_check(job, call, arr_at(bls, i), "block length");
+        if (!rc && st) rc = old_check(job, call, types[i], &t);
+        fits = fits && (block || arr_at(bls, i) <= INT_MAX) && (bytes || fits_int(arr_at(d, i)));
+    }
     if (rc) return mpi_leave(job, rc);
-    /* MPI-3.1 4.1.13: count, then the block length(s), then int displacements */
-    int ni = 1 + (bls ? count : 1) + (idisp ? count : 0);
-    mpi_env *e = env_new(combiner, ni, adisp ? count : 0, 1);
+    /* MPI-4.1 §5.1.13: count, the block length(s), the displacements */
+    MPI_Count nb = block ? 1 : count;
+    mpi_env *e = env_for(job, call, combiner, fits, 1 + nb + count, bytes ? count : 0,
+                         1 + nb + count, st ? count : 1, &rc);
+    if (rc) return mpi_leave(job, rc);
     if (e) {
-        int *v = e->ints;
-        *v++ = count;
-        if (bls)
-            for (int i = 0; i < count; i++) *v++ = bls[i];
-        else
-            *v++ = bl1;
-        for (int i = 0; idisp && i < count; i++) *v++ = idisp[i];
-        for (int i = 0; adisp && i < count; i++) e->aints[i] = adisp[i];
-        e->types[0] = t->idx;
+        env_put(e, 0, count);
+        for (MPI_Count i = 0; i < nb; i++) env_put(e, 1 + i, block ? bl1 : arr_at(bls, i));
+        for (MPI_Count i = 0; i < count; i++) env_put(e, 1 + nb + i, arr_at(d, i));
+        for (MPI_Count i = 0; i < (st ? count : 1); i++)
+            e->types[i] = st ? h_idx(types[i]) : t->idx;
     }
     return mpi_leave(job, build(job, call, e, false, newtype));
 }
@@ -810,147 +888,122 @@ PMPI_WEAK(Type_indexed);
 int PMPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
                       MPI_Datatype *newtype)
 {
-    return hindexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, bls, 0, displs, NULL, old,
-                    newtype);
+    return mpi_type_indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, ints_arr(bls), 0,
+                            ints_arr(displs), NULL, old, newtype);
 }
 
 PMPI_WEAK(Type_create_hindexed);
 int PMPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
                               MPI_Datatype *newtype)
 {
-    return hindexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, bls, 0, NULL, displs,
-                    old, newtype);
+    return mpi_type_indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, ints_arr(bls),
+                            0, (mpi_arr){displs, MPI_ARR_AINT}, NULL, old, newtype);
 }
 
 PMPI_WEAK(Type_create_indexed_block);
 int PMPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
                                    MPI_Datatype *newtype)
 {
-    return hindexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, NULL, bl,
-                    displs, NULL, old, newtype);
+    return mpi_type_indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count,
+                            ints_arr(NULL), bl, ints_arr(displs), NULL, old, newtype);
 }
 
 PMPI_WEAK(Type_create_hindexed_block);
 int PMPI_Type_create_hindexed_block(int count, int bl, const MPI_Aint displs[], MPI_Datatype old,
                                     MPI_Datatype *newtype)
 {
-    return hindexed("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count, NULL, bl,
-                    NULL, displs, old, newtype);
+    return mpi_type_indexed("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count,
+                            ints_arr(NULL), bl, (mpi_arr){displs, MPI_ARR_AINT}, NULL, old,
+                            newtype);
 }
 
 PMPI_WEAK(Type_create_struct);
 int PMPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
                             const MPI_Datatype types[], MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_struct";
-    cr_job *job = mpi_enter(call);
-    int rc = count_check(job, call, count, "count");
-    if (!rc) rc = out_check(job, call, newtype);
-    if (!rc && count && (!bls || !displs || !types))
-        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
-    for (int i = 0; !rc && i < count; i++) {
-        mpi_type *t = NULL;
-        rc = count_check(job, call, bls[i], "block length");
-        if (!rc) rc = old_check(job, call, types[i], &t);
-    }
-    if (rc) return mpi_leave(job, rc);
-    mpi_env *e = env_new(MPI_COMBINER_STRUCT, 1 + count, count, count);
-    if (e) {
-        e->ints[0] = count;
-        for (int i = 0; i < count; i++) {
-            e->ints[1 + i] = bls[i];
-            e->aints[i] = displs[i];
-            e->types[i] = h_idx(types[i]);
-        }
-    }
-    return mpi_leave(job, build(job, call, e, false, newtype));
+    return mpi_type_indexed("MPI_Type_create_struct", MPI_COMBINER_STRUCT, count, ints_arr(bls), 0,
+                            (mpi_arr){displs, MPI_ARR_AINT}, types, MPI_DATATYPE_NULL, newtype);
 }
 
-/* Checks and envelope of MPI_Type_create_subarray. */
-static mpi_env *subarray_env(cr_job *job, const char *call, int nd, const int *sizes,
-                             const int *subs, const int *starts, int order, const mpi_type *t,
-                             int *rc)
+int mpi_type_subarray(const char *call, int nd, mpi_arr sizes, mpi_arr subs, mpi_arr starts,
+                      int order, MPI_Datatype old, MPI_Datatype *newtype)
 {
-    if (nd <= 0) {
-        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "ndims %d is not positive", nd);
-        return NULL;
+    cr_job *job = mpi_enter(call);
+    mpi_type *t = NULL;
+    int rc = old_check(job, call, old, &t);
+    if (!rc) rc = out_check(job, call, newtype);
+    if (!rc && nd <= 0)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "ndims %d is not positive", nd);
+    if (!rc && (!sizes.p || !subs.p || !starts.p))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
+    if (!rc && order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                      "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+    double all = rc ? 0 : (double)type_extent(t);
+    bool fits = true;
+    for (int d = 0; !rc && d < nd; d++) {
+        MPI_Count n = arr_at(sizes, d), k = arr_at(subs, d), s = arr_at(starts, d);
+        if (n <= 0 || k < 0 || k > n || s < 0 || s > n - k)
+            rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
+                          "dimension %d: size %lld, subsize %lld, start %lld: need size > 0 and "
+                          "0 <= start <= start + subsize <= size",
+                          d, (long long)n, (long long)k, (long long)s);
+        all *= (double)n;
+        fits = fits && n <= INT_MAX; /* and so are the subsize and start */
     }
-    if (!sizes || !subs || !starts) {
-        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
-        return NULL;
-    }
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
-        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
-                       "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
-        return NULL;
-    }
-    double all = (double)type_extent(t);
-    for (int d = 0; d < nd; d++) {
-        if (sizes[d] <= 0 || subs[d] < 0 || subs[d] > sizes[d] || starts[d] < 0 ||
-            starts[d] > sizes[d] - subs[d]) {
-            *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
-                           "dimension %d: size %d, subsize %d, start %d: need size > 0 and 0 <= "
-                           "start <= start + subsize <= size",
-                           d, sizes[d], subs[d], starts[d]);
-            return NULL;
+    if (!rc && (all > (double)PTRDIFF_MAX / 2 || -all > (double)PTRDIFF_MAX / 2))
+        rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "the array is too large");
+    if (rc) return mpi_leave(job, rc);
+    /* MPI-4.1 §5.1.13: ndims, sizes, subsizes, starts, order */
+    mpi_env *e = env_for(job, call, MPI_COMBINER_SUBARRAY, fits, 3 * (MPI_Count)nd + 2, 0,
+                         3 * (MPI_Count)nd, 1, &rc);
+    if (rc) return mpi_leave(job, rc);
+    if (e) {
+        env_put(e, 0, nd);
+        for (int d = 0; d < nd; d++) {
+            env_put(e, 1 + d, arr_at(sizes, d));
+            env_put(e, 1 + nd + d, arr_at(subs, d));
+            env_put(e, 1 + 2 * nd + d, arr_at(starts, d));
         }
-        all *= sizes[d];
+        env_put(e, 1 + 3 * (MPI_Count)nd, order);
+        e->types[0] = t->idx;
     }
-    if (all > (double)PTRDIFF_MAX / 2 || -all > (double)PTRDIFF_MAX / 2) {
-        *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "the array is too large");
-        return NULL;
-    }
-    mpi_env *e = env_new(MPI_COMBINER_SUBARRAY, 3 * nd + 2, 0, 1);
-    if (!e) return NULL; /* build reports it */
-    e->ints[0] = nd;
-    for (int d = 0; d < nd; d++) {
-        e->ints[1 + d] = sizes[d];
-        e->ints[1 + nd + d] = subs[d];
-        e->ints[1 + 2 * nd + d] = starts[d];
-    }
-    e->ints[1 + 3 * nd] = order;
-    e->types[0] = t->idx;
-    return e;
+    return mpi_leave(job, build(job, call, e, false, newtype));
 }
 
 PMPI_WEAK(Type_create_subarray);
 int PMPI_Type_create_subarray(int nd, const int sizes[], const int subs[], const int starts[],
                               int order, MPI_Datatype old, MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_subarray";
-    cr_job *job = mpi_enter(call);
-    mpi_type *t = NULL;
-    int rc = old_check(job, call, old, &t);
-    if (!rc) rc = out_check(job, call, newtype);
-    if (rc) return mpi_leave(job, rc);
-    mpi_env *e = subarray_env(job, call, nd, sizes, subs, starts, order, t, &rc);
-    if (rc) return mpi_leave(job, rc);
-    return mpi_leave(job, build(job, call, e, false, newtype));
+    return mpi_type_subarray("MPI_Type_create_subarray", nd, ints_arr(sizes), ints_arr(subs),
+                             ints_arr(starts), order, old, newtype);
 }
 
-/* The argument checks of MPI_Type_create_darray; 0 or the error reported. */
-static int darray_check(cr_job *job, const char *call, int size, int rank, int nd,
-                        const int *gsizes, const int *dists, const int *dargs, const int *psizes,
-                        int order, const mpi_type *t)
+/* The argument checks of MPI_Type_create_darray(_c); 0 or the error reported. */
+static int darray_check(cr_job *job, const char *call, int size, int rank, int nd, mpi_arr gsizes,
+                        const int *dists, const int *dargs, const int *psizes, int order,
+                        const mpi_type *t)
 {
     if (size <= 0 || rank < 0 || rank >= size)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                         "size %d, rank %d: need 0 <= rank < size", size, rank);
     if (nd <= 0)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "ndims %d is not positive", nd);
-    if (!gsizes || !dists || !dargs || !psizes)
+    if (!gsizes.p || !dists || !dargs || !psizes)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG, "an array argument is NULL");
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
                         "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
     double procs = 1, all = (double)type_extent(t);
     for (int d = 0; d < nd; d++) {
-        int n = gsizes[d], p = psizes[d], g = dargs[d];
+        MPI_Count n = arr_at(gsizes, d);
+        int p = psizes[d], g = dargs[d];
         if (n <= 0 || p <= 0)
             return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
-                            "dimension %d: gsize %d and psize %d must be positive", d, n, p);
+                            "dimension %d: gsize %lld and psize %d must be positive", d,
+                            (long long)n, p);
         procs *= p;
-        all *= n;
+        all *= (double)n;
         switch (dists[d]) {
         case MPI_DISTRIBUTE_NONE:
             if (p != 1)
@@ -959,11 +1012,11 @@ static int darray_check(cr_job *job, const char *call, int size, int rank, int n
                                 d, p);
             break;
         case MPI_DISTRIBUTE_BLOCK:
-            if (g != MPI_DISTRIBUTE_DFLT_DARG && (g <= 0 || (double)g * p < n))
+            if (g != MPI_DISTRIBUTE_DFLT_DARG && (g <= 0 || (double)g * p < (double)n))
                 return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_ARG,
-                                "dimension %d: block of %d over %d processes does not cover %d "
+                                "dimension %d: block of %d over %d processes does not cover %lld "
                                 "elements",
-                                d, g, p, n);
+                                d, g, p, (long long)n);
             break;
         case MPI_DISTRIBUTE_CYCLIC:
             if (g != MPI_DISTRIBUTE_DFLT_DARG && g <= 0)
@@ -985,34 +1038,45 @@ static int darray_check(cr_job *job, const char *call, int size, int rank, int n
     return 0;
 }
 
-PMPI_WEAK(Type_create_darray);
-int PMPI_Type_create_darray(int size, int rank, int nd, const int gsizes[], const int dists[],
-                            const int dargs[], const int psizes[], int order, MPI_Datatype old,
-                            MPI_Datatype *newtype)
+int mpi_type_darray(const char *call, int size, int rank, int nd, mpi_arr gsizes, const int *dists,
+                    const int *dargs, const int *psizes, int order, MPI_Datatype old,
+                    MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_darray";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
     int rc = old_check(job, call, old, &t);
     if (!rc) rc = out_check(job, call, newtype);
     if (!rc) rc = darray_check(job, call, size, rank, nd, gsizes, dists, dargs, psizes, order, t);
     if (rc) return mpi_leave(job, rc);
-    mpi_env *e = env_new(MPI_COMBINER_DARRAY, 4 * nd + 4, 0, 1);
+    bool fits = true;
+    for (int d = 0; d < nd; d++) fits = fits && arr_at(gsizes, d) <= INT_MAX;
+    /* MPI-4.1 §5.1.13: size, rank, ndims, gsizes, distribs, dargs, psizes, order */
+    mpi_env *e =
+        env_for(job, call, MPI_COMBINER_DARRAY, fits, 4 * (MPI_Count)nd + 4, 0, nd, 1, &rc);
+    if (rc) return mpi_leave(job, rc);
     if (e) {
-        int *v = e->ints;
-        v[0] = size;
-        v[1] = rank;
-        v[2] = nd;
+        env_put(e, 0, size);
+        env_put(e, 1, rank);
+        env_put(e, 2, nd);
         for (int d = 0; d < nd; d++) {
-            v[3 + d] = gsizes[d];
-            v[3 + nd + d] = dists[d];
-            v[3 + 2 * nd + d] = dargs[d];
-            v[3 + 3 * nd + d] = psizes[d];
+            env_put(e, 3 + d, arr_at(gsizes, d));
+            env_put(e, 3 + nd + d, dists[d]);
+            env_put(e, 3 + 2 * nd + d, dargs[d]);
+            env_put(e, 3 + 3 * nd + d, psizes[d]);
         }
-        v[3 + 4 * nd] = order;
+        env_put(e, 3 + 4 * (MPI_Count)nd, order);
         e->types[0] = t->idx;
     }
     return mpi_leave(job, build(job, call, e, false, newtype));
+}
+
+PMPI_WEAK(Type_create_darray);
+int PMPI_Type_create_darray(int size, int rank, int nd, const int gsizes[], const int dists[],
+                            const int dargs[], const int psizes[], int order, MPI_Datatype old,
+                            MPI_Datatype *newtype)
+{
+    return mpi_type_darray("MPI_Type_create_darray", size, rank, nd, ints_arr(gsizes), dists, dargs,
+                           psizes, order, old, newtype);
 }
 
 PMPI_WEAK(Type_create_resized);

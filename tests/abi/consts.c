@@ -8,6 +8,7 @@
  * MPI_Register_datarep's functions (called with the ABI's datatypes), and
  * MPI_Comm_spawn's error codes. Only what MPI says of each is printed, never
  * a value that differs between the headers. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,22 @@ static void contents(int np)
     MPI_Type_get_envelope_c(t, &ci, &ca, &cl, &cd, &comb);
     MPI_Type_get_contents_c(t, 32, 4, 1, 2, ints, addrs, bigs, got);
     say("the same through MPI_Type_get_contents_c", ints[7] == MPI_ORDER_C && got[0] == MPI_DOUBLE);
+    MPI_Type_free(&t);
+
+    /* with a size past INT_MAX the sizes are large counts (MPI-4.1 §5.1.13):
+     * a subarray's order is its second integer, a darray's distributions
+     * follow ndims */
+    MPI_Count lsz[1] = {(MPI_Count)INT_MAX + 9}, lsub[1] = {2}, lst[1] = {1}, large[6];
+    MPI_Type_create_subarray_c(1, lsz, lsub, lst, MPI_ORDER_FORTRAN, MPI_BYTE, &t);
+    MPI_Type_get_contents_c(t, 32, 4, 6, 2, ints, addrs, large, got);
+    say("a large subarray's order", ints[0] == 1 && ints[1] == MPI_ORDER_FORTRAN);
+    MPI_Type_free(&t);
+    int ldist[1] = {MPI_DISTRIBUTE_CYCLIC}, ldarg[1] = {MPI_DISTRIBUTE_DFLT_DARG}, lps[1] = {np};
+    MPI_Type_create_darray_c(np, me, 1, lsz, ldist, ldarg, lps, MPI_ORDER_C, MPI_BYTE, &t);
+    MPI_Type_get_contents_c(t, 32, 4, 6, 2, ints, addrs, large, got);
+    say("a large darray's distribution, its argument and order",
+        ints[3] == MPI_DISTRIBUTE_CYCLIC && ints[4] == MPI_DISTRIBUTE_DFLT_DARG &&
+            ints[6] == MPI_ORDER_C && large[0] == lsz[0]);
     MPI_Type_free(&t);
 
     MPI_Datatype pair;

@@ -11,9 +11,17 @@
  *    MPI_Session_attach_buffer_c of 3 GiB (mapped, never written: courier
  *    copies buffered sends elsewhere) hold the whole size: a buffered send
  *    goes through, the _c detach gives 3 GiB back, the int detach
- *    MPI_UNDEFINED (MPI-4.1 §4.6). Any number of ranks (each alone); argument "types" or
- *    "buffers": that part only. */
+ *    MPI_UNDEFINED (MPI-4.1 §4.6);
+ *  - the indexed, struct, subarray and darray _c constructors with a value
+ *    past INT_MAX likewise: their envelope and contents as MPI-4.1 §5.1.13
+ *    lays them out (all values as large counts; subarray's ndims and order,
+ *    darray's all but gsizes, as integers), the size and bounds they give,
+ *    the bytes they select (in 3 GiB mapped, a few pages written), and the
+ *    int forms' MPI_ERR_TYPE.
+ * Any number of ranks (each alone); argument "types", "buffers" or "indexed":
+ * that part only. */
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -185,13 +193,168 @@ static void buffers(void)
     munmap(buf, (size_t)GIB3);
 }
 
+/* The large counts and integers of t's contents, as MPI_Type_get_contents_c
+ * gives them, against nc expected counts and ni integers; its datatypes
+ * (nd of them) in got (predefined: as they are; the caller frees the rest). */
+static void contents_c(MPI_Datatype t, int ni, const int *ints, int nc, const MPI_Count *counts,
+                       int nd, MPI_Datatype *got)
+{
+    int gi[16];
+    MPI_Count gc[16];
+    MPI_Aint ga[1];
+    OK(MPI_Type_get_contents_c(t, ni, 0, nc, nd, gi, ga, gc, got));
+    for (int k = 0; k < ni; k++)
+        CHECK(gi[k] == ints[k], "integer %d: %d, not %d", k, gi[k], ints[k]);
+    for (int k = 0; k < nc; k++)
+        CHECK(gc[k] == counts[k], "large count %d: %lld, not %lld", k, (long long)gc[k],
+              (long long)counts[k]);
+}
+
+static void bounds(MPI_Datatype t, MPI_Count size, MPI_Count lb, MPI_Count ext, MPI_Count tlb,
+                   MPI_Count text)
+{
+    MPI_Count s, l, e, tl, te;
+    OK(MPI_Type_size_c(t, &s));
+    OK(MPI_Type_get_extent_c(t, &l, &e));
+    OK(MPI_Type_get_true_extent_c(t, &tl, &te));
+    CHECK(s == size && l == lb && e == ext && tl == tlb && te == text,
+          "size %lld lb %lld extent %lld true %lld/%lld, expected %lld %lld %lld %lld/%lld",
+          (long long)s, (long long)l, (long long)e, (long long)tl, (long long)te, (long long)size,
+          (long long)lb, (long long)ext, (long long)tlb, (long long)text);
+}
+
+/* One instance of t over buf packed: the n bytes want. */
+static void selects(MPI_Datatype t, const char *buf, const char *want, int n)
+{
+    char out[16];
+    MPI_Count pos = 0;
+    OK(MPI_Type_commit(&t));
+    OK(MPI_Pack_c(buf, 1, t, out, sizeof out, &pos, MPI_COMM_WORLD));
+    CHECK(pos == n && memcmp(out, want, (size_t)n) == 0, "packed %lld bytes '%.*s', expected '%s'",
+          (long long)pos, (int)pos, out, want);
+}
+
+#define FAR ((MPI_Count)INT_MAX + 9) /* a displacement past INT_MAX, inside 3 GiB */
+
+static void indexed(void)
+{
+    char *buf = big_buffer();
+    buf[0] = 'a', buf[1] = 'b', buf[FAR - 2] = 'w', buf[FAR - 1] = 'x', buf[FAR] = 'y';
+    buf[FAR + 1] = 'z';
+    MPI_Datatype t, d, got[2];
+
+    /* indexed: a displacement past INT_MAX, then a block length */
+    MPI_Count ibl[2] = {1, 2}, idi[2] = {0, FAR};
+    OK(MPI_Type_indexed_c(2, ibl, idi, MPI_CHAR, &t));
+    envelope(t, 0, 0, 5, 1, MPI_COMBINER_INDEXED);
+    contents_c(t, 0, NULL, 5, (MPI_Count[]){2, 1, 2, 0, FAR}, 1, got);
+    CHECK(got[0] == MPI_CHAR, "indexed old type");
+    bounds(t, 3, 0, FAR + 2, 0, FAR + 2);
+    selects(t, buf, "ayz", 3);
+    int_forms_refuse(t);
+    /* a copy made from it (MPI_Type_dup's contents) keeps the large counts */
+    OK(MPI_Type_dup(t, &d));
+    OK(MPI_Type_free(&t));
+    int ni, na, nd, comb;
+    OK(MPI_Type_get_envelope(d, &ni, &na, &nd, &comb));
+    OK(MPI_Type_get_contents(d, 0, 0, 1, NULL, NULL, got));
+    envelope(got[0], 0, 0, 5, 1, MPI_COMBINER_INDEXED);
+    OK(MPI_Type_free(&got[0]));
+    OK(MPI_Type_free(&d));
+    OK(MPI_Type_indexed_c(1, (MPI_Count[]){BIG}, (MPI_Count[]){4}, MPI_BYTE, &t));
+    envelope(t, 0, 0, 3, 1, MPI_COMBINER_INDEXED);
+    contents_c(t, 0, NULL, 3, (MPI_Count[]){1, BIG, 4}, 1, got);
+    bounds(t, BIG, 4, BIG, 4, BIG);
+    OK(MPI_Type_free(&t));
+
+    /* hindexed: a block length past INT_MAX */
+    OK(MPI_Type_create_hindexed_c(2, (MPI_Count[]){BIG, 1}, (MPI_Count[]){0, BIG + 100}, MPI_BYTE,
+                                  &t));
+    envelope(t, 0, 0, 5, 1, MPI_COMBINER_HINDEXED);
+    contents_c(t, 0, NULL, 5, (MPI_Count[]){2, BIG, 1, 0, BIG + 100}, 1, got);
+    bounds(t, BIG + 1, 0, BIG + 101, 0, BIG + 101);
+    int_forms_refuse(t);
+    OK(MPI_Type_free(&t));
+
+    /* indexed_block: a displacement past INT_MAX */
+    OK(MPI_Type_create_indexed_block_c(2, 2, (MPI_Count[]){0, FAR - 2}, MPI_CHAR, &t));
+    envelope(t, 0, 0, 4, 1, MPI_COMBINER_INDEXED_BLOCK);
+    contents_c(t, 0, NULL, 4, (MPI_Count[]){2, 2, 0, FAR - 2}, 1, got);
+    bounds(t, 4, 0, FAR, 0, FAR);
+    selects(t, buf, "abwx", 4);
+    int_forms_refuse(t);
+    OK(MPI_Type_free(&t));
+
+    /* hindexed_block: a block length past INT_MAX */
+    OK(MPI_Type_create_hindexed_block_c(2, BIG, (MPI_Count[]){BIG, 0}, MPI_BYTE, &t));
+    envelope(t, 0, 0, 4, 1, MPI_COMBINER_HINDEXED_BLOCK);
+    contents_c(t, 0, NULL, 4, (MPI_Count[]){2, BIG, BIG, 0}, 1, got);
+    bounds(t, 2 * BIG, 0, 2 * BIG, 0, 2 * BIG);
+    int_forms_refuse(t);
+    OK(MPI_Type_free(&t));
+
+    /* struct: a block length past INT_MAX */
+    OK(MPI_Type_create_struct_c(2, (MPI_Count[]){1, BIG}, (MPI_Count[]){0, 8},
+                                (MPI_Datatype[]){MPI_INT, MPI_BYTE}, &t));
+    envelope(t, 0, 0, 5, 2, MPI_COMBINER_STRUCT);
+    contents_c(t, 0, NULL, 5, (MPI_Count[]){2, 1, BIG, 0, 8}, 2, got);
+    CHECK(got[0] == MPI_INT && got[1] == MPI_BYTE, "struct types");
+    MPI_Count ext = (8 + BIG + 3) / 4 * 4; /* padded to MPI_INT's alignment */
+    bounds(t, 4 + BIG, 0, ext, 0, 8 + BIG);
+    int_forms_refuse(t);
+    OK(MPI_Type_free(&t));
+
+    /* subarray: ndims and order as integers, the rest as large counts */
+    OK(MPI_Type_create_subarray_c(1, (MPI_Count[]){FAR + 2}, (MPI_Count[]){3},
+                                  (MPI_Count[]){FAR - 1}, MPI_ORDER_C, MPI_CHAR, &t));
+    envelope(t, 2, 0, 3, 1, MPI_COMBINER_SUBARRAY);
+    contents_c(t, 2, (int[]){1, MPI_ORDER_C}, 3, (MPI_Count[]){FAR + 2, 3, FAR - 1}, 1, got);
+    bounds(t, 3, 0, FAR + 2, FAR - 1, 3);
+    selects(t, buf, "xyz", 3);
+    int_forms_refuse(t);
+    OK(MPI_Type_free(&t));
+    OK(MPI_Type_create_subarray_c(2, (MPI_Count[]){3, FAR}, (MPI_Count[]){2, 1},
+                                  (MPI_Count[]){1, 5}, MPI_ORDER_C, MPI_CHAR, &t));
+    envelope(t, 2, 0, 6, 1, MPI_COMBINER_SUBARRAY);
+    contents_c(t, 2, (int[]){2, MPI_ORDER_C}, 6, (MPI_Count[]){3, FAR, 2, 1, 1, 5}, 1, got);
+    bounds(t, 2, 0, 3 * FAR, FAR + 5, FAR + 1);
+    OK(MPI_Type_free(&t));
+
+    /* darray: gsizes as large counts, the rest as integers */
+    OK(MPI_Type_create_darray_c(2, 1, 1, (MPI_Count[]){FAR}, (int[]){MPI_DISTRIBUTE_BLOCK},
+                                (int[]){MPI_DISTRIBUTE_DFLT_DARG}, (int[]){2}, MPI_ORDER_C,
+                                MPI_CHAR, &t));
+    envelope(t, 7, 0, 1, 1, MPI_COMBINER_DARRAY);
+    contents_c(t, 7,
+               (int[]){2, 1, 1, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_DFLT_DARG, 2, MPI_ORDER_C}, 1,
+               (MPI_Count[]){FAR}, 1, got);
+    bounds(t, FAR / 2, 0, FAR, FAR / 2, FAR / 2);
+    int_forms_refuse(t);
+    OK(MPI_Type_free(&t));
+    OK(MPI_Type_create_darray_c(2, 1, 1, (MPI_Count[]){FAR}, (int[]){MPI_DISTRIBUTE_CYCLIC},
+                                (int[]){1}, (int[]){2}, MPI_ORDER_FORTRAN, MPI_CHAR, &t));
+    envelope(t, 7, 0, 1, 1, MPI_COMBINER_DARRAY);
+    bounds(t, FAR / 2, 0, FAR, 1, FAR - 1);
+    OK(MPI_Type_free(&t));
+
+    /* with values that fit, the int form's envelope, as before */
+    OK(MPI_Type_indexed_c(2, ibl, (MPI_Count[]){0, 5}, MPI_CHAR, &t));
+    OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+    CHECK(ni == 5 && na == 0 && nd == 1 && comb == MPI_COMBINER_INDEXED, "small indexed %d/%d/%d",
+          ni, na, nd);
+    OK(MPI_Type_free(&t));
+    munmap(buf, (size_t)GIB3);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const char *part = argc > 1 ? argv[1] : "all";
-    if (strcmp(part, "buffers")) types();
-    if (strcmp(part, "types")) buffers();
+    bool all = !strcmp(part, "all");
+    if (all || !strcmp(part, "types")) types();
+    if (all || !strcmp(part, "buffers")) buffers();
+    if (all || !strcmp(part, "indexed")) indexed();
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     if (me == 0) printf("large_env ok\n");

@@ -1,8 +1,10 @@
 /* The MPI-1 calls MPI-3.0 removed, with the switch that declares them
  * (OMPI_ENABLE_MPI1_COMPAT): MPI_Address, MPI_Type_extent/_lb/_ub,
  * MPI_Type_hvector/_hindexed/_struct and the MPI_LB/MPI_UB markers, each
- * checked against what it must give. One rank is enough; rank 0 prints
- * "legacy ok". Built without the switch it must not compile (mpi4.cmake). */
+ * checked against what it must give, and the removed combiners
+ * MPI_COMBINER_*_INTEGER (their values; C's calls report the MPI-2 ones). One
+ * rank is enough; rank 0 prints "legacy ok". Built without the switch it
+ * must not compile (mpi4.cmake). */
 #include "mcheck.h"
 
 int main(int argc, char **argv)
@@ -56,6 +58,19 @@ int main(int argc, char **argv)
     OK(MPI_Sendrecv(buf, 2, st, 0, 1, out, 2, st, 0, 1, MPI_COMM_SELF, MPI_STATUS_IGNORE));
     CHECK(out[2] == 2 && out[9] == 9 && out[3] == -1, "struct data %d %d %d", out[2], out[9],
           out[3]);
+
+    /* the removed combiners: the values they had, reported by no type */
+    CHECK(MPI_COMBINER_HVECTOR_INTEGER == 5 && MPI_COMBINER_HINDEXED_INTEGER == 8 &&
+              MPI_COMBINER_STRUCT_INTEGER == 11,
+          "removed combiners %d %d %d", MPI_COMBINER_HVECTOR_INTEGER, MPI_COMBINER_HINDEXED_INTEGER,
+          MPI_COMBINER_STRUCT_INTEGER);
+    MPI_Datatype made[3] = {hv, hi, st2};
+    int want[3] = {MPI_COMBINER_HVECTOR, MPI_COMBINER_HINDEXED, MPI_COMBINER_STRUCT};
+    for (int i = 0; i < 3; i++) {
+        int ni, na, nd, comb;
+        OK(MPI_Type_get_envelope(made[i], &ni, &na, &nd, &comb));
+        CHECK(comb == want[i], "type %d: combiner %d, expected %d", i, comb, want[i]);
+    }
     OK(MPI_Type_free(&hv));
     OK(MPI_Type_free(&hi));
     OK(MPI_Type_free(&st));

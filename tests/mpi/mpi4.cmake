@@ -37,6 +37,9 @@ endforeach()
 # Without the switch the removed calls are not declared: legacy.c must not compile.
 expect_test(mpi_legacy_hidden 1 "MPI_(Address|LB|Type_struct)"
             -- sh -c "${CMAKE_C_COMPILER} -fsyntax-only -Werror=implicit-function-declaration -I${PROJECT_SOURCE_DIR}/include/courier ${CMAKE_CURRENT_SOURCE_DIR}/legacy.c")
+# Nor the removed combiners (MPI-4.1 §18.1).
+expect_test(mpi_legacy_hidden_combiners 1 "MPI_COMBINER_(HVECTOR|HINDEXED|STRUCT)_INTEGER"
+            -- sh -c "${CMAKE_C_COMPILER} -fsyntax-only -I${PROJECT_SOURCE_DIR}/include/courier ${CMAKE_CURRENT_SOURCE_DIR}/legacy_combiners.c")
 # Buffered sends' buffers per communicator, flushes, MPI_BUFFER_AUTOMATIC.
 add_executable(mpi_bufs bufs.c)
 target_include_directories(mpi_bufs PRIVATE ${PROJECT_SOURCE_DIR}/include/courier)
