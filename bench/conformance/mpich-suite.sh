@@ -175,6 +175,14 @@ int main(int argc, char **argv)
 }
 EOF
     "$cc" -w "$c/probe.c" -o "$c/probe" >"$c/probe.log" 2>&1 && rma=1
+    # the optional Fortran types the implementation names (configure's
+    # "checking for MPI_INTEGER16" and the others, which datatype/typename asks)
+    local opt="" t
+    for t in INTEGER16 REAL16 COMPLEX32; do
+        printf '#include <mpi.h>\nint main(void) { MPI_Datatype t = MPI_%s; return t == MPI_DATATYPE_NULL; }\n' \
+            "$t" >"$c/probe_$t.c"
+        "$cc" -w -c "$c/probe_$t.c" -o "$c/probe_$t.o" >>"$c/probe.log" 2>&1 && opt="$opt $t"
+    done
     {
         echo "/* mpitestconf.h for the MPICH test suite and $impl, written by courier's"
         echo "   bench/conformance/mpich-suite.sh in place of configure's */"
@@ -191,6 +199,7 @@ EOF
         else
             echo "/* no HAVE_MPI_WIN_CREATE: a program using windows does not build (probe.log) */"
         fi
+        for t in $opt; do echo "#define HAVE_MPI_$t 1"; done
         echo "#define POINTERINT_t long"
         echo "#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX"
         echo "#endif"

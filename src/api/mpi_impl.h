@@ -725,13 +725,15 @@ struct cr_mpi {
         bool *freed;
     } errh;
     /* Codes added by the program: code MPI_ERR_LASTCODE + 1 + i is v[i]; a
-     * class added by MPI_Add_error_class is a code whose class is itself. */
+     * class added by MPI_Add_error_class is a code whose class is itself. The
+     * last entry is never a removed one (n shrinks past them: mpi_env.c). */
     struct {
         struct mpi_ucode {
-            int cls;
+            int cls;    /* -1: removed */
+            int ncodes; /* a class: how many codes it has, besides itself */
             char *text; /* NULL: none set */
         } * v;
-        int n;
+        int n, cap;
     } ucode;
     /* What the predefined attributes' values point at (MPI_Comm_get_attr,
      * MPI_Win_get_attr): the program keeps the pointers, so they live as long

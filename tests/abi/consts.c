@@ -2,7 +2,8 @@
  * headers (tests/abi/CMakeLists.txt builds it against courier's mpi.h and
  * against the MPI-5 ABI's; the two builds must print the same lines): the
  * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_APPNUM,
- * MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, a window's flavor and model), the
+ * MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, a window's flavor and model) beside
+ * the program's own attribute values, which come back untouched, the
  * integers and datatypes of MPI_Type_get_contents (a darray's distributions
  * and orders, a subarray's order, the predefined type under a vector),
  * MPI_Register_datarep's functions (called with the ABI's datatypes), and
@@ -10,6 +11,7 @@
  * a value that differs between the headers. */
 #include <limits.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +68,30 @@ static void attributes(int np)
     MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
     say("MPI_Win_allocate's flavor is MPI_WIN_FLAVOR_ALLOCATE",
         flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE);
+
+    /* The program's own attributes come back as they were set, whatever they
+     * hold: here a number that is no address (mpi4py's nopython keyvals) */
+    void *const number = (void *)(intptr_t)123456789;
+    int ck, wk, tk;
+    void *cv = NULL, *wv = NULL, *tv = NULL;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &ck, NULL);
+    MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &wk, NULL);
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &tk, NULL);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, ck, number);
+    MPI_Win_set_attr(w, wk, number);
+    MPI_Type_set_attr(MPI_INT, tk, number);
+    int f1 = 0, f2 = 0, f3 = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, ck, &cv, &f1);
+    MPI_Win_get_attr(w, wk, &wv, &f2);
+    MPI_Type_get_attr(MPI_INT, tk, &tv, &f3);
+    say("the program's attribute values (a number) back from a communicator, window, datatype",
+        f1 && f2 && f3 && cv == number && wv == number && tv == number);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, ck);
+    MPI_Type_delete_attr(MPI_INT, tk);
+    MPI_Comm_free_keyval(&ck);
+    MPI_Type_free_keyval(&tk);
     MPI_Win_free(&w);
+    MPI_Win_free_keyval(&wk);
 }
 
 static void contents(int np)
