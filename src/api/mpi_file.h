@@ -182,8 +182,11 @@ int mf_lock(mpi_file *f, int fd, bool write, MPI_Offset lo, MPI_Offset hi);
 void mf_unlock(mpi_file *f, int fd, MPI_Offset lo, MPI_Offset hi);
 
 /* Collective buffering (mpi_file_coll.c): every rank of the file calls it with
- * its pieces and data; *done as for mf_pio. */
-int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, bool write, size_t *done, mf_err *e);
+ * its pieces and its stream: data, or (m set) the runs of the program's
+ * memory from the start (data then NULL for a rank without a stream: an
+ * error in its part); *done as for mf_pio. */
+int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, size_t *done,
+               mf_err *e);
 void mf_coll_free(mpi_file *f); /* at close: the buffers kept */
 /* Whether an _all access goes without collective buffering on every rank,
  * whatever its pieces (the hints, the ranks, the hosts say so): then each

@@ -131,13 +131,15 @@ static void mem_run_cb(void *ctx, ptrdiff_t off, size_t len)
     o->m.iov[o->m.n++] = (struct iovec){(char *)o->a.buf + off, len};
 }
 
-/* An independent access of "native" data through a non-contiguous memory
- * type whose runs are long (MF_MEM_RUN bytes and more on average) reads
- * and writes the program's memory in place (mf_pio_mem: preadv/pwritev, or
- * copies to and from a sieving window), instead of packing it to a
- * staging buffer of the whole access first: IOR's strided-view rows (16 MiB
- * of 4 KiB runs a call) faulted a fresh 16 MiB in and copied it. Shorter
- * runs are packed (a copy each beats an iovec each). true: o->m is set. */
+/* An access of "native" data through a non-contiguous memory type whose
+ * runs are long (MF_MEM_RUN bytes and more on average) reads and writes the
+ * program's memory in place (mf_pio_mem: preadv/pwritev, or copies to and
+ * from a sieving window), instead of packing it to a staging buffer of the
+ * whole access first: IOR's strided-view rows (16 MiB of 4 KiB runs a
+ * call) faulted a fresh 16 MiB in and copied it. A collective one hands
+ * the runs to mf_coll_io, which packs them only if collective buffering
+ * takes the access. Shorter runs are packed (a copy each beats an iovec
+ * each). true: o->m is set. */
 #define MF_MEM_RUN 512
 static void run_count_cb(void *ctx, ptrdiff_t off, size_t len)
 {
@@ -149,9 +151,7 @@ static bool mem_runs(mpi_file *f, mf_op *o)
 {
     const acc *a = &o->a;
     mpi_type *t = mpi_type_get(a->dt);
-    if ((a->coll && !mf_coll_indep(f, a->write)) || f->rep != MF_NATIVE || t->contig || !a->count ||
-        !t->size)
-        return false;
+    if (f->rep != MF_NATIVE || t->contig || !a->count || !t->size) return false;
     size_t one = 0; /* runs of one instance (count instances: at most count times as many) */
     mpi_type_runs(t, 1, run_count_cb, &one);
     if (t->size < MF_MEM_RUN * one) return false;
@@ -226,7 +226,8 @@ static void acc_io(mpi_file *f, mf_op *o, bool queued)
     if (a->coll && indep) PMPI_Barrier(f->comm);
     if (!indep) {
         mf_err e2 = {0};
-        int r2 = mf_coll_io(f, &v, rc ? NULL : o->data, a->write, &o->got, &e2);
+        int r2 = mf_coll_io(f, &v, rc ? NULL : o->data, rc || !o->m.iov ? NULL : &o->m, a->write,
+                            &o->got, &e2);
         if (!rc && r2) {
             o->e = e2;
             rc = r2;

@@ -9,7 +9,9 @@
  *   shared   _shared accesses never overlap; _ordered gives rank order
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
- *   wronly   a collective write with holes into a write-only file keeps them
+ *   wronly   a collective write with holes into a write-only file keeps them;
+ *            the file is opened for reading too underneath (its descriptor
+ *            says O_RDWR), the program's reads still refused
  *   pending  nonblocking accesses run in the background: a request stays
  *            pending while its I/O is held up (atomic mode, a byte-range
  *            lock another rank holds) and completes once it is let go;
@@ -25,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -612,10 +615,40 @@ static void part_split(void)
     if (me == 0) unlink(p);
 }
 
-/* A collective write with holes into a file open MPI_MODE_WRONLY: the
- * aggregator cannot read the holes, so it must not write over them (it wrote
- * zeros there before). Blocks of 64 bytes, every rank one block in each
- * group of 2 * np: half the file is holes holding 0x55. */
+/* The access mode of this process's descriptor of p (its /proc/self/fdinfo
+ * flags): O_RDONLY, O_WRONLY or O_RDWR; -1: none open. */
+static int fd_accmode(const char *p)
+{
+    char real[PATH_MAX], link[300], target[PATH_MAX], line[128];
+    CHECK(realpath(p, real), "realpath %s", p);
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d, "cannot list /proc/self/fd");
+    int mode = -1;
+    for (struct dirent *de; mode < 0 && (de = readdir(d));) {
+        snprintf(link, sizeof link, "/proc/self/fd/%s", de->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n < 0) continue;
+        target[n] = 0;
+        if (strcmp(target, real)) continue;
+        snprintf(link, sizeof link, "/proc/self/fdinfo/%s", de->d_name);
+        FILE *fp = fopen(link, "r");
+        unsigned flags;
+        while (fp && fgets(line, sizeof line, fp))
+            if (sscanf(line, "flags: %o", &flags) == 1) mode = (int)(flags & O_ACCMODE);
+        if (fp) fclose(fp);
+    }
+    closedir(d);
+    return mode;
+}
+
+/* A collective write with holes into a file open MPI_MODE_WRONLY must not
+ * write over them: where the file can be read (as here) courier opens it
+ * O_RDWR underneath, so that collective buffering and data sieving read the
+ * holes (they wrote each piece alone otherwise: IOR opens its files so),
+ * and the program's reads are still refused; where it cannot, the
+ * aggregator writes around the holes (it wrote zeros there once). Blocks of
+ * 64 bytes, every rank one block in each group of 2 * np: half the file is
+ * holes holding 0x55. */
 static void part_wronly(void)
 {
     const int B = 64, N = 200, G = 2 * np;
@@ -633,6 +666,18 @@ static void part_wronly(void)
     MPI_Info_set(in, "romio_cb_write", "enable");
     OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, in, &fh));
     MPI_Info_free(&in);
+    int acc = fd_accmode(p);
+    CHECK(acc == O_RDWR,
+          "rank %d: the file open MPI_MODE_WRONLY has a descriptor of access mode "
+          "%d, not O_RDWR (%d): its holes cannot be read",
+          me, acc, O_RDWR);
+    char one;
+    int rc = MPI_File_read_at(fh, 0, &one, 1, MPI_BYTE, MPI_STATUS_IGNORE), cls = 0;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ACCESS,
+          "rank %d: a read of a file open MPI_MODE_WRONLY: class %d, not "
+          "MPI_ERR_ACCESS",
+          me, cls);
     MPI_Datatype ft, ftr;
     MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
     MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
