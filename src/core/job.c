@@ -414,6 +414,7 @@ static void job_init(void)
 #endif
     if (getenv("COURIER_LAUNCHED")) setvbuf(stdout, NULL, _IOLBF, 0);
     cr_ctx_atexit(job_exit);                /* a context's: when its rank ends */
+    cr_ctx_warm(job, sizeof *job);          /* a context's: cached before its turns */
     if (job->pmi) cr_pmiwatch_start(job);   /* no launcher: the ranks watch each other */
     if (job->vt.base) cr_vt_mark(&job->vt); /* the library's start is not the program's compute */
 }
