@@ -16,7 +16,7 @@ command -v nm >/dev/null || { echo "SKIP: no nm (binutils) to read the objects";
 # object (relative to its target's directory) and symbol, '.N' suffixes of
 # function-level statics dropped
 allowed='
-core/job.c cr_the_job          the job itself
+core/job.c cr_the_job_ptr      the job itself (a pointer to it: the job is on the heap)
 core/job.c cr_job_ready        ... and whether it is made
 core/job.c job_once            ... once
 host/contexts.c the            the contexts scheduler: one per process, the same in every rank copy

@@ -5,7 +5,7 @@
  * each interface and service (native, nx, mpl, mpi, rma, streams, modes: each
  * made and owned by its layer on first use, opaque here). No other mutable
  * state lives at file level in libcourier, except what is process-wide by
- * nature: the job itself (cr_the_job, job.c); the contexts' scheduler
+ * nature: the job itself (cr_the_job, job.c: a pointer to it); the contexts' scheduler
  * (src/host/contexts.c: one per process, the same in every rank's copy of the
  * data it swaps); libcrypto's entry points (tcp_crypto.c: one library per process); the
  * simulated clock's preload (simclock.c, not part of libcourier); and the
@@ -15,7 +15,7 @@
  * kept temporaries hang off the job (coll_keep), the nonblocking collectives'
  * list, user operations and the rest off MPI's state. In the contexts of the simulated mode each
  * rank's job, and what it reaches on the heap, is its own: of libcourier, only
- * the job struct and those few variables are swapped at a switch.
+ * the pointer to the job and those few variables are swapped at a switch.
  *
  * Every function here expects the caller to hold the engine lock (cr_lock)
  * when the job is threaded: when a progress thread exists, or when several
@@ -436,7 +436,20 @@ static inline void cr_trace_how(cr_job *job, const char *how)
 
 /* Job lifetime: the first call of any interface initializes the job. */
 cr_job *cr_job_init(void);
-extern cr_job cr_the_job;        /* the one job of the process (hidden: library-internal) */
+/* The one job of the process (hidden: library-internal), on the heap: made
+ * zeroed at the first use of cr_the_job (the clock may run before
+ * cr_job_init), never freed. Only this pointer is in libcourier's writable
+ * data, so the contexts of the simulated mode swap 8 bytes of it at a switch,
+ * not the whole struct; each rank's copy starts NULL and makes its own job.
+ * cr_the_job names the job as the variable it was (cr_the_job.mpi). */
+extern cr_job *cr_the_job_ptr;
+cr_job *cr_job_make(void); /* the first use: a zeroed job */
+static inline cr_job *cr_job_mem(void)
+{
+    cr_job *j = __atomic_load_n(&cr_the_job_ptr, __ATOMIC_ACQUIRE);
+    return __builtin_expect(j != NULL, 1) ? j : cr_job_make();
+}
+#define cr_the_job (*cr_job_mem())
 extern _Atomic int cr_job_ready; /* set once cr_job_init has run */
 static inline cr_job *cr_job_get(void)
 {

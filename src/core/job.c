@@ -9,8 +9,9 @@
  *    may still read has completed;
  *  - every peer is reached by exactly one transport (job->via), the first of the
  *    registry's order that reaches it among those COURIER_TRANSPORTS allows;
- *  - all of this process's engine state is in cr_the_job (one per process; in
- *    the contexts of the simulated mode, one per context, swapped with it). */
+ *  - all of this process's engine state is in cr_the_job, on the heap (one per
+ *    process; in the contexts of the simulated mode, one per context: only the
+ *    pointer to it, cr_the_job_ptr, is swapped with the context's data). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
@@ -30,7 +31,7 @@
 #include "pmi.h"
 #include "pmiwatch.h"
 
-cr_job cr_the_job;
+cr_job *cr_the_job_ptr;
 _Atomic int cr_job_ready;
 static pthread_once_t job_once = PTHREAD_ONCE_INIT;
 
@@ -48,6 +49,27 @@ _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
     fprintf(stderr, "courier: rank %d: %s: %s\n", job ? job->rank : -1, call, msg);
     fflush(stderr);
     _exit(1);
+}
+
+cr_job *cr_job_make(void)
+{
+    size_t align = _Alignof(cr_job), bytes = (sizeof(cr_job) + align - 1) / align * align;
+    cr_job *j = aligned_alloc(align, bytes), *none = NULL;
+    if (!j) {
+        fprintf(stderr,
+                "courier: out of memory for the job (%zu bytes); free memory or run "
+                "fewer ranks on this host\n",
+                bytes);
+        _exit(1);
+    }
+    memset(j, 0, sizeof *j);
+    /* two threads may get here before the job is made (the clock): one wins */
+    if (!__atomic_compare_exchange_n(&cr_the_job_ptr, &none, j, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(j);
+        return none;
+    }
+    return j;
 }
 
 _Noreturn void cr_die_errno(const char *what)
@@ -392,6 +414,7 @@ static void job_init(void)
 #endif
     if (getenv("COURIER_LAUNCHED")) setvbuf(stdout, NULL, _IOLBF, 0);
     cr_ctx_atexit(job_exit);                /* a context's: when its rank ends */
+    cr_ctx_warm(job, sizeof *job);          /* a context's: cached before its turns */
     if (job->pmi) cr_pmiwatch_start(job);   /* no launcher: the ranks watch each other */
     if (job->vt.base) cr_vt_mark(&job->vt); /* the library's start is not the program's compute */
 }

@@ -191,8 +191,8 @@ static void run_record(cr_job *job, uint64_t t1)
  * the buffer holds, then end as SIGTERM would have. */
 static void on_term(int sig)
 {
-    cr_job *job = &cr_the_job;
-    cr_trace *t = job->trace;
+    cr_job *job = __atomic_load_n(&cr_the_job_ptr, __ATOMIC_ACQUIRE); /* no malloc here */
+    cr_trace *t = job ? job->trace : NULL;
     if (t) {
         job->trace = NULL;
         cr_trace_rec *r = &t->buf[t->used < t->cap ? t->used++ : t->cap - 1];

@@ -47,6 +47,12 @@ void cr_ctx_close_fd(int fd);
  * modes'): run when the rank ends, last registered first. Outside contexts,
  * atexit. */
 void cr_ctx_atexit(void (*fn)(void));
+/* Memory the running rank touches at each of its turns, kept elsewhere than
+ * in its globals (the library's job, on the heap): while the rank before it
+ * runs, the scheduler brings it into the cache, as it does the rank's copy of
+ * the globals. One range per rank; a later call replaces it. Outside
+ * contexts, nothing. */
+void cr_ctx_warm(const void *p, size_t len);
 /* The running rank waits: back to the scheduler until something wakes it (the
  * simulator queued it, vtime.h's wake queue). It returns once woken, and may
  * return early (a stale wake): the caller checks what it waits for again. */
