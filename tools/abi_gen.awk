@@ -279,7 +279,7 @@ function arrlen(f, nm, args) {
     if (nm == "array_of_types" && args ~ /(int|MPI_Count) count/) return "count"
     if (nm == "array_of_datatypes" && args ~ /(int|MPI_Count) max_datatypes/) return "max_datatypes"
     if (nm == "array_of_info" && args ~ /int count/) return "count"
-    if (nm ~ /^(sendtypes|recvtypes)$/ && f !~ /Neighbor/) return "abi_peers(abi_hin((uintptr_t)comm))"
+    if (nm ~ /^(sendtypes|recvtypes)$/ && f !~ /[Nn]eighbor/) return "abi_peers(abi_hin((uintptr_t)comm))"
     if (nm ~ /^(sendtypes|recvtypes)$/)
         return "abi_nbrs(abi_hin((uintptr_t)comm), " (nm == "sendtypes") ")"
     if (f ~ /^T_event/) return "0" # courier has no event types: never read

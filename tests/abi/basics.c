@@ -293,6 +293,25 @@ int main(int argc, char **argv)
     snprintf(line[nl++], sizeof line[0], "neighbours: got %d and %d, shift %d -> %d", nb_in[0],
              nb_in[1], src_nb, dst_nb);
 
+    /* the nonblocking and persistent forms, where a rank has more neighbours
+     * than the communicator has ranks (a periodic ring of one: itself twice) */
+    MPI_Comm self_ring;
+    int one[1] = {1}, self_in[2] = {-1, -1}, self_in2[2] = {-1, -1};
+    MPI_Cart_create(MPI_COMM_SELF, 1, one, periods, 0, &self_ring);
+    MPI_Request nbr[2];
+    MPI_Ineighbor_alltoallw(nb_out, ones, nb_displs, nb_types, self_in, ones, nb_displs, nb_types,
+                            self_ring, &nbr[0]);
+    MPI_Neighbor_alltoallw_init(nb_out, ones, nb_displs, nb_types, self_in2, ones, nb_displs,
+                                nb_types, self_ring, MPI_INFO_NULL, &nbr[1]);
+    MPI_Start(&nbr[1]);
+    MPI_Waitall(2, nbr, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&nbr[1]);
+    MPI_Comm_free(&self_ring);
+    snprintf(line[nl++], sizeof line[0], "neighbours of a ring of one: %s",
+             self_in[0] == me && self_in[1] == me && self_in2[0] == me && self_in2[1] == me
+                 ? "itself twice, both forms"
+                 : "WRONG");
+
     /* a large-count user operation (MPI_Op_create_c) */
     MPI_Op op_c;
     MPI_Op_create_c(sum_c, 1, &op_c);
