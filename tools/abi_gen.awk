@@ -235,9 +235,11 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         }
     }
     # constants inside what comes back: predefined attributes' values, a
-    # type's integers (distributions, orders)
+    # detached MPI_BUFFER_AUTOMATIC, a type's integers (distributions, orders)
     if (why == "" && fname ~ /^(Comm_get_attr|Attr_get|Win_get_attr)$/)
         post = post "    if (rc == 0 && flag && *flag) abi_attr_out(abi_keyval_in(keyval), attribute_val);\n"
+    if (why == "" && fname ~ /^(Buffer_detach|Comm_detach_buffer|Session_detach_buffer)(_c)?$/)
+        post = post "    if (rc == 0 && buffer_addr) abi_detach_out(buffer_addr);\n"
     if (why == "" && fname ~ /^Type_get_contents(_c)?$/)
         post = post "    if (rc == 0) abi_contents_out(abi_hin((uintptr_t)datatype), (long long)max_integers, array_of_integers);\n"
     if (why == "" && ret !~ /^(int|double|MPI_Aint|MPI_Fint)$/) {

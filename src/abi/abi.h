@@ -106,6 +106,12 @@ static inline void *abi_attach_in(void *p)
 {
     return p == ABI_BUFFER_AUTOMATIC ? ABI_CR_BUFFER_AUTOMATIC : p;
 }
+/* what MPI_Buffer_detach and the others give back: the address attached */
+static inline void abi_detach_out(void *buffer_addr)
+{
+    void **p = buffer_addr;
+    if (*p == ABI_CR_BUFFER_AUTOMATIC) *p = ABI_BUFFER_AUTOMATIC;
+}
 int *abi_weights_in(const int *w); /* MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY */
 
 /* Error codes: classes by their names, the program's codes (above

@@ -4,8 +4,8 @@
  * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_APPNUM,
  * MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, a window's flavor and model) beside
  * the program's own attribute values, which come back untouched, the
- * integers and datatypes of MPI_Type_get_contents (a darray's distributions
- * and orders, a subarray's order, the predefined type under a vector),
+ * MPI_BUFFER_AUTOMATIC detached, the integers and datatypes of MPI_Type_get_contents (a darray's
+ * distributions and orders, a subarray's order, the predefined type under a vector),
  * MPI_Register_datarep's functions (called with the ABI's datatypes), and
  * MPI_Comm_spawn's error codes. Only what MPI says of each is printed, never
  * a value that differs between the headers. */
@@ -92,6 +92,19 @@ static void attributes(int np)
     MPI_Type_free_keyval(&tk);
     MPI_Win_free(&w);
     MPI_Win_free_keyval(&wk);
+}
+
+/* MPI_BUFFER_AUTOMATIC attached comes back from the detach calls as itself */
+static void automatic(void)
+{
+    void *got = NULL, *got2 = NULL;
+    int size = -1, size2 = -1;
+    MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0);
+    MPI_Buffer_detach(&got, &size);
+    MPI_Comm_attach_buffer(MPI_COMM_WORLD, MPI_BUFFER_AUTOMATIC, 0);
+    MPI_Comm_detach_buffer(MPI_COMM_WORLD, &got2, &size2);
+    say("MPI_BUFFER_AUTOMATIC back from MPI_Buffer_detach and MPI_Comm_detach_buffer",
+        got == MPI_BUFFER_AUTOMATIC && got2 == MPI_BUFFER_AUTOMATIC && size == 0 && size2 == 0);
 }
 
 static void contents(int np)
@@ -241,6 +254,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     attributes(np);
+    automatic();
     contents(np);
     datarep();
     spawn_codes();
