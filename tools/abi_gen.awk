@@ -139,6 +139,14 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         } else if (k ~ handles && ptr == "") {
             cparams = cparams csep "int " nm
             call = call csep "abi_hin((uintptr_t)" nm ")"
+        } else if (k ~ handles && ptr == "*" && fname ~ /^Comm_idup/ && nm == "newcomm") {
+            # courier writes the new communicator when the request completes,
+            # not before the call returns: into the program's own slot, whose
+            # low half then holds it (a handle goes out as its value,
+            # zero-extended: abi_hout_plain; abi.h asserts little-endian)
+            cparams = cparams csep "int *" nm
+            pre = pre "    if (" nm ") *" nm " = (" bt ")0;\n"
+            call = call csep "(int *)" nm
         } else if (k ~ handles && ptr == "*") {
             cparams = cparams csep "int *" nm
             if (inout || isconst)

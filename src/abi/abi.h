@@ -56,6 +56,9 @@ static inline int abi_hin(uintptr_t h)
 {
     return __builtin_expect(h < ABI_PREDEF, 0) ? abi_h_in[h] : (int)(unsigned)h;
 }
+/* MPI_Comm_idup's new communicator is written into the program's slot when
+ * the request completes: its low half (abi_gen.awk) */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ABI's idup writes the low half");
 /* A courier handle of a kind with no predefined handle but its null one. */
 static inline uintptr_t abi_hout_plain(int h, uintptr_t null)
 {

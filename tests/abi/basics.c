@@ -293,6 +293,22 @@ int main(int argc, char **argv)
     snprintf(line[nl++], sizeof line[0], "neighbours: got %d and %d, shift %d -> %d", nb_in[0],
              nb_in[1], src_nb, dst_nb);
 
+    /* MPI_Comm_idup's new communicator, which comes when the request completes */
+    MPI_Comm idup = MPI_COMM_NULL, idupi = MPI_COMM_NULL;
+    MPI_Request dreq[2];
+    MPI_Comm_idup(MPI_COMM_WORLD, &idup, &dreq[0]);
+    MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &idupi, &dreq[1]);
+    MPI_Waitall(2, dreq, MPI_STATUSES_IGNORE);
+    int dcmp = -1, dcmpi = -1, dsum = 0;
+    MPI_Comm_compare(MPI_COMM_WORLD, idup, &dcmp);
+    MPI_Comm_compare(MPI_COMM_WORLD, idupi, &dcmpi);
+    MPI_Allreduce(&me, &dsum, 1, MPI_INT, MPI_SUM, idup);
+    MPI_Comm_free(&idup);
+    MPI_Comm_free(&idupi);
+    snprintf(line[nl++], sizeof line[0], "idup: %s, with info: %s, sum over it %d",
+             dcmp == MPI_CONGRUENT ? "congruent" : "WRONG",
+             dcmpi == MPI_CONGRUENT ? "congruent" : "WRONG", dsum);
+
     /* the nonblocking and persistent forms, where a rank has more neighbours
      * than the communicator has ranks (a periodic ring of one: itself twice) */
     MPI_Comm self_ring;
