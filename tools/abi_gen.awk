@@ -31,7 +31,7 @@ BEGIN {
     handwritten = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|Comm_create_keyval|" \
                   "Type_create_keyval|Win_create_keyval|Grequest_start|File_create_errhandler|" \
                   "Session_create_errhandler|Pcontrol|Keyval_create|Register_datarep|Register_datarep_c|Op_create_c|" \
-                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f))$"
+                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Status_[gs]et_(source|tag|error))$"
     tvoid = "^MPI_T_(enum|cvar_handle|pvar_handle|pvar_session|event_registration|event_instance)$"
     nskipped = 0
     nfile = 0
@@ -176,7 +176,10 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             else
                 pre = pre "    s_" nm ".error = 0;\n"
             call = call csep "(" nm " ? &s_" nm " : NULL)"
-            if (!isconst) post = post "    if (" nm ") abi_status_out(" nm ", &s_" nm ");\n"
+            # with a flag (the test and probe calls): only when it is set, so
+            # that a status of nothing stays as the program left it
+            if (!isconst)
+                post = post "    if (" nm (args ~ /int \*flag/ ? " && flag && *flag" : "") ") abi_status_out(" nm ", &s_" nm ");\n"
         } else if (bt == "MPI_Status" && ptr == "[]") {
             len = arrlen(fname, nm, args)
             if (len == "") { why = "array length"; break }
@@ -186,7 +189,7 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
                       "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n" \
                       "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i].error = 0;\n"
             call = call csep "c_" nm
-            post = post "    for (int i = 0; i < n_" nm "; i++) abi_status_out(&" nm "[i], &c_" nm "[i]);\n" \
+            post = post "    for (int i = 0; " (args ~ /int \*flag/ ? "flag && *flag && " : "") "i < n_" nm "; i++) abi_status_out(&" nm "[i], &c_" nm "[i]);\n" \
                         "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
         } else if (bt ~ tvoid) {
             cparams = cparams csep (isconst ? "const " : "") "void " (ptr == "*" ? "**" : "*") nm
@@ -226,6 +229,19 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
                       "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i] = abi_" (nm ~ /distribs/ ? "distrib" : "darg") "_in(" nm "[i]);\n"
             call = call csep "c_" nm
             post = post "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
+        } else if (bt == "int" && fname == "Group_translate_ranks" && nm ~ /^ranks[12]$/) {
+            # ranks that may be MPI_PROC_NULL (ranks1) and come back so, or
+            # MPI_UNDEFINED (ranks2): translated into and out of a copy
+            cparams = cparams csep t " " nm br
+            pre = pre "    int n_" nm " = " nm " && n > 0 ? n : 0;\n" \
+                      "    int b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)n_" nm ", sizeof(int)) : NULL;\n" \
+                      "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n"
+            if (nm == "ranks1")
+                pre = pre "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i] = abi_rank_in(" nm "[i]);\n"
+            else
+                post = post "    for (int i = 0; rc == 0 && i < n_" nm "; i++) " nm "[i] = abi_rank_out(c_" nm "[i]);\n"
+            call = call csep "c_" nm
+            post = post "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
         } else if (bt == "int" && nm == "array_of_errcodes") {
             # written at the root (which gave their number) with courier's codes
             cparams = cparams csep t " " nm br
@@ -255,6 +271,7 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         if (k !~ handles) why = "returns " ret
     }
     if (why != "" && fname ~ handwritten && mode == "calls") { why = ""; params = args }
+    if (why == "" && fname ~ handwritten && mode == "wrap") return
     if (why != "") {
         if (fname !~ handwritten) skipped[++nskipped] = fname " (" why ")"
         return

@@ -107,6 +107,37 @@ static void automatic(void)
         got == MPI_BUFFER_AUTOMATIC && got2 == MPI_BUFFER_AUTOMATIC && size == 0 && size2 == 0);
 }
 
+/* A status the call leaves as the program gave it (a probe that found
+ * nothing); the program's own values in its fields; MPI_PROC_NULL through
+ * MPI_Group_translate_ranks */
+static void statuses(void)
+{
+    MPI_Status st;
+    st.MPI_SOURCE = 7;
+    st.MPI_TAG = 8;
+    st.MPI_ERROR = 9;
+    int flag = 1;
+    MPI_Iprobe(MPI_ANY_SOURCE, 4242, MPI_COMM_WORLD, &flag, &st);
+    say("a probe that finds nothing leaves the status alone",
+        !flag && st.MPI_SOURCE == 7 && st.MPI_TAG == 8 && st.MPI_ERROR == 9);
+    int src = -1, tag = -1, err = -1;
+    MPI_Status_set_source(&st, 11);
+    MPI_Status_set_tag(&st, 22);
+    MPI_Status_set_error(&st, 333);
+    MPI_Status_get_source(&st, &src);
+    MPI_Status_get_tag(&st, &tag);
+    MPI_Status_get_error(&st, &err);
+    say("the status field calls keep what they are given (an error field of 333)",
+        src == 11 && tag == 22 && err == 333 && st.MPI_ERROR == 333);
+    MPI_Group g;
+    MPI_Comm_group(MPI_COMM_WORLD, &g);
+    int in[3] = {MPI_PROC_NULL, 0, MPI_PROC_NULL}, out[3] = {-7, -7, -7};
+    MPI_Group_translate_ranks(g, 3, in, g, out);
+    MPI_Group_free(&g);
+    say("MPI_Group_translate_ranks gives MPI_PROC_NULL for MPI_PROC_NULL",
+        out[0] == MPI_PROC_NULL && out[1] == 0 && out[2] == MPI_PROC_NULL);
+}
+
 static void contents(int np)
 {
     int gs[3] = {4 * np, 6, 5},
@@ -255,6 +286,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     attributes(np);
     automatic();
+    statuses();
     contents(np);
     datarep();
     spawn_codes();
