@@ -143,9 +143,11 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             # courier writes the new communicator when the request completes,
             # not before the call returns: into the program's own slot, whose
             # low half then holds it (a handle goes out as its value,
-            # zero-extended: abi_hout_plain; abi.h asserts little-endian)
+            # zero-extended: abi_hout_plain; abi.h asserts little-endian).
+            # Until then it is MPI_COMM_NULL, as in courier's own build (the
+            # ABI's is 0x100: its upper half is zero too)
             cparams = cparams csep "int *" nm
-            pre = pre "    if (" nm ") *" nm " = (" bt ")0;\n"
+            pre = pre "    if (" nm ") *" nm " = MPI_COMM_NULL;\n"
             call = call csep "(int *)" nm
         } else if (k ~ handles && ptr == "*") {
             cparams = cparams csep "int *" nm

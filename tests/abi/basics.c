@@ -298,14 +298,19 @@ int main(int argc, char **argv)
     MPI_Request dreq[2];
     MPI_Comm_idup(MPI_COMM_WORLD, &idup, &dreq[0]);
     MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &idupi, &dreq[1]);
+    /* a handle that is no communicator until then, which a program may test
+     * (mpi4py does): MPI_COMM_NULL, or already the new one */
+    MPI_Comm pending = idup;
     MPI_Waitall(2, dreq, MPI_STATUSES_IGNORE);
+    int pending_ok = pending == MPI_COMM_NULL || pending == idup;
     int dcmp = -1, dcmpi = -1, dsum = 0;
     MPI_Comm_compare(MPI_COMM_WORLD, idup, &dcmp);
     MPI_Comm_compare(MPI_COMM_WORLD, idupi, &dcmpi);
     MPI_Allreduce(&me, &dsum, 1, MPI_INT, MPI_SUM, idup);
     MPI_Comm_free(&idup);
     MPI_Comm_free(&idupi);
-    snprintf(line[nl++], sizeof line[0], "idup: %s, with info: %s, sum over it %d",
+    snprintf(line[nl++], sizeof line[0], "idup: %s, %s, with info: %s, sum over it %d",
+             pending_ok ? "null or new while pending" : "WRONG",
              dcmp == MPI_CONGRUENT ? "congruent" : "WRONG",
              dcmpi == MPI_CONGRUENT ? "congruent" : "WRONG", dsum);
 
