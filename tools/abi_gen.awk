@@ -31,7 +31,7 @@ BEGIN {
     handwritten = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|Comm_create_keyval|" \
                   "Type_create_keyval|Win_create_keyval|Grequest_start|File_create_errhandler|" \
                   "Session_create_errhandler|Pcontrol|Keyval_create|Register_datarep|Register_datarep_c|Op_create_c|" \
-                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f))$"
+                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Status_[gs]et_(source|tag|error))$"
     tvoid = "^MPI_T_(enum|cvar_handle|pvar_handle|pvar_session|event_registration|event_instance)$"
     nskipped = 0
     nfile = 0
@@ -139,6 +139,16 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         } else if (k ~ handles && ptr == "") {
             cparams = cparams csep "int " nm
             call = call csep "abi_hin((uintptr_t)" nm ")"
+        } else if (k ~ handles && ptr == "*" && fname ~ /^Comm_idup/ && nm == "newcomm") {
+            # courier writes the new communicator when the request completes,
+            # not before the call returns: into the program's own slot, whose
+            # low half then holds it (a handle goes out as its value,
+            # zero-extended: abi_hout_plain; abi.h asserts little-endian).
+            # Until then it is MPI_COMM_NULL, as in courier's own build (the
+            # ABI's is 0x100: its upper half is zero too)
+            cparams = cparams csep "int *" nm
+            pre = pre "    if (" nm ") *" nm " = MPI_COMM_NULL;\n"
+            call = call csep "(int *)" nm
         } else if (k ~ handles && ptr == "*") {
             cparams = cparams csep "int *" nm
             if (inout || isconst)
@@ -168,7 +178,10 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
             else
                 pre = pre "    s_" nm ".error = 0;\n"
             call = call csep "(" nm " ? &s_" nm " : NULL)"
-            if (!isconst) post = post "    if (" nm ") abi_status_out(" nm ", &s_" nm ");\n"
+            # with a flag (the test and probe calls): only when it is set, so
+            # that a status of nothing stays as the program left it
+            if (!isconst)
+                post = post "    if (" nm (args ~ /int \*flag/ ? " && flag && *flag" : "") ") abi_status_out(" nm ", &s_" nm ");\n"
         } else if (bt == "MPI_Status" && ptr == "[]") {
             len = arrlen(fname, nm, args)
             if (len == "") { why = "array length"; break }
@@ -178,7 +191,7 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
                       "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n" \
                       "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i].error = 0;\n"
             call = call csep "c_" nm
-            post = post "    for (int i = 0; i < n_" nm "; i++) abi_status_out(&" nm "[i], &c_" nm "[i]);\n" \
+            post = post "    for (int i = 0; " (args ~ /int \*flag/ ? "flag && *flag && " : "") "i < n_" nm "; i++) abi_status_out(&" nm "[i], &c_" nm "[i]);\n" \
                         "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
         } else if (bt ~ tvoid) {
             cparams = cparams csep (isconst ? "const " : "") "void " (ptr == "*" ? "**" : "*") nm
@@ -218,6 +231,19 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
                       "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i] = abi_" (nm ~ /distribs/ ? "distrib" : "darg") "_in(" nm "[i]);\n"
             call = call csep "c_" nm
             post = post "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
+        } else if (bt == "int" && fname == "Group_translate_ranks" && nm ~ /^ranks[12]$/) {
+            # ranks that may be MPI_PROC_NULL (ranks1) and come back so, or
+            # MPI_UNDEFINED (ranks2): translated into and out of a copy
+            cparams = cparams csep t " " nm br
+            pre = pre "    int n_" nm " = " nm " && n > 0 ? n : 0;\n" \
+                      "    int b_" nm "[16], *c_" nm " = " nm " ? abi_tmp(b_" nm ", (size_t)n_" nm ", sizeof(int)) : NULL;\n" \
+                      "    if (" nm " && !c_" nm ") return abi_err_out(" errnomem() ");\n"
+            if (nm == "ranks1")
+                pre = pre "    for (int i = 0; i < n_" nm "; i++) c_" nm "[i] = abi_rank_in(" nm "[i]);\n"
+            else
+                post = post "    for (int i = 0; rc == 0 && i < n_" nm "; i++) " nm "[i] = abi_rank_out(c_" nm "[i]);\n"
+            call = call csep "c_" nm
+            post = post "    if (" nm ") abi_tmp_free(c_" nm ", b_" nm ");\n"
         } else if (bt == "int" && nm == "array_of_errcodes") {
             # written at the root (which gave their number) with courier's codes
             cparams = cparams csep t " " nm br
@@ -235,9 +261,11 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         }
     }
     # constants inside what comes back: predefined attributes' values, a
-    # type's integers (distributions, orders)
+    # detached MPI_BUFFER_AUTOMATIC, a type's integers (distributions, orders)
     if (why == "" && fname ~ /^(Comm_get_attr|Attr_get|Win_get_attr)$/)
         post = post "    if (rc == 0 && flag && *flag) abi_attr_out(abi_keyval_in(keyval), attribute_val);\n"
+    if (why == "" && fname ~ /^(Buffer_detach|Comm_detach_buffer|Session_detach_buffer)(_c)?$/)
+        post = post "    if (rc == 0 && buffer_addr) abi_detach_out(buffer_addr);\n"
     if (why == "" && fname ~ /^Type_get_contents(_c)?$/)
         post = post "    if (rc == 0) abi_contents_out(abi_hin((uintptr_t)datatype), (long long)max_integers, array_of_integers);\n"
     if (why == "" && ret !~ /^(int|double|MPI_Aint|MPI_Fint)$/) {
@@ -245,6 +273,7 @@ function one(d,    ret, fname, args, n, a, i, t, nm, br, bt, params, cparams, ca
         if (k !~ handles) why = "returns " ret
     }
     if (why != "" && fname ~ handwritten && mode == "calls") { why = ""; params = args }
+    if (why == "" && fname ~ handwritten && mode == "wrap") return
     if (why != "") {
         if (fname !~ handwritten) skipped[++nskipped] = fname " (" why ")"
         return
@@ -279,7 +308,7 @@ function arrlen(f, nm, args) {
     if (nm == "array_of_types" && args ~ /(int|MPI_Count) count/) return "count"
     if (nm == "array_of_datatypes" && args ~ /(int|MPI_Count) max_datatypes/) return "max_datatypes"
     if (nm == "array_of_info" && args ~ /int count/) return "count"
-    if (nm ~ /^(sendtypes|recvtypes)$/ && f !~ /Neighbor/) return "abi_peers(abi_hin((uintptr_t)comm))"
+    if (nm ~ /^(sendtypes|recvtypes)$/ && f !~ /[Nn]eighbor/) return "abi_peers(abi_hin((uintptr_t)comm))"
     if (nm ~ /^(sendtypes|recvtypes)$/)
         return "abi_nbrs(abi_hin((uintptr_t)comm), " (nm == "sendtypes") ")"
     if (f ~ /^T_event/) return "0" # courier has no event types: never read

@@ -56,6 +56,9 @@ static inline int abi_hin(uintptr_t h)
 {
     return __builtin_expect(h < ABI_PREDEF, 0) ? abi_h_in[h] : (int)(unsigned)h;
 }
+/* MPI_Comm_idup's new communicator is written into the program's slot when
+ * the request completes: its low half (abi_gen.awk) */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ABI's idup writes the low half");
 /* A courier handle of a kind with no predefined handle but its null one. */
 static inline uintptr_t abi_hout_plain(int h, uintptr_t null)
 {
@@ -105,6 +108,12 @@ static inline void *abi_buf_in(const void *p)
 static inline void *abi_attach_in(void *p)
 {
     return p == ABI_BUFFER_AUTOMATIC ? ABI_CR_BUFFER_AUTOMATIC : p;
+}
+/* what MPI_Buffer_detach and the others give back: the address attached */
+static inline void abi_detach_out(void *buffer_addr)
+{
+    void **p = buffer_addr;
+    if (*p == ABI_CR_BUFFER_AUTOMATIC) *p = ABI_BUFFER_AUTOMATIC;
 }
 int *abi_weights_in(const int *w); /* MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY */
 

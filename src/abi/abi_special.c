@@ -1,8 +1,9 @@
 /* The calls of the MPI-5 ABI that courier's own mpi.h has no form of:
  * MPI_Abi_get_version and MPI_Abi_get_info (MPI-5.0 "Application Binary
  * Interface"), and the checks that abi.h's copies of the ABI's values are the
- * ABI header's. Written against include/abi/mpi.h, as the generated wrappers
- * are (abi_wrap.c).
+ * ABI header's; the status conversions and the status field calls, which work
+ * on the ABI's status in place. Written against include/abi/mpi.h, as the
+ * generated wrappers are (abi_wrap.c).
  *
  * Invariants: like every wrapper, it reaches courier only through
  * courier_PMPI_ names, with courier's handles (ints) and error codes. */
@@ -98,3 +99,33 @@ STATUS_CONV(c2f08, MPI_Status, MPI_F08_status)
 STATUS_CONV(f082c, MPI_F08_status, MPI_Status)
 STATUS_CONV(f2f08, MPI_Fint, MPI_F08_status)
 STATUS_CONV(f082f, MPI_F08_status, MPI_Fint)
+
+/* A status's public fields, read and written where they are: they hold the
+ * ABI's values already, and what a program put there comes back as it was
+ * (through courier's calls an error field holding no error code came back as
+ * MPI_ERR_UNKNOWN). courier's call of the same name is called only to report
+ * a NULL argument. */
+#define STATUS_FIELD(name, field)                                                                  \
+    int courier_PMPI_Status_get_##name(void *status, int *v);                                      \
+    int courier_PMPI_Status_set_##name(void *status, int v);                                       \
+    int PMPI_Status_get_##name(MPI_Status *status, int *v)                                         \
+    {                                                                                              \
+        long long scratch[4] = {0};                                                                \
+        if (!status || !v)                                                                         \
+            return abi_err_out(courier_PMPI_Status_get_##name(status ? scratch : NULL, v));        \
+        *v = status->field;                                                                        \
+        return MPI_SUCCESS;                                                                        \
+    }                                                                                              \
+    int PMPI_Status_set_##name(MPI_Status *status, int v)                                          \
+    {                                                                                              \
+        if (!status) return abi_err_out(courier_PMPI_Status_set_##name(NULL, 0));                  \
+        status->field = v;                                                                         \
+        return MPI_SUCCESS;                                                                        \
+    }                                                                                              \
+    extern __typeof__(PMPI_Status_get_##name) MPI_Status_get_##name                                \
+        __attribute__((weak, alias("PMPI_Status_get_" #name), visibility("default")));             \
+    extern __typeof__(PMPI_Status_set_##name) MPI_Status_set_##name                                \
+        __attribute__((weak, alias("PMPI_Status_set_" #name), visibility("default")));
+STATUS_FIELD(source, MPI_SOURCE)
+STATUS_FIELD(tag, MPI_TAG)
+STATUS_FIELD(error, MPI_ERROR)

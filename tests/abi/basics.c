@@ -293,6 +293,46 @@ int main(int argc, char **argv)
     snprintf(line[nl++], sizeof line[0], "neighbours: got %d and %d, shift %d -> %d", nb_in[0],
              nb_in[1], src_nb, dst_nb);
 
+    /* MPI_Comm_idup's new communicator, which comes when the request completes */
+    MPI_Comm idup = MPI_COMM_NULL, idupi = MPI_COMM_NULL;
+    MPI_Request dreq[2];
+    MPI_Comm_idup(MPI_COMM_WORLD, &idup, &dreq[0]);
+    MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &idupi, &dreq[1]);
+    /* a handle that is no communicator until then, which a program may test
+     * (mpi4py does): MPI_COMM_NULL, or already the new one */
+    MPI_Comm pending = idup;
+    MPI_Waitall(2, dreq, MPI_STATUSES_IGNORE);
+    int pending_ok = pending == MPI_COMM_NULL || pending == idup;
+    int dcmp = -1, dcmpi = -1, dsum = 0;
+    MPI_Comm_compare(MPI_COMM_WORLD, idup, &dcmp);
+    MPI_Comm_compare(MPI_COMM_WORLD, idupi, &dcmpi);
+    MPI_Allreduce(&me, &dsum, 1, MPI_INT, MPI_SUM, idup);
+    MPI_Comm_free(&idup);
+    MPI_Comm_free(&idupi);
+    snprintf(line[nl++], sizeof line[0], "idup: %s, %s, with info: %s, sum over it %d",
+             pending_ok ? "null or new while pending" : "WRONG",
+             dcmp == MPI_CONGRUENT ? "congruent" : "WRONG",
+             dcmpi == MPI_CONGRUENT ? "congruent" : "WRONG", dsum);
+
+    /* the nonblocking and persistent forms, where a rank has more neighbours
+     * than the communicator has ranks (a periodic ring of one: itself twice) */
+    MPI_Comm self_ring;
+    int one[1] = {1}, self_in[2] = {-1, -1}, self_in2[2] = {-1, -1};
+    MPI_Cart_create(MPI_COMM_SELF, 1, one, periods, 0, &self_ring);
+    MPI_Request nbr[2];
+    MPI_Ineighbor_alltoallw(nb_out, ones, nb_displs, nb_types, self_in, ones, nb_displs, nb_types,
+                            self_ring, &nbr[0]);
+    MPI_Neighbor_alltoallw_init(nb_out, ones, nb_displs, nb_types, self_in2, ones, nb_displs,
+                                nb_types, self_ring, MPI_INFO_NULL, &nbr[1]);
+    MPI_Start(&nbr[1]);
+    MPI_Waitall(2, nbr, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&nbr[1]);
+    MPI_Comm_free(&self_ring);
+    snprintf(line[nl++], sizeof line[0], "neighbours of a ring of one: %s",
+             self_in[0] == me && self_in[1] == me && self_in2[0] == me && self_in2[1] == me
+                 ? "itself twice, both forms"
+                 : "WRONG");
+
     /* a large-count user operation (MPI_Op_create_c) */
     MPI_Op op_c;
     MPI_Op_create_c(sum_c, 1, &op_c);

@@ -4,8 +4,8 @@
  * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_APPNUM,
  * MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, a window's flavor and model) beside
  * the program's own attribute values, which come back untouched, the
- * integers and datatypes of MPI_Type_get_contents (a darray's distributions
- * and orders, a subarray's order, the predefined type under a vector),
+ * MPI_BUFFER_AUTOMATIC detached, the integers and datatypes of MPI_Type_get_contents (a darray's
+ * distributions and orders, a subarray's order, the predefined type under a vector),
  * MPI_Register_datarep's functions (called with the ABI's datatypes), and
  * MPI_Comm_spawn's error codes. Only what MPI says of each is printed, never
  * a value that differs between the headers. */
@@ -92,6 +92,50 @@ static void attributes(int np)
     MPI_Type_free_keyval(&tk);
     MPI_Win_free(&w);
     MPI_Win_free_keyval(&wk);
+}
+
+/* MPI_BUFFER_AUTOMATIC attached comes back from the detach calls as itself */
+static void automatic(void)
+{
+    void *got = NULL, *got2 = NULL;
+    int size = -1, size2 = -1;
+    MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0);
+    MPI_Buffer_detach(&got, &size);
+    MPI_Comm_attach_buffer(MPI_COMM_WORLD, MPI_BUFFER_AUTOMATIC, 0);
+    MPI_Comm_detach_buffer(MPI_COMM_WORLD, &got2, &size2);
+    say("MPI_BUFFER_AUTOMATIC back from MPI_Buffer_detach and MPI_Comm_detach_buffer",
+        got == MPI_BUFFER_AUTOMATIC && got2 == MPI_BUFFER_AUTOMATIC && size == 0 && size2 == 0);
+}
+
+/* A status the call leaves as the program gave it (a probe that found
+ * nothing); the program's own values in its fields; MPI_PROC_NULL through
+ * MPI_Group_translate_ranks */
+static void statuses(void)
+{
+    MPI_Status st;
+    st.MPI_SOURCE = 7;
+    st.MPI_TAG = 8;
+    st.MPI_ERROR = 9;
+    int flag = 1;
+    MPI_Iprobe(MPI_ANY_SOURCE, 4242, MPI_COMM_WORLD, &flag, &st);
+    say("a probe that finds nothing leaves the status alone",
+        !flag && st.MPI_SOURCE == 7 && st.MPI_TAG == 8 && st.MPI_ERROR == 9);
+    int src = -1, tag = -1, err = -1;
+    MPI_Status_set_source(&st, 11);
+    MPI_Status_set_tag(&st, 22);
+    MPI_Status_set_error(&st, 333);
+    MPI_Status_get_source(&st, &src);
+    MPI_Status_get_tag(&st, &tag);
+    MPI_Status_get_error(&st, &err);
+    say("the status field calls keep what they are given (an error field of 333)",
+        src == 11 && tag == 22 && err == 333 && st.MPI_ERROR == 333);
+    MPI_Group g;
+    MPI_Comm_group(MPI_COMM_WORLD, &g);
+    int in[3] = {MPI_PROC_NULL, 0, MPI_PROC_NULL}, out[3] = {-7, -7, -7};
+    MPI_Group_translate_ranks(g, 3, in, g, out);
+    MPI_Group_free(&g);
+    say("MPI_Group_translate_ranks gives MPI_PROC_NULL for MPI_PROC_NULL",
+        out[0] == MPI_PROC_NULL && out[1] == 0 && out[2] == MPI_PROC_NULL);
 }
 
 static void contents(int np)
@@ -241,6 +285,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     attributes(np);
+    automatic();
+    statuses();
     contents(np);
     datarep();
     spawn_codes();
