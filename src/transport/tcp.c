@@ -15,8 +15,8 @@
  *    then stream from the user's buffer, without a copy into the queue);
  *  - the sockets, the listener and the timerfd are in one epoll set,
  *    edge-triggered (no epoll_ctl per message); only the
- *    hot connection, read directly every poll, may be out of EPOLLIN (quiet),
- *    and never while the rank sleeps; a connection's readable/writable flags
+ *    hot connection, read directly every poll and writable, may be out of the
+ *    set (quiet), and never while the rank sleeps; a connection's readable/writable flags
  *    say what epoll reported and no short read or write has since contradicted;
  *    the ready list holds every connection that may have work without a new
  *    event; arm() is 1 exactly when poll() would find work without waiting;
@@ -104,17 +104,18 @@ static void lower(char *p)
 }
 
 /* The hot connection, once read directly TCP_QUIET_ROUNDS polls in a row, leaves
- * epoll's EPOLLIN (quiet): its peer's messages then no longer wake the epoll
- * set nor come back from epoll_wait, which the fast path would only have
- * skipped (osu_latency 8 B on loopback, bench/results/tcp-osu.md). It is put
- * back, and EPOLL_CTL_MOD reports at once what is already there, when another
- * connection becomes hot, when the fast path cannot read it, and before the
- * rank sleeps (tcp_arm): nothing waits on epoll for a quiet connection. */
+ * the epoll set (quiet): the kernel then runs no epoll callback for its peer's
+ * packets, which it does for a socket in the set whatever the interest mask
+ * (osu_latency 8 B on loopback, bench/results/tcp-osu.md). It is put back with
+ * EPOLL_CTL_ADD, which reports at once what is already there (edge-triggered
+ * too), when another connection becomes hot, when the fast path cannot read
+ * it, when a write to it comes short (only epoll says when it drains), and
+ * before the rank sleeps (tcp_arm): nothing waits on epoll for a quiet
+ * connection. */
 static void quiet_set(tcp_state *s, tcp_conn *c, bool quiet)
 {
-    struct epoll_event ev = {.events = (quiet ? 0u : EPOLLIN) | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-                             .data.ptr = c};
-    if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
+    if (epoll_ctl(s->epfd, quiet ? EPOLL_CTL_DEL : EPOLL_CTL_ADD, c->fd, &ev))
         die(s, "progress", "tcp: epoll_ctl: %s", strerror(errno));
     s->quiet = quiet ? c : NULL;
 }
@@ -474,12 +475,16 @@ static int progress(tcp_state *s)
      * to have sent; read its socket directly, and ask epoll only every fourth
      * round (one system call per round, not two). */
     tcp_conn *hot = s->hot;
+    if (hot && hot == s->quiet && !hot->writable) { /* a short write: epoll says when it drains */
+        quiet_set(s, hot, false);
+        s->hot_n = 0;
+    }
     if (hot && hot->state == ST_UP && !conn_held(hot) && !hot->broken) {
         hot->readable = 1;
         n = conn_read(s, hot);
         if (hot->state == ST_UP && (conn_busy(s, hot) || conn_held(hot))) ready_push(s, hot);
         if (s->hot == hot && s->quiet != hot && hot->state == ST_UP && !conn_held(hot) &&
-            ++s->hot_n >= TCP_QUIET_ROUNDS)
+            hot->writable && ++s->hot_n >= TCP_QUIET_ROUNDS)
             quiet_set(s, hot, true);
         if (++s->rounds & 3) goto rest;
     } else if (s->quiet) {
