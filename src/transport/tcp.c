@@ -15,8 +15,8 @@
  *    then stream from the user's buffer, without a copy into the queue);
  *  - the sockets, the listener and the timerfd are in one epoll set,
  *    edge-triggered (no epoll_ctl per message); only the
- *    hot connection, read directly every poll, may be out of EPOLLIN (quiet),
- *    and never while the rank sleeps; a connection's readable/writable flags
+ *    hot connection, read directly every poll and writable, may be out of the
+ *    set (quiet), and never while the rank sleeps; a connection's readable/writable flags
  *    say what epoll reported and no short read or write has since contradicted;
  *    the ready list holds every connection that may have work without a new
  *    event; arm() is 1 exactly when poll() would find work without waiting;
@@ -104,17 +104,18 @@ static void lower(char *p)
 }
 
 /* The hot connection, once read directly TCP_QUIET_ROUNDS polls in a row, leaves
- * epoll's EPOLLIN (quiet): its peer's messages then no longer wake the epoll
- * set nor come back from epoll_wait, which the fast path would only have
- * skipped (osu_latency 8 B on loopback, bench/results/tcp-osu.md). It is put
- * back, and EPOLL_CTL_MOD reports at once what is already there, when another
- * connection becomes hot, when the fast path cannot read it, and before the
- * rank sleeps (tcp_arm): nothing waits on epoll for a quiet connection. */
+ * the epoll set (quiet): the kernel then runs no epoll callback for its peer's
+ * packets, which it does for a socket in the set whatever the interest mask
+ * (osu_latency 8 B on loopback, bench/results/tcp-osu.md). It is put back with
+ * EPOLL_CTL_ADD, which reports at once what is already there (edge-triggered
+ * too), when another connection becomes hot, when the fast path cannot read
+ * it, when a write to it comes short (only epoll says when it drains), and
+ * before the rank sleeps (tcp_arm): nothing waits on epoll for a quiet
+ * connection. */
 static void quiet_set(tcp_state *s, tcp_conn *c, bool quiet)
 {
-    struct epoll_event ev = {.events = (quiet ? 0u : EPOLLIN) | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-                             .data.ptr = c};
-    if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
+    if (epoll_ctl(s->epfd, quiet ? EPOLL_CTL_DEL : EPOLL_CTL_ADD, c->fd, &ev))
         die(s, "progress", "tcp: epoll_ctl: %s", strerror(errno));
     s->quiet = quiet ? c : NULL;
 }
@@ -470,16 +471,21 @@ static bool conn_busy(const tcp_state *s, const tcp_conn *c)
 static int progress(tcp_state *s)
 {
     int n = 0;
+    bool timers = false;
     /* The fast path: the peer we just sent to (or heard from) is the likeliest
      * to have sent; read its socket directly, and ask epoll only every fourth
      * round (one system call per round, not two). */
     tcp_conn *hot = s->hot;
+    if (hot && hot == s->quiet && !hot->writable) { /* a short write: epoll says when it drains */
+        quiet_set(s, hot, false);
+        s->hot_n = 0;
+    }
     if (hot && hot->state == ST_UP && !conn_held(hot) && !hot->broken) {
         hot->readable = 1;
         n = conn_read(s, hot);
         if (hot->state == ST_UP && (conn_busy(s, hot) || conn_held(hot))) ready_push(s, hot);
         if (s->hot == hot && s->quiet != hot && hot->state == ST_UP && !conn_held(hot) &&
-            ++s->hot_n >= TCP_QUIET_ROUNDS)
+            hot->writable && ++s->hot_n >= TCP_QUIET_ROUNDS)
             quiet_set(s, hot, true);
         if (++s->rounds & 3) goto rest;
     } else if (s->quiet) {
@@ -496,8 +502,9 @@ static int progress(tcp_state *s)
         }
         if (ptr == &s->tkey) {
             uint64_t x;
-            if (read(s->tfd, &x, sizeof x) < 0) { /* nothing: it re-arms below */
+            if (read(s->tfd, &x, sizeof x) < 0) { /* nothing: tcp_timers re-arms it */
             }
+            timers = true;
             continue;
         }
         tcp_conn *c = ptr;
@@ -521,7 +528,9 @@ static int progress(tcp_state *s)
         if (!conn_busy(s, c) && !(c->state == ST_UP && conn_held(c))) ready_del(s, c);
     }
 rest:
-    if (s->timer_at && now_ms() >= s->timer_at) tcp_timers(s);
+    /* timers run when the timerfd fires, not by reading the clock every poll
+     * (4 % of osu_latency's samples while timer_at was set, bench/results/tcp-osu.md) */
+    if (timers) tcp_timers(s);
     if (s->ndead) tcp_free_dead(s);
     return n;
 }
@@ -543,8 +552,7 @@ static int tcp_arm(void *ctx)
     if (s->listen_more) return 1;
     for (tcp_conn *c = s->ready; c; c = c->rnext)
         if (conn_busy(s, c)) return 1;
-    if (s->timer_at && now_ms() >= s->timer_at) return 1;
-    return 0;
+    return 0; /* a due timer has made the timerfd, so the epoll set, readable */
 }
 
 static int tcp_fd(void *ctx)

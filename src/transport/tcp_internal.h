@@ -106,7 +106,7 @@ typedef struct tcp_state {
     unsigned warned; /* W_* kinds already logged */
     bool closing, in_poll, listen_more;
     tcp_conn *hot;   /* the connection we last sent or delivered on: read it first */
-    tcp_conn *quiet; /* hot, and out of EPOLLIN (quiet_set); NULL: none */
+    tcp_conn *quiet; /* hot, and out of the epoll set (quiet_set); NULL: none */
     unsigned rounds; /* polls so far (epoll_wait every few while a connection is hot) */
     unsigned hot_n;  /* polls that read hot directly since it became hot */
     char lkey, tkey; /* epoll tags of the listener and the timer */
