@@ -18,6 +18,8 @@
  *    hot connection, read directly every poll and writable, may be out of the
  *    set (quiet), and never while the rank sleeps; a connection's readable/writable flags
  *    say what epoll reported and no short read or write has since contradicted;
+ *    its mask holds EPOLLOUT exactly while writable is 0 and it is not broken
+ *    (tcp_watch), so re-adding a writable socket before a sleep reports nothing;
  *    the ready list holds every connection that may have work without a new
  *    event; arm() is 1 exactly when poll() would find work without waiting;
  *  - lanes (CR_HDR_LANE) share the pair's one connection: a frame the engine
@@ -114,10 +116,32 @@ static void lower(char *p)
  * connection. */
 static void quiet_set(tcp_state *s, tcp_conn *c, bool quiet)
 {
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
-    if (epoll_ctl(s->epfd, quiet ? EPOLL_CTL_DEL : EPOLL_CTL_ADD, c->fd, &ev))
+    if (quiet) {
+        if (epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL))
+            die(s, "progress", "tcp: epoll_ctl: %s", strerror(errno));
+        c->events = 0;
+        s->quiet = c;
+    } else {
+        s->quiet = NULL;
+        tcp_watch(s, c);
+    }
+}
+
+/* EPOLLOUT is asked for only while a write has come short (writable 0): a
+ * writable socket is always EPOLLOUT-ready, and adding it back (EPOLL_CTL_ADD
+ * or _MOD, edge-triggered or not) reports what is ready at once; so a mask
+ * that kept EPOLLOUT made every re-add before a sleep (tcp_arm) wake the epoll
+ * set at once, and a rank waiting in MPI_Recv spun at ~50-90 % of a core
+ * instead of sleeping (transport_quiet_tcp). A broken connection waits for
+ * nothing but its read side. */
+void tcp_watch(tcp_state *s, tcp_conn *c)
+{
+    uint32_t want = EPOLLIN | EPOLLRDHUP | EPOLLET | (c->writable || c->broken ? 0u : EPOLLOUT);
+    if (s->quiet == c || c->events == want) return;
+    struct epoll_event ev = {.events = want, .data.ptr = c};
+    if (epoll_ctl(s->epfd, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev))
         die(s, "progress", "tcp: epoll_ctl: %s", strerror(errno));
-    s->quiet = quiet ? c : NULL;
+    c->events = want;
 }
 
 static void hot_is(tcp_state *s, tcp_conn *c)
@@ -170,6 +194,7 @@ static void conn_broken(tcp_state *s, tcp_conn *c, int err)
     c->broken = err;
     c->writable = 0;
     c->readable = 1; /* the read side finds the BYE, or the reason */
+    tcp_watch(s, c);
     ready_push(s, c);
 }
 
@@ -191,10 +216,12 @@ void tcp_q_flush(tcp_state *s, int p)
         ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 c->writable = 0;
-            else
+                tcp_watch(s, c);
+            } else {
                 conn_broken(s, c, errno);
+            }
             return;
         }
         pr->qbytes -= (size_t)n;
@@ -213,6 +240,7 @@ void tcp_q_flush(tcp_state *s, int p)
         if (!pr->qhead) pr->qtail = NULL;
         if (shortw) {
             c->writable = 0; /* the socket is full */
+            tcp_watch(s, c);
             return;
         }
     }
@@ -513,6 +541,7 @@ static int progress(tcp_state *s)
         if (e & EPOLLOUT) c->writable = 1;
         if (c->state == ST_UP && (e & EPOLLOUT) && s->peers[c->peer].qbytes)
             tcp_q_flush(s, c->peer);
+        if (e & EPOLLOUT) tcp_watch(s, c); /* drained: EPOLLOUT out of the mask */
         if (c->state != ST_UP || c->readable) ready_push(s, c);
     }
     if (s->listen_more) tcp_accept_some(s);
@@ -610,6 +639,7 @@ static int tcp_send_am(void *ctx, int p, const cr_hdr *h, const void *payload, s
         n = 0;
     }
     c->writable = 0;
+    tcp_watch(s, c);
     size_t done = (size_t)n;
     if (done < sizeof hb)
         q_add(s, pr, hb + done, sizeof hb - done, payload, len);

@@ -26,8 +26,9 @@
  *    TCP_RETRY_MAX_MS); refusing for TCP_REFUSED_MS ends the job; a peer whose
  *    card says it has left is gone (nothing queued for it is kept);
  *  - sockets are non-blocking, made with TCP_NODELAY and without BBR's pacing,
- *    and registered once, edge-triggered, in one epoll set with the listener
- *    and a timerfd (conn_new); the timerfd is armed for the earliest deadline
+ *    and registered, edge-triggered, in one epoll set with the listener and a
+ *    timerfd (conn_new), EPOLLOUT asked for only while a handshake write has
+ *    come short (tcp_watch, tcp.c); the timerfd is armed for the earliest deadline
  *    (a stranger's, a call's retry) and never later;
  *  - a connection is freed only at the end of a poll round (tcp_conn_kill
  *    marks it, tcp_free_dead frees it), so no pointer taken in that round
@@ -131,9 +132,8 @@ static tcp_conn *conn_new(tcp_state *s, int fd, int accept, int peer)
     c->accept = (uint8_t)accept;
     c->state = ST_HANDSHAKE;
     c->auth = a;
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
-    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev))
-        die(s, "progress", "tcp: epoll_ctl: %s", strerror(errno));
+    c->writable = 1; /* try at once: a short write asks epoll for EPOLLOUT */
+    tcp_watch(s, c);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     avoid_pacing(fd);
@@ -281,8 +281,7 @@ void tcp_start_connect(tcp_state *s, int p)
         die(s, "progress", "tcp: no random bytes for a nonce");
     tcp_auth_connect(c->auth, s->env.secret, s->env.rank, p, s->env.size, nonce);
     pr->conn = c;
-    c->writable = 1; /* try at once: EAGAIN until connected, then epoll says */
-    tcp_hs_progress(s, c);
+    tcp_hs_progress(s, c); /* EAGAIN until connected, then EPOLLOUT says */
 }
 
 /* Our call to peer p ended before its WELCOME (refused, reset, closed). A lower
@@ -377,12 +376,15 @@ void tcp_hs_progress(tcp_state *s, tcp_conn *c)
                 if (errno == EINTR) continue;
                 if (errno != EAGAIN && errno != EWOULDBLOCK) goto failed;
                 c->writable = 0;
+                tcp_watch(s, c);
             } else {
                 a->outoff += (size_t)n;
-                if (a->outoff == a->outlen)
+                if (a->outoff == a->outlen) {
                     a->outoff = a->outlen = 0;
-                else
+                } else {
                     c->writable = 0;
+                    tcp_watch(s, c);
+                }
             }
         }
         if (a->state == TCP_AUTH_S_DONE && !a->outlen) {
@@ -475,7 +477,6 @@ void tcp_accept_some(tcp_state *s)
             die(s, "progress", "tcp: no random bytes for a nonce");
         tcp_auth_accept(c->auth, s->env.secret, s->env.rank, s->env.size, s->may, nonce);
         c->readable = 1;
-        c->writable = 1;
         ready_push(s, c);
         timer_want(s, c->since + s->hs_ms);
     }

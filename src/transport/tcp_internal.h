@@ -42,6 +42,7 @@ typedef struct tcp_conn {
     uint8_t accept; /* we accepted it (else we called) */
     uint8_t state;  /* ST_* */
     uint8_t readable, writable;
+    uint32_t events; /* the interest mask it is in the epoll set with (0: out, quiet) */
     uint8_t in_ready;
     uint8_t stranger; /* accepted and not yet proven: counted in nstrangers */
     uint8_t hello_ok; /* a well-formed HELLO came: a member that gave up, not a scanner */
@@ -162,5 +163,8 @@ void tcp_free_dead(tcp_state *s);
 void tcp_q_flush(tcp_state *s, int p);
 /* Drop what is queued for a peer (it has left). */
 void tcp_q_drop(tcp_peer *pr);
+/* Bring c's interest mask in the epoll set to what c->writable asks for
+ * (EPOLLOUT only while a write has come short); call after changing it. */
+void tcp_watch(tcp_state *s, tcp_conn *c);
 
 #endif
