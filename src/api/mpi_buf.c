@@ -48,19 +48,16 @@ MPI_Count mpi_bpool_size(const mpi_bpool *b)
     return !b || !b->buf || b->buf == MPI_BUFFER_AUTOMATIC ? 0 : (MPI_Count)b->size;
 }
 
-void mpi_bpool_detach_c(mpi_bpool *b, void *buffer_addr, MPI_Count *size)
+void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *isize, MPI_Count *csize)
 {
+    MPI_Count n = mpi_bpool_size(b);
     *(void **)buffer_addr = b->buf == (void *)b ? NULL : b->buf;
-    *size = mpi_bpool_size(b);
+    if (csize)
+        *csize = n;
+    else
+        *isize = n > INT_MAX ? MPI_UNDEFINED : (int)n; /* attached by a _c form */
     b->buf = NULL;
     b->size = 0;
-}
-
-void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size)
-{
-    MPI_Count n;
-    mpi_bpool_detach_c(b, buffer_addr, &n);
-    *size = n > INT_MAX ? MPI_UNDEFINED : (int)n; /* attached by a _c form */
 }
 
 void mpi_bpool_forget(int comm_idx)
@@ -163,10 +160,7 @@ static int comm_detach(const char *call, MPI_Comm comm, void *buffer_addr, int *
                       "no buffer is attached to this communicator (MPI_Comm_attach_buffer)");
     if (rc) return mpi_leave(job, rc);
     mpi_bpool_drain(job, call, b);
-    if (csize)
-        mpi_bpool_detach_c(b, buffer_addr, csize);
-    else
-        mpi_bpool_detach(b, buffer_addr, isize);
+    mpi_bpool_detach(b, buffer_addr, isize, csize);
     b->comm = -1;
     return mpi_leave(job, MPI_SUCCESS);
 }

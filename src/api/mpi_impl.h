@@ -908,10 +908,9 @@ void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info 
 mpi_bpool *mpi_bpool_of(MPI_Comm comm);    /* comm's attached one, or NULL */
 mpi_bpool *mpi_bpool_process(cr_job *job); /* MPI_Buffer_attach's (reaped) */
 void mpi_bpool_attach(mpi_bpool *b, void *buf, MPI_Count size);
-/* Detach b: its buffer and size; the int form's size is MPI_UNDEFINED past
- * INT_MAX (a _c attach's). */
-void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *size);
-void mpi_bpool_detach_c(mpi_bpool *b, void *buffer_addr, MPI_Count *size);
+/* Detach b: its buffer, and its size in the calling form's width (csize: the
+ * _c form's; else isize, MPI_UNDEFINED past INT_MAX, a _c attach's). */
+void mpi_bpool_detach(mpi_bpool *b, void *buffer_addr, int *isize, MPI_Count *csize);
 MPI_Count mpi_bpool_size(const mpi_bpool *b); /* the attached bytes; 0: none or automatic */
 void mpi_bpool_forget(int comm_idx);          /* the communicator is gone */
 /* Sessions' buffers (mpi_buf.c): session is the slot + 1. The pool a buffered

@@ -594,10 +594,7 @@ static int buffer_detach(const char *call, void *buffer_addr, int *isize, MPI_Co
     cr_wait_until(job, call, mpi_bsends_done, &job->mpi->p2p.proc,
                   job->mpi->p2p.nbs ? job->mpi->p2p.bs[0].r : NULL);
     bsend_reap(job);
-    if (csize)
-        mpi_bpool_detach_c(&job->mpi->p2p.proc, buffer_addr, csize);
-    else
-        mpi_bpool_detach(&job->mpi->p2p.proc, buffer_addr, isize);
+    mpi_bpool_detach(&job->mpi->p2p.proc, buffer_addr, isize, csize);
     return mpi_leave(job, MPI_SUCCESS);
 }
 

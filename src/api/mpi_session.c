@@ -492,10 +492,7 @@ static int session_detach(const char *call, MPI_Session session, void *buffer_ad
         rc = sfail(job, session, call, MPI_ERR_ARG, "buffer_addr or size is NULL");
     if (rc) return mpi_leave(job, rc);
     mpi_bpool_drain(job, call, b);
-    if (csize)
-        mpi_bpool_detach_c(b, buffer_addr, csize);
-    else
-        mpi_bpool_detach(b, buffer_addr, isize);
+    mpi_bpool_detach(b, buffer_addr, isize, csize);
     b->session = 0;
     return mpi_leave(job, MPI_SUCCESS);
 }
