@@ -28,17 +28,18 @@
 # with the apt-get line, and the table says so.
 #
 # How each starts its ranks in the namespaces, and why:
-#  - All three are given the same ssh-like command, $work/rsh: `rsh [-x] HOST
-#    CMD...` runs CMD through a shell in namespace HOST, in a UTS namespace of
-#    its own whose hostname is HOST (`ip netns exec HOST unshare --uts`). The
+#  - All three are given the same ssh-like command, tests/hosts/rsh-uts.sh:
+#    `rsh-uts.sh [-x] HOST CMD...` runs CMD through a shell in namespace HOST,
+#    in a UTS namespace of its own whose hostname is HOST (`ip netns exec
+#    HOST unshare --uts`). The
 #    namespaces share this machine's hostname, and both MPIs tell nodes apart
 #    by hostname (Open MPI's daemons report it; hydra's proxies and MPICH's
 #    node map use it): with one name for both, they would take the two hosts
 #    for one node. courier does not need the hostnames (--rsh "ip netns exec"
 #    works as well); it gets the same wrapper so that launch times compare
 #    alike (the wrapper costs a few ms a host more than plain ip netns exec).
-#  - courier: courier run --hosts A:n,B:n --rsh $work/rsh.
-#  - Open MPI: mpirun.openmpi --host A:n,B:n --mca plm_rsh_agent $work/rsh,
+#  - courier: courier run --hosts A:n,B:n --rsh rsh-uts.sh.
+#  - Open MPI: mpirun.openmpi --host A:n,B:n --mca plm_rsh_agent rsh-uts.sh,
 #    oob and btl_tcp_if_include on the bridge's subnet, and --bind-to none.
 #    Why --bind-to none: each host's orted sees the whole machine as its node
 #    and binds its first rank to core 0, so with one rank per host both ranks
@@ -50,7 +51,7 @@
 #    ranks outnumber CPUs (--bind auto) and MPICH does not bind, so no one is
 #    bound here. Its ucx PML declines to run without InfiniBand unless told
 #    pml_ucx_tls=any and pml_ucx_devices=any.
-#  - MPICH: mpiexec.hydra -launcher ssh -launcher-exec $work/rsh -hosts A:n,B:n
+#  - MPICH: mpiexec.hydra -launcher ssh -launcher-exec rsh-uts.sh -hosts A:n,B:n
 #    -localhost ADDR: the hydra proxies call back to ADDR (the bridge's
 #    address here); by default they are given this machine's hostname, which
 #    /etc/hosts may map to 127.0.0.1, a namespace's own loopback.
@@ -91,17 +92,7 @@ subnet=${brip%.*}.0/24
 raw=$work/raw
 : >"$raw"
 
-cat >"$work/rsh" <<'EOF'
-#!/bin/sh
-# rsh [-x] HOST CMD...: as ssh does, CMD's words joined and run by a shell, here
-# in network namespace HOST with a hostname of its own (HOST)
-[ "$1" = -x ] && shift
-h=$1
-shift
-exec ip netns exec "$h" unshare --uts sh -c "hostname $h && exec $*"
-EOF
-chmod +x "$work/rsh"
-rsh=$work/rsh
+rsh=$here/../tests/hosts/rsh-uts.sh
 
 # The MPIs: built from the same sources, or skipped with the apt-get line
 ompi='' mpich='' notes=''
@@ -124,14 +115,8 @@ else
 fi
 
 # reap: after a run, nothing of it may stay in the namespaces (a run cut off by
-# its timeout can leave an orted or a hydra proxy there); only this script's
-# namespaces are touched
-reap() {
-    local pids
-    pids=$(ip netns pids $a; ip netns pids $b)
-    # shellcheck disable=SC2086 # a list of pids
-    [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
-}
+# its timeout can leave an orted or a hydra proxy there)
+reap() { "$netns" reap $ns; }
 
 # job IMPL N PROG ARGS...: one job of IMPL, N ranks on each host; PROG is pp or
 # coll; IMPL courier-tcp, courier-ucx, ompi-tcp, ompi-ucx or mpich

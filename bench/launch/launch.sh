@@ -11,7 +11,7 @@
 #   bench/launch/launch.sh [--build DIR] [--reps N] [--ppn N] [--out FILE.md]
 # --out also writes every sample to FILE.raw. Needs root: the hosts are network
 # namespaces on a bridge (tests/hosts/netns.sh), reached through one ssh-like
-# wrapper for all three, `rsh [-x] HOST CMD...` = CMD run by a shell in
+# wrapper for all three (tests/hosts/rsh-uts.sh): CMD run by a shell in
 # namespace HOST with a hostname of its own (HOST), as bench/hosts.sh does
 # (Open MPI tells nodes apart by hostname; courier gets the same wrapper so
 # that the three compare alike). Open MPI: --mca plm_rsh_agent that wrapper,
@@ -48,17 +48,7 @@ trap 'exit 130' INT TERM
 brip=$(ip -4 -o addr show dev $ns-br | awk '{print $4}' | cut -d/ -f1)
 subnet=${brip%.*}.0/24
 
-cat >"$work/rsh" <<'EOR'
-#!/bin/sh
-# rsh [-x] HOST CMD...: as ssh does, CMD's words joined and run by a shell, here
-# in network namespace HOST with a hostname of its own (HOST)
-[ "$1" = -x ] && shift
-h=$1
-shift
-exec ip netns exec "$h" unshare --uts sh -c "hostname $h && exec $*"
-EOR
-chmod +x "$work/rsh"
-rsh=$work/rsh
+rsh=$here/../../tests/hosts/rsh-uts.sh
 
 "$cc" -O2 "$here/empty.c" -o "$work/empty_courier"
 impls="courier-run mpiexec" ompi='' notes=''
@@ -73,13 +63,8 @@ else
 fi
 
 # reap: nothing of a run may stay in the namespaces (a run cut off by its
-# timeout can leave an orted there); only this script's namespaces are touched
-reap() {
-    local pids
-    pids=$(ip netns pids $a; ip netns pids $b)
-    # shellcheck disable=SC2086 # a list of pids
-    [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
-}
+# timeout can leave an orted there)
+reap() { "$netns" reap $ns; }
 
 # job IMPL: the empty job, $ppn ranks on each host
 job() {

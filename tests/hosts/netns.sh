@@ -6,13 +6,14 @@
 #                          (K from NAME, or the next free), the bridge NAME-br
 #                          holding .254 here
 #   netns.sh down NAME     remove them, and kill what still runs inside
+#   netns.sh reap NAME     kill what still runs inside them, and keep them
 #   netns.sh check NAME    exit 0 when nothing runs inside any of them
 #
 # Needs root (ip netns). Bounded: every loop runs over N <= 8 hosts.
 set -u
 cmd=${1:-}
 name=${2:-}
-[ -n "$name" ] || { echo "usage: netns.sh up|down|check NAME [N]" >&2; exit 2; }
+[ -n "$name" ] || { echo "usage: netns.sh up|down|reap|check NAME [N]" >&2; exit 2; }
 # the third octet, from the name, so that two build trees do not collide
 k=$(( $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 200 + 20 ))
 br="${name}-br"
@@ -41,12 +42,16 @@ up)
         ip -n "$ns" link set lo up
     done
     ;;
-down)
+reap)
     for ns in $(nss); do
         pids=$(ip netns pids "$ns" 2>/dev/null)
         [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-        ip netns del "$ns"
     done
+    true
+    ;;
+down)
+    "$0" reap "$name"
+    for ns in $(nss); do ip netns del "$ns"; done
     # the host ends of the veth pairs: a deleted namespace is cleaned up by the
     # kernel later, and its pairs with it; delete them now, and wait (bounded)
     # until the names are free for the next `up`
@@ -74,7 +79,7 @@ check)
     exit $left
     ;;
 *)
-    echo "usage: netns.sh up|down|check NAME [N]" >&2
+    echo "usage: netns.sh up|down|reap|check NAME [N]" >&2
     exit 2
     ;;
 esac
