@@ -34,16 +34,20 @@
  * like the blocking collectives', with tags that have bit 31 set (negative as
  * int32), which the blocking ones (CR_COLL_TAG) never have:
  * NBC_TAG(seq, step) = 1 << 31 | (seq mod 2^19) << 12 | step. seq is the
- * communicator's collective sequence number (cr_group.seq), which a
- * nonblocking collective takes at its start as a blocking one does: it is the
- * same on every member (MPI: the members of a communicator start its
- * collectives, blocking or not, in the same order), so collectives outstanding
- * at once never share a tag; step tells the transfers of one collective apart
- * as the blocking algorithms' step does (and per pair of members, transfers
- * with one tag are posted in the same order on both sides). On an
- * intercommunicator seq is ig.seq (both groups'), and the tags are
- * CR_INTER_NB_TAGBITS's (coll.h: bits 31 and 30 set), which its blocking
- * collectives' never have.
+ * communicator's count of nonblocking and persistent collectives
+ * (cr_group.nbseq), which such a collective takes at its start: it is the same
+ * on every member, so collectives outstanding at once never share a tag; step
+ * tells the transfers of one collective apart as the blocking algorithms' step
+ * does (and per pair of members, transfers with one tag are posted in the same
+ * order on both sides). The blocking collectives count apart (cr_group.seq),
+ * as Open MPI's and MPICH's tags do: MPI requires blocking and nonblocking
+ * collectives in the same order on every member, but programs that start a
+ * nonblocking one before a barrier on one rank and after it on another (mpi4py's
+ * emulated MPI_Comm_iagree test) work there, and so here. Under --check=coll
+ * both take cr_group.seq, so that the agreement (mpi_check_coll.c) sees such an
+ * order and reports it. On an intercommunicator the counts are ig's (both
+ * groups'), and the tags are CR_INTER_NB_TAGBITS's (coll.h: bits 31 and 30
+ * set), which its blocking collectives' never have.
  *
  * Invariants:
  *  - what a schedule reads from the user's buffers into its own (data of a
@@ -284,13 +288,18 @@ void *mpi_nb_alloc(nb *b, size_t len)
     return cr_sched_alloc(b->job, &b->s->s, len);
 }
 
-/* The collective's sequence number, taken at the first use: the group's, or on
- * an intercommunicator the one of both groups (ig.seq, as its blocking
- * collectives take it). */
+uint32_t *mpi_nb_counter(const nb *b)
+{
+    cr_group *g = b->c->inter ? &b->c->ig : &b->c->g;
+    return mpi_chk_on(b->job, MPI_CHK_COLL) ? &g->seq : &g->nbseq;
+}
+
+/* The collective's sequence number, taken at the first use from
+ * mpi_nb_counter's count. */
 uint32_t mpi_nb_seq(nb *b)
 {
     if (!b->seq_taken) {
-        b->seq = b->c->inter ? b->c->ig.seq++ : b->c->g.seq++;
+        b->seq = (*mpi_nb_counter(b))++;
         b->seq_taken = true;
         b->s->s.seq = b->seq;
         if (b->chk) mpi_check_coll_round(b->job, &b->s->s, &b->c->g, b->chk); /* comes first */
@@ -391,12 +400,7 @@ static int launch_in(nb *b, MPI_Request *req)
                  ? mpi_request_ext_persistent(b->job, b->comm, &pcoll_ops[s->kind], nbc_go, s, req)
                  : mpi_request_ext(b->job, b->comm, &nbc_ops[s->kind], s, req);
     if (rc) {
-        if (b->seq_taken) {
-            if (b->c->inter)
-                b->c->ig.seq--;
-            else
-                b->c->g.seq--;
-        }
+        if (b->seq_taken) (*mpi_nb_counter(b))--;
         nbc_release(b->job, b->s);
         b->s = NULL;
         return rc;

@@ -61,6 +61,10 @@ typedef struct nbc {
 int mpi_nb_done(nb *b, int rc);
 /* Memory of the schedule (freed with it). */
 void *mpi_nb_alloc(nb *b, size_t len);
+/* The count a nonblocking or persistent collective on b's communicator takes
+ * its sequence number from: the group's nbseq (ig's on an intercommunicator),
+ * or under --check=coll its seq, shared with the blocking ones (mpi_nbc.c). */
+uint32_t *mpi_nb_counter(const nb *b);
 /* The collective's sequence number, taken at the first use. */
 uint32_t mpi_nb_seq(nb *b);
 /* At completion / at each start: see their definitions. */

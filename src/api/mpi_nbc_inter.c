@@ -13,10 +13,10 @@
 #include "mpi_nbc_impl.h"
 
 /* The layer's view of the intercommunicator (its sequence number is taken by
- * mpi_nb_seq). */
+ * mpi_nb_seq, from mpi_nb_counter's count). */
 cr_inter mpi_nbx_of(const nb *b)
 {
-    return (cr_inter){&b->c->g, b->c->rsize, b->c->rranks, b->c->g.ctx, &b->c->ig.seq};
+    return (cr_inter){&b->c->g, b->c->rsize, b->c->rranks, b->c->g.ctx, mpi_nb_counter(b)};
 }
 
 /* The layer's name for a root argument (checked). */

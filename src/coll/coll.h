@@ -18,6 +18,7 @@ typedef struct cr_group {
     const int *ranks;  /* job rank of each member; NULL: member i is rank i */
     uint16_t ctx;      /* context of its traffic: no other group or interface uses it */
     uint32_t seq;      /* collectives started so far (same on every member) */
+    uint32_t nbseq;    /* nonblocking and persistent ones, counted apart (mpi_nbc.c) */
     uint8_t area;      /* k+1: this whole-job group owns collective area k (coll_shm.c); 0: none */
     uint32_t area_seq; /* collectives done through the area so far (same on every member) */
     bool area_loose;   /* the last of them was a broadcast (coll_shm.c's invariants) */

@@ -5,7 +5,8 @@
  * outstanding at once mixed with blocking collectives and point-to-point and
  * completed by Waitall in reverse order; a rank that computes without calling
  * MPI while the others wait; MPI_Request_free on an active one; MPI_Comm_idup;
- * argument errors. Correctness only: nothing here depends on timing.
+ * a nonblocking one started before blocking ones on one rank and after them
+ * on the others; argument errors. Correctness only: nothing here depends on timing.
  *   nbc hang: a deadlock the hang watchdog must report, ranks 1.. in the
  *   MPI_Wait of an MPI_Ibarrier that rank 0, waiting for a message from rank
  *   1, never joins. */
@@ -422,6 +423,31 @@ static void errors(void)
     MPI_Comm_free(&c);
 }
 
+/* A nonblocking collective started before a barrier, a broadcast and an
+ * allreduce on one rank and after them on the others (mpi4py's emulated
+ * MPI_Comm_iagree test does this): MPI asks for one order of all collectives,
+ * but Open MPI and MPICH count the two kinds apart, and so does courier
+ * (mpi_nbc.c); it hung, both sides in the nonblocking one's wait. */
+static void kinds_apart(MPI_Comm comm, const char *name)
+{
+    int me, np;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &np);
+    for (int root = 0; root < np; root++) {
+        int mine = 1 << me, all = -1, b = me == root ? 77 + root : -1, sum = -1;
+        MPI_Request q;
+        if (me == root) MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_BOR, comm, &q);
+        MPI_Barrier(comm);
+        MPI_Bcast(&b, 1, MPI_INT, root, comm);
+        MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, comm);
+        if (me != root) MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_BOR, comm, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        CHECK(all == (1 << np) - 1, "%s root %d: iallreduce gave %d", name, root, all);
+        CHECK(b == 77 + root, "%s root %d: bcast gave %d", name, root, b);
+        CHECK(sum == np * (np - 1) / 2, "%s root %d: allreduce gave %d", name, root, sum);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -451,9 +477,11 @@ int main(int argc, char **argv)
         MPI_Type_get_extent(types[t], &lb, &text[t]);
     }
     compare_all(MPI_COMM_WORLD, "world");
+    kinds_apart(MPI_COMM_WORLD, "world");
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &half); /* reversed order */
     compare_all(half, "split");
+    kinds_apart(half, "split");
     MPI_Comm_free(&half);
     outstanding();
     compute_while_waiting();
