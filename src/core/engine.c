@@ -470,9 +470,11 @@ void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, c
  * oversubscription a wait for a FIN is a sleep and a wake-up — at the price of
  * one memcpy. Not where the data would have to be pushed (tcp, ucx, refused
  * single copy): the push waits for the sender's next call. Copies held at once
- * are bounded (DETACH_BUDGET); past it, sends wait as before. Measured:
- * bench/results/npb.md. */
-#define DETACH_MAX (128u << 10)
+ * are bounded (DETACH_BUDGET); past it, sends wait as before. Measured
+ * (bench/results/npb.md): NPB CG, 4 ranks on 2 CPUs, a sleep less per
+ * exchange; the copy costs a 2-rank ping-pong on one CPU 1-3 us at 32-64 KiB
+ * (5 us at 128 KiB: hence the limit). */
+#define DETACH_MAX (64u << 10)
 #define DETACH_BUDGET (4u << 20)
 static bool send_detached(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
                           const void *buf, size_t len)

@@ -10,8 +10,8 @@
  *     watchdog reports the deadlock).
  *  2. The copy is what was sent: rank 0 overwrites its buffer as soon as each
  *     MPI_Send returns; sizes across the eager limit, the largest detached
- *     size (128 KiB) and beyond.
- *  3. More than the engine holds at once (4 MiB): 48 sends of 100,000 bytes
+ *     size (64 KiB) and beyond.
+ *  3. More than the engine holds at once (4 MiB): 80 sends of 60,000 bytes
  *     in a row; past the budget a send waits for its receive as before. Rank
  *     1 then answers, so that rank 0 has every FIN before part 4.
  *  4. Rank 0 leaves (MPI_Finalize) with detached sends not yet read: the
@@ -22,8 +22,8 @@
 #include <string.h>
 
 #define NSIZES 8
-#define MANY 48
-#define MANY_LEN 100000
+#define MANY 80
+#define MANY_LEN 60000
 
 static unsigned char pattern(int round, size_t i)
 {
