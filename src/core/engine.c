@@ -11,6 +11,10 @@
  *    through the transport (a pipelined copy); the receiver drives either way.
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
+ *  - detached (more ranks than cores): a blocking send of rendezvous size up to
+ *    64 KiB to a single-copy peer sends its RTS from a copy and returns; the
+ *    copy lives, counted in detached_bytes, until the FIN (or the push) ends
+ *    the send, and the process does not leave before (cr_engine_drain).
  *  - cancel (MPI_Cancel of a send): the sender asks its RTS back (CANCEL); the
  *    receiver answers CANCELLED only if it still holds that RTS unmatched, so a
  *    send completes exactly once: cancelled, or by FIN/CTS/CTW as usual.
