@@ -148,6 +148,8 @@ typedef struct cr_req {
     uint8_t blocking;           /* send: its caller waits for it at once (cr_send) */
     uint8_t lane;               /* send: in the pair's lane (cr_isend_lane) */
     uint8_t cancel;             /* send: CR_CANCEL_ASKED or CR_CANCEL_DONE (cr_cancel_send) */
+    uint8_t detached;           /* send: its caller went on; buf is the engine's copy, freed
+                                   with the request when the send completes (engine.c) */
     /* Wake-ups (several threads): a thread sleeps waiting for this request
      * alone; the call that makes it has not returned yet (no other thread can
      * be waiting for it: completing it then wakes nobody). */
@@ -267,6 +269,7 @@ typedef struct cr_job {
     cr_ctrl **ctrlq;
     unsigned nbacklog, nctrl;
     unsigned sends_active; /* sends not yet complete */
+    size_t detached_bytes; /* copies held by detached sends (engine.c: send_wait) */
     unsigned *owed;        /* per peer: rendezvous replies (FIN, CTS, DATA) we await */
     uint32_t recv_gen;     /* bumped when a receive is posted or unexpected space frees */
 
