@@ -74,7 +74,7 @@ static void *progress_main(void *arg)
              * once it is over, the first nap is short, so that a wait that ends
              * within it needs no wake-up; while that wait goes on the naps
              * double like idle ones (napping 200 us throughout, a rank blocked
-             * in MPI_Recv woke ~3,000 times a second: 7 % of a core here), and
+             * in MPI_Recv woke ~2,600 times a second: 9 % of a core here), and
              * the wait's end, or new work, ends a long one. What ends a nap is
              * changed under the lock, as here: a waker came before (we saw it)
              * or sees napping set and finds a word that moved on. */
