@@ -819,7 +819,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
         cr_unexp **pp;
         cr_unexp *u = find_unexp(job, sel, &pp);
         if (u) {
-            if (counted) job->waiting--;
+            if (counted) cr_wait_leave(job);
             if (since && job->trace) cr_trace_wait_on(job, cr_trace_ns(job) - since);
             if (w.listed) cr_wait_report(job, &w, false);
             st->src = u->src;
@@ -839,7 +839,7 @@ static bool probe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_u
                      "waits for a message that can never come: this is the only rank "
                      "(start the program with courier run -n N)");
         if (!counted) {
-            job->waiting++;
+            cr_wait_enter(job);
             if (__builtin_expect(job->trace != NULL, 0)) since = cr_trace_ns(job);
         }
         counted = true;

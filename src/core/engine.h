@@ -334,17 +334,20 @@ typedef struct cr_job {
      * wake-up another one consumed. */
     unsigned sleepers, sleep_msg, sleep_any, pollers;
     bool wake_seen;
-    /* Program threads in a blocking wait (wait_loop, probe): each moves the
-     * engine itself, so the progress thread steps aside meanwhile (progress.c). */
-    unsigned waiting;
+    /* Program threads in a blocking wait (wait_loop, probe: cr_wait_enter,
+     * cr_wait_leave): each moves the engine itself, so the progress thread
+     * steps aside meanwhile (progress.c); wait_seq counts the waits begun, and
+     * aside_seq is the one the progress thread last stepped aside for: its nap
+     * beside one wait grows while that wait goes on. */
+    unsigned waiting, wait_seq, aside_seq;
     bool handlers_on;   /* handler receives were posted: the thread answers at once */
     bool sim_handling;  /* simulated: this thread runs due handlers (none nest) */
     bool bg_pending;    /* some background hook has work under way: the OR of what the hooks
                            said at their last run, or set by a layer that just started some */
     bool progress_long; /* the progress thread is in a long nap (cr_bg_kick ends it) */
-    long progress_nap;  /* its current nap when idle, microseconds (doubles up to 100 ms) */
+    long progress_nap;  /* its next nap, idle or beside a wait: us (doubles up to 100 ms) */
     /* The progress thread naps on this word of its own, which only this
-     * process's cr_wake_self changes (not on the doorbell that peers ring). */
+     * process's cr_wake_self and cr_bg_kick change (not the doorbell peers ring). */
     _Atomic uint32_t nap_word;
     _Atomic int napping;
 
@@ -557,9 +560,24 @@ void cr_handlers_start(cr_job *job);
  * true if any ran. The engine calls it where a rank waits or polls. */
 bool cr_sim_handlers(cr_job *job);
 void cr_progress_start(cr_job *job);
-/* Background work was started (job->bg_pending set): make sure the progress
- * thread is not in a long nap. Cheap when it is not. */
+/* Background work was started (job->bg_pending set), or a wait is over: make
+ * sure the progress thread is not in a long nap. Cheap when it is not. */
 void cr_bg_kick(cr_job *job);
+/* A program thread begins and ends a blocking wait (job->waiting), under the
+ * lock. The end of the last one ends the progress thread's long nap beside it
+ * when that thread has work to move while the program computes (a wait that
+ * ends within the first, short nap costs no wake-up). */
+static inline void cr_wait_enter(cr_job *job)
+{
+    job->waiting++;
+    job->wait_seq++;
+}
+static inline void cr_wait_leave(cr_job *job)
+{
+    if (!--job->waiting && __builtin_expect(job->progress_long, 0) &&
+        (job->handlers_on || job->bg_pending))
+        cr_bg_kick(job);
+}
 int cr_handlers_mask(cr_job *job, int masked);
 
 /* Progress: poll the transports once, then run the background hooks; returns
@@ -616,6 +634,8 @@ static inline int cr_tp_gone(cr_job *job, int p)
 void cr_tp_flush(cr_job *job);
 /* Wake this rank's sleeping threads (the progress thread, waiters). */
 void cr_wake_self(cr_job *job);
+/* End the progress thread's nap only (not a waiter's sleep): under the lock. */
+void cr_nap_end(cr_job *job);
 
 /* Waiting: call in a loop while nothing happens; w->spins counts idle rounds
  * (zero it when something happened); ready(arg), when given, is what the

@@ -47,6 +47,11 @@ void cr_wake_self(cr_job *job)
 {
     if (job->host.base) cr_host_ring(&job->host, job->rank);
     if (job->wake_fd >= 0) eventfd_write(job->wake_fd, 1);
+    cr_nap_end(job);
+}
+
+void cr_nap_end(cr_job *job)
+{
     /* the progress thread's nap: the word changes first, so a nap about to
      * begin does not begin (FUTEX_WAIT sees another value) */
     atomic_fetch_add(&job->nap_word, 1);
@@ -323,7 +328,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
     job->wait_op = NULL;
     job->wait_peer = NULL;
     job->wait_ctx = 0;
-    job->waiting++;
+    cr_wait_enter(job);
     uint64_t since = __builtin_expect(job->trace != NULL, 0) ? cr_trace_ns(job) : 0;
     uint64_t timed = __builtin_expect(job->time_waits != 0, 0) ? cr_mono_ns() : 0;
     do {
@@ -337,7 +342,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
                      "(start the program with courier run -n N)");
         cr_idle(job, &w, ready, arg);
     } while (!ready(arg));
-    job->waiting--;
+    cr_wait_leave(job);
     if (since && job->trace) cr_trace_wait_on(job, cr_trace_ns(job) - since);
     if (timed) {
         job->wait_ns += cr_mono_ns() - timed;
