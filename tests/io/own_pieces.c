@@ -1,9 +1,13 @@
 /* MPI-IO collective accesses (src/api/mpi_file_coll.c): own_pieces DIR PART.
  *   own   (one host) write_at_all of 4 KiB blocks dealt round-robin over the ranks (IOR's
- *      strided pattern): pieces of a page each, so no aggregator takes
- *      them (MF_CB_PIECE): every rank writes its own bytes itself, which
- *      its /proc/self/io wchar shows (by an aggregator, the others wrote
- *      nothing); the file checked byte for byte.
+ *      strided pattern), from one buffer and through a memory type of 4 KiB
+ *      runs: pieces of a page each, so no one aggregator takes them
+ *      (MF_CB_PIECE): every rank writes as many bytes as its own, which its
+ *      /proc/self/io wchar shows (by one aggregator, the others wrote
+ *      nothing), and, single copy on, in a quarter of the system calls of
+ *      its pieces or fewer (syscw): each rank writes its share of the span
+ *      with the other ranks' adjacent pieces joined to its own (MF_CB_SPREAD;
+ *      one pwritev a piece before); the file checked byte for byte.
  *   runs  a memory type of 700-byte runs every 1000 bytes (its runs handed to
  *      collective buffering unpacked: packed there only when an aggregator
  *      takes the access) through 512-byte blocks dealt round-robin (small
@@ -30,17 +34,23 @@ static unsigned char val(int r, long i)
     return (unsigned char)(r * 131 + i * 7 + i / 251 + 1);
 }
 
-/* bytes this process has handed to write system calls; -1: unknown */
-static long long wchar(void)
+/* bytes this process has handed to write system calls (syscw: the calls);
+ * -1: unknown */
+static long long proc_io(const char *what)
 {
     FILE *fp = fopen("/proc/self/io", "r");
     if (!fp) return -1;
-    char line[128];
+    char line[128], fmt[64];
+    snprintf(fmt, sizeof fmt, "%s: %%lld", what);
     long long v = -1;
     while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "wchar: %lld", &v) == 1) break;
+        if (sscanf(line, fmt, &v) == 1) break;
     fclose(fp);
     return v;
+}
+static long long wchar(void)
+{
+    return proc_io("wchar");
 }
 
 /* view: blocks of b bytes, rank me's every np-th */
@@ -76,29 +86,46 @@ static void check_file(const char *p, int b, long n)
 
 #define B1 4096
 #define N1 (256L * B1)
+#define GAP1 100 /* bytes between the memory type's runs */
 static void own_pieces(const char *dir)
 {
     char p[1100];
-    snprintf(p, sizeof p, "%s/own", dir);
-    unsigned char *buf = malloc(N1);
-    for (long i = 0; i < N1; i++) buf[i] = val(me, i);
-    MPI_File fh;
-    MPI_Status st;
-    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    set_view(fh, B1);
-    long long w0 = wchar();
-    OK(MPI_File_write_at_all(fh, 0, buf, (int)N1, MPI_BYTE, &st));
-    long long w1 = wchar();
-    OK(MPI_File_close(&fh));
-    CHECK(w1 - w0 >= N1,
-          "rank %d wrote %lld bytes itself in write_at_all, not its own %ld: an aggregator "
-          "took pieces of a page each",
-          me, w1 - w0, N1);
-    MPI_Barrier(MPI_COMM_WORLD);
-    check_file(p, B1, N1);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) unlink(p);
+    unsigned char *buf = malloc(N1), *mem = malloc(N1 / B1 * (B1 + GAP1));
+    for (long i = 0; i < N1; i++) buf[i] = mem[i / B1 * (B1 + GAP1) + i % B1] = val(me, i);
+    MPI_Datatype runs; /* the stream's 4 KiB blocks GAP1 bytes apart in memory */
+    OK(MPI_Type_vector((int)(N1 / B1), B1, B1 + GAP1, MPI_BYTE, &runs));
+    OK(MPI_Type_commit(&runs));
+    const char *nocma = getenv("COURIER_NO_CMA");
+    bool sc = !nocma || strcmp(nocma, "1"); /* single copy may be on */
+    for (int how = 0; how < 2; how++) {
+        snprintf(p, sizeof p, "%s/own%d", dir, how);
+        MPI_File fh;
+        MPI_Status st;
+        OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        set_view(fh, B1);
+        long long w0 = wchar(), c0 = proc_io("syscw");
+        if (how == 0)
+            OK(MPI_File_write_at_all(fh, 0, buf, (int)N1, MPI_BYTE, &st));
+        else
+            OK(MPI_File_write_at_all(fh, 0, mem, 1, runs, &st));
+        long long w1 = wchar(), c1 = proc_io("syscw");
+        OK(MPI_File_close(&fh));
+        CHECK(w1 - w0 >= N1,
+              "rank %d wrote %lld bytes itself in write_at_all (%s), not its own %ld: one "
+              "aggregator took pieces of a page each",
+              me, w1 - w0, how ? "memory runs" : "one buffer", N1);
+        CHECK(!sc || c1 - c0 <= N1 / B1 / 4,
+              "rank %d made %lld write system calls for its %ld pieces of %d bytes (%s): the "
+              "ranks' adjacent pieces were not joined",
+              me, c1 - c0, N1 / B1, B1, how ? "memory runs" : "one buffer");
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(p, B1, N1);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) unlink(p);
+    }
+    MPI_Type_free(&runs);
     free(buf);
+    free(mem);
 }
 
 #define B2 512
