@@ -1,11 +1,12 @@
 /* Collective buffering for the _all accesses (two-phase I/O, as ROMIO's):
  * when the ranks' accesses interleave in the file (a read: and the ranks
  * are on more than one host; a write on one host: and the pieces average
- * less than a page, MF_CB_PIECE), or romio_cb_read/write says "enable", the
- * span they cover is cut into one file domain per
- * aggregator (cb_nodes of them, one per host unless the hint says more;
- * f->aggs gives the order), each domain handled in windows of
- * cb_buffer_size bytes. The data reaches the aggregator one of two ways:
+ * less than a page, MF_CB_PIECE, or up to MF_CB_SPREAD by single copy), or
+ * romio_cb_read/write says "enable", the span they cover is cut into one
+ * file domain per aggregator (cb_nodes of them, one per host unless the hint
+ * says more, every rank for MF_CB_SPREAD's writes; f->aggs gives the order),
+ * each domain handled in windows of cb_buffer_size bytes (MF_SPREAD_WIN at
+ * most for MF_CB_SPREAD's). The data reaches the aggregator one of two ways:
  *  - single copy (coll_direct), when every rank is on this host and may
  *    copy with every other (shm's process_vm_readv/writev, through the
  *    engine's single-copy service, src/core/single_copy.h): the aggregator
@@ -31,8 +32,9 @@
  *    scratch buffer only once collective buffering takes the access); all
  *    take the same decisions (from the allgathered ranges and single-copy
  *    flags) and the same number of rounds, so the exchanges match;
- *  - an aggregator never sends to itself or copies from itself: its own
- *    pieces are in 'data';
+ *  - an aggregator never sends to itself or single-copies from itself: its
+ *    own pieces are in 'data' (a write by single copy whose stream is the
+ *    runs of its memory: copied from those runs into the window's buffer);
  *  - no rank leaves mf_coll_io (and may change its buffer) while an
  *    aggregator may still copy from or to it: the final all-reduce comes
  *    after every aggregator's last copy;
@@ -678,12 +680,13 @@ static void runs_copy(const mf_mem *m, char *buf, size_t len, bool to_runs)
     }
 }
 
-/* Automatic collective buffering of a write on one host: only when the
- * pieces average less than this many bytes. The page cache takes writes
- * in any order, so each rank writing its own pieces from its own memory
- * (no exchange, no copy, every rank at work at once) costs one system call
- * a piece against, by an aggregator, a copy of every other rank's byte and
- * the other ranks idle; from a page a piece the system call costs less.
+/* Automatic collective buffering of a write on one host by one aggregator:
+ * only when the pieces average less than this many bytes. The page cache
+ * takes writes in any order, so each rank writing its own pieces from its
+ * own memory (no exchange, no copy, every rank at work at once) costs one
+ * system call a piece against, by an aggregator, a copy of every other
+ * rank's byte and the other ranks idle; from a page a piece the system call
+ * costs less.
  * IOR's 2-rank strided-view write_all (4 KiB pieces every 8 KiB, 16 MiB a
  * rank), 7 interleaved runs at load 20: 82 MiB/s median by the aggregator,
  * 165-174 each rank its own, Open MPI (whose ompio writes each rank's
