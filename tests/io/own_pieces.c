@@ -8,6 +8,11 @@
  *      its pieces or fewer (syscw): each rank writes its share of the span
  *      with the other ranks' adjacent pieces joined to its own (MF_CB_SPREAD;
  *      one pwritev a piece before); the file checked byte for byte.
+ *   refused  (one host) own's write through memory runs, rank 0 having the
+ *      kernel refuse its process_vm_readv/writev just before (a seccomp
+ *      filter, tests/deny_cma.h): its single copy of another rank's runs is
+ *      refused, and every rank writes again by messages (its runs packed
+ *      then); the file checked byte for byte.
  *   runs  a memory type of 700-byte runs every 1000 bytes (its runs handed to
  *      collective buffering unpacked: packed there only when an aggregator
  *      takes the access) through 512-byte blocks dealt round-robin (small
@@ -25,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../deny_cma.h"
 #include "../mpi/mcheck.h"
 
 static int me, np;
@@ -87,7 +93,7 @@ static void check_file(const char *p, int b, long n)
 #define B1 4096
 #define N1 (256L * B1)
 #define GAP1 100 /* bytes between the memory type's runs */
-static void own_pieces(const char *dir)
+static void own_pieces(const char *dir, bool refuse)
 {
     char p[1100];
     unsigned char *buf = malloc(N1), *mem = malloc(N1 / B1 * (B1 + GAP1));
@@ -96,8 +102,12 @@ static void own_pieces(const char *dir)
     OK(MPI_Type_vector((int)(N1 / B1), B1, B1 + GAP1, MPI_BYTE, &runs));
     OK(MPI_Type_commit(&runs));
     const char *nocma = getenv("COURIER_NO_CMA");
-    bool sc = !nocma || strcmp(nocma, "1"); /* single copy may be on */
-    for (int how = 0; how < 2; how++) {
+    bool sc = (!nocma || strcmp(nocma, "1")) && !refuse; /* single copy may be on */
+    if (refuse && me == 0) {
+        const char *failed = deny_cma();
+        CHECK(!failed, "%s: %s", failed, strerror(errno));
+    }
+    for (int how = refuse ? 1 : 0; how < 2; how++) {
         snprintf(p, sizeof p, "%s/own%d", dir, how);
         MPI_File fh;
         MPI_Status st;
@@ -186,13 +196,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    CHECK(argc >= 3 && (!strcmp(argv[2], "own") || !strcmp(argv[2], "runs")),
-          "usage: own_pieces DIR own|runs");
-    bool own = !strcmp(argv[2], "own");
+    CHECK(argc >= 3 &&
+              (!strcmp(argv[2], "own") || !strcmp(argv[2], "runs") || !strcmp(argv[2], "refused")),
+          "usage: own_pieces DIR own|runs|refused");
+    bool own = strcmp(argv[2], "runs") != 0;
     int can = !own || wchar() >= 0, all = 0;
     MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {
-        if (me == 0) printf("io own_pieces own: /proc/self/io cannot be read: skipped\n");
+        if (me == 0) printf("io own_pieces %s: /proc/self/io cannot be read: skipped\n", argv[2]);
         MPI_Finalize();
         return 77;
     }
@@ -203,7 +214,7 @@ int main(int argc, char **argv)
     if (me == 0) mkdir(dir, 0755);
     MPI_Barrier(MPI_COMM_WORLD);
     if (own)
-        own_pieces(dir);
+        own_pieces(dir, !strcmp(argv[2], "refused"));
     else
         runs_cb(dir);
     MPI_Barrier(MPI_COMM_WORLD);
