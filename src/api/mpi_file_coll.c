@@ -778,10 +778,13 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, 
     int naggs = spread ? P : f->naggs < P ? f->naggs : P, ai = -1;
     for (int a = 0; a < naggs; a++)
         if (f->aggs[a] == f->rank) ai = a;
+    /* every rank's domain whole pages of the file: no page written by two */
+    bool pages = spread && f->h.striping_unit <= 0;
+    if (pages) lo -= lo % MF_CB_PIECE;
     long long D = (hi - lo + naggs - 1) / naggs;
     if (f->h.striping_unit > 0)
         D = (D + f->h.striping_unit - 1) / f->h.striping_unit * f->h.striping_unit;
-    else if (spread) /* domains of whole pages: no page written by two ranks */
+    else if (pages)
         D = (D + MF_CB_PIECE - 1) / MF_CB_PIECE * MF_CB_PIECE;
     long long B = f->h.cb_buffer_size > 0 ? f->h.cb_buffer_size : 16 << 20;
     if (spread && B > MF_SPREAD_WIN) B = MF_SPREAD_WIN;
