@@ -1,7 +1,7 @@
 /* Collective buffering for the _all accesses (two-phase I/O, as ROMIO's):
  * when the ranks' accesses interleave in the file (a read: and the ranks
  * are on more than one host; a write on one host: and the pieces average
- * less than a page, MF_CB_PIECE, or up to MF_CB_SPREAD by single copy), or
+ * less than a page, MF_CB_PIECE, or MF_CB_SPREAD by single copy), or
  * romio_cb_read/write says "enable", the span they cover is cut into one
  * file domain per aggregator (cb_nodes of them, one per host unless the hint
  * says more, every rank for MF_CB_SPREAD's writes; f->aggs gives the order),
@@ -680,8 +680,9 @@ static void runs_copy(const mf_mem *m, char *buf, size_t len, bool to_runs)
     }
 }
 
-/* Automatic collective buffering of a write on one host by one aggregator:
- * only when the pieces average less than this many bytes. The page cache
+/* Automatic collective buffering of a write on one host by one aggregator
+ * (without single copy, or with a cb_nodes hint): only when the pieces
+ * average less than this many bytes. The page cache
  * takes writes in any order, so each rank writing its own pieces from its
  * own memory (no exchange, no copy, every rank at work at once) costs one
  * system call a piece against, by an aggregator, a copy of every other
@@ -693,10 +694,12 @@ static void runs_copy(const mf_mem *m, char *buf, size_t len, bool to_runs)
  * pieces itself here) 147. */
 #define MF_CB_PIECE 4096
 
-/* ...but pieces of a page up to this many bytes (on average), when the
- * ranks' pieces interleave and single copy reaches every rank, are written
- * by every rank at once, each the aggregator of its 1/P of the span, in
- * windows of MF_SPREAD_WIN bytes: ext4 takes 64 MiB in 4 KiB pwrites for
+/* ...but pieces of up to this many bytes (on average), when the ranks'
+ * pieces interleave, single copy reaches every rank and no cb_nodes hint
+ * was given, are written by every rank at once, each the aggregator of its
+ * 1/P of the span, in windows of MF_SPREAD_WIN bytes (IOR's strided view of
+ * 1 KiB pieces, 5 interleaved runs: 2 ranks 89 -> 324 MiB/s median against
+ * one aggregator, 4 ranks 214 -> 320): ext4 takes 64 MiB in 4 KiB pwrites for
  * 55-69 ms of CPU, in 64 KiB ones for 13-16 ms (a plain C program, on this
  * project's machine), its i_rwsem lets one writer of the file in at a time,
  * and a file written 4 KiB at a time is kept in small folios that are
@@ -749,7 +752,8 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, 
     int mode = write ? f->h.cb_write : f->h.cb_read;
     bool big = write && f->nhosts == 1 && bytes >= MF_CB_PIECE * pieces;
     bool inter = lo < hi && interleaved(all, P);
-    bool spread = big && mode == 2 && direct && inter && bytes < MF_CB_SPREAD * pieces;
+    bool spread = write && f->nhosts == 1 && mode == 2 && !f->h.cb_nodes && direct && inter &&
+                  bytes < MF_CB_SPREAD * pieces;
     bool cb = lo < hi && !mf_coll_indep(f, write) && (mode == 1 || spread || (!big && inter));
     if (!cb) {
         free(all);

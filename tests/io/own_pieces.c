@@ -7,7 +7,9 @@
  *      nothing), and, single copy on, in a quarter of the system calls of
  *      its pieces or fewer (syscw): each rank writes its share of the span
  *      with the other ranks' adjacent pieces joined to its own (MF_CB_SPREAD;
- *      one pwritev a piece before); the file checked byte for byte.
+ *      one pwritev a piece before); the file checked byte for byte. Then
+ *      1 KiB blocks from one buffer: every rank an aggregator too (one
+ *      aggregator before, the others writing nothing), single copy on.
  *   refused  (one host) own's write through memory runs, rank 0 having the
  *      kernel refuse its process_vm_readv/writev just before (a seccomp
  *      filter, tests/deny_cma.h): its single copy of another rank's runs is
@@ -107,29 +109,30 @@ static void own_pieces(const char *dir, bool refuse)
         const char *failed = deny_cma();
         CHECK(!failed, "%s: %s", failed, strerror(errno));
     }
-    for (int how = refuse ? 1 : 0; how < 2; how++) {
+    for (int how = refuse ? 1 : 0; how < (refuse ? 2 : 3); how++) {
+        int bs = how == 2 ? B1 / 4 : B1; /* how 2: pieces of 1 KiB, from one buffer */
         snprintf(p, sizeof p, "%s/own%d", dir, how);
         MPI_File fh;
         MPI_Status st;
         OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-        set_view(fh, B1);
+        set_view(fh, bs);
         long long w0 = wchar(), c0 = proc_io("syscw");
-        if (how == 0)
+        if (how != 1)
             OK(MPI_File_write_at_all(fh, 0, buf, (int)N1, MPI_BYTE, &st));
         else
             OK(MPI_File_write_at_all(fh, 0, mem, 1, runs, &st));
         long long w1 = wchar(), c1 = proc_io("syscw");
         OK(MPI_File_close(&fh));
-        CHECK(w1 - w0 >= N1,
-              "rank %d wrote %lld bytes itself in write_at_all (%s), not its own %ld: one "
-              "aggregator took pieces of a page each",
-              me, w1 - w0, how ? "memory runs" : "one buffer", N1);
-        CHECK(!sc || c1 - c0 <= N1 / B1 / 4,
+        CHECK((how == 2 && !sc) || w1 - w0 >= N1,
+              "rank %d wrote %lld bytes itself in write_at_all (%d-byte pieces, %s), not its "
+              "own %ld: one aggregator took them",
+              me, w1 - w0, bs, how == 1 ? "memory runs" : "one buffer", N1);
+        CHECK(!sc || c1 - c0 <= N1 / bs / 4,
               "rank %d made %lld write system calls for its %ld pieces of %d bytes (%s): the "
               "ranks' adjacent pieces were not joined",
-              me, c1 - c0, N1 / B1, B1, how ? "memory runs" : "one buffer");
+              me, c1 - c0, N1 / bs, bs, how == 1 ? "memory runs" : "one buffer");
         MPI_Barrier(MPI_COMM_WORLD);
-        check_file(p, B1, N1);
+        check_file(p, bs, N1);
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) unlink(p);
     }
