@@ -64,12 +64,16 @@ for r in $(seq "$reps"); do
     done
 done
 echo "IOR strided view, $np ranks, $mode, ${RW:--w}, $reps interleaved runs, $(date -u '+%F %H:%M') UTC, $(nproc) cores, load average $l0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
-gawk '{ w[$1] = w[$1] " " $2; c[$1] = c[$1] " " $NF; if (NF > 3) r[$1] = r[$1] " " $3; if (!($1 in o)) { o[$1] = ++k; nm[k] = $1 } }
-function med(s, x,   m) { m = split(s, x, " "); asort(x); return x[int((m + 1) / 2)] }
-function lo(s, x) { split(s, x, " "); asort(x); return x[1] }
-function hi(s, x,   m) { m = split(s, x, " "); asort(x); return x[m] }
-END { for (i = 1; i <= k; i++) { v = nm[i]
-        printf "%-8s write median %7.1f MiB/s (%.1f-%.1f)", v, med(w[v]), lo(w[v]), hi(w[v])
-        if (v in r) printf "  read median %7.1f (%.1f-%.1f)", med(r[v]), lo(r[v]), hi(r[v])
-        printf "  CPU median %4.0f ms\n", med(c[v]) } }' "$tmp/runs"
+# median (low-high) of column $2 of the runs of variant $1, with sort(1): no
+# gawk needed
+med() {
+    awk -v v="$1" -v c="$2" '$1 == v && NF >= c { print $c }' "$tmp/runs" | sort -g |
+        awk '{ x[NR] = $1 } END { if (NR) printf "%.1f (%.1f-%.1f)", x[int((NR + 1) / 2)], x[1], x[NR] }'
+}
+awk '!s[$1]++ { print $1 }' "$tmp/runs" | while read -r v; do
+    nf=$(awk -v v="$v" '$1 == v { print NF; exit }' "$tmp/runs")
+    line=$(printf "%-8s write median %s MiB/s" "$v" "$(med "$v" 2)")
+    [ "$nf" -gt 3 ] && line="$line  read median $(med "$v" 3)"
+    echo "$line  CPU median $(med "$v" "$nf" | cut -d' ' -f1) ms"
+done
 cat "$tmp/runs"

@@ -1,11 +1,12 @@
 /* Collective buffering for the _all accesses (two-phase I/O, as ROMIO's):
  * when the ranks' accesses interleave in the file (a read: and the ranks
  * are on more than one host; a write on one host: and the pieces average
- * less than a page, MF_CB_PIECE), or romio_cb_read/write says "enable", the
- * span they cover is cut into one file domain per
- * aggregator (cb_nodes of them, one per host unless the hint says more;
- * f->aggs gives the order), each domain handled in windows of
- * cb_buffer_size bytes. The data reaches the aggregator one of two ways:
+ * less than a page, MF_CB_PIECE, or MF_CB_SPREAD by single copy), or
+ * romio_cb_read/write says "enable", the span they cover is cut into one
+ * file domain per aggregator (cb_nodes of them, one per host unless the hint
+ * says more, every rank for MF_CB_SPREAD's writes; f->aggs gives the order),
+ * each domain handled in windows of cb_buffer_size bytes (MF_SPREAD_WIN at
+ * most for MF_CB_SPREAD's). The data reaches the aggregator one of two ways:
  *  - single copy (coll_direct), when every rank is on this host and may
  *    copy with every other (shm's process_vm_readv/writev, through the
  *    engine's single-copy service, src/core/single_copy.h): the aggregator
@@ -31,8 +32,9 @@
  *    scratch buffer only once collective buffering takes the access); all
  *    take the same decisions (from the allgathered ranges and single-copy
  *    flags) and the same number of rounds, so the exchanges match;
- *  - an aggregator never sends to itself or copies from itself: its own
- *    pieces are in 'data';
+ *  - an aggregator never sends to itself or single-copies from itself: its
+ *    own pieces are in 'data' (a write by single copy whose stream is the
+ *    runs of its memory: copied from those runs into the window's buffer);
  *  - no rank leaves mf_coll_io (and may change its buffer) while an
  *    aggregator may still copy from or to it: the final all-reduce comes
  *    after every aggregator's last copy;
@@ -137,13 +139,22 @@ typedef struct rsrc {
     long long *off;             /* CHUNK offsets (this rank: v->off) */
     size_t *sofs;               /* CHUNK + 1 stream offsets (this rank: all of them) */
     size_t i, in;               /* cursor: piece, bytes of it taken */
+    /* a write whose stream is the runs of the program's memory (nrun of
+     * them, their iovecs at aiov; 0: the stream is one buffer at data):
+     * runs [rbase, rbase + rcnt) held in iov (this rank: m's, all of
+     * them); run ri starts at stream byte rs */
+    size_t nrun;
+    uint64_t aiov;
+    struct iovec *iov;
+    size_t rbase, rcnt, ri, rs;
 } rsrc;
 
-/* A run of another rank's stream moved by single copy in a round. */
+/* A run of a rank's stream moved into rdata in a round: by single copy (another
+ * rank's), or copied out of this rank's memory runs; b.src[q]'s stream bytes
+ * [s0, s0 + len). */
 typedef struct rfrom {
-    int jr;
-    uint64_t addr;
-    size_t len, at; /* at bytes into rdata */
+    int q;
+    size_t s0, len, at; /* at bytes into rdata */
 } rfrom;
 
 static int cmp_piece(const void *a, const void *b)
@@ -174,6 +185,8 @@ struct mf_cbufs {
     struct rsrc *src; /* single copy: the ranks whose pieces an aggregator reads */
     struct rfrom *from;
     size_t capfrom;
+    struct iovec *liov, *riov; /* a single copy of another rank's memory runs */
+    size_t capliov, capriov;
 };
 
 void mf_coll_free(mpi_file *f)
@@ -192,9 +205,11 @@ void mf_coll_free(mpi_file *f)
     free(b->iov);
     if (b->src)
         for (int p = 0; p < f->size; p++)
-            if (b->src[p].jr >= 0) free(b->src[p].off), free(b->src[p].sofs);
+            if (b->src[p].jr >= 0) free(b->src[p].off), free(b->src[p].sofs), free(b->src[p].iov);
     free(b->src);
     free(b->from);
+    free(b->liov);
+    free(b->riov);
     free(b);
     f->cb = NULL;
 }
@@ -449,6 +464,48 @@ static bool src_at(cr_job *job, rsrc *s, size_t i)
     return true;
 }
 
+/* Hold run i of s (i < s->nrun) in s->iov: false when single copy was refused. */
+static bool run_at(cr_job *job, rsrc *s, size_t i)
+{
+    if (i >= s->rbase && i < s->rbase + s->rcnt) return true;
+    size_t cnt = s->nrun - i < CHUNK ? s->nrun - i : CHUNK;
+    if (!cr_sc_read(job, "MPI-IO collective buffering", s->jr, s->iov, s->aiov + i * sizeof *s->iov,
+                    cnt * sizeof *s->iov))
+        return false;
+    s->rbase = i, s->rcnt = cnt;
+    return true;
+}
+
+/* Stream bytes [s0, s0 + len) of s, a stream of memory runs, into dst: this
+ * rank's copied, another's by one single copy of the pieces of its runs. s0
+ * never goes back within an access (the run cursor only moves on). False: a
+ * copy was refused, or the runs end before the bytes do. */
+static bool runs_read(cr_job *job, round_buf *b, rsrc *s, size_t s0, size_t len, char *dst)
+{
+    size_t n = 0;
+    while (len) {
+        if (s->ri >= s->nrun || !run_at(job, s, s->ri)) return false;
+        struct iovec r = s->iov[s->ri - s->rbase];
+        if (s->rs + r.iov_len <= s0) {
+            s->rs += r.iov_len;
+            s->ri++;
+            continue;
+        }
+        size_t in = s0 - s->rs, take = r.iov_len - in < len ? r.iov_len - in : len;
+        char *from = (char *)r.iov_base + in;
+        if (s->jr < 0)
+            memcpy(dst, from, take);
+        else {
+            b->liov = grow(b->liov, &b->capliov, n + 1, sizeof *b->liov);
+            b->riov = grow(b->riov, &b->capriov, n + 1, sizeof *b->riov);
+            b->liov[n] = (struct iovec){dst, take};
+            b->riov[n++] = (struct iovec){from, take};
+        }
+        dst += take, s0 += take, len -= take;
+    }
+    return !n || cr_sc_try(job, s->jr, false, b->liov, b->riov, (int)n);
+}
+
 /* Collective buffering by single copy, this rank's part (only an
  * aggregator has one): every rank is on this host, and the aggregator reads
  * the pieces of its domain straight out of the other ranks' memory (their
@@ -459,9 +516,9 @@ static bool src_at(cr_job *job, rsrc *s, size_t i)
  * buffers untouched meanwhile. 0, the errno of the window's I/O, or -1: a
  * copy was refused (nothing that counts done: every rank redoes the access
  * by messages). */
-static int coll_direct(mpi_file *f, const mf_vec *v, char *data, size_t *sofs, bool write,
-                       const long long *all, long long lo, long long hi, long long D, long long B,
-                       int ai)
+static int coll_direct(mpi_file *f, const mf_vec *v, char *data, const mf_mem *m, size_t *sofs,
+                       bool write, const long long *all, long long lo, long long hi, long long D,
+                       long long B, int ai)
 {
     if (ai < 0) return 0;
     cr_job *job = cr_job_get();
@@ -480,17 +537,31 @@ static int coll_direct(mpi_file *f, const mf_vec *v, char *data, size_t *sofs, b
         s->n = (size_t)in[I_N];
         s->i = s->in = 0;
         if (p == f->rank) {
-            if (s->jr >= 0) free(s->off), free(s->sofs); /* a slot of another rank's before */
-            *s = (rsrc){.jr = -1, .n = v->n, .cnt = v->n, .off = v->off, .sofs = sofs};
+            if (s->jr >= 0) /* a slot of another rank's before */
+                free(s->off), free(s->sofs), free(s->iov);
+            size_t nr = write && m ? m->n : 0;
+            *s = (rsrc){.jr = -1,
+                        .n = v->n,
+                        .cnt = v->n,
+                        .off = v->off,
+                        .sofs = sofs,
+                        .nrun = nr,
+                        .iov = nr ? m->iov : NULL,
+                        .rcnt = nr};
         } else {
-            if (s->jr < 0) s->off = NULL, s->sofs = NULL; /* this rank's arrays: not ours */
+            if (s->jr < 0) /* this rank's arrays: not ours */
+                s->off = NULL, s->sofs = NULL, s->iov = NULL;
             s->jr = b.jr[p];
             s->data = (uint64_t)in[I_DATA], s->aoff = (uint64_t)in[I_OFF];
             s->asofs = (uint64_t)in[I_SOFS];
             s->base = s->cnt = 0;
+            s->nrun = write ? (size_t)in[I_RUNS] : 0; /* a read's streams are staged */
+            s->aiov = (uint64_t)in[I_DATA];
+            s->rbase = s->rcnt = s->ri = s->rs = 0;
             if (!s->off) s->off = malloc(CHUNK * sizeof *s->off);
             if (!s->sofs) s->sofs = malloc((CHUNK + 1) * sizeof *s->sofs);
-            if (!s->off || !s->sofs) cr_fatal(job, "MPI-IO", "out of memory");
+            if (!s->iov) s->iov = malloc(CHUNK * sizeof *s->iov);
+            if (!s->off || !s->sofs || !s->iov) cr_fatal(job, "MPI-IO", "out of memory");
         }
         /* its cursor: the first piece that ends in the domain */
         for (; s->i < s->n; s->i++) {
@@ -520,14 +591,15 @@ static int coll_direct(mpi_file *f, const mf_vec *v, char *data, size_t *sofs, b
                 if (!any) s0 = at, any = true;
                 s1 = at + take;
                 b.pc = grow(b.pc, &b.cappc, np + 1, sizeof *b.pc);
-                b.pc[np] = (piece){off, take, s->jr < 0 ? data + at : NULL, np,
-                                   s->jr < 0 ? OWN : rbytes + (at - s0)};
+                bool own = s->jr < 0 && !s->nrun; /* in place, in this rank's stream */
+                b.pc[np] =
+                    (piece){off, take, own ? data + at : NULL, np, own ? OWN : rbytes + (at - s0)};
                 np++;
                 s->in += take;
                 if (s->in == len) s->i++, s->in = 0;
             }
-            if (any && s->jr >= 0) {
-                b.from[nfrom++] = (rfrom){s->jr, s->data + s0, s1 - s0, rbytes};
+            if (any && (s->jr >= 0 || s->nrun)) {
+                b.from[nfrom++] = (rfrom){q, s0, s1 - s0, rbytes};
                 rbytes += s1 - s0;
             }
         }
@@ -535,15 +607,22 @@ static int coll_direct(mpi_file *f, const mf_vec *v, char *data, size_t *sofs, b
         b.rdata = grow(b.rdata, &b.caprdata, rbytes + 1, 1);
         for (size_t k = 0; k < np; k++)
             if (b.pc[k].at != OWN) b.pc[k].p = b.rdata + b.pc[k].at;
-        for (size_t k = 0; write && k < nfrom; k++)
-            if (!cr_sc_read(job, "MPI-IO collective buffering", b.from[k].jr,
-                            b.rdata + b.from[k].at, b.from[k].addr, b.from[k].len))
+        for (size_t k = 0; write && k < nfrom; k++) {
+            rfrom *fr = &b.from[k];
+            rsrc *s = &b.src[fr->q];
+            if (s->nrun ? !runs_read(job, bp, s, fr->s0, fr->len, b.rdata + fr->at)
+                        : !cr_sc_read(job, "MPI-IO collective buffering", s->jr, b.rdata + fr->at,
+                                      s->data + fr->s0, fr->len))
                 return -1;
+        }
         err = window_io(f, bp, np, write);
-        for (size_t k = 0; !write && !err && k < nfrom; k++)
-            if (!cr_sc_write(job, "MPI-IO collective buffering", b.from[k].jr, b.from[k].addr,
-                             b.rdata + b.from[k].at, b.from[k].len))
+        for (size_t k = 0; !write && !err && k < nfrom; k++) {
+            rfrom *fr = &b.from[k];
+            rsrc *s = &b.src[fr->q];
+            if (!cr_sc_write(job, "MPI-IO collective buffering", s->jr, s->data + fr->s0,
+                             b.rdata + fr->at, fr->len))
                 return -1;
+        }
     }
 #undef b
     return err;
@@ -601,17 +680,35 @@ static void runs_copy(const mf_mem *m, char *buf, size_t len, bool to_runs)
     }
 }
 
-/* Automatic collective buffering of a write on one host: only when the
- * pieces average less than this many bytes. The page cache takes writes
- * in any order, so each rank writing its own pieces from its own memory
- * (no exchange, no copy, every rank at work at once) costs one system call
- * a piece against, by an aggregator, a copy of every other rank's byte and
- * the other ranks idle; from a page a piece the system call costs less.
+/* Automatic collective buffering of a write on one host by one aggregator
+ * (without single copy, or with a cb_nodes hint): only when the pieces
+ * average less than this many bytes. The page cache
+ * takes writes in any order, so each rank writing its own pieces from its
+ * own memory (no exchange, no copy, every rank at work at once) costs one
+ * system call a piece against, by an aggregator, a copy of every other
+ * rank's byte and the other ranks idle; from a page a piece the system call
+ * costs less.
  * IOR's 2-rank strided-view write_all (4 KiB pieces every 8 KiB, 16 MiB a
  * rank), 7 interleaved runs at load 20: 82 MiB/s median by the aggregator,
  * 165-174 each rank its own, Open MPI (whose ompio writes each rank's
  * pieces itself here) 147. */
 #define MF_CB_PIECE 4096
+
+/* ...but pieces of up to this many bytes (on average), when the ranks'
+ * pieces interleave, single copy reaches every rank and no cb_nodes hint
+ * was given, are written by every rank at once, each the aggregator of its
+ * 1/P of the span, in windows of MF_SPREAD_WIN bytes (IOR's strided view of
+ * 1 KiB pieces, 5 interleaved runs: 2 ranks 89 -> 324 MiB/s median against
+ * one aggregator, 4 ranks 214 -> 320): ext4 takes 64 MiB in 4 KiB pwrites for
+ * 55-69 ms of CPU, in 64 KiB ones for 13-16 ms (a plain C program, on this
+ * project's machine), its i_rwsem lets one writer of the file in at a time,
+ * and a file written 4 KiB at a time is kept in small folios that are
+ * written back (and read, after IOR's collective write: 3204 -> 1357 MiB/s)
+ * slower. Single copy reads the other ranks' pieces straight out of their
+ * memory (a memory type of long runs unpacked: its runs); the windows stay
+ * small, so the round buffer faults in few pages. */
+#define MF_CB_SPREAD (64 << 10)
+#define MF_SPREAD_WIN (1 << 20)
 
 int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, size_t *done,
                mf_err *e)
@@ -625,11 +722,11 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, 
                                LLONG_MIN,
                                (long long)v->n,
                                b->direct,
-                               (long long)(uintptr_t)data,
+                               (long long)(uintptr_t)(m && write ? (void *)m->iov : data),
                                (long long)(uintptr_t)v->off,
                                (long long)(uintptr_t)sofs,
                                (long long)v->bytes,
-                               m != NULL};
+                               m ? (long long)m->n : 0};
     for (size_t i = 0; i < v->n; i++) /* the end: the last piece's, unless pieces overlap */
         if (v->off[i] + (long long)v->len[i] > mine[I_HI])
             mine[I_HI] = v->off[i] + (long long)v->len[i];
@@ -654,22 +751,27 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, 
     }
     int mode = write ? f->h.cb_write : f->h.cb_read;
     bool big = write && f->nhosts == 1 && bytes >= MF_CB_PIECE * pieces;
-    bool cb = lo < hi && !mf_coll_indep(f, write) && (mode == 1 || (!big && interleaved(all, P)));
+    bool inter = lo < hi && interleaved(all, P);
+    bool spread = write && f->nhosts == 1 && mode == 2 && !f->h.cb_nodes && direct && inter &&
+                  bytes < MF_CB_SPREAD * pieces;
+    bool cb = lo < hi && !mf_coll_indep(f, write) && (mode == 1 || spread || (!big && inter));
     if (!cb) {
         free(all);
         free(sofs);
         if (!data) return 0;
         return m ? mf_pio_mem(f, v, m, write, done, e) : mf_pio(f, v, data, write, done, e);
     }
-    /* runs of the program's memory: packed into one stream for the
+    /* runs of the program's memory: a write by single copy reads them in
+     * place (coll_direct); otherwise packed into one stream for the
      * exchanges, whose address single copy needs on every rank */
     char *stage = NULL;
-    if (m) {
+    bool unstaged = write && direct;
+    if (m && !unstaged) {
         if (!(stage = mf_scratch_get(f, v->bytes))) cr_fatal(job, "MPI-IO", "out of memory");
         if (write) runs_copy(m, stage, v->bytes, false);
         data = stage;
     }
-    if (runs && direct) {
+    if (runs && direct && !unstaged) {
         long long at = (long long)(uintptr_t)data, *ats = malloc(sizeof *ats * (size_t)P);
         if (!ats) cr_fatal(job, "MPI-IO", "out of memory");
         PMPI_Allgather(&at, 1, MPI_LONG_LONG, ats, 1, MPI_LONG_LONG, f->comm);
@@ -677,23 +779,34 @@ int mf_coll_io(mpi_file *f, const mf_vec *v, char *data, mf_mem *m, bool write, 
         free(ats);
     }
 
-    int naggs = f->naggs < P ? f->naggs : P, ai = -1;
+    int naggs = spread ? P : f->naggs < P ? f->naggs : P, ai = -1;
     for (int a = 0; a < naggs; a++)
         if (f->aggs[a] == f->rank) ai = a;
+    /* every rank's domain whole pages of the file: no page written by two */
+    bool pages = spread && f->h.striping_unit <= 0;
+    if (pages) lo -= lo % MF_CB_PIECE;
     long long D = (hi - lo + naggs - 1) / naggs;
     if (f->h.striping_unit > 0)
         D = (D + f->h.striping_unit - 1) / f->h.striping_unit * f->h.striping_unit;
+    else if (pages)
+        D = (D + MF_CB_PIECE - 1) / MF_CB_PIECE * MF_CB_PIECE;
     long long B = f->h.cb_buffer_size > 0 ? f->h.cb_buffer_size : 16 << 20;
+    if (spread && B > MF_SPREAD_WIN) B = MF_SPREAD_WIN;
     /* every rank learns an aggregator's error, or a refused copy (REDO:
      * every rank does the access again by messages) */
     enum { REDO = INT_MAX };
-    int err = direct ? coll_direct(f, v, data, sofs, write, all, lo, hi, D, B, ai)
+    int err = direct ? coll_direct(f, v, data, m, sofs, write, all, lo, hi, D, B, ai)
                      : coll_msgs(f, v, data, sofs, write, lo, hi, D, B, naggs, ai);
     int me[2], worst[2];
     for (;;) {
         me[0] = err < 0 ? REDO : err ? mf_errno_class(err) : 0, me[1] = f->rank;
         PMPI_Allreduce(me, worst, 1, MPI_2INT, MPI_MAXLOC, f->comm);
         if (worst[0] != REDO) break;
+        if (m && !stage) { /* by messages the stream is one buffer */
+            if (!(stage = mf_scratch_get(f, v->bytes))) cr_fatal(job, "MPI-IO", "out of memory");
+            runs_copy(m, stage, v->bytes, false);
+            data = stage;
+        }
         err = coll_msgs(f, v, data, sofs, write, lo, hi, D, B, naggs, ai);
     }
     free(all);

@@ -6,11 +6,12 @@
  * another rank at a time), in windows of 64 KiB (many rounds); the file is
  * checked byte for byte against what a sequential program computes, then
  * read back with MPI_File_read_all into a zeroed buffer and compared.
- *   defaults      the defaults (on one host: the aggregator's single copy;
- *                 over tcp and across hosts: messages)
+ *   defaults      the defaults (on one host: every rank an aggregator, by
+ *                 single copy; over tcp and across hosts: one aggregator a
+ *                 host, by messages)
  *   two           cb_nodes 2: a second aggregator, whose domain starts
  *                 mid-file (it walks the others' offsets from their start)
- *   refused_write rank 0 (the aggregator) has the kernel refuse its
+ *   refused_write rank 0 (an aggregator) has the kernel refuse its
  *                 process_vm_readv/writev (a seccomp filter, as
  *                 tests/transport/refused.c) just before the write: its
  *                 first read of another rank is refused, and every rank does

@@ -1,7 +1,8 @@
 /* MPI-IO conformance (src/api/mpi_file*.c): io PART DIR runs one part with
  * its files in DIR (made and removed here); each part checks the file's
  * bytes against what a plain sequential computation says they must be.
- *   files    open/close/delete, amodes, sizes, hints, groups, errhandlers
+ *   files    open/close/delete, amodes, sizes (a set_size to the size the
+ *            file has leaves it untouched), hints, groups, errhandlers
  *   strided  a vector filetype view, _all writes (collective buffering) and
  *            reads back by every rank, byte for byte; independent too
  *   types    subarray and darray views, struct/resized filetypes
@@ -96,6 +97,22 @@ static void part_files(void)
     OK(MPI_File_preallocate(fh, 4096));
     OK(MPI_File_get_size(fh, &sz));
     CHECK(sz == 4096, "size after preallocate(4096) %lld", (long long)sz);
+    /* a size the file has already changes nothing, not even its times (an
+     * ftruncate would: ext4 also takes one to 0 as replace-by-truncate and
+     * writes the whole file back at close) */
+    struct stat sb;
+    if (me == 0) {
+        struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+        CHECK(utimensat(AT_FDCWD, p, old, 0) == 0, "utimensat %s: %s", p, strerror(errno));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_set_size(fh, 4096));
+    OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 4096, "size after set_size(4096) %lld", (long long)sz);
+    CHECK(stat(p, &sb) == 0 && sb.st_mtime == 1000000000,
+          "rank %d: MPI_File_set_size to the size the file has touched it (mtime %lld)", me,
+          (long long)sb.st_mtime);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Group g, wg;
     int cmp;
     OK(MPI_File_get_group(fh, &g));

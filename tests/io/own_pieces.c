@@ -1,9 +1,20 @@
 /* MPI-IO collective accesses (src/api/mpi_file_coll.c): own_pieces DIR PART.
  *   own   (one host) write_at_all of 4 KiB blocks dealt round-robin over the ranks (IOR's
- *      strided pattern): pieces of a page each, so no aggregator takes
- *      them (MF_CB_PIECE): every rank writes its own bytes itself, which
- *      its /proc/self/io wchar shows (by an aggregator, the others wrote
- *      nothing); the file checked byte for byte.
+ *      strided pattern), from one buffer and through a memory type of 4 KiB
+ *      runs: pieces of a page each, so no one aggregator takes them
+ *      (MF_CB_PIECE): every rank writes as many bytes as its own, which its
+ *      /proc/self/io wchar shows (by one aggregator, the others wrote
+ *      nothing), and, single copy on, in a quarter of the system calls of
+ *      its pieces or fewer (syscw): each rank writes its share of the span
+ *      with the other ranks' adjacent pieces joined to its own (MF_CB_SPREAD;
+ *      one pwritev a piece before); the file checked byte for byte. Then
+ *      1 KiB blocks from one buffer: every rank an aggregator too (one
+ *      aggregator before, the others writing nothing), single copy on.
+ *   refused  (one host) own's write through memory runs, rank 0 having the
+ *      kernel refuse its process_vm_readv/writev just before (a seccomp
+ *      filter, tests/deny_cma.h): its single copy of another rank's runs is
+ *      refused, and every rank writes again by messages (its runs packed
+ *      then); the file checked byte for byte.
  *   runs  a memory type of 700-byte runs every 1000 bytes (its runs handed to
  *      collective buffering unpacked: packed there only when an aggregator
  *      takes the access) through 512-byte blocks dealt round-robin (small
@@ -21,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../deny_cma.h"
 #include "../mpi/mcheck.h"
 
 static int me, np;
@@ -30,17 +42,23 @@ static unsigned char val(int r, long i)
     return (unsigned char)(r * 131 + i * 7 + i / 251 + 1);
 }
 
-/* bytes this process has handed to write system calls; -1: unknown */
-static long long wchar(void)
+/* bytes this process has handed to write system calls (syscw: the calls);
+ * -1: unknown */
+static long long proc_io(const char *what)
 {
     FILE *fp = fopen("/proc/self/io", "r");
     if (!fp) return -1;
-    char line[128];
+    char line[128], fmt[64];
+    snprintf(fmt, sizeof fmt, "%s: %%lld", what);
     long long v = -1;
     while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "wchar: %lld", &v) == 1) break;
+        if (sscanf(line, fmt, &v) == 1) break;
     fclose(fp);
     return v;
+}
+static long long wchar(void)
+{
+    return proc_io("wchar");
 }
 
 /* view: blocks of b bytes, rank me's every np-th */
@@ -76,29 +94,51 @@ static void check_file(const char *p, int b, long n)
 
 #define B1 4096
 #define N1 (256L * B1)
-static void own_pieces(const char *dir)
+#define GAP1 100 /* bytes between the memory type's runs */
+static void own_pieces(const char *dir, bool refuse)
 {
     char p[1100];
-    snprintf(p, sizeof p, "%s/own", dir);
-    unsigned char *buf = malloc(N1);
-    for (long i = 0; i < N1; i++) buf[i] = val(me, i);
-    MPI_File fh;
-    MPI_Status st;
-    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    set_view(fh, B1);
-    long long w0 = wchar();
-    OK(MPI_File_write_at_all(fh, 0, buf, (int)N1, MPI_BYTE, &st));
-    long long w1 = wchar();
-    OK(MPI_File_close(&fh));
-    CHECK(w1 - w0 >= N1,
-          "rank %d wrote %lld bytes itself in write_at_all, not its own %ld: an aggregator "
-          "took pieces of a page each",
-          me, w1 - w0, N1);
-    MPI_Barrier(MPI_COMM_WORLD);
-    check_file(p, B1, N1);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) unlink(p);
+    unsigned char *buf = malloc(N1), *mem = malloc(N1 / B1 * (B1 + GAP1));
+    for (long i = 0; i < N1; i++) buf[i] = mem[i / B1 * (B1 + GAP1) + i % B1] = val(me, i);
+    MPI_Datatype runs; /* the stream's 4 KiB blocks GAP1 bytes apart in memory */
+    OK(MPI_Type_vector((int)(N1 / B1), B1, B1 + GAP1, MPI_BYTE, &runs));
+    OK(MPI_Type_commit(&runs));
+    const char *nocma = getenv("COURIER_NO_CMA");
+    bool sc = (!nocma || strcmp(nocma, "1")) && !refuse; /* single copy may be on */
+    if (refuse && me == 0) {
+        const char *failed = deny_cma();
+        CHECK(!failed, "%s: %s", failed, strerror(errno));
+    }
+    for (int how = refuse ? 1 : 0; how < (refuse ? 2 : 3); how++) {
+        int bs = how == 2 ? B1 / 4 : B1; /* how 2: pieces of 1 KiB, from one buffer */
+        snprintf(p, sizeof p, "%s/own%d", dir, how);
+        MPI_File fh;
+        MPI_Status st;
+        OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        set_view(fh, bs);
+        long long w0 = wchar(), c0 = proc_io("syscw");
+        if (how != 1)
+            OK(MPI_File_write_at_all(fh, 0, buf, (int)N1, MPI_BYTE, &st));
+        else
+            OK(MPI_File_write_at_all(fh, 0, mem, 1, runs, &st));
+        long long w1 = wchar(), c1 = proc_io("syscw");
+        OK(MPI_File_close(&fh));
+        CHECK((how == 2 && !sc) || w1 - w0 >= N1,
+              "rank %d wrote %lld bytes itself in write_at_all (%d-byte pieces, %s), not its "
+              "own %ld: one aggregator took them",
+              me, w1 - w0, bs, how == 1 ? "memory runs" : "one buffer", N1);
+        CHECK(!sc || c1 - c0 <= N1 / bs / 4,
+              "rank %d made %lld write system calls for its %ld pieces of %d bytes (%s): the "
+              "ranks' adjacent pieces were not joined",
+              me, c1 - c0, N1 / bs, bs, how == 1 ? "memory runs" : "one buffer");
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(p, bs, N1);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) unlink(p);
+    }
+    MPI_Type_free(&runs);
     free(buf);
+    free(mem);
 }
 
 #define B2 512
@@ -159,13 +199,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    CHECK(argc >= 3 && (!strcmp(argv[2], "own") || !strcmp(argv[2], "runs")),
-          "usage: own_pieces DIR own|runs");
-    bool own = !strcmp(argv[2], "own");
+    CHECK(argc >= 3 &&
+              (!strcmp(argv[2], "own") || !strcmp(argv[2], "runs") || !strcmp(argv[2], "refused")),
+          "usage: own_pieces DIR own|runs|refused");
+    bool own = strcmp(argv[2], "runs") != 0;
     int can = !own || wchar() >= 0, all = 0;
     MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {
-        if (me == 0) printf("io own_pieces own: /proc/self/io cannot be read: skipped\n");
+        if (me == 0) printf("io own_pieces %s: /proc/self/io cannot be read: skipped\n", argv[2]);
         MPI_Finalize();
         return 77;
     }
@@ -176,7 +217,7 @@ int main(int argc, char **argv)
     if (me == 0) mkdir(dir, 0755);
     MPI_Barrier(MPI_COMM_WORLD);
     if (own)
-        own_pieces(dir);
+        own_pieces(dir, !strcmp(argv[2], "refused"));
     else
         runs_cb(dir);
     MPI_Barrier(MPI_COMM_WORLD);
