@@ -155,7 +155,7 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
                     .me = me,
                     .ranks = ranks,
                     .ctx = (uint16_t)ctx,
-                    .g = {size, me, ranks, (uint16_t)(ctx + 1), 0, 0, 0},
+                    .g = {.size = size, .me = me, .ranks = ranks, .ctx = (uint16_t)(ctx + 1)},
                     .errh = errh,
                     .ctx_hint = (ctx - MPI_CTX_FIRST_FREE) / 2 / 64};
     for (int k = 0; ranks && k < size && !c->g.spans; k++) c->g.spans = ranks[k] >= job->size;
@@ -202,15 +202,16 @@ void mpi_comms_init(cr_job *job)
         .g = {.size = job->size, .me = job->rank, .ctx = MPI_CTX_WORLD + 1, .area = CR_AREA_MPI},
         .errh = MPI_ERRORS_ARE_FATAL,
         .name = "MPI_COMM_WORLD"};
-    *job->mpi->comms[1] = (mpi_comm){.used = true,
-                                     .idx = 1,
-                                     .size = 1,
-                                     .me = 0,
-                                     .ranks = job->mpi->self_rank,
-                                     .ctx = MPI_CTX_SELF,
-                                     .g = {1, 0, job->mpi->self_rank, MPI_CTX_SELF + 1, 0, 0, 0},
-                                     .errh = MPI_ERRORS_ARE_FATAL,
-                                     .name = "MPI_COMM_SELF"};
+    *job->mpi->comms[1] =
+        (mpi_comm){.used = true,
+                   .idx = 1,
+                   .size = 1,
+                   .me = 0,
+                   .ranks = job->mpi->self_rank,
+                   .ctx = MPI_CTX_SELF,
+                   .g = {.size = 1, .me = 0, .ranks = job->mpi->self_rank, .ctx = MPI_CTX_SELF + 1},
+                   .errh = MPI_ERRORS_ARE_FATAL,
+                   .name = "MPI_COMM_SELF"};
     job->mpi->groups = calloc(16, sizeof *job->mpi->groups);
     if (!job->mpi->groups || !(job->mpi->groups[0] = malloc(sizeof **job->mpi->groups)))
         cr_fatal(job, "MPI_Init", "out of memory for groups");

@@ -99,8 +99,9 @@ static cr_job *mpl_enter(const char *call)
         cr_idt_init(&m->msgs, sizeof(mpl_msg), MSG_REUSE_MIN);
         m->check = cr_check_coll_wanted();
         m->ngrps = 1;
-        m->grps[0] = (mpl_grp){.used = true,
-                               .g = {job->size, job->rank, NULL, CTX_ALLGRP, 0, CR_AREA_MPL, 0}};
+        m->grps[0] = (mpl_grp){
+            .used = true,
+            .g = {.size = job->size, .me = job->rank, .ctx = CTX_ALLGRP, .area = CR_AREA_MPL}};
         job->mpl = m;
     }
     return job;
@@ -774,10 +775,11 @@ static int grp_add(cr_job *job, const char *call, int *ranks, int size, int me, 
         job->mpl->grps = g;
     }
     int gid = job->mpl->ngrps++;
-    job->mpl->grps[gid] = (mpl_grp){.used = true,
-                                    .label = label,
-                                    .ranks = ranks,
-                                    .g = {size, me, ranks, (uint16_t)ctx, 0, 0, 0}};
+    job->mpl->grps[gid] =
+        (mpl_grp){.used = true,
+                  .label = label,
+                  .ranks = ranks,
+                  .g = {.size = size, .me = me, .ranks = ranks, .ctx = (uint16_t)ctx}};
     return gid;
 }
 

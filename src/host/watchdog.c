@@ -110,8 +110,6 @@ void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned
     *blocked = 0; /* a rank rewriting its record all the time is not stuck */
 }
 
-/* Is process pid stopped (state T: a signal; t: a tracer's stop)? Its
- * tracer's pid in *tracer (0: none). */
 /* The state letter of process pid (/proc/PID/stat: R running or runnable, S
  * asleep, T/t stopped, ...), or 0 when it cannot be read. */
 static char proc_state(pid_t pid)
@@ -127,6 +125,8 @@ static char proc_state(pid_t pid)
     return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/* Is process pid stopped (state T: a signal; t: a tracer's stop)? Its
+ * tracer's pid in *tracer (0: none). */
 static bool proc_stopped(pid_t pid, int *tracer)
 {
     char path[64], buf[512];
