@@ -36,7 +36,9 @@
  *  - with contexts a message's bytes stay in the ranks' process: its record
  *    carries the address of the sender's copy (src/transport/sim.c), and its
  *    total, which alone the model times, is the message's length. This
- *    thread passes such a record on as it is, never reading the address;
+ *    thread passes such a record on as it is, never reading the address (one
+ *    to a rank that has ended is dropped: its bytes stay allocated in the ranks'
+ *    process until that process ends);
  *  - packets are recycled through spare lists by size (pkt_new, pkt_free),
  *    held in this struct: glibc's thread cache takes none over 1,032 bytes. */
 #define _GNU_SOURCE
