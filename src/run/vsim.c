@@ -32,7 +32,15 @@
  *    so that the report is the same run after run;
  *  - a rank answered while it sleeps goes on the wake queue; when the ranks
  *    are contexts of one process (cr_vsim_use_contexts), that process alone
- *    takes the queue, and the simulator rings it once per pass that queued. */
+ *    takes the queue, and the simulator rings it once per pass that queued;
+ *  - with contexts a message's bytes stay in the ranks' process: its record
+ *    carries the address of the sender's copy (src/transport/sim.c), and its
+ *    total, which alone the model times, is the message's length. This
+ *    thread passes such a record on as it is, never reading the address (one
+ *    to a rank that has ended is dropped: its bytes stay allocated in the ranks'
+ *    process until that process ends);
+ *  - packets are recycled through spare lists by size (pkt_new, pkt_free),
+ *    held in this struct: glibc's thread cache takes none over 1,032 bytes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -67,9 +75,21 @@ typedef struct pkt {
     bool chain_end; /* it ends its chain ... */
     uint32_t chain; /* ... the sender's chain it continues (0: none; cr_vt_chain_open) */
     unsigned char hdr[40];
-    uint64_t len, got;
+    uint64_t len;   /* the message's length, which the model times */
+    uint64_t carry; /* the bytes in data: len, or with contexts the sender's copy's address */
+    uint64_t got;   /* of carry, read from the out ring; then written into the in ring */
+    uint8_t kls;    /* its spare list (PKT_KINDS: none, freed) */
     unsigned char data[];
 } pkt;
+
+/* Spare packets, by the room for data they have: 64 << k bytes for list k. A list keeps
+ * at most PKT_SPARE_BYTES of them; larger packets are freed. */
+#define PKT_KINDS 7
+#define PKT_SPARE_BYTES ((size_t)4 << 20)
+typedef struct pkt_spares {
+    pkt *list;
+    size_t n;
+} pkt_spares;
 
 /* The messages in the model from one rank to another. The model may deliver a
  * later one first (a short message overtakes a long one whose protocol takes
@@ -144,6 +164,8 @@ struct cr_vsim {
     int ranks;      /* CR_VSIM_RANKS_*, from the options */
     /* the shared= key: the programs' allocations this large share their pages */
     uint64_t shared;
+    bool byref; /* contexts: records carry the address of the message's bytes */
+    pkt_spares spare[PKT_KINDS];
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -404,6 +426,36 @@ int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- packets ---------------------------------------------------------------- */
+
+static pkt *pkt_new(cr_vsim *s, uint64_t carry)
+{
+    int k = 0;
+    while (k < PKT_KINDS && carry > (uint64_t)64 << k) k++;
+    pkt *p;
+    if (k < PKT_KINDS && (p = s->spare[k].list)) {
+        s->spare[k].list = p->next;
+        s->spare[k].n--;
+        return p;
+    }
+    p = malloc(sizeof *p + (k < PKT_KINDS ? (size_t)64 << k : carry));
+    if (!p) abort();
+    p->kls = (uint8_t)k;
+    return p;
+}
+
+static void pkt_free(cr_vsim *s, pkt *p)
+{
+    int k = p->kls;
+    if (k >= PKT_KINDS || s->spare[k].n >= PKT_SPARE_BYTES >> (6 + k)) {
+        free(p);
+        return;
+    }
+    p->next = s->spare[k].list;
+    s->spare[k].list = p;
+    s->spare[k].n++;
+}
+
 /* ---- the pending sends: a heap by (t, src, seq) ---------------------------- */
 
 static bool pkt_before(const pkt *a, const pkt *b)
@@ -558,8 +610,9 @@ static bool drain_out(cr_vsim *s, int r)
                         r, (long long)rec->t);
                 abort();
             }
-            pkt *p = malloc(sizeof *p + rec->total);
-            if (!p) abort();
+            uint64_t carry = s->byref ? sizeof(void *) : rec->total;
+            if (s->byref && rec->part != carry) abort();
+            pkt *p = pkt_new(s, carry);
             p->next = NULL;
             p->src = r;
             p->dst = rec->peer;
@@ -578,15 +631,16 @@ static bool drain_out(cr_vsim *s, int r)
             p->seq = s->seq++;
             memcpy(p->hdr, rec->hdr, sizeof p->hdr);
             p->len = rec->total;
+            p->carry = carry;
             p->got = 0;
             v->assembling = p;
         }
         pkt *p = v->assembling;
-        if (!p || p->got + rec->part > p->len) abort();
+        if (!p || p->got + rec->part > p->carry) abort();
         memcpy(p->data + p->got, rec->data, rec->part);
         p->got += rec->part;
         cr_vt_ring_take(q, rec);
-        if (p->got == p->len) {
+        if (p->got == p->carry) {
             v->assembling = NULL;
             heap_push(s, p);
         }
@@ -596,13 +650,14 @@ static bool drain_out(cr_vsim *s, int r)
 
 /* Write what is left of p into its receiver's in ring, as far as there is
  * room (a long message goes in parts as the receiver drains): true once all
- * of it is written. p->got counts what is written. */
+ * of it is written. p->got counts what is written (of carry: with contexts, the
+ * address of the message's bytes in one record, total still its length). */
 static bool write_in(cr_vsim *s, pkt *p)
 {
     cr_vt_ring *q = cr_vt_ring_of(s->base, p->dst, 1);
     uint64_t cap = s->hd->ring_bytes, part_max = cr_vt_part_max(cap);
     do {
-        uint64_t part = p->len - p->got < part_max ? p->len - p->got : part_max;
+        uint64_t part = p->carry - p->got < part_max ? p->carry - p->got : part_max;
         cr_vt_rec *r = cr_vt_ring_reserve(q, cap, cr_vt_rec_size(part));
         if (!r) return false;
         r->bytes = cr_vt_rec_size(part);
@@ -616,7 +671,7 @@ static bool write_in(cr_vsim *s, pkt *p)
         if (part) memcpy(r->data, p->data + p->got, part);
         cr_vt_ring_put(q, r);
         p->got += part;
-    } while (p->got < p->len);
+    } while (p->got < p->carry);
     return true;
 }
 
@@ -658,14 +713,14 @@ static void arrive(cr_vsim *s, pkt *p)
     p->got = 0; /* from here: how much of it is in the in ring */
     vrank *v = &s->r[p->dst];
     if (v->st == CR_VT_DONE) {
-        free(p);
+        pkt_free(s, p);
         return;
     }
     if (v->st == CR_VT_BLOCK && v->resume < 0) woken(s, p->dst, p->t);
     if (v->hold || !write_in(s, p))
         hold(s, p);
     else
-        free(p);
+        pkt_free(s, p);
 }
 
 /* The model delivered p: it arrives now if its pair's earlier messages have,
@@ -827,7 +882,7 @@ static bool flush_holds(cr_vsim *s)
         while (v->hold && (v->st == CR_VT_DONE || write_in(s, v->hold))) {
             pkt *p = v->hold;
             v->hold = p->next;
-            free(p);
+            pkt_free(s, p);
             moved = true;
             if (v->hold)
                 atomic_store_explicit(&slot(s, r)->held_from, v->hold->t, memory_order_release);
@@ -1033,7 +1088,7 @@ static void *vsim_main(void *arg)
             } else {
                 v->st = CR_VT_DONE;
                 s->ndone++;
-                if (v->assembling) free(v->assembling), v->assembling = NULL;
+                if (v->assembling) pkt_free(s, v->assembling), v->assembling = NULL;
             }
         }
         if (s->nheld) moved |= flush_holds(s);
@@ -1194,6 +1249,7 @@ void cr_vsim_use_contexts(cr_vsim *s)
 {
     s->hd->contexts = 1;
     s->hd->yields = 0; /* a waiting rank hands its process's CPU to the next at once */
+    s->byref = true;   /* the ranks' records carry their bytes' address (transport/sim.c) */
 }
 
 bool cr_vsim_rank_exit(const cr_vsim *s, int r, int *status)
@@ -1392,6 +1448,12 @@ void cr_vsim_free(cr_vsim *s)
         }
         free(w);
     }
+    for (int k = 0; k < PKT_KINDS; k++)
+        while (s->spare[k].list) {
+            pkt *p = s->spare[k].list;
+            s->spare[k].list = p->next;
+            free(p);
+        }
     free(s->fl);
     free(s->heap);
     free(s->r);

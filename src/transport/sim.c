@@ -30,7 +30,16 @@
  *    it is the transaction's header; an answer is stamped as any message of
  *    its class but costs the rank's clock nothing;
  *  - a message of an open chain (cr_vt_chain_open: a stream's hop) carries
- *    the chain's id, and the empty one that ends it says so.
+ *    the chain's id, and the empty one that ends it says so;
+ *  - when the ranks are contexts of one process (hd->contexts), a message's
+ *    bytes never enter the rings: the sender copies them once into an arrival
+ *    of its own heap and the record carries that arrival's address (part:
+ *    the address's size; total: the message's length, which the simulator
+ *    times), which the receiver takes as it is and frees. Else the bytes go
+ *    in the records and the receiver gathers them into an arrival;
+ *  - arrivals are recycled through small spare lists by size in this rank's
+ *    state (arrival_new, arrival_free): glibc's thread cache takes none over
+ *    1,032 bytes, and with contexts one rank frees what another allocated.
  * Sends to itself never come here (the self transport serves them). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,11 +52,17 @@
 typedef struct arrival {
     struct arrival *next;
     int src;
+    int kls;         /* its spare list (ARRIVAL_KINDS: none) */
     int64_t t, cost; /* arrived at; the receiving CPU's time for it */
     cr_hdr h;
     size_t len, got;
     char data[];
 } arrival;
+
+/* Spare arrivals, by the room for data they have: 64 << k bytes for list k, at most
+ * ARRIVAL_SPARES of each (a rank that receives more than it sends frees the rest). */
+#define ARRIVAL_KINDS 6
+#define ARRIVAL_SPARES 4
 
 typedef struct sim_tp {
     cr_tp_env env;
@@ -63,7 +78,38 @@ typedef struct sim_tp {
     uint8_t *refused;
     int nrefused;
     uint32_t refused_gen;
+    bool byref; /* contexts: records carry an arrival's address (hd->contexts) */
+    arrival *spare[ARRIVAL_KINDS];
+    int nspare[ARRIVAL_KINDS];
 } sim_tp;
+
+/* An arrival with room for len bytes of data (NULL: out of memory). */
+static arrival *arrival_new(sim_tp *s, size_t len)
+{
+    int k = 0;
+    while (k < ARRIVAL_KINDS && len > (size_t)64 << k) k++;
+    arrival *a;
+    if (k < ARRIVAL_KINDS && (a = s->spare[k])) {
+        s->spare[k] = a->next;
+        s->nspare[k]--;
+        return a;
+    }
+    a = malloc(sizeof *a + (k < ARRIVAL_KINDS ? (size_t)64 << k : len));
+    if (a) a->kls = k;
+    return a;
+}
+
+static void arrival_free(sim_tp *s, arrival *a)
+{
+    int k = a->kls;
+    if (k >= ARRIVAL_KINDS || s->nspare[k] >= ARRIVAL_SPARES) {
+        free(a);
+        return;
+    }
+    a->next = s->spare[k];
+    s->spare[k] = a;
+    s->nspare[k]++;
+}
 
 _Static_assert(sizeof(cr_hdr) == sizeof(((cr_vt_rec *)0)->hdr), "the record holds a header");
 
@@ -73,8 +119,24 @@ static void drain(void *arg)
     sim_tp *s = arg;
     cr_vt_rec *rec;
     while ((rec = cr_vt_ring_peek(s->in, s->cap))) {
+        if (s->byref) { /* the sender's arrival, whole: ours from here */
+            arrival *a;
+            if (rec->kind != CR_VT_REC_MSG || rec->part != sizeof a)
+                s->env.fatal(s->env.owner, "sim", "the simulator's in ring is out of order");
+            memcpy(&a, rec->data, sizeof a);
+            a->next = NULL;
+            a->src = rec->peer;
+            a->t = rec->t;
+            a->cost = rec->cost;
+            memcpy(&a->h, rec->hdr, sizeof a->h);
+            a->len = a->got = rec->total;
+            cr_vt_ring_take(s->in, rec);
+            *s->tail = a;
+            s->tail = &a->next;
+            continue;
+        }
         if (rec->kind == CR_VT_REC_MSG) {
-            arrival *a = malloc(sizeof *a + rec->total);
+            arrival *a = arrival_new(s, rec->total);
             if (!a) s->env.fatal(s->env.owner, "sim", "out of memory for an arriving message");
             a->next = NULL;
             a->src = rec->peer;
@@ -120,6 +182,7 @@ static int sim_open(void **ctx, const cr_tp_env *env)
     s->out = cr_vt_ring_of(s->vt->base, env->rank, 0);
     s->in = cr_vt_ring_of(s->vt->base, env->rank, 1);
     s->tail = &s->head;
+    s->byref = s->vt->hd->contexts;
     s->vt->drain = drain;
     s->vt->next_arrival = next_arrival;
     s->vt->drain_arg = s;
@@ -150,6 +213,12 @@ static void sim_close(void *ctx)
     }
     free(s->partial);
     free(s->refused);
+    for (int k = 0; k < ARRIVAL_KINDS; k++)
+        while (s->spare[k]) {
+            arrival *a = s->spare[k];
+            s->spare[k] = a->next;
+            free(a);
+        }
     free(s);
 }
 
@@ -200,9 +269,16 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
                          ? cr_vt_chain_mark(vt, peer, h->ctx, h->tag, len, &chain_end)
                          : 0;
     const unsigned char *p = payload;
-    size_t off = 0;
+    arrival *a = NULL; /* with contexts: the receiver's arrival, the record its address */
+    if (s->byref) {
+        if (!(a = arrival_new(s, len)))
+            s->env.fatal(s->env.owner, "sim", "out of memory for a message being sent");
+        if (len) memcpy(a->data, payload, len);
+        p = (const unsigned char *)&a;
+    }
+    size_t size = a ? sizeof a : len, off = 0;
     do {
-        size_t part = len - off < s->part_max ? len - off : s->part_max;
+        size_t part = size - off < s->part_max ? size - off : s->part_max;
         cr_vt_rec *r = reserve(s, cr_vt_rec_size(part));
         r->bytes = cr_vt_rec_size(part);
         r->kind = off ? CR_VT_REC_MORE : CR_VT_REC_MSG;
@@ -219,7 +295,7 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
         if (part) memcpy(r->data, p + off, part);
         cr_vt_ring_put(s->out, r);
         off += part;
-    } while (off < len);
+    } while (off < size);
     if (!grouped && !hw) cr_vt_spend(vt, cost, &vt->me->acct.send);
     vt->me->acct.sent_msgs++;
     vt->me->acct.sent_bytes += len;
@@ -268,7 +344,7 @@ static int sim_poll(void *ctx)
         s->vt->me->acct.recv_bytes += a->len;
         *pp = a->next;
         if (!*pp) s->tail = last ? &last->next : &s->head;
-        free(a);
+        arrival_free(s, a);
         n++;
     }
     return n;
