@@ -20,29 +20,12 @@
  * Invariant: every value is checked (message, window, collective). */
 #include <mpi.h>
 #include <stdio.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "waitcost.h"
 
 #define ROUNDS 6
 #define SLEEPS_PER_S 100 /* a sleeping waiter: ~10 a second; napping 200 us: ~4,000 */
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* CPU seconds and voluntary context switches of the process (every thread). */
-static double usage(long *sleeps)
-{
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    *sleeps = u.ru_nvcsw;
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
 
 /* Read rank t's window word, passive target: 1 when it is 100 + t. */
 static int get_ok(MPI_Win win, int t)

@@ -13,24 +13,9 @@
  * Invariant: every message carries the round it belongs to and is checked. */
 #include <mpi.h>
 #include <stdio.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double cpu(void)
-{
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
+#include "waitcost.h"
 
 int main(int argc, char **argv)
 {
@@ -57,10 +42,10 @@ int main(int argc, char **argv)
     }
     for (long i = 0; i < 6; i++) { /* even rounds rank 0 sleeps in MPI_Recv, odd ones rank 1 */
         if (rank == (int)(i & 1)) {
-            double t0 = now(), c0 = cpu();
+            double t0 = now(), c0 = usage(NULL);
             MPI_Recv(&v, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             wall += now() - t0;
-            used += cpu() - c0;
+            used += usage(NULL) - c0;
             bad += v != i;
         } else {
             usleep(700000);
