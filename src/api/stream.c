@@ -259,7 +259,7 @@ static void send_small(cr_job *job, int dst, int32_t tag, const void *buf, size_
         return;
     st_msg *m = malloc(sizeof *m + len);
     if (!m) cr_fatal(job, "courier", "out of memory for a stream message");
-    memcpy(m->data, buf, len);
+    if (len) memcpy(m->data, buf, len); /* buf may be NULL when len is 0 */
     m->len = len;
     m->req = lane ? cr_isend_lane(job, op, dst, CR_CTX_STREAM, tag, m->data, len)
                   : cr_isend(job, op, dst, CR_CTX_STREAM, tag, m->data, len);
