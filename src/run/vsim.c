@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../host/spares.h"
 #include "../host/vtime.h"
 #include "cr_net.h"
 #include "json.h"
@@ -78,18 +79,15 @@ typedef struct pkt {
     uint64_t len;   /* the message's length, which the model times */
     uint64_t carry; /* the bytes in data: len, or with contexts the sender's copy's address */
     uint64_t got;   /* of carry, read from the out ring; then written into the in ring */
-    uint8_t kls;    /* its spare list (PKT_KINDS: none, freed) */
+    uint8_t kls;    /* its spare list (PKT_KINDS: none) */
     unsigned char data[];
 } pkt;
 
-/* Spare packets, by the room for data they have: 64 << k bytes for list k. A list keeps
- * at most PKT_SPARE_BYTES of them; larger packets are freed. */
+/* Spare packets (../host/spares.h), by the room for data they have: 64 << k bytes
+ * for list k < PKT_KINDS. A list keeps at most PKT_SPARE_BYTES of room; larger
+ * packets are freed. */
 #define PKT_KINDS 7
 #define PKT_SPARE_BYTES ((size_t)4 << 20)
-typedef struct pkt_spares {
-    pkt *list;
-    size_t n;
-} pkt_spares;
 
 /* The messages in the model from one rank to another. The model may deliver a
  * later one first (a short message overtakes a long one whose protocol takes
@@ -165,7 +163,7 @@ struct cr_vsim {
     /* the shared= key: the programs' allocations this large share their pages */
     uint64_t shared;
     bool byref; /* contexts: records carry the address of the message's bytes */
-    pkt_spares spare[PKT_KINDS];
+    cr_spares spare;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -430,15 +428,8 @@ int cr_vsim_check(const char *spec, int nranks, char *err, size_t errlen)
 
 static pkt *pkt_new(cr_vsim *s, uint64_t carry)
 {
-    int k = 0;
-    while (k < PKT_KINDS && carry > (uint64_t)64 << k) k++;
-    pkt *p;
-    if (k < PKT_KINDS && (p = s->spare[k].list)) {
-        s->spare[k].list = p->next;
-        s->spare[k].n--;
-        return p;
-    }
-    p = malloc(sizeof *p + (k < PKT_KINDS ? (size_t)64 << k : carry));
+    unsigned k;
+    pkt *p = cr_spares_get(&s->spare, sizeof *p, carry, &k);
     if (!p) abort();
     p->kls = (uint8_t)k;
     return p;
@@ -446,14 +437,7 @@ static pkt *pkt_new(cr_vsim *s, uint64_t carry)
 
 static void pkt_free(cr_vsim *s, pkt *p)
 {
-    int k = p->kls;
-    if (k >= PKT_KINDS || s->spare[k].n >= PKT_SPARE_BYTES >> (6 + k)) {
-        free(p);
-        return;
-    }
-    p->next = s->spare[k].list;
-    s->spare[k].list = p;
-    s->spare[k].n++;
+    cr_spares_put(&s->spare, p, p->kls);
 }
 
 /* ---- the pending sends: a heap by (t, src, seq) ---------------------------- */
@@ -1167,6 +1151,7 @@ cr_vsim *cr_vsim_new(const char *spec, int nranks, char *err, size_t errlen)
     if (!s) return snprintf(err, errlen, "out of memory"), NULL;
     s->fd = -1;
     s->stall_rank = -1;
+    s->spare = cr_spares_make(PKT_KINDS, UINT32_MAX, PKT_SPARE_BYTES);
     s->n = nranks;
     s->r = calloc((size_t)nranks, sizeof *s->r);
     s->active = calloc((size_t)nranks, sizeof *s->active);
@@ -1448,12 +1433,7 @@ void cr_vsim_free(cr_vsim *s)
         }
         free(w);
     }
-    for (int k = 0; k < PKT_KINDS; k++)
-        while (s->spare[k].list) {
-            pkt *p = s->spare[k].list;
-            s->spare[k].list = p->next;
-            free(p);
-        }
+    cr_spares_clear(&s->spare);
     free(s->fl);
     free(s->heap);
     free(s->r);

@@ -47,20 +47,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../host/spares.h"
 #include "transport.h"
 
 typedef struct arrival {
     struct arrival *next;
     int src;
-    int kls;         /* its spare list (ARRIVAL_KINDS: none) */
+    unsigned kls;    /* its spare list (ARRIVAL_KINDS: none) */
     int64_t t, cost; /* arrived at; the receiving CPU's time for it */
     cr_hdr h;
     size_t len, got;
     char data[];
 } arrival;
 
-/* Spare arrivals, by the room for data they have: 64 << k bytes for list k, at most
- * ARRIVAL_SPARES of each (a rank that receives more than it sends frees the rest). */
+/* Spare arrivals (../host/spares.h), by the room for data they have: 64 << k bytes
+ * for list k < ARRIVAL_KINDS, at most ARRIVAL_SPARES of each (a rank that receives
+ * more than it sends frees the rest). */
 #define ARRIVAL_KINDS 6
 #define ARRIVAL_SPARES 4
 
@@ -79,36 +81,21 @@ typedef struct sim_tp {
     int nrefused;
     uint32_t refused_gen;
     bool byref; /* contexts: records carry an arrival's address (hd->contexts) */
-    arrival *spare[ARRIVAL_KINDS];
-    int nspare[ARRIVAL_KINDS];
+    cr_spares spare;
 } sim_tp;
 
 /* An arrival with room for len bytes of data (NULL: out of memory). */
 static arrival *arrival_new(sim_tp *s, size_t len)
 {
-    int k = 0;
-    while (k < ARRIVAL_KINDS && len > (size_t)64 << k) k++;
-    arrival *a;
-    if (k < ARRIVAL_KINDS && (a = s->spare[k])) {
-        s->spare[k] = a->next;
-        s->nspare[k]--;
-        return a;
-    }
-    a = malloc(sizeof *a + (k < ARRIVAL_KINDS ? (size_t)64 << k : len));
+    unsigned k;
+    arrival *a = cr_spares_get(&s->spare, sizeof *a, len, &k);
     if (a) a->kls = k;
     return a;
 }
 
 static void arrival_free(sim_tp *s, arrival *a)
 {
-    int k = a->kls;
-    if (k >= ARRIVAL_KINDS || s->nspare[k] >= ARRIVAL_SPARES) {
-        free(a);
-        return;
-    }
-    a->next = s->spare[k];
-    s->spare[k] = a;
-    s->nspare[k]++;
+    cr_spares_put(&s->spare, a, a->kls);
 }
 
 _Static_assert(sizeof(cr_hdr) == sizeof(((cr_vt_rec *)0)->hdr), "the record holds a header");
@@ -175,6 +162,7 @@ static int sim_open(void **ctx, const cr_tp_env *env)
     if (!env->vt) return -ENODEV;
     sim_tp *s = calloc(1, sizeof *s);
     if (!s) return -ENOMEM;
+    s->spare = cr_spares_make(ARRIVAL_KINDS, ARRIVAL_SPARES, SIZE_MAX);
     s->env = *env;
     s->vt = env->vt;
     s->cap = s->vt->hd->ring_bytes;
@@ -213,12 +201,7 @@ static void sim_close(void *ctx)
     }
     free(s->partial);
     free(s->refused);
-    for (int k = 0; k < ARRIVAL_KINDS; k++)
-        while (s->spare[k]) {
-            arrival *a = s->spare[k];
-            s->spare[k] = a->next;
-            free(a);
-        }
+    cr_spares_clear(&s->spare);
     free(s);
 }
 
