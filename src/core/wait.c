@@ -222,6 +222,59 @@ static void set_slice(cr_job *job, bool shortened)
     syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
+/* Whether task pid is runnable now (the state in its /proc/PID/stat). */
+static bool task_runs(pid_t pid)
+{
+    char path[40], b[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0) return false;
+    b[n] = 0;
+    const char *e = strrchr(b, ')'); /* the name may hold anything */
+    return e && e[1] == ' ' && e[2] == 'R';
+}
+
+/* Another process computes on this machine: more tasks are runnable now than
+ * this job's (its ranks here, this one included, and the launcher that started
+ * them). /proc/loadavg's fourth field counts every runnable task of the
+ * machine. Ranks that outnumber the cores also lose slices to each other, and
+ * yielding ranks are runnable: IMB's ranks while its rank 0 prepares a
+ * benchmark lost enough slices to be taken for a busy machine (4 ranks on 2
+ * cores, no other work), so its 8-byte allreduce ran sleeping at once, 45-68
+ * us, where yielding gives 11-22 us. Looked at once per OTHERS_EVERY_NS at
+ * most (a read of 2 + ranks small files); unknown (no /proc): yes, the safe
+ * answer on a shared machine. */
+#define OTHERS_EVERY_NS 10000000u
+static bool others_run(cr_job *job)
+{
+    uint64_t now = cr_mono_ns();
+    if (job->others_at && now - job->others_at < OTHERS_EVERY_NS) return job->others_seen;
+    job->others_at = now;
+    job->others_seen = true;
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    char b[128];
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    unsigned running, ours = task_runs(getppid());
+    if (n <= 0) return true;
+    b[n] = 0;
+    if (sscanf(b, "%*s %*s %*s %u/", &running) != 1) return true;
+    if (!job->host.base) {
+        ours += (unsigned)job->size; /* no pids to look at: count them all */
+    } else {
+        for (int p = 0; p < job->size; p++) { /* a rank on another host has none here */
+            pid_t pid = cr_host_pid(&job->host, p);
+            ours += pid > 0 && task_runs(pid);
+        }
+    }
+    job->others_seen = running > ours;
+    return job->others_seen;
+}
+
 /* Simulated: nothing to spin for (time stands still while the rank waits).
  * Make the arrivals before the clock visible when that needs no word with the
  * simulator; if none of them moves the wait, block until the next arrival
@@ -284,8 +337,10 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
             job->preempted_at = now;
             /* With more ranks than cores the computing process may be one of
              * ours (starting up, or between its calls): not one lost slice
-             * but several in a second say the machine has other work. */
-            if (!job->short_slice && (!job->oversub || job->preempts >= OVERSUB_PREEMPTS))
+             * but several in a second, with more tasks runnable than the job
+             * has ranks, say the machine has other work. */
+            if (!job->short_slice &&
+                (!job->oversub || (job->preempts >= OVERSUB_PREEMPTS && others_run(job))))
                 set_slice(job, true);
         } else if (took > YIELD_RAN_NS && job->spell_end != SPELL_PREEMPTED)
             job->spell_end = SPELL_CEDED;
