@@ -6,14 +6,18 @@
  * completed by Waitall in reverse order; a rank that computes without calling
  * MPI while the others wait; MPI_Request_free on an active one; MPI_Comm_idup;
  * a nonblocking one started before blocking ones on one rank and after them
- * on the others; argument errors. Correctness only: nothing here depends on timing.
+ * on the others; argument errors; the progress thread is a batch thread.
+ * Correctness only: nothing here depends on timing.
  *   nbc hang: a deadlock the hang watchdog must report, ranks 1.. in the
  *   MPI_Wait of an MPI_Ibarrier that rank 0, waiting for a message from rank
  *   1, never joins. */
+#define _GNU_SOURCE
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../threads.h"
 
 static int wrank, wsize, failures;
 
@@ -448,6 +452,21 @@ static void kinds_apart(MPI_Comm comm, const char *name)
     }
 }
 
+/* The progress thread that moved the collectives above while the program
+ * computed is a batch thread: woken by a collective's start it must not take
+ * its program thread's core at once (src/core/progress.c). Without it
+ * (COURIER_NBC_THREAD=0) there is none. */
+static void progress_is_batch(void)
+{
+    const char *e = getenv("COURIER_NBC_THREAD");
+    int batch = test_threads_with_policy(SCHED_BATCH);
+    if (e && !strcmp(e, "0"))
+        CHECK(batch == 0, "no progress thread asked for, but %d batch threads", batch);
+    else
+        CHECK(batch == 1, "%d threads of this rank are SCHED_BATCH, not the progress thread alone",
+              batch);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -485,6 +504,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&half);
     outstanding();
     compute_while_waiting();
+    if (wsize > 1) progress_is_batch();
     request_free_and_idup();
     errors();
     MPI_Type_free(&types[T_VEC]);

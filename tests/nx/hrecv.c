@@ -1,9 +1,12 @@
 /* Interrupt-driven receive: a handler runs while the program computes (never
  * calling the library), and masktrap holds handlers back in a critical section. */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
 #include "../check.h"
+#include "../threads.h"
 
 static atomic_long fired, h_type, h_count, h_node;
 static long box[4];
@@ -49,6 +52,8 @@ int main(void)
     hrecv(9, (char *)box, sizeof box, handler);
     csend(1, NULL, 0, 1, 0);
     CHECK(compute_until(1, 30), "handler did not run while computing");
+    /* handlers run like interrupts: their thread is no batch thread */
+    CHECK(test_threads_with_policy(SCHED_BATCH) == 0, "the handlers' thread is SCHED_BATCH");
     CHECK(h_type == 9 && h_count == sizeof box && h_node == 1 && box[3] == 44,
           "handler saw type %ld count %ld node %ld", (long)h_type, (long)h_count, (long)h_node);
 
