@@ -228,7 +228,7 @@ typedef struct cr_job {
     bool oversub;     /* more local ranks than cores: spin less */
     bool threaded;    /* take the lock: a progress thread exists, or multi */
     bool progress_on; /* the progress thread exists */
-    bool pt_policy_kept; /* the user chose a scheduling policy: the thread keeps it */
+    bool policy_kept; /* the user chose a scheduling policy: the thread keeps it */
     bool multi;       /* several program threads may call at once (cr_multi_begin) */
     size_t *eager;    /* per peer: largest message sent eagerly */
 

@@ -70,7 +70,7 @@ static void run_handlers(cr_job *job)
  * policy the user chose for the process (not SCHED_OTHER) is kept. */
 static void progress_policy(cr_job *job, pthread_t t)
 {
-    if (job->pt_policy_kept) return;
+    if (job->policy_kept) return;
     struct sched_param sp = {0};
     pthread_setschedparam(t, job->handlers_on ? SCHED_OTHER : SCHED_BATCH, &sp);
 }
@@ -163,7 +163,7 @@ static void progress_start(cr_job *job, bool handlers)
         cr_bg_kick(job); /* out of a long nap: from now on it answers at once */
     }
     if (!job->progress_on) {
-        job->pt_policy_kept = sched_getscheduler(0) != SCHED_OTHER;
+        job->policy_kept = sched_getscheduler(0) != SCHED_OTHER;
         job->progress_on = true;
         job->progress_nap = STEP_ASIDE_US;
         if (!job->threaded) job->threaded = true;
