@@ -11,6 +11,11 @@
  *    through the transport (a pipelined copy); the receiver drives either way.
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
+ *  - cooperative copy (64 KiB and more, no more ranks than cores): the
+ *    receiver reads the first half while the sender writes the rest (CTW,
+ *    WDONE); a sender that is not blocked in its send gets the rest only by
+ *    winning a claim slot first (start_pull), so a receive never waits for a
+ *    sender outside the library, and exactly one side copies the rest.
  *  - detached (more ranks than cores): a blocking send of rendezvous size up to
  *    64 KiB to a single-copy peer sends its RTS from a copy and returns; the
  *    copy lives, counted in detached_bytes, until the FIN (or the push) ends
