@@ -11,6 +11,11 @@
  *    through the transport (a pipelined copy); the receiver drives either way.
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
+ *  - cooperative copy (64 KiB and more, no more ranks than cores): the
+ *    receiver reads the first half while the sender writes the rest (CTW,
+ *    WDONE); a sender that is not blocked in its send gets the rest only by
+ *    winning a claim slot first (start_pull), so a receive never waits for a
+ *    sender outside the library, and exactly one side copies the rest.
  *  - detached (more ranks than cores): a blocking send of rendezvous size up to
  *    64 KiB to a single-copy peer sends its RTS from a copy and returns; the
  *    copy lives, counted in detached_bytes, until the FIN (or the push) ends
@@ -583,17 +588,119 @@ static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
     ctrl_send(job, src, &h);
 }
 
-/* Cooperative single copy: for a long message whose sender waits for it, the
- * receiver reads the first part while the sender writes the rest straight into
- * the receiver's buffer, so two cores copy at once (twice the bandwidth of one
- * process_vm_readv here; docs/engine.md). The split depends only on the length.
- * Not with more ranks than cores: the two may share a core, and the sender's
- * part waits for its turn (8 ranks on 2 cores, 64 KiB ping-pong: 18 us without,
- * 31 us with). */
+/* Cooperative single copy: for a long message, the receiver reads the first
+ * part while the sender writes the rest straight into the receiver's buffer,
+ * so two cores copy at once (twice the bandwidth of one process_vm_readv
+ * here; docs/engine.md). The split depends only on the length. Not with more
+ * ranks than cores: the two may share a core, and the sender's part waits for
+ * its turn (8 ranks on 2 cores, 64 KiB ping-pong: 18 us without, 31 us with).
+ *
+ * A sender that waits for its send (CR_HDR_WAITS: a blocking send) is in the
+ * library until the reply comes: the receiver counts on its part (CTW, then
+ * WDONE). Any other sender may be computing, so the rest goes to whichever
+ * side takes it first, through a claim slot of the receiver's in the host
+ * segment (host.h): the receiver arms a free slot with a fresh sequence
+ * number (state OPEN), names it in the CTW (CR_HDR_CLAIM), reads its part and
+ * then claims the rest (OPEN -> RECEIVER); the sender, on the CTW, claims it
+ * (OPEN -> SENDER) and writes it only if it won, then answers WDONE. One
+ * compare-exchange wins, so exactly one side copies the rest: the receiver
+ * waits for a WDONE only when the sender won, i.e. while the sender is inside
+ * its CTW handler writing; otherwise it reads the rest itself and answers FIN,
+ * which the sender, behind the CTW it then finds lost, takes as usual. A slot
+ * is armed again only once settled (the receiver won, or the WDONE came); a
+ * CTW still on its way for an earlier arming carries an older sequence
+ * number, so its compare-exchange fails and it writes nothing: no byte lands
+ * in a receive that has completed. */
 #define COOP_MIN (64u << 10)
 static size_t coop_split(size_t n)
 {
     return n / 2 & ~(size_t)4095;
+}
+
+enum { CLAIM_OPEN = 0, CLAIM_SENDER = 1, CLAIM_RECEIVER = 2 };
+#define CLAIM_SEQ_MASK ((1ull << 48) - 1) /* a CTW carries 48 bits: ctx, tag */
+
+static uint64_t claim_word(uint64_t seq, unsigned state)
+{
+    return (seq & CLAIM_SEQ_MASK) << 2 | state;
+}
+
+/* One compare-exchange on claim word w of seq: did 'state' win it? */
+static bool claim_take(_Atomic uint64_t *w, uint64_t seq, unsigned state)
+{
+    uint64_t open = claim_word(seq, CLAIM_OPEN);
+    return atomic_compare_exchange_strong(w, &open, claim_word(seq, state));
+}
+
+/* COURIER_TEST_CLAIM (tests only): "receiver" claims before reading its part,
+ * "sender" waits for the sender's claim before its own (and ends the job if
+ * none comes within 2 s). */
+static int claim_test(cr_job *job)
+{
+    if (!job->claim_test) {
+        const char *e = getenv("COURIER_TEST_CLAIM");
+        job->claim_test = !e ? 1 : !strcmp(e, "receiver") ? 2 : !strcmp(e, "sender") ? 3 : 1;
+    }
+    return job->claim_test;
+}
+
+/* Arm a free claim slot of this rank for a copy from src: the sequence number
+ * (its slot: seq % CR_HOST_CLAIMS), or 0: none (no claim slots, src not on
+ * this host's segment, every slot armed). */
+static uint64_t claim_arm(cr_job *job, int src)
+{
+    if (!job->host.claims || src >= job->size || job->claim_busy == ~0ull) return 0;
+    uint64_t seq = job->claim_seq;
+    do seq++;
+    while ((job->claim_busy >> (seq % CR_HOST_CLAIMS) & 1) || !(seq & CLAIM_SEQ_MASK));
+    job->claim_seq = seq;
+    job->claim_busy |= 1ull << (seq % CR_HOST_CLAIMS);
+    atomic_store_explicit(cr_host_claim(&job->host, job->rank, (unsigned)(seq % CR_HOST_CLAIMS)),
+                          claim_word(seq, CLAIM_OPEN), memory_order_release);
+    return seq;
+}
+
+static void claim_settled(cr_job *job, unsigned slot)
+{
+    job->claim_busy &= ~(1ull << slot);
+}
+
+/* The receiver's side of a claimed cooperative copy of n bytes (CTW sent). */
+static void pull_claimed(cr_job *job, cr_req *r, int src, uint64_t addr, size_t n, uint64_t seq)
+{
+    size_t split = coop_split(n);
+    unsigned slot = (unsigned)(seq % CR_HOST_CLAIMS);
+    _Atomic uint64_t *w = cr_host_claim(&job->host, job->rank, slot);
+    int test = claim_test(job);
+    bool mine = test == 2 && claim_take(w, seq, CLAIM_RECEIVER);
+    /* refused: single copy with src is off now; the rest is still claimed
+     * (or the sender's WDONE awaited) before the whole is asked for (CTS) */
+    bool got = cr_sc_read(job, r->op, src, r->buf, addr, split);
+    if (test == 3) {
+        for (uint64_t t0 = cr_timer_ns();
+             atomic_load(w) == claim_word(seq, CLAIM_OPEN) && cr_timer_ns() - t0 < 2000000000ull;)
+            cr_cpu_relax();
+        if (atomic_load(w) == claim_word(seq, CLAIM_OPEN))
+            cr_fatal(job, r->op,
+                     "COURIER_TEST_CLAIM=sender, but rank %d did not claim its part of a "
+                     "cooperative copy within 2 s (is it in a call?)",
+                     src);
+    }
+    if (!mine && !claim_take(w, seq, CLAIM_RECEIVER)) { /* the sender writes the rest */
+        r->claim = (uint8_t)(slot + 1);
+        r->stage = CR_STAGE_COOP;
+        r->got = got ? split : 0;
+        owe(job, src); /* WDONE will come */
+        return;
+    }
+    claim_settled(job, slot); /* the sender's CTW, whenever it comes, finds it lost */
+    if (got && cr_sc_read(job, r->op, src, (char *)r->buf + split, addr + split, n - split)) {
+        cr_hdr f = {.op = CR_OP_FIN, .sreq = r->rreq, .size = r->st.size};
+        ctrl_send(job, src, &f);
+        complete(job, r);
+        return;
+    }
+    ask_push(job, r, src, r->rreq);
 }
 
 /* Receive r matched a rendezvous message: pull it (single copy) or ask for a push. */
@@ -602,8 +709,9 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
 {
     size_t fits = size < r->cap ? size : r->cap;
     bool pull = cr_sc_on(job, src, CR_SC_READ);
-    bool coop =
-        pull && (flags & CR_HDR_WAITS) && src != job->rank && fits >= COOP_MIN && !job->oversub;
+    bool coop = pull && src != job->rank && fits >= COOP_MIN && !job->oversub;
+    uint64_t seq = 0; /* a claimed copy's sequence number */
+    if (coop && !(flags & CR_HDR_WAITS)) coop = (seq = claim_arm(job, src)) != 0;
     size_t n = accept_size(job, r, src, tag, size, sig,
                            coop                ? "cooperative"
                            : pull || size == 0 ? "single-copy"
@@ -611,16 +719,24 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
     cr_hdr h = {.sreq = sreq, .size = size};
     if (coop) {
         r = with_id(job, r);
-        size_t split = coop_split(n);
         cr_hdr c = {.op = CR_OP_CTW,
+                    .flags = seq ? CR_HDR_CLAIM : 0,
+                    .ctx = (uint16_t)(seq >> 32),
+                    .tag = (int32_t)(uint32_t)seq,
                     .sreq = sreq,
                     .rreq = cr_req_id(r),
                     .size = n,
                     .addr = (uint64_t)(uintptr_t)r->buf};
         ctrl_send(job, src, &c);
+        r->rreq = sreq;
+        if (seq) {
+            pull_claimed(job, r, src, addr, n, seq);
+            return;
+        }
+        size_t split = coop_split(n);
         owe(job, src); /* WDONE will come */
         r->stage = CR_STAGE_COOP;
-        r->rreq = sreq;
+        r->claim = 0;
         /* refused: the sender pushes it all once its WDONE is in */
         r->got = cr_sc_read(job, r->op, src, r->buf, addr, split) ? split : 0;
         return;
@@ -970,6 +1086,17 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         if (h->size > r->cap)
             cr_fatal(job, "progress",
                      "rank %d asked for more than the message holds (corrupt peer?)", src);
+        if (h->flags & CR_HDR_CLAIM) {
+            /* the rest is ours only if we claim it first (a sender that
+             * cannot write leaves it to the receiver); lost: the receiver
+             * reads it, and its FIN (or CTS) follows this CTW */
+            uint64_t seq = (uint64_t)h->ctx << 32 | (uint32_t)h->tag;
+            _Atomic uint64_t *w =
+                src < job->size ? cr_host_claim(&job->host, src, (unsigned)(seq % CR_HOST_CLAIMS))
+                                : NULL;
+            if (!w || !cr_sc_on(job, src, CR_SC_WRITE) || !claim_take(w, seq, CLAIM_SENDER))
+                return 1;
+        }
         size_t split = coop_split(h->size);
         bool wrote = cr_sc_write(job, "progress", src, h->addr + split,
                                  (const char *)r->buf + split, h->size - split);
@@ -984,6 +1111,8 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
     case CR_OP_WDONE:
         r = req_by_wire_id(job, h->rreq, src, CR_REQ_RECV, CR_STAGE_COOP, "WDONE");
         job->owed[src]--;
+        if (r->claim) claim_settled(job, r->claim - 1u); /* the sender had won it */
+        r->claim = 0;
         if (!(h->flags & CR_HDR_FAILED) && r->got) {
             cr_hdr f = {.op = CR_OP_FIN, .sreq = r->rreq, .size = r->st.size};
             ctrl_send(job, src, &f);

@@ -150,6 +150,7 @@ typedef struct cr_req {
     uint8_t cancel;             /* send: CR_CANCEL_ASKED or CR_CANCEL_DONE (cr_cancel_send) */
     uint8_t detached;           /* send: its caller went on; buf is the engine's copy, freed
                                    with the request when the send completes (engine.c) */
+    uint8_t claim;              /* receive in CR_STAGE_COOP: its claim slot + 1 (0: none) */
     /* Wake-ups (several threads): a thread sleeps waiting for this request
      * alone; the call that makes it has not returned yet (no other thread can
      * be waiting for it: completing it then wakes nobody). */
@@ -272,7 +273,12 @@ typedef struct cr_job {
     unsigned sends_active; /* sends not yet complete */
     size_t detached_bytes; /* copies held by detached sends (engine.c: send_wait) */
     unsigned *owed;        /* per peer: rendezvous replies (FIN, CTS, DATA) we await */
-    uint32_t recv_gen;     /* bumped when a receive is posted or unexpected space frees */
+    /* cooperative copies with a claim (engine.c, start_pull): the last sequence
+     * number given, and which of this rank's claim slots (host.h) are armed
+     * for a copy not yet settled (bit slot) */
+    uint64_t claim_seq, claim_busy;
+    int8_t claim_test; /* COURIER_TEST_CLAIM read: 0 not yet, 1 none, 2 receiver, 3 sender */
+    uint32_t recv_gen; /* bumped when a receive is posted or unexpected space frees */
 
     /* hrecv/rcvncall handlers: completed requests waiting for their handler */
     cr_req *handlers_due, **handlers_due_tail;
@@ -685,6 +691,9 @@ void *cr_engine_data_dest(cr_job *job, int src, const cr_hdr *h, size_t len);
 #define CR_HDR_WAITS 0x2
 /* Header flag of a WDONE: the sender could not write its part. */
 #define CR_HDR_FAILED 0x4
+/* Header flag of a CTW: the sender writes its part only if it wins the claim
+ * slot the CTW names (ctx and tag carry the claim's sequence number). */
+#define CR_HDR_CLAIM 0x8
 
 /* A synchronous send: it completes only once a receive has matched it (end-to-end
  * significance, MPI_Ssend). It always takes the rendezvous path, whatever its

@@ -3,7 +3,8 @@
  * board, the cards; and the user's directory that the launcher's registry and
  * the ranks' links to other jobs share (cr_user_dir). Invariants: the layout depends only on n and
  * the shm region's size, so launcher and ranks agree on it; a rank writes only its own records (its
- * rank record's pid/gone, its status, its card) besides the doorbells of the peers it wakes. */
+ * rank record's pid/gone, its status, its card) besides the doorbells of the peers it wakes and,
+ * by compare-exchange only, a claim slot a peer named to it (host.h). */
 #define _GNU_SOURCE
 #include "contexts.h"
 #include "host.h"
@@ -50,9 +51,14 @@ static size_t coll_off(int n)
     return card_off(n) + page_round((size_t)n * sizeof(cr_host_card));
 }
 
-size_t cr_host_control_size(int n)
+static size_t claim_off(int n)
 {
     return coll_off(n) + CR_COLL_AREAS * coll_area_bytes(n);
+}
+
+size_t cr_host_control_size(int n)
+{
+    return claim_off(n) + page_round((size_t)n * CR_HOST_CLAIMS * sizeof(uint64_t));
 }
 
 size_t cr_host_segment_size(int n, size_t region_bytes)
@@ -70,6 +76,7 @@ void *cr_host_segment_init(void *base, int n, size_t region_bytes, uint32_t flag
     hd->card_off = card_off(n);
     hd->coll_off = coll_off(n);
     hd->coll_bytes = coll_area_bytes(n);
+    hd->claim_off = claim_off(n);
     hd->region_off = cr_host_control_size(n);
     hd->region_bytes = region_bytes;
     hd->total = cr_host_segment_size(n, region_bytes);
@@ -96,6 +103,7 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
         h->coll[k].slots = (unsigned char *)a + (size_t)size * 2 * sizeof(cr_coll_line);
         h->coll[k].slot = cr_coll_slot(size);
     }
+    if (h->hd->claim_off) h->claims = (_Atomic uint64_t *)(b + h->hd->claim_off);
     h->region = b + h->hd->region_off;
     h->region_bytes = h->hd->region_bytes;
     h->peer_efd = malloc((size_t)size * sizeof *h->peer_efd);

@@ -5,6 +5,8 @@
  *  - the status board: what each rank is blocked on, read by the watchdog;
  *  - the collective areas of the whole-job groups (src/coll/coll_shm.c);
  *  - the cards: an address each rank publishes for the others (tcp wire-up);
+ *  - the claim slots: per rank, words through which it and a peer agree which
+ *    of them copies a part of a message (the engine's cooperative copy);
  *  - a region the shm transport lays its channels in (opaque here).
  * The launcher creates it with memfd_create (nothing is ever left in /dev/shm)
  * and every rank inherits it. Nothing here knows about messages. */
@@ -31,6 +33,7 @@ typedef struct cr_host_head {
     uint64_t rank_off, status_off, card_off, coll_off, coll_bytes; /* coll: 0 = none */
     uint64_t region_off, region_bytes; /* the shm transport's channels */
     uint64_t total;
+    uint64_t claim_off; /* the claim slots (after total: 0 in an older launcher's segment) */
 } cr_host_head;
 
 typedef struct cr_host_rank {
@@ -148,6 +151,13 @@ typedef struct cr_coll_area {
     size_t slot;
 } cr_coll_area;
 
+/* Claim slots: CR_HOST_CLAIMS words per rank, each owned by that rank (the
+ * receiver of a cooperative copy), which arms one and names it to a sender;
+ * then both try one compare-exchange on it and the winner copies the part it
+ * names (the engine's protocol: docs/engine.md, "cooperative copy"). A word is
+ * seq << 2 | state; what seq and state mean is the engine's. */
+#define CR_HOST_CLAIMS 64
+
 /* ---- creation (the launcher) --------------------------------------------- */
 
 /* Bytes of a segment for n ranks whose shm region takes region_bytes. */
@@ -168,6 +178,7 @@ typedef struct cr_host {
     cr_host_status *status;
     cr_host_card *cards;
     cr_coll_area coll[CR_COLL_AREAS]; /* lines NULL: none */
+    _Atomic uint64_t *claims;         /* [rank * CR_HOST_CLAIMS + slot]; NULL: none */
     void *region;
     size_t region_bytes;
     int *peer_efd;           /* per peer: our duplicate of its eventfd (-1: none yet, -2: failed) */
@@ -244,6 +255,12 @@ static inline void cr_host_kick(cr_host *h, int peer)
 uint32_t cr_host_announce(cr_host *h);
 void cr_host_wait(cr_host *h, uint32_t bell, long timeout_us);
 void cr_host_unannounce(cr_host *h);
+
+/* Claim slot 'slot' of rank r (NULL: the segment has none). */
+static inline _Atomic uint64_t *cr_host_claim(const cr_host *h, int r, unsigned slot)
+{
+    return h->claims ? &h->claims[(size_t)r * CR_HOST_CLAIMS + slot % CR_HOST_CLAIMS] : NULL;
+}
 
 static inline int cr_host_gone(const cr_host *h, int peer)
 {
