@@ -37,6 +37,8 @@ static const char *const coll_algs[] = {"auto",   "binomial", "pipeline", "recdb
                                         "ring",   "bruck",    "pairwise", "linear", "scatter",
                                         "direct", "split",    "window",   "area",   NULL};
 static const char *const transports[] = {"self", "shm", "tcp", "ucx", NULL};
+/* tests: which side of a cooperative copy takes the rest (src/core/engine.c) */
+static const char *const claim_sides[] = {"receiver", "sender", NULL};
 /* courier run --check (src/api/mpi_check.c reads the same words) */
 static const char *const checks[] = {"1",    "all",     "types", "coll", "leaks",
                                      "sync", "buffers", "rma",   NULL};
@@ -57,6 +59,7 @@ static const setting table[] = {
     {"COURIER_TRACE_BUF", NUMBER, 16, 1L << 24, NULL, NULL},
     {"COURIER_IWARP_WORDS", FLAG, 0, 1, NULL, NULL},
     {"COURIER_TEST_HOSTS", NUMBER, 1, 4096, NULL, NULL},
+    {"COURIER_TEST_CLAIM", WORD, 0, 0, claim_sides, NULL},
     {"COURIER_TREE_FANOUT", NUMBER, 1, 4096, NULL, NULL},
     {"COURIER_HEARTBEAT_MS", NUMBER, 10, 60000, NULL, NULL},
     {"COURIER_AGENT_TIMEOUT", NUMBER, 1, 3600, NULL, NULL},

@@ -57,7 +57,8 @@ enum cr_op {
     CR_OP_CTS = 4,      /* receiver matched, single copy denied: push the data */
     CR_OP_DATA = 5,     /* one chunk of a pushed message at offset addr */
     CR_OP_CTW = 6,      /* receiver matched and pulls the first part: sender, write the rest
-                           straight into the receiver's buffer at addr (size bytes in all) */
+                           straight into the receiver's buffer at addr (size bytes in all);
+                           with the engine's claim flag, only if the sender wins the claim */
     CR_OP_WDONE = 7,    /* sender has written its part (flags: CR_HDR_FAILED if it could not) */
     CR_OP_CANCEL = 8,   /* sender asks its RTS sreq back (MPI_Cancel); answered only if taken */
     CR_OP_CANCELLED = 9 /* receiver took RTS sreq back unmatched: the send completes cancelled */
