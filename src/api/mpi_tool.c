@@ -200,6 +200,7 @@ enum {
     CV_TRACE_BUF,
     CV_IWARP_WORDS,
     CV_TEST_HOSTS,
+    CV_TEST_CLAIM,
     CV_TREE_FANOUT,
     CV_HEARTBEAT,
     CV_AGENT_TIMEOUT,
@@ -250,6 +251,9 @@ static const cvar_def cvars[NCVARS] = {
                         "1: the simulated iWarp model word by word"},
     [CV_TEST_HOSTS] = {"COURIER_TEST_HOSTS", V_INT, 1, 1, 4096, MPI_T_CAT_LAUNCH, C_,
                        "tests: pretend hosts on one machine"},
+    [CV_TEST_CLAIM] = {"COURIER_TEST_CLAIM", V_STR, 0, 0, 0, MPI_T_CAT_MSG, C_,
+                       "tests: which side of a cooperative copy takes its second half, "
+                       "receiver or sender (empty: whichever claims it first)"},
     [CV_TREE_FANOUT] = {"COURIER_TREE_FANOUT", V_INT, 32, 1, 4096, MPI_T_CAT_LAUNCH, C_,
                         "agents each node of the launch tree starts"},
     [CV_HEARTBEAT] = {"COURIER_HEARTBEAT_MS", V_INT, 200, 10, 60000, MPI_T_CAT_LAUNCH, C_,
