@@ -23,6 +23,14 @@ static bool refusal(int rc)
     return rc == -EPERM || rc == -EACCES || rc == -ENOSYS;
 }
 
+/* A single copy of BUSY_COPY bytes or more may take seconds on a busy
+ * machine, inside a wait whose rank the status board still shows blocked: the
+ * rank shows itself busy meanwhile, so that the hang watchdog does not take the
+ * copy for a deadlock (mpi_large's 2 GiB receive beside other tests was
+ * reported as one, its rank "waiting" in MPI_Wait for the message it was
+ * copying). */
+#define BUSY_COPY (16u << 20)
+
 /* The copy itself, if single copy with peer is on: 0 or -errno (-ENOSYS: off,
  * or the transport lacks the operation). A refusal turns it off for peer. */
 static int copy(cr_job *job, int peer, bool write, const struct iovec *local,
@@ -31,6 +39,10 @@ static int copy(cr_job *job, int peer, bool write, const struct iovec *local,
     unsigned what = (write ? CR_SC_WRITE : CR_SC_READ) | (n > 1 ? CR_SC_VEC : 0);
     if (!cr_sc_on(job, peer, what)) return -ENOSYS;
     const cr_link *l = job->via[peer];
+    size_t len = 0;
+    for (int i = 0; i < n; i++) len += local[i].iov_len;
+    bool busy = len >= BUSY_COPY && job->host.base;
+    if (busy) cr_host_report_busy(&job->host, 1);
     int rc;
     if (n > 1)
         rc = write ? l->ops->putv(l->ctx, peer, local, remote, n)
@@ -41,6 +53,7 @@ static int copy(cr_job *job, int peer, bool write, const struct iovec *local,
     else
         rc =
             l->ops->get(l->ctx, peer, local->iov_base, (uintptr_t)remote->iov_base, local->iov_len);
+    if (busy) cr_host_report_busy(&job->host, 0);
     if (rc && refusal(rc)) job->single_copy[peer] = 0; /* messages from now on */
     return rc;
 }

@@ -108,7 +108,7 @@ typedef struct cr_host_status {
     _Atomic uint32_t seq;
     uint32_t blocked;      /* 1 while blocked in a communication call */
     uint32_t spells;       /* blocked spells so far: a change means the rank moved */
-    _Atomic uint32_t busy; /* a long copy is under way (shm.c): the rank is not stuck */
+    _Atomic uint32_t busy; /* a handler runs, or a long single copy: the rank is not stuck */
     cr_waitinfo w;
     cr_host_stats stats __attribute__((aligned(CR_HOST_LINE)));
 } __attribute__((aligned(CR_HOST_LINE))) cr_host_status;

@@ -517,60 +517,26 @@ static int peer_copyv(shm_state *s, int peer, const struct iovec *l, const struc
     return 0;
 }
 
-/* A single copy of BUSY_COPY bytes or more may take seconds on a busy
- * machine, inside a wait whose rank the status board still shows blocked: the
- * rank shows itself busy meanwhile, so that the hang watchdog does not take the
- * copy for a deadlock (mpi_large's 2 GiB receive beside other tests was
- * reported as one, its rank "waiting" in MPI_Wait for the message it was
- * copying). */
-#define BUSY_COPY (16u << 20)
-
-static void copy_busy(shm_state *s, size_t len, int busy)
-{
-    if (len >= BUSY_COPY) cr_host_report_busy(s->host, busy);
-}
-
-static size_t iov_total(const struct iovec *v, int n)
-{
-    size_t len = 0;
-    for (int i = 0; i < n; i++) len += v[i].iov_len;
-    return len;
-}
-
 static int shm_getv(void *ctx, int peer, const struct iovec *local, const struct iovec *remote,
                     int n)
 {
-    size_t len = iov_total(local, n);
-    copy_busy(ctx, len, 1);
-    int rc = peer_copyv(ctx, peer, local, remote, n, false);
-    copy_busy(ctx, len, 0);
-    return rc;
+    return peer_copyv(ctx, peer, local, remote, n, false);
 }
 
 static int shm_putv(void *ctx, int peer, const struct iovec *local, const struct iovec *remote,
                     int n)
 {
-    size_t len = iov_total(local, n);
-    copy_busy(ctx, len, 1);
-    int rc = peer_copyv(ctx, peer, local, remote, n, true);
-    copy_busy(ctx, len, 0);
-    return rc;
+    return peer_copyv(ctx, peer, local, remote, n, true);
 }
 
 static int shm_get(void *ctx, int peer, void *dst, uint64_t addr, size_t len)
 {
-    copy_busy(ctx, len, 1);
-    int rc = peer_copy(ctx, peer, dst, addr, len, false);
-    copy_busy(ctx, len, 0);
-    return rc;
+    return peer_copy(ctx, peer, dst, addr, len, false);
 }
 
 static int shm_put(void *ctx, int peer, uint64_t addr, const void *src, size_t len)
 {
-    copy_busy(ctx, len, 1);
-    int rc = peer_copy(ctx, peer, (void *)src, addr, len, true);
-    copy_busy(ctx, len, 0);
-    return rc;
+    return peer_copy(ctx, peer, (void *)src, addr, len, true);
 }
 
 static int shm_peer_gone(void *ctx, int peer)
