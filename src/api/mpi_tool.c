@@ -201,6 +201,7 @@ enum {
     CV_IWARP_WORDS,
     CV_TEST_HOSTS,
     CV_TEST_CLAIM,
+    CV_TEST_SHM_FULL,
     CV_TREE_FANOUT,
     CV_HEARTBEAT,
     CV_AGENT_TIMEOUT,
@@ -254,6 +255,9 @@ static const cvar_def cvars[NCVARS] = {
     [CV_TEST_CLAIM] = {"COURIER_TEST_CLAIM", V_STR, 0, 0, 0, MPI_T_CAT_MSG, C_,
                        "tests: which side of a cooperative copy takes its second half, "
                        "receiver or sender (empty: whichever claims it first)"},
+    [CV_TEST_SHM_FULL] = {"COURIER_TEST_SHM_FULL_US", V_INT, 0, 0, 1000000, MPI_T_CAT_MSG, C_,
+                          "tests: microseconds a shm send that finds the ring full waits "
+                          "before it looks again"},
     [CV_TREE_FANOUT] = {"COURIER_TREE_FANOUT", V_INT, 32, 1, 4096, MPI_T_CAT_LAUNCH, C_,
                         "agents each node of the launch tree starts"},
     [CV_HEARTBEAT] = {"COURIER_HEARTBEAT_MS", V_INT, 200, 10, 60000, MPI_T_CAT_LAUNCH, C_,

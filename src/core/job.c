@@ -271,7 +271,8 @@ static void open_transports(cr_job *job, int cpus)
                      .card_put = tp_card_put,
                      .card_get = tp_card_get,
                      .vt = job->vt.base ? &job->vt : NULL,
-                     .onesided_ctx = CR_CTX_RMA};
+                     .onesided_ctx = CR_CTX_RMA,
+                     .full_us = (unsigned)env_long("COURIER_TEST_SHM_FULL_US", 0, 0, 1000000)};
     int left = job->size, nfd = 0, nreg;
     const cr_transport *const *registry = cr_tp_registry(&nreg);
     for (int i = 0; i < nreg && left; i++) {

@@ -244,6 +244,7 @@ static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload
     bool lane = h->flags & CR_HDR_LANE;
     shm_tx *t = &s->tx[lane ? s->env.size + peer : peer];
     if (__builtin_expect(!t->ch, 0)) open_tx(s, peer, lane);
+again:
     if (t->tail - t->head_cache >= s->ncells) {
         t->head_cache = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
         if (t->tail - t->head_cache >= s->ncells) goto full;
@@ -277,9 +278,24 @@ static int shm_send_am(void *ctx, int peer, const cr_hdr *h, const void *payload
     kick(s, peer);
     return 0;
 full:
-    /* Both counts fresh, so that shm_pending sees only real progress. */
-    t->head_cache = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
-    t->dhead_cache = atomic_load_explicit(&t->ch->dhead_pub, memory_order_acquire);
+    /* shm_arm wakes this rank when a count differs from its cache, so the
+     * caches must hold the counts the refusal was decided on: credits given
+     * after those reads, whose kick found no sleeper, are looked for here,
+     * and the send is tried again with them (read afresh into the caches
+     * instead, they would hide those credits: the rank would sleep with room
+     * in the ring). The other count is brought up to date too (it may be old:
+     * the refusal was not its), so that the rank sleeps instead of seeing it
+     * move. The window is widest when the sender loses its CPU here; tests
+     * widen it (COURIER_TEST_SHM_FULL_US) at a refusal that follows a
+     * refusal: the engine's last try before it sleeps. */
+    if (__builtin_expect(s->env.full_us != 0, 0) && t->blocked) usleep(s->env.full_us);
+    uint32_t hp = atomic_load_explicit(&t->ch->head_pub, memory_order_acquire);
+    uint32_t dp = atomic_load_explicit(&t->ch->dhead_pub, memory_order_acquire);
+    if (hp != t->head_cache || dp != t->dhead_cache) {
+        t->head_cache = hp;
+        t->dhead_cache = dp;
+        goto again;
+    }
     t->blocked = 1;
     return CR_EAGAIN;
 }

@@ -127,6 +127,9 @@ typedef struct cr_tp_env {
     cr_vt *vt;        /* the simulated mode's clock and rings (courier run --sim), or NULL */
     int onesided_ctx; /* the context (cr_hdr.ctx) of one-sided traffic, which the simulated
                          mode times with the machine's one-sided costs; -1: none */
+    unsigned full_us; /* COURIER_TEST_SHM_FULL_US (tests): a shm send that finds the ring
+                         full waits this long before it looks again, so that the
+                         receiver's credits come in between */
 } cr_tp_env;
 
 #define CR_SECRET_LEN 32
