@@ -786,11 +786,26 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
         free(r);
         return done(&a, MPI_SUCCESS);
     }
-    cr_coll_allreduce(a.job, &a.c->g, call, s, r, n, &o);
-    if (packed)
-        mpi_unpack_data(t, r + off * per, mine * per, rbuf, mine);
-    else
-        memmove(rbuf, r + off * per, mine * per);
+    /* each member's block in the operation's elements (an instance may be
+     * several); recursive halving where the group allows, else the whole
+     * allreduce and this member's part of it */
+    size_t k = total ? n / total : 0, *bo = xmalloc(a.job, call, (size_t)(np + 1) * sizeof *bo);
+    bo[0] = 0;
+    for (int i = 0; i < np; i++) bo[i + 1] = bo[i] + (size_t)(is_block ? block : counts[i]) * k;
+    char *out = packed || inplace ? r : rbuf; /* rbuf is the input when in place */
+    if (cr_coll_reduce_scatter(a.job, &a.c->g, call, s, out, bo, &o)) {
+        if (packed)
+            mpi_unpack_data(t, out, mine * per, rbuf, mine);
+        else if (out != rbuf)
+            memcpy(rbuf, out, mine * per);
+    } else {
+        cr_coll_allreduce(a.job, &a.c->g, call, s, r, n, &o);
+        if (packed)
+            mpi_unpack_data(t, r + off * per, mine * per, rbuf, mine);
+        else
+            memmove(rbuf, r + off * per, mine * per);
+    }
+    free(bo);
     free(stmp);
     free(r);
     return done(&a, MPI_SUCCESS);

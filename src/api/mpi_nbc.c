@@ -551,10 +551,10 @@ static void sched_reduce(nb *b, char *acc, size_t count, int root, char *res)
     cr_build_reduce(b->job, &b->s->s, &b->c->g, acc, count, root, res);
 }
 
-static void sched_allreduce(nb *b, char *acc, size_t count)
+static void sched_allreduce(nb *b, const char *in, char *acc, size_t count)
 {
     mpi_nb_seq(b);
-    cr_build_allreduce(b->job, &b->s->s, &b->c->g, acc, count);
+    cr_build_allreduce(b->job, &b->s->s, &b->c->g, in, acc, count);
 }
 
 static void sched_scan(nb *b, char *acc, size_t count)
@@ -591,7 +591,9 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
     bool lands = recv_here && !packed && (form != R_EXSCAN || b.c->me > 0);
     char *res = lands ? mpi_chk_nbc_rbuf(&b, rbuf, len) : NULL;
     char *acc = in_rbuf ? res : mpi_nb_alloc(&b, len);
-    mpi_nb_pre(&b, packed ? t : NULL, src, cnt, acc, len);
+    /* an allreduce's first step reads a contiguous input where it is */
+    bool reads_src = form == R_ALLREDUCE && !packed;
+    if (!reads_src) mpi_nb_pre(&b, packed ? t : NULL, src, cnt, acc, len);
     mpi_nb_seq(&b);
     switch (form) {
     case R_REDUCE:
@@ -599,7 +601,7 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
         if (recv_here && packed) mpi_nb_fin(&b, t, acc, len, rbuf, cnt);
         break;
     case R_ALLREDUCE:
-        sched_allreduce(&b, acc, n);
+        sched_allreduce(&b, reads_src ? src : NULL, acc, n);
         if (!in_rbuf) mpi_nb_fin(&b, packed ? t : NULL, acc, len, rbuf, cnt);
         break;
     case R_SCAN:
@@ -616,9 +618,10 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
     return mpi_nb_launch(&b, req);
 }
 
-/* Member i keeps counts[i] instances of the reduction of sum(counts): the
- * allreduce of the whole vector, of which it keeps its block (as
- * MPI_Reduce_scatter does). */
+/* Member i keeps counts[i] instances of the reduction of sum(counts), as
+ * MPI_Reduce_scatter makes them: recursive halving in a group of a power of
+ * two (src/coll's cr_build_reduce_scatter), else the allreduce of the whole
+ * vector, of which it keeps its block. */
 int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *counts, bool is_block,
                            int block, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
@@ -640,10 +643,29 @@ int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *count
     mpi_chk_nbc(&b, -1, op, 0, NULL, 0, NULL);
     size_t len = n * b.s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     const char *src = inplace ? rbuf : sbuf;
+    int np = b.c->size;
+    if (!(np & (np - 1))) { /* recursive halving: only this member's block is made */
+        size_t k = total ? n / total : 0, *bo = mpi_nb_alloc(&b, (size_t)(np + 1) * sizeof *bo);
+        bo[0] = 0;
+        for (int i = 0; i < np; i++) bo[i + 1] = bo[i] + (size_t)(is_block ? block : counts[i]) * k;
+        const char *in = src;
+        if (packed) {
+            char *pk = mpi_nb_alloc(&b, len);
+            mpi_nb_pre(&b, t, src, total, pk, len);
+            in = pk;
+        }
+        char *dst = packed ? rbuf : mpi_chk_nbc_rbuf(&b, rbuf, mine * per);
+        char *out =
+            packed || inplace ? mpi_nb_alloc(&b, mine * per) : dst; /* in place: rbuf is read */
+        mpi_nb_seq(&b);
+        cr_build_reduce_scatter(b.job, &b.s->s, &b.c->g, in, out, bo);
+        if (out != dst) mpi_nb_fin(&b, packed ? t : NULL, out, mine * per, dst, mine);
+        return mpi_nb_launch(&b, req);
+    }
     char *acc = mpi_nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
     mpi_nb_pre(&b, packed ? t : NULL, src, total, acc, len);
     mpi_nb_seq(&b);
-    cr_build_allreduce(b.job, &b.s->s, &b.c->g, acc, n);
+    cr_build_allreduce(b.job, &b.s->s, &b.c->g, NULL, acc, n);
     mpi_nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per,
                packed ? rbuf : mpi_chk_nbc_rbuf(&b, rbuf, mine * per), mine);
     return mpi_nb_launch(&b, req);
@@ -1121,7 +1143,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     cr_sched_redop(b.job, &s->s, &CR_OP_PREDEF(cr_op_band_long, long), 1);
     mpi_nb_seq(&b);
     if (!b.c->inter) {
-        sched_allreduce(&b, (char *)s->imap, 1);
+        sched_allreduce(&b, NULL, (char *)s->imap, 1);
         return mpi_nb_launch(&b, req);
     }
     /* both groups: each ANDs to its leader, the leaders swap and AND, each

@@ -1,5 +1,6 @@
 /* Collective reductions over point-to-point: reduce to one member, reduce to
- * all (allreduce) and inclusive prefix (scan), plus the predefined operations.
+ * all (allreduce), reduce-scatter and inclusive prefix (scan), plus the
+ * predefined operations.
  *
  * Algorithms:
  *  - reduce: binomial tree. Data is combined over contiguous runs of members,
@@ -11,7 +12,12 @@
  *    first 2*extra members pair up (2i folds into 2i+1) so that the remaining
  *    power of two still holds contiguous runs in member order. With more ranks
  *    than cores, up to 4 KiB (cr_coll_linear): member 0 takes the others' data
- *    one a round in member order and sends the result back (linear).
+ *    one a round in member order and sends the result back (linear). The
+ *    first step reads the caller's input where it is (no copy into the
+ *    result buffer first: 1 MiB at 2 ranks 114 -> 90 us).
+ *  - reduce-scatter (a power of two): Rabenseifner's first half alone, each
+ *    member ending with one block, which a last swap brings to its owner;
+ *    otherwise the allreduce, of which each keeps its part.
  *  - scan: recursive doubling (member i adds the run ending at i-2^k);
  *    exscan: the same, each member's result then passed one member up.
  * Invariants: every combine puts the data of lower members on the left, and the
@@ -106,8 +112,8 @@ static size_t disp(size_t count, int b, int pof2)
     return count / (size_t)pof2 * (size_t)b + count % (size_t)pof2 * (size_t)b / (size_t)pof2;
 }
 
-static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, char *acc,
-                                   char *tmp, size_t count, int nr, int pof2, int extra)
+static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, const char *in,
+                                   char *acc, char *tmp, size_t count, int nr, int pof2, int extra)
 {
     cr_trace_how(job, "rabenseifner");
     size_t e = s->o.elem;
@@ -121,12 +127,13 @@ static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, 
         size_t ko = disp(count, klo, pof2), kn = disp(count, khi, pof2) - ko;
         size_t so = disp(count, slo, pof2), sn = disp(count, shi, pof2) - so;
         cr_sched_recv(job, s, peer, step, tmp, kn * e);
-        cr_sched_send(job, s, peer, step, acc + so * e, sn * e);
+        cr_sched_send(job, s, peer, step, in + so * e, sn * e);
         cr_sched_round(job, s);
         if (pnr < nr)
-            cr_sched_combine(job, s, tmp, acc + ko * e, acc + ko * e, kn);
+            cr_sched_combine(job, s, tmp, in + ko * e, acc + ko * e, kn);
         else
-            cr_sched_combine(job, s, acc + ko * e, tmp, acc + ko * e, kn);
+            cr_sched_combine(job, s, in + ko * e, tmp, acc + ko * e, kn);
+        in = acc; /* what this member keeps is in acc from now on */
         los[nsteps] = lo;
         his[nsteps++] = hi;
         lo = klo;
@@ -150,13 +157,14 @@ static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, 
 
 /* Everyone sends to member 0, which takes them one a round in member order,
  * combining as they come, and sends the result back. */
-static void allreduce_linear(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count)
+static void allreduce_linear(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
+                             size_t count)
 {
     cr_trace_how(job, "linear");
     size_t len = count * s->o.elem;
     int n = g->size, zero = cr_group_rank(g, 0);
     if (g->me) {
-        cr_sched_send(job, s, zero, 0, acc, len);
+        cr_sched_send(job, s, zero, 0, in, len);
         cr_sched_round(job, s);
         cr_sched_recv(job, s, zero, 1, acc, len);
         cr_sched_round(job, s);
@@ -166,25 +174,31 @@ static void allreduce_linear(cr_job *job, cr_sched *s, const cr_group *g, char *
     for (int i = 1; i < n; i++) {
         cr_sched_recv(job, s, cr_group_rank(g, i), 0, tmp, len);
         cr_sched_round(job, s);
-        cr_sched_combine(job, s, acc, tmp, acc, count);
+        cr_sched_combine(job, s, in, tmp, acc, count);
+        in = acc;
     }
     for (int i = 1; i < n; i++) cr_sched_send(job, s, cr_group_rank(g, i), 1, acc, len);
     cr_sched_round(job, s);
 }
 
-void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count)
+void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
+                        size_t count)
 {
     size_t len = count * s->o.elem;
     int n = g->size, me = g->me, pof2 = 1;
-    if (n == 1) return;
+    if (!in) in = acc;
+    if (n == 1) {
+        cr_sched_copy(job, s, acc, in, len);
+        return;
+    }
     if (cr_coll_linear(job, g, len)) {
-        allreduce_linear(job, s, g, acc, count);
+        allreduce_linear(job, s, g, in, acc, count);
         return;
     }
     while (pof2 * 2 <= n) pof2 *= 2;
     int extra = n - pof2, nr;
     if (me < 2 * extra && !(me & 1)) { /* fold into me+1, get the result back at the end */
-        cr_sched_send(job, s, cr_group_rank(g, me + 1), 0, acc, len);
+        cr_sched_send(job, s, cr_group_rank(g, me + 1), 0, in, len);
         cr_sched_round(job, s);
         cr_sched_recv(job, s, cr_group_rank(g, me + 1), 1, acc, len);
         cr_sched_round(job, s);
@@ -194,7 +208,8 @@ void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, 
     if (me < 2 * extra) {
         cr_sched_recv(job, s, cr_group_rank(g, me - 1), 0, tmp, len);
         cr_sched_round(job, s);
-        cr_sched_combine(job, s, tmp, acc, acc, count);
+        cr_sched_combine(job, s, tmp, in, acc, count);
+        in = acc;
         nr = me / 2;
     } else {
         nr = me - extra;
@@ -203,18 +218,19 @@ void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, 
     bool rab = f == CR_ALG_RABENSEIFNER ||
                (f != CR_ALG_RECDBL && len >= RABENSEIFNER_MIN && count >= (size_t)pof2);
     if (rab && count >= (size_t)pof2) {
-        allreduce_rabenseifner(job, s, g, acc, tmp, count, nr, pof2, extra);
+        allreduce_rabenseifner(job, s, g, in, acc, tmp, count, nr, pof2, extra);
     } else {
         cr_trace_how(job, "recursive doubling");
         for (int mask = 1, step = 2; mask < pof2; mask <<= 1, step++) {
             int pnr = nr ^ mask, peer = cr_group_rank(g, unfold(pnr, extra));
             cr_sched_recv(job, s, peer, step, tmp, len);
-            cr_sched_send(job, s, peer, step, acc, len);
+            cr_sched_send(job, s, peer, step, in, len);
             cr_sched_round(job, s);
             if (pnr < nr)
-                cr_sched_combine(job, s, tmp, acc, acc, count);
+                cr_sched_combine(job, s, tmp, in, acc, count);
             else
-                cr_sched_combine(job, s, acc, tmp, acc, count);
+                cr_sched_combine(job, s, in, tmp, acc, count);
+            in = acc;
         }
     }
     if (me < 2 * extra) cr_sched_send(job, s, cr_group_rank(g, me - 1), 1, acc, len);
@@ -224,19 +240,86 @@ void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, 
 void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t count, const cr_redop *o)
 {
-    size_t len = count * o->elem;
-    if (rbuf != sbuf) memcpy(rbuf, sbuf, len);
     if (g->size == 1) {
+        if (rbuf != sbuf) memcpy(rbuf, sbuf, count * o->elem);
         g->seq++;
         return;
     }
-    if (cr_coll_shm_allreduce(job, g, op, rbuf, count, o)) return;
+    if (cr_coll_shm_allreduce(job, g, op, sbuf, rbuf, count, o)) return;
     uint32_t seq = g->seq++;
     cr_sched s;
     sched_of(job, &s, g, op, seq, o, count);
-    cr_build_allreduce(job, &s, g, rbuf, count);
+    cr_build_allreduce(job, &s, g, sbuf, rbuf, count); /* reads sbuf: no copy into rbuf first */
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
+}
+
+/* ---- reduce-scatter -------------------------------------------------------- */
+
+/* i with its low 'bits' bits in reverse order. */
+static int bit_reverse(int i, int bits)
+{
+    int r = 0;
+    for (int b = 0; b < bits; b++) r |= ((i >> b) & 1) << (bits - 1 - b);
+    return r;
+}
+
+void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *out,
+                             const size_t *off)
+{
+    cr_trace_how(job, "recursive halving");
+    size_t e = s->o.elem;
+    int n = g->size, me = g->me, bits = 0, lo = 0, hi = n, step = 2;
+    while ((1 << bits) < n) bits++;
+    if (n == 1) {
+        cr_sched_copy(job, s, out, in, off[1] * e);
+        return;
+    }
+    int b = bit_reverse(me, bits); /* the block this member ends with */
+    /* tmp: the first step's half, the most any step receives; acc: the runs
+     * combined so far, at their place in the vector (2 members: none) */
+    int k0 = me & 1 ? n / 2 : 0;
+    char *tmp = cr_sched_alloc(job, s, (off[k0 + n / 2] - off[k0]) * e);
+    char *acc = n > 2 ? cr_sched_alloc(job, s, off[n] * e) : NULL;
+    const char *cur = in;
+    for (int mask = 1; mask < n; mask <<= 1, step++) {
+        int peer = cr_group_rank(g, me ^ mask), mid = (lo + hi) / 2;
+        int klo = me & mask ? mid : lo, khi = me & mask ? hi : mid;
+        int slo = me & mask ? lo : mid, shi = me & mask ? mid : hi;
+        size_t ko = off[klo], kn = off[khi] - ko, so = off[slo], sn = off[shi] - so;
+        cr_sched_recv(job, s, peer, step, tmp, kn * e);
+        cr_sched_send(job, s, peer, step, cur + so * e, sn * e);
+        cr_sched_round(job, s);
+        /* the last step of a member that ends with its own block lands in out */
+        char *dst = mask << 1 == n && b == me ? out : acc + ko * e;
+        if ((me ^ mask) < me)
+            cr_sched_combine(job, s, tmp, cur + ko * e, dst, kn);
+        else
+            cr_sched_combine(job, s, cur + ko * e, tmp, dst, kn);
+        if (acc) cur = acc;
+        lo = klo;
+        hi = khi;
+    }
+    if (b != me) { /* member b holds this member's block: the reverse is its own inverse */
+        cr_sched_recv(job, s, cr_group_rank(g, b), step, out, (off[me + 1] - off[me]) * e);
+        cr_sched_send(job, s, cr_group_rank(g, b), step, acc + off[b] * e,
+                      (off[b + 1] - off[b]) * e);
+        cr_sched_round(job, s);
+    }
+}
+
+bool cr_coll_reduce_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                            const size_t *off, const cr_redop *o)
+{
+    int n = g->size;
+    if (n & (n - 1) || cr_coll_shm_reduces(job, g, off[n] * o->elem)) return false;
+    uint32_t seq = g->seq++;
+    cr_sched s;
+    sched_of(job, &s, g, op, seq, o, off[n]);
+    cr_build_reduce_scatter(job, &s, g, sbuf, rbuf, off);
+    cr_sched_run(job, &s);
+    cr_sched_free(job, &s);
+    return true;
 }
 
 /* ---- scan ---------------------------------------------------------------- */

@@ -162,18 +162,24 @@ bool cr_coll_shm_barrier(cr_job *job, cr_group *g, const char *op)
     return true;
 }
 
-bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, void *buf, size_t count,
-                           const cr_redop *o)
+bool cr_coll_shm_reduces(cr_job *job, const cr_group *g, size_t len)
+{
+    return len <= REDUCE_MAX && area_of(job, g, len);
+}
+
+bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                           size_t count, const cr_redop *o)
 {
     size_t len = count * o->elem;
     const cr_coll_area *a = len <= REDUCE_MAX ? area_of(job, g, len) : NULL;
     if (!a) return false;
     arrival w;
-    arrive_and_wait(job, g, op, a, buf, len, &w);
+    arrive_and_wait(job, g, op, a, sbuf, len, &w);
     if (!len) return true;
     unsigned char tmp[REDUCE_MAX];
-    o->fn(data_of(&w, 0, len), data_of(&w, 1, len), buf, count, o->arg);
-    for (int i = 2; i < g->size; i++) cr_coll_combine(o, buf, data_of(&w, i, len), buf, count, tmp);
+    o->fn(data_of(&w, 0, len), data_of(&w, 1, len), rbuf, count, o->arg);
+    for (int i = 2; i < g->size; i++)
+        cr_coll_combine(o, rbuf, data_of(&w, i, len), rbuf, count, tmp);
     return true;
 }
 

@@ -4,6 +4,7 @@
  * (cr_sched_start, cr_sched_advance). Each start must give what a schedule
  * built afresh and run blocking (cr_sched_run) gives, bit for bit, and the
  * right values: allreduce (doubles whose sum depends on the combining order;
+ * restarted reading its input where it is, built afresh in place;
  * counts below and above Rabenseifner's 4 KiB, and past the schedule's inline
  * arena and steps), broadcast from each root, and the barrier; then every
  * data collective and each of its message algorithms (bcast, gather(v),
@@ -55,8 +56,7 @@ static void test_allreduce(cr_job *job, cr_group *g, size_t count, uint32_t *seq
     cr_sched s;
     cr_sched_init(&s, "sched allreduce", g->ctx, 0x80000000u, 0x7ffffu, (*seq)++);
     cr_sched_redop(job, &s, &o, count);
-    cr_sched_copy(job, &s, acc, in, len); /* the input, taken at each start */
-    cr_build_allreduce(job, &s, g, (char *)acc, count);
+    cr_build_allreduce(job, &s, g, (char *)in, (char *)acc, count); /* reads in at each start */
     for (int rep = 0; rep < 4; rep++) {
         for (size_t i = 0; i < count; i++) in[i] = val(g->me, rep, i);
         cr_sched_start(job, &s);
@@ -66,7 +66,7 @@ static void test_allreduce(cr_job *job, cr_group *g, size_t count, uint32_t *seq
         cr_sched_init(&f, "sched allreduce ref", g->ctx, 0x80000000u, 0x7ffffu, (*seq)++);
         cr_sched_redop(job, &f, &o, count);
         memcpy(ref, in, len);
-        cr_build_allreduce(job, &f, g, (char *)ref, count);
+        cr_build_allreduce(job, &f, g, NULL, (char *)ref, count); /* in place */
         cr_sched_run(job, &f);
         cr_sched_free(job, &f);
         CHECK(!memcmp(acc, ref, len),
