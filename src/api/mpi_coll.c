@@ -789,9 +789,8 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
     /* each member's block in the operation's elements (an instance may be
      * several); recursive halving where the group allows, else the whole
      * allreduce and this member's part of it */
-    size_t k = total ? n / total : 0, *bo = xmalloc(a.job, call, (size_t)(np + 1) * sizeof *bo);
-    bo[0] = 0;
-    for (int i = 0; i < np; i++) bo[i + 1] = bo[i] + (size_t)(is_block ? block : counts[i]) * k;
+    size_t *bo = xmalloc(a.job, call, (size_t)(np + 1) * sizeof *bo);
+    mpi_reduce_scatter_blocks(bo, np, counts, is_block, block, total ? n / total : 0);
     char *out = packed || inplace ? r : rbuf; /* rbuf is the input when in place */
     if (cr_coll_reduce_scatter(a.job, &a.c->g, call, s, out, bo, &o)) {
         if (packed)

@@ -255,6 +255,13 @@ int mpi_chk_reduce_scatter(const mpi_cargs *a, const void *sbuf, void *rbuf, con
     return rc;
 }
 
+void mpi_reduce_scatter_blocks(size_t *bo, int np, const int *counts, bool is_block, int block,
+                               size_t k)
+{
+    bo[0] = 0;
+    for (int i = 0; i < np; i++) bo[i + 1] = bo[i] + (size_t)(is_block ? block : counts[i]) * k;
+}
+
 /* One side of an Alltoallw (what: "send", "recv"); *staged: a block with data
  * is not contiguous or lies below the buffer. */
 static int wside(const mpi_cargs *a, const int *counts, const int *displs,

@@ -443,6 +443,11 @@ int mpi_chk_xreduce(const mpi_cargs *a, bool all, const void *sbuf, void *rbuf, 
 int mpi_chk_reduce_scatter(const mpi_cargs *a, const void *sbuf, void *rbuf, const int *counts,
                            bool is_block, int block, MPI_Datatype dt, mpi_type **t, size_t *total,
                            size_t *below);
+/* The blocks of a reduce-scatter of np members, in units of k (the
+ * operation's elements per instance): member i's block is bo[i] .. bo[i + 1]
+ * (bo has np + 1 entries). */
+void mpi_reduce_scatter_blocks(size_t *bo, int np, const int *counts, bool is_block, int block,
+                               size_t k);
 /* One side of an Alltoallw, block i: len[i] bytes, counts[i] of t[i] (NULL for
  * an empty block of MPI_DATATYPE_NULL); staged: a block with data is not
  * contiguous or lies below the buffer. t and len are the caller's, one entry

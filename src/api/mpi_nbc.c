@@ -645,9 +645,8 @@ int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *count
     const char *src = inplace ? rbuf : sbuf;
     int np = b.c->size;
     if (!(np & (np - 1))) { /* recursive halving: only this member's block is made */
-        size_t k = total ? n / total : 0, *bo = mpi_nb_alloc(&b, (size_t)(np + 1) * sizeof *bo);
-        bo[0] = 0;
-        for (int i = 0; i < np; i++) bo[i + 1] = bo[i] + (size_t)(is_block ? block : counts[i]) * k;
+        size_t *bo = mpi_nb_alloc(&b, (size_t)(np + 1) * sizeof *bo);
+        mpi_reduce_scatter_blocks(bo, np, counts, is_block, block, total ? n / total : 0);
         const char *in = src;
         if (packed) {
             char *pk = mpi_nb_alloc(&b, len);
