@@ -619,9 +619,8 @@ int mpi_nbc_reduce(int p, int form, const void *sbuf, void *rbuf, int count, MPI
 }
 
 /* Member i keeps counts[i] instances of the reduction of sum(counts), as
- * MPI_Reduce_scatter makes them: recursive halving in a group of a power of
- * two (src/coll's cr_build_reduce_scatter), else the allreduce of the whole
- * vector, of which it keeps its block. */
+ * MPI_Reduce_scatter makes them: recursive halving (src/coll's
+ * cr_build_reduce_scatter). */
 int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *counts, bool is_block,
                            int block, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
@@ -644,29 +643,19 @@ int mpi_nbc_reduce_scatter(int p, const void *sbuf, void *rbuf, const int *count
     size_t len = n * b.s->s.o.elem, per = total ? len / total : 0; /* bytes per instance */
     const char *src = inplace ? rbuf : sbuf;
     int np = b.c->size;
-    if (!(np & (np - 1))) { /* recursive halving: only this member's block is made */
-        size_t *bo = mpi_nb_alloc(&b, (size_t)(np + 1) * sizeof *bo);
-        mpi_reduce_scatter_blocks(bo, np, counts, is_block, block, total ? n / total : 0);
-        const char *in = src;
-        if (packed) {
-            char *pk = mpi_nb_alloc(&b, len);
-            mpi_nb_pre(&b, t, src, total, pk, len);
-            in = pk;
-        }
-        char *dst = packed ? rbuf : mpi_chk_nbc_rbuf(&b, rbuf, mine * per);
-        char *out =
-            packed || inplace ? mpi_nb_alloc(&b, mine * per) : dst; /* in place: rbuf is read */
-        mpi_nb_seq(&b);
-        cr_build_reduce_scatter(b.job, &b.s->s, &b.c->g, in, out, bo);
-        if (out != dst) mpi_nb_fin(&b, packed ? t : NULL, out, mine * per, dst, mine);
-        return mpi_nb_launch(&b, req);
+    size_t *bo = mpi_nb_alloc(&b, (size_t)(np + 1) * sizeof *bo);
+    mpi_reduce_scatter_blocks(bo, np, counts, is_block, block, total ? n / total : 0);
+    const char *in = src;
+    if (packed) {
+        char *pk = mpi_nb_alloc(&b, len);
+        mpi_nb_pre(&b, t, src, total, pk, len);
+        in = pk;
     }
-    char *acc = mpi_nb_alloc(&b, len); /* a copy: an in-place result overwrites the input */
-    mpi_nb_pre(&b, packed ? t : NULL, src, total, acc, len);
+    char *dst = packed ? rbuf : mpi_chk_nbc_rbuf(&b, rbuf, mine * per);
+    char *out = packed || inplace ? mpi_nb_alloc(&b, mine * per) : dst; /* in place: rbuf is read */
     mpi_nb_seq(&b);
-    cr_build_allreduce(b.job, &b.s->s, &b.c->g, NULL, acc, n);
-    mpi_nb_fin(&b, packed ? t : NULL, acc + off * per, mine * per,
-               packed ? rbuf : mpi_chk_nbc_rbuf(&b, rbuf, mine * per), mine);
+    cr_build_reduce_scatter(b.job, &b.s->s, &b.c->g, in, out, bo);
+    if (out != dst) mpi_nb_fin(&b, packed ? t : NULL, out, mine * per, dst, mine);
     return mpi_nb_launch(&b, req);
 }
 

@@ -15,9 +15,12 @@
  *    one a round in member order and sends the result back (linear). The
  *    first step reads the caller's input where it is (no copy into the
  *    result buffer first: 1 MiB at 2 ranks 114 -> 90 us).
- *  - reduce-scatter (a power of two): Rabenseifner's first half alone, each
- *    member ending with one block, which a last swap brings to its owner;
- *    otherwise the allreduce, of which each keeps its part.
+ *  - reduce-scatter: Rabenseifner's first half alone, each member ending
+ *    with one block, which a last swap brings to its owner. With a group size
+ *    that is not a power of two, pairs fold first as in allreduce; the
+ *    member a pair folded into stands for both their blocks, and sends the
+ *    folded member its block at the end: no all-gather and no sending the
+ *    whole result back, which the allreduce of which each kept its part had.
  *  - scan: recursive doubling (member i adds the run ending at i-2^k);
  *    exscan: the same, each member's result then passed one member up.
  * Invariants: every combine puts the data of lower members on the left, and the
@@ -269,30 +272,56 @@ void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const 
 {
     cr_trace_how(job, "recursive halving");
     size_t e = s->o.elem;
-    int n = g->size, me = g->me, bits = 0, lo = 0, hi = n, step = 2;
-    while ((1 << bits) < n) bits++;
+    int n = g->size, me = g->me, pof2 = 1, bits = 0, lo, hi, step = 2;
     if (n == 1) {
         cr_sched_copy(job, s, out, in, off[1] * e);
         return;
     }
-    int b = bit_reverse(me, bits); /* the block this member ends with */
-    /* tmp: the first step's half, the most any step receives; acc: the runs
-     * combined so far, at their place in the vector (2 members: none) */
-    int k0 = me & 1 ? n / 2 : 0;
-    char *tmp = cr_sched_alloc(job, s, (off[k0 + n / 2] - off[k0]) * e);
+    while (pof2 * 2 <= n) pof2 *= 2, bits++;
+    int extra = n - pof2, nr;
+    int last = 2 + bits;               /* the tag of the blocks' way to their owners */
+    if (me < 2 * extra && !(me & 1)) { /* fold into me+1; the block comes back at the end */
+        int h = unfold(bit_reverse(me / 2, bits), extra);
+        cr_sched_send(job, s, cr_group_rank(g, me + 1), 0, in, off[n] * e);
+        cr_sched_round(job, s);
+        cr_sched_recv(job, s, cr_group_rank(g, h), last, out, (off[me + 1] - off[me]) * e);
+        cr_sched_round(job, s);
+        return;
+    }
+    /* Virtual member v of the power of two owns the blocks of the members it
+     * stands for (2v and 2v+1 where a pair folded, else v+extra): vo[v] is
+     * where they start. */
+    size_t *vo = cr_sched_alloc(job, s, (size_t)(pof2 + 1) * sizeof *vo);
+    for (int v = 0; v <= pof2; v++) vo[v] = off[v < extra ? 2 * v : v + extra];
+    bool fold = me < 2 * extra;
+    nr = fold ? me / 2 : me - extra;
+    int b = bit_reverse(nr, bits); /* the virtual block this member ends with */
+    /* tmp: the folded partner's vector or the first step's half, the most any
+     * step receives; acc: the runs combined so far, at their place in the
+     * vector (2 members: none) */
+    int k0 = nr & 1 ? pof2 / 2 : 0;
+    char *tmp = cr_sched_alloc(job, s, (fold ? off[n] : vo[k0 + pof2 / 2] - vo[k0]) * e);
     char *acc = n > 2 ? cr_sched_alloc(job, s, off[n] * e) : NULL;
     const char *cur = in;
-    for (int mask = 1; mask < n; mask <<= 1, step++) {
-        int peer = cr_group_rank(g, me ^ mask), mid = (lo + hi) / 2;
-        int klo = me & mask ? mid : lo, khi = me & mask ? hi : mid;
-        int slo = me & mask ? lo : mid, shi = me & mask ? mid : hi;
-        size_t ko = off[klo], kn = off[khi] - ko, so = off[slo], sn = off[shi] - so;
+    if (fold) { /* member me-1's vector, on the left */
+        cr_sched_recv(job, s, cr_group_rank(g, me - 1), 0, tmp, off[n] * e);
+        cr_sched_round(job, s);
+        cr_sched_combine(job, s, tmp, in, acc, off[n]);
+        cur = acc;
+    }
+    lo = 0;
+    hi = pof2;
+    for (int mask = 1; mask < pof2; mask <<= 1, step++) {
+        int pnr = nr ^ mask, peer = cr_group_rank(g, unfold(pnr, extra)), mid = (lo + hi) / 2;
+        int klo = nr & mask ? mid : lo, khi = nr & mask ? hi : mid;
+        int slo = nr & mask ? lo : mid, shi = nr & mask ? mid : hi;
+        size_t ko = vo[klo], kn = vo[khi] - ko, so = vo[slo], sn = vo[shi] - so;
         cr_sched_recv(job, s, peer, step, tmp, kn * e);
         cr_sched_send(job, s, peer, step, cur + so * e, sn * e);
         cr_sched_round(job, s);
-        /* the last step of a member that ends with its own block lands in out */
-        char *dst = mask << 1 == n && b == me ? out : acc + ko * e;
-        if ((me ^ mask) < me)
+        /* the last step of a member that ends with its own block alone lands in out */
+        char *dst = mask << 1 == pof2 && b == nr && !fold ? out : acc + ko * e;
+        if (pnr < nr)
             cr_sched_combine(job, s, tmp, cur + ko * e, dst, kn);
         else
             cr_sched_combine(job, s, cur + ko * e, tmp, dst, kn);
@@ -300,22 +329,29 @@ void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const 
         lo = klo;
         hi = khi;
     }
-    if (b != me) { /* member b holds this member's block: the reverse is its own inverse */
-        cr_sched_recv(job, s, cr_group_rank(g, b), step, out, (off[me + 1] - off[me]) * e);
-        cr_sched_send(job, s, cr_group_rank(g, b), step, acc + off[b] * e,
-                      (off[b + 1] - off[b]) * e);
-        cr_sched_round(job, s);
+    /* Virtual block b to the members it stands for, this member's own block
+     * from the one that holds it (member bit_reverse(nr): the reverse is its
+     * own inverse). */
+    for (int m = b < extra ? 2 * b : b + extra, to = b < extra ? 2 * b + 1 : m; m <= to; m++) {
+        size_t len = (off[m + 1] - off[m]) * e;
+        if (m != me)
+            cr_sched_send(job, s, cr_group_rank(g, m), last, acc + off[m] * e, len);
+        else if (fold) /* (a member alone with its block has it in out) */
+            cr_sched_copy(job, s, out, acc + off[m] * e, len);
     }
+    if (b != nr)
+        cr_sched_recv(job, s, cr_group_rank(g, unfold(b, extra)), last, out,
+                      (off[me + 1] - off[me]) * e);
+    cr_sched_round(job, s);
 }
 
 bool cr_coll_reduce_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                             const size_t *off, const cr_redop *o)
 {
-    int n = g->size;
-    if (n & (n - 1) || cr_coll_shm_reduces(job, g, off[n] * o->elem)) return false;
+    if (cr_coll_shm_reduces(job, g, off[g->size] * o->elem)) return false;
     uint32_t seq = g->seq++;
     cr_sched s;
-    sched_of(job, &s, g, op, seq, o, off[n]);
+    sched_of(job, &s, g, op, seq, o, off[g->size]);
     cr_build_reduce_scatter(job, &s, g, sbuf, rbuf, off);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);

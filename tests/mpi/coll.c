@@ -197,32 +197,37 @@ static void user_ops(MPI_Comm comm)
     CHECK(!memcmp(y, pre, sizeof y), "scan rank order");
     /* reduce_scatter in rank order, blocks of i % 3 elements (member 0's
      * empty), element j of member i [[i + 1 + j % 2, 1], [0, 1]]: its own
-     * and in place */
-    int rcounts[64], tot = 0, first = 0;
-    for (int i = 0; i < n; i++) {
-        if (i < r) first += i % 3;
-        tot += rcounts[i] = i % 3;
-    }
-    int(*v)[4] = malloc((size_t)(tot + 1) * sizeof *v), got[2][4];
-    for (int k = 0; k < 2; k++) {
-        for (int j = 0; j < tot; j++) memcpy(v[j], (int[]){r + 1 + j % 2, 1, 0, 1}, sizeof *v);
-        if (k == 0)
-            OK(MPI_Reduce_scatter(v, got, rcounts, m4, op, comm));
-        else
-            OK(MPI_Reduce_scatter(MPI_IN_PLACE, v, rcounts, m4, op, comm));
-        for (int j = 0; j < rcounts[r]; j++) {
-            int w[4] = {1, 0, 0, 1};
-            for (int i = 0; i < n; i++) {
-                int a[4] = {i + 1 + (first + j) % 2, 1, 0, 1};
-                matmul(w, a, (int[]){1}, &m4);
-                memcpy(w, a, sizeof a);
-            }
-            CHECK(!memcmp(k ? v[j] : got[j], w, sizeof w),
-                  "non-commutative reduce_scatter%s: element %d not in rank order",
-                  k ? " in place" : "", j);
+     * and in place; then blocks of 40 times that, past what the host's
+     * collective area takes */
+    for (int scale = 1; scale <= 40; scale += 39) {
+        int rcounts[64], tot = 0, first = 0;
+        for (int i = 0; i < n; i++) {
+            if (i < r) first += i % 3 * scale;
+            tot += rcounts[i] = i % 3 * scale;
         }
+        int(*v)[4] = malloc((size_t)(tot + 1) * sizeof *v),
+        (*got)[4] = malloc((size_t)(tot + 1) * sizeof *got);
+        for (int k = 0; k < 2; k++) {
+            for (int j = 0; j < tot; j++) memcpy(v[j], (int[]){r + 1 + j % 2, 1, 0, 1}, sizeof *v);
+            if (k == 0)
+                OK(MPI_Reduce_scatter(v, got, rcounts, m4, op, comm));
+            else
+                OK(MPI_Reduce_scatter(MPI_IN_PLACE, v, rcounts, m4, op, comm));
+            for (int j = 0; j < rcounts[r]; j++) {
+                int w[4] = {1, 0, 0, 1};
+                for (int i = 0; i < n; i++) {
+                    int a[4] = {i + 1 + (first + j) % 2, 1, 0, 1};
+                    matmul(w, a, (int[]){1}, &m4);
+                    memcpy(w, a, sizeof a);
+                }
+                CHECK(!memcmp(k ? v[j] : got[j], w, sizeof w),
+                      "non-commutative reduce_scatter%s: element %d not in rank order",
+                      k ? " in place" : "", j);
+            }
+        }
+        free(v);
+        free(got);
     }
-    free(v);
     OK(MPI_Op_free(&op));
     OK(MPI_Type_free(&m4));
 }
