@@ -242,20 +242,34 @@ static void post_send(cr_job *job, cr_sched *s, const cr_sstep *p)
         s->reqs[s->nreq++] = cr_isend(job, s->op, p->peer, s->ctx, p->tag, p->buf, p->len);
 }
 
-static void post_recv(cr_job *job, cr_sched *s, const cr_sstep *p)
+/* A receive of an exchange (the round also sends to its peer) has a long
+ * message pushed (cr_irecv_push); only rounds of up to XCHG_LOOK steps are
+ * looked through for the send. */
+#define XCHG_LOOK 8
+
+static bool sends_to(const cr_sstep *a, const cr_sstep *b, int peer)
+{
+    for (; a < b; a++)
+        if (a->kind == CR_S_SEND && a->peer == peer) return true;
+    return false;
+}
+
+static void post_recv(cr_job *job, cr_sched *s, const cr_sstep *p, bool xchg)
 {
     cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
-    s->reqs[s->nreq++] = cr_irecv_note(job, s->op, &sel, p->buf, p->len, s->trunc);
+    s->reqs[s->nreq++] =
+        (xchg ? cr_irecv_push : cr_irecv_note)(job, s->op, &sel, p->buf, p->len, s->trunc);
 }
 
 static void start_round(cr_job *job, cr_sched *s)
 {
-    for (int i = s->cur ? s->rend[s->cur - 1] : 0; i < s->rend[s->cur]; i++) {
+    int a = s->cur ? s->rend[s->cur - 1] : 0, b = s->rend[s->cur];
+    for (int i = a; i < b; i++) {
         const cr_sstep *p = &s->st[i];
         if (p->kind == CR_S_SEND)
             post_send(job, s, p);
         else if (p->kind == CR_S_RECV)
-            post_recv(job, s, p);
+            post_recv(job, s, p, b - a <= XCHG_LOOK && sends_to(s->st + a, s->st + b, p->peer));
         else
             local_step(job, s, p);
     }
@@ -276,19 +290,23 @@ static void req_add(cr_job *job, cr_sched *s, cr_req *r)
     s->reqs[s->nreq++] = r;
 }
 
-static void post_pending(cr_job *job, cr_sched *s)
+/* The round's receives, posted; the one from peer (the long send about to
+ * go there; -1: none) is an exchange's. */
+static void post_pending(cr_job *job, cr_sched *s, int peer)
 {
     for (int i = 0; i < s->nst; i++) {
         const cr_sstep *p = &s->st[i];
         cr_sel sel = {.src = p->peer, .ctx = s->ctx, .tag_mode = CR_TAG_EXACT, .tag = p->tag};
-        req_add(job, s, cr_irecv_note(job, s->op, &sel, p->buf, p->len, s->trunc));
+        req_add(job, s,
+                (p->peer == peer ? cr_irecv_push : cr_irecv_note)(job, s->op, &sel, p->buf, p->len,
+                                                                  s->trunc));
     }
     s->nst = 0;
 }
 
 void cr_sched_post(cr_job *job, cr_sched *s)
 {
-    if (s->now && s->nst > 1) post_pending(job, s);
+    if (s->now && s->nst > 1) post_pending(job, s, -1);
 }
 
 void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, const void *buf,
@@ -303,7 +321,7 @@ void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, c
         p->len = len;
         return;
     }
-    if (len > SMALL_EXCHANGE) post_pending(job, s); /* long: the receives go first */
+    if (len > SMALL_EXCHANGE) post_pending(job, s, peer); /* long: the receives go first */
     if (len <= job->eager[peer])
         cr_send(job, s->op, peer, s->ctx, tag, buf, len);
     else if (!cr_send_now(job, peer, s->ctx, tag, buf, len))
@@ -319,7 +337,7 @@ static void round_now(cr_job *job, cr_sched *s)
         cr_recv_note(job, s->op, &sel, p->buf, p->len, s->trunc, &st);
         s->nst = 0;
     } else if (s->nst) {
-        post_pending(job, s);
+        post_pending(job, s, -1);
     }
     for (int i = 0; i < s->nreq; i++) {
         cr_req_wait(job, s->reqs[i]);
@@ -353,7 +371,10 @@ void cr_sched_run_stored(cr_job *job, cr_sched *s)
             else if (p->kind == CR_S_SEND)
                 post_send(job, s, p);
             else if (p->kind == CR_S_RECV) {
-                if (!defer) post_recv(job, s, p);
+                if (!defer)
+                    post_recv(job, s, p,
+                              to - from <= XCHG_LOOK &&
+                                  sends_to(s->st + from, s->st + to, p->peer));
             } else
                 local_step(job, s, p);
         }
