@@ -34,6 +34,7 @@
 #include "coll.h"
 
 #define RABENSEIFNER_MIN 4096 /* bytes */
+#define RS_RING_MIN 65536     /* bytes: a reduce-scatter's ring, outside a power of two */
 
 /* out = lo op hi, honouring alias_ok. */
 void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
@@ -267,16 +268,48 @@ static int bit_reverse(int i, int bits)
     return r;
 }
 
+/* Member r passes block r-1-k on to r+1 in step k, its own input combined
+ * in, and receives block r-2-k from r-1: after n-1 steps block r is whole at
+ * r. Combines in no fixed order: commutative operations only. */
+static void reduce_scatter_ring(cr_job *job, cr_sched *s, const cr_group *g, const char *in,
+                                char *out, const size_t *off)
+{
+    cr_trace_how(job, "ring");
+    size_t e = s->o.elem, most = 0;
+    int n = g->size, me = g->me;
+    for (int i = 0; i < n; i++)
+        if (off[i + 1] - off[i] > most) most = off[i + 1] - off[i];
+    char *tmp = cr_sched_alloc(job, s, most * e), *acc = cr_sched_alloc(job, s, off[n] * e);
+    int to = cr_group_rank(g, (me + 1) % n), from = cr_group_rank(g, (me + n - 1) % n);
+    for (int k = 0; k < n - 1; k++) {
+        int sb = ((me - 1 - k) % n + n) % n, rb = ((me - 2 - k) % n + n) % n;
+        const char *src = k ? acc : in;
+        cr_sched_recv(job, s, from, 2 + k, tmp, (off[rb + 1] - off[rb]) * e);
+        cr_sched_send(job, s, to, 2 + k, src + off[sb] * e, (off[sb + 1] - off[sb]) * e);
+        cr_sched_round(job, s);
+        cr_sched_combine(job, s, tmp, in + off[rb] * e, k == n - 2 ? out : acc + off[rb] * e,
+                         off[rb + 1] - off[rb]);
+    }
+    cr_sched_round(job, s);
+}
+
 void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *out,
                              const size_t *off)
 {
-    cr_trace_how(job, "recursive halving");
     size_t e = s->o.elem;
     int n = g->size, me = g->me, pof2 = 1, bits = 0, lo, hi, step = 2;
     if (n == 1) {
+        cr_trace_how(job, "recursive halving");
         cr_sched_copy(job, s, out, in, off[1] * e);
         return;
     }
+    int f = cr_coll_forced(job);
+    if (s->o.commute &&
+        (f == CR_ALG_RING || (f == CR_ALG_AUTO && n & (n - 1) && off[n] * e >= RS_RING_MIN))) {
+        reduce_scatter_ring(job, s, g, in, out, off);
+        return;
+    }
+    cr_trace_how(job, "recursive halving");
     while (pof2 * 2 <= n) pof2 *= 2, bits++;
     int extra = n - pof2, nr;
     int last = 2 + bits;               /* the tag of the blocks' way to their owners */
