@@ -21,6 +21,11 @@
  *    member a pair folded into stands for both their blocks, and sends the
  *    folded member its block at the end: no all-gather and no sending the
  *    whole result back, which the allreduce of which each kept its part had.
+ *    There, a commutative operation goes round a ring instead (n-1 steps,
+ *    each member sending (n-1)/n of the vector where the fold sends all of
+ *    it): where the ring's steps are at most twice the halving's, or from
+ *    16 KiB per member. 3 and 5 ranks on 2 cores, osu_reduce_scatter 256
+ *    KiB: 81 -> 65 us, 605 -> 441 (medians of 5).
  *  - scan: recursive doubling (member i adds the run ending at i-2^k);
  *    exscan: the same, each member's result then passed one member up.
  * Invariants: every combine puts the data of lower members on the left, and the
@@ -34,7 +39,7 @@
 #include "coll.h"
 
 #define RABENSEIFNER_MIN 4096 /* bytes */
-#define RS_RING_MIN 65536     /* bytes: a reduce-scatter's ring, outside a power of two */
+#define RS_RING_BLOCK 16384   /* bytes per member: a reduce-scatter's ring at any group size */
 
 /* out = lo op hi, honouring alias_ok. */
 void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
@@ -303,14 +308,18 @@ void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const 
         cr_sched_copy(job, s, out, in, off[1] * e);
         return;
     }
+    while (pof2 * 2 <= n) pof2 *= 2, bits++;
+    /* Outside a power of two, a commutative operation goes round the ring where
+     * its n-1 steps are not many more than the fold and halving's bits+2, or
+     * each block is long enough for its bytes to count more than its steps */
     int f = cr_coll_forced(job);
     if (s->o.commute &&
-        (f == CR_ALG_RING || (f == CR_ALG_AUTO && n & (n - 1) && off[n] * e >= RS_RING_MIN))) {
+        (f == CR_ALG_RING || (f == CR_ALG_AUTO && pof2 != n &&
+                              (n - 1 <= 2 * (bits + 2) || off[n] * e / n >= RS_RING_BLOCK)))) {
         reduce_scatter_ring(job, s, g, in, out, off);
         return;
     }
     cr_trace_how(job, "recursive halving");
-    while (pof2 * 2 <= n) pof2 *= 2, bits++;
     int extra = n - pof2, nr;
     int last = 2 + bits;               /* the tag of the blocks' way to their owners */
     if (me < 2 * extra && !(me & 1)) { /* fold into me+1; the block comes back at the end */
