@@ -25,7 +25,8 @@
  *    each member sending (n-1)/n of the vector where the fold sends all of
  *    it): where the ring's steps are at most twice the halving's, or from
  *    16 KiB per member. 3 and 5 ranks on 2 cores, osu_reduce_scatter 256
- *    KiB: 81 -> 65 us, 605 -> 441 (medians of 5).
+ *    KiB: 81 -> 65 us, 605 -> 441 (medians of 5). With more ranks than
+ *    cores, up to 4 KiB: linear, as allreduce.
  *  - scan: recursive doubling (member i adds the run ending at i-2^k);
  *    exscan: the same, each member's result then passed one member up.
  * Invariants: every combine puts the data of lower members on the left, and the
@@ -298,6 +299,33 @@ static void reduce_scatter_ring(cr_job *job, cr_sched *s, const cr_group *g, con
     cr_sched_round(job, s);
 }
 
+/* Everyone sends its vector to member 0, which combines them one a round in
+ * member order, as the linear allreduce does, and sends each member its block. */
+static void reduce_scatter_linear(cr_job *job, cr_sched *s, const cr_group *g, const char *in,
+                                  char *out, const size_t *off)
+{
+    cr_trace_how(job, "linear");
+    size_t e = s->o.elem;
+    int n = g->size, zero = cr_group_rank(g, 0);
+    if (g->me) {
+        cr_sched_send(job, s, zero, 0, in, off[n] * e);
+        cr_sched_round(job, s);
+        cr_sched_recv(job, s, zero, 1, out, (off[g->me + 1] - off[g->me]) * e);
+        cr_sched_round(job, s);
+        return;
+    }
+    char *tmp = cr_sched_alloc(job, s, off[n] * e), *acc = cr_sched_alloc(job, s, off[n] * e);
+    for (int i = 1; i < n; i++) {
+        cr_sched_recv(job, s, cr_group_rank(g, i), 0, tmp, off[n] * e);
+        cr_sched_round(job, s);
+        cr_sched_combine(job, s, i == 1 ? in : acc, tmp, acc, off[n]);
+    }
+    for (int i = 1; i < n; i++)
+        cr_sched_send(job, s, cr_group_rank(g, i), 1, acc + off[i] * e, (off[i + 1] - off[i]) * e);
+    cr_sched_copy(job, s, out, acc, off[1] * e);
+    cr_sched_round(job, s);
+}
+
 void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *out,
                              const size_t *off)
 {
@@ -306,6 +334,10 @@ void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const 
     if (n == 1) {
         cr_trace_how(job, "recursive halving");
         cr_sched_copy(job, s, out, in, off[1] * e);
+        return;
+    }
+    if (cr_coll_linear(job, g, off[n] * e)) { /* more ranks than cores, a short vector */
+        reduce_scatter_linear(job, s, g, in, out, off);
         return;
     }
     while (pof2 * 2 <= n) pof2 *= 2, bits++;
