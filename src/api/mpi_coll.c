@@ -787,9 +787,9 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
         return done(&a, MPI_SUCCESS);
     }
     /* each member's block in the operation's elements (an instance may be
-     * several); recursive halving, or where the vector is small enough for
-     * the host's collective area the whole allreduce and this member's part
-     * of it */
+     * several); src/coll's reduce-scatter, or where the vector is small
+     * enough for the host's collective area the whole allreduce and this
+     * member's part of it */
     size_t *bo = xmalloc(a.job, call, (size_t)(np + 1) * sizeof *bo);
     mpi_reduce_scatter_blocks(bo, np, counts, is_block, block, total ? n / total : 0);
     char *out = packed || inplace ? r : rbuf; /* rbuf is the input when in place */

@@ -105,10 +105,10 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
                        size_t count, const cr_redop *o);
 /* Reduce-scatter: member i gets elements off[i]..off[i+1]-1 of the reduction
  * of every member's sbuf (off: n+1 offsets in elements, off[n] the count)
- * into rbuf, which must not overlap sbuf. By recursive halving where the
- * group is a power of two; false, nothing done, otherwise or where the whole
- * vector fits the collective area's allreduce (0.22 us against 1.4 for
- * 1 KiB at 2 ranks): the caller takes the allreduce and its part. */
+ * into rbuf, which must not overlap sbuf (cr_build_reduce_scatter); false,
+ * nothing done, where the whole vector fits the collective area's allreduce
+ * (0.22 us against 1.4 for 1 KiB at 2 ranks): the caller takes the allreduce
+ * and its part. */
 bool cr_coll_reduce_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                             const size_t *off, const cr_redop *o);
 /* Inclusive prefix: member i ends with x0 op ... op xi. */
@@ -461,11 +461,13 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, siz
 void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
                         size_t count);
 /* Reduce-scatter of in (every member's whole vector) into out (this member's
- * elements off[me]..off[me+1]-1), a group of a power of two: recursive
- * halving as Rabenseifner's first half (partners at distance 1, 2, 4, ...: the
- * runs joined stay adjacent), which leaves member nr the block of member
- * bitreverse(nr); a last exchange swaps the blocks of members whose index is
- * not its own bit reverse. */
+ * elements off[me]..off[me+1]-1): recursive halving as Rabenseifner's first
+ * half (partners at distance 1, 2, 4, ...: the runs joined stay adjacent),
+ * which leaves member nr the block of member bitreverse(nr), and a last
+ * exchange that swaps the blocks of members whose index is not its own bit
+ * reverse; outside a power of two pairs fold first, or a commutative
+ * operation goes round a ring; linear with more ranks than cores up to 4 KiB
+ * (coll_reduce.c says when each). */
 void cr_build_reduce_scatter(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *out,
                              const size_t *off);
 /* Inclusive prefix of acc in place, recursive doubling. */

@@ -165,29 +165,38 @@ static void allreduce_rabenseifner(cr_job *job, cr_sched *s, const cr_group *g, 
     }
 }
 
-/* Everyone sends to member 0, which takes them one a round in member order,
- * combining as they come, and sends the result back. */
-static void allreduce_linear(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
-                             size_t count)
+/* The linear forms' first half: every member sends its vector to member 0,
+ * which takes them one a round in member order, combining as they come: acc
+ * (member 0's) then holds the whole reduction. */
+static void linear_fan_in(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
+                          size_t count)
 {
-    cr_trace_how(job, "linear");
     size_t len = count * s->o.elem;
-    int n = g->size, zero = cr_group_rank(g, 0);
     if (g->me) {
-        cr_sched_send(job, s, zero, 0, in, len);
-        cr_sched_round(job, s);
-        cr_sched_recv(job, s, zero, 1, acc, len);
+        cr_sched_send(job, s, cr_group_rank(g, 0), 0, in, len);
         cr_sched_round(job, s);
         return;
     }
     char *tmp = cr_sched_alloc(job, s, len);
-    for (int i = 1; i < n; i++) {
+    for (int i = 1; i < g->size; i++) {
         cr_sched_recv(job, s, cr_group_rank(g, i), 0, tmp, len);
         cr_sched_round(job, s);
         cr_sched_combine(job, s, in, tmp, acc, count);
         in = acc;
     }
-    for (int i = 1; i < n; i++) cr_sched_send(job, s, cr_group_rank(g, i), 1, acc, len);
+}
+
+/* Everyone sends to member 0 (linear_fan_in), which sends the result back. */
+static void allreduce_linear(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
+                             size_t count)
+{
+    cr_trace_how(job, "linear");
+    size_t len = count * s->o.elem;
+    linear_fan_in(job, s, g, in, acc, count);
+    if (g->me)
+        cr_sched_recv(job, s, cr_group_rank(g, 0), 1, acc, len);
+    else
+        for (int i = 1; i < g->size; i++) cr_sched_send(job, s, cr_group_rank(g, i), 1, acc, len);
     cr_sched_round(job, s);
 }
 
@@ -296,33 +305,26 @@ static void reduce_scatter_ring(cr_job *job, cr_sched *s, const cr_group *g, con
         cr_sched_combine(job, s, tmp, in + off[rb] * e, k == n - 2 ? out : acc + off[rb] * e,
                          off[rb + 1] - off[rb]);
     }
-    cr_sched_round(job, s);
 }
 
-/* Everyone sends its vector to member 0, which combines them one a round in
- * member order, as the linear allreduce does, and sends each member its block. */
+/* Everyone sends its vector to member 0 (linear_fan_in), which sends each
+ * member its block. */
 static void reduce_scatter_linear(cr_job *job, cr_sched *s, const cr_group *g, const char *in,
                                   char *out, const size_t *off)
 {
     cr_trace_how(job, "linear");
     size_t e = s->o.elem;
-    int n = g->size, zero = cr_group_rank(g, 0);
-    if (g->me) {
-        cr_sched_send(job, s, zero, 0, in, off[n] * e);
-        cr_sched_round(job, s);
-        cr_sched_recv(job, s, zero, 1, out, (off[g->me + 1] - off[g->me]) * e);
-        cr_sched_round(job, s);
-        return;
+    int n = g->size, me = g->me;
+    char *acc = me ? NULL : cr_sched_alloc(job, s, off[n] * e);
+    linear_fan_in(job, s, g, in, acc, off[n]);
+    if (me) {
+        cr_sched_recv(job, s, cr_group_rank(g, 0), 1, out, (off[me + 1] - off[me]) * e);
+    } else {
+        for (int i = 1; i < n; i++)
+            cr_sched_send(job, s, cr_group_rank(g, i), 1, acc + off[i] * e,
+                          (off[i + 1] - off[i]) * e);
+        cr_sched_copy(job, s, out, acc, off[1] * e);
     }
-    char *tmp = cr_sched_alloc(job, s, off[n] * e), *acc = cr_sched_alloc(job, s, off[n] * e);
-    for (int i = 1; i < n; i++) {
-        cr_sched_recv(job, s, cr_group_rank(g, i), 0, tmp, off[n] * e);
-        cr_sched_round(job, s);
-        cr_sched_combine(job, s, i == 1 ? in : acc, tmp, acc, off[n]);
-    }
-    for (int i = 1; i < n; i++)
-        cr_sched_send(job, s, cr_group_rank(g, i), 1, acc + off[i] * e, (off[i + 1] - off[i]) * e);
-    cr_sched_copy(job, s, out, acc, off[1] * e);
     cr_sched_round(job, s);
 }
 
