@@ -8,8 +8,14 @@
  *    per partition;
  *  - 4 KiB in 4 partitions, received in 1: one message;
  *  - 1 MiB in 8 partitions, received in 64: 8 messages (a partition of
- *    128 KiB is a chunk of its own).
- * The sender marks partitions ready in reverse order; the receiver polls
+ *    128 KiB is a chunk of its own);
+ *  - 1.5 MiB in 24 partitions of 64 KiB, received in 48, marked ready by
+ *    MPI_Pready_range(0, 11), MPI_Pready(12) and one MPI_Pready_list of the
+ *    other 11 out of order: the chunks each call completes side by side
+ *    travel as one message (768 KiB, 64 KiB, 704 KiB), which part_wire.sh
+ *    finds in the job's trace; every chunk still has its message (24).
+ * The sender marks the first three operations' partitions ready one by one
+ * in reverse order; the receiver polls
  * MPI_Parrived and checks each of its partitions as it arrives, then all of
  * them after MPI_Waitall; 3 rounds, each with its own values. Rank 0 prints
  * "partitioned wire ok" with the counts. */
@@ -18,12 +24,23 @@
 
 #include "mcheck.h"
 
-enum { NOPS = 3 };
+enum { NOPS = 4, RUNS = 3 };
 /* per operation: sender partitions and ints each, receiver partitions and ints
- * each (the same total), and the most messages a round may take */
-static const int SP[NOPS] = {8, 4, 8}, SC[NOPS] = {2048, 256, 32768};
-static const int RP[NOPS] = {16, 1, 64}, RC[NOPS] = {1024, 1024, 4096};
-static const int MOST[NOPS] = {2, 1, 8};
+ * each (the same total), and the most messages a round may take; operation
+ * RUNS marks its partitions by ranges and lists (mark_runs) */
+static const int SP[NOPS] = {8, 4, 8, 24}, SC[NOPS] = {2048, 256, 32768, 16384};
+static const int RP[NOPS] = {16, 1, 64, 48}, RC[NOPS] = {1024, 1024, 4096, 8192};
+static const int MOST[NOPS] = {2, 1, 8, 24};
+
+/* Operation RUNS's partitions: 0..11 by one range, 12 alone, the rest by one
+ * list in an order of their own. */
+static void mark_runs(MPI_Request rq)
+{
+    static const int rest[11] = {23, 14, 13, 22, 16, 15, 21, 17, 20, 18, 19};
+    OK(MPI_Pready_range(0, 11, rq));
+    OK(MPI_Pready(12, rq));
+    OK(MPI_Pready_list(11, rest, rq));
+}
 
 static int val(int op, int r, int i)
 {
@@ -71,7 +88,8 @@ int main(int argc, char **argv)
             OK(MPI_Startall(NOPS, rq));
             for (int o = 0; o < NOPS; o++) { /* one operation at a time: its own count */
                 OK(MPI_T_pvar_read(ses, h, &before[o]));
-                for (int k = SP[o] - 1; k >= 0; k--) OK(MPI_Pready(k, rq[o]));
+                if (o == RUNS) mark_runs(rq[o]);
+                for (int k = SP[o] - 1; o != RUNS && k >= 0; k--) OK(MPI_Pready(k, rq[o]));
                 OK(MPI_T_pvar_read(ses, h, &after));
                 msgs[o] = after - before[o];
                 CHECK(msgs[o] >= 1 && msgs[o] <= (unsigned long long)MOST[o],
@@ -119,8 +137,8 @@ int main(int argc, char **argv)
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (!me)
         printf("partitioned wire ok: 64 KiB in 8 partitions as %llu messages, 4 KiB in 4 as %llu, "
-               "1 MiB in 8 as %llu\n",
-               msgs[0], msgs[1], msgs[2]);
+               "1 MiB in 8 as %llu, 1.5 MiB in 24 by runs as %llu\n",
+               msgs[0], msgs[1], msgs[2], msgs[3]);
     for (int o = 0; o < NOPS; o++) free(buf[o]);
     OK(MPI_Finalize());
     return 0;
