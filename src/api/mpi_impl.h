@@ -869,6 +869,9 @@ typedef struct mpi_ext_ops {
     /* MPI_Cancel; NULL: the operation cannot be cancelled (MPI_Cancel has no
      * effect, as MPI allows). */
     int (*cancel)(cr_job *job, void *obj);
+    /* A blocking wait for this request alone begins (on) or ends; NULL: no
+     * matter (partitioned sends name their long chunks: cr_send_waited). */
+    void (*waited)(cr_job *job, void *obj, bool on);
 } mpi_ext_ops;
 /* Make an active request for obj: MPI_SUCCESS, or an error code (reported on
  * comm) when the table is full; on error obj is not taken. */

@@ -332,8 +332,20 @@ static int prt_start(cr_job *job, void *obj)
     return 0;
 }
 
-static const mpi_ext_ops psend_ops = {"MPI_Psend_init", prt_test, prt_free, NULL};
-static const mpi_ext_ops precv_ops = {"MPI_Precv_init", prt_test, prt_free, NULL};
+/* A wait for a partitioned send alone: its chunks' sends that still wait for
+ * their receiver say so (cr_send_waited; one is named at a time). */
+static void prt_waited(cr_job *job, void *obj, bool on)
+{
+    mpi_prt *p = obj;
+    for (int j = 0; p->send && p->wr && j < p->nwire; j++)
+        if (p->wr[j] && (!on || !p->wr[j]->done)) {
+            cr_send_waited(job, p->wr[j], on);
+            if (on) return;
+        }
+}
+
+static const mpi_ext_ops psend_ops = {"MPI_Psend_init", prt_test, prt_free, NULL, prt_waited};
+static const mpi_ext_ops precv_ops = {"MPI_Precv_init", prt_test, prt_free, NULL, NULL};
 
 /* ---- init calls ---------------------------------------------------------------- */
 

@@ -365,7 +365,9 @@ void req_wait(cr_job *job, const char *call, mreq *q)
         snprintf(on, sizeof on, "%s on %s", was, q->ops->what);
         job->in_call = on;
     }
+    if (q->kind == RQ_EXT && q->ops->waited) q->ops->waited(job, q->obj, true);
     cr_wait_until(job, call, qset_ready, &s, NULL);
+    if (q->kind == RQ_EXT && q->ops->waited) q->ops->waited(job, q->obj, false);
     job->in_call = was;
 }
 

@@ -77,9 +77,9 @@ static void xreq_free(cr_job *job, void *obj)
     if (!x->pending) xfer_free(x);
 }
 
-static const mpi_ext_ops xreq_ops = {"MPI_Rput", xreq_test, xreq_free, NULL};
-static const mpi_ext_ops xreq_get_ops = {"MPI_Rget", xreq_test, xreq_free, NULL};
-static const mpi_ext_ops xreq_acc_ops = {"MPI_Raccumulate", xreq_test, xreq_free, NULL};
+static const mpi_ext_ops xreq_ops = {"MPI_Rput", xreq_test, xreq_free, NULL, NULL};
+static const mpi_ext_ops xreq_get_ops = {"MPI_Rget", xreq_test, xreq_free, NULL, NULL};
+static const mpi_ext_ops xreq_acc_ops = {"MPI_Raccumulate", xreq_test, xreq_free, NULL, NULL};
 
 /* The runs of a target datatype. */
 typedef struct runs {

@@ -554,6 +554,11 @@ bool cr_mprobe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unex
 cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size_t cap,
                        bool trunc_ok);
 
+/* A wait for send r alone begins (on) or ends (cr_req_wait): a long send
+ * its receiver has not answered says so, so that the receiver may have it
+ * pushed (engine.c, PUSH_BELOW). */
+void cr_send_waited(cr_job *job, cr_req *r, bool on);
+
 /* Requests and their public ids. */
 uint64_t cr_req_id(const cr_req *r);
 cr_req *cr_req_from_id(cr_job *job, uint64_t id); /* NULL when unknown or stale */

@@ -51,7 +51,12 @@ typedef struct cr_host_rank {
      * launcher has said why in one line: the launcher says nothing more of
      * this rank's end (src/api/mpi_dyn.c). */
     _Atomic uint32_t said;
-    char pad[CR_HOST_LINE - 28];
+    uint32_t pad0;
+    /* The engine id of the send this rank waits for alone in a blocking wait
+     * while its receiver has not answered (0: none): its receiver may then
+     * ask for it to be pushed (the engine's PUSH_BELOW). */
+    _Atomic uint64_t waits_send;
+    char pad[CR_HOST_LINE - 40];
 } cr_host_rank;
 _Static_assert(sizeof(cr_host_rank) == CR_HOST_LINE, "a rank record is one cache line");
 
@@ -260,6 +265,17 @@ void cr_host_unannounce(cr_host *h);
 static inline _Atomic uint64_t *cr_host_claim(const cr_host *h, int r, unsigned slot)
 {
     return h->claims ? &h->claims[(size_t)r * CR_HOST_CLAIMS + slot % CR_HOST_CLAIMS] : NULL;
+}
+
+/* This rank waits for send id alone (0: no longer); is peer waiting for id? */
+static inline void cr_host_waits_send(cr_host *h, uint64_t id)
+{
+    atomic_store_explicit(&h->ranks[h->rank].waits_send, id, memory_order_release);
+}
+static inline bool cr_host_waits_for(const cr_host *h, int peer, uint64_t id)
+{
+    return h->ranks && peer < h->size &&
+           atomic_load_explicit(&h->ranks[peer].waits_send, memory_order_acquire) == id;
 }
 
 static inline int cr_host_gone(const cr_host *h, int peer)

@@ -1,0 +1,105 @@
+/* Which way a point-to-point message of the eager limit to 128 KiB goes
+ * (engine.c: PUSH_BELOW, cr_send_waited): pushed through the transport when
+ * its sender waits for it, read by single copy when the sender may be
+ * computing. Rank 0 sends rank 1, every byte checked, a barrier between:
+ *   65536 bytes  MPI_Send (a blocking send waits): pushed
+ *   98304        MPI_Isend + MPI_Wait, received 200 ms later: pushed
+ *   81920        MPI_Isend, the sender away for 200 ms before MPI_Wait: read
+ *   262144       MPI_Send (128 KiB and more: single copy wins): read
+ *   73728        persistent (MPI_Start + MPI_Wait), received late: pushed
+ *   90112        partitioned, 1 partition, received late: pushed
+ * tests/mpi/waited.sh reads the job's trace for how each went (with ranks
+ * outnumbering CPUs: none pushed). Prints "waited ok" on both ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+enum { BLK = 65536, ISW = 98304, AWAY = 81920, BIG = 262144, PERS = 73728, PART = 90112 };
+
+static void fill(char *b, int n, int salt)
+{
+    for (int i = 0; i < n; i++) b[i] = (char)(i * 13 + salt);
+}
+
+static void check(const char *b, int n, int salt, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i] != (char)(i * 13 + salt)) {
+            printf("waited: %s: byte %d wrong\n", what, i);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    char *b = malloc(BIG);
+    MPI_Request q;
+    if (r == 0) {
+        fill(b, BLK, 1);
+        MPI_Send(b, BLK, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fill(b, ISW, 2);
+        MPI_Isend(b, ISW, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fill(b, AWAY, 3);
+        MPI_Isend(b, AWAY, MPI_CHAR, 1, 3, MPI_COMM_WORLD, &q);
+        usleep(200000);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fill(b, BIG, 4);
+        MPI_Send(b, BIG, MPI_CHAR, 1, 4, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fill(b, PERS, 5);
+        MPI_Send_init(b, PERS, MPI_CHAR, 1, 5, MPI_COMM_WORLD, &q);
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fill(b, PART, 6);
+        MPI_Psend_init(b, 1, PART, MPI_CHAR, 1, 6, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+        MPI_Start(&q);
+        MPI_Pready(0, q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (r == 1) {
+        MPI_Recv(b, BLK, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        check(b, BLK, 1, "MPI_Send");
+        MPI_Barrier(MPI_COMM_WORLD);
+        usleep(200000); /* the sender is in its MPI_Wait by now */
+        MPI_Recv(b, ISW, MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        check(b, ISW, 2, "MPI_Isend");
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Recv(b, AWAY, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        check(b, AWAY, 3, "MPI_Isend, sender away");
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Recv(b, BIG, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        check(b, BIG, 4, "MPI_Send, 256 KiB");
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Recv_init(b, PERS, MPI_CHAR, 0, 5, MPI_COMM_WORLD, &q);
+        usleep(200000);
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+        check(b, PERS, 5, "persistent");
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Precv_init(b, 1, PART, MPI_CHAR, 0, 6, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+        usleep(200000);
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+        check(b, PART, 6, "partitioned");
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+        for (int i = 0; i < 6; i++) MPI_Barrier(MPI_COMM_WORLD);
+    }
+    printf("waited ok\n");
+    free(b);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,40 @@
+#!/bin/bash
+# How the messages of tests/mpi/waited.c went, from the job's trace:
+#   waited.sh push|read COURIER PROG
+# push: the 65536-, 98304-, 73728- and 90112-byte messages (their senders
+# waited for them) were pushed, the 81920- and 262144-byte ones read by single
+# copy; read (ranks outnumber CPUs): none pushed. Exit 77 where this machine
+# refuses single copy (the 262144 bytes were pushed too).
+set -u
+want=$1 courier=$2 prog=$3
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+"$courier" run -n 2 --timeout 120 --trace "$d/t.json" "$prog" >"$d/out" 2>&1
+status=$?
+cat "$d/out"
+[ $status -eq 0 ] || { echo "FAIL: the job exited with status $status"; exit 1; }
+[ "$(grep -c '^waited ok$' "$d/out")" -eq 2 ] || { echo "FAIL: not both ranks said ok"; exit 1; }
+how() { grep '"ph":"f",[^}]*"cat":"msg"' "$d/t.json" | grep "\"bytes\":$1," | grep -o '"how":"[a-z-]*"' | cut -d'"' -f4; }
+fail=0
+for n in 65536 98304 81920 262144 73728 90112; do
+    h=$(how $n | tr '\n' ' ')
+    echo "$n bytes: ${h:-missing}"
+    [ "$(how $n | wc -l)" -eq 1 ] || { echo "FAIL: one message of $n bytes expected in the trace"; exit 1; }
+done
+[ "$(how 262144)" = pushed ] && { echo "SKIP: no single copy on this machine"; exit 77; }
+for n in 65536 98304 81920 262144 73728 90112; do
+    case $want:$n in
+    push:65536 | push:98304 | push:73728 | push:90112) expect=pushed ;;
+    *) expect=read ;;
+    esac
+    h=$(how $n)
+    if [ $expect = pushed ] && [ "$h" != pushed ]; then
+        echo "FAIL: $n bytes went $h: its sender waited for it, so it should be pushed"
+        fail=1
+    elif [ $expect = read ] && [ "$h" = pushed ]; then
+        echo "FAIL: $n bytes were pushed, should be read by single copy"
+        fail=1
+    fi
+done
+[ $fail -eq 0 ] && echo "waited trace ok"
+exit $fail
