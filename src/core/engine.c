@@ -15,7 +15,8 @@
  *    streaming through the transport (2 ranks on 2 cores, MPI_Allreduce 1 MiB
  *    200 -> 105 us, MPI_Allgather 1 MiB 268 -> 115). So does a message
  *    below PUSH_BELOW whose sender waits for it (a blocking send, or one its
- *    rank waits for alone: cr_send_waited names it in the host segment).
+ *    rank waits for alone, or with all its other sends: cr_send_waited and
+ *    cr_sends_waited say so in the host segment).
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
  *  - cooperative copy (64 KiB and more, no more ranks than cores): the
@@ -432,6 +433,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->blocking = blocking;
     r->sig = job->chk_sig;
     job->sends_active++;
+    if (__builtin_expect(job->waits_all, 0)) cr_sends_waited(job, -1); /* not waited for */
     count_sent(job, dst, ctx, tag, len, 0,
                sync                         ? "sync"
                : r->stage == CR_STAGE_EAGER ? "eager"
@@ -631,14 +633,26 @@ static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
 
 void cr_send_waited(cr_job *job, cr_req *r, bool on)
 {
-    if (r->blocking || r->cap >= PUSH_BELOW || r->cap <= job->eager[r->peer] || job->oversub ||
-        !job->host.ranks || r->peer == job->rank)
+    if (job->waits_all || r->blocking || r->cap >= PUSH_BELOW || r->cap <= job->eager[r->peer] ||
+        job->oversub || !job->host.ranks || r->peer == job->rank)
         return; /* its RTS says so, or single copy it is anyway */
     if (!on) {
         uint64_t id = cr_req_id(r);
         atomic_compare_exchange_strong(&job->host.ranks[job->rank].waits_send, &id, 0);
     } else if (r->stage == CR_STAGE_WAIT) {
         cr_host_waits_send(&job->host, cr_req_id(r));
+    }
+}
+
+void cr_sends_waited(cr_job *job, int n)
+{
+    if (n < 0) {
+        if (job->waits_all) cr_host_waits_send(&job->host, 0);
+        job->waits_all = false;
+    } else if (n && (unsigned)n == job->sends_active && !job->threaded && !job->oversub &&
+               job->host.ranks) {
+        job->waits_all = true;
+        cr_host_waits_send(&job->host, CR_WAITS_ALL);
     }
 }
 static size_t coop_split(size_t n)

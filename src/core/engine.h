@@ -272,6 +272,7 @@ typedef struct cr_job {
     cr_ctrl **ctrlq;
     unsigned nbacklog, nctrl;
     unsigned sends_active; /* sends not yet complete */
+    bool waits_all;        /* in a wait for all of them (cr_sends_waited) */
     size_t detached_bytes; /* copies held by detached sends (engine.c: send_wait) */
     unsigned *owed;        /* per peer: rendezvous replies (FIN, CTS, DATA) we await */
     /* cooperative copies with a claim (engine.c, start_pull): the last sequence
@@ -558,6 +559,11 @@ cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size
  * its receiver has not answered says so, so that the receiver may have it
  * pushed (engine.c, PUSH_BELOW). */
 void cr_send_waited(cr_job *job, cr_req *r, bool on);
+/* A blocking wait that ends only when all of its requests are done begins,
+ * n of them active sends of this rank (n >= 0), or ends (n < 0): when they are
+ * all the sends it has going (sends_active), it says so the same way, until
+ * the wait ends or another send starts. Not with threads. */
+void cr_sends_waited(cr_job *job, int n);
 
 /* Requests and their public ids. */
 uint64_t cr_req_id(const cr_req *r);

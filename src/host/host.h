@@ -53,8 +53,9 @@ typedef struct cr_host_rank {
     _Atomic uint32_t said;
     uint32_t pad0;
     /* The engine id of the send this rank waits for alone in a blocking wait
-     * while its receiver has not answered (0: none): its receiver may then
-     * ask for it to be pushed (the engine's PUSH_BELOW). */
+     * while its receiver has not answered, or CR_WAITS_ALL: it waits for
+     * every send it has going (0: neither): their receivers may then ask for
+     * them to be pushed (the engine's PUSH_BELOW). */
     _Atomic uint64_t waits_send;
     char pad[CR_HOST_LINE - 40];
 } cr_host_rank;
@@ -267,15 +268,18 @@ static inline _Atomic uint64_t *cr_host_claim(const cr_host *h, int r, unsigned 
     return h->claims ? &h->claims[(size_t)r * CR_HOST_CLAIMS + slot % CR_HOST_CLAIMS] : NULL;
 }
 
-/* This rank waits for send id alone (0: no longer); is peer waiting for id? */
+#define CR_WAITS_ALL UINT64_MAX
+/* This rank waits for send id alone, or for all its sends (CR_WAITS_ALL; 0:
+ * no longer); is peer waiting for its send id? */
 static inline void cr_host_waits_send(cr_host *h, uint64_t id)
 {
     atomic_store_explicit(&h->ranks[h->rank].waits_send, id, memory_order_release);
 }
 static inline bool cr_host_waits_for(const cr_host *h, int peer, uint64_t id)
 {
-    return h->ranks && peer < h->size &&
-           atomic_load_explicit(&h->ranks[peer].waits_send, memory_order_acquire) == id;
+    if (!h->ranks || peer >= h->size) return false;
+    uint64_t w = atomic_load_explicit(&h->ranks[peer].waits_send, memory_order_acquire);
+    return w == id || w == CR_WAITS_ALL;
 }
 
 static inline int cr_host_gone(const cr_host *h, int peer)

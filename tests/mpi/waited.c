@@ -8,6 +8,9 @@
  *   262144       MPI_Send (128 KiB and more: single copy wins): read
  *   73728        persistent (MPI_Start + MPI_Wait), received late: pushed
  *   90112        partitioned, 1 partition, received late: pushed
+ *   106496 and 114688  two MPI_Isend + one MPI_Waitall, received late: pushed
+ *   57344        MPI_Isend, then MPI_Waitall of a receive only (the reply that
+ *                comes after it), received late: read
  * tests/mpi/waited.sh reads the job's trace for how each went (with ranks
  * outnumbering CPUs: none pushed). Prints "waited ok" on both ranks. */
 #include <mpi.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 enum { BLK = 65536, ISW = 98304, AWAY = 81920, BIG = 262144, PERS = 73728, PART = 90112 };
+enum { ALL1 = 106496, ALL2 = 114688, OTHER = 57344 };
 
 static void fill(char *b, int n, int salt)
 {
@@ -67,6 +71,26 @@ int main(int argc, char **argv)
         MPI_Wait(&q, MPI_STATUS_IGNORE);
         MPI_Request_free(&q);
         MPI_Barrier(MPI_COMM_WORLD);
+        char *c = malloc(ALL2);
+        MPI_Request two[2];
+        fill(b, ALL1, 7);
+        fill(c, ALL2, 8);
+        MPI_Isend(b, ALL1, MPI_CHAR, 1, 7, MPI_COMM_WORLD, &two[0]);
+        MPI_Isend(c, ALL2, MPI_CHAR, 1, 8, MPI_COMM_WORLD, &two[1]);
+        MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fill(b, OTHER, 9);
+        int reply = 0;
+        MPI_Isend(b, OTHER, MPI_CHAR, 1, 9, MPI_COMM_WORLD, &two[0]);
+        MPI_Irecv(&reply, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, &two[1]);
+        MPI_Waitall(1, &two[1], MPI_STATUSES_IGNORE);
+        MPI_Wait(&two[0], MPI_STATUS_IGNORE);
+        if (reply != 42) {
+            printf("waited: the reply is %d\n", reply);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        free(c);
+        MPI_Barrier(MPI_COMM_WORLD);
     } else if (r == 1) {
         MPI_Recv(b, BLK, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         check(b, BLK, 1, "MPI_Send");
@@ -95,8 +119,24 @@ int main(int argc, char **argv)
         MPI_Request_free(&q);
         check(b, PART, 6, "partitioned");
         MPI_Barrier(MPI_COMM_WORLD);
+        char *c = malloc(ALL2);
+        usleep(200000);
+        MPI_Request two[2]; /* both posted at once: each matched as posted */
+        MPI_Irecv(b, ALL1, MPI_CHAR, 0, 7, MPI_COMM_WORLD, &two[0]);
+        MPI_Irecv(c, ALL2, MPI_CHAR, 0, 8, MPI_COMM_WORLD, &two[1]);
+        MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
+        check(b, ALL1, 7, "MPI_Waitall, first");
+        check(c, ALL2, 8, "MPI_Waitall, second");
+        free(c);
+        MPI_Barrier(MPI_COMM_WORLD);
+        int reply = 42;
+        usleep(200000);
+        MPI_Recv(b, OTHER, MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        check(b, OTHER, 9, "MPI_Isend, MPI_Waitall of another");
+        MPI_Send(&reply, 1, MPI_INT, 0, 10, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
     } else {
-        for (int i = 0; i < 6; i++) MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < 8; i++) MPI_Barrier(MPI_COMM_WORLD);
     }
     printf("waited ok\n");
     free(b);
