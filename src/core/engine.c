@@ -598,31 +598,9 @@ static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
     ctrl_send(job, src, &h);
 }
 
-/* Cooperative single copy: for a long message, the receiver reads the first
- * part while the sender writes the rest straight into the receiver's buffer,
- * so two cores copy at once (twice the bandwidth of one process_vm_readv
- * here; docs/engine.md). The split depends only on the length. Not with more
- * ranks than cores: the two may share a core, and the sender's part waits for
- * its turn (8 ranks on 2 cores, 64 KiB ping-pong: 18 us without, 31 us with).
- *
- * A sender that waits for its send (CR_HDR_WAITS: a blocking send) is in the
- * library until the reply comes: the receiver counts on its part (CTW, then
- * WDONE). Any other sender may be computing, so the rest goes to whichever
- * side takes it first, through a claim slot of the receiver's in the host
- * segment (host.h): the receiver arms a free slot with a fresh sequence
- * number (state OPEN), names it in the CTW (CR_HDR_CLAIM), reads its part and
- * then claims the rest (OPEN -> RECEIVER); the sender, on the CTW, claims it
- * (OPEN -> SENDER) and writes it only if it won, then answers WDONE. One
- * compare-exchange wins, so exactly one side copies the rest: the receiver
- * waits for a WDONE only when the sender won, i.e. while the sender is inside
- * its CTW handler writing; otherwise it reads the rest itself and answers FIN,
- * which the sender, behind the CTW it then finds lost, takes as usual. A slot
- * is armed again only once settled (the receiver won, or the WDONE came); a
- * CTW still on its way for an earlier arming carries an older sequence
- * number, so its compare-exchange fails and it writes nothing: no byte lands
- * in a receive that has completed. */
-#define COOP_MIN (64u << 10)
-/* A message shorter than this whose sender waits for it (a blocking send) is
+/* A message shorter than this whose sender waits for it (a blocking send; a
+ * send its rank waits for alone, cr_send_waited, or with every other send it
+ * has going, cr_sends_waited: the host segment's waits_send says so) is
  * pushed through the transport, not read: a sender in its wait answers the
  * CTS at once, and streaming through the shared-memory ring (a memcpy on each
  * side, overlapped) beats the system call's fixed cost (about 3 us a call on
@@ -655,6 +633,31 @@ void cr_sends_waited(cr_job *job, int n)
         cr_host_waits_send(&job->host, CR_WAITS_ALL);
     }
 }
+
+/* Cooperative single copy: for a long message, the receiver reads the first
+ * part while the sender writes the rest straight into the receiver's buffer,
+ * so two cores copy at once (twice the bandwidth of one process_vm_readv
+ * here; docs/engine.md). The split depends only on the length. Not with more
+ * ranks than cores: the two may share a core, and the sender's part waits for
+ * its turn (8 ranks on 2 cores, 64 KiB ping-pong: 18 us without, 31 us with).
+ *
+ * A sender that waits for its send (CR_HDR_WAITS: a blocking send) is in the
+ * library until the reply comes: the receiver counts on its part (CTW, then
+ * WDONE). Any other sender may be computing, so the rest goes to whichever
+ * side takes it first, through a claim slot of the receiver's in the host
+ * segment (host.h): the receiver arms a free slot with a fresh sequence
+ * number (state OPEN), names it in the CTW (CR_HDR_CLAIM), reads its part and
+ * then claims the rest (OPEN -> RECEIVER); the sender, on the CTW, claims it
+ * (OPEN -> SENDER) and writes it only if it won, then answers WDONE. One
+ * compare-exchange wins, so exactly one side copies the rest: the receiver
+ * waits for a WDONE only when the sender won, i.e. while the sender is inside
+ * its CTW handler writing; otherwise it reads the rest itself and answers FIN,
+ * which the sender, behind the CTW it then finds lost, takes as usual. A slot
+ * is armed again only once settled (the receiver won, or the WDONE came); a
+ * CTW still on its way for an earlier arming carries an older sequence
+ * number, so its compare-exchange fails and it writes nothing: no byte lands
+ * in a receive that has completed. */
+#define COOP_MIN (64u << 10)
 static size_t coop_split(size_t n)
 {
     return n / 2 & ~(size_t)4095;
