@@ -7,14 +7,9 @@
 # refuses single copy (the 262144 bytes were pushed too).
 set -u
 want=$1 courier=$2 prog=$3
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-"$courier" run -n 2 --timeout 120 --trace "$d/t.json" "$prog" >"$d/out" 2>&1
-status=$?
-cat "$d/out"
-[ $status -eq 0 ] || { echo "FAIL: the job exited with status $status"; exit 1; }
-[ "$(grep -c '^waited ok$' "$d/out")" -eq 2 ] || { echo "FAIL: not both ranks said ok"; exit 1; }
-how() { grep '"ph":"f",[^}]*"cat":"msg"' "$d/t.json" | grep "\"bytes\":$1," | grep -o '"how":"[a-z-]*"' | cut -d'"' -f4; }
+. "$(dirname "$0")/traced_job.sh"
+traced_job 2 "$courier" "$prog" '^waited ok$' 2
+how() { msgs_of "$1"; }
 fail=0
 for n in 65536 98304 81920 262144 73728 90112 106496 114688 57344; do
     h=$(how $n | tr '\n' ' ')

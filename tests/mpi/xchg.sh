@@ -7,14 +7,9 @@
 # where this machine refuses single copy (the Sendrecv's were pushed too).
 set -u
 want=$1 courier=$2 prog=$3
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-"$courier" run -n 2 --timeout 120 --trace "$d/t.json" "$prog" >"$d/out" 2>&1
-status=$?
-cat "$d/out"
-[ $status -eq 0 ] || { echo "FAIL: the job exited with status $status"; exit 1; }
-[ "$(grep -c '^xchg ok$' "$d/out")" -eq 2 ] || { echo "FAIL: not both ranks said ok"; exit 1; }
-how() { grep '"ph":"f",[^}]*"cat":"msg"' "$d/t.json" | grep "\"bytes\":$1," | grep -c "\"how\":\"$2\""; }
+. "$(dirname "$0")/traced_job.sh"
+traced_job 2 "$courier" "$prog" '^xchg ok$' 2
+how() { msgs_of "$1" | grep -c "^$2\$"; }
 sr_pushed=$(how 300000 pushed) sr_all=$(how 300000 '[a-z-]*')
 blk_pushed=$(how 262144 pushed) blk_all=$(how 262144 '[a-z-]*')
 echo "sendrecv: $sr_pushed of $sr_all pushed; blocks: $blk_pushed of $blk_all pushed"
