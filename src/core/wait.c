@@ -408,13 +408,10 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
 
 void cr_req_wait(cr_job *job, cr_req *r)
 {
-    if (r->kind != CR_REQ_SEND) {
-        wait_loop(job, r->op, req_done, r, r, true);
-        return;
-    }
-    cr_send_waited(job, r, true);
+    bool send = r->kind == CR_REQ_SEND; /* its receiver may have it pushed */
+    if (send) cr_send_waited(job, r, true);
     wait_loop(job, r->op, req_done, r, r, true);
-    cr_send_waited(job, r, false);
+    if (send) cr_send_waited(job, r, false);
 }
 
 void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)
