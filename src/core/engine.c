@@ -19,7 +19,8 @@
  *    cr_sends_waited say so in the host segment).
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
- *  - cooperative copy (64 KiB and more, no more ranks than cores): the
+ *  - cooperative copy (64 KiB and more, no more ranks than cores, not an
+ *    exchange: this rank sending to that sender too, sends_to): the
  *    receiver reads the first half while the sender writes the rest (CTW,
  *    WDONE); a sender that is not blocked in its send gets the rest only by
  *    winning a claim slot first (start_pull), so a receive never waits for a
@@ -200,6 +201,7 @@ static inline void complete(cr_job *job, cr_req *r)
     }
     if (r->kind == CR_REQ_SEND) {
         job->sends_active--;
+        job->sends_to[r->peer]--;
         if (__builtin_expect(r->detached, 0)) {
             finish_detached(job, r);
             return;
@@ -433,6 +435,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->blocking = blocking;
     r->sig = job->chk_sig;
     job->sends_active++;
+    job->sends_to[dst]++;
     if (__builtin_expect(job->waits_all, 0)) cr_sends_waited(job, -1); /* not waited for */
     count_sent(job, dst, ctx, tag, len, 0,
                sync                         ? "sync"
@@ -758,7 +761,10 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
     if (pull && fits < PUSH_BELOW && src != job->rank && !job->oversub &&
         ((flags & CR_HDR_WAITS) || cr_host_waits_for(&job->host, src, sreq)))
         pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
-    bool coop = pull && src != job->rank && fits >= COOP_MIN && !job->oversub;
+    /* not in an exchange (this rank sends to src too): src has its own copy to
+     * make (osu_bibw 256 KiB, 2 ranks on 2 CPUs: 26.4 -> 39.5 GB/s) */
+    bool coop =
+        pull && src != job->rank && fits >= COOP_MIN && !job->oversub && !job->sends_to[src];
     uint64_t seq = 0; /* a claimed copy's sequence number */
     if (coop && !(flags & CR_HDR_WAITS)) coop = (seq = claim_arm(job, src)) != 0;
     size_t n = accept_size(job, r, src, tag, size, sig,

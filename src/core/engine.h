@@ -272,6 +272,7 @@ typedef struct cr_job {
     cr_ctrl **ctrlq;
     unsigned nbacklog, nctrl;
     unsigned sends_active; /* sends not yet complete */
+    unsigned *sends_to;    /* per peer: the same, to that peer */
     bool waits_all;        /* in a wait for all of them (cr_sends_waited) */
     size_t detached_bytes; /* copies held by detached sends (engine.c: send_wait) */
     unsigned *owed;        /* per peer: rendezvous replies (FIN, CTS, DATA) we await */

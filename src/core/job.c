@@ -371,9 +371,10 @@ static void job_init(void)
     job->backlog = calloc(2 * n, sizeof *job->backlog);
     job->ctrlq = calloc(n, sizeof *job->ctrlq);
     job->owed = calloc(n, sizeof *job->owed);
+    job->sends_to = calloc(n, sizeof *job->sends_to);
     cr_idt_init(&job->reqs, sizeof(cr_req), 0);
     if (!job->via || !job->single_copy || !job->host_of || !job->eager || !job->backlog ||
-        !job->ctrlq || !job->owed)
+        !job->ctrlq || !job->owed || !job->sends_to)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     attach_host(job);

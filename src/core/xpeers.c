@@ -547,6 +547,7 @@ int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *car
     job->backlog = grow(job, job->backlog, 2 * np, 2 * old, sizeof *job->backlog);
     job->ctrlq = grow(job, job->ctrlq, np, old, sizeof *job->ctrlq);
     job->owed = grow(job, job->owed, np, old, sizeof *job->owed);
+    job->sends_to = grow(job, job->sends_to, np, old, sizeof *job->sends_to);
     int *hosts = malloc(np * sizeof *hosts); /* the first array stays: transports keep it */
     if (!hosts) cr_fatal(job, "MPI", "out of memory");
     memcpy(hosts, job->host_of, old * sizeof *hosts);

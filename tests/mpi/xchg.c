@@ -1,9 +1,12 @@
-/* Which way a collective's exchange moves a long message (engine.c:
- * cr_irecv_push): two ranks, each sending to and receiving from the other in
+/* Which way an exchange moves a long message (engine.c: cr_irecv_push,
+ * start_pull): two ranks, each sending to and receiving from the other in
  * the same step of MPI_Allgather and MPI_Iallgather (blocks of 256 KiB) and
- * MPI_Allreduce (1 MiB), every byte checked; an MPI_Sendrecv of 300,000 bytes
- * beside them is point-to-point and keeps the single copy. tests/mpi/xchg.sh
- * reads the job's trace for how each message went. */
+ * MPI_Allreduce (1 MiB), every byte checked; a point-to-point exchange beside
+ * them keeps the single copy, each receiver reading the whole message (the
+ * sender has its own to read, so no cooperative copy): an MPI_Sendrecv of
+ * 300,000 bytes and an MPI_Isend + MPI_Irecv + MPI_Waitall of 270,000. A
+ * one-way MPI_Send of 290,000 bytes from rank 0 is copied cooperatively.
+ * tests/mpi/xchg.sh reads the job's trace for how each message went. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 #define BLOCK (256 * 1024 / (int)sizeof(int))
 #define VEC (1024 * 1024 / (int)sizeof(int))
 #define SR 300000
+#define NB 270000
+#define ONEWAY 290000
 
 static void check(int ok, const char *what)
 {
@@ -32,6 +37,17 @@ int main(int argc, char **argv)
     MPI_Sendrecv(a, SR, MPI_CHAR, peer, 5, b, SR, MPI_CHAR, from, 5, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     for (int i = 0; i < SR; i++) check(b[i] == (char)(from * 7 + i), "MPI_Sendrecv");
+    MPI_Request q2[2];
+    /* the send first: whenever the receive matches, this rank's send is going */
+    MPI_Isend(a, NB, MPI_CHAR, peer, 6, MPI_COMM_WORLD, &q2[1]);
+    MPI_Irecv(b, NB, MPI_CHAR, from, 6, MPI_COMM_WORLD, &q2[0]);
+    MPI_Waitall(2, q2, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < NB; i++) check(b[i] == (char)(from * 7 + i), "MPI_Isend exchange");
+    if (r == 0) MPI_Send(a, ONEWAY, MPI_CHAR, 1, 7, MPI_COMM_WORLD);
+    if (r == 1) {
+        MPI_Recv(b, ONEWAY, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < ONEWAY; i++) check(b[i] == (char)i, "MPI_Send one way");
+    }
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < BLOCK; i++) s[i] = r * BLOCK + i + k;
         if (k == 0) {
