@@ -16,7 +16,9 @@
  *    200 -> 105 us, MPI_Allgather 1 MiB 268 -> 115). So does a message
  *    below PUSH_BELOW whose sender waits for it (a blocking send, or one its
  *    rank waits for alone, or with all its other sends: cr_send_waited and
- *    cr_sends_waited say so in the host segment).
+ *    cr_sends_waited say so in the host segment); a receive in a wait that
+ *    matches one whose sender has not said so yet holds the choice a few
+ *    microseconds (hold), never past its wait or a sleep.
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
  *  - cooperative copy (64 KiB and more, no more ranks than cores, not an
@@ -752,15 +754,50 @@ static void pull_claimed(cr_job *job, cr_req *r, int src, uint64_t addr, size_t 
     ask_push(job, r, src, r->rreq);
 }
 
-/* Receive r matched a rendezvous message: pull it (single copy) or ask for a push. */
+/* A message below PUSH_BELOW whose sender has not named its wait yet, matched
+ * by a receive inside a wait of this rank, is held (CR_STAGE_HELD, job->held):
+ * the sender is often on its way into that wait (a partitioned send's chunk
+ * goes at MPI_Pready, its MPI_Wait comes next; an exchange's sends are still
+ * being posted). Each progress looks whether the sender now waits for it
+ * (pushed); after HOLD_NS, before this rank sleeps, or when its wait ends, it
+ * is read as before, so a sender that computes is waited for no longer than
+ * that. Not held when matched outside a wait (the program may compute next,
+ * and the sender's wait would wait for it), nor a blocking receive's (no id;
+ * its sender may be in a blocking receive too, naming no send). */
+#define HOLD_NS 5000u
+
+static void hold(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
+                 uint64_t sreq, uint8_t flags, uint64_t sig)
+{
+    r->stage = CR_STAGE_HELD;
+    r->st.src = src;
+    r->st.tag = tag;
+    r->st.size = size;
+    r->st.sig = sig;
+    r->rreq = sreq;
+    r->held_addr = addr;
+    r->held_flags = flags;
+    r->held_at = cr_mono_ns();
+    r->next = job->held;
+    job->held = r;
+}
+
+/* Receive r matched a rendezvous message: pull it (single copy) or ask for a
+ * push; or hold the choice (may_hold: not a held receive's yet). */
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
-                       uint64_t sreq, uint8_t flags, uint64_t sig)
+                       uint64_t sreq, uint8_t flags, uint64_t sig, bool may_hold)
 {
     size_t fits = size < r->cap ? size : r->cap;
     bool pull = !r->push && cr_sc_on(job, src, CR_SC_READ);
-    if (pull && fits < PUSH_BELOW && src != job->rank && !job->oversub &&
-        ((flags & CR_HDR_WAITS) || cr_host_waits_for(&job->host, src, sreq)))
-        pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
+    if (pull && fits < PUSH_BELOW && src != job->rank && !job->oversub) {
+        if ((flags & CR_HDR_WAITS) || cr_host_waits_for(&job->host, src, sreq)) {
+            pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
+        } else if (may_hold && job->waiting && !job->threaded && fits > job->eager[src] &&
+                   r->id.idx != CR_NOID && job->host.ranks) {
+            hold(job, r, src, tag, size, addr, sreq, flags, sig);
+            return;
+        }
+    }
     /* not in an exchange (this rank sends to src too): src has its own copy to
      * make (osu_bibw 256 KiB, 2 ranks on 2 CPUs: 24.3 -> 42.5 GB/s) */
     bool coop =
@@ -818,7 +855,7 @@ static void take_detached(cr_job *job, cr_req *r, cr_unexp *u)
         if (u->owned) free(u->data);
         complete(job, r);
     } else {
-        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags, u->sig);
+        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags, u->sig, true);
     }
     free(u);
 }
@@ -1091,7 +1128,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         r = job->posted ? take_posted(job, src, h->ctx, h->tag) : NULL;
         if (r) {
             if (h->op == CR_OP_RTS) {
-                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags, h->rreq);
+                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags, h->rreq, true);
             } else {
                 size_t n = accept_size(job, r, src, h->tag, len, h->rreq, "eager");
                 cr_copy(r->buf, payload, n);
@@ -1281,9 +1318,38 @@ static __attribute__((noinline)) int run_bg(cr_job *job)
     return n;
 }
 
+/* Held receives (hold) whose sender now waits for them, or all of them
+ * (every), or those held HOLD_NS: pulled or pushed now. */
+static __attribute__((noinline)) int settle_held(cr_job *job, bool every)
+{
+    uint64_t now = every ? 0 : cr_mono_ns();
+    int n = 0;
+    for (cr_req **pp = &job->held; *pp;) {
+        cr_req *r = *pp;
+        if (!every && now - r->held_at < HOLD_NS &&
+            !cr_host_waits_for(&job->host, r->st.src, r->rreq)) {
+            pp = &r->next;
+            continue;
+        }
+        *pp = r->next;
+        r->next = NULL;
+        r->stage = 0;
+        start_pull(job, r, r->st.src, r->st.tag, r->st.size, r->held_addr, r->rreq, r->held_flags,
+                   r->st.sig, false);
+        n++;
+    }
+    return n;
+}
+
+void cr_engine_unhold(cr_job *job)
+{
+    if (job->held) settle_held(job, true);
+}
+
 static inline int progress(cr_job *job)
 {
     int n = 0;
+    if (__builtin_expect(job->held != NULL, 0)) n += settle_held(job, false);
     if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
     for (int i = 0; i < job->nlinks; i++) n += job->links[i].ops->poll(job->links[i].ctx);
     /* Once more: the poll may have made room that no later event announces (an

@@ -347,6 +347,7 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
         return;
     }
     job->spell_end = SPELL_SLEPT;
+    cr_engine_unhold(job); /* a sleeping rank holds nothing */
     cr_tp_flush(job);
     /* The watchdog sees each blocked spell that sleeps, and a collective's
      * first missing member again when the one it named has come. */
