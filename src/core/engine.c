@@ -793,7 +793,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
         if ((flags & CR_HDR_WAITS) || cr_host_waits_for(&job->host, src, sreq)) {
             pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
         } else if (may_hold && job->waiting && !job->threaded && fits > job->eager[src] &&
-                   r->id.idx != CR_NOID && job->host.ranks) {
+                   r->id.idx != CR_NOID && job->host.ranks && !job->vt.base) {
             hold(job, r, src, tag, size, addr, sreq, flags, sig);
             return;
         }
@@ -1337,6 +1337,7 @@ static __attribute__((noinline)) int settle_held(cr_job *job, bool every)
         start_pull(job, r, r->st.src, r->st.tag, r->st.size, r->held_addr, r->rreq, r->held_flags,
                    r->st.sig, false);
         n++;
+        pp = &job->held; /* (what start_pull did may have changed the list) */
     }
     return n;
 }
