@@ -163,7 +163,7 @@ static void job_setup(int cma_ok)
     static size_t eager[NRANKS];
     static cr_req *backlog[2 * NRANKS]; /* per peer: its ordinary queue, then its lane's */
     static cr_ctrl *ctrlq[NRANKS];
-    static unsigned owed[NRANKS];
+    static unsigned owed[NRANKS], sends_to[NRANKS];
     memset(&job, 0, sizeof job);
     job.rank = 0;
     job.size = job.npeers = NRANKS;
@@ -180,13 +180,14 @@ static void job_setup(int cma_ok)
     job.backlog = backlog;
     job.ctrlq = ctrlq;
     job.owed = owed;
+    job.sends_to = sends_to;
     for (int p = 0; p < NRANKS; p++) {
         via[p] = p == 0 ? &job.links[0] : &job.links[1];
         single_copy[p] = p == 0 || cma_ok;
         eager[p] = 32;
         backlog[2 * p] = backlog[2 * p + 1] = NULL;
         ctrlq[p] = NULL;
-        owed[p] = 0;
+        owed[p] = sends_to[p] = 0;
     }
     cr_idt_init(&job.reqs, sizeof(cr_req), 0);
     job.posted_tail = &job.posted;
@@ -238,6 +239,9 @@ static void track(cr_req *r)
 
 static void check_state(void)
 {
+    unsigned sends = 0;
+    for (int p = 0; p < NRANKS; p++) sends += job.sends_to[p];
+    check(sends == job.sends_active, "sends_to[] does not add up to sends_active");
     for (int p = 0; p < 2 * NRANKS; p++) {
         if (p < NRANKS)
             check(job.owed[p] < 1u << 20, "owed[] underflow: a reply was counted twice");
