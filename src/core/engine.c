@@ -767,7 +767,7 @@ static void pull_claimed(cr_job *job, cr_req *r, int src, uint64_t addr, size_t 
 #define HOLD_NS 5000u
 
 static void hold(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
-                 uint64_t sreq, uint8_t flags, uint64_t sig)
+                 uint64_t sreq, uint64_t sig)
 {
     r->stage = CR_STAGE_HELD;
     r->st.src = src;
@@ -776,7 +776,6 @@ static void hold(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint
     r->st.sig = sig;
     r->rreq = sreq;
     r->held_addr = addr;
-    r->held_flags = flags;
     r->held_at = cr_mono_ns();
     r->next = job->held;
     job->held = r;
@@ -794,7 +793,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
             pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
         } else if (may_hold && job->waiting && !job->threaded && fits > job->eager[src] &&
                    r->id.idx != CR_NOID && job->host.ranks && !job->vt.base) {
-            hold(job, r, src, tag, size, addr, sreq, flags, sig);
+            hold(job, r, src, tag, size, addr, sreq, sig); /* (no CR_HDR_WAITS) */
             return;
         }
     }
@@ -1334,8 +1333,8 @@ static __attribute__((noinline)) int settle_held(cr_job *job, bool every)
         *pp = r->next;
         r->next = NULL;
         r->stage = 0;
-        start_pull(job, r, r->st.src, r->st.tag, r->st.size, r->held_addr, r->rreq, r->held_flags,
-                   r->st.sig, false);
+        start_pull(job, r, r->st.src, r->st.tag, r->st.size, r->held_addr, r->rreq, 0, r->st.sig,
+                   false);
         n++;
         pp = &job->held; /* (what start_pull did may have changed the list) */
     }

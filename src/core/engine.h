@@ -154,8 +154,8 @@ typedef struct cr_req {
     uint8_t claim;              /* receive in CR_STAGE_COOP: its claim slot + 1 (0: none) */
     uint8_t push; /* receive: a rendezvous message is pushed, not read (cr_irecv_push) */
     /* receive in CR_STAGE_HELD: the RTS it matched (the rest is in st and
-     * rreq: its sender's request) and when (engine.c: hold) */
-    uint8_t held_flags;
+     * rreq: its sender's request; its flags had no CR_HDR_WAITS) and when
+     * (engine.c: hold) */
     uint64_t held_addr, held_at;
     /* Wake-ups (several threads): a thread sleeps waiting for this request
      * alone; the call that makes it has not returned yet (no other thread can
