@@ -33,11 +33,12 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 done
 [ "${1:-}" = "--" ] && shift
 marker="courier-test-$$-$RANDOM"
-err=$(mktemp)
-out=/dev/null
-[ -n "$output" ] && out=$(mktemp)
-killfile=$(mktemp -u)
-shm_before=$(ls /dev/shm | sort)
+# (Few programs started here: the suite runs this script about 800 times.)
+tmp=$(mktemp -d)
+err=$tmp/err out=/dev/null killfile=$tmp/kill
+[ -n "$output" ] && out=$tmp/out
+declare -A shm_before
+for f in /dev/shm/*; do shm_before[$f]=1; done
 fail=0
 # The job's ranks: its processes other than the launcher (and its group leader,
 # a fork of the launcher with the same command line).
@@ -56,7 +57,7 @@ case $action in
     if [ $action = --sigint ]; then kill -INT $pid; else kill -KILL $pid; fi ;;
 --kill-rank-when-ready)
     while kill -0 $pid 2>/dev/null && [ ! -s "$killfile" ]; do sleep 0.02; done
-    victim=$(cat "$killfile" 2>/dev/null)
+    victim=$(<"$killfile")
     if [ -z "$victim" ]; then
         echo "FAIL: the job ended before a rank wrote its pid to \$COURIER_TEST_KILL_FILE" >&2
         fail=1
@@ -80,19 +81,27 @@ fi
 said=$err what=stderr
 [ -n "$output" ] && said="$out $err" what=output
 # shellcheck disable=SC2086 # two files with --output
-if [ "$regex" != any ] && [ "$action" != --sigkill-launcher ] && ! cat $said | grep -Eq -- "$regex"; then
+if [ "$regex" != any ] && [ "$action" != --sigkill-launcher ] && ! grep -Eqh -- "$regex" $said; then
     echo "FAIL: $what does not match /$regex/" >&2; fail=1
 fi
 # shellcheck disable=SC2086
-if cat $said | grep -Eq '^(==[0-9]+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|SUMMARY: UndefinedBehaviorSanitizer)|: runtime error: '; then
+if grep -Eqh '^(==[0-9]+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|SUMMARY: UndefinedBehaviorSanitizer)|: runtime error: ' $said; then
     echo "FAIL: a sanitizer reported an error (above)" >&2; fail=1
 fi
 if [ -n "$victim" ] && ! grep -q "(pid $victim)" "$err"; then
     echo "FAIL: the report does not name the killed rank (pid $victim)" >&2; fail=1
 fi
 # No process of the job may survive (give PDEATHSIG a moment after a SIGKILL).
-marked() { { pgrep -f "$marker"; grep -lsa "COURIER_TEST_MARK=$marker" /proc/[0-9]*/environ |
-    cut -d/ -f3; } | sort -u; }
+# (one grep for both: the marker in a process's arguments or environment; the
+# pattern "[c]ourier-test-..." matches the marker but not grep's own arguments)
+marked() {
+    local f p=
+    for f in $(grep -lsa -e "[${marker:0:1}]${marker:1}" /proc/[0-9]*/cmdline /proc/[0-9]*/environ); do
+        f=${f#/proc/} f=${f%%/*}
+        [ "$f" = $$ ] || [[ " $p " == *" $f "* ]] || p="$p $f"
+    done
+    echo $p
+}
 for i in 1 2 3 4 5 6 7 8 9 10; do
     [ -z "$(marked)" ] && break
     sleep 0.2
@@ -108,16 +117,15 @@ fi
 # segments during a benchmark), not to the job, whose processes are all gone.
 # Open MPI's vader segments are never the job's: one killed beside the test
 # (a benchmark's timeout) leaves its segment with no process holding it.
-for f in $(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort)); do
-    [ -e "/dev/shm/$f" ] || continue # removed meanwhile by its owner
-    case $f in vader_segment.*) continue ;; esac
-    if ! grep -qsF "/dev/shm/$f" /proc/[0-9]*/maps &&
-        ! find /proc/[0-9]*/fd -lname "/dev/shm/$f" 2>/dev/null | grep -q .; then
-        echo "FAIL: new file left in /dev/shm: $f" >&2
+for f in /dev/shm/*; do
+    [ -z "${shm_before[$f]:-}" ] && [ -e "$f" ] || continue # old, or removed meanwhile by its owner
+    case $f in /dev/shm/vader_segment.*) continue ;; esac
+    if ! grep -qsF "$f" /proc/[0-9]*/maps &&
+        ! find /proc/[0-9]*/fd -lname "$f" 2>/dev/null | grep -q .; then
+        echo "FAIL: new file left in /dev/shm: ${f#/dev/shm/}" >&2
         fail=1
     fi
 done
-rm -f "$err" "$killfile" "$killfile.tmp"
-[ -n "$output" ] && rm -f "$out"
+rm -rf "$tmp"
 [ $fail -eq 0 ] && echo "ok: status $status, message as expected, nothing left behind"
 exit $fail
