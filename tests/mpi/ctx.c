@@ -1,6 +1,6 @@
 /* Communicator contexts are given back and reused (after MPICH's comm/ctxalloc
  * and comm/ctxsplit); there are about 28,700 context pairs per rank:
- *  - 100,000 communicators made by MPI_Comm_dup and freed one after another,
+ *  - 40,000 communicators made by MPI_Comm_dup and freed one after another,
  *    then 30,000 by MPI_Comm_split and MPI_Comm_create, each carrying messages;
  *  - one split's disjoint communicators share a pair: one side frees its own
  *    and makes another from a communicator of its own while the other side
@@ -17,7 +17,7 @@
 
 #include "mcheck.h"
 
-#define DUP_ROUNDS 100000
+#define DUP_ROUNDS 40000
 #define SPLIT_ROUNDS 30000
 
 /* Each member sends (its rank, round) to the next and checks what the previous

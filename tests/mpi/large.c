@@ -39,7 +39,9 @@ static unsigned char pat(size_t i)
     return (unsigned char)(i * 131 + (i >> 9) * 7 + 3);
 }
 
-/* A buffer of BIG bytes made of one 1 MiB memfd mapped again and again. */
+/* A buffer of BIG bytes made of one 1 MiB memfd mapped again and again; the page
+ * tables filled in as it is mapped (MAP_POPULATE), not by 2^19 page faults per
+ * buffer later (which made the test three times slower). */
 static unsigned char *aliased(int fill)
 {
     int fd = memfd_create("large", 0);
@@ -48,8 +50,8 @@ static unsigned char *aliased(int fill)
     unsigned char *base = mmap(NULL, n * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return NULL;
     for (size_t k = 0; k < n; k++)
-        if (mmap(base + k * PAGE, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-            MAP_FAILED)
+        if (mmap(base + k * PAGE, PAGE, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0) == MAP_FAILED)
             return NULL;
     close(fd);
     for (size_t i = 0; i < PAGE; i++) base[i] = fill ? pat(i) : 0;

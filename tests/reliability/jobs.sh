@@ -1,5 +1,5 @@
 #!/bin/bash
-# 1,000 consecutive short jobs leave no process, no shared memory and no
+# Consecutive short jobs (400 in the suite) leave no process, no shared memory and no
 # temporary file behind, and each exits 0.   jobs.sh COURIER PROGRAM [COUNT]
 # Descriptors: PROGRAM is rel_fds, whose ranks check in every job that they
 # hold none but their own (a launcher's leak into its ranks fails that job);
