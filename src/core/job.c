@@ -263,6 +263,7 @@ static void open_transports(cr_job *job, int cpus)
                      .fatal = tp_fatal,
                      .warn = tp_warn,
                      .recv_gen = &job->recv_gen,
+                     .pollers = &job->pollers,
                      .host = job->host.base ? &job->host : NULL,
                      .host_of = job->host_of,
                      .secret = job->has_secret ? job->secret : NULL,

@@ -459,6 +459,7 @@ cr_xset *cr_xset_open(cr_job *job, int self, int size, const unsigned char key[C
                      .fatal = x_fatal,
                      .warn = x_warn,
                      .recv_gen = &job->recv_gen,
+                     .pollers = &job->pollers,
                      .secret = x->key,
                      .net = getenv("COURIER_NET"),
                      .crowding = 1,

@@ -113,7 +113,9 @@ static void lower(char *p)
  * too), when another connection becomes hot, when the fast path cannot read
  * it, when a write to it comes short (only epoll says when it drains), and
  * before the rank sleeps (tcp_arm): nothing waits on epoll for a quiet
- * connection. */
+ * connection. Nor does it leave while another thread of the rank sleeps on
+ * the epoll set (env.pollers): that thread would not hear its messages (two
+ * threads waiting at once, one woken after its nap, 100 ms). */
 static void quiet_set(tcp_state *s, tcp_conn *c, bool quiet)
 {
     if (quiet) {
@@ -513,7 +515,7 @@ static int progress(tcp_state *s)
         n = conn_read(s, hot);
         if (hot->state == ST_UP && (conn_busy(s, hot) || conn_held(hot))) ready_push(s, hot);
         if (s->hot == hot && s->quiet != hot && hot->state == ST_UP && !conn_held(hot) &&
-            hot->writable && ++s->hot_n >= TCP_QUIET_ROUNDS)
+            hot->writable && ++s->hot_n >= TCP_QUIET_ROUNDS && !*s->env.pollers)
             quiet_set(s, hot, true);
         if (++s->rounds & 3) goto rest;
     } else if (s->quiet) {

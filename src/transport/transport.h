@@ -112,6 +112,10 @@ typedef struct cr_tp_env {
      * refused); the transport logs each kind once. */
     void (*warn)(void *owner, const char *msg);
     const uint32_t *recv_gen;    /* changes when the engine may take what it refused */
+    const unsigned *pollers;     /* threads of this rank asleep on the transports'
+                                    descriptors now (read in poll, under the engine's lock):
+                                    while one is, poll takes nothing out of what it sleeps
+                                    on, which only arm (the next sleeper's) would put back */
     cr_host *host;               /* this host's shared segment, or NULL */
     const int *host_of;          /* per rank: its host's number (equal: same host) */
     const unsigned char *secret; /* the job's secret (CR_SECRET_LEN bytes), or NULL */
