@@ -57,7 +57,7 @@ case $action in
     if [ $action = --sigint ]; then kill -INT $pid; else kill -KILL $pid; fi ;;
 --kill-rank-when-ready)
     while kill -0 $pid 2>/dev/null && [ ! -s "$killfile" ]; do sleep 0.02; done
-    victim=$(<"$killfile")
+    [ -s "$killfile" ] && victim=$(<"$killfile")
     if [ -z "$victim" ]; then
         echo "FAIL: the job ended before a rank wrote its pid to \$COURIER_TEST_KILL_FILE" >&2
         fail=1
