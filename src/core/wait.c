@@ -35,7 +35,6 @@
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "engine.h"
@@ -139,7 +138,6 @@ void cr_wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg
 enum { SPELL_SPUN, SPELL_YIELDED, SPELL_CEDED, SPELL_PREEMPTED, SPELL_SLEPT };
 #define YIELD_RAN_NS 3000u        /* longer: another process ran on this core */
 #define YIELD_SLICE_NS 200000u    /* longer: one that computes, not one that waits */
-#define SHORT_SLICE_NS 100000u    /* the shortest slice Linux grants */
 #define CEDED_TO_MOVE 16u         /* spells in a row that only a hand-over ended */
 #define SLICE_KEEP_NS 1000000000u /* short slices this long after a yield lost one */
 #define OVERSUB_PREEMPTS 4u       /* ranks outnumber cores: slices lost to shorten */
@@ -219,18 +217,7 @@ static void move_off_cpu(cr_job *job)
 static void set_slice(cr_job *job, bool shortened)
 {
     job->short_slice = shortened;
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t priority;
-        uint64_t runtime, deadline, period;
-    } attr = {.size = sizeof attr,
-              .policy = SCHED_OTHER,
-              .runtime = shortened ? SHORT_SLICE_NS : 0}; /* 0: the default slice */
-    if (sched_getscheduler(0) != SCHED_OTHER) return;     /* the user chose; keep it */
-    attr.nice = getpriority(PRIO_PROCESS, 0);
-    syscall(SYS_sched_setattr, 0, &attr, 0);
+    cr_host_short_slice(shortened);
 }
 
 /* Whether task pid is runnable now (the state in its /proc/PID/stat). */

@@ -89,6 +89,7 @@ typedef struct sched {
     cr_vt_head *hd;            /* the simulated mode's segment */
     int *ready, rhead, rcount; /* ranks to run, in order */
     int yielder;               /* the rank that last yielded (cr_ctx_yield) */
+    cr_vt_waiter waiter;       /* this process's yields while it waits (vtime.h) */
     size_t stack_bytes;
     ctx_map maps[4];
     int nmaps;
@@ -461,10 +462,10 @@ static int schedule(sched *s)
                 flush_all(s);
                 for (;;) pause();
             }
-            cr_vt_host_idle(s->hd);
+            cr_vt_host_idle(s->hd, &s->waiter);
             continue;
         }
-        if (r == s->yielder && !s->rcount) sched_yield(); /* it waits for the simulator */
+        if (r == s->yielder && !s->rcount) cr_vt_yield(&s->waiter); /* it waits for the simulator */
         s->yielder = -1;
         run(s, r);
         if (s->c[r].state == CTX_DONE) ended(s, r);

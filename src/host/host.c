@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <linux/futex.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +191,23 @@ void cr_host_ring(cr_host *h, int peer)
 void cr_host_sleep_on_fd(cr_host *h, int fd)
 {
     atomic_store_explicit(&h->ranks[h->rank].efd, fd + 1, memory_order_release);
+}
+
+#define SHORT_SLICE_NS 100000u /* the shortest slice Linux grants */
+void cr_host_short_slice(bool shortened)
+{
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+    } attr = {.size = sizeof attr,
+              .policy = SCHED_OTHER,
+              .runtime = shortened ? SHORT_SLICE_NS : 0}; /* 0: the default slice */
+    if (sched_getscheduler(0) != SCHED_OTHER) return;
+    attr.nice = getpriority(PRIO_PROCESS, 0);
+    syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
 uint32_t cr_host_announce(cr_host *h)

@@ -235,7 +235,13 @@ static inline void cr_host_full_fence(void)
 void cr_host_ring(cr_host *h, int peer);
 /* This rank sleeps in poll(2) on fd from now on: peers' rings write to it. */
 void cr_host_sleep_on_fd(cr_host *h, int fd);
-/* Could some peer not reach our eventfd? (Then poll in short naps.) */
+/* Ask the scheduler for the shortest time slice for the calling thread
+ * (shortened: EEVDF, Linux 6.12 and later; older kernels take the request and
+ * ignore it), or for the default one again. A thread that sleeps and is woken
+ * then preempts a process that computes at once, and a yield moves its
+ * deadline by that short slice instead of handing the core over for a whole
+ * one. A policy other than SCHED_OTHER (the user's choice) is left alone. */
+void cr_host_short_slice(bool shortened);
 /* The user's own directory for courier's files (the launcher's registry, the
  * key and names of jobs that connect): $XDG_RUNTIME_DIR/courier when
  * XDG_RUNTIME_DIR names a directory of the user's, else /tmp/courier-<uid>, in
@@ -244,6 +250,7 @@ void cr_host_sleep_on_fd(cr_host *h, int fd);
  * not a directory, another user's, or with mode bits set that forbid refuses. */
 int cr_user_dir(char *dir, size_t len, bool create, unsigned forbid, char *why, size_t wlen);
 
+/* Could some peer not reach our eventfd? (Then poll in short naps.) */
 static inline bool cr_host_fd_unreachable(const cr_host *h)
 {
     return atomic_load_explicit(&h->ranks[h->rank].efd_failed, memory_order_relaxed) != 0;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "contexts.h"
+#include "host.h"
 #include "vtime.h"
 
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
@@ -195,11 +196,34 @@ void cr_vt_bell_ring(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping)
         syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-void cr_vt_bell_wait(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping, uint32_t seen,
-                     long spin_ns, long sleep_ns, bool (*ready)(void *), void *arg)
+static int64_t mono_ns(void)
 {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#define YIELD_SLICE_NS 200000    /* a yield this long lost the core to a process that computes */
+#define SLICE_KEEP_NS 1000000000 /* short slices this long after such a loss */
+void cr_vt_yield(cr_vt_waiter *w)
+{
+    int64_t t0 = mono_ns();
+    if (w->short_slice && t0 - w->lost_at > SLICE_KEEP_NS) {
+        w->short_slice = false; /* a second without a loss: the default slice again */
+        cr_host_short_slice(false);
+    }
+    sched_yield();
+    int64_t t1 = mono_ns();
+    if (t1 - t0 < YIELD_SLICE_NS) return;
+    w->lost_at = t1;
+    if (!w->short_slice) cr_host_short_slice(true);
+    w->short_slice = true;
+}
+
+void cr_vt_bell_wait(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping, uint32_t seen,
+                     long spin_ns, long sleep_ns, bool (*ready)(void *), void *arg, cr_vt_waiter *w)
+{
+    int64_t t0 = mono_ns();
     for (int i = 0;; i++) {
         if (ready(arg)) return;
         if (i < 64) {
@@ -208,9 +232,8 @@ void cr_vt_bell_wait(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping, uint32_
 #endif
             continue;
         }
-        sched_yield();
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > spin_ns) break;
+        cr_vt_yield(w);
+        if (mono_ns() - t0 > spin_ns) break;
     }
     atomic_store(sleeping, 1);
     atomic_thread_fence(memory_order_seq_cst);
@@ -239,12 +262,12 @@ static bool host_has_work(void *base)
 /* The simulator answers within microseconds while it has work: look for a
  * while (HOST_SPIN_NS) before the system call of a sleep and of its wake. */
 #define HOST_SPIN_NS 50000
-void cr_vt_host_idle(void *base)
+void cr_vt_host_idle(void *base, cr_vt_waiter *w)
 {
     cr_vt_head *h = base;
     uint32_t seen = atomic_load_explicit(&h->host_bell, memory_order_acquire);
     cr_vt_bell_wait(&h->host_bell, &h->host_sleeping, seen, HOST_SPIN_NS, 100000000L, host_has_work,
-                    base);
+                    base, w);
 }
 
 /* ---- a rank's clock --------------------------------------------------------- */
@@ -525,7 +548,7 @@ static void await_state(cr_vt *v, uint32_t w)
         /* the answer often comes within microseconds: hand the CPU round a
          * few times (the simulator may share ours) before sleeping */
         if ((uint32_t)round < v->hd->yields) {
-            sched_yield();
+            cr_vt_yield(&v->waiter);
             w = atomic_load_explicit(&v->me->wake, memory_order_acquire);
             continue;
         }

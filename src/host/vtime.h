@@ -229,23 +229,41 @@ void cr_vt_wake_slot(cr_vt_slot *sl);
 /* The ranks' process (contexts): bring into the cache what rank r reads first
  * when it runs next (its slot, the next record of its in ring). */
 void cr_vt_prefetch_rank(void *base, int r);
+/* How one waiter of the simulated mode (the simulator thread, the ranks'
+ * process as contexts, a rank's own process) hands its core round while the
+ * other side works: it yields, since the other side may share its core. A
+ * yield that lost the core for a slice says that a process that computes
+ * shares it: under EEVDF the yield put the waiter behind that process for its
+ * whole slice, and every hand-over between the simulator and the ranks waited
+ * that long (256 ranks beside 3 CPU-bound processes on 2 cores: 95-122 s for
+ * 6 s of CPU). Then the waiter asks for short slices (cr_host_short_slice): a
+ * yield moves its deadline only that much, and woken it preempts the
+ * computing process at once. It gives them back a second after the last such
+ * loss. */
+typedef struct cr_vt_waiter {
+    int64_t lost_at; /* when a yield last lost a slice (CLOCK_MONOTONIC ns) */
+    bool short_slice;
+} cr_vt_waiter;
+/* Yield once, learning from how long it took (above). */
+void cr_vt_yield(cr_vt_waiter *w);
 /* A bell: a futex word that whoever has something for its owner bumps
  * (cr_vt_bell_ring), waking the owner when it says it sleeps on it. The owner
  * (cr_vt_bell_wait), having read the bell (seen) before it looked for work,
- * looks until ready(arg) for spin_ns, handing the CPU round, then sleeps at
- * most sleep_ns unless ready; it may return with nothing ready. The
- * simulator's bell (bell, sleeping) and that of the ranks' process as
- * contexts (host_bell, host_sleeping) are such. */
+ * looks until ready(arg) for spin_ns, handing the CPU round (cr_vt_yield,
+ * with its waiter w), then sleeps at most sleep_ns unless ready; it may
+ * return with nothing ready. The simulator's bell (bell, sleeping) and that
+ * of the ranks' process as contexts (host_bell, host_sleeping) are such. */
 void cr_vt_bell_ring(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping);
 void cr_vt_bell_wait(_Atomic uint32_t *bell, _Atomic uint32_t *sleeping, uint32_t seen,
-                     long spin_ns, long sleep_ns, bool (*ready)(void *), void *arg);
+                     long spin_ns, long sleep_ns, bool (*ready)(void *), void *arg,
+                     cr_vt_waiter *w);
 /* With contexts (hd->contexts), the wake queue is the ranks' process's alone:
  * the simulator rings that process (cr_vt_ring_host) after it queued ranks or
  * set wq_lost; the process takes the queue (cr_vt_wq_pop: a rank, or -1 when
  * empty) and, when no rank can run, waits for the ring (cr_vt_host_idle). */
 void cr_vt_ring_host(void *base);
 int cr_vt_wq_pop(void *base);
-void cr_vt_host_idle(void *base);
+void cr_vt_host_idle(void *base, cr_vt_waiter *w);
 
 /* ---- a rank's clock ------------------------------------------------------ */
 
@@ -274,10 +292,11 @@ typedef struct cr_vt {
     cr_vt_head *hd;
     cr_vt_slot *me;
     int rank, size;
-    pthread_t owner;  /* the thread that attached: its CPU time is the rank's compute */
-    int64_t cpu_last; /* thread CPU time (ns) when compute was last counted */
-    int64_t synced;   /* the in ring was complete for arrivals before this time */
-    int64_t floor;    /* no message enters the network before this (cr_vt_use_class) */
+    pthread_t owner;     /* the thread that attached: its CPU time is the rank's compute */
+    int64_t cpu_last;    /* thread CPU time (ns) when compute was last counted */
+    int64_t synced;      /* the in ring was complete for arrivals before this time */
+    int64_t floor;       /* no message enters the network before this (cr_vt_use_class) */
+    cr_vt_waiter waiter; /* its yields while it waits for an answer (not as a context) */
     /* The sim transport's: empty the in ring into its own queue (while the
      * rank waits, so that the simulator can write on); and the time of the
      * first arrival it holds at or after `from` (CR_VT_NEVER: none). */

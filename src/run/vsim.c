@@ -129,6 +129,7 @@ struct cr_vsim {
     void *base;
     size_t len;
     cr_vt_head *hd;
+    cr_vt_waiter waiter; /* the simulator thread's yields while it waits (vtime.h) */
     cr_net *net;
     cr_sim *sim;
     char desc[256];
@@ -978,7 +979,8 @@ static bool bell_rung(void *arg)
 static void sleep_for_bell(cr_vsim *s, uint32_t bell)
 {
     bell_look b = {s, bell};
-    cr_vt_bell_wait(&s->hd->bell, &s->hd->sleeping, bell, BELL_YIELD_NS, 50000000L, bell_rung, &b);
+    cr_vt_bell_wait(&s->hd->bell, &s->hd->sleeping, bell, BELL_YIELD_NS, 50000000L, bell_rung, &b,
+                    &s->waiter);
 }
 
 static double wall_now(void)
