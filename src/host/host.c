@@ -196,15 +196,9 @@ void cr_host_sleep_on_fd(cr_host *h, int fd)
 #define SHORT_SLICE_NS 100000u /* the shortest slice Linux grants */
 void cr_host_short_slice(bool shortened)
 {
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t priority;
-        uint64_t runtime, deadline, period;
-    } attr = {.size = sizeof attr,
-              .policy = SCHED_OTHER,
-              .runtime = shortened ? SHORT_SLICE_NS : 0}; /* 0: the default slice */
+    cr_sched_attr attr = {.size = sizeof attr,
+                          .policy = SCHED_OTHER,
+                          .runtime = shortened ? SHORT_SLICE_NS : 0}; /* 0: the default slice */
     if (sched_getscheduler(0) != SCHED_OTHER) return;
     attr.nice = getpriority(PRIO_PROCESS, 0);
     syscall(SYS_sched_setattr, 0, &attr, 0);

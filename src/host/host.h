@@ -242,6 +242,14 @@ void cr_host_sleep_on_fd(cr_host *h, int fd);
  * deadline by that short slice instead of handing the core over for a whole
  * one. A policy other than SCHED_OTHER (the user's choice) is left alone. */
 void cr_host_short_slice(bool shortened);
+/* The argument of sched_setattr(2) and sched_getattr(2), which libc does not declare. */
+typedef struct cr_sched_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+} cr_sched_attr;
 /* The user's own directory for courier's files (the launcher's registry, the
  * key and names of jobs that connect): $XDG_RUNTIME_DIR/courier when
  * XDG_RUNTIME_DIR names a directory of the user's, else /tmp/courier-<uid>, in

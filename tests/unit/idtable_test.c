@@ -9,15 +9,7 @@
 #include <stdlib.h>
 
 #include "idtable.h"
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 typedef struct item {
     cr_idslot id; /* first, as the table requires */

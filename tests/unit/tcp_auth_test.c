@@ -14,15 +14,7 @@
 #include <openssl/hmac.h>
 
 #include "tcp_auth.h"
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 static unsigned char key[TCP_AUTH_KEY], other_key[TCP_AUTH_KEY];
 

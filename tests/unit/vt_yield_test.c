@@ -22,16 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "vtime.h"
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 static int64_t now_ns(void)
 {
@@ -43,13 +36,7 @@ static int64_t now_ns(void)
 /* The calling thread's slice as sched_getattr reports it. */
 static uint64_t slice_ns(void)
 {
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t priority;
-        uint64_t runtime, deadline, period;
-    } attr;
+    cr_sched_attr attr;
     memset(&attr, 0, sizeof attr);
     if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0)) return 0;
     return attr.runtime;
