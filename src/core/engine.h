@@ -303,7 +303,7 @@ typedef struct cr_job {
     uint8_t spell_end;     /* how the last idle spell went (cr_idle) */
     bool short_slice;      /* asked the scheduler for short time slices (cr_idle) */
     uint64_t preempted_at; /* when a yield last lost a slice to a computing process (ns) */
-    unsigned preempts;     /* ... and how many did within SLICE_KEEP_NS of each other */
+    unsigned preempts;     /* ... and how many did within CR_SLICE_KEEP_NS of each other */
     uint64_t others_at;    /* when cr_idle last looked for other processes computing (ns) */
     bool others_seen;      /* ... and whether it found one */
     unsigned ceded_run;    /* spells in a row that a hand-over of the CPU ended (cr_idle) */

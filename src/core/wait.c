@@ -136,11 +136,9 @@ void cr_wait_point(cr_job *job, int timeout_ms, bool (*ready)(void *), void *arg
  * 2.8 us, and a process that computes keeps the core for a time slice (0.75 ms
  * and more under EEVDF and CFS). */
 enum { SPELL_SPUN, SPELL_YIELDED, SPELL_CEDED, SPELL_PREEMPTED, SPELL_SLEPT };
-#define YIELD_RAN_NS 3000u        /* longer: another process ran on this core */
-#define YIELD_SLICE_NS 200000u    /* longer: one that computes, not one that waits */
-#define CEDED_TO_MOVE 16u         /* spells in a row that only a hand-over ended */
-#define SLICE_KEEP_NS 1000000000u /* short slices this long after a yield lost one */
-#define OVERSUB_PREEMPTS 4u       /* ranks outnumber cores: slices lost to shorten */
+#define YIELD_RAN_NS 3000u  /* longer: another process ran on this core */
+#define CEDED_TO_MOVE 16u   /* spells in a row that only a hand-over ended */
+#define OVERSUB_PREEMPTS 4u /* ranks outnumber cores: slices lost to shorten */
 
 /* Adapt the spin to what the last spell showed. When what we waited for came
  * after this core went briefly to another process, a process that waits as we
@@ -211,8 +209,8 @@ static void move_off_cpu(cr_job *job)
  * themselves hand the core over worse with short slices (that 4-rank allreduce
  * with no other work: 1.6 -> 3.5 us when a rank's own start-up, one lost slice,
  * was taken for other work), so with more ranks than cores it takes
- * OVERSUB_PREEMPTS lost slices within SLICE_KEEP_NS, and the request is taken
- * back (shortened false) once no yield has lost a slice for SLICE_KEEP_NS.
+ * OVERSUB_PREEMPTS lost slices within CR_SLICE_KEEP_NS, and the request is taken
+ * back (shortened false) once no yield has lost a slice for CR_SLICE_KEEP_NS.
  * Older kernels take the requests and ignore them. */
 static void set_slice(cr_job *job, bool shortened)
 {
@@ -315,7 +313,7 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
         cr_engine_buffer_rts(job); /* ... or for us to take its long message */
         w->spell_reported = false;
         job->spell_end = SPELL_YIELDED;
-        if (job->short_slice && now - job->preempted_at > SLICE_KEEP_NS) set_slice(job, false);
+        if (job->short_slice && now - job->preempted_at > CR_SLICE_KEEP_NS) set_slice(job, false);
     }
     /* Yield for a while, then sleep; but with more ranks than cores on a
      * machine that has other work (short_slice), sleep at once: a yield there
@@ -329,9 +327,9 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
         sched_yield();
         cr_lock(job);
         uint64_t took = cr_mono_ns() - now;
-        if (took > YIELD_SLICE_NS) {
+        if (took > CR_YIELD_SLICE_NS) {
             job->spell_end = SPELL_PREEMPTED;
-            job->preempts = now - job->preempted_at < SLICE_KEEP_NS ? job->preempts + 1 : 1;
+            job->preempts = now - job->preempted_at < CR_SLICE_KEEP_NS ? job->preempts + 1 : 1;
             job->preempted_at = now;
             /* With more ranks than cores the computing process may be one of
              * ours (starting up, or between its calls): not one lost slice

@@ -242,6 +242,12 @@ void cr_host_sleep_on_fd(cr_host *h, int fd);
  * deadline by that short slice instead of handing the core over for a whole
  * one. A policy other than SCHED_OTHER (the user's choice) is left alone. */
 void cr_host_short_slice(bool shortened);
+/* The rule both waiters follow (the engine's, core/wait.c; the simulated mode's,
+ * vtime.c): a yield that took longer than this lost the core to a process that
+ * computes, not to one that waits, and a waiter keeps its short slices this
+ * long after such a loss. */
+#define CR_YIELD_SLICE_NS 200000u
+#define CR_SLICE_KEEP_NS 1000000000u
 /* The argument of sched_setattr(2) and sched_getattr(2), which libc does not declare. */
 typedef struct cr_sched_attr {
     uint32_t size, policy;

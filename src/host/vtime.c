@@ -203,18 +203,16 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-#define YIELD_SLICE_NS 200000    /* a yield this long lost the core to a process that computes */
-#define SLICE_KEEP_NS 1000000000 /* short slices this long after such a loss */
 void cr_vt_yield(cr_vt_waiter *w)
 {
     int64_t t0 = mono_ns();
-    if (w->short_slice && t0 - w->lost_at > SLICE_KEEP_NS) {
+    if (w->short_slice && t0 - w->lost_at > CR_SLICE_KEEP_NS) {
         w->short_slice = false; /* a second without a loss: the default slice again */
         cr_host_short_slice(false);
     }
     sched_yield();
     int64_t t1 = mono_ns();
-    if (t1 - t0 < YIELD_SLICE_NS) return;
+    if (t1 - t0 < CR_YIELD_SLICE_NS) return;
     w->lost_at = t1;
     if (!w->short_slice) cr_host_short_slice(true);
     w->short_slice = true;

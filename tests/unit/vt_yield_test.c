@@ -1,14 +1,15 @@
 /* Unit test of the simulated mode's yield (cr_vt_yield, src/host/vtime.c),
  * with no job: the simulator thread and the ranks' process hand the core
  * round with it while they wait for each other.
- *  - alone on its CPU a yield keeps the core: no short slice is asked for;
  *  - with a CPU-bound process on the same CPU a yield loses the core for a
  *    slice: the waiter asks for short slices (and, on Linux 6.12 and later,
  *    sched_getattr shows the 100 us slice);
- *  - a second after the last loss the request is given back (the default
- *    slice again, as sched_getattr reported it at first) before the next yield, which may ask anew
- * only with a loss of its own (a newer lost_at). Exits non-zero, naming the check, when the code is
- * wrong. */
+ *  - a second after the last loss the request is given back before the next
+ *    yield (the default slice again, as sched_getattr reported it at first),
+ *    which asks anew only with a loss of its own (a newer lost_at).
+ * Whether a yield alone on its CPU keeps the default slice is not checked:
+ * the suite's other tests may share the CPU. Exits non-zero, naming the
+ * check, when the code is wrong. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
