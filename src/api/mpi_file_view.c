@@ -12,9 +12,10 @@
  *    disp + k * fext; the stream is the runs in order, instance after
  *    instance (set_view refuses a filetype that breaks this);
  *  - "native" and "internal" store memory's bytes; "external32" stores each
- *    basic element big-endian (MPI_Pack_external's conversion): only types
- *    whose external32 size equals their size may be a view's etype or
- *    filetype under it, so file offsets are the same in both;
+ *    basic element big-endian (MPI_Pack_external's conversion), and its
+ *    views' runs, extents and etype sizes are the types' layout in
+ *    external32 (mpi_type_x_layout: a long takes 4 bytes, counts of extents
+ *    are scaled, byte displacements kept), as is its data stream;
  *  - a read never returns bytes past the end of the file: the count in its
  *    status is the stream bytes read before the end (a read past the end is
  *    a count of 0, not an error);
@@ -258,19 +259,14 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                      "MPI_DISPLACEMENT_CURRENT needs a file open MPI_MODE_SEQUENTIAL");
     if (!rc && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
         rc = mf_fail(job, fh, call, MPI_ERR_ARG, "disp %lld is negative", (long long)disp);
-    if (!rc && (!et->size || ft->size % et->size))
+    /* in the file's representation: external32 lays the types out with its
+     * own sizes (mpi_type_x_layout), the others with memory's */
+    bool x = rep == MF_EXTERNAL32;
+    size_t esize = et ? (x ? et->xsize : et->size) : 0, fsize = ft ? (x ? ft->xsize : ft->size) : 0;
+    if (!rc && (!esize || fsize % esize))
         rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
-                     "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)",
-                     ft->size, et->size);
-    if (!rc && (type_extent(ft) <= 0))
-        rc = mf_fail(job, fh, call, MPI_ERR_TYPE, "the filetype's extent %ld must be positive",
-                     (long)type_extent(ft));
-    if (!rc && rep == MF_EXTERNAL32 && (et->xsize != et->size || ft->xsize != ft->size))
-        rc = mf_fail(job, fh, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                     "\"external32\" views take types whose elements have the same size in "
-                     "memory and in external32 (int, float, double, fixed-size integers...); "
-                     "this etype or filetype has %zu bytes in external32, %zu in memory",
-                     ft->xsize, ft->size);
+                     "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)%s",
+                     fsize, esize, x ? " in \"external32\"" : "");
     if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (rc) return mpi_leave(job, rc);
     /* the typemaps (MPI-3.1 §13.3): the etype's and the filetype's
@@ -278,9 +274,22 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
      * unless the file is read only (only writing through them is
      * erroneous); MPI_ERR_IO, as ROMIO's (MPICH's io/tst_fileview) */
     runs r = {0}, re = {0};
-    mpi_type_runs(et, 1, run_cb, &re);
+    ptrdiff_t lb = ft->lb, ub = ft->ub, elb, eub;
+    if (x) {
+        if (mpi_type_x_layout(et, run_cb, &re, &elb, &eub) ||
+            mpi_type_x_layout(ft, run_cb, &r, &lb, &ub))
+            cr_fatal(job, call, "out of memory for the view's layout in \"external32\"");
+    } else {
+        mpi_type_runs(et, 1, run_cb, &re);
+        mpi_type_runs(ft, 1, run_cb, &r);
+    }
     mf_vec_free(&re.v);
-    mpi_type_runs(ft, 1, run_cb, &r);
+    if (ub - lb <= 0) {
+        mf_vec_free(&r.v);
+        return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_TYPE,
+                                      "the filetype's extent %ld must be positive%s",
+                                      (long)(ub - lb), x ? " in \"external32\"" : ""));
+    }
     bool wr = !(f->amode & MPI_MODE_RDONLY);
     if (r.bad || re.bad || (wr && (r.overlap || re.overlap))) {
         mf_vec_free(&r.v);
@@ -310,9 +319,9 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     type_release(&f->ftype);
     f->etype = type_hold(etype);
     f->ftype = type_hold(filetype);
-    view_set_runs(f, &r.v, ft->size, type_extent(ft));
+    view_set_runs(f, &r.v, fsize, ub - lb);
     f->disp = disp;
-    f->esize = et->size;
+    f->esize = esize;
     f->rep = rep;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
     f->pos = 0;
@@ -357,7 +366,12 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
     if (!rc && !extent) rc = mf_fail(job, fh, call, MPI_ERR_ARG, "extent is NULL");
     if (rc) return mpi_leave(job, rc);
     MPI_Aint x = type_extent(t);
-    if (f->rep == MF_EXTERNAL32) x += (MPI_Aint)t->xsize - (MPI_Aint)t->size;
+    if (f->rep == MF_EXTERNAL32) {
+        ptrdiff_t lb, ub;
+        if (mpi_type_x_layout(t, NULL, NULL, &lb, &ub))
+            cr_fatal(job, call, "out of memory for the type's layout in \"external32\"");
+        x = ub - lb;
+    }
     if (f->rep >= MF_USER) {
         mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
         cr_unlock(job);

@@ -1,7 +1,8 @@
 /* MPI derived datatypes (mpi_type.c holds the representation and its
  * invariants): the map builder that compresses a type map as it is made, the
  * envelopes that record how each derived type was made (mpi_type_enum walks
- * them), the constructor calls (contiguous, vector, indexed, struct,
+ * them; mpi_type_x_layout walks them again in external32's sizes for
+ * MPI-IO's views), the constructor calls (contiguous, vector, indexed, struct,
  * subarray, darray, resized, dup, and MPI_Type_create_f90_*, and the
  * bodies their large-count _c forms share), commit, free, and the size and
  * extent queries.
@@ -21,7 +22,10 @@
  *  - an envelope is the int form's when every value of the call fits an int,
  *    else the large-count one of MPI-4.1 §5.1.13, whichever form was called;
  *    what reads one reads its values by their place in the int form's
- *    (env_at), so the two cannot describe a type differently. */
+ *    (env_at), so the two cannot describe a type differently;
+ *  - enum_groups gives the same groups in memory's extents and in a file
+ *    representation's (units): build() and mpi_type_x_layout cannot lay a
+ *    constructor out two different ways. */
 #include <limits.h>
 #include <stdalign.h>
 #include <stdbool.h>
@@ -520,15 +524,26 @@ typedef void enum_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n);
 typedef void group_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
                       ptrdiff_t stride);
 
+/* The extents a constructor's counts are in: memory's (a NULL units), or a
+ * file representation's (mpi_type_x_layout). */
+typedef struct units {
+    ptrdiff_t (*ext)(struct units *u, const mpi_type *t);
+} units;
+
+static ptrdiff_t ext_in(units *u, const mpi_type *t)
+{
+    return u ? u->ext(u, t) : type_extent(t);
+}
+
 /* Dimension 'level' of the grid (0: the slowest varying), then the faster ones.
  * The fastest gives runs of consecutive elements, its blocks of k every step
  * as one group (a short last block apart); when the fastest holds a single
  * block, the dimension above gives its consecutive indices as one group. */
 static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdiff_t disp,
-                       const mpi_type *old, group_fn *cb, void *ctx)
+                       const mpi_type *old, units *u, group_fn *cb, void *ctx)
 {
     grid_dim g = grid_at(e, c_order ? level : nd - 1 - level);
-    ptrdiff_t ext = type_extent(old), st = g.stride * ext;
+    ptrdiff_t ext = ext_in(u, old), st = g.stride * ext;
     if (g.lo >= g.hi) return;
     if (level == nd - 1) {
         ptrdiff_t blocks = (g.hi - g.lo + g.step - 1) / g.step, jl = g.lo + (blocks - 1) * g.step;
@@ -557,18 +572,19 @@ static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdif
     for (ptrdiff_t j = g.lo; j < g.hi; j += g.step) {
         ptrdiff_t end = j + g.k < g.hi ? j + g.k : g.hi;
         for (ptrdiff_t i = j; i < end; i++)
-            grid_level(e, nd, c_order, level + 1, disp + i * st, old, cb, ctx);
+            grid_level(e, nd, c_order, level + 1, disp + i * st, old, u, cb, ctx);
     }
 }
 
-/* The groups of old-type instances an envelope describes, in type-map order:
- * one group for contiguous, vector and hvector whatever their count. The
- * values are read by their place in the int form's envelope (env_at). */
-static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
+/* The groups of old-type instances an envelope describes, in type-map order,
+ * with counts of extents in u's: one group for contiguous, vector and hvector
+ * whatever their count. The values are read by their place in the int form's
+ * envelope (env_at). */
+static void enum_groups(const mpi_env *e, units *u, group_fn *cb, void *ctx)
 {
     mpi_state *m = mpi_st();
     const mpi_type *old = e->nd ? m->types[e->types[0]] : NULL;
-    ptrdiff_t ext = old ? type_extent(old) : 0;
+    ptrdiff_t ext = old ? ext_in(u, old) : 0;
     MPI_Count n = e->ni || e->nc ? env_at(e, 0) : 0; /* count, where there is one */
     switch (e->combiner) {
     case MPI_COMBINER_DUP:
@@ -604,11 +620,11 @@ static void enum_groups(const mpi_env *e, group_fn *cb, void *ctx)
         break;
     }
     case MPI_COMBINER_SUBARRAY:
-        grid_level(e, (int)n, env_at(e, 1 + 3 * n) == MPI_ORDER_C, 0, 0, old, cb, ctx);
+        grid_level(e, (int)n, env_at(e, 1 + 3 * n) == MPI_ORDER_C, 0, 0, old, u, cb, ctx);
         break;
     case MPI_COMBINER_DARRAY: {
         int nd = (int)env_at(e, 2);
-        grid_level(e, nd, env_at(e, 3 + 4 * nd) == MPI_ORDER_C, 0, 0, old, cb, ctx);
+        grid_level(e, nd, env_at(e, 3 + 4 * nd) == MPI_ORDER_C, 0, 0, old, u, cb, ctx);
         break;
     }
     default:
@@ -631,7 +647,128 @@ static void each_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n,
 void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
 {
     each_ctx c = {cb, ctx};
-    enum_groups(e, each_group, &c);
+    enum_groups(e, NULL, each_group, &c);
+}
+
+/* ---- a type's layout in "external32" (MPI-3.1 13.5.2) ---------------------------- */
+
+/* The walk of mpi_type_x_layout: the file bounds of each type met, found
+ * once (indexed by table index), and where the runs go. */
+typedef struct xmap {
+    units u; /* first: the file extents, for enum_groups */
+    ptrdiff_t *lb, *ub;
+    unsigned char *known;
+    void (*run)(void *ctx, ptrdiff_t off, size_t len);
+    void *ctx;
+} xmap;
+
+typedef struct xgroup {
+    xmap *x;
+    ptrdiff_t disp; /* of the instance being walked */
+    bool any;       /* bounds: one group seen */
+    ptrdiff_t lb, ub;
+} xgroup;
+
+static void x_bounds(xmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub);
+
+static ptrdiff_t x_ext(units *u, const mpi_type *t)
+{
+    ptrdiff_t lb, ub;
+    x_bounds((xmap *)u, t, &lb, &ub);
+    return ub - lb;
+}
+
+/* Bounds of a group, as add_old takes them in memory. */
+static void x_bounds_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                           ptrdiff_t stride)
+{
+    xgroup *g = ctx;
+    if (!n || !reps) return;
+    ptrdiff_t olb, oub;
+    x_bounds(g->x, old, &olb, &oub);
+    ptrdiff_t last = (ptrdiff_t)(n - 1) * (oub - olb), rlast = (ptrdiff_t)(reps - 1) * stride;
+    ptrdiff_t lo = (last < 0 ? last : 0) + (rlast < 0 ? rlast : 0);
+    ptrdiff_t hi = (last > 0 ? last : 0) + (rlast > 0 ? rlast : 0);
+    if (!g->any || disp + olb + lo < g->lb) g->lb = disp + olb + lo;
+    if (!g->any || disp + oub + hi > g->ub) g->ub = disp + oub + hi;
+    g->any = true;
+}
+
+/* The bounds the combiner sets, as build() does in memory: a basic type is
+ * its external32 bytes; a struct's extent is rounded up to the alignment of
+ * its elements in memory, so that a type whose elements have the same size
+ * in both has the same layout in both. */
+static void x_bounds(xmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub)
+{
+    if (x->known[t->idx]) {
+        *lb = x->lb[t->idx];
+        *ub = x->ub[t->idx];
+        return;
+    }
+    const mpi_env *e = t->env;
+    xgroup g = {x, 0, false, 0, 0};
+    if (!e) {
+        g.ub = (ptrdiff_t)t->xsize;
+    } else if (e->combiner == MPI_COMBINER_RESIZED) {
+        g.lb = e->aints[0];
+        g.ub = e->aints[0] + e->aints[1];
+    } else if (e->combiner == MPI_COMBINER_SUBARRAY || e->combiner == MPI_COMBINER_DARRAY) {
+        bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
+        int nd = (int)env_at(e, sub ? 0 : 2);
+        g.ub = x_ext(&x->u, mpi_st()->types[e->types[0]]);
+        for (int d = 0; d < nd; d++) g.ub *= env_at(e, (sub ? 1 : 3) + d);
+    } else {
+        enum_groups(e, &x->u, x_bounds_group, &g);
+        ptrdiff_t ext = g.ub - g.lb, a = (ptrdiff_t)t->align;
+        if (e->combiner == MPI_COMBINER_STRUCT && a > 1 && ext % a) g.ub += a - ext % a;
+    }
+    x->lb[t->idx] = *lb = g.lb;
+    x->ub[t->idx] = *ub = g.ub;
+    x->known[t->idx] = 1;
+}
+
+static void x_walk(xmap *x, const mpi_type *t, ptrdiff_t disp);
+
+static void x_walk_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                         ptrdiff_t stride)
+{
+    xgroup *g = ctx;
+    ptrdiff_t ext = x_ext(&g->x->u, old);
+    for (size_t r = 0; r < reps; r++) {
+        ptrdiff_t at = g->disp + disp + (ptrdiff_t)r * stride;
+        if (!old->env) { /* n basic elements side by side */
+            g->x->run(g->x->ctx, at, n * old->xsize);
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) x_walk(g->x, old, at + (ptrdiff_t)i * ext);
+    }
+}
+
+static void x_walk(xmap *x, const mpi_type *t, ptrdiff_t disp)
+{
+    if (!t->env) {
+        x->run(x->ctx, disp, t->xsize);
+        return;
+    }
+    xgroup g = {x, disp, false, 0, 0};
+    enum_groups(t->env, &x->u, x_walk_group, &g);
+}
+
+int mpi_type_x_layout(const mpi_type *t, void (*run)(void *ctx, ptrdiff_t off, size_t len),
+                      void *ctx, ptrdiff_t *lb, ptrdiff_t *ub)
+{
+    size_t n = (size_t)mpi_st()->ntypes;
+    xmap x = {{x_ext}, malloc(n * sizeof *x.lb), malloc(n * sizeof *x.ub), calloc(n, 1), run, ctx};
+    int rc = MPI_ERR_NO_MEM;
+    if (x.lb && x.ub && x.known) {
+        x_bounds(&x, t, lb, ub);
+        if (run) x_walk(&x, t, 0);
+        rc = MPI_SUCCESS;
+    }
+    free(x.lb);
+    free(x.ub);
+    free(x.known);
+    return rc;
 }
 
 /* Make the type e describes: its map from the groups enum_groups gives, then
@@ -642,7 +779,7 @@ static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Dataty
     if (!e)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_NO_MEM, "out of memory for the type");
     builder b = {.reps = 1, .base = -2};
-    enum_groups(e, add_old_cb, &b);
+    enum_groups(e, NULL, add_old_cb, &b);
     if (e->combiner == MPI_COMBINER_RESIZED) {
         b.lb = e->aints[0];
         b.ub = e->aints[0] + e->aints[1];

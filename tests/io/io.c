@@ -7,6 +7,8 @@
  *            reads back by every rank, byte for byte; independent too
  *   types    subarray and darray views, struct/resized filetypes
  *   ext32    "external32" on disk is big-endian; round trip; a user datarep
+ *   ext32x   "external32" views of longs (4 bytes in the file, 8 in memory):
+ *            plain, a resized filetype interleaving ranks, a struct
  *   shared   _shared accesses never overlap; _ordered gives rank order
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
@@ -433,6 +435,145 @@ static void part_ext32(void)
     rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep: class %d", cls);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* A big-endian n-byte integer of the file. */
+static uint64_t be_at(const unsigned char *q, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | q[i];
+    return v;
+}
+
+/* "external32" views of types whose elements are smaller in the file than in
+ * memory (MPI_LONG: 8 bytes here, 4 in external32): the file holds 4-byte
+ * elements, counts of extents are scaled to the file's (a vector), byte
+ * displacements are kept (a struct), and MPI_File_get_type_extent says so. */
+static void part_ext32x(void)
+{
+    char *p = path("ext32x.dat");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
+    MPI_Aint lext, ext;
+    OK(MPI_File_get_type_extent(fh, MPI_LONG, &lext));
+    CHECK(lext == 4, "external32 long extent %ld", (long)lext);
+    /* a vector counts in extents of MPI_LONG: scaled to 4 bytes */
+    MPI_Datatype vec;
+    OK(MPI_Type_vector(2, 1, np, MPI_LONG, &vec));
+    OK(MPI_File_get_type_extent(fh, vec, &ext));
+    CHECK(ext == (np + 1) * 4, "external32 vector extent %ld, expected %d", (long)ext,
+          (np + 1) * 4);
+    /* 1. etype and filetype MPI_LONG: 4 longs a rank, side by side */
+    long v[4] = {100000 * me + 1, -(long)me - 2, 0x01020304L, 7};
+    MPI_Status st;
+    OK(MPI_File_write_at_all(fh, 4 * me, v, 4, MPI_LONG, &st));
+    CHECK(count_of(&st, MPI_LONG) == 4, "write count %d", count_of(&st, MPI_LONG));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == 16 * np, "4 longs a rank in external32: %ld bytes, expected %d", n, 16 * np);
+    for (int r = 0; r < np; r++) {
+        const unsigned char *q = b + 16 * r;
+        CHECK(be_at(q, 4) == (uint32_t)(100000 * r + 1) && be_at(q + 4, 4) == (uint32_t)(-r - 2) &&
+                  be_at(q + 8, 4) == 0x01020304u && be_at(q + 12, 4) == 7,
+              "rank %d's longs in the file: %#llx %#llx %#llx %#llx", r,
+              (unsigned long long)be_at(q, 4), (unsigned long long)be_at(q + 4, 4),
+              (unsigned long long)be_at(q + 8, 4), (unsigned long long)be_at(q + 12, 4));
+    }
+    free(b);
+    long back[4] = {0};
+    OK(MPI_File_read_at_all(fh, 4 * me, back, 4, MPI_LONG, &st));
+    CHECK(!memcmp(back, v, sizeof v) && count_of(&st, MPI_LONG) == 4,
+          "external32 longs round trip: %ld %ld %ld %ld", back[0], back[1], back[2], back[3]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* 2. a filetype of 2 longs, resized to the file's extent of np of them
+     * (bytes: kept as given), each rank's instance 8 file bytes further on:
+     * 4 instances, 8 longs a rank, interleaved by pairs */
+    MPI_Datatype two, ft;
+    OK(MPI_Type_contiguous(2, MPI_LONG, &two));
+    OK(MPI_Type_create_resized(two, 0, 2 * lext * np, &ft));
+    OK(MPI_Type_commit(&ft));
+    OK(MPI_File_set_view(fh, 4096 + 2 * lext * me, MPI_LONG, ft, "external32", MPI_INFO_NULL));
+    OK(MPI_File_get_type_extent(fh, two, &ext));
+    CHECK(ext == 8, "external32 contiguous(2, long) extent %ld", (long)ext);
+    long w[8];
+    for (int i = 0; i < 8; i++) w[i] = 1000 * me + i;
+    OK(MPI_File_write_all(fh, w, 8, MPI_LONG, MPI_STATUS_IGNORE));
+    MPI_Offset pos, byte;
+    OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == 8, "position %lld etypes after 8 longs", (long long)pos);
+    OK(MPI_File_get_byte_offset(fh, 3, &byte));
+    CHECK(byte == 4096 + 8 * me + 8 * np + 4, "byte offset of etype 3: %lld", (long long)byte);
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    CHECK(n == 4096 + 32 * np, "interleaved longs: file of %ld bytes", n);
+    for (int k = 0; k < 4; k++)
+        for (int r = 0; r < np; r++)
+            for (int j = 0; j < 2; j++) {
+                long at = 4096 + 8L * np * k + 8L * r + 4L * j;
+                CHECK(be_at(b + at, 4) == (uint64_t)(1000 * r + 2 * k + j),
+                      "long %d of rank %d at %ld: %llu", 2 * k + j, r, at,
+                      (unsigned long long)be_at(b + at, 4));
+            }
+    free(b);
+    long wb[8] = {0};
+    OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    OK(MPI_File_read_all(fh, wb, 8, MPI_LONG, &st));
+    CHECK(!memcmp(wb, w, sizeof w) && count_of(&st, MPI_LONG) == 8, "interleaved longs read back");
+    /* independent too, from the middle: longs 3-5 */
+    memset(wb, 0, sizeof wb);
+    OK(MPI_File_read_at(fh, 3, wb, 3, MPI_LONG, &st));
+    CHECK(wb[0] == w[3] && wb[1] == w[4] && wb[2] == w[5] && count_of(&st, MPI_LONG) == 3,
+          "independent read of longs 3-5: %ld %ld %ld", wb[0], wb[1], wb[2]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* 3. a struct: its byte displacements are the file's (the long at 0
+     * takes 4 bytes, the double stays at 8); extent 16, the memory's
+     * alignment */
+    struct ld {
+        long l;
+        double d;
+    } in = {-123456 - me, 0.5 + me}, out = {0, 0};
+    int bl[2] = {1, 1};
+    MPI_Aint disp[2] = {offsetof(struct ld, l), offsetof(struct ld, d)};
+    MPI_Datatype tys[2] = {MPI_LONG, MPI_DOUBLE}, sty;
+    OK(MPI_Type_create_struct(2, bl, disp, tys, &sty));
+    OK(MPI_Type_commit(&sty));
+    OK(MPI_File_set_view(fh, 8192, MPI_BYTE, sty, "external32", MPI_INFO_NULL));
+    OK(MPI_File_get_type_extent(fh, sty, &ext));
+    CHECK(ext == 16, "external32 struct {long; double} extent %ld", (long)ext);
+    OK(MPI_File_write_at_all(fh, 12 * me, &in, 1, sty, &st)); /* offsets in etypes: bytes of data */
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    CHECK(n == 8192 + 16 * np, "structs: file of %ld bytes", n);
+    for (int r = 0; r < np; r++) {
+        const unsigned char *q = b + 8192 + 16 * r;
+        double d = 0.5 + r;
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        CHECK(be_at(q, 4) == (uint32_t)(-123456 - r) && be_at(q + 4, 4) == 0 &&
+                  be_at(q + 8, 8) == bits,
+              "rank %d's struct in the file: long %#llx, gap %#llx, double %#llx", r,
+              (unsigned long long)be_at(q, 4), (unsigned long long)be_at(q + 4, 4),
+              (unsigned long long)be_at(q + 8, 8));
+    }
+    free(b);
+    OK(MPI_File_read_at_all(fh, 12 * me, &out, 1, sty, &st));
+    CHECK(out.l == in.l && out.d == in.d, "struct read back: %ld %g", out.l, out.d);
+    /* a filetype that is not whole etypes in external32 (2 bytes of 4) */
+    int rc = MPI_File_set_view(fh, 0, MPI_LONG, MPI_SHORT, "external32", MPI_INFO_NULL), cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TYPE, "short filetype of long etypes: class %d", cls);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&two);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&sty);
     OK(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) unlink(p);
@@ -1104,6 +1245,8 @@ int main(int argc, char **argv)
         part_types();
     else if (!strcmp(part, "ext32"))
         part_ext32();
+    else if (!strcmp(part, "ext32x"))
+        part_ext32x();
     else if (!strcmp(part, "shared"))
         part_shared();
     else if (!strcmp(part, "nonblock"))
