@@ -87,6 +87,7 @@ typedef struct mf_datarep {
     MPI_Datarep_conversion_function_c *rd_c, *wr_c;
     MPI_Datarep_extent_function *ext;
     void *extra;
+    MPI_Aint *psz; /* file bytes of each predefined type, as ext said (0: not asked yet) */
 } mf_datarep;
 
 /* What lives in mpi_st()->files: the handle table and the registered reps. */
@@ -160,6 +161,14 @@ int mf_stream_buf(mpi_file *f, mpi_file *keep, void *buf, int count, MPI_Datatyp
                   size_t *n, char **tmp, mf_err *e);
 int mf_from_stream(mpi_file *f, void *buf, int count, MPI_Datatype dt, const char *in, size_t got,
                    mf_err *e);
+/* Under representation rep (f->rep), if registered, ask its extent function (once each,
+ * without the lock: it may call MPI) the file bytes of every predefined type
+ * t is made of; MPI_ERR_CONVERSION when it fails. 0 for the others. */
+int mf_rep_sizes(cr_job *job, int rep, const mpi_type *t, mf_err *e);
+/* Bytes of one instance of t in the file's stream: its size ("native"), its
+ * external32 size, or its size in a registered representation (after
+ * mf_rep_sizes). */
+size_t mf_fsize(const mpi_file *f, const mpi_type *t);
 /* The status of an access of 'got' stream bytes of count dt. */
 void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st);
 /* The program's memory as the stream, without a staging buffer: its runs in

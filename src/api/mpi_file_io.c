@@ -80,7 +80,10 @@ static int acc_check(cr_job *job, const acc *a, mpi_file **fp)
     if (a->where == AT && a->offset < 0)
         return mf_fail(job, a->fh, a->call, MPI_ERR_ARG, "offset %lld is negative",
                        (long long)a->offset);
-    size_t bytes = (f->rep == MF_EXTERNAL32 ? t->xsize : t->size) * (size_t)a->count;
+    mf_err ue; /* a registered representation's sizes, asked before the stream is made */
+    if (mf_rep_sizes(job, f->rep, t, &ue))
+        return mf_fail(job, a->fh, a->call, ue.code, "%s", ue.msg);
+    size_t bytes = mf_fsize(f, t) * (size_t)a->count;
     if (bytes % f->esize)
         return mf_fail(job, a->fh, a->call, MPI_ERR_TYPE,
                        "%d of this datatype is %zu bytes: not whole etypes of the view (%zu "

@@ -183,6 +183,7 @@ static int rep_register(const char *call, const char *datarep, mf_datarep fns)
     t->reps = r;
     mf_datarep *d = &r[t->nreps++];
     *d = fns;
+    if (!(d->psz = calloc(MPI_NPREDEF, sizeof *d->psz))) cr_fatal(job, call, "out of memory");
     snprintf(d->name, sizeof d->name, "%s", datarep);
     return mpi_leave(job, MPI_SUCCESS);
 }
@@ -259,14 +260,27 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                      "MPI_DISPLACEMENT_CURRENT needs a file open MPI_MODE_SEQUENTIAL");
     if (!rc && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
         rc = mf_fail(job, fh, call, MPI_ERR_ARG, "disp %lld is negative", (long long)disp);
-    /* in the file's representation: external32 lays the types out with its
-     * own sizes (mpi_type_x_layout), the others with memory's */
-    bool x = rep == MF_EXTERNAL32;
-    size_t esize = et ? (x ? et->xsize : et->size) : 0, fsize = ft ? (x ? ft->xsize : ft->size) : 0;
+    /* in the file's representation: external32 and registered ones lay the
+     * types out with their own sizes (mpi_type_file_layout), native with
+     * memory's */
+    bool x = rep >= MF_EXTERNAL32;
+    const MPI_Aint *psz = rep >= MF_USER ? mf_tab()->reps[rep - MF_USER].psz : NULL;
+    mf_err ue;
+    if (!rc && (mf_rep_sizes(job, rep, et, &ue) || mf_rep_sizes(job, rep, ft, &ue)))
+        rc = mf_fail(job, fh, call, ue.code, "%s", ue.msg);
+    size_t esize = 0, fsize = 0;
+    if (!rc && x &&
+        (mpi_type_file_layout(et, psz, NULL, NULL, NULL, NULL, &esize) ||
+         mpi_type_file_layout(ft, psz, NULL, NULL, NULL, NULL, &fsize)))
+        cr_fatal(job, call, "out of memory for the view's layout");
+    if (!rc && !x) {
+        esize = et->size;
+        fsize = ft->size;
+    }
     if (!rc && (!esize || fsize % esize))
         rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
                      "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)%s",
-                     fsize, esize, x ? " in \"external32\"" : "");
+                     fsize, esize, x ? " in the file's data representation" : "");
     if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (rc) return mpi_leave(job, rc);
     /* the typemaps (MPI-3.1 §13.3): the etype's and the filetype's
@@ -276,9 +290,9 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     runs r = {0}, re = {0};
     ptrdiff_t lb = ft->lb, ub = ft->ub, elb, eub;
     if (x) {
-        if (mpi_type_x_layout(et, run_cb, &re, &elb, &eub) ||
-            mpi_type_x_layout(ft, run_cb, &r, &lb, &ub))
-            cr_fatal(job, call, "out of memory for the view's layout in \"external32\"");
+        if (mpi_type_file_layout(et, psz, run_cb, &re, &elb, &eub, NULL) ||
+            mpi_type_file_layout(ft, psz, run_cb, &r, &lb, &ub, NULL))
+            cr_fatal(job, call, "out of memory for the view's layout");
     } else {
         mpi_type_runs(et, 1, run_cb, &re);
         mpi_type_runs(ft, 1, run_cb, &r);
@@ -366,13 +380,16 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
     if (!rc && !extent) rc = mf_fail(job, fh, call, MPI_ERR_ARG, "extent is NULL");
     if (rc) return mpi_leave(job, rc);
     MPI_Aint x = type_extent(t);
-    if (f->rep == MF_EXTERNAL32) {
+    mf_err ue;
+    if (t->env && mf_rep_sizes(job, f->rep, t, &ue))
+        return mpi_leave(job, mf_fail(job, fh, call, ue.code, "%s", ue.msg));
+    if (f->rep == MF_EXTERNAL32 || (f->rep >= MF_USER && t->env)) { /* derived: laid out */
         ptrdiff_t lb, ub;
-        if (mpi_type_x_layout(t, NULL, NULL, &lb, &ub))
-            cr_fatal(job, call, "out of memory for the type's layout in \"external32\"");
+        const MPI_Aint *psz = f->rep >= MF_USER ? mf_tab()->reps[f->rep - MF_USER].psz : NULL;
+        if (mpi_type_file_layout(t, psz, NULL, NULL, &lb, &ub, NULL))
+            cr_fatal(job, call, "out of memory for the type's layout");
         x = ub - lb;
-    }
-    if (f->rep >= MF_USER) {
+    } else if (f->rep >= MF_USER) { /* predefined: as the extent function says */
         mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
         cr_unlock(job);
         rc = d.ext(datatype, &x, d.extra);
@@ -394,14 +411,61 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
 
 /* ---- the program's buffer and the stream ------------------------------------------- */
 
+int mf_rep_sizes(cr_job *job, int rep, const mpi_type *t, mf_err *e)
+{
+    if (rep < MF_USER || !t) return 0;
+    unsigned char seen[MPI_NPREDEF] = {0};
+    mpi_type_bases(t, seen);
+    for (int i = 1; i < MPI_NPREDEF; i++) {
+        if (!seen[i] || mf_tab()->reps[rep - MF_USER].psz[i]) continue;
+        mf_datarep d = mf_tab()->reps[rep - MF_USER];
+        MPI_Aint x = 0;
+        cr_unlock(job);
+        int rc = d.ext((MPI_Datatype)(K_TYPE | (unsigned)i), &x, d.extra);
+        cr_lock(job);
+        if (!rc && x == MPI_UNDEFINED)
+            return mf_set_err(e, MPI_ERR_VALUE_TOO_LARGE,
+                              "the extent function of '%s' says the file extent of %s is too "
+                              "large to express (MPI_UNDEFINED)",
+                              d.name, mpi_type_at(i)->name);
+        if (rc || x <= 0)
+            return mf_set_err(e, MPI_ERR_CONVERSION,
+                              "the extent function of '%s' returned %d and an extent of %ld for %s",
+                              d.name, rc, (long)x, mpi_type_at(i)->name);
+        mf_tab()->reps[rep - MF_USER].psz[i] = x;
+    }
+    return 0;
+}
+
+size_t mf_fsize(const mpi_file *f, const mpi_type *t)
+{
+    if (f->rep == MF_NATIVE) return t->size;
+    if (f->rep == MF_EXTERNAL32) return t->xsize;
+    size_t n = 0;
+    if (mpi_type_file_layout(t, mf_tab()->reps[f->rep - MF_USER].psz, NULL, NULL, NULL, NULL, &n))
+        cr_fatal(cr_job_get(), "MPI-IO", "out of memory for a type's layout");
+    return n;
+}
+
+/* A registered representation without the conversion this access needs
+ * copies memory's bytes: only right where the file's sizes are memory's. */
+static int rep_copies(const mpi_file *f, const mpi_type *t, size_t n, int count, mf_err *e)
+{
+    if (n == t->size * (size_t)count) return 0;
+    return mf_set_err(e, MPI_ERR_CONVERSION,
+                      "data representation '%s' has no conversion function for this access, and "
+                      "its extent function gives the data %zu bytes in the file against %zu in "
+                      "memory: register conversion functions",
+                      mf_tab()->reps[f->rep - MF_USER].name, n, t->size * (size_t)count);
+}
+
 int mf_to_stream(mpi_file *f, mpi_file *keep, const void *buf, int count, MPI_Datatype dt,
                  char **out, size_t *n, char **tmp, mf_err *e)
 {
     mpi_type *t = mpi_type_get(dt);
     *tmp = NULL;
-    *n = t->size * (size_t)count;
+    *n = mf_fsize(f, t) * (size_t)count;
     if (f->rep == MF_EXTERNAL32) {
-        *n = t->xsize * (size_t)count;
         if (!(*tmp = mf_scratch_get(keep, *n)))
             return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
         MPI_Aint pos = 0;
@@ -418,6 +482,8 @@ int mf_to_stream(mpi_file *f, mpi_file *keep, const void *buf, int count, MPI_Da
             return mf_set_err(e, MPI_ERR_CONVERSION,
                               "the write conversion of data representation '%s' returned %d",
                               d.name, rc);
+    } else if (f->rep >= MF_USER && rep_copies(f, t, *n, count, e)) {
+        return e->code;
     } else if (!t->contig) {
         if (!(*tmp = mf_scratch_get(keep, *n)))
             return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
@@ -432,10 +498,11 @@ int mf_stream_buf(mpi_file *f, mpi_file *keep, void *buf, int count, MPI_Datatyp
 {
     mpi_type *t = mpi_type_get(dt);
     *tmp = NULL;
-    *n = (f->rep == MF_EXTERNAL32 ? t->xsize : t->size) * (size_t)count;
+    *n = mf_fsize(f, t) * (size_t)count;
     bool direct =
         f->rep == MF_NATIVE || (f->rep >= MF_USER && !mf_tab()->reps[f->rep - MF_USER].rd &&
                                 !mf_tab()->reps[f->rep - MF_USER].rd_c);
+    if (direct && f->rep >= MF_USER && rep_copies(f, t, *n, count, e)) return e->code;
     if (!direct || !t->contig) {
         if (!(*tmp = mf_scratch_get(keep, *n)))
             return mf_set_err(e, MPI_ERR_NO_MEM, "out of memory");
@@ -461,7 +528,8 @@ int mf_from_stream(mpi_file *f, void *buf, int count, MPI_Datatype dt, const cha
     if (f->rep >= MF_USER &&
         (mf_tab()->reps[f->rep - MF_USER].rd || mf_tab()->reps[f->rep - MF_USER].rd_c)) {
         mf_datarep d = mf_tab()->reps[f->rep - MF_USER];
-        int whole = t->size ? (int)(got / t->size) : 0;
+        size_t one = mf_fsize(f, t);
+        int whole = one ? (int)(got / one) : 0;
         if (whole > count) whole = count;
         int rc = d.rd ? d.rd(buf, dt, whole, (void *)in, 0, d.extra)
                       : d.rd_c(buf, dt, whole, (void *)in, 0, d.extra);
@@ -480,8 +548,8 @@ void mf_status(mpi_file *f, MPI_Datatype dt, size_t got, MPI_Status *st)
     if (!st) return;
     mpi_type *t = mpi_type_get(dt);
     long long mem = (long long)got;
-    if (f->rep == MF_EXTERNAL32 && t && t->xsize && t->xsize != t->size)
-        mem = (long long)(got / t->xsize * t->size);
+    size_t one = t && f->rep != MF_NATIVE ? mf_fsize(f, t) : 0;
+    if (one && one != t->size) mem = (long long)(got / one * t->size);
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
     st->cr_cancelled = 0;

@@ -194,15 +194,22 @@ void mpi_type_enum(const mpi_env *e,
 /* A new live handle made like t (map, envelope, commit state): what
  * MPI_Type_get_contents returns for a derived type. */
 int mpi_type_clone(cr_job *job, const char *call, int idx, MPI_Datatype *out);
-/* The layout of one instance of t in the "external32" representation of a
- * file (MPI-3.1 13.5.2): every basic element takes its external32 bytes;
- * displacements a constructor counts in extents of its old type (contiguous,
- * vector, indexed, subarray, darray) are scaled to that type's extent in the
- * file, those given in bytes (hvector, hindexed, struct, resized) are kept as
- * given. Gives the runs of its elements in type-map order (run may be NULL)
- * and its bounds in the file; MPI_ERR_NO_MEM or MPI_SUCCESS. */
-int mpi_type_x_layout(const mpi_type *t, void (*run)(void *ctx, ptrdiff_t off, size_t len),
-                      void *ctx, ptrdiff_t *lb, ptrdiff_t *ub);
+/* The layout of one instance of t in a file's data representation (MPI-3.1
+ * 13.5.2): every basic element takes its bytes in the file (psz[i] for
+ * predefined type i, as the representation's extent function says; NULL:
+ * its "external32" size); displacements a constructor counts in extents of
+ * its old type (contiguous, vector, indexed, subarray, darray) are scaled to
+ * that type's extent in the file, those given in bytes (hvector, hindexed,
+ * struct, resized) are kept as given. Gives the runs of its elements in
+ * type-map order (run may be NULL), its bounds in the file and its bytes of
+ * data there (any of the three pointers may be NULL); MPI_ERR_NO_MEM or
+ * MPI_SUCCESS. */
+int mpi_type_file_layout(const mpi_type *t, const MPI_Aint *psz,
+                         void (*run)(void *ctx, ptrdiff_t off, size_t len), void *ctx,
+                         ptrdiff_t *lb, ptrdiff_t *ub, size_t *size);
+/* Mark seen[i] for every predefined type i that t is made of (MPI_NPREDEF
+ * entries). */
+void mpi_type_bases(const mpi_type *t, unsigned char *seen);
 /* MPI_Type_contiguous_c, MPI_Type_vector_c and MPI_Type_create_hvector_c
  * with a value past INT_MAX (mpi_type_new.c): the envelope holds the counts
  * (stride: in extents of old for the vector, bytes for the hvector); count

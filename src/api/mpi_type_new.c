@@ -1,8 +1,8 @@
 /* MPI derived datatypes (mpi_type.c holds the representation and its
  * invariants): the map builder that compresses a type map as it is made, the
  * envelopes that record how each derived type was made (mpi_type_enum walks
- * them; mpi_type_x_layout walks them again in external32's sizes for
- * MPI-IO's views), the constructor calls (contiguous, vector, indexed, struct,
+ * them; mpi_type_file_layout walks them again in a file representation's
+ * sizes for MPI-IO's views), the constructor calls (contiguous, vector, indexed, struct,
  * subarray, darray, resized, dup, and MPI_Type_create_f90_*, and the
  * bodies their large-count _c forms share), commit, free, and the size and
  * extent queries.
@@ -24,7 +24,7 @@
  *    what reads one reads its values by their place in the int form's
  *    (env_at), so the two cannot describe a type differently;
  *  - enum_groups gives the same groups in memory's extents and in a file
- *    representation's (units): build() and mpi_type_x_layout cannot lay a
+ *    representation's (units): build() and mpi_type_file_layout cannot lay a
  *    constructor out two different ways. */
 #include <limits.h>
 #include <stdalign.h>
@@ -650,17 +650,31 @@ void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
     enum_groups(e, NULL, each_group, &c);
 }
 
-/* ---- a type's layout in "external32" (MPI-3.1 13.5.2) ---------------------------- */
+/* ---- a type's layout in a file representation (MPI-3.1 13.5.2) ---------------------- */
 
-/* The walk of mpi_type_x_layout: the file bounds of each type met, found
- * once (indexed by table index), and where the runs go. */
+/* The walk of mpi_type_file_layout: the file bytes of each predefined type,
+ * the file bounds of each type met, found once (indexed by table index), and
+ * where the runs go. */
 typedef struct xmap {
-    units u; /* first: the file extents, for enum_groups */
+    units u;             /* first: the file extents, for enum_groups */
+    const MPI_Aint *psz; /* NULL: external32's */
     ptrdiff_t *lb, *ub;
     unsigned char *known;
     void (*run)(void *ctx, ptrdiff_t off, size_t len);
     void *ctx;
+    size_t size; /* bytes of the runs given so far */
 } xmap;
+
+static size_t x_psize(const xmap *x, const mpi_type *t)
+{
+    return x->psz ? (size_t)x->psz[t->idx] : t->xsize;
+}
+
+static void x_run(xmap *x, ptrdiff_t off, size_t len)
+{
+    x->size += len;
+    if (x->run) x->run(x->ctx, off, len);
+}
 
 typedef struct xgroup {
     xmap *x;
@@ -695,7 +709,7 @@ static void x_bounds_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_
 }
 
 /* The bounds the combiner sets, as build() does in memory: a basic type is
- * its external32 bytes; a struct's extent is rounded up to the alignment of
+ * its bytes in the file; a struct's extent is rounded up to the alignment of
  * its elements in memory, so that a type whose elements have the same size
  * in both has the same layout in both. */
 static void x_bounds(xmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub)
@@ -708,7 +722,7 @@ static void x_bounds(xmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub)
     const mpi_env *e = t->env;
     xgroup g = {x, 0, false, 0, 0};
     if (!e) {
-        g.ub = (ptrdiff_t)t->xsize;
+        g.ub = (ptrdiff_t)x_psize(x, t);
     } else if (e->combiner == MPI_COMBINER_RESIZED) {
         g.lb = e->aints[0];
         g.ub = e->aints[0] + e->aints[1];
@@ -737,7 +751,7 @@ static void x_walk_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t 
     for (size_t r = 0; r < reps; r++) {
         ptrdiff_t at = g->disp + disp + (ptrdiff_t)r * stride;
         if (!old->env) { /* n basic elements side by side */
-            g->x->run(g->x->ctx, at, n * old->xsize);
+            x_run(g->x, at, n * x_psize(g->x, old));
             continue;
         }
         for (size_t i = 0; i < n; i++) x_walk(g->x, old, at + (ptrdiff_t)i * ext);
@@ -747,28 +761,48 @@ static void x_walk_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t 
 static void x_walk(xmap *x, const mpi_type *t, ptrdiff_t disp)
 {
     if (!t->env) {
-        x->run(x->ctx, disp, t->xsize);
+        x_run(x, disp, x_psize(x, t));
         return;
     }
     xgroup g = {x, disp, false, 0, 0};
     enum_groups(t->env, &x->u, x_walk_group, &g);
 }
 
-int mpi_type_x_layout(const mpi_type *t, void (*run)(void *ctx, ptrdiff_t off, size_t len),
-                      void *ctx, ptrdiff_t *lb, ptrdiff_t *ub)
+int mpi_type_file_layout(const mpi_type *t, const MPI_Aint *psz,
+                         void (*run)(void *ctx, ptrdiff_t off, size_t len), void *ctx,
+                         ptrdiff_t *lb, ptrdiff_t *ub, size_t *size)
 {
     size_t n = (size_t)mpi_st()->ntypes;
-    xmap x = {{x_ext}, malloc(n * sizeof *x.lb), malloc(n * sizeof *x.ub), calloc(n, 1), run, ctx};
+    xmap x = {{x_ext}, psz, malloc(n * sizeof *x.lb), malloc(n * sizeof *x.ub), calloc(n, 1), run,
+              ctx,     0};
     int rc = MPI_ERR_NO_MEM;
     if (x.lb && x.ub && x.known) {
-        x_bounds(&x, t, lb, ub);
-        if (run) x_walk(&x, t, 0);
+        ptrdiff_t l, u;
+        x_bounds(&x, t, lb ? lb : &l, ub ? ub : &u);
+        if (run || (size && psz)) x_walk(&x, t, 0);
+        if (size) *size = psz ? x.size : t->xsize;
         rc = MPI_SUCCESS;
     }
     free(x.lb);
     free(x.ub);
     free(x.known);
     return rc;
+}
+
+static void bases_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                        ptrdiff_t stride)
+{
+    (void)disp, (void)stride;
+    if (n && reps) mpi_type_bases(old, ctx);
+}
+
+void mpi_type_bases(const mpi_type *t, unsigned char *seen)
+{
+    if (!t->env) {
+        seen[t->idx] = 1;
+        return;
+    }
+    enum_groups(t->env, NULL, bases_group, seen);
 }
 
 /* Make the type e describes: its map from the groups enum_groups gives, then

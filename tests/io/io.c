@@ -9,6 +9,8 @@
  *   ext32    "external32" on disk is big-endian; round trip; a user datarep
  *   ext32x   "external32" views of longs (4 bytes in the file, 8 in memory):
  *            plain, a resized filetype interleaving ranks, a struct
+ *   userrep  a registered representation storing ints in 8 bytes: views
+ *            laid out in its sizes, its conversions given 8 bytes an int
  *   shared   _shared accesses never overlap; _ordered gives rank order
  *   nonblock iread/iwrite[_at][_all][_shared] through MPI_Wait/Test
  *   split    split collectives; seek, positions, byte offsets; atomic mode
@@ -574,6 +576,106 @@ static void part_ext32x(void)
     MPI_Type_free(&two);
     MPI_Type_free(&ft);
     MPI_Type_free(&sty);
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) unlink(p);
+}
+
+/* "wide": a representation of the test's own that stores each int as 8
+ * big-endian bytes; its extent function is asked only about MPI_INT. */
+static int wide_asked_other;
+static int wide_wr(void *user, MPI_Datatype t, int count, void *file, MPI_Offset pos, void *x)
+{
+    (void)t, (void)pos, (void)x;
+    for (int i = 0; i < count; i++) {
+        uint64_t v = (uint64_t)(int64_t)((int *)user)[i];
+        for (int k = 0; k < 8; k++)
+            ((unsigned char *)file)[8 * i + k] = (unsigned char)(v >> (56 - 8 * k));
+    }
+    return MPI_SUCCESS;
+}
+static int wide_rd(void *user, MPI_Datatype t, int count, void *file, MPI_Offset pos, void *x)
+{
+    (void)t, (void)pos, (void)x;
+    for (int i = 0; i < count; i++)
+        ((int *)user)[i] = (int)(int64_t)be_at((unsigned char *)file + 8 * i, 8);
+    return MPI_SUCCESS;
+}
+static int wide_ext(MPI_Datatype t, MPI_Aint *ext, void *x)
+{
+    (void)x;
+    if (t != MPI_INT) {
+        wide_asked_other = 1;
+        return MPI_ERR_TYPE;
+    }
+    *ext = 8;
+    return MPI_SUCCESS;
+}
+
+/* A registered representation whose extent function gives ints 8 bytes: the
+ * view is laid out in its sizes (as "external32" in its own), the stream the
+ * conversion functions see is 8 bytes an int. */
+static void part_userrep(void)
+{
+    char *p = path("userrep.dat");
+    MPI_File fh;
+    OK(MPI_Register_datarep("wide", wide_rd, wide_wr, wide_ext, NULL));
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide", MPI_INFO_NULL));
+    MPI_Aint ext;
+    OK(MPI_File_get_type_extent(fh, MPI_INT, &ext));
+    CHECK(ext == 8, "wide int extent %ld", (long)ext);
+    MPI_Datatype vec, ft;
+    OK(MPI_Type_vector(3, 1, np, MPI_INT, &vec));
+    OK(MPI_File_get_type_extent(fh, vec, &ext));
+    CHECK(ext == (2 * np + 1) * 8, "wide vector extent %ld, expected %d", (long)ext,
+          (2 * np + 1) * 8);
+    int v[3] = {-1 - me, 0x7fffffff - me, 42 + me}, back[3] = {0};
+    MPI_Status st;
+    OK(MPI_File_write_at_all(fh, 3 * me, v, 3, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == 3, "wide write count %d", count_of(&st, MPI_INT));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long n;
+    unsigned char *b = slurp(p, &n);
+    CHECK(n == 24 * np, "3 wide ints a rank: %ld bytes, expected %d", n, 24 * np);
+    for (int r = 0; r < np; r++)
+        CHECK(be_at(b + 24 * r, 8) == (uint64_t)(int64_t)(-1 - r) &&
+                  be_at(b + 24 * r + 8, 8) == (uint64_t)(0x7fffffff - r) &&
+                  be_at(b + 24 * r + 16, 8) == (uint64_t)(42 + r),
+              "rank %d's wide ints in the file", r);
+    free(b);
+    OK(MPI_File_read_at_all(fh, 3 * me, back, 3, MPI_INT, &st));
+    CHECK(!memcmp(back, v, sizeof v) && count_of(&st, MPI_INT) == 3, "wide ints round trip");
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* the vector, resized to np of its rows (bytes, as the file has them):
+     * each rank's column of 3, two instances */
+    OK(MPI_Type_create_resized(vec, 0, 3 * np * 8, &ft));
+    OK(MPI_Type_commit(&ft));
+    OK(MPI_File_set_view(fh, 4096 + 8 * me, MPI_INT, ft, "wide", MPI_INFO_NULL));
+    int w[6], wb[6] = {0};
+    for (int i = 0; i < 6; i++) w[i] = 100 * me + i;
+    OK(MPI_File_write_all(fh, w, 6, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = slurp(p, &n);
+    CHECK(n == 4096 + 48 * np, "wide columns: file of %ld bytes", n);
+    for (int i = 0; i < 6; i++)
+        for (int r = 0; r < np; r++)
+            CHECK(be_at(b + 4096 + 8L * (np * i + r), 8) == (uint64_t)(100 * r + i),
+                  "wide int %d of rank %d", i, r);
+    free(b);
+    OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    OK(MPI_File_read_all(fh, wb, 6, MPI_INT, &st));
+    CHECK(!memcmp(wb, w, sizeof w) && count_of(&st, MPI_INT) == 6, "wide columns read back");
+    CHECK(!wide_asked_other, "the extent function was asked about a type the program never used");
+    /* a type the extent function does not know: its class, through the handler */
+    int rc = MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "wide", MPI_INFO_NULL), cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_CONVERSION, "a double under \"wide\": class %d", cls);
+    CHECK(wide_asked_other == 1, "the extent function was not asked about MPI_DOUBLE");
+    MPI_Type_free(&vec);
+    MPI_Type_free(&ft);
     OK(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) unlink(p);
@@ -1247,6 +1349,8 @@ int main(int argc, char **argv)
         part_ext32();
     else if (!strcmp(part, "ext32x"))
         part_ext32x();
+    else if (!strcmp(part, "userrep"))
+        part_userrep();
     else if (!strcmp(part, "shared"))
         part_shared();
     else if (!strcmp(part, "nonblock"))

@@ -6,7 +6,8 @@
  * MPI_CONVERSION_FN_NULL_C stores the native bytes; registering a name
  * twice (through either call) is MPI_ERR_DUP_DATAREP and a NULL extent
  * function MPI_ERR_ARG; an extent function that answers MPI_UNDEFINED makes
- * MPI_File_get_type_extent raise MPI_ERR_VALUE_TOO_LARGE (MPI-4.1 §15.5.3).
+ * MPI_File_get_type_extent raise MPI_ERR_VALUE_TOO_LARGE (MPI-4.1 §15.5.3),
+ * and MPI_File_set_view of that type, which cannot be laid out, too.
  * Rank 0 prints "datarep_c ok". */
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,11 @@ static int ext(MPI_Datatype t, MPI_Aint *e, void *x)
     return MPI_Type_get_extent(t, &lb, e);
 }
 
+/* ints as in memory; doubles too large to express */
 static int ext_too_large(MPI_Datatype t, MPI_Aint *e, void *x)
 {
-    (void)t, (void)x;
-    *e = MPI_UNDEFINED;
+    (void)x;
+    *e = t == MPI_INT ? 4 : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
@@ -104,8 +106,13 @@ int main(int argc, char **argv)
     OK(MPI_File_open(MPI_COMM_SELF, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "too_large", MPI_INFO_NULL));
     MPI_Aint e = 0;
-    CHECK(cls(MPI_File_get_type_extent(fh, MPI_INT, &e)) == MPI_ERR_VALUE_TOO_LARGE,
+    CHECK(cls(MPI_File_get_type_extent(fh, MPI_DOUBLE, &e)) == MPI_ERR_VALUE_TOO_LARGE,
           "an extent the function cannot express was not MPI_ERR_VALUE_TOO_LARGE");
+    /* a view of that type cannot be laid out: the same class */
+    CHECK(cls(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "too_large", MPI_INFO_NULL)) ==
+              MPI_ERR_VALUE_TOO_LARGE,
+          "a view of a type whose extent the function cannot express was not "
+          "MPI_ERR_VALUE_TOO_LARGE");
     OK(MPI_File_close(&fh));
     unlink(p);
     MPI_Barrier(MPI_COMM_WORLD);
