@@ -12,10 +12,15 @@
  *    disp + k * fext; the stream is the runs in order, instance after
  *    instance (set_view refuses a filetype that breaks this);
  *  - "native" and "internal" store memory's bytes; "external32" stores each
- *    basic element big-endian (MPI_Pack_external's conversion), and its
- *    views' runs, extents and etype sizes are the types' layout in
- *    external32 (mpi_type_x_layout: a long takes 4 bytes, counts of extents
- *    are scaled, byte displacements kept), as is its data stream;
+ *    basic element big-endian (MPI_Pack_external's conversion), a
+ *    registered representation what its conversions make; under those two
+ *    the views' runs, extents and etype sizes are the types' layout in the
+ *    representation's sizes (mpi_type_file_layout: a long takes 4 bytes in
+ *    external32, counts of extents are scaled, byte displacements kept), and
+ *    the data stream holds each element in those sizes (mf_fsize);
+ *  - a registered representation's extent function is called only for
+ *    predefined types the program uses under it, once each, without the
+ *    lock (mf_rep_sizes, before a view or an access is laid out);
  *  - a read never returns bytes past the end of the file: the count in its
  *    status is the stream bytes read before the end (a read past the end is
  *    a count of 0, not an error);

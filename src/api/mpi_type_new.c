@@ -525,7 +525,7 @@ typedef void group_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, 
                       ptrdiff_t stride);
 
 /* The extents a constructor's counts are in: memory's (a NULL units), or a
- * file representation's (mpi_type_x_layout). */
+ * file representation's (mpi_type_file_layout). */
 typedef struct units {
     ptrdiff_t (*ext)(struct units *u, const mpi_type *t);
 } units;
