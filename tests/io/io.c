@@ -71,6 +71,14 @@ static unsigned char *slurp(const char *p, long *len)
     return b;
 }
 
+/* The whole file once every rank's writes through fh are in it. */
+static unsigned char *sync_slurp(MPI_File fh, const char *p, long *len)
+{
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    return slurp(p, len);
+}
+
 static int count_of(MPI_Status *st, MPI_Datatype t)
 {
     int c = -1;
@@ -474,10 +482,8 @@ static void part_ext32x(void)
     MPI_Status st;
     OK(MPI_File_write_at_all(fh, 4 * me, v, 4, MPI_LONG, &st));
     CHECK(count_of(&st, MPI_LONG) == 4, "write count %d", count_of(&st, MPI_LONG));
-    OK(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
     long n;
-    unsigned char *b = slurp(p, &n);
+    unsigned char *b = sync_slurp(fh, p, &n);
     CHECK(n == 16 * np, "4 longs a rank in external32: %ld bytes, expected %d", n, 16 * np);
     for (int r = 0; r < np; r++) {
         const unsigned char *q = b + 16 * r;
@@ -511,9 +517,7 @@ static void part_ext32x(void)
     CHECK(pos == 8, "position %lld etypes after 8 longs", (long long)pos);
     OK(MPI_File_get_byte_offset(fh, 3, &byte));
     CHECK(byte == 4096 + 8 * me + 8 * np + 4, "byte offset of etype 3: %lld", (long long)byte);
-    OK(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    b = slurp(p, &n);
+    b = sync_slurp(fh, p, &n);
     CHECK(n == 4096 + 32 * np, "interleaved longs: file of %ld bytes", n);
     for (int k = 0; k < 4; k++)
         for (int r = 0; r < np; r++)
@@ -550,9 +554,7 @@ static void part_ext32x(void)
     OK(MPI_File_get_type_extent(fh, sty, &ext));
     CHECK(ext == 16, "external32 struct {long; double} extent %ld", (long)ext);
     OK(MPI_File_write_at_all(fh, 12 * me, &in, 1, sty, &st)); /* offsets in etypes: bytes of data */
-    OK(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    b = slurp(p, &n);
+    b = sync_slurp(fh, p, &n);
     CHECK(n == 8192 + 16 * np, "structs: file of %ld bytes", n);
     for (int r = 0; r < np; r++) {
         const unsigned char *q = b + 8192 + 16 * r;
@@ -634,10 +636,8 @@ static void part_userrep(void)
     MPI_Status st;
     OK(MPI_File_write_at_all(fh, 3 * me, v, 3, MPI_INT, &st));
     CHECK(count_of(&st, MPI_INT) == 3, "wide write count %d", count_of(&st, MPI_INT));
-    OK(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
     long n;
-    unsigned char *b = slurp(p, &n);
+    unsigned char *b = sync_slurp(fh, p, &n);
     CHECK(n == 24 * np, "3 wide ints a rank: %ld bytes, expected %d", n, 24 * np);
     for (int r = 0; r < np; r++)
         CHECK(be_at(b + 24 * r, 8) == (uint64_t)(int64_t)(-1 - r) &&
@@ -656,9 +656,7 @@ static void part_userrep(void)
     int w[6], wb[6] = {0};
     for (int i = 0; i < 6; i++) w[i] = 100 * me + i;
     OK(MPI_File_write_all(fh, w, 6, MPI_INT, MPI_STATUS_IGNORE));
-    OK(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    b = slurp(p, &n);
+    b = sync_slurp(fh, p, &n);
     CHECK(n == 4096 + 48 * np, "wide columns: file of %ld bytes", n);
     for (int i = 0; i < 6; i++)
         for (int r = 0; r < np; r++)
