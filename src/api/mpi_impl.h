@@ -187,6 +187,20 @@ typedef struct mpi_env {
     MPI_Count *counts;
     int *types;
 } mpi_env;
+/* reps groups of n consecutive instances of old, group r at disp + r*stride. */
+typedef void mpi_group_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                          ptrdiff_t stride);
+/* The extents a constructor's counts are in: memory's (a NULL units), or a
+ * file representation's (mpi_type_file_layout). */
+typedef struct mpi_units {
+    ptrdiff_t (*ext)(struct mpi_units *u, const mpi_type *t);
+} mpi_units;
+/* The groups of old-type instances a type made as e holds, in type-map order,
+ * with counts of extents in u's (mpi_type_new.c). */
+void mpi_type_groups(const mpi_env *e, mpi_units *u, mpi_group_fn *cb, void *ctx);
+/* Value k of e's arguments by its place in the int form's envelope, whichever
+ * form recorded it. */
+MPI_Count mpi_env_at(const mpi_env *e, MPI_Count k);
 /* Call cb(ctx, old, disp, n) for each run of n instances of 'old' at 'disp'
  * that a type made as e holds, in type-map order. */
 void mpi_type_enum(const mpi_env *e,

@@ -1,5 +1,6 @@
 /* MPI datatypes, the calls around the constructors (mpi_type_new.c): names,
- * envelopes and contents, the "external32" representation, the _x forms and
+ * envelopes and contents, the "external32" representation and the layout of a
+ * type in a file's data representation (MPI-IO views), the _x forms and
  * status helpers, MPI_Type_match_size, and datatype attributes.
  *
  * Invariants:
@@ -12,6 +13,9 @@
  *    which basic type each run holds; sizes differ from the native ones
  *    (MPI_LONG: 4 bytes, MPI_WCHAR: 2, MPI_LONG_DOUBLE: IEEE binary128),
  *    integers are truncated on the way out and sign- or zero-extended back;
+ *  - a type's layout in a file's representation (mpi_type_file_layout, for
+ *    MPI-IO's views) comes from the same groups as its memory layout
+ *    (mpi_type_groups), in the representation's extents;
  *  - datatype keyvals have their own table (handles K_KEYVAL with bit 24 set,
  *    so a communicator keyval is never taken for one, nor the reverse); a
  *    freed keyval stays in the table so that values set with it can still be
@@ -63,7 +67,7 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
     const char *call = "MPI_Type_get_name";
     cr_job *job = mpi_enter(call);
     mpi_type *t = NULL;
-    const char *marker = mpi_legacy_marker_name(dt); /* MPI_LB, MPI_UB: names, no types */
+    const char *marker = mpi_legacy_marker_name(dt);           /* MPI_LB, MPI_UB: names, no types */
     if (dt == MPI_DATATYPE_NULL) marker = "MPI_DATATYPE_NULL"; /* MPI-4.1: named too */
     int rc = marker ? MPI_SUCCESS : type_arg(job, call, dt, &t);
     if (!rc) rc = null_arg(job, call, name, "type_name");
@@ -468,6 +472,161 @@ static void x_type(xwalk *w, const mpi_type *t, unsigned char *p)
     }
     xctx c = {w, p};
     mpi_type_enum(t->env, x_run, &c);
+}
+
+/* ---- a type's layout in a file representation (MPI-3.1 13.5.2) ---------------------- */
+
+/* The walk of mpi_type_file_layout: the file bytes of each predefined type,
+ * the file bounds of each type met, found once (indexed by table index), and
+ * where the runs go. */
+typedef struct flmap {
+    mpi_units u;         /* first: the file extents, for mpi_type_groups */
+    const MPI_Aint *psz; /* NULL: external32's */
+    ptrdiff_t *lb, *ub;
+    unsigned char *known;
+    void (*run)(void *ctx, ptrdiff_t off, size_t len);
+    void *ctx;
+    size_t size; /* bytes of the runs given so far */
+} flmap;
+
+static size_t fl_psize(const flmap *x, const mpi_type *t)
+{
+    return x->psz ? (size_t)x->psz[t->idx] : t->xsize;
+}
+
+static void fl_run(flmap *x, ptrdiff_t off, size_t len)
+{
+    x->size += len;
+    if (x->run) x->run(x->ctx, off, len);
+}
+
+typedef struct flgroup {
+    flmap *x;
+    ptrdiff_t disp; /* of the instance being walked */
+    bool any;       /* bounds: one group seen */
+    ptrdiff_t lb, ub;
+} flgroup;
+
+static void fl_bounds(flmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub);
+
+static ptrdiff_t fl_ext(mpi_units *u, const mpi_type *t)
+{
+    ptrdiff_t lb, ub;
+    fl_bounds((flmap *)u, t, &lb, &ub);
+    return ub - lb;
+}
+
+/* Bounds of a group, as add_old takes them in memory. */
+static void fl_bounds_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                            ptrdiff_t stride)
+{
+    flgroup *g = ctx;
+    if (!n || !reps) return;
+    ptrdiff_t olb, oub;
+    fl_bounds(g->x, old, &olb, &oub);
+    ptrdiff_t last = (ptrdiff_t)(n - 1) * (oub - olb), rlast = (ptrdiff_t)(reps - 1) * stride;
+    ptrdiff_t lo = (last < 0 ? last : 0) + (rlast < 0 ? rlast : 0);
+    ptrdiff_t hi = (last > 0 ? last : 0) + (rlast > 0 ? rlast : 0);
+    if (!g->any || disp + olb + lo < g->lb) g->lb = disp + olb + lo;
+    if (!g->any || disp + oub + hi > g->ub) g->ub = disp + oub + hi;
+    g->any = true;
+}
+
+/* The bounds the combiner sets, as build() does in memory: a basic type is
+ * its bytes in the file; a struct's extent is rounded up to the alignment of
+ * its elements in memory, so that a type whose elements have the same size
+ * in both has the same layout in both. */
+static void fl_bounds(flmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub)
+{
+    if (x->known[t->idx]) {
+        *lb = x->lb[t->idx];
+        *ub = x->ub[t->idx];
+        return;
+    }
+    const mpi_env *e = t->env;
+    flgroup g = {x, 0, false, 0, 0};
+    if (!e) {
+        g.ub = (ptrdiff_t)fl_psize(x, t);
+    } else if (e->combiner == MPI_COMBINER_RESIZED) {
+        g.lb = e->aints[0];
+        g.ub = e->aints[0] + e->aints[1];
+    } else if (e->combiner == MPI_COMBINER_SUBARRAY || e->combiner == MPI_COMBINER_DARRAY) {
+        bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
+        int nd = (int)mpi_env_at(e, sub ? 0 : 2);
+        g.ub = fl_ext(&x->u, mpi_st()->types[e->types[0]]);
+        for (int d = 0; d < nd; d++) g.ub *= mpi_env_at(e, (sub ? 1 : 3) + d);
+    } else {
+        mpi_type_groups(e, &x->u, fl_bounds_group, &g);
+        ptrdiff_t ext = g.ub - g.lb, a = (ptrdiff_t)t->align;
+        if (e->combiner == MPI_COMBINER_STRUCT && a > 1 && ext % a) g.ub += a - ext % a;
+    }
+    x->lb[t->idx] = *lb = g.lb;
+    x->ub[t->idx] = *ub = g.ub;
+    x->known[t->idx] = 1;
+}
+
+static void fl_walk(flmap *x, const mpi_type *t, ptrdiff_t disp);
+
+static void fl_walk_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                          ptrdiff_t stride)
+{
+    flgroup *g = ctx;
+    ptrdiff_t ext = fl_ext(&g->x->u, old);
+    for (size_t r = 0; r < reps; r++) {
+        ptrdiff_t at = g->disp + disp + (ptrdiff_t)r * stride;
+        if (!old->env) { /* n basic elements side by side */
+            fl_run(g->x, at, n * fl_psize(g->x, old));
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) fl_walk(g->x, old, at + (ptrdiff_t)i * ext);
+    }
+}
+
+static void fl_walk(flmap *x, const mpi_type *t, ptrdiff_t disp)
+{
+    if (!t->env) {
+        fl_run(x, disp, fl_psize(x, t));
+        return;
+    }
+    flgroup g = {x, disp, false, 0, 0};
+    mpi_type_groups(t->env, &x->u, fl_walk_group, &g);
+}
+
+int mpi_type_file_layout(const mpi_type *t, const MPI_Aint *psz,
+                         void (*run)(void *ctx, ptrdiff_t off, size_t len), void *ctx,
+                         ptrdiff_t *lb, ptrdiff_t *ub, size_t *size)
+{
+    size_t n = (size_t)mpi_st()->ntypes;
+    flmap x = {{fl_ext}, psz, malloc(n * sizeof *x.lb), malloc(n * sizeof *x.ub), calloc(n, 1), run,
+               ctx,      0};
+    int rc = MPI_ERR_NO_MEM;
+    if (x.lb && x.ub && x.known) {
+        ptrdiff_t l, u;
+        fl_bounds(&x, t, lb ? lb : &l, ub ? ub : &u);
+        if (run || (size && psz)) fl_walk(&x, t, 0);
+        if (size) *size = psz ? x.size : t->xsize;
+        rc = MPI_SUCCESS;
+    }
+    free(x.lb);
+    free(x.ub);
+    free(x.known);
+    return rc;
+}
+
+static void bases_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
+                        ptrdiff_t stride)
+{
+    (void)disp, (void)stride;
+    if (n && reps) mpi_type_bases(old, ctx);
+}
+
+void mpi_type_bases(const mpi_type *t, unsigned char *seen)
+{
+    if (!t->env) {
+        seen[t->idx] = 1;
+        return;
+    }
+    mpi_type_groups(t->env, NULL, bases_group, seen);
 }
 
 /* The checks the external32 calls share. */

@@ -1,8 +1,8 @@
 /* MPI derived datatypes (mpi_type.c holds the representation and its
  * invariants): the map builder that compresses a type map as it is made, the
  * envelopes that record how each derived type was made (mpi_type_enum walks
- * them; mpi_type_file_layout walks them again in a file representation's
- * sizes for MPI-IO's views), the constructor calls (contiguous, vector, indexed, struct,
+ * them, mpi_type_groups gives their groups in any extents), the constructor
+ * calls (contiguous, vector, indexed, struct,
  * subarray, darray, resized, dup, and MPI_Type_create_f90_*, and the
  * bodies their large-count _c forms share), commit, free, and the size and
  * extent queries.
@@ -23,9 +23,9 @@
  *    else the large-count one of MPI-4.1 §5.1.13, whichever form was called;
  *    what reads one reads its values by their place in the int form's
  *    (env_at), so the two cannot describe a type differently;
- *  - enum_groups gives the same groups in memory's extents and in a file
- *    representation's (units): build() and mpi_type_file_layout cannot lay a
- *    constructor out two different ways. */
+ *  - mpi_type_groups gives the same groups in memory's extents and in a file
+ *    representation's (mpi_units): build() and mpi_type_file_layout
+ *    (mpi_type_more.c) cannot lay a constructor out two different ways. */
 #include <limits.h>
 #include <stdalign.h>
 #include <stdbool.h>
@@ -449,6 +449,11 @@ static MPI_Count env_at(const mpi_env *e, MPI_Count k)
     return e->ints[k - e->nc];
 }
 
+MPI_Count mpi_env_at(const mpi_env *e, MPI_Count k)
+{
+    return env_at(e, k);
+}
+
 /* Give back the references e holds on the types it was made from. */
 static void env_free(mpi_env *e)
 {
@@ -520,15 +525,8 @@ static grid_dim grid_at(const mpi_env *e, int d)
 }
 
 typedef void enum_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n);
-/* reps groups of n consecutive instances of old, group r at disp + r*stride. */
-typedef void group_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
-                      ptrdiff_t stride);
-
-/* The extents a constructor's counts are in: memory's (a NULL units), or a
- * file representation's (mpi_type_file_layout). */
-typedef struct units {
-    ptrdiff_t (*ext)(struct units *u, const mpi_type *t);
-} units;
+typedef mpi_group_fn group_fn;
+typedef mpi_units units;
 
 static ptrdiff_t ext_in(units *u, const mpi_type *t)
 {
@@ -576,11 +574,9 @@ static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdif
     }
 }
 
-/* The groups of old-type instances an envelope describes, in type-map order,
- * with counts of extents in u's: one group for contiguous, vector and hvector
- * whatever their count. The values are read by their place in the int form's
- * envelope (env_at). */
-static void enum_groups(const mpi_env *e, units *u, group_fn *cb, void *ctx)
+/* One group for contiguous, vector and hvector whatever their count. The
+ * values are read by their place in the int form's envelope (env_at). */
+void mpi_type_groups(const mpi_env *e, units *u, group_fn *cb, void *ctx)
 {
     mpi_state *m = mpi_st();
     const mpi_type *old = e->nd ? m->types[e->types[0]] : NULL;
@@ -647,165 +643,10 @@ static void each_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n,
 void mpi_type_enum(const mpi_env *e, enum_fn *cb, void *ctx)
 {
     each_ctx c = {cb, ctx};
-    enum_groups(e, NULL, each_group, &c);
+    mpi_type_groups(e, NULL, each_group, &c);
 }
 
-/* ---- a type's layout in a file representation (MPI-3.1 13.5.2) ---------------------- */
-
-/* The walk of mpi_type_file_layout: the file bytes of each predefined type,
- * the file bounds of each type met, found once (indexed by table index), and
- * where the runs go. */
-typedef struct xmap {
-    units u;             /* first: the file extents, for enum_groups */
-    const MPI_Aint *psz; /* NULL: external32's */
-    ptrdiff_t *lb, *ub;
-    unsigned char *known;
-    void (*run)(void *ctx, ptrdiff_t off, size_t len);
-    void *ctx;
-    size_t size; /* bytes of the runs given so far */
-} xmap;
-
-static size_t x_psize(const xmap *x, const mpi_type *t)
-{
-    return x->psz ? (size_t)x->psz[t->idx] : t->xsize;
-}
-
-static void x_run(xmap *x, ptrdiff_t off, size_t len)
-{
-    x->size += len;
-    if (x->run) x->run(x->ctx, off, len);
-}
-
-typedef struct xgroup {
-    xmap *x;
-    ptrdiff_t disp; /* of the instance being walked */
-    bool any;       /* bounds: one group seen */
-    ptrdiff_t lb, ub;
-} xgroup;
-
-static void x_bounds(xmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub);
-
-static ptrdiff_t x_ext(units *u, const mpi_type *t)
-{
-    ptrdiff_t lb, ub;
-    x_bounds((xmap *)u, t, &lb, &ub);
-    return ub - lb;
-}
-
-/* Bounds of a group, as add_old takes them in memory. */
-static void x_bounds_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
-                           ptrdiff_t stride)
-{
-    xgroup *g = ctx;
-    if (!n || !reps) return;
-    ptrdiff_t olb, oub;
-    x_bounds(g->x, old, &olb, &oub);
-    ptrdiff_t last = (ptrdiff_t)(n - 1) * (oub - olb), rlast = (ptrdiff_t)(reps - 1) * stride;
-    ptrdiff_t lo = (last < 0 ? last : 0) + (rlast < 0 ? rlast : 0);
-    ptrdiff_t hi = (last > 0 ? last : 0) + (rlast > 0 ? rlast : 0);
-    if (!g->any || disp + olb + lo < g->lb) g->lb = disp + olb + lo;
-    if (!g->any || disp + oub + hi > g->ub) g->ub = disp + oub + hi;
-    g->any = true;
-}
-
-/* The bounds the combiner sets, as build() does in memory: a basic type is
- * its bytes in the file; a struct's extent is rounded up to the alignment of
- * its elements in memory, so that a type whose elements have the same size
- * in both has the same layout in both. */
-static void x_bounds(xmap *x, const mpi_type *t, ptrdiff_t *lb, ptrdiff_t *ub)
-{
-    if (x->known[t->idx]) {
-        *lb = x->lb[t->idx];
-        *ub = x->ub[t->idx];
-        return;
-    }
-    const mpi_env *e = t->env;
-    xgroup g = {x, 0, false, 0, 0};
-    if (!e) {
-        g.ub = (ptrdiff_t)x_psize(x, t);
-    } else if (e->combiner == MPI_COMBINER_RESIZED) {
-        g.lb = e->aints[0];
-        g.ub = e->aints[0] + e->aints[1];
-    } else if (e->combiner == MPI_COMBINER_SUBARRAY || e->combiner == MPI_COMBINER_DARRAY) {
-        bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
-        int nd = (int)env_at(e, sub ? 0 : 2);
-        g.ub = x_ext(&x->u, mpi_st()->types[e->types[0]]);
-        for (int d = 0; d < nd; d++) g.ub *= env_at(e, (sub ? 1 : 3) + d);
-    } else {
-        enum_groups(e, &x->u, x_bounds_group, &g);
-        ptrdiff_t ext = g.ub - g.lb, a = (ptrdiff_t)t->align;
-        if (e->combiner == MPI_COMBINER_STRUCT && a > 1 && ext % a) g.ub += a - ext % a;
-    }
-    x->lb[t->idx] = *lb = g.lb;
-    x->ub[t->idx] = *ub = g.ub;
-    x->known[t->idx] = 1;
-}
-
-static void x_walk(xmap *x, const mpi_type *t, ptrdiff_t disp);
-
-static void x_walk_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
-                         ptrdiff_t stride)
-{
-    xgroup *g = ctx;
-    ptrdiff_t ext = x_ext(&g->x->u, old);
-    for (size_t r = 0; r < reps; r++) {
-        ptrdiff_t at = g->disp + disp + (ptrdiff_t)r * stride;
-        if (!old->env) { /* n basic elements side by side */
-            x_run(g->x, at, n * x_psize(g->x, old));
-            continue;
-        }
-        for (size_t i = 0; i < n; i++) x_walk(g->x, old, at + (ptrdiff_t)i * ext);
-    }
-}
-
-static void x_walk(xmap *x, const mpi_type *t, ptrdiff_t disp)
-{
-    if (!t->env) {
-        x_run(x, disp, x_psize(x, t));
-        return;
-    }
-    xgroup g = {x, disp, false, 0, 0};
-    enum_groups(t->env, &x->u, x_walk_group, &g);
-}
-
-int mpi_type_file_layout(const mpi_type *t, const MPI_Aint *psz,
-                         void (*run)(void *ctx, ptrdiff_t off, size_t len), void *ctx,
-                         ptrdiff_t *lb, ptrdiff_t *ub, size_t *size)
-{
-    size_t n = (size_t)mpi_st()->ntypes;
-    xmap x = {{x_ext}, psz, malloc(n * sizeof *x.lb), malloc(n * sizeof *x.ub), calloc(n, 1), run,
-              ctx,     0};
-    int rc = MPI_ERR_NO_MEM;
-    if (x.lb && x.ub && x.known) {
-        ptrdiff_t l, u;
-        x_bounds(&x, t, lb ? lb : &l, ub ? ub : &u);
-        if (run || (size && psz)) x_walk(&x, t, 0);
-        if (size) *size = psz ? x.size : t->xsize;
-        rc = MPI_SUCCESS;
-    }
-    free(x.lb);
-    free(x.ub);
-    free(x.known);
-    return rc;
-}
-
-static void bases_group(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n, size_t reps,
-                        ptrdiff_t stride)
-{
-    (void)disp, (void)stride;
-    if (n && reps) mpi_type_bases(old, ctx);
-}
-
-void mpi_type_bases(const mpi_type *t, unsigned char *seen)
-{
-    if (!t->env) {
-        seen[t->idx] = 1;
-        return;
-    }
-    enum_groups(t->env, NULL, bases_group, seen);
-}
-
-/* Make the type e describes: its map from the groups enum_groups gives, then
+/* Make the type e describes: its map from the groups mpi_type_groups gives, then
  * the bounds its combiner sets. Takes e (freed on error); on success the new
  * type holds a reference on each derived type e names. */
 static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Datatype *out)
@@ -813,7 +654,7 @@ static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Dataty
     if (!e)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_NO_MEM, "out of memory for the type");
     builder b = {.reps = 1, .base = -2};
-    enum_groups(e, NULL, add_old_cb, &b);
+    mpi_type_groups(e, NULL, add_old_cb, &b);
     if (e->combiner == MPI_COMBINER_RESIZED) {
         b.lb = e->aints[0];
         b.ub = e->aints[0] + e->aints[1];
