@@ -305,9 +305,10 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     mf_vec_free(&re.v);
     if (ub - lb <= 0) {
         mf_vec_free(&r.v);
-        return mpi_leave(job, mf_fail(job, fh, call, MPI_ERR_TYPE,
-                                      "the filetype's extent %ld must be positive%s",
-                                      (long)(ub - lb), x ? " in \"external32\"" : ""));
+        return mpi_leave(job,
+                         mf_fail(job, fh, call, MPI_ERR_TYPE,
+                                 "the filetype's extent %ld must be positive%s", (long)(ub - lb),
+                                 x ? " in the file's data representation" : ""));
     }
     bool wr = !(f->amode & MPI_MODE_RDONLY);
     if (r.bad || re.bad || (wr && (r.overlap || re.overlap))) {
