@@ -597,8 +597,13 @@ int mpi_type_file_layout(const mpi_type *t, const MPI_Aint *psz,
                          ptrdiff_t *lb, ptrdiff_t *ub, size_t *size)
 {
     size_t n = (size_t)mpi_st()->ntypes;
-    flmap x = {{fl_ext}, psz, malloc(n * sizeof *x.lb), malloc(n * sizeof *x.ub), calloc(n, 1), run,
-               ctx,      0};
+    flmap x = {.u = {fl_ext},
+               .psz = psz,
+               .lb = malloc(n * sizeof *x.lb),
+               .ub = malloc(n * sizeof *x.ub),
+               .known = calloc(n, 1),
+               .run = run,
+               .ctx = ctx};
     int rc = MPI_ERR_NO_MEM;
     if (x.lb && x.ub && x.known) {
         ptrdiff_t l, u;
