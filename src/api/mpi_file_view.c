@@ -273,25 +273,13 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     mf_err ue;
     if (!rc && (mf_rep_sizes(job, rep, et, &ue) || mf_rep_sizes(job, rep, ft, &ue)))
         rc = mf_fail(job, fh, call, ue.code, "%s", ue.msg);
-    size_t esize = 0, fsize = 0;
-    if (!rc && x &&
-        (mpi_type_file_layout(et, psz, NULL, NULL, NULL, NULL, &esize) ||
-         mpi_type_file_layout(ft, psz, NULL, NULL, NULL, NULL, &fsize)))
-        cr_fatal(job, call, "out of memory for the view's layout");
-    if (!rc && !x) {
-        esize = et->size;
-        fsize = ft->size;
-    }
-    if (!rc && (!esize || fsize % esize))
-        rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
-                     "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)%s",
-                     fsize, esize, x ? " in the file's data representation" : "");
     if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
     if (rc) return mpi_leave(job, rc);
     /* the typemaps (MPI-3.1 §13.3): the etype's and the filetype's
      * displacements nonnegative and nondecreasing, and without overlaps
      * unless the file is read only (only writing through them is
-     * erroneous); MPI_ERR_IO, as ROMIO's (MPICH's io/tst_fileview) */
+     * erroneous); MPI_ERR_IO, as ROMIO's (MPICH's io/tst_fileview); their
+     * runs' bytes are the etype's and the filetype's sizes in the file */
     runs r = {0}, re = {0};
     ptrdiff_t lb = ft->lb, ub = ft->ub, elb, eub;
     if (x) {
@@ -302,13 +290,19 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         mpi_type_runs(et, 1, run_cb, &re);
         mpi_type_runs(ft, 1, run_cb, &r);
     }
+    size_t esize = re.v.bytes, fsize = r.v.bytes;
     mf_vec_free(&re.v);
-    if (ub - lb <= 0) {
+    const char *in_rep = x ? " in the file's data representation" : "";
+    if (!esize || fsize % esize)
+        rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
+                     "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)%s",
+                     fsize, esize, in_rep);
+    else if (ub - lb <= 0)
+        rc = mf_fail(job, fh, call, MPI_ERR_TYPE, "the filetype's extent %ld must be positive%s",
+                     (long)(ub - lb), in_rep);
+    if (rc) {
         mf_vec_free(&r.v);
-        return mpi_leave(job,
-                         mf_fail(job, fh, call, MPI_ERR_TYPE,
-                                 "the filetype's extent %ld must be positive%s", (long)(ub - lb),
-                                 x ? " in the file's data representation" : ""));
+        return mpi_leave(job, rc);
     }
     bool wr = !(f->amode & MPI_MODE_RDONLY);
     if (r.bad || re.bad || (wr && (r.overlap || re.overlap))) {

@@ -22,7 +22,7 @@
  *  - an envelope is the int form's when every value of the call fits an int,
  *    else the large-count one of MPI-4.1 §5.1.13, whichever form was called;
  *    what reads one reads its values by their place in the int form's
- *    (env_at), so the two cannot describe a type differently;
+ *    (mpi_env_at), so the two cannot describe a type differently;
  *  - mpi_type_groups gives the same groups in memory's extents and in a file
  *    representation's (mpi_units): build() and mpi_type_file_layout
  *    (mpi_type_more.c) cannot lay a constructor out two different ways. */
@@ -440,18 +440,13 @@ static int large_from(const mpi_env *e)
 
 /* Value k of that sequence, in either envelope: where the int form's
  * envelope has ints[k] (or aints[k - ni]), whichever form recorded it. */
-static MPI_Count env_at(const mpi_env *e, MPI_Count k)
+MPI_Count mpi_env_at(const mpi_env *e, MPI_Count k)
 {
     if (!e->nc) return k < e->ni ? e->ints[k] : e->aints[k - e->ni];
     int lo = large_from(e);
     if (k < lo) return e->ints[k];
     if (k < lo + e->nc) return e->counts[k - lo];
     return e->ints[k - e->nc];
-}
-
-MPI_Count mpi_env_at(const mpi_env *e, MPI_Count k)
-{
-    return env_at(e, k);
 }
 
 /* Give back the references e holds on the types it was made from. */
@@ -487,26 +482,26 @@ typedef struct grid_dim {
 static grid_dim grid_at(const mpi_env *e, int d)
 {
     bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
-    int nd = (int)env_at(e, sub ? 0 : 2), at = sub ? 1 : 3; /* the sizes */
-    int order = (int)env_at(e, sub ? 1 + 3 * nd : 3 + 4 * nd);
+    int nd = (int)mpi_env_at(e, sub ? 0 : 2), at = sub ? 1 : 3; /* the sizes */
+    int order = (int)mpi_env_at(e, sub ? 1 + 3 * nd : 3 + 4 * nd);
     grid_dim g = {0, 0, 1, 1, 1};
     if (order == MPI_ORDER_C)
-        for (int i = d + 1; i < nd; i++) g.stride *= env_at(e, at + i);
+        for (int i = d + 1; i < nd; i++) g.stride *= mpi_env_at(e, at + i);
     else
-        for (int i = 0; i < d; i++) g.stride *= env_at(e, at + i);
+        for (int i = 0; i < d; i++) g.stride *= mpi_env_at(e, at + i);
     if (sub) {
-        g.lo = env_at(e, 1 + 2 * nd + d);
-        g.hi = g.lo + env_at(e, 1 + nd + d);
+        g.lo = mpi_env_at(e, 1 + 2 * nd + d);
+        g.hi = g.lo + mpi_env_at(e, 1 + nd + d);
         g.k = g.step = g.hi > g.lo ? g.hi - g.lo : 1;
         return g;
     }
     /* darray: processes in a row-major grid whatever the order (MPI-3.1 4.1.4) */
-    ptrdiff_t n = env_at(e, 3 + d);
-    int rank = (int)env_at(e, 1), dist = (int)env_at(e, 3 + nd + d);
-    int darg = (int)env_at(e, 3 + 2 * nd + d);
+    ptrdiff_t n = mpi_env_at(e, 3 + d);
+    int rank = (int)mpi_env_at(e, 1), dist = (int)mpi_env_at(e, 3 + nd + d);
+    int darg = (int)mpi_env_at(e, 3 + 2 * nd + d);
     int r = rank;
-    for (int i = nd - 1; i > d; i--) r /= (int)env_at(e, 3 + 3 * nd + i);
-    ptrdiff_t p = env_at(e, 3 + 3 * nd + d), c = r % p;
+    for (int i = nd - 1; i > d; i--) r /= (int)mpi_env_at(e, 3 + 3 * nd + i);
+    ptrdiff_t p = mpi_env_at(e, 3 + 3 * nd + d), c = r % p;
     if (dist == MPI_DISTRIBUTE_NONE) {
         g.lo = 0;
         g.hi = g.k = g.step = n;
@@ -525,10 +520,8 @@ static grid_dim grid_at(const mpi_env *e, int d)
 }
 
 typedef void enum_fn(void *ctx, const mpi_type *old, ptrdiff_t disp, size_t n);
-typedef mpi_group_fn group_fn;
-typedef mpi_units units;
 
-static ptrdiff_t ext_in(units *u, const mpi_type *t)
+static ptrdiff_t ext_in(mpi_units *u, const mpi_type *t)
 {
     return u ? u->ext(u, t) : type_extent(t);
 }
@@ -538,7 +531,7 @@ static ptrdiff_t ext_in(units *u, const mpi_type *t)
  * as one group (a short last block apart); when the fastest holds a single
  * block, the dimension above gives its consecutive indices as one group. */
 static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdiff_t disp,
-                       const mpi_type *old, units *u, group_fn *cb, void *ctx)
+                       const mpi_type *old, mpi_units *u, mpi_group_fn *cb, void *ctx)
 {
     grid_dim g = grid_at(e, c_order ? level : nd - 1 - level);
     ptrdiff_t ext = ext_in(u, old), st = g.stride * ext;
@@ -575,13 +568,13 @@ static void grid_level(const mpi_env *e, int nd, bool c_order, int level, ptrdif
 }
 
 /* One group for contiguous, vector and hvector whatever their count. The
- * values are read by their place in the int form's envelope (env_at). */
-void mpi_type_groups(const mpi_env *e, units *u, group_fn *cb, void *ctx)
+ * values are read by their place in the int form's envelope (mpi_env_at). */
+void mpi_type_groups(const mpi_env *e, mpi_units *u, mpi_group_fn *cb, void *ctx)
 {
     mpi_state *m = mpi_st();
     const mpi_type *old = e->nd ? m->types[e->types[0]] : NULL;
     ptrdiff_t ext = old ? ext_in(u, old) : 0;
-    MPI_Count n = e->ni || e->nc ? env_at(e, 0) : 0; /* count, where there is one */
+    MPI_Count n = e->ni || e->nc ? mpi_env_at(e, 0) : 0; /* count, where there is one */
     switch (e->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
@@ -596,8 +589,8 @@ void mpi_type_groups(const mpi_env *e, units *u, group_fn *cb, void *ctx)
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
         if (n > 0)
-            cb(ctx, old, 0, (size_t)env_at(e, 1), (size_t)n,
-               (ptrdiff_t)env_at(e, 2) * (e->combiner == MPI_COMBINER_VECTOR ? ext : 1));
+            cb(ctx, old, 0, (size_t)mpi_env_at(e, 1), (size_t)n,
+               (ptrdiff_t)mpi_env_at(e, 2) * (e->combiner == MPI_COMBINER_VECTOR ? ext : 1));
         break;
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
@@ -605,22 +598,22 @@ void mpi_type_groups(const mpi_env *e, units *u, group_fn *cb, void *ctx)
         ptrdiff_t unit = e->combiner == MPI_COMBINER_INDEXED ? ext : 1;
         for (MPI_Count i = 0; i < n; i++)
             cb(ctx, e->combiner == MPI_COMBINER_STRUCT ? m->types[e->types[i]] : old,
-               (ptrdiff_t)env_at(e, 1 + n + i) * unit, (size_t)env_at(e, 1 + i), 1, 0);
+               (ptrdiff_t)mpi_env_at(e, 1 + n + i) * unit, (size_t)mpi_env_at(e, 1 + i), 1, 0);
         break;
     }
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK: {
         ptrdiff_t unit = e->combiner == MPI_COMBINER_INDEXED_BLOCK ? ext : 1;
         for (MPI_Count i = 0; i < n; i++)
-            cb(ctx, old, (ptrdiff_t)env_at(e, 2 + i) * unit, (size_t)env_at(e, 1), 1, 0);
+            cb(ctx, old, (ptrdiff_t)mpi_env_at(e, 2 + i) * unit, (size_t)mpi_env_at(e, 1), 1, 0);
         break;
     }
     case MPI_COMBINER_SUBARRAY:
-        grid_level(e, (int)n, env_at(e, 1 + 3 * n) == MPI_ORDER_C, 0, 0, old, u, cb, ctx);
+        grid_level(e, (int)n, mpi_env_at(e, 1 + 3 * n) == MPI_ORDER_C, 0, 0, old, u, cb, ctx);
         break;
     case MPI_COMBINER_DARRAY: {
-        int nd = (int)env_at(e, 2);
-        grid_level(e, nd, env_at(e, 3 + 4 * nd) == MPI_ORDER_C, 0, 0, old, u, cb, ctx);
+        int nd = (int)mpi_env_at(e, 2);
+        grid_level(e, nd, mpi_env_at(e, 3 + 4 * nd) == MPI_ORDER_C, 0, 0, old, u, cb, ctx);
         break;
     }
     default:
@@ -662,9 +655,9 @@ static int build(cr_job *job, const char *call, mpi_env *e, bool raw, MPI_Dataty
     } else if (e->combiner == MPI_COMBINER_SUBARRAY || e->combiner == MPI_COMBINER_DARRAY) {
         /* the extent of the whole array (MPI-3.1 4.1.3, 4.1.4) */
         bool sub = e->combiner == MPI_COMBINER_SUBARRAY;
-        int nd = (int)env_at(e, sub ? 0 : 2);
+        int nd = (int)mpi_env_at(e, sub ? 0 : 2);
         ptrdiff_t all = type_extent(job->mpi->types[e->types[0]]);
-        for (int d = 0; d < nd; d++) all *= env_at(e, (sub ? 1 : 3) + d);
+        for (int d = 0; d < nd; d++) all *= mpi_env_at(e, (sub ? 1 : 3) + d);
         b.lb = 0;
         b.ub = all;
         b.any = true;
@@ -825,7 +818,7 @@ static bool fits_int(MPI_Count v)
     return v >= INT_MIN && v <= INT_MAX;
 }
 
-/* Value k of e's sequence (env_at) set to v. */
+/* Value k of e's sequence (mpi_env_at) set to v. */
 static void env_put(mpi_env *e, MPI_Count k, MPI_Count v)
 {
     int lo = large_from(e);
