@@ -450,6 +450,20 @@ static void part_ext32(void)
     if (me == 0) unlink(p);
 }
 
+/* Every rank writes count of t at its offset 'at' (collective), the status
+ * counts them all; then the whole file, of 'want' bytes. */
+static unsigned char *write_all_slurp(MPI_File fh, const char *p, MPI_Offset at, const void *buf,
+                                      int count, MPI_Datatype t, long want)
+{
+    MPI_Status st;
+    OK(MPI_File_write_at_all(fh, at, buf, count, t, &st));
+    CHECK(count_of(&st, t) == count, "write count %d, expected %d", count_of(&st, t), count);
+    long n;
+    unsigned char *b = sync_slurp(fh, p, &n);
+    CHECK(n == want, "%s: file of %ld bytes, expected %ld", p, n, want);
+    return b;
+}
+
 /* A big-endian n-byte integer of the file. */
 static uint64_t be_at(const unsigned char *q, int n)
 {
@@ -480,11 +494,8 @@ static void part_ext32x(void)
     /* 1. etype and filetype MPI_LONG: 4 longs a rank, side by side */
     long v[4] = {100000 * me + 1, -(long)me - 2, 0x01020304L, 7};
     MPI_Status st;
-    OK(MPI_File_write_at_all(fh, 4 * me, v, 4, MPI_LONG, &st));
-    CHECK(count_of(&st, MPI_LONG) == 4, "write count %d", count_of(&st, MPI_LONG));
+    unsigned char *b = write_all_slurp(fh, p, 4 * me, v, 4, MPI_LONG, 16L * np);
     long n;
-    unsigned char *b = sync_slurp(fh, p, &n);
-    CHECK(n == 16 * np, "4 longs a rank in external32: %ld bytes, expected %d", n, 16 * np);
     for (int r = 0; r < np; r++) {
         const unsigned char *q = b + 16 * r;
         CHECK(be_at(q, 4) == (uint32_t)(100000 * r + 1) && be_at(q + 4, 4) == (uint32_t)(-r - 2) &&
@@ -634,11 +645,8 @@ static void part_userrep(void)
           (2 * np + 1) * 8);
     int v[3] = {-1 - me, 0x7fffffff - me, 42 + me}, back[3] = {0};
     MPI_Status st;
-    OK(MPI_File_write_at_all(fh, 3 * me, v, 3, MPI_INT, &st));
-    CHECK(count_of(&st, MPI_INT) == 3, "wide write count %d", count_of(&st, MPI_INT));
+    unsigned char *b = write_all_slurp(fh, p, 3 * me, v, 3, MPI_INT, 24L * np);
     long n;
-    unsigned char *b = sync_slurp(fh, p, &n);
-    CHECK(n == 24 * np, "3 wide ints a rank: %ld bytes, expected %d", n, 24 * np);
     for (int r = 0; r < np; r++)
         CHECK(be_at(b + 24 * r, 8) == (uint64_t)(int64_t)(-1 - r) &&
                   be_at(b + 24 * r + 8, 8) == (uint64_t)(0x7fffffff - r) &&
