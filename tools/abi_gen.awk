@@ -31,7 +31,8 @@ BEGIN {
     handwritten = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|Comm_create_keyval|" \
                   "Type_create_keyval|Win_create_keyval|Grequest_start|File_create_errhandler|" \
                   "Session_create_errhandler|Pcontrol|Keyval_create|Register_datarep|Register_datarep_c|Op_create_c|" \
-                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Status_[gs]et_(source|tag|error))$"
+                  "Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Status_[gs]et_(source|tag|error)|" \
+                  "Abi_get_version|[A-Za-z]+_(toint|fromint))$"
     tvoid = "^MPI_T_(enum|cvar_handle|pvar_handle|pvar_session|event_registration|event_instance)$"
     nskipped = 0
     nfile = 0

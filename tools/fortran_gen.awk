@@ -46,7 +46,8 @@ BEGIN {
               "Status_f2f08|Status_f082f|Comm_get_attr|Comm_set_attr|Win_get_attr|Win_set_attr|" \
               "Type_get_attr|Type_set_attr|Attr_get|Attr_put|Comm_create_keyval|" \
               "Win_create_keyval|Type_create_keyval|Keyval_create|Grequest_start|" \
-              "Info_create_env|Info_get_string|Comm_spawn|Comm_spawn_multiple)$"
+              "Info_create_env|Info_get_string|Comm_spawn|Comm_spawn_multiple|" \
+              "[A-Za-z]+_toint|[A-Za-z]+_fromint|Abi_set_fortran_info|Abi_[gs]et_fortran_booleans)$"
     f08hand = "^(Op_create|Comm_create_errhandler|Win_create_errhandler|File_create_errhandler|" \
               "Session_create_errhandler|Pack_external|Unpack_external)$"
     nskip = 0

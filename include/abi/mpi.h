@@ -20,8 +20,8 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION 4
-#define MPI_SUBVERSION 2
+#define MPI_VERSION 5
+#define MPI_SUBVERSION 0
 #define MPI_ABI_VERSION 1
 #define MPI_ABI_SUBVERSION 0
 #define COURIER_MPI_ABI 1
@@ -231,6 +231,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_ERR_VALUE_TOO_LARGE (59)
 #define MPI_ERR_SESSION (60)
 #define MPI_ERR_ERRHANDLER (61)
+#define MPI_ERR_ABI (62)
 #define MPI_ERR_LASTCODE (0x3fff)
 #define MPI_MODE_APPEND (1)
 #define MPI_MODE_CREATE (2)
@@ -492,10 +493,6 @@ extern MPI_F08_status *const MPI_F08_STATUS_IGNORE;
 extern MPI_F08_status *const MPI_F08_STATUSES_IGNORE;
 
 /* ---- the calls (generated: build/include/abi/mpi_abi_calls.h) ---- */
-int MPI_Abi_get_version(int *abi_major, int *abi_minor);
-int MPI_Abi_get_info(MPI_Info *info);
-int PMPI_Abi_get_version(int *abi_major, int *abi_minor);
-int PMPI_Abi_get_info(MPI_Info *info);
 #include "mpi_abi_calls.h"
 
 #ifdef __cplusplus

@@ -41,8 +41,8 @@ extern "C" {
 #endif
 
 #define COURIER_MPI 1
-#define MPI_VERSION 4
-#define MPI_SUBVERSION 1
+#define MPI_VERSION 5
+#define MPI_SUBVERSION 0
 
 typedef int MPI_Comm;
 typedef int MPI_Group;
@@ -749,8 +749,9 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000038)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000039)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00003a)
-/* gfortran's LOGICAL(1), (2), (4), (8): laid out as the integers of their
- * sizes (.TRUE. is 1), combined by MPI_LAND, MPI_LOR and MPI_LXOR as those. */
+/* gfortran's LOGICAL(1), (2), (4), (8) and (16, MPI-5.0): laid out as the
+ * integers of their sizes (.TRUE. is 1), combined by MPI_LAND, MPI_LOR and
+ * MPI_LXOR as those. */
 #define MPI_LOGICAL1 ((MPI_Datatype)0x4c00003b)
 #define MPI_LOGICAL2 ((MPI_Datatype)0x4c00003c)
 #define MPI_LOGICAL4 ((MPI_Datatype)0x4c00003d)
@@ -764,6 +765,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #define MPI_INTEGER16 ((MPI_Datatype)0x4c000041)
 #define MPI_REAL16 ((MPI_Datatype)0x4c000042)
 #define MPI_COMPLEX32 ((MPI_Datatype)0x4c000043)
+#define MPI_LOGICAL16 ((MPI_Datatype)0x4c000044)
 
 /* How a datatype was made (MPI_Type_get_envelope). 5, 8 and 11 are the
  * combiners MPI-3.0 removed (MPI_COMBINER_*_INTEGER: under
@@ -1628,6 +1630,12 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
                    int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/* MPI-5.0 (the ABI's header) names the MPI_Count forms _c; these take the same
+ * arguments, so a program built for either spelling runs. */
+int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                     int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int MPI_Pready(int partition, MPI_Request request);
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
 int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
@@ -1643,6 +1651,10 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
                     int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PMPI_Pready(int partition, MPI_Request request);
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
@@ -3015,6 +3027,79 @@ int PMPI_Register_datarep_c(const char *datarep,
                             MPI_Datarep_conversion_function_c *write_conversion_fn,
                             MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 /* ---- end of MPI-4.0 large-count data representations ---- */
+
+/* ---- MPI-5.0: handles as integers, the ABI inquiries (src/api/mpi_abi_info.c) ---- */
+/* A handle as an int and back (MPI-5.0's MPI_Comm_toint family): courier's handles are ints,
+ * so each is the handle's own value either way, and the same value as the
+ * Fortran handle (MPI_Comm_c2f). No error is raised: an int that is no live
+ * handle gives a handle the call it is passed to reports as invalid. */
+int MPI_Comm_toint(MPI_Comm comm);
+MPI_Comm MPI_Comm_fromint(int comm);
+int MPI_Errhandler_toint(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_fromint(int errhandler);
+int MPI_File_toint(MPI_File file);
+MPI_File MPI_File_fromint(int file);
+int MPI_Group_toint(MPI_Group group);
+MPI_Group MPI_Group_fromint(int group);
+int MPI_Info_toint(MPI_Info info);
+MPI_Info MPI_Info_fromint(int info);
+int MPI_Message_toint(MPI_Message message);
+MPI_Message MPI_Message_fromint(int message);
+int MPI_Op_toint(MPI_Op op);
+MPI_Op MPI_Op_fromint(int op);
+int MPI_Request_toint(MPI_Request request);
+MPI_Request MPI_Request_fromint(int request);
+int MPI_Session_toint(MPI_Session session);
+MPI_Session MPI_Session_fromint(int session);
+int MPI_Type_toint(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_fromint(int datatype);
+int MPI_Win_toint(MPI_Win win);
+MPI_Win MPI_Win_fromint(int win);
+int PMPI_Comm_toint(MPI_Comm comm);
+MPI_Comm PMPI_Comm_fromint(int comm);
+int PMPI_Errhandler_toint(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_fromint(int errhandler);
+int PMPI_File_toint(MPI_File file);
+MPI_File PMPI_File_fromint(int file);
+int PMPI_Group_toint(MPI_Group group);
+MPI_Group PMPI_Group_fromint(int group);
+int PMPI_Info_toint(MPI_Info info);
+MPI_Info PMPI_Info_fromint(int info);
+int PMPI_Message_toint(MPI_Message message);
+MPI_Message PMPI_Message_fromint(int message);
+int PMPI_Op_toint(MPI_Op op);
+MPI_Op PMPI_Op_fromint(int op);
+int PMPI_Request_toint(MPI_Request request);
+MPI_Request PMPI_Request_fromint(int request);
+int PMPI_Session_toint(MPI_Session session);
+MPI_Session PMPI_Session_fromint(int session);
+int PMPI_Type_toint(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_fromint(int datatype);
+int PMPI_Win_toint(MPI_Win win);
+MPI_Win PMPI_Win_fromint(int win);
+/* The standard ABI (MPI-5.0 chapter 20). This header is courier's own, not
+ * the ABI's (that is include/abi/mpi.h, with libmpi_abi.so), so
+ * MPI_Abi_get_version gives -1 and -1 here and MPI_ABI_VERSION is not
+ * defined. The Fortran types are gfortran's, fixed when courier is built:
+ * MPI_Abi_get_fortran_info describes them, and MPI_Abi_set_fortran_info and
+ * MPI_Abi_set_fortran_booleans accept only what agrees with them (else
+ * MPI_ERR_ABI, saying what differs). */
+#define MPI_ERR_ABI 58 /* the Fortran ABI given is not courier's */
+int MPI_Abi_get_version(int *abi_major, int *abi_minor);
+int MPI_Abi_get_info(MPI_Info *info);
+int MPI_Abi_get_fortran_info(MPI_Info *info);
+int MPI_Abi_set_fortran_info(MPI_Info info);
+int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+                                 int *is_set);
+int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor);
+int PMPI_Abi_get_info(MPI_Info *info);
+int PMPI_Abi_get_fortran_info(MPI_Info *info);
+int PMPI_Abi_set_fortran_info(MPI_Info info);
+int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+                                  int *is_set);
+int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+/* ---- end of MPI-5.0 ---- */
 
 /* Link guard: every file that includes this header refers to a symbol only
  * libcourier defines, so a program compiled against courier's mpi.h but linked

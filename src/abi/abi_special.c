@@ -1,8 +1,8 @@
-/* The calls of the MPI-5 ABI that courier's own mpi.h has no form of:
- * MPI_Abi_get_version and MPI_Abi_get_info (MPI-5.0 "Application Binary
- * Interface"), and the checks that abi.h's copies of the ABI's values are the
- * ABI header's; the status conversions and the status field calls, which work
- * on the ABI's status in place. Written against include/abi/mpi.h, as the
+/* The calls of the MPI-5 ABI that mean something else here than in courier's
+ * own mpi.h: MPI_Abi_get_version (MPI-5.0 "Application Binary Interface") and
+ * the handle-to-int conversions (MPI_Comm_toint, ...); the checks that abi.h's
+ * copies of the ABI's values are the ABI header's; the status conversions and the status field
+ * calls, which work on the ABI's status in place. Written against include/abi/mpi.h, as the
  * generated wrappers are (abi_wrap.c).
  *
  * Invariants: like every wrapper, it reaches courier only through
@@ -22,12 +22,13 @@ _Static_assert(ABI_ANY_SOURCE == MPI_ANY_SOURCE && ABI_ANY_TAG == MPI_ANY_TAG &&
                    ABI_WIN_UNIFIED == MPI_WIN_UNIFIED && ABI_WIN_SEPARATE == MPI_WIN_SEPARATE,
                "abi.h's copies of the ABI's values");
 
-int courier_PMPI_Info_create(int *info);
-int courier_PMPI_Info_set(int info, const char *key, const char *value);
+int courier_PMPI_Abi_get_version(int *abi_major, int *abi_minor);
 
+/* The ABI's version here; courier's own MPI_Abi_get_version says -1, -1. */
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
-    if (!abi_major || !abi_minor) return MPI_ERR_ARG;
+    int rc = courier_PMPI_Abi_get_version(abi_major, abi_minor); /* reports NULL arguments */
+    if (rc) return abi_err_out(rc);
     *abi_major = MPI_ABI_VERSION;
     *abi_minor = MPI_ABI_SUBVERSION;
     return MPI_SUCCESS;
@@ -35,21 +36,34 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 extern __typeof__(PMPI_Abi_get_version) MPI_Abi_get_version
     __attribute__((weak, alias("PMPI_Abi_get_version"), visibility("default")));
 
-/* A new info object (the caller frees it) with the sizes of the ABI's integer
- * types in this library, in bytes. */
-int PMPI_Abi_get_info(MPI_Info *info)
-{
-    if (!info) return MPI_ERR_ARG;
-    int c = 0;
-    int rc = courier_PMPI_Info_create(&c);
-    if (!rc) rc = courier_PMPI_Info_set(c, "mpi_aint_size", "8");
-    if (!rc) rc = courier_PMPI_Info_set(c, "mpi_count_size", "8");
-    if (!rc) rc = courier_PMPI_Info_set(c, "mpi_offset_size", "8");
-    if (!rc) *info = (MPI_Info)abi_hout_Info(c);
-    return abi_err_out(rc);
-}
-extern __typeof__(PMPI_Abi_get_info) MPI_Abi_get_info
-    __attribute__((weak, alias("PMPI_Abi_get_info"), visibility("default")));
+/* A handle as an int and back: the ABI handle's own value either way. A
+ * predefined handle's int is its ABI constant (below ABI_PREDEF), any other
+ * is courier's handle (bit 30 set), which fits an int, so the int names the
+ * same handle in every library built for the ABI's Fortran. */
+#define HANDLE_INT(Kind, CType)                                                                    \
+    int PMPI_##Kind##_toint(CType h)                                                               \
+    {                                                                                              \
+        return (int)(uintptr_t)h;                                                                  \
+    }                                                                                              \
+    CType PMPI_##Kind##_fromint(int h)                                                             \
+    {                                                                                              \
+        return (CType)(uintptr_t)(unsigned)h;                                                      \
+    }                                                                                              \
+    extern __typeof__(PMPI_##Kind##_toint) MPI_##Kind##_toint                                      \
+        __attribute__((weak, alias("PMPI_" #Kind "_toint"), visibility("default")));               \
+    extern __typeof__(PMPI_##Kind##_fromint) MPI_##Kind##_fromint                                  \
+        __attribute__((weak, alias("PMPI_" #Kind "_fromint"), visibility("default")));
+HANDLE_INT(Comm, MPI_Comm)
+HANDLE_INT(Errhandler, MPI_Errhandler)
+HANDLE_INT(File, MPI_File)
+HANDLE_INT(Group, MPI_Group)
+HANDLE_INT(Info, MPI_Info)
+HANDLE_INT(Message, MPI_Message)
+HANDLE_INT(Op, MPI_Op)
+HANDLE_INT(Request, MPI_Request)
+HANDLE_INT(Session, MPI_Session)
+HANDLE_INT(Type, MPI_Datatype)
+HANDLE_INT(Win, MPI_Win)
 
 /* ---- the Fortran status conversions ---- */
 _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&

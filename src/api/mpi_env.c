@@ -126,6 +126,7 @@ static const char *const err_text[] = {
     [MPI_ERR_SESSION] = "invalid session",
     [MPI_ERR_VALUE_TOO_LARGE] = "a value is too large to be stored in the output argument",
     [MPI_ERR_ERRHANDLER] = "invalid error handler",
+    [MPI_ERR_ABI] = "the Fortran ABI given is not this library's",
     /* dynamic processes (mpi_dyn.c) */
     [MPI_ERR_PORT] = "invalid port name",
     [MPI_ERR_NAME] = "service name not published",
@@ -167,8 +168,8 @@ static const char *err_name(int code)
                                         /* MPI-4 */
                                         "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION",
                                         "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_ERRHANDLER",
-                                        /* (58, 59 unused) */
-                                        "MPI_ERR_UNKNOWN", "MPI_ERR_UNKNOWN",
+                                        /* MPI-5 (59 unused) */
+                                        "MPI_ERR_ABI", "MPI_ERR_UNKNOWN",
                                         /* dynamic processes */
                                         "MPI_ERR_PORT", "MPI_ERR_NAME", "MPI_ERR_SERVICE",
                                         "MPI_ERR_SPAWN"};

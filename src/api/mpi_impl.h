@@ -112,7 +112,7 @@ typedef struct mpi_attrs {
 } mpi_attrs;
 
 /* The predefined datatypes are table indices 1..MPI_NPREDEF-1 (mpi_type.c). */
-#define MPI_NPREDEF 0x44
+#define MPI_NPREDEF 0x45
 
 /* gfortran's 16-byte kinds (MPI_INTEGER16, MPI_REAL16, MPI_COMPLEX32):
  * INTEGER(16) is __int128, REAL(16) IEEE quad precision (__float128 on x86-64,
@@ -932,6 +932,7 @@ int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI
                   int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t);
 /* The value of key in info h (NULL: not there, or h is no info). */
 const char *mpi_info_lookup(MPI_Info h, const char *key);
+bool mpi_info_live(MPI_Info h); /* a live info object (MPI_INFO_ENV once built) */
 
 /* mpi_hw.c: this rank's color for MPI_Comm_split_type's HW_GUIDED,
  * RESOURCE_GUIDED (info's "mpi_hw_resource_type") or HW_UNGUIDED (collective

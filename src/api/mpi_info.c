@@ -566,6 +566,11 @@ void mpi_comm_hints_replace(cr_job *job, const char *call, MPI_Comm h, MPI_Info 
     if (info != MPI_INFO_NULL) comm_hints_merge(job, call, h, info);
 }
 
+bool mpi_info_live(MPI_Info h)
+{
+    return info_get(h) != NULL;
+}
+
 const char *mpi_info_lookup(MPI_Info h, const char *key)
 {
     const mpi_info *in = info_get(h);

@@ -469,6 +469,22 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
                        info, request);
 }
 
+PMPI_WEAK(Psend_init_c);
+int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return init_common("MPI_Psend_init_c", true, buf, partitions, count, datatype, dest, tag, comm,
+                       info, request);
+}
+
+PMPI_WEAK(Precv_init_c);
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return init_common("MPI_Precv_init_c", false, buf, partitions, count, datatype, source, tag,
+                       comm, info, request);
+}
+
 /* ---- MPI_Pready, MPI_Parrived ------------------------------------------------------ */
 
 /* The active request h of ops, or an error reported. */

@@ -57,8 +57,9 @@
  *    k every step (grid_at);
  *  - the Fortran and C++ predefined types of 0x27..0x3e are twins of C
  *    types: their map, reductions ('base') and external32 form are the twin's;
- *    those from 0x3f on (MPI_2REAL, MPI_INTEGER16, MPI_REAL16, ...) have no
- *    C counterpart and are basic types of their own, as the C ones;
+ *    those of 0x3f..0x43 (MPI_2REAL, MPI_INTEGER16, MPI_REAL16, ...) have no
+ *    C counterpart and are basic types of their own, as the C ones; 0x44
+ *    (MPI_LOGICAL16, MPI-5.0) is MPI_INTEGER16's twin;
  *  - the table holds pointers, and a type's storage never moves or is freed
  *    while the job runs (a freed slot is cleared and reused): a predefined
  *    type's map lives inside it, and callers keep mpi_type pointers across
@@ -144,6 +145,7 @@ static const unsigned char twins[NPREDEF] = {
     [0x3c] = 0x13, /* MPI_LOGICAL2 */
     [0x3d] = 0x14, /* MPI_LOGICAL4 */
     [0x3e] = 0x15, /* MPI_LOGICAL8 */
+    [0x44] = 0x41, /* MPI_LOGICAL16 */
 };
 static const char *const twin_names[NPREDEF] = {
     [0x27] = "MPI_CHARACTER",
@@ -170,6 +172,7 @@ static const char *const twin_names[NPREDEF] = {
     [0x3c] = "MPI_LOGICAL2",
     [0x3d] = "MPI_LOGICAL4",
     [0x3e] = "MPI_LOGICAL8",
+    [0x44] = "MPI_LOGICAL16",
 };
 
 static const predef_info predefs[NPREDEF] = {

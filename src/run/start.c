@@ -148,8 +148,9 @@ static void preload(const char *lib)
     setenv("ASAN_OPTIONS", pre, 1);
 }
 
-/* A program built for the MPI-5 standard ABI needs libmpi_abi.so.0 by its
- * soname, wherever it was linked: the rank's library path ends with courier's
+/* A program built for the MPI-5 standard ABI needs libmpi_abi.so.1 (or .so.0,
+ * the name before July 2026: a link to it) by its soname, wherever it was
+ * linked: the rank's library path ends with courier's
  * directory of it (dir), after the user's own entries, which come first (the
  * dynamic loader reads LD_LIBRARY_PATH before a program's run path). A
  * directory already there is not added again (a spawned job's ranks). In the
@@ -401,7 +402,7 @@ static int spawn_places(job_spec *js)
 static int start_ranks(job_spec *js, int segfd)
 {
     find_beside("libcourier_probe.so", js->probe_preload);
-    find_beside("libmpi_abi.so.0", js->abi_dir);
+    find_beside("libmpi_abi.so.1", js->abi_dir);
     char *slash = strrchr(js->abi_dir, '/');
     if (slash) *slash = '\0';
     if (js->agent && js->tree && spawn_places(js) < 0) return -1;

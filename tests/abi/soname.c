@@ -1,5 +1,5 @@
 /* A program built against the MPI-5 ABI's header and linked with a stand-in
- * libmpi_abi.so.0 (stub.c), by soname: under courier run it must run with
+ * libmpi_abi.so.1 or .so.0 (stub.c), by soname: under courier run it must run with
  * courier's library (the ranks' library path, src/run/start.c) and give the
  * right sum. Rank 0 prints one line. */
 #include <mpi.h> /* include/abi/mpi.h */

@@ -1,7 +1,7 @@
-/* A stand-in libmpi_abi.so.0 (tests/abi/CMakeLists.txt builds it in a
- * directory of its own): it exports the calls soname.c makes, and each says
- * it is the stub and ends the process with status 3. A program linked with
- * it must find courier's libmpi_abi.so.0 instead under courier run, which
+/* A stand-in libmpi_abi.so.1 or .so.0 (tests/abi/CMakeLists.txt builds each
+ * in a directory of its own): it exports the calls soname.c makes, and each
+ * says it is the stub and ends the process with status 3. A program linked
+ * with it must find courier's library of that name instead under courier run, which
  * puts courier's library directory on the ranks' library path
  * (src/run/start.c). */
 #include <mpi.h> /* include/abi/mpi.h */
@@ -10,7 +10,7 @@
 
 static int stub(const char *call)
 {
-    fprintf(stderr, "stub libmpi_abi.so.0: %s called: the program did not find courier's library\n",
+    fprintf(stderr, "stub libmpi_abi.so: %s called: the program did not find courier's library\n",
             call);
     exit(3);
 }

@@ -23,7 +23,7 @@ static void versions(void)
           "library version length %d for \"%s\"", len, lib);
     CHECK(strstr(lib, "courier") != NULL, "library version \"%s\"", lib);
     OK(MPI_Get_version(&v, &sv));
-    CHECK(v == 4 && sv == 1, "version %d.%d", v, sv);
+    CHECK(v == 5 && sv == 0, "version %d.%d", v, sv);
 }
 
 static void alloc_mem(int me, int np)

@@ -1,5 +1,5 @@
-/* MPI-4.1's version and its two newest error classes in use: MPI_VERSION,
- * MPI_SUBVERSION, MPI_Get_version and MPI_Get_library_version say 4.1; the
+/* MPI's version and MPI-4.1's two newest error classes in use: MPI_VERSION,
+ * MPI_SUBVERSION, MPI_Get_version and MPI_Get_library_version say 5.0; the
  * null communicator, datatype and window have names (their own); an
  * invalid error handler handle given to every call that takes one
  * (MPI_Comm_set_errhandler, MPI_Win_set_errhandler, MPI_File_set_errhandler,
@@ -14,13 +14,13 @@
 
 static void version(void)
 {
-    CHECK(MPI_VERSION == 4 && MPI_SUBVERSION == 1, "mpi.h says %d.%d", MPI_VERSION, MPI_SUBVERSION);
+    CHECK(MPI_VERSION == 5 && MPI_SUBVERSION == 0, "mpi.h says %d.%d", MPI_VERSION, MPI_SUBVERSION);
     int v = 0, s = -1, len = 0;
     OK(MPI_Get_version(&v, &s));
-    CHECK(v == 4 && s == 1, "MPI_Get_version says %d.%d", v, s);
+    CHECK(v == 5 && s == 0, "MPI_Get_version says %d.%d", v, s);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     OK(MPI_Get_library_version(lib, &len));
-    CHECK(strstr(lib, "MPI 4.1") && len == (int)strlen(lib), "library version: %s", lib);
+    CHECK(strstr(lib, "MPI 5.0") && len == (int)strlen(lib), "library version: %s", lib);
 }
 
 /* MPI-4.1: the null handles have names, their own (mpi4py 4 asks them of a
