@@ -1,7 +1,7 @@
 /* courier's header of the MPI standard ABI (MPI-5.0, "Application Binary
  * Interface"; ABI version 1.0): the handle types and constant values every
  * ABI-built MPI shares, so that a program compiled against this header (or
- * against the MPI Forum's reference header, mpiwg-abi/header_and_stub_library)
+ * against the MPI Forum's reference header, mpi-forum/mpi-abi-stubs)
  * and linked with -lmpi_abi runs with courier's libmpi_abi.so, or with any
  * other MPI's. courier's own mpi.h (include/courier) is not this ABI: its
  * handles are ints, its constants its own; libmpi_abi.so translates at the
@@ -87,8 +87,8 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_INFO_ENV ((MPI_Info)0x131)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x140)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
-#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x142)
-#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x143)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x143)
 #define MPI_REQUEST_NULL ((MPI_Request)0x180)
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0x200)
 #define MPI_AINT ((MPI_Datatype)0x201)
@@ -115,6 +115,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_COMPLEX ((MPI_Datatype)0x21b)
 #define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x21c)
 #define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x21d)
+#define MPI_CHARACTER ((MPI_Datatype)0x21e)
 #define MPI_LONG_DOUBLE ((MPI_Datatype)0x220)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x224)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x225)
@@ -144,7 +145,6 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_UINT64_T ((MPI_Datatype)0x259)
 #define MPI_LOGICAL1 ((MPI_Datatype)0x2c0)
 #define MPI_INTEGER1 ((MPI_Datatype)0x2c1)
-#define MPI_CHARACTER ((MPI_Datatype)0x2c3)
 #define MPI_LOGICAL2 ((MPI_Datatype)0x2c8)
 #define MPI_INTEGER2 ((MPI_Datatype)0x2c9)
 #define MPI_REAL2 ((MPI_Datatype)0x2ca)
@@ -253,9 +253,9 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_ROOT (-4)
 #define MPI_UNDEFINED (-32766)
 #define MPI_THREAD_SINGLE (0)
-#define MPI_THREAD_FUNNELED (1)
-#define MPI_THREAD_SERIALIZED (2)
-#define MPI_THREAD_MULTIPLE (7)
+#define MPI_THREAD_FUNNELED (1024)
+#define MPI_THREAD_SERIALIZED (2048)
+#define MPI_THREAD_MULTIPLE (4096)
 #define MPI_ORDER_C (0xC)
 #define MPI_ORDER_FORTRAN (0xF)
 #define MPI_DISTRIBUTE_NONE (16)
@@ -274,9 +274,9 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_COMBINER_STRUCT (110)
 #define MPI_COMBINER_SUBARRAY (111)
 #define MPI_COMBINER_DARRAY (112)
-#define MPI_COMBINER_F90_INTEGER (113)
-#define MPI_COMBINER_F90_REAL (114)
-#define MPI_COMBINER_F90_COMPLEX (115)
+#define MPI_COMBINER_F90_REAL (113)
+#define MPI_COMBINER_F90_COMPLEX (114)
+#define MPI_COMBINER_F90_INTEGER (115)
 #define MPI_COMBINER_RESIZED (116)
 #define MPI_COMBINER_VALUE_INDEX (117)
 #define MPIX_TYPECLASS_LOGICAL (191)
@@ -302,17 +302,17 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_WIN_FLAVOR_SHARED (314)
 #define MPI_WIN_UNIFIED (321)
 #define MPI_WIN_SEPARATE (322)
-#define MPI_SEEK_SET (401)
-#define MPI_SEEK_CUR (402)
-#define MPI_SEEK_END (403)
+#define MPI_SEEK_CUR (401)
+#define MPI_SEEK_END (402)
+#define MPI_SEEK_SET (403)
 #define MPI_KEYVAL_INVALID (0)
 #define MPI_TAG_UB (501)
 #define MPI_IO (502)
 #define MPI_HOST (503)
 #define MPI_WTIME_IS_GLOBAL (504)
-#define MPI_UNIVERSE_SIZE (505)
-#define MPI_APPNUM (506)
-#define MPI_LASTUSEDCODE (507)
+#define MPI_APPNUM (505)
+#define MPI_LASTUSEDCODE (506)
+#define MPI_UNIVERSE_SIZE (507)
 #define MPI_WIN_BASE (601)
 #define MPI_WIN_DISP_UNIT (602)
 #define MPI_WIN_SIZE (603)
@@ -413,10 +413,10 @@ typedef struct MPI_T_event_instance_t *MPI_T_event_instance;
 #define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
 #define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
 typedef enum MPI_T_cb_safety {
-    MPI_T_CB_REQUIRE_NONE = 0,
-    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
-    MPI_T_CB_REQUIRE_THREAD_SAFE = 3,
-    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 7
+    MPI_T_CB_REQUIRE_NONE = 0x00,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 0x03,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 0x0F,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 0x3F
 } MPI_T_cb_safety;
 typedef enum MPI_T_source_order { MPI_T_SOURCE_ORDERED = 1, MPI_T_SOURCE_UNORDERED = 2 } MPI_T_source_order;
 typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,

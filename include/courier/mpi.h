@@ -255,6 +255,7 @@ int MPI_Pcontrol(const int level, ...);
 
 /* ---- one-sided communication (docs/mpi.md, "One-sided") --------------------- */
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn; /* the MPI-2 name, as the ABI's */
 typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int keyval, void *extra_state,
                                        void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int keyval, void *attribute_val,
@@ -1678,6 +1679,7 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
 typedef int MPI_Session;
 #define MPI_SESSION_NULL ((MPI_Session)0)
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn; /* as the ABI's */
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
 int MPI_Session_finalize(MPI_Session *session);
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
@@ -2757,11 +2759,13 @@ enum {
     MPI_T_PVAR_CLASS_TIMER = 9,
     MPI_T_PVAR_CLASS_GENERIC = 10
 };
+/* each level is the bits of the one before and more (the MPI-5 ABI's values,
+ * which libmpi_abi.so passes as they are) */
 typedef enum MPI_T_cb_safety {
-    MPI_T_CB_REQUIRE_NONE = 0,
-    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
-    MPI_T_CB_REQUIRE_THREAD_SAFE = 3,
-    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 7
+    MPI_T_CB_REQUIRE_NONE = 0x00,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 0x03,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 0x0F,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 0x3F
 } MPI_T_cb_safety;
 typedef enum MPI_T_source_order {
     MPI_T_SOURCE_ORDERED = 1,

@@ -18,6 +18,12 @@ _Static_assert(ABI_CR_ANY_SOURCE == MPI_ANY_SOURCE && ABI_CR_PROC_NULL == MPI_PR
                    ABI_CR_ROOT == MPI_ROOT && ABI_CR_ANY_TAG == MPI_ANY_TAG,
                "abi.h's copies of courier's rank and tag sentinels");
 _Static_assert(MPI_UNDEFINED == -32766, "MPI_UNDEFINED is the ABI's value");
+_Static_assert(MPI_T_CB_REQUIRE_NONE == 0 && MPI_T_CB_REQUIRE_MPI_RESTRICTED == 0x03 &&
+                   MPI_T_CB_REQUIRE_THREAD_SAFE == 0x0F &&
+                   MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE == 0x3F && MPI_T_SOURCE_ORDERED == 1 &&
+                   MPI_T_SOURCE_UNORDERED == 2,
+               "the callback safety levels and source orders are the ABI's values (abi_special.c "
+               "checks the ABI header's): abi_gen.awk passes them as they are");
 /* (courier's MPI_IN_PLACE and MPI_BUFFER_AUTOMATIC are pointers, which no
  * constant expression compares: tests/abi's MPI_IN_PLACE all-reduce checks the
  * first) */

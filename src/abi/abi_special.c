@@ -21,6 +21,11 @@ _Static_assert(ABI_ANY_SOURCE == MPI_ANY_SOURCE && ABI_ANY_TAG == MPI_ANY_TAG &&
                    ABI_WIN_FLAVOR_CREATE + 3 == MPI_WIN_FLAVOR_SHARED &&
                    ABI_WIN_UNIFIED == MPI_WIN_UNIFIED && ABI_WIN_SEPARATE == MPI_WIN_SEPARATE,
                "abi.h's copies of the ABI's values");
+_Static_assert(MPI_T_CB_REQUIRE_NONE == 0 && MPI_T_CB_REQUIRE_MPI_RESTRICTED == 0x03 &&
+                   MPI_T_CB_REQUIRE_THREAD_SAFE == 0x0F &&
+                   MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE == 0x3F && MPI_T_SOURCE_ORDERED == 1 &&
+                   MPI_T_SOURCE_UNORDERED == 2,
+               "the ABI's callback safety levels and source orders, courier's too (abi_core.c)");
 
 int courier_PMPI_Abi_get_version(int *abi_major, int *abi_minor);
 

@@ -6,8 +6,29 @@
  * must differ (MPI_Abi_get_version: -1 for courier's own header, the
  * header's MPI_ABI_VERSION for the ABI's) is checked and printed as "ok". */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifdef MPI_ABI_VERSION
+/* The values the final MPI-5.0 ABI gives (the MPI Forum's mpi-abi-stubs 1.0.0
+ * and MPICH's mpi_abi.h agree) where its 2025 draft, which courier's header
+ * first followed, had others: a program built against the final header passes
+ * these. */
+_Static_assert(MPI_THREAD_SINGLE == 0 && MPI_THREAD_FUNNELED == 1024 &&
+                   MPI_THREAD_SERIALIZED == 2048 && MPI_THREAD_MULTIPLE == 4096,
+               "thread levels");
+_Static_assert(MPI_SEEK_CUR == 401 && MPI_SEEK_END == 402 && MPI_SEEK_SET == 403, "seek");
+_Static_assert(MPI_APPNUM == 505 && MPI_LASTUSEDCODE == 506 && MPI_UNIVERSE_SIZE == 507,
+               "predefined attribute keys");
+_Static_assert(MPI_COMBINER_F90_REAL == 113 && MPI_COMBINER_F90_COMPLEX == 114 &&
+                   MPI_COMBINER_F90_INTEGER == 115,
+               "f90 combiners");
+_Static_assert(MPI_T_CB_REQUIRE_MPI_RESTRICTED == 0x03 && MPI_T_CB_REQUIRE_THREAD_SAFE == 0x0F &&
+                   MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE == 0x3F,
+               "callback safety");
+_Static_assert(MPI_ERR_ABI == 62 && MPI_VERSION == 5 && MPI_SUBVERSION == 0, "MPI-5.0");
+#endif
 
 static int me, np, failures;
 
@@ -46,6 +67,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     check(version == MPI_VERSION && subversion == MPI_SUBVERSION, "MPI_Get_version");
+#ifdef MPI_ABI_VERSION /* handles the 2025 draft numbered otherwise (above) */
+    check((uintptr_t)MPI_ERRORS_ABORT == 0x142 && (uintptr_t)MPI_ERRORS_RETURN == 0x143 &&
+              (uintptr_t)MPI_CHARACTER == 0x21e,
+          "the ABI's MPI_ERRORS_ABORT, MPI_ERRORS_RETURN, MPI_CHARACTER");
+#endif
     check(abi_ok, "MPI_Abi_get_version");
     if (me == 0)
         printf("version %d.%d, abi version %s\n", version, subversion, abi_ok ? "ok" : "wrong");
