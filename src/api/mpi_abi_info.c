@@ -50,29 +50,18 @@ HANDLE_INT(Session, MPI_Session)
 HANDLE_INT(Type, MPI_Datatype)
 HANDLE_INT(Win, MPI_Win)
 
-/* The engine lock, and MPI's state (made here before MPI_Init). */
-static cr_job *abi_enter(void)
-{
-    cr_job *job = cr_job_get();
-    cr_lock(job);
-    mpi_state_get(job);
-    return job;
-}
-
-/* Report code for call, under the lock abi_enter took, and release it:
- * through MPI_COMM_WORLD's handler between MPI_Init and MPI_Finalize, else
- * fatal (the initial error handler). */
-static int abi_fail(cr_job *job, const char *call, int code, const char *fmt, ...)
+/* Report code for call (the lock taken here) and release the lock. */
+#define abi_fail(call, code, ...) abi_done(mpi_enter_any(), call, code, __VA_ARGS__)
+static int abi_done(cr_job *job, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static int abi_fail(cr_job *job, const char *call, int code, const char *fmt, ...)
+static int abi_done(cr_job *job, const char *call, int code, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (!job->mpi->inited || job->mpi->finalized) cr_fatal(job, call, "%s", msg);
-    int rc = mpi_fail(job, MPI_COMM_WORLD, call, code, "%s", msg);
+    int rc = mpi_fail_any(job, call, code, "%s", msg);
     cr_unlock(job);
     return rc;
 }
@@ -81,7 +70,7 @@ PMPI_WEAK(Abi_get_version);
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
     if (!abi_major || !abi_minor)
-        return abi_fail(abi_enter(), "MPI_Abi_get_version", MPI_ERR_ARG, "%s is NULL",
+        return abi_fail("MPI_Abi_get_version", MPI_ERR_ARG, "%s is NULL",
                         abi_major ? "abi_minor" : "abi_major");
     *abi_major = *abi_minor = -1; /* courier's own mpi.h is not the standard ABI */
     return MPI_SUCCESS;
@@ -90,7 +79,7 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 /* A new info object holding keys[i] = vals[i] (n of them). */
 static int info_of(const char *call, MPI_Info *info, const char *const (*kv)[2], int n)
 {
-    if (!info) return abi_fail(abi_enter(), call, MPI_ERR_ARG, "info is NULL");
+    if (!info) return abi_fail(call, MPI_ERR_ARG, "info is NULL");
     int rc = PMPI_Info_create(info);
     for (int i = 0; !rc && i < n; i++) rc = PMPI_Info_set(*info, kv[i][0], kv[i][1]);
     return rc;
@@ -147,20 +136,20 @@ PMPI_WEAK(Abi_set_fortran_info);
 int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
     const char *call = "MPI_Abi_set_fortran_info";
-    cr_job *job = abi_enter();
+    cr_job *job = mpi_enter_any();
     if (!mpi_info_live(info))
-        return abi_fail(job, call, MPI_ERR_INFO, "info %#x is not a valid info object",
+        return abi_done(job, call, MPI_ERR_INFO, "info %#x is not a valid info object",
                         (unsigned)info);
     for (int i = 0; i < N_FORTRAN_KV; i++) {
         const char *key = fortran_kv[i][0], *ours = fortran_kv[i][1];
         const char *v = mpi_info_lookup(info, key);
         if (!v && i < N_FORTRAN_SIZES)
-            return abi_fail(job, call, MPI_ERR_ABI,
+            return abi_done(job, call, MPI_ERR_ABI,
                             "the info does not say \"%s\"; give the size in bytes", key);
         bool differs = v && (i < N_FORTRAN_SIZES ? atoi(v) != atoi(ours)
                                                  : !strcmp(v, "true") && strcmp(ours, "true"));
         if (differs)
-            return abi_fail(job, call, MPI_ERR_ABI,
+            return abi_done(job, call, MPI_ERR_ABI,
                             "\"%s\" is %s, courier's Fortran types are gfortran's (%s); build "
                             "the Fortran code with gfortran's default kinds",
                             key, v, ours);
@@ -189,11 +178,11 @@ int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *lo
 {
     const char *call = "MPI_Abi_get_fortran_booleans";
     if (!logical_size_ok(logical_size))
-        return abi_fail(abi_enter(), call, MPI_ERR_ABI,
+        return abi_fail(call, MPI_ERR_ABI,
                         "logical_size %d is no LOGICAL kind courier has (1, 2, 4, 8 or 16 bytes)",
                         logical_size);
     if (!logical_true || !logical_false || !is_set)
-        return abi_fail(abi_enter(), call, MPI_ERR_ARG, "%s is NULL",
+        return abi_fail(call, MPI_ERR_ARG, "%s is NULL",
                         !logical_true    ? "logical_true"
                         : !logical_false ? "logical_false"
                                          : "is_set");
@@ -211,11 +200,11 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *lo
     int is_set, rc = PMPI_Abi_get_fortran_booleans(logical_size, t, f, &is_set);
     if (rc) return rc;
     if (!logical_true || !logical_false)
-        return abi_fail(abi_enter(), call, MPI_ERR_ARG, "%s is NULL",
+        return abi_fail(call, MPI_ERR_ARG, "%s is NULL",
                         !logical_true ? "logical_true" : "logical_false");
     if (memcmp(logical_true, t, (size_t)logical_size) ||
         memcmp(logical_false, f, (size_t)logical_size))
-        return abi_fail(abi_enter(), call, MPI_ERR_ABI,
+        return abi_fail(call, MPI_ERR_ABI,
                         "the values differ from courier's (gfortran's: .TRUE. is 1, .FALSE. 0); "
                         "build the Fortran code with gfortran");
     return MPI_SUCCESS;

@@ -930,6 +930,13 @@ int mpi_request_take(cr_job *job, MPI_Request *h, MPI_Status *st);
 /* mpi_p2p.c's check of a send's (recv false) or receive's arguments. */
 int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI_Datatype dt,
                   int peer, int tag, MPI_Comm comm, bool recv, mpi_comm **c, mpi_type **t);
+/* The entry of a call that may come before MPI_Init or after MPI_Finalize
+ * (the info calls, MPI-5.0's ABI inquiries): the lock and MPI's state, made
+ * if need be. Its errors: mpi_fail on MPI_COMM_WORLD between Init and
+ * Finalize, else fatal (MPI's initial error handler), under that lock. */
+cr_job *mpi_enter_any(void);
+int mpi_fail_any(cr_job *job, const char *call, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The value of key in info h (NULL: not there, or h is no info). */
 const char *mpi_info_lookup(MPI_Info h, const char *key);
 bool mpi_info_live(MPI_Info h); /* a live info object (MPI_INFO_ENV once built) */

@@ -207,26 +207,33 @@ typedef struct iargs {
     const char *call;
 } iargs;
 
-/* Info calls may come before MPI_Init and after MPI_Finalize: lock only. */
-static void ienter(iargs *a, const char *call)
+cr_job *mpi_enter_any(void)
 {
-    a->call = call;
-    a->job = cr_job_get();
-    cr_lock(a->job);
-    mpi_state_get(a->job); /* where the table lives, before MPI_Init too */
+    cr_job *job = cr_job_get();
+    cr_lock(job);
+    mpi_state_get(job); /* where the tables live, before MPI_Init too */
+    return job;
 }
 
-static int ifail(iargs *a, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int ifail(iargs *a, int code, const char *fmt, ...)
+int mpi_fail_any(cr_job *job, const char *call, int code, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (!a->job->mpi->inited || a->job->mpi->finalized) cr_fatal(a->job, a->call, "%s", msg);
-    return mpi_fail(a->job, MPI_COMM_WORLD, a->call, code, "%s", msg);
+    if (!job->mpi->inited || job->mpi->finalized) cr_fatal(job, call, "%s", msg);
+    return mpi_fail(job, MPI_COMM_WORLD, call, code, "%s", msg);
 }
+
+/* Info calls may come before MPI_Init and after MPI_Finalize: lock only. */
+static void ienter(iargs *a, const char *call)
+{
+    a->call = call;
+    a->job = mpi_enter_any();
+}
+
+#define ifail(a, code, ...) mpi_fail_any((a)->job, (a)->call, code, __VA_ARGS__)
 
 static int idone(iargs *a, int rc)
 {
