@@ -1,8 +1,9 @@
 /* The calls of the MPI-5 ABI that mean something else here than in courier's
  * own mpi.h: MPI_Abi_get_version (MPI-5.0 "Application Binary Interface") and
- * the handle-to-int conversions (MPI_Comm_toint, ...); the checks that abi.h's
- * copies of the ABI's values are the ABI header's; the status conversions and the status field
- * calls, which work on the ABI's status in place. Written against include/abi/mpi.h, as the
+ * the handle-to-int conversions (MPI_Comm_toint, ...); the checks that
+ * abi.h's copies of the ABI's values are the ABI header's; the status
+ * conversions and the status field calls, which work on the ABI's status in
+ * place. Written against include/abi/mpi.h, as the
  * generated wrappers are (abi_wrap.c).
  *
  * Invariants: like every wrapper, it reaches courier only through

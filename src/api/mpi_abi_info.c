@@ -56,12 +56,10 @@ static int abi_done(cr_job *job, const char *call, int code, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 static int abi_done(cr_job *job, const char *call, int code, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = mpi_vfail_any(job, call, code, fmt, ap);
     va_end(ap);
-    int rc = mpi_fail_any(job, call, code, "%s", msg);
     cr_unlock(job);
     return rc;
 }
@@ -76,7 +74,7 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
     return MPI_SUCCESS;
 }
 
-/* A new info object holding keys[i] = vals[i] (n of them). */
+/* A new info object holding the n pairs kv[i] = {key, value}. */
 static int info_of(const char *call, MPI_Info *info, const char *const (*kv)[2], int n)
 {
     if (!info) return abi_fail(call, MPI_ERR_ARG, "info is NULL");
@@ -196,9 +194,13 @@ PMPI_WEAK(Abi_set_fortran_booleans);
 int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
     const char *call = "MPI_Abi_set_fortran_booleans";
+    if (!logical_size_ok(logical_size))
+        return abi_fail(call, MPI_ERR_ABI,
+                        "logical_size %d is no LOGICAL kind courier has (1, 2, 4, 8 or 16 bytes)",
+                        logical_size);
     unsigned char t[16], f[16];
-    int is_set, rc = PMPI_Abi_get_fortran_booleans(logical_size, t, f, &is_set);
-    if (rc) return rc;
+    logical_value(t, logical_size, true);
+    logical_value(f, logical_size, false);
     if (!logical_true || !logical_false)
         return abi_fail(call, MPI_ERR_ARG, "%s is NULL",
                         !logical_true ? "logical_true" : "logical_false");

@@ -937,6 +937,8 @@ int mpi_p2p_check(cr_job *job, const char *call, const void *buf, int count, MPI
 cr_job *mpi_enter_any(void);
 int mpi_fail_any(cr_job *job, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+int mpi_vfail_any(cr_job *job, const char *call, int code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 /* The value of key in info h (NULL: not there, or h is no info). */
 const char *mpi_info_lookup(MPI_Info h, const char *key);
 bool mpi_info_live(MPI_Info h); /* a live info object (MPI_INFO_ENV once built) */

@@ -215,15 +215,21 @@ cr_job *mpi_enter_any(void)
     return job;
 }
 
-int mpi_fail_any(cr_job *job, const char *call, int code, const char *fmt, ...)
+int mpi_vfail_any(cr_job *job, const char *call, int code, const char *fmt, va_list ap)
 {
     char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (!job->mpi->inited || job->mpi->finalized) cr_fatal(job, call, "%s", msg);
     return mpi_fail(job, MPI_COMM_WORLD, call, code, "%s", msg);
+}
+
+int mpi_fail_any(cr_job *job, const char *call, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = mpi_vfail_any(job, call, code, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* Info calls may come before MPI_Init and after MPI_Finalize: lock only. */
