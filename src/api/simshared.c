@@ -16,9 +16,18 @@
  *    itself makes meanwhile come from a static area, never freed;
  *  - a shared allocation is a MAP_SHARED mapping of offset 0 of one memfd of
  *    SHARED_SPAN bytes (larger ones: that mapping repeated), recorded in a
- *    table of (address, length) under a lock; free and realloc look a pointer
- *    up there first and hand the others to libc. The memfd's pages are created
- *    as they are touched: the process holds at most SHARED_SPAN of them;
+ *    table of (address, length, holders) under a lock; free and realloc look a
+ *    pointer up there first and hand the others to libc. The memfd's pages are
+ *    created as they are touched: the process holds at most SHARED_SPAN of them;
+ *  - ranks that run as contexts of one process (the default of --sim) share
+ *    the mappings too: a rank's allocation takes a mapping of its length that
+ *    it does not hold yet, whoever else holds it, and a mapping is unmapped
+ *    when its last holder frees it. So a rank's live allocations never share an
+ *    address (MPI may check that two buffers differ), while every rank's k-th
+ *    buffer of a size is one mapping: 4096 ranks' two all-to-all buffers are 2
+ *    mappings, not 8192, whose pages would each fault in once per mapping (21-54
+ *    us a page on a virtual machine: docs/sim.md, "At scale"). The holder is
+ *    the rank of COURIER_RANK (each context has its own environment);
  *  - calls from inside libcourier (its own buffers and per-peer tables, which
  *    must hold what they are given) are never shared. */
 #define _GNU_SOURCE
@@ -46,6 +55,10 @@ typedef void *realloc_fn(void *, size_t);
 typedef struct span {
     uintptr_t at; /* 0: free slot; 1: deleted */
     size_t len;
+    uint64_t seq;    /* the how-manieth mapping the process made */
+    unsigned held;   /* its holders: ranks with a live allocation here */
+    unsigned nwords; /* who's length in words */
+    uint64_t *who;   /* which ranks hold it, a bit each (libc's memory) */
 } span;
 
 static struct {
@@ -60,6 +73,7 @@ static struct {
     uintptr_t lib_lo, lib_hi; /* libcourier's segments (0, 0: not found) */
     span *tab;                /* open addressing, a power of two slots */
     size_t cap, used;         /* slots, slots not free (live or deleted) */
+    uint64_t made;            /* mappings made so far */
     size_t boot_used;
     _Alignas(16) char boot[BOOT_BYTES];
 } sh = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
@@ -119,8 +133,37 @@ static size_t slot_of(const span *tab, size_t cap, uintptr_t at)
     return i;
 }
 
-/* Record at (under the lock): false when the table cannot grow. */
-static bool record(uintptr_t at, size_t len)
+/* The rank that calls: its environment's COURIER_RANK (0 without one). */
+static unsigned caller_rank(void)
+{
+    const char *v = getenv("COURIER_RANK");
+    long r = v ? strtol(v, NULL, 10) : 0;
+    return r > 0 && r < (1L << 24) ? (unsigned)r : 0;
+}
+
+static bool holds(const span *e, unsigned r)
+{
+    return r / 64 < e->nwords && (e->who[r / 64] >> (r % 64) & 1);
+}
+
+/* Make r one of e's holders (under the lock): false when its set cannot grow. */
+static bool hold(span *e, unsigned r)
+{
+    if (r / 64 >= e->nwords) {
+        unsigned n = r / 64 + 1 > 2 * e->nwords ? r / 64 + 1 : 2 * e->nwords;
+        uint64_t *w = sh.real_realloc(e->who, n * sizeof *w);
+        if (!w) return false;
+        memset(w + e->nwords, 0, (n - e->nwords) * sizeof *w);
+        e->who = w;
+        e->nwords = n;
+    }
+    e->who[r / 64] |= (uint64_t)1 << (r % 64);
+    e->held++;
+    return true;
+}
+
+/* Record at, held by r (under the lock): false when the table cannot grow. */
+static bool record(uintptr_t at, size_t len, unsigned r)
 {
     if (2 * (sh.used + 1) > sh.cap) {
         size_t cap = sh.cap ? 2 * sh.cap : 1024;
@@ -138,27 +181,55 @@ static bool record(uintptr_t at, size_t len)
         sh.cap = cap;
         sh.used = live;
     }
-    size_t i = slot_of(sh.tab, sh.cap, at);
-    sh.tab[i] = (span){at, len};
+    span e = {.at = at, .len = len, .seq = sh.made++};
+    if (!hold(&e, r)) return false;
+    sh.tab[slot_of(sh.tab, sh.cap, at)] = e;
     sh.used++;
     return true;
 }
 
-/* The length of the shared allocation at p, 0 when p is not one; drop: forget it. */
-static size_t lookup(const void *p, bool drop)
+/* The shared allocation at p (under the lock), NULL when p is not one. */
+static span *find(const void *p)
+{
+    if (!sh.cap) return NULL;
+    span *e = &sh.tab[slot_of(sh.tab, sh.cap, (uintptr_t)p)];
+    return e->at ? e : NULL;
+}
+
+/* The length of the shared allocation at p, 0 when p is not one. */
+static size_t length_of(const void *p)
 {
     if (!__atomic_load_n(&sh.used, __ATOMIC_RELAXED)) return 0;
     pthread_mutex_lock(&sh.lock);
-    size_t len = 0;
-    if (sh.cap) {
-        size_t i = slot_of(sh.tab, sh.cap, (uintptr_t)p);
-        if (sh.tab[i].at) {
-            len = sh.tab[i].len;
-            if (drop) sh.tab[i].at = 1;
+    span *e = find(p);
+    size_t len = e ? e->len : 0;
+    pthread_mutex_unlock(&sh.lock);
+    return len;
+}
+
+/* The calling rank gives the shared allocation at p back: false when p is
+ * not one. The mapping goes with its last holder. A rank that frees what
+ * only others hold (another rank's pointer) gives back one of their holds. */
+static bool release(const void *p)
+{
+    if (!__atomic_load_n(&sh.used, __ATOMIC_RELAXED)) return false;
+    unsigned r = caller_rank();
+    pthread_mutex_lock(&sh.lock);
+    span *e = find(p);
+    size_t unmap = 0;
+    if (e) {
+        if (!holds(e, r))
+            for (r = 0; r < 64 * e->nwords && !holds(e, r); r++) continue;
+        if (r < 64 * e->nwords) e->who[r / 64] &= ~((uint64_t)1 << (r % 64));
+        if (!--e->held) {
+            unmap = e->len;
+            sh.real_free(e->who);
+            *e = (span){.at = 1};
         }
     }
     pthread_mutex_unlock(&sh.lock);
-    return len;
+    if (unmap) munmap((void *)p, unmap);
+    return e != NULL;
 }
 
 /* Whether a call of n bytes from caller is shared. */
@@ -173,8 +244,19 @@ static bool shares(size_t n, const void *caller)
 static void *shared_alloc(size_t n)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (n + page - 1) & ~(page - 1);
+    unsigned r = caller_rank();
     pthread_mutex_lock(&sh.lock);
     void *p = MAP_FAILED;
+    span *oldest = NULL; /* of this length, not r's: the ranks' k-th buffers are one */
+    for (size_t i = 0; i < sh.cap; i++) {
+        span *e = &sh.tab[i];
+        if (e->at > 1 && e->len == len && !holds(e, r) && (!oldest || e->seq < oldest->seq))
+            oldest = e;
+    }
+    if (oldest && hold(oldest, r)) {
+        pthread_mutex_unlock(&sh.lock);
+        return (void *)oldest->at;
+    }
     if (sh.fd < 0 && (sh.fd = memfd_create("courier-sim-shared", MFD_CLOEXEC)) >= 0 &&
         ftruncate(sh.fd, (off_t)SHARED_SPAN)) {
         close(sh.fd);
@@ -193,7 +275,7 @@ static void *shared_alloc(size_t n)
             }
         }
     }
-    if (p != MAP_FAILED && !record((uintptr_t)p, len)) {
+    if (p != MAP_FAILED && !record((uintptr_t)p, len, r)) {
         munmap(p, len);
         p = MAP_FAILED;
     }
@@ -226,11 +308,7 @@ void free(void *p)
 {
     if (!p || in_boot(p)) return;
     look();
-    size_t len = lookup(p, true);
-    if (len)
-        munmap(p, len);
-    else
-        sh.real_free(p);
+    if (!release(p)) sh.real_free(p);
 }
 
 void *realloc(void *p, size_t n)
@@ -243,13 +321,13 @@ void *realloc(void *p, size_t n)
         return q;
     }
     look();
-    size_t len = lookup(p, false);
+    size_t len = length_of(p);
     bool share = shares(n, __builtin_return_address(0));
     if (!len && !share) return sh.real_realloc(p, n);
     void *q = share ? shared_alloc(n) : NULL;
+    bool same = len && q; /* shared both: the same pages, nothing to copy */
     if (!q && !(q = sh.real_malloc(n))) return NULL;
-    if (len && share) { /* the same pages: nothing to copy */
-    } else {
+    if (!same) {
         size_t old = len ? len : malloc_usable_size(p);
         memcpy(q, p, old < n ? old : n);
     }

@@ -8,8 +8,16 @@
  *                  buffers work and that free gives them back; then the ranks
  *                  pass a 256 KiB message round a ring from static arrays
  *                  (libcourier's buffers for it must hold what it is sent).
- *                  Rank 0 prints "shared: aliased in A of N ranks, ring ok". */
+ *                  Each rank also allocates three buffers of BYTES and checks
+ *                  that no two of its live buffers share an address, frees one
+ *                  and allocates again (still none), and tells rank 0 the
+ *                  first one's address; once every rank has freed them, no
+ *                  mapping of the shared pages is left (/proc/self/maps).
+ *                  Rank 0 prints "shared: aliased in A of N ranks, one address
+ *                  in S, ring ok, M left": with ranks as contexts every rank's
+ *                  first buffer is the same mapping (S = N). */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,26 @@ int main(int argc, char **argv)
     free(b);
     free(small);
 
+    /* three live buffers of this rank: three addresses, also after a free */
+    char *x[3] = {malloc(n), malloc(n), malloc(n)};
+    bad |= !x[0] || !x[1] || !x[2] || x[0] == x[1] || x[1] == x[2] || x[0] == x[2];
+    uint64_t first = (uint64_t)(uintptr_t)x[0], firsts[64];
+    free(x[1]);
+    x[1] = malloc(n);
+    bad |= !x[1] || x[1] == x[0] || x[1] == x[2];
+    if (size <= 64) MPI_Gather(&first, 1, MPI_UINT64_T, firsts, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < 3; i++) free(x[i]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int same = 0, left = 0;
+    if (rank == 0) {
+        for (int r = 0; r < size && size <= 64; r++) same += firsts[r] == first;
+        FILE *maps = fopen("/proc/self/maps", "r");
+        char line[512];
+        while (maps && fgets(line, sizeof line, maps))
+            left += strstr(line, "courier-sim-shared") != NULL;
+        if (maps) fclose(maps);
+    }
+
     /* a message larger than BYTES round the ring: libcourier's own buffers are its own */
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
     for (int i = 0; i < RING; i++) out[i] = (char)(rank * 31 + i);
@@ -55,8 +83,8 @@ int main(int argc, char **argv)
     int sum[2] = {aliased, bad}, tot[2];
     MPI_Reduce(sum, tot, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("shared: aliased in %d of %d ranks, ring %s\n", tot[0], size,
-               tot[1] ? "WRONG" : "ok");
+        printf("shared: aliased in %d of %d ranks, one address in %d, ring %s, %d left\n", tot[0],
+               size, same, tot[1] ? "WRONG" : "ok", left);
     MPI_Finalize();
     return rank == 0 && tot[1] ? 1 : 0;
 }
