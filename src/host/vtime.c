@@ -504,6 +504,7 @@ uint32_t cr_vt_chain_mark(cr_vt *v, int peer, int ctx, int32_t tag, size_t len, 
 void cr_vt_pause(cr_vt *v)
 {
     if (v->hd->contexts) {
+        if (v->unrung) cr_vt_ring_sim(v);
         cr_ctx_yield();
         cr_vt_mark(v);
     } else {
@@ -513,7 +514,16 @@ void cr_vt_pause(cr_vt *v)
 
 void cr_vt_ring_sim(cr_vt *v)
 {
+    v->unrung = false;
     cr_vt_bell_ring(&v->hd->bell, &v->hd->sleeping);
+}
+
+void cr_vt_ring_soon(cr_vt *v)
+{
+    if (v->hd->contexts)
+        v->unrung = true;
+    else
+        cr_vt_ring_sim(v);
 }
 
 /* Until the simulator has answered (state RUN again): drain the in ring each

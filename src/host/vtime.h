@@ -307,6 +307,7 @@ typedef struct cr_vt {
     struct cr_vt_chain *chains; /* open chains (cr_vt_chain_open), nchains of them */
     int nchains, capchains;
     uint32_t chain_ids; /* chains opened so far */
+    bool unrung;        /* records put since the last ring (cr_vt_ring_soon) */
     struct {            /* a hardware transaction about to be sent (cr_vt_hw_next) */
         bool on, answer;
         int peer;
@@ -407,6 +408,10 @@ bool cr_vt_try_sync(cr_vt *v);
 void cr_vt_block(cr_vt *v);
 /* Tell the simulator something changed (a record, a state). */
 void cr_vt_ring_sim(cr_vt *v);
+/* ... a record in the out ring, with ranks as contexts by the time this rank
+ * lets another run (or waits, or ends), with one ring for all its records:
+ * the simulator cannot answer a rank that is not running before that anyway. */
+void cr_vt_ring_soon(cr_vt *v);
 /* Wait a moment for the simulator (to make room in the out ring): the CPU
  * goes to whoever wants it, with contexts to the other ranks. */
 void cr_vt_pause(cr_vt *v);

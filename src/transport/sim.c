@@ -282,7 +282,7 @@ static int sim_send(void *ctx, int peer, const cr_hdr *h, const void *payload, s
     if (!grouped && !hw) cr_vt_spend(vt, cost, &vt->me->acct.send);
     vt->me->acct.sent_msgs++;
     vt->me->acct.sent_bytes += len;
-    cr_vt_ring_sim(vt);
+    cr_vt_ring_soon(vt);
     cr_vt_mark(vt);
     return 0;
 }
