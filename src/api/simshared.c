@@ -56,7 +56,6 @@ typedef struct span {
     uintptr_t at; /* 0: free slot; 1: deleted */
     size_t len;
     uint64_t seq;    /* the how-manieth mapping the process made */
-    unsigned held;   /* its holders: ranks with a live allocation here */
     unsigned nwords; /* who's length in words */
     uint64_t *who;   /* which ranks hold it, a bit each (libc's memory) */
 } span;
@@ -158,7 +157,6 @@ static bool hold(span *e, unsigned r)
         e->nwords = n;
     }
     e->who[r / 64] |= (uint64_t)1 << (r % 64);
-    e->held++;
     return true;
 }
 
@@ -213,15 +211,21 @@ static size_t length_of(const void *p)
 static bool release(const void *p)
 {
     if (!__atomic_load_n(&sh.used, __ATOMIC_RELAXED)) return false;
-    unsigned r = caller_rank();
     pthread_mutex_lock(&sh.lock);
     span *e = find(p);
     size_t unmap = 0;
-    if (e) {
-        if (!holds(e, r))
-            for (r = 0; r < 64 * e->nwords && !holds(e, r); r++) continue;
-        if (r < 64 * e->nwords) e->who[r / 64] &= ~((uint64_t)1 << (r % 64));
-        if (!--e->held) {
+    if (e) { /* (the rank is looked up only for shared pointers: free is hot) */
+        unsigned r = caller_rank(), k = 0;
+        if (holds(e, r))
+            e->who[r / 64] &= ~((uint64_t)1 << (r % 64));
+        else
+            for (; k < e->nwords; k++)
+                if (e->who[k]) {
+                    e->who[k] &= e->who[k] - 1; /* its lowest holder */
+                    break;
+                }
+        for (k = 0; k < e->nwords && !e->who[k]; k++) continue;
+        if (k == e->nwords) { /* no holder left */
             unmap = e->len;
             sh.real_free(e->who);
             *e = (span){.at = 1};
