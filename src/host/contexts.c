@@ -3,13 +3,13 @@
  *
  * Invariants:
  *  - one rank's context runs at a time, and only the scheduler switches to a
- *    rank; a rank switches back to it when it waits (cr_ctx_wait), lets the
- *    others run (cr_ctx_yield) or ends. The live copy of the writable data of
- *    the program and of libcourier (their globals: the job struct, MPI's
- *    state) is the running rank's: at a switch to another rank the live copy
- *    is saved in the rank it belongs to and the other's is put in its place,
- *    together with libc's environ, stdin, stdout and stderr. So a rank sees its
- *    own globals only, in its own calls;
+ *    rank; a rank switches back to it when it waits (cr_ctx_wait) or ends.
+ *    The live copy of the writable data of the program and of libcourier
+ *    (their globals: the job struct, MPI's state) is the running rank's: at
+ *    a switch to another rank the live copy is saved in the rank it belongs
+ *    to and the other's is put in its place, together with libc's environ,
+ *    stdin, stdout and stderr. So a rank sees its own globals only, in its
+ *    own calls;
  *  - the scheduler's own state is on the heap, reached through `the`, which is
  *    set before the first copy is taken and never changes: it is the same in
  *    every copy;
@@ -88,7 +88,6 @@ typedef struct sched {
     int *outfd, *errfd;        /* each rank's stdout and stderr (rank 0: 1 and 2) */
     cr_vt_head *hd;            /* the simulated mode's segment */
     int *ready, rhead, rcount; /* ranks to run, in order */
-    int yielder;               /* the rank that last yielded (cr_ctx_yield) */
     cr_vt_waiter waiter;       /* this process's yields while it waits (vtime.h) */
     size_t stack_bytes;
     ctx_map maps[4];
@@ -465,8 +464,6 @@ static int schedule(sched *s)
             cr_vt_host_idle(s->hd, &s->waiter);
             continue;
         }
-        if (r == s->yielder && !s->rcount) cr_vt_yield(&s->waiter); /* it waits for the simulator */
-        s->yielder = -1;
         run(s, r);
         if (s->c[r].state == CTX_DONE) ended(s, r);
     }
@@ -532,7 +529,6 @@ int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *main_fn)
     s->devnull = fopen("/dev/null", "r");
     s->owner = -1;
     s->cur = -1;
-    s->yielder = -1;
     s->live = n;
     struct rlimit rl;
     s->stack_bytes = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
@@ -633,16 +629,5 @@ void cr_ctx_wait(void)
     own_thread(s);
     ctx *c = &s->c[s->cur];
     c->state = CTX_WAIT;
-    cr_ctx_swap(&c->sp, s->sp);
-}
-
-void cr_ctx_yield(void)
-{
-    sched *s = the;
-    own_thread(s);
-    int r = s->cur;
-    ctx *c = &s->c[r];
-    make_ready(s, r);
-    s->yielder = r;
     cr_ctx_swap(&c->sp, s->sp);
 }

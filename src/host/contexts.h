@@ -57,7 +57,5 @@ void cr_ctx_warm(const void *p, size_t len);
  * simulator queued it, vtime.h's wake queue). It returns once woken, and may
  * return early (a stale wake): the caller checks what it waits for again. */
 void cr_ctx_wait(void);
-/* The running rank lets the others run and is ready again at once. */
-void cr_ctx_yield(void);
 
 #endif

@@ -501,17 +501,6 @@ uint32_t cr_vt_chain_mark(cr_vt *v, int peer, int ctx, int32_t tag, size_t len, 
     return 0;
 }
 
-void cr_vt_pause(cr_vt *v)
-{
-    if (v->hd->contexts) {
-        if (v->unrung) cr_vt_ring_sim(v);
-        cr_ctx_yield();
-        cr_vt_mark(v);
-    } else {
-        sched_yield();
-    }
-}
-
 void cr_vt_ring_sim(cr_vt *v)
 {
     v->unrung = false;

@@ -409,12 +409,10 @@ void cr_vt_block(cr_vt *v);
 /* Tell the simulator something changed (a record, a state). */
 void cr_vt_ring_sim(cr_vt *v);
 /* ... a record in the out ring, with ranks as contexts by the time this rank
- * lets another run (or waits, or ends), with one ring for all its records:
+ * waits (or ends, or waits for room in its out ring), with one ring for all
+ * its records:
  * the simulator cannot answer a rank that is not running before that anyway. */
 void cr_vt_ring_soon(cr_vt *v);
-/* Wait a moment for the simulator (to make room in the out ring): the CPU
- * goes to whoever wants it, with contexts to the other ranks. */
-void cr_vt_pause(cr_vt *v);
 /* The rank leaves: the simulator counts it out. */
 void cr_vt_done(cr_vt *v);
 
