@@ -33,6 +33,11 @@ int mpi_chk_type(const mpi_cargs *a, MPI_Datatype dt, mpi_type **t)
     return mpi_type_check(a->job, a->comm, a->call, dt, t);
 }
 
+int mpi_chk_type_n(const mpi_cargs *a, MPI_Datatype dt, int count, mpi_type **t)
+{
+    return mpi_type_check_n(a->job, a->comm, a->call, dt, count, t);
+}
+
 int mpi_chk_buf(const mpi_cargs *a, const void *buf, int count, const mpi_type *t, const char *what)
 {
     if (buf == MPI_IN_PLACE)
@@ -95,7 +100,7 @@ int mpi_chk_triple(const mpi_cargs *a, const void *buf, int count, MPI_Datatype 
                    const char *what)
 {
     int rc = mpi_chk_count(a, count, what);
-    if (!rc) rc = mpi_chk_type(a, dt, t);
+    if (!rc) rc = mpi_chk_type_n(a, dt, count, t);
     if (!rc && buf != MPI_IN_PLACE && !buf && count > 0 && (*t)->predef && (*t)->size)
         rc = mpi_cfail(a, MPI_ERR_BUFFER, "%s buffer is NULL but its count is %d", what, count);
     if (!rc && what[0] == 's') mpi_chk_nbc_buf(a, buf, count, *t, "send buffer");
@@ -115,7 +120,7 @@ int mpi_chk_match(const mpi_cargs *a, size_t sbytes, size_t rbytes)
 int mpi_chk_bcast(const mpi_cargs *a, void *buf, int count, MPI_Datatype dt, int root, mpi_type **t)
 {
     int rc = mpi_chk_count(a, count, "count");
-    if (!rc) rc = mpi_chk_type(a, dt, t);
+    if (!rc) rc = mpi_chk_type_n(a, dt, count, t);
     if (!rc) rc = mpi_chk_buf(a, buf, count, *t, "buffer");
     if (!rc) rc = mpi_chk_root(a, root);
     if (!rc && !a->c->inter && a->c->me == root) mpi_chk_nbc_buf(a, buf, count, *t, "buffer");

@@ -275,6 +275,11 @@ void mpi_type_unref(int idx);
 void mpi_types_init(cr_job *job);
 /* Validate a datatype for communication (live and committed); 0 or an error code. */
 int mpi_type_check(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt, mpi_type **out);
+/* The same for count elements of dt to move: with count 0, MPI_DATATYPE_NULL
+ * too (nothing moves; *out is then MPI_BYTE's). MPICH accepts it, and codes
+ * pass it for the peers they exchange nothing with (PIO, ESMF). */
+int mpi_type_check_n(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt, MPI_Count count,
+                     mpi_type **out);
 void mpi_pack_data(const mpi_type *t, const void *in, size_t count, char *out);
 /* Unpack 'n' bytes (at most count instances); a short tail fills a prefix. */
 void mpi_unpack_data(const mpi_type *t, const char *in, size_t n, void *out, size_t count);
@@ -413,6 +418,7 @@ int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
 /* Each returns 0 or the MPI code of what it found, reported. */
 int mpi_chk_count(const mpi_cargs *a, int count, const char *what);
 int mpi_chk_type(const mpi_cargs *a, MPI_Datatype dt, mpi_type **t);
+int mpi_chk_type_n(const mpi_cargs *a, MPI_Datatype dt, int count, mpi_type **t);
 int mpi_chk_buf(const mpi_cargs *a, const void *buf, int count, const mpi_type *t,
                 const char *what);
 /* A root: a member; on an intercommunicator MPI_ROOT, MPI_PROC_NULL or a rank

@@ -103,11 +103,12 @@ static __attribute__((noinline)) int check_p2p_each(cr_job *job, const char *cal
 {
     int rc = mpi_comm_check(job, call, comm, c);
     /* Nothing moves to or from MPI_PROC_NULL: its datatype may be null too
-     * (as MPICH and Open MPI accept; MPICH's pt2pt/recvnull). */
+     * (as MPICH and Open MPI accept; MPICH's pt2pt/recvnull), as it may for
+     * no elements (MPICH's part/nonblocking_pready). */
     if (!rc && peer == MPI_PROC_NULL && dt == MPI_DATATYPE_NULL)
         *t = mpi_type_get(MPI_BYTE);
     else if (!rc)
-        rc = mpi_type_check(job, comm, call, dt, t);
+        rc = mpi_type_check_n(job, comm, call, dt, count, t);
     if (!rc) rc = check_buf(job, comm, call, buf, count, *t);
     if (!rc) rc = check_peer(job, comm, call, *c, peer, recv, recv ? "source" : "destination");
     if (!rc) rc = check_tag(job, comm, call, tag, recv);

@@ -1220,13 +1220,13 @@ static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const
     for (int i = 0; !rc && i < n.nout; i++) {
         mpi_type *t = NULL;
         rc = chk_count(&a, sendcounts[i], "sendcounts", i);
-        if (!rc) rc = mpi_type_check(a.job, comm, a.call, sendtypes[i], &t);
+        if (!rc) rc = mpi_type_check_n(a.job, comm, a.call, sendtypes[i], sendcounts[i], &t);
         if (!rc) sb[i] = (mpi_nblk){(char *)sendbuf + sdispls[i], (size_t)sendcounts[i], t};
     }
     for (int i = 0; !rc && i < n.nin; i++) {
         mpi_type *t = NULL;
         rc = chk_count(&a, recvcounts[i], "recvcounts", i);
-        if (!rc) rc = mpi_type_check(a.job, comm, a.call, recvtypes[i], &t);
+        if (!rc) rc = mpi_type_check_n(a.job, comm, a.call, recvtypes[i], recvcounts[i], &t);
         if (!rc) rb[i] = (mpi_nblk){(char *)recvbuf + rdispls[i], (size_t)recvcounts[i], t};
     }
     return nb_end(&a, rc, &n, rb, sb);

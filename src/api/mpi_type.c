@@ -297,6 +297,16 @@ int mpi_type_check(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt
     return 0;
 }
 
+int mpi_type_check_n(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt, MPI_Count count,
+                     mpi_type **out)
+{
+    if (dt == MPI_DATATYPE_NULL && count == 0) {
+        *out = mpi_type_get(MPI_BYTE);
+        return 0;
+    }
+    return mpi_type_check(job, comm, call, dt, out);
+}
+
 /* n copies of len bytes from src to dst, the source advancing sstep bytes and
  * the destination dstep bytes each time (with a constant size where common). */
 static void copy_runs(char *dst, ptrdiff_t dstep, const char *src, ptrdiff_t sstep, size_t n,

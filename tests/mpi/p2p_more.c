@@ -248,6 +248,20 @@ static void persistent_errors(void)
     OK(MPI_Wait(&r, &s));
     CHECK(s.MPI_SOURCE == MPI_PROC_NULL, "Irecv from PROC_NULL: source %d", s.MPI_SOURCE);
     EXPECT_ERR(MPI_Send(&x, 1, MPI_DATATYPE_NULL, right, 5, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    /* ... and for no elements (as MPICH accepts; codes such as PIO pass it):
+     * the empty message is matched and received, and a count of one still
+     * fails. */
+    OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, left, 6, MPI_COMM_WORLD, &r));
+    OK(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, right, 6, MPI_COMM_WORLD));
+    OK(MPI_Wait(&r, &s));
+    CHECK(s.MPI_SOURCE == left && s.MPI_TAG == 6, "empty null-typed message: source %d tag %d",
+          s.MPI_SOURCE, s.MPI_TAG);
+    OK(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, right, 7, NULL, 0, MPI_DATATYPE_NULL, left, 7,
+                    MPI_COMM_WORLD, &s));
+    CHECK(s.MPI_SOURCE == left, "null-typed sendrecv: source %d", s.MPI_SOURCE);
+    OK(MPI_Bcast(NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
+    OK(MPI_Allgather(NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_COMM_WORLD));
+    EXPECT_ERR(MPI_Bcast(&x, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
     /* Bad arguments are caught at init. */
     EXPECT_ERR(MPI_Send_init(&x, 1, MPI_INT, size, 5, MPI_COMM_WORLD, &r), MPI_ERR_RANK);
     EXPECT_ERR(MPI_Recv_init(&x, -1, MPI_INT, 0, 5, MPI_COMM_WORLD, &r), MPI_ERR_COUNT);
