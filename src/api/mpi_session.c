@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mpi_impl.h"
 
@@ -219,12 +220,14 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     return mpi_leave(job, MPI_SUCCESS);
 }
 
-/* The job ranks of process set name (NULL: no such set); *n its size. */
+/* The job ranks of process set name (NULL: no such set); *n its size. Names
+ * are taken in any case ("mpi://world"), as MPICH and Open MPI take them
+ * (MPICH's own session tests ask for "mpi://world"). */
 static int *pset_ranks(cr_job *job, const char *call, const char *name, int *n)
 {
     int which = -1;
     for (int i = 0; i < NPSETS; i++)
-        if (name && !strcmp(name, psets[i])) which = i;
+        if (name && !strcasecmp(name, psets[i])) which = i;
     if (which < 0) return NULL;
     int *r = malloc((size_t)job->size * sizeof *r);
     if (!r) cr_fatal(job, call, "out of memory");

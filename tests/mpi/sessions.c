@@ -78,6 +78,13 @@ int main(void)
     CHECK(pset_size(s, "mpi://WORLD") == np && pset_size(s, "mpi://SELF") == 1 &&
               pset_size(s, "courier://host") == np,
           "pset sizes");
+    /* names in any case, as MPICH and Open MPI take them */
+    MPI_Group glow;
+    int nlow = 0;
+    OK(MPI_Group_from_session_pset(s, "mpi://world", &glow));
+    OK(MPI_Group_size(glow, &nlow));
+    CHECK(nlow == np && pset_size(s, "MPI://self") == 1, "lower-case world %d of %d", nlow, np);
+    OK(MPI_Group_free(&glow));
 
     MPI_Comm cw, cs;
     OK(MPI_Comm_create_from_group(gw, "org.courier.test.world", MPI_INFO_NULL, MPI_ERRORS_RETURN,
