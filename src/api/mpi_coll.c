@@ -796,13 +796,13 @@ static int reduce_scatter_common(const char *call, const void *sbuf, void *rbuf,
     if (cr_coll_reduce_scatter(a.job, &a.c->g, call, s, out, bo, &o)) {
         if (packed)
             mpi_unpack_data(t, out, mine * per, rbuf, mine);
-        else if (out != rbuf)
+        else if (out != rbuf && mine)
             memcpy(rbuf, out, mine * per);
     } else {
         cr_coll_allreduce(a.job, &a.c->g, call, s, r, n, &o);
         if (packed)
             mpi_unpack_data(t, r + off * per, mine * per, rbuf, mine);
-        else
+        else if (mine)
             memmove(rbuf, r + off * per, mine * per);
     }
     free(bo);
@@ -944,7 +944,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
         if (rtmp) mpi_pack_data(tr, (char *)rbuf + root * cnt * (size_t)type_extent(tr), cnt, own);
     } else {
         const char *s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
-        memcpy(own, s, blk);
+        if (blk) memcpy(own, s, blk); /* empty blocks may have NULL buffers */
     }
     cr_coll_gather(a.job, &a.c->g, a.call, own, r, blk, root);
     free(stmp);
@@ -1029,7 +1029,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
         if (rtmp) mpi_pack_data(tr, (char *)rbuf + me * cnt * (size_t)type_extent(tr), cnt, own);
     } else {
         const char *s = bytes_in(a.job, a.call, ts, sbuf, (size_t)scount, &stmp);
-        memcpy(own, s, blk);
+        if (blk) memcpy(own, s, blk); /* empty blocks may have NULL buffers */
     }
     cr_coll_allgather(a.job, &a.c->g, a.call, own, r, blk);
     free(stmp);

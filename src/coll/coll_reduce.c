@@ -103,7 +103,7 @@ void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, 
     cr_sched s;
     sched_of(job, &s, g, op, g->seq++, o, count);
     char *acc = cr_sched_alloc(job, &s, len);
-    memcpy(acc, sbuf, len);
+    if (len) memcpy(acc, sbuf, len); /* an empty reduction's buffers may be NULL */
     cr_build_reduce(job, &s, g, acc, count, root, rbuf);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
@@ -260,7 +260,7 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
                        size_t count, const cr_redop *o)
 {
     if (g->size == 1) {
-        if (rbuf != sbuf) memcpy(rbuf, sbuf, count * o->elem);
+        if (rbuf != sbuf && count) memcpy(rbuf, sbuf, count * o->elem);
         g->seq++;
         return;
     }
@@ -459,7 +459,7 @@ void cr_coll_scan(cr_job *job, cr_group *g, const char *op, const void *sbuf, vo
                   size_t count, const cr_redop *o)
 {
     cr_trace_how(job, "recursive doubling");
-    if (rbuf != sbuf) memcpy(rbuf, sbuf, count * o->elem);
+    if (rbuf != sbuf && count) memcpy(rbuf, sbuf, count * o->elem);
     cr_sched s;
     sched_of(job, &s, g, op, g->seq++, o, count);
     cr_build_scan(job, &s, g, rbuf, count);

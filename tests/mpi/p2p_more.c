@@ -261,6 +261,24 @@ static void persistent_errors(void)
     CHECK(s.MPI_SOURCE == left, "null-typed sendrecv: source %d", s.MPI_SOURCE);
     OK(MPI_Bcast(NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
     OK(MPI_Allgather(NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_COMM_WORLD));
+    /* empty collectives on NULL buffers (UBSan sees any copy from NULL) */
+    OK(MPI_Gather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, 0, MPI_COMM_WORLD));
+    OK(MPI_Scatter(NULL, 0, MPI_INT, NULL, 0, MPI_INT, 0, MPI_COMM_WORLD));
+    OK(MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD));
+    OK(MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    OK(MPI_Reduce(NULL, NULL, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    OK(MPI_Scan(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    OK(MPI_Reduce_scatter_block(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    MPI_Request zq[6];
+    OK(MPI_Iallgather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD, &zq[0]));
+    OK(MPI_Igather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, 0, MPI_COMM_WORLD, &zq[1]));
+    OK(MPI_Ialltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD, &zq[2]));
+    OK(MPI_Ireduce(NULL, NULL, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &zq[3]));
+    OK(MPI_Iallreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &zq[4]));
+    OK(MPI_Ireduce_scatter_block(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &zq[5]));
+    OK(MPI_Waitall(6, zq, MPI_STATUSES_IGNORE));
+    OK(MPI_Iscan(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &zq[0]));
+    OK(MPI_Wait(&zq[0], MPI_STATUS_IGNORE));
     EXPECT_ERR(MPI_Bcast(&x, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
     /* Bad arguments are caught at init. */
     EXPECT_ERR(MPI_Send_init(&x, 1, MPI_INT, size, 5, MPI_COMM_WORLD, &r), MPI_ERR_RANK);
