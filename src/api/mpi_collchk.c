@@ -282,8 +282,7 @@ static int wside(const mpi_cargs *a, const int *counts, const int *displs,
         len[i] = 0;
         if (counts[i] < 0)
             return mpi_cfail(a, MPI_ERR_COUNT, "%scounts[%d] = %d is negative", what, i, counts[i]);
-        if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) continue;
-        int rc = mpi_chk_type(a, types[i], &t[i]);
+        int rc = mpi_chk_type_n(a, types[i], counts[i], &t[i]);
         if (rc) return rc;
         len[i] = (size_t)counts[i] * t[i]->size;
         if (len[i] && (!t[i]->contig || displs[i] < 0)) *staged = true;
