@@ -218,56 +218,48 @@ static void set_slice(cr_job *job, bool shortened)
     cr_host_short_slice(shortened);
 }
 
-/* Whether task pid is runnable now (the state in its /proc/PID/stat). */
-static bool task_runs(pid_t pid)
-{
-    char path[40], b[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    ssize_t n = read(fd, b, sizeof b - 1);
-    close(fd);
-    if (n <= 0) return false;
-    b[n] = 0;
-    const char *e = strrchr(b, ')'); /* the name may hold anything */
-    return e && e[1] == ' ' && e[2] == 'R';
-}
-
-/* Another process computes on this machine: more tasks are runnable now than
- * this job's (its ranks here, this one included, and the launcher that started
- * them). /proc/loadavg's fourth field counts every runnable task of the
- * machine. Ranks that outnumber the cores also lose slices to each other, and
- * yielding ranks are runnable: IMB's ranks while its rank 0 prepares a
- * benchmark lost enough slices to be taken for a busy machine (4 ranks on 2
- * cores, no other work), so its 8-byte allreduce ran sleeping at once, 45-68
- * us, where yielding gives 11-22 us. Looked at once per OTHERS_EVERY_NS at
- * most (a read of 2 + ranks small files); unknown (no /proc): yes, the safe
- * answer on a shared machine. */
-#define OTHERS_EVERY_NS 10000000u
+/* Another process computes on this machine: over the last window of at least
+ * OTHERS_WINDOW_NS, the CPU time that went to tasks (the online CPUs' time less
+ * idle, I/O wait and steal) exceeds what this job's own processes had (every
+ * thread of its ranks here and of the launcher that started them) by
+ * OTHERS_MIN_PCT of a CPU. A process that computes takes a share of a CPU all
+ * the time (beside 4 ranks on 2 cores, one took 0.65-0.94 CPU per 200 ms
+ * window); a quiet machine's own work stays under 0.1. Ranks that outnumber the
+ * cores also lose slices to each other, so a lost slice alone cannot tell; nor
+ * can the runnable tasks counted at one instant (/proc/loadavg against the
+ * ranks' states, as before): such ranks sleep and wake faster than the files
+ * are read, and one look in five took a quiet machine for a busy one
+ * (docs/engine.md). The verdict holds from window to window; a window longer
+ * than OTHERS_STALE_NS says nothing of now and starts again. Unknown (no
+ * /proc): yes, the safe answer on a shared machine. */
+#define OTHERS_WINDOW_NS 200000000u
+#define OTHERS_STALE_NS 2000000000u
+#define OTHERS_MIN_PCT 30u
 static bool others_run(cr_job *job)
 {
     uint64_t now = cr_mono_ns();
-    if (job->others_at && now - job->others_at < OTHERS_EVERY_NS) return job->others_seen;
-    job->others_at = now;
-    job->others_seen = true;
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return true;
-    char b[128];
-    ssize_t n = read(fd, b, sizeof b - 1);
-    close(fd);
-    unsigned running, ours = task_runs(getppid());
-    if (n <= 0) return true;
-    b[n] = 0;
-    if (sscanf(b, "%*s %*s %*s %u/", &running) != 1) return true;
-    if (!job->host.base) {
-        ours += (unsigned)job->size; /* no pids to look at: count them all */
-    } else {
-        for (int p = 0; p < job->size; p++) { /* a rank on another host has none here */
+    if (job->others_at && now - job->others_at < OTHERS_WINDOW_NS) return job->others_seen;
+    uint64_t unused, ours = cr_host_cpu_ns(getppid());
+    unsigned cpus;
+    if (!cr_host_unused_ns(&unused, &cpus)) return job->others_seen = true;
+    if (job->host.base) { /* a rank on another host has no pid here */
+        for (int p = 0; p < job->size; p++) {
             pid_t pid = cr_host_pid(&job->host, p);
-            ours += pid > 0 && task_runs(pid);
+            if (pid > 0) ours += cr_host_cpu_ns(pid);
         }
     }
-    job->others_seen = running > ours;
+    uint64_t dt = now - job->others_at;
+    if (job->others_at && dt < OTHERS_STALE_NS) {
+        /* no pids to look at: the job's ranks may have had every CPU */
+        uint64_t mine = job->host.base ? ours - job->others_ours : dt * (uint64_t)job->size;
+        uint64_t used = (uint64_t)cpus * dt - (unused - job->others_idle);
+        /* a thread or rank that ended takes its time with it: no verdict */
+        if (ours >= job->others_ours && unused >= job->others_idle && used <= (uint64_t)cpus * dt)
+            job->others_seen = used > mine && (used - mine) * 100u > dt * OTHERS_MIN_PCT;
+    }
+    job->others_at = now;
+    job->others_idle = unused;
+    job->others_ours = ours;
     return job->others_seen;
 }
 
@@ -333,10 +325,12 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
             job->preempted_at = now;
             /* With more ranks than cores the computing process may be one of
              * ours (starting up, or between its calls): not one lost slice
-             * but several in a second, with more tasks runnable than the job
-             * has ranks, say the machine has other work. */
+             * but several in a second, while processes other than the job's
+             * take CPU time (others_run, whose window runs meanwhile), say the
+             * machine has other work. */
+            bool others = job->oversub && others_run(job);
             if (!job->short_slice &&
-                (!job->oversub || (job->preempts >= OVERSUB_PREEMPTS && others_run(job))))
+                (!job->oversub || (job->preempts >= OVERSUB_PREEMPTS && others)))
                 set_slice(job, true);
         } else if (took > YIELD_RAN_NS && job->spell_end != SPELL_PREEMPTED)
             job->spell_end = SPELL_CEDED;

@@ -9,7 +9,9 @@
 #include "contexts.h"
 #include "host.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -202,6 +204,51 @@ void cr_host_short_slice(bool shortened)
     if (sched_getscheduler(0) != SCHED_OTHER) return;
     attr.nice = getpriority(PRIO_PROCESS, 0);
     syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+uint64_t cr_host_cpu_ns(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    uint64_t sum = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char b[96];
+        if (snprintf(path, sizeof path, "/proc/%d/task/%.12s/schedstat", (int)pid, e->d_name) >=
+            (int)sizeof path)
+            continue;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, b, sizeof b - 1);
+        close(fd);
+        if (n <= 0) continue;
+        b[n] = 0;
+        sum += strtoull(b, NULL, 10);
+    }
+    closedir(d);
+    return sum;
+}
+
+bool cr_host_unused_ns(uint64_t *unused, unsigned *cpus)
+{
+    int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char b[512]; /* the first line: the whole machine's */
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0) return false;
+    b[n] = 0;
+    unsigned long long v[8];
+    long hz = sysconf(_SC_CLK_TCK), online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sscanf(b, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]) != 8 ||
+        hz <= 0 || online <= 0)
+        return false;
+    *unused = (v[3] + v[4] + v[7]) * (1000000000ull / (uint64_t)hz); /* idle, iowait, steal */
+    *cpus = (unsigned)online;
+    return true;
 }
 
 uint32_t cr_host_announce(cr_host *h)

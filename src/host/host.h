@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CR_HOST_MAGIC 0x34726569726f6f63ULL /* "courier4" */
 #define CR_HOST_LINE 64
@@ -242,6 +243,14 @@ void cr_host_sleep_on_fd(cr_host *h, int fd);
  * deadline by that short slice instead of handing the core over for a whole
  * one. A policy other than SCHED_OTHER (the user's choice) is left alone. */
 void cr_host_short_slice(bool shortened);
+/* The CPU time (ns) every thread of process pid has had, from the scheduler's
+ * own count (/proc/PID/task/TID/schedstat, exact to the nanosecond); 0 when it
+ * cannot be read (the process is gone, or on another host). */
+uint64_t cr_host_cpu_ns(pid_t pid);
+/* The machine's CPU time (ns, all its CPUs together) that went to no task:
+ * idle, waiting for I/O, or taken by the hypervisor (steal); and how many CPUs
+ * are online. From /proc/stat (in clock ticks); false when unreadable. */
+bool cr_host_unused_ns(uint64_t *unused, unsigned *cpus);
 /* The rule both waiters follow (the engine's, core/wait.c; the simulated mode's,
  * vtime.c): a yield that took longer than this lost the core to a process that
  * computes, not to one that waits, and a waiter keeps its short slices this
