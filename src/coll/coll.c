@@ -35,7 +35,8 @@
  *    1 MiB, but 1.3x at 2 KiB (bench/results/osu_coll16.md). From 8 KiB, where
  *    every member is on this host with single copy (same conditions as bcast),
  *    each member reads its blocks out of the others' send buffers in pairwise
- *    order (direct, coll_direct.c); forced only: pairwise in rounds of
+ *    order (direct, coll_direct.c; from 256 KiB with more ranks than cores);
+ *    forced only: pairwise in rounds of
  *    COURIER_COLL_WINDOW exchanges (window).
  * Invariants: every member calls the same collectives in the same order, so the
  * group's sequence number (part of every tag) is the same everywhere and the
@@ -68,6 +69,13 @@
  * nobody (bench/results/scale16.md). */
 #define BCAST_AREA_MIN (16u << 10)
 #define ALLTOALL_DIRECT_MIN 8192
+/* With more ranks than cores, direct from 256 KiB: its members read at their own
+ * pace between two short collectives, where each pairwise step needs both
+ * partners on a core at once. 4 ranks on 2 cores: 1-4 MiB 0.43-0.95x
+ * pairwise's time (Open MPI's 0.73-1.28x direct's), 8 ranks 128 KiB-4 MiB
+ * 0.32-0.83x; below 256 KiB the two were within their noise at 4 ranks
+ * (bench/results/osu_coll2.md). */
+#define ALLTOALL_DIRECT_OVERSUB_MIN (256u << 10)
 #define WINDOW_DEFAULT 4
 
 int cr_coll_forced(cr_job *job)
@@ -448,9 +456,10 @@ void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf
     cr_sched s;
     cr_sched_blocking(&s, g, op, g->seq++); /* (nothing to free if the direct path serves) */
     int f = cr_coll_forced(job);
-    if ((f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && !cr_group_oversub(job, g) && g->size > 2 &&
-                                blk >= ALLTOALL_DIRECT_MIN)) &&
-        blk > 0 && g->size > 1 && cr_coll_direct_ok(job, g)) {
+    size_t direct_min =
+        cr_group_oversub(job, g) ? ALLTOALL_DIRECT_OVERSUB_MIN : ALLTOALL_DIRECT_MIN;
+    if ((f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && g->size > 2 && blk >= direct_min)) && blk > 0 &&
+        g->size > 1 && cr_coll_direct_ok(job, g)) {
         if (cr_coll_alltoall_direct(job, g, op, sbuf, rbuf, blk)) return;
         /* a read was refused: by messages */
         cr_build_alltoall_pairs(job, &s, g, sbuf, NULL, NULL, rbuf, NULL, NULL, blk, 1);
