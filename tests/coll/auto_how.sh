@@ -16,15 +16,8 @@ if [ "$how" = direct ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/nul
 fi
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-cmd=() traced=
-for a in "$@"; do
-    cmd+=("$a")
-    if [ -z "$traced" ] && [ "$a" = run ]; then cmd+=(--trace "$d/t.json"); traced=1; fi
-done
-[ -n "$traced" ] || { echo "auto_how.sh: no 'run' in the command: $*"; exit 2; }
-"${cmd[@]}"
-status=$?
-[ $status -eq 0 ] || { echo "FAIL: the job exited with status $status"; exit 1; }
+. "$(dirname "$0")/traced.sh"
+run_traced "$d/t.json" "$@"
 grep '"cat":"call"' "$d/t.json" |
     sed -n 's/.*"name":"\([^"]*\)".*"bytes":\([0-9]*\),.*"how":"\([^"]*\)".*/\1\t\2\t\3/p' |
     awk -F'\t' -v c="$call" '$1 == c' >"$d/calls"

@@ -20,17 +20,8 @@ shift 2
 long() { case $1 in recdbl) echo "recursive doubling" ;; area) echo "shared area" ;; *) echo "$1" ;; esac; }
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-# --trace FILE right after the command's "run"
-cmd=() traced=
-for a in "$@"; do
-    cmd+=("$a")
-    if [ -z "$traced" ] && [ "$a" = run ]; then cmd+=(--trace "$d/t.json"); traced=1; fi
-done
-[ -n "$traced" ] || { echo "forced.sh: no 'run' in the command: $*"; exit 2; }
-COURIER_COLL_ALG=$alg "${cmd[@]}"
-status=$?
-[ $status -eq 0 ] || { echo "FAIL: the job exited with status $status"; exit 1; }
-[ -s "$d/t.json" ] || { echo "FAIL: no trace was written"; exit 1; }
+. "$(dirname "$0")/traced.sh"
+COURIER_COLL_ALG=$alg run_traced "$d/t.json" "$@"
 # "call<TAB>bytes<TAB>how" for every call record that names an algorithm
 algs='binomial|pipeline|recursive doubling|rabenseifner|ring|bruck|pairwise|scatter|linear|direct|split|window|shared area|dissemination|shift'
 grep '"cat":"call"' "$d/t.json" |
