@@ -1,10 +1,13 @@
 /* The host segment (host.h): its layout for a job of n ranks, used by the
  * launcher that creates it, and each rank's view of it: doorbells, the status
- * board, the cards; and the user's directory that the launcher's registry and
- * the ranks' links to other jobs share (cr_user_dir). Invariants: the layout depends only on n and
- * the shm region's size, so launcher and ranks agree on it; a rank writes only its own records (its
- * rank record's pid/gone, its status, its card) besides the doorbells of the peers it wakes and,
- * by compare-exchange only, a claim slot a peer named to it (host.h). */
+ * board, the cards; the user's directory that the launcher's registry and
+ * the ranks' links to other jobs share (cr_user_dir); and what the machine's
+ * CPUs went to (a process's threads, the time no task used: cr_host_cpu_ns,
+ * cr_host_unused_ns), by which a waiting rank tells other work beside its job. Invariants: the
+ * layout depends only on n and the shm region's size, so launcher and ranks agree on it; a rank
+ * writes only its own records (its rank record's pid/gone, its status, its card) besides the
+ * doorbells of the peers it wakes and, by compare-exchange only, a claim slot a peer named to it
+ * (host.h). */
 #define _GNU_SOURCE
 #include "contexts.h"
 #include "host.h"
