@@ -239,26 +239,28 @@ static bool others_run(cr_job *job)
 {
     uint64_t now = cr_mono_ns();
     if (job->others_at && now - job->others_at < OTHERS_WINDOW_NS) return job->others_seen;
-    uint64_t unused, ours = cr_host_cpu_ns(getppid());
+    uint64_t dt = now - job->others_at, idle, ours = cr_host_cpu_ns(getppid());
     unsigned cpus;
-    if (!cr_host_unused_ns(&unused, &cpus)) return job->others_seen = true;
-    if (job->host.base) { /* a rank on another host has no pid here */
-        for (int p = 0; p < job->size; p++) {
-            pid_t pid = cr_host_pid(&job->host, p);
-            if (pid > 0) ours += cr_host_cpu_ns(pid);
-        }
-    }
-    uint64_t dt = now - job->others_at;
-    if (job->others_at && dt < OTHERS_STALE_NS) {
-        /* no pids to look at: the job's ranks may have had every CPU */
-        uint64_t mine = job->host.base ? ours - job->others_ours : dt * (uint64_t)job->size;
-        uint64_t used = (uint64_t)cpus * dt - (unused - job->others_idle);
-        /* a thread or rank that ended takes its time with it: no verdict */
-        if (ours >= job->others_ours && unused >= job->others_idle && used <= (uint64_t)cpus * dt)
-            job->others_seen = used > mine && (used - mine) * 100u > dt * OTHERS_MIN_PCT;
-    }
+    bool window = job->others_at && dt < OTHERS_STALE_NS;
     job->others_at = now;
-    job->others_idle = unused;
+    if (!cr_host_unused_ns(&idle, &cpus)) {
+        job->others_idle = UINT64_MAX; /* no window from this look */
+        return job->others_seen = true;
+    }
+    for (int p = 0; job->host.base && p < job->size; p++) {
+        pid_t pid = cr_host_pid(&job->host, p); /* a rank on another host has none here */
+        if (pid > 0) ours += cr_host_cpu_ns(pid);
+    }
+    /* A thread or rank that ended took its time with it, and the ticks of
+     * /proc/stat may overshoot: no verdict from such a window. Without pids to
+     * look at, the job's ranks may have had every CPU. */
+    if (window && ours >= job->others_ours && idle >= job->others_idle &&
+        idle - job->others_idle <= (uint64_t)cpus * dt) {
+        uint64_t used = (uint64_t)cpus * dt - (idle - job->others_idle);
+        uint64_t mine = job->host.base ? ours - job->others_ours : dt * (uint64_t)job->size;
+        job->others_seen = used > mine && (used - mine) * 100u > dt * OTHERS_MIN_PCT;
+    }
+    job->others_idle = idle;
     job->others_ours = ours;
     return job->others_seen;
 }
@@ -328,7 +330,7 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
              * but several in a second, while processes other than the job's
              * take CPU time (others_run, whose window runs meanwhile), say the
              * machine has other work. */
-            bool others = job->oversub && others_run(job);
+            bool others = job->oversub && !job->short_slice && others_run(job);
             if (!job->short_slice &&
                 (!job->oversub || (job->preempts >= OVERSUB_PREEMPTS && others)))
                 set_slice(job, true);
