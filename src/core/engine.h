@@ -304,10 +304,7 @@ typedef struct cr_job {
     bool short_slice;      /* asked the scheduler for short time slices (cr_idle) */
     uint64_t preempted_at; /* when a yield last lost a slice to a computing process (ns) */
     unsigned preempts;     /* ... and how many did within CR_SLICE_KEEP_NS of each other */
-    uint64_t others_at;    /* when cr_idle last looked for other processes computing (ns) */
-    uint64_t others_idle;  /* ... the machine's idle, I/O wait and steal time then (ns) */
-    uint64_t others_ours;  /* ... and the CPU time of this job's processes here (ns) */
-    bool others_seen;      /* whether the last window found one */
+    cr_host_others others; /* the look for other work where no host segment is shared (cr_idle) */
     unsigned ceded_run;    /* spells in a row that a hand-over of the CPU ended (cr_idle) */
     uint64_t moved_at;     /* when this rank last stepped off a CPU it shared (cr_idle) */
     uint64_t yield_ns;     /* then this long yielding the core, then sleep */

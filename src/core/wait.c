@@ -230,39 +230,45 @@ static void set_slice(cr_job *job, bool shortened)
  * ranks' states, as before): such ranks sleep and wake faster than the files
  * are read, and one look in five took a quiet machine for a busy one
  * (docs/engine.md). The verdict holds from window to window; a window longer
- * than OTHERS_STALE_NS says nothing of now and starts again. Unknown (no
- * /proc): yes, the safe answer on a shared machine. */
-#define OTHERS_WINDOW_NS 200000000u
-#define OTHERS_STALE_NS 2000000000u
+ * than OTHERS_STALE_NS says nothing of now and starts again. One rank of the
+ * host looks for all (host.h: cr_host_others; a look left half-taken by a rank
+ * that ended is taken over after OTHERS_STALE_NS), the others read its verdict:
+ * reading every rank's CPU time in every rank cost n^2 reads of /proc a window.
+ * Unknown (no /proc): yes, the safe answer on a shared machine. */
+#define OTHERS_WINDOW_NS 200000000
+#define OTHERS_STALE_NS 2000000000
 #define OTHERS_MIN_PCT 30u
 static bool others_run(cr_job *job)
 {
-    uint64_t now = cr_mono_ns();
-    if (job->others_at && now - job->others_at < OTHERS_WINDOW_NS) return job->others_seen;
-    uint64_t dt = now - job->others_at, idle, ours = cr_host_cpu_ns(getppid());
+    cr_host_others *o = job->host.base ? job->host.others : &job->others;
+    int64_t now = (int64_t)cr_mono_ns();
+    if (!cr_host_look_take(o, now, OTHERS_WINDOW_NS, OTHERS_STALE_NS)) return atomic_load(&o->seen);
+    int64_t at = (int64_t)atomic_load(&o->at);
+    uint64_t dt = (uint64_t)(now - at), idle, ours = cr_host_cpu_ns(getppid());
     unsigned cpus;
-    bool window = job->others_at && dt < OTHERS_STALE_NS;
-    job->others_at = now;
+    bool window = at && now > at && dt < OTHERS_STALE_NS, seen = atomic_load(&o->seen);
     if (!cr_host_unused_ns(&idle, &cpus)) {
-        job->others_idle = UINT64_MAX; /* no window from this look */
-        return job->others_seen = true;
-    }
-    for (int p = 0; job->host.base && p < job->size; p++) {
-        pid_t pid = cr_host_pid(&job->host, p); /* a rank on another host has none here */
-        if (pid > 0) ours += cr_host_cpu_ns(pid);
+        idle = UINT64_MAX; /* no window from this look */
+        seen = true;
+    } else {
+        for (int p = 0; job->host.base && p < job->size; p++) {
+            pid_t pid = cr_host_pid(&job->host, p); /* a rank on another host has none here */
+            if (pid > 0) ours += cr_host_cpu_ns(pid);
+        }
     }
     /* A thread or rank that ended took its time with it, and the ticks of
      * /proc/stat may overshoot: no verdict from such a window. Without pids to
      * look at, the job's ranks may have had every CPU. */
-    if (window && ours >= job->others_ours && idle >= job->others_idle &&
-        idle - job->others_idle <= (uint64_t)cpus * dt) {
-        uint64_t used = (uint64_t)cpus * dt - (idle - job->others_idle);
-        uint64_t mine = job->host.base ? ours - job->others_ours : dt * (uint64_t)job->size;
-        job->others_seen = used > mine && (used - mine) * 100u > dt * OTHERS_MIN_PCT;
+    if (window && idle != UINT64_MAX && ours >= o->ours && idle >= o->idle &&
+        idle - o->idle <= (uint64_t)cpus * dt) {
+        uint64_t used = (uint64_t)cpus * dt - (idle - o->idle);
+        uint64_t mine = job->host.base ? ours - o->ours : dt * (uint64_t)job->size;
+        seen = used > mine && (used - mine) * 100u > dt * OTHERS_MIN_PCT;
     }
-    job->others_idle = idle;
-    job->others_ours = ours;
-    return job->others_seen;
+    o->idle = idle;
+    o->ours = ours;
+    cr_host_look_done(o, now, seen);
+    return seen;
 }
 
 /* Simulated: nothing to spin for (time stands still while the rank waits).

@@ -3,11 +3,12 @@
  * board, the cards; the user's directory that the launcher's registry and
  * the ranks' links to other jobs share (cr_user_dir); and what the machine's
  * CPUs went to (a process's threads, the time no task used: cr_host_cpu_ns,
- * cr_host_unused_ns), by which a waiting rank tells other work beside its job. Invariants: the
- * layout depends only on n and the shm region's size, so launcher and ranks agree on it; a rank
- * writes only its own records (its rank record's pid/gone, its status, its card) besides the
- * doorbells of the peers it wakes and, by compare-exchange only, a claim slot a peer named to it
- * (host.h). */
+ * cr_host_unused_ns), by which a waiting rank tells other work beside its job, and the one
+ * look of the host that its ranks share (cr_host_look_take). Invariants: the layout depends
+ * only on n and the shm region's size, so launcher and ranks agree on it; a rank writes only its
+ * own records (its rank record's pid/gone, its status, its card) besides the doorbells of the
+ * peers it wakes, by compare-exchange only a claim slot a peer named to it (host.h), and the
+ * host's look only while it holds it (taken by compare-exchange). */
 #define _GNU_SOURCE
 #include "contexts.h"
 #include "host.h"
@@ -110,6 +111,7 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
         h->coll[k].slots = (unsigned char *)a + (size_t)size * 2 * sizeof(cr_coll_line);
         h->coll[k].slot = cr_coll_slot(size);
     }
+    h->others = (cr_host_others *)(b + CR_HOST_OTHERS_OFF);
     if (h->hd->claim_off) h->claims = (_Atomic uint64_t *)(b + h->hd->claim_off);
     h->region = b + h->hd->region_off;
     h->region_bytes = h->hd->region_bytes;
@@ -350,4 +352,29 @@ int cr_user_dir(char *dir, size_t len, bool create, unsigned forbid, char *why, 
     else
         return 0;
     return -1;
+}
+
+/* since is a time within span before now (0: none). Signed: another rank's
+ * reading of the clock may be a little after ours. */
+static bool fresh(uint64_t since, int64_t now, int64_t span)
+{
+    return since && now - (int64_t)since < span;
+}
+
+bool cr_host_look_take(cr_host_others *o, int64_t now, int64_t window_ns, int64_t stale_ns)
+{
+    uint64_t taking = atomic_load(&o->taking);
+    if (fresh(atomic_load(&o->at), now, window_ns) || fresh(taking, now, stale_ns) ||
+        !atomic_compare_exchange_strong(&o->taking, &taking, (uint64_t)now))
+        return false;
+    if (!fresh(atomic_load(&o->at), now, window_ns)) return true;
+    atomic_store(&o->taking, 0); /* another rank looked meanwhile */
+    return false;
+}
+
+void cr_host_look_done(cr_host_others *o, int64_t now, bool seen)
+{
+    atomic_store(&o->seen, seen);
+    atomic_store(&o->at, (uint64_t)now);
+    atomic_store(&o->taking, 0);
 }

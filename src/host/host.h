@@ -37,6 +37,27 @@ typedef struct cr_host_head {
     uint64_t claim_off; /* the claim slots (after total: 0 in an older launcher's segment) */
 } cr_host_head;
 
+/* Whether processes other than the job's compute on this machine (core/wait.c,
+ * others_run): one rank of the host looks for all of them, once a window, and
+ * every rank reads its verdict, instead of each rank reading every rank's CPU
+ * time (n^2 reads of /proc a window). In the head's page, after the head (an
+ * older launcher's segment has zeros there, which read as "no look yet"). */
+typedef struct cr_host_others {
+    _Atomic uint64_t taking; /* when the rank now looking began (ns; 0: none looks) */
+    _Atomic uint64_t at;     /* when the last look was taken (ns; 0: none yet) */
+    _Atomic uint32_t seen;   /* its verdict: another process computes */
+    uint32_t pad;
+    uint64_t idle, ours; /* that look's readings, for the next window: only the looker's */
+} cr_host_others;
+#define CR_HOST_OTHERS_OFF 128
+/* Take the host's look at time now (ns, CLOCK_MONOTONIC): true when no look of
+ * the last window_ns is known and no other rank is taking one (one begun stale_ns
+ * or more ago was left by a rank that ended, and is taken over). The taker
+ * writes idle and ours and ends with cr_host_look_done, which publishes seen. */
+bool cr_host_look_take(cr_host_others *o, int64_t now, int64_t window_ns, int64_t stale_ns);
+void cr_host_look_done(cr_host_others *o, int64_t now, bool seen);
+_Static_assert(sizeof(cr_host_head) <= CR_HOST_OTHERS_OFF, "the others' record follows the head");
+
 typedef struct cr_host_rank {
     _Atomic uint32_t bell;     /* bumped by whoever wakes this rank */
     _Atomic uint32_t sleepers; /* threads of this rank waiting on bell */
@@ -188,6 +209,7 @@ typedef struct cr_host {
     _Atomic uint64_t *claims;         /* [rank * CR_HOST_CLAIMS + slot]; NULL: none */
     void *region;
     size_t region_bytes;
+    cr_host_others *others;  /* this host's look for other work (never NULL once attached) */
     int *peer_efd;           /* per peer: our duplicate of its eventfd (-1: none yet, -2: failed) */
     bool fenced_by_sleepers; /* registered for membarrier: cr_host_kick needs no fence */
     bool sleeper_barrier;    /* the kernel has membarrier's global expedited barrier */

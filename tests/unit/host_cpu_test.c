@@ -8,13 +8,19 @@
  *  - the machine's unused time leaves out what a computing process took: over
  *    its run, the CPUs' time less the unused is at least that process's CPU
  *    time (other tests' tasks may add to it, never take from it);
- *  - the online CPUs are counted.
+ *  - the online CPUs are counted;
+ *  - one look for a host (cr_host_look_take, cr_host_look_done): while a
+ *    process of the host takes it, and for a window after, another is
+ *    refused (in a shared mapping, across fork); a look left half-taken is
+ *    taken over once stale; a clock a little behind another rank's does not
+ *    take a look again.
  * Exits non-zero, naming the check, when the code is wrong. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,6 +112,33 @@ int main(void)
            cpus, (double)dt / 1e6, (double)used / 1e6, (double)child / 1e6);
     CHECK(child >= 290000000u);
     CHECK(used + slop >= child);
+
+    /* one look a window for the whole host (times in ns, as the engine's) */
+    const int64_t W = 200000000, S = 2000000000, T = 5000000000;
+    cr_host_others *o =
+        mmap(NULL, sizeof *o, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(o != MAP_FAILED);
+    CHECK(cr_host_look_take(o, T, W, S));
+    pid_t k = fork();
+    CHECK(k >= 0);
+    if (k == 0) /* another rank of the host, while the look is under way */
+        _exit(cr_host_look_take(o, T + 1000, W, S) ? 1 : 0);
+    CHECK(waitpid(k, &st, 0) == k && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    cr_host_look_done(o, T + 2000, true);
+    CHECK(atomic_load(&o->seen) == 1);
+    k = fork();
+    CHECK(k >= 0);
+    if (k == 0) /* the same window: refused, the verdict read; the next: taken */
+        _exit(cr_host_look_take(o, T + W / 2, W, S)       ? 1
+              : !cr_host_look_take(o, T + 2000 + W, W, S) ? 2
+                                                          : 0);
+    CHECK(waitpid(k, &st, 0) == k && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(!cr_host_look_take(o, T + 2000 + W + 1, W, S)); /* the child's look is under way */
+    CHECK(!cr_host_look_take(o, T, W, S));                /* a clock behind the taker's */
+    CHECK(cr_host_look_take(o, T + 2000 + W + S, W, S));  /* the child left it half-taken */
+    cr_host_look_done(o, T + 2000 + W + S, false);
+    CHECK(atomic_load(&o->seen) == 0 && atomic_load(&o->taking) == 0);
+    munmap(o, sizeof *o);
     if (!failures) printf("host_cpu: ok\n");
     return failures != 0;
 }
