@@ -50,13 +50,13 @@ typedef struct cr_host_others {
     uint64_t idle, ours; /* that look's readings, for the next window: only the looker's */
 } cr_host_others;
 #define CR_HOST_OTHERS_OFF 128
+_Static_assert(sizeof(cr_host_head) <= CR_HOST_OTHERS_OFF, "the others' record follows the head");
 /* Take the host's look at time now (ns, CLOCK_MONOTONIC): true when no look of
  * the last window_ns is known and no other rank is taking one (one begun stale_ns
  * or more ago was left by a rank that ended, and is taken over). The taker
  * writes idle and ours and ends with cr_host_look_done, which publishes seen. */
 bool cr_host_look_take(cr_host_others *o, int64_t now, int64_t window_ns, int64_t stale_ns);
 void cr_host_look_done(cr_host_others *o, int64_t now, bool seen);
-_Static_assert(sizeof(cr_host_head) <= CR_HOST_OTHERS_OFF, "the others' record follows the head");
 
 typedef struct cr_host_rank {
     _Atomic uint32_t bell;     /* bumped by whoever wakes this rank */
