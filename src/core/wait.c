@@ -246,20 +246,20 @@ static bool others_run(cr_job *job)
     int64_t at = (int64_t)atomic_load(&o->at);
     uint64_t dt = (uint64_t)(now - at), idle, ours = cr_host_cpu_ns(getppid());
     unsigned cpus;
-    bool window = at && now > at && dt < OTHERS_STALE_NS, seen = atomic_load(&o->seen);
+    bool seen = atomic_load(&o->seen);
     if (!cr_host_unused_ns(&idle, &cpus)) {
-        idle = UINT64_MAX; /* no window from this look */
-        seen = true;
-    } else {
-        for (int p = 0; job->host.base && p < job->size; p++) {
-            pid_t pid = cr_host_pid(&job->host, p); /* a rank on another host has none here */
-            if (pid > 0) ours += cr_host_cpu_ns(pid);
-        }
+        o->idle = UINT64_MAX; /* no window from this look */
+        cr_host_look_done(o, now, true);
+        return true;
+    }
+    for (int p = 0; job->host.base && p < job->size; p++) {
+        pid_t pid = cr_host_pid(&job->host, p); /* a rank on another host has none here */
+        if (pid > 0) ours += cr_host_cpu_ns(pid);
     }
     /* A thread or rank that ended took its time with it, and the ticks of
      * /proc/stat may overshoot: no verdict from such a window. Without pids to
      * look at, the job's ranks may have had every CPU. */
-    if (window && idle != UINT64_MAX && ours >= o->ours && idle >= o->idle &&
+    if (at && now > at && dt < OTHERS_STALE_NS && ours >= o->ours && idle >= o->idle &&
         idle - o->idle <= (uint64_t)cpus * dt) {
         uint64_t used = (uint64_t)cpus * dt - (idle - o->idle);
         uint64_t mine = job->host.base ? ours - o->ours : dt * (uint64_t)job->size;
