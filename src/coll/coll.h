@@ -220,6 +220,11 @@ void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, si
                          uint32_t seq);
 bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                              size_t blk);
+/* Each member reduces its share of count elements (count >= group size) read
+ * out of every member's input, then reads the others' shares: false as the
+ * all-to-all's (nothing moved); sbuf may be rbuf (in place). */
+bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf,
+                              void *rbuf, size_t count, const cr_redop *o);
 /* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
  * ranks than cores every round costs a trip through the scheduler, and the linear
  * form has two rounds whatever the group size. */

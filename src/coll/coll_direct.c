@@ -1,4 +1,4 @@
-/* Single-copy collectives: broadcast and all-to-all where every member reads
+/* Single-copy collectives: broadcast, all-to-all and all-reduce where every member reads
  * what it needs straight out of the other members' buffers (process_vm_readv,
  * the transport's get), instead of having it sent by messages.
  *
@@ -24,6 +24,14 @@
  *    each step every member is read by exactly one other), then an all-reduce
  *    of the failures. Each read is one system call, so each member has exactly
  *    one transfer in flight: the throttle is built in.
+ *  - allreduce "direct": an all-gather of input addresses, then member i
+ *    reads share i of every member's input and combines it as the message
+ *    algorithms combine each element (so the result is theirs, bit for bit);
+ *    an all-reduce of the failures (no input is read any more: in place, the
+ *    receive buffers may change), every member reads the other shares out of
+ *    their owners' results, and a last all-reduce of the failures (no member
+ *    frees its share while another may read it). Chosen with more ranks than
+ *    cores from 256 KiB (coll_reduce.c): members read at their own pace.
  *
  * Where they apply (cr_coll_direct_ok): every member is on this host and its
  * transport offers single copy. That is decided from job-wide facts (the host
@@ -35,7 +43,10 @@
  * all-to-all everyone learns of any failure from the final all-reduce (or,
  * before anything moved, from the all-gather) and everyone redoes the
  * operation by messages (binomial, pairwise), while every buffer is still
- * intact. Every read is the engine's single copy (src/core/single_copy.h),
+ * intact; in the all-reduce a refusal among the inputs is learnt at the first
+ * agreement (every input intact: the caller runs the message algorithm), one
+ * among the shares at the last (every share still held: an all-gather of the
+ * shares by messages). Every read is the engine's single copy (src/core/single_copy.h),
  * which holds the rule: a refusal turns single copy off for that peer, any
  * other error of the read ends the job with the call, the rank and the
  * reason.
@@ -61,11 +72,12 @@
  * area's.
  *
  * Invariants: no member leaves before every read of its buffer is done (the
- * root waits for every "done"; split and alltoall end in an all-reduce that
- * every member enters only after its last read); messages use the group's
- * context and tags of this collective's sequence number (steps 0-3), and the
- * internal all-gather and all-reduce take sequence numbers of their own, the
- * same on every member because every member takes the same path. */
+ * root waits for every "done"; split, alltoall and allreduce end in an
+ * all-reduce that every member enters only after its last read); messages use
+ * the group's context and tags of this collective's sequence number (steps
+ * 0-3), and the internal all-gather and all-reduce take sequence numbers of
+ * their own, the same on every member because every member takes the same
+ * path. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +109,15 @@ static bool reads_all(const cr_job *job, const cr_group *g)
     for (int i = 0; i < g->size; i++)
         if (i != g->me && !cr_sc_on(job, cr_group_rank(g, i), CR_SC_READ)) return false;
     return true;
+}
+
+/* An all-or-nothing agreement: did any member fail? */
+static bool any_failed(cr_job *job, cr_group *g, const char *op, long failed)
+{
+    long any = 0;
+    cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
+    cr_coll_allreduce(job, g, op, &failed, &any, 1, &o);
+    return any != 0;
 }
 
 /* The root's address down the binomial tree rooted at root: received from
@@ -190,10 +211,7 @@ void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, si
         }
     }
     free(all);
-    long any = 0;
-    cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
-    cr_coll_allreduce(job, g, op, &failed, &any, 1, &o);
-    if (any) cr_coll_bcast_tree(job, g, op, buf, len, root, seq, 3);
+    if (any_failed(job, g, op, failed)) cr_coll_bcast_tree(job, g, op, buf, len, root, seq, 3);
 }
 
 /* ---- all-to-all ---------------------------------------------------------- */
@@ -220,8 +238,117 @@ bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const voi
                             all[from].addr + (uint64_t)me * blk, blk);
     }
     free(all);
-    long any = 0;
-    cr_redop o = CR_OP_PREDEF(cr_op_bor_long, long);
-    cr_coll_allreduce(job, g, op, &failed, &any, 1, &o);
-    return !any;
+    return !any_failed(job, g, op, failed);
+}
+
+/* ---- all-reduce ---------------------------------------------------------- */
+
+typedef struct reduced {
+    uint64_t in;  /* the member's input: its send buffer (its receive buffer in place) */
+    uint64_t acc; /* its share of the result, complete once the first agreement is */
+    uint64_t ok;  /* it can read every other member (as far as it knows) */
+} reduced;
+
+/* The first element of member i's share of count elements over n members. */
+static size_t share_start(size_t count, int n, int i)
+{
+    return (size_t)((unsigned __int128)count * (unsigned)i / (unsigned)n);
+}
+
+bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf,
+                              void *rbuf, size_t count, const cr_redop *o)
+{
+    cr_trace_how(job, "direct");
+    int n = g->size, me = g->me;
+    size_t e = o->elem, lo = share_start(count, n, me), k = share_start(count, n, me + 1) - lo;
+    int pof2 = 1, depth = 0;
+    while (pof2 * 2 <= n) pof2 *= 2, depth++;
+    /* a stack of depth+1 partial results (the first: this member's share of
+     * the result, acc), two inputs, scratch */
+    char *acc = cr_coll_alloc(job, op, (size_t)(depth + 4) * k * e);
+    char *x = acc + (size_t)(depth + 1) * k * e, *y = x + k * e, *tmp = y + k * e;
+    reduced mine = {(uintptr_t)sbuf, (uintptr_t)acc, reads_all(job, g)};
+    reduced *all = cr_coll_alloc(job, op, (size_t)n * sizeof *all);
+    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    long failed = 0;
+    for (int i = 0; i < n; i++) failed |= !all[i].ok;
+    if (failed) { /* before anything moved: every member knows it */
+        free(all);
+        free(acc);
+        return false;
+    }
+    /* This member's share of the result, out of every member's input, combined
+     * as the message algorithms combine each element (coll_reduce.c), so that
+     * the result is the same bit for bit whichever runs (MPI_Iallreduce's and a
+     * persistent allreduce's schedules run those): linear, a fold in member
+     * order; else the balanced tree over the power of two of runs that
+     * recursive doubling and Rabenseifner's halving join, run v being members
+     * 2v and 2v+1 for v < extra (the pairs that fold first), else member
+     * v + extra. The tree is built as a binary counter: each run is pushed,
+     * then every two partial results of one height are joined, lower left. */
+    const char *in = (const char *)sbuf + lo * e;
+    int extra = n - pof2, top = 0, height[33];
+    size_t kb = k * e;
+    bool linear = cr_coll_linear(job, g, count * e);
+    if (k && linear) {
+        for (int i = 0; i < n && !failed; i++) {
+            const char *src = i == me ? in : x;
+            if (i != me) failed = !read_from(job, g, op, i, x, all[i].in + lo * e, kb);
+            if (i == 0)
+                memcpy(acc, src, kb);
+            else if (!failed)
+                cr_coll_combine(o, acc, src, acc, k, tmp);
+        }
+    }
+    for (int v = 0; k && !linear && v < pof2 && !failed; v++) {
+        int a = v < extra ? 2 * v : v + extra;
+        const char *pa = a == me ? in : x, *pb = a + 1 == me ? in : y;
+        char *slot = acc + (size_t)top * kb;
+        if (a != me) failed = !read_from(job, g, op, a, x, all[a].in + lo * e, kb);
+        if (v < extra && a + 1 != me && !failed)
+            failed = !read_from(job, g, op, a + 1, y, all[a + 1].in + lo * e, kb);
+        if (failed) break;
+        if (v < extra)
+            cr_coll_combine(o, pa, pb, slot, k, tmp);
+        else
+            memcpy(slot, pa, kb);
+        height[top++] = 0;
+        for (; top >= 2 && height[top - 1] == height[top - 2]; top--) {
+            char *l = acc + (size_t)(top - 2) * kb;
+            cr_coll_combine(o, l, l + kb, l, k, tmp);
+            height[top - 2]++;
+        }
+    }
+    /* Every share is complete, and no member reads an input any more: the
+     * receive buffers may change (in place they are the inputs). A read refused
+     * here leaves every input as it was: the caller does it by messages. */
+    if (any_failed(job, g, op, failed)) {
+        free(all);
+        free(acc);
+        return false;
+    }
+    char *out = rbuf;
+    for (int s = 0; s < n && !failed; s++) {
+        int i = (me + s) % n;
+        size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
+        if (i == me)
+            memcpy(out + ilo * e, acc, ik * e);
+        else if (ik)
+            failed = !read_from(job, g, op, i, out + ilo * e, all[i].acc, ik * e);
+    }
+    /* No member frees its share while another may still read it. A refusal
+     * now: every share is still held, so every member takes them all again by
+     * messages. */
+    if (any_failed(job, g, op, failed)) {
+        size_t *lens = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *lens), *displs = lens + n;
+        for (int i = 0; i < n; i++) {
+            displs[i] = share_start(count, n, i) * e;
+            lens[i] = share_start(count, n, i + 1) * e - displs[i];
+        }
+        cr_coll_allgatherv(job, g, op, acc, k * e, rbuf, lens, displs);
+        free(lens);
+    }
+    free(all);
+    free(acc);
+    return true;
 }

@@ -14,7 +14,10 @@
  *    than cores, up to 4 KiB (cr_coll_linear): member 0 takes the others' data
  *    one a round in member order and sends the result back (linear). The
  *    first step reads the caller's input where it is (no copy into the
- *    result buffer first: 1 MiB at 2 ranks 114 -> 90 us).
+ *    result buffer first: 1 MiB at 2 ranks 114 -> 90 us). With more ranks
+ *    than cores and every member on this host, long vectors by single copy
+ *    instead (cr_coll_allreduce_direct): member i reduces share i of the
+ *    vector read out of every member's input, then reads the other shares.
  *  - reduce-scatter: Rabenseifner's first half alone, each member ending
  *    with one block, which a last swap brings to its owner. With a group size
  *    that is not a power of two, pairs fold first as in allreduce; the
@@ -41,6 +44,18 @@
 
 #define RABENSEIFNER_MIN 4096 /* bytes */
 #define RS_RING_BLOCK 16384   /* bytes per member: a reduce-scatter's ring at any group size */
+/* With more ranks than cores, an allreduce of at least this many bytes, and
+ * as many per member, reads the others' inputs by single copy (coll_direct.c)
+ * when every member is on this host: each member reduces its share at its own
+ * pace between two agreements, where each of Rabenseifner's steps needs both
+ * partners on a core at once. osu_allreduce on 2 cores, 2 interleaved runs
+ * (bench/results/osu_coll2.md), direct's time over Rabenseifner's (and over
+ * Open MPI's): 4 ranks 256 KiB-2 MiB 0.60-1.05 (0.71-1.05), 4 MiB 0.97-1.18
+ * (1.18-1.23); 8 ranks 256 KiB-4 MiB 0.63-0.95 (0.67-1.00), 128 KiB 0.78-0.93;
+ * 3 ranks 512 KiB-4 MiB 0.76-0.94 (0.80-1.03), 128-256 KiB 1.14-1.26: there
+ * its three short collectives cost more than the steps they save. */
+#define ALLREDUCE_DIRECT_OVERSUB_MIN (256u << 10)
+#define ALLREDUCE_DIRECT_SHARE_MIN (32u << 10)
 
 /* out = lo op hi, honouring alias_ok. */
 void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
@@ -265,6 +280,14 @@ void cr_coll_allreduce(cr_job *job, cr_group *g, const char *op, const void *sbu
         return;
     }
     if (cr_coll_shm_allreduce(job, g, op, sbuf, rbuf, count, o)) return;
+    int f = cr_coll_forced(job);
+    size_t len = count * o->elem;
+    if (count >= (size_t)g->size &&
+        (f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && g->size > 2 && cr_group_oversub(job, g) &&
+                                len >= ALLREDUCE_DIRECT_OVERSUB_MIN &&
+                                len / (size_t)g->size >= ALLREDUCE_DIRECT_SHARE_MIN)) &&
+        cr_coll_direct_ok(job, g) && cr_coll_allreduce_direct(job, g, op, sbuf, rbuf, count, o))
+        return;
     uint32_t seq = g->seq++;
     cr_sched s;
     sched_of(job, &s, g, op, seq, o, count);

@@ -1,4 +1,4 @@
-/* Broadcast, all-to-all and all-gather around the thresholds of the
+/* Broadcast, all-to-all, all-gather and all-reduce around the thresholds of the
  * single-copy algorithms (src/coll/coll_direct.c) and of the broadcast through
  * the collective area (src/coll/coll_shm.c; run with COURIER_COLL_ALG=direct,
  * split, window, area or none): on MPI_COMM_WORLD, on the halves of MPI_Comm_split (members that
@@ -11,7 +11,12 @@
  * verdict: on the world, an area collective that writes data right after an
  * area broadcast whose readers may still be copying. Argument "quick": sizes
  * up to 1 MiB+1 only. All-gather: blocks up to 64 KiB+3 (past the slot of the
- * area, whose longer blocks go in pieces: more pieces add nothing). */
+ * area, whose longer blocks go in pieces: more pieces add nothing).
+ * All-reduce: counts from 1 over the group's size (each member's share of the
+ * direct algorithm from none to several pages) to 256 Ki+3 elements, with a
+ * commutative operation (MPI_SUM of unsigned ints) and one that does not
+ * commute (a user operation whose result says the order of the members), in
+ * place and not, every element checked against the value computed here. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +127,76 @@ static void check_allgather(MPI_Comm comm, const char *name, size_t blk, int rou
     free(w);
 }
 
+/* Elements of two unsigned ints (m, c), the map x -> m x + c (mod 2^32); a op b
+ * is a then b: (m_a m_b, m_b c_a + c_b), associative but not commutative, so
+ * a wrong order of the members shows in the result. */
+static void then_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const unsigned *a = in;
+    unsigned *b = inout;
+    for (int i = 0; i < *len; i++, a += 2, b += 2) {
+        unsigned m = a[0] * b[0], c = b[0] * a[1] + b[1];
+        b[0] = m;
+        b[1] = c;
+    }
+}
+
+static unsigned input(int member, size_t i, int round)
+{
+    return (unsigned)(member + 1) * 2654435761u + (unsigned)i * 40503u + (unsigned)round;
+}
+
+/* count elements: unsigned ints summed (commute), or maps composed */
+static void check_allreduce(MPI_Comm comm, const char *name, size_t count, int commute, int inplace,
+                            int round)
+{
+    int me, n;
+    OK(MPI_Comm_rank(comm, &me));
+    OK(MPI_Comm_size(comm, &n));
+    MPI_Op op = MPI_SUM;
+    MPI_Datatype dt = MPI_UNSIGNED;
+    size_t w = commute ? 1 : 2; /* unsigned ints an element */
+    if (!commute) {
+        OK(MPI_Op_create(then_op, 0, &op));
+        OK(MPI_Type_contiguous(2, MPI_UNSIGNED, &dt));
+        OK(MPI_Type_commit(&dt));
+    }
+    size_t words = count * w;
+    unsigned *s = malloc((words + 1) * sizeof *s), *r = malloc((words + 1) * sizeof *r);
+    CHECK(s && r, "out of memory");
+    for (size_t i = 0; i < words; i++) (inplace ? r : s)[i] = input(me, i, round);
+    if (!inplace) memset(r, 0xa5, words * sizeof *r);
+    r[words] = 0x5a5a5a5au;
+    OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, (int)count, dt, op, comm));
+    for (size_t i = 0; i < count; i++) {
+        unsigned want[2] = {input(0, i * w, round), commute ? 0 : input(0, i * w + 1, round)};
+        for (int m = 1; m < n; m++) {
+            unsigned x = input(m, i * w, round);
+            if (commute) {
+                want[0] += x;
+            } else {
+                unsigned y = input(m, i * w + 1, round);
+                want[1] = x * want[1] + y;
+                want[0] *= x;
+            }
+        }
+        for (size_t j = 0; j < w; j++)
+            CHECK(r[i * w + j] == want[j],
+                  "allreduce on %s of %zu elements (%s%s), round %d: element %zu is %u, not %u",
+                  name, count, commute ? "MPI_SUM" : "an operation that does not commute",
+                  inplace ? ", in place" : "", round, i, r[i * w + j], want[j]);
+    }
+    CHECK(r[words] == 0x5a5a5a5au, "allreduce on %s of %zu elements wrote past the end", name,
+          count);
+    if (!commute) {
+        OK(MPI_Op_free(&op));
+        OK(MPI_Type_free(&dt));
+    }
+    free(s);
+    free(r);
+}
+
 static void run(MPI_Comm comm, const char *name, int quick)
 {
     static const size_t bsizes[] = {
@@ -144,6 +219,15 @@ static void run(MPI_Comm comm, const char *name, int quick)
             check_alltoall(comm, name, ablks[k], round);
             if (ablks[k] <= 65539) check_allgather(comm, name, ablks[k], round);
         }
+    }
+    size_t counts[] = {1,         (size_t)n - 1,          (size_t)n, (size_t)n + 1, 16383,
+                       16384 + 3, (size_t)(256 << 10) + 3};
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        if (!counts[k] || (quick && counts[k] > 16387)) continue;
+        for (int round = 0; round < 2; round++)
+            check_allreduce(comm, name, counts[k], round, round, round);
+        check_allreduce(comm, name, counts[k], 1, 1, 2);
+        check_allreduce(comm, name, counts[k], 0, 0, 3);
     }
 }
 

@@ -11,6 +11,9 @@
  *   unexp      an unexpected long message taken while idle (2 ranks)
  *   bcast      a single-copy broadcast (3 ranks, COURIER_COLL_ALG=direct or split)
  *   alltoall   the single-copy all-to-all (3 ranks, COURIER_COLL_ALG=direct)
+ *   allreduce  the single-copy all-reduce (3 ranks, COURIER_COLL_ALG=direct):
+ *              rank 1's reads of the others' inputs refused, every input
+ *              intact for the messages that take over
  *   rma        one-sided: an MPI window and a native region made after rank 3's
  *              refusal (its probes are refused: the others serve), then rank
  *              1's put into the region and vector get from the window refused
@@ -179,6 +182,22 @@ static void alltoall(size_t blk, int round)
     free(r);
 }
 
+/* MPI_SUM of count longs: member p's element i is (p + 1) * (i + round) */
+static void allreduce(size_t count, int round)
+{
+    long *s = (long *)xmalloc(count * sizeof *s), *r = (long *)xmalloc(count * sizeof *r);
+    for (size_t i = 0; i < count; i++) s[i] = (long)(rank + 1) * (long)(i + (size_t)round);
+    memset(r, 0xa5, count * sizeof *r);
+    OK(MPI_Allreduce(s, r, (int)count, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    long members = (long)n * (n + 1) / 2;
+    for (size_t i = 0; i < count; i++)
+        CHECK(r[i] == members * (long)(i + (size_t)round),
+              "all-reduce of %zu longs, round %d: element %zu is %ld, not %ld", count, round, i,
+              r[i], members * (long)(i + (size_t)round));
+    free(s);
+    free(r);
+}
+
 /* Every pair, both ways: what the job must still do once single copy is off. */
 static void afterwards(int round)
 {
@@ -195,6 +214,7 @@ static void afterwards(int round)
     bcast(BIG + 3, 0, round++);
     bcast(300000, n - 1, round++);
     alltoall(65536 + 1, round++);
+    allreduce(65536 + 1, round++);
 }
 
 /* rma: rank 3 is refused before the window and the region are made, rank 1
@@ -289,7 +309,8 @@ int main(int argc, char **argv)
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
-    CHECK(argc > 1, "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|rma|rma_live");
+    CHECK(argc > 1,
+          "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|allreduce|rma|rma_live");
     mode = argv[1];
     peers = calloc((size_t)n, sizeof *peers);
     CHECK(peers, "out of memory");
@@ -322,6 +343,10 @@ int main(int argc, char **argv)
         alltoall(65536 + 3, 3);
         deny_at(1);
         alltoall(65536 + 5, 4);
+    } else if (!strcmp(mode, "allreduce")) {
+        allreduce(65536 + 3, 3);
+        deny_at(1);
+        allreduce(65536 + 5, 4);
     } else if (!strcmp(mode, "rma")) {
         rma();
     } else if (!strcmp(mode, "rma_live")) {
