@@ -120,6 +120,28 @@ static bool any_failed(cr_job *job, cr_group *g, const char *op, long failed)
     return any != 0;
 }
 
+/* What each member tells the others before the all-to-all and the all-reduce:
+ * its buffers' addresses, and whether it can read every other member. */
+typedef struct card {
+    uint64_t a, b;
+    uint64_t ok;
+} card;
+
+/* Every member's card (to free), or NULL on every member alike when one of
+ * them cannot read every other: then nothing has moved. */
+static card *cards_of(cr_job *job, cr_group *g, const char *op, uint64_t a, uint64_t b)
+{
+    card mine = {a, b, reads_all(job, g)};
+    card *all = cr_coll_alloc(job, op, (size_t)g->size * sizeof *all);
+    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    for (int i = 0; i < g->size; i++)
+        if (!all[i].ok) {
+            free(all);
+            return NULL;
+        }
+    return all;
+}
+
 /* The root's address down the binomial tree rooted at root: received from
  * the parent (except at the root) and forwarded to the children. */
 static void address_down(cr_job *job, cr_group *g, const char *op, int root, uint64_t *addr,
@@ -221,33 +243,21 @@ bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const voi
 {
     cr_trace_how(job, "direct");
     int n = g->size, me = g->me;
-    held mine = {(uintptr_t)sbuf, reads_all(job, g)};
-    held *all = cr_coll_alloc(job, op, (size_t)n * sizeof *all);
-    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    card *all = cards_of(job, g, op, (uintptr_t)sbuf, 0);
+    if (!all) return false;
     long failed = 0;
-    for (int i = 0; i < n; i++) failed |= !all[i].ok;
-    if (failed) { /* before anything moved: every member knows it */
-        free(all);
-        return false;
-    }
     char *r = rbuf;
     memmove(r + (size_t)me * blk, (const char *)sbuf + (size_t)me * blk, blk);
     for (int i = 1; i < n && !failed; i++) {
         int from = (me - i + n) % n;
         failed = !read_from(job, g, op, from, r + (size_t)from * blk,
-                            all[from].addr + (uint64_t)me * blk, blk);
+                            all[from].a + (uint64_t)me * blk, blk);
     }
     free(all);
     return !any_failed(job, g, op, failed);
 }
 
 /* ---- all-reduce ---------------------------------------------------------- */
-
-typedef struct reduced {
-    uint64_t in;  /* the member's input: its send buffer (its receive buffer in place) */
-    uint64_t acc; /* its share of the result, complete once the first agreement is */
-    uint64_t ok;  /* it can read every other member (as far as it knows) */
-} reduced;
 
 /* The first element of member i's share of count elements over n members. */
 static size_t share_start(size_t count, int n, int i)
@@ -267,16 +277,12 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
      * the result, acc), two inputs, scratch */
     char *acc = cr_coll_alloc(job, op, (size_t)(depth + 4) * k * e);
     char *x = acc + (size_t)(depth + 1) * k * e, *y = x + k * e, *tmp = y + k * e;
-    reduced mine = {(uintptr_t)sbuf, (uintptr_t)acc, reads_all(job, g)};
-    reduced *all = cr_coll_alloc(job, op, (size_t)n * sizeof *all);
-    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
-    long failed = 0;
-    for (int i = 0; i < n; i++) failed |= !all[i].ok;
-    if (failed) { /* before anything moved: every member knows it */
-        free(all);
+    card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)acc); /* input, share */
+    if (!all) {
         free(acc);
         return false;
     }
+    long failed = 0;
     /* This member's share of the result, out of every member's input, combined
      * as the message algorithms combine each element (coll_reduce.c), so that
      * the result is the same bit for bit whichever runs (MPI_Iallreduce's and a
@@ -293,7 +299,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
     if (k && linear) {
         for (int i = 0; i < n && !failed; i++) {
             const char *src = i == me ? in : x;
-            if (i != me) failed = !read_from(job, g, op, i, x, all[i].in + lo * e, kb);
+            if (i != me) failed = !read_from(job, g, op, i, x, all[i].a + lo * e, kb);
             if (i == 0)
                 memcpy(acc, src, kb);
             else if (!failed)
@@ -304,9 +310,9 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
         int a = v < extra ? 2 * v : v + extra;
         const char *pa = a == me ? in : x, *pb = a + 1 == me ? in : y;
         char *slot = acc + (size_t)top * kb;
-        if (a != me) failed = !read_from(job, g, op, a, x, all[a].in + lo * e, kb);
+        if (a != me) failed = !read_from(job, g, op, a, x, all[a].a + lo * e, kb);
         if (v < extra && a + 1 != me && !failed)
-            failed = !read_from(job, g, op, a + 1, y, all[a + 1].in + lo * e, kb);
+            failed = !read_from(job, g, op, a + 1, y, all[a + 1].a + lo * e, kb);
         if (failed) break;
         if (v < extra)
             cr_coll_combine(o, pa, pb, slot, k, tmp);
@@ -334,7 +340,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
         if (i == me)
             memcpy(out + ilo * e, acc, ik * e);
         else if (ik)
-            failed = !read_from(job, g, op, i, out + ilo * e, all[i].acc, ik * e);
+            failed = !read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
     }
     /* No member frees its share while another may still read it. A refusal
      * now: every share is still held, so every member takes them all again by
