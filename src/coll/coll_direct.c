@@ -265,18 +265,30 @@ static size_t share_start(size_t count, int n, int i)
     return (size_t)((unsigned __int128)count * (unsigned)i / (unsigned)n);
 }
 
+/* Member m's piece (len bytes at off) of this member's share: its own input
+ * when m is this member, else read into buf; *failed once a read is refused
+ * (no more reads then). */
+static const char *piece(cr_job *job, cr_group *g, const char *op, const card *all, int m,
+                         const char *own, char *buf, uint64_t off, size_t len, long *failed)
+{
+    if (m == g->me) return own;
+    if (!*failed) *failed = !read_from(job, g, op, m, buf, all[m].a + off, len);
+    return buf;
+}
+
 bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                               void *rbuf, size_t count, const cr_redop *o)
 {
     cr_trace_how(job, "direct");
     int n = g->size, me = g->me;
     size_t e = o->elem, lo = share_start(count, n, me), k = share_start(count, n, me + 1) - lo;
+    size_t kb = k * e;
     int pof2 = 1, depth = 0;
     while (pof2 * 2 <= n) pof2 *= 2, depth++;
     /* a stack of depth+1 partial results (the first: this member's share of
      * the result, acc), two inputs, scratch */
-    char *acc = cr_coll_alloc(job, op, (size_t)(depth + 4) * k * e);
-    char *x = acc + (size_t)(depth + 1) * k * e, *y = x + k * e, *tmp = y + k * e;
+    char *acc = cr_coll_alloc(job, op, (size_t)(depth + 4) * kb);
+    char *x = acc + (size_t)(depth + 1) * kb, *y = x + kb, *tmp = y + kb;
     card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)acc); /* input, share */
     if (!all) {
         free(acc);
@@ -286,40 +298,30 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
     /* This member's share of the result, out of every member's input, combined
      * as the message algorithms combine each element (coll_reduce.c), so that
      * the result is the same bit for bit whichever runs (MPI_Iallreduce's and a
-     * persistent allreduce's schedules run those): linear, a fold in member
-     * order; else the balanced tree over the power of two of runs that
+     * persistent allreduce's schedules run those). Each run is pushed on a
+     * stack of partial results and joined with the one below, lower left:
+     * linear, the runs are the members, joined at once (a fold in member
+     * order); else the balanced tree over the power of two of runs that
      * recursive doubling and Rabenseifner's halving join, run v being members
      * 2v and 2v+1 for v < extra (the pairs that fold first), else member
-     * v + extra. The tree is built as a binary counter: each run is pushed,
-     * then every two partial results of one height are joined, lower left. */
+     * v + extra, joined while the two on top have one height (a binary
+     * counter). */
     const char *in = (const char *)sbuf + lo * e;
-    int extra = n - pof2, top = 0, height[33];
-    size_t kb = k * e;
     bool linear = cr_coll_linear(job, g, count * e);
-    if (k && linear) {
-        for (int i = 0; i < n && !failed; i++) {
-            const char *src = i == me ? in : x;
-            if (i != me) failed = !read_from(job, g, op, i, x, all[i].a + lo * e, kb);
-            if (i == 0)
-                memcpy(acc, src, kb);
-            else if (!failed)
-                cr_coll_combine(o, acc, src, acc, k, tmp);
-        }
-    }
-    for (int v = 0; k && !linear && v < pof2 && !failed; v++) {
-        int a = v < extra ? 2 * v : v + extra;
-        const char *pa = a == me ? in : x, *pb = a + 1 == me ? in : y;
+    int runs = linear ? n : pof2, extra = linear ? 0 : n - pof2, top = 0, height[33];
+    for (int v = 0; v < runs && !failed; v++) {
+        int m = v < extra ? 2 * v : v + extra;
         char *slot = acc + (size_t)top * kb;
-        if (a != me) failed = !read_from(job, g, op, a, x, all[a].a + lo * e, kb);
-        if (v < extra && a + 1 != me && !failed)
-            failed = !read_from(job, g, op, a + 1, y, all[a + 1].a + lo * e, kb);
+        const char *pa = piece(job, g, op, all, m, in, x, lo * e, kb, &failed);
+        const char *pb =
+            v < extra ? piece(job, g, op, all, m + 1, in, y, lo * e, kb, &failed) : NULL;
         if (failed) break;
-        if (v < extra)
+        if (pb)
             cr_coll_combine(o, pa, pb, slot, k, tmp);
         else
             memcpy(slot, pa, kb);
         height[top++] = 0;
-        for (; top >= 2 && height[top - 1] == height[top - 2]; top--) {
+        for (; top >= 2 && (linear || height[top - 1] == height[top - 2]); top--) {
             char *l = acc + (size_t)(top - 2) * kb;
             cr_coll_combine(o, l, l + kb, l, k, tmp);
             height[top - 2]++;
@@ -339,7 +341,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
         size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
         if (i == me)
             memcpy(out + ilo * e, acc, ik * e);
-        else if (ik)
+        else
             failed = !read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
     }
     /* No member frees its share while another may still read it. A refusal
@@ -351,7 +353,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
             displs[i] = share_start(count, n, i) * e;
             lens[i] = share_start(count, n, i + 1) * e - displs[i];
         }
-        cr_coll_allgatherv(job, g, op, acc, k * e, rbuf, lens, displs);
+        cr_coll_allgatherv(job, g, op, acc, kb, rbuf, lens, displs);
         free(lens);
     }
     free(all);

@@ -244,7 +244,7 @@ static bool others_run(cr_job *job)
     int64_t now = (int64_t)cr_mono_ns();
     if (!cr_host_look_take(o, now, OTHERS_WINDOW_NS, OTHERS_STALE_NS)) return atomic_load(&o->seen);
     int64_t at = (int64_t)atomic_load(&o->at);
-    uint64_t dt = (uint64_t)(now - at), idle, ours = cr_host_cpu_ns(getppid());
+    uint64_t dt = (uint64_t)(now - at), idle;
     unsigned cpus;
     bool seen = atomic_load(&o->seen);
     if (!cr_host_unused_ns(&idle, &cpus)) {
@@ -252,6 +252,7 @@ static bool others_run(cr_job *job)
         cr_host_look_done(o, now, true);
         return true;
     }
+    uint64_t ours = cr_host_cpu_ns(getppid());
     for (int p = 0; job->host.base && p < job->size; p++) {
         pid_t pid = cr_host_pid(&job->host, p); /* a rank on another host has none here */
         if (pid > 0) ours += cr_host_cpu_ns(pid);
