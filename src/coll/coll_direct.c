@@ -259,6 +259,13 @@ bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const voi
 
 /* ---- all-reduce ---------------------------------------------------------- */
 
+/* A share is combined this many bytes (whole elements) at a time: the pieces
+ * read stay in the cache while they are combined, and the scratch is bounded.
+ * Smaller chunks cost a read (a system call) more per member and chunk: at 4
+ * ranks on 2 cores, 16 KiB chunks took 1.5x the time of whole shares from
+ * 256 KiB to 4 MiB; 512 KiB was the best at 2-4 MiB (bench/results/osu_coll2.md). */
+#define ALLREDUCE_DIRECT_CHUNK (512u << 10)
+
 /* The first element of member i's share of count elements over n members. */
 static size_t share_start(size_t count, int n, int i)
 {
@@ -285,13 +292,21 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
     size_t kb = k * e;
     int pof2 = 1, depth = 0;
     while (pof2 * 2 <= n) pof2 *= 2, depth++;
-    /* a stack of depth+1 partial results (the first: this member's share of
-     * the result, acc), two inputs, scratch */
-    char *acc = cr_coll_alloc(job, op, (size_t)(depth + 4) * kb);
-    char *x = acc + (size_t)(depth + 1) * kb, *y = x + kb, *tmp = y + kb;
-    card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)acc); /* input, share */
+    size_t ck = ALLREDUCE_DIRECT_CHUNK / e;
+    if (ck > k) ck = k;
+    if (!ck) ck = 1;
+    size_t cb = ck * e;
+    /* This member's share of the result: in its place in rbuf when rbuf is not
+     * the input (nobody reads it before the first agreement), else apart until
+     * then. Then chunk-sized: the stack's other depth partial results, two
+     * pieces read, scratch. */
+    bool in_place = sbuf == rbuf;
+    char *mem = cr_coll_alloc(job, op, (size_t)(depth + 3) * cb + (in_place ? kb : 0));
+    char *x = mem + (size_t)depth * cb, *y = x + cb, *tmp = y + cb;
+    char *share = in_place ? tmp + cb : (char *)rbuf + lo * e;
+    card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)share); /* input, share */
     if (!all) {
-        free(acc);
+        free(mem);
         return false;
     }
     long failed = 0;
@@ -305,26 +320,35 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
      * recursive doubling and Rabenseifner's halving join, run v being members
      * 2v and 2v+1 for v < extra (the pairs that fold first), else member
      * v + extra, joined while the two on top have one height (a binary
-     * counter). */
-    const char *in = (const char *)sbuf + lo * e;
+     * counter). A chunk at a time, so that the pieces read stay in the cache
+     * while they are combined (the order of each element's combines is the
+     * same). */
     bool linear = cr_coll_linear(job, g, count * e);
-    int runs = linear ? n : pof2, extra = linear ? 0 : n - pof2, top = 0, height[33];
-    for (int v = 0; v < runs && !failed; v++) {
-        int m = v < extra ? 2 * v : v + extra;
-        char *slot = acc + (size_t)top * kb;
-        const char *pa = piece(job, g, op, all, m, in, x, lo * e, kb, &failed);
-        const char *pb =
-            v < extra ? piece(job, g, op, all, m + 1, in, y, lo * e, kb, &failed) : NULL;
-        if (failed) break;
-        if (pb)
-            cr_coll_combine(o, pa, pb, slot, k, tmp);
-        else
-            memcpy(slot, pa, kb);
-        height[top++] = 0;
-        for (; top >= 2 && (linear || height[top - 1] == height[top - 2]); top--) {
-            char *l = acc + (size_t)(top - 2) * kb;
-            cr_coll_combine(o, l, l + kb, l, k, tmp);
-            height[top - 2]++;
+    int runs = linear ? n : pof2, extra = linear ? 0 : n - pof2, height[33];
+    char *slot[33];
+    for (int t = 1; t <= depth; t++) slot[t] = mem + (size_t)(t - 1) * cb;
+    for (size_t c0 = 0; c0 < k && !failed; c0 += ck) {
+        size_t cn = k - c0 < ck ? k - c0 : ck, cnb = cn * e;
+        uint64_t off = (lo + c0) * e;
+        const char *in = (const char *)sbuf + off;
+        int top = 0;
+        slot[0] = share + c0 * e;
+        for (int v = 0; v < runs && !failed; v++) {
+            int m = v < extra ? 2 * v : v + extra;
+            char *s = slot[top];
+            bool pair = v < extra;
+            const char *pa = piece(job, g, op, all, m, in, pair ? x : s, off, cnb, &failed);
+            const char *pb = pair ? piece(job, g, op, all, m + 1, in, y, off, cnb, &failed) : NULL;
+            if (failed) break;
+            if (pb)
+                cr_coll_combine(o, pa, pb, s, cn, tmp);
+            else if (pa != s)
+                memcpy(s, pa, cnb);
+            height[top++] = 0;
+            for (; top >= 2 && (linear || height[top - 1] == height[top - 2]); top--) {
+                cr_coll_combine(o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
+                height[top - 2]++;
+            }
         }
     }
     /* Every share is complete, and no member reads an input any more: the
@@ -332,16 +356,16 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
      * here leaves every input as it was: the caller does it by messages. */
     if (any_failed(job, g, op, failed)) {
         free(all);
-        free(acc);
+        free(mem);
         return false;
     }
     char *out = rbuf;
     for (int s = 0; s < n && !failed; s++) {
         int i = (me + s) % n;
         size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
-        if (i == me)
-            memcpy(out + ilo * e, acc, ik * e);
-        else
+        if (i == me) {
+            if (in_place) memcpy(out + ilo * e, share, ik * e);
+        } else
             failed = !read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
     }
     /* No member frees its share while another may still read it. A refusal
@@ -353,10 +377,10 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
             displs[i] = share_start(count, n, i) * e;
             lens[i] = share_start(count, n, i + 1) * e - displs[i];
         }
-        cr_coll_allgatherv(job, g, op, acc, kb, rbuf, lens, displs);
+        cr_coll_allgatherv(job, g, op, in_place ? share : NULL, kb, rbuf, lens, displs);
         free(lens);
     }
     free(all);
-    free(acc);
+    free(mem);
     return true;
 }
