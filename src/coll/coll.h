@@ -88,6 +88,10 @@ void cr_coll_scatter(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                      size_t blk, int root);
 void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t blk);
+/* The all-gather by messages (or the host's collective area) only: how the
+ * single-copy collectives exchange their buffers' addresses. */
+void cr_coll_allgather_msgs(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                            size_t blk);
 void cr_coll_alltoall(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                       size_t blk);
 /* Member i sends sbuf to member i+step and receives rbuf from member i-step;
@@ -220,6 +224,9 @@ void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, si
                          uint32_t seq);
 bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                              size_t blk);
+/* Each member reads the others' blocks out of their receive buffers (each
+ * member's own block already in its place): false as the all-to-all's. */
+bool cr_coll_allgather_direct(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk);
 /* Each member reduces its share of count elements (count >= group size) read
  * out of every member's input, then reads the others' shares: false as the
  * all-to-all's (nothing moved); sbuf may be rbuf (in place). */

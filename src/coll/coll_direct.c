@@ -1,6 +1,6 @@
-/* Single-copy collectives: broadcast, all-to-all and all-reduce where every member reads
- * what it needs straight out of the other members' buffers (process_vm_readv,
- * the transport's get), instead of having it sent by messages.
+/* Single-copy collectives: broadcast, all-to-all, all-gather and all-reduce where every member
+ * reads what it needs straight out of the other members' buffers (process_vm_readv, the transport's
+ * get), instead of having it sent by messages.
  *
  * Why: a binomial broadcast makes one full copy per level, in sequence (four
  * at 16 ranks); a pipeline or a message all-to-all pays a rendezvous (RTS,
@@ -24,9 +24,14 @@
  *    each step every member is read by exactly one other), then an all-reduce
  *    of the failures. Each read is one system call, so each member has exactly
  *    one transfer in flight: the throttle is built in.
+ *  - allgather "direct": the same, from the receive buffers (each member's
+ *    own block is in its place there before its address is sent): in step i
+ *    member me reads member me+i's block. Chosen with more ranks than cores
+ *    from 32 KiB a block (coll.c).
  *  - allreduce "direct": an all-gather of input addresses, then member i
  *    reads share i of every member's input and combines it as the message
- *    algorithms combine each element (so the result is theirs, bit for bit);
+ *    algorithms combine each element (so the result is theirs, bit for bit),
+ *    512 KiB at a time;
  *    an all-reduce of the failures (no input is read any more: in place, the
  *    receive buffers may change), every member reads the other shares out of
  *    their owners' results, and a last all-reduce of the failures (no member
@@ -40,9 +45,9 @@
  * that denies process_vm_readv): then the member that could not read gets the
  * data another way, decided the same on every member: in "direct" bcast the
  * root sends it to whoever said so in its "done"; in "split" and the
- * all-to-all everyone learns of any failure from the final all-reduce (or,
+ * all-to-all and all-gather everyone learns of any failure from the final all-reduce (or,
  * before anything moved, from the all-gather) and everyone redoes the
- * operation by messages (binomial, pairwise), while every buffer is still
+ * operation by messages (binomial, pairwise, the ring), while every buffer is still
  * intact; in the all-reduce a refusal among the inputs is learnt at the first
  * agreement (every input intact: the caller runs the message algorithm), one
  * among the shares at the last (every share still held: an all-gather of the
@@ -133,7 +138,7 @@ static card *cards_of(cr_job *job, cr_group *g, const char *op, uint64_t a, uint
 {
     card mine = {a, b, reads_all(job, g)};
     card *all = cr_coll_alloc(job, op, (size_t)g->size * sizeof *all);
-    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    cr_coll_allgather_msgs(job, g, op, &mine, all, sizeof mine);
     for (int i = 0; i < g->size; i++)
         if (!all[i].ok) {
             free(all);
@@ -220,7 +225,7 @@ void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, si
         mine.ok = read_from(job, g, op, root, (char *)buf + off, raddr + off, l);
     }
     held *all = cr_coll_alloc(job, op, (size_t)n * sizeof *all);
-    cr_coll_allgather(job, g, op, &mine, all, sizeof mine);
+    cr_coll_allgather_msgs(job, g, op, &mine, all, sizeof mine);
     long failed = 0;
     for (int i = 0; i < n; i++) failed |= !all[i].ok;
     if (!failed && rel) {
@@ -252,6 +257,25 @@ bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const voi
         int from = (me - i + n) % n;
         failed = !read_from(job, g, op, from, r + (size_t)from * blk,
                             all[from].a + (uint64_t)me * blk, blk);
+    }
+    free(all);
+    return !any_failed(job, g, op, failed);
+}
+
+/* ---- all-gather ---------------------------------------------------------- */
+
+bool cr_coll_allgather_direct(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk)
+{
+    cr_trace_how(job, "direct");
+    int n = g->size, me = g->me;
+    card *all = cards_of(job, g, op, (uintptr_t)rbuf, 0);
+    if (!all) return false;
+    long failed = 0;
+    char *r = rbuf;
+    for (int i = 1; i < n && !failed; i++) {
+        int from = (me + i) % n;
+        failed = !read_from(job, g, op, from, r + (size_t)from * blk,
+                            all[from].a + (uint64_t)from * blk, blk);
     }
     free(all);
     return !any_failed(job, g, op, failed);

@@ -11,6 +11,9 @@
  *   unexp      an unexpected long message taken while idle (2 ranks)
  *   bcast      a single-copy broadcast (3 ranks, COURIER_COLL_ALG=direct or split)
  *   alltoall   the single-copy all-to-all (3 ranks, COURIER_COLL_ALG=direct)
+ *   allgather  the single-copy all-gather, in place (3 ranks,
+ *              COURIER_COLL_ALG=direct): rank 1's reads refused, every
+ *              member's own block intact for the messages that take over
  *   allreduce  the single-copy all-reduce (3 ranks, COURIER_COLL_ALG=direct):
  *              rank 1's reads of the others' inputs refused, every input
  *              intact for the messages that take over
@@ -24,10 +27,10 @@
  *              late (2 ranks; MPI_Win_create's memory is the program's, reached
  *              by single copy, and the window's control block is mapped)
  * Then every pair exchanges eager, rendezvous and 1 MiB messages both ways,
- * expected and unexpected, blocking and not, and a broadcast and an all-to-all
- * follow. The program checks that the refusal is real (a denied rank's own
- * process_vm_readv of a peer fails with EPERM, a permitted one's worked before)
- * and prints "refused MODE: N ranks ok" at the end (rank 0). */
+ * expected and unexpected, blocking and not, and a broadcast, an all-to-all, an
+ * all-gather and an all-reduce follow. The program checks that the refusal is real (a denied rank's
+ * own process_vm_readv of a peer fails with EPERM, a permitted one's worked before) and prints
+ * "refused MODE: N ranks ok" at the end (rank 0). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
@@ -182,6 +185,17 @@ static void alltoall(size_t blk, int round)
     free(r);
 }
 
+/* In place: each member's block is in its place in the receive buffer. */
+static void allgather(size_t blk, int round)
+{
+    unsigned char *r = xmalloc(blk * (size_t)n);
+    memset(r, 0xa5, blk * (size_t)n);
+    fill(r + (size_t)rank * blk, blk, rank, 0, round);
+    OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
+    for (int p = 0; p < n; p++) check("all-gather", r + (size_t)p * blk, blk, p, 0, round);
+    free(r);
+}
+
 /* MPI_SUM of count longs: member p's element i is (p + 1) * (i + round) */
 static void allreduce(size_t count, int round)
 {
@@ -214,6 +228,7 @@ static void afterwards(int round)
     bcast(BIG + 3, 0, round++);
     bcast(300000, n - 1, round++);
     alltoall(65536 + 1, round++);
+    allgather(65536 + 7, round++);
     allreduce(65536 + 1, round++);
 }
 
@@ -310,7 +325,8 @@ int main(int argc, char **argv)
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     CHECK(argc > 1,
-          "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|allreduce|rma|rma_live");
+          "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|allgather|allreduce|rma|"
+          "rma_live");
     mode = argv[1];
     peers = calloc((size_t)n, sizeof *peers);
     CHECK(peers, "out of memory");
@@ -343,6 +359,10 @@ int main(int argc, char **argv)
         alltoall(65536 + 3, 3);
         deny_at(1);
         alltoall(65536 + 5, 4);
+    } else if (!strcmp(mode, "allgather")) {
+        allgather(65536 + 3, 3);
+        deny_at(1);
+        allgather(65536 + 5, 4);
     } else if (!strcmp(mode, "allreduce")) {
         allreduce(65536 + 3, 3);
         deny_at(1);
