@@ -26,8 +26,8 @@
  *    one transfer in flight: the throttle is built in.
  *  - allgather "direct": the same, from the receive buffers (each member's
  *    own block is in its place there before its address is sent): in step i
- *    member me reads member me+i's block. Chosen with more ranks than cores
- *    from 32 KiB a block (coll.c).
+ *    member me reads member me-i's own block. Chosen with more ranks than
+ *    cores from 32 KiB a block (coll.c).
  *  - allreduce "direct": an all-gather of input addresses, then member i
  *    reads share i of every member's input and combines it as the message
  *    algorithms combine each element (so the result is theirs, bit for bit),
@@ -241,44 +241,43 @@ void cr_coll_bcast_split(cr_job *job, cr_group *g, const char *op, void *buf, si
     if (any_failed(job, g, op, failed)) cr_coll_bcast_tree(job, g, op, buf, len, root, seq, 3);
 }
 
-/* ---- all-to-all ---------------------------------------------------------- */
+/* ---- all-to-all and all-gather ------------------------------------------ */
 
-bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
-                             size_t blk)
+/* In step i (1..n-1) this member reads member me-i's block (every member is
+ * read by exactly one other per step; one read in flight each: the throttle
+ * is built in) into its place in rbuf, out of that member's buffer at addr
+ * (its card): the block for this member (an all-to-all's send buffer) or, own,
+ * that member's own block (an all-gather's receive buffer); then the
+ * agreement. */
+static bool read_blocks(cr_job *job, cr_group *g, const char *op, uint64_t addr, char *rbuf,
+                        size_t blk, bool own)
 {
-    cr_trace_how(job, "direct");
     int n = g->size, me = g->me;
-    card *all = cards_of(job, g, op, (uintptr_t)sbuf, 0);
+    card *all = cards_of(job, g, op, addr, 0);
     if (!all) return false;
     long failed = 0;
-    char *r = rbuf;
-    memmove(r + (size_t)me * blk, (const char *)sbuf + (size_t)me * blk, blk);
     for (int i = 1; i < n && !failed; i++) {
         int from = (me - i + n) % n;
-        failed = !read_from(job, g, op, from, r + (size_t)from * blk,
-                            all[from].a + (uint64_t)me * blk, blk);
+        uint64_t at = all[from].a + (uint64_t)(own ? from : me) * blk;
+        failed = !read_from(job, g, op, from, rbuf + (size_t)from * blk, at, blk);
     }
     free(all);
     return !any_failed(job, g, op, failed);
 }
 
-/* ---- all-gather ---------------------------------------------------------- */
+bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                             size_t blk)
+{
+    cr_trace_how(job, "direct");
+    size_t me = (size_t)g->me * blk;
+    memmove((char *)rbuf + me, (const char *)sbuf + me, blk);
+    return read_blocks(job, g, op, (uintptr_t)sbuf, rbuf, blk, false);
+}
 
 bool cr_coll_allgather_direct(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk)
 {
     cr_trace_how(job, "direct");
-    int n = g->size, me = g->me;
-    card *all = cards_of(job, g, op, (uintptr_t)rbuf, 0);
-    if (!all) return false;
-    long failed = 0;
-    char *r = rbuf;
-    for (int i = 1; i < n && !failed; i++) {
-        int from = (me + i) % n;
-        failed = !read_from(job, g, op, from, r + (size_t)from * blk,
-                            all[from].a + (uint64_t)from * blk, blk);
-    }
-    free(all);
-    return !any_failed(job, g, op, failed);
+    return read_blocks(job, g, op, (uintptr_t)rbuf, rbuf, blk, true);
 }
 
 /* ---- all-reduce ---------------------------------------------------------- */
