@@ -385,8 +385,12 @@ void cr_build_allgather(cr_job *job, cr_sched *s, const cr_group *g, const void 
         cr_build_allgather_ring(job, s, g, r, NULL, NULL, blk);
 }
 
-static void allgather_sched(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk)
+void cr_coll_allgather_msgs(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                            size_t blk)
 {
+    char *own = (char *)rbuf + g->me * blk;
+    if (own != sbuf) memmove(own, sbuf, blk);
+    if (cr_coll_shm_allgather(job, g, op, rbuf, blk)) return;
     cr_sched s;
     cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_allgather(job, &s, g, NULL, rbuf, blk, CR_ALG_AUTO);
@@ -394,30 +398,25 @@ static void allgather_sched(cr_job *job, cr_group *g, const char *op, void *rbuf
     cr_sched_free(job, &s);
 }
 
-void cr_coll_allgather_msgs(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
-                            size_t blk)
-{
-    char *own = (char *)rbuf + g->me * blk;
-    if (own != sbuf) memmove(own, sbuf, blk);
-    if (!cr_coll_shm_allgather(job, g, op, rbuf, blk)) allgather_sched(job, g, op, rbuf, blk);
-}
-
-/* The host's collective area where the blocks fit, else with more ranks than
- * cores from ALLGATHER_DIRECT_OVERSUB_MIN each member reads the others' blocks
- * (direct), else recursive doubling or the ring. */
+/* With more ranks than cores from ALLGATHER_DIRECT_OVERSUB_MIN each member
+ * reads the others' blocks (direct); else the host's collective area where
+ * the blocks fit, recursive doubling or the ring. Direct never passes over the
+ * area: its slot (16 KiB at most) is shorter than that, and a forced algorithm
+ * turns the area off (coll_shm.c). */
 void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t blk)
 {
-    char *own = (char *)rbuf + g->me * blk;
-    if (own != sbuf) memmove(own, sbuf, blk);
     int f = cr_coll_forced(job);
-    if (f != CR_ALG_DIRECT && cr_coll_shm_allgather(job, g, op, rbuf, blk)) return;
     if (g->size > 1 && blk > 0 &&
         (f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && g->size > 2 && cr_group_oversub(job, g) &&
                                 blk >= ALLGATHER_DIRECT_OVERSUB_MIN)) &&
-        cr_coll_direct_ok(job, g) && cr_coll_allgather_direct(job, g, op, rbuf, blk))
-        return;
-    allgather_sched(job, g, op, rbuf, blk);
+        cr_coll_direct_ok(job, g)) {
+        char *own = (char *)rbuf + g->me * blk;
+        if (own != sbuf) memmove(own, sbuf, blk);
+        sbuf = own; /* others read it there */
+        if (cr_coll_allgather_direct(job, g, op, rbuf, blk)) return;
+    }
+    cr_coll_allgather_msgs(job, g, op, sbuf, rbuf, blk);
 }
 
 /* ---- all-to-all ---------------------------------------------------------- */
