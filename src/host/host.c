@@ -155,6 +155,18 @@ int cr_host_reserve(cr_host *h, const void *p, size_t len)
     return errno == EINVAL ? 0 : -errno; /* EINVAL: an older kernel */
 }
 
+void cr_host_touch(const void *p, size_t len, bool write)
+{
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + len;
+    for (; len && a < end; a += 4096) {
+        unsigned char *b = (unsigned char *)(a < (uintptr_t)p ? (uintptr_t)p : a);
+        if (write)
+            __atomic_fetch_or(b, 0, __ATOMIC_RELAXED); /* the same value: safe beside peers */
+        else
+            (void)__atomic_load_n(b, __ATOMIC_RELAXED);
+    }
+}
+
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);

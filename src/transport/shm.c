@@ -11,9 +11,11 @@
  * Invariants:
  *  - a channel is opened by its sender on its first send: it takes the
  *    channel's memory (cr_host_reserve), then announces itself in the
- *    receiver's inbox; a receiver polls only the channels announced to it, so
- *    memory and the cost of a poll grow with the peers a rank hears from, not
- *    with the job's size;
+ *    receiver's inbox; each side touches the channel's pages once when it
+ *    takes the channel up (cr_host_touch), not one page per 4 KiB of traffic;
+ *    a receiver polls only the channels announced to it, so memory and the
+ *    cost of a poll grow with the peers a rank hears from, not with the job's
+ *    size;
  *  - a receiver looks at its lanes before its ordinary channels (poll, peek),
  *    and a refused message stalls only its own channel: a lane message never
  *    waits behind the ordinary messages of its pair, and each channel keeps
@@ -117,6 +119,8 @@ static void open_tx(shm_state *s, int peer, bool lane)
                  peer, strerror(-rc));
         s->env.fatal(s->env.owner, "send", msg);
     }
+    /* the pages' first writes here (the channel is ours until announced) */
+    cr_host_touch(ch, s->reg->chan_stride, true);
     int c = lane ? s->env.size + peer : peer;
     s->tx[c].ch = ch;
     s->tx[c].data = (unsigned char *)&ch->cells[s->ncells];
@@ -146,6 +150,8 @@ static void read_inbox(shm_state *s)
         }
         s->rx[c].ch = chan_of(s, p, s->env.rank, lane);
         s->rx[c].data = (unsigned char *)&s->rx[c].ch->cells[s->ncells];
+        /* the pages' first reads here, now rather than in the traffic */
+        cr_host_touch(s->rx[c].ch, s->reg->chan_stride, false);
         shm_list *l = lane ? &s->lanes : &s->chans;
         l->ch[l->n++] = c;
         s->inbox_head++;
