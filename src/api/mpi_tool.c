@@ -243,7 +243,8 @@ static const cvar_def cvars[NCVARS] = {
     [CV_COLL_WINDOW] = {"COURIER_COLL_WINDOW", V_INT, 4, 1, 4096, MPI_T_CAT_COLL, C_,
                         "exchanges in flight in the window all-to-all"},
     [CV_NBC_THREAD] = {"COURIER_NBC_THREAD", V_INT, 1, 0, 1, MPI_T_CAT_COLL, C_,
-                       "0: no progress thread for nonblocking collectives"},
+                       "0: no progress thread for nonblocking collectives (unset: none with "
+                       "more ranks than CPUs)"},
     [CV_RMA_NO_MAP] = {"COURIER_RMA_NO_MAP", V_INT, 0, 0, 1, MPI_T_CAT_MSG, C_,
                        "1: never map a peer's window"},
     [CV_TRACE_BUF] = {"COURIER_TRACE_BUF", V_INT, 16384, 16, 1L << 24, MPI_T_CAT_LAUNCH, C_,

@@ -13,9 +13,12 @@
  *   1, never joins. */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../threads.h"
 
@@ -452,16 +455,33 @@ static void kinds_apart(MPI_Comm comm, const char *name)
     }
 }
 
+/* The CPUs the job has, as the engine counts them (src/core/job.c): the
+ * launcher's COURIER_CPUS, else this process's affinity. */
+static int job_cpus(void)
+{
+    const char *c = getenv("COURIER_CPUS");
+    if (c && atoi(c) > 0) return atoi(c);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* The progress thread that moved the collectives above while the program
  * computed is a batch thread: woken by a collective's start it must not take
  * its program thread's core at once (src/core/progress.c). Without it
- * (COURIER_NBC_THREAD=0) there is none. */
+ * (COURIER_NBC_THREAD=0, or by default with more ranks than CPUs, where it
+ * would only take cores from ranks) there is none; COURIER_NBC_THREAD=1 asks
+ * for it there too. */
 static void progress_is_batch(void)
 {
     const char *e = getenv("COURIER_NBC_THREAD");
+    bool want = e ? strcmp(e, "0") != 0 : wsize <= job_cpus();
     int batch = test_threads_with_policy(SCHED_BATCH);
-    if (e && !strcmp(e, "0"))
-        CHECK(batch == 0, "no progress thread asked for, but %d batch threads", batch);
+    if (!want)
+        CHECK(batch == 0,
+              "no progress thread wanted (%d ranks, %d CPUs, COURIER_NBC_THREAD=%s), "
+              "but %d batch threads",
+              wsize, job_cpus(), e ? e : "unset", batch);
     else
         CHECK(batch == 1, "%d threads of this rank are SCHED_BATCH, not the progress thread alone",
               batch);

@@ -9,6 +9,10 @@ endforeach()
 # Progress only inside MPI calls (no progress thread): the same results.
 mpi_test(mpi_nbc_nothread_3 3 $<TARGET_FILE:mpi_nbc>)
 set_tests_properties(mpi_nbc_nothread_3 PROPERTIES ENVIRONMENT COURIER_NBC_THREAD=0)
+# The progress thread asked for where the ranks may outnumber the CPUs (by
+# default there is none then): the same results, and the thread is there.
+mpi_test(mpi_nbc_thread_3 3 $<TARGET_FILE:mpi_nbc>)
+set_tests_properties(mpi_nbc_thread_3 PROPERTIES ENVIRONMENT COURIER_NBC_THREAD=1)
 # Small eager limit: every transfer of any size takes the rendezvous path.
 mpi_test(mpi_nbc_small_eager_4 4 $<TARGET_FILE:mpi_nbc>)
 set_tests_properties(mpi_nbc_small_eager_4 PROPERTIES ENVIRONMENT COURIER_EAGER_LIMIT=16)
