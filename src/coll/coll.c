@@ -375,7 +375,7 @@ void cr_build_allgather(cr_job *job, cr_sched *s, const cr_group *g, const void 
     int n = g->size, f = alg == CR_ALG_AUTO ? cr_coll_forced(job) : alg;
     bool pof2 = (n & (n - 1)) == 0;
     if (n == 1) return;
-    if (cr_sched_polled(job, s, alg)) {
+    if (cr_sched_polled(job, s, g, alg)) {
         cr_build_allgather_once(job, s, g, r, NULL, NULL, blk);
         return;
     }
@@ -463,7 +463,7 @@ void cr_build_alltoall(cr_job *job, cr_sched *s, const cr_group *g, const void *
 {
     int f = alg == CR_ALG_AUTO ? cr_coll_forced(job) : alg;
     if (f == CR_ALG_DIRECT || f == CR_ALG_SPLIT) f = CR_ALG_AUTO; /* does not apply here */
-    if (cr_sched_polled(job, s, alg) && g->size > 2) f = CR_ALG_SCATTER;
+    if (cr_sched_polled(job, s, g, alg) && g->size > 2) f = CR_ALG_SCATTER;
     if (f == CR_ALG_WINDOW && g->size > 1)
         cr_build_alltoall_pairs(job, s, g, sbuf, NULL, NULL, rbuf, NULL, NULL, blk, window_of());
     else if (g->size > 2 && (f == CR_ALG_BRUCK || (f == CR_ALG_AUTO && blk <= BRUCK_BLK_MAX)))

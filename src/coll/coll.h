@@ -531,10 +531,13 @@ void cr_build_allgather_once(cr_job *job, cr_sched *s, const cr_group *g, char *
  * of it has been given a core, so the data collectives take their one-round
  * forms (all at once; in 7 ranks on 2 cores the multi-round ones made the
  * nonblocking test take ~1.5x as long). A blocking run waits in the engine,
- * which gives the core away, and keeps the selector's choice. */
-static inline bool cr_sched_polled(cr_job *job, const cr_sched *s, int alg)
+ * which gives the core away, and keeps the selector's choice. Never in a group
+ * of two jobs (cr_group_oversub): one job may have more ranks than cores and
+ * the other not, and the two forms do not meet. */
+static inline bool cr_sched_polled(cr_job *job, const cr_sched *s, const cr_group *g, int alg)
 {
-    return !s->now && job->oversub && alg == CR_ALG_AUTO && cr_coll_forced(job) == CR_ALG_AUTO;
+    return !s->now && cr_group_oversub(job, g) && alg == CR_ALG_AUTO &&
+           cr_coll_forced(job) == CR_ALG_AUTO;
 }
 #define CR_ALL_AT_ONCE 0x7fffffff
 void cr_build_alltoall_pairs(cr_job *job, cr_sched *s, const cr_group *g, const void *sbuf,

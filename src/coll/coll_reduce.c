@@ -271,7 +271,7 @@ void cr_build_allreduce(cr_job *job, cr_sched *s, const cr_group *g, const char 
         allreduce_linear(job, s, g, in, acc, count);
         return;
     }
-    if (cr_sched_polled(job, s, CR_ALG_AUTO) && !(n & (n - 1)) && len >= RABENSEIFNER_MIN &&
+    if (cr_sched_polled(job, s, g, CR_ALG_AUTO) && !(n & (n - 1)) && len >= RABENSEIFNER_MIN &&
         count >= (size_t)n) {
         allreduce_once(job, s, g, in, acc, count);
         return;

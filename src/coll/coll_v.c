@@ -158,7 +158,7 @@ void cr_build_allgatherv(cr_job *job, cr_sched *s, const cr_group *g, const void
                          void *rbuf, const size_t *rlens, const size_t *rdispls)
 {
     if (sbuf) cr_sched_copy(job, s, (char *)rbuf + rdispls[g->me], sbuf, slen);
-    if (cr_sched_polled(job, s, CR_ALG_AUTO) && g->size > 2)
+    if (cr_sched_polled(job, s, g, CR_ALG_AUTO) && g->size > 2)
         cr_build_allgather_once(job, s, g, rbuf, rlens, rdispls, 0);
     else
         cr_build_allgather_ring(job, s, g, rbuf, rlens, rdispls, 0);

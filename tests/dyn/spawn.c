@@ -54,6 +54,23 @@ static void merged(MPI_Comm inter, int high, int all)
     int rsum = 0;
     MPI_Allreduce(&r, &rsum, 1, MPI_INT, MPI_SUM, m);
     CHECK(rsum == all * (all - 1) / 2, "ranks of the merged communicator: sum %d", rsum);
+    /* Nonblocking collectives over both jobs, whose algorithm both jobs must
+     * choose alike though one of them may have more ranks than CPUs and the
+     * other not (the workers' one-round forms against the parents' rounds
+     * waited for each other forever). */
+    int *got = malloc((size_t)n * sizeof *got), *to = malloc((size_t)n * sizeof *to);
+    MPI_Request q;
+    MPI_Iallgather(&r, 1, MPI_INT, got, 1, MPI_INT, m, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < n; i++)
+        CHECK(got[i] == i, "iallgather over both jobs: [%d] = %d", i, got[i]);
+    for (int i = 0; i < n; i++) to[i] = 100 * r + i;
+    MPI_Ialltoall(to, 1, MPI_INT, got, 1, MPI_INT, m, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < n; i++)
+        CHECK(got[i] == 100 * i + r, "ialltoall over both jobs: [%d] = %d", i, got[i]);
+    free(got);
+    free(to);
     MPI_Comm_free(&m);
 }
 
