@@ -376,11 +376,16 @@ void mpi_nb_pre(nb *b, mpi_type *t, const void *from, size_t count, void *to, si
  * start, an arrival while it slept beside the program's wait) it took the core
  * from a rank: 4 ranks on 2 cores, osu_ibcast 8 B 3.18 us with it, 0.66
  * without; 9.4 context switches a call against 4.3. */
+bool mpi_nbc_thread_wanted(const cr_job *job)
+{
+    const char *v = getenv("COURIER_NBC_THREAD");
+    return v ? strcmp(v, "0") != 0 : !job->oversub;
+}
+
 static void nb_thread(cr_job *job)
 {
     if (!N.env_read) {
-        const char *v = getenv("COURIER_NBC_THREAD");
-        N.no_thread = v ? !strcmp(v, "0") : job->oversub;
+        N.no_thread = !mpi_nbc_thread_wanted(job);
         N.env_read = true;
     }
     if (!N.hooked) {

@@ -11,6 +11,11 @@
 
 #define MPI_NBC_PERSIST 0x100 /* or'ed into p (and mpi_nbc_neighbor's which) */
 
+/* Whether the first nonblocking collective starts the progress thread:
+ * COURIER_NBC_THREAD when given, else only where the ranks do not outnumber
+ * the CPUs (what MPI_T reads for that variable too). */
+bool mpi_nbc_thread_wanted(const cr_job *job);
+
 int mpi_nbc_barrier(int p, MPI_Comm comm, MPI_Request *req);
 int mpi_nbc_bcast(int p, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                   MPI_Request *req);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_nbc.h"
 #include "mpi_tool.h"
 
 /* ---- errors --------------------------------------------------------------- */
@@ -394,6 +395,8 @@ static long long cvar_number(cr_job *job, int i)
         return job->nap_ms;
     case CV_COLL_ALG:
         return cr_coll_forced(job);
+    case CV_NBC_THREAD: /* unset: it depends on the job */
+        return mpi_nbc_thread_wanted(job);
     default:
         return env_num(&cvars[i]);
     }

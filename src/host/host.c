@@ -157,8 +157,9 @@ int cr_host_reserve(cr_host *h, const void *p, size_t len)
 
 void cr_host_touch(const void *p, size_t len, bool write)
 {
+    if (!len) return;
     uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + len;
-    for (; len && a < end; a += 4096) {
+    for (; a < end; a += 4096) {
         unsigned char *b = (unsigned char *)(a < (uintptr_t)p ? (uintptr_t)p : a);
         if (write)
             __atomic_fetch_or(b, 0, __ATOMIC_RELAXED); /* the same value: safe beside peers */

@@ -485,6 +485,18 @@ static void progress_is_batch(void)
     else
         CHECK(batch == 1, "%d threads of this rank are SCHED_BATCH, not the progress thread alone",
               batch);
+    /* MPI_T reads the same choice */
+    int prov, idx, count, val = -1;
+    MPI_T_cvar_handle h;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &prov);
+    if (MPI_T_cvar_get_index("COURIER_NBC_THREAD", &idx) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+        MPI_T_cvar_read(h, &val);
+        CHECK(val == want, "MPI_T reads COURIER_NBC_THREAD as %d, the thread is %s", val,
+              want ? "wanted" : "not wanted");
+        MPI_T_cvar_handle_free(&h);
+    }
+    MPI_T_finalize();
 }
 
 int main(int argc, char **argv)
