@@ -29,10 +29,11 @@ typedef struct cr_group {
     bool spans;
 } cr_group;
 
-/* Ranks outnumber cores here, and every member sees it so (cr_group.spans). */
+/* Ranks outnumber cores, and every member sees it so (one launcher's count of
+ * CPUs: job.c; no member of another job: cr_group.spans). */
 static inline bool cr_group_oversub(const struct cr_job *job, const cr_group *g)
 {
-    return job->oversub && !g->spans;
+    return job->oversub_coll && !g->spans;
 }
 
 /* The owners of the collective areas: one whole-job group per interface. */

@@ -228,16 +228,18 @@ typedef struct cr_wait {
 
 typedef struct cr_job {
     int rank, size;
-    int npeers;       /* peers the engine addresses: the job's size ranks, then the extra
-                         peers of other jobs (xpeers.h); every per-peer array has npeers */
-    int appnum;       /* index of this rank's program in an MPMD job */
-    int host_rank;    /* first rank of the first program */
-    bool oversub;     /* more local ranks than cores: spin less */
-    bool threaded;    /* take the lock: a progress thread exists, or multi */
-    bool progress_on; /* the progress thread exists */
-    bool policy_kept; /* the user chose a scheduling policy: the thread keeps it */
-    bool multi;       /* several program threads may call at once (cr_multi_begin) */
-    size_t *eager;    /* per peer: largest message sent eagerly */
+    int npeers;        /* peers the engine addresses: the job's size ranks, then the extra
+                          peers of other jobs (xpeers.h); every per-peer array has npeers */
+    int appnum;        /* index of this rank's program in an MPMD job */
+    int host_rank;     /* first rank of the first program */
+    bool oversub;      /* more ranks on this machine than cores: spin less */
+    bool oversub_coll; /* oversub, where every rank of the job sees the same (job.c) */
+    bool hosts_differ; /* the job's ranks run on more than one machine (HOST_LAYOUT) */
+    bool threaded;     /* take the lock: a progress thread exists, or multi */
+    bool progress_on;  /* the progress thread exists */
+    bool policy_kept;  /* the user chose a scheduling policy: the thread keeps it */
+    bool multi;        /* several program threads may call at once (cr_multi_begin) */
+    size_t *eager;     /* per peer: largest message sent eagerly */
 
     pthread_mutex_t lock;
 

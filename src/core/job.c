@@ -115,16 +115,18 @@ static int crowding(const cr_job *job, int cpus)
 }
 
 /* The host segment the launcher made for this host's ranks (none in a job of
- * one rank started without courier run, nor under srun: PMI-2, pmi.c). */
-static void attach_host(cr_job *job)
+ * one rank started without courier run, nor under srun: PMI-2, pmi.c).
+ * Returns how many of the job's ranks run on this machine: the layout's count
+ * for this host across hosts, else all of them (pretend hosts share a machine). */
+static int attach_host(cr_job *job)
 {
     job->wake_fd = -1;
     job->stats = &job->own_stats;
-    if (job->pmi) return;
+    if (job->pmi) return job->size;
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
     if (job->size == 1) { /* no peer to share it with: only its descriptor to drop */
         if (fd >= 0) cr_ctx_close_fd(fd);
-        return;
+        return 1;
     }
     if (fd < 0)
         cr_fatal(job, "init",
@@ -154,10 +156,14 @@ static void attach_host(cr_job *job)
                      "COURIER_HOST_LAYOUT=%s does not add up to the job's %d ranks; start the "
                      "program with courier run",
                      layout, job->size);
-        return;
+        int here = 0;
+        for (p = 0; p < job->size; p++) here += job->host_of[p] == job->host_of[job->rank];
+        job->hosts_differ = job->host_of[job->size - 1] != 0;
+        return here;
     }
     long hosts = env_long("COURIER_TEST_HOSTS", 1, 1, job->size);
     for (int p = 0; p < job->size; p++) job->host_of[p] = (int)((long)p * hosts / job->size);
+    return job->size;
 }
 
 /* The job's secret, which proves a connection belongs to the job (tcp): the
@@ -378,7 +384,7 @@ static void job_init(void)
         !job->ctrlq || !job->owed || !job->sends_to)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
-    attach_host(job);
+    int here = attach_host(job);
     attach_vtime(job, sim_fd);
     read_secret(job);
     int cpus = online_cpus();
@@ -397,7 +403,13 @@ static void job_init(void)
      * spin about as long as 4000 over shared memory. At 4000, a TCP echo beside
      * two CPU-bound processes took 35-38 us one way, at 100 17-18 us; unloaded
      * the same. */
-    job->oversub = job->size > cpus && !job->vt.base; /* simulated: the model's nodes */
+    job->oversub = here > cpus && !job->vt.base; /* simulated: the model's nodes */
+    /* What a collective chooses by must be the same on every member, and only
+     * one launcher's COURIER_CPUS is the same for every rank: across hosts (whose
+     * CPUs may differ) and under srun or mpirun (each rank sees its own binding)
+     * collectives never take the oversubscribed forms (cr_group_oversub). A job
+     * on hosts of 16 and 1 CPUs hung in MPI_Allreduce when each chose by its own. */
+    job->oversub_coll = job->oversub && !job->pmi && !job->hosts_differ;
     bool net = job->npfds > 1; /* a transport's descriptor beside the wake-up eventfd */
     job->spin_limit = (unsigned)env_long("COURIER_SPIN",
                                          job->oversub ? 2

@@ -43,7 +43,7 @@ static size_t segment_size(int n)
     return cr_host_segment_size(n, cr_shm_region_size(n));
 }
 
-static int make_segment(int n, int cpus, size_t *len, void **control)
+static int make_segment(int n, int here, int cpus, size_t *len, void **control)
 {
     *len = segment_size(n);
     int fd = memfd_create("courier-job", MFD_CLOEXEC);
@@ -60,8 +60,9 @@ static int make_segment(int n, int cpus, size_t *len, void **control)
     }
     void *base = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) goto fail;
-    /* A rank for each CPU at most (job.c's rule for "oversubscribed"): sleeping is rare */
-    uint32_t flags = n <= cpus ? CR_HOST_SLEEPERS_FENCE : 0;
+    /* A rank for each CPU at most among this host's (job.c's rule for
+     * "oversubscribed"): sleeping is rare */
+    uint32_t flags = here <= cpus ? CR_HOST_SLEEPERS_FENCE : 0;
     cr_shm_region_init(cr_host_segment_init(base, n, cr_shm_region_size(n), flags), n);
     /* keep the control part: the watchdog reads the ranks' status records */
     size_t keep = cr_host_control_size(n);
@@ -588,7 +589,7 @@ int start_here(job_spec *js, const unsigned char key[32], const char *who)
                 (unsigned long long)(seglen + 1023) / 1024, need, need);
         return 1;
     }
-    int segfd = make_segment(js->cmd.total, CPU_COUNT(&js->cpus), &seglen, &js->control);
+    int segfd = make_segment(js->cmd.total, js->count, CPU_COUNT(&js->cpus), &seglen, &js->control);
     if (segfd < 0) {
         fprintf(stderr,
                 "%s: cannot create the %zu-byte shared segment for %d ranks: %s; "

@@ -466,22 +466,37 @@ static int job_cpus(void)
     return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/* The job's ranks on this machine: this host's count in the launcher's
+ * COURIER_HOST_LAYOUT ("3,1": ranks 0-2 on the first host) across hosts, else
+ * all of them. */
+static int ranks_here(void)
+{
+    const char *l = getenv("COURIER_HOST_LAYOUT");
+    int first = 0;
+    for (char *end; l && *l; l = *end ? end + 1 : end) {
+        int n = (int)strtol(l, &end, 10);
+        if (wrank < first + n) return n;
+        first += n;
+    }
+    return wsize;
+}
+
 /* The progress thread that moved the collectives above while the program
  * computed is a batch thread: woken by a collective's start it must not take
  * its program thread's core at once (src/core/progress.c). Without it
- * (COURIER_NBC_THREAD=0, or by default with more ranks than CPUs, where it
+ * (COURIER_NBC_THREAD=0, or by default with more ranks on a machine than its CPUs, where it
  * would only take cores from ranks) there is none; COURIER_NBC_THREAD=1 asks
  * for it there too. */
 static void progress_is_batch(void)
 {
     const char *e = getenv("COURIER_NBC_THREAD");
-    bool want = e ? strcmp(e, "0") != 0 : wsize <= job_cpus();
+    bool want = e ? strcmp(e, "0") != 0 : ranks_here() <= job_cpus();
     int batch = test_threads_with_policy(SCHED_BATCH);
     if (!want)
         CHECK(batch == 0,
-              "no progress thread wanted (%d ranks, %d CPUs, COURIER_NBC_THREAD=%s), "
+              "no progress thread wanted (%d ranks here, %d CPUs, COURIER_NBC_THREAD=%s), "
               "but %d batch threads",
-              wsize, job_cpus(), e ? e : "unset", batch);
+              ranks_here(), job_cpus(), e ? e : "unset", batch);
     else
         CHECK(batch == 1, "%d threads of this rank are SCHED_BATCH, not the progress thread alone",
               batch);
