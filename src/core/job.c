@@ -115,14 +115,21 @@ static int crowding(const cr_job *job, int cpus)
 }
 
 /* The host segment the launcher made for this host's ranks (none in a job of
- * one rank started without courier run, nor under srun: PMI-2, pmi.c).
- * Returns how many of the job's ranks run on this machine: the layout's count
- * for this host across hosts, else all of them (pretend hosts share a machine). */
-static int attach_host(cr_job *job)
+ * one rank started without courier run); under srun or another PMI process
+ * manager the ranks of each machine make their own (pmi.c). Returns how many of
+ * the job's ranks run on this machine: the layout's count for this host across
+ * hosts, else all of them (pretend hosts share a machine). */
+static int attach_host(cr_job *job, int cpus)
 {
     job->wake_fd = -1;
     job->stats = &job->own_stats;
-    if (job->pmi) return job->size;
+    if (job->pmi) { /* the ranks of each machine make their segment (pmi.c) */
+        const char *list = getenv("COURIER_TRANSPORTS");
+        if (job->size == 1 || !cr_tp_allowed(&cr_transport_shm, list)) return job->size;
+        int here = cr_pmi_host(job, cpus);
+        if (job->host.base) job->stats = &job->host.status[job->rank].stats;
+        return here;
+    }
     int fd = (int)env_long("COURIER_SHM_FD", -1, 0, INT_MAX);
     if (job->size == 1) { /* no peer to share it with: only its descriptor to drop */
         if (fd >= 0) cr_ctx_close_fd(fd);
@@ -384,10 +391,10 @@ static void job_init(void)
         !job->ctrlq || !job->owed || !job->sends_to)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
-    int here = attach_host(job);
+    int cpus = online_cpus();
+    int here = attach_host(job, cpus);
     attach_vtime(job, sim_fd);
     read_secret(job);
-    int cpus = online_cpus();
     open_transports(job, cpus);
     if (job->pmi) cr_pmi_fence(job); /* every rank's card (tcp's open) and the secret are in */
     /* Simulated: every message is one message of the model, whose node

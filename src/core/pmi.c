@@ -22,17 +22,26 @@
  *  - values in the KVS are strings: binary cards and the secret travel as
  *    lowercase hex; the KVS is seen only by the processes of this job step, so
  *    the secret is as private as the launcher's sealed memfd makes it;
- *  - without a launcher there is no host segment: the ranks reach each other by
- *    tcp (and self) and there is no collective area (job.c checks host.base);
- *    the ranks watch each other instead of the launcher (pmiwatch.c: a failed
- *    rank or a deadlock ends the step with courier run's lines). */
+ *  - without a launcher the ranks of one machine make their host segment
+ *    themselves (cr_pmi_host): the lowest of them makes it in a memfd and the
+ *    others take its descriptor with pidfd_getfd, so nothing is left in
+ *    /dev/shm; all of that machine's ranks use it or none does (a rank that
+ *    cannot take it says so, and they talk by tcp). Ranks on other machines
+ *    reach each other by tcp. The ranks watch each other instead of the
+ *    launcher (pmiwatch.c: a failed rank or a deadlock ends the step with
+ *    courier run's lines). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "pmi.h"
@@ -330,4 +339,168 @@ int cr_pmi_get(cr_job *job, int rank, const char *key, char *value, size_t len)
     if (rc != PMI2_OK || n < 0 || (size_t)n >= len) return -1;
     value[n] = '\0';
     return 0;
+}
+
+/* ---- the ranks of one machine: a host segment among them ----------------- */
+
+/* What tells two ranks that one can map the other's memfd: the same kernel
+ * (its boot id) and the same pid namespace (pidfd_open takes a pid of ours).
+ * Empty when unknown: such a rank shares with none. */
+static void machine_id(char *out, size_t len)
+{
+    char boot[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof boot, f)) boot[0] = 0;
+        fclose(f);
+    }
+    boot[strcspn(boot, "\n")] = 0;
+    struct stat st;
+    if (!boot[0] || stat("/proc/self/ns/pid", &st) != 0) {
+        out[0] = 0;
+        return;
+    }
+    snprintf(out, len, "%s-%llx", boot, (unsigned long long)st.st_ino);
+}
+
+static void sync_all(cr_job *job, const char *what)
+{
+    int rc = kv_fence(job->pmi);
+    if (rc != PMI2_OK)
+        cr_fatal(job, "init",
+                 "the %s fence for %s failed (error %d): a rank of this job step may have "
+                 "ended before it started; see srun's messages",
+                 kvs(job->pmi), what, rc);
+}
+
+static void put_rank_key(cr_job *job, const char *name, int rank, const char *value)
+{
+    char key[PMI2_KEYLEN];
+    snprintf(key, sizeof key, "courier-%s-%d", name, rank);
+    int rc = kv_put(job->pmi, key, value);
+    if (rc != PMI2_OK)
+        cr_fatal(job, "init", "putting %s in the %s key-value space failed (error %d)", key,
+                 kvs(job->pmi), rc);
+}
+
+static void get_rank_key(cr_job *job, const char *name, int rank, char *value, size_t len)
+{
+    char key[PMI2_KEYLEN];
+    snprintf(key, sizeof key, "courier-%s-%d", name, rank);
+    int n = 0;
+    int rc = kv_get(job->pmi, rank, key, value, len, &n);
+    if (rc != PMI2_OK || n < 0 || (size_t)n >= len)
+        cr_fatal(job, "init",
+                 "cannot read %s from the %s key-value space (error %d): are all ranks "
+                 "courier programs of one version?",
+                 key, kvs(job->pmi), rc);
+    value[n] = 0;
+}
+
+/* The leader's memfd, taken into this process (-1 with errno). A test makes
+ * rank COURIER_TEST_TAKE_FAIL fail as a refused pidfd_getfd does. */
+static int take_fd(cr_job *job, const char *where)
+{
+    int pid, fd;
+    const char *t = getenv("COURIER_TEST_TAKE_FAIL");
+    if (t && atoi(t) == job->rank) {
+        errno = EPERM;
+        return -1;
+    }
+    if (sscanf(where, "%d %d", &pid, &fd) != 2) {
+        errno = EPROTO;
+        return -1;
+    }
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) return -1;
+    int got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+    int e = errno;
+    close(pidfd);
+    if (got >= 0) fcntl(got, F_SETFD, FD_CLOEXEC);
+    errno = e;
+    return got;
+}
+
+/* The segment is laid out for the whole job (2 x size^2 inbox slots taken at
+ * once): beyond courier run's own limit of ranks the machines do not share. */
+#define SHARE_MAX_RANKS 4096
+
+int cr_pmi_host(cr_job *job, int cpus)
+{
+    int n = job->size, me = job->rank;
+    if (n > SHARE_MAX_RANKS) return n;
+    char v[PMI2_VALLEN];
+    machine_id(v, sizeof v);
+    put_rank_key(job, "machine", me, v[0] ? v : "-");
+    sync_all(job, "the ranks' machines");
+    /* host_of[p]: the lowest rank on p's machine */
+    char **ids = calloc((size_t)n, sizeof *ids);
+    int *firsts = calloc((size_t)n, sizeof *firsts), nd = 0;
+    if (!ids || !firsts) cr_fatal(job, "init", "out of memory for %d ranks' machines", n);
+    for (int p = 0; p < n; p++) {
+        get_rank_key(job, "machine", p, v, sizeof v);
+        job->host_of[p] = p;
+        if (!strcmp(v, "-")) continue;
+        for (int k = 0; k < nd && job->host_of[p] == p; k++)
+            if (!strcmp(ids[firsts[k]], v)) job->host_of[p] = firsts[k];
+        if (job->host_of[p] == p) {
+            ids[p] = strdup(v);
+            if (!ids[p]) cr_fatal(job, "init", "out of memory for %d ranks' machines", n);
+            firsts[nd++] = p;
+        }
+    }
+    for (int k = 0; k < nd; k++) free(ids[firsts[k]]);
+    free(ids);
+    free(firsts);
+    int lead = job->host_of[me], here = 0;
+    bool shared = false; /* some machine runs several ranks (every rank knows alike) */
+    for (int p = 0; p < n; p++) {
+        here += job->host_of[p] == lead;
+        shared |= job->host_of[p] != p;
+        job->hosts_differ |= job->host_of[p] != job->host_of[0];
+    }
+    if (!shared) return here;
+
+    /* The leader makes the segment and says where it is; the others take it. */
+    int fd = -1, err = 0;
+    if (here > 1 && me == lead) {
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let them take it */
+        size_t len;
+        fd = cr_shm_segment_make(n, here <= cpus ? CR_HOST_SLEEPERS_FENCE : 0, &len);
+        err = fd < 0 ? errno : 0;
+        if (fd >= 0) snprintf(v, sizeof v, "%d %d", (int)getpid(), fd);
+        put_rank_key(job, "segment", me, fd >= 0 ? v : "-");
+    }
+    sync_all(job, "this machine's segment");
+    if (here > 1 && me != lead) {
+        get_rank_key(job, "segment", lead, v, sizeof v);
+        fd = strcmp(v, "-") ? take_fd(job, v) : -1;
+        err = fd < 0 ? (strcmp(v, "-") ? errno : EIO) : 0;
+    }
+    if (here > 1) put_rank_key(job, "segment-ok", me, fd >= 0 ? "0" : strerror(err));
+    sync_all(job, "this machine's segment");
+    if (here < 2) return here;
+    /* all of this machine's ranks use it, or none */
+    int failed = -1;
+    for (int p = lead; p < n && failed < 0; p++) {
+        if (job->host_of[p] != lead) continue;
+        get_rank_key(job, "segment-ok", p, v, sizeof v);
+        if (strcmp(v, "0")) failed = p;
+    }
+    if (failed < 0) {
+        int rc = cr_host_attach(&job->host, fd, me, n);
+        if (rc)
+            cr_fatal(job, "init", "cannot attach this machine's shared segment: %s", strerror(-rc));
+        close(fd);
+        return here;
+    }
+    if (me == lead)
+        fprintf(stderr,
+                "courier: rank %d: rank %d cannot share memory with the ranks on its machine "
+                "(%s: %s); they talk by tcp\n",
+                me, failed, failed == lead ? "making the segment" : "pidfd_getfd", v);
+    if (fd >= 0) close(fd);
+    for (int p = lead; p < n; p++)
+        if (job->host_of[p] == lead) job->host_of[p] = p;
+    return here;
 }

@@ -43,33 +43,16 @@ static size_t segment_size(int n)
     return cr_host_segment_size(n, cr_shm_region_size(n));
 }
 
+/* The job's segment (cr_shm_segment_make) and the launcher's own view of its
+ * control part: the watchdog reads the ranks' status records there. */
 static int make_segment(int n, int here, int cpus, size_t *len, void **control)
 {
-    *len = segment_size(n);
-    int fd = memfd_create("courier-job", MFD_CLOEXEC);
-    if (fd < 0) return -1;
-    if (ftruncate(fd, (off_t)*len) < 0) goto fail;
-    /* Reserve the memory every rank needs now (control part, shm inboxes), so
-     * that a job too big for this machine fails here with a clear message
-     * instead of a SIGBUS in a rank later. Channels take theirs when first used
-     * (cr_host_reserve), so memory grows with the pairs that talk. */
-    int rc = posix_fallocate(fd, 0, (off_t)(cr_host_control_size(n) + cr_shm_region_fixed(n)));
-    if (rc) {
-        errno = rc;
-        goto fail;
-    }
-    void *base = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED) goto fail;
     /* A rank for each CPU at most among this host's (job.c's rule for
      * "oversubscribed"): sleeping is rare */
-    uint32_t flags = here <= cpus ? CR_HOST_SLEEPERS_FENCE : 0;
-    cr_shm_region_init(cr_host_segment_init(base, n, cr_shm_region_size(n), flags), n);
-    /* keep the control part: the watchdog reads the ranks' status records */
-    size_t keep = cr_host_control_size(n);
-    munmap((char *)base + keep, *len - keep);
-    *control = base;
-    return fd;
-fail:;
+    int fd = cr_shm_segment_make(n, here <= cpus ? CR_HOST_SLEEPERS_FENCE : 0, len);
+    if (fd < 0) return -1;
+    *control = mmap(NULL, cr_host_control_size(n), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (*control != MAP_FAILED) return fd;
     int e = errno;
     close(fd);
     errno = e;

@@ -217,5 +217,11 @@ int cr_tp_unknown(const char *list, size_t *len);
 size_t cr_shm_region_size(int nranks);
 size_t cr_shm_region_fixed(int nranks);
 void cr_shm_region_init(void *region, int nranks);
+/* The host segment of a job of n ranks (src/host/host.h), shm's region laid
+ * out in it, in a new memfd (close-on-exec): the descriptor and *len its size,
+ * or -1 with errno. The control part and the region's fixed part are given
+ * memory at once (a job too big for this machine fails here, not with a SIGBUS
+ * in a rank). flags: the head's (CR_HOST_SLEEPERS_FENCE). */
+int cr_shm_segment_make(int n, uint32_t flags, size_t *len);
 
 #endif
