@@ -119,7 +119,7 @@ static int crowding(const cr_job *job, int cpus)
  * manager the ranks of each machine make their own (pmi.c). Returns how many of
  * the job's ranks run on this machine: the layout's count for this host across
  * hosts, else all of them (pretend hosts share a machine). */
-static int attach_host(cr_job *job, int cpus)
+static int attach_host(cr_job *job, int *cpus)
 {
     job->wake_fd = -1;
     job->stats = &job->own_stats;
@@ -392,7 +392,7 @@ static void job_init(void)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     int cpus = online_cpus();
-    int here = attach_host(job, cpus);
+    int here = attach_host(job, &cpus);
     attach_vtime(job, sim_fd);
     read_secret(job);
     open_transports(job, cpus);

@@ -34,6 +34,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,22 +426,55 @@ static int take_fd(cr_job *job, const char *where)
  * once): beyond courier run's own limit of ranks the machines do not share. */
 #define SHARE_MAX_RANKS 4096
 
-int cr_pmi_host(cr_job *job, int cpus)
+/* A CPU mask as hex, lowest byte first, up to its last non-zero byte ("-":
+ * none), and back (ORed into *set; false when it is not one). */
+static void mask_hex(char *out, const cpu_set_t *set)
+{
+    const unsigned char *b = (const unsigned char *)set;
+    size_t len = sizeof *set;
+    while (len && !b[len - 1]) len--;
+    if (len)
+        to_hex(out, b, len);
+    else
+        strcpy(out, "-");
+}
+
+static bool mask_or(cpu_set_t *set, const char *hex)
+{
+    unsigned char b[sizeof(cpu_set_t)];
+    long n = from_hex(b, sizeof b, hex, strlen(hex));
+    if (n <= 0) return false;
+    for (long i = 0; i < n; i++) ((unsigned char *)set)[i] |= b[i];
+    return true;
+}
+
+int cr_pmi_host(cr_job *job, int *cpus)
 {
     int n = job->size, me = job->rank;
     if (n > SHARE_MAX_RANKS) return n;
-    char v[PMI2_VALLEN];
-    machine_id(v, sizeof v);
-    put_rank_key(job, "machine", me, v[0] ? v : "-");
+    /* Each rank's machine and the CPUs it may use: "ID MASK" */
+    char v[PMI2_VALLEN], id[128], mask[2 * sizeof(cpu_set_t) + 1] = "-";
+    machine_id(id, sizeof id);
+    cpu_set_t set, all;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) mask_hex(mask, &set);
+    snprintf(v, sizeof v, "%s %s", id[0] ? id : "-", mask);
+    put_rank_key(job, "machine", me, v);
     sync_all(job, "the ranks' machines");
-    /* host_of[p]: the lowest rank on p's machine */
+    /* host_of[p]: the lowest rank on p's machine; all: the CPUs of this
+     * machine's ranks (each bound to CPUs of its own is no more ranks than
+     * CPUs, whatever a rank's own mask says) */
+    CPU_ZERO(&all);
+    bool masks = true;
     char **ids = calloc((size_t)n, sizeof *ids);
     int *firsts = calloc((size_t)n, sizeof *firsts), nd = 0;
     if (!ids || !firsts) cr_fatal(job, "init", "out of memory for %d ranks' machines", n);
     for (int p = 0; p < n; p++) {
         get_rank_key(job, "machine", p, v, sizeof v);
+        char *m = strchr(v, ' ');
+        if (m) *m++ = 0;
         job->host_of[p] = p;
         if (!strcmp(v, "-")) continue;
+        if (!strcmp(v, id)) masks = masks && m && mask_or(&all, m);
         for (int k = 0; k < nd && job->host_of[p] == p; k++)
             if (!strcmp(ids[firsts[k]], v)) job->host_of[p] = firsts[k];
         if (job->host_of[p] == p) {
@@ -452,6 +486,7 @@ int cr_pmi_host(cr_job *job, int cpus)
     for (int k = 0; k < nd; k++) free(ids[firsts[k]]);
     free(ids);
     free(firsts);
+    if (masks && CPU_COUNT(&all) > 0 && !getenv("COURIER_CPUS")) *cpus = CPU_COUNT(&all);
     int lead = job->host_of[me], here = 0;
     bool shared = false; /* some machine runs several ranks (every rank knows alike) */
     for (int p = 0; p < n; p++) {
@@ -466,7 +501,7 @@ int cr_pmi_host(cr_job *job, int cpus)
     if (here > 1 && me == lead) {
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let them take it */
         size_t len;
-        fd = cr_shm_segment_make(n, here <= cpus ? CR_HOST_SLEEPERS_FENCE : 0, &len);
+        fd = cr_shm_segment_make(n, here <= *cpus ? CR_HOST_SLEEPERS_FENCE : 0, &len);
         err = fd < 0 ? errno : 0;
         if (fd >= 0) snprintf(v, sizeof v, "%d %d", (int)getpid(), fd);
         put_rank_key(job, "segment", me, fd >= 0 ? v : "-");

@@ -455,30 +455,37 @@ static void kinds_apart(MPI_Comm comm, const char *name)
     }
 }
 
-/* The CPUs the job has, as the engine counts them (src/core/job.c): the
- * launcher's COURIER_CPUS, else this process's affinity. */
-static int job_cpus(void)
+/* The CPUs the job has on this machine, as the engine counts them
+ * (src/core/job.c, pmi.c): the launcher's COURIER_CPUS; under srun or mpirun
+ * the CPUs the ranks of this machine may use together (each bound to a CPU of
+ * its own: as many as they are). here: this machine's ranks. Collective. */
+static int job_cpus(MPI_Comm here)
 {
     const char *c = getenv("COURIER_CPUS");
     if (c && atoi(c) > 0) return atoi(c);
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set, all;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
+    MPI_Allreduce(&set, &all, (int)sizeof set, MPI_UNSIGNED_CHAR, MPI_BOR, here);
+    return CPU_COUNT(&all);
 }
 
 /* The job's ranks on this machine: this host's count in the launcher's
- * COURIER_HOST_LAYOUT ("3,1": ranks 0-2 on the first host) across hosts, else
- * all of them. */
-static int ranks_here(void)
+ * COURIER_HOST_LAYOUT ("3,1": ranks 0-2 on the first host) across hosts, all
+ * of them under courier run on one machine (pretend hosts share it), else
+ * (srun, mpirun) the ranks that share memory with this one. */
+static int ranks_here(MPI_Comm here)
 {
     const char *l = getenv("COURIER_HOST_LAYOUT");
-    int first = 0;
+    int first = 0, n;
     for (char *end; l && *l; l = *end ? end + 1 : end) {
-        int n = (int)strtol(l, &end, 10);
+        n = (int)strtol(l, &end, 10);
         if (wrank < first + n) return n;
         first += n;
     }
-    return wsize;
+    if (getenv("COURIER_CPUS")) return wsize;
+    MPI_Comm_size(here, &n);
+    return n;
 }
 
 /* The progress thread that moved the collectives above while the program
@@ -490,13 +497,17 @@ static int ranks_here(void)
 static void progress_is_batch(void)
 {
     const char *e = getenv("COURIER_NBC_THREAD");
-    bool want = e ? strcmp(e, "0") != 0 : ranks_here() <= job_cpus();
+    MPI_Comm here;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &here);
+    int nhere = ranks_here(here), cpus = job_cpus(here);
+    MPI_Comm_free(&here);
+    bool want = e ? strcmp(e, "0") != 0 : nhere <= cpus;
     int batch = test_threads_with_policy(SCHED_BATCH);
     if (!want)
         CHECK(batch == 0,
               "no progress thread wanted (%d ranks here, %d CPUs, COURIER_NBC_THREAD=%s), "
               "but %d batch threads",
-              ranks_here(), job_cpus(), e ? e : "unset", batch);
+              nhere, cpus, e ? e : "unset", batch);
     else
         CHECK(batch == 1, "%d threads of this rank are SCHED_BATCH, not the progress thread alone",
               batch);
