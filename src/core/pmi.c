@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,69 +449,133 @@ static bool mask_or(cpu_set_t *set, const char *hex)
     return true;
 }
 
+/* Whether the process manager says this rank is the first of its machine
+ * (srun, Open MPI's mpirun, MPICH's hydra): it then makes the machine's
+ * segment before the first fence, which saves one. */
+static bool first_here(void)
+{
+    static const char *const vars[] = {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "MPI_LOCALRANKID"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return !strcmp(v, "0");
+    }
+    return false;
+}
+
+/* Make the machine's segment and say where it is ("PID FD"; "-": could not,
+ * *err why). */
+static int make_here(cr_job *job, uint32_t flags, char *where, size_t len, int *err)
+{
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let the others take it */
+    size_t bytes;
+    int fd = cr_shm_segment_make(job->size, flags, &bytes);
+    *err = fd < 0 ? errno : 0;
+    if (fd >= 0)
+        snprintf(where, len, "%d %d", (int)getpid(), fd);
+    else
+        snprintf(where, len, "-");
+    return fd;
+}
+
 int cr_pmi_host(cr_job *job, int *cpus)
 {
     int n = job->size, me = job->rank;
     if (n > SHARE_MAX_RANKS) return n;
-    /* Each rank's machine and the CPUs it may use: "ID MASK" */
-    char v[PMI2_VALLEN], id[128], mask[2 * sizeof(cpu_set_t) + 1] = "-";
+    /* Each rank's machine, the CPUs it may use and, from a rank that the
+     * process manager says is its machine's first, where the segment is:
+     * "ID MASK WHERE" */
+    char v[PMI2_VALLEN], id[128], mask[2 * sizeof(cpu_set_t) + 1] = "-", where[64] = "-";
     machine_id(id, sizeof id);
     cpu_set_t set, all;
     if (sched_getaffinity(0, sizeof set, &set) == 0) mask_hex(mask, &set);
-    snprintf(v, sizeof v, "%s %s", id[0] ? id : "-", mask);
+    int fd = -1, err = 0;
+    if (id[0] && first_here()) fd = make_here(job, 0, where, sizeof where, &err);
+    snprintf(v, sizeof v, "%s %s %s", id[0] ? id : "-", mask, where);
     put_rank_key(job, "machine", me, v);
     sync_all(job, "the ranks' machines");
     /* host_of[p]: the lowest rank on p's machine; all: the CPUs of this
      * machine's ranks (each bound to CPUs of its own is no more ranks than
-     * CPUs, whatever a rank's own mask says) */
+     * CPUs, whatever a rank's own mask says); maker: the lowest rank of this
+     * machine that made a segment, whose where is used */
     CPU_ZERO(&all);
     bool masks = true;
+    int maker = -1;
     char **ids = calloc((size_t)n, sizeof *ids);
     int *firsts = calloc((size_t)n, sizeof *firsts), nd = 0;
-    if (!ids || !firsts) cr_fatal(job, "init", "out of memory for %d ranks' machines", n);
+    int *count = calloc((size_t)n, sizeof *count), *made = calloc((size_t)n, sizeof *made);
+    if (!ids || !firsts || !count || !made)
+        cr_fatal(job, "init", "out of memory for %d ranks' machines", n);
     for (int p = 0; p < n; p++) {
         get_rank_key(job, "machine", p, v, sizeof v);
-        char *m = strchr(v, ' ');
+        char *m = strchr(v, ' '), *w = m ? strchr(m + 1, ' ') : NULL;
         if (m) *m++ = 0;
+        if (w) *w++ = 0;
         job->host_of[p] = p;
         if (!strcmp(v, "-")) continue;
-        if (!strcmp(v, id)) masks = masks && m && mask_or(&all, m);
-        for (int k = 0; k < nd && job->host_of[p] == p; k++)
-            if (!strcmp(ids[firsts[k]], v)) job->host_of[p] = firsts[k];
-        if (job->host_of[p] == p) {
+        if (!strcmp(v, id)) {
+            masks = masks && m && mask_or(&all, m);
+            if (maker < 0 && w && strcmp(w, "-")) {
+                maker = p;
+                snprintf(where, sizeof where, "%s", w);
+            }
+        }
+        int k = 0;
+        while (k < nd && strcmp(ids[firsts[k]], v)) k++;
+        if (k == nd) {
             ids[p] = strdup(v);
             if (!ids[p]) cr_fatal(job, "init", "out of memory for %d ranks' machines", n);
             firsts[nd++] = p;
         }
+        job->host_of[p] = firsts[k];
+        count[k]++;
+        made[k] |= w && strcmp(w, "-");
     }
-    for (int k = 0; k < nd; k++) free(ids[firsts[k]]);
+    bool shared = false, unmade = false; /* (every rank knows them alike) */
+    for (int k = 0; k < nd; k++) {
+        free(ids[firsts[k]]);
+        shared |= count[k] > 1;
+        unmade |= count[k] > 1 && !made[k];
+    }
     free(ids);
     free(firsts);
+    free(count);
+    free(made);
     if (masks && CPU_COUNT(&all) > 0 && !getenv("COURIER_CPUS")) *cpus = CPU_COUNT(&all);
     int lead = job->host_of[me], here = 0;
-    bool shared = false; /* some machine runs several ranks (every rank knows alike) */
     for (int p = 0; p < n; p++) {
         here += job->host_of[p] == lead;
-        shared |= job->host_of[p] != p;
         job->hosts_differ |= job->host_of[p] != job->host_of[0];
     }
+    if (fd >= 0 && (maker != me || here < 2)) { /* another's is used, or none */
+        close(fd);
+        fd = -1;
+    }
+    uint32_t flags = here <= *cpus ? CR_HOST_SLEEPERS_FENCE : 0;
     if (!shared) return here;
 
-    /* The leader makes the segment and says where it is; the others take it. */
-    int fd = -1, err = 0;
-    if (here > 1 && me == lead) {
-        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let them take it */
-        size_t len;
-        fd = cr_shm_segment_make(n, here <= *cpus ? CR_HOST_SLEEPERS_FENCE : 0, &len);
-        err = fd < 0 ? errno : 0;
-        if (fd >= 0) snprintf(v, sizeof v, "%d %d", (int)getpid(), fd);
-        put_rank_key(job, "segment", me, fd >= 0 ? v : "-");
+    /* Where no rank made one, the machine's lowest makes it after a fence. */
+    if (unmade) {
+        if (here > 1 && maker < 0 && me == lead) {
+            fd = make_here(job, flags, where, sizeof where, &err);
+            put_rank_key(job, "segment", me, where);
+        }
+        sync_all(job, "this machine's segment");
+        if (here > 1 && maker < 0) {
+            maker = lead;
+            if (me != lead) get_rank_key(job, "segment", lead, where, sizeof where);
+        }
     }
-    sync_all(job, "this machine's segment");
-    if (here > 1 && me != lead) {
-        get_rank_key(job, "segment", lead, v, sizeof v);
-        fd = strcmp(v, "-") ? take_fd(job, v) : -1;
-        err = fd < 0 ? (strcmp(v, "-") ? errno : EIO) : 0;
+    /* The others take it, and all say whether they could. */
+    if (here > 1 && me != maker) {
+        fd = strcmp(where, "-") ? take_fd(job, where) : -1;
+        err = fd < 0 ? (strcmp(where, "-") ? errno : err ? err : EIO) : 0;
+    }
+    if (here > 1 && me == maker && fd >= 0 && /* the head's flags, now that they are known */
+        pwrite(fd, &flags, sizeof flags, offsetof(cr_host_head, flags)) != sizeof flags) {
+        err = errno;
+        close(fd);
+        fd = -1;
     }
     if (here > 1) put_rank_key(job, "segment-ok", me, fd >= 0 ? "0" : strerror(err));
     sync_all(job, "this machine's segment");
@@ -533,7 +598,7 @@ int cr_pmi_host(cr_job *job, int *cpus)
         fprintf(stderr,
                 "courier: rank %d: rank %d cannot share memory with the ranks on its machine "
                 "(%s: %s); they talk by tcp\n",
-                me, failed, failed == lead ? "making the segment" : "pidfd_getfd", v);
+                me, failed, failed == maker ? "making the segment" : "pidfd_getfd", v);
     if (fd >= 0) close(fd);
     for (int p = lead; p < n; p++)
         if (job->host_of[p] == lead) job->host_of[p] = p;
