@@ -119,14 +119,15 @@ static int crowding(const cr_job *job, int cpus)
  * manager the ranks of each machine make their own (pmi.c). Returns how many of
  * the job's ranks run on this machine: the layout's count for this host across
  * hosts, else all of them (pretend hosts share a machine). */
-static int attach_host(cr_job *job, int *cpus)
+static int attach_host(cr_job *job, int *cpus, bool *same)
 {
+    *same = !job->pmi; /* one launcher counted every rank's CPUs */
     job->wake_fd = -1;
     job->stats = &job->own_stats;
     if (job->pmi) { /* the ranks of each machine make their segment (pmi.c) */
         const char *list = getenv("COURIER_TRANSPORTS");
         if (job->size == 1 || !cr_tp_allowed(&cr_transport_shm, list)) return job->size;
-        int here = cr_pmi_host(job, cpus);
+        int here = cr_pmi_host(job, cpus, same);
         if (job->host.base) job->stats = &job->host.status[job->rank].stats;
         return here;
     }
@@ -392,7 +393,8 @@ static void job_init(void)
         cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     int cpus = online_cpus();
-    int here = attach_host(job, &cpus);
+    bool same;
+    int here = attach_host(job, &cpus, &same);
     attach_vtime(job, sim_fd);
     read_secret(job);
     open_transports(job, cpus);
@@ -411,12 +413,13 @@ static void job_init(void)
      * two CPU-bound processes took 35-38 us one way, at 100 17-18 us; unloaded
      * the same. */
     job->oversub = here > cpus && !job->vt.base; /* simulated: the model's nodes */
-    /* What a collective chooses by must be the same on every member, and only
-     * one launcher's COURIER_CPUS is the same for every rank: across hosts (whose
-     * CPUs may differ) and under srun or mpirun (each rank sees its own binding)
-     * collectives never take the oversubscribed forms (cr_group_oversub). A job
-     * on hosts of 16 and 1 CPUs hung in MPI_Allreduce when each chose by its own. */
-    job->oversub_coll = job->oversub && !job->pmi && !job->hosts_differ;
+    /* What a collective chooses by must be the same on every member: only on
+     * one machine, where one launcher's COURIER_CPUS (or, under srun or mpirun,
+     * the union of the ranks' masks: pmi.c) counted for every rank. Across
+     * hosts, whose CPUs may differ, collectives never take the oversubscribed
+     * forms (cr_group_oversub): a job on hosts of 16 and 1 CPUs hung in
+     * MPI_Allreduce when each chose by its own count. */
+    job->oversub_coll = job->oversub && same && !job->hosts_differ;
     bool net = job->npfds > 1; /* a transport's descriptor beside the wake-up eventfd */
     job->spin_limit = (unsigned)env_long("COURIER_SPIN",
                                          job->oversub ? 2

@@ -478,7 +478,7 @@ static int make_here(cr_job *job, uint32_t flags, char *where, size_t len, int *
     return fd;
 }
 
-int cr_pmi_host(cr_job *job, int *cpus)
+int cr_pmi_host(cr_job *job, int *cpus, bool *same)
 {
     int n = job->size, me = job->rank;
     if (n > SHARE_MAX_RANKS) return n;
@@ -541,6 +541,7 @@ int cr_pmi_host(cr_job *job, int *cpus)
     free(firsts);
     free(count);
     free(made);
+    *same = getenv("COURIER_CPUS") || (masks && CPU_COUNT(&all) > 0);
     if (masks && CPU_COUNT(&all) > 0 && !getenv("COURIER_CPUS")) *cpus = CPU_COUNT(&all);
     int lead = job->host_of[me], here = 0;
     for (int p = 0; p < n; p++) {

@@ -25,11 +25,12 @@ void cr_pmi_secret(struct cr_job *job);
 
 /* This machine's ranks: job->host_of for every rank (the lowest rank on its
  * machine), *cpus the CPUs that they may use together (the union of their
- * masks, unless COURIER_CPUS says), and, where a machine runs several, one
+ * masks, unless COURIER_CPUS says; *same: every rank of the machine counted
+ * the same), and, where a machine runs several, one
  * host segment among them (job->host, as courier run's ranks have; the
  * sleepers' fence when they are no more than *cpus). Collective: every rank
  * calls it, before the transports open. Returns the ranks on this machine. */
-int cr_pmi_host(struct cr_job *job, int *cpus);
+int cr_pmi_host(struct cr_job *job, int *cpus, bool *same);
 
 /* Publish this rank's card (an address, binary) in the KVS: 0 or -errno. */
 int cr_pmi_card_put(struct cr_job *job, const void *card, size_t len);
