@@ -403,14 +403,19 @@ void cr_coll_allgather_msgs(cr_job *job, cr_group *g, const char *op, const void
  * the blocks fit, recursive doubling or the ring. Direct never passes over the
  * area: its slot (16 KiB at most) is shorter than that, and a forced algorithm
  * turns the area off (coll_shm.c). */
+bool cr_coll_allgather_reads(cr_job *job, const cr_group *g, size_t blk)
+{
+    int f = cr_coll_forced(job);
+    return g->size > 1 && blk > 0 &&
+           (f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && g->size > 2 && cr_group_oversub(job, g) &&
+                                   blk >= ALLGATHER_DIRECT_OVERSUB_MIN)) &&
+           cr_coll_direct_ok(job, g);
+}
+
 void cr_coll_allgather(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                        size_t blk)
 {
-    int f = cr_coll_forced(job);
-    if (g->size > 1 && blk > 0 &&
-        (f == CR_ALG_DIRECT || (f == CR_ALG_AUTO && g->size > 2 && cr_group_oversub(job, g) &&
-                                blk >= ALLGATHER_DIRECT_OVERSUB_MIN)) &&
-        cr_coll_direct_ok(job, g)) {
+    if (cr_coll_allgather_reads(job, g, blk)) {
         char *own = (char *)rbuf + g->me * blk;
         if (own != sbuf) memmove(own, sbuf, blk);
         sbuf = own; /* others read it there */

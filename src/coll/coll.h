@@ -228,6 +228,12 @@ bool cr_coll_alltoall_direct(cr_job *job, cr_group *g, const char *op, const voi
 /* Each member reads the others' blocks out of their receive buffers (each
  * member's own block already in its place): false as the all-to-all's. */
 bool cr_coll_allgather_direct(cr_job *job, cr_group *g, const char *op, void *rbuf, size_t blk);
+/* The same with each member's own lengths and displacements (bytes). */
+bool cr_coll_allgatherv_direct(cr_job *job, cr_group *g, const char *op, void *rbuf,
+                               const size_t *rlens, const size_t *rdispls);
+/* Whether an all-gather of blk bytes a member (the mean of an allgatherv's)
+ * reads its blocks directly (the same on every member). */
+bool cr_coll_allgather_reads(cr_job *job, const cr_group *g, size_t blk);
 /* Each member reduces its share of count elements (count >= group size) read
  * out of every member's input, then reads the others' shares: false as the
  * all-to-all's (nothing moved); sbuf may be rbuf (in place). */

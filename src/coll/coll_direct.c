@@ -27,7 +27,10 @@
  *  - allgather "direct": the same, from the receive buffers (each member's
  *    own block is in its place there before its address is sent): in step i
  *    member me reads member me-i's own block. Chosen with more ranks than
- *    cores from 32 KiB a block (coll.c).
+ *    cores from 32 KiB a block (coll.c). The allgatherv's (coll_v.c) sends
+ *    the address of its own block, since each member lays out its receive
+ *    buffer as it likes (displacements are its own), and reads each block's
+ *    own length.
  *  - allreduce "direct": an all-gather of input addresses, then member i
  *    reads share i of every member's input and combines it as the message
  *    algorithms combine each element (so the result is theirs, bit for bit),
@@ -278,6 +281,24 @@ bool cr_coll_allgather_direct(cr_job *job, cr_group *g, const char *op, void *rb
 {
     cr_trace_how(job, "direct");
     return read_blocks(job, g, op, (uintptr_t)rbuf, rbuf, blk, true);
+}
+
+bool cr_coll_allgatherv_direct(cr_job *job, cr_group *g, const char *op, void *rbuf,
+                               const size_t *rlens, const size_t *rdispls)
+{
+    cr_trace_how(job, "direct");
+    int n = g->size, me = g->me;
+    char *r = rbuf;
+    card *all = cards_of(job, g, op, (uintptr_t)(r + rdispls[me]), 0);
+    if (!all) return false;
+    long failed = 0;
+    for (int i = 1; i < n && !failed; i++) {
+        int from = (me - i + n) % n;
+        if (rlens[from])
+            failed = !read_from(job, g, op, from, r + rdispls[from], all[from].a, rlens[from]);
+    }
+    free(all);
+    return !any_failed(job, g, op, failed);
 }
 
 /* ---- all-reduce ---------------------------------------------------------- */

@@ -164,9 +164,20 @@ void cr_build_allgatherv(cr_job *job, cr_sched *s, const cr_group *g, const void
         cr_build_allgather_ring(job, s, g, rbuf, rlens, rdispls, 0);
 }
 
+/* As the all-gather (coll.c): with more ranks than cores, from a mean block
+ * of 32 KiB, each member reads the others' blocks (4 ranks on 2 cores, 32-64
+ * KiB: 1.65-1.78x Open MPI's time by the ring). */
 void cr_coll_allgatherv(cr_job *job, cr_group *g, const char *op, const void *sbuf, size_t slen,
                         void *rbuf, const size_t *rlens, const size_t *rdispls)
 {
+    size_t total = 0;
+    for (int i = 0; i < g->size; i++) total += rlens[i];
+    if (cr_coll_allgather_reads(job, g, total / (size_t)g->size)) {
+        char *own = (char *)rbuf + rdispls[g->me];
+        if (sbuf && own != sbuf) memmove(own, sbuf, slen);
+        sbuf = NULL; /* others read it there */
+        if (cr_coll_allgatherv_direct(job, g, op, rbuf, rlens, rdispls)) return;
+    }
     cr_sched s;
     cr_sched_blocking(&s, g, op, g->seq++);
     cr_build_allgatherv(job, &s, g, sbuf, slen, rbuf, rlens, rdispls);

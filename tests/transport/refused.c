@@ -14,6 +14,9 @@
  *   allgather  the single-copy all-gather, in place (3 ranks,
  *              COURIER_COLL_ALG=direct): rank 1's reads refused, every
  *              member's own block intact for the messages that take over
+ *   allgatherv the single-copy all-gather of blocks of each member's length,
+ *              each member laying out its receive buffer its own way (3 ranks,
+ *              COURIER_COLL_ALG=direct), rank 1's reads refused
  *   allreduce  the single-copy all-reduce (3 ranks, COURIER_COLL_ALG=direct):
  *              rank 1's reads of the others' inputs refused, every input
  *              intact for the messages that take over
@@ -196,6 +199,35 @@ static void allgather(size_t blk, int round)
     free(r);
 }
 
+/* Member p's block is blk + 37 p bytes; this member puts block p at slot
+ * (p + rank) % n of a receive buffer whose slots are the longest block plus a
+ * gap apart: displacements are each member's own. In place on odd rounds. */
+static void allgatherv(size_t blk, int round)
+{
+    size_t slot = blk + 37 * (size_t)n + 64;
+    int *counts = (int *)(void *)xmalloc((size_t)n * sizeof *counts);
+    int *displs = (int *)(void *)xmalloc((size_t)n * sizeof *displs);
+    for (int p = 0; p < n; p++) {
+        counts[p] = (int)(blk + 37 * (size_t)p);
+        displs[p] = (int)(slot * (size_t)((p + rank) % n));
+    }
+    unsigned char *r = xmalloc(slot * (size_t)n), *s = xmalloc(blk + 37 * (size_t)n);
+    memset(r, 0xa5, slot * (size_t)n);
+    bool in_place = round % 2;
+    fill(in_place ? r + displs[rank] : s, (size_t)counts[rank], rank, 0, round);
+    OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : s, counts[rank], MPI_BYTE, r, counts, displs,
+                      MPI_BYTE, MPI_COMM_WORLD));
+    for (int p = 0; p < n; p++) {
+        check("all-gatherv", r + displs[p], (size_t)counts[p], p, 0, round);
+        CHECK(r[displs[p] + counts[p]] == 0xa5, "all-gatherv, round %d: block %d overran", round,
+              p);
+    }
+    free(s);
+    free(r);
+    free(counts);
+    free(displs);
+}
+
 /* MPI_SUM of count longs: member p's element i is (p + 1) * (i + round) */
 static void allreduce(size_t count, int round)
 {
@@ -229,6 +261,7 @@ static void afterwards(int round)
     bcast(300000, n - 1, round++);
     alltoall(65536 + 1, round++);
     allgather(65536 + 7, round++);
+    allgatherv(65536 + 9, round++);
     allreduce(65536 + 1, round++);
 }
 
@@ -325,7 +358,8 @@ int main(int argc, char **argv)
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     CHECK(argc > 1,
-          "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|allgather|allreduce|rma|"
+          "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|allgather|allgatherv|"
+          "allreduce|rma|"
           "rma_live");
     mode = argv[1];
     peers = calloc((size_t)n, sizeof *peers);
@@ -363,6 +397,12 @@ int main(int argc, char **argv)
         allgather(65536 + 3, 3);
         deny_at(1);
         allgather(65536 + 5, 4);
+    } else if (!strcmp(mode, "allgatherv")) {
+        allgatherv(65536 + 3, 3);
+        allgatherv(65536 + 3, 4);
+        deny_at(1);
+        allgatherv(65536 + 5, 5);
+        allgatherv(65536 + 5, 6);
     } else if (!strcmp(mode, "allreduce")) {
         allreduce(65536 + 3, 3);
         deny_at(1);
