@@ -239,6 +239,11 @@ bool cr_coll_allgather_reads(cr_job *job, const cr_group *g, size_t blk);
  * all-to-all's (nothing moved); sbuf may be rbuf (in place). */
 bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                               void *rbuf, size_t count, const cr_redop *o);
+/* The same shares, combined in the binomial reduce's order (the same bits as
+ * cr_build_reduce's), read by the root alone; rbuf matters at the root only
+ * (sbuf == rbuf there: in place). */
+bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                           size_t count, const cr_redop *o, int root);
 /* Use the linear (fan-in, fan-out) form of barrier / small allreduce: with more
  * ranks than cores every round costs a trip through the scheduler, and the linear
  * form has two rounds whatever the group size. */

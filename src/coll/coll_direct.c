@@ -1,4 +1,4 @@
-/* Single-copy collectives: broadcast, all-to-all, all-gather and all-reduce where every member
+/* Single-copy collectives: broadcast, all-to-all, all-gather, reduce and all-reduce where every member
  * reads what it needs straight out of the other members' buffers (process_vm_readv, the transport's
  * get), instead of having it sent by messages.
  *
@@ -40,6 +40,12 @@
  *    their owners' results, and a last all-reduce of the failures (no member
  *    frees its share while another may read it). Chosen with more ranks than
  *    cores from 256 KiB (coll_reduce.c): members read at their own pace.
+ *  - reduce "direct": the all-reduce's shares, each combined in the binomial
+ *    tree's order (members from the tree's root, joined as a binary counter:
+ *    cr_build_reduce's bits, which MPI_Ireduce runs), then only the root
+ *    reads them; the last all-reduce of the failures keeps every share until
+ *    the root has read it (a refusal there: the shares go to the root by
+ *    messages). Chosen as the all-reduce's.
  *
  * Where they apply (cr_coll_direct_ok): every member is on this host and its
  * transport offers single copy. That is decided from job-wide facts (the host
@@ -327,6 +333,59 @@ static const char *piece(cr_job *job, cr_group *g, const char *op, const card *a
     return buf;
 }
 
+/* The order in which a share's runs of members are combined: run v is members
+ * 2v and 2v+1 for v < extra (a pair that folds first), else member v + extra,
+ * every member rotated by first; linear: each run is joined at once (a fold in
+ * member order), else while the two runs on top of the stack have one height
+ * (a binary counter), what is left joined from the top down at the end. */
+typedef struct order {
+    int runs, extra, first;
+    bool linear;
+} order;
+
+/* This member's share (k elements from element lo, into share) of the
+ * combination of every member's input (all[m].a), a chunk of ck elements at a
+ * time so that the pieces read stay in the cache while they are combined (the
+ * order of each element's combines is the same); mem: depth + 3 chunks of
+ * scratch (depth: the stack's height past its bottom, in share). A refused
+ * read sets *failed and stops it. */
+static void combine_share(cr_job *job, cr_group *g, const char *op, const card *all,
+                          const char *own, char *share, size_t lo, size_t k, size_t ck,
+                          const cr_redop *o, const order *ord, char *mem, int depth, long *failed)
+{
+    size_t e = o->elem, cb = ck * e;
+    char *x = mem + (size_t)depth * cb, *y = x + cb, *tmp = y + cb, *slot[33];
+    int height[33], n = g->size;
+    for (int t = 1; t <= depth; t++) slot[t] = mem + (size_t)(t - 1) * cb;
+    for (size_t c0 = 0; c0 < k && !*failed; c0 += ck) {
+        size_t cn = k - c0 < ck ? k - c0 : ck, cnb = cn * e;
+        uint64_t off = (lo + c0) * e;
+        const char *in = own + off;
+        int top = 0;
+        slot[0] = share + c0 * e;
+        for (int v = 0; v < ord->runs && !*failed; v++) {
+            int m = ((v < ord->extra ? 2 * v : v + ord->extra) + ord->first) % n;
+            char *s = slot[top];
+            bool pair = v < ord->extra;
+            const char *pa = piece(job, g, op, all, m, in, pair ? x : s, off, cnb, failed);
+            const char *pb =
+                pair ? piece(job, g, op, all, (m + 1) % n, in, y, off, cnb, failed) : NULL;
+            if (*failed) break;
+            if (pb)
+                cr_coll_combine(o, pa, pb, s, cn, tmp);
+            else if (pa != s)
+                memcpy(s, pa, cnb);
+            height[top++] = 0;
+            for (; top >= 2 && (ord->linear || height[top - 1] == height[top - 2]); top--) {
+                cr_coll_combine(o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
+                height[top - 2]++;
+            }
+        }
+        for (; top >= 2 && !*failed; top--)
+            cr_coll_combine(o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
+    }
+}
+
 bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf,
                               void *rbuf, size_t count, const cr_redop *o)
 {
@@ -346,8 +405,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
      * pieces read, scratch. */
     bool in_place = sbuf == rbuf;
     char *mem = cr_coll_alloc(job, op, (size_t)(depth + 3) * cb + (in_place ? kb : 0));
-    char *x = mem + (size_t)depth * cb, *y = x + cb, *tmp = y + cb;
-    char *share = in_place ? tmp + cb : (char *)rbuf + lo * e;
+    char *share = in_place ? mem + (size_t)(depth + 3) * cb : (char *)rbuf + lo * e;
     card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)share); /* input, share */
     if (!all) {
         free(mem);
@@ -357,44 +415,12 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
     /* This member's share of the result, out of every member's input, combined
      * as the message algorithms combine each element (coll_reduce.c), so that
      * the result is the same bit for bit whichever runs (MPI_Iallreduce's and a
-     * persistent allreduce's schedules run those). Each run is pushed on a
-     * stack of partial results and joined with the one below, lower left:
-     * linear, the runs are the members, joined at once (a fold in member
-     * order); else the balanced tree over the power of two of runs that
-     * recursive doubling and Rabenseifner's halving join, run v being members
-     * 2v and 2v+1 for v < extra (the pairs that fold first), else member
-     * v + extra, joined while the two on top have one height (a binary
-     * counter). A chunk at a time, so that the pieces read stay in the cache
-     * while they are combined (the order of each element's combines is the
-     * same). */
+     * persistent allreduce's schedules run those): linear, or the balanced
+     * tree over the power of two of runs that recursive doubling and
+     * Rabenseifner's halving join. */
     bool linear = cr_coll_linear(job, g, count * e);
-    int runs = linear ? n : pof2, extra = linear ? 0 : n - pof2, height[33];
-    char *slot[33];
-    for (int t = 1; t <= depth; t++) slot[t] = mem + (size_t)(t - 1) * cb;
-    for (size_t c0 = 0; c0 < k && !failed; c0 += ck) {
-        size_t cn = k - c0 < ck ? k - c0 : ck, cnb = cn * e;
-        uint64_t off = (lo + c0) * e;
-        const char *in = (const char *)sbuf + off;
-        int top = 0;
-        slot[0] = share + c0 * e;
-        for (int v = 0; v < runs && !failed; v++) {
-            int m = v < extra ? 2 * v : v + extra;
-            char *s = slot[top];
-            bool pair = v < extra;
-            const char *pa = piece(job, g, op, all, m, in, pair ? x : s, off, cnb, &failed);
-            const char *pb = pair ? piece(job, g, op, all, m + 1, in, y, off, cnb, &failed) : NULL;
-            if (failed) break;
-            if (pb)
-                cr_coll_combine(o, pa, pb, s, cn, tmp);
-            else if (pa != s)
-                memcpy(s, pa, cnb);
-            height[top++] = 0;
-            for (; top >= 2 && (linear || height[top - 1] == height[top - 2]); top--) {
-                cr_coll_combine(o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
-                height[top - 2]++;
-            }
-        }
-    }
+    order ord = {linear ? n : pof2, linear ? 0 : n - pof2, 0, linear};
+    combine_share(job, g, op, all, sbuf, share, lo, k, ck, o, &ord, mem, depth, &failed);
     /* Every share is complete, and no member reads an input any more: the
      * receive buffers may change (in place they are the inputs). A read refused
      * here leaves every input as it was: the caller does it by messages. */
@@ -422,6 +448,72 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
             lens[i] = share_start(count, n, i + 1) * e - displs[i];
         }
         cr_coll_allgatherv(job, g, op, in_place ? share : NULL, kb, rbuf, lens, displs);
+        free(lens);
+    }
+    free(all);
+    free(mem);
+    return true;
+}
+
+/* ---- reduce -------------------------------------------------------------- */
+
+bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
+                           size_t count, const cr_redop *o, int root)
+{
+    cr_trace_how(job, "direct");
+    int n = g->size, me = g->me;
+    size_t e = o->elem, lo = share_start(count, n, me), k = share_start(count, n, me + 1) - lo;
+    size_t kb = k * e;
+    int depth = 0;
+    while (2 << depth <= n) depth++;
+    size_t ck = ALLREDUCE_DIRECT_CHUNK / e;
+    if (ck > k) ck = k;
+    if (!ck) ck = 1;
+    size_t cb = ck * e;
+    /* This member's share: at the root in its place in rbuf unless rbuf is the
+     * input (in place), else apart; then the chunks as the all-reduce's. */
+    bool apart = me != root || sbuf == rbuf;
+    char *mem = cr_coll_alloc(job, op, (size_t)(depth + 3) * cb + (apart ? kb : 0));
+    char *share = apart ? mem + (size_t)(depth + 3) * cb : (char *)rbuf + lo * e;
+    card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)share); /* input, share */
+    if (!all) {
+        free(mem);
+        return false;
+    }
+    long failed = 0;
+    /* Combined as the binomial tree does (cr_build_reduce): the members in
+     * order from the tree's root (member 0 for an operation that does not
+     * commute), joined as a binary counter, the rest from the top down: the
+     * same bits as MPI_Ireduce's schedule. */
+    order ord = {n, 0, o->commute ? root : 0, false};
+    combine_share(job, g, op, all, sbuf, share, lo, k, ck, o, &ord, mem, depth, &failed);
+    /* Every share is complete and no input is read any more (in place, the
+     * root's receive buffer may change); a refusal so far: by messages. */
+    if (any_failed(job, g, op, failed)) {
+        free(all);
+        free(mem);
+        return false;
+    }
+    char *out = rbuf;
+    if (me == root)
+        for (int s = 0; s < n && !failed; s++) {
+            int i = (me + s) % n;
+            size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
+            if (i == me) {
+                if (apart) memcpy(out + ilo * e, share, ik * e);
+            } else
+                failed = !read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
+        }
+    /* No member frees its share before the root has read it. A refusal now:
+     * every share is still held, and goes to the root by messages. */
+    if (any_failed(job, g, op, failed)) {
+        size_t *lens = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *lens), *displs = lens + n;
+        for (int i = 0; i < n; i++) {
+            displs[i] = share_start(count, n, i) * e;
+            lens[i] = share_start(count, n, i + 1) * e - displs[i];
+        }
+        cr_coll_gatherv(job, g, op, me == root && !apart ? NULL : share, kb, rbuf, lens, displs,
+                        root);
         free(lens);
     }
     free(all);

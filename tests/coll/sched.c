@@ -9,7 +9,8 @@
  * arena and steps), broadcast from each root, and the barrier; then every
  * data collective and each of its message algorithms (bcast, gather(v),
  * scatter(v), allgather(v), alltoall(v)) blocking, nonblocking and restarted,
- * against each other and the values the definition gives. Runs on any
+ * against each other and the values the definition gives; and the reduce
+ * that reads its members' inputs directly against the binomial schedule. Runs on any
  * number of ranks; linked statically for the layer's internal symbols. */
 #include <math.h>
 #include <stdbool.h>
@@ -85,6 +86,54 @@ static void test_allreduce(cr_job *job, cr_group *g, size_t count, uint32_t *seq
     cr_sched_free(job, &s);
     free(in);
     free(acc);
+    free(ref);
+}
+
+/* lo * 0.75 + hi: its result depends on the order of the operands, not only
+ * on the grouping */
+static void skew(const void *lo, const void *hi, void *out, size_t n, const void *arg)
+{
+    (void)arg;
+    const double *a = lo, *b = hi;
+    double *c = out;
+    for (size_t i = 0; i < n; i++) c[i] = a[i] * 0.75 + b[i];
+}
+
+/* The reduce that reads every member's input directly (coll_direct.c, taken
+ * with more ranks than cores) combines as MPI_Ireduce's binomial schedule
+ * does: the same bits at every root, for a sum of doubles and for an
+ * operation that does not commute, in place at the root or not. */
+static void test_reduce(cr_job *job, cr_group *g, size_t count, uint32_t *seq)
+{
+    cr_redop ops[2] = {CR_OP_PREDEF(cr_op_sum_double, double),
+                       {skew, NULL, sizeof(double), false, true}};
+    size_t len = count * sizeof(double);
+    double *in = malloc(len), *out = malloc(len), *ref = malloc(len);
+    for (int k = 0; k < 2; k++)
+        for (int root = 0; root < g->size; root++) {
+            bool in_place = (root + k) % 2;
+            for (size_t i = 0; i < count; i++) in[i] = val(g->me, root + 5 * k, i);
+            cr_sched f;
+            cr_sched_init(&f, "sched reduce ref", g->ctx, 0x80000000u, 0x7ffffu, (*seq)++);
+            cr_sched_redop(job, &f, &ops[k], count);
+            char *acc = cr_sched_alloc(job, &f, len);
+            memcpy(acc, in, len);
+            cr_build_reduce(job, &f, g, acc, count, root, (char *)ref);
+            cr_sched_run(job, &f);
+            cr_sched_free(job, &f);
+            if (in_place && g->me == root) memcpy(out, in, len);
+            bool direct =
+                cr_coll_reduce_direct(job, g, "sched reduce", in_place && g->me == root ? out : in,
+                                      out, count, &ops[k], root);
+            CHECK(direct, "reduce of %zu doubles: the direct form was refused", count);
+            if (g->me == root && direct)
+                CHECK(!memcmp(out, ref, len),
+                      "reduce of %zu doubles (%s, root %d%s): direct differs from the binomial "
+                      "schedule",
+                      count, k ? "not commuting" : "sum", root, in_place ? ", in place" : "");
+        }
+    free(in);
+    free(out);
     free(ref);
 }
 
@@ -381,6 +430,10 @@ int main(int argc, char **argv)
     size_t counts[] = {1, 3, 100, 600, 70000};
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
         test_allreduce(job, &g, counts[k], &seq);
+    if (cr_coll_direct_ok(job, &g)) { /* single copy between every two (shared memory) */
+        test_reduce(job, &g, (size_t)g.size, &seq);
+        test_reduce(job, &g, 70001, &seq);
+    }
     test_bcast(job, &g, 5, &seq);
     test_bcast(job, &g, 300000, &seq);
     cr_sched s;

@@ -17,6 +17,9 @@
  *   allgatherv the single-copy all-gather of blocks of each member's length,
  *              each member laying out its receive buffer its own way (3 ranks,
  *              COURIER_COLL_ALG=direct), rank 1's reads refused
+ *   reduce     the single-copy reduce (3 ranks, COURIER_COLL_ALG=direct), rank
+ *              1's reads refused: as a member (its share of the inputs) and
+ *              as the root (the others' shares)
  *   allreduce  the single-copy all-reduce (3 ranks, COURIER_COLL_ALG=direct):
  *              rank 1's reads of the others' inputs refused, every input
  *              intact for the messages that take over
@@ -244,6 +247,25 @@ static void allreduce(size_t count, int round)
     free(r);
 }
 
+/* MPI_SUM of count longs to root, as the all-reduce's (in place at the root on
+ * odd rounds) */
+static void reduce(size_t count, int root, int round)
+{
+    long *s = (long *)xmalloc(count * sizeof *s), *r = (long *)xmalloc(count * sizeof *r);
+    for (size_t i = 0; i < count; i++) s[i] = (long)(rank + 1) * (long)(i + (size_t)round);
+    bool in_place = round % 2 && rank == root;
+    if (in_place) memcpy(r, s, count * sizeof *r);
+    OK(MPI_Reduce(in_place ? MPI_IN_PLACE : s, r, (int)count, MPI_LONG, MPI_SUM, root,
+                  MPI_COMM_WORLD));
+    long members = (long)n * (n + 1) / 2;
+    for (size_t i = 0; rank == root && i < count; i++)
+        CHECK(r[i] == members * (long)(i + (size_t)round),
+              "reduce of %zu longs to %d, round %d: element %zu is %ld, not %ld", count, root,
+              round, i, r[i], members * (long)(i + (size_t)round));
+    free(s);
+    free(r);
+}
+
 /* Every pair, both ways: what the job must still do once single copy is off. */
 static void afterwards(int round)
 {
@@ -263,6 +285,7 @@ static void afterwards(int round)
     allgather(65536 + 7, round++);
     allgatherv(65536 + 9, round++);
     allreduce(65536 + 1, round++);
+    reduce(65536 + 3, n - 1, round++);
 }
 
 /* rma: rank 3 is refused before the window and the region are made, rank 1
@@ -359,7 +382,7 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     CHECK(argc > 1,
           "usage: refused pull|coop_recv|coop_send|unexp|bcast|alltoall|allgather|allgatherv|"
-          "allreduce|rma|"
+          "reduce|allreduce|rma|"
           "rma_live");
     mode = argv[1];
     peers = calloc((size_t)n, sizeof *peers);
@@ -403,6 +426,12 @@ int main(int argc, char **argv)
         deny_at(1);
         allgatherv(65536 + 5, 5);
         allgatherv(65536 + 5, 6);
+    } else if (!strcmp(mode, "reduce")) {
+        reduce(65536 + 3, 1, 3);
+        reduce(65536 + 3, 0, 4);
+        deny_at(1);
+        reduce(65536 + 5, 0, 5); /* rank 1 reads its share of the inputs */
+        reduce(65536 + 5, 1, 6); /* ... and, as the root, the shares */
     } else if (!strcmp(mode, "allreduce")) {
         allreduce(65536 + 3, 3);
         deny_at(1);
