@@ -209,6 +209,10 @@ bool cr_coll_shm_alltoall(cr_job *job, cr_group *g, const char *op, const void *
  * collective in g->seq already. */
 bool cr_coll_shm_bcast(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root);
 void *cr_coll_alloc(cr_job *job, const char *op, size_t len);
+/* Scratch of len bytes from the job's kept temporaries (sched.c: fresh pages
+ * cost as much as a collective of a megabyte), given back with its length. */
+void *cr_coll_keep_get(cr_job *job, const char *op, size_t len);
+void cr_coll_keep_put(cr_job *job, void *p, size_t len);
 /* Binomial-tree broadcast with tag CR_COLL_TAG(seq, step) (coll.c). */
 void cr_coll_bcast_tree(cr_job *job, cr_group *g, const char *op, void *buf, size_t len, int root,
                         uint32_t seq, int step);

@@ -1,6 +1,6 @@
-/* Single-copy collectives: broadcast, all-to-all, all-gather, reduce and all-reduce where every member
- * reads what it needs straight out of the other members' buffers (process_vm_readv, the transport's
- * get), instead of having it sent by messages.
+/* Single-copy collectives: broadcast, all-to-all, all-gather, reduce and all-reduce where every
+ * member reads what it needs straight out of the other members' buffers (process_vm_readv, the
+ * transport's get), instead of having it sent by messages.
  *
  * Why: a binomial broadcast makes one full copy per level, in sequence (four
  * at 16 ranks); a pipeline or a message all-to-all pays a rendezvous (RTS,
@@ -404,11 +404,12 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
      * then. Then chunk-sized: the stack's other depth partial results, two
      * pieces read, scratch. */
     bool in_place = sbuf == rbuf;
-    char *mem = cr_coll_alloc(job, op, (size_t)(depth + 3) * cb + (in_place ? kb : 0));
+    size_t memlen = (size_t)(depth + 3) * cb + (in_place ? kb : 0);
+    char *mem = cr_coll_keep_get(job, op, memlen);
     char *share = in_place ? mem + (size_t)(depth + 3) * cb : (char *)rbuf + lo * e;
     card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)share); /* input, share */
     if (!all) {
-        free(mem);
+        cr_coll_keep_put(job, mem, memlen);
         return false;
     }
     long failed = 0;
@@ -426,7 +427,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
      * here leaves every input as it was: the caller does it by messages. */
     if (any_failed(job, g, op, failed)) {
         free(all);
-        free(mem);
+        cr_coll_keep_put(job, mem, memlen);
         return false;
     }
     char *out = rbuf;
@@ -451,7 +452,7 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
         free(lens);
     }
     free(all);
-    free(mem);
+    cr_coll_keep_put(job, mem, memlen);
     return true;
 }
 
@@ -473,11 +474,12 @@ bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void 
     /* This member's share: at the root in its place in rbuf unless rbuf is the
      * input (in place), else apart; then the chunks as the all-reduce's. */
     bool apart = me != root || sbuf == rbuf;
-    char *mem = cr_coll_alloc(job, op, (size_t)(depth + 3) * cb + (apart ? kb : 0));
+    size_t memlen = (size_t)(depth + 3) * cb + (apart ? kb : 0);
+    char *mem = cr_coll_keep_get(job, op, memlen);
     char *share = apart ? mem + (size_t)(depth + 3) * cb : (char *)rbuf + lo * e;
     card *all = cards_of(job, g, op, (uintptr_t)sbuf, (uintptr_t)share); /* input, share */
     if (!all) {
-        free(mem);
+        cr_coll_keep_put(job, mem, memlen);
         return false;
     }
     long failed = 0;
@@ -491,7 +493,7 @@ bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void 
      * root's receive buffer may change); a refusal so far: by messages. */
     if (any_failed(job, g, op, failed)) {
         free(all);
-        free(mem);
+        cr_coll_keep_put(job, mem, memlen);
         return false;
     }
     char *out = rbuf;
@@ -517,6 +519,6 @@ bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void 
         free(lens);
     }
     free(all);
-    free(mem);
+    cr_coll_keep_put(job, mem, memlen);
     return true;
 }

@@ -74,7 +74,7 @@ void cr_sched_init(cr_sched *s, const char *op, uint16_t ctx, uint32_t tagbits, 
 /* ---- temporaries ---------------------------------------------------------- */
 
 /* A kept block of at least len bytes (the smallest such), else a new one. */
-static void *keep_get(cr_job *job, const char *op, size_t len)
+void *cr_coll_keep_get(cr_job *job, const char *op, size_t len)
 {
     int best = -1;
     cr_stmp *k = job->coll_keep ? job->coll_keep->keep : NULL;
@@ -88,7 +88,7 @@ static void *keep_get(cr_job *job, const char *op, size_t len)
 }
 
 /* Kept in a free place, or in place of the smallest kept one if larger, or freed. */
-static void keep_put(cr_job *job, void *p, size_t len)
+void cr_coll_keep_put(cr_job *job, void *p, size_t len)
 {
     if (len < KEEP_MIN || len > KEEP_MAX) {
         free(p);
@@ -129,7 +129,7 @@ void *cr_sched_alloc(cr_job *job, cr_sched *s, size_t len)
     } else if (s->ntmp == s->tmpcap) {
         s->tmp = grow(job, s->op, s->tmp, s->tmp_in, &s->tmpcap, sizeof *s->tmp);
     }
-    void *p = keep_get(job, s->op, len);
+    void *p = cr_coll_keep_get(job, s->op, len);
     s->tmp[s->ntmp++] = (cr_stmp){p, len};
     return p;
 }
@@ -435,7 +435,7 @@ void cr_sched_release(cr_job *job, cr_sched *s)
     s->scratch = NULL;
     if (!s->tmp && s->st == s->st_in && s->rend == s->rend_in && s->reqs == s->req_in)
         return; /* a blocking collective's: nothing on the heap */
-    for (int i = 0; i < s->ntmp; i++) keep_put(job, s->tmp[i].p, s->tmp[i].len);
+    for (int i = 0; i < s->ntmp; i++) cr_coll_keep_put(job, s->tmp[i].p, s->tmp[i].len);
     if (s->tmp != s->tmp_in) free(s->tmp);
     s->tmp = NULL;
     s->ntmp = s->tmpcap = 0;
