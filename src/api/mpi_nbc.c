@@ -558,7 +558,7 @@ int mpi_nb_redop(nb *b, MPI_Op op, mpi_type *t, size_t count, bool *packed, size
 static void sched_reduce(nb *b, char *acc, size_t count, int root, char *res)
 {
     mpi_nb_seq(b);
-    cr_build_reduce(b->job, &b->s->s, &b->c->g, acc, count, root, res);
+    cr_build_reduce(b->job, &b->s->s, &b->c->g, NULL, acc, count, root, res);
 }
 
 static void sched_allreduce(nb *b, const char *in, char *acc, size_t count)

@@ -479,9 +479,11 @@ void cr_build_barrier(cr_job *job, cr_sched *s, const cr_group *g);
 /* Binomial tree from root. */
 void cr_build_bcast(cr_job *job, cr_sched *s, const cr_group *g, void *buf, size_t len, int root,
                     int step);
-/* Binomial reduce of acc (this member's data, count elements) into res at root. */
-void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count, int root,
-                     char *res);
+/* Binomial reduce of this member's count elements into res at root: the
+ * input is in, or acc itself (in NULL); acc is where partial results are
+ * combined (it may be res, or in: in place). */
+void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
+                     size_t count, int root, char *res);
 /* Allreduce into acc: recursive doubling or Rabenseifner (steps 0-1 fold a
  * group that is not a power of two). The input is in, or acc itself (in NULL
  * or acc): the first step reads in where it would read acc, so no copy of in

@@ -160,7 +160,7 @@ void cr_build_inter_reduce(cr_job *job, cr_sched *s, const cr_inter *x, char *ac
         cr_sched_round(job, s);
         return;
     }
-    cr_build_reduce(job, s, x->local, acc, count, 0, acc);
+    cr_build_reduce(job, s, x->local, NULL, acc, count, 0, acc);
     if (leader(x)) {
         xsend(job, s, x, root, acc, len);
         cr_sched_round(job, s);
@@ -173,7 +173,7 @@ static void reduce_swap(cr_job *job, cr_sched *s, const cr_inter *x, char *acc, 
                         size_t count)
 {
     size_t len = count * s->o.elem;
-    cr_build_reduce(job, s, x->local, acc, count, 0, acc);
+    cr_build_reduce(job, s, x->local, NULL, acc, count, 0, acc);
     if (!leader(x)) return;
     xrecv(job, s, x, 0, theirs, len);
     xsend(job, s, x, 0, acc, len);

@@ -87,8 +87,8 @@ static void sched_of(cr_job *job, cr_sched *s, cr_group *g, const char *op, uint
 
 /* Children's data arrive at once, then combine in member order (lower run on
  * the left) and go to the parent. */
-void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, size_t count, int root,
-                     char *res)
+void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
+                     size_t count, int root, char *res)
 {
     const cr_redop *o = &s->o;
     size_t len = count * o->elem;
@@ -103,15 +103,19 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, char *acc, siz
             cr_sched_recv(job, s, cr_group_rank(g, (rel + mask + troot) % n), 0, tmp[kids++], len);
         }
     cr_sched_round(job, s);
-    for (int k = 0; k < kids; k++) cr_sched_combine(job, s, acc, tmp[k], acc, count);
-    if (rel) cr_sched_send(job, s, cr_group_rank(g, (rel - mask + troot) % n), 0, acc, len);
+    /* With the input apart, the first combine reads it (a leaf sends it as it
+     * is): the same operands in the same order as when acc held it. */
+    const char *mine = in ? in : acc;
+    for (int k = 0; k < kids; k++, mine = acc) cr_sched_combine(job, s, mine, tmp[k], acc, count);
+    if (rel) cr_sched_send(job, s, cr_group_rank(g, (rel - mask + troot) % n), 0, mine, len);
     cr_sched_round(job, s);
     if (troot != root) {
-        if (me == troot) cr_sched_send(job, s, cr_group_rank(g, root), 1, acc, len);
+        if (me == troot) cr_sched_send(job, s, cr_group_rank(g, root), 1, mine, len);
         if (me == root) cr_sched_recv(job, s, cr_group_rank(g, troot), 1, acc, len);
         cr_sched_round(job, s);
+        if (me == root) mine = acc;
     }
-    if (me == root) cr_sched_copy(job, s, res, acc, len);
+    if (me == root && res != mine && len) cr_sched_copy(job, s, res, mine, len);
     cr_sched_round(job, s);
 }
 
@@ -143,9 +147,10 @@ void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, 
     size_t len = count * o->elem;
     cr_sched s;
     sched_of(job, &s, g, op, g->seq++, o, count);
-    char *acc = cr_sched_alloc(job, &s, len);
-    if (len) memcpy(acc, sbuf, len); /* an empty reduction's buffers may be NULL */
-    cr_build_reduce(job, &s, g, acc, count, root, rbuf);
+    /* The root combines into its receive buffer, the others into scratch; the
+     * input is read where it is, not copied first */
+    char *acc = g->me == root ? rbuf : cr_sched_alloc(job, &s, len);
+    cr_build_reduce(job, &s, g, sbuf, acc, count, root, rbuf);
     cr_sched_run(job, &s);
     cr_sched_free(job, &s);
 }

@@ -118,7 +118,7 @@ static void test_reduce(cr_job *job, cr_group *g, size_t count, uint32_t *seq)
             cr_sched_redop(job, &f, &ops[k], count);
             char *acc = cr_sched_alloc(job, &f, len);
             memcpy(acc, in, len);
-            cr_build_reduce(job, &f, g, acc, count, root, (char *)ref);
+            cr_build_reduce(job, &f, g, NULL, acc, count, root, (char *)ref);
             cr_sched_run(job, &f);
             cr_sched_free(job, &f);
             if (in_place && g->me == root) memcpy(out, in, len);
