@@ -333,6 +333,37 @@ static const char *piece(cr_job *job, cr_group *g, const char *op, const card *a
     return buf;
 }
 
+/* Every other member's share of the result (count elements of e bytes, read
+ * from all[i].b) into its place in out, and this member's own from share
+ * when that is apart (own). False when a read was refused. */
+static bool read_shares(cr_job *job, cr_group *g, const char *op, const card *all, char *out,
+                        size_t count, size_t e, const char *share, bool own)
+{
+    int n = g->size, me = g->me;
+    bool ok = true;
+    for (int s = 0; s < n && ok; s++) {
+        int i = (me + s) % n;
+        size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
+        if (i != me)
+            ok = read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
+        else if (own)
+            memcpy(out + ilo * e, share, ik * e);
+    }
+    return ok;
+}
+
+/* The shares' lengths and displacements in bytes (lens[0..n), then displs):
+ * for the messages that take over when a read of a share was refused. */
+static size_t *share_layout(cr_job *job, const char *op, size_t count, int n, size_t e)
+{
+    size_t *lens = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *lens), *displs = lens + n;
+    for (int i = 0; i < n; i++) {
+        displs[i] = share_start(count, n, i) * e;
+        lens[i] = share_start(count, n, i + 1) * e - displs[i];
+    }
+    return lens;
+}
+
 /* The order in which a share's runs of members are combined: run v is members
  * 2v and 2v+1 for v < extra (a pair that folds first), else member v + extra,
  * every member rotated by first; linear: each run is joined at once (a fold in
@@ -430,25 +461,13 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
         cr_coll_keep_put(job, mem, memlen);
         return false;
     }
-    char *out = rbuf;
-    for (int s = 0; s < n && !failed; s++) {
-        int i = (me + s) % n;
-        size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
-        if (i == me) {
-            if (in_place) memcpy(out + ilo * e, share, ik * e);
-        } else
-            failed = !read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
-    }
+    failed = !read_shares(job, g, op, all, rbuf, count, e, share, in_place);
     /* No member frees its share while another may still read it. A refusal
      * now: every share is still held, so every member takes them all again by
      * messages. */
     if (any_failed(job, g, op, failed)) {
-        size_t *lens = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *lens), *displs = lens + n;
-        for (int i = 0; i < n; i++) {
-            displs[i] = share_start(count, n, i) * e;
-            lens[i] = share_start(count, n, i + 1) * e - displs[i];
-        }
-        cr_coll_allgatherv(job, g, op, in_place ? share : NULL, kb, rbuf, lens, displs);
+        size_t *lens = share_layout(job, op, count, n, e);
+        cr_coll_allgatherv(job, g, op, in_place ? share : NULL, kb, rbuf, lens, lens + n);
         free(lens);
     }
     free(all);
@@ -496,25 +515,12 @@ bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void 
         cr_coll_keep_put(job, mem, memlen);
         return false;
     }
-    char *out = rbuf;
-    if (me == root)
-        for (int s = 0; s < n && !failed; s++) {
-            int i = (me + s) % n;
-            size_t ilo = share_start(count, n, i), ik = share_start(count, n, i + 1) - ilo;
-            if (i == me) {
-                if (apart) memcpy(out + ilo * e, share, ik * e);
-            } else
-                failed = !read_from(job, g, op, i, out + ilo * e, all[i].b, ik * e);
-        }
+    if (me == root) failed = !read_shares(job, g, op, all, rbuf, count, e, share, apart);
     /* No member frees its share before the root has read it. A refusal now:
      * every share is still held, and goes to the root by messages. */
     if (any_failed(job, g, op, failed)) {
-        size_t *lens = cr_coll_alloc(job, op, 2 * (size_t)n * sizeof *lens), *displs = lens + n;
-        for (int i = 0; i < n; i++) {
-            displs[i] = share_start(count, n, i) * e;
-            lens[i] = share_start(count, n, i + 1) * e - displs[i];
-        }
-        cr_coll_gatherv(job, g, op, me == root && !apart ? NULL : share, kb, rbuf, lens, displs,
+        size_t *lens = share_layout(job, op, count, n, e);
+        cr_coll_gatherv(job, g, op, me == root && !apart ? NULL : share, kb, rbuf, lens, lens + n,
                         root);
         free(lens);
     }
