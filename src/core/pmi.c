@@ -23,7 +23,8 @@
  *    lowercase hex; the KVS is seen only by the processes of this job step, so
  *    the secret is as private as the launcher's sealed memfd makes it;
  *  - without a launcher the ranks of one machine make their host segment
- *    themselves (cr_pmi_host): the lowest of them makes it in a memfd and the
+ *    themselves (cr_pmi_host): the one the process manager calls its first
+ *    (else the lowest, after one more fence) makes it in a memfd and the
  *    others take its descriptor with pidfd_getfd, so nothing is left in
  *    /dev/shm; all of that machine's ranks use it or none does (a rank that
  *    cannot take it says so, and they talk by tcp). Ranks on other machines
@@ -284,21 +285,26 @@ int cr_pmi_card_put(cr_job *job, const void *card, size_t len)
     return rc == PMI2_OK ? 0 : -EIO;
 }
 
+static void sync_all(cr_job *job, const char *what)
+{
+    int rc = kv_fence(job->pmi);
+    if (rc != PMI2_OK)
+        cr_fatal(job, "init",
+                 "the %s fence for %s failed (error %d): a rank of this job step may have "
+                 "ended before it started; see srun's messages",
+                 kvs(job->pmi), what, rc);
+}
+
 void cr_pmi_fence(cr_job *job)
 {
     cr_pmi *p = job->pmi;
     cr_pmiwatch_prepare(job); /* the ranks' own watchdog: rank 0 puts its address */
-    int rc = kv_fence(p);
-    if (rc != PMI2_OK)
-        cr_fatal(job, "init",
-                 "the %s fence failed (error %d): a rank of this job step may have ended "
-                 "before it started; see srun's messages",
-                 kvs(p), rc);
+    sync_all(job, "the ranks' addresses");
     p->fenced = true;
     if (job->rank == 0) return;
     char hex[PMI2_VALLEN];
     int n = 0;
-    rc = kv_get(p, 0, secret_key, hex, sizeof hex, &n);
+    int rc = kv_get(p, 0, secret_key, hex, sizeof hex, &n);
     if (rc != PMI2_OK || n < 0 || n >= (int)sizeof hex ||
         from_hex(job->secret, sizeof job->secret, hex, (size_t)n) != CR_SECRET_LEN)
         cr_fatal(job, "init",
@@ -363,16 +369,6 @@ static void machine_id(char *out, size_t len)
         return;
     }
     snprintf(out, len, "%s-%llx", boot, (unsigned long long)st.st_ino);
-}
-
-static void sync_all(cr_job *job, const char *what)
-{
-    int rc = kv_fence(job->pmi);
-    if (rc != PMI2_OK)
-        cr_fatal(job, "init",
-                 "the %s fence for %s failed (error %d): a rank of this job step may have "
-                 "ended before it started; see srun's messages",
-                 kvs(job->pmi), what, rc);
 }
 
 static void put_rank_key(cr_job *job, const char *name, int rank, const char *value)
