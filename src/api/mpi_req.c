@@ -359,16 +359,12 @@ void req_wait(cr_job *job, const char *call, mreq *q)
     qset s = {job, &q, 1, -1};
     if (qset_ready(&s)) return;
     /* the watchdog's board says which operation: "MPI_Wait on MPI_Ibcast" */
-    char on[64];
-    const char *was = job->in_call;
-    if (q->kind == RQ_EXT && was) {
-        snprintf(on, sizeof on, "%s on %s", was, q->ops->what);
-        job->in_call = on;
-    }
+    const char *was = job->in_call_on;
+    if (q->kind == RQ_EXT) job->in_call_on = q->ops->what;
     if (q->kind == RQ_EXT && q->ops->waited) q->ops->waited(job, q->obj, true);
     cr_wait_until(job, call, qset_ready, &s, NULL);
     if (q->kind == RQ_EXT && q->ops->waited) q->ops->waited(job, q->obj, false);
-    job->in_call = was;
+    job->in_call_on = was;
 }
 
 /* ---- the hook of other request kinds (mpi_impl.h) ---------------------------------- */

@@ -320,6 +320,9 @@ typedef struct cr_job {
      * sets it at each call's entry), and a namer of the interface's contexts
      * (true: ctx is a group's collective context, whose tags are internal). */
     const char *in_call;
+    /* What a wait of in_call is for, or NULL: "MPI_Ibcast" of the board's
+     * "MPI_Wait on MPI_Ibcast" (put together only when the board shows it). */
+    const char *in_call_on;
     /* Checking (courier run --check, src/api/mpi_check.c): the opaque value the
      * interface gives the message it is sending now (0: none). The engine
      * carries it to the receive's status (cr_status.sig) and never reads it. */

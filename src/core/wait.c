@@ -485,9 +485,11 @@ static void describe_wait(cr_job *job, cr_wait *v, cr_waitinfo *w)
     const cr_req *r = v->req;
     const cr_sel *sel = r && r->kind == CR_REQ_RECV ? &r->sel : v->sel;
     const char *what = r ? r->op : sel ? "probe" : v->op ? v->op : v->call ? v->call : "exit";
-    const char *call = job->in_call ? job->in_call : what;
-    board_str(w->call, sizeof w->call, call);
-    if (r && strcmp(r->op, call)) board_str(w->op, sizeof w->op, r->op);
+    if (job->in_call && job->in_call_on)
+        snprintf(w->call, sizeof w->call, "%s on %s", job->in_call, job->in_call_on);
+    else
+        board_str(w->call, sizeof w->call, job->in_call ? job->in_call : what);
+    if (r && strcmp(r->op, w->call)) board_str(w->op, sizeof w->op, r->op);
     uint16_t ctx = r && r->kind == CR_REQ_SEND ? r->ctx : sel ? sel->ctx : 0;
     if (job->ctx_name && (r || sel)) w->coll = board_ctx_name(job, ctx, w->group, sizeof w->group);
     if (!r && !sel && v->lock_of) {
