@@ -722,9 +722,11 @@ struct cr_mpi {
         int n;
     } uops;
     /* Nonblocking collectives (mpi_nbc.c): those started and not yet complete,
-     * oldest first; the engine's hook added; COURIER_NBC_THREAD read, =0. */
+     * oldest first; released ones kept for the next calls (a list of nspare);
+     * the engine's hook added; COURIER_NBC_THREAD read, =0. */
     struct {
-        struct nbc *active;
+        struct nbc *active, *spare;
+        int nspare;
         bool hooked, env_read, no_thread;
     } nbc;
 

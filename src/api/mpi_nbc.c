@@ -81,7 +81,10 @@
 #define NBC_TAG(seq, step)                                                                         \
     ((int32_t)(0x80000000u | ((uint32_t)(seq)&0x7ffffu) << 12 | ((unsigned)(step)&0xfffu)))
 /* The schedules started and not yet complete, oldest first, and the
- * progress hook's state: mpi_g.nbc (mpi_impl.h). */
+ * progress hook's state: mpi_g.nbc (mpi_impl.h). Released schedules are kept
+ * for the next calls, at most NBC_SPARE: a schedule is 2.6 KB, whose calloc
+ * and free were a sixth of a small MPI_Ibcast's instructions at its root. */
+#define NBC_SPARE 4
 #define N (mpi_g.nbc)
 
 /* ---- the request hooks ------------------------------------------------------------------- */
@@ -219,7 +222,13 @@ static void nbc_release(cr_job *job, nbc *s)
     free(s->iranks);
     free(s->irranks);
     free(s->imap);
-    free(s);
+    if (N.nspare < NBC_SPARE) {
+        s->next = N.spare;
+        N.spare = s;
+        N.nspare++;
+    } else {
+        free(s);
+    }
 }
 
 static void nbc_free(cr_job *job, void *obj)
@@ -242,8 +251,16 @@ static void nbc_free(cr_job *job, void *obj)
  * mpi_check.h). */
 static void make(nb *b, int kind, bool persist)
 {
-    nbc *s = calloc(1, sizeof *s);
-    if (!s) cr_fatal(b->job, b->call, "out of memory");
+    nbc *s = N.spare;
+    if (s) {
+        N.spare = s->next;
+        N.nspare--;
+    } else if (!(s = malloc(sizeof *s))) {
+        cr_fatal(b->job, b->call, "out of memory");
+    }
+    /* every field zero but the schedule's, which cr_sched_init sets */
+    memset(s, 0, offsetof(nbc, s));
+    memset((char *)s + offsetof(nbc, u), 0, sizeof *s - offsetof(nbc, u));
     s->kind = kind;
     s->persist = persist;
     if (b->c->inter) /* on its ig.seq, bit 30 set (coll.h's cr_inter) */
