@@ -12,11 +12,14 @@
  *  - the integer global operations (GISUM, GIHIGH, ...) combine the INTEGER
  *    array through a long copy of it, so a product or sum wraps as INTEGER
  *    arithmetic does in Fortran, on the low 32 bits;
+ *  - GOPF's function gets its length by reference as well (Fortran's
+ *    convention, not C gopf's), so GOPF folds gathered values here;
  *  - calls whose C form keeps a pointer to a long array past the call
  *    (IRECVX, ISENDX, whose info is written at completion) and HRECV (its
  *    handler takes its arguments by value) are not offered: see docs/fortran.md. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "courier/nx.h"
 #include "fortran.h"
@@ -198,9 +201,35 @@ CR_FEXPORT void gcolx_(char *x, fint *xlens, char *y)
     free(l);
 }
 
-/* The user's function is called as function(a, b, xlen): a Fortran
- * FUNCTION F(A, B) gets A and B by reference, as it expects. */
+/* A Fortran FUNCTION F(A, B[, L]) takes every argument by reference, its
+ * length too, where C's gopf passes the length by value: the values of every
+ * node are gathered (GCOL) and each node folds them in node order, F(A, WORK,
+ * L) with A the result so far and WORK the next node's value: the same
+ * operands in the same order on every node, so every node gets the same
+ * result. A length that is not positive, or no function, goes to C's gopf,
+ * whose checks report it (it calls no function then). */
+typedef long (*gopf_fortran_fn)(void *a, void *b, fint *len);
+
 CR_FEXPORT void gopf_(char *x, fint *xlen, char *work, nx_gopf_fn function)
 {
-    gopf(x, *xlen, work, function);
+    if (*xlen <= 0 || !function) {
+        gopf(x, *xlen, work, function);
+        return;
+    }
+    long n = numnodes(), len = *xlen, got = 0;
+    char *all = malloc((size_t)n * (size_t)len);
+    if (!all) {
+        fprintf(stderr, "courier: rank %ld: GOPF: out of memory for %ld values of %ld bytes\n",
+                mynode(), n, len);
+        abort();
+    }
+    gcol(x, len, all, n * len, &got);
+    gopf_fortran_fn fn = (gopf_fortran_fn)function;
+    memcpy(x, all, (size_t)len);
+    for (long i = 1; i < n; i++) {
+        memcpy(work, all + i * len, (size_t)len);
+        fint l = *xlen;
+        fn(x, work, &l);
+    }
+    free(all);
 }

@@ -1,12 +1,15 @@
 ! NX/2 from Fortran (INCLUDE 'fnx.h'): a ring of CSEND/CRECV with the info
 ! calls checked, IRECV with MSGWAIT and MSGDONE, CRECVX's info array, and
-! the global operations GDSUM, GISUM, GIHIGH, GIPROD on INTEGER arrays.
+! the global operations GDSUM, GISUM, GIHIGH, GIPROD on INTEGER arrays and
+! GOPF with an INTEGER FUNCTION F(A, B, L) that reads its length.
 ! Node 0 prints one line when every check passed; a failed check stops the
 ! node with status 1, which ends the job.
       PROGRAM NXF
       IMPLICIT NONE
       INCLUDE 'fnx.h'
       INTEGER ME, NP, NEXT, PREV, I, MID, TOK, INFO(8), IX(3), IW(3)
+      INTEGER ISUMOP
+      EXTERNAL ISUMOP
       DOUBLE PRECISION X(3), W(3), T0
       ME = MYNODE()
       NP = NUMNODES()
@@ -65,6 +68,14 @@
       IX(1) = 2
       CALL GIPROD(IX, 1, IW)
       CALL CHECK(IX(1) .EQ. 2 ** NP, 'giprod')
+!     GOPF with a function that reads its length (by reference).
+      DO I = 1, 3
+         IX(I) = ME + I
+      END DO
+      CALL GOPF(IX, 12, IW, ISUMOP)
+      DO I = 1, 3
+         CALL CHECK(IX(I) .EQ. NP * (NP - 1) / 2 + NP * I, 'gopf')
+      END DO
       CALL GSYNC()
       CALL CHECK(DCLOCK() .GE. T0 .AND. MCLOCK() .GE. 0, 'clocks')
       IF (ME .EQ. 0) PRINT '(A,I0,A)',
@@ -79,4 +90,13 @@
          PRINT *, 'FAIL: ', WHAT
          STOP 1
       END IF
+      END
+
+!     GOPF's function: A = A + B over L bytes of INTEGERs.
+      INTEGER FUNCTION ISUMOP(A, B, L)
+      INTEGER L, A(L / 4), B(L / 4), I
+      DO I = 1, L / 4
+         A(I) = A(I) + B(I)
+      END DO
+      ISUMOP = 0
       END
