@@ -209,17 +209,30 @@ static bool any_runnable(const cr_watchdog *wd, const bool *running)
     return false;
 }
 
-/* Does every running rank wait for a rank that has finished (or, waiting for
- * any rank, have none left running to hear from)? */
+/* Does every running rank wait, directly or through running ranks that wait
+ * in turn (a collective's members waiting for the one that waits for the rank
+ * gone), for a rank that has finished (or, waiting for any rank, have none
+ * left running to hear from)? A chain that comes back on itself is a cycle:
+ * the hang timeout and the cycle's report are for it. */
 static bool all_wait_for_finished(const cr_watchdog *wd, const bool *running)
 {
     int others = 0;
     for (int r = 0; r < wd->n; r++) others += running[r];
     for (int r = 0; r < wd->n; r++) {
         if (!running[r]) continue;
-        const cr_waitinfo *w = &wd->w[r];
-        if (w->kind < CR_WAIT_RECV || w->kind > CR_WAIT_ARRIVE) return false; /* locks, exits */
-        if (w->peer >= 0 ? w->peer >= wd->n || running[w->peer] : others > 1) return false;
+        int at = r, steps = 0;
+        for (;;) {
+            const cr_waitinfo *w = &wd->w[at];
+            if (w->kind < CR_WAIT_RECV || w->kind > CR_WAIT_ARRIVE) return false; /* locks, exits */
+            if (w->peer < 0) {
+                if (others > 1) return false;
+                break;
+            }
+            if (w->peer >= wd->n) return false;
+            if (!running[w->peer]) break; /* ends at a rank that has finished */
+            at = w->peer;
+            if (++steps >= others) return false; /* a cycle */
+        }
     }
     return true;
 }

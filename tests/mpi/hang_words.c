@@ -1,9 +1,11 @@
 /* Deadlocks whose watchdog report must be in MPI's words (tests/mpi/CMakeLists.txt
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
- *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|nofinalize|rename
+ *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|nofinalize|nofinalize_coll|rename
  * (nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
  * waits for its message; the watchdog need not wait out its hang timeout;
+ * nofinalize_coll: the same while the others wait in MPI_Barrier, where all
+ * but one may wait for a member that waits for rank 1 in turn;
  * rename: both wait on a communicator, named "before" in their first wait, which
  * they rename "after", and a freed one's context made anew, before they deadlock
  * on it: the board names a context again only when a name changed) */
@@ -63,6 +65,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "nofinalize")) {
         if (me == 1) return 0;
         MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "nofinalize_coll")) {
+        if (me == 1) return 0;
+        MPI_Barrier(MPI_COMM_WORLD);
     } else if (!strcmp(m, "rename")) {
         MPI_Comm c, d;
         MPI_Comm_dup(MPI_COMM_WORLD, &d);
