@@ -824,7 +824,7 @@ static inline cr_job *mpi_enter(const char *call)
     cr_lock(job);
     const mpi_state *m = job->mpi;
     if (__builtin_expect(!m || !m->inited || m->finalized, 0)) mpi_enter_refused(job, call);
-    cr_trace_enter(job, call);
+    cr_call_enter(job, call);
     if (!job->in_call) job->in_call = call; /* the board names the outermost call */
     return job;
 }
@@ -860,7 +860,7 @@ static inline mpi_type *mpi_type_get(int h)
 static inline int mpi_leave(cr_job *job, int rc)
 {
     job->in_call = NULL;
-    cr_trace_leave(job);
+    cr_call_leave(job);
     cr_unlock(job);
     return rc;
 }

@@ -89,7 +89,7 @@ static cr_job *mpl_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
-    cr_trace_enter(job, call);
+    cr_call_enter(job, call);
     if (!job->mpl) {
         struct cr_mpl *m = calloc(1, sizeof *m);
         if (!m || !(m->grps = calloc(8, sizeof *m->grps)))
@@ -109,7 +109,7 @@ static cr_job *mpl_enter(const char *call)
 
 static int leave(cr_job *job, int rc)
 {
-    cr_trace_leave(job);
+    cr_call_leave(job);
     cr_unlock(job);
     return rc;
 }

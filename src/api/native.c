@@ -15,7 +15,7 @@ cr_job *cr_native_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
-    cr_trace_enter(job, call);
+    cr_call_enter(job, call);
     if (!job->native) {
         cr_native *n = calloc(1, sizeof *n);
         if (!n) cr_fatal(job, "courier", "out of memory for the native interface's state");

@@ -42,7 +42,7 @@ typedef struct cr_native {
 cr_job *cr_native_enter(const char *call);
 static inline void cr_native_leave(cr_job *job)
 {
-    cr_trace_leave(job);
+    cr_call_leave(job);
     cr_unlock(job);
 }
 

@@ -42,7 +42,7 @@ static cr_job *nx_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
-    cr_trace_enter(job, call);
+    cr_call_enter(job, call);
     if (!job->nx) {
         job->nx = calloc(1, sizeof *job->nx);
         if (!job->nx) cr_fatal(job, call, "out of memory");
@@ -54,7 +54,7 @@ static cr_job *nx_enter(const char *call)
 
 static void nx_leave(cr_job *job)
 {
-    cr_trace_leave(job);
+    cr_call_leave(job);
     cr_unlock(job);
 }
 

@@ -62,17 +62,21 @@
 #define ALLREDUCE_DIRECT_OVERSUB_MIN (256u << 10)
 #define ALLREDUCE_DIRECT_SHARE_MIN (32u << 10)
 
-/* out = lo op hi, honouring alias_ok. */
+/* out = lo op hi, honouring alias_ok. Under --sim the arithmetic is the
+ * node's compute (vtime.h), though the call it is in is not. */
 void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
                      void *scratch)
 {
     if (!count) return;
+    cr_job *job = cr_job_get();
+    int sim = __builtin_expect(job->vt.base != NULL, 0) ? cr_vt_compute_begin(&job->vt) : -1;
     if (o->alias_ok || (out != lo && out != hi)) {
         o->fn(lo, hi, out, count, o->arg);
-        return;
+    } else {
+        o->fn(lo, hi, scratch, count, o->arg);
+        memcpy(out, scratch, count * o->elem);
     }
-    o->fn(lo, hi, scratch, count, o->arg);
-    memcpy(out, scratch, count * o->elem);
+    if (sim >= 0) cr_vt_compute_end(&job->vt, sim);
 }
 
 /* A blocking collective's schedule: seq taken, its tags CR_COLL_TAG's. */

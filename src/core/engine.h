@@ -439,18 +439,22 @@ typedef struct cr_job {
     } clk;
 } cr_job;
 
-/* Tracing hooks (trace.h): each is a load and a branch while tracing is off.
- * cr_trace_enter/leave bracket every interface call (the outermost of nested
- * ones is recorded); cr_trace_args and cr_trace_how give the call's peer, tag,
- * size, context and protocol or algorithm where its first message would not
- * (the first that says them counts; otherwise the call's first message gives
- * them). The engine records its messages. */
-static inline void cr_trace_enter(cr_job *job, const char *name)
+/* cr_call_enter/leave bracket every interface call (each a load and a branch
+ * or two when neither is on): the trace records it (trace.h: the outermost of
+ * nested ones), and in the simulated mode the rank's CPU time inside it is not
+ * its compute (vtime.h: cr_vt_call_enter). Tracing hooks: cr_trace_args and
+ * cr_trace_how give the call's peer, tag, size, context and protocol or
+ * algorithm where its first message would not (the first that says them
+ * counts; otherwise the call's first message gives them). The engine records
+ * its messages. */
+static inline void cr_call_enter(cr_job *job, const char *name)
 {
     if (__builtin_expect(job->trace != NULL, 0)) cr_trace_enter_on(job, name);
+    if (__builtin_expect(job->vt.base != NULL, 0)) cr_vt_call_enter(&job->vt);
 }
-static inline void cr_trace_leave(cr_job *job)
+static inline void cr_call_leave(cr_job *job)
 {
+    if (__builtin_expect(job->vt.base != NULL, 0)) cr_vt_call_leave(&job->vt);
     if (__builtin_expect(job->trace != NULL, 0)) cr_trace_leave_on(job);
 }
 static inline void cr_trace_args(cr_job *job, int peer, int32_t tag, uint64_t bytes, uint16_t ctx)

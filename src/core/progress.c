@@ -182,7 +182,9 @@ bool cr_sim_handlers(cr_job *job)
 {
     if (job->sim_handling || !job->handlers_due || job->trap_masked) return false;
     job->sim_handling = true;
+    int c = cr_vt_compute_begin(&job->vt); /* the handler's own time is compute */
     run_handlers(job);
+    cr_vt_compute_end(&job->vt, c);
     job->sim_handling = false;
     return true;
 }

@@ -294,6 +294,8 @@ typedef struct cr_vt {
     int rank, size;
     pthread_t owner;     /* the thread that attached: its CPU time is the rank's compute */
     int64_t cpu_last;    /* thread CPU time (ns) when compute was last counted */
+    int64_t wall_last;   /* the monotonic clock (ns) just after that reading */
+    int in_call;         /* interface calls under way (nested): no compute inside */
     int64_t synced;      /* the in ring was complete for arrivals before this time */
     int64_t floor;       /* no message enters the network before this (cr_vt_use_class) */
     cr_vt_waiter waiter; /* its yields while it waits for an answer (not as a context) */
@@ -331,6 +333,15 @@ void cr_vt_detach(cr_vt *v);
 /* Count the compute since the last call (CPU time times cpu_factor) and
  * return the clock. Every entry into the engine's time-taking paths calls it. */
 int64_t cr_vt_now(cr_vt *v);
+/* An interface call begins and ends (engine.h's cr_call_enter/leave, in the
+ * rank's own thread): the CPU time up to its start is compute, the library's
+ * own inside it is not (the software model has its costs); nested calls
+ * count once. What a node computes inside a call (a reduction's arithmetic,
+ * a message handler) is compute again between cr_vt_compute_begin and _end. */
+void cr_vt_call_enter(cr_vt *v);
+void cr_vt_call_leave(cr_vt *v);
+int cr_vt_compute_begin(cr_vt *v);
+void cr_vt_compute_end(cr_vt *v, int saved);
 /* The clock, read from any thread (only the owner's calls count compute). */
 int64_t cr_vt_read(cr_vt *v);
 /* The same for the program's timers (MPI_Wtime, dclock, clock_gettime...): in
