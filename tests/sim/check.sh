@@ -29,6 +29,7 @@
 #                                      gettimeofday reads virtual time (within 5 %
 #                                      of FIGURE_US, and as dclock does)
 #     handler MACHINE                  an hrecv handler runs while its rank waits
+#     flick MACHINE                    ... and in a loop of flicks
 #                                      for a later message (at least 0.5 ms of
 #                                      virtual time before that one), not while
 #                                      masked, and once unmasked
@@ -243,6 +244,12 @@ handler)
     awk -v h="$h" -v c="$c" 'BEGIN { exit !(h + 500 < c) }' ||
         fail "the handler should run at its message, not when the wait ends"
     [ "$m" = "$h" ] || fail "a handler ran while masked"
+    ;;
+flick)
+    out=$("$courier" run --timeout 60 --sim "$1,cpu=0" -n 2 "$prog" flick 2>&1) ||
+        fail "$(echo "$out" | tail -2)"
+    echo "$out" | grep '^flick'
+    echo "$out" | grep -q '^flick handled 1 after' || fail "the handler did not run in a loop of flicks"
     ;;
 spin)
     out=$("$courier" run --timeout 60 --sim "$1,cpu=0" -n 2 "$prog" spin "$2" 2>&1) ||

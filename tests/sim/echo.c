@@ -29,6 +29,9 @@
  *   echo handler                     rank 0's hrecv handler runs while it waits in a
  *                                    crecv for a later message; rank 0 prints
  *                                    "handler AT_US crecv AT_US masked AT_US"
+ *   echo flick                       rank 0 polls with flick() until its hrecv handler
+ *                                    has run (rank 1's message after a gsync), at most
+ *                                    10^7 flicks; prints "flick handled N after K"
  *   echo spin MS                     every rank waits MS milliseconds by reading dclock
  *                                    in a loop, nothing else; rank 0 prints "spin US"
  *   echo killed                      rank 1 is killed while it waits for a message
@@ -299,6 +302,20 @@ int main(int argc, char **argv)
             flick(); /* unmasked: it runs at the next call */
             printf("handler %.3f crecv %.3f masked %.3f handled %d\n", first_handled * 1e6,
                    crecv_at * 1e6, masked_at * 1e6, handled);
+        }
+        return 0;
+    }
+    if (!strcmp(mode, "flick")) {
+        long v = 0, k = 0;
+        if (me == 0) hrecv(9, (char *)hbox, sizeof hbox, on_type9);
+        gsync();
+        if (me == 1) csend(9, (char *)&v, sizeof v, 0, 0);
+        if (me == 0) {
+            while (!*(volatile int *)&handled && k < 10000000) {
+                flick();
+                k++;
+            }
+            printf("flick handled %d after %ld\n", handled, k);
         }
         return 0;
     }
