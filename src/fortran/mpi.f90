@@ -18,11 +18,13 @@ module mpi
   interface MPI_Sizeof
     module procedure cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
       cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
-      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
+      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16, cr_sizeof_l1, cr_sizeof_l2, &
+      cr_sizeof_l8, cr_sizeof_l16
   end interface
   private :: cr_sizeof_i1, cr_sizeof_i2, cr_sizeof_i4, cr_sizeof_i8, cr_sizeof_r4, &
     cr_sizeof_r8, cr_sizeof_c4, cr_sizeof_c8, cr_sizeof_l4, cr_sizeof_ch, &
-      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16
+      cr_sizeof_i16, cr_sizeof_r16, cr_sizeof_c16, cr_sizeof_l1, cr_sizeof_l2, &
+      cr_sizeof_l8, cr_sizeof_l16
   include 'mpi_usempi_interfaces.h'
 contains
   subroutine cr_sizeof_i1(x, size, ierror)
@@ -109,6 +111,34 @@ contains
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine cr_sizeof_l4
+  subroutine cr_sizeof_l1(x, size, ierror)
+    logical(1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l1
+  subroutine cr_sizeof_l2(x, size, ierror)
+    logical(2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l2
+  subroutine cr_sizeof_l8(x, size, ierror)
+    logical(8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l8
+  subroutine cr_sizeof_l16(x, size, ierror)
+    logical(16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine cr_sizeof_l16
   subroutine cr_sizeof_ch(x, size, ierror)
     character(len=*), dimension(..), intent(in) :: x
     integer, intent(out) :: size

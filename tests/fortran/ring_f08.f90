@@ -19,6 +19,8 @@ program ring
   character(len=MPI_MAX_ERROR_STRING) :: name
   integer(MPI_ADDRESS_KIND) :: tagub
   logical :: flag
+  logical(1) :: l1 = .true.
+  logical(8) :: l8(3) = .false.
   type(MPI_Op) :: op
   type(MPI_Errhandler) :: errh
   integer :: handled = -1
@@ -99,6 +101,10 @@ program ring
   call check(n == 8, 'MPI_Sizeof(double precision array)')
   call MPI_Sizeof(rank, n)
   call check(n == 4, 'MPI_Sizeof(integer)')
+  call MPI_Sizeof(l1, n)
+  call check(n == 1, 'MPI_Sizeof(logical(1))')
+  call MPI_Sizeof(l8, n)
+  call check(n == 8, 'MPI_Sizeof(logical(8) array)')
   ! strings and attributes
   call MPI_Comm_get_name(MPI_COMM_WORLD, name, n)
   call check(name == 'MPI_COMM_WORLD' .and. n == 14, 'MPI_Comm_get_name')

@@ -10,6 +10,7 @@ program ring
   integer :: a(10), b(5), got(2), op
   external :: myprod
   double precision :: x(4)
+  logical(2) :: l2 = .true.
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -60,6 +61,8 @@ program ring
   call check(stats(MPI_TAG, 1) == 21 .and. stats(MPI_TAG, 2) == 22, 'waitall statuses')
   call MPI_Sizeof(x, n, ierr)
   call check(n == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof')
+  call MPI_Sizeof(l2, n, ierr)
+  call check(n == 2 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof(logical(2))')
   ! a reduction operation written in Fortran
   call MPI_Op_create(myprod, .true., op, ierr)
   n = 0
