@@ -385,10 +385,17 @@ static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
     snprintf(buf, len, "rank %d %s", r, what);
 }
 
-/* Shortest wait-for cycle through blocked ranks; "any" waits for every rank. */
+/* Shortest wait-for cycle through blocked ranks; "any" waits for every rank.
+ * A rank that waits for itself (a synchronous send to itself) is a cycle of
+ * one. */
 static int find_cycle(cr_watchdog *wd, const bool *running, int *cycle)
 {
     int n = wd->n, best = 0;
+    for (int r = 0; r < n; r++)
+        if (running[r] && wd->w[r].peer == r) {
+            cycle[0] = r;
+            return 1;
+        }
     int *prev = malloc((size_t)n * sizeof *prev), *queue = malloc((size_t)n * sizeof *queue);
     if (!prev || !queue) goto out;
     for (int s = 0; s < n && s < 256 && best != 2; s++) { /* bounded: O(n^2) per start */
@@ -451,8 +458,10 @@ static void report_ranks(cr_watchdog *wd, const bool *running, const double *vcl
             fprintf(out, "%s%s", i ? "; " : "", line);
         }
         fprintf(out, "\n");
-    } else {
+    } else if (all_wait_for_finished(wd, running)) {
         fprintf(out, "courier: no cycle: the ranks wait for ranks that have finished\n");
+    } else {
+        fprintf(out, "courier: no wait-for cycle among the ranks' waits\n");
     }
     free(cycle);
 }

@@ -1,8 +1,10 @@
 /* Deadlocks whose watchdog report must be in MPI's words (tests/mpi/CMakeLists.txt
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
- *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|nofinalize|nofinalize_coll|rename
- * (nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
+ *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|sendself|nofinalize|
+ *              nofinalize_coll|rename
+ * (sendself: each rank in a synchronous send to itself: a cycle of one;
+ * nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
  * waits for its message; the watchdog need not wait out its hang timeout;
  * nofinalize_coll: the same while the others wait in MPI_Barrier, where all
  * but one may wait for a member that waits for rank 1 in turn;
@@ -62,6 +64,8 @@ int main(int argc, char **argv)
             MPI_Win_fence(0, w);
         else
             MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "sendself")) {
+        MPI_Ssend(&x, 1, MPI_INT, me, 3, MPI_COMM_WORLD);
     } else if (!strcmp(m, "nofinalize")) {
         if (me == 1) return 0;
         MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &st);
