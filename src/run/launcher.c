@@ -58,11 +58,14 @@ int cr_run_main(int argc, char **argv)
     char err[8192];
     int rc = cr_run_parse(argc, argv, &js.cmd, NULL, NULL, err, sizeof err);
     bool across = !rc && (js.cmd.hosts || js.cmd.hostfile);
-    if (!rc && !js.cmd.help && !across) { /* the programs must be here */
-        cr_run_spec_free(&js.cmd);
-        rc = cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err);
-    }
     if (rc) return usage_error("%s", err);
+    if (!js.cmd.help && !across) { /* the programs must be here: a missing one is one line */
+        cr_run_spec_free(&js.cmd);
+        if (cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err)) {
+            fprintf(stderr, "courier run: %s\n", err);
+            return 2;
+        }
+    }
     if (js.cmd.help) {
         print_usage(stdout);
         return 0;
@@ -83,8 +86,7 @@ int cr_run_main(int argc, char **argv)
         int kind = program_problem(js.cmd.apps[a].argv[0], err, sizeof err);
         if (kind == PROG_OK) continue;
         cr_run_spec_free(&js.cmd);
-        if (kind == PROG_USAGE) return usage_error("%s", err);
-        fprintf(stderr, "courier run: %s\n", err);
+        fprintf(stderr, "courier run: %s\n", err); /* the program, not the options */
         return 2;
     }
     const char *net_env = getenv("COURIER_NET");

@@ -27,10 +27,11 @@
 static const char usage_text[] =
     "usage: courier run [--label] [--timeout S] [--hang-timeout S] [--bind B] [--net NET]\n"
     "                   [--hosts LIST | --hostfile F] [--rsh CMD] [--trace FILE]\n"
-    "                   [--sim MACHINE[,key=value...] [--sim-report FILE]]\n"
-    "                   -n N prog [args]\n"
+    "                   [--check[=LIST]] [--sim MACHINE[,key=value...] [--sim-report FILE]]\n"
+    "                   -n N [--] prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
     "  -n N              start N ranks of prog (1..4096 in all)\n"
+    "  --                the options end; the program follows\n"
     "  --label           prefix every output line with [rank]\n"
     "  --timeout S       end the job if it runs longer than S seconds\n"
     "  --hang-timeout S  report and end a deadlock after S seconds (default 5, 0: off)\n"
@@ -207,7 +208,8 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
                 double v = strtod(args[i + 1], &end);
                 if (*end || !*args[i + 1] || !(v > 0 || (hang && v == 0)) || v > 1e7)
                     return parse_error(spec, err, errlen,
-                                       "%s %s: give a positive number of seconds", a, args[i + 1]);
+                                       "%s %s: give a positive number of seconds%s", a, args[i + 1],
+                                       hang ? " (0: no hang timeout)" : "");
                 *(hang ? &spec->hang_timeout : &spec->timeout) = v;
                 i += 2;
             } else if (!strcmp(a, "--bind")) {
@@ -258,6 +260,9 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
             } else if (!strcmp(a, "--check") || !strncmp(a, "--check=", 8)) {
                 spec->check = a[7] ? a + 8 : "1"; /* checked with COURIER_CHECK (envcheck.c) */
                 i++;
+            } else if (!strcmp(a, "--")) { /* the options end: the program follows */
+                i++;
+                break;
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 cr_run_spec_free(spec);
                 spec->help = true;
