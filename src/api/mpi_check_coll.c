@@ -178,14 +178,17 @@ _Noreturn static void report(cr_job *job, MPI_Comm comm, bool inter, const char 
     fflush(stdout);
     fprintf(stderr, "courier: check: collective mismatch on %s%s: the ranks disagree on %s\n", cw,
             inter ? " (this group of the intercommunicator)" : "", what);
+    const mpi_comm *c = mpi_comm_get(comm);
     for (int i = 0; i < np; i++) {
         if (i == 16 && np > 17) {
             fprintf(stderr, "  ... (%d ranks more)\n", np - 16);
             break;
         }
-        char rw[400];
+        char rw[400], jw[32] = ""; /* the job's rank too where the communicator's differs */
         rec_words(&all[i], rw, sizeof rw);
-        fprintf(stderr, "  rank %d: %s\n", i, rw);
+        int jr = c && i < c->g.size ? cr_group_rank(&c->g, i) : i;
+        if (jr != i) snprintf(jw, sizeof jw, " (job rank %d)", jr);
+        fprintf(stderr, "  rank %d%s: %s\n", i, jw, rw);
     }
     fprintf(stderr, "  every rank of a communicator must make the same collective calls in the "
                     "same order, with the same root and operator and matching type signatures "

@@ -1,6 +1,8 @@
 /* courier run --check=coll: collectives whose ranks disagree, and the correct
  * twin. Any number of ranks (>= 2); argv[1] says which:
  *   bad_root  MPI_Bcast with each rank naming itself the root;
+ *   bad_root_sub  the same on the odd ranks' half of MPI_Comm_split (the report
+ *             names each member's job rank too);
  *   bad_op    MPI_Allreduce, MPI_SUM on every rank but the last (MPI_MAX);
  *   bad_kind  MPI_Bcast on rank 0, MPI_Barrier on the others;
  *   bad_type  MPI_Bcast of 4 x MPI_INT, 4 x MPI_FLOAT on the last rank (same
@@ -55,6 +57,12 @@ int main(int argc, char **argv)
     int x[4] = {1, 2, 3, 4}, y[4];
     if (!strcmp(c, "bad_root")) {
         OK(MPI_Bcast(x, 4, MPI_INT, me, MPI_COMM_WORLD));
+    } else if (!strcmp(c, "bad_root_sub")) {
+        MPI_Comm half;
+        int hm;
+        OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+        OK(MPI_Comm_rank(half, &hm));
+        OK(MPI_Bcast(x, 4, MPI_INT, me % 2 ? hm : 0, half));
     } else if (!strcmp(c, "bad_op")) {
         OK(MPI_Allreduce(x, y, 4, MPI_INT, me == np - 1 ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD));
     } else if (!strcmp(c, "bad_kind")) {
