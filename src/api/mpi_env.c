@@ -307,6 +307,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
                  required);
     m->mpi4.world = true;
     if (!m->inited) mpi_init_common(job); /* (else MPI_Session_init did) */
+    job->must_call = "MPI_Finalize";
     /* Every level is provided as asked. MULTIPLE: from here on every call takes
      * the engine lock and each thread that waits makes progress itself (the
      * engine's waiting point lets the others in meanwhile). The lower levels
@@ -382,6 +383,7 @@ int PMPI_Finalize(void)
     mpi_dyn_finalize(job); /* ports closed, names unpublished */
     /* Sends still under way complete at exit (cr_job_finalize drains them). */
     __atomic_store_n(&job->mpi->finalized, true, __ATOMIC_RELEASE);
+    job->must_call = NULL;
     return mpi_leave(job, rc);
 }
 

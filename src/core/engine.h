@@ -323,6 +323,10 @@ typedef struct cr_job {
     /* What a wait of in_call is for, or NULL: "MPI_Ibcast" of the board's
      * "MPI_Wait on MPI_Ibcast" (put together only when the board shows it). */
     const char *in_call_on;
+    /* The call an interface requires before the program ends, not yet made
+     * ("MPI_Finalize" from MPI_Init on), or NULL: an exit without it is said,
+     * and the launcher ends the job as failed (cr_job_finalize). */
+    const char *must_call;
     /* Checking (courier run --check, src/api/mpi_check.c): the opaque value the
      * interface gives the message it is sending now (0: none). The engine
      * carries it to the receive's status (cr_status.sig) and never reads it. */

@@ -456,6 +456,15 @@ cr_job *cr_job_init(void)
 void cr_job_finalize(cr_job *job)
 {
     if (!job->via) return;
+    if (job->must_call) { /* an erroneous program: say so, and fail the job */
+        fflush(stdout);
+        fprintf(stderr,
+                "courier: rank %d: the program ended without calling %s (every process that "
+                "initializes MPI must finalize it); call %s before it returns or exits\n",
+                job->rank, job->must_call, job->must_call);
+        if (job->host.base) cr_host_unfinished(&job->host);
+        job->must_call = NULL;
+    }
     if (job->progress_on) {
         pthread_mutex_lock(&job->lock); /* the thread looks at it under the lock */
         atomic_store(&job->stopping, 1);

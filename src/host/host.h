@@ -73,7 +73,9 @@ typedef struct cr_host_rank {
      * launcher has said why in one line: the launcher says nothing more of
      * this rank's end (src/api/mpi_dyn.c). */
     _Atomic uint32_t said;
-    uint32_t pad0;
+    /* Set by a rank that ended without a call its interface requires at the
+     * end (MPI_Init's MPI_Finalize): the job ends as failed (src/run). */
+    _Atomic uint32_t unfinished;
     /* The engine id of the send this rank waits for alone in a blocking wait
      * while its receiver has not answered, or CR_WAITS_ALL: it waits for
      * every send it has going (0: neither): their receivers may then ask for
@@ -349,6 +351,10 @@ static inline int cr_host_gone(const cr_host *h, int peer)
 static inline void cr_host_said(cr_host *h)
 {
     atomic_store(&h->ranks[h->rank].said, 1);
+}
+static inline void cr_host_unfinished(cr_host *h)
+{
+    atomic_store(&h->ranks[h->rank].unfinished, 1);
 }
 static inline int32_t cr_host_pid(const cr_host *h, int peer)
 {

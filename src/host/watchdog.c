@@ -295,6 +295,12 @@ bool cr_watchdog_rank_said(const cr_watchdog *wd, int r)
     return atomic_load(&((cr_host_rank *)&wd->rk[r])->said) != 0;
 }
 
+bool cr_watchdog_rank_unfinished(const cr_watchdog *wd, int r)
+{
+    if (r < 0 || r >= wd->n || !wd->rk) return false;
+    return atomic_load(&((cr_host_rank *)&wd->rk[r])->unfinished) != 0;
+}
+
 /* The words of the interface that made the call: MPI says tag, rank and
  * communicator; MPL type, task and group; NX/2 type, node and group. */
 typedef struct words {
@@ -440,7 +446,8 @@ static void report_ranks(cr_watchdog *wd, const bool *running, const double *vcl
     char line[352];
     for (int r = 0; r < wd->n; r++) {
         if (!running[r]) {
-            fprintf(out, "courier:   rank %d has finished\n", r);
+            fprintf(out, "courier:   rank %d has finished%s\n", r,
+                    cr_watchdog_rank_unfinished(wd, r) ? " (without MPI_Finalize)" : "");
             continue;
         }
         describe(line, sizeof line, r, &wd->w[r]);

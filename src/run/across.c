@@ -153,6 +153,7 @@ static void frame_from_below(job_spec *js, const cr_frame_hdr *h, const void *pl
         if (valid_rank(js, h->a) && js->ranks[h->a].running && h->len == sizeof(int32_t)) {
             int32_t pid;
             memcpy(&pid, pl, sizeof pid);
+            if (h->flag & 4) rank_unfinished(js, h->a);
             rank_ended(js, h->a, pid, h->b, (h->flag & 1) != 0);
             if ((h->flag & 2) && js->fail.rank == h->a) js->fail.said = true; /* watch.c */
         }

@@ -171,6 +171,12 @@ int watch_and_finish(job_spec *js, int sfd, const char *who)
                 js->cmd.total);
         js->exit_status = 1;
     }
+    if (!js->exit_status && js->unfinished && !js->agent) { /* the rank said which call */
+        drain_all(js);
+        fprintf(stderr, "courier: rank %d ended without MPI_Finalize: the job failed\n",
+                js->unfinished - 1);
+        js->exit_status = 1;
+    }
     if (js->oq) { /* everything said, written */
         out_stop(js->oq);
         free(js->oq);

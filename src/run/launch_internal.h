@@ -86,6 +86,7 @@ typedef struct job_spec {
     void *control;   /* the segment's control part (rank and status records) */
     int secretfd;    /* the job's secret, a sealed memfd each rank reads once */
     cr_watchdog *wd; /* reads those records; NULL if it could not be made */
+    int unfinished;  /* 1 + the first rank that ended without MPI_Finalize; 0: none */
     rank_proc *ranks;
     bool *alive; /* scratch: ranks[r].running, for the watchdog */
     failure fail;
@@ -142,15 +143,15 @@ typedef struct job_spec {
     cr_vsim *vsim;              /* --sim: the simulator (src/run/vsim.c), else NULL */
     char sim_preload[PATH_MAX]; /* --sim: the timer shim the ranks preload ("": none found) */
     char sim_shared_preload[PATH_MAX]; /* --sim ...,shared=: its buffers' preload ("": none) */
-    char probe_preload[PATH_MAX]; /* the probe a script's ranks preload ("": none found) */
+    char probe_preload[PATH_MAX];      /* the probe a script's ranks preload ("": none found) */
     char abi_dir[PATH_MAX]; /* the directory of courier's libmpi_abi.so ("": none found) */
     /* An agent: what MPI_Comm_spawn needs to start a job on the job's hosts
      * (start.c, child_exec): "name:ranks,..." and the rsh command's words
      * joined by spaces (malloc'd; NULL on one host). */
     char *spawn_hosts, *spawn_rsh;
-    bool contexts;              /* --sim: the ranks are contexts of one process, ... */
-    pid_t ctx_pid;              /* ... this one (every rank_proc has its pid) */
-    bool mid_line[3];           /* what was last put on fd 1, 2 did not end a line */
+    bool contexts;    /* --sim: the ranks are contexts of one process, ... */
+    pid_t ctx_pid;    /* ... this one (every rank_proc has its pid) */
+    bool mid_line[3]; /* what was last put on fd 1, 2 did not end a line */
 } job_spec;
 
 /* parse.c */
@@ -191,6 +192,7 @@ int start_here(job_spec *js, const unsigned char key[32], const char *who);
 uint64_t now_ns(void);
 void end_job(job_spec *js, int status);
 void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside);
+void rank_unfinished(job_spec *js, int r);
 int failure_status(const failure *f);
 void report_failure(job_spec *js);
 void on_signal(job_spec *js, int sig);

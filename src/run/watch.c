@@ -100,6 +100,13 @@ void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
     }
 }
 
+/* Rank r ended without a call its interface requires (it said which): the
+ * job fails at its end, if nothing else failed (watch_and_finish). */
+void rank_unfinished(job_spec *js, int r)
+{
+    if (!js->unfinished) js->unfinished = r + 1;
+}
+
 /* The process of the ranks as contexts ended: every rank has. A rank that
  * ended in its context left its status (a failing one ended the process); the
  * process's own status is the rank's whose context ran when it died (a signal,
@@ -149,10 +156,12 @@ static void reap(job_spec *js)
             int32_t p32 = pid;
             /* flag: 1 ended outside the job, 2 a job it spawned said why it failed */
             bool said = js->wd && cr_watchdog_rank_said(js->wd, r);
-            cr_tree_send(js->tree, -1, CR_F_EXIT, (uint8_t)(outside | said << 1), r, st, &p32,
-                         sizeof p32);
+            bool unfinished = js->wd && cr_watchdog_rank_unfinished(js->wd, r);
+            cr_tree_send(js->tree, -1, CR_F_EXIT, (uint8_t)(outside | said << 1 | unfinished << 2),
+                         r, st, &p32, sizeof p32);
             continue;
         }
+        if (js->wd && cr_watchdog_rank_unfinished(js->wd, r)) rank_unfinished(js, r);
         rank_ended(js, r, pid, st, outside);
     }
 }

@@ -2,12 +2,14 @@
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
  *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|sendself|nofinalize|
- *              nofinalize_coll|rename
+ *              nofinalize_coll|nofinalize_ok|rename
  * (sendself: each rank in a synchronous send to itself: a cycle of one;
  * nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
  * waits for its message; the watchdog need not wait out its hang timeout;
  * nofinalize_coll: the same while the others wait in MPI_Barrier, where all
  * but one may wait for a member that waits for rank 1 in turn;
+ * nofinalize_ok: rank 1 returns without MPI_Finalize, the others finish
+ * (an erroneous program: the job fails, rank 1 says why);
  * rename: both wait on a communicator, named "before" in their first wait, which
  * they rename "after", and a freed one's context made anew, before they deadlock
  * on it: the board names a context again only when a name changed) */
@@ -69,6 +71,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "nofinalize")) {
         if (me == 1) return 0;
         MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "nofinalize_ok")) {
+        if (me == 1) return 0;
     } else if (!strcmp(m, "nofinalize_coll")) {
         if (me == 1) return 0;
         MPI_Barrier(MPI_COMM_WORLD);
