@@ -25,7 +25,11 @@ int mpi_cfail(const mpi_cargs *a, int code, const char *fmt, ...)
 
 int mpi_chk_count(const mpi_cargs *a, int count, const char *what)
 {
-    return count < 0 ? mpi_cfail(a, MPI_ERR_COUNT, "%s %d is negative", what, count) : 0;
+    if (count >= 0) return 0;
+    /* what: "count", or the side ("send" count, "receive" count) */
+    return mpi_cfail(a, MPI_ERR_COUNT,
+                     strcmp(what, "count") ? "%s count %d is negative" : "%s %d is negative", what,
+                     count);
 }
 
 int mpi_chk_type(const mpi_cargs *a, MPI_Datatype dt, mpi_type **t)

@@ -26,6 +26,7 @@ static void fatal(const char *what, int me, int np)
     if (!strcmp(what, "rank")) MPI_Send(x, 1, MPI_INT, np + 3, 0, MPI_COMM_WORLD);
     if (!strcmp(what, "tag")) MPI_Send(x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD);
     if (!strcmp(what, "count")) MPI_Send(x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    if (!strcmp(what, "collcount")) MPI_Alltoall(x, -1, MPI_INT, x, 1, MPI_INT, MPI_COMM_WORLD);
     if (!strcmp(what, "type")) MPI_Send(x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD);
     if (!strcmp(what, "comm")) MPI_Send(x, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
     if (!strcmp(what, "root")) MPI_Bcast(x, 1, MPI_INT, np, MPI_COMM_WORLD);
