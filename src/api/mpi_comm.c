@@ -70,13 +70,23 @@ mpi_comm *mpi_comm_get(int h)
     return c->used && !c->draining ? c : NULL;
 }
 
+bool mpi_comm_freed(int h)
+{
+    mpi_state *m = mpi_st();
+    if (!h_is(h, K_COMM)) return false;
+    int i = h_idx(h);
+    return i < m->ncomms && m->comms[i] && (!m->comms[i]->used || m->comms[i]->draining);
+}
+
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out)
 {
     mpi_comm *c = mpi_comm_get(h);
     if (!c)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_COMM,
-                        h == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
-                                           : "communicator %#x is not a valid communicator",
+                        h == MPI_COMM_NULL  ? "communicator is MPI_COMM_NULL"
+                        : mpi_comm_freed(h) ? "communicator %#x was freed (MPI_Comm_free): "
+                                              "use one that is still allocated"
+                                            : "communicator %#x is not a valid communicator",
                         (unsigned)h);
     *out = c;
     return 0;

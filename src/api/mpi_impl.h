@@ -586,6 +586,7 @@ int mpi_group_check(cr_job *job, const char *call, MPI_Group h, mpi_group **out)
 MPI_Group mpi_group_add(cr_job *job, const char *call, int *ranks, int size); /* takes ranks */
 
 mpi_comm *mpi_comm_get(int h); /* NULL: not a live communicator */
+bool mpi_comm_freed(int h);    /* h was a communicator's, freed since */
 /* Look up a communicator argument; reports MPI_ERR_COMM on COMM_WORLD's handler. */
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out);
 void mpi_comms_init(cr_job *job);
@@ -856,6 +857,16 @@ static inline mpi_type *mpi_type_get(int h)
     if (!m || i <= 0 || i >= m->ntypes) return NULL;
     mpi_type *t = m->types[i];
     return t && t->used && !t->dead ? t : NULL;
+}
+/* Was h a datatype's handle, freed since (MPI_Type_free)? */
+static inline bool mpi_type_freed(int h)
+{
+    if (!h_is(h, K_TYPE)) return false;
+    int i = h_idx(h);
+    const mpi_state *m = mpi_st();
+    if (!m || i <= 0 || i >= m->ntypes) return false;
+    const mpi_type *t = m->types[i];
+    return t && (!t->used || t->dead);
 }
 static inline int mpi_leave(cr_job *job, int rc)
 {

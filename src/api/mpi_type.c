@@ -288,6 +288,8 @@ int mpi_type_check(cr_job *job, MPI_Comm comm, const char *call, MPI_Datatype dt
     if (!t)
         return mpi_fail(job, comm, call, MPI_ERR_TYPE,
                         dt == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                        : mpi_type_freed(dt)    ? "datatype %#x was freed (MPI_Type_free): use one "
+                                                  "that is still allocated"
                                                 : "datatype %#x is not a valid datatype",
                         (unsigned)dt);
     if (!t->committed)

@@ -34,6 +34,8 @@ static int type_arg(cr_job *job, const char *call, MPI_Datatype dt, mpi_type **o
     if (!t)
         return mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_TYPE,
                         dt == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                        : mpi_type_freed(dt)    ? "datatype %#x was freed (MPI_Type_free): use one "
+                                                  "that is still allocated"
                                                 : "datatype %#x is not a valid datatype",
                         (unsigned)dt);
     *out = t;

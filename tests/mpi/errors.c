@@ -27,6 +27,21 @@ static void fatal(const char *what, int me, int np)
     if (!strcmp(what, "tag")) MPI_Send(x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD);
     if (!strcmp(what, "count")) MPI_Send(x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
     if (!strcmp(what, "collcount")) MPI_Alltoall(x, -1, MPI_INT, x, 1, MPI_INT, MPI_COMM_WORLD);
+    if (!strcmp(what, "freedtype")) { /* a copy of the handle outlives the datatype */
+        MPI_Datatype t, kept;
+        MPI_Type_contiguous(2, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        kept = t;
+        MPI_Type_free(&t);
+        MPI_Send(x, 1, kept, 0, 0, MPI_COMM_WORLD);
+    }
+    if (!strcmp(what, "freedcomm")) {
+        MPI_Comm c, kept;
+        MPI_Comm_dup(MPI_COMM_SELF, &c);
+        kept = c;
+        MPI_Comm_free(&c);
+        MPI_Barrier(kept);
+    }
     if (!strcmp(what, "type")) MPI_Send(x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD);
     if (!strcmp(what, "comm")) MPI_Send(x, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
     if (!strcmp(what, "root")) MPI_Bcast(x, 1, MPI_INT, np, MPI_COMM_WORLD);
