@@ -123,9 +123,9 @@ void cr_build_reduce(cr_job *job, cr_sched *s, const cr_group *g, const char *in
     cr_sched_round(job, s);
 }
 
-/* Whether an all-reduce or a reduce of count elements reads its members'
- * inputs directly (coll_direct.c): with more ranks than cores, from
- * ALLREDUCE_DIRECT_OVERSUB_MIN (the same on every member). */
+/* Whether an all-reduce (or a reduce, forced direct) of count elements reads
+ * its members' inputs directly (coll_direct.c): with more ranks than cores,
+ * from ALLREDUCE_DIRECT_OVERSUB_MIN (the same on every member). */
 static bool reads_inputs(cr_job *job, const cr_group *g, size_t count, size_t elem)
 {
     int f = cr_coll_forced(job);
@@ -137,14 +137,19 @@ static bool reads_inputs(cr_job *job, const cr_group *g, size_t count, size_t el
            cr_coll_direct_ok(job, g);
 }
 
-/* The binomial tree; with more ranks than cores from 256 KiB each member
- * combines its share of every member's input in the tree's order, and the
- * root reads the shares (direct: 4 ranks on 2 cores, 1 MiB: 1.7x Open MPI's
- * time by the tree, whose members wait for a core level after level). */
+/* The binomial tree. The direct form (coll_direct.c: each member combines its
+ * share of every member's input in the tree's order, the root reads the
+ * shares) only where asked for (COURIER_COLL_ALG=direct): with more ranks
+ * than cores it beat the tree while the tree copied its input first, but the
+ * tree that reads the input where it is beats it at every size measured, 3, 4
+ * and 8 ranks on 2 cores, 256 KiB-8 MiB (osu_reduce, 4 ranks, medians of 5:
+ * 79 us against 151 at 256 KiB, 239 against 368 at 1 MiB, 813 against 1,298
+ * at 4 MiB; Open MPI 70, 244, 1,454). */
 void cr_coll_reduce(cr_job *job, cr_group *g, const char *op, const void *sbuf, void *rbuf,
                     size_t count, const cr_redop *o, int root)
 {
-    if (g->size > 1 && reads_inputs(job, g, count, o->elem) &&
+    if (g->size > 1 && cr_coll_forced(job) == CR_ALG_DIRECT &&
+        reads_inputs(job, g, count, o->elem) &&
         cr_coll_reduce_direct(job, g, op, sbuf, rbuf, count, o, root))
         return;
     cr_trace_how(job, "binomial");
