@@ -228,6 +228,7 @@ typedef struct cr_wait {
 
 typedef struct cr_job {
     int rank, size;
+    pid_t pid;         /* the rank's process (a child it forks is not the rank) */
     int npeers;        /* peers the engine addresses: the job's size ranks, then the extra
                           peers of other jobs (xpeers.h); every per-peer array has npeers */
     int appnum;        /* index of this rank's program in an MPMD job */

@@ -347,14 +347,20 @@ void cr_tp_flush(cr_job *job)
     for (int i = 0; i < job->nlinks; i++) job->links[i].ops->flush(job->links[i].ctx);
 }
 
+/* At the exit of the rank's process; a child it forked that calls exit (a
+ * helper process) is not the rank: it must not drain, close or mark the
+ * rank's state in the host segment (its peers would take the rank for gone),
+ * nor say that the rank ended. */
 static void job_exit(void)
 {
+    if (getpid() != cr_the_job.pid) return;
     cr_job_finalize(&cr_the_job);
 }
 
 static void job_init(void)
 {
     cr_job *job = &cr_the_job;
+    job->pid = getpid();
     cr_clock_ns();            /* the clock's origin (its rate is known 0.1 ms later) */
     if (!cr_pmi_start(job)) { /* not under srun --mpi=pmi2: courier run, or alone */
         job->size = (int)env_long("COURIER_SIZE", 1, 1, 1 << 20);
