@@ -60,22 +60,25 @@
 
 /* ---- communicators: table ------------------------------------------------------- */
 
-mpi_comm *mpi_comm_get(int h)
+/* The table's entry handle h names, live or freed (NULL: none). */
+static mpi_comm *comm_slot(int h)
 {
     mpi_state *m = mpi_st();
     if (!h_is(h, K_COMM)) return NULL;
     int i = h_idx(h);
-    if (i >= m->ncomms) return NULL;
-    mpi_comm *c = m->comms[i];
-    return c->used && !c->draining ? c : NULL;
+    return i < m->ncomms ? m->comms[i] : NULL;
+}
+
+mpi_comm *mpi_comm_get(int h)
+{
+    mpi_comm *c = comm_slot(h);
+    return c && c->used && !c->draining ? c : NULL;
 }
 
 bool mpi_comm_freed(int h)
 {
-    mpi_state *m = mpi_st();
-    if (!h_is(h, K_COMM)) return false;
-    int i = h_idx(h);
-    return i < m->ncomms && m->comms[i] && (!m->comms[i]->used || m->comms[i]->draining);
+    const mpi_comm *c = comm_slot(h);
+    return c && (!c->used || c->draining);
 }
 
 int mpi_comm_check(cr_job *job, const char *call, MPI_Comm h, mpi_comm **out)

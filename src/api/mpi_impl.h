@@ -847,25 +847,26 @@ static inline cr_job *mpi_enter_owned(void)
     return job;
 }
 
-/* The datatype of handle h, or NULL: not a live datatype handle. Inline for
- * the same reason. */
-static inline mpi_type *mpi_type_get(int h)
+/* The table's entry handle h names, live or freed (NULL: none). */
+static inline mpi_type *mpi_type_entry(int h)
 {
     if (!h_is(h, K_TYPE)) return NULL;
     int i = h_idx(h);
     const mpi_state *m = mpi_st();
     if (!m || i <= 0 || i >= m->ntypes) return NULL;
-    mpi_type *t = m->types[i];
+    return m->types[i];
+}
+/* The datatype of handle h, or NULL: not a live datatype handle. Inline for
+ * the same reason. */
+static inline mpi_type *mpi_type_get(int h)
+{
+    mpi_type *t = mpi_type_entry(h);
     return t && t->used && !t->dead ? t : NULL;
 }
 /* Was h a datatype's handle, freed since (MPI_Type_free)? */
 static inline bool mpi_type_freed(int h)
 {
-    if (!h_is(h, K_TYPE)) return false;
-    int i = h_idx(h);
-    const mpi_state *m = mpi_st();
-    if (!m || i <= 0 || i >= m->ntypes) return false;
-    const mpi_type *t = m->types[i];
+    const mpi_type *t = mpi_type_entry(h);
     return t && (!t->used || t->dead);
 }
 static inline int mpi_leave(cr_job *job, int rc)

@@ -190,8 +190,8 @@ cr_req *cr_coll_irecv(cr_job *job, cr_group *g, const char *op, int from, int32_
 void cr_coll_wait(cr_job *job, cr_req *r);
 /* out = lo op hi for count elements; scratch (count * o->elem bytes) is used when
  * the operation may not write over its inputs. */
-void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
-                     void *scratch);
+void cr_coll_combine(cr_job *job, const cr_redop *o, const void *lo, const void *hi, void *out,
+                     size_t count, void *scratch);
 /* Collectives through the group's collective area (coll_shm.c; allreduce:
  * sbuf holds this member's data, rbuf gets the result, either may be the
  * other); false, having done nothing, when the group has no area or the data

@@ -403,17 +403,17 @@ static void combine_share(cr_job *job, cr_group *g, const char *op, const card *
                 pair ? piece(job, g, op, all, (m + 1) % n, in, y, off, cnb, failed) : NULL;
             if (*failed) break;
             if (pb)
-                cr_coll_combine(o, pa, pb, s, cn, tmp);
+                cr_coll_combine(job, o, pa, pb, s, cn, tmp);
             else if (pa != s)
                 memcpy(s, pa, cnb);
             height[top++] = 0;
             for (; top >= 2 && (ord->linear || height[top - 1] == height[top - 2]); top--) {
-                cr_coll_combine(o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
+                cr_coll_combine(job, o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
                 height[top - 2]++;
             }
         }
         for (; top >= 2 && !*failed; top--)
-            cr_coll_combine(o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
+            cr_coll_combine(job, o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
     }
 }
 

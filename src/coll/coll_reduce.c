@@ -64,11 +64,10 @@
 
 /* out = lo op hi, honouring alias_ok. Under --sim the arithmetic is the
  * node's compute (vtime.h), though the call it is in is not. */
-void cr_coll_combine(const cr_redop *o, const void *lo, const void *hi, void *out, size_t count,
-                     void *scratch)
+void cr_coll_combine(cr_job *job, const cr_redop *o, const void *lo, const void *hi, void *out,
+                     size_t count, void *scratch)
 {
     if (!count) return;
-    cr_job *job = cr_job_get();
     int sim = __builtin_expect(job->vt.base != NULL, 0) ? cr_vt_compute_begin(&job->vt) : -1;
     if (o->alias_ok || (out != lo && out != hi)) {
         o->fn(lo, hi, out, count, o->arg);

@@ -179,7 +179,7 @@ bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, const void 
     unsigned char tmp[REDUCE_MAX];
     o->fn(data_of(&w, 0, len), data_of(&w, 1, len), rbuf, count, o->arg);
     for (int i = 2; i < g->size; i++)
-        cr_coll_combine(o, rbuf, data_of(&w, i, len), rbuf, count, tmp);
+        cr_coll_combine(job, o, rbuf, data_of(&w, i, len), rbuf, count, tmp);
     return true;
 }
 

@@ -159,7 +159,7 @@ void cr_sched_combine(cr_job *job, cr_sched *s, const void *lo, const void *hi, 
 {
     if (!count) return;
     if (s->now) {
-        cr_coll_combine(&s->o, lo, hi, out, count, s->scratch);
+        cr_coll_combine(job, &s->o, lo, hi, out, count, s->scratch);
         return;
     }
     cr_sstep *p = step_add(job, s, CR_S_COMBINE);
@@ -215,7 +215,7 @@ static void local_step(cr_job *job, cr_sched *s, const cr_sstep *p)
 {
     switch (p->kind) {
     case CR_S_COMBINE:
-        cr_coll_combine(&s->o, p->a, p->b, p->buf, p->len, s->scratch);
+        cr_coll_combine(job, &s->o, p->a, p->b, p->buf, p->len, s->scratch);
         break;
     case CR_S_COPY:
         memmove(p->buf, p->a, p->len);

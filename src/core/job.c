@@ -465,8 +465,8 @@ void cr_job_finalize(cr_job *job)
     if (job->must_call) { /* an erroneous program: say so, and fail the job */
         fflush(stdout);
         fprintf(stderr,
-                "courier: rank %d: the program ended without calling %s (every process that "
-                "initializes MPI must finalize it); call %s before it returns or exits\n",
+                "courier: rank %d: the program ended without calling %s, which every process "
+                "that started the interface must call; call %s before it returns or exits\n",
                 job->rank, job->must_call, job->must_call);
         if (job->host.base) cr_host_unfinished(&job->host);
         job->must_call = NULL;

@@ -151,17 +151,18 @@ static void reap(job_spec *js)
         if (r < 0) continue;
         drain_rank(js, r); /* it is gone: all it wrote is in its pipes */
         bool outside = js->wd && cr_watchdog_rank_outside(js->wd, r);
+        bool unfinished = js->wd && cr_watchdog_rank_unfinished(js->wd, r);
         if (js->agent) { /* the launcher judges; its output went up before this */
             js->ranks[r].running = false;
             int32_t p32 = pid;
-            /* flag: 1 ended outside the job, 2 a job it spawned said why it failed */
+            /* flag: 1 ended outside the job, 2 a job it spawned said why it
+             * failed, 4 ended without its interface's closing call */
             bool said = js->wd && cr_watchdog_rank_said(js->wd, r);
-            bool unfinished = js->wd && cr_watchdog_rank_unfinished(js->wd, r);
             cr_tree_send(js->tree, -1, CR_F_EXIT, (uint8_t)(outside | said << 1 | unfinished << 2),
                          r, st, &p32, sizeof p32);
             continue;
         }
-        if (js->wd && cr_watchdog_rank_unfinished(js->wd, r)) rank_unfinished(js, r);
+        if (unfinished) rank_unfinished(js, r);
         rank_ended(js, r, pid, st, outside);
     }
 }
