@@ -199,11 +199,12 @@ static void bflush_free(cr_job *job, void *obj)
     free(obj);
 }
 
-static const mpi_ext_ops iflush_ops = {"MPI_Buffer_iflush", bflush_test, bflush_free, NULL, NULL};
-static const mpi_ext_ops ciflush_ops = {"MPI_Comm_iflush_buffer", bflush_test, bflush_free, NULL,
-                                        NULL};
-static const mpi_ext_ops siflush_ops = {"MPI_Session_iflush_buffer", bflush_test, bflush_free, NULL,
-                                        NULL};
+static const mpi_ext_ops iflush_ops = {
+    .what = "MPI_Buffer_iflush", .test = bflush_test, .free = bflush_free};
+static const mpi_ext_ops ciflush_ops = {
+    .what = "MPI_Comm_iflush_buffer", .test = bflush_test, .free = bflush_free};
+static const mpi_ext_ops siflush_ops = {
+    .what = "MPI_Session_iflush_buffer", .test = bflush_test, .free = bflush_free};
 
 int mpi_bpool_iflush(cr_job *job, mpi_bpool *b, MPI_Request *req)
 {

@@ -390,7 +390,8 @@ static void req_free(cr_job *job, void *obj)
     (void)job;
     op_free(obj);
 }
-static const mpi_ext_ops mf_req_ops = {.what = "MPI_File_i*", .test = req_test, .free = req_free};
+static const mpi_ext_ops mf_req_ops = {
+    .what = "MPI_File_i*", .test = req_test, .free = req_free, .local = true};
 
 /* Whether an access may be queued to the I/O thread: not in the simulated
  * mode (its clock is the rank's own thread), and the "native" representation

@@ -922,6 +922,9 @@ typedef struct mpi_ext_ops {
     /* A blocking wait for this request alone begins (on) or ends; NULL: no
      * matter (partitioned sends name their long chunks: cr_send_waited). */
     void (*waited)(cr_job *job, void *obj, bool on);
+    /* It completes without another rank (a file access the I/O thread runs):
+     * a poll of it is not a rank waiting for others (cr_poll_missed). */
+    bool local;
 } mpi_ext_ops;
 /* Make an active request for obj: MPI_SUCCESS, or an error code (reported on
  * comm) when the table is full; on error obj is not taken. */

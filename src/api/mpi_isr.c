@@ -48,8 +48,9 @@ static void isr_free(cr_job *job, void *obj)
     free(x);
 }
 
-static const mpi_ext_ops isr_ops = {"MPI_Isendrecv", isr_test, isr_free, NULL, NULL};
-static const mpi_ext_ops isrr_ops = {"MPI_Isendrecv_replace", isr_test, isr_free, NULL, NULL};
+static const mpi_ext_ops isr_ops = {.what = "MPI_Isendrecv", .test = isr_test, .free = isr_free};
+static const mpi_ext_ops isrr_ops = {
+    .what = "MPI_Isendrecv_replace", .test = isr_test, .free = isr_free};
 
 /* Post the inner receive and send (the arguments checked) and make the outer
  * request; sbuf/scount/stype is what to send (the packed copy for _replace). */
@@ -151,8 +152,8 @@ static void idupi_free(cr_job *job, void *obj)
     free(x);
 }
 
-static const mpi_ext_ops idupi_ops = {"MPI_Comm_idup_with_info", idupi_test, idupi_free, NULL,
-                                      NULL};
+static const mpi_ext_ops idupi_ops = {
+    .what = "MPI_Comm_idup_with_info", .test = idupi_test, .free = idupi_free};
 
 PMPI_WEAK(Comm_idup_with_info);
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)

@@ -120,8 +120,8 @@ static void nbc_free(cr_job *job, void *obj);
     X(NEIGHBOR_A2AW, "MPI_Ineighbor_alltoallw", "MPI_Neighbor_alltoallw_init")
 #define KIND_ENUM(k, i, p) I_##k,
 enum { NBC_KINDS(KIND_ENUM) };
-#define KIND_IOPS(k, i, p) {i, nbc_test, nbc_free, NULL, NULL},
-#define KIND_POPS(k, i, p) {p, nbc_test, nbc_free, NULL, NULL},
+#define KIND_IOPS(k, i, p) {.what = i, .test = nbc_test, .free = nbc_free},
+#define KIND_POPS(k, i, p) {.what = p, .test = nbc_test, .free = nbc_free},
 static const mpi_ext_ops nbc_ops[] = {NBC_KINDS(KIND_IOPS)};
 static const mpi_ext_ops pcoll_ops[] = {NBC_KINDS(KIND_POPS)};
 

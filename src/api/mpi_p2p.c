@@ -638,6 +638,7 @@ static int probe_common(const char *call, int source, int tag, MPI_Comm comm, in
     cr_status cs;
     bool found = cr_probe(job, &s, flag == NULL, &cs);
     if (flag) *flag = found;
+    if (!found) cr_poll_missed(job, call, &(cr_wait){.sel = &s});
     if (found && !ignore(st)) {
         st->MPI_SOURCE = mpi_comm_job_to_peer(mpi_comm_get(comm), cs.src);
         st->MPI_TAG = cs.tag; /* (MPI_ERROR is left as it was) */
@@ -713,7 +714,10 @@ static int mprobe_common(const char *call, int source, int tag, MPI_Comm comm, i
     cr_unexp *u = NULL;
     bool found = cr_mprobe(job, &s, flag == NULL, &cs, &u);
     if (flag) *flag = found;
-    if (!found) return mpi_leave(job, MPI_SUCCESS);
+    if (!found) {
+        cr_poll_missed(job, call, &(cr_wait){.sel = &s});
+        return mpi_leave(job, MPI_SUCCESS);
+    }
     *msg = msg_new(job, call, u, comm);
     if (!ignore(st)) {
         c = mpi_comm_get(comm); /* (the table may have grown while this thread waited) */

@@ -344,8 +344,9 @@ static void prt_waited(cr_job *job, void *obj, bool on)
         }
 }
 
-static const mpi_ext_ops psend_ops = {"MPI_Psend_init", prt_test, prt_free, NULL, prt_waited};
-static const mpi_ext_ops precv_ops = {"MPI_Precv_init", prt_test, prt_free, NULL, NULL};
+static const mpi_ext_ops psend_ops = {
+    .what = "MPI_Psend_init", .test = prt_test, .free = prt_free, .waited = prt_waited};
+static const mpi_ext_ops precv_ops = {.what = "MPI_Precv_init", .test = prt_test, .free = prt_free};
 
 /* ---- init calls ---------------------------------------------------------------- */
 

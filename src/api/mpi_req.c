@@ -341,6 +341,29 @@ static const cr_req *qset_first(const qset *s)
     return NULL;
 }
 
+/* The program polled requests hs[0..n) and none of them is done: what the
+ * watchdog is told of a rank that only polls (engine.h: cr_poll_missed). A
+ * generalized request is the program's own to complete, and a local one (a
+ * nonblocking file access) completes without another rank: a poll that
+ * includes one is not counted. */
+static void polled(cr_job *job, const char *call, const MPI_Request *hs, int n)
+{
+    const mreq *q = NULL;
+    for (int i = 0; i < n; i++) {
+        const mreq *x = active(hs[i]);
+        if (!x || x->kind == RQ_DONE) continue;
+        if (x->kind == RQ_GREQ || (x->kind == RQ_EXT && x->ops->local)) return;
+        if (!q) q = x;
+    }
+    if (!q) return;
+    cr_wait w = {.call = call};
+    if (q->kind == RQ_SEND || q->kind == RQ_RECV) w.req = q->r;
+    const char *was = job->in_call_on;
+    if (q->kind == RQ_EXT) job->in_call_on = q->ops->what;
+    cr_poll_missed(job, call, &w);
+    job->in_call_on = was;
+}
+
 /* Is q's operation known done without a call (a send or receive the engine
  * completed, or one done when made)? */
 static inline bool settled(const mreq *q)
@@ -468,7 +491,10 @@ int PMPI_Test(MPI_Request *h, int *flag, MPI_Status *st)
     }
     if (!req_done(job, q)) cr_progress(job);
     *flag = req_done(job, q);
-    if (!*flag) return mpi_leave(job, MPI_SUCCESS);
+    if (!*flag) {
+        polled(job, call, h, 1);
+        return mpi_leave(job, MPI_SUCCESS);
+    }
     return mpi_leave(job, finish_in(job, call, q, st, h, false));
 }
 
@@ -488,6 +514,7 @@ int PMPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st)
     }
     if (!req_done(job, q)) cr_progress(job);
     *flag = req_done(job, q);
+    if (!*flag) polled(job, call, &h, 1);
     if (*flag && q->kind == RQ_GREQ) {
         MPI_Status local;
         rc = greq_query(job, q, &local);
@@ -584,6 +611,7 @@ static int any_common(const char *call, int n, MPI_Request *hs, int *index, int 
     free(qs);
     if (flag) *flag = done >= 0;
     if (done < 0) {
+        polled(job, call, hs, n);
         *index = MPI_UNDEFINED;
         return mpi_leave(job, MPI_SUCCESS);
     }
@@ -638,6 +666,7 @@ static int some_common(const char *call, int n, MPI_Request *hs, int *outcount, 
         if (finish_in(job, call, qs[i], st_at(sts, m), &hs[i], true)) failed = true;
         m++;
     }
+    if (!m) polled(job, call, hs, n);
     free(qs);
     *outcount = m;
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
@@ -677,6 +706,7 @@ int PMPI_Testall(int n, MPI_Request hs[], int *flag, MPI_Status sts[])
     const char *call = "MPI_Testall";
     cr_job *job = mpi_enter(call);
     int rc = all_done(job, call, n, hs, flag);
+    if (!rc && !*flag) polled(job, call, hs, n);
     if (rc || !*flag) return mpi_leave(job, rc);
     bool failed = false;
     for (int i = 0; i < n; i++) {
@@ -719,6 +749,7 @@ int PMPI_Request_get_status_all(int n, const MPI_Request hs[], int *flag, MPI_St
     const char *call = "MPI_Request_get_status_all";
     cr_job *job = mpi_enter(call);
     int rc = all_done(job, call, n, hs, flag);
+    if (!rc && !*flag) polled(job, call, hs, n);
     if (rc || !*flag) return mpi_leave(job, rc);
     bool failed = false;
     for (int i = 0; i < n; i++) {

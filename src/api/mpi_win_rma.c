@@ -77,9 +77,10 @@ static void xreq_free(cr_job *job, void *obj)
     if (!x->pending) xfer_free(x);
 }
 
-static const mpi_ext_ops xreq_ops = {"MPI_Rput", xreq_test, xreq_free, NULL, NULL};
-static const mpi_ext_ops xreq_get_ops = {"MPI_Rget", xreq_test, xreq_free, NULL, NULL};
-static const mpi_ext_ops xreq_acc_ops = {"MPI_Raccumulate", xreq_test, xreq_free, NULL, NULL};
+static const mpi_ext_ops xreq_ops = {.what = "MPI_Rput", .test = xreq_test, .free = xreq_free};
+static const mpi_ext_ops xreq_get_ops = {.what = "MPI_Rget", .test = xreq_test, .free = xreq_free};
+static const mpi_ext_ops xreq_acc_ops = {
+    .what = "MPI_Raccumulate", .test = xreq_test, .free = xreq_free};
 
 /* The runs of a target datatype. */
 typedef struct runs {

@@ -613,7 +613,10 @@ int mpc_status(int msgid)
                                "msgid %d is unknown: no nonblocking call returned it", msgid));
     if (how == ID_RETIRED) return leave(job, MPL_INACTIVE);
     if (!msg_done(m)) cr_progress(job);
-    if (!msg_done(m)) return leave(job, MPL_NOT_COMPLETED);
+    if (!msg_done(m)) {
+        if (m->state != M_RNC) cr_poll_missed(job, "mpc_status", &(cr_wait){.req = m->r});
+        return leave(job, MPL_NOT_COMPLETED);
+    }
     int n = msg_finish(job, m);
     m->by_status = true; /* the slot is free (poll-only programs never wait) */
     m->status_n = n;
@@ -689,6 +692,7 @@ int mpc_probe(int *src, int *type, int *nbytes)
         *nbytes = st.size > INT_MAX ? INT_MAX : (int)st.size;
     } else {
         *nbytes = -1;
+        cr_poll_missed(job, call, &(cr_wait){.sel = &s});
     }
     return leave(job, 0);
 }

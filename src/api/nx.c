@@ -185,7 +185,10 @@ long iprobe(long typesel)
     cr_sel s = typesel_to_sel(job, "iprobe", typesel);
     cr_status st;
     bool found = cr_probe(job, &s, false, &st);
-    if (found) set_info(job, &st);
+    if (found)
+        set_info(job, &st);
+    else
+        cr_poll_missed(job, "iprobe", &(cr_wait){.sel = &s});
     nx_leave(job);
     return found;
 }
@@ -261,7 +264,10 @@ long msgdone(long mid)
     cr_req *r = lookup(job, "msgdone", mid);
     if (!r->done) cr_progress(job);
     long done = r->done;
-    if (done) finish(job, r);
+    if (done)
+        finish(job, r);
+    else
+        cr_poll_missed(job, "msgdone", &(cr_wait){.req = r});
     nx_leave(job);
     return done;
 }
@@ -325,7 +331,10 @@ long iprobex(long typesel, long nodesel, long ptypesel, long info[])
     cr_sel s = xsel(job, "iprobex", typesel, nodesel, ptypesel);
     cr_status st;
     bool found = cr_probe(job, &s, false, &st);
-    if (found) set_xinfo(info, &st);
+    if (found)
+        set_xinfo(info, &st);
+    else
+        cr_poll_missed(job, "iprobex", &(cr_wait){.sel = &s});
     nx_leave(job);
     return found;
 }

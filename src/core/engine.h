@@ -346,7 +346,25 @@ typedef struct cr_job {
      * the process is in such a wait, when multi), else nothing. */
     cr_wait *blocked;
     unsigned nblocked;
-    bool board_blocked;     /* what the board shows now */
+    bool board_blocked; /* what the board shows now */
+    /* A rank that waits by polling (wait.c, cr_poll_missed): a streak is the
+     * program's polls in a row that found nothing, with no other call between
+     * them; it is judged by windows of its time, and the board shows it as
+     * blocked once it only polls. */
+    struct cr_poll {
+        uint64_t misses;      /* polls of the streak (0: no streak) */
+        unsigned depth;       /* calls entered during the streak and not yet left */
+        bool missed;          /* the call under way found nothing */
+        bool shown;           /* the board shows the streak */
+        uint8_t quiet;        /* windows in a row that only polled */
+        const char *calls[4]; /* the poll calls of the streak */
+        uint64_t left;        /* when the last poll returned (0: not timed) */
+        uint64_t win_misses;  /* misses when the window began, */
+        uint32_t gaps;        /* ... and gaps of more than POLL_GAP_NS between polls since */
+        uint64_t win_ns;      /* the window's start (0: not begun), and then */
+        uint64_t win_cpu;     /* ... this thread's CPU time and */
+        uint64_t win_others;  /* ... the other threads' */
+    } poll;
     int nthreads;           /* multi: threads of the process, as last counted, */
     uint64_t board_checked; /* ... then */
     /* Threads that sleep in the waiting point. Waiters (in cr_idle) are woken
@@ -452,13 +470,17 @@ typedef struct cr_job {
  * algorithm where its first message would not (the first that says them
  * counts; otherwise the call's first message gives them). The engine records
  * its messages. */
+void cr_poll_enter(cr_job *job, const char *name);
+void cr_poll_leave(cr_job *job);
 static inline void cr_call_enter(cr_job *job, const char *name)
 {
     if (__builtin_expect(job->trace != NULL, 0)) cr_trace_enter_on(job, name);
     if (__builtin_expect(job->vt.base != NULL, 0)) cr_vt_call_enter(&job->vt);
+    if (__builtin_expect(job->poll.misses != 0, 0)) cr_poll_enter(job, name);
 }
 static inline void cr_call_leave(cr_job *job)
 {
+    if (__builtin_expect(job->poll.misses != 0, 0)) cr_poll_leave(job);
     if (__builtin_expect(job->vt.base != NULL, 0)) cr_vt_call_leave(&job->vt);
     if (__builtin_expect(job->trace != NULL, 0)) cr_trace_leave_on(job);
 }
@@ -653,6 +675,14 @@ void cr_wait_report(cr_job *job, cr_wait *w, bool blocked);
  * that started or ended changes whether the rank counts as blocked); counts
  * them at most every 50 ms. */
 void cr_board_check(cr_job *job);
+/* A poll of the program found nothing: call (MPI_Test, MPI_Iprobe, msgdone,
+ * iprobe, mpc_status, ...) looked for what (its request: req; a probe: sel;
+ * several requests or a nonblocking collective: call) and it is not there.
+ * Only where the program waits for another rank: not for what it completes
+ * itself (a generalized request) or what completes locally. A rank whose
+ * polls only miss, in a loop that does nothing else, shows on the board as
+ * blocked (wait.c), so that the watchdog sees a deadlock of polling ranks. */
+void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what);
 static inline void cr_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/eventfd.h>
@@ -587,4 +588,122 @@ void cr_board_check(cr_job *job)
     if (!job->nblocked) return;
     bool all = all_threads_blocked(job);
     if (all != job->board_blocked) board_show(job, all ? job->blocked : NULL);
+}
+
+/* ---- a rank that waits by polling ----------------------------------------- */
+
+/* A program that waits by polling (while (!flag) MPI_Test(...)) is never
+ * blocked in a call, so the watchdog would never see a deadlock among such
+ * ranks: the job would spin for ever. The board shows a polling rank as
+ * blocked once, for POLL_QUIET windows in a row (each at least POLL_WINDOW_NS
+ * long, looked at every POLL_LOOK misses; once a window has begun, the clock
+ * is read as each poll returns and as the next one is entered),
+ *  - its polls found nothing and no other call came between them,
+ *  - fewer than a quarter of the gaps between those polls were longer than
+ *    POLL_GAP_NS: a loop that computes between its polls is working, however
+ *    many it makes (counted, not timed: on a busy machine a preemption makes
+ *    one gap long, and may take as long as a whole window), and
+ *  - the process's other threads used less CPU than a quarter of the polling
+ *    thread's: an OpenMP team computing while its master polls is working.
+ * The watchdog then treats it as it treats a blocked rank: the job is hung when
+ * every rank still running is blocked or polls so and nothing moves for the hang
+ * timeout. Not with several program threads (MPI_THREAD_MULTIPLE: the board
+ * there counts threads in waits), nor in the simulated mode (a poll there costs
+ * virtual time: such a job runs until its --timeout), nor for a wait on a peer
+ * of another job (waits_outside); a loop that sleeps between its polls is not
+ * seen either (its gaps are long). */
+#define POLL_LOOK 1024u
+#define POLL_WINDOW_NS 50000000ull
+#define POLL_GAP_NS 10000u
+#define POLL_QUIET 2
+
+static uint64_t cpu_clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts)) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void poll_window(struct cr_poll *p, uint64_t now, uint64_t cpu, uint64_t all)
+{
+    p->win_ns = now;
+    p->win_cpu = cpu;
+    p->win_others = all - cpu;
+    p->win_misses = p->misses;
+    p->gaps = 0;
+    p->left = 0;
+}
+
+static void poll_end(cr_job *job)
+{
+    if (job->poll.shown && job->board_blocked) board_show(job, NULL);
+    job->poll = (struct cr_poll){0};
+}
+
+void cr_poll_enter(cr_job *job, const char *name)
+{
+    struct cr_poll *p = &job->poll;
+    if (p->depth++) return; /* a call inside a call */
+    for (int i = 0; i < 4 && p->calls[i]; i++)
+        if (p->calls[i] == name || !strcmp(p->calls[i], name)) {
+            if (p->left && cr_clock_ns() - p->left > POLL_GAP_NS) p->gaps++;
+            return;
+        }
+    poll_end(job); /* another call: the loop does more than poll */
+}
+
+void cr_poll_leave(cr_job *job)
+{
+    struct cr_poll *p = &job->poll;
+    if (p->depth && --p->depth) return;
+    if (!p->missed) {
+        poll_end(job); /* it found something, or failed */
+        return;
+    }
+    p->missed = false;
+    if (p->win_ns) p->left = cr_clock_ns();
+}
+
+/* Show the streak on the board as a wait for what. */
+static void poll_show(cr_job *job, const char *call, const cr_wait *what)
+{
+    cr_wait v = *what;
+    const char *was = job->in_call;
+    if (!was) job->in_call = call; /* NX/2 and MPL do not set it */
+    cr_waitinfo w;
+    describe_wait(job, &v, &w);
+    job->in_call = was;
+    w.polls = 1;
+    job->board_blocked = true;
+    job->poll.shown = true;
+    if (job->host.base) cr_host_report_wait(&job->host, &w);
+    if (job->pmiwatch) cr_pmiwatch_report(job, &w);
+}
+
+void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what)
+{
+    struct cr_poll *p = &job->poll;
+    if (job->multi || job->vt.base || (!job->host.base && !job->pmiwatch)) return;
+    p->missed = true;
+    p->misses++;
+    int i = 0;
+    while (i < 4 && p->calls[i] && p->calls[i] != call && strcmp(p->calls[i], call)) i++;
+    if (i < 4 && !p->calls[i]) p->calls[i] = call;
+    if (p->misses % POLL_LOOK) return;
+    uint64_t now = cr_clock_ns();
+    if (p->win_ns && now - p->win_ns < POLL_WINDOW_NS) return;
+    uint64_t cpu = cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t all = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    if (p->win_ns) {
+        int64_t mine = (int64_t)(cpu - p->win_cpu), others = (int64_t)(all - cpu - p->win_others);
+        bool only_polls = p->gaps * 4 < p->misses - p->win_misses && others * 4 <= mine;
+        p->quiet = only_polls ? (uint8_t)(p->quiet + (p->quiet < POLL_QUIET)) : 0;
+        if (p->quiet >= POLL_QUIET && !p->shown && !job->board_blocked && !waits_outside(job, what))
+            poll_show(job, call, what);
+        else if (!only_polls && p->shown) {
+            p->shown = false;
+            if (job->board_blocked) board_show(job, NULL);
+        }
+    }
+    poll_window(p, now, cpu, all);
 }

@@ -101,6 +101,7 @@ typedef struct cr_waitinfo {
     uint8_t coll;   /* the context is a group's collective one: its tags are internal */
     uint8_t kind;   /* enum cr_wait_kind */
     uint8_t tag_mode;
+    uint8_t polls; /* not blocked in a call but polling for it in a loop (MPI_Test, iprobe) */
     uint16_t ctx;
     int32_t peer; /* the rank waited for, or -1: any */
     int32_t tag;

@@ -8,7 +8,9 @@
  *
  * A rank is blocked when it has waited inside a communication call past its spin
  * phase; it bumps its spell count each time it starts waiting anew, so any
- * message it handles shows up as a change. The job is hung when every rank still
+ * message it handles shows up as a change; a rank whose loop only polls for what
+ * does not come (MPI_Test, iprobe: src/core/wait.c) shows itself blocked the
+ * same way, marked as polling. The job is hung when every rank still
  * running is blocked and no spell count has changed for the hang timeout. A rank
  * that computes is not blocked, so it is never reported, however long it takes.
  * Nor is a rank that is stopped (/proc/PID/stat state T or t: SIGSTOP, Ctrl-Z,
@@ -203,7 +205,9 @@ bool cr_watchdog_note(cr_watchdog *wd, char *buf, size_t len)
 static bool any_runnable(const cr_watchdog *wd, const bool *running)
 {
     for (int r = 0; wd->rk && r < wd->n; r++) {
-        int32_t pid = running[r] ? atomic_load(&((cr_host_rank *)&wd->rk[r])->pid) : 0;
+        /* (one that polls is always runnable: cr_poll_missed) */
+        int32_t pid =
+            running[r] && !wd->w[r].polls ? atomic_load(&((cr_host_rank *)&wd->rk[r])->pid) : 0;
         if (pid > 0 && proc_state(pid) == 'R') return true;
     }
     return false;
@@ -342,24 +346,27 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
      * "MPI_Waitall: MPI_Irecv" */
     snprintf(call, sizeof call, "%s%s%s", w->call, w->op[0] ? ": " : "", w->op);
     bool probe = strstr(w->call, "robe") && !w->op[0];
+    /* a rank that polls in a loop (cr_poll_missed) rather than waits in a call */
+    const char *verb = w->polls ? "polls" : "waits";
     if (!probe) snprintf(size, sizeof size, ", %llu bytes", (unsigned long long)w->size);
     if (w->coll && w->peer >= 0 && w->kind >= CR_WAIT_RECV && w->kind <= CR_WAIT_MATCH) {
         /* a collective's own messages: their tags say nothing to the user */
-        snprintf(buf, len, "waits for rank %d in %s on %s (collective: %s rank %d)", w->peer, call,
-                 w->group, w->kind == CR_WAIT_RECV ? "its part from" : "its part to", w->peer);
+        snprintf(buf, len, "%s for rank %d in %s on %s (collective: %s rank %d)", verb, w->peer,
+                 call, w->group, w->kind == CR_WAIT_RECV ? "its part from" : "its part to",
+                 w->peer);
         return;
     }
     switch (w->kind) {
     case CR_WAIT_RECV:
         if (w->peer >= 0)
-            snprintf(buf, len, "waits for rank %d in %s(%s from %s %d%s%s)", w->peer, call, sel,
+            snprintf(buf, len, "%s for rank %d in %s(%s from %s %d%s%s)", verb, w->peer, call, sel,
                      wd.peer, w->peer, size, ctx);
         else
-            snprintf(buf, len, "waits for any rank in %s(%s%s%s)", call, sel, size, ctx);
+            snprintf(buf, len, "%s for any rank in %s(%s%s%s)", verb, call, sel, size, ctx);
         break;
     case CR_WAIT_CREDIT:
     case CR_WAIT_MATCH:
-        snprintf(buf, len, "waits for rank %d in %s(%s to %s %d%s%s) (%s)", w->peer, call, sel,
+        snprintf(buf, len, "%s for rank %d in %s(%s to %s %d%s%s) (%s)", verb, w->peer, call, sel,
                  wd.peer, w->peer, size, ctx,
                  w->kind == CR_WAIT_CREDIT ? "no buffer at receiver"
                  /* a standard send made synchronous by courier run --check=sync */
@@ -376,7 +383,7 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
                  w->call, (int)w->tag);
         break;
     default:
-        snprintf(buf, len, "waits in %s (%s)", w->call,
+        snprintf(buf, len, "%s in %s (%s)", verb, w->call,
                  !strcmp(w->call, "exit") ? "finishing its sends"
                  : !strncmp(w->call, "MPI_", 4) && !strstr(w->call, "MPI_Win")
                      ? "for requests: several, or a nonblocking collective's"
@@ -475,7 +482,15 @@ static void report_ranks(cr_watchdog *wd, const bool *running, const double *vcl
 
 void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, FILE *out)
 {
-    if (all_wait_for_finished(wd, running))
+    bool polling = false;
+    for (int r = 0; r < wd->n; r++) polling |= running[r] && wd->w[r].polls;
+    if (polling)
+        fprintf(out,
+                "courier: deadlock: every rank still running is blocked in a communication call "
+                "or polls in a loop (MPI_Test, MPI_Iprobe) for what never comes, and nothing has "
+                "moved for %g s\n",
+                timeout_s);
+    else if (all_wait_for_finished(wd, running))
         fprintf(out, "courier: deadlock: every rank still running waits in a communication call "
                      "for ranks that have finished (nothing more can come from them)\n");
     else

@@ -3,7 +3,9 @@
  *               when the receiver may not buffer it: COURIER_UNEXPECTED_LIMIT small)
  *   recvrecv    both nodes wait for a message nobody sends
  *   orphan      node 1 exits; node 0 waits for its message forever
- *   compute     node 0 computes for 3 s before sending: not a hang */
+ *   compute     node 0 computes for 3 s before sending: not a hang
+ *   msgdone     both nodes poll msgdone for a message nobody sends
+ *   iprobe      node 0 polls iprobe, node 1 msgdone: nobody sends */
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +25,11 @@ int main(int argc, char **argv)
         crecv(5, big, 8);
     } else if (!strcmp(c, "orphan")) {
         if (me == 0) crecv(6, big, 8);
+    } else if (!strcmp(c, "msgdone") || (!strcmp(c, "iprobe") && me == 1)) {
+        long id = irecv(5, big, 8);
+        while (!msgdone(id)) continue;
+    } else if (!strcmp(c, "iprobe")) {
+        while (!iprobe(6)) continue;
     } else if (!strcmp(c, "compute")) {
         if (me == 0) {
             struct timespec t0, t;
