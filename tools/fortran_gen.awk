@@ -63,7 +63,8 @@ BEGIN {
     # The nonblocking calls whose (buffer, count, datatype) describe the whole
     # buffer: a non-contiguous section goes to them as a derived datatype.
     nbsect = "^(Isend|Ibsend|Issend|Irsend|Irecv|Imrecv|Send_init|Bsend_init|Ssend_init|" \
-             "Rsend_init|Recv_init|Isendrecv|Isendrecv_replace|Ibcast|Bcast_init|Put|Get|Rput|Rget)$"
+             "Rsend_init|Recv_init|Isendrecv|Isendrecv_replace|Ibcast|Bcast_init|Put|Get|Rput|Rget|" \
+             "File_i(read|write)(_at)?(_all)?|File_i(read|write)_shared)$"
     # The nonblocking and persistent collectives: the buffers (buffer, count,
     # datatype) describe whole (gathers' send buffer, scatters' receive
     # buffer), those made of per-rank blocks of (count, datatype) each

@@ -12,8 +12,10 @@
  *    the file (MPI_MODE_CREATE, _EXCL) before the others open it; a file
  *    opened MPI_MODE_WRONLY is opened for reading too where its permissions
  *    allow (open_file), the amode alone refusing the program's reads;
- *  - errors go through the file's handler (MPI_ERRORS_RETURN unless the
- *    program sets another), those of open and delete through MPI_FILE_NULL's;
+ *  - errors go through the file's handler, those of open and delete through
+ *    MPI_FILE_NULL's; a file opened gets the handler MPI_FILE_NULL has then
+ *    (MPI_ERRORS_RETURN unless the program set another: the default file
+ *    handler, as MPI says);
  *    each message names the call, the file and the rank;
  *  - the shared file pointer is 8 bytes in a side file next to the file
  *    (".NAME.shfp.XXXXXX", /tmp when the directory is not writable), read
@@ -464,7 +466,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     mpi_file *f = calloc(1, sizeof *f);
     if (!f) cr_fatal(job, call, "out of memory");
     *f = (mpi_file){
-        .fd = -1, .shfd = -1, .amode = amode, .comm = MPI_COMM_NULL, .errh = MPI_ERRORS_RETURN};
+        .fd = -1, .shfd = -1, .amode = amode, .comm = MPI_COMM_NULL, .errh = mf_tab()->null_errh};
     pthread_mutex_init(&f->lkmu, NULL);
     pthread_mutex_init(&f->shmu, NULL);
     f->name = strdup(strip_prefix(filename));

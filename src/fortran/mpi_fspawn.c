@@ -9,7 +9,9 @@
  *    every string going in does (cr_fstr_in);
  *  - MPI_ARGV_NULL and MPI_ARGVS_NULL are recognised by address: they are the
  *    common blocks /MPI_FORTRAN_ARGV_NULL/ and /MPI_FORTRAN_ARGVS_NULL/, one
- *    character each, defined here read-only (only their addresses count);
+ *    character each, defined here read-only (only their addresses count),
+ *    aligned as gfortran may align a common block (64 bytes with
+ *    -march=native: the linker warns of a smaller one);
  *    MPI_ERRCODES_IGNORE is mpif.h's sentinel (cr_fbuf's table);
  *  - the commands and arguments are read only at the root (they are
  *    significant only there, and another rank's may be anything); the C copies
@@ -19,8 +21,8 @@
 
 #include "fortran.h"
 
-CR_FEXPORT _Alignas(16) const char mpi_fortran_argv_null_[1] = {' '};
-CR_FEXPORT _Alignas(16) const char mpi_fortran_argvs_null_[1] = {' '};
+CR_FEXPORT _Alignas(64) const char mpi_fortran_argv_null_[1] = {' '};
+CR_FEXPORT _Alignas(64) const char mpi_fortran_argvs_null_[1] = {' '};
 
 /* A NULL-terminated array of C strings from the Fortran strings f[0],
  * f[stride], ... (each len characters), up to the first blank one; freed

@@ -391,10 +391,21 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
     }
 }
 
-static void describe(char *buf, size_t len, int r, const cr_waitinfo *w)
+/* Rank r's line. A collective's member that waits for another to enter it
+ * (the collective area: a barrier's, say) may wait for one that has entered
+ * and waits in turn: that one is named as such, not as one yet to come. */
+static void describe(const cr_watchdog *wd, const bool *running, char *buf, size_t len, int r)
 {
+    const cr_waitinfo *w = &wd->w[r];
     char what[320];
-    cr_watchdog_describe_wait(what, sizeof what, w);
+    int p = w->peer;
+    if (w->kind == CR_WAIT_ARRIVE && p >= 0 && p < wd->n && p != r && running[p] &&
+        !strcmp(wd->w[p].call, w->call) && !strcmp(wd->w[p].group, w->group))
+        snprintf(what, sizeof what,
+                 "%s in %s%s%s for rank %d, which is in it too and waits in turn (collective)",
+                 w->polls ? "polls" : "waits", w->call, w->group[0] ? " on " : "", w->group, p);
+    else
+        cr_watchdog_describe_wait(what, sizeof what, w);
     snprintf(buf, len, "rank %d %s", r, what);
 }
 
@@ -457,7 +468,7 @@ static void report_ranks(cr_watchdog *wd, const bool *running, const double *vcl
                     cr_watchdog_rank_unfinished(wd, r) ? " (without MPI_Finalize)" : "");
             continue;
         }
-        describe(line, sizeof line, r, &wd->w[r]);
+        describe(wd, running, line, sizeof line, r);
         if (vclock_us)
             fprintf(out, "courier:   %s (virtual time %.3f us)\n", line, vclock_us[r]);
         else
@@ -468,7 +479,7 @@ static void report_ranks(cr_watchdog *wd, const bool *running, const double *vcl
     if (len) {
         fprintf(out, "courier: wait-for cycle: ");
         for (int i = 0; i < len; i++) {
-            describe(line, sizeof line, cycle[i], &wd->w[cycle[i]]);
+            describe(wd, running, line, sizeof line, cycle[i]);
             fprintf(out, "%s%s", i ? "; " : "", line);
         }
         fprintf(out, "\n");

@@ -3,8 +3,9 @@
 ! each): a strided receive completed by MPI_Wait, two by MPI_Waitall, one by
 ! MPI_Test in a loop, a 2-D section sent by MPI_Isend, a count shorter than
 ! the section, MPI_Ibcast into a section, persistent requests started twice,
-! and MPI_Get into a section. The elements between those of a section stay as
-! they were. Rank 0 prints one line when every check passed; a failed check
+! MPI_Get into a section, and MPI_File_iwrite_at / _iread_at of sections (each
+! rank its own part of one file). The elements between those of a section stay
+! as they were. Rank 0 prints one line when every check passed; a failed check
 ! prints FAIL and aborts the job.
 program sections
   use mpi_f08
@@ -20,7 +21,10 @@ program sections
   type(MPI_Request) :: rq, rqs(4)
   type(MPI_Status) :: st, sts(4)
   type(MPI_Win) :: win
+  type(MPI_File) :: fh
   integer(kind=MPI_ADDRESS_KIND) :: wsize
+  integer(kind=MPI_OFFSET_KIND) :: at
+  integer :: ierr
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -105,9 +109,31 @@ program sections
   call check(all(d(2:12:2) == dble(next)) .and. all(d(1:11:2) == -1.0d0), 'MPI_Get into a section')
   call MPI_Win_free(win)
 
+  ! a file written from a section and read back into another
+  m = reshape([(1000 * rank + i, i = 1, 30)], [6, 5])
+  call MPI_File_open(MPI_COMM_WORLD, 'sections_f08.dat', ior(MPI_MODE_CREATE, MPI_MODE_RDWR), &
+                     MPI_INFO_NULL, fh)
+  at = int(rank, MPI_OFFSET_KIND) * 20
+  call MPI_File_iwrite_at(fh, at, m(2, :), 5, MPI_INTEGER, rq, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_iwrite_at of a section')
+  call MPI_Wait(rq, st)
+  call MPI_Get_count(st, MPI_INTEGER, cnt)
+  call check(cnt == 5, 'MPI_File_iwrite_at: count')
+  call MPI_File_sync(fh)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  r = -1
+  call MPI_File_iread_at(fh, int(next, MPI_OFFSET_KIND) * 20, r(1:10:2), 5, MPI_INTEGER, rq, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_iread_at into a section')
+  call MPI_Wait(rq, st)
+  call check(all(r(1:10:2) == [(1000 * next + 2 + 6 * (j - 1), j = 1, 5)]) .and. &
+             all(r(2:10:2) == -1), 'MPI_File_iread_at into a section: values')
+  call MPI_File_close(fh)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  if (rank == 0) call MPI_File_delete('sections_f08.dat', MPI_INFO_NULL)
+
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a,i0,a)', 'fortran mpi_f08 sections: isend, irecv, wait, waitall, test, ' // &
-    'ibcast, persistent, get ok on ', np, ' ranks'
+    'ibcast, persistent, get, file ok on ', np, ' ranks'
   call MPI_Finalize()
 contains
   subroutine check(ok, what)

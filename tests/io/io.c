@@ -1291,6 +1291,20 @@ static void part_errors(void)
     OK(MPI_File_close(&fh));
     rc = MPI_File_close(&fh);
     CHECK(cls_of(rc) == MPI_ERR_FILE, "close of MPI_FILE_NULL: class %d", cls_of(rc));
+    /* a file opened gets the handler MPI_FILE_NULL has then: the default file
+     * handler (MPI-4.1 9.3) */
+    OK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
+    OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_Errhandler got;
+    OK(MPI_File_get_errhandler(fh, &got));
+    CHECK(got == eh, "a file opened has handler %#x, not MPI_FILE_NULL's %#x", (unsigned)got,
+          (unsigned)eh);
+    handler_calls = 0;
+    rc = MPI_File_read_at(fh, -1, buf, 1, MPI_CHAR, &st);
+    CHECK(handler_calls == 1 && cls_of(rc) != MPI_SUCCESS, "bad offset: handler called %d",
+          handler_calls);
+    OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    OK(MPI_File_close(&fh));
     /* a file open read-only cannot be written, write-only cannot be read */
     OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     rc = MPI_File_write_at(fh, 0, buf, 1, MPI_CHAR, &st);

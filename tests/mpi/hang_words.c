@@ -2,7 +2,7 @@
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
  *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|sendself|nofinalize|
- *              nofinalize_coll|nofinalize_ok|rename
+ *              nofinalize_coll|nofinalize_ok|recvbarrier|rename
  * (sendself: each rank in a synchronous send to itself: a cycle of one;
  * nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
  * waits for its message; the watchdog need not wait out its hang timeout;
@@ -10,6 +10,8 @@
  * but one may wait for a member that waits for rank 1 in turn;
  * nofinalize_ok: rank 1 returns without MPI_Finalize, the others finish
  * (an erroneous program: the job fails, rank 1 says why);
+ * recvbarrier: rank 1 waits in MPI_Recv for rank 0, the others in MPI_Barrier
+ * (rank 2 waits there for rank 0, which is in it too: not "to enter it");
  * rename: both wait on a communicator, named "before" in their first wait, which
  * they rename "after", and a freed one's context made anew, before they deadlock
  * on it: the board names a context again only when a name changed) */
@@ -76,6 +78,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "nofinalize_coll")) {
         if (me == 1) return 0;
         MPI_Barrier(MPI_COMM_WORLD);
+    } else if (!strcmp(m, "recvbarrier")) {
+        if (me == 1)
+            MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &st);
+        else
+            MPI_Barrier(MPI_COMM_WORLD);
     } else if (!strcmp(m, "rename")) {
         MPI_Comm c, d;
         MPI_Comm_dup(MPI_COMM_WORLD, &d);
