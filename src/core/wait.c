@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/eventfd.h>
@@ -617,13 +616,6 @@ void cr_board_check(cr_job *job)
 #define POLL_GAP_NS 10000u
 #define POLL_QUIET 2
 
-static uint64_t cpu_clock_ns(clockid_t c)
-{
-    struct timespec ts;
-    if (clock_gettime(c, &ts)) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void poll_window(struct cr_poll *p, uint64_t now, uint64_t cpu, uint64_t all)
 {
     p->win_ns = now;
@@ -692,8 +684,8 @@ void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what)
     if (p->misses % POLL_LOOK) return;
     uint64_t now = cr_clock_ns();
     if (p->win_ns && now - p->win_ns < POLL_WINDOW_NS) return;
-    uint64_t cpu = cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    uint64_t all = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    uint64_t cpu = cr_host_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t all = cr_host_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     if (p->win_ns) {
         int64_t mine = (int64_t)(cpu - p->win_cpu), others = (int64_t)(all - cpu - p->win_others);
         bool only_polls = p->gaps * 4 < p->misses - p->win_misses && others * 4 <= mine;

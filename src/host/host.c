@@ -224,6 +224,13 @@ void cr_host_short_slice(bool shortened)
     syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
+uint64_t cr_host_clock_ns(clockid_t which)
+{
+    struct timespec ts;
+    if (clock_gettime(which, &ts)) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 uint64_t cr_host_cpu_ns(pid_t pid)
 {
     char path[64];

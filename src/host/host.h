@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 #define CR_HOST_MAGIC 0x34726569726f6f63ULL /* "courier4" */
@@ -280,6 +281,9 @@ void cr_host_short_slice(bool shortened);
  * own count (/proc/PID/task/TID/schedstat, exact to the nanosecond); 0 when it
  * cannot be read (the process is gone, or on another host). */
 uint64_t cr_host_cpu_ns(pid_t pid);
+/* A clock_gettime clock in ns: CLOCK_THREAD_CPUTIME_ID this thread's CPU time,
+ * CLOCK_PROCESS_CPUTIME_ID its process's, CLOCK_MONOTONIC; 0 when unreadable. */
+uint64_t cr_host_clock_ns(clockid_t which);
 /* The machine's CPU time (ns, all its CPUs together) that went to no task:
  * idle, waiting for I/O, or taken by the hypervisor (steal); and how many CPUs
  * are online. From /proc/stat (in clock ticks); false when unreadable. */

@@ -272,16 +272,12 @@ void cr_vt_host_idle(void *base, cr_vt_waiter *w)
 
 static int64_t cpu_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return (int64_t)cr_host_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int64_t wall_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return (int64_t)cr_host_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Compute is counted from a reading of the thread's CPU clock (mark) to the

@@ -329,6 +329,12 @@ static void describe_sel(char *buf, size_t len, const cr_waitinfo *w, const word
         snprintf(buf, len, "%s mask 0x%x", wd->tag, (unsigned)w->mask);
 }
 
+/* A rank that polls in a loop (cr_poll_missed) rather than waits in a call. */
+static const char *verb_of(const cr_waitinfo *w)
+{
+    return w->polls ? "polls" : "waits";
+}
+
 void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
 {
     char sel[48], ctx[48], call[96], size[32] = "";
@@ -346,8 +352,7 @@ void cr_watchdog_describe_wait(char *buf, size_t len, const cr_waitinfo *w)
      * "MPI_Waitall: MPI_Irecv" */
     snprintf(call, sizeof call, "%s%s%s", w->call, w->op[0] ? ": " : "", w->op);
     bool probe = strstr(w->call, "robe") && !w->op[0];
-    /* a rank that polls in a loop (cr_poll_missed) rather than waits in a call */
-    const char *verb = w->polls ? "polls" : "waits";
+    const char *verb = verb_of(w);
     if (!probe) snprintf(size, sizeof size, ", %llu bytes", (unsigned long long)w->size);
     if (w->coll && w->peer >= 0 && w->kind >= CR_WAIT_RECV && w->kind <= CR_WAIT_MATCH) {
         /* a collective's own messages: their tags say nothing to the user */
@@ -403,7 +408,7 @@ static void describe(const cr_watchdog *wd, const bool *running, char *buf, size
         !strcmp(wd->w[p].call, w->call) && !strcmp(wd->w[p].group, w->group))
         snprintf(what, sizeof what,
                  "%s in %s%s%s for rank %d, which is in it too and waits in turn (collective)",
-                 w->polls ? "polls" : "waits", w->call, w->group[0] ? " on " : "", w->group, p);
+                 verb_of(w), w->call, w->group[0] ? " on " : "", w->group, p);
     else
         cr_watchdog_describe_wait(what, sizeof what, w);
     snprintf(buf, len, "rank %d %s", r, what);
