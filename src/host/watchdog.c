@@ -228,6 +228,8 @@ static bool all_wait_for_finished(const cr_watchdog *wd, const bool *running)
         for (;;) {
             const cr_waitinfo *w = &wd->w[at];
             if (w->kind < CR_WAIT_RECV || w->kind > CR_WAIT_ARRIVE) return false; /* locks, exits */
+            /* a polling rank's loop may end on its own: the full hang timeout */
+            if (w->polls) return false;
             if (w->peer < 0) {
                 if (others > 1) return false;
                 break;
