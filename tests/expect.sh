@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs a command that must end in a given way, and checks that nothing is left.
-#   expect.sh STATUS REGEX [--output] [--sigint S | --sigkill-launcher S |
-#             --kill-rank-when-ready] -- command...
+#   expect.sh STATUS REGEX [--output] [--min-seconds S] [--sigint S |
+#             --sigkill-launcher S | --kill-rank-when-ready] -- command...
 # STATUS is an exit status or "nonzero"; REGEX must match a line of the
 # command's stderr ("any": not checked). The command gets a unique marker as its
 # last argument, and in its environment (COURIER_TEST_MARK): whatever carries
@@ -18,14 +18,18 @@
 # With --kill-rank-when-ready the program decides when: one of its ranks writes
 # its pid to the file $COURIER_TEST_KILL_FILE and waits; that rank then gets
 # SIGKILL, and the launcher's report must name its pid.
+# With --min-seconds S the command must not end before S seconds have passed
+# (a lower bound only: a slow machine cannot fail it), e.g. a deadlock report
+# that must wait out the hang timeout.
 # Waits are bounded by the command's own life (give it a --timeout).
 set -u
 want=$1 regex=$2
 shift 2
-action= delay= output=
+action= delay= output= min_s=
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case $1 in
     --output) output=1; shift ;;
+    --min-seconds) min_s=$2; shift 2 ;;
     --sigint | --sigkill-launcher) action=$1 delay=$2; shift 2 ;;
     --kill-rank-when-ready) action=$1; shift ;;
     *) echo "expect.sh: unknown option $1" >&2; exit 2 ;;
@@ -49,6 +53,7 @@ else
     COURIER_TEST_MARK=$marker COURIER_TEST_KILL_FILE=$killfile "$@" "$marker" 2>"$err" >/dev/null &
 fi
 pid=$!
+started=$(date +%s%N)
 victim=
 case $action in
 --sigint | --sigkill-launcher)
@@ -71,12 +76,16 @@ case $action in
 esac
 wait $pid
 status=$?
+took_ms=$((($(date +%s%N) - started) / 1000000))
 [ -n "$output" ] && cat "$out"
 cat "$err" >&2
 if [ "$want" = nonzero ]; then
     [ $status -ne 0 ] || { echo "FAIL: exit status 0, wanted non-zero" >&2; fail=1; }
 elif [ "$action" != --sigkill-launcher ] && [ $status -ne "$want" ]; then
     echo "FAIL: exit status $status, wanted $want" >&2; fail=1
+fi
+if [ -n "$min_s" ] && [ "$took_ms" -lt $((min_s * 1000)) ]; then
+    echo "FAIL: the command ended after $took_ms ms, before $min_s s" >&2; fail=1
 fi
 said=$err what=stderr
 [ -n "$output" ] && said="$out $err" what=output

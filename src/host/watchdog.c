@@ -43,6 +43,10 @@ struct cr_watchdog {
     int *said;
     unsigned char *to_say, *stops;
     int notes; /* how many to_say */
+    /* Ranks on other hosts (an agent's watchdog): not running here, but not
+     * known to have finished either. */
+    unsigned char *away;
+    int naway;
 };
 
 cr_watchdog *cr_watchdog_new(const void *segment, int n)
@@ -61,12 +65,23 @@ cr_watchdog *cr_watchdog_new(const void *segment, int n)
     wd->said = malloc((size_t)n * sizeof *wd->said);
     wd->to_say = calloc((size_t)n, 1);
     wd->stops = calloc((size_t)n, 1);
-    if (!wd->spells || !wd->w || !wd->blocked || !wd->said || !wd->to_say || !wd->stops) {
+    wd->away = calloc((size_t)n, 1);
+    if (!wd->spells || !wd->w || !wd->blocked || !wd->said || !wd->to_say || !wd->stops ||
+        !wd->away) {
         cr_watchdog_free(wd);
         return NULL;
     }
     for (int r = 0; r < n; r++) wd->said[r] = -1;
     return wd;
+}
+
+void cr_watchdog_set_here(cr_watchdog *wd, int first, int count)
+{
+    wd->naway = 0;
+    for (int r = 0; r < wd->n; r++) {
+        wd->away[r] = r < first || r >= first + count;
+        wd->naway += wd->away[r];
+    }
 }
 
 const cr_waitinfo *cr_watchdog_get(const cr_watchdog *wd, int r)
@@ -90,6 +105,7 @@ void cr_watchdog_free(cr_watchdog *wd)
     free(wd->said);
     free(wd->to_say);
     free(wd->stops);
+    free(wd->away);
     free(wd);
 }
 
@@ -216,11 +232,12 @@ static bool any_runnable(const cr_watchdog *wd, const bool *running)
 /* Does every running rank wait, directly or through running ranks that wait
  * in turn (a collective's members waiting for the one that waits for the rank
  * gone), for a rank that has finished (or, waiting for any rank, have none
- * left running to hear from)? A chain that comes back on itself is a cycle:
- * the hang timeout and the cycle's report are for it. */
+ * left running to hear from)? A rank of another host (an agent's watchdog)
+ * runs for all we know: the launcher judges such chains (cr_watchdog_quiet). A chain that comes
+ * back on itself is a cycle: the hang timeout and the cycle's report are for it. */
 static bool all_wait_for_finished(const cr_watchdog *wd, const bool *running)
 {
-    int others = 0;
+    int others = wd->naway; /* (running for all we know) */
     for (int r = 0; r < wd->n; r++) others += running[r];
     for (int r = 0; r < wd->n; r++) {
         if (!running[r]) continue;
@@ -235,6 +252,7 @@ static bool all_wait_for_finished(const cr_watchdog *wd, const bool *running)
                 break;
             }
             if (w->peer >= wd->n) return false;
+            if (wd->away[w->peer]) return false;
             if (!running[w->peer]) break; /* ends at a rank that has finished */
             at = w->peer;
             if (++steps >= others) return false; /* a cycle */
@@ -286,6 +304,16 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
         !any_runnable(wd, running))
         timeout_ns = FINISHED_NS;
     return now_ns - wd->still_since >= timeout_ns;
+}
+
+bool cr_watchdog_quiet(const cr_watchdog *wd, const bool *running, uint64_t now_ns)
+{
+    return wd->still_since && now_ns - wd->still_since >= FINISHED_NS && !any_runnable(wd, running);
+}
+
+bool cr_watchdog_wait_for_finished(const cr_watchdog *wd, const bool *running)
+{
+    return all_wait_for_finished(wd, running);
 }
 
 bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)

@@ -14,6 +14,10 @@ typedef struct cr_watchdog cr_watchdog;
  * a watchdog that only reports what it is told (cr_watchdog_put), for the
  * launcher of a job across hosts, whose ranks' records are on other hosts. */
 cr_watchdog *cr_watchdog_new(const void *segment, int n);
+/* Ranks first..first+count-1 are this host's (an agent of a job across hosts;
+ * by default all are): a rank outside them runs, for all this watchdog knows,
+ * so a wait for it is never one for a rank that has finished. */
+void cr_watchdog_set_here(cr_watchdog *wd, int first, int count);
 /* What rank r waits for, as last read (from its record, or put). */
 const cr_waitinfo *cr_watchdog_get(const cr_watchdog *wd, int r);
 void cr_watchdog_put(cr_watchdog *wd, int r, const cr_waitinfo *w);
@@ -22,6 +26,15 @@ void cr_watchdog_free(cr_watchdog *wd);
  * timeout_ns. A rank that is stopped (a signal, a debugger) is not blocked: it
  * will move once continued; the time starts again after it runs. */
 bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, uint64_t timeout_ns);
+/* After cr_watchdog_check: have the running ranks all been blocked, unchanged,
+ * long enough for one to see what reached it last (0.3 s), none of them
+ * runnable? An agent says so to the launcher, which alone sees every host's
+ * ranks: it then asks what each waits for, and ends the job at once when they
+ * all wait for ranks that have finished (cr_watchdog_wait_for_finished). */
+bool cr_watchdog_quiet(const cr_watchdog *wd, const bool *running, uint64_t now_ns);
+/* Does every running rank wait, directly or through others that wait in turn,
+ * for a rank that has finished (by what was read or put last)? */
+bool cr_watchdog_wait_for_finished(const cr_watchdog *wd, const bool *running);
 /* A rank found stopped since the last call, as one line to say ("courier: rank 1
  * (pid P) is stopped (traced by pid T, gdb); ..."); false when there is none. */
 bool cr_watchdog_note(cr_watchdog *wd, char *buf, size_t len);

@@ -257,7 +257,7 @@ void on_frame(void *arg, int from, const cr_frame_hdr *h, const void *pl)
     }
     if (from >= 0) { /* from below */
         if (h->type == CR_F_STILL) {
-            js->child_still[from] = h->b != 0;
+            js->child_still[from] = h->b <= STILL_HANG ? (unsigned char)h->b : STILL_NOT;
             return;
         }
         if (h->type == CR_F_DONE) {
@@ -284,7 +284,7 @@ void on_lost(void *arg, int from, const char *why)
 {
     job_spec *js = arg;
     if (from >= 0) {
-        js->child_still[from] = true; /* it moves nothing any more */
+        js->child_still[from] = STILL_HANG; /* it moves nothing any more */
         flush_owed(js);
         if (js->agent)
             cr_tree_send(js->tree, -1, CR_F_LOST, 0, cr_tree_child_node(js->tree, from), 0, why,

@@ -111,10 +111,11 @@ typedef struct job_spec {
                                         agent), or a table of the launcher's own */
     bool *card_sent;                 /* an agent: cards of its ranks sent up */
     int cards_left;
-    uint64_t started;       /* when the ranks were started (ns) */
-    bool still;             /* the subtree's STILL, as last sent (agent) */
-    bool *child_still;      /* each child's */
-    uint64_t reports_until; /* the launcher: collecting what each rank waits for */
+    uint64_t started;           /* when the ranks were started (ns) */
+    unsigned char still;        /* the subtree's STILL_*, as last sent (agent) */
+    bool quiet_asked;           /* the launcher asked in this quiet spell (tree_watch) */
+    unsigned char *child_still; /* each child's STILL_* */
+    uint64_t reports_until;     /* the launcher: collecting what each rank waits for */
     /* Rank 0's standard input across hosts: the launcher reads its own and sends
      * it to the first host's agent (rank 0 is always there), which writes it
      * into a pipe. */

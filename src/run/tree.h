@@ -29,8 +29,7 @@ enum cr_frame {
                      payload: its pid (int32) */
     CR_F_END,     /* down: end every rank (b: the job's exit status) */
     CR_F_SIGNAL,  /* down: b = a signal to pass to every rank */
-    CR_F_STILL,   /* up: b = 1 when every rank of the subtree is blocked, unmoving, for
-                     the hang timeout (or ended) */
+    CR_F_STILL,   /* up: b = how still the subtree's ranks are (or ended): cr_still */
     CR_F_REPORTQ, /* down: say what each rank waits for */
     CR_F_REPORT,  /* up: payload: the watchdog's lines for one host */
     CR_F_LOST,    /* up: a = node lost; payload: why */
@@ -43,6 +42,11 @@ enum cr_frame {
     CR_F_HOLD     /* down: b = 1: keep the ranks' output in their pipes for now; 0: go on */
 };
 #define CR_F_LAST CR_F_HOLD
+
+/* How still a subtree is (CR_F_STILL, src/run/watch.c tree_watch): a rank
+ * moves; every rank has been blocked, unmoving, for 0.3 s, none runnable
+ * (cr_watchdog_quiet); every rank has been so for the hang timeout. */
+enum cr_still { STILL_NOT = 0, STILL_QUIET = 1, STILL_HANG = 2 };
 
 typedef struct cr_frame_hdr {
     uint32_t len; /* payload bytes */

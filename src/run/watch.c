@@ -83,6 +83,7 @@ static const char *host_of_rank(const job_spec *js, int r)
 void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
 {
     js->ranks[r].running = false;
+    js->quiet_asked = false; /* the others may all wait for it now (tree_watch) */
     if (js->vsim) cr_vsim_rank_gone(js->vsim, r);
     bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
     if (js->ending || !failed) return; /* ended by us, or done: nothing to report */
@@ -287,25 +288,38 @@ static void hang_report(job_spec *js, const bool *alive, FILE *out)
     js->hang_at = now_ns();
 }
 
-/* Every WATCH_MS: an agent tells the launcher whether its whole subtree has
- * stood still for the hang timeout; the launcher, once every host says so,
- * asks each rank what it waits for and then reports the deadlock. */
+/* Every WATCH_MS: an agent tells the launcher how still its whole subtree is
+ * (CR_F_STILL: STILL_HANG, every rank blocked, unmoving, for the hang timeout;
+ * STILL_QUIET, for 0.3 s, none runnable: cr_watchdog_quiet); the launcher,
+ * once every host says STILL_HANG, asks each rank what it waits for and reports
+ * the deadlock. Once every host is quiet it asks too, once per quiet spell: the
+ * ranks may all wait for ranks that have finished (ended on whichever host: an
+ * agent cannot tell of another host's), and the job ends then at once. */
 static void tree_watch(job_spec *js, uint64_t now)
 {
     cr_tree *t = js->tree;
-    bool still = js->cmd.hang_timeout > 0;
-    for (int i = 0; i < t->nchild; i++) still &= js->child_still[i] || t->child_done[i];
+    unsigned char level = js->cmd.hang_timeout > 0 ? STILL_HANG : STILL_NOT;
+    for (int i = 0; i < t->nchild; i++)
+        if (!t->child_done[i] && js->child_still[i] < level) level = js->child_still[i];
     if (js->agent) {
-        if (still && running(js) && js->wd)
-            still = cr_watchdog_check(js->wd, alive_now(js), now,
-                                      (uint64_t)(js->cmd.hang_timeout * 1e9));
-        if (still != js->still) cr_tree_send(t, -1, CR_F_STILL, 0, 0, still, NULL, 0);
-        js->still = still;
+        if (level && running(js) && js->wd) {
+            bool *alive = alive_now(js);
+            unsigned char mine =
+                cr_watchdog_check(js->wd, alive, now, (uint64_t)(js->cmd.hang_timeout * 1e9))
+                    ? STILL_HANG
+                : cr_watchdog_quiet(js->wd, alive, now) ? STILL_QUIET
+                                                        : STILL_NOT;
+            if (mine < level) level = mine;
+        }
+        if (level != js->still) cr_tree_send(t, -1, CR_F_STILL, 0, 0, level, NULL, 0);
+        js->still = level;
         return;
     }
+    if (level == STILL_NOT) js->quiet_asked = false; /* something moves: a new spell */
     if (js->ending || !running(js)) return;
     if (!js->reports_until) {
-        if (!still) return;
+        if (level != STILL_HANG && (level != STILL_QUIET || js->quiet_asked)) return;
+        js->quiet_asked = true;
         memset(js->reported, 0, (size_t)js->cmd.total);
         js->reports_until = now + 1000000000u;
         cr_tree_send(t, -2, CR_F_REPORTQ, 0, 0, 0, NULL, 0);
@@ -315,7 +329,10 @@ static void tree_watch(job_spec *js, uint64_t now)
     for (int r = 0; r < js->cmd.total; r++) all &= !js->ranks[r].running || js->reported[r];
     if (!all && now < js->reports_until) return;
     js->reports_until = 0;
-    if (!still) return; /* something moved meanwhile */
+    /* (something moved meanwhile, or only quiet and not all for finished ranks) */
+    if (level != STILL_HANG &&
+        !(all && level == STILL_QUIET && cr_watchdog_wait_for_finished(js->wd, alive_now(js))))
+        return;
     report_failure(js);
     hang_report(js, alive_now(js), NULL);
     say(js, "courier: ending the job\n");
@@ -430,6 +447,7 @@ int watch(job_spec *js, int sfd)
     int *who = calloc((size_t)nfds, sizeof *who);
     js->alive = calloc((size_t)js->cmd.total, sizeof *js->alive);
     js->wd = cr_watchdog_new(js->control, js->cmd.total);
+    if (js->wd && js->agent) cr_watchdog_set_here(js->wd, js->first, js->count);
     if (!pf || !who || !js->alive) {
         free(pf);
         free(who);
