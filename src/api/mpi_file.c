@@ -9,7 +9,9 @@
  *  - open and close are collective over the file's private duplicate of the
  *    communicator: every rank opens with the same result (a rank that fails
  *    makes every rank fail, and none keeps a descriptor); rank 0 alone creates
- *    the file (MPI_MODE_CREATE, _EXCL) before the others open it; a file
+ *    the file (MPI_MODE_CREATE, _EXCL) before the others open it, and each of
+ *    them checks its amode, and the file its name opened (on the same kernel),
+ *    against rank 0's (MPI_ERR_NOT_SAME on every rank otherwise); a file
  *    opened MPI_MODE_WRONLY is opened for reading too where its permissions
  *    allow (open_file), the amode alone refusing the program's reads;
  *  - errors go through the file's handler, those of open and delete through
@@ -400,28 +402,83 @@ static int open_file(const char *name, int flags, int amode)
     return open(name, flags, 0666);
 }
 
+/* This kernel's boot (two ranks that read the same one see the same files
+ * through the same paths, name spaces aside); "" when it cannot be read. */
+static void boot_id(char id[40])
+{
+    id[0] = '\0';
+    FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!b) return;
+    if (!fgets(id, 40, b)) id[0] = '\0';
+    fclose(b);
+}
+
+/* What rank 0 opened, for the others to check theirs against: MPI says every
+ * rank passes the same amode, and a name of the same file (an erroneous
+ * program otherwise, which each rank is told of, not left to go on with two
+ * files, or with reads refused on some ranks only). */
+typedef struct open0 {
+    int64_t err, amode, dev, ino;
+    char boot[40];
+    char name[256];
+} open0;
+
 /* Every rank opens; e: this rank's error. The collective part of open. */
 static int open_all(mpi_file *f, mf_err *e)
 {
     int flags = open_flags(f->amode), err = 0;
+    open0 o = {0};
+    struct stat sb;
     if (f->rank == 0) {
         int cf = flags | (f->amode & MPI_MODE_CREATE ? O_CREAT : 0) |
                  (f->amode & MPI_MODE_EXCL ? O_EXCL : 0);
         f->fd = open_file(f->name, cf, f->amode);
         if (f->fd < 0) err = errno;
+        o = (open0){.err = err, .amode = f->amode, .dev = -1, .ino = -1};
+        if (f->fd >= 0 && fstat(f->fd, &sb) == 0) {
+            o.dev = (int64_t)sb.st_dev;
+            o.ino = (int64_t)sb.st_ino;
+        }
+        boot_id(o.boot);
+        snprintf(o.name, sizeof o.name, "%s", f->name);
     }
-    int err0 = err;
-    PMPI_Bcast(&err0, 1, MPI_INT, 0, f->comm);
-    if (err0)
-        return mf_set_err(e, mf_errno_class(err0), "cannot open '%s'%s: %s", f->name,
-                          f->rank ? " (on rank 0)" : "", strerror(err0));
-    if (f->rank != 0) {
+    PMPI_Bcast(&o, (int)sizeof o, MPI_BYTE, 0, f->comm);
+    o.boot[sizeof o.boot - 1] = o.name[sizeof o.name - 1] = '\0';
+    if (o.err)
+        return mf_set_err(e, mf_errno_class((int)o.err), "cannot open '%s'%s: %s", o.name,
+                          f->rank ? " (on rank 0)" : "", strerror((int)o.err));
+    int cls = 0;
+    if (f->rank != 0 && o.amode != f->amode) {
+        cls = mf_set_err(e, MPI_ERR_NOT_SAME,
+                         "file '%s': amode %#x, but rank 0 passed %#x: every rank of the "
+                         "communicator passes the same amode",
+                         f->name, (unsigned)f->amode, (unsigned)o.amode);
+    } else if (f->rank != 0) {
         f->fd = open_file(f->name, flags, f->amode);
-        if (f->fd < 0) err = errno;
+        char here[40];
+        boot_id(here);
+        if (f->fd < 0) {
+            err = errno;
+            cls = mf_set_err(e, mf_errno_class(err), "cannot open '%s'%s%s%s: %s", f->name,
+                             strcmp(f->name, o.name) ? " (rank 0 opened '" : "",
+                             strcmp(f->name, o.name) ? o.name : "",
+                             strcmp(f->name, o.name) ? "')" : "", strerror(err));
+        } else if (here[0] && !strcmp(here, o.boot) && o.ino >= 0 && fstat(f->fd, &sb) == 0 &&
+                   ((int64_t)sb.st_dev != o.dev || (int64_t)sb.st_ino != o.ino)) {
+            cls = mf_set_err(e, MPI_ERR_NOT_SAME,
+                             "'%s' is not the file rank 0 opened ('%s'): every rank of the "
+                             "communicator names the same file",
+                             f->name, o.name);
+        }
     }
-    int cls = err ? mf_errno_class(err) : 0, worst = cls;
+    int worst = cls;
     PMPI_Allreduce(&cls, &worst, 1, MPI_INT, MPI_MAX, f->comm);
-    if (err) return mf_set_err(e, cls, "cannot open '%s': %s", f->name, strerror(err));
+    if (cls) return cls;
+    if (worst == MPI_ERR_NOT_SAME)
+        return mf_set_err(e, worst,
+                          "file '%s': another rank passed another amode or named another file "
+                          "(see its report): every rank passes the same",
+                          f->name);
     if (worst)
         return mf_set_err(e, worst, "another rank could not open '%s' (%s)", f->name,
                           "see its report");

@@ -26,7 +26,8 @@
  *   pieces   collective buffering with more pieces in a window than one
  *            pwritev takes, holes kept, a read past the end, a read whose
  *            window has a gap of megabytes
- *   errors   missing file, amode conflicts, read past the end, read-only,
+ *   errors   missing file, amode conflicts, amodes or files that differ between
+ *            ranks, read past the end, read-only,
  *            permission (as root: under another uid), handlers */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -1291,6 +1292,31 @@ static void part_errors(void)
     OK(MPI_File_close(&fh));
     rc = MPI_File_close(&fh);
     CHECK(cls_of(rc) == MPI_ERR_FILE, "close of MPI_FILE_NULL: class %d", cls_of(rc));
+    if (np > 1) { /* every rank passes the same amode and names the same file */
+        rc = MPI_File_open(MPI_COMM_WORLD, p, me ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &fh);
+        CHECK(cls_of(rc) == MPI_ERR_NOT_SAME && fh == MPI_FILE_NULL, "amodes differ: class %d",
+              cls_of(rc));
+        char *other = path("errors-other.dat"), *link = path("errors-link.dat");
+        if (me == 0) {
+            FILE *o = fopen(other, "w");
+            CHECK(o && fclose(o) == 0, "cannot make %s", other);
+            unlink(link);
+            CHECK(symlink("errors.dat", link) == 0, "symlink %s: %s", link, strerror(errno));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        rc = MPI_File_open(MPI_COMM_WORLD, me ? other : p, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        CHECK(cls_of(rc) == MPI_ERR_NOT_SAME && fh == MPI_FILE_NULL, "files differ: class %d",
+              cls_of(rc));
+        /* another name of the same file is the same file */
+        OK(MPI_File_open(MPI_COMM_WORLD, me ? link : p, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        OK(MPI_File_close(&fh));
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) {
+            unlink(other);
+            unlink(link);
+        }
+    }
     /* a file opened gets the handler MPI_FILE_NULL has then: the default file
      * handler (MPI-4.1 9.3) */
     OK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
