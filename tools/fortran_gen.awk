@@ -383,7 +383,7 @@ function f08type(bt, nm) {
 }
 
 function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post, countarg, lname,
-             sep, csep, tt, bt, ft, fdecl, fargs, dim, intent) {
+             sep, csep, tt, bt, ft, fdecl, fargs, dim, intent, at) {
     gsub(/[ \t]+/, " ", d)
     d = trim(d)
     ret = d; sub(/ .*/, "", ret)
@@ -399,6 +399,14 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
     n = (args == "void") ? 0 : split(args, a, ",")
     params = ""; pre = ""; call = ""; post = ""; countarg = ""; fdecl = ""; fargs = ""
     idecl = ""; ndecl = ""; lenargs = ""; ilens = ""; tmps = ""
+    # whose error handler hears of a buffer refused (cr_f08at): the call's
+    # file, window, else communicator (fortran08.h)
+    at = "CR_F08_AT(\"MPI_" fname "\")"
+    for (i = 1; i <= n; i++) {
+        if (trim(a[i]) == "MPI_File fh") { at = "CR_F08_FILE(\"MPI_" fname "\", *fh)"; break }
+        if (trim(a[i]) == "MPI_Win win") { at = "CR_F08_WIN(\"MPI_" fname "\", *win)"; break }
+        if (trim(a[i]) == "MPI_Comm comm") at = "CR_F08_COMM(\"MPI_" fname "\", *comm)"
+    }
     split("", subst) # count and datatype arguments a section's datatype replaces
     split("", doneb) # buffers an earlier argument's helper already gave
     # blocking: done with its buffers when it returns (no request, no window,
@@ -444,7 +452,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
             if (blocking) {
                 # a non-contiguous section: through a contiguous copy
                 pre = pre "    void *" nm "_b, *" nm "_t = NULL;\n    if (cr_f08buf_copy(" nm ", &" nm "_b, &" nm \
-                      "_t, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                      "_t, " at ", ierr)) {" tmps " return; }\n"
                 post = post "    cr_f08buf_back(" nm ", " nm "_t, " (t ~ /const/ ? "false" : "rc == MPI_SUCCESS") ");\n"
                 tmps = tmps " free(" nm "_t);"
             } else if (nm in doneb) {
@@ -455,7 +463,7 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                 pre = pre "    void *sendbuf_b = NULL, *recvbuf_b = NULL;\n    int sendbuf_n = *count;\n" \
                       "    MPI_Datatype sendbuf_dt = *datatype, sendbuf_nt = MPI_DATATYPE_NULL;\n" \
                       "    if (cr_f08buf_nb2(sendbuf, recvbuf, &sendbuf_b, &recvbuf_b, &sendbuf_n, &sendbuf_dt, " \
-                      "&sendbuf_nt, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                      "&sendbuf_nt, " at ", ierr)) {" tmps " return; }\n"
                 post = post "    if (sendbuf_nt != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_nt);\n"
                 tmps = tmps " if (sendbuf_nt != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_nt);"
                 subst["count"] = "sendbuf_n"; subst["datatype"] = "sendbuf_dt"; doneb["recvbuf"] = 1
@@ -472,12 +480,12 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                 dn = trim(a[i + 2]); sub(/^MPI_Datatype /, "", dn)
                 pre = pre "    void *" nm "_b = NULL;\n    int " nm "_n = *" cn ";\n    MPI_Datatype " nm "_dt = *" dn \
                       ", " nm "_nt = MPI_DATATYPE_NULL;\n    if (cr_f08buf_nb" blk "(" nm ", &" nm "_b, &" nm "_n, &" nm \
-                      "_dt, &" nm "_nt, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                      "_dt, &" nm "_nt, " at ", ierr)) {" tmps " return; }\n"
                 post = post "    if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);\n"
                 tmps = tmps " if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);"
                 subst[cn] = nm "_n"; subst[dn] = nm "_dt"
             } else
-                pre = pre "    void *" nm "_b = NULL;\n    if (cr_f08buf(" nm ", &" nm "_b, \"MPI_" fname "\", ierr)) {" tmps " return; }\n"
+                pre = pre "    void *" nm "_b = NULL;\n    if (cr_f08buf(" nm ", &" nm "_b, " at ", ierr)) {" tmps " return; }\n"
             call = call csep nm "_b"
             fdecl = fdecl "      type(*), dimension(..)" intent ", asynchronous :: " nm "\n"
         } else if (t ~ /^void \*$/ && nm ~ /^(baseptr|buffer_addr)$/) {

@@ -65,10 +65,10 @@ static MPI_Datatype item_type(MPI_Datatype dt, size_t elem, MPI_Count *count, MP
 }
 
 int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_Datatype *made,
-                 const char *call, MPI_Fint *ierr)
+                 cr_f08at at, MPI_Fint *ierr)
 {
     *made = MPI_DATATYPE_NULL;
-    if (!d->base_addr || CFI_is_contiguous(d)) return cr_f08buf(d, out, call, ierr);
+    if (!d->base_addr || CFI_is_contiguous(d)) return cr_f08buf(d, out, at, ierr);
     if (*count <= 0) { /* nothing moves (a negative count: the call says so) */
         *out = d->base_addr;
         return 0;
@@ -80,7 +80,7 @@ int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_D
     for (int r = 0; r < d->rank; r++) nel *= (size_t)d->dim[r].extent;
     size_t nb = (size_t)((n + per - 1) / per); /* elements the message touches */
     if (item == MPI_DATATYPE_NULL || nb > nel || nb > (size_t)INT_MAX)
-        return cr_f08buf(d, out, call, ierr); /* refused, saying why */
+        return cr_f08buf(d, out, at, ierr); /* refused, saying why */
     int *bls = malloc(nb * sizeof *bls);
     MPI_Aint *disps = malloc(nb * sizeof *disps);
     int rc = MPI_ERR_NO_MEM;
@@ -111,10 +111,10 @@ int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_D
 }
 
 int cr_f08buf_nbblk(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_Datatype *made,
-                    const char *call, MPI_Fint *ierr)
+                    cr_f08at at, MPI_Fint *ierr)
 {
     *made = MPI_DATATYPE_NULL;
-    if (!d->base_addr || CFI_is_contiguous(d)) return cr_f08buf(d, out, call, ierr);
+    if (!d->base_addr || CFI_is_contiguous(d)) return cr_f08buf(d, out, at, ierr);
     if (*count <= 0) {
         *out = d->base_addr;
         return 0;
@@ -128,8 +128,8 @@ int cr_f08buf_nbblk(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MP
     MPI_Aint per = 0;
     MPI_Datatype item = even ? item_type(*dt, d->elem_len, &n, &per) : MPI_DATATYPE_NULL;
     if (item == MPI_DATATYPE_NULL || n % per || n / per > INT_MAX)
-        return cr_f08buf(d, out, call, ierr); /* refused, saying why */
-    MPI_Count m = n / per;                    /* elements a block covers */
+        return cr_f08buf(d, out, at, ierr); /* refused, saying why */
+    MPI_Count m = n / per;                  /* elements a block covers */
     MPI_Datatype v = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_hvector((int)m, (int)per, stride, item, &v);
     if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(v, 0, (MPI_Aint)m * stride, made);
@@ -156,20 +156,20 @@ static bool same_layout(const CFI_cdesc_t *a, const CFI_cdesc_t *b)
 }
 
 int cr_f08buf_nb2(CFI_cdesc_t *s, CFI_cdesc_t *r, void **sout, void **rout, int *count,
-                  MPI_Datatype *dt, MPI_Datatype *made, const char *call, MPI_Fint *ierr)
+                  MPI_Datatype *dt, MPI_Datatype *made, cr_f08at at, MPI_Fint *ierr)
 {
     *made = MPI_DATATYPE_NULL;
     bool ssect = s->base_addr && !CFI_is_contiguous(s);
     bool rsect = r->base_addr && !CFI_is_contiguous(r);
-    if (!ssect && !rsect) return cr_f08buf(s, sout, call, ierr) || cr_f08buf(r, rout, call, ierr);
+    if (!ssect && !rsect) return cr_f08buf(s, sout, at, ierr) || cr_f08buf(r, rout, at, ierr);
     if (ssect && rsect && same_layout(s, r)) {
-        if (cr_f08buf_nb(s, sout, count, dt, made, call, ierr)) return 1;
+        if (cr_f08buf_nb(s, sout, count, dt, made, at, ierr)) return 1;
         *rout = r->base_addr;
         return 0;
     }
     if (rsect && !ssect && cr_fbuf(s->base_addr) == MPI_IN_PLACE) {
         *sout = MPI_IN_PLACE;
-        return cr_f08buf_nb(r, rout, count, dt, made, call, ierr);
+        return cr_f08buf_nb(r, rout, count, dt, made, at, ierr);
     }
-    return cr_f08buf(s, sout, call, ierr) || cr_f08buf(r, rout, call, ierr); /* refused */
+    return cr_f08buf(s, sout, at, ierr) || cr_f08buf(r, rout, at, ierr); /* refused */
 }

@@ -54,8 +54,8 @@ CR_FEXPORT void courier_f08_pack_external(const char *datarep, CFI_cdesc_t *inbu
                                           MPI_Aint *position, MPI_Fint *ierr, size_t datarep_len)
 {
     void *in, *out;
-    if (cr_f08buf(inbuf, &in, "MPI_Pack_external", ierr) ||
-        cr_f08buf(outbuf, &out, "MPI_Pack_external", ierr))
+    if (cr_f08buf(inbuf, &in, CR_F08_AT("MPI_Pack_external"), ierr) ||
+        cr_f08buf(outbuf, &out, CR_F08_AT("MPI_Pack_external"), ierr))
         return;
     char *rep = cr_fstr_in(datarep, datarep_len);
     if (!rep) {
@@ -73,8 +73,8 @@ CR_FEXPORT void courier_f08_unpack_external(const char *datarep, CFI_cdesc_t *in
                                             MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
 {
     void *in, *out;
-    if (cr_f08buf(inbuf, &in, "MPI_Unpack_external", ierr) ||
-        cr_f08buf(outbuf, &out, "MPI_Unpack_external", ierr))
+    if (cr_f08buf(inbuf, &in, CR_F08_AT("MPI_Unpack_external"), ierr) ||
+        cr_f08buf(outbuf, &out, CR_F08_AT("MPI_Unpack_external"), ierr))
         return;
     char *rep = cr_fstr_in(datarep, datarep_len);
     if (!rep) {
