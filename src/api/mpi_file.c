@@ -402,6 +402,30 @@ static int open_file(const char *name, int flags, int amode)
     return open(name, flags, 0666);
 }
 
+/* amode in words: "MPI_MODE_RDWR|MPI_MODE_CREATE". */
+static const char *amode_words(int amode, char *buf, size_t len)
+{
+    static const struct {
+        int bit;
+        const char *name;
+    } modes[] = {{MPI_MODE_RDONLY, "RDONLY"},
+                 {MPI_MODE_RDWR, "RDWR"},
+                 {MPI_MODE_WRONLY, "WRONLY"},
+                 {MPI_MODE_CREATE, "CREATE"},
+                 {MPI_MODE_EXCL, "EXCL"},
+                 {MPI_MODE_DELETE_ON_CLOSE, "DELETE_ON_CLOSE"},
+                 {MPI_MODE_UNIQUE_OPEN, "UNIQUE_OPEN"},
+                 {MPI_MODE_SEQUENTIAL, "SEQUENTIAL"},
+                 {MPI_MODE_APPEND, "APPEND"}};
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if ((amode & modes[i].bit) && at < len)
+            at +=
+                (size_t)snprintf(buf + at, len - at, "%sMPI_MODE_%s", at ? "|" : "", modes[i].name);
+    return buf;
+}
+
 /* This kernel's boot (two ranks that read the same one see the same files
  * through the same paths, name spaces aside); "" when it cannot be read. */
 static void boot_id(char id[40])
@@ -449,10 +473,12 @@ static int open_all(mpi_file *f, mf_err *e)
                           f->rank ? " (on rank 0)" : "", strerror((int)o.err));
     int cls = 0;
     if (f->rank != 0 && o.amode != f->amode) {
+        char mine[200], theirs[200];
         cls = mf_set_err(e, MPI_ERR_NOT_SAME,
-                         "file '%s': amode %#x, but rank 0 passed %#x: every rank of the "
+                         "file '%s': amode %s, but rank 0 passed %s: every rank of the "
                          "communicator passes the same amode",
-                         f->name, (unsigned)f->amode, (unsigned)o.amode);
+                         f->name, amode_words(f->amode, mine, sizeof mine),
+                         amode_words((int)o.amode, theirs, sizeof theirs));
     } else if (f->rank != 0) {
         f->fd = open_file(f->name, flags, f->amode);
         char here[40];
