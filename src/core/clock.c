@@ -108,8 +108,10 @@ static uint64_t clk_slow(int ph);
 
 uint64_t cr_timer_ns(void)
 {
-    if (__builtin_expect(cr_the_job.vt.base != NULL, 0))
+    if (__builtin_expect(cr_the_job.vt.base != NULL, 0)) {
+        if (cr_the_job.poll.misses) cr_poll_clock(&cr_the_job);
         return (uint64_t)cr_vt_timer(&cr_the_job.vt) / 1000u;
+    }
     return cr_clock_ns();
 }
 

@@ -683,6 +683,10 @@ void cr_board_check(cr_job *job);
  * polls only miss, in a loop that does nothing else, shows on the board as
  * blocked (wait.c), so that the watchdog sees a deadlock of polling ranks. */
 void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what);
+/* Simulated (--sim): the rank's program read the clock (MPI_Wtime, dclock,
+ * clock_gettime) between its polls: its loop may end by time, not by what it
+ * polls for, so the streak ends (wait.c: sim_poll). */
+void cr_poll_clock(cr_job *job);
 static inline void cr_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

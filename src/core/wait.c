@@ -607,14 +607,23 @@ void cr_board_check(cr_job *job)
  * The watchdog then treats it as it treats a blocked rank: the job is hung when
  * every rank still running is blocked or polls so and nothing moves for the hang
  * timeout. Not with several program threads (MPI_THREAD_MULTIPLE: the board
- * there counts threads in waits), nor in the simulated mode (a poll there costs
- * virtual time: such a job runs until its --timeout), nor for a wait on a peer
+ * there counts threads in waits), nor for a wait on a peer
  * of another job (waits_outside); a loop that sleeps between its polls is not
  * seen either (its gaps are long). */
 #define POLL_LOOK 1024u
 #define POLL_WINDOW_NS 50000000ull
 #define POLL_GAP_NS 10000u
 #define POLL_QUIET 2
+
+/* A gap between polls longer than this is work: POLL_GAP_NS of the machine's
+ * time, which simulated (--sim, where cr_clock_ns is virtual) is the modelled
+ * CPU's, cpu_factor times as long. */
+static uint64_t poll_gap_ns(const cr_job *job)
+{
+    if (!job->vt.base) return POLL_GAP_NS;
+    double f = job->vt.hd->cpu_factor;
+    return f > 0 ? (uint64_t)(POLL_GAP_NS * f) : 0;
+}
 
 static void poll_window(struct cr_poll *p, uint64_t now, uint64_t cpu, uint64_t all)
 {
@@ -638,7 +647,7 @@ void cr_poll_enter(cr_job *job, const char *name)
     if (p->depth++) return; /* a call inside a call */
     for (int i = 0; i < 4 && p->calls[i]; i++)
         if (p->calls[i] == name || !strcmp(p->calls[i], name)) {
-            if (p->left && cr_clock_ns() - p->left > POLL_GAP_NS) p->gaps++;
+            if (p->left && cr_clock_ns() - p->left > poll_gap_ns(job)) p->gaps++;
             return;
         }
     poll_end(job); /* another call: the loop does more than poll */
@@ -672,15 +681,51 @@ static void poll_show(cr_job *job, const char *call, const cr_wait *what)
     if (job->pmiwatch) cr_pmiwatch_report(job, &w);
 }
 
+/* Simulated (--sim), the clock is virtual and a poll costs virtual time: once
+ * POLL_LOOK polls in a row found nothing with almost no work between them
+ * (fewer than a quarter of the gaps longer than poll_gap_ns of the rank's
+ * virtual time), the rank waits for its next arrival as a blocked wait does
+ * (sim_idle), the board showing it polling: as much virtual time passes as
+ * the polls would have taken, at no real cost, and a rank that polls for what
+ * never comes is blocked in the simulator's eyes, which reports the deadlock
+ * instead of running on until --timeout. Not in a process with other threads
+ * (ranks as contexts share one): what one of them does may end the loop
+ * without a message, and nothing would wake the rank then. */
+static void sim_poll(cr_job *job, const char *call, const cr_wait *what)
+{
+    struct cr_poll *p = &job->poll;
+    if (!p->win_ns) p->win_ns = 1; /* the gaps are timed from here (cr_poll_leave) */
+    if (p->misses % POLL_LOOK) return;
+    bool only_polls = p->gaps * 4 < POLL_LOOK;
+    p->gaps = 0;
+    if (!only_polls || job->board_blocked || waits_outside(job, what) || thread_count() != 1)
+        return;
+    poll_show(job, call, what);
+    cr_unlock(job);
+    cr_vt_block(&job->vt);
+    cr_lock(job);
+    p->shown = false;
+    board_show(job, NULL);
+}
+
+void cr_poll_clock(cr_job *job)
+{
+    if (!job->poll.depth && pthread_equal(pthread_self(), job->vt.owner)) poll_end(job);
+}
+
 void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what)
 {
     struct cr_poll *p = &job->poll;
-    if (job->multi || job->vt.base || (!job->host.base && !job->pmiwatch)) return;
+    if (job->multi || (!job->vt.base && !job->host.base && !job->pmiwatch)) return;
     p->missed = true;
     p->misses++;
     int i = 0;
     while (i < 4 && p->calls[i] && p->calls[i] != call && strcmp(p->calls[i], call)) i++;
     if (i < 4 && !p->calls[i]) p->calls[i] = call;
+    if (job->vt.base) {
+        sim_poll(job, call, what);
+        return;
+    }
     if (p->misses % POLL_LOOK) return;
     uint64_t now = cr_clock_ns();
     if (p->win_ns && now - p->win_ns < POLL_WINDOW_NS) return;

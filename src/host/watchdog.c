@@ -556,7 +556,11 @@ void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *
         unsigned char b = 0;
         cr_watchdog_read_status(&wd->st[r], &sp, &b, &wd->w[r]);
     }
-    fprintf(out, "courier: deadlock in the simulated program: every rank still running waits "
-                 "for a message and none is on its way\n");
+    bool polling = false;
+    for (int r = 0; r < wd->n; r++) polling |= running[r] && wd->w[r].polls;
+    fprintf(out,
+            "courier: deadlock in the simulated program: every rank still running waits "
+            "for a message%s and none is on its way\n",
+            polling ? " (or polls in a loop for one: MPI_Test, MPI_Iprobe)" : "");
     report_ranks(wd, running, vclock_us, out);
 }
