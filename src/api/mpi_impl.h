@@ -159,6 +159,9 @@ typedef struct mpi_type {
     size_t reps;                /* the list of entries repeated reps times (>= 1), */
     ptrdiff_t rstride;          /* ... rstride bytes apart (mpi_type.c) */
     size_t nelem;               /* basic elements in one instance */
+    size_t unit;                /* the size every basic element's is a multiple of (the gcd
+                                   of theirs; 0: no data): a message whose length is not a
+                                   multiple of it cannot match a receive of this type */
     int base;                   /* predefined type every element has, or -1 */
     bool contig;                /* one run, from offset 0, size == extent */
     bool raw;                   /* count instances are count*extent bytes of 'base' */
@@ -251,6 +254,24 @@ int mpi_type_darray(const char *call, int size, int rank, int nd, mpi_arr gsizes
                     const int *dargs, const int *psizes, int order, MPI_Datatype old,
                     MPI_Datatype *newtype);
 
+/* The greatest common divisor (of two element sizes: mpi_type's unit). */
+static inline size_t mpi_gcd(size_t a, size_t b)
+{
+    while (b) {
+        size_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+/* t's unit less one where it is a power of two (every predefined type's is), else 0: the
+ * bits no length of a message that matches a receive of t has set. */
+static inline uint32_t mpi_unit_mask(const mpi_type *t)
+{
+    return t->unit > 1 && t->unit <= (1u << 31) && !(t->unit & (t->unit - 1))
+               ? (uint32_t)(t->unit - 1)
+               : 0;
+}
 static inline ptrdiff_t type_extent(const mpi_type *t)
 {
     return t->ub - t->lb;

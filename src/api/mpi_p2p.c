@@ -374,6 +374,7 @@ static void *recv_dest(cr_job *job, const char *call, mreq *q, mpi_type *t, void
                        size_t *cap)
 {
     *cap = (size_t)count * t->size;
+    q->umask = mpi_unit_mask(t);
     bool stage = !t->contig || mpi_chk_on(job, MPI_CHK_BUFFERS);
     if (stage || mpi_chk_on(job, MPI_CHK_TYPES)) { /* op_end compares the signatures */
         q->count = (size_t)count;
@@ -432,6 +433,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
         /* the common case, recv_start's steps with no staging and no check */
         mreq *q = req_new(job, call, RQ_RECV, comm, req);
         cr_sel s = make_sel(c, source, tag);
+        q->umask = mpi_unit_mask(t);
         q->r = cr_irecv_call(job, call, &s, buf, (size_t)count * t->size, true, NULL, NULL);
         return mpi_leave(job, MPI_SUCCESS);
     }
@@ -464,6 +466,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
                            "message of %zu bytes (tag %d from rank %d) is longer than "
                            "the %zu-byte receive buffer",
                            cs.size, cs.tag, local.MPI_SOURCE, cs.count);
+        else if (cs.size & mpi_unit_mask(t))
+            err = mpi_recv_unmatched(job, comm, call, cs.size, cs.tag, local.MPI_SOURCE, t->unit);
         if (err) local.MPI_ERROR = err;
         if (!ignore(st)) *st = local;
         return mpi_leave(job, err);

@@ -47,6 +47,8 @@ typedef struct mreq {
     void *ubuf; /* receive: where to unpack */
     size_t count;
     int type;         /* receive with tmp: index of the datatype (holds a reference) */
+    uint32_t umask;   /* receive: its datatype's mpi_unit_mask; a message of a length with
+                         any of these bits set does not match it (MPI_ERR_TYPE) */
     MPI_Comm comm;    /* for errors and rank translation */
     const char *call; /* the call that made it (courier run --check=leaks) */
     /* courier run --check=buffers: a nonblocking send's or staged receive's
@@ -68,6 +70,11 @@ typedef struct mreq {
     void *obj;
     bool xdone; /* ops->test said complete (st filled) */
 } mreq;
+
+/* The error of a receive whose message is not a whole number of its datatype's
+ * elements (mpi_type's unit): MPI_ERR_TYPE through comm's handler, saying so. */
+int mpi_recv_unmatched(cr_job *job, MPI_Comm comm, const char *call, size_t bytes, int tag, int src,
+                       size_t unit);
 
 static inline void status_empty(MPI_Status *st)
 {

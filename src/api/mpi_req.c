@@ -67,6 +67,7 @@ mreq *req_new(cr_job *job, const char *call, uint8_t kind, MPI_Comm comm, MPI_Re
     q->ubuf = NULL;
     q->count = 0;
     q->type = -1;
+    q->umask = 0;
     q->comm = comm;
     q->call = call;
     q->cbuf = NULL;
@@ -111,6 +112,8 @@ static int recv_status(mreq *q, MPI_Status *st)
     int err = MPI_SUCCESS;
     if (q->kind == RQ_RECV && !q->cancelled && q->r->st.size > q->r->st.count)
         err = MPI_ERR_TRUNCATE;
+    else if (q->kind == RQ_RECV && !q->cancelled && (q->r->st.size & q->umask))
+        err = MPI_ERR_TYPE;
     if (q->kind == RQ_EXT) err = q->st.MPI_ERROR;
     if (ignore(st)) return err;
     if (q->kind == RQ_DONE || q->kind == RQ_EXT) {
@@ -216,7 +219,8 @@ static inline bool plain(const mreq *q)
         if (q->r->cancel) return false;
         break;
     case RQ_RECV:
-        if (q->cancelled || q->r->st.size > q->r->st.count) return false;
+        if (q->cancelled || q->r->st.size > q->r->st.count || (q->r->st.size & q->umask))
+            return false;
         break;
     default:
         return false;
@@ -250,6 +254,17 @@ static inline void finish_plain(cr_job *job, mreq *q, MPI_Status *st, bool multi
     cr_idt_free(&job->mpi->p2p.reqs, q);
 }
 
+int mpi_recv_unmatched(cr_job *job, MPI_Comm comm, const char *call, size_t bytes, int tag, int src,
+                       size_t unit)
+{
+    return mpi_fail(job, comm, call, MPI_ERR_TYPE,
+                    "message of %zu bytes (tag %d from rank %d) is not a whole number of the "
+                    "receive datatype's %zu-byte elements: the sender's datatype does not match "
+                    "this receive's; send and receive the same types (MPI_BYTE on both sides "
+                    "for raw bytes)",
+                    bytes, tag, src, unit);
+}
+
 /* Complete a done request: status, unpack, free the slot (a persistent request
  * becomes inactive and keeps its handle); its error code (truncation, or what
  * a generalized or other request's operation reported). The calls that
@@ -272,6 +287,7 @@ static __attribute__((noinline)) int finish_any(cr_job *job, const char *call, m
     size_t got = q->r ? q->r->st.count : 0, had = q->r ? q->r->st.size : 0;
     int src = local.MPI_SOURCE, tag = local.MPI_TAG;
     uint8_t kind = q->kind;
+    uint32_t unit = q->umask + 1;
     const char *what = kind == RQ_EXT ? q->ops->what : "the generalized request";
     MPI_Comm comm = q->comm;
     if (q->ps) {
@@ -281,7 +297,9 @@ static __attribute__((noinline)) int finish_any(cr_job *job, const char *call, m
         retire(job, q);
         if (h) *h = MPI_REQUEST_NULL;
     }
-    if (err == MPI_ERR_TRUNCATE && kind == RQ_RECV)
+    if (err == MPI_ERR_TYPE && kind == RQ_RECV)
+        err = mpi_recv_unmatched(job, comm, call, had, tag, src, unit);
+    else if (err == MPI_ERR_TRUNCATE && kind == RQ_RECV)
         err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
                        "message of %zu bytes (tag %d from rank %d) is longer than the %zu-byte "
                        "receive buffer",

@@ -268,6 +268,7 @@ void mpi_types_init(cr_job *job)
             t->size = p->vsize + p->isize;
             t->nblk = 2;
             t->nelem = 2;
+            t->unit = mpi_gcd(p->vsize, p->isize);
             t->one[0] = run_at(0, p->vsize, p->vsize);
             t->one[1] = run_at((ptrdiff_t)p->ioff, p->isize, p->isize);
             t->true_ub = (ptrdiff_t)(p->ioff + p->isize);
@@ -275,6 +276,7 @@ void mpi_types_init(cr_job *job)
             t->size = p->size;
             t->nblk = 1;
             t->nelem = 1;
+            t->unit = p->size;
             t->one[0] = run_at(0, p->size, p->size);
             t->true_ub = (ptrdiff_t)p->size;
             t->contig = true;

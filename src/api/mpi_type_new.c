@@ -69,6 +69,7 @@ typedef struct builder {
     size_t reps;
     ptrdiff_t rstride;
     size_t size, nelem, align, xsize;
+    size_t unit; /* the gcd of the old types' units (0: no data yet) */
     ptrdiff_t lb, ub, tlb, tub;
     bool any;        /* bounds set */
     int base;        /* -2: none yet */
@@ -302,6 +303,7 @@ static void add_old(builder *b, const mpi_type *t, ptrdiff_t disp, size_t n, siz
     }
     b->size += n * reps * t->size;
     b->nelem += n * reps * t->nelem;
+    if (t->size) b->unit = mpi_gcd(b->unit, t->unit);
     if (b->base == -2)
         b->base = t->base;
     else if (b->base != t->base)
@@ -391,6 +393,7 @@ static int type_new(cr_job *job, const char *call, builder *b, MPI_Datatype *out
                     .reps = b->reps,
                     .rstride = b->rstride,
                     .nelem = b->nelem,
+                    .unit = b->unit,
                     .base = b->base < 0 ? -1 : b->base,
                     .xsize = b->xsize};
     if (!b->any) t->lb = t->ub = 0;

@@ -16,7 +16,14 @@
  *  - sessions: an invalid "thread_level" value, a NULL pset_name with a
  *    non-zero length, a NULL newcomm for MPI_Comm_create_from_group (whose
  *    error handler argument is called);
- *  - MPI_T_init_thread(MPI_THREAD_MULTIPLE) before MPI_Init provides it.
+ *  - MPI_T_init_thread(MPI_THREAD_MULTIPLE) before MPI_Init provides it;
+ *  - a receive whose message is not a whole number of the receive datatype's
+ *    basic elements (3 chars into ints: the MPICH suite's truncmsg2), through
+ *    every receive path (MPI_Recv of a contiguous and of a derived type,
+ *    MPI_Irecv + MPI_Wait / MPI_Waitall, MPI_Sendrecv, a persistent receive,
+ *    MPI_Mrecv): MPI_ERR_TYPE, the bytes still delivered; a length that is a
+ *    whole number of elements but not of the type (20 bytes as MPI_DOUBLE_INT
+ *    pairs, 5 bytes as a struct of a char and an int) is no error.
  * Run at 1-4 ranks; rank 0 prints "errors_detect ok". */
 #include <string.h>
 
@@ -124,6 +131,77 @@ static void counts(void)
     OK(MPI_Type_free(&t));
 }
 
+/* Messages to this rank itself (MPI_COMM_SELF) that end inside a basic element
+ * of the receive type. */
+static void partial_elements(void)
+{
+    MPI_Comm self = MPI_COMM_SELF;
+    const char out[32] = "abcdefghijklmnopqrstuvwxyz";
+    int in[4];
+    MPI_Status st;
+    MPI_Request rq[2];
+    int n = -1;
+    /* MPI_Recv, a contiguous type (the engine's blocking receive) */
+    OK(MPI_Isend(out, 6, MPI_CHAR, 0, 1, self, &rq[0]));
+    memset(in, 0, sizeof in);
+    FAILS(MPI_Recv(in, 4, MPI_INT, 0, 1, self, &st), MPI_ERR_TYPE);
+    CHECK(cls(st.MPI_ERROR) == MPI_ERR_TYPE, "MPI_Recv's status error %d", st.MPI_ERROR);
+    OK(MPI_Get_count(&st, MPI_CHAR, &n));
+    CHECK(n == 6 && !memcmp(in, out, 6), "6 bytes delivered: %d", n);
+    OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    /* a derived type (the MPICH suite's truncmsg2: 3 chars into indexed ints) */
+    MPI_Datatype ix;
+    int bl[3] = {1, 2, 1}, at[3] = {0, 1, 3};
+    OK(MPI_Type_indexed(3, bl, at, MPI_INT, &ix));
+    OK(MPI_Type_commit(&ix));
+    OK(MPI_Isend(out, 3, MPI_CHAR, 0, 2, self, &rq[0]));
+    FAILS(MPI_Recv(in, 1, ix, 0, 2, self, &st), MPI_ERR_TYPE);
+    OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    /* MPI_Irecv + MPI_Wait, and MPI_Waitall (MPI_ERR_IN_STATUS) */
+    OK(MPI_Irecv(in, 4, MPI_INT, 0, 3, self, &rq[0]));
+    OK(MPI_Send(out, 7, MPI_CHAR, 0, 3, self));
+    FAILS(MPI_Wait(&rq[0], &st), MPI_ERR_TYPE);
+    MPI_Status sts[2];
+    OK(MPI_Irecv(in, 4, MPI_INT, 0, 4, self, &rq[0]));
+    OK(MPI_Irecv(in + 2, 2, MPI_INT, 0, 5, self, &rq[1]));
+    OK(MPI_Send(out, 8, MPI_CHAR, 0, 4, self));
+    OK(MPI_Send(out, 5, MPI_CHAR, 0, 5, self));
+    FAILS(MPI_Waitall(2, rq, sts), MPI_ERR_IN_STATUS);
+    CHECK(sts[0].MPI_ERROR == MPI_SUCCESS && cls(sts[1].MPI_ERROR) == MPI_ERR_TYPE,
+          "Waitall's statuses: %d %d", sts[0].MPI_ERROR, sts[1].MPI_ERROR);
+    /* MPI_Sendrecv */
+    FAILS(MPI_Sendrecv(out, 2, MPI_CHAR, 0, 6, in, 1, MPI_INT, 0, 6, self, &st), MPI_ERR_TYPE);
+    /* a persistent receive, started twice: the short message, then a whole one */
+    OK(MPI_Recv_init(in, 2, MPI_INT, 0, 7, self, &rq[0]));
+    OK(MPI_Start(&rq[0]));
+    OK(MPI_Send(out, 1, MPI_CHAR, 0, 7, self));
+    FAILS(MPI_Wait(&rq[0], &st), MPI_ERR_TYPE);
+    OK(MPI_Start(&rq[0]));
+    OK(MPI_Send(out, 8, MPI_CHAR, 0, 7, self));
+    OK(MPI_Wait(&rq[0], &st));
+    OK(MPI_Request_free(&rq[0]));
+    /* MPI_Mrecv */
+    MPI_Message m;
+    OK(MPI_Isend(out, 10, MPI_CHAR, 0, 8, self, &rq[0]));
+    OK(MPI_Mprobe(0, 8, self, &m, &st));
+    FAILS(MPI_Mrecv(in, 4, MPI_INT, &m, &st), MPI_ERR_TYPE);
+    OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    /* whole elements but not a whole type: no error */
+    double di[4];
+    OK(MPI_Sendrecv(out, 20, MPI_CHAR, 0, 9, di, 2, MPI_DOUBLE_INT, 0, 9, self, &st));
+    OK(MPI_Get_count(&st, MPI_DOUBLE_INT, &n));
+    CHECK(n == MPI_UNDEFINED, "Get_count of 20 bytes as MPI_DOUBLE_INT: %d", n);
+    MPI_Datatype ci;
+    int one[2] = {1, 1};
+    MPI_Aint disp[2] = {0, 4};
+    MPI_Datatype two[2] = {MPI_CHAR, MPI_INT};
+    OK(MPI_Type_create_struct(2, one, disp, two, &ci));
+    OK(MPI_Type_commit(&ci));
+    OK(MPI_Sendrecv(out, 5, MPI_CHAR, 0, 10, in, 1, ci, 0, 10, self, &st));
+    OK(MPI_Type_free(&ci));
+    OK(MPI_Type_free(&ix));
+}
+
 static void dup_copy_error(void)
 {
     int my_class, my_code, key, v = 1;
@@ -206,6 +284,7 @@ int main(int argc, char **argv)
     local_reduce(np);
     collectives(me, np);
     counts();
+    partial_elements();
     dup_copy_error();
     groups(np);
     sessions();
