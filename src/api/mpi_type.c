@@ -375,6 +375,16 @@ static void map_move(const mpi_type *t, char *base, size_t count, char **s, size
     const mpi_blk *blk = t->blk, *end = blk + t->nblk;
     char *sp = *s;
     size_t lf = *left;
+    if (t->contig) { /* count instances are one run: one copy, not one per instance */
+        size_t n = count * t->size < lf ? count * t->size : lf;
+        if (pack)
+            memcpy(sp, base, n);
+        else
+            memcpy(base, sp, n);
+        *s = sp + n;
+        *left = lf - n;
+        return;
+    }
     for (size_t i = 0; i < count && lf; i++)
         for (size_t r = 0; r < reps && lf; r++) {
             char *b = base + (ptrdiff_t)i * ext + (ptrdiff_t)r * rstride;
