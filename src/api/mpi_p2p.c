@@ -460,15 +460,11 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
                             .MPI_TAG = cs.tag,
                             .MPI_ERROR = ignore(st) ? 0 : st->MPI_ERROR, /* left as it was */
                             .cr_bytes = (long long)cs.count};
-        int err = MPI_SUCCESS;
-        if (cs.size > cs.count)
-            err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                           "message of %zu bytes (tag %d from rank %d) is longer than "
-                           "the %zu-byte receive buffer",
-                           cs.size, cs.tag, local.MPI_SOURCE, cs.count);
-        else if (cs.size & mpi_unit_mask(t))
-            err = mpi_recv_unmatched(job, comm, call, cs.size, cs.tag, local.MPI_SOURCE, t->unit);
-        if (err) local.MPI_ERROR = err;
+        uint32_t umask = mpi_unit_mask(t);
+        int err = mpi_recv_err(&cs, umask);
+        if (err)
+            local.MPI_ERROR = err =
+                mpi_recv_fail(job, comm, call, err, &cs, local.MPI_SOURCE, umask);
         if (!ignore(st)) *st = local;
         return mpi_leave(job, err);
     }

@@ -71,10 +71,18 @@ typedef struct mreq {
     bool xdone; /* ops->test said complete (st filled) */
 } mreq;
 
-/* The error of a receive whose message is not a whole number of its datatype's
- * elements (mpi_type's unit): MPI_ERR_TYPE through comm's handler, saying so. */
-int mpi_recv_unmatched(cr_job *job, MPI_Comm comm, const char *call, size_t bytes, int tag, int src,
-                       size_t unit);
+/* What a receive completed as cs, into a datatype of unit mask umask
+ * (mpi_unit_mask), must report: MPI_ERR_TRUNCATE for a message longer than
+ * its buffer, MPI_ERR_TYPE for one that ends inside a basic element, else
+ * MPI_SUCCESS. */
+static inline int mpi_recv_err(const cr_status *cs, uint32_t umask)
+{
+    return cs->size > cs->count ? MPI_ERR_TRUNCATE : cs->size & umask ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+/* Report err (mpi_recv_err's) through comm's handler, saying what arrived
+ * from src (its rank in comm). */
+int mpi_recv_fail(cr_job *job, MPI_Comm comm, const char *call, int err, const cr_status *cs,
+                  int src, uint32_t umask);
 
 static inline void status_empty(MPI_Status *st)
 {

@@ -110,10 +110,7 @@ static bool req_done(cr_job *job, mreq *q)
 static int recv_status(mreq *q, MPI_Status *st)
 {
     int err = MPI_SUCCESS;
-    if (q->kind == RQ_RECV && !q->cancelled && q->r->st.size > q->r->st.count)
-        err = MPI_ERR_TRUNCATE;
-    else if (q->kind == RQ_RECV && !q->cancelled && (q->r->st.size & q->umask))
-        err = MPI_ERR_TYPE;
+    if (q->kind == RQ_RECV && !q->cancelled) err = mpi_recv_err(&q->r->st, q->umask);
     if (q->kind == RQ_EXT) err = q->st.MPI_ERROR;
     if (ignore(st)) return err;
     if (q->kind == RQ_DONE || q->kind == RQ_EXT) {
@@ -254,15 +251,20 @@ static inline void finish_plain(cr_job *job, mreq *q, MPI_Status *st, bool multi
     cr_idt_free(&job->mpi->p2p.reqs, q);
 }
 
-int mpi_recv_unmatched(cr_job *job, MPI_Comm comm, const char *call, size_t bytes, int tag, int src,
-                       size_t unit)
+int mpi_recv_fail(cr_job *job, MPI_Comm comm, const char *call, int err, const cr_status *cs,
+                  int src, uint32_t umask)
 {
-    return mpi_fail(job, comm, call, MPI_ERR_TYPE,
+    if (err == MPI_ERR_TRUNCATE)
+        return mpi_fail(job, comm, call, err,
+                        "message of %zu bytes (tag %d from rank %d) is longer than the %zu-byte "
+                        "receive buffer",
+                        cs->size, cs->tag, src, cs->count);
+    return mpi_fail(job, comm, call, err,
                     "message of %zu bytes (tag %d from rank %d) is not a whole number of the "
-                    "receive datatype's %zu-byte elements: the sender's datatype does not match "
+                    "receive datatype's %u-byte elements: the sender's datatype does not match "
                     "this receive's; send and receive the same types (MPI_BYTE on both sides "
                     "for raw bytes)",
-                    bytes, tag, src, unit);
+                    cs->size, cs->tag, src, umask + 1);
 }
 
 /* Complete a done request: status, unpack, free the slot (a persistent request
@@ -284,10 +286,10 @@ static __attribute__((noinline)) int finish_any(cr_job *job, const char *call, m
         err = recv_status(q, &local);
     }
     if (!ignore(st)) *st = local;
-    size_t got = q->r ? q->r->st.count : 0, had = q->r ? q->r->st.size : 0;
-    int src = local.MPI_SOURCE, tag = local.MPI_TAG;
+    cr_status cs = q->r ? q->r->st : (cr_status){0};
+    int src = local.MPI_SOURCE;
     uint8_t kind = q->kind;
-    uint32_t unit = q->umask + 1;
+    uint32_t umask = q->umask;
     const char *what = kind == RQ_EXT ? q->ops->what : "the generalized request";
     MPI_Comm comm = q->comm;
     if (q->ps) {
@@ -297,13 +299,8 @@ static __attribute__((noinline)) int finish_any(cr_job *job, const char *call, m
         retire(job, q);
         if (h) *h = MPI_REQUEST_NULL;
     }
-    if (err == MPI_ERR_TYPE && kind == RQ_RECV)
-        err = mpi_recv_unmatched(job, comm, call, had, tag, src, unit);
-    else if (err == MPI_ERR_TRUNCATE && kind == RQ_RECV)
-        err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
-                       "message of %zu bytes (tag %d from rank %d) is longer than the %zu-byte "
-                       "receive buffer",
-                       had, tag, src, got);
+    if (err && kind == RQ_RECV)
+        err = mpi_recv_fail(job, comm, call, err, &cs, src, umask);
     else if (err == MPI_ERR_TRUNCATE && kind == RQ_EXT)
         err = mpi_fail(job, comm, call, MPI_ERR_TRUNCATE,
                        "%s: a member sent more data than this rank's arguments make room for: the "
