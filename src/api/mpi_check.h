@@ -309,6 +309,14 @@ void mpi_check_rma_access(cr_job *job, const char *call, struct mpi_win *w, int 
  * watches obuf until the epoch closes. */
 void mpi_check_rma_got(cr_job *job, const char *call, struct mpi_win *w, int target, uint64_t taddr,
                        void *obuf, size_t olen) __attribute__((cold));
+/* How many passive-target records this rank has made on w: the marks before
+ * and after a request-based get's mpi_check_rma_access, for mpi_check_rma_done. */
+size_t mpi_check_rma_mark(const struct mpi_win *w) __attribute__((cold));
+/* A request-based get or get-accumulate (passive records from..to-1, to
+ * target) completed at a wait or test: its data came back, so it is complete
+ * at the target too, as a flush would have made it. */
+void mpi_check_rma_done(cr_job *job, struct mpi_win *w, const char *call, int target, size_t from,
+                        size_t to) __attribute__((cold));
 /* MPI_Win_fence, after its flush and before its barrier (collective). */
 void mpi_check_rma_fence(cr_job *job, struct mpi_win *w, const char *call, int mode)
     __attribute__((cold));

@@ -52,9 +52,12 @@ typedef struct coll_rec {
 } coll_rec;
 
 static const char *const op_names[] = {
-    "MPI_OP_NULL", "MPI_MAX", "MPI_MIN",  "MPI_SUM",  "MPI_PROD",   "MPI_LAND",   "MPI_BAND",
-    "MPI_LOR",     "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
+    "MPI_OP_NULL", "MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD",
+    "MPI_LAND",    "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR",
+    "MPI_BXOR",    "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP",
 };
+_Static_assert(((unsigned)MPI_REPLACE & 0xffffu) == 13 && ((unsigned)MPI_NO_OP & 0xffffu) == 14,
+               "op_names follows the predefined operations' handles");
 
 void mpi_check_op_words(int32_t op, char *buf, size_t len)
 {

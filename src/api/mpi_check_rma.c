@@ -274,6 +274,32 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
     mpi_check_end();
 }
 
+/* Accesses this rank issued in a fence epoch that no fence closed: at
+ * MPI_Win_free, or at a fence that asserts MPI_MODE_NOPRECEDE. */
+static void report_unclosed(cr_job *job, const mpi_win *w, const char *call)
+{
+    const rvec *v = &w->chk->act;
+    bool free_ = strcmp(call, "MPI_Win_free") == 0;
+    char ww[MPI_MAX_OBJECT_NAME + 16], aw[160];
+    win_words(w, ww, sizeof ww);
+    access_words(&v->r[0], aw, sizeof aw);
+    fflush(stdout);
+    fprintf(stderr,
+            "courier: check: %s on %s: rank %d issued %zu one-sided access%s since its last "
+            "MPI_Win_fence that no fence has completed, the first: %s at rank %d\n"
+            "  %s\n",
+            call, ww, w->me, v->n, v->n == 1 ? "" : "es", aw, v->r[0].target,
+            free_ ? "a fence epoch's accesses complete at the fence that closes it, and a window "
+                    "may be freed only once the process's one-sided communication on it is "
+                    "complete (MPI-4.1 section 12.2.5): call MPI_Win_fence(MPI_MODE_NOSUCCEED, "
+                    "win) before MPI_Win_free"
+                  : "MPI_MODE_NOPRECEDE asserts that no one-sided access of this process precedes "
+                    "the fence (MPI-4.1 section 12.5.5): leave it out of a fence that closes an "
+                    "epoch with accesses");
+    mpi_check_trace(job, "check: RMA epoch not closed");
+    mpi_check_end();
+}
+
 /* The words of a report on one access a of rank w->me's window: the window,
  * the access's bytes there, the access; standard output flushed first. */
 typedef struct store_words {
@@ -693,6 +719,7 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
 void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call, int mode)
 {
     mpi_rmachk *k = w->chk;
+    if ((mode & MPI_MODE_NOPRECEDE) && k->act.n) report_unclosed(job, w, call);
     if (!(mode & MPI_MODE_NOPRECEDE)) { /* given by all */
         bufs_close(job, w, -1, call);
         exchange_all(job, w, call, &k->act, EP_FENCE);
@@ -815,6 +842,23 @@ static void complete_at(cr_job *job, mpi_win *w, const char *call, int target)
     }
 }
 
+size_t mpi_check_rma_mark(const mpi_win *w)
+{
+    return w->chk->pas.n;
+}
+
+void mpi_check_rma_done(cr_job *job, mpi_win *w, const char *call, int target, size_t from,
+                        size_t to)
+{
+    mpi_rmachk *k = w->chk;
+    uint64_t end = 0;
+    for (size_t i = from; i < to && i < k->pas.n; i++)
+        if (k->pas.r[i].target == target && !k->pas.r[i].t1) {
+            if (!end) end = tick(job, call, w, target);
+            k->pas.r[i].t1 = end;
+        }
+}
+
 /* This rank locks its own window (MPI_Win_lock on itself, MPI_Win_lock_all):
  * a copy of its window memory (up to SNAP_MAX bytes; none for a dynamic
  * window), its clock, its quiet stretch (as an access's q) and its syncs(). */
@@ -907,6 +951,7 @@ void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, 
 void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
 {
     mpi_rmachk *k = w->chk;
+    if (k->act.n) report_unclosed(job, w, call);
     reap(job, k, true);
     exchange_all(job, w, call, &k->pas, EP_FREE);
     free(k->act.r);

@@ -36,6 +36,12 @@ typedef struct xfer {
     size_t ocount;
     int otype; /* its table index (a reference held), -1: none */
     bool has_req, req_gone;
+    /* --check=rma: a request-based get's or get-accumulate's passive records
+     * (chk_from..chk_to-1 of window chk_win, to chk_target), complete at the
+     * target once its request completes */
+    MPI_Win chk_win;
+    int chk_target;
+    size_t chk_from, chk_to;
 } xfer;
 
 static void xfer_free(xfer *x)
@@ -56,11 +62,27 @@ static void xfer_done(cr_job *job, void *arg)
     if (!x->has_req || x->req_gone) xfer_free(x);
 }
 
+/* --check=rma: a request-based get's records (from..to-1 of win's passive
+ * ones, to target) end where its request completes (xreq_test). */
+static void chk_keep(xfer *x, MPI_Win win, int target, size_t from, size_t to)
+{
+    x->chk_win = win;
+    x->chk_target = target;
+    x->chk_from = from;
+    x->chk_to = to;
+}
+
 static bool xreq_test(cr_job *job, void *obj, MPI_Status *st)
 {
     xfer *x = obj;
     cr_rma_reap(job);
     if (x->pending) return false;
+    if (x->chk_to > x->chk_from) {
+        mpi_win *w = win_get(x->chk_win);
+        if (w && w->chk)
+            mpi_check_rma_done(job, w, "MPI_Wait", x->chk_target, x->chk_from, x->chk_to);
+        x->chk_to = x->chk_from;
+    }
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
     st->MPI_ERROR = MPI_SUCCESS;
@@ -331,10 +353,13 @@ static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call
         }
         data = x->tmp;
     }
-    if (a.w->chk && a.target != MPI_PROC_NULL) /* --check=rma */
+    if (a.w->chk && a.target != MPI_PROC_NULL) { /* --check=rma */
+        size_t mark = mpi_check_rma_mark(a.w);
         mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n,
                              put ? MPI_CHK_RMA_PUT : MPI_CHK_RMA_GET, MPI_OP_NULL,
                              put ? data : NULL, put && !req && a.ot->contig ? obuf : NULL, bytes);
+        if (req && !put) chk_keep(x, win, a.target, mark, mpi_check_rma_mark(a.w));
+    }
     if (a.target != MPI_PROC_NULL) move_runs(job, call, &a, data, put, x);
     if (a.w->chk && a.target != MPI_PROC_NULL && !put && !req && !packs && bytes) /* --check=rma */
         mpi_check_rma_got(job, call, a.w, a.target, a.taddr, obuf, bytes);
@@ -794,9 +819,13 @@ get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Da
             if (!rtmp) cr_fatal(job, call, "out of memory");
         }
     }
-    if (a.w->chk && a.target != MPI_PROC_NULL) /* --check=rma */
+    size_t mark = 0, mark2 = 0;
+    if (a.w->chk && a.target != MPI_PROC_NULL) { /* --check=rma */
+        mark = mpi_check_rma_mark(a.w);
         mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n, MPI_CHK_RMA_ACC, op,
                              NULL, NULL, 0);
+        mark2 = mpi_check_rma_mark(a.w);
+    }
     rc = accumulate(job, call, &a, od, rd, op);
     if (!rc && rtmp) mpi_unpack_data(rt, rtmp, SIZE_MAX, rbuf, (size_t)rcount);
     scratch_put(a.w, SCR_ORIGIN, otmp);
@@ -807,6 +836,7 @@ get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Da
         if (!x) cr_fatal(job, call, "out of memory");
         x->otype = -1;
         x->has_req = true;
+        if (fetch) chk_keep(x, win, a.target, mark, mark2);
         rc = mpi_request_ext(job, a.w->comm, &xreq_acc_ops, x, req);
     }
     return mpi_leave(job, rc);

@@ -27,6 +27,13 @@
  *   bad_lockseq under MPI_Win_lock_all: rank 1 puts int 48 and flushes, rank 2
  *               (its epoch open before that, then after a sleep, with no
  *               synchronisation) puts int 48;
+ *   bad_rput    under MPI_Win_lock_all, rank 1 MPI_Rputs int 58, waits for the
+ *               request (which completes the put at the origin only) and gets
+ *               int 58 before any flush;
+ *   bad_free    rank 1 puts int 52 after a fence and frees the window with no
+ *               fence completing the put;
+ *   bad_noprecede rank 2 puts int 54 and closes the epoch with a fence that
+ *               asserts MPI_MODE_NOPRECEDE;
  *   ok          the same calls where MPI allows them: disjoint ranges, gets of
  *               the same bytes, accumulates with one operation (and
  *               MPI_NO_OP), an exclusive lock, shared locks ordered by a flush
@@ -37,7 +44,9 @@
  *               rank 1's unlock (the unified model allows it), a get's
  *               origin buffer written after the flush that completed it and
  *               then got into again, a get of bytes stored before its fence
- *               epoch; prints
+ *               epoch, a put to bytes after a waited MPI_Rget of them (and a
+ *               get after a waited MPI_Rget_accumulate), fences asserting
+ *               MPI_MODE_NOPRECEDE and MPI_MODE_NOSUCCEED truly; prints
  *               "check rma ok".
  * Unchecked, "bad_put" runs to its end and says so. */
 #include <string.h>
@@ -187,6 +196,23 @@ static void bad(const char *what)
             mem[28] = 99; /* erroneous: rank 1's epoch is open, its put not complete */
             OK(MPI_Send(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
         }
+    } else if (!strcmp(what, "bad_rput")) {
+        OK(MPI_Win_lock_all(0, win));
+        if (me == 1) {
+            MPI_Request rq;
+            OK(MPI_Rput(&x, 1, MPI_INT, 0, 58, 1, MPI_INT, win, &rq));
+            OK(MPI_Wait(&rq, MPI_STATUS_IGNORE)); /* complete here, not at the target */
+            OK(MPI_Get(y, 1, MPI_INT, 0, 58, 1, MPI_INT, win));
+        }
+        OK(MPI_Win_unlock_all(win));
+    } else if (!strcmp(what, "bad_free")) {
+        fence();
+        if (me == 1) put(me, 52, 1); /* no fence completes it before MPI_Win_free */
+    } else if (!strcmp(what, "bad_noprecede")) {
+        fence();
+        if (me == 2) put(me, 54, 1);
+        OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win)); /* a false assertion on rank 2 */
+        fence();
     }
 }
 
@@ -302,6 +328,29 @@ static void ok(void)
         OK(MPI_Get(y + 2, 2, MPI_INT, 0, 0, 2, MPI_INT, win));
     }
     OK(MPI_Win_unlock_all(win));
+    /* a request-based get (or get-accumulate) whose wait returned is complete
+     * at the target too: a put to the same bytes after it is ordered (the
+     * standard's own MPI_Rget/MPI_Rput example, MPICH's rma/req_example) */
+    OK(MPI_Win_lock_all(0, win));
+    if (me == 1) {
+        MPI_Request rq;
+        int g;
+        OK(MPI_Rget(&g, 1, MPI_INT, 0, 60, 1, MPI_INT, win, &rq));
+        OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        g++;
+        OK(MPI_Rput(&g, 1, MPI_INT, 0, 60, 1, MPI_INT, win, &rq));
+        OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        OK(MPI_Rget_accumulate(&x, 1, MPI_INT, &g, 1, MPI_INT, 0, 62, 1, MPI_INT, MPI_SUM, win,
+                               &rq));
+        OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        OK(MPI_Get(&g, 1, MPI_INT, 0, 62, 1, MPI_INT, win));
+    }
+    OK(MPI_Win_unlock_all(win));
+    /* fences that assert what is true: nothing before the first, nothing after the last */
+    OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+    OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+    if (me == 1) put(me, 56, 1);
+    OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
 }
 
 int main(int argc, char **argv)
