@@ -204,15 +204,21 @@ typedef struct mpi_chkside {
     const int *counts;
     const mpi_type *t;
     mpi_type *const *types;
+    const int *displs; /* a receive side's block places (NULL: not looked at): no two
+                        * blocks may share a byte */
 } mpi_chkside;
 typedef struct mpi_chkv {
     int form, root;
     mpi_chkside s, r;
 } mpi_chkv;
 /* The sides: one block of n x t; counts[i] x t per member; counts[i] x ts[i]. */
-#define MPI_CHK1(n, t) ((mpi_chkside){(n), NULL, (t), NULL})
-#define MPI_CHKN(counts, t) ((mpi_chkside){0, (counts), (t), NULL})
-#define MPI_CHKW(counts, ts) ((mpi_chkside){0, (counts), NULL, (ts)})
+#define MPI_CHK1(n, t) ((mpi_chkside){(n), NULL, (t), NULL, NULL})
+#define MPI_CHKN(counts, t) ((mpi_chkside){0, (counts), (t), NULL, NULL})
+#define MPI_CHKW(counts, ts) ((mpi_chkside){0, (counts), NULL, (ts), NULL})
+/* A receive side with its displacements (v forms: in extents of t; w forms:
+ * in bytes), whose blocks are checked not to overlap. */
+#define MPI_CHKNR(counts, displs, t) ((mpi_chkside){0, (counts), (t), NULL, (displs)})
+#define MPI_CHKWR(counts, displs, ts) ((mpi_chkside){0, (counts), NULL, (ts), (displs)})
 
 /* The blocking v and w forms: the agreement of mpi_check_coll (root; no
  * signatures in the record), then every rank sends each member it sends data

@@ -449,8 +449,61 @@ static void vrec_make(cr_job *job, coll_rec *r, const char *call, const mpi_chkv
     r->vform = 1;
 }
 
+/* One receive block of a v or w form: bytes [lo, hi) from the buffer, rank i's. */
+typedef struct vblock {
+    long long lo, hi;
+    int i;
+} vblock;
+
+static int by_vlo(const void *x, const void *y)
+{
+    const vblock *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* A v or w form's receive blocks (intracommunicator) must not share a byte:
+ * no location of a collective's receive buffer is written twice. Blocks of
+ * types with holes are left out (two may interleave without sharing one). */
+static void vblocks_check(const mpi_cargs *a, const mpi_chkside *r)
+{
+    if (!r->counts || !r->displs || (!r->t && !r->types)) return;
+    int np = a->c->size, n = 0;
+    vblock *b = malloc((size_t)np * sizeof *b);
+    if (!b) cr_fatal(a->job, a->call, "out of memory for --check=coll");
+    for (int i = 0; i < np; i++) {
+        const mpi_type *t = r->types ? r->types[i] : r->t;
+        if (r->counts[i] <= 0 || !t || !t->contig || !t->size) continue;
+        long long off = r->types ? r->displs[i] : (long long)r->displs[i] * type_extent(t);
+        b[n++] = (vblock){off, off + (long long)r->counts[i] * (long long)t->size, i};
+    }
+    qsort(b, (size_t)n, sizeof *b, by_vlo);
+    int far = 0; /* the block reaching furthest so far */
+    for (int k = 1; k < n; k++) {
+        if (b[k].lo < b[far].hi) {
+            const vblock *x = &b[far], *y = &b[k];
+            char cw[MPI_MAX_OBJECT_NAME + 24];
+            mpi_check_comm_words(a->comm, cw, sizeof cw);
+            fflush(stdout);
+            fprintf(stderr,
+                    "courier: check: rank %d: %s on %s: its receive blocks from ranks %d and %d "
+                    "overlap (bytes %lld..%lld and %lld..%lld of the receive buffer)\n"
+                    "  a collective must not write any location of its receive buffer twice "
+                    "(MPI-4.1, chapter 6): give each rank's block bytes of its own%s\n",
+                    a->c->me, a->call, cw, x->i < y->i ? x->i : y->i, x->i < y->i ? y->i : x->i,
+                    x->i < y->i ? x->lo : y->lo, (x->i < y->i ? x->hi : y->hi) - 1,
+                    x->i < y->i ? y->lo : x->lo, (x->i < y->i ? y->hi : x->hi) - 1,
+                    r->types ? " (this call's displacements are in bytes, not elements)" : "");
+            mpi_check_trace(a->job, "check: receive blocks overlap");
+            mpi_check_end();
+        }
+        if (b[k].hi > b[far].hi) far = k;
+    }
+    free(b);
+}
+
 void mpi_check_coll_v(const mpi_cargs *a, const mpi_chkv *v)
 {
+    if (!a->c->inter) vblocks_check(a, &v->r);
     coll_rec mine;
     vrec_make(a->job, &mine, a->call, v);
     mpi_chknbc k = {0};
@@ -488,6 +541,7 @@ void mpi_check_coll_set(cr_job *job, mpi_chknbc *k, const char *call, int root, 
 void mpi_check_coll_pairs(const mpi_cargs *a, const mpi_chkv *v)
 {
     mpi_chknbc *k = a->chk;
+    if (!a->c->inter) vblocks_check(a, &v->r);
     vrec_make(a->job, &k->all[0], a->call, v);
     if (k->inter) return;
     pairs_make(a->job, k, v, cr_sched_alloc(a->job, k->s, 3 * (size_t)k->np * sizeof(pair_rec)));

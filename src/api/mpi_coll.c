@@ -1198,7 +1198,7 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll_v(&a, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
+    mpi_chk_coll_v(&a, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKNR(rcounts, displs, tr));
     int np = a.c->size;
     char *stmp = NULL;
     if (!isroot) {
@@ -1289,7 +1289,8 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         free(v.len);
         return done(&a, rc);
     }
-    mpi_chk_coll_v(&a, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
+    mpi_chk_coll_v(&a, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts),
+                   MPI_CHKNR(rcounts, displs, tr));
     int np = a.c->size, me = a.c->me;
     char *r = v.staged ? xmalloc(a.job, a.call, v.total) : rbuf, *stmp = NULL;
     const char *s = NULL;
@@ -1329,7 +1330,8 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
         free(vs.len);
         return done(&a, rc);
     }
-    mpi_chk_coll_v(&a, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts), MPI_CHKN(rcounts, tr));
+    mpi_chk_coll_v(&a, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts),
+                   MPI_CHKNR(rcounts, rdispls, tr));
     int np = comm_peer_size(a.c);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer */
@@ -1391,7 +1393,7 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
         return done(&a, rc);
     }
     mpi_chk_coll_v(&a, MPI_CHKV_ALLTOALL, -1, MPI_CHKW(scounts, inplace ? NULL : ws.t),
-                   MPI_CHKW(rcounts, wr.t));
+                   MPI_CHKWR(rcounts, rdispls, wr.t));
     mpi_wside_offsets(&wr, rdispls, roff, np);
     char *s, *stmp = NULL;
     if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */

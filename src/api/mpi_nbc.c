@@ -848,7 +848,7 @@ int mpi_nbc_gatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, voi
         rc = mpi_chk_own_block(&b, sbuf, rbuf, (ptrdiff_t)displs[root] * type_extent(tr),
                                v.len[root]);
     if (rc) return mpi_nb_done(&b, rc);
-    mpi_chk_nbc_v(&b, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
+    mpi_chk_nbc_v(&b, MPI_CHKV_GATHER, root, MPI_CHK1(scount, ts), MPI_CHKNR(rcounts, displs, tr));
     mpi_nb_seq(&b);
     const char *s = inplace ? NULL : mpi_nb_bytes_in(&b, ts, sbuf, (size_t)scount);
     if (!isroot) {
@@ -923,7 +923,7 @@ int mpi_nbc_allgatherv(int p, const void *sbuf, int scount, MPI_Datatype stype, 
         rc = mpi_chk_own_block(&b, sbuf, rbuf, (ptrdiff_t)displs[b.c->me] * type_extent(tr),
                                v.len[b.c->me]);
     if (rc) return mpi_nb_done(&b, rc);
-    mpi_chk_nbc_v(&b, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKN(rcounts, tr));
+    mpi_chk_nbc_v(&b, MPI_CHKV_ALLGATHER, -1, MPI_CHK1(scount, ts), MPI_CHKNR(rcounts, displs, tr));
     int me = b.c->me;
     char *r = mpi_nb_vlay_out(&b, &v, tr, rbuf, rcounts, displs, b.c->size);
     if (inplace && v.staged)
@@ -955,7 +955,8 @@ int mpi_nbc_alltoallv(int p, const void *sbuf, const int scounts[], const int sd
     if (!rc && !inplace && vs.len[b.c->me] != vr.len[b.c->me])
         rc = mpi_chk_match(&b, vs.len[b.c->me], vr.len[b.c->me]);
     if (rc) return mpi_nb_done(&b, rc);
-    mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts), MPI_CHKN(rcounts, tr));
+    mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKN(scounts, ts),
+                  MPI_CHKNR(rcounts, rdispls, tr));
     int np = b.c->size;
     const char *s;
     if (inplace) { /* send from a packed copy of the receive buffer */
@@ -1015,7 +1016,7 @@ int mpi_nbc_alltoallw(int p, const void *sbuf, const int scounts[], const int sd
                            &wr);
     if (rc) return mpi_nb_done(&b, rc);
     mpi_chk_nbc_v(&b, MPI_CHKV_ALLTOALL, -1, MPI_CHKW(scounts, inplace ? NULL : ws.t),
-                  MPI_CHKW(rcounts, wr.t));
+                  MPI_CHKWR(rcounts, rdispls, wr.t));
     mpi_wside_offsets(&wr, rdispls, roff, np);
     const char *s = sbuf;
     if (inplace) { /* send from a packed copy of the receive buffer: the same blocks */

@@ -9,6 +9,11 @@
  *   bad_vroot  MPI_Gatherv with the last rank naming another root;
  *   bad_vtype  MPI_Gatherv where the last rank sends 1 x MPI_FLOAT and the
  *              root's counts say 1 x MPI_INT from each rank;
+ *   bad_voverlap MPI_Alltoallv receiving 2 ints from each rank at
+ *              displacements 0, 1, 2, 3 (elements): the blocks overlap;
+ *   bad_woverlap MPI_Ialltoallw with displacements 0, 2, 4, 6 meant as
+ *              elements (MPI-CorrBench's coll/nonblocking): 2-byte steps
+ *              under 8-byte blocks;
  *   bad_neigh  on a ring: MPI_Neighbor_allgather on rank 0,
  *              MPI_Neighbor_alltoall on the others;
  *   bad_inter  an intercommunicator MPI_Bcast where both members of the
@@ -126,6 +131,14 @@ int main(int argc, char **argv)
         OK(MPI_Gatherv(x, 1, me == np - 1 ? MPI_FLOAT : MPI_INT, y, cnt, dsp, MPI_INT, 0,
                        MPI_COMM_WORLD));
         if (me == 0) printf("check coll_more: bad_vtype ran without a report\n");
+    } else if (!strcmp(c, "bad_voverlap")) {
+        int two[4] = {2, 2, 2, 2};
+        OK(MPI_Alltoallv(y, two, dsp, MPI_INT, y + 8, two, dsp, MPI_INT, MPI_COMM_WORLD));
+    } else if (!strcmp(c, "bad_woverlap")) {
+        int two[4] = {2, 2, 2, 2}, el[4] = {0, 2, 4, 6};
+        MPI_Datatype ti[4] = {MPI_INT, MPI_INT, MPI_INT, MPI_INT};
+        OK(MPI_Ialltoallw(y, two, el, ti, y + 8, two, el, ti, MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else if (!strcmp(c, "bad_neigh")) {
         MPI_Comm rg = ring();
         if (me == 0)
