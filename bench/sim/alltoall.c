@@ -24,8 +24,7 @@ int main(int argc, char **argv)
     int rounds = argc > 2 ? atoi(argv[2]) : 12;
     int check = !(argc > 3 && !strcmp(argv[3], "nocheck"));
     if (block < 1 || rounds < 1 || (argc > 3 && check)) {
-        if (rank == 0)
-            fprintf(stderr, "usage: alltoall [BLOCK [ROUNDS [nocheck]]]\n");
+        if (rank == 0) fprintf(stderr, "usage: alltoall [BLOCK [ROUNDS [nocheck]]]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
@@ -42,8 +41,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int r = 0; r < rounds; r++)
-        MPI_Alltoall(sendbuf, (int)block, MPI_BYTE, recvbuf, (int)block, MPI_BYTE,
-                     MPI_COMM_WORLD);
+        MPI_Alltoall(sendbuf, (int)block, MPI_BYTE, recvbuf, (int)block, MPI_BYTE, MPI_COMM_WORLD);
     double t1 = MPI_Wtime();
 
     /* every block from peer p holds p's rank byte */
@@ -58,8 +56,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("alltoall ranks=%d block=%ld rounds=%d virtual_s=%.9f\n", size, block, rounds,
                t1 - t0);
-        if (badall)
-            fprintf(stderr, "alltoall: %d wrong blocks\n", badall);
+        if (badall) fprintf(stderr, "alltoall: %d wrong blocks\n", badall);
     }
     free(sendbuf);
     free(recvbuf);

@@ -137,42 +137,27 @@ static const char *const err_text[] = {
 
 static const char *err_name(int code)
 {
-    static const char *const names[] = {"MPI_SUCCESS",          "MPI_ERR_BUFFER",
-                                        "MPI_ERR_COUNT",        "MPI_ERR_TYPE",
-                                        "MPI_ERR_TAG",          "MPI_ERR_COMM",
-                                        "MPI_ERR_RANK",         "MPI_ERR_REQUEST",
-                                        "MPI_ERR_ROOT",         "MPI_ERR_GROUP",
-                                        "MPI_ERR_OP",           "MPI_ERR_TOPOLOGY",
-                                        "MPI_ERR_DIMS",         "MPI_ERR_ARG",
-                                        "MPI_ERR_UNKNOWN",      "MPI_ERR_TRUNCATE",
-                                        "MPI_ERR_OTHER",        "MPI_ERR_INTERN",
-                                        "MPI_ERR_IN_STATUS",    "MPI_ERR_PENDING",
-                                        "MPI_ERR_KEYVAL",       "MPI_ERR_NO_MEM",
-                                        "MPI_ERR_BASE",         "MPI_ERR_INFO",
-                                        "MPI_ERR_NOT_SAME",     "MPI_ERR_UNSUPPORTED_OPERATION",
-                                        "MPI_ERR_INFO_KEY",     "MPI_ERR_INFO_VALUE",
-                                        "MPI_ERR_INFO_NOKEY",   "MPI_ERR_WIN",
-                                        "MPI_ERR_SIZE",         "MPI_ERR_DISP",
-                                        "MPI_ERR_LOCKTYPE",     "MPI_ERR_ASSERT",
-                                        "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_SYNC",
-                                        "MPI_ERR_RMA_RANGE",    "MPI_ERR_RMA_ATTACH",
-                                        "MPI_ERR_RMA_SHARED",   "MPI_ERR_RMA_FLAVOR",
-                                        /* MPI-IO */
-                                        "MPI_ERR_FILE", "MPI_ERR_AMODE",
-                                        "MPI_ERR_UNSUPPORTED_DATAREP", "MPI_ERR_NO_SUCH_FILE",
-                                        "MPI_ERR_FILE_EXISTS", "MPI_ERR_BAD_FILE",
-                                        "MPI_ERR_ACCESS", "MPI_ERR_NO_SPACE", "MPI_ERR_QUOTA",
-                                        "MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE",
-                                        "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
-                                        "MPI_ERR_IO",
-                                        /* MPI-4 */
-                                        "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION",
-                                        "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_ERRHANDLER",
-                                        /* MPI-5 (59 unused) */
-                                        "MPI_ERR_ABI", "MPI_ERR_UNKNOWN",
-                                        /* dynamic processes */
-                                        "MPI_ERR_PORT", "MPI_ERR_NAME", "MPI_ERR_SERVICE",
-                                        "MPI_ERR_SPAWN"};
+    static const char *const names[] = {
+        "MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG",
+        "MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT", "MPI_ERR_GROUP",
+        "MPI_ERR_OP", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG", "MPI_ERR_UNKNOWN",
+        "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN", "MPI_ERR_IN_STATUS",
+        "MPI_ERR_PENDING", "MPI_ERR_KEYVAL", "MPI_ERR_NO_MEM", "MPI_ERR_BASE", "MPI_ERR_INFO",
+        "MPI_ERR_NOT_SAME", "MPI_ERR_UNSUPPORTED_OPERATION", "MPI_ERR_INFO_KEY",
+        "MPI_ERR_INFO_VALUE", "MPI_ERR_INFO_NOKEY", "MPI_ERR_WIN", "MPI_ERR_SIZE", "MPI_ERR_DISP",
+        "MPI_ERR_LOCKTYPE", "MPI_ERR_ASSERT", "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_SYNC",
+        "MPI_ERR_RMA_RANGE", "MPI_ERR_RMA_ATTACH", "MPI_ERR_RMA_SHARED", "MPI_ERR_RMA_FLAVOR",
+        /* MPI-IO */
+        "MPI_ERR_FILE", "MPI_ERR_AMODE", "MPI_ERR_UNSUPPORTED_DATAREP", "MPI_ERR_NO_SUCH_FILE",
+        "MPI_ERR_FILE_EXISTS", "MPI_ERR_BAD_FILE", "MPI_ERR_ACCESS", "MPI_ERR_NO_SPACE",
+        "MPI_ERR_QUOTA", "MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE", "MPI_ERR_DUP_DATAREP",
+        "MPI_ERR_CONVERSION", "MPI_ERR_IO",
+        /* MPI-4 */
+        "MPI_ERR_PROC_ABORTED", "MPI_ERR_SESSION", "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_ERRHANDLER",
+        /* MPI-5 (59 unused) */
+        "MPI_ERR_ABI", "MPI_ERR_UNKNOWN",
+        /* dynamic processes */
+        "MPI_ERR_PORT", "MPI_ERR_NAME", "MPI_ERR_SERVICE", "MPI_ERR_SPAWN"};
     _Static_assert(sizeof names / sizeof *names == NERR, "one name per error code");
     return code >= 0 && code < NERR ? names[code] : "MPI_ERR_UNKNOWN";
 }
@@ -230,7 +215,7 @@ static bool fortran_caller(const char *call, char *buf, size_t len)
             continue;
         const char *s = di.dli_sname;
         size_t l = strlen(s);
-        if (!strncmp(s, "courier_f08_", 12)) { /* the C call's own spelling */
+        if (!strncmp(s, "courier_f08_", 12)) {           /* the C call's own spelling */
             if (strstr(call, "(mpi_f08)")) return false; /* said by the binding itself */
             snprintf(buf, len, "%s (mpi_f08)", call);
             return true;

@@ -11,9 +11,9 @@
 
 #include "net_internal.h"
 
-static const char *const pnames[CR_PAT_COUNT] = {"echo",         "uniform", "transpose", "shift",
-                                           "bit-reversal", "hotspot", "neighbour", "all-to-all",
-                                           "broadcast",    "barrier", "exchange"};
+static const char *const pnames[CR_PAT_COUNT] = {
+    "echo",      "uniform",    "transpose", "shift",   "bit-reversal", "hotspot",
+    "neighbour", "all-to-all", "broadcast", "barrier", "exchange"};
 
 const char *cr_pattern_name(cr_pattern p)
 {

@@ -71,8 +71,9 @@ int main(int argc, char **argv)
         }
     } else if (!strcmp(m, "iprobe")) {
         if (me == 0) {
-            while (!flag) OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-                                        MPI_STATUS_IGNORE));
+            while (!flag)
+                OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+                              MPI_STATUS_IGNORE));
         } else {
             OK(MPI_Irecv(&x, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &r[0]));
             while (!flag) OK(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
