@@ -757,13 +757,13 @@ void mpi_check_finalize(cr_job *job)
         if (is_file_comm(m, h)) continue; /* a window's or file's own: reported as that */
         char cw[MPI_MAX_OBJECT_NAME + 24];
         mpi_check_comm_words(h, cw, sizeof cw);
-        leak_line(job, out, &n, "%s (%d ranks%s), never freed (MPI_Comm_free)", cw, c->size,
-                  c->inter ? ", an intercommunicator" : "");
+        leak_line(job, out, &n, "%s (%d rank%s%s), never freed (MPI_Comm_free)", cw, c->size,
+                  c->size == 1 ? "" : "s", c->inter ? ", an intercommunicator" : "");
     }
     for (int i = 1; i < m->ngroups; i++)
         if (m->groups[i] && m->groups[i]->used)
-            leak_line(job, out, &n, "group #%d (%d ranks), never freed (MPI_Group_free)", i,
-                      m->groups[i]->size);
+            leak_line(job, out, &n, "group #%d (%d rank%s), never freed (MPI_Group_free)", i,
+                      m->groups[i]->size, m->groups[i]->size == 1 ? "" : "s");
     for (int i = 1; i < m->ntypes; i++) {
         const mpi_type *t = m->types[i];
         if (!t || !t->used || t->predef || t->dead) continue;
