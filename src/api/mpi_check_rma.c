@@ -275,11 +275,10 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
 }
 
 /* Accesses this rank issued in a fence epoch that no fence closed: at
- * MPI_Win_free, or at a fence that asserts MPI_MODE_NOPRECEDE. */
-static void report_unclosed(cr_job *job, const mpi_win *w, const char *call)
+ * MPI_Win_free (at_free), or at a fence that asserts MPI_MODE_NOPRECEDE. */
+static void report_unclosed(cr_job *job, const mpi_win *w, const char *call, bool at_free)
 {
     const rvec *v = &w->chk->act;
-    bool free_ = strcmp(call, "MPI_Win_free") == 0;
     char ww[MPI_MAX_OBJECT_NAME + 16], aw[160];
     win_words(w, ww, sizeof ww);
     access_words(&v->r[0], aw, sizeof aw);
@@ -289,13 +288,14 @@ static void report_unclosed(cr_job *job, const mpi_win *w, const char *call)
             "MPI_Win_fence that no fence has completed, the first: %s at rank %d\n"
             "  %s\n",
             call, ww, w->me, v->n, v->n == 1 ? "" : "es", aw, v->r[0].target,
-            free_ ? "a fence epoch's accesses complete at the fence that closes it, and a window "
-                    "may be freed only once the process's one-sided communication on it is "
-                    "complete (MPI-4.1 section 12.2.5): call MPI_Win_fence(MPI_MODE_NOSUCCEED, "
-                    "win) before MPI_Win_free"
-                  : "MPI_MODE_NOPRECEDE asserts that no one-sided access of this process precedes "
-                    "the fence (MPI-4.1 section 12.5.5): leave it out of a fence that closes an "
-                    "epoch with accesses");
+            at_free
+                ? "a fence epoch's accesses complete at the fence that closes it, and a window "
+                  "may be freed only once the process's one-sided communication on it is "
+                  "complete (MPI-4.1 section 12.2.5): call MPI_Win_fence(MPI_MODE_NOSUCCEED, "
+                  "win) before MPI_Win_free"
+                : "MPI_MODE_NOPRECEDE asserts that no one-sided access of this process precedes "
+                  "the fence (MPI-4.1 section 12.5.5): leave it out of a fence that closes an "
+                  "epoch with accesses");
     mpi_check_trace(job, "check: RMA epoch not closed");
     mpi_check_end();
 }
@@ -719,7 +719,7 @@ static void exchange_all(cr_job *job, mpi_win *w, const char *call, rvec *v, int
 void mpi_check_rma_fence(cr_job *job, mpi_win *w, const char *call, int mode)
 {
     mpi_rmachk *k = w->chk;
-    if ((mode & MPI_MODE_NOPRECEDE) && k->act.n) report_unclosed(job, w, call);
+    if ((mode & MPI_MODE_NOPRECEDE) && k->act.n) report_unclosed(job, w, call, false);
     if (!(mode & MPI_MODE_NOPRECEDE)) { /* given by all */
         bufs_close(job, w, -1, call);
         exchange_all(job, w, call, &k->act, EP_FENCE);
@@ -951,7 +951,7 @@ void mpi_check_rma_flush(cr_job *job, mpi_win *w, const char *call, int target, 
 void mpi_check_rma_free(cr_job *job, mpi_win *w, const char *call)
 {
     mpi_rmachk *k = w->chk;
-    if (k->act.n) report_unclosed(job, w, call);
+    if (k->act.n) report_unclosed(job, w, call, true);
     reap(job, k, true);
     exchange_all(job, w, call, &k->pas, EP_FREE);
     free(k->act.r);
