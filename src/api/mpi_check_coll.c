@@ -481,6 +481,11 @@ static void vblocks_check(const mpi_cargs *a, const mpi_chkside *r)
     for (int k = 1; k < n; k++) {
         if (b[k].lo < b[far].hi) {
             const vblock *x = &b[far], *y = &b[k];
+            if (x->i > y->i) { /* the lower rank first */
+                const vblock *t = x;
+                x = y;
+                y = t;
+            }
             char cw[MPI_MAX_OBJECT_NAME + 24];
             mpi_check_comm_words(a->comm, cw, sizeof cw);
             fflush(stdout);
@@ -489,9 +494,7 @@ static void vblocks_check(const mpi_cargs *a, const mpi_chkside *r)
                     "overlap (bytes %lld..%lld and %lld..%lld of the receive buffer)\n"
                     "  a collective must not write any location of its receive buffer twice "
                     "(MPI-4.1, chapter 6): give each rank's block bytes of its own%s\n",
-                    a->c->me, a->call, cw, x->i < y->i ? x->i : y->i, x->i < y->i ? y->i : x->i,
-                    x->i < y->i ? x->lo : y->lo, (x->i < y->i ? x->hi : y->hi) - 1,
-                    x->i < y->i ? y->lo : x->lo, (x->i < y->i ? y->hi : x->hi) - 1,
+                    a->c->me, a->call, cw, x->i, y->i, x->lo, x->hi - 1, y->lo, y->hi - 1,
                     r->types ? " (this call's displacements are in bytes, not elements)" : "");
             mpi_check_trace(a->job, "check: receive blocks overlap");
             mpi_check_end();
