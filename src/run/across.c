@@ -346,7 +346,8 @@ int run_across(job_spec *js, int argc, char **argv, cr_hostlist hl)
         cr_hosts_free(&hl);
         free(js->ranks);
         cr_run_spec_free(&js->cmd);
-        return usage_error("%s", err);
+        fprintf(stderr, "courier run: %s\n", err); /* the hosts, not the options' syntax */
+        return 2;
     }
     js->argc = argc;
     js->argv = argv;

@@ -1,14 +1,21 @@
 /* Host lists for `courier run`: --hosts and --hostfile, and where the ranks go.
  *
  * Invariants: names are kept as given (an ssh destination, a namespace: never
- * resolved here); ranks are placed in order, filling each host's slots before
- * the next, so rank numbers run consecutively per host (what
- * COURIER_HOST_LAYOUT tells the ranks); never more ranks than slots. */
+ * resolved here; cr_hosts_all_here compares them with this machine's own names
+ * and addresses, without asking a name service); ranks are placed in order,
+ * filling each host's slots before the next, so rank numbers run consecutively
+ * per host (what COURIER_HOST_LAYOUT tells the ranks); never more ranks than
+ * slots. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hosts.h"
 #include "launcher.h"
@@ -220,6 +227,54 @@ int cr_hosts_place(cr_hostlist *hl, int n, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* Whether an address literal is a loopback address or one of this machine's. */
+static bool addr_here(const char *name)
+{
+    unsigned char a[16];
+    int fam = inet_pton(AF_INET, name, a) == 1    ? AF_INET
+              : inet_pton(AF_INET6, name, a) == 1 ? AF_INET6
+                                                  : 0;
+    if (!fam) return false;
+    if (fam == AF_INET && a[0] == 127) return true;
+    if (fam == AF_INET6 && !memcmp(a, &in6addr_loopback, 16)) return true;
+    struct ifaddrs *ifs = NULL;
+    if (getifaddrs(&ifs)) return false;
+    bool found = false;
+    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != fam) continue;
+        const void *mine =
+            fam == AF_INET ? (const void *)&((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr
+                           : (const void *)&((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr;
+        found = !memcmp(mine, a, fam == AF_INET ? 4 : 16);
+    }
+    freeifaddrs(ifs);
+    return found;
+}
+
+/* Whether a host name means this machine: localhost, this machine's name (its
+ * first part against a name without a domain, either way) or an address of it. */
+static bool name_here(const char *name, const char *me)
+{
+    if (!strcmp(name, "localhost") || !strcmp(name, "localhost.localdomain") ||
+        !strcmp(name, "ip6-localhost") || !strcmp(name, "ip6-loopback"))
+        return true;
+    if (*me) {
+        size_t a = strcspn(name, "."), b = strcspn(me, ".");
+        if (!strcmp(name, me) || ((!name[a] || !me[b]) && a == b && !strncmp(name, me, a)))
+            return true;
+    }
+    return addr_here(name);
+}
+
+bool cr_hosts_all_here(const cr_hostlist *hl)
+{
+    char me[256] = "";
+    if (gethostname(me, sizeof me - 1)) me[0] = 0;
+    for (int i = 0; i < hl->n; i++)
+        if (!name_here(hl->name[i], me)) return false;
+    return hl->n > 0;
 }
 
 void cr_hosts_free(cr_hostlist *hl)

@@ -3,6 +3,7 @@
 #ifndef COURIER_HOSTS_H
 #define COURIER_HOSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct cr_hostlist {
@@ -26,6 +27,10 @@ int cr_hosts_from_slurm(cr_hostlist *hl, char *err, size_t errlen);
 /* Place n ranks: the first host's slots first, in order. Hosts left with no
  * rank are dropped. 0, or -1 with err (more ranks than slots). */
 int cr_hosts_place(cr_hostlist *hl, int n, char *err, size_t errlen);
+/* Whether every host of the list is this machine (localhost, 127.0.0.1, ::1,
+ * this machine's name or one of its addresses): such a job needs no agent and
+ * no ssh, as with mpirun --host localhost. */
+bool cr_hosts_all_here(const cr_hostlist *hl);
 void cr_hosts_free(cr_hostlist *hl);
 
 #endif

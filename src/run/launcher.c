@@ -52,6 +52,19 @@
 
 #include "launch_internal.h"
 
+/* Whether the hosts the command line names are all this machine. A list that
+ * does not parse is not: run_across reports it. */
+static bool hosts_here(const cr_run_spec *cmd)
+{
+    cr_hostlist hl = {0};
+    char err[600];
+    bool here = !(cmd->hostfile && cr_hosts_parse_file(&hl, cmd->hostfile, err, sizeof err)) &&
+                !(cmd->hosts && cr_hosts_parse_list(&hl, cmd->hosts, err, sizeof err)) &&
+                cr_hosts_all_here(&hl);
+    cr_hosts_free(&hl);
+    return here;
+}
+
 int cr_run_main(int argc, char **argv)
 {
     job_spec js = {.fail.rank = -1};
@@ -59,12 +72,16 @@ int cr_run_main(int argc, char **argv)
     int rc = cr_run_parse(argc, argv, &js.cmd, NULL, NULL, err, sizeof err);
     bool across = !rc && (js.cmd.hosts || js.cmd.hostfile);
     if (rc) return usage_error("%s", err);
+    /* --hosts localhost:4 (or this machine's name, in a hostfile too) is a job on
+     * this machine, as with other MPIs' launchers: no agent, no ssh. */
+    if (across && !js.cmd.rsh && hosts_here(&js.cmd)) across = false;
     if (!js.cmd.help && !across) { /* the programs must be here: a missing one is one line */
         cr_run_spec_free(&js.cmd);
         if (cr_run_parse(argc, argv, &js.cmd, find_program, NULL, err, sizeof err)) {
             fprintf(stderr, "courier run: %s\n", err);
             return 2;
         }
+        js.cmd.hosts = js.cmd.hostfile = NULL;
     }
     if (js.cmd.help) {
         print_usage(stdout);
