@@ -2,7 +2,9 @@
 !     INCLUDE 'fnx.h' declares the types of the NX/2 functions; the
 !     subroutines (CSEND, CRECV, CPROBE, MSGWAIT, CRECVX, CPROBEX,
 !     CSENDX, GSYNC, GDSUM, GISUM, GDHIGH, GIHIGH, GDLOW, GILOW, GDPROD,
-!     GIPROD, GIAND, GIOR, GIXOR, GCOL, GCOLX, GOPF, FLICK) need none.
+!     GIPROD, GIAND, GIOR, GIXOR, GCOL, GCOLX, GOPF, FLICK, and a host
+!     program's LOAD, SETPID, GETCUBE, ATTACHCUBE, RELCUBE, WAITALL,
+!     KILLCUBE) need none.
 !     Every argument is a default INTEGER (or the buffer), by reference;
 !     GISUM and the other integer operations take INTEGER arrays.
 !     Fixed or free form. Link with courier-fort.

@@ -1,6 +1,7 @@
-/* The NX/2 interface (seed 000 §4), with the Paragon's extended calls: argument
- * checks, NX naming and semantics, translated into engine and collective calls.
- * No matching, buffering or algorithm lives here.
+/* The NX/2 interface (seed 000 §4), with the Paragon's extended calls and the
+ * iPSC's host process: argument checks, NX naming and semantics, translated
+ * into engine and collective calls. No matching, buffering or algorithm lives
+ * here.
  *
  * Invariants: every entry point validates its arguments before touching the
  * engine (a bad call ends the job with one line and changes nothing); the info
@@ -8,7 +9,14 @@
  * without an info array (handlers get their own arguments instead); an x call
  * reports its message in its own info array only; a message id is released by
  * the msgwait, or the msgdone that returns 1, that completes it, and an irecvx
- * id fills its info array then. */
+ * id fills its info array then.
+ *
+ * Host and nodes: in a job whose first program is an iPSC host program (one
+ * rank; courier run finds its host calls and sets COURIER_NX_HOST), that rank
+ * is the host, outside the cube: the nodes are ranks 1.., numbered 0..; the
+ * host is node NX_HOST_NODE (myhost()) in every call that names a node, and
+ * takes no part in global operations. Every node number crosses this file's
+ * boundary through to_rank/to_node. Without a host, node n is rank n. */
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
@@ -16,7 +24,12 @@
 #include <string.h>
 
 #include "../coll/coll.h"
-#include "courier/nx.h"
+#include "../host/contexts.h"
+#include "courier/cube.h"
+
+/* myhost() when the job has a host process: a number no node has (the
+ * iPSC/2's own value is not in the sources at hand: docs/nx.md). */
+#define NX_HOST_NODE (-32768L)
 
 /* NX's own info array for the x calls, part of the interface like errno: the
  * library never reads or writes it except through the info a program passes. */
@@ -29,26 +42,57 @@ typedef struct nx_xrecv {
 } nx_xrecv;
 
 /* The interface's state, reached from the job (job->nx, made by the first
- * call; changed only under the engine lock): the job-wide group of the global
- * operations and the irecvx ids in flight, indexed by their request slot (an
- * entry counts only while its id matches). */
+ * call; changed only under the engine lock): the group of the global
+ * operations (the nodes), the irecvx ids in flight, indexed by their request
+ * slot (an entry counts only while its id matches), and the host process:
+ * its rank (-1: none), and on the host the nodes whose end it has heard of. */
 struct cr_nx {
     cr_group group;
     nx_xrecv *xrecv;
     uint32_t nxrecv;
+    int host;     /* the host process's rank, or -1 */
+    int off;      /* node n is rank n + off */
+    int *members; /* with a host: the nodes' ranks, the group's members */
+    bool *ended;  /* on the host: node i has ended (waitall) */
+    int nended;
 };
+
+static void node_exit(void);
+
+static struct cr_nx *nx_state(cr_job *job, const char *call)
+{
+    if (job->nx) return job->nx;
+    struct cr_nx *nx = calloc(1, sizeof *nx);
+    if (!nx) cr_fatal(job, call, "out of memory");
+    const char *h = getenv("COURIER_NX_HOST");
+    nx->host = h && *h == '1' && job->size > 1 ? job->host_rank : -1;
+    if (nx->host < 0) {
+        nx->group =
+            (cr_group){.size = job->size, .me = job->rank, .ctx = CR_CTX_COLL, .area = CR_AREA_NX};
+    } else { /* the host is rank 0 (courier run puts it first) */
+        nx->off = 1;
+        int n = job->size - 1;
+        nx->members = malloc((size_t)n * sizeof *nx->members);
+        nx->ended = calloc((size_t)n, sizeof *nx->ended);
+        if (!nx->members || !nx->ended) cr_fatal(job, call, "out of memory");
+        for (int i = 0; i < n; i++) nx->members[i] = i + 1;
+        nx->group = (cr_group){.size = n,
+                               .me = job->rank == nx->host ? -1 : job->rank - 1,
+                               .ranks = nx->members,
+                               .ctx = CR_CTX_COLL};
+    }
+    job->nx = nx;
+    if (nx->host >= 0 && job->rank != nx->host)
+        cr_ctx_atexit(node_exit); /* before the job's own exit handler runs: it drains */
+    return nx;
+}
 
 static cr_job *nx_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
     cr_call_enter(job, call);
-    if (!job->nx) {
-        job->nx = calloc(1, sizeof *job->nx);
-        if (!job->nx) cr_fatal(job, call, "out of memory");
-        job->nx->group =
-            (cr_group){.size = job->size, .me = job->rank, .ctx = CR_CTX_COLL, .area = CR_AREA_NX};
-    }
+    nx_state(job, call);
     return job;
 }
 
@@ -103,21 +147,60 @@ static void check_buf(cr_job *job, const char *op, const char *buf, long count)
     if (count > 0 && !buf) cr_fatal(job, op, "buffer is NULL but length is %ld", count);
 }
 
+static int nnodes(const cr_job *job)
+{
+    return job->size - job->nx->off;
+}
+
+/* The rank of node n (a node, or the host's number when there is a host). */
+static int to_rank(const cr_job *job, long n)
+{
+    return n == NX_HOST_NODE && job->nx->host >= 0 ? job->nx->host : (int)n + job->nx->off;
+}
+
+/* The node number of rank r (the host's: NX_HOST_NODE). */
+static long to_node(const cr_job *job, int r)
+{
+    return r == job->nx->host ? NX_HOST_NODE : (long)r - job->nx->off;
+}
+
+static bool is_host_node(const cr_job *job, long node)
+{
+    return node == NX_HOST_NODE && job->nx->host >= 0;
+}
+
+static const char *host_words(const cr_job *job)
+{
+    return job->nx->host >= 0 ? ", and the host, myhost() = -32768" : "";
+}
+
 static void check_node(cr_job *job, const char *op, long node, long pid, int allow_all)
 {
-    if (!(node >= 0 && node < job->size) && !(allow_all && node == -1))
-        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d%s", node, job->size - 1,
-                 allow_all ? " (or -1 for all others)" : "");
+    int n = nnodes(job);
+    if (!(node >= 0 && node < n) && !(allow_all && node == -1) && !is_host_node(job, node))
+        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d%s%s", node, n - 1,
+                 allow_all ? " (or -1 for all others)" : "", host_words(job));
     if (pid < 0) cr_fatal(job, op, "pid %ld is invalid: each node runs process 0", pid);
 }
 
 static void check_nodesel(cr_job *job, const char *op, long nodesel, long ptypesel)
 {
-    if (!(nodesel >= -1 && nodesel < job->size))
-        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d (or -1 for any)", nodesel,
-                 job->size - 1);
+    int n = nnodes(job);
+    if (!(nodesel >= -1 && nodesel < n) && !is_host_node(job, nodesel))
+        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d (or -1 for any)%s", nodesel,
+                 n - 1, host_words(job));
     if (ptypesel < -1)
         cr_fatal(job, op, "ptype %ld is invalid: use -1 for any or a process type >= 0", ptypesel);
+}
+
+/* Global operations are the nodes': the host process takes no part. */
+static void check_node_call(cr_job *job, const char *op)
+{
+    if (job->rank == job->nx->host)
+        cr_fatal(job, op,
+                 "the host process takes no part in global operations: they are the nodes' "
+                 "(call %s in the node program)",
+                 op);
 }
 
 static void set_info(cr_job *job, const cr_status *st)
@@ -126,12 +209,12 @@ static void set_info(cr_job *job, const cr_status *st)
 }
 
 /* What an x call found goes to its info array only (NULL: nowhere). */
-static void set_xinfo(long *info, const cr_status *st)
+static void set_xinfo(const cr_job *job, long *info, const cr_status *st)
 {
     if (!info) return;
     info[0] = st->tag;
     info[1] = (long)st->count;
-    info[2] = st->src;
+    info[2] = to_node(job, st->src);
     info[3] = 0; /* the process type: every courier process is 0 */
 }
 
@@ -144,10 +227,10 @@ static void send_as(const char *op, long type, char *buf, long count, long node,
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
     check_node(job, op, node, pid, 1);
-    if (node >= 0) {
-        cr_send(job, op, (int)node, CR_CTX_NX, t, buf, (size_t)count);
-    } else {
-        for (int p = 0; p < job->size; p++)
+    if (node != -1) {
+        cr_send(job, op, to_rank(job, node), CR_CTX_NX, t, buf, (size_t)count);
+    } else { /* every other node (not the host) */
+        for (int p = job->nx->off; p < job->size; p++)
             if (p != job->rank) cr_send(job, op, p, CR_CTX_NX, t, buf, (size_t)count);
     }
     nx_leave(job);
@@ -202,7 +285,7 @@ static long isend_as(const char *op, long type, char *buf, long count, long node
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
     check_node(job, op, node, pid, 0);
-    cr_req *r = cr_isend(job, op, (int)node, CR_CTX_NX, t, buf, (size_t)count);
+    cr_req *r = cr_isend(job, op, to_rank(job, node), CR_CTX_NX, t, buf, (size_t)count);
     long id = (long)cr_req_id(r);
     nx_leave(job);
     return id;
@@ -240,7 +323,7 @@ static void finish(cr_job *job, cr_req *r)
     if (r->kind == CR_REQ_RECV) {
         nx_xrecv *x = r->id.idx < job->nx->nxrecv ? &job->nx->xrecv[r->id.idx] : NULL;
         if (x && x->id == cr_req_id(r)) {
-            set_xinfo(x->info, &r->st);
+            set_xinfo(job, x->info, &r->st);
             *x = (nx_xrecv){0};
         } else {
             set_info(job, &r->st);
@@ -279,7 +362,7 @@ static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long
     nodesel = w32(nodesel), ptypesel = w32(ptypesel);
     cr_sel s = typesel_to_sel(job, op, typesel);
     check_nodesel(job, op, nodesel, ptypesel);
-    s.src = nodesel == -1 ? CR_ANY_SOURCE : (int)nodesel;
+    s.src = nodesel == -1 ? CR_ANY_SOURCE : to_rank(job, nodesel);
     return s;
 }
 
@@ -290,7 +373,7 @@ void crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, lo
     check_buf(job, "crecvx", buf, count);
     cr_status st;
     cr_recv(job, "crecvx", &s, buf, (size_t)count, &st);
-    set_xinfo(info, &st);
+    set_xinfo(job, info, &st);
     nx_leave(job);
 }
 
@@ -321,7 +404,7 @@ void cprobex(long typesel, long nodesel, long ptypesel, long info[])
     cr_sel s = xsel(job, "cprobex", typesel, nodesel, ptypesel);
     cr_status st;
     cr_probe(job, &s, true, &st);
-    set_xinfo(info, &st);
+    set_xinfo(job, info, &st);
     nx_leave(job);
 }
 
@@ -332,7 +415,7 @@ long iprobex(long typesel, long nodesel, long ptypesel, long info[])
     cr_status st;
     bool found = cr_probe(job, &s, false, &st);
     if (found)
-        set_xinfo(info, &st);
+        set_xinfo(job, info, &st);
     else
         cr_poll_missed(job, "iprobex", &(cr_wait){.sel = &s});
     nx_leave(job);
@@ -342,10 +425,11 @@ long iprobex(long typesel, long nodesel, long ptypesel, long info[])
 /* A send reports its own message: type, count, destination node, process type. */
 static void sent_info(long *info, long type, long count, long node)
 {
-    type = w32(type), node = w32(node);
-    cr_status st = {
-        .src = (int)node, .tag = (int32_t)type, .size = (size_t)count, .count = (size_t)count};
-    set_xinfo(info, &st);
+    if (!info) return;
+    info[0] = w32(type);
+    info[1] = count;
+    info[2] = w32(node);
+    info[3] = 0;
 }
 
 void csendx(long type, char *buf, long count, long node, long ptype, long info[])
@@ -365,9 +449,8 @@ long isendx(long type, char *buf, long count, long node, long ptype, long info[]
 
 static void nx_handler(cr_job *job, void (*user)(void), const cr_status *st)
 {
-    (void)job;
     void (*h)(long, long, long, long) = (void (*)(long, long, long, long))user;
-    h(st->tag, (long)st->count, st->src, 0);
+    h(st->tag, (long)st->count, to_node(job, st->src), 0);
 }
 
 void hrecv(long typesel, char *buf, long count, void (*handler)(long, long, long, long))
@@ -399,7 +482,8 @@ long infocount(void)
 
 long infonode(void)
 {
-    return cr_job_get()->last.src;
+    cr_job *job = cr_job_get();
+    return job->nx ? to_node(job, job->last.src) : job->last.src;
 }
 
 long infopid(void)
@@ -412,9 +496,19 @@ long infotype(void)
     return cr_job_get()->last.tag;
 }
 
+/* The calls that say where this process stands make the interface's state
+ * (whether there is a host) the first time, and read it without the lock. */
+static cr_job *nx_info(void)
+{
+    cr_job *job = cr_job_get();
+    if (!job->nx) nx_leave(nx_enter("mynode"));
+    return job;
+}
+
 long mynode(void)
 {
-    return cr_job_get()->rank;
+    cr_job *job = nx_info();
+    return to_node(job, job->rank);
 }
 
 long mypid(void)
@@ -424,19 +518,132 @@ long mypid(void)
 
 long numnodes(void)
 {
-    return cr_job_get()->size;
+    return nnodes(nx_info());
 }
 
 long nodedim(void)
 {
-    long d = 0, n = cr_job_get()->size;
+    long d = 0, n = numnodes();
     while ((1L << d) < n) d++;
     return d;
 }
 
+/* With a host process, its number; without one, node 0's (docs/nx.md). */
 long myhost(void)
 {
-    return cr_job_get()->host_rank;
+    cr_job *job = nx_info();
+    return job->nx->host >= 0 ? NX_HOST_NODE : job->host_rank;
+}
+
+/* ---- the host process (the iPSC's; declared in cube.h) ------------------- */
+
+/* A node's end, said to the host process for its waitall: run at the node
+ * process's exit, before the job's own exit handler drains what it sent. */
+static void node_exit(void)
+{
+    cr_job *job = cr_job_get();
+    if (!job->nx || job->nx->host < 0) return;
+    cr_lock(job);
+    cr_send(job, "exit", job->nx->host, CR_CTX_NX_HOST, 0, NULL, 0);
+    cr_unlock(job);
+}
+
+static cr_job *host_enter(const char *call)
+{
+    cr_job *job = nx_enter(call);
+    if (job->nx->host < 0 || job->rank != job->nx->host)
+        cr_fatal(job, call,
+                 "%s is a call of the iPSC's host process, and this is node %ld: start the host "
+                 "program first, on one rank (courier run -n 1 ./host : -n 8 ./node), and call "
+                 "%s there",
+                 call, to_node(job, job->rank), call);
+    return job;
+}
+
+static void check_host_node(cr_job *job, const char *call, long node, long pid)
+{
+    if (!(node == -1 || (node >= 0 && node < nnodes(job))))
+        cr_fatal(job, call, "node %ld is out of range: nodes are 0..%d (or -1 for all)", node,
+                 nnodes(job) - 1);
+    if (pid < -1) cr_fatal(job, call, "pid %ld is invalid: use -1 for all or a pid >= 0", pid);
+}
+
+/* The host waits for the end of node (-1: of every node). */
+static void wait_nodes(cr_job *job, const char *call, long node)
+{
+    int n = nnodes(job);
+    cr_sel s = {.src = CR_ANY_SOURCE, .ctx = CR_CTX_NX_HOST, .tag_mode = CR_TAG_ANY};
+    while (node == -1 ? job->nx->nended < n : !job->nx->ended[node]) {
+        cr_status st;
+        cr_recv(job, call, &s, NULL, 0, &st);
+        long i = to_node(job, st.src);
+        if (i >= 0 && i < n && !job->nx->ended[i]) {
+            job->nx->ended[i] = true;
+            job->nx->nended++;
+        }
+    }
+}
+
+long load(char *filename, long node, long pid)
+{
+    cr_job *job = host_enter("load");
+    node = w32(node), pid = w32(pid);
+    if (!filename || !*filename) cr_fatal(job, "load", "filename is NULL or empty");
+    check_host_node(job, "load", node, pid);
+    /* courier run started the node program beside the host: nothing is left to load */
+    nx_leave(job);
+    return 0;
+}
+
+long waitall(long node, long pid)
+{
+    cr_job *job = host_enter("waitall");
+    node = w32(node), pid = w32(pid);
+    check_host_node(job, "waitall", node, pid);
+    wait_nodes(job, "waitall", node);
+    nx_leave(job);
+    return 0;
+}
+
+/* The nodes are not killed: killcube waits for them to end (docs/nx.md). */
+long killcube(long node, long pid)
+{
+    cr_job *job = host_enter("killcube");
+    node = w32(node), pid = w32(pid);
+    check_host_node(job, "killcube", node, pid);
+    wait_nodes(job, "killcube", node);
+    nx_leave(job);
+    return 0;
+}
+
+long setpid(long pid)
+{
+    cr_job *job = host_enter("setpid");
+    if (w32(pid) < 0) cr_fatal(job, "setpid", "pid %ld is invalid: pids are >= 0", w32(pid));
+    nx_leave(job);
+    return 0;
+}
+
+/* The cube is the job's nodes: allocating, attaching and releasing it are done. */
+long getcube(char *cubename, char *cubetype, char *srmname, long keep)
+{
+    (void)cubename, (void)cubetype, (void)srmname, (void)keep;
+    nx_leave(host_enter("getcube"));
+    return 0;
+}
+
+long attachcube(char *cubename)
+{
+    (void)cubename;
+    nx_leave(host_enter("attachcube"));
+    return 0;
+}
+
+long relcube(char *cubename)
+{
+    (void)cubename;
+    nx_leave(host_enter("relcube"));
+    return 0;
 }
 
 /* ---- global operations --------------------------------------------------- */
@@ -444,6 +651,7 @@ long myhost(void)
 void gsync(void)
 {
     cr_job *job = nx_enter("gsync");
+    check_node_call(job, "gsync");
     cr_coll_barrier(job, &job->nx->group, "gsync");
     nx_leave(job);
 }
@@ -451,6 +659,7 @@ void gsync(void)
 static void global_op(const char *op, void *x, long n, void *work, cr_redop o)
 {
     cr_job *job = nx_enter(op);
+    check_node_call(job, op);
     if (n < 0) cr_fatal(job, op, "element count %ld is negative", n);
     if (n > 0 && (!x || !work)) cr_fatal(job, op, "x or work is NULL with %ld elements", n);
     cr_coll_allreduce(job, &job->nx->group, op, x, x, (size_t)n, &o);
@@ -537,6 +746,7 @@ static void gopf_combine(const void *lo, const void *hi, void *out, size_t n, co
 void gopf(char x[], long xlen, char work[], nx_gopf_fn function)
 {
     cr_job *job = nx_enter("gopf");
+    check_node_call(job, "gopf");
     if (xlen < 0) cr_fatal(job, "gopf", "length %ld is negative", xlen);
     if (xlen > 0 && (!x || !work)) cr_fatal(job, "gopf", "x or work is NULL with %ld bytes", xlen);
     if (!function) cr_fatal(job, "gopf", "function is NULL");
@@ -552,13 +762,13 @@ void gopf(char x[], long xlen, char work[], nx_gopf_fn function)
  * are x. Returns the total. */
 static size_t concat(cr_job *job, const char *op, const char *x, const size_t *lens, char *y)
 {
-    int n = job->size;
+    int n = job->nx->group.size;
     size_t *displs = cr_coll_alloc(job, op, (size_t)n * sizeof *displs), total = 0;
     for (int i = 0; i < n; i++) {
         displs[i] = total;
         total += lens[i];
     }
-    cr_coll_allgatherv(job, &job->nx->group, op, x, lens[job->rank], y, lens, displs);
+    cr_coll_allgatherv(job, &job->nx->group, op, x, lens[job->nx->group.me], y, lens, displs);
     free(displs);
     return total;
 }
@@ -579,13 +789,14 @@ static size_t total_of(cr_job *job, const char *op, const size_t *lens, int n)
 void gcol(char x[], long xlen, char y[], long ylen, long *ncnt)
 {
     cr_job *job = nx_enter("gcol");
+    check_node_call(job, "gcol");
     check_buf(job, "gcol", x, xlen);
     check_buf(job, "gcol", y, ylen);
     if (!ncnt) cr_fatal(job, "gcol", "ncnt is NULL");
-    int n = job->size;
+    int n = job->nx->group.size, me = job->nx->group.me;
     size_t *lens = cr_coll_alloc(job, "gcol", (size_t)n * sizeof *lens);
-    lens[job->rank] = (size_t)xlen;
-    cr_coll_allgather(job, &job->nx->group, "gcol", &lens[job->rank], lens, sizeof *lens);
+    lens[me] = (size_t)xlen;
+    cr_coll_allgather(job, &job->nx->group, "gcol", &lens[me], lens, sizeof *lens);
     size_t total = total_of(job, "gcol", lens, n);
     if (total > (size_t)ylen)
         cr_fatal(job, "gcol", "the concatenation of %zu bytes is longer than the %ld-byte buffer y",
@@ -598,14 +809,15 @@ void gcol(char x[], long xlen, char y[], long ylen, long *ncnt)
 void gcolx(char x[], long xlens[], char y[])
 {
     cr_job *job = nx_enter("gcolx");
-    int n = job->size;
+    check_node_call(job, "gcolx");
+    int n = job->nx->group.size;
     if (!xlens) cr_fatal(job, "gcolx", "xlens is NULL");
     size_t *lens = cr_coll_alloc(job, "gcolx", (size_t)n * sizeof *lens);
     for (int i = 0; i < n; i++) {
         if (xlens[i] < 0) cr_fatal(job, "gcolx", "length xlens[%d] = %ld is negative", i, xlens[i]);
         lens[i] = (size_t)xlens[i];
     }
-    check_buf(job, "gcolx", x, xlens[job->rank]);
+    check_buf(job, "gcolx", x, xlens[job->nx->group.me]);
     size_t total = total_of(job, "gcolx", lens, n);
     if (total && !y)
         cr_fatal(job, "gcolx", "buffer y is NULL but the lengths add up to %zu", total);

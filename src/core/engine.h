@@ -51,7 +51,8 @@ enum {
     CR_CTX_MPI_PART = 0x104, /* MPI partitioned communication (api/mpi_part.c) */
     CR_CTX_XPEERS = 0x105,   /* closing a set of peers of another job (xpeers.c) */
     CR_CTX_MPI_DYN = 0x106,  /* MPI's leaders while they connect two jobs (api/mpi_dyn.c) */
-    CR_CTX_MPI_CHECK = 0x107 /* --check's flush at MPI_Finalize (api/mpi_check.c) */
+    CR_CTX_MPI_CHECK = 0x107, /* --check's flush at MPI_Finalize (api/mpi_check.c) */
+    CR_CTX_NX_HOST = 0x108    /* NX/2 nodes' ends, for the host process's waitall (api/nx.c) */
 };
 
 /* How a receive selects the type (tag) of a message. */

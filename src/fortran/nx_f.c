@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "courier/nx.h"
+#include "courier/cube.h"
 #include "fortran.h"
 
 typedef int fint; /* the default INTEGER */
@@ -232,4 +232,54 @@ CR_FEXPORT void gopf_(char *x, fint *xlen, char *work, nx_gopf_fn function)
         fn(x, work, &l);
     }
     free(all);
+}
+
+/* The iPSC host program's calls (cube.h), as subroutines: CALL LOAD('node',
+ * -1, 0), CALL SETPID(0), CALL WAITALL(-1, -1), CALL KILLCUBE(-1, -1). The
+ * names are Fortran strings (trailing blanks dropped); a name that cannot be
+ * copied is given as empty, which LOAD reports. */
+static void with_name(const char *f, size_t len, long (*call)(char *))
+{
+    char *c = cr_fstr_in(f, len);
+    call(c ? c : "");
+    free(c);
+}
+
+CR_FEXPORT void load_(char *filename, fint *node, fint *pid, size_t len)
+{
+    char *c = cr_fstr_in(filename, len);
+    load(c ? c : "", *node, *pid);
+    free(c);
+}
+
+CR_FEXPORT void setpid_(fint *pid)
+{
+    setpid(*pid);
+}
+
+CR_FEXPORT void waitall_(fint *node, fint *pid)
+{
+    waitall(*node, *pid);
+}
+
+CR_FEXPORT void killcube_(fint *node, fint *pid)
+{
+    killcube(*node, *pid);
+}
+
+CR_FEXPORT void getcube_(char *cubename, char *cubetype, char *srmname, fint *keep, size_t l1,
+                         size_t l2, size_t l3)
+{
+    (void)cubename, (void)cubetype, (void)srmname, (void)l1, (void)l2, (void)l3;
+    getcube(NULL, NULL, NULL, *keep);
+}
+
+CR_FEXPORT void attachcube_(char *cubename, size_t len)
+{
+    with_name(cubename, len, attachcube);
+}
+
+CR_FEXPORT void relcube_(char *cubename, size_t len)
+{
+    with_name(cubename, len, relcube);
 }

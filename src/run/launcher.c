@@ -41,6 +41,7 @@
  * the trace, the jobs registry and the end of a job; agent.c `courier agent`. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@
 #include "envcheck.h"
 #include "hosts.h"
 #include "launcher.h"
+#include "progfile.h"
 
 #include "launch_internal.h"
 
@@ -63,6 +65,33 @@ static bool hosts_here(const cr_run_spec *cmd)
                 cr_hosts_all_here(&hl);
     cr_hosts_free(&hl);
     return here;
+}
+
+/* An iPSC host program (it calls cube.h's host calls) is the first program,
+ * on one rank, with node programs beside it: then COURIER_NX_HOST=1 tells
+ * every rank's NX/2 that rank 0 is the host (src/api/nx.c). A program that
+ * is not here (across hosts) is taken for a node program. 0, or -1 with err. */
+static int nx_host(const cr_run_spec *cmd, char *err, size_t errlen)
+{
+    unsetenv("COURIER_NX_HOST"); /* a job's own, never its parent's */
+    for (int a = 0; a < cmd->napps; a++) {
+        char path[PATH_MAX];
+        const char *prog = cmd->apps[a].argv[0];
+        if (!resolve_program(prog, path) || !cr_progfile_nx_host(path)) continue;
+        if (a == 0 && cmd->apps[0].n == 1 && cmd->napps > 1) {
+            setenv("COURIER_NX_HOST", "1", 1);
+            continue;
+        }
+        snprintf(err, errlen,
+                 "%s is an iPSC host program (it calls load, setpid, getcube, waitall or "
+                 "killcube): give it first, on one rank, and the node program after it: "
+                 "courier run -n 1 %s : -n 8 ./node",
+                 prog, prog);
+        for (char *p = err; *p; p++) /* it quotes an argument: one line */
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+        return -1;
+    }
+    return 0;
 }
 
 int cr_run_main(int argc, char **argv)
@@ -104,6 +133,11 @@ int cr_run_main(int argc, char **argv)
         if (kind == PROG_OK) continue;
         cr_run_spec_free(&js.cmd);
         fprintf(stderr, "courier run: %s\n", err); /* the program, not the options */
+        return 2;
+    }
+    if (nx_host(&js.cmd, err, sizeof err)) {
+        cr_run_spec_free(&js.cmd);
+        fprintf(stderr, "courier run: %s\n", err);
         return 2;
     }
     const char *net_env = getenv("COURIER_NET");

@@ -1,6 +1,7 @@
 /* What the launcher reads in a program's file before it starts it: whether
  * courier run --sim may run its ranks as contexts of one process
- * (src/host/contexts.h), and whether it was linked with another MPI library
+ * (src/host/contexts.h), whether it is an iPSC host program (it calls the
+ * host's NX/2 calls: include/courier/cube.h), and whether it was linked with another MPI library
  * than courier's (by the libraries it needs, or, linked in statically, by
  * that library's own symbols, or in a stripped program by the names of its
  * settings). The file is an ELF executable; only its headers, notes, dynamic
@@ -276,4 +277,32 @@ bool cr_progfile_foreign_mpi(const char *path, char *lib, size_t len)
     free(sh);
     close(fd);
     return foreign;
+}
+
+/* The calls only an iPSC host program makes (cube.h), C's and Fortran's names. */
+static bool host_call(const char *name, const Elf64_Sym *sym, void *arg)
+{
+    (void)arg;
+    static const char *const calls[] = {
+        "load",  "setpid",  "getcube",  "relcube",  "attachcube",  "waitall",  "killcube",
+        "load_", "setpid_", "getcube_", "relcube_", "attachcube_", "waitall_", "killcube_"};
+    if (sym->st_shndx != SHN_UNDEF) return false;
+    for (size_t j = 0; j < sizeof calls / sizeof *calls; j++)
+        if (!strcmp(name, calls[j])) return true;
+    return false;
+}
+
+bool cr_progfile_nx_host(const char *path)
+{
+    const char *why;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh;
+    int fd = elf_open(path, &eh, &sh, &why);
+    if (fd < 0) return false;
+    bool host = false;
+    for (int i = 0; i < eh.e_shnum && !host; i++)
+        host = each_symbol(fd, &eh, sh, i, SHT_DYNSYM, host_call, NULL);
+    free(sh);
+    close(fd);
+    return host;
 }

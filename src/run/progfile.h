@@ -11,6 +11,9 @@
  * was not linked by courier-cc, it starts threads, ...). path: the file that
  * execvp would run. */
 const char *cr_progfile_contexts(const char *path);
+/* Is this an iPSC host program: does it call the host's NX/2 calls (load,
+ * setpid, getcube, waitall, killcube...: include/courier/cube.h)? */
+bool cr_progfile_nx_host(const char *path);
 /* Was this program linked with another MPI library (Open MPI's libmpi.so.40,
  * MPICH's libmpich.so.12, ...) and not with libcourier? Its ranks would each
  * start alone, as a job of one rank. True with that library's name in lib;
