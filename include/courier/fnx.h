@@ -1,7 +1,8 @@
 !     fnx.h: NX/2 for Fortran (courier; docs/fortran.md, docs/nx.md).
 !     INCLUDE 'fnx.h' declares the types of the NX/2 functions; the
-!     subroutines (CSEND, CRECV, CPROBE, MSGWAIT, CRECVX, CPROBEX,
-!     CSENDX, GSYNC, GDSUM, GISUM, GDHIGH, GIHIGH, GDLOW, GILOW, GDPROD,
+!     subroutines (CSEND, CRECV, CPROBE, MSGWAIT, MSGCANCEL, CRECVX,
+!     CPROBEX, CSENDX, GSYNC, GDSUM, GISUM, GDHIGH, GIHIGH, GDLOW,
+!     GILOW, GDPROD, GSSUM, GSHIGH, GSLOW, GSPROD (REAL arrays),
 !     GIPROD, GIAND, GIOR, GIXOR, GCOL, GCOLX, GOPF, FLICK, and a host
 !     program's LOAD, SETPID, GETCUBE, ATTACHCUBE, RELCUBE, WAITALL,
 !     KILLCUBE) need none.

@@ -33,6 +33,10 @@ long isend(long type, char *buf, long count, long node, long pid);
 long irecv(long typesel, char *buf, long count);
 void msgwait(long mid);
 long msgdone(long mid); /* 1 (and the id is released) when complete, else 0 */
+/* Cancel an isend or irecv and release its id (the Paragon's): a receive that
+ * no message has matched yet receives nothing; one already matched, or a send
+ * whose data is under way, completes first. */
+void msgcancel(long mid);
 long iprobe(long typesel);
 
 /* Interrupt-driven receive: handler(type, count, node, pid) runs when the message
@@ -89,6 +93,11 @@ void giprod(long x[], long n, long work[]); /* wraps around on overflow */
 void giand(long x[], long n, long work[]);  /* bitwise and */
 void gior(long x[], long n, long work[]);   /* bitwise or */
 void gixor(long x[], long n, long work[]);  /* bitwise exclusive or */
+/* Single precision (float, Fortran's REAL): sum, maximum, minimum, product. */
+void gssum(float x[], long n, float work[]);
+void gshigh(float x[], long n, float work[]);
+void gslow(float x[], long n, float work[]);
+void gsprod(float x[], long n, float work[]);
 
 /* Global concatenation, in node order, into y on every node. gcol: each node
  * gives xlen bytes (the lengths may differ); y holds ylen bytes, and *ncnt

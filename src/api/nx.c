@@ -355,6 +355,25 @@ long msgdone(long mid)
     return done;
 }
 
+void msgcancel(long mid)
+{
+    cr_job *job = nx_enter("msgcancel");
+    cr_req *r = lookup(job, "msgcancel", mid);
+    if (!r->done) {
+        if (r->kind == CR_REQ_RECV)
+            cr_cancel_recv(job, r);
+        else
+            cr_cancel_send(job, r);
+    }
+    cr_req_wait(job, r);
+    if (r->kind == CR_REQ_RECV) { /* an irecvx's info is not filled */
+        nx_xrecv *x = r->id.idx < job->nx->nxrecv ? &job->nx->xrecv[r->id.idx] : NULL;
+        if (x && x->id == cr_req_id(r)) *x = (nx_xrecv){0};
+    }
+    cr_req_release(job, r);
+    nx_leave(job);
+}
+
 /* ---- extended (Paragon) --------------------------------------------------- */
 
 static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long ptypesel)
@@ -699,6 +718,26 @@ void gilow(long x[], long n, long work[])
 void gdprod(double x[], long n, double work[])
 {
     global_op("gdprod", x, n, work, CR_OP_PREDEF(cr_op_prod_double, double));
+}
+
+void gssum(float x[], long n, float work[])
+{
+    global_op("gssum", x, n, work, CR_OP_PREDEF(cr_op_sum_float, float));
+}
+
+void gshigh(float x[], long n, float work[])
+{
+    global_op("gshigh", x, n, work, CR_OP_PREDEF(cr_op_max_float, float));
+}
+
+void gslow(float x[], long n, float work[])
+{
+    global_op("gslow", x, n, work, CR_OP_PREDEF(cr_op_min_float, float));
+}
+
+void gsprod(float x[], long n, float work[])
+{
+    global_op("gsprod", x, n, work, CR_OP_PREDEF(cr_op_prod_float, float));
 }
 
 void giprod(long x[], long n, long work[])

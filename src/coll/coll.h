@@ -67,6 +67,10 @@ void cr_op_sum_long(const void *lo, const void *hi, void *out, size_t n, const v
 void cr_op_max_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 void cr_op_min_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 void cr_op_prod_double(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_sum_float(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_max_float(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_min_float(const void *lo, const void *hi, void *out, size_t n, const void *arg);
+void cr_op_prod_float(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 /* Integer products wrap around (two's complement) instead of overflowing. */
 void cr_op_prod_long(const void *lo, const void *hi, void *out, size_t n, const void *arg);
 /* Bitwise and, or, exclusive or. */

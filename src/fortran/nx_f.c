@@ -147,6 +147,21 @@ GD(gdhigh)
 GD(gdlow)
 GD(gdprod)
 
+#define GS(name)                                                                                   \
+    CR_FEXPORT void name##_(float *x, fint *n, float *work)                                        \
+    {                                                                                              \
+        name(x, *n, work);                                                                         \
+    }
+GS(gssum)
+GS(gshigh)
+GS(gslow)
+GS(gsprod)
+
+CR_FEXPORT void msgcancel_(fint *mid)
+{
+    msgcancel(*mid);
+}
+
 /* An INTEGER global operation through a long copy of x (and of work). */
 static void gi_call(void (*op)(long *, long, long *), fint *x, fint n, fint *work)
 {

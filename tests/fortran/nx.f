@@ -1,6 +1,7 @@
 ! NX/2 from Fortran (INCLUDE 'fnx.h'): a ring of CSEND/CRECV with the info
 ! calls checked, IRECV with MSGWAIT and MSGDONE, CRECVX's info array, and
-! the global operations GDSUM, GISUM, GIHIGH, GIPROD on INTEGER arrays and
+! the global operations GDSUM, GSSUM, GSHIGH (REAL), GISUM, GIHIGH, GIPROD on
+! INTEGER arrays and
 ! GOPF with an INTEGER FUNCTION F(A, B, L) that reads its length.
 ! Node 0 prints one line when every check passed; a failed check stops the
 ! node with status 1, which ends the job.
@@ -11,6 +12,7 @@
       INTEGER ISUMOP
       EXTERNAL ISUMOP
       DOUBLE PRECISION X(3), W(3), T0
+      REAL SX(2), SW(2)
       ME = MYNODE()
       NP = NUMNODES()
       NEXT = MOD(ME + 1, NP)
@@ -68,6 +70,12 @@
       IX(1) = 2
       CALL GIPROD(IX, 1, IW)
       CALL CHECK(IX(1) .EQ. 2 ** NP, 'giprod')
+      SX(1) = ME + 0.5
+      SX(2) = ME
+      CALL GSSUM(SX, 1, SW)
+      CALL GSHIGH(SX(2), 1, SW)
+      CALL CHECK(SX(1) .EQ. NP * (NP - 1) / 2 + 0.5 * NP, 'gssum')
+      CALL CHECK(SX(2) .EQ. NP - 1, 'gshigh')
 !     GOPF with a function that reads its length (by reference).
       DO I = 1, 3
          IX(I) = ME + I

@@ -135,6 +135,16 @@ static void xrecv(void)
     id = irecv(12, (char *)in, 8);
     msgwait(id);
     CHECK(infotype() == 12 && infonode() == (me + n - 1) % n, "irecv after irecvx: info");
+
+    /* msgcancel: a receive nothing matches is cancelled and its id released;
+     * a type-13 message sent afterwards goes to the next receive. */
+    long got = -1;
+    id = irecv(13, (char *)&got, sizeof got);
+    msgcancel(id);
+    gsync();
+    csend(13, (char *)&me, sizeof me, (me + 1) % n, 0);
+    crecv(13, (char *)&got, sizeof got);
+    CHECK(got == (me + n - 1) % n, "after msgcancel: got %ld", got);
 }
 
 /* ---- global operations --------------------------------------------------- */
@@ -147,6 +157,18 @@ static void products_and_bits(void)
     double fact = 1, half = 1, sign = 1;
     for (long i = 0; i < n; i++) fact *= (double)(i + 1), half *= 0.5, sign = -sign;
     CHECK(dx[0] == fact && dx[1] == half && dx[2] == sign, "gdprod %g %g %g", dx[0], dx[1], dx[2]);
+
+    /* Single precision: exact in float for these values. */
+    float fx[4] = {(float)me + 0.5f, (float)me, (float)-me, me % 2 ? -1.0f : 2.0f}, fw[4];
+    gssum(fx, 1, fw);
+    gshigh(fx + 1, 1, fw);
+    gslow(fx + 2, 1, fw);
+    gsprod(fx + 3, 1, fw);
+    float fprod = 1;
+    for (long i = 0; i < n; i++) fprod *= i % 2 ? -1.0f : 2.0f;
+    CHECK(fx[0] == (float)(n * (n - 1) / 2) + 0.5f * (float)n && fx[1] == (float)(n - 1) &&
+              fx[2] == (float)-(n - 1) && fx[3] == fprod,
+          "gssum %g gshigh %g gslow %g gsprod %g", fx[0], fx[1], fx[2], fx[3]);
 
     long ix[3] = {me + 2, -1, 1L << 40}, iw[3];
     giprod(ix, 3, iw);
