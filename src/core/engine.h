@@ -44,13 +44,13 @@ enum {
     CR_CTX_COLL = 1, /* collectives of the job-wide group */
     CR_CTX_USER = 2, /* first context for interface groups/communicators */
     /* The native interface (src/api/native.c, rma.c, stream.c, modes.c). */
-    CR_CTX_NATIVE = 0x100,   /* its collectives (cr_sync, region exchange) */
-    CR_CTX_RMA = 0x101,      /* one-sided requests a target serves, and their replies */
-    CR_CTX_STREAM = 0x102,   /* iWarp-style logical channels (stream.c) */
-    CR_CTX_MODES = 0x103,    /* the GMD communication modes (modes.c) */
-    CR_CTX_MPI_PART = 0x104, /* MPI partitioned communication (api/mpi_part.c) */
-    CR_CTX_XPEERS = 0x105,   /* closing a set of peers of another job (xpeers.c) */
-    CR_CTX_MPI_DYN = 0x106,  /* MPI's leaders while they connect two jobs (api/mpi_dyn.c) */
+    CR_CTX_NATIVE = 0x100,    /* its collectives (cr_sync, region exchange) */
+    CR_CTX_RMA = 0x101,       /* one-sided requests a target serves, and their replies */
+    CR_CTX_STREAM = 0x102,    /* iWarp-style logical channels (stream.c) */
+    CR_CTX_MODES = 0x103,     /* the GMD communication modes (modes.c) */
+    CR_CTX_MPI_PART = 0x104,  /* MPI partitioned communication (api/mpi_part.c) */
+    CR_CTX_XPEERS = 0x105,    /* closing a set of peers of another job (xpeers.c) */
+    CR_CTX_MPI_DYN = 0x106,   /* MPI's leaders while they connect two jobs (api/mpi_dyn.c) */
     CR_CTX_MPI_CHECK = 0x107, /* --check's flush at MPI_Finalize (api/mpi_check.c) */
     CR_CTX_NX_HOST = 0x108    /* NX/2 nodes' ends, for the host process's waitall (api/nx.c) */
 };
@@ -229,19 +229,20 @@ typedef struct cr_wait {
 
 typedef struct cr_job {
     int rank, size;
-    pid_t pid;         /* the rank's process (a child it forks is not the rank) */
-    int npeers;        /* peers the engine addresses: the job's size ranks, then the extra
-                          peers of other jobs (xpeers.h); every per-peer array has npeers */
-    int appnum;        /* index of this rank's program in an MPMD job */
-    int host_rank;     /* first rank of the first program */
-    bool oversub;      /* more ranks on this machine than cores: spin less */
-    bool oversub_coll; /* oversub, where every rank of the job sees the same (job.c) */
-    bool hosts_differ; /* the job's ranks run on more than one machine (HOST_LAYOUT) */
-    bool threaded;     /* take the lock: a progress thread exists, or multi */
-    bool progress_on;  /* the progress thread exists */
-    bool policy_kept;  /* the user chose a scheduling policy: the thread keeps it */
-    bool multi;        /* several program threads may call at once (cr_multi_begin) */
-    size_t *eager;     /* per peer: largest message sent eagerly */
+    pid_t pid;           /* the rank's process (a child it forks is not the rank) */
+    int npeers;          /* peers the engine addresses: the job's size ranks, then the extra
+                            peers of other jobs (xpeers.h); every per-peer array has npeers */
+    int appnum;          /* index of this rank's program in an MPMD job */
+    int host_rank;       /* first rank of the first program */
+    bool oversub;        /* more ranks on this machine than cores: spin less */
+    uint32_t poll_yield; /* missed polls, counted for their yields (wait.c: poll_yield) */
+    bool oversub_coll;   /* oversub, where every rank of the job sees the same (job.c) */
+    bool hosts_differ;   /* the job's ranks run on more than one machine (HOST_LAYOUT) */
+    bool threaded;       /* take the lock: a progress thread exists, or multi */
+    bool progress_on;    /* the progress thread exists */
+    bool policy_kept;    /* the user chose a scheduling policy: the thread keeps it */
+    bool multi;          /* several program threads may call at once (cr_multi_begin) */
+    size_t *eager;       /* per peer: largest message sent eagerly */
 
     pthread_mutex_t lock;
 
