@@ -425,6 +425,46 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* MPI_Alloc_mem's blocks are shared memory (a memfd mapping) while a block
+ * may become a window that same-host members can map: then MPI_Win_create over
+ * it gives them loads and stores instead of a system call per transfer
+ * (Graph500's one-sided BFS: 1-element MPI_Accumulate 18.6 -> 0.1 us, MPI_Put
+ * 11.8 us -> 0.04). Each block holds a descriptor open, so at most AMEM_MAX at
+ * a time; past that, and in a job of one rank or simulated, malloc's. */
+#define AMEM_MAX 64
+
+static void *amem_shared(cr_job *job, size_t len)
+{
+    struct cr_mpi *m = job->mpi;
+    if (!job->host.base || job->size < 2 || job->vt.base || m->namem >= AMEM_MAX) return NULL;
+    if (m->namem == m->amemcap) {
+        int cap = m->amemcap ? 2 * m->amemcap : 8;
+        struct mpi_amem *t = realloc(m->amem, (size_t)cap * sizeof *t);
+        if (!t) return NULL;
+        m->amem = t;
+        m->amemcap = cap;
+    }
+    cr_shared sh;
+    char *p = cr_shared_alloc(job, len, &sh);
+    if (p) m->amem[m->namem++] = (struct mpi_amem){p, len, sh};
+    return p;
+}
+
+bool mpi_amem_find(cr_job *job, const void *base, size_t len, cr_shared *sh)
+{
+    const struct cr_mpi *m = job->mpi;
+    for (int i = 0; m && i < m->namem; i++) {
+        const struct mpi_amem *a = &m->amem[i];
+        if ((const char *)base >= a->p && (size_t)((const char *)base - a->p) <= a->len &&
+            len <= a->len - (size_t)((const char *)base - a->p)) {
+            *sh = a->sh;
+            sh->off = (uint64_t)((const char *)base - a->p);
+            return true;
+        }
+    }
+    return false;
+}
+
 PMPI_WEAK(Alloc_mem);
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -435,7 +475,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_ARG,
                                        size < 0 ? "size %ld is negative" : "baseptr is NULL%.0ld",
                                        (long)size));
-    void *p = malloc(size ? (size_t)size : 1);
+    void *p = size ? amem_shared(job, (size_t)size) : NULL;
+    if (!p) p = malloc(size ? (size_t)size : 1);
     if (!p)
         return mpi_leave(job, mpi_fail(job, MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_NO_MEM,
                                        "cannot allocate %ld bytes", (long)size));
@@ -446,6 +487,19 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 PMPI_WEAK(Free_mem);
 int PMPI_Free_mem(void *base)
 {
+    cr_job *job = cr_job_get();
+    struct cr_mpi *m = job->mpi;
+    if (m && m->namem && base) {
+        cr_lock(job);
+        for (int i = 0; i < m->namem; i++)
+            if (m->amem[i].p == base) {
+                cr_shared_free(base, &m->amem[i].sh);
+                m->amem[i] = m->amem[--m->namem];
+                cr_unlock(job);
+                return MPI_SUCCESS;
+            }
+        cr_unlock(job);
+    }
     free(base);
     return MPI_SUCCESS;
 }

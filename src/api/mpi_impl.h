@@ -773,6 +773,14 @@ struct cr_mpi {
         struct mpi_win **w;
         int n;
     } wins;
+    /* MPI_Alloc_mem's blocks made as shared memory (mpi_env.c), which a window
+     * made over them (MPI_Win_create) lets the same-host members map. */
+    struct mpi_amem {
+        char *p;
+        size_t len;
+        cr_shared sh;
+    } * amem;
+    int namem, amemcap;
     /* Info objects (mpi_info.c): slot 0 is MPI_INFO_ENV, built when first read. */
     struct {
         struct mpi_info *t;
@@ -906,6 +914,9 @@ static inline int mpi_leave_unlocked(cr_job *job, int rc)
 }
 /* Report an error on 'comm' (or COMM_WORLD when comm is not a live
  * communicator): apply its handler, return 'code'. */
+/* Is [base, base+len) inside a block MPI_Alloc_mem made as shared memory?
+ * Then *sh describes it, off where base is (mpi_env.c). */
+bool mpi_amem_find(cr_job *job, const void *base, size_t len, cr_shared *sh);
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The same with the arguments as a va_list (the call-specific reporters). */

@@ -288,9 +288,11 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
             at += w->mem.pub[m].len;
         }
         *(void **)baseptr = w->base;
+    } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
+        cr_shared sh; /* over a block of MPI_Alloc_mem's: the members here map it */
+        win_setup(job, call, w, base, len, len && mpi_amem_find(job, base, len, &sh) ? &sh : NULL);
     } else {
-        win_setup(job, call, w, flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : base,
-                  flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : len, NULL);
+        win_setup(job, call, w, NULL, 0, NULL);
     }
     return mpi_leave(job, MPI_SUCCESS);
 }

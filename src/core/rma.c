@@ -191,12 +191,12 @@ void *cr_shared_map(cr_job *job, int peer, const cr_shared *s)
     if (fd < 0) return NULL;
     void *p = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
-    return p == MAP_FAILED ? NULL : p;
+    return p == MAP_FAILED ? NULL : (char *)p + s->off;
 }
 
 void cr_shared_unmap(void *p, const cr_shared *s)
 {
-    if (p) munmap(p, s->len);
+    if (p) munmap((char *)p - s->off, s->len);
 }
 
 /* ---- the service ------------------------------------------------------------ */

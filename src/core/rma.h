@@ -31,6 +31,7 @@ typedef struct cr_shared {
     int32_t pid; /* the process that holds fd */
     int32_t fd;  /* -1: none */
     uint64_t len;
+    uint64_t off; /* where what is published starts in it (a window in an MPI_Alloc_mem block) */
 } cr_shared;
 
 /* A peer's memory as seen from here. */
@@ -61,8 +62,9 @@ uint64_t cr_amo_apply(uint64_t *p, int op, uint64_t a, uint64_t b);
  * described in *out for them; NULL (errno set) when it cannot be made. */
 void *cr_shared_alloc(cr_job *job, size_t len, cr_shared *out);
 void cr_shared_free(void *p, const cr_shared *s);
-/* Map peer's shared memory s here; NULL when that cannot be done (another host,
- * or the kernel denies it): the caller then takes the other paths. */
+/* Map peer's shared memory s here, returning where s->off is in it; NULL when
+ * that cannot be done (another host, or the kernel denies it): the caller then
+ * takes the other paths. cr_shared_unmap takes what cr_shared_map returned. */
 void *cr_shared_map(cr_job *job, int peer, const cr_shared *s);
 void cr_shared_unmap(void *p, const cr_shared *s);
 

@@ -5,7 +5,10 @@
  * ring, request-based Rput/Rget, MPI_Win_shared_query's direct loads, a
  * dynamic window's attached memory, the window attributes, and a strided put
  * and get of 10000 pieces. Run with the
- * flavor as argument: create, allocate, shared, dynamic. */
+ * flavor as argument: create (over MPI_Alloc_mem's memory, which the members
+ * on one host map), create_inside (over a part of an MPI_Alloc_mem block that
+ * starts past a page boundary), create_malloc (over malloc's memory: single
+ * copy or the target's service), allocate, shared, dynamic. */
 #include <stdint.h>
 #include <string.h>
 
@@ -30,9 +33,17 @@ int main(int argc, char **argv)
     int *mem = NULL;
     size_t bytes = (size_t)(N * np + 8) * sizeof(int);
     int dyn = !strcmp(flavor, "dynamic");
+    int create = !strncmp(flavor, "create", 6);
+    char *block = NULL; /* create_inside: the MPI_Alloc_mem block the window lies in */
     MPI_Aint *bases = malloc((size_t)np * sizeof *bases);
-    if (!strcmp(flavor, "create")) {
-        MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &mem);
+    if (create) {
+        if (!strcmp(flavor, "create_malloc"))
+            mem = malloc(bytes);
+        else if (!strcmp(flavor, "create_inside")) {
+            OK(MPI_Alloc_mem((MPI_Aint)(bytes + 3 * 4096 + 40), MPI_INFO_NULL, &block));
+            mem = (int *)(block + 2 * 4096 + 40);
+        } else
+            OK(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &mem));
         OK(MPI_Win_create(mem, (MPI_Aint)bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     } else if (!strcmp(flavor, "allocate")) {
         OK(MPI_Win_allocate((MPI_Aint)bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
@@ -73,7 +84,7 @@ int main(int argc, char **argv)
     int flag = 0, *fl = NULL;
     OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &fl, &flag));
     int want = dyn                           ? MPI_WIN_FLAVOR_DYNAMIC
-               : !strcmp(flavor, "create")   ? MPI_WIN_FLAVOR_CREATE
+               : create                      ? MPI_WIN_FLAVOR_CREATE
                : !strcmp(flavor, "allocate") ? MPI_WIN_FLAVOR_ALLOCATE
                                              : MPI_WIN_FLAVOR_SHARED;
     CHECK(flag && *fl == want, "flavor %d, expected %d", fl ? *fl : -1, want);
@@ -247,6 +258,8 @@ int main(int argc, char **argv)
     OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "freed window is %d", win);
     if (!strcmp(flavor, "create")) MPI_Free_mem(mem);
+    if (block) MPI_Free_mem(block);
+    if (!strcmp(flavor, "create_malloc")) free(mem);
     if (dyn) free(mem);
 
     /* 8. a long strided put and get: every other int of 2 x LONGV, more pieces
