@@ -614,25 +614,26 @@ long load(char *filename, long node, long pid)
     return 0;
 }
 
-long waitall(long node, long pid)
+/* waitall and killcube: the host waits until node (-1: every node) has ended. */
+static long host_wait(const char *call, long node, long pid)
 {
-    cr_job *job = host_enter("waitall");
+    cr_job *job = host_enter(call);
     node = w32(node), pid = w32(pid);
-    check_host_node(job, "waitall", node, pid);
-    wait_nodes(job, "waitall", node);
+    check_host_node(job, call, node, pid);
+    wait_nodes(job, call, node);
     nx_leave(job);
     return 0;
+}
+
+long waitall(long node, long pid)
+{
+    return host_wait("waitall", node, pid);
 }
 
 /* The nodes are not killed: killcube waits for them to end (docs/nx.md). */
 long killcube(long node, long pid)
 {
-    cr_job *job = host_enter("killcube");
-    node = w32(node), pid = w32(pid);
-    check_host_node(job, "killcube", node, pid);
-    wait_nodes(job, "killcube", node);
-    nx_leave(job);
-    return 0;
+    return host_wait("killcube", node, pid);
 }
 
 long setpid(long pid)
