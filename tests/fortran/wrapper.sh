@@ -36,6 +36,11 @@ all() {
 
 all "$build/tools/courier-fort" "$build/tools/courier"
 "$build/tools/courier-f90" --showme:version | grep -q courier || fail "courier-f90 is not courier-fort"
+# The version a build system reads is the one mpi.h declares.
+want=$(awk '/^#define MPI_VERSION /{v=$3} /^#define MPI_SUBVERSION /{s=$3} END{print v "." s}' \
+    "$src/../../include/courier/mpi.h")
+"$build/tools/courier-fort" --showme:version | grep -q "(MPI $want)" ||
+    fail "courier-fort --showme:version does not say MPI $want"
 
 "$cmake" --install "$build" --prefix "$tmp/p1" >/dev/null || fail "cmake --install failed"
 mv "$tmp/p1" "$tmp/p2"
