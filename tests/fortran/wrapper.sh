@@ -41,6 +41,11 @@ want=$(awk '/^#define MPI_VERSION /{v=$3} /^#define MPI_SUBVERSION /{s=$3} END{p
     "$src/../../include/courier/mpi.h")
 "$build/tools/courier-fort" --showme:version | grep -q "(MPI $want)" ||
     fail "courier-fort --showme:version does not say MPI $want"
+# Open MPI's single-dash -showme forms too (Nek5000's makenek asks -showme and
+# reads the compiler's name from its first word).
+"$build/tools/courier-fort" -showme >/dev/null || fail "courier-fort -showme failed"
+[ "$("$build/tools/courier-fort" -showme:compile)" = "$("$build/tools/courier-fort" --showme:compile)" ] ||
+    fail "courier-fort -showme:compile differs from --showme:compile"
 
 "$cmake" --install "$build" --prefix "$tmp/p1" >/dev/null || fail "cmake --install failed"
 mv "$tmp/p1" "$tmp/p2"
