@@ -912,11 +912,11 @@ static inline int mpi_leave_unlocked(cr_job *job, int rc)
     cr_lock(job);
     return mpi_leave(job, rc);
 }
-/* Report an error on 'comm' (or COMM_WORLD when comm is not a live
- * communicator): apply its handler, return 'code'. */
 /* Is [base, base+len) inside a block MPI_Alloc_mem made as shared memory?
  * Then *sh describes it, off where base is (mpi_env.c). */
 bool mpi_amem_find(cr_job *job, const void *base, size_t len, cr_shared *sh);
+/* Report an error on 'comm' (or COMM_WORLD when comm is not a live
+ * communicator): apply its handler, return 'code'. */
 int mpi_fail(cr_job *job, MPI_Comm comm, const char *call, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The same with the arguments as a va_list (the call-specific reporters). */

@@ -19,6 +19,7 @@
  * boundary through to_rank/to_node. Without a host, node n is rank n. */
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +66,11 @@ static struct cr_nx *nx_state(cr_job *job, const char *call)
     struct cr_nx *nx = calloc(1, sizeof *nx);
     if (!nx) cr_fatal(job, call, "out of memory");
     const char *h = getenv("COURIER_NX_HOST");
-    nx->host = h && *h == '1' && job->size > 1 ? job->host_rank : -1;
+    nx->host = h && *h == '1' && job->size > 1 ? 0 : -1; /* courier run puts the host first */
     if (nx->host < 0) {
         nx->group =
             (cr_group){.size = job->size, .me = job->rank, .ctx = CR_CTX_COLL, .area = CR_AREA_NX};
-    } else { /* the host is rank 0 (courier run puts it first) */
+    } else {
         nx->off = 1;
         int n = job->size - 1;
         nx->members = malloc((size_t)n * sizeof *nx->members);
@@ -169,26 +170,31 @@ static bool is_host_node(const cr_job *job, long node)
     return node == NX_HOST_NODE && job->nx->host >= 0;
 }
 
-static const char *host_words(const cr_job *job)
+/* How an out-of-range message names the host's number, when there is a host. */
+static const char *host_words(const cr_job *job, char buf[64])
 {
-    return job->nx->host >= 0 ? ", and the host, myhost() = -32768" : "";
+    buf[0] = '\0';
+    if (job->nx->host >= 0) snprintf(buf, 64, ", and the host, myhost() = %ld", NX_HOST_NODE);
+    return buf;
 }
 
 static void check_node(cr_job *job, const char *op, long node, long pid, int allow_all)
 {
     int n = nnodes(job);
+    char hw[64];
     if (!(node >= 0 && node < n) && !(allow_all && node == -1) && !is_host_node(job, node))
         cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d%s%s", node, n - 1,
-                 allow_all ? " (or -1 for all others)" : "", host_words(job));
+                 allow_all ? " (or -1 for all others)" : "", host_words(job, hw));
     if (pid < 0) cr_fatal(job, op, "pid %ld is invalid: each node runs process 0", pid);
 }
 
 static void check_nodesel(cr_job *job, const char *op, long nodesel, long ptypesel)
 {
     int n = nnodes(job);
+    char hw[64];
     if (!(nodesel >= -1 && nodesel < n) && !is_host_node(job, nodesel))
         cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d (or -1 for any)%s", nodesel,
-                 n - 1, host_words(job));
+                 n - 1, host_words(job, hw));
     if (ptypesel < -1)
         cr_fatal(job, op, "ptype %ld is invalid: use -1 for any or a process type >= 0", ptypesel);
 }
