@@ -396,6 +396,7 @@ int PMPI_Win_free(MPI_Win *win)
                                        w->exp_on   ? "post without wait"
                                        : w->acc_on ? "start without complete"
                                                    : "a lock without unlock"));
+    win_defer_send(job, call, w, -1); /* a fence epoch left open */
     cr_rma_flush(job, call, -1);
     if (w->chk) mpi_check_rma_free(job, w, call); /* --check=rma */
     cr_coll_barrier(job, &w->c->g, call);         /* nobody reaches this memory any more */
@@ -427,6 +428,7 @@ int PMPI_Win_free(MPI_Win *win)
     if (w->info != MPI_INFO_NULL) mpi_info_drop(w->info);
     MPI_Comm dup = w->comm;
     for (int k = 0; k < 3; k++) free(w->scratch[k].p);
+    free(w->dq);
     free(w->disps);
     free(w->lockst);
     free(w->access);

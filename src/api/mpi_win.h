@@ -73,6 +73,15 @@ typedef struct mpi_win {
         size_t cap;
         bool busy;
     } scratch[3];
+    /* Small puts and accumulates of an active-target epoch into members'
+     * memory this rank does not map, queued per member as records for its
+     * service (mpi_win_rma.c, "Deferred"): dq[m] (NULL until the first), ndq
+     * members whose queue holds some. */
+    struct win_defer {
+        char *buf;
+        size_t len, cap;
+    } * dq;
+    int ndq;
 } mpi_win;
 
 enum { SCR_TARGET, SCR_SPAN, SCR_ORIGIN };
@@ -142,6 +151,11 @@ typedef struct lock_wait {
 void lock_wait_begin(lock_wait *lw, const char *call, int owner_rank);
 void backoff(cr_job *job, lock_wait *lw);
 void lock_wait_end(cr_job *job, lock_wait *lw);
+
+/* Send member t's queued records (t = -1: every member's) to its service;
+ * the epoch's flush (cr_rma_flush) then waits until they were applied. The
+ * calls that close an active-target epoch, and MPI_Win_free, call it first. */
+void win_defer_send(cr_job *job, const char *call, mpi_win *w, int t);
 
 /* The target's service (cr_rma_call) for the accumulates of origins that do not
  * map this member's control block (mpi_win_rma.c); every window registers it. */

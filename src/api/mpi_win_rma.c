@@ -316,6 +316,9 @@ static inline __attribute__((always_inline)) bool transfer_fast(bool put, void *
     return true;
 }
 
+static bool defer(cr_job *job, const char *call, const rma_args *a, const cr_rtarget *t, MPI_Op op,
+                  const char *odata, size_t bytes);
+
 /* A put or a get that transfer_fast did not make (the call has entered). */
 static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call, bool put,
                                                    void *obuf, int ocount, MPI_Datatype otype,
@@ -360,7 +363,12 @@ static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call
                              put ? data : NULL, put && !req && a.ot->contig ? obuf : NULL, bytes);
         if (req && !put) chk_keep(x, win, a.target, mark, mpi_check_rma_mark(a.w));
     }
-    if (a.target != MPI_PROC_NULL) move_runs(job, call, &a, data, put, x);
+    bool later = false; /* deferred to the epoch's end */
+    if (put && !req && a.target != MPI_PROC_NULL && bytes) {
+        cr_rtarget t = args_target(&a);
+        later = defer(job, call, &a, &t, MPI_REPLACE, data, bytes);
+    }
+    if (a.target != MPI_PROC_NULL && !later) move_runs(job, call, &a, data, put, x);
     if (a.w->chk && a.target != MPI_PROC_NULL && !put && !req && !packs && bytes) /* --check=rma */
         mpi_check_rma_got(job, call, a.w, a.target, a.taddr, obuf, bytes);
     runs_free(&a.rs);
@@ -438,9 +446,12 @@ static uint64_t *ctl_word(const mpi_win *w, int m, size_t word)
 static void acc_lock(cr_job *job, const char *call, mpi_win *w, int t)
 {
     uint64_t *word = ctl_word(w, t, CTL_ACC), free_word = 0;
-    /* accumulates this rank sent to t's service come first (MPI orders a
-     * rank's accumulates to a location): they may wait there for this lock */
-    if (!word) cr_rma_flush(job, call, cr_group_rank(&w->c->g, t));
+    /* accumulates this rank sent to t's service, or queued for it, come first
+     * (MPI orders a rank's accumulates to a location): they may wait there for
+     * this lock */
+    bool queued = w->dq && w->dq[t].len;
+    if (queued) win_defer_send(job, call, w, t);
+    if (!word || queued) cr_rma_flush(job, call, cr_group_rank(&w->c->g, t));
     if (word ? __atomic_compare_exchange_n(word, &free_word, 1, false, __ATOMIC_ACQUIRE,
                                            __ATOMIC_RELAXED)
              : ctl_amo(job, call, w, t, CTL_ACC, CR_AMO_CAS | CR_AMO_QUIET, 1, 0) == 0)
@@ -556,74 +567,206 @@ static void pieces_move(const acc_piece *pc, uint32_t n, char *buf, bool into)
             memcpy(buf, (const void *)(uintptr_t)pc[i].addr, pc[i].len);
 }
 
-/* The target's side (the service's handler): 1 while another holds the lock. */
+/* One record of a call, checked: the header, its pieces and the origin's data. */
+typedef struct acc_rec {
+    acc_call q;
+    const acc_piece *pc;
+    const char *odata;
+    const mpi_type *b;
+} acc_rec;
+
+/* Check the record at in (at most len bytes left of the call) from origin
+ * into window w (every record of a call is for one window: win_by_ctl found
+ * it from the first): its length, or a fatal error for a record this rank
+ * cannot take. */
+static size_t acc_check(cr_job *job, const char *call, int origin, const char *in, size_t len,
+                        const mpi_win *w, acc_rec *r)
+{
+    if (len < sizeof r->q) cr_fatal(job, call, "a call from rank %d is %zu bytes", origin, len);
+    memcpy(&r->q, in, sizeof r->q);
+    const acc_call *q = &r->q;
+    r->pc = (const acc_piece *)(in + sizeof *q);
+    size_t want = len / sizeof *r->pc < q->nrun
+                      ? SIZE_MAX
+                      : sizeof *q + q->nrun * sizeof *r->pc + (q->op == MPI_NO_OP ? 0 : q->bytes);
+    r->odata = (const char *)(r->pc + q->nrun);
+    r->b = q->base > 0 && q->base < job->mpi->ntypes && mpi_type_at(q->base) &&
+                   mpi_type_at(q->base)->predef
+               ? mpi_type_at(q->base)
+               : NULL;
+    if (want > len || q->ctl != (uintptr_t)w->myctl || !r->b || !r->b->size ||
+        q->bytes % r->b->size)
+        cr_fatal(job, call, "rank %d sent an accumulate this rank cannot take (%zu bytes)", origin,
+                 len);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < q->nrun; i++) {
+        total += r->pc[i].len;
+        if (!cr_rma_exposed(job, r->pc[i].addr, r->pc[i].len) || total > q->bytes ||
+            (r->b->contig && r->pc[i].len % r->b->size))
+            cr_fatal(job, call,
+                     "rank %d accumulates into %llu bytes at %#llx, outside this rank's window",
+                     origin, (unsigned long long)r->pc[i].len, (unsigned long long)r->pc[i].addr);
+    }
+    if (total != q->bytes || !q->bytes)
+        cr_fatal(job, call, "rank %d sent %llu bytes of pieces for %llu", origin,
+                 (unsigned long long)total, (unsigned long long)q->bytes);
+    return want;
+}
+
+/* Apply a checked record (under the window's accumulate lock). */
+static void acc_apply(cr_job *job, const char *call, int origin, mpi_win *w, const acc_rec *r,
+                      void **out, size_t *outlen)
+{
+    const acc_call *q = &r->q;
+    const acc_piece *pc = r->pc;
+    const char *odata = r->odata;
+    const mpi_type *b = r->b;
+    if (q->fetch) { /* the old data, packed */
+        if (!(*out = malloc(q->bytes)))
+            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q->bytes);
+        pieces_move(pc, q->nrun, *out, false);
+        *outlen = q->bytes;
+    }
+    if (q->op == MPI_NO_OP) return;
+    if (q->op == MPI_REPLACE) { /* a put, or an accumulate that replaces */
+        pieces_move(pc, q->nrun, (char *)odata, true);
+        return;
+    }
+    cr_redop o = {0};
+    mpi_opctx octx;
+    bool packed;
+    size_t n = 0;
+    if (mpi_redop(job, w->comm, call, q->op, b, q->bytes / b->size, &o, &octx, &packed, &n))
+        cr_fatal(job, call, "rank %d sent an operation this rank cannot apply", origin);
+    if (!b->contig) { /* a pair type: its gaps need its C layout, the pieces packed together first
+                       */
+        char *tdata = malloc(q->bytes);
+        if (!tdata)
+            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q->bytes);
+        pieces_move(pc, q->nrun, tdata, false);
+        combine(job, call, q->op, &o, n, b, tdata, odata, q->bytes);
+        pieces_move(pc, q->nrun, tdata, true);
+        free(tdata);
+    } else { /* piece by piece in place; n counts the elements of all (> 0, checked) */
+        size_t per = n / (q->bytes / b->size);
+        for (uint32_t i = 0; i < q->nrun; odata += pc[i++].len)
+            combine(job, call, q->op, &o, per * (pc[i].len / b->size), NULL,
+                    (char *)(uintptr_t)pc[i].addr, odata, pc[i].len);
+    }
+}
+
+/* The target's side (the service's handler): 1 while another holds the lock.
+ * A call is one record (acc_remote), or the records an origin queued in an
+ * epoch (win_defer_send), applied in the order they were made; only a call of
+ * one record fetches. */
 int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out, size_t *outlen)
 {
     const char *call = "MPI_Accumulate (at the target)";
-    acc_call q;
-    if (len < sizeof q) cr_fatal(job, call, "a call from rank %d is %zu bytes", origin, len);
-    memcpy(&q, in, sizeof q);
-    const acc_piece *pc = (const acc_piece *)((const char *)in + sizeof q);
-    const char *odata = (const char *)(pc + q.nrun);
-    size_t want = sizeof q + q.nrun * sizeof *pc + (q.op == MPI_NO_OP ? 0 : q.bytes);
-    mpi_win *w = win_by_ctl(q.ctl);
-    const mpi_type *b = q.base > 0 && q.base < job->mpi->ntypes && mpi_type_at(q.base) &&
-                                mpi_type_at(q.base)->predef
-                            ? mpi_type_at(q.base)
-                            : NULL;
-    if (len != want || !w || !b || !b->size || q.bytes % b->size)
+    const char *p = in;
+    acc_call first;
+    if (len < sizeof first) cr_fatal(job, call, "a call from rank %d is %zu bytes", origin, len);
+    memcpy(&first, p, sizeof first);
+    mpi_win *w = win_by_ctl(first.ctl);
+    if (!w)
         cr_fatal(job, call,
-                 "rank %d sent an accumulate this rank cannot take (%zu bytes, window %s)", origin,
-                 len, w ? "found" : "not found: freed before the accumulate completed?");
+                 "rank %d sent an accumulate for a window not found here: freed before the "
+                 "accumulate completed?",
+                 origin);
     if (!w->used) return 1; /* still being made here: later */
     uint64_t free_word = 0;
     if (!__atomic_compare_exchange_n(&w->myctl[CTL_ACC], &free_word, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return 1;
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < q.nrun; i++) {
-        total += pc[i].len;
-        if (!cr_rma_exposed(job, pc[i].addr, pc[i].len) || total > q.bytes ||
-            (b->contig && pc[i].len % b->size))
-            cr_fatal(job, call,
-                     "rank %d accumulates into %llu bytes at %#llx, outside this rank's window",
-                     origin, (unsigned long long)pc[i].len, (unsigned long long)pc[i].addr);
-    }
-    if (total != q.bytes || !q.bytes)
-        cr_fatal(job, call, "rank %d sent %llu bytes of pieces for %llu", origin,
-                 (unsigned long long)total, (unsigned long long)q.bytes);
-    if (q.fetch) { /* the old data, packed */
-        if (!(*out = malloc(q.bytes)))
-            cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
-        pieces_move(pc, q.nrun, *out, false);
-        *outlen = q.bytes;
-    }
-    if (q.op != MPI_NO_OP) {
-        cr_redop o = {0};
-        mpi_opctx octx;
-        bool packed;
-        size_t n = 0;
-        bool pair = !b->contig && q.op != MPI_REPLACE;
-        if (q.op != MPI_REPLACE &&
-            mpi_redop(job, w->comm, call, q.op, b, q.bytes / b->size, &o, &octx, &packed, &n))
-            cr_fatal(job, call, "rank %d sent an operation this rank cannot apply", origin);
-        if (pair) { /* its gaps need its C layout: the pieces packed together first */
-            char *tdata = malloc(q.bytes);
-            if (!tdata)
-                cr_fatal(job, call, "out of memory for %llu bytes", (unsigned long long)q.bytes);
-            pieces_move(pc, q.nrun, tdata, false);
-            combine(job, call, q.op, &o, n, b, tdata, odata, q.bytes);
-            pieces_move(pc, q.nrun, tdata, true);
-            free(tdata);
-        } else { /* piece by piece in place; n counts the elements of all (> 0, checked) */
-            size_t per = n / (q.bytes / b->size);
-            for (uint32_t i = 0; i < q.nrun; odata += pc[i++].len)
-                combine(job, call, q.op, &o, per * (pc[i].len / b->size), NULL,
-                        (char *)(uintptr_t)pc[i].addr, odata, pc[i].len);
-        }
+    acc_rec r;
+    for (size_t at = 0; at < len;) { /* each checked before it is applied */
+        at += acc_check(job, call, origin, p + at, len - at, w, &r);
+        if (r.q.fetch && at != len)
+            cr_fatal(job, call, "rank %d sent a call of many records, one fetching", origin);
+        acc_apply(job, call, origin, w, &r, out, outlen);
     }
     __atomic_store_n(&w->myctl[CTL_ACC], 0, __ATOMIC_RELEASE);
     return 0;
+}
+
+/* ---- deferred: small transfers of an active-target epoch --------------------------- */
+
+/* A put or an accumulate that fetches nothing, of up to DEFER_BYTES in up to
+ * DEFER_PIECES runs, into a member's memory this rank does not map, in a
+ * fence or start/complete epoch, is queued as an acc_call record (a put is
+ * MPI_REPLACE) and sent to the target's service with the others of the
+ * epoch as one call, when the epoch closes or when the member's queue would
+ * pass DEFER_BATCH (what travels inside one request: larger calls cost a
+ * receive of what follows at the target, and buffers that come and go). Done each on its own, such
+ * a transfer costs a system call or two (process_vm_writev; the accumulate lock, a read and a
+ * write) or a round trip to that service: 7-13 us; queued, its copy. The service applies a call's
+ * records in order, under the accumulate lock; a transfer that is not queued sends the queue first
+ * where MPI orders them (an accumulate, acc_lock and acc_remote). Not queued: passive-target epochs
+ * (the target may compute without calling courier, and single copy needs none of its CPU), courier
+ * run --sim (its model costs each transfer) and
+ * --check=rma (it records each). */
+#define DEFER_BYTES 4096
+#define DEFER_PIECES 64
+#define DEFER_BATCH CR_RMA_INLINE
+
+/* Send member m's queue: answered (the flush that follows waits for it and
+ * for every quiet one before), or quiet (a full batch in the epoch, whose
+ * record that did not fit is queued next: an answered send follows). */
+static void defer_send_one(cr_job *job, const char *call, mpi_win *w, int m, bool quiet)
+{
+    struct win_defer *d = &w->dq[m];
+    if (quiet)
+        cr_rma_call_quiet(job, call, cr_group_rank(&w->c->g, m), d->buf, d->len);
+    else
+        cr_rma_call(job, call, cr_group_rank(&w->c->g, m), d->buf, d->len, NULL, 0);
+    /* the buffer is the engine's now; the next one starts as large */
+    *d = (struct win_defer){.cap = d->cap};
+    w->ndq--;
+}
+
+void win_defer_send(cr_job *job, const char *call, mpi_win *w, int t)
+{
+    if (!w->ndq) return;
+    for (int m = t < 0 ? 0 : t; m < (t < 0 ? w->size : t + 1); m++)
+        if (w->dq[m].len) defer_send_one(job, call, w, m, false);
+}
+
+/* Queue the transfer (op on the packed odata, bytes long, into a's runs at
+ * t), when it may be: true when it was. */
+static bool defer(cr_job *job, const char *call, const rma_args *a, const cr_rtarget *t, MPI_Op op,
+                  const char *odata, size_t bytes)
+{
+    mpi_win *w = a->w;
+    if (job->vt.base || w->chk || t->map || t->peer == job->rank || !bytes || bytes > DEFER_BYTES ||
+        a->rs.n > DEFER_PIECES || a->tt->base <= 0 || w->lock_all || w->lockst[a->target])
+        return false; /* (else the epoch is a fence's or a start's: args_check) */
+    size_t len =
+        sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
+    if (!w->dq && !(w->dq = calloc((size_t)w->size, sizeof *w->dq)))
+        cr_fatal(job, call, "out of memory");
+    struct win_defer *d = &w->dq[a->target];
+    if (d->len && d->len + len > DEFER_BATCH) defer_send_one(job, call, w, a->target, true);
+    if (!d->buf || d->len + len > d->cap) {
+        size_t cap = d->cap ? d->cap : 4096;
+        while (cap < d->len + len) cap *= 2;
+        char *nb = realloc(d->buf, cap);
+        if (!nb) cr_fatal(job, call, "out of memory for %zu bytes of queued transfers", cap);
+        d->buf = nb;
+        d->cap = cap;
+    }
+    if (!d->len) w->ndq++;
+    acc_call q = {.ctl = ctl_at(w, a->target, 0).addr,
+                  .op = op,
+                  .base = a->tt->base,
+                  .nrun = (uint32_t)a->rs.n,
+                  .bytes = bytes};
+    char *at = d->buf + d->len;
+    memcpy(at, &q, sizeof q);
+    acc_piece *pc = (acc_piece *)(void *)(at + sizeof q);
+    for (int i = 0; i < a->rs.n; i++)
+        pc[i] = (acc_piece){t->addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
+    if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
+    d->len += len;
+    return true;
 }
 
 /* The origin's side: an accumulate waits for its answer only when it fetches. */
@@ -631,6 +774,7 @@ static void acc_remote(cr_job *job, const char *call, rma_args *a, const char *o
                        MPI_Op op, size_t bytes)
 {
     cr_rtarget t = args_target(a), c = ctl_at(a->w, a->target, 0);
+    win_defer_send(job, call, a->w, a->target); /* queued ones first: the service keeps the order */
     size_t len =
         sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
     char *buf = malloc(len); /* the engine's from here: sent from, then freed */
@@ -679,6 +823,7 @@ static int accumulate(cr_job *job, const char *call, rma_args *a, const char *od
     }
     int jr = cr_group_rank(&w->c->g, a->target);
     cr_rtarget t = args_target(a);
+    if (!rdata && defer(job, call, a, &t, op, odata, bytes)) return MPI_SUCCESS;
     if ((t.map || jr == job->rank) && a->rs.n == 1 && !pair) {
         /* memory this rank maps, one run: combine in place (one pass) */
         char *p = (t.map ? t.map : (char *)(uintptr_t)t.addr) + a->rs.r[0].off;

@@ -47,6 +47,7 @@ int PMPI_Win_fence(int mode, MPI_Win win)
                       "a lock or post/start epoch is open on this window: fences cannot mix "
                       "with it");
     if (rc) return mpi_leave(job, rc);
+    win_defer_send(job, call, w, -1);
     cr_rma_flush(job, call, -1);
     if (w->chk) mpi_check_rma_fence(job, w, call, mode); /* --check=rma */
     cr_coll_barrier(job, &w->c->g, call);
@@ -334,6 +335,7 @@ int PMPI_Win_complete(MPI_Win win)
     if (!rc && !w->acc_on)
         rc = win_fail(job, win, call, MPI_ERR_RMA_SYNC, "MPI_Win_start was not called");
     if (rc) return mpi_leave(job, rc);
+    win_defer_send(job, call, w, -1);
     cr_rma_flush(job, call, -1);
     if (w->chk) mpi_check_rma_complete(job, w, call); /* --check=rma */
     for (int i = 0; i < w->nacc; i++)

@@ -29,8 +29,7 @@
 #include "single_copy.h"
 
 #define RMA_TAG_REQ 0
-/* Puts up to this size travel inside their request. */
-#define RMA_INLINE 4096
+#define RMA_INLINE CR_RMA_INLINE
 
 enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY, RQ_PUTV, RQ_GETV, RQ_CALL };
 
@@ -57,6 +56,9 @@ typedef struct rma_vrun {
  * (lo | hi << 32) and the origin's group in b: its answer is marked so that
  * the model combines it with the other targets' (cr_vt_answer_next). */
 #define RQ_F_BCAST 1
+/* A call without an answer (cr_rma_call_quiet): its completion is told by
+ * the next answered call of the same origin, since calls run in order. */
+#define RQ_F_QUIET 2
 typedef struct rma_msg {
     uint8_t op, amo;
     uint16_t flags;
@@ -83,6 +85,7 @@ typedef struct rma_op {
     uint8_t vec;  /* service: RQ_PUTV, RQ_GETV (their descriptors come into own) or RQ_CALL */
     uint64_t nvec, vlen; /* ... how many pieces, and their bytes (a call: vlen bytes) */
     size_t owncap;       /* a call's: own's size */
+    bool quiet;          /* service: a call not answered (RQ_F_QUIET) */
 } rma_op;
 
 typedef struct rma_span {
@@ -384,7 +387,10 @@ static int run_calls(cr_job *job, cr_rma *m)
             m->callbuf_len = o->owncap;
             o->own = NULL;
         }
-        reply_own(job, m, o->peer, (int32_t)o->old, out, outlen, 0, out);
+        if (o->quiet)
+            free(out);
+        else
+            reply_own(job, m, o->peer, (int32_t)o->old, out, outlen, 0, out);
         op_put(m, o);
         n++;
     }
@@ -441,7 +447,9 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
         o->old = (uint64_t)q.ticket;
         o->vec = RQ_CALL;
         o->vlen = q.len;
-        if (q.len > CR_RMA_CALL_MAX || (q.len <= RMA_INLINE && got - sizeof q != q.len))
+        o->quiet = q.flags & RQ_F_QUIET;
+        if (q.len > CR_RMA_CALL_MAX || (q.len <= RMA_INLINE && got - sizeof q != q.len) ||
+            (o->quiet && q.len > RMA_INLINE))
             cr_fatal(job, "one-sided service", "a call from rank %d of %llu bytes carries %zu",
                      origin, (unsigned long long)q.len, got - sizeof q);
         o->owncap = q.len;
@@ -957,6 +965,21 @@ uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t l
         follows = cr_isend(job, call, peer, CR_CTX_RMA, -tag, in, len);
     }
     return track(job, m, peer, answer, follows, own, NULL, ticket);
+}
+
+void cr_rma_call_quiet(cr_job *job, const char *call, int peer, void *in, size_t len)
+{
+    if (len > RMA_INLINE) {
+        uint64_t ticket = cr_rma_call(job, call, peer, in, len, NULL, 0);
+        (void)ticket; /* the next flush waits for it */
+        return;
+    }
+    rma_msg q = {.op = RQ_CALL, .flags = RQ_F_QUIET, .len = len};
+    char buf[sizeof q + RMA_INLINE];
+    memcpy(buf, &q, sizeof q);
+    memcpy(buf + sizeof q, in, len);
+    cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
+    free(in);
 }
 
 uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, uint64_t a,

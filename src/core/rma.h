@@ -142,11 +142,19 @@ uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, 
  * the answer lands in out (outlen bytes) once its ticket is done. The handler
  * runs under the lock, in the service: it must not wait. */
 #define CR_RMA_CALL_MAX (64 << 20)
+/* Puts and calls up to this size travel inside their request: one message,
+ * copied there, without a receive posted for what follows. */
+#define CR_RMA_INLINE 4096
 typedef int (*cr_rma_call_fn)(cr_job *job, int origin, const void *in, size_t len, void **out,
                               size_t *outlen);
 void cr_rma_set_call(cr_job *job, cr_rma_call_fn fn);
 uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t len, void *out,
                      size_t outlen);
+/* A call without an answer (in, len as for cr_rma_call; out of nothing): the
+ * peer runs it before the next call this rank sends it, whose answer therefore
+ * says both are done. Nothing waits for it before then: a flush does not. For
+ * a queue of calls whose last is answered (MPI's deferred transfers). */
+void cr_rma_call_quiet(cr_job *job, const char *call, int peer, void *in, size_t len);
 /* Does [addr, addr+len) lie in memory this rank exposed (for a handler)? */
 bool cr_rma_exposed(cr_job *job, uint64_t addr, uint64_t len);
 bool cr_rma_done(cr_job *job, uint64_t ticket);
