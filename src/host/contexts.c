@@ -588,6 +588,11 @@ _Noreturn void cr_ctx_exit(int status)
     exit(status);
 }
 
+_Noreturn void __wrap_exit(int status)
+{
+    cr_ctx_exit(status);
+}
+
 void cr_ctx_warm(const void *p, size_t len)
 {
     if (!cr_ctx_active()) return;

@@ -31,6 +31,9 @@ CR_CTX_EXPORT int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *ma
 /* The program called exit: in a context, only its rank ends (its own exit
  * handlers run, as at a return from main); else the process exits. */
 CR_CTX_EXPORT _Noreturn void cr_ctx_exit(int status);
+/* What exit is in what the linker's --wrap=exit links (courier-cc's programs
+ * and shared libraries): cr_ctx_exit. */
+CR_CTX_EXPORT _Noreturn void __wrap_exit(int status);
 /* Is this thread running a rank's context? */
 bool cr_ctx_active(void);
 /* The segments a rank inherits (the host's, the simulator's, the secret's
