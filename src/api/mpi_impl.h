@@ -779,6 +779,7 @@ struct cr_mpi {
         char *p;
         size_t len;
         cr_shared sh;
+        bool spare; /* freed, kept for the next allocation it fits */
     } * amem;
     int namem, amemcap;
     /* Info objects (mpi_info.c): slot 0 is MPI_INFO_ENV, built when first read. */
