@@ -2,8 +2,9 @@
  * window object, the layout of a member's control block, and what the three
  * files share. mpi_win.c makes, frees and describes windows (handles,
  * errors, names, info, attributes); mpi_win_rma.c moves data (put, get, the
- * accumulates, and the target's service that does an accumulate for an origin
- * that does not map its control block); mpi_win_sync.c opens and closes the
+ * accumulates, the queue of an active-target epoch's small transfers, and the
+ * target's service that does an accumulate for an origin that does not map its
+ * control block); mpi_win_sync.c opens and closes the
  * epochs (fence, lock, lock_all, post/start/complete/wait, flush, sync).
  *
  * Invariants (mpi_win.c's opening comment holds the window's):

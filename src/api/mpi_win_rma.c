@@ -9,8 +9,11 @@
  *    target's window (or, dynamic, inside a region attached there): nothing
  *    is ever written outside (args_check);
  *  - every transfer is one engine put or get per contiguous run of the target
- *    datatype; its temporaries are freed by its completion (xfer_done), so a
- *    call that returns leaves none of a completed transfer behind;
+ *    datatype, or (a small one of an active-target epoch into memory this
+ *    rank does not map: "deferred") a record queued for the target's service
+ *    that the epoch's end sends; its temporaries are freed by its completion
+ *    (xfer_done), so a call that returns leaves none of a completed transfer
+ *    behind;
  *  - accumulates, fetch-and-op and compare-and-swap run under the target's
  *    accumulate lock (its control block's CTL_ACC word), taken by the origin
  *    or, for one that does not map the control block, by the target's service
@@ -693,17 +696,18 @@ int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out, s
 /* A put or an accumulate that fetches nothing, of up to DEFER_BYTES in up to
  * DEFER_PIECES runs, into a member's memory this rank does not map, in a
  * fence or start/complete epoch, is queued as an acc_call record (a put is
- * MPI_REPLACE) and sent to the target's service with the others of the
- * epoch as one call, when the epoch closes or when the member's queue would
- * pass DEFER_BATCH (what travels inside one request: larger calls cost a
- * receive of what follows at the target, and buffers that come and go). Done each on its own, such
- * a transfer costs a system call or two (process_vm_writev; the accumulate lock, a read and a
- * write) or a round trip to that service: 7-13 us; queued, its copy. The service applies a call's
- * records in order, under the accumulate lock; a transfer that is not queued sends the queue first
- * where MPI orders them (an accumulate, acc_lock and acc_remote). Not queued: passive-target epochs
- * (the target may compute without calling courier, and single copy needs none of its CPU), courier
- * run --sim (its model costs each transfer) and
- * --check=rma (it records each). */
+ * MPI_REPLACE) and sent to the target's service with the others of the epoch
+ * when the epoch closes, or when the member's queue would pass DEFER_BATCH
+ * (what travels inside one request: larger calls cost a receive of what
+ * follows at the target, and buffers that come and go). Done on its own, such
+ * a transfer costs a system call or two (process_vm_writev; the accumulate
+ * lock, a read and a write) or a round trip to that service: 7-13 us; queued,
+ * its copy. The service applies a call's records in order, under the
+ * accumulate lock; a transfer that is not queued sends the queue first where
+ * MPI orders them (accumulates: acc_lock, acc_remote). Not queued:
+ * passive-target epochs (the target may compute without calling courier, and
+ * single copy needs none of its CPU), courier run --sim (its model costs each
+ * transfer) and --check=rma (it records each). */
 #define DEFER_BYTES 4096
 #define DEFER_PIECES 64
 #define DEFER_BATCH CR_RMA_INLINE
