@@ -691,6 +691,30 @@ int acc_serve(cr_job *job, int origin, const void *in, size_t len, void **out, s
     return 0;
 }
 
+/* The length of the record of a's accumulate (op on bytes of packed origin
+ * data): the acc_call, its pieces, the data (none for MPI_NO_OP). */
+static size_t acc_rec_len(const rma_args *a, MPI_Op op, size_t bytes)
+{
+    return sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
+}
+
+/* Write that record at at: op on odata into a's runs at t, fetching or not. */
+static void acc_rec_write(char *at, const rma_args *a, const cr_rtarget *t, MPI_Op op, bool fetch,
+                          const char *odata, size_t bytes)
+{
+    acc_call q = {.ctl = ctl_at(a->w, a->target, 0).addr,
+                  .op = op,
+                  .base = a->tt->base,
+                  .nrun = (uint32_t)a->rs.n,
+                  .fetch = fetch,
+                  .bytes = bytes};
+    memcpy(at, &q, sizeof q);
+    acc_piece *pc = (acc_piece *)(void *)(at + sizeof q);
+    for (int i = 0; i < a->rs.n; i++)
+        pc[i] = (acc_piece){t->addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
+    if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
+}
+
 /* ---- deferred: small transfers of an active-target epoch --------------------------- */
 
 /* A put or an accumulate that fetches nothing, of up to DEFER_BYTES in up to
@@ -743,8 +767,7 @@ static bool defer(cr_job *job, const char *call, const rma_args *a, const cr_rta
     if (job->vt.base || w->chk || t->map || t->peer == job->rank || !bytes || bytes > DEFER_BYTES ||
         a->rs.n > DEFER_PIECES || a->tt->base <= 0 || w->lock_all || w->lockst[a->target])
         return false; /* (else the epoch is a fence's or a start's: args_check) */
-    size_t len =
-        sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
+    size_t len = acc_rec_len(a, op, bytes);
     if (!w->dq && !(w->dq = calloc((size_t)w->size, sizeof *w->dq)))
         cr_fatal(job, call, "out of memory");
     struct win_defer *d = &w->dq[a->target];
@@ -758,17 +781,7 @@ static bool defer(cr_job *job, const char *call, const rma_args *a, const cr_rta
         d->cap = cap;
     }
     if (!d->len) w->ndq++;
-    acc_call q = {.ctl = ctl_at(w, a->target, 0).addr,
-                  .op = op,
-                  .base = a->tt->base,
-                  .nrun = (uint32_t)a->rs.n,
-                  .bytes = bytes};
-    char *at = d->buf + d->len;
-    memcpy(at, &q, sizeof q);
-    acc_piece *pc = (acc_piece *)(void *)(at + sizeof q);
-    for (int i = 0; i < a->rs.n; i++)
-        pc[i] = (acc_piece){t->addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
-    if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
+    acc_rec_write(d->buf + d->len, a, t, op, false, odata, bytes);
     d->len += len;
     return true;
 }
@@ -777,23 +790,12 @@ static bool defer(cr_job *job, const char *call, const rma_args *a, const cr_rta
 static void acc_remote(cr_job *job, const char *call, rma_args *a, const char *odata, char *rdata,
                        MPI_Op op, size_t bytes)
 {
-    cr_rtarget t = args_target(a), c = ctl_at(a->w, a->target, 0);
+    cr_rtarget t = args_target(a);
     win_defer_send(job, call, a->w, a->target); /* queued ones first: the service keeps the order */
-    size_t len =
-        sizeof(acc_call) + (size_t)a->rs.n * sizeof(acc_piece) + (op == MPI_NO_OP ? 0 : bytes);
+    size_t len = acc_rec_len(a, op, bytes);
     char *buf = malloc(len); /* the engine's from here: sent from, then freed */
     if (!buf) cr_fatal(job, call, "out of memory for an accumulate of %zu bytes", len);
-    acc_call q = {.ctl = c.addr,
-                  .op = op,
-                  .base = a->tt->base,
-                  .nrun = (uint32_t)a->rs.n,
-                  .fetch = rdata != NULL,
-                  .bytes = bytes};
-    memcpy(buf, &q, sizeof q);
-    acc_piece *pc = (acc_piece *)(buf + sizeof q);
-    for (int i = 0; i < a->rs.n; i++)
-        pc[i] = (acc_piece){t.addr + (uint64_t)a->rs.r[i].off, a->rs.r[i].len};
-    if (op != MPI_NO_OP) memcpy(pc + a->rs.n, odata, bytes);
+    acc_rec_write(buf, a, &t, op, rdata != NULL, odata, bytes);
     cr_rma_call(job, call, t.peer, buf, len, rdata, rdata ? bytes : 0);
     if (rdata) cr_rma_flush(job, call, t.peer);
 }

@@ -29,12 +29,11 @@
 #include "single_copy.h"
 
 #define RMA_TAG_REQ 0
-#define RMA_INLINE CR_RMA_INLINE
 
 enum { RQ_PUT = 1, RQ_PUT_LARGE, RQ_GET, RQ_AMO, RQ_AMO_NOREPLY, RQ_PUTV, RQ_GETV, RQ_CALL };
 
 /* RQ_CALL: len bytes for the layer above's handler at the target
- * (cr_rma_set_call), inside the request up to RMA_INLINE, else in the message
+ * (cr_rma_set_call), inside the request up to CR_RMA_INLINE, else in the message
  * that follows with tag -ticket; the answer is what the handler gives back.
  * Calls are run in the order they came, and one the handler finds busy (a
  * lock another holds) holds back those after it. */
@@ -107,7 +106,7 @@ typedef struct cr_rma {
     /* the service */
     bool on;
     cr_req *in; /* the posted request receive */
-    char inbuf[sizeof(rma_msg) + RMA_INLINE];
+    char inbuf[sizeof(rma_msg) + CR_RMA_INLINE];
     rma_span *spans;
     int nspans, cap;
 } cr_rma;
@@ -381,7 +380,7 @@ static int run_calls(cr_job *job, cr_rma *m)
         size_t outlen = 0;
         if (m->call_fn(job, o->peer, o->own, (size_t)o->vlen, &out, &outlen)) break;
         m->calls = o->next;
-        if (o->vlen > RMA_INLINE && o->owncap > m->callbuf_len) { /* kept for the next */
+        if (o->vlen > CR_RMA_INLINE && o->owncap > m->callbuf_len) { /* kept for the next */
             free(m->callbuf);
             m->callbuf = o->own;
             m->callbuf_len = o->owncap;
@@ -448,12 +447,12 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
         o->vec = RQ_CALL;
         o->vlen = q.len;
         o->quiet = q.flags & RQ_F_QUIET;
-        if (q.len > CR_RMA_CALL_MAX || (q.len <= RMA_INLINE && got - sizeof q != q.len) ||
-            (o->quiet && q.len > RMA_INLINE))
+        if (q.len > CR_RMA_CALL_MAX || (q.len <= CR_RMA_INLINE && got - sizeof q != q.len) ||
+            (o->quiet && q.len > CR_RMA_INLINE))
             cr_fatal(job, "one-sided service", "a call from rank %d of %llu bytes carries %zu",
                      origin, (unsigned long long)q.len, got - sizeof q);
         o->owncap = q.len;
-        if (q.len > RMA_INLINE && m->callbuf && m->callbuf_len >= q.len) {
+        if (q.len > CR_RMA_INLINE && m->callbuf && m->callbuf_len >= q.len) {
             o->own = m->callbuf;
             o->owncap = m->callbuf_len;
             m->callbuf = NULL;
@@ -461,7 +460,7 @@ static void serve(cr_job *job, cr_rma *m, int origin, const char *msg, size_t go
             cr_fatal(job, "one-sided service", "out of memory for a call's %llu bytes",
                      (unsigned long long)q.len);
         }
-        if (q.len <= RMA_INLINE) {
+        if (q.len <= CR_RMA_INLINE) {
             memcpy(o->own, msg + sizeof q, q.len);
         } else { /* in the queue now all the same: calls run in the order they came */
             cr_sel s = {
@@ -764,7 +763,7 @@ uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const vo
     if (moved_direct(job, call, t, (char *)src, len, true, opt)) return 0;
     uint64_t ticket = m->next_ticket++;
     int32_t tag = ticket_tag(ticket);
-    rma_msg q = {.op = len <= RMA_INLINE ? RQ_PUT : RQ_PUT_LARGE,
+    rma_msg q = {.op = len <= CR_RMA_INLINE ? RQ_PUT : RQ_PUT_LARGE,
                  .ticket = tag,
                  .addr = t->addr,
                  .len = len,
@@ -777,7 +776,7 @@ uint64_t cr_rma_put(cr_job *job, const char *call, const cr_rtarget *t, const vo
     cr_req *ack = cr_irecv(job, call, &s, NULL, 0);
     cr_req *data = NULL;
     if (q.op == RQ_PUT) {
-        char buf[sizeof q + RMA_INLINE];
+        char buf[sizeof q + CR_RMA_INLINE];
         memcpy(buf, &q, sizeof q);
         memcpy(buf + sizeof q, src, len);
         hw_request(job, t->peer, sizeof q + len);
@@ -939,6 +938,18 @@ bool cr_rma_exposed(cr_job *job, uint64_t addr, uint64_t len)
     return job->rma && exposed(job->rma, addr, len);
 }
 
+/* Send call request q with its len bytes at in (at most CR_RMA_INLINE) inside
+ * it; in is freed. */
+static void call_inline(cr_job *job, const char *call, int peer, const rma_msg *q, void *in,
+                        size_t len)
+{
+    char buf[sizeof *q + CR_RMA_INLINE];
+    memcpy(buf, q, sizeof *q);
+    memcpy(buf + sizeof *q, in, len);
+    cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof *q + len);
+    free(in);
+}
+
 uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t len, void *out,
                      size_t outlen)
 {
@@ -953,12 +964,8 @@ uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t l
     cr_req *answer = cr_irecv(job, call, &s, out, outlen);
     cr_req *follows = NULL;
     void *own = in;
-    if (len <= RMA_INLINE) {
-        char buf[sizeof q + RMA_INLINE];
-        memcpy(buf, &q, sizeof q);
-        memcpy(buf + sizeof q, in, len);
-        cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
-        free(in);
+    if (len <= CR_RMA_INLINE) {
+        call_inline(job, call, peer, &q, in, len);
         own = NULL;
     } else { /* sent from in itself, freed once sent */
         cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, &q, sizeof q);
@@ -969,17 +976,13 @@ uint64_t cr_rma_call(cr_job *job, const char *call, int peer, void *in, size_t l
 
 void cr_rma_call_quiet(cr_job *job, const char *call, int peer, void *in, size_t len)
 {
-    if (len > RMA_INLINE) {
+    if (len > CR_RMA_INLINE) {
         uint64_t ticket = cr_rma_call(job, call, peer, in, len, NULL, 0);
         (void)ticket; /* the next flush waits for it */
         return;
     }
     rma_msg q = {.op = RQ_CALL, .flags = RQ_F_QUIET, .len = len};
-    char buf[sizeof q + RMA_INLINE];
-    memcpy(buf, &q, sizeof q);
-    memcpy(buf + sizeof q, in, len);
-    cr_send(job, call, peer, CR_CTX_RMA, RMA_TAG_REQ, buf, sizeof q + len);
-    free(in);
+    call_inline(job, call, peer, &q, in, len);
 }
 
 uint64_t cr_rma_amo(cr_job *job, const char *call, const cr_rtarget *t, int op, uint64_t a,
