@@ -612,6 +612,9 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     if (!p->have_hello) hellos_pump(job, call);
     if (!rpart_in(p, partition)) cr_progress(job);
     *flag = rpart_in(p, partition);
-    if (*flag) unpack_part(p, partition);
+    if (*flag)
+        unpack_part(p, partition);
+    else if (!job->vt.base)
+        cr_poll_missed(job, call, &(cr_wait){.call = call});
     return mpi_leave(job, MPI_SUCCESS);
 }

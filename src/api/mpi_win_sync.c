@@ -129,6 +129,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!(st & 4)) lock_give(job, call, w, rank, st & 2 ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
     w->lockst[rank] = 0;
     w->nlocks--;
+    cr_poll_spun(job, true); /* a loop may poll memory in lock-get-unlock epochs */
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -165,6 +166,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (w->lock_all != 2)
         for (int t = 0; t < w->size; t++) lock_give(job, call, w, t, MPI_LOCK_SHARED);
     w->lock_all = 0;
+    cr_poll_spun(job, true);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -180,8 +182,10 @@ static int flush(const char *call, int rank, MPI_Win win, bool all)
     if (job) {
         mpi_win *w = win_get(win);
         if (w && !w->chk && (all || (rank >= 0 && rank < w->size)) && (w->nlocks || w->lock_all) &&
-            cr_rma_idle(job))
+            cr_rma_idle(job)) {
+            cr_poll_spun(job, false); /* a loop may poll memory with it */
             return MPI_SUCCESS;
+        }
     }
     job = mpi_enter(call);
     mpi_win *w;
@@ -194,6 +198,7 @@ static int flush(const char *call, int rank, MPI_Win win, bool all)
         cr_rma_flush(job, call, all ? -1 : cr_group_rank(&w->c->g, rank));
     if (w->chk && (all || rank != MPI_PROC_NULL)) /* --check=rma */
         mpi_check_rma_flush(job, w, call, all ? -1 : rank, !strstr(call, "_local"));
+    cr_poll_spun(job, true);
     return mpi_leave(job, MPI_SUCCESS);
 }
 
@@ -233,6 +238,7 @@ int PMPI_Win_sync(MPI_Win win)
     if (!rc) __atomic_fetch_add(&w->sync_word, 0, __ATOMIC_SEQ_CST);
     if (!rc && w->chk) mpi_check_rma_sync(job, w, call); /* --check=rma */
     if (!rc) cr_rma_sim_serve(job);
+    if (!rc) cr_poll_spun(job, true); /* a loop may poll shared memory with it */
     return mpi_leave(job, rc);
 }
 
@@ -356,6 +362,8 @@ static int wait_or_test(const char *call, MPI_Win win, int *flag)
     if (flag) {
         if (!words_ready(&a)) cr_progress(job);
         *flag = words_ready(&a);
+        if (!*flag && !job->vt.base) /* the posts come as words, not as arrivals */
+            cr_poll_missed(job, call, &(cr_wait){.call = call});
         if (!*flag) return mpi_leave(job, MPI_SUCCESS);
     } else if (!words_ready(&a)) {
         cr_rma_wait_word(job, call, words_ready, &a);

@@ -216,7 +216,10 @@ int cr_handle_test(cr_handle h)
     int i = pending_find(job, "cr_handle_test", h);
     int done = cr_rma_done(job, n->pend[i].ticket);
     if (!done && cr_progress(job)) done = cr_rma_done(job, n->pend[i].ticket);
-    if (done) n->pend[i] = n->pend[--n->npend];
+    if (done)
+        n->pend[i] = n->pend[--n->npend];
+    else if (!job->vt.base)
+        cr_poll_missed(job, "cr_handle_test", &(cr_wait){.call = "cr_handle_test"});
     cr_native_leave(job);
     return done;
 }
@@ -321,6 +324,8 @@ int cr_event_test(int ev)
     uint64_t *w = event_mine(job, "cr_event_test", ev);
     int got = event_take(w);
     if (!got && cr_progress(job)) got = event_take(w);
+    if (!got && !job->vt.base) /* other ranks' puts may set it without a message */
+        cr_poll_missed(job, "cr_event_test", &(cr_wait){.call = "cr_event_test"});
     cr_native_leave(job);
     return got;
 }
@@ -351,9 +356,22 @@ uint64_t cr_fetch_add(int rank, int key, size_t off, uint64_t value)
     return amo("cr_fetch_add", rank, key, off, CR_AMO_ADD, value, 0);
 }
 
+/* The two calls a spin lock or a flag loop repeats: a miss gives the core up
+ * every few calls with more ranks than cores (engine.h: cr_poll_spun). */
+static int spun(int missed)
+{
+    if (missed) {
+        cr_job *job = cr_job_get();
+        cr_lock(job);
+        cr_poll_spun(job, true);
+        cr_unlock(job);
+    }
+    return missed;
+}
+
 int cr_test_and_set(int rank, int key, size_t off)
 {
-    return amo("cr_test_and_set", rank, key, off, CR_AMO_SWAP, 1, 0) != 0;
+    return spun(amo("cr_test_and_set", rank, key, off, CR_AMO_SWAP, 1, 0) != 0);
 }
 
 uint64_t cr_cas(int rank, int key, size_t off, uint64_t expected, uint64_t desired)
@@ -363,5 +381,5 @@ uint64_t cr_cas(int rank, int key, size_t off, uint64_t expected, uint64_t desir
 
 int cr_remote_test(int rank, int key, size_t off, uint64_t value)
 {
-    return amo("cr_remote_test", rank, key, off, CR_AMO_READ, 0, 0) == value;
+    return !spun(amo("cr_remote_test", rank, key, off, CR_AMO_READ, 0, 0) != value);
 }

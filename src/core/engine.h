@@ -685,6 +685,12 @@ void cr_board_check(cr_job *job);
  * polls only miss, in a loop that does nothing else, shows on the board as
  * blocked (wait.c), so that the watchdog sees a deadlock of polling ranks. */
 void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what);
+/* A call a loop may spin on while another rank writes what it reads
+ * (MPI_Win_flush, MPI_Win_sync, MPI_Win_unlock: one-sided memory polled for a
+ * flag) returned at once: with more ranks than cores it gives the core up every few calls, as a
+ * missed poll does (wait.c: poll_yield). locked: the caller holds the job's
+ * lock (an owned fast path does not). */
+void cr_poll_spun(cr_job *job, bool locked);
 /* Simulated (--sim): the rank's program read the clock (MPI_Wtime, dclock,
  * clock_gettime) between its polls: its loop may end by time, not by what it
  * polls for, so the streak ends (wait.c: sim_poll). */

@@ -722,18 +722,23 @@ void cr_poll_clock(cr_job *job)
  * completed by MPI_Test and MPI_Testany in a loop), 4 ranks on 2 cores:
  * 7.3-13 ms a barrier and 4-7 million polls before, against Open MPI's
  * 0.09-0.6 ms. Not simulated (a poll costs virtual time there: sim_poll). */
-static void poll_yield(cr_job *job)
+static void poll_yield(cr_job *job, bool locked)
 {
     if (!job->oversub || job->vt.base || ++job->poll_yield % POLL_YIELD) return;
-    cr_unlock(job);
+    if (locked) cr_unlock(job);
     sched_yield();
-    cr_lock(job);
+    if (locked) cr_lock(job);
+}
+
+void cr_poll_spun(cr_job *job, bool locked)
+{
+    poll_yield(job, locked);
 }
 
 void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what)
 {
     struct cr_poll *p = &job->poll;
-    poll_yield(job);
+    poll_yield(job, true);
     if (job->multi || (!job->vt.base && !job->host.base && !job->pmiwatch)) return;
     p->missed = true;
     p->misses++;

@@ -3,12 +3,16 @@
  * a call (tests/mpi/CMakeLists.txt checks the lines), and must not take for a
  * hang a rank whose loop computes between its polls, or whose other threads
  * compute while it polls.
- *   hang_poll test|testany|testall|testsome|iprobe|ibarrier|blocked   (deadlocks)
+ *   hang_poll test|testany|testall|testsome|iprobe|ibarrier|blocked|wintest|parrived
+ *                                                                     (deadlocks)
  *   hang_poll work|thread                                             (finish)
  * (test, testany, testall, testsome: each rank polls a receive the other never
  * sends; iprobe: rank 0 probes for any message, rank 1 polls MPI_Test;
  * ibarrier: rank 1 polls a barrier rank 0 never enters, rank 0 polls MPI_Iprobe;
- * blocked: rank 0 polls, rank 1 waits in MPI_Recv; work: rank 0 computes for 3 s
+ * blocked: rank 0 polls, rank 1 waits in MPI_Recv; wintest: rank 0 polls
+ * MPI_Win_test for an access epoch rank 1 never opens, rank 1 waits in
+ * MPI_Recv; parrived: rank 0 polls MPI_Parrived for a partition rank 1 never
+ * sends, rank 1 waits in MPI_Recv; work: rank 0 computes for 3 s
  * in steps of 0.2 ms with a poll between each, then sends, while rank 1 polls;
  * thread: rank 0's second thread computes for 3 s while its main thread polls,
  * then it sends, while rank 1 polls.) */
@@ -91,6 +95,26 @@ int main(int argc, char **argv)
             while (!flag) OK(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
         else
             OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    } else if (!strcmp(m, "wintest")) {
+        MPI_Win w;
+        MPI_Group wg, pg;
+        OK(MPI_Win_create(&x, sizeof x, sizeof x, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+        OK(MPI_Win_get_group(w, &wg));
+        OK(MPI_Group_incl(wg, 1, &peer, &pg));
+        if (me == 0) {
+            OK(MPI_Win_post(pg, 0, w));
+            while (!flag) OK(MPI_Win_test(w, &flag));
+        } else {
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+    } else if (!strcmp(m, "parrived")) {
+        if (me == 0) {
+            OK(MPI_Precv_init(&x, 1, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+            OK(MPI_Start(&r[0]));
+            while (!flag) OK(MPI_Parrived(r[0], 0, &flag));
+        } else {
+            OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
     } else if (!strcmp(m, "work") || !strcmp(m, "thread")) {
         if (me == 0) {
             pthread_t t;
