@@ -267,8 +267,10 @@ function wrapper(d,    ret, fname, args, n, a, i, t, nm, br, cls, params, pre, c
                 pre = pre "    char " nm "_c[CR_FSTR_MAX + 1] = \"\";\n"
                 call = call csep nm "_c"
                 # written only when the call gave one (MPI_INFO_GET with
-                # flag false leaves the program's string as it was)
-                post = post "    if (rc == MPI_SUCCESS" (args ~ /int \*flag/ ? " && *flag" : "") ")\n" \
+                # flag false leaves the program's string as it was; a call
+                # that failed may still have written one: MPI_ERROR_STRING of
+                # an unknown code says so)
+                post = post "    if ((rc == MPI_SUCCESS" (args ~ /int \*flag/ ? " && *flag" : "") ") || " nm "_c[0])\n" \
                        "        cr_fstr_out(" nm ", " nm "_len, " nm "_c);\n"
             }
             lens = lens ", size_t " nm "_len"

@@ -2,7 +2,9 @@
 ! argument, MPI_COMM_WORLD gets MPI_ERRORS_RETURN and a send to a rank that
 ! does not exist must return MPI_ERR_RANK in ierror, with the C call's
 ! message from MPI_Error_string; without it, the same send ends the job
-! with the C call's one-line report (MPI_ERRORS_ARE_FATAL).
+! with the C call's one-line report (MPI_ERRORS_ARE_FATAL). MPI_Error_string
+! of a code that is no error code fails with MPI_ERR_ARG and still says why in
+! the string, as the C call does (miniGhost prints it for its own code -1).
 program errors
   use mpi
   implicit none
@@ -23,6 +25,13 @@ program errors
     call MPI_Error_string(ierr, msg, n, n)
     if (cls == MPI_ERR_RANK) then
       print '(a)', 'fortran errors: MPI_Send to a bad rank returned MPI_ERR_RANK: ' // msg(1:n)
+      msg = 'untouched'
+      call MPI_Error_string(-1, msg, n, ierr)
+      if (ierr /= MPI_ERR_ARG .or. n < 1 .or. n > MPI_MAX_ERROR_STRING) then
+        print '(a,i0,a,i0)', 'FAIL: MPI_Error_string(-1) returned ', ierr, ' length ', n
+        call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+      end if
+      print '(a)', 'fortran errors: MPI_Error_string(-1): ' // msg(1:n)
     else
       print '(a,i0)', 'FAIL: MPI_Send to a bad rank returned class ', cls
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
