@@ -374,16 +374,18 @@ int mpi_redop(cr_job *job, MPI_Comm comm, const char *call, MPI_Op op, const mpi
     struct mpi_uop *u = uop_get(op);
     ptrdiff_t ext = type_extent(t);
     if (u) {
-        if (t->lb != 0 || t->true_lb < 0 || t->true_ub > ext || ext <= 0)
+        /* a type with no data (MPI_Type_vector(0, ...)): nothing to combine */
+        bool empty = t->size == 0 || count == 0;
+        if (!empty && (t->lb != 0 || t->true_lb < 0 || t->true_ub > ext || ext <= 0))
             return mpi_fail(job, comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
                             "user operations on datatypes whose data lies outside [0, extent) "
                             "are not supported by courier");
         ctx->user = u->fn;
         ctx->userc = u->fnc;
         ctx->dt = (MPI_Datatype)(K_TYPE | (unsigned)t->idx);
-        *o = (cr_redop){op_user, ctx, (size_t)ext, u->commute, false};
+        *o = (cr_redop){op_user, ctx, empty ? 1 : (size_t)ext, u->commute, false};
         *packed = false;
-        *n = count;
+        *n = empty ? 0 : count;
         return 0;
     }
     if (!predef_op(op))
