@@ -3122,4 +3122,12 @@ __attribute__((used)) static const int *const courier_mpi_link_guard =
 #ifdef __cplusplus
 }
 #endif
+
+/* The MPI-2.2 C++ binding (namespace MPI: MPI::COMM_WORLD.Get_rank(), ...),
+ * header-only: mpicxx.h. A program that wants only the C functions from C++
+ * defines one of the macros Open MPI's and MPICH's headers know. */
+#if defined(__cplusplus) && !defined(MPICH_SKIP_MPICXX) && !defined(OMPI_SKIP_MPICXX) && \
+    !defined(MPI_NO_CPPBIND)
+#include "mpicxx.h"
+#endif
 #endif
