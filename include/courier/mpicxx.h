@@ -336,10 +336,49 @@ template <typename T, int N = 16> class scratch
     T *p;
 };
 
+/* The C handle behind a handle class T (Datatype, Comm, ...), of C type C and
+ * null value Null, for T to derive from: T converts to the C handle, and to a
+ * pointer to it for C calls that set it; two objects of T (or of classes
+ * derived from it) compare by it. The constructors are constexpr, so that the
+ * predefined objects are constants. The one from the C handle is explicit:
+ * Comm inherits it, the others deriving from handle declare an implicit one.
+ * Where T says `using handle::operator=', it takes the C handle by
+ * assignment. Copies copy the handle. */
+template <class T, class C, C Null> class handle
+{
+  public:
+    constexpr handle() : mpi_handle(Null) {}
+    explicit constexpr handle(C c) : mpi_handle(c) {}
+    T &operator=(const C &c)
+    {
+        mpi_handle = c;
+        return static_cast<T &>(*this);
+    }
+    operator C() const
+    {
+        return mpi_handle;
+    }
+    operator C *()
+    {
+        return &mpi_handle;
+    }
+    bool operator==(const handle &h) const
+    {
+        return mpi_handle == h.mpi_handle;
+    }
+    bool operator!=(const handle &h) const
+    {
+        return mpi_handle != h.mpi_handle;
+    }
+
+  protected:
+    C mpi_handle;
+};
+
 } // namespace detail
 
 /* ---- Datatype ---------------------------------------------------------------- */
-class Datatype
+class Datatype : public detail::handle<Datatype, MPI_Datatype, MPI_DATATYPE_NULL>
 {
   public:
     typedef int Copy_attr_function(const Datatype &oldtype, int type_keyval, void *extra_state,
@@ -347,105 +386,79 @@ class Datatype
     typedef int Delete_attr_function(Datatype &type, int type_keyval, void *attribute_val,
                                      void *extra_state);
 
-    constexpr Datatype() : mpi_datatype(MPI_DATATYPE_NULL) {}
-    constexpr Datatype(MPI_Datatype d) : mpi_datatype(d) {}
-    Datatype(const Datatype &d) : mpi_datatype(d.mpi_datatype) {}
-    Datatype &operator=(const Datatype &d)
-    {
-        mpi_datatype = d.mpi_datatype;
-        return *this;
-    }
-    Datatype &operator=(const MPI_Datatype &d)
-    {
-        mpi_datatype = d;
-        return *this;
-    }
-    bool operator==(const Datatype &d) const
-    {
-        return mpi_datatype == d.mpi_datatype;
-    }
-    bool operator!=(const Datatype &d) const
-    {
-        return mpi_datatype != d.mpi_datatype;
-    }
-    operator MPI_Datatype() const
-    {
-        return mpi_datatype;
-    }
-    operator MPI_Datatype *()
-    {
-        return &mpi_datatype;
-    }
+    constexpr Datatype() {}
+    constexpr Datatype(MPI_Datatype h) : handle(h) {}
+    using handle::operator=;
 
     Datatype Create_contiguous(int count) const
     {
         Datatype t;
-        detail::check(MPI_Type_contiguous(count, mpi_datatype, &t.mpi_datatype));
+        detail::check(MPI_Type_contiguous(count, mpi_handle, &t.mpi_handle));
         return t;
     }
     Datatype Create_vector(int count, int blocklength, int stride) const
     {
         Datatype t;
-        detail::check(MPI_Type_vector(count, blocklength, stride, mpi_datatype, &t.mpi_datatype));
+        detail::check(MPI_Type_vector(count, blocklength, stride, mpi_handle, &t.mpi_handle));
         return t;
     }
     Datatype Create_hvector(int count, int blocklength, Aint stride) const
     {
         Datatype t;
         detail::check(
-            MPI_Type_create_hvector(count, blocklength, stride, mpi_datatype, &t.mpi_datatype));
+            MPI_Type_create_hvector(count, blocklength, stride, mpi_handle, &t.mpi_handle));
         return t;
     }
     Datatype Create_indexed(int count, const int blocklengths[], const int displacements[]) const
     {
         Datatype t;
         detail::check(
-            MPI_Type_indexed(count, blocklengths, displacements, mpi_datatype, &t.mpi_datatype));
+            MPI_Type_indexed(count, blocklengths, displacements, mpi_handle, &t.mpi_handle));
         return t;
     }
     Datatype Create_hindexed(int count, const int blocklengths[], const Aint displacements[]) const
     {
         Datatype t;
-        detail::check(MPI_Type_create_hindexed(count, blocklengths, displacements, mpi_datatype,
-                                               &t.mpi_datatype));
+        detail::check(MPI_Type_create_hindexed(count, blocklengths, displacements, mpi_handle,
+                                               &t.mpi_handle));
         return t;
     }
     Datatype Create_indexed_block(int count, int blocklength, const int displacements[]) const
     {
         Datatype t;
-        detail::check(MPI_Type_create_indexed_block(count, blocklength, displacements, mpi_datatype,
-                                                    &t.mpi_datatype));
+        detail::check(MPI_Type_create_indexed_block(count, blocklength, displacements, mpi_handle,
+                                                    &t.mpi_handle));
         return t;
     }
     Datatype Create_hindexed_block(int count, int blocklength, const Aint displacements[]) const
     {
         Datatype t;
-        detail::check(MPI_Type_create_hindexed_block(count, blocklength, displacements,
-                                                     mpi_datatype, &t.mpi_datatype));
+        detail::check(MPI_Type_create_hindexed_block(count, blocklength, displacements, mpi_handle,
+                                                     &t.mpi_handle));
         return t;
     }
     static Datatype Create_struct(int count, const int blocklengths[], const Aint displacements[],
                                   const Datatype types[])
     {
         detail::scratch<MPI_Datatype> c(count);
-        for (int i = 0; i < count; i++) c[i] = types[i].mpi_datatype;
+        for (int i = 0; i < count; i++) c[i] = types[i].mpi_handle;
         Datatype t;
         detail::check(
-            MPI_Type_create_struct(count, blocklengths, displacements, c.get(), &t.mpi_datatype));
+            MPI_Type_create_struct(count, blocklengths, displacements, c.get(), &t.mpi_handle));
         return t;
     }
     Datatype Create_resized(const Aint lb, const Aint extent) const
     {
         Datatype t;
-        detail::check(MPI_Type_create_resized(mpi_datatype, lb, extent, &t.mpi_datatype));
+        detail::check(MPI_Type_create_resized(mpi_handle, lb, extent, &t.mpi_handle));
         return t;
     }
     Datatype Create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
                              const int order) const
     {
         Datatype t;
-        detail::check(MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, mpi_datatype,
-                                               &t.mpi_datatype));
+        detail::check(MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, mpi_handle,
+                                               &t.mpi_handle));
         return t;
     }
     Datatype Create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
@@ -453,84 +466,84 @@ class Datatype
     {
         Datatype t;
         detail::check(MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes,
-                                             order, mpi_datatype, &t.mpi_datatype));
+                                             order, mpi_handle, &t.mpi_handle));
         return t;
     }
     static Datatype Create_f90_integer(int r)
     {
         Datatype t;
-        detail::check(MPI_Type_create_f90_integer(r, &t.mpi_datatype));
+        detail::check(MPI_Type_create_f90_integer(r, &t.mpi_handle));
         return t;
     }
     static Datatype Create_f90_real(int p, int r)
     {
         Datatype t;
-        detail::check(MPI_Type_create_f90_real(p, r, &t.mpi_datatype));
+        detail::check(MPI_Type_create_f90_real(p, r, &t.mpi_handle));
         return t;
     }
     static Datatype Create_f90_complex(int p, int r)
     {
         Datatype t;
-        detail::check(MPI_Type_create_f90_complex(p, r, &t.mpi_datatype));
+        detail::check(MPI_Type_create_f90_complex(p, r, &t.mpi_handle));
         return t;
     }
     static Datatype Match_size(int typeclass, int size)
     {
         Datatype t;
-        detail::check(MPI_Type_match_size(typeclass, size, &t.mpi_datatype));
+        detail::check(MPI_Type_match_size(typeclass, size, &t.mpi_handle));
         return t;
     }
     Datatype Dup() const
     {
         Datatype t;
-        detail::check(MPI_Type_dup(mpi_datatype, &t.mpi_datatype));
+        detail::check(MPI_Type_dup(mpi_handle, &t.mpi_handle));
         return t;
     }
     void Commit()
     {
-        detail::check(MPI_Type_commit(&mpi_datatype));
+        detail::check(MPI_Type_commit(&mpi_handle));
     }
     void Free()
     {
-        detail::check(MPI_Type_free(&mpi_datatype));
+        detail::check(MPI_Type_free(&mpi_handle));
     }
     int Get_size() const
     {
         int n = 0;
-        detail::check(MPI_Type_size(mpi_datatype, &n));
+        detail::check(MPI_Type_size(mpi_handle, &n));
         return n;
     }
     void Get_extent(Aint &lb, Aint &extent) const
     {
-        detail::check(MPI_Type_get_extent(mpi_datatype, &lb, &extent));
+        detail::check(MPI_Type_get_extent(mpi_handle, &lb, &extent));
     }
     void Get_true_extent(Aint &true_lb, Aint &true_extent) const
     {
-        detail::check(MPI_Type_get_true_extent(mpi_datatype, &true_lb, &true_extent));
+        detail::check(MPI_Type_get_true_extent(mpi_handle, &true_lb, &true_extent));
     }
     void Get_envelope(int &num_integers, int &num_addresses, int &num_datatypes,
                       int &combiner) const
     {
-        detail::check(MPI_Type_get_envelope(mpi_datatype, &num_integers, &num_addresses,
+        detail::check(MPI_Type_get_envelope(mpi_handle, &num_integers, &num_addresses,
                                             &num_datatypes, &combiner));
     }
     void Get_contents(int max_integers, int max_addresses, int max_datatypes, int integers[],
                       Aint addresses[], Datatype datatypes[]) const
     {
         detail::scratch<MPI_Datatype> c(max_datatypes);
-        detail::check(MPI_Type_get_contents(mpi_datatype, max_integers, max_addresses,
-                                            max_datatypes, integers, addresses, c.get()));
+        detail::check(MPI_Type_get_contents(mpi_handle, max_integers, max_addresses, max_datatypes,
+                                            integers, addresses, c.get()));
         int ni = 0, na = 0, nd = 0, comb = 0;
-        detail::check(MPI_Type_get_envelope(mpi_datatype, &ni, &na, &nd, &comb));
+        detail::check(MPI_Type_get_envelope(mpi_handle, &ni, &na, &nd, &comb));
         for (int i = 0; i < nd && i < max_datatypes; i++) datatypes[i] = c[i];
     }
     void Get_name(char *type_name, int &resultlen) const
     {
-        detail::check(MPI_Type_get_name(mpi_datatype, type_name, &resultlen));
+        detail::check(MPI_Type_get_name(mpi_handle, type_name, &resultlen));
     }
     void Set_name(const char *type_name)
     {
-        detail::check(MPI_Type_set_name(mpi_datatype, type_name));
+        detail::check(MPI_Type_set_name(mpi_handle, type_name));
     }
     inline void Pack(const void *inbuf, int incount, void *outbuf, int outsize, int &position,
                      const Comm &comm) const;
@@ -541,18 +554,18 @@ class Datatype
                        Aint outsize, Aint &position) const
     {
         detail::check(
-            MPI_Pack_external(datarep, inbuf, incount, mpi_datatype, outbuf, outsize, &position));
+            MPI_Pack_external(datarep, inbuf, incount, mpi_handle, outbuf, outsize, &position));
     }
     void Unpack_external(const char *datarep, const void *inbuf, Aint insize, Aint &position,
                          void *outbuf, int outcount) const
     {
         detail::check(
-            MPI_Unpack_external(datarep, inbuf, insize, &position, outbuf, outcount, mpi_datatype));
+            MPI_Unpack_external(datarep, inbuf, insize, &position, outbuf, outcount, mpi_handle));
     }
     Aint Pack_external_size(const char *datarep, int incount) const
     {
         Aint n = 0;
-        detail::check(MPI_Pack_external_size(datarep, incount, mpi_datatype, &n));
+        detail::check(MPI_Pack_external_size(datarep, incount, mpi_handle, &n));
         return n;
     }
     static int Create_keyval(Copy_attr_function *copy_fn, Delete_attr_function *delete_fn,
@@ -564,17 +577,17 @@ class Datatype
     void Set_attr(int type_keyval, const void *attribute_val)
     {
         detail::check(
-            MPI_Type_set_attr(mpi_datatype, type_keyval, const_cast<void *>(attribute_val)));
+            MPI_Type_set_attr(mpi_handle, type_keyval, const_cast<void *>(attribute_val)));
     }
     bool Get_attr(int type_keyval, void *attribute_val) const
     {
         int flag = 0;
-        detail::check(MPI_Type_get_attr(mpi_datatype, type_keyval, attribute_val, &flag));
+        detail::check(MPI_Type_get_attr(mpi_handle, type_keyval, attribute_val, &flag));
         return flag != 0;
     }
     void Delete_attr(int type_keyval)
     {
-        detail::check(MPI_Type_delete_attr(mpi_datatype, type_keyval));
+        detail::check(MPI_Type_delete_attr(mpi_handle, type_keyval));
     }
     static int NULL_COPY_FN(const Datatype &, int, void *, void *, void *, bool &flag)
     {
@@ -592,9 +605,6 @@ class Datatype
     {
         return MPI_SUCCESS;
     }
-
-  protected:
-    MPI_Datatype mpi_datatype;
 };
 
 /* ---- Status ------------------------------------------------------------------ */
@@ -687,168 +697,110 @@ class Status
 };
 
 /* ---- Group ------------------------------------------------------------------- */
-class Group
+class Group : public detail::handle<Group, MPI_Group, MPI_GROUP_NULL>
 {
   public:
-    constexpr Group() : mpi_group(MPI_GROUP_NULL) {}
-    constexpr Group(MPI_Group g) : mpi_group(g) {}
-    Group(const Group &g) : mpi_group(g.mpi_group) {}
-    Group &operator=(const Group &g)
-    {
-        mpi_group = g.mpi_group;
-        return *this;
-    }
-    Group &operator=(const MPI_Group &g)
-    {
-        mpi_group = g;
-        return *this;
-    }
-    bool operator==(const Group &g) const
-    {
-        return mpi_group == g.mpi_group;
-    }
-    bool operator!=(const Group &g) const
-    {
-        return mpi_group != g.mpi_group;
-    }
-    operator MPI_Group() const
-    {
-        return mpi_group;
-    }
-    operator MPI_Group *()
-    {
-        return &mpi_group;
-    }
+    constexpr Group() {}
+    constexpr Group(MPI_Group h) : handle(h) {}
+    using handle::operator=;
 
     int Get_size() const
     {
         int n = 0;
-        detail::check(MPI_Group_size(mpi_group, &n));
+        detail::check(MPI_Group_size(mpi_handle, &n));
         return n;
     }
     int Get_rank() const
     {
         int r = 0;
-        detail::check(MPI_Group_rank(mpi_group, &r));
+        detail::check(MPI_Group_rank(mpi_handle, &r));
         return r;
     }
     static void Translate_ranks(const Group &group1, int n, const int ranks1[], const Group &group2,
                                 int ranks2[])
     {
         detail::check(
-            MPI_Group_translate_ranks(group1.mpi_group, n, ranks1, group2.mpi_group, ranks2));
+            MPI_Group_translate_ranks(group1.mpi_handle, n, ranks1, group2.mpi_handle, ranks2));
     }
     static int Compare(const Group &group1, const Group &group2)
     {
         int r = 0;
-        detail::check(MPI_Group_compare(group1.mpi_group, group2.mpi_group, &r));
+        detail::check(MPI_Group_compare(group1.mpi_handle, group2.mpi_handle, &r));
         return r;
     }
     static Group Union(const Group &group1, const Group &group2)
     {
         Group g;
-        detail::check(MPI_Group_union(group1.mpi_group, group2.mpi_group, &g.mpi_group));
+        detail::check(MPI_Group_union(group1.mpi_handle, group2.mpi_handle, &g.mpi_handle));
         return g;
     }
     static Group Intersect(const Group &group1, const Group &group2)
     {
         Group g;
-        detail::check(MPI_Group_intersection(group1.mpi_group, group2.mpi_group, &g.mpi_group));
+        detail::check(MPI_Group_intersection(group1.mpi_handle, group2.mpi_handle, &g.mpi_handle));
         return g;
     }
     static Group Difference(const Group &group1, const Group &group2)
     {
         Group g;
-        detail::check(MPI_Group_difference(group1.mpi_group, group2.mpi_group, &g.mpi_group));
+        detail::check(MPI_Group_difference(group1.mpi_handle, group2.mpi_handle, &g.mpi_handle));
         return g;
     }
     Group Incl(int n, const int ranks[]) const
     {
         Group g;
-        detail::check(MPI_Group_incl(mpi_group, n, ranks, &g.mpi_group));
+        detail::check(MPI_Group_incl(mpi_handle, n, ranks, &g.mpi_handle));
         return g;
     }
     Group Excl(int n, const int ranks[]) const
     {
         Group g;
-        detail::check(MPI_Group_excl(mpi_group, n, ranks, &g.mpi_group));
+        detail::check(MPI_Group_excl(mpi_handle, n, ranks, &g.mpi_handle));
         return g;
     }
     Group Range_incl(int n, const int ranges[][3]) const
     {
         Group g;
         detail::check(
-            MPI_Group_range_incl(mpi_group, n, const_cast<int(*)[3]>(ranges), &g.mpi_group));
+            MPI_Group_range_incl(mpi_handle, n, const_cast<int(*)[3]>(ranges), &g.mpi_handle));
         return g;
     }
     Group Range_excl(int n, const int ranges[][3]) const
     {
         Group g;
         detail::check(
-            MPI_Group_range_excl(mpi_group, n, const_cast<int(*)[3]>(ranges), &g.mpi_group));
+            MPI_Group_range_excl(mpi_handle, n, const_cast<int(*)[3]>(ranges), &g.mpi_handle));
         return g;
     }
     void Free()
     {
-        detail::check(MPI_Group_free(&mpi_group));
+        detail::check(MPI_Group_free(&mpi_handle));
     }
-
-  protected:
-    MPI_Group mpi_group;
 };
 
 /* ---- Op ---------------------------------------------------------------------- */
-class Op
+class Op : public detail::handle<Op, MPI_Op, MPI_OP_NULL>
 {
   public:
     typedef void User_function(const void *invec, void *inoutvec, int len,
                                const Datatype &datatype);
 
-    constexpr Op() : mpi_op(MPI_OP_NULL) {}
-    constexpr Op(MPI_Op o) : mpi_op(o) {}
-    Op(const Op &o) : mpi_op(o.mpi_op) {}
-    Op &operator=(const Op &o)
-    {
-        mpi_op = o.mpi_op;
-        return *this;
-    }
-    Op &operator=(const MPI_Op &o)
-    {
-        mpi_op = o;
-        return *this;
-    }
-    bool operator==(const Op &o) const
-    {
-        return mpi_op == o.mpi_op;
-    }
-    bool operator!=(const Op &o) const
-    {
-        return mpi_op != o.mpi_op;
-    }
-    operator MPI_Op() const
-    {
-        return mpi_op;
-    }
-    operator MPI_Op *()
-    {
-        return &mpi_op;
-    }
+    constexpr Op() {}
+    constexpr Op(MPI_Op h) : handle(h) {}
+    using handle::operator=;
 
     inline void Init(User_function *function, bool commute);
     inline void Free();
     bool Is_commutative() const
     {
         int c = 0;
-        detail::check(MPI_Op_commutative(mpi_op, &c));
+        detail::check(MPI_Op_commutative(mpi_handle, &c));
         return c != 0;
     }
     void Reduce_local(const void *inbuf, void *inoutbuf, int count, const Datatype &datatype) const
     {
-        detail::check(MPI_Reduce_local(inbuf, inoutbuf, count, datatype, mpi_op));
+        detail::check(MPI_Reduce_local(inbuf, inoutbuf, count, datatype, mpi_handle));
     }
-
-  protected:
-    MPI_Op mpi_op;
 };
 
 /* ---- Errhandler -------------------------------------------------------------- */
@@ -896,163 +848,108 @@ class Errhandler
 };
 
 /* ---- Info -------------------------------------------------------------------- */
-class Info
+class Info : public detail::handle<Info, MPI_Info, MPI_INFO_NULL>
 {
   public:
-    constexpr Info() : mpi_info(MPI_INFO_NULL) {}
-    constexpr Info(MPI_Info i) : mpi_info(i) {}
-    Info(const Info &i) : mpi_info(i.mpi_info) {}
-    Info &operator=(const Info &i)
-    {
-        mpi_info = i.mpi_info;
-        return *this;
-    }
-    Info &operator=(const MPI_Info &i)
-    {
-        mpi_info = i;
-        return *this;
-    }
-    bool operator==(const Info &i) const
-    {
-        return mpi_info == i.mpi_info;
-    }
-    bool operator!=(const Info &i) const
-    {
-        return mpi_info != i.mpi_info;
-    }
-    operator MPI_Info() const
-    {
-        return mpi_info;
-    }
-    operator MPI_Info *()
-    {
-        return &mpi_info;
-    }
+    constexpr Info() {}
+    constexpr Info(MPI_Info h) : handle(h) {}
+    using handle::operator=;
 
     static Info Create()
     {
         Info i;
-        detail::check(MPI_Info_create(&i.mpi_info));
+        detail::check(MPI_Info_create(&i.mpi_handle));
         return i;
     }
     void Set(const char *key, const char *value)
     {
-        detail::check(MPI_Info_set(mpi_info, key, value));
+        detail::check(MPI_Info_set(mpi_handle, key, value));
     }
     bool Get(const char *key, int valuelen, char *value) const
     {
         int flag = 0;
-        detail::check(MPI_Info_get(mpi_info, key, valuelen, value, &flag));
+        detail::check(MPI_Info_get(mpi_handle, key, valuelen, value, &flag));
         return flag != 0;
     }
     void Delete(const char *key)
     {
-        detail::check(MPI_Info_delete(mpi_info, key));
+        detail::check(MPI_Info_delete(mpi_handle, key));
     }
     bool Get_valuelen(const char *key, int &valuelen) const
     {
         int flag = 0;
-        detail::check(MPI_Info_get_valuelen(mpi_info, key, &valuelen, &flag));
+        detail::check(MPI_Info_get_valuelen(mpi_handle, key, &valuelen, &flag));
         return flag != 0;
     }
     int Get_nkeys() const
     {
         int n = 0;
-        detail::check(MPI_Info_get_nkeys(mpi_info, &n));
+        detail::check(MPI_Info_get_nkeys(mpi_handle, &n));
         return n;
     }
     void Get_nthkey(int n, char *key) const
     {
-        detail::check(MPI_Info_get_nthkey(mpi_info, n, key));
+        detail::check(MPI_Info_get_nthkey(mpi_handle, n, key));
     }
     Info Dup() const
     {
         Info i;
-        detail::check(MPI_Info_dup(mpi_info, &i.mpi_info));
+        detail::check(MPI_Info_dup(mpi_handle, &i.mpi_handle));
         return i;
     }
     void Free()
     {
-        detail::check(MPI_Info_free(&mpi_info));
+        detail::check(MPI_Info_free(&mpi_handle));
     }
-
-  protected:
-    MPI_Info mpi_info;
 };
 
 /* ---- Request, Prequest, Grequest --------------------------------------------- */
-class Request
+class Request : public detail::handle<Request, MPI_Request, MPI_REQUEST_NULL>
 {
   public:
-    constexpr Request() : mpi_request(MPI_REQUEST_NULL) {}
-    constexpr Request(MPI_Request r) : mpi_request(r) {}
-    Request(const Request &r) : mpi_request(r.mpi_request) {}
-    Request &operator=(const Request &r)
-    {
-        mpi_request = r.mpi_request;
-        return *this;
-    }
-    Request &operator=(const MPI_Request &r)
-    {
-        mpi_request = r;
-        return *this;
-    }
-    bool operator==(const Request &r) const
-    {
-        return mpi_request == r.mpi_request;
-    }
-    bool operator!=(const Request &r) const
-    {
-        return mpi_request != r.mpi_request;
-    }
-    operator MPI_Request() const
-    {
-        return mpi_request;
-    }
-    operator MPI_Request *()
-    {
-        return &mpi_request;
-    }
+    constexpr Request() {}
+    constexpr Request(MPI_Request h) : handle(h) {}
+    using handle::operator=;
 
     void Wait(Status &status)
     {
-        detail::check(MPI_Wait(&mpi_request, &status.mpi_status));
+        detail::check(MPI_Wait(&mpi_handle, &status.mpi_status));
     }
     void Wait()
     {
-        detail::check(MPI_Wait(&mpi_request, MPI_STATUS_IGNORE));
+        detail::check(MPI_Wait(&mpi_handle, MPI_STATUS_IGNORE));
     }
     bool Test(Status &status)
     {
         int flag = 0;
-        detail::check(MPI_Test(&mpi_request, &flag, &status.mpi_status));
+        detail::check(MPI_Test(&mpi_handle, &flag, &status.mpi_status));
         return flag != 0;
     }
     bool Test()
     {
         int flag = 0;
-        detail::check(MPI_Test(&mpi_request, &flag, MPI_STATUS_IGNORE));
+        detail::check(MPI_Test(&mpi_handle, &flag, MPI_STATUS_IGNORE));
         return flag != 0;
     }
     void Free()
     {
-        detail::check(MPI_Request_free(&mpi_request));
+        detail::check(MPI_Request_free(&mpi_handle));
     }
     void Cancel() const
     {
-        MPI_Request r = mpi_request;
+        MPI_Request r = mpi_handle;
         detail::check(MPI_Cancel(&r));
     }
     bool Get_status(Status &status) const
     {
         int flag = 0;
-        detail::check(MPI_Request_get_status(mpi_request, &flag, &status.mpi_status));
+        detail::check(MPI_Request_get_status(mpi_handle, &flag, &status.mpi_status));
         return flag != 0;
     }
     bool Get_status() const
     {
         int flag = 0;
-        detail::check(MPI_Request_get_status(mpi_request, &flag, MPI_STATUS_IGNORE));
+        detail::check(MPI_Request_get_status(mpi_handle, &flag, MPI_STATUS_IGNORE));
         return flag != 0;
     }
 
@@ -1113,18 +1010,15 @@ class Request
         return some(incount, array, indices, 0, true);
     }
 
-  protected:
-    MPI_Request mpi_request;
-
   private:
     static int any(int count, Request array[], MPI_Status *status, int *flag)
     {
         detail::scratch<MPI_Request> r(count);
-        for (int i = 0; i < count; i++) r[i] = array[i].mpi_request;
+        for (int i = 0; i < count; i++) r[i] = array[i].mpi_handle;
         int index = MPI_UNDEFINED;
         int rc = flag ? MPI_Testany(count, r.get(), &index, flag, status)
                       : MPI_Waitany(count, r.get(), &index, status);
-        for (int i = 0; i < count; i++) array[i].mpi_request = r[i];
+        for (int i = 0; i < count; i++) array[i].mpi_handle = r[i];
         detail::check(rc);
         return index;
     }
@@ -1132,10 +1026,10 @@ class Request
     {
         detail::scratch<MPI_Request> r(count);
         detail::scratch<MPI_Status> s(statuses ? count : 0);
-        for (int i = 0; i < count; i++) r[i] = array[i].mpi_request;
+        for (int i = 0; i < count; i++) r[i] = array[i].mpi_handle;
         MPI_Status *sp = statuses ? s.get() : MPI_STATUSES_IGNORE;
         int rc = flag ? MPI_Testall(count, r.get(), flag, sp) : MPI_Waitall(count, r.get(), sp);
-        for (int i = 0; i < count; i++) array[i].mpi_request = r[i];
+        for (int i = 0; i < count; i++) array[i].mpi_handle = r[i];
         if (statuses && (!flag || *flag || rc == MPI_ERR_IN_STATUS))
             for (int i = 0; i < count; i++) statuses[i].mpi_status = s[i];
         detail::check(rc);
@@ -1144,12 +1038,12 @@ class Request
     {
         detail::scratch<MPI_Request> r(incount);
         detail::scratch<MPI_Status> s(statuses ? incount : 0);
-        for (int i = 0; i < incount; i++) r[i] = array[i].mpi_request;
+        for (int i = 0; i < incount; i++) r[i] = array[i].mpi_handle;
         MPI_Status *sp = statuses ? s.get() : MPI_STATUSES_IGNORE;
         int outcount = MPI_UNDEFINED;
         int rc = test ? MPI_Testsome(incount, r.get(), &outcount, indices, sp)
                       : MPI_Waitsome(incount, r.get(), &outcount, indices, sp);
-        for (int i = 0; i < incount; i++) array[i].mpi_request = r[i];
+        for (int i = 0; i < incount; i++) array[i].mpi_handle = r[i];
         if (statuses && outcount != MPI_UNDEFINED)
             for (int i = 0; i < outcount; i++) statuses[i].mpi_status = s[i];
         detail::check(rc);
@@ -1161,34 +1055,28 @@ class Prequest : public Request
 {
   public:
     constexpr Prequest() : Request() {}
-    constexpr Prequest(MPI_Request r) : Request(r) {}
+    using Request::Request;
     Prequest(const Request &r) : Request(r) {}
-    Prequest(const Prequest &r) : Request(r) {}
-    Prequest &operator=(const Prequest &r)
-    {
-        mpi_request = r.mpi_request;
-        return *this;
-    }
     Prequest &operator=(const Request &r)
     {
-        mpi_request = MPI_Request(r);
+        mpi_handle = MPI_Request(r);
         return *this;
     }
     Prequest &operator=(const MPI_Request &r)
     {
-        mpi_request = r;
+        mpi_handle = r;
         return *this;
     }
     void Start()
     {
-        detail::check(MPI_Start(&mpi_request));
+        detail::check(MPI_Start(&mpi_handle));
     }
     static void Startall(int count, Prequest array[])
     {
         detail::scratch<MPI_Request> r(count);
-        for (int i = 0; i < count; i++) r[i] = array[i].mpi_request;
+        for (int i = 0; i < count; i++) r[i] = array[i].mpi_handle;
         int rc = MPI_Startall(count, r.get());
-        for (int i = 0; i < count; i++) array[i].mpi_request = r[i];
+        for (int i = 0; i < count; i++) array[i].mpi_handle = r[i];
         detail::check(rc);
     }
 };
@@ -1201,34 +1089,28 @@ class Grequest : public Request
     typedef int Cancel_function(void *extra_state, bool complete);
 
     constexpr Grequest() : Request() {}
-    constexpr Grequest(MPI_Request r) : Request(r) {}
+    using Request::Request;
     Grequest(const Request &r) : Request(r) {}
-    Grequest(const Grequest &r) : Request(r) {}
-    Grequest &operator=(const Grequest &r)
-    {
-        mpi_request = r.mpi_request;
-        return *this;
-    }
     Grequest &operator=(const Request &r)
     {
-        mpi_request = MPI_Request(r);
+        mpi_handle = MPI_Request(r);
         return *this;
     }
     Grequest &operator=(const MPI_Request &r)
     {
-        mpi_request = r;
+        mpi_handle = r;
         return *this;
     }
     static Grequest Start(Query_function *query_fn, Free_function *free_fn,
                           Cancel_function *cancel_fn, void *extra_state);
     void Complete()
     {
-        detail::check(MPI_Grequest_complete(mpi_request));
+        detail::check(MPI_Grequest_complete(mpi_handle));
     }
 };
 
 /* ---- Comm -------------------------------------------------------------------- */
-class Comm
+class Comm : public detail::handle<Comm, MPI_Comm, MPI_COMM_NULL>
 {
   public:
     typedef void Errhandler_function(Comm &, int *, ...);
@@ -1238,115 +1120,97 @@ class Comm
     typedef int Delete_attr_function(Comm &comm, int comm_keyval, void *attribute_val,
                                      void *extra_state);
 
-    constexpr Comm() : mpi_comm(MPI_COMM_NULL) {}
-    explicit constexpr Comm(MPI_Comm c) : mpi_comm(c) {}
-    Comm(const Comm &c) : mpi_comm(c.mpi_comm) {}
+    using handle::handle;
     virtual ~Comm() {}
-    bool operator==(const Comm &c) const
-    {
-        return mpi_comm == c.mpi_comm;
-    }
-    bool operator!=(const Comm &c) const
-    {
-        return mpi_comm != c.mpi_comm;
-    }
-    operator MPI_Comm() const
-    {
-        return mpi_comm;
-    }
-    operator MPI_Comm *()
-    {
-        return &mpi_comm;
-    }
 
     /* point-to-point */
     void Send(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
-        detail::check(MPI_Send(buf, count, datatype, dest, tag, mpi_comm));
+        detail::check(MPI_Send(buf, count, datatype, dest, tag, mpi_handle));
     }
     void Bsend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
-        detail::check(MPI_Bsend(buf, count, datatype, dest, tag, mpi_comm));
+        detail::check(MPI_Bsend(buf, count, datatype, dest, tag, mpi_handle));
     }
     void Ssend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
-        detail::check(MPI_Ssend(buf, count, datatype, dest, tag, mpi_comm));
+        detail::check(MPI_Ssend(buf, count, datatype, dest, tag, mpi_handle));
     }
     void Rsend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
-        detail::check(MPI_Rsend(buf, count, datatype, dest, tag, mpi_comm));
+        detail::check(MPI_Rsend(buf, count, datatype, dest, tag, mpi_handle));
     }
     void Recv(void *buf, int count, const Datatype &datatype, int source, int tag,
               Status &status) const
     {
-        detail::check(MPI_Recv(buf, count, datatype, source, tag, mpi_comm, &status.mpi_status));
+        detail::check(MPI_Recv(buf, count, datatype, source, tag, mpi_handle, &status.mpi_status));
     }
     void Recv(void *buf, int count, const Datatype &datatype, int source, int tag) const
     {
-        detail::check(MPI_Recv(buf, count, datatype, source, tag, mpi_comm, MPI_STATUS_IGNORE));
+        detail::check(MPI_Recv(buf, count, datatype, source, tag, mpi_handle, MPI_STATUS_IGNORE));
     }
     Request Isend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Isend(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Isend(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Request(r);
     }
     Request Ibsend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Ibsend(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Ibsend(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Request(r);
     }
     Request Issend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Issend(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Issend(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Request(r);
     }
     Request Irsend(const void *buf, int count, const Datatype &datatype, int dest, int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Irsend(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Irsend(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Request(r);
     }
     Request Irecv(void *buf, int count, const Datatype &datatype, int source, int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Irecv(buf, count, datatype, source, tag, mpi_comm, &r));
+        detail::check(MPI_Irecv(buf, count, datatype, source, tag, mpi_handle, &r));
         return Request(r);
     }
     Prequest Send_init(const void *buf, int count, const Datatype &datatype, int dest,
                        int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Send_init(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Send_init(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Prequest(r);
     }
     Prequest Bsend_init(const void *buf, int count, const Datatype &datatype, int dest,
                         int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Bsend_init(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Bsend_init(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Prequest(r);
     }
     Prequest Ssend_init(const void *buf, int count, const Datatype &datatype, int dest,
                         int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Ssend_init(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Ssend_init(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Prequest(r);
     }
     Prequest Rsend_init(const void *buf, int count, const Datatype &datatype, int dest,
                         int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Rsend_init(buf, count, datatype, dest, tag, mpi_comm, &r));
+        detail::check(MPI_Rsend_init(buf, count, datatype, dest, tag, mpi_handle, &r));
         return Prequest(r);
     }
     Prequest Recv_init(void *buf, int count, const Datatype &datatype, int source, int tag) const
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Recv_init(buf, count, datatype, source, tag, mpi_comm, &r));
+        detail::check(MPI_Recv_init(buf, count, datatype, source, tag, mpi_handle, &r));
         return Prequest(r);
     }
     void Sendrecv(const void *sendbuf, int sendcount, const Datatype &sendtype, int dest,
@@ -1354,45 +1218,45 @@ class Comm
                   int recvtag, Status &status) const
     {
         detail::check(MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                                   recvtype, source, recvtag, mpi_comm, &status.mpi_status));
+                                   recvtype, source, recvtag, mpi_handle, &status.mpi_status));
     }
     void Sendrecv(const void *sendbuf, int sendcount, const Datatype &sendtype, int dest,
                   int sendtag, void *recvbuf, int recvcount, const Datatype &recvtype, int source,
                   int recvtag) const
     {
         detail::check(MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                                   recvtype, source, recvtag, mpi_comm, MPI_STATUS_IGNORE));
+                                   recvtype, source, recvtag, mpi_handle, MPI_STATUS_IGNORE));
     }
     void Sendrecv_replace(void *buf, int count, const Datatype &datatype, int dest, int sendtag,
                           int source, int recvtag, Status &status) const
     {
         detail::check(MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag,
-                                           mpi_comm, &status.mpi_status));
+                                           mpi_handle, &status.mpi_status));
     }
     void Sendrecv_replace(void *buf, int count, const Datatype &datatype, int dest, int sendtag,
                           int source, int recvtag) const
     {
         detail::check(MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag,
-                                           mpi_comm, MPI_STATUS_IGNORE));
+                                           mpi_handle, MPI_STATUS_IGNORE));
     }
     void Probe(int source, int tag, Status &status) const
     {
-        detail::check(MPI_Probe(source, tag, mpi_comm, &status.mpi_status));
+        detail::check(MPI_Probe(source, tag, mpi_handle, &status.mpi_status));
     }
     void Probe(int source, int tag) const
     {
-        detail::check(MPI_Probe(source, tag, mpi_comm, MPI_STATUS_IGNORE));
+        detail::check(MPI_Probe(source, tag, mpi_handle, MPI_STATUS_IGNORE));
     }
     bool Iprobe(int source, int tag, Status &status) const
     {
         int flag = 0;
-        detail::check(MPI_Iprobe(source, tag, mpi_comm, &flag, &status.mpi_status));
+        detail::check(MPI_Iprobe(source, tag, mpi_handle, &flag, &status.mpi_status));
         return flag != 0;
     }
     bool Iprobe(int source, int tag) const
     {
         int flag = 0;
-        detail::check(MPI_Iprobe(source, tag, mpi_comm, &flag, MPI_STATUS_IGNORE));
+        detail::check(MPI_Iprobe(source, tag, mpi_handle, &flag, MPI_STATUS_IGNORE));
         return flag != 0;
     }
 
@@ -1400,59 +1264,59 @@ class Comm
     int Get_size() const
     {
         int n = 0;
-        detail::check(MPI_Comm_size(mpi_comm, &n));
+        detail::check(MPI_Comm_size(mpi_handle, &n));
         return n;
     }
     int Get_rank() const
     {
         int r = 0;
-        detail::check(MPI_Comm_rank(mpi_comm, &r));
+        detail::check(MPI_Comm_rank(mpi_handle, &r));
         return r;
     }
     Group Get_group() const
     {
         MPI_Group g = MPI_GROUP_NULL;
-        detail::check(MPI_Comm_group(mpi_comm, &g));
+        detail::check(MPI_Comm_group(mpi_handle, &g));
         return Group(g);
     }
     static int Compare(const Comm &comm1, const Comm &comm2)
     {
         int r = 0;
-        detail::check(MPI_Comm_compare(comm1.mpi_comm, comm2.mpi_comm, &r));
+        detail::check(MPI_Comm_compare(comm1.mpi_handle, comm2.mpi_handle, &r));
         return r;
     }
     virtual Comm &Clone() const = 0;
     void Free()
     {
-        detail::check(MPI_Comm_free(&mpi_comm));
+        detail::check(MPI_Comm_free(&mpi_handle));
     }
     bool Is_inter() const
     {
         int flag = 0;
-        detail::check(MPI_Comm_test_inter(mpi_comm, &flag));
+        detail::check(MPI_Comm_test_inter(mpi_handle, &flag));
         return flag != 0;
     }
     int Get_topology() const
     {
         int t = MPI_UNDEFINED;
-        detail::check(MPI_Topo_test(mpi_comm, &t));
+        detail::check(MPI_Topo_test(mpi_handle, &t));
         return t;
     }
     void Set_name(const char *comm_name)
     {
-        detail::check(MPI_Comm_set_name(mpi_comm, comm_name));
+        detail::check(MPI_Comm_set_name(mpi_handle, comm_name));
     }
     void Get_name(char *comm_name, int &resultlen) const
     {
-        detail::check(MPI_Comm_get_name(mpi_comm, comm_name, &resultlen));
+        detail::check(MPI_Comm_get_name(mpi_handle, comm_name, &resultlen));
     }
     void Abort(int errorcode) const
     {
-        detail::check(MPI_Abort(mpi_comm, errorcode));
+        detail::check(MPI_Abort(mpi_handle, errorcode));
     }
     void Disconnect()
     {
-        detail::check(MPI_Comm_disconnect(&mpi_comm));
+        detail::check(MPI_Comm_disconnect(&mpi_handle));
     }
     static Intercomm Get_parent();
     static Intercomm Join(const int fd);
@@ -1460,115 +1324,115 @@ class Comm
     /* collectives (both kinds of communicators) */
     void Barrier() const
     {
-        detail::check(MPI_Barrier(mpi_comm));
+        detail::check(MPI_Barrier(mpi_handle));
     }
     void Bcast(void *buffer, int count, const Datatype &datatype, int root) const
     {
-        detail::check(MPI_Bcast(buffer, count, datatype, root, mpi_comm));
+        detail::check(MPI_Bcast(buffer, count, datatype, root, mpi_handle));
     }
     void Gather(const void *sendbuf, int sendcount, const Datatype &sendtype, void *recvbuf,
                 int recvcount, const Datatype &recvtype, int root) const
     {
-        detail::check(
-            MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, mpi_comm));
+        detail::check(MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                 mpi_handle));
     }
     void Gatherv(const void *sendbuf, int sendcount, const Datatype &sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], const Datatype &recvtype,
                  int root) const
     {
         detail::check(MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                  recvtype, root, mpi_comm));
+                                  recvtype, root, mpi_handle));
     }
     void Scatter(const void *sendbuf, int sendcount, const Datatype &sendtype, void *recvbuf,
                  int recvcount, const Datatype &recvtype, int root) const
     {
         detail::check(MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                  mpi_comm));
+                                  mpi_handle));
     }
     void Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   const Datatype &sendtype, void *recvbuf, int recvcount, const Datatype &recvtype,
                   int root) const
     {
         detail::check(MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                   recvtype, root, mpi_comm));
+                                   recvtype, root, mpi_handle));
     }
     void Allgather(const void *sendbuf, int sendcount, const Datatype &sendtype, void *recvbuf,
                    int recvcount, const Datatype &recvtype) const
     {
         detail::check(
-            MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, mpi_comm));
+            MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, mpi_handle));
     }
     void Allgatherv(const void *sendbuf, int sendcount, const Datatype &sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], const Datatype &recvtype) const
     {
         detail::check(MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                     recvtype, mpi_comm));
+                                     recvtype, mpi_handle));
     }
     void Alltoall(const void *sendbuf, int sendcount, const Datatype &sendtype, void *recvbuf,
                   int recvcount, const Datatype &recvtype) const
     {
         detail::check(
-            MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, mpi_comm));
+            MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, mpi_handle));
     }
     void Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const Datatype &sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], const Datatype &recvtype) const
     {
         detail::check(MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                    rdispls, recvtype, mpi_comm));
+                                    rdispls, recvtype, mpi_handle));
     }
     void Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const Datatype recvtypes[]) const
     {
         int n = 0, inter = 0;
-        detail::check(MPI_Comm_test_inter(mpi_comm, &inter));
-        detail::check(inter ? MPI_Comm_remote_size(mpi_comm, &n) : MPI_Comm_size(mpi_comm, &n));
+        detail::check(MPI_Comm_test_inter(mpi_handle, &inter));
+        detail::check(inter ? MPI_Comm_remote_size(mpi_handle, &n) : MPI_Comm_size(mpi_handle, &n));
         detail::scratch<MPI_Datatype> st(n), rt(n);
         for (int i = 0; i < n; i++) {
             st[i] = sendbuf == MPI_IN_PLACE ? MPI_DATATYPE_NULL : MPI_Datatype(sendtypes[i]);
             rt[i] = recvtypes[i];
         }
         detail::check(MPI_Alltoallw(sendbuf, sendcounts, sdispls, st.get(), recvbuf, recvcounts,
-                                    rdispls, rt.get(), mpi_comm));
+                                    rdispls, rt.get(), mpi_handle));
     }
     void Reduce(const void *sendbuf, void *recvbuf, int count, const Datatype &datatype,
                 const Op &op, int root) const
     {
-        detail::check(MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, mpi_comm));
+        detail::check(MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, mpi_handle));
     }
     void Allreduce(const void *sendbuf, void *recvbuf, int count, const Datatype &datatype,
                    const Op &op) const
     {
-        detail::check(MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, mpi_comm));
+        detail::check(MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, mpi_handle));
     }
     void Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         const Datatype &datatype, const Op &op) const
     {
-        detail::check(MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, mpi_comm));
+        detail::check(MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, mpi_handle));
     }
     void Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               const Datatype &datatype, const Op &op) const
     {
         detail::check(
-            MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, mpi_comm));
+            MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, mpi_handle));
     }
 
     /* errors */
     static Errhandler Create_errhandler(Errhandler_function *function);
     void Set_errhandler(const Errhandler &errhandler) const
     {
-        detail::check(MPI_Comm_set_errhandler(mpi_comm, errhandler));
+        detail::check(MPI_Comm_set_errhandler(mpi_handle, errhandler));
     }
     Errhandler Get_errhandler() const
     {
         MPI_Errhandler e = MPI_ERRHANDLER_NULL;
-        detail::check(MPI_Comm_get_errhandler(mpi_comm, &e));
+        detail::check(MPI_Comm_get_errhandler(mpi_handle, &e));
         return Errhandler(detail::errh_from_c(e));
     }
     void Call_errhandler(int errorcode) const
     {
-        detail::check_called(MPI_Comm_call_errhandler(mpi_comm, errorcode), errorcode);
+        detail::check_called(MPI_Comm_call_errhandler(mpi_handle, errorcode), errorcode);
     }
 
     /* attributes */
@@ -1580,17 +1444,18 @@ class Comm
     }
     void Set_attr(int comm_keyval, const void *attribute_val) const
     {
-        detail::check(MPI_Comm_set_attr(mpi_comm, comm_keyval, const_cast<void *>(attribute_val)));
+        detail::check(
+            MPI_Comm_set_attr(mpi_handle, comm_keyval, const_cast<void *>(attribute_val)));
     }
     bool Get_attr(int comm_keyval, void *attribute_val) const
     {
         int flag = 0;
-        detail::check(MPI_Comm_get_attr(mpi_comm, comm_keyval, attribute_val, &flag));
+        detail::check(MPI_Comm_get_attr(mpi_handle, comm_keyval, attribute_val, &flag));
         return flag != 0;
     }
     void Delete_attr(int comm_keyval)
     {
-        detail::check(MPI_Comm_delete_attr(mpi_comm, comm_keyval));
+        detail::check(MPI_Comm_delete_attr(mpi_handle, comm_keyval));
     }
     static int NULL_COPY_FN(const Comm &, int, void *, void *, void *, bool &flag)
     {
@@ -1610,12 +1475,7 @@ class Comm
     }
 
   protected:
-    Comm &operator=(const Comm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
-    MPI_Comm mpi_comm;
+    Comm &operator=(const Comm &) = default;
 };
 
 /* The type of COMM_NULL: compares equal to, and assigns to, every communicator. */
@@ -1624,12 +1484,6 @@ class Nullcomm : public Comm
   public:
     constexpr Nullcomm() : Comm() {}
     explicit constexpr Nullcomm(MPI_Comm c) : Comm(c) {}
-    Nullcomm(const Nullcomm &c) : Comm(c) {}
-    Nullcomm &operator=(const Nullcomm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
     virtual Nullcomm &Clone() const
     {
         return *new Nullcomm();
@@ -1641,58 +1495,52 @@ class Intercomm : public Comm
   public:
     constexpr Intercomm() : Comm() {}
     constexpr Intercomm(MPI_Comm c) : Comm(c) {}
-    Intercomm(const Intercomm &c) : Comm(c) {}
     Intercomm(const Nullcomm &c) : Comm(c) {}
-    Intercomm &operator=(const Intercomm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
     Intercomm &operator=(const Nullcomm &c)
     {
-        mpi_comm = MPI_Comm(c);
+        mpi_handle = MPI_Comm(c);
         return *this;
     }
     Intercomm &operator=(const MPI_Comm &c)
     {
-        mpi_comm = c;
+        mpi_handle = c;
         return *this;
     }
     Intercomm Dup() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return Intercomm(c);
     }
     virtual Intercomm &Clone() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return *new Intercomm(c);
     }
     int Get_remote_size() const
     {
         int n = 0;
-        detail::check(MPI_Comm_remote_size(mpi_comm, &n));
+        detail::check(MPI_Comm_remote_size(mpi_handle, &n));
         return n;
     }
     Group Get_remote_group() const
     {
         MPI_Group g = MPI_GROUP_NULL;
-        detail::check(MPI_Comm_remote_group(mpi_comm, &g));
+        detail::check(MPI_Comm_remote_group(mpi_handle, &g));
         return Group(g);
     }
     inline Intracomm Merge(bool high) const;
     Intercomm Create(const Group &group) const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_create(mpi_comm, group, &c));
+        detail::check(MPI_Comm_create(mpi_handle, group, &c));
         return Intercomm(c);
     }
     Intercomm Split(int color, int key) const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_split(mpi_comm, color, key, &c));
+        detail::check(MPI_Comm_split(mpi_handle, color, key, &c));
         return Intercomm(c);
     }
 };
@@ -1702,45 +1550,39 @@ class Intracomm : public Comm
   public:
     constexpr Intracomm() : Comm() {}
     constexpr Intracomm(MPI_Comm c) : Comm(c) {}
-    Intracomm(const Intracomm &c) : Comm(c) {}
     Intracomm(const Nullcomm &c) : Comm(c) {}
-    Intracomm &operator=(const Intracomm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
     Intracomm &operator=(const Nullcomm &c)
     {
-        mpi_comm = MPI_Comm(c);
+        mpi_handle = MPI_Comm(c);
         return *this;
     }
     Intracomm &operator=(const MPI_Comm &c)
     {
-        mpi_comm = c;
+        mpi_handle = c;
         return *this;
     }
     Intracomm Dup() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return Intracomm(c);
     }
     virtual Intracomm &Clone() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return *new Intracomm(c);
     }
     Intracomm Create(const Group &group) const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_create(mpi_comm, group, &c));
+        detail::check(MPI_Comm_create(mpi_handle, group, &c));
         return Intracomm(c);
     }
     Intracomm Split(int color, int key) const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_split(mpi_comm, color, key, &c));
+        detail::check(MPI_Comm_split(mpi_handle, color, key, &c));
         return Intracomm(c);
     }
     Intercomm Create_intercomm(int local_leader, const Comm &peer_comm, int remote_leader,
@@ -1748,7 +1590,7 @@ class Intracomm : public Comm
     {
         MPI_Comm c = MPI_COMM_NULL;
         detail::check(
-            MPI_Intercomm_create(mpi_comm, local_leader, peer_comm, remote_leader, tag, &c));
+            MPI_Intercomm_create(mpi_handle, local_leader, peer_comm, remote_leader, tag, &c));
         return Intercomm(c);
     }
     inline Cartcomm Create_cart(int ndims, const int dims[], const bool periods[],
@@ -1772,23 +1614,23 @@ class Intracomm : public Comm
     void Scan(const void *sendbuf, void *recvbuf, int count, const Datatype &datatype,
               const Op &op) const
     {
-        detail::check(MPI_Scan(sendbuf, recvbuf, count, datatype, op, mpi_comm));
+        detail::check(MPI_Scan(sendbuf, recvbuf, count, datatype, op, mpi_handle));
     }
     void Exscan(const void *sendbuf, void *recvbuf, int count, const Datatype &datatype,
                 const Op &op) const
     {
-        detail::check(MPI_Exscan(sendbuf, recvbuf, count, datatype, op, mpi_comm));
+        detail::check(MPI_Exscan(sendbuf, recvbuf, count, datatype, op, mpi_handle));
     }
     Intercomm Accept(const char *port_name, const Info &info, int root) const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_accept(port_name, info, root, mpi_comm, &c));
+        detail::check(MPI_Comm_accept(port_name, info, root, mpi_handle, &c));
         return Intercomm(c);
     }
     Intercomm Connect(const char *port_name, const Info &info, int root) const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_connect(port_name, info, root, mpi_comm, &c));
+        detail::check(MPI_Comm_connect(port_name, info, root, mpi_handle, &c));
         return Intercomm(c);
     }
     Intercomm Spawn(const char *command, const char *argv[], int maxprocs, const Info &info,
@@ -1796,7 +1638,7 @@ class Intracomm : public Comm
     {
         MPI_Comm c = MPI_COMM_NULL;
         detail::check(MPI_Comm_spawn(command, const_cast<char **>(argv), maxprocs, info, root,
-                                     mpi_comm, &c, MPI_ERRCODES_IGNORE));
+                                     mpi_handle, &c, MPI_ERRCODES_IGNORE));
         return Intercomm(c);
     }
     Intercomm Spawn(const char *command, const char *argv[], int maxprocs, const Info &info,
@@ -1804,7 +1646,7 @@ class Intracomm : public Comm
     {
         MPI_Comm c = MPI_COMM_NULL;
         detail::check(MPI_Comm_spawn(command, const_cast<char **>(argv), maxprocs, info, root,
-                                     mpi_comm, &c, array_of_errcodes));
+                                     mpi_handle, &c, array_of_errcodes));
         return Intercomm(c);
     }
     Intercomm Spawn_multiple(int count, const char *array_of_commands[],
@@ -1832,7 +1674,7 @@ class Intracomm : public Comm
         MPI_Comm c = MPI_COMM_NULL;
         detail::check(MPI_Comm_spawn_multiple(count, const_cast<char **>(commands),
                                               const_cast<char ***>(argvs), maxprocs, ci.get(), root,
-                                              mpi_comm, &c, errcodes));
+                                              mpi_handle, &c, errcodes));
         return Intercomm(c);
     }
 };
@@ -1842,60 +1684,54 @@ class Cartcomm : public Intracomm
   public:
     constexpr Cartcomm() : Intracomm() {}
     constexpr Cartcomm(MPI_Comm c) : Intracomm(c) {}
-    Cartcomm(const Cartcomm &c) : Intracomm(c) {}
     Cartcomm(const Nullcomm &c) : Intracomm(c) {}
-    Cartcomm &operator=(const Cartcomm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
     Cartcomm &operator=(const Nullcomm &c)
     {
-        mpi_comm = MPI_Comm(c);
+        mpi_handle = MPI_Comm(c);
         return *this;
     }
     Cartcomm &operator=(const MPI_Comm &c)
     {
-        mpi_comm = c;
+        mpi_handle = c;
         return *this;
     }
     Cartcomm Dup() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return Cartcomm(c);
     }
     virtual Cartcomm &Clone() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return *new Cartcomm(c);
     }
     int Get_dim() const
     {
         int n = 0;
-        detail::check(MPI_Cartdim_get(mpi_comm, &n));
+        detail::check(MPI_Cartdim_get(mpi_handle, &n));
         return n;
     }
     void Get_topo(int maxdims, int dims[], bool periods[], int coords[]) const
     {
         detail::scratch<int> p(maxdims);
-        detail::check(MPI_Cart_get(mpi_comm, maxdims, dims, p.get(), coords));
+        detail::check(MPI_Cart_get(mpi_handle, maxdims, dims, p.get(), coords));
         for (int i = 0; i < maxdims; i++) periods[i] = p[i] != 0;
     }
     int Get_cart_rank(const int coords[]) const
     {
         int r = 0;
-        detail::check(MPI_Cart_rank(mpi_comm, coords, &r));
+        detail::check(MPI_Cart_rank(mpi_handle, coords, &r));
         return r;
     }
     void Get_coords(int rank, int maxdims, int coords[]) const
     {
-        detail::check(MPI_Cart_coords(mpi_comm, rank, maxdims, coords));
+        detail::check(MPI_Cart_coords(mpi_handle, rank, maxdims, coords));
     }
     void Shift(int direction, int disp, int &rank_source, int &rank_dest) const
     {
-        detail::check(MPI_Cart_shift(mpi_comm, direction, disp, &rank_source, &rank_dest));
+        detail::check(MPI_Cart_shift(mpi_handle, direction, disp, &rank_source, &rank_dest));
     }
     Cartcomm Sub(const bool remain_dims[]) const
     {
@@ -1903,7 +1739,7 @@ class Cartcomm : public Intracomm
         detail::scratch<int> r(n);
         for (int i = 0; i < n; i++) r[i] = remain_dims[i];
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Cart_sub(mpi_comm, r.get(), &c));
+        detail::check(MPI_Cart_sub(mpi_handle, r.get(), &c));
         return Cartcomm(c);
     }
     int Map(int ndims, const int dims[], const bool periods[]) const
@@ -1911,7 +1747,7 @@ class Cartcomm : public Intracomm
         detail::scratch<int> p(ndims);
         for (int i = 0; i < ndims; i++) p[i] = periods[i];
         int r = 0;
-        detail::check(MPI_Cart_map(mpi_comm, ndims, dims, p.get(), &r));
+        detail::check(MPI_Cart_map(mpi_handle, ndims, dims, p.get(), &r));
         return r;
     }
 };
@@ -1921,57 +1757,51 @@ class Graphcomm : public Intracomm
   public:
     constexpr Graphcomm() : Intracomm() {}
     constexpr Graphcomm(MPI_Comm c) : Intracomm(c) {}
-    Graphcomm(const Graphcomm &c) : Intracomm(c) {}
     Graphcomm(const Nullcomm &c) : Intracomm(c) {}
-    Graphcomm &operator=(const Graphcomm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
     Graphcomm &operator=(const Nullcomm &c)
     {
-        mpi_comm = MPI_Comm(c);
+        mpi_handle = MPI_Comm(c);
         return *this;
     }
     Graphcomm &operator=(const MPI_Comm &c)
     {
-        mpi_comm = c;
+        mpi_handle = c;
         return *this;
     }
     Graphcomm Dup() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return Graphcomm(c);
     }
     virtual Graphcomm &Clone() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return *new Graphcomm(c);
     }
     void Get_dims(int nnodes[], int nedges[]) const
     {
-        detail::check(MPI_Graphdims_get(mpi_comm, nnodes, nedges));
+        detail::check(MPI_Graphdims_get(mpi_handle, nnodes, nedges));
     }
     void Get_topo(int maxindex, int maxedges, int index[], int edges[]) const
     {
-        detail::check(MPI_Graph_get(mpi_comm, maxindex, maxedges, index, edges));
+        detail::check(MPI_Graph_get(mpi_handle, maxindex, maxedges, index, edges));
     }
     int Get_neighbors_count(int rank) const
     {
         int n = 0;
-        detail::check(MPI_Graph_neighbors_count(mpi_comm, rank, &n));
+        detail::check(MPI_Graph_neighbors_count(mpi_handle, rank, &n));
         return n;
     }
     void Get_neighbors(int rank, int maxneighbors, int neighbors[]) const
     {
-        detail::check(MPI_Graph_neighbors(mpi_comm, rank, maxneighbors, neighbors));
+        detail::check(MPI_Graph_neighbors(mpi_handle, rank, maxneighbors, neighbors));
     }
     int Map(int nnodes, const int index[], const int edges[]) const
     {
         int r = 0;
-        detail::check(MPI_Graph_map(mpi_comm, nnodes, index, edges, &r));
+        detail::check(MPI_Graph_map(mpi_handle, nnodes, index, edges, &r));
         return r;
     }
 };
@@ -1981,57 +1811,51 @@ class Distgraphcomm : public Intracomm
   public:
     constexpr Distgraphcomm() : Intracomm() {}
     constexpr Distgraphcomm(MPI_Comm c) : Intracomm(c) {}
-    Distgraphcomm(const Distgraphcomm &c) : Intracomm(c) {}
     Distgraphcomm(const Nullcomm &c) : Intracomm(c) {}
-    Distgraphcomm &operator=(const Distgraphcomm &c)
-    {
-        mpi_comm = c.mpi_comm;
-        return *this;
-    }
     Distgraphcomm &operator=(const Nullcomm &c)
     {
-        mpi_comm = MPI_Comm(c);
+        mpi_handle = MPI_Comm(c);
         return *this;
     }
     Distgraphcomm &operator=(const MPI_Comm &c)
     {
-        mpi_comm = c;
+        mpi_handle = c;
         return *this;
     }
     Distgraphcomm Dup() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return Distgraphcomm(c);
     }
     virtual Distgraphcomm &Clone() const
     {
         MPI_Comm c = MPI_COMM_NULL;
-        detail::check(MPI_Comm_dup(mpi_comm, &c));
+        detail::check(MPI_Comm_dup(mpi_handle, &c));
         return *new Distgraphcomm(c);
     }
     void Get_dist_neighbors_count(int &indegree, int &outdegree, bool &weighted) const
     {
         int w = 0;
-        detail::check(MPI_Dist_graph_neighbors_count(mpi_comm, &indegree, &outdegree, &w));
+        detail::check(MPI_Dist_graph_neighbors_count(mpi_handle, &indegree, &outdegree, &w));
         weighted = w != 0;
     }
     void Get_dist_neighbors(int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                             int destinations[], int destweights[]) const
     {
-        detail::check(MPI_Dist_graph_neighbors(mpi_comm, maxindegree, sources, sourceweights,
+        detail::check(MPI_Dist_graph_neighbors(mpi_handle, maxindegree, sources, sourceweights,
                                                maxoutdegree, destinations, destweights));
     }
     void Get_dist_neighbors(int maxindegree, int sources[], int maxoutdegree,
                             int destinations[]) const
     {
-        detail::check(MPI_Dist_graph_neighbors(mpi_comm, maxindegree, sources, MPI_UNWEIGHTED,
+        detail::check(MPI_Dist_graph_neighbors(mpi_handle, maxindegree, sources, MPI_UNWEIGHTED,
                                                maxoutdegree, destinations, MPI_UNWEIGHTED));
     }
 };
 
 /* ---- Win --------------------------------------------------------------------- */
-class Win
+class Win : public detail::handle<Win, MPI_Win, MPI_WIN_NULL>
 {
   public:
     typedef void Errhandler_function(Win &, int *, ...);
@@ -2041,35 +1865,9 @@ class Win
     typedef int Delete_attr_function(Win &win, int win_keyval, void *attribute_val,
                                      void *extra_state);
 
-    constexpr Win() : mpi_win(MPI_WIN_NULL) {}
-    constexpr Win(MPI_Win w) : mpi_win(w) {}
-    Win(const Win &w) : mpi_win(w.mpi_win) {}
-    Win &operator=(const Win &w)
-    {
-        mpi_win = w.mpi_win;
-        return *this;
-    }
-    Win &operator=(const MPI_Win &w)
-    {
-        mpi_win = w;
-        return *this;
-    }
-    bool operator==(const Win &w) const
-    {
-        return mpi_win == w.mpi_win;
-    }
-    bool operator!=(const Win &w) const
-    {
-        return mpi_win != w.mpi_win;
-    }
-    operator MPI_Win() const
-    {
-        return mpi_win;
-    }
-    operator MPI_Win *()
-    {
-        return &mpi_win;
-    }
+    constexpr Win() {}
+    constexpr Win(MPI_Win h) : handle(h) {}
+    using handle::operator=;
 
     static Win Create(const void *base, Aint size, int disp_unit, const Info &info,
                       const Intracomm &comm)
@@ -2080,12 +1878,12 @@ class Win
     }
     void Free()
     {
-        detail::check(MPI_Win_free(&mpi_win));
+        detail::check(MPI_Win_free(&mpi_handle));
     }
     Group Get_group() const
     {
         MPI_Group g = MPI_GROUP_NULL;
-        detail::check(MPI_Win_get_group(mpi_win, &g));
+        detail::check(MPI_Win_get_group(mpi_handle, &g));
         return Group(g);
     }
     void Put(const void *origin_addr, int origin_count, const Datatype &origin_datatype,
@@ -2093,78 +1891,78 @@ class Win
              const Datatype &target_datatype) const
     {
         detail::check(MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                              target_count, target_datatype, mpi_win));
+                              target_count, target_datatype, mpi_handle));
     }
     void Get(void *origin_addr, int origin_count, const Datatype &origin_datatype, int target_rank,
              Aint target_disp, int target_count, const Datatype &target_datatype) const
     {
         detail::check(MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                              target_count, target_datatype, mpi_win));
+                              target_count, target_datatype, mpi_handle));
     }
     void Accumulate(const void *origin_addr, int origin_count, const Datatype &origin_datatype,
                     int target_rank, Aint target_disp, int target_count,
                     const Datatype &target_datatype, const Op &op) const
     {
         detail::check(MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank,
-                                     target_disp, target_count, target_datatype, op, mpi_win));
+                                     target_disp, target_count, target_datatype, op, mpi_handle));
     }
     void Fence(int assert) const
     {
-        detail::check(MPI_Win_fence(assert, mpi_win));
+        detail::check(MPI_Win_fence(assert, mpi_handle));
     }
     void Start(const Group &group, int assert) const
     {
-        detail::check(MPI_Win_start(group, assert, mpi_win));
+        detail::check(MPI_Win_start(group, assert, mpi_handle));
     }
     void Complete() const
     {
-        detail::check(MPI_Win_complete(mpi_win));
+        detail::check(MPI_Win_complete(mpi_handle));
     }
     void Post(const Group &group, int assert) const
     {
-        detail::check(MPI_Win_post(group, assert, mpi_win));
+        detail::check(MPI_Win_post(group, assert, mpi_handle));
     }
     void Wait() const
     {
-        detail::check(MPI_Win_wait(mpi_win));
+        detail::check(MPI_Win_wait(mpi_handle));
     }
     bool Test() const
     {
         int flag = 0;
-        detail::check(MPI_Win_test(mpi_win, &flag));
+        detail::check(MPI_Win_test(mpi_handle, &flag));
         return flag != 0;
     }
     void Lock(int lock_type, int rank, int assert) const
     {
-        detail::check(MPI_Win_lock(lock_type, rank, assert, mpi_win));
+        detail::check(MPI_Win_lock(lock_type, rank, assert, mpi_handle));
     }
     void Unlock(int rank) const
     {
-        detail::check(MPI_Win_unlock(rank, mpi_win));
+        detail::check(MPI_Win_unlock(rank, mpi_handle));
     }
 
     static Errhandler Create_errhandler(Errhandler_function *function);
     void Set_errhandler(const Errhandler &errhandler) const
     {
-        detail::check(MPI_Win_set_errhandler(mpi_win, errhandler));
+        detail::check(MPI_Win_set_errhandler(mpi_handle, errhandler));
     }
     Errhandler Get_errhandler() const
     {
         MPI_Errhandler e = MPI_ERRHANDLER_NULL;
-        detail::check(MPI_Win_get_errhandler(mpi_win, &e));
+        detail::check(MPI_Win_get_errhandler(mpi_handle, &e));
         return Errhandler(detail::errh_from_c(e));
     }
     void Call_errhandler(int errorcode) const
     {
-        detail::check_called(MPI_Win_call_errhandler(mpi_win, errorcode), errorcode);
+        detail::check_called(MPI_Win_call_errhandler(mpi_handle, errorcode), errorcode);
     }
     void Set_name(const char *win_name)
     {
-        detail::check(MPI_Win_set_name(mpi_win, win_name));
+        detail::check(MPI_Win_set_name(mpi_handle, win_name));
     }
     void Get_name(char *win_name, int &resultlen) const
     {
-        detail::check(MPI_Win_get_name(mpi_win, win_name, &resultlen));
+        detail::check(MPI_Win_get_name(mpi_handle, win_name, &resultlen));
     }
     static int Create_keyval(Copy_attr_function *copy_fn, Delete_attr_function *delete_fn,
                              void *extra_state);
@@ -2174,17 +1972,17 @@ class Win
     }
     void Set_attr(int win_keyval, const void *attribute_val)
     {
-        detail::check(MPI_Win_set_attr(mpi_win, win_keyval, const_cast<void *>(attribute_val)));
+        detail::check(MPI_Win_set_attr(mpi_handle, win_keyval, const_cast<void *>(attribute_val)));
     }
     bool Get_attr(int win_keyval, void *attribute_val) const
     {
         int flag = 0;
-        detail::check(MPI_Win_get_attr(mpi_win, win_keyval, attribute_val, &flag));
+        detail::check(MPI_Win_get_attr(mpi_handle, win_keyval, attribute_val, &flag));
         return flag != 0;
     }
     void Delete_attr(int win_keyval)
     {
-        detail::check(MPI_Win_delete_attr(mpi_win, win_keyval));
+        detail::check(MPI_Win_delete_attr(mpi_handle, win_keyval));
     }
     static int NULL_COPY_FN(const Win &, int, void *, void *, void *, bool &flag)
     {
@@ -2202,47 +2000,18 @@ class Win
     {
         return MPI_SUCCESS;
     }
-
-  protected:
-    MPI_Win mpi_win;
 };
 
 /* ---- File -------------------------------------------------------------------- */
-class File
+class File : public detail::handle<File, MPI_File, MPI_FILE_NULL>
 {
   public:
     typedef void Errhandler_function(File &, int *, ...);
     typedef Errhandler_function Errhandler_fn;
 
-    constexpr File() : mpi_file(MPI_FILE_NULL) {}
-    constexpr File(MPI_File f) : mpi_file(f) {}
-    File(const File &f) : mpi_file(f.mpi_file) {}
-    File &operator=(const File &f)
-    {
-        mpi_file = f.mpi_file;
-        return *this;
-    }
-    File &operator=(const MPI_File &f)
-    {
-        mpi_file = f;
-        return *this;
-    }
-    bool operator==(const File &f) const
-    {
-        return mpi_file == f.mpi_file;
-    }
-    bool operator!=(const File &f) const
-    {
-        return mpi_file != f.mpi_file;
-    }
-    operator MPI_File() const
-    {
-        return mpi_file;
-    }
-    operator MPI_File *()
-    {
-        return &mpi_file;
-    }
+    constexpr File() {}
+    constexpr File(MPI_File h) : handle(h) {}
+    using handle::operator=;
 
     static File Open(const Intracomm &comm, const char *filename, int amode, const Info &info)
     {
@@ -2252,7 +2021,7 @@ class File
     }
     void Close()
     {
-        detail::check(MPI_File_close(&mpi_file));
+        detail::check(MPI_File_close(&mpi_handle));
     }
     static void Delete(const char *filename, const Info &info)
     {
@@ -2260,353 +2029,353 @@ class File
     }
     void Set_size(Offset size)
     {
-        detail::check(MPI_File_set_size(mpi_file, size));
+        detail::check(MPI_File_set_size(mpi_handle, size));
     }
     void Preallocate(Offset size)
     {
-        detail::check(MPI_File_preallocate(mpi_file, size));
+        detail::check(MPI_File_preallocate(mpi_handle, size));
     }
     Offset Get_size() const
     {
         Offset n = 0;
-        detail::check(MPI_File_get_size(mpi_file, &n));
+        detail::check(MPI_File_get_size(mpi_handle, &n));
         return n;
     }
     Group Get_group() const
     {
         MPI_Group g = MPI_GROUP_NULL;
-        detail::check(MPI_File_get_group(mpi_file, &g));
+        detail::check(MPI_File_get_group(mpi_handle, &g));
         return Group(g);
     }
     int Get_amode() const
     {
         int a = 0;
-        detail::check(MPI_File_get_amode(mpi_file, &a));
+        detail::check(MPI_File_get_amode(mpi_handle, &a));
         return a;
     }
     void Set_info(const Info &info)
     {
-        detail::check(MPI_File_set_info(mpi_file, info));
+        detail::check(MPI_File_set_info(mpi_handle, info));
     }
     Info Get_info() const
     {
         MPI_Info i = MPI_INFO_NULL;
-        detail::check(MPI_File_get_info(mpi_file, &i));
+        detail::check(MPI_File_get_info(mpi_handle, &i));
         return Info(i);
     }
     void Set_view(Offset disp, const Datatype &etype, const Datatype &filetype, const char *datarep,
                   const Info &info)
     {
-        detail::check(MPI_File_set_view(mpi_file, disp, etype, filetype, datarep, info));
+        detail::check(MPI_File_set_view(mpi_handle, disp, etype, filetype, datarep, info));
     }
     void Get_view(Offset &disp, Datatype &etype, Datatype &filetype, char *datarep) const
     {
         MPI_Datatype e = MPI_DATATYPE_NULL, f = MPI_DATATYPE_NULL;
-        detail::check(MPI_File_get_view(mpi_file, &disp, &e, &f, datarep));
+        detail::check(MPI_File_get_view(mpi_handle, &disp, &e, &f, datarep));
         etype = e;
         filetype = f;
     }
     Aint Get_type_extent(const Datatype &datatype) const
     {
         Aint e = 0;
-        detail::check(MPI_File_get_type_extent(mpi_file, datatype, &e));
+        detail::check(MPI_File_get_type_extent(mpi_handle, datatype, &e));
         return e;
     }
     void Set_atomicity(bool flag)
     {
-        detail::check(MPI_File_set_atomicity(mpi_file, flag));
+        detail::check(MPI_File_set_atomicity(mpi_handle, flag));
     }
     bool Get_atomicity() const
     {
         int flag = 0;
-        detail::check(MPI_File_get_atomicity(mpi_file, &flag));
+        detail::check(MPI_File_get_atomicity(mpi_handle, &flag));
         return flag != 0;
     }
     void Sync()
     {
-        detail::check(MPI_File_sync(mpi_file));
+        detail::check(MPI_File_sync(mpi_handle));
     }
 
     /* explicit offsets */
     void Read_at(Offset offset, void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_read_at(mpi_file, offset, buf, count, datatype, &status.mpi_status));
+        detail::check(
+            MPI_File_read_at(mpi_handle, offset, buf, count, datatype, &status.mpi_status));
     }
     void Read_at(Offset offset, void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_at(mpi_file, offset, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(
+            MPI_File_read_at(mpi_handle, offset, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Read_at_all(Offset offset, void *buf, int count, const Datatype &datatype, Status &status)
     {
         detail::check(
-            MPI_File_read_at_all(mpi_file, offset, buf, count, datatype, &status.mpi_status));
+            MPI_File_read_at_all(mpi_handle, offset, buf, count, datatype, &status.mpi_status));
     }
     void Read_at_all(Offset offset, void *buf, int count, const Datatype &datatype)
     {
         detail::check(
-            MPI_File_read_at_all(mpi_file, offset, buf, count, datatype, MPI_STATUS_IGNORE));
+            MPI_File_read_at_all(mpi_handle, offset, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Write_at(Offset offset, const void *buf, int count, const Datatype &datatype,
                   Status &status)
     {
         detail::check(
-            MPI_File_write_at(mpi_file, offset, buf, count, datatype, &status.mpi_status));
+            MPI_File_write_at(mpi_handle, offset, buf, count, datatype, &status.mpi_status));
     }
     void Write_at(Offset offset, const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_at(mpi_file, offset, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(
+            MPI_File_write_at(mpi_handle, offset, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Write_at_all(Offset offset, const void *buf, int count, const Datatype &datatype,
                       Status &status)
     {
         detail::check(
-            MPI_File_write_at_all(mpi_file, offset, buf, count, datatype, &status.mpi_status));
+            MPI_File_write_at_all(mpi_handle, offset, buf, count, datatype, &status.mpi_status));
     }
     void Write_at_all(Offset offset, const void *buf, int count, const Datatype &datatype)
     {
         detail::check(
-            MPI_File_write_at_all(mpi_file, offset, buf, count, datatype, MPI_STATUS_IGNORE));
+            MPI_File_write_at_all(mpi_handle, offset, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     Request Iread_at(Offset offset, void *buf, int count, const Datatype &datatype)
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_File_iread_at(mpi_file, offset, buf, count, datatype, &r));
+        detail::check(MPI_File_iread_at(mpi_handle, offset, buf, count, datatype, &r));
         return Request(r);
     }
     Request Iwrite_at(Offset offset, const void *buf, int count, const Datatype &datatype)
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_File_iwrite_at(mpi_file, offset, buf, count, datatype, &r));
+        detail::check(MPI_File_iwrite_at(mpi_handle, offset, buf, count, datatype, &r));
         return Request(r);
     }
 
     /* individual file pointers */
     void Read(void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_read(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_read(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Read(void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Read_all(void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_read_all(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_read_all(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Read_all(void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_all(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read_all(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Write(const void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_write(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_write(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Write(const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Write_all(const void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_write_all(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_write_all(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Write_all(const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_all(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write_all(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     Request Iread(void *buf, int count, const Datatype &datatype)
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_File_iread(mpi_file, buf, count, datatype, &r));
+        detail::check(MPI_File_iread(mpi_handle, buf, count, datatype, &r));
         return Request(r);
     }
     Request Iwrite(const void *buf, int count, const Datatype &datatype)
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_File_iwrite(mpi_file, buf, count, datatype, &r));
+        detail::check(MPI_File_iwrite(mpi_handle, buf, count, datatype, &r));
         return Request(r);
     }
     void Seek(Offset offset, int whence)
     {
-        detail::check(MPI_File_seek(mpi_file, offset, whence));
+        detail::check(MPI_File_seek(mpi_handle, offset, whence));
     }
     Offset Get_position() const
     {
         Offset o = 0;
-        detail::check(MPI_File_get_position(mpi_file, &o));
+        detail::check(MPI_File_get_position(mpi_handle, &o));
         return o;
     }
     Offset Get_byte_offset(const Offset offset) const
     {
         Offset d = 0;
-        detail::check(MPI_File_get_byte_offset(mpi_file, offset, &d));
+        detail::check(MPI_File_get_byte_offset(mpi_handle, offset, &d));
         return d;
     }
 
     /* the shared file pointer */
     void Read_shared(void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_read_shared(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_read_shared(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Read_shared(void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_shared(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read_shared(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Write_shared(const void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_write_shared(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_write_shared(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Write_shared(const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_shared(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write_shared(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     Request Iread_shared(void *buf, int count, const Datatype &datatype)
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_File_iread_shared(mpi_file, buf, count, datatype, &r));
+        detail::check(MPI_File_iread_shared(mpi_handle, buf, count, datatype, &r));
         return Request(r);
     }
     Request Iwrite_shared(const void *buf, int count, const Datatype &datatype)
     {
         MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_File_iwrite_shared(mpi_file, buf, count, datatype, &r));
+        detail::check(MPI_File_iwrite_shared(mpi_handle, buf, count, datatype, &r));
         return Request(r);
     }
     void Read_ordered(void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_read_ordered(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_read_ordered(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Read_ordered(void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_ordered(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read_ordered(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Write_ordered(const void *buf, int count, const Datatype &datatype, Status &status)
     {
-        detail::check(MPI_File_write_ordered(mpi_file, buf, count, datatype, &status.mpi_status));
+        detail::check(MPI_File_write_ordered(mpi_handle, buf, count, datatype, &status.mpi_status));
     }
     void Write_ordered(const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_ordered(mpi_file, buf, count, datatype, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write_ordered(mpi_handle, buf, count, datatype, MPI_STATUS_IGNORE));
     }
     void Seek_shared(Offset offset, int whence)
     {
-        detail::check(MPI_File_seek_shared(mpi_file, offset, whence));
+        detail::check(MPI_File_seek_shared(mpi_handle, offset, whence));
     }
     Offset Get_position_shared() const
     {
         Offset o = 0;
-        detail::check(MPI_File_get_position_shared(mpi_file, &o));
+        detail::check(MPI_File_get_position_shared(mpi_handle, &o));
         return o;
     }
 
     /* split collectives */
     void Read_at_all_begin(Offset offset, void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_at_all_begin(mpi_file, offset, buf, count, datatype));
+        detail::check(MPI_File_read_at_all_begin(mpi_handle, offset, buf, count, datatype));
     }
     void Read_at_all_end(void *buf, Status &status)
     {
-        detail::check(MPI_File_read_at_all_end(mpi_file, buf, &status.mpi_status));
+        detail::check(MPI_File_read_at_all_end(mpi_handle, buf, &status.mpi_status));
     }
     void Read_at_all_end(void *buf)
     {
-        detail::check(MPI_File_read_at_all_end(mpi_file, buf, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read_at_all_end(mpi_handle, buf, MPI_STATUS_IGNORE));
     }
     void Write_at_all_begin(Offset offset, const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_at_all_begin(mpi_file, offset, buf, count, datatype));
+        detail::check(MPI_File_write_at_all_begin(mpi_handle, offset, buf, count, datatype));
     }
     void Write_at_all_end(const void *buf, Status &status)
     {
-        detail::check(MPI_File_write_at_all_end(mpi_file, buf, &status.mpi_status));
+        detail::check(MPI_File_write_at_all_end(mpi_handle, buf, &status.mpi_status));
     }
     void Write_at_all_end(const void *buf)
     {
-        detail::check(MPI_File_write_at_all_end(mpi_file, buf, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write_at_all_end(mpi_handle, buf, MPI_STATUS_IGNORE));
     }
     void Read_all_begin(void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_all_begin(mpi_file, buf, count, datatype));
+        detail::check(MPI_File_read_all_begin(mpi_handle, buf, count, datatype));
     }
     void Read_all_end(void *buf, Status &status)
     {
-        detail::check(MPI_File_read_all_end(mpi_file, buf, &status.mpi_status));
+        detail::check(MPI_File_read_all_end(mpi_handle, buf, &status.mpi_status));
     }
     void Read_all_end(void *buf)
     {
-        detail::check(MPI_File_read_all_end(mpi_file, buf, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read_all_end(mpi_handle, buf, MPI_STATUS_IGNORE));
     }
     void Write_all_begin(const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_all_begin(mpi_file, buf, count, datatype));
+        detail::check(MPI_File_write_all_begin(mpi_handle, buf, count, datatype));
     }
     void Write_all_end(const void *buf, Status &status)
     {
-        detail::check(MPI_File_write_all_end(mpi_file, buf, &status.mpi_status));
+        detail::check(MPI_File_write_all_end(mpi_handle, buf, &status.mpi_status));
     }
     void Write_all_end(const void *buf)
     {
-        detail::check(MPI_File_write_all_end(mpi_file, buf, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write_all_end(mpi_handle, buf, MPI_STATUS_IGNORE));
     }
     void Read_ordered_begin(void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_read_ordered_begin(mpi_file, buf, count, datatype));
+        detail::check(MPI_File_read_ordered_begin(mpi_handle, buf, count, datatype));
     }
     void Read_ordered_end(void *buf, Status &status)
     {
-        detail::check(MPI_File_read_ordered_end(mpi_file, buf, &status.mpi_status));
+        detail::check(MPI_File_read_ordered_end(mpi_handle, buf, &status.mpi_status));
     }
     void Read_ordered_end(void *buf)
     {
-        detail::check(MPI_File_read_ordered_end(mpi_file, buf, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_read_ordered_end(mpi_handle, buf, MPI_STATUS_IGNORE));
     }
     void Write_ordered_begin(const void *buf, int count, const Datatype &datatype)
     {
-        detail::check(MPI_File_write_ordered_begin(mpi_file, buf, count, datatype));
+        detail::check(MPI_File_write_ordered_begin(mpi_handle, buf, count, datatype));
     }
     void Write_ordered_end(const void *buf, Status &status)
     {
-        detail::check(MPI_File_write_ordered_end(mpi_file, buf, &status.mpi_status));
+        detail::check(MPI_File_write_ordered_end(mpi_handle, buf, &status.mpi_status));
     }
     void Write_ordered_end(const void *buf)
     {
-        detail::check(MPI_File_write_ordered_end(mpi_file, buf, MPI_STATUS_IGNORE));
+        detail::check(MPI_File_write_ordered_end(mpi_handle, buf, MPI_STATUS_IGNORE));
     }
 
     static Errhandler Create_errhandler(Errhandler_function *function);
     void Set_errhandler(const Errhandler &errhandler) const
     {
-        detail::check(MPI_File_set_errhandler(mpi_file, errhandler));
+        detail::check(MPI_File_set_errhandler(mpi_handle, errhandler));
     }
     Errhandler Get_errhandler() const
     {
         MPI_Errhandler e = MPI_ERRHANDLER_NULL;
-        detail::check(MPI_File_get_errhandler(mpi_file, &e));
+        detail::check(MPI_File_get_errhandler(mpi_handle, &e));
         return Errhandler(detail::errh_from_c(e));
     }
     void Call_errhandler(int errorcode) const
     {
-        detail::check_called(MPI_File_call_errhandler(mpi_file, errorcode), errorcode);
+        detail::check_called(MPI_File_call_errhandler(mpi_handle, errorcode), errorcode);
     }
-
-  protected:
-    MPI_File mpi_file;
 };
 
 /* ---- definitions that needed the later classes ------------------------------ */
 inline void Datatype::Pack(const void *inbuf, int incount, void *outbuf, int outsize, int &position,
                            const Comm &comm) const
 {
-    detail::check(MPI_Pack(inbuf, incount, mpi_datatype, outbuf, outsize, &position, comm));
+    detail::check(MPI_Pack(inbuf, incount, mpi_handle, outbuf, outsize, &position, comm));
 }
 inline void Datatype::Unpack(const void *inbuf, int insize, void *outbuf, int outcount,
                              int &position, const Comm &comm) const
 {
-    detail::check(MPI_Unpack(inbuf, insize, &position, outbuf, outcount, mpi_datatype, comm));
+    detail::check(MPI_Unpack(inbuf, insize, &position, outbuf, outcount, mpi_handle, comm));
 }
 inline int Datatype::Pack_size(int incount, const Comm &comm) const
 {
     int n = 0;
-    detail::check(MPI_Pack_size(incount, mpi_datatype, comm, &n));
+    detail::check(MPI_Pack_size(incount, mpi_handle, comm, &n));
     return n;
 }
 
@@ -2625,7 +2394,7 @@ inline Intercomm Comm::Join(const int fd)
 inline Intracomm Intercomm::Merge(bool high) const
 {
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Intercomm_merge(mpi_comm, high, &c));
+    detail::check(MPI_Intercomm_merge(mpi_handle, high, &c));
     return Intracomm(c);
 }
 inline Cartcomm Intracomm::Create_cart(int ndims, const int dims[], const bool periods[],
@@ -2634,14 +2403,14 @@ inline Cartcomm Intracomm::Create_cart(int ndims, const int dims[], const bool p
     detail::scratch<int> p(ndims);
     for (int i = 0; i < ndims; i++) p[i] = periods[i];
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Cart_create(mpi_comm, ndims, dims, p.get(), reorder, &c));
+    detail::check(MPI_Cart_create(mpi_handle, ndims, dims, p.get(), reorder, &c));
     return Cartcomm(c);
 }
 inline Graphcomm Intracomm::Create_graph(int nnodes, const int index[], const int edges[],
                                          bool reorder) const
 {
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Graph_create(mpi_comm, nnodes, index, edges, reorder, &c));
+    detail::check(MPI_Graph_create(mpi_handle, nnodes, index, edges, reorder, &c));
     return Graphcomm(c);
 }
 inline Distgraphcomm Intracomm::Dist_graph_create(int n, const int sources[], const int degrees[],
@@ -2649,8 +2418,8 @@ inline Distgraphcomm Intracomm::Dist_graph_create(int n, const int sources[], co
                                                   const Info &info, bool reorder) const
 {
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Dist_graph_create(mpi_comm, n, sources, degrees, destinations, weights, info,
-                                        reorder, &c));
+    detail::check(MPI_Dist_graph_create(mpi_handle, n, sources, degrees, destinations, weights,
+                                        info, reorder, &c));
     return Distgraphcomm(c);
 }
 inline Distgraphcomm Intracomm::Dist_graph_create(int n, const int sources[], const int degrees[],
@@ -2658,8 +2427,8 @@ inline Distgraphcomm Intracomm::Dist_graph_create(int n, const int sources[], co
                                                   bool reorder) const
 {
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Dist_graph_create(mpi_comm, n, sources, degrees, destinations, MPI_UNWEIGHTED,
-                                        info, reorder, &c));
+    detail::check(MPI_Dist_graph_create(mpi_handle, n, sources, degrees, destinations,
+                                        MPI_UNWEIGHTED, info, reorder, &c));
     return Distgraphcomm(c);
 }
 inline Distgraphcomm Intracomm::Dist_graph_create_adjacent(int indegree, const int sources[],
@@ -2669,7 +2438,7 @@ inline Distgraphcomm Intracomm::Dist_graph_create_adjacent(int indegree, const i
                                                            const Info &info, bool reorder) const
 {
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Dist_graph_create_adjacent(mpi_comm, indegree, sources, sourceweights,
+    detail::check(MPI_Dist_graph_create_adjacent(mpi_handle, indegree, sources, sourceweights,
                                                  outdegree, destinations, destweights, info,
                                                  reorder, &c));
     return Distgraphcomm(c);
@@ -2679,7 +2448,7 @@ inline Distgraphcomm Intracomm::Dist_graph_create_adjacent(int indegree, const i
                                                            const Info &info, bool reorder) const
 {
     MPI_Comm c = MPI_COMM_NULL;
-    detail::check(MPI_Dist_graph_create_adjacent(mpi_comm, indegree, sources, MPI_UNWEIGHTED,
+    detail::check(MPI_Dist_graph_create_adjacent(mpi_handle, indegree, sources, MPI_UNWEIGHTED,
                                                  outdegree, destinations, MPI_UNWEIGHTED, info,
                                                  reorder, &c));
     return Distgraphcomm(c);
@@ -2995,11 +2764,11 @@ inline void Op::Init(User_function *function, bool commute)
         detail::fail(MPI_ERR_INTERN);
         return;
     }
-    int rc = MPI_Op_create(tramp[slot], commute, &mpi_op);
+    int rc = MPI_Op_create(tramp[slot], commute, &mpi_handle);
     {
         detail::spin_lock lock;
         if (rc == MPI_SUCCESS)
-            detail::op_slots()[slot].op = mpi_op;
+            detail::op_slots()[slot].op = mpi_handle;
         else
             detail::op_slots()[slot].fn = 0;
     }
@@ -3007,8 +2776,8 @@ inline void Op::Init(User_function *function, bool commute)
 }
 inline void Op::Free()
 {
-    MPI_Op old = mpi_op;
-    int rc = MPI_Op_free(&mpi_op);
+    MPI_Op old = mpi_handle;
+    int rc = MPI_Op_free(&mpi_handle);
     if (rc == MPI_SUCCESS) {
         detail::spin_lock lock;
         detail::op_slot *t = detail::op_slots();
