@@ -614,7 +614,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     *flag = rpart_in(p, partition);
     if (*flag)
         unpack_part(p, partition);
-    else if (!job->vt.base)
-        cr_poll_missed(job, call, &(cr_wait){.call = call});
+    else
+        cr_poll_missed_direct(job, call);
     return mpi_leave(job, MPI_SUCCESS);
 }

@@ -362,9 +362,10 @@ static int wait_or_test(const char *call, MPI_Win win, int *flag)
     if (flag) {
         if (!words_ready(&a)) cr_progress(job);
         *flag = words_ready(&a);
-        if (!*flag && !job->vt.base) /* the posts come as words, not as arrivals */
-            cr_poll_missed(job, call, &(cr_wait){.call = call});
-        if (!*flag) return mpi_leave(job, MPI_SUCCESS);
+        if (!*flag) {
+            cr_poll_missed_direct(job, call); /* the posts come as words */
+            return mpi_leave(job, MPI_SUCCESS);
+        }
     } else if (!words_ready(&a)) {
         cr_rma_wait_word(job, call, words_ready, &a);
     }

@@ -218,8 +218,8 @@ int cr_handle_test(cr_handle h)
     if (!done && cr_progress(job)) done = cr_rma_done(job, n->pend[i].ticket);
     if (done)
         n->pend[i] = n->pend[--n->npend];
-    else if (!job->vt.base)
-        cr_poll_missed(job, "cr_handle_test", &(cr_wait){.call = "cr_handle_test"});
+    else
+        cr_poll_missed_direct(job, "cr_handle_test");
     cr_native_leave(job);
     return done;
 }
@@ -324,8 +324,7 @@ int cr_event_test(int ev)
     uint64_t *w = event_mine(job, "cr_event_test", ev);
     int got = event_take(w);
     if (!got && cr_progress(job)) got = event_take(w);
-    if (!got && !job->vt.base) /* other ranks' puts may set it without a message */
-        cr_poll_missed(job, "cr_event_test", &(cr_wait){.call = "cr_event_test"});
+    if (!got) cr_poll_missed_direct(job, "cr_event_test");
     cr_native_leave(job);
     return got;
 }

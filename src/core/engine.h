@@ -685,6 +685,11 @@ void cr_board_check(cr_job *job);
  * polls only miss, in a loop that does nothing else, shows on the board as
  * blocked (wait.c), so that the watchdog sees a deadlock of polling ranks. */
 void cr_poll_missed(cr_job *job, const char *call, const cr_wait *what);
+/* The same for a poll of what other ranks may deliver without a message (the
+ * words of a post/start epoch, events their puts set, partitions read by
+ * single copy), named by the call alone: simulated (--sim) it is not taken
+ * for a wait on the rank's next arrival, which may never come (wait.c). */
+void cr_poll_missed_direct(cr_job *job, const char *call);
 /* A call a loop may spin on while another rank writes what it reads
  * (MPI_Win_flush, MPI_Win_sync, MPI_Win_unlock: one-sided memory polled for a
  * flag) returned at once: with more ranks than cores it gives the core up every few calls, as a

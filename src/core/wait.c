@@ -730,6 +730,11 @@ static void poll_yield(cr_job *job, bool locked)
     if (locked) cr_lock(job);
 }
 
+void cr_poll_missed_direct(cr_job *job, const char *call)
+{
+    if (!job->vt.base) cr_poll_missed(job, call, &(cr_wait){.call = call});
+}
+
 void cr_poll_spun(cr_job *job, bool locked)
 {
     poll_yield(job, locked);
