@@ -354,7 +354,7 @@ static const mpi_ext_ops precv_ops = {.what = "MPI_Precv_init", .test = prt_test
  * job rank dst (the protocol above). */
 static int wire_chunks(const cr_job *job, int dst, size_t total, int parts)
 {
-    size_t eager = job->eager[dst], min = eager > SIZE_MAX / 4 ? SIZE_MAX : 4 * eager;
+    size_t eager = cr_eager(job, dst), min = eager > SIZE_MAX / 4 ? SIZE_MAX : 4 * eager;
     if (!min) min = 1; /* COURIER_EAGER_LIMIT=0: a chunk per partition */
     size_t most = (size_t)parts < WIRE_MAX ? (size_t)parts : WIRE_MAX, w = total / min;
     return (int)(w < 1 ? 1 : w > most ? most : w);

@@ -241,7 +241,7 @@ int mpc_task_query(int *buf, int nelem, int qtype)
     if (check_ptr(job, call, buf, "buffer")) return leave(job, -1);
     switch (qtype) {
     case MPL_Q_BUFFERS: {
-        size_t e = job->size > 1 ? job->eager[(job->rank + 1) % job->size] : 0;
+        size_t e = job->size > 1 ? cr_eager(job, (job->rank + 1) % job->size) : 0;
         buf[0] = e > INT_MAX ? INT_MAX : (int)e;
         buf[1] = job->unexp_limit > INT_MAX ? INT_MAX : (int)job->unexp_limit;
         break;

@@ -308,7 +308,7 @@ static bool absorb(cr_job *job, st_stream *s)
  * window). */
 static size_t most_words(const cr_job *job, const st_stream *s)
 {
-    size_t most = job->eager[s->peer] / 8;
+    size_t most = cr_eager(job, s->peer) / 8;
     if (most > CHUNK) most = CHUNK;
     if (sim_streams(job) && s->window / 2 && most > s->window / 2) most = s->window / 2;
     return most ? most : 1;

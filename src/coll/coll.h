@@ -374,7 +374,7 @@ static inline void cr_sched_xfer(cr_job *job, cr_sched *s, int kind, int peer, i
                                  const void *buf, size_t len)
 {
     if (s->now) { /* a short eager send goes out here (the blocking collectives' latency path) */
-        if (kind == CR_S_SEND && len <= CR_SCHED_SMALL && len <= job->eager[peer])
+        if (kind == CR_S_SEND && len <= CR_SCHED_SMALL && len <= cr_eager(job, peer))
             cr_send(job, s->op, peer, s->ctx, cr_sched_tag(s, step), buf, len);
         else
             cr_sched_xfer_now(job, s, kind, peer, step, buf, len);

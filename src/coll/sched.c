@@ -322,7 +322,7 @@ void cr_sched_xfer_now(cr_job *job, cr_sched *s, int kind, int peer, int step, c
         return;
     }
     if (len > SMALL_EXCHANGE) post_pending(job, s, peer); /* long: the receives go first */
-    if (len <= job->eager[peer])
+    if (len <= cr_eager(job, peer))
         cr_send(job, s->op, peer, s->ctx, tag, buf, len);
     else if (!cr_send_now(job, peer, s->ctx, tag, buf, len))
         req_add(job, s, cr_isend(job, s->op, peer, s->ctx, tag, buf, len));
@@ -366,7 +366,7 @@ void cr_sched_run_stored(cr_job *job, cr_sched *s)
         bool defer = nrecv == 1 && most <= SMALL_EXCHANGE;
         for (int i = from; i < to; i++) {
             const cr_sstep *p = &s->st[i];
-            if (p->kind == CR_S_SEND && p->len <= job->eager[p->peer])
+            if (p->kind == CR_S_SEND && p->len <= cr_eager(job, p->peer))
                 cr_send(job, s->op, p->peer, s->ctx, p->tag, p->buf, p->len); /* no request */
             else if (p->kind == CR_S_SEND)
                 post_send(job, s, p);

@@ -342,7 +342,7 @@ static void ctrl_send(cr_job *job, int peer, const cr_hdr *h)
 /* Try the next wire step of send r; returns 0 when done with it, CR_EAGAIN otherwise. */
 static int send_step(cr_job *job, cr_req *r)
 {
-    cr_link *l = job->via[r->peer];
+    const cr_link *l = cr_via(job, r->peer);
     int tp = r->peer - l->base; /* the peer as its transport numbers it */
     cr_hdr h = {.ctx = r->ctx, .tag = r->tag, .size = r->cap, .rreq = r->sig};
     switch (r->stage) {
@@ -432,7 +432,7 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->tag = tag;
     r->buf = (void *)buf;
     r->cap = len;
-    r->stage = len <= job->eager[dst] && !sync ? CR_STAGE_EAGER : CR_STAGE_RTS;
+    r->stage = len <= cr_eager(job, dst) && !sync ? CR_STAGE_EAGER : CR_STAGE_RTS;
     r->sync = sync;
     r->blocking = blocking;
     r->sig = job->chk_sig;
@@ -458,11 +458,11 @@ cr_req *cr_isend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag
 static void check_lane(cr_job *job, const char *op, int dst, size_t len)
 {
     check_dst(job, op, dst);
-    if (len > job->eager[dst])
+    if (len > cr_eager(job, dst))
         cr_fatal(job, op,
                  "a lane message of %zu bytes to rank %d is longer than the eager size (%zu "
                  "bytes); send it in parts",
-                 len, dst, job->eager[dst]);
+                 len, dst, cr_eager(job, dst));
 }
 
 cr_req *cr_isend_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
@@ -503,7 +503,7 @@ void cr_ssend(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag, c
 static bool send_detached(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
                           const void *buf, size_t len)
 {
-    if (!job->oversub || len <= job->eager[dst] || len > DETACH_MAX ||
+    if (!job->oversub || len <= cr_eager(job, dst) || len > DETACH_MAX ||
         job->detached_bytes + len > DETACH_BUDGET || !cr_sc_on(job, dst, CR_SC_READ))
         return false;
     void *copy = malloc(len);
@@ -531,7 +531,7 @@ static __attribute__((noinline)) void send_wait(cr_job *job, const char *op, int
 static inline bool send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *buf,
                             size_t len, bool lane)
 {
-    if (__builtin_expect(len > job->eager[dst] || *backlog_of(job, dst, lane), 0)) return false;
+    if (__builtin_expect(len > cr_eager(job, dst) || *backlog_of(job, dst, lane), 0)) return false;
     cr_hdr h = {.op = CR_OP_EAGER,
                 .flags = (lane ? CR_HDR_LANE : 0) | (job->chk_sig ? CR_HDR_WHOLE : 0),
                 .ctx = ctx,
@@ -616,7 +616,7 @@ static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
 
 void cr_send_waited(cr_job *job, cr_req *r, bool on)
 {
-    if (job->waits_all || r->blocking || r->cap >= PUSH_BELOW || r->cap <= job->eager[r->peer] ||
+    if (job->waits_all || r->blocking || r->cap >= PUSH_BELOW || r->cap <= cr_eager(job, r->peer) ||
         job->oversub || !job->host.ranks || r->peer == job->rank)
         return; /* its RTS says so, or single copy it is anyway */
     if (!on) {
@@ -791,7 +791,7 @@ static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size
     if (pull && fits < PUSH_BELOW && src != job->rank && !job->oversub) {
         if ((flags & CR_HDR_WAITS) || cr_host_waits_for(&job->host, src, sreq)) {
             pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
-        } else if (may_hold && job->waiting && !job->threaded && fits > job->eager[src] &&
+        } else if (may_hold && job->waiting && !job->threaded && fits > cr_eager(job, src) &&
                    r->id.idx != CR_NOID && job->host.ranks && !job->vt.base) {
             hold(job, r, src, tag, size, addr, sreq, sig); /* (no CR_HDR_WAITS) */
             return;

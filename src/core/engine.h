@@ -204,8 +204,10 @@ typedef struct cr_link {
     const cr_transport *ops;
     void *ctx;
     int base;
+    size_t eager; /* the largest message sent eagerly to its peers (but the rank itself) */
 } cr_link;
-#define CR_MAX_LINKS 16 /* the job's transports (at most 4) and sets of extra peers */
+#define CR_MAX_LINKS 16             /* the job's transports (at most 4) and sets of extra peers */
+#define CR_LINK_CLOSED CR_MAX_LINKS /* links[]' last: every closed set's peers (xpeers.c) */
 #define CR_MAX_BG 4
 
 /* One blocking wait of one thread (on its stack): what it waits for, as the hang
@@ -242,15 +244,17 @@ typedef struct cr_job {
     bool progress_on;    /* the progress thread exists */
     bool policy_kept;    /* the user chose a scheduling policy: the thread keeps it */
     bool multi;          /* several program threads may call at once (cr_multi_begin) */
-    size_t *eager;       /* per peer: largest message sent eagerly */
 
     pthread_mutex_t lock;
 
     /* transports (src/transport/registry.c, opened by job.c): the open ones, and per peer the
      * one that owns it; the waiting point sleeps on all of them at once */
-    cr_link links[CR_MAX_LINKS];
+    cr_link links[CR_MAX_LINKS + 1];
     int nlinks;
-    cr_link **via;        /* per peer */
+    /* Per peer, a byte or two: a job of N ranks holds N of each in every rank (a 16384-rank
+     * simulated job, 268 M); the per-peer queues and counts below are pages of zeros that
+     * only the peers a rank talks to make real (cr_peer_array) */
+    uint8_t *link_of;     /* per peer: the index in links of the one that owns it */
     uint8_t *single_copy; /* per peer: its transport's get/put work (until denied) */
     cr_link *peek_link;   /* a transport a blocking receive copies straight out of */
     cr_host host;         /* this host's segment (base NULL: none, a job of one) */
@@ -427,7 +431,6 @@ typedef struct cr_job {
     struct cr_rma *rma;         /* src/core/rma.c: regions, transfers in flight */
     struct cr_streams *streams; /* src/api/stream.c */
     struct cr_modes *modes;     /* src/api/modes.c */
-    struct cr_xpeers *xpeers;   /* src/core/xpeers.c: sets of peers of other jobs */
 
     /* src/coll/sched.c: large temporaries of finished schedules, kept for the
      * next ones (NULL until one is kept). */
@@ -553,7 +556,7 @@ bool cr_send_now(cr_job *job, int dst, uint16_t ctx, int32_t tag, const void *bu
  * ordinary traffic to dst (a reserved stream's). Lane messages keep their order
  * among themselves and may overtake ordinary ones, so a caller sends every
  * message of one (ctx, tag) on the lane or none on it. Eager only: len at most
- * job->eager[dst] (else the job ends, naming op). cr_send_lane_now is
+ * cr_eager(job, dst) (else the job ends, naming op). cr_send_lane_now is
  * cr_send_now's form, cr_send_lane cr_send's. */
 cr_req *cr_isend_lane(cr_job *job, const char *op, int dst, uint16_t ctx, int32_t tag,
                       const void *buf, size_t len);
@@ -721,14 +724,26 @@ static inline void cr_nudge(cr_job *job, int peer)
 }
 
 /* The transport that owns peer p, and the calls the engine makes through it. */
+static inline const cr_link *cr_via(const cr_job *job, int p)
+{
+    return &job->links[job->link_of[p]];
+}
+/* The largest message to peer p that goes eagerly (no rendezvous). */
+static inline size_t cr_eager(const cr_job *job, int p)
+{
+    return p == job->rank ? SIZE_MAX : job->links[job->link_of[p]].eager;
+}
+/* n zeroed entries of each bytes for a per-peer array, whose pages cost nothing until
+ * written (old: the first oldn entries to keep, then unmapped; NULL: none). */
+void *cr_peer_array(cr_job *job, void *old, size_t oldn, size_t n, size_t each);
 static inline int cr_tp_send(cr_job *job, int p, const cr_hdr *h, const void *payload, size_t len)
 {
-    cr_link *l = job->via[p];
+    const cr_link *l = cr_via(job, p);
     return l->ops->send_am(l->ctx, p - l->base, h, payload, len);
 }
 static inline int cr_tp_gone(cr_job *job, int p)
 {
-    cr_link *l = job->via[p];
+    const cr_link *l = cr_via(job, p);
     return l->ops->peer_gone(l->ctx, p - l->base);
 }
 /* Every transport: publish pending credits (about to idle). */

@@ -7,8 +7,9 @@
  *  - the job is created once, on the first call of any interface (NX/2 programs
  *    call no init function), and finalized at exit after every send a live peer
  *    may still read has completed;
- *  - every peer is reached by exactly one transport (job->via), the first of the
- *    registry's order that reaches it among those COURIER_TRANSPORTS allows;
+ *  - every peer is reached by exactly one transport (job->link_of, cr_via), the
+ *    first of the registry's order that reaches it among those
+ *    COURIER_TRANSPORTS allows;
  *  - all of this process's engine state is in cr_the_job, on the heap (one per
  *    process; in the contexts of the simulated mode, one per context: only the
  *    pointer to it, cr_the_job_ptr, is swapped with the context's data). */
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -289,6 +291,11 @@ static void open_transports(cr_job *job, int cpus)
                      .onesided_ctx = CR_CTX_RMA,
                      .full_us = (unsigned)env_long("COURIER_TEST_SHM_FULL_US", 0, 0, 1000000)};
     int left = job->size, nfd = 0, nreg;
+    uint8_t *owner = calloc((size_t)job->size, 1); /* for the loop below only */
+    if (!owner) cr_fatal(job, "init", "out of memory for %d peers", job->size);
+    /* Simulated: every message is one message of the model, whose node
+     * software has protocols of its own (NX/2's three trips) */
+    long eager = job->vt.base ? LONG_MAX : env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
     const cr_transport *const *registry = cr_tp_registry(&nreg);
     for (int i = 0; i < nreg && left; i++) {
         const cr_transport *t = registry[i];
@@ -298,10 +305,13 @@ static void open_transports(cr_job *job, int cpus)
         if (rc == -ENODEV) continue;
         if (rc) cr_fatal(job, "init", "cannot open the %s transport: %s", t->name, strerror(-rc));
         l->ops = t;
+        size_t max = t->max_payload(l->ctx, 0); /* the same for every peer */
+        l->eager = (size_t)eager < max ? (size_t)eager : max;
         int owned = 0;
         for (int p = 0; p < job->size; p++) {
-            if (job->via[p] || !t->reaches(l->ctx, p)) continue;
-            job->via[p] = l;
+            if (owner[p] || !t->reaches(l->ctx, p)) continue;
+            owner[p] = 1;
+            job->link_of[p] = (uint8_t)job->nlinks;
             job->single_copy[p] = (t->caps & CR_CAP_GET) && (p == job->rank || !no_cma);
             t->own(l->ctx, p);
             owned++;
@@ -317,14 +327,15 @@ static void open_transports(cr_job *job, int cpus)
         if ((t->caps & CR_CAP_PEEK) && !job->peek_link) job->peek_link = l;
     }
     for (int p = 0; p < job->size; p++)
-        if (!job->via[p])
+        if (!owner[p])
             cr_fatal(job, "init",
                      "no transport reaches rank %d (COURIER_TRANSPORTS=%s); allow "
                      "shm or tcp",
                      p, list ? list : "");
+    free(owner);
     job->coll_area_ok = job->host.base != NULL;
     for (int p = 0; p < job->size; p++)
-        if (job->via[p]->ops != &cr_transport_shm && p != job->rank) job->coll_area_ok = false;
+        if (cr_via(job, p)->ops != &cr_transport_shm && p != job->rank) job->coll_area_ok = false;
     /* The waiting point polls the transports' descriptors and an eventfd that
      * wakes this rank's own threads, unless the host doorbell alone will do. */
     if (!job->use_bell || nfd) {
@@ -340,6 +351,24 @@ static void open_transports(cr_job *job, int cpus)
         /* shm peers, too: their rings reach poll(2) through the eventfd */
         if (job->use_bell) cr_host_sleep_on_fd(&job->host, job->wake_fd);
     }
+}
+
+/* Anonymous pages: zero, and resident only once written. A rank of a 16384-rank
+ * simulated job writes the entries of the peers it talks to (a few dozen for
+ * Bruck's all-to-all); from the heap, whose pages calloc may have to clear, the
+ * 53 bytes per peer were 14 GiB in all. */
+void *cr_peer_array(cr_job *job, void *old, size_t oldn, size_t n, size_t each)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (n * each + page - 1) / page * page;
+    void *a =
+        mmap(NULL, len ? len : page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (a == MAP_FAILED) cr_fatal(job, "init", "out of memory for %zu peers", n);
+    if (old) {
+        size_t oldlen = (oldn * each + page - 1) / page * page;
+        memcpy(a, old, oldn * each);
+        munmap(old, oldlen ? oldlen : page);
+    }
+    return a;
 }
 
 void cr_tp_flush(cr_job *job)
@@ -385,18 +414,15 @@ static void job_init(void)
 
     job->npeers = job->size;
     size_t n = (size_t)job->size;
-    job->via = calloc(n, sizeof *job->via);
-    job->single_copy = calloc(n, sizeof *job->single_copy);
+    job->link_of = cr_peer_array(job, NULL, 0, n, sizeof *job->link_of);
+    job->single_copy = cr_peer_array(job, NULL, 0, n, sizeof *job->single_copy);
     job->host_of = calloc(n, sizeof *job->host_of);
-    job->eager = calloc(n, sizeof *job->eager);
-    job->backlog = calloc(2 * n, sizeof *job->backlog);
-    job->ctrlq = calloc(n, sizeof *job->ctrlq);
-    job->owed = calloc(n, sizeof *job->owed);
-    job->sends_to = calloc(n, sizeof *job->sends_to);
+    job->backlog = cr_peer_array(job, NULL, 0, 2 * n, sizeof *job->backlog);
+    job->ctrlq = cr_peer_array(job, NULL, 0, n, sizeof *job->ctrlq);
+    job->owed = cr_peer_array(job, NULL, 0, n, sizeof *job->owed);
+    job->sends_to = cr_peer_array(job, NULL, 0, n, sizeof *job->sends_to);
     cr_idt_init(&job->reqs, sizeof(cr_req), 0);
-    if (!job->via || !job->single_copy || !job->host_of || !job->eager || !job->backlog ||
-        !job->ctrlq || !job->owed || !job->sends_to)
-        cr_fatal(job, "init", "out of memory for %d peers", job->size);
+    if (!job->host_of) cr_fatal(job, "init", "out of memory for %d peers", job->size);
 
     int cpus = online_cpus();
     bool same;
@@ -405,13 +431,6 @@ static void job_init(void)
     read_secret(job);
     open_transports(job, cpus);
     if (job->pmi) cr_pmi_fence(job); /* every rank's card (tcp's open) and the secret are in */
-    /* Simulated: every message is one message of the model, whose node
-     * software has protocols of its own (NX/2's three trips) */
-    long eager = job->vt.base ? LONG_MAX : env_long("COURIER_EAGER_LIMIT", 16384, 0, INT_MAX);
-    for (int p = 0; p < job->size; p++) {
-        size_t max = job->via[p]->ops->max_payload(job->via[p]->ctx, p);
-        job->eager[p] = p == job->rank ? SIZE_MAX : (size_t)eager < max ? (size_t)eager : max;
-    }
 
     /* Oversubscribed: a spinning rank only steals the core from the one it waits for.
      * With network peers a poll is a system call (~1 us, not ~25 ns): 100 polls
@@ -461,7 +480,7 @@ cr_job *cr_job_init(void)
 
 void cr_job_finalize(cr_job *job)
 {
-    if (!job->via) return;
+    if (!job->link_of) return;
     if (job->must_call) { /* an erroneous program: say so, and fail the job */
         fflush(stdout);
         fprintf(stderr,

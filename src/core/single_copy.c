@@ -14,7 +14,7 @@
 
 bool cr_sc_offered(const cr_job *job, int peer)
 {
-    const cr_link *l = job->via[peer];
+    const cr_link *l = cr_via(job, peer);
     return l && (l->ops->caps & CR_CAP_GET) && l->ops->get;
 }
 
@@ -38,7 +38,7 @@ static int copy(cr_job *job, int peer, bool write, const struct iovec *local,
 {
     unsigned what = (write ? CR_SC_WRITE : CR_SC_READ) | (n > 1 ? CR_SC_VEC : 0);
     if (!cr_sc_on(job, peer, what)) return -ENOSYS;
-    const cr_link *l = job->via[peer];
+    const cr_link *l = cr_via(job, peer);
     size_t len = 0;
     for (int i = 0; i < n; i++) len += local[i].iov_len;
     bool busy = len >= BUSY_COPY && job->host.base;

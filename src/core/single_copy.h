@@ -36,7 +36,7 @@ bool cr_sc_offered(const cr_job *job, int peer);
  * refused so far. */
 static inline bool cr_sc_on(const cr_job *job, int peer, unsigned what)
 {
-    const cr_transport *t = job->via[peer]->ops;
+    const cr_transport *t = cr_via(job, peer)->ops;
     bool vec = what & CR_SC_VEC;
     return job->single_copy[peer] &&
            (!(what & CR_SC_READ) || (vec ? t->getv != NULL : t->get != NULL)) &&

@@ -9,8 +9,8 @@
  *    it;
  *  - a set's peers keep their engine numbers for the life of the process (a
  *    number is never given twice); once the set is closed they point at the
- *    closed link, whose peers are all gone, and the set's slot in job->links
- *    may serve a later set;
+ *    closed link (job->links[CR_LINK_CLOSED]), whose peers are all gone, and
+ *    the set's slot in job->links may serve a later set;
  *  - the per-peer arrays of the job always have job->npeers entries; host_of,
  *    which transports keep a pointer to, is copied when it grows and the old
  *    array is kept (it is never freed while the job lives);
@@ -346,11 +346,6 @@ struct cr_xset {
     void *lost_arg;
 };
 
-/* The job's state of this service: the link every closed set's peers point at. */
-typedef struct cr_xpeers {
-    cr_link closed;
-} cr_xpeers;
-
 static int closed_poll(void *ctx)
 {
     (void)ctx;
@@ -478,14 +473,6 @@ cr_xset *cr_xset_open(cr_job *job, int self, int size, const unsigned char key[C
     return x;
 }
 
-static void *grow(cr_job *job, void *p, size_t n, size_t old, size_t each)
-{
-    char *q = realloc(p, n * each);
-    if (!q) cr_fatal(job, "MPI", "out of memory for %zu peers", n);
-    memset(q + old * each, 0, (n - old) * each);
-    return q;
-}
-
 /* The waiting point polls the set's descriptor too (and, where it slept on
  * the host doorbell alone, from now on in poll(2) with the wake-up eventfd). */
 void cr_poll_also(cr_job *job, int fd)
@@ -512,19 +499,12 @@ void cr_poll_no_more(cr_job *job, int fd)
         }
 }
 
-static cr_xpeers *xpeers_of(cr_job *job)
-{
-    if (!job->xpeers) {
-        job->xpeers = calloc(1, sizeof *job->xpeers);
-        if (!job->xpeers) cr_fatal(job, "MPI", "out of memory");
-        job->xpeers->closed.ops = &closed_tp;
-    }
-    return job->xpeers;
-}
+/* The link every closed set's peers point at (job->links' last). */
+static const cr_link closed_link = {.ops = &closed_tp};
 
 int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *cards)
 {
-    xpeers_of(job);
+    job->links[CR_LINK_CLOSED] = closed_link;
     cr_link *l = NULL;
     for (int i = 0; i < job->nlinks && !l; i++)
         if (job->links[i].ops == &closed_tp) l = &job->links[i];
@@ -542,13 +522,12 @@ int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *car
     x->n = n;
     x->first = job->npeers;
     size_t old = (size_t)job->npeers, np = old + (size_t)n;
-    job->via = grow(job, job->via, np, old, sizeof *job->via);
-    job->single_copy = grow(job, job->single_copy, np, old, sizeof *job->single_copy);
-    job->eager = grow(job, job->eager, np, old, sizeof *job->eager);
-    job->backlog = grow(job, job->backlog, 2 * np, 2 * old, sizeof *job->backlog);
-    job->ctrlq = grow(job, job->ctrlq, np, old, sizeof *job->ctrlq);
-    job->owed = grow(job, job->owed, np, old, sizeof *job->owed);
-    job->sends_to = grow(job, job->sends_to, np, old, sizeof *job->sends_to);
+    job->link_of = cr_peer_array(job, job->link_of, old, np, sizeof *job->link_of);
+    job->single_copy = cr_peer_array(job, job->single_copy, old, np, sizeof *job->single_copy);
+    job->backlog = cr_peer_array(job, job->backlog, 2 * old, 2 * np, sizeof *job->backlog);
+    job->ctrlq = cr_peer_array(job, job->ctrlq, old, np, sizeof *job->ctrlq);
+    job->owed = cr_peer_array(job, job->owed, old, np, sizeof *job->owed);
+    job->sends_to = cr_peer_array(job, job->sends_to, old, np, sizeof *job->sends_to);
     int *hosts = malloc(np * sizeof *hosts); /* the first array stays: transports keep it */
     if (!hosts) cr_fatal(job, "MPI", "out of memory");
     memcpy(hosts, job->host_of, old * sizeof *hosts);
@@ -557,16 +536,18 @@ int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *car
     else
         job->host_of_first = job->host_of;
     job->host_of = hosts;
-    *l = (cr_link){.ops = x->ops, .ctx = x->ctx, .base = x->first - lo};
-    x->link = l;
     long eager = getenv("COURIER_EAGER_LIMIT") ? atol(getenv("COURIER_EAGER_LIMIT")) : 16384;
+    size_t max = x->ops->max_payload(x->ctx, lo); /* the same for every peer */
+    *l = (cr_link){.ops = x->ops,
+                   .ctx = x->ctx,
+                   .base = x->first - lo,
+                   .eager = eager >= 0 && (size_t)eager < max ? (size_t)eager : max};
+    x->link = l;
     for (int i = 0; i < n; i++) {
         int p = x->first + i;
-        job->via[p] = l;
+        job->link_of[p] = (uint8_t)(l - job->links);
         job->host_of[p] = -1 - i; /* on no host of this job's */
         x->ops->own(x->ctx, lo + i);
-        size_t max = x->ops->max_payload(x->ctx, lo + i);
-        job->eager[p] = eager >= 0 && (size_t)eager < max ? (size_t)eager : max;
     }
     job->npeers = (int)np;
     cr_poll_also(job, x->ops->fd(x->ctx));
@@ -612,11 +593,10 @@ void cr_xset_close(cr_job *job, const char *call, cr_xset *x)
     }
     free(rr);
     cr_wait_until(job, call, sends_done, &s, NULL);
-    cr_xpeers *xp = xpeers_of(job);
     cr_poll_no_more(job, x->ops->fd(x->ctx));
     x->ops->close(x->ctx);
-    for (int p = s.lo; p < s.hi; p++) job->via[p] = &xp->closed;
-    *x->link = xp->closed;
+    for (int p = s.lo; p < s.hi; p++) job->link_of[p] = CR_LINK_CLOSED;
+    *x->link = closed_link;
     free(x->cards);
     memset(x->key, 0, sizeof x->key);
     free(x);

@@ -36,6 +36,14 @@ static size_t page_round(size_t x)
 }
 
 /* One collective area: two lines per rank, then two slots per rank. */
+/* peer_efd's entries: our duplicate of a peer's eventfd is fd + EFD_BASE */
+enum { EFD_NONE, EFD_FAILED, EFD_BASE };
+
+static size_t efd_bytes(int n)
+{
+    return page_round((size_t)(n > 0 ? n : 1) * sizeof(int));
+}
+
 static size_t coll_area_bytes(int n)
 {
     if (n > CR_COLL_MAX_RANKS) return 0;
@@ -115,13 +123,16 @@ int cr_host_attach(cr_host *h, int fd, int rank, int size)
     if (h->hd->claim_off) h->claims = (_Atomic uint64_t *)(b + h->hd->claim_off);
     h->region = b + h->hd->region_off;
     h->region_bytes = h->hd->region_bytes;
-    h->peer_efd = malloc((size_t)size * sizeof *h->peer_efd);
-    if (!h->peer_efd) {
+    /* zero pages, resident only for the peers this rank rings (a 16384-rank
+     * simulated job would hold 1 GiB of them otherwise) */
+    h->peer_efd =
+        mmap(NULL, efd_bytes(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (h->peer_efd == MAP_FAILED) {
+        h->peer_efd = NULL;
         cr_ctx_unmap(base, probe.total);
         h->base = NULL;
         return -ENOMEM;
     }
-    for (int p = 0; p < size; p++) h->peer_efd[p] = -1;
     /* The sleepers' barrier (cr_host_kick), where the launcher chose it:
      * registering twice (contexts of one process) is harmless. */
     long mb = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -143,8 +154,9 @@ void cr_host_detach(cr_host *h)
     cr_ctx_unmap(h->base, h->len);
     h->base = NULL;
     for (int p = 0; p < h->size; p++)
-        if (h->peer_efd[p] >= 0) close(h->peer_efd[p]);
-    free(h->peer_efd);
+        if (h->peer_efd[p] >= EFD_BASE) close(h->peer_efd[p] - EFD_BASE);
+    munmap(h->peer_efd, efd_bytes(h->size));
+    h->peer_efd = NULL;
 }
 
 int cr_host_reserve(cr_host *h, const void *p, size_t len)
@@ -177,8 +189,8 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct tim
  * (no pidfd_getfd before Linux 5.6, or not allowed: the peer is told). */
 static int peer_efd(cr_host *h, int peer, int32_t efd)
 {
-    if (h->peer_efd[peer] >= 0) return h->peer_efd[peer];
-    if (h->peer_efd[peer] == -2) return -1;
+    if (h->peer_efd[peer] >= EFD_BASE) return h->peer_efd[peer] - EFD_BASE;
+    if (h->peer_efd[peer] == EFD_FAILED) return -1;
     int fd = -1;
     int pidfd = (int)syscall(SYS_pidfd_open, cr_host_pid(h, peer), 0);
     if (pidfd >= 0) {
@@ -186,11 +198,11 @@ static int peer_efd(cr_host *h, int peer, int32_t efd)
         close(pidfd);
     }
     if (fd < 0) {
-        h->peer_efd[peer] = -2;
+        h->peer_efd[peer] = EFD_FAILED;
         atomic_store(&h->ranks[peer].efd_failed, 1);
         return -1;
     }
-    h->peer_efd[peer] = fd;
+    h->peer_efd[peer] = fd + EFD_BASE;
     return fd;
 }
 

@@ -213,8 +213,8 @@ typedef struct cr_host {
     _Atomic uint64_t *claims;         /* [rank * CR_HOST_CLAIMS + slot]; NULL: none */
     void *region;
     size_t region_bytes;
-    cr_host_others *others;  /* this host's look for other work (never NULL once attached) */
-    int *peer_efd;           /* per peer: our duplicate of its eventfd (-1: none yet, -2: failed) */
+    cr_host_others *others; /* this host's look for other work (never NULL once attached) */
+    int *peer_efd; /* per peer: our duplicate of its eventfd + 2 (0: none yet, 1: failed) */
     bool fenced_by_sleepers; /* registered for membarrier: cr_host_kick needs no fence */
     bool sleeper_barrier;    /* the kernel has membarrier's global expedited barrier */
 } cr_host;

@@ -190,7 +190,7 @@ int cr_agent_main(int argc, char **argv)
     js.card_sent = calloc((size_t)js.count, 1);
     js.cards_left = js.count;
     cr_tree_local_addr(&tree, js.net_here, sizeof js.net_here);
-    raise_fd_limit();
+    raise_fd_limit(js.count);
     rc = !js.layout || !js.card_sent || alloc_ranks(&js) || cr_tree_spawn(&tree, key);
     js.child_still = calloc((size_t)tree.nchild + 1, sizeof *js.child_still);
     js.flushed = calloc((size_t)tree.nchild + 1, sizeof *js.flushed);

@@ -185,7 +185,7 @@ void drain_all(job_spec *js);
 /* start.c */
 int random_key(unsigned char key[32]);
 int signal_fd(void);
-void raise_fd_limit(void);
+void raise_fd_limit(int ranks);
 int alloc_ranks(job_spec *js);
 int start_here(job_spec *js, const unsigned char key[32], const char *who);
 

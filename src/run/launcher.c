@@ -149,7 +149,7 @@ int cr_run_main(int argc, char **argv)
         fprintf(stderr, "courier run: %s\n", err);
         return 2;
     }
-    raise_fd_limit();
+    raise_fd_limit(js.cmd.total);
     if (alloc_ranks(&js)) return usage_error("out of memory for %d ranks", js.cmd.total);
     /* Inside a Slurm allocation of several nodes, a job without --hosts spans
      * them, its agents started by srun (COURIER_NO_SLURM=1: this node only). */

@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CR_RUN_MAX_RANKS 4096
+#define CR_RUN_MAX_RANKS 4096      /* real ranks: the host segment is laid out for all of them */
+#define CR_RUN_MAX_SIM_RANKS 16384 /* --sim: contexts of one process (the cluster's model's most)  \
+                                    */
 
 /* One program of an (MPMD) job: n ranks run argv (NULL-terminated). */
 typedef struct cr_run_app {
@@ -24,7 +26,7 @@ enum cr_run_bind {
 /* What a `courier run` command line asks for. */
 typedef struct cr_run_spec {
     cr_run_app *apps;
-    int napps, total;       /* programs; ranks in all (1..CR_RUN_MAX_RANKS) */
+    int napps, total;       /* programs; ranks in all (1..CR_RUN_MAX_RANKS, or _SIM_) */
     bool label;             /* --label */
     bool help;              /* -h/--help: print the usage and run nothing */
     int bind;               /* enum cr_run_bind */

@@ -30,7 +30,7 @@ static const char usage_text[] =
     "                   [--check[=LIST]] [--sim MACHINE[,key=value...] [--sim-report FILE]]\n"
     "                   -n N [--] prog [args]\n"
     "                   [: -n M prog2 [args]]...\n"
-    "  -n N              start N ranks of prog (1..4096 in all)\n"
+    "  -n N              start N ranks of prog (1..4096 in all; 16384 with --sim)\n"
     "  --                the options end; the program follows\n"
     "  --label           prefix every output line with [rank]\n"
     "  --timeout S       end the job if it runs longer than S seconds\n"
@@ -192,10 +192,11 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
             const char *a = args[i];
             if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
                 if (i + 1 >= argc) return parse_error(spec, err, errlen, "%s needs a number", a);
-                if (parse_count(args[i + 1], &n) || n < 1 || n > CR_RUN_MAX_RANKS)
-                    return parse_error(spec, err, errlen,
-                                       "-n %s: the number of ranks must be 1..%d", args[i + 1],
-                                       CR_RUN_MAX_RANKS);
+                if (parse_count(args[i + 1], &n) || n < 1 || n > CR_RUN_MAX_SIM_RANKS)
+                    return parse_error(
+                        spec, err, errlen,
+                        "-n %s: the number of ranks must be 1..%d (1..%d with --sim)", args[i + 1],
+                        CR_RUN_MAX_RANKS, CR_RUN_MAX_SIM_RANKS);
                 i += 2;
             } else if (!strcmp(a, "--label")) {
                 spec->label = true;
@@ -281,9 +282,9 @@ int cr_run_parse(int argc, char *const *argv, cr_run_spec *spec,
         a->n = (int)n;
         a->argv = &args[i];
         while (i < argc && strcmp(args[i], ":")) i++;
-        if (spec->total + n > CR_RUN_MAX_RANKS)
-            return parse_error(spec, err, errlen, "%ld ranks in all: at most %d", spec->total + n,
-                               CR_RUN_MAX_RANKS);
+        if (spec->total + n > (spec->sim ? CR_RUN_MAX_SIM_RANKS : CR_RUN_MAX_RANKS))
+            return parse_error(spec, err, errlen, "%ld ranks in all: at most %d (%d with --sim)",
+                               spec->total + n, CR_RUN_MAX_RANKS, CR_RUN_MAX_SIM_RANKS);
         spec->total += (int)n;
         if (i >= argc) break;
         args[i++] = NULL; /* ends this program's argument list (in our copy) */

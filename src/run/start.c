@@ -459,11 +459,19 @@ int signal_fd(void)
     return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-void raise_fd_limit(void)
+void raise_fd_limit(int ranks)
 {
-    /* Two pipes per rank: raise the descriptor limit as far as we may. */
+    /* Two pipes per rank, both ends open while the ranks start: raise the
+     * descriptor limit as far as we may, the hard one too where that is
+     * allowed (CAP_SYS_RESOURCE) and the job needs it (16384 simulated ranks). */
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl)) return;
+    rlim_t need = 4 * (rlim_t)ranks + 256;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        struct rlimit more = {need, need};
+        if (setrlimit(RLIMIT_NOFILE, &more) == 0) return;
+    }
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
