@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "contexts.h"
@@ -86,6 +87,7 @@ typedef struct sched {
     char **argv, **env0;
     FILE *in0, *out0, *err0, *devnull;
     int *outfd, *errfd;        /* each rank's stdout and stderr (rank 0: 1 and 2) */
+    int mux;                   /* or, >= 0, the one pipe of the others' frames (mux_write) */
     cr_vt_head *hd;            /* the simulated mode's segment */
     int *ready, rhead, rcount; /* ranks to run, in order */
     cr_vt_waiter waiter;       /* this process's yields while it waits (vtime.h) */
@@ -221,6 +223,34 @@ static void copy_in(sched *s, const char *from)
         memcpy(s->segs[k].addr, from, s->segs[k].len);
 }
 
+/* A rank's stdout or stderr (cookie: rank * 2 + stream) as frames into the one
+ * pipe (the launcher's ctx_mux): its header, then the bytes, written whole
+ * (one thread writes: frames never mix). */
+static ssize_t mux_write(void *cookie, const char *buf, size_t size)
+{
+    uint32_t hdr[2] = {(uint32_t)(intptr_t)cookie, 0};
+    for (size_t done = 0; done < size;) {
+        size_t c = size - done > (1u << 30) ? (1u << 30) : size - done;
+        hdr[1] = (uint32_t)c;
+        struct iovec v[2] = {{hdr, sizeof hdr}, {(char *)buf + done, c}};
+        size_t want = sizeof hdr + c;
+        for (size_t put = 0; put < want;) {
+            ssize_t w = writev(the->mux, v, 2);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return done ? (ssize_t)done : -1;
+            put += (size_t)w;
+            for (int k = 0; k < 2 && w > 0; k++) { /* step past what went */
+                size_t t = (size_t)w < v[k].iov_len ? (size_t)w : v[k].iov_len;
+                v[k].iov_base = (char *)v[k].iov_base + t;
+                v[k].iov_len -= t;
+                w -= (ssize_t)t;
+            }
+        }
+        done += c;
+    }
+    return (ssize_t)size;
+}
+
 static _Noreturn void die(int rank, const char *what)
 {
     fprintf(the && the->err0 ? the->err0 : stderr,
@@ -312,6 +342,13 @@ static void start(sched *s, int r)
         c->in = s->in0;
         c->out = s->out0;
         c->err = s->err0;
+    } else if (s->mux >= 0) {
+        c->in = s->devnull;
+        cookie_io_functions_t io = {.write = mux_write};
+        c->out = fopencookie((void *)(intptr_t)(2 * r), "w", io);
+        c->err = fopencookie((void *)(intptr_t)(2 * r + 1), "w", io);
+        if (!c->out || !c->err) die(r, "cannot open its stdout and stderr");
+        setvbuf(c->err, NULL, _IONBF, 0);
     } else {
         c->in = s->devnull;
         c->out = fdopen(s->outfd[r], "w");
@@ -499,8 +536,21 @@ int cr_ctx_main(int argc, char **argv, char **envp, cr_main_fn *main_fn)
     if (!s->c || !s->ready || !s->outfd || !s->errfd) die(0, "out of memory for the contexts");
     s->outfd[0] = 1;
     s->errfd[0] = 2;
+    s->mux = -1;
     const char *p = fds;
-    for (int r = 1; r < n; r++) { /* "out,err,out,err...": ranks 1..n-1 */
+    if (!strncmp(fds, "mux:", 4)) { /* "mux:FD": ranks 1..n-1 write frames into FD */
+        char *end;
+        long m = strtol(fds + 4, &end, 10);
+        if (end == fds + 4 || *end || m < 0) {
+            fprintf(stderr,
+                    "courier: COURIER_CTX_FDS=%s names no pipe; start the program "
+                    "with courier run\n",
+                    fds);
+            return 1;
+        }
+        s->mux = (int)m;
+    }
+    for (int r = 1; r < n && s->mux < 0; r++) { /* "out,err,out,err...": ranks 1..n-1 */
         char *end;
         long o = strtol(p, &end, 10), e = -1;
         if (end != p && *end == ',') {

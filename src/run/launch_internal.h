@@ -41,6 +41,17 @@ typedef struct stream {
     char buf[LINE_MAX_FWD];
 } stream;
 
+/* --sim with contexts beyond the descriptor limit: ranks 1.. write their
+ * stdout and stderr into one pipe as frames (a header of two uint32: rank * 2
+ * + stream (0 stdout, 1 stderr), the length; then the bytes), which
+ * mux_pump hands to each rank's stream as if read from its pipe. */
+typedef struct ctx_mux {
+    int fd; /* -1: none (or closed) */
+    uint32_t hdr[2];
+    size_t hdr_len; /* bytes of hdr read */
+    size_t left;    /* bytes of the current frame's data still to come */
+} ctx_mux;
+
 typedef struct rank_proc {
     pid_t pid;
     int appnum;
@@ -152,6 +163,7 @@ typedef struct job_spec {
     char *spawn_hosts, *spawn_rsh;
     bool contexts;    /* --sim: the ranks are contexts of one process, ... */
     pid_t ctx_pid;    /* ... this one (every rank_proc has its pid) */
+    ctx_mux mux;      /* ... whose ranks 1.. may write through one pipe */
     bool mid_line[3]; /* what was last put on fd 1, 2 did not end a line */
 } job_spec;
 
@@ -179,6 +191,7 @@ void put_report(job_spec *js, const char *p, size_t n);
 __attribute__((format(printf, 2, 3))) void say(job_spec *js, const char *fmt, ...);
 void emit(job_spec *js, int rank, int out, const char *p, size_t n);
 ssize_t pump(job_spec *js, int rank, stream *s, size_t max);
+ssize_t mux_pump(job_spec *js, size_t max);
 void drain_rank(job_spec *js, int rank);
 void drain_all(job_spec *js);
 

@@ -4,7 +4,9 @@
  * of the launcher's output from stopping it.
  *
  * Invariants: lines of different ranks never mix (a partial line is flushed
- * only when it grows past the buffer or at the end of the stream); nothing a
+ * only when it grows past the buffer or at the end of the stream; ranks as
+ * contexts beyond the descriptor limit share one pipe of frames, split here
+ * into the same streams); nothing a
  * rank wrote is lost: drain_rank and drain_all read what the pipes hold before
  * any report line; a report line starts a line of its own, even after a
  * rank's partial line on either stream (put_report); the writer thread's queue is bounded by
@@ -150,24 +152,10 @@ void emit(job_spec *js, int rank, int out, const char *p, size_t n)
     }
 }
 
-/* Read at most max bytes of the stream; forward every complete line. Returns the
- * bytes read, 0 at EOF (the stream is then closed), -1 when it has nothing now. */
-ssize_t pump(job_spec *js, int rank, stream *s, size_t max)
+/* Forward every complete line the stream's buffer holds (all of it when it is
+ * one line longer than the buffer). */
+static void lines(job_spec *js, int rank, stream *s)
 {
-    size_t room = sizeof s->buf - s->len;
-    ssize_t r = read(s->fd, s->buf + s->len, max < room ? max : room);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return -1;
-    if (r <= 0) {
-        /* the last line, ended for it (one piece, so that it is labelled once) */
-        if (s->len && s->buf[s->len - 1] != '\n' && s->len < sizeof s->buf) s->buf[s->len++] = '\n';
-        if (s->len) emit(js, rank, s->out, s->buf, s->len);
-        if (s->len && s->buf[s->len - 1] != '\n') emit(js, rank, s->out, "\n", 1);
-        s->len = 0;
-        close(s->fd);
-        s->fd = -1;
-        return 0;
-    }
-    s->len += (size_t)r;
     size_t start = 0;
     for (size_t i = 0; i < s->len; i++)
         if (s->buf[i] == '\n') {
@@ -180,6 +168,78 @@ ssize_t pump(job_spec *js, int rank, stream *s, size_t max)
     }
     memmove(s->buf, s->buf + start, s->len - start);
     s->len -= start;
+}
+
+/* The stream ended: its last line, ended for it (one piece, so that it is
+ * labelled once). */
+static void last_line(job_spec *js, int rank, stream *s)
+{
+    if (s->len && s->buf[s->len - 1] != '\n' && s->len < sizeof s->buf) s->buf[s->len++] = '\n';
+    if (s->len) emit(js, rank, s->out, s->buf, s->len);
+    if (s->len && s->buf[s->len - 1] != '\n') emit(js, rank, s->out, "\n", 1);
+    s->len = 0;
+}
+
+/* Read at most max bytes of the stream; forward every complete line. Returns the
+ * bytes read, 0 at EOF (the stream is then closed), -1 when it has nothing now. */
+ssize_t pump(job_spec *js, int rank, stream *s, size_t max)
+{
+    size_t room = sizeof s->buf - s->len;
+    ssize_t r = read(s->fd, s->buf + s->len, max < room ? max : room);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return -1;
+    if (r <= 0) {
+        last_line(js, rank, s);
+        close(s->fd);
+        s->fd = -1;
+        return 0;
+    }
+    s->len += (size_t)r;
+    lines(js, rank, s);
+    return r;
+}
+
+/* Read at most max bytes of the contexts' frames (ctx_mux); hand each frame's
+ * bytes to its rank's stream and forward its complete lines. Returns as pump;
+ * at EOF every rank's last line is forwarded. A frame naming no rank of the
+ * job is skipped. */
+ssize_t mux_pump(job_spec *js, size_t max)
+{
+    ctx_mux *m = &js->mux;
+    char buf[65536];
+    ssize_t r = read(m->fd, buf, max < sizeof buf ? max : sizeof buf);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return -1;
+    if (r <= 0) {
+        for (int k = 1; k < js->cmd.total; k++)
+            for (int j = 0; j < 2; j++) last_line(js, k, &js->ranks[k].s[j]);
+        close(m->fd);
+        m->fd = -1;
+        return 0;
+    }
+    for (size_t at = 0; at < (size_t)r;) {
+        if (m->hdr_len < sizeof m->hdr) {
+            size_t c = sizeof m->hdr - m->hdr_len;
+            if (c > (size_t)r - at) c = (size_t)r - at;
+            memcpy((char *)m->hdr + m->hdr_len, buf + at, c);
+            m->hdr_len += c;
+            at += c;
+            if (m->hdr_len == sizeof m->hdr) m->left = m->hdr[1];
+            continue;
+        }
+        size_t c = m->left < (size_t)r - at ? m->left : (size_t)r - at;
+        int rank = (int)(m->hdr[0] / 2);
+        if (rank > 0 && rank < js->cmd.total) {
+            stream *s = &js->ranks[rank].s[m->hdr[0] % 2];
+            for (size_t done = 0; done < c;) {
+                size_t room = sizeof s->buf - s->len, n = c - done < room ? c - done : room;
+                memcpy(s->buf + s->len, buf + at + done, n);
+                s->len += n;
+                done += n;
+                lines(js, rank, s);
+            }
+        }
+        at += c;
+        if ((m->left -= c) == 0) m->hdr_len = 0;
+    }
     return r;
 }
 
@@ -199,9 +259,24 @@ static void drain_stream(job_spec *js, int rank, stream *s)
     if (s->fd >= 0) pump(js, rank, s, sizeof s->buf);
 }
 
+/* The same for the contexts' frames (every rank's but rank 0's). */
+static void drain_mux(job_spec *js)
+{
+    if (js->mux.fd < 0) return;
+    int avail = 0;
+    if (ioctl(js->mux.fd, FIONREAD, &avail) < 0 || avail < 0) avail = 0;
+    for (size_t left = (size_t)avail; left;) {
+        ssize_t r = mux_pump(js, left);
+        if (r <= 0) break;
+        left -= (size_t)r;
+    }
+    if (js->mux.fd >= 0) mux_pump(js, LINE_MAX_FWD);
+}
+
 void drain_rank(job_spec *js, int rank)
 {
     for (int j = 0; j < 2; j++) drain_stream(js, rank, &js->ranks[rank].s[j]);
+    if (rank > 0 && js->contexts) drain_mux(js);
 }
 
 /* Before the launcher says anything: forward what every rank has written (across
@@ -212,5 +287,7 @@ void drain_all(job_spec *js)
         flush_hosts(js);
         return;
     }
-    for (int r = js->first; r < js->first + js->count; r++) drain_rank(js, r);
+    for (int r = js->first; r < js->first + js->count; r++)
+        for (int j = 0; j < 2; j++) drain_stream(js, r, &js->ranks[r].s[j]);
+    drain_mux(js);
 }

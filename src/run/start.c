@@ -193,7 +193,7 @@ static void child_exec(job_spec *js, int rank, int appnum, int segfd, const int 
         setenv("COURIER_RANK", v, 1);
     } else { /* contexts: each rank's COURIER_RANK is set in its context */
         unsetenv("COURIER_RANK");
-        for (const char *p = ctx_fds; *p;) {
+        for (const char *p = ctx_fds + (strncmp(ctx_fds, "mux:", 4) ? 0 : 4); *p;) {
             char *end;
             int fd = (int)strtol(p, &end, 10);
             fcntl(fd, F_SETFD, 0);
@@ -321,12 +321,20 @@ static int rank_pipes(job_spec *js, int r, int w[2])
     return 0;
 }
 
-/* --sim with contexts: one process for every rank, with every rank's pipes. */
+/* --sim with contexts: one process for every rank, with every rank's pipes;
+ * or, where that many descriptors are more than the limit allows (about 4900
+ * ranks at 20000) or COURIER_CTX_MUX=1 says so (tests), rank 0's pipes and one
+ * pipe of frames for the others (ctx_mux). */
 static int start_contexts(job_spec *js, int segfd)
 {
     int n = js->cmd.total;
-    int *w = malloc((size_t)n * 2 * sizeof *w);
-    char *fds = malloc((size_t)n * 24 + 1);
+    struct rlimit rl;
+    bool mux = (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+                4 * (rlim_t)n + 256 > rl.rlim_cur) ||
+               (getenv("COURIER_CTX_MUX") && !strcmp(getenv("COURIER_CTX_MUX"), "1"));
+    int np = mux ? 1 : n; /* ranks with pipes of their own */
+    int *w = malloc((size_t)(np + 1) * 2 * sizeof *w);
+    char *fds = malloc((size_t)np * 24 + 32);
     if (!w || !fds) {
         free(w);
         free(fds);
@@ -335,13 +343,25 @@ static int start_contexts(job_spec *js, int segfd)
     }
     size_t len = 0;
     fds[0] = '\0';
-    int made = 0, rc = -1;
-    for (; made < n; made++) {
+    int made = 0, nw = 0, rc = -1;
+    for (; made < np; made++) {
         if (rank_pipes(js, made, &w[2 * made]) < 0) goto out;
-        js->ranks[made].appnum = 0;
+        nw += 2;
         if (made > 0)
             len += (size_t)sprintf(fds + len, "%s%d,%d", made > 1 ? "," : "", w[2 * made],
                                    w[2 * made + 1]);
+    }
+    if (mux && n > 1) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) goto out;
+        fcntl(p[0], F_SETFL, O_NONBLOCK);
+        js->mux = (ctx_mux){.fd = p[0]};
+        for (int r = 1; r < n; r++) { /* streams without a pipe: mux_pump fills them */
+            js->ranks[r].s[0].out = 1;
+            js->ranks[r].s[1].out = 2;
+        }
+        w[nw++] = p[1];
+        sprintf(fds, "mux:%d", p[1]);
     }
     pid_t me = getpid(), pid = fork();
     if (pid < 0) goto out;
@@ -354,7 +374,7 @@ static int start_contexts(job_spec *js, int segfd)
     }
     rc = 0;
 out:
-    for (int i = 0; i < 2 * made; i++) close(w[i]);
+    for (int i = 0; i < nw; i++) close(w[i]);
     free(w);
     free(fds);
     return rc;
@@ -480,6 +500,7 @@ void raise_fd_limit(int ranks)
 int alloc_ranks(job_spec *js)
 {
     js->in_fd = js->in_pipe[0] = js->in_pipe[1] = js->segfd = -1;
+    js->mux.fd = -1;
     js->ranks = calloc((size_t)js->cmd.total, sizeof *js->ranks);
     if (!js->ranks) return -1;
     for (int r = 0; r < js->cmd.total; r++) js->ranks[r].s[0].fd = js->ranks[r].s[1].fd = -1;

@@ -442,7 +442,7 @@ static void watch_tree(job_spec *js, uint64_t now, uint64_t *next_look, int *wai
 int watch(job_spec *js, int sfd)
 {
     int tfds = js->tree ? cr_tree_maxfds(js->tree) : 0;
-    int nfds = 2 * js->count + 2 + tfds;
+    int nfds = 2 * js->count + 3 + tfds;
     struct pollfd *pf = calloc((size_t)nfds, sizeof *pf);
     int *who = calloc((size_t)nfds, sizeof *who);
     js->alive = calloc((size_t)js->cmd.total, sizeof *js->alive);
@@ -484,6 +484,10 @@ int watch(job_spec *js, int sfd)
                     who[k] = r * 2 + j;
                     pf[k++] = (struct pollfd){.fd = js->ranks[r].s[j].fd, .events = POLLIN};
                 }
+        if (js->mux.fd >= 0) {
+            who[k] = -1;
+            pf[k++] = (struct pollfd){.fd = js->mux.fd, .events = POLLIN};
+        }
         streams_open = k > sk || hold;
         if (!streams_open && !running_here(js) && !tree_busy(js)) break;
         int wait_ms = 1000;
@@ -518,7 +522,9 @@ int watch(job_spec *js, int sfd)
                 stdin_read(js);
         }
         for (int i = sk; i < k; i++)
-            if (pf[i].revents) {
+            if (pf[i].revents && who[i] < 0) {
+                if (js->mux.fd >= 0) mux_pump(js, SIZE_MAX);
+            } else if (pf[i].revents) {
                 stream *s = &js->ranks[who[i] / 2].s[who[i] % 2];
                 if (s->fd >= 0) pump(js, who[i] / 2, s, sizeof s->buf);
             }

@@ -22,7 +22,8 @@
 #     modes MACHINE NRANKS ARGS...     the same, one run with the ranks as processes and
 #                                      one as contexts of one process
 #     output MACHINE NRANKS            with --label, every rank's lines of stdout and
-#                                      stderr (the contexts program) carry its own rank
+#                                      stderr (the contexts program) carry its own rank,
+#                                      its last line (no newline) too
 #     anysrc MACHINE NRANKS            wildcard receives see the messages in the
 #                                      order of their arrival (nearest first)
 #     clock MACHINE FIGURE_US          a ping-pong timed with clock_gettime and
@@ -347,8 +348,9 @@ output)
             [ "$(grep -cx "\[$r\] out $i of rank $r" "$out")" = 1 ] || fail "rank $r's stdout line $i"
         done
         [ "$(grep -cx "\[$r\] err of rank $r" "$err")" = 1 ] || fail "rank $r's stderr line"
+        [ "$(grep -cx "\[$r\] tail of rank $r" "$out")" = 1 ] || fail "rank $r's last line"
     done
-    [ "$(grep -c . "$out")" = $((3 * n)) ] || fail "stdout has other lines: $(head -5 "$out")"
+    [ "$(grep -c . "$out")" = $((4 * n)) ] || fail "stdout has other lines: $(head -5 "$out")"
     rm -f "$out" "$err"
     echo "every rank's output under its own label"
     ;;

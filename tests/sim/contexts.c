@@ -8,7 +8,8 @@
  *                      streams through a ring of messages that switches ranks
  *                      many times; rank 0 prints "globals ok N"
  *   contexts output    every rank writes 3 lines to stdout and 1 to stderr,
- *                      between messages (the launcher's --label checks whose)
+ *                      between messages (the launcher's --label checks whose),
+ *                      then a last one to stdout without its newline
  *   contexts crash     rank 1 dies of SIGSEGV while rank 0 waits for it
  *   contexts exit S    rank 1 calls exit(S) in the middle: the others go on;
  *                      rank 0 prints "exit done" at the end
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
             ring(me, np, 1);
         }
         fprintf(stderr, "err of rank %d\n", me);
+        printf("tail of rank %d", me); /* no newline: the launcher ends the line */
         return 0;
     }
     if (!strcmp(mode, "crash")) {
