@@ -158,33 +158,30 @@ static int fuzz_deliver(void *owner, int src, const cr_hdr *h, const void *paylo
 
 static void job_setup(int cma_ok)
 {
-    static cr_link *via[NRANKS];
+    static uint8_t link_of[NRANKS];
     static uint8_t single_copy[NRANKS];
-    static size_t eager[NRANKS];
     static cr_req *backlog[2 * NRANKS]; /* per peer: its ordinary queue, then its lane's */
     static cr_ctrl *ctrlq[NRANKS];
     static unsigned owed[NRANKS], sends_to[NRANKS];
     memset(&job, 0, sizeof job);
     job.rank = 0;
     job.size = job.npeers = NRANKS;
-    job.via = via;
+    job.link_of = link_of;
     job.single_copy = single_copy;
     job.wake_fd = -1;
     static void *self_ctx; /* opened once: it keeps &job, which stays put */
     cr_tp_env env = {.rank = 0, .size = NRANKS, .owner = &job, .deliver = fuzz_deliver};
     if (!self_ctx && cr_transport_self.open(&self_ctx, &env)) abort();
-    job.links[0] = (cr_link){.ops = &cr_transport_self, .ctx = self_ctx};
-    job.links[1] = (cr_link){.ops = &fake, .ctx = NULL};
+    job.links[0] = (cr_link){.ops = &cr_transport_self, .ctx = self_ctx, .eager = 32};
+    job.links[1] = (cr_link){.ops = &fake, .ctx = NULL, .eager = 32};
     job.nlinks = 2;
-    job.eager = eager;
     job.backlog = backlog;
     job.ctrlq = ctrlq;
     job.owed = owed;
     job.sends_to = sends_to;
     for (int p = 0; p < NRANKS; p++) {
-        via[p] = p == 0 ? &job.links[0] : &job.links[1];
+        link_of[p] = p == 0 ? 0 : 1;
         single_copy[p] = p == 0 || cma_ok;
-        eager[p] = 32;
         backlog[2 * p] = backlog[2 * p + 1] = NULL;
         ctrlq[p] = NULL;
         owed[p] = sends_to[p] = 0;
