@@ -255,6 +255,8 @@ typedef struct cr_job {
      * simulated job, 268 M); the per-peer queues and counts below are pages of zeros that
      * only the peers a rank talks to make real (cr_peer_array) */
     uint8_t *link_of;     /* per peer: the index in links of the one that owns it */
+    int one_link;         /* the index of the link of every peer but the rank itself, or -1
+                             (then link_of says): the usual job, read without link_of */
     uint8_t *single_copy; /* per peer: its transport's get/put work (until denied) */
     cr_link *peek_link;   /* a transport a blocking receive copies straight out of */
     cr_host host;         /* this host's segment (base NULL: none, a job of one) */
@@ -726,7 +728,7 @@ static inline void cr_nudge(cr_job *job, int peer)
 /* The transport that owns peer p, and the calls the engine makes through it. */
 static inline const cr_link *cr_via(const cr_job *job, int p)
 {
-    return &job->links[job->link_of[p]];
+    return &job->links[job->one_link >= 0 && p != job->rank ? job->one_link : job->link_of[p]];
 }
 /* The largest message to peer p that goes eagerly (no rendezvous). */
 static inline size_t cr_eager(const cr_job *job, int p)

@@ -333,6 +333,15 @@ static void open_transports(cr_job *job, int cpus)
                      "shm or tcp",
                      p, list ? list : "");
     free(owner);
+    job->one_link = -1;
+    for (int p = 0; p < job->size; p++) {
+        if (p == job->rank) continue;
+        if (job->one_link < 0) job->one_link = job->link_of[p];
+        if (job->one_link != job->link_of[p]) {
+            job->one_link = -1;
+            break;
+        }
+    }
     job->coll_area_ok = job->host.base != NULL;
     for (int p = 0; p < job->size; p++)
         if (cr_via(job, p)->ops != &cr_transport_shm && p != job->rank) job->coll_area_ok = false;

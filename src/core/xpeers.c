@@ -543,6 +543,7 @@ int cr_xset_add(cr_job *job, cr_xset *x, int lo, int n, const unsigned char *car
                    .base = x->first - lo,
                    .eager = eager >= 0 && (size_t)eager < max ? (size_t)eager : max};
     x->link = l;
+    job->one_link = -1; /* the set's peers have a link of their own */
     for (int i = 0; i < n; i++) {
         int p = x->first + i;
         job->link_of[p] = (uint8_t)(l - job->links);
