@@ -167,6 +167,7 @@ static void job_setup(int cma_ok)
     job.rank = 0;
     job.size = job.npeers = NRANKS;
     job.link_of = link_of;
+    job.one_link = -1; /* the peers' transports differ: link_of says */
     job.single_copy = single_copy;
     job.wake_fd = -1;
     static void *self_ctx; /* opened once: it keeps &job, which stays put */

@@ -424,6 +424,7 @@ static void job_init(void)
     job->npeers = job->size;
     size_t n = (size_t)job->size;
     job->link_of = cr_peer_array(job, NULL, 0, n, sizeof *job->link_of);
+    job->one_link = -1; /* until open_transports knows */
     job->single_copy = cr_peer_array(job, NULL, 0, n, sizeof *job->single_copy);
     job->host_of = calloc(n, sizeof *job->host_of);
     job->backlog = cr_peer_array(job, NULL, 0, 2 * n, sizeof *job->backlog);
