@@ -733,7 +733,7 @@ static inline const cr_link *cr_via(const cr_job *job, int p)
 /* The largest message to peer p that goes eagerly (no rendezvous). */
 static inline size_t cr_eager(const cr_job *job, int p)
 {
-    return p == job->rank ? SIZE_MAX : job->links[job->link_of[p]].eager;
+    return p == job->rank ? SIZE_MAX : cr_via(job, p)->eager;
 }
 /* n zeroed entries of each bytes for a per-peer array, whose pages cost nothing until
  * written (old: the first oldn entries to keep, then unmapped; NULL: none). */

@@ -6,9 +6,8 @@
 #include <stddef.h>
 
 #define CR_RUN_MAX_RANKS 4096 /* real ranks: the host segment is laid out for all of them */
-#define CR_RUN_MAX_SIM_RANKS                                                                       \
-    16384 /* --sim: contexts of one process (the cluster's model's most)                           \
-           */
+/* --sim: contexts of one process (the cluster's model's most) */
+#define CR_RUN_MAX_SIM_RANKS 16384
 
 /* One program of an (MPMD) job: n ranks run argv (NULL-terminated). */
 typedef struct cr_run_app {
