@@ -257,6 +257,18 @@ static int args_check(cr_job *job, const char *call, MPI_Win win, int ocount, MP
     return MPI_SUCCESS;
 }
 
+/* A NULL origin, result or compare buffer with data to move: MPI_ERR_BUFFER, as for a send
+ * (a derived datatype may hold absolute addresses from MPI_BOTTOM). The runs of a are freed
+ * when it fails. */
+static int null_buf(cr_job *job, const char *call, rma_args *a, const void *buf, size_t count,
+                    const mpi_type *t, const char *what)
+{
+    if (buf || !count || !t->predef || !t->size) return 0;
+    runs_free(&a->rs);
+    return win_fail(job, a->h, call, MPI_ERR_BUFFER, "the %s buffer is NULL but its count is %zu",
+                    what, count);
+}
+
 /* The target's displacement 0 (the runs' offsets are from there). */
 static cr_rtarget args_target(const rma_args *a)
 {
@@ -311,7 +323,7 @@ static inline __attribute__((always_inline)) bool transfer_fast(bool put, void *
     const mpi_type *t;
     size_t bytes;
     char *p = mapped_span(win, otype, count, ttype, tcount, target, disp, &w, &t, &bytes);
-    if (!p) return false;
+    if (!p || !obuf) return false; /* (a NULL buffer: transfer_rest says what is wrong) */
     if (put)
         memmove(p, obuf, bytes);
     else
@@ -334,6 +346,7 @@ static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call
     if (want_req && !req)
         return mpi_leave(job, win_fail(job, win, call, MPI_ERR_ARG, "request is NULL"));
     int rc = args_check(job, call, win, ocount, otype, target, disp, tcount, ttype, &a);
+    if (!rc) rc = null_buf(job, call, &a, obuf, a.ocount, a.ot, "origin");
     if (rc) return mpi_leave(job, rc);
     if (req) *req = MPI_REQUEST_NULL;
     size_t bytes = a.ot->size * a.ocount;
@@ -954,6 +967,8 @@ get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Da
     if (!rc && !noop && a.ot->base != a.tt->base && a.tt->size && a.tcount)
         rc = win_fail(job, win, call, MPI_ERR_TYPE,
                       "the origin and target datatypes hold different basic types");
+    if (!rc && !noop) rc = null_buf(job, call, &a, obuf, a.ocount, a.ot, "origin");
+    if (!rc && fetch) rc = null_buf(job, call, &a, rbuf, (size_t)rcount, rt, "result");
     if (rc) {
         runs_free(&a.rs);
         return mpi_leave(job, rc);
@@ -1081,6 +1096,9 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         return mpi_leave(job, MPI_SUCCESS);
     rma_args a;
     int rc = args_check(job, call, win, 1, datatype, target_rank, target_disp, 1, datatype, &a);
+    if (!rc) rc = null_buf(job, call, &a, origin_addr, 1, a.ot, "origin");
+    if (!rc) rc = null_buf(job, call, &a, compare_addr, 1, a.ot, "compare");
+    if (!rc) rc = null_buf(job, call, &a, result_addr, 1, a.ot, "result");
     if (!rc && (!a.ot->contig || a.ot->base < 0 || a.ot->size > 16))
         rc = win_fail(job, win, call, MPI_ERR_TYPE,
                       "compare-and-swap takes one element of a predefined integer type");

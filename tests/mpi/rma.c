@@ -243,6 +243,19 @@ int main(int argc, char **argv)
     OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
     code = MPI_Put(&x, 1, MPI_INT, t, DISP(t, N * np + 8), 1, MPI_INT, win);
     CHECK(code == MPI_ERR_RMA_RANGE, "put past the end gave %d", code);
+    /* a NULL origin or result buffer with data: an error, not a crash */
+    code = MPI_Put(NULL, 1, MPI_INT, t, DISP(t, N * np + 5), 1, MPI_INT, win);
+    CHECK(code == MPI_ERR_BUFFER, "put from NULL gave %d", code);
+    code = MPI_Get(NULL, 1, MPI_INT, t, DISP(t, N * np + 5), 1, MPI_INT, win);
+    CHECK(code == MPI_ERR_BUFFER, "get into NULL gave %d", code);
+    code = MPI_Accumulate(NULL, 1, MPI_INT, t, DISP(t, N * np + 5), 1, MPI_INT, MPI_SUM, win);
+    CHECK(code == MPI_ERR_BUFFER, "accumulate from NULL gave %d", code);
+    code = MPI_Fetch_and_op(&x, NULL, MPI_INT, t, DISP(t, N * np + 5), MPI_SUM, win);
+    CHECK(code == MPI_ERR_BUFFER, "fetch-and-op into NULL gave %d", code);
+    code = MPI_Compare_and_swap(&x, NULL, &x, MPI_INT, t, DISP(t, N * np + 5), win);
+    CHECK(code == MPI_ERR_BUFFER, "compare-and-swap with a NULL compare buffer gave %d", code);
+    OK(MPI_Put(NULL, 0, MPI_INT, t, DISP(t, N * np + 5), 0, MPI_INT,
+               win)); /* nothing to move: fine */
     code = MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win);
     CHECK(code == MPI_ERR_RMA_SYNC, "locking twice gave %d", code);
     OK(MPI_Win_unlock(t, win));
@@ -254,6 +267,7 @@ int main(int argc, char **argv)
     OK(MPI_Win_get_name(win, name, &len));
     CHECK(len == 4 && !strcmp(name, "ring"), "name %s", name);
 
+    MPI_Barrier(MPI_COMM_WORLD); /* the errors above reach the neighbour's attached memory */
     if (dyn) OK(MPI_Win_detach(win, mem));
     OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "freed window is %d", win);
