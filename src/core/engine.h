@@ -355,6 +355,7 @@ typedef struct cr_job {
     cr_wait *blocked;
     unsigned nblocked;
     bool board_blocked; /* what the board shows now */
+    bool board_some;    /* ... or a thread that waits while another runs (cr_host_report_some) */
     /* A rank that waits by polling (wait.c, cr_poll_missed): a streak is the
      * program's polls in a row that found nothing, with no other call between
      * them; it is judged by windows of its time, and the board shows it as

@@ -523,6 +523,7 @@ static void describe_wait(cr_job *job, cr_wait *v, cr_waitinfo *w)
 static void board_show(cr_job *job, cr_wait *v)
 {
     job->board_blocked = v != NULL;
+    job->board_some = false;
     if (!v) {
         if (job->host.base) cr_host_report_wait(&job->host, NULL);
         if (job->pmiwatch) cr_pmiwatch_report(job, NULL); /* under srun (pmiwatch.c) */
@@ -532,6 +533,24 @@ static void board_show(cr_job *job, cr_wait *v)
     describe_wait(job, v, &w);
     if (job->host.base) cr_host_report_wait(&job->host, &w);
     if (job->pmiwatch) cr_pmiwatch_report(job, &w);
+}
+
+/* A rank of several threads, not all blocked: the board shows one of those
+ * that wait, as such (the hang watchdog counts the rank as running; a
+ * --timeout report says what that thread waits for), or nothing. */
+static void board_some(cr_job *job)
+{
+    cr_wait *v = job->blocked;
+    if (!v || !job->host.base) {
+        if (job->board_blocked || job->board_some) board_show(job, NULL);
+        return;
+    }
+    cr_waitinfo w;
+    describe_wait(job, v, &w);
+    cr_host_report_some(&job->host, &w);
+    if (job->pmiwatch && job->board_blocked) cr_pmiwatch_report(job, NULL);
+    job->board_blocked = false;
+    job->board_some = true;
 }
 
 /* Does wait w wait on a peer of another job (xpeers.h), or maybe on one (any
@@ -578,15 +597,18 @@ void cr_wait_report(cr_job *job, cr_wait *w, bool blocked)
     }
     if (blocked && all_threads_blocked(job))
         board_show(job, w);
-    else if (job->board_blocked) /* a thread runs (this one, when !blocked) */
-        board_show(job, NULL);
+    else /* a thread runs (this one, when !blocked) */
+        board_some(job);
 }
 
 void cr_board_check(cr_job *job)
 {
     if (!job->nblocked) return;
     bool all = all_threads_blocked(job);
-    if (all != job->board_blocked) board_show(job, all ? job->blocked : NULL);
+    if (all && !job->board_blocked)
+        board_show(job, job->blocked);
+    else if (!all && job->board_blocked)
+        board_some(job);
 }
 
 /* ---- a rank that waits by polling ----------------------------------------- */
@@ -677,6 +699,7 @@ static void poll_show(cr_job *job, const char *call, const cr_wait *what)
     job->in_call = was;
     w.polls = 1;
     job->board_blocked = true;
+    job->board_some = false;
     job->poll.shown = true;
     if (job->host.base) cr_host_report_wait(&job->host, &w);
     if (job->pmiwatch) cr_pmiwatch_report(job, &w);

@@ -323,6 +323,17 @@ void cr_host_report_wait(cr_host *h, const cr_waitinfo *w)
     atomic_store_explicit(&st->seq, q + 2, memory_order_release);
 }
 
+void cr_host_report_some(cr_host *h, const cr_waitinfo *w)
+{
+    cr_host_status *st = &h->status[h->rank];
+    uint32_t q = atomic_load_explicit(&st->seq, memory_order_relaxed);
+    atomic_store_explicit(&st->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    st->blocked = CR_HOST_SOME;
+    st->w = *w; /* not a new spell: the rank runs */
+    atomic_store_explicit(&st->seq, q + 2, memory_order_release);
+}
+
 void cr_host_report_busy(cr_host *h, int busy)
 {
     atomic_store_explicit(&h->status[h->rank].busy, (uint32_t)busy, memory_order_release);

@@ -136,9 +136,10 @@ _Static_assert(sizeof(cr_host_stats) == CR_HOST_LINE, "the counters are one cach
  * read by the watchdog and `courier status`. Apart from cr_host_rank so that
  * the watchdog's reads never touch a line on the message path; the counters
  * (stats) are on their own line, which only `courier status` reads. */
+#define CR_HOST_SOME 2 /* (blocked) a thread waits, another runs: not blocked */
 typedef struct cr_host_status {
     _Atomic uint32_t seq;
-    uint32_t blocked;      /* 1 while blocked in a communication call */
+    uint32_t blocked;      /* 1 while blocked in a communication call; CR_HOST_SOME */
     uint32_t spells;       /* blocked spells so far: a change means the rank moved */
     _Atomic uint32_t busy; /* a handler runs, or a long single copy: the rank is not stuck */
     cr_waitinfo w;
@@ -368,6 +369,9 @@ static inline int32_t cr_host_pid(const cr_host *h, int peer)
 
 /* The status board. */
 void cr_host_report_wait(cr_host *h, const cr_waitinfo *w); /* NULL: no longer blocked */
+/* A thread of the rank waits (w) while another runs: shown where a report says where the
+ * ranks are (--timeout), not blocked for the hang watchdog (blocked = CR_HOST_SOME). */
+void cr_host_report_some(cr_host *h, const cr_waitinfo *w);
 void cr_host_report_busy(cr_host *h, int busy);
 
 /* Cards: publish mine; read a peer's (0 and *len set, or -EAGAIN: not yet). */

@@ -109,13 +109,15 @@ void cr_watchdog_free(cr_watchdog *wd)
     free(wd);
 }
 
-void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
-                             cr_waitinfo *w)
+/* As cr_watchdog_read_status, *blocked the record's own (CR_HOST_SOME too),
+ * 0 while a handler runs. */
+static void read_board(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
+                       cr_waitinfo *w)
 {
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t q1 = atomic_load_explicit(&((cr_host_status *)s)->seq, memory_order_acquire);
         if (q1 & 1) continue;
-        uint32_t sp = s->spells, b = s->blocked && !atomic_load(&((cr_host_status *)s)->busy);
+        uint32_t sp = s->spells, b = atomic_load(&((cr_host_status *)s)->busy) ? 0 : s->blocked;
         cr_waitinfo copy = s->w;
         cr_waitinfo_sane(&copy); /* written by the rank: trust nothing */
         atomic_thread_fence(memory_order_acquire);
@@ -126,6 +128,13 @@ void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned
         return;
     }
     *blocked = 0; /* a rank rewriting its record all the time is not stuck */
+}
+
+void cr_watchdog_read_status(const cr_host_status *s, uint32_t *spells, unsigned char *blocked,
+                             cr_waitinfo *w)
+{
+    read_board(s, spells, blocked, w);
+    *blocked = *blocked == 1;
 }
 
 /* The state letter of process pid (/proc/PID/stat: R running or runnable, S
@@ -563,4 +572,37 @@ void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *
             "for a message%s and none is on its way\n",
             polling ? " (or polls in a loop for one: MPI_Test, MPI_Iprobe)" : "");
     report_ranks(wd, running, vclock_us, out);
+}
+
+void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, FILE *out)
+{
+    if (!wd->st) return; /* (the launcher of a job across hosts: its agents know) */
+    char line[352];
+    int shown = 0, more = 0;
+    for (int r = 0; r < wd->n; r++) {
+        if (!running[r] || wd->away[r]) continue;
+        uint32_t sp = wd->spells[r];
+        unsigned char b = 0;
+        cr_waitinfo w;
+        read_board(&wd->st[r], &sp, &b, &w);
+        if (b) wd->w[r] = w;
+        if (shown == CR_WATCHDOG_WHERE_MAX) {
+            more++;
+            continue;
+        }
+        shown++;
+        if (b == 1) {
+            describe(wd, running, line, sizeof line, r);
+            fprintf(out, "courier:   %s\n", line);
+        } else if (b == CR_HOST_SOME) {
+            cr_watchdog_describe_wait(line, sizeof line, &w);
+            fprintf(out, "courier:   rank %d %s in one of its threads (another runs)\n", r, line);
+        } else {
+            fprintf(out,
+                    "courier:   rank %d runs outside any communication call (it computes, or "
+                    "waits for something else: a thread, a sleep, a file)\n",
+                    r);
+        }
+    }
+    if (more) fprintf(out, "courier:   and %d more rank(s) still running\n", more);
 }

@@ -63,4 +63,10 @@ void cr_watchdog_report(cr_watchdog *wd, const bool *running, double timeout_s, 
  * rank waits for, read from the board now, with its virtual time. */
 void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *vclock_us,
                             FILE *out);
+/* Where the ranks still running are, read from the board now (a job ended by
+ * --timeout): what each one blocked waits for, or that it runs outside a
+ * communication call. At most CR_WATCHDOG_WHERE_MAX lines, then a count;
+ * nothing for ranks on other hosts. */
+#define CR_WATCHDOG_WHERE_MAX 32
+void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, FILE *out);
 #endif

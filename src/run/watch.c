@@ -356,6 +356,20 @@ static int running_here(job_spec *js)
     return js->tree && !js->agent ? 0 : running(js);
 }
 
+/* Where the ranks still running are (a job ended by --timeout), after the
+ * line that says so, in order with the ranks' output. */
+static void where_report(job_spec *js)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *m = js->wd ? open_memstream(&text, &tlen) : NULL;
+    if (!m) return;
+    cr_watchdog_report_where(js->wd, alive_now(js), m);
+    fclose(m);
+    if (tlen) put_report(js, text, tlen);
+    free(text);
+}
+
 /* The job ends now: past --timeout, a deadlock (the hang watchdog, or
  * simulated: the simulator knows at once). True when it was ended here;
  * else *wait_ms is cut to when to look again. */
@@ -370,6 +384,7 @@ static bool watch_ends(job_spec *js, uint64_t now, uint64_t deadline, bool hang_
                 "courier: job exceeded --timeout %g s with %d rank(s) still running; "
                 "ending the job\n",
                 js->cmd.timeout, running(js));
+            where_report(js);
             end_job(js, 124);
             return true;
         }
