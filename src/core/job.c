@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../host/contexts.h"
+#include "crash.h"
 #include "engine.h"
 #include "pmi.h"
 #include "pmiwatch.h"
@@ -407,6 +408,7 @@ static void job_init(void)
     }
     int sim_fd = (int)env_long("COURIER_SIM_FD", -1, 0, INT_MAX);
     cr_trace_open(job, sim_fd >= 0); /* first: the trace's run starts with the job */
+    cr_crash_hook();
     job->host_rank = (int)env_long("COURIER_HOST_RANK", 0, 0, job->size - 1);
     job->unexp_limit = (size_t)env_long("COURIER_UNEXPECTED_LIMIT", 64L << 20, 0, LONG_MAX);
     pthread_mutexattr_t ma;
