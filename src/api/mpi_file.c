@@ -22,7 +22,7 @@
  *  - the shared file pointer is 8 bytes in a side file next to the file
  *    (".NAME.shfp.XXXXXX", /tmp when the directory is not writable), read
  *    and updated under an fcntl write lock, so it is right across hosts that
- *    share the directory; rank 0 removes it at close. */
+ *    share the directory; rank 0 removes its name once every rank has it open. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -224,7 +224,10 @@ int mf_shared_set(mpi_file *f, MPI_Offset v, mf_err *e)
     return 0;
 }
 
-/* Rank 0 makes the side file; every rank opens it. 0 or an errno. */
+/* Rank 0 makes the side file; every rank opens it; then rank 0 removes its
+ * name, so that nothing is left behind however the job ends (MPI_Abort, a
+ * crash): the ranks' descriptors keep it, and its fcntl locks, until they
+ * close. 0 or an errno. */
 static int shfp_open(mpi_file *f)
 {
     char path[PATH_MAX + 64] = "";
@@ -252,9 +255,9 @@ static int shfp_open(mpi_file *f)
         f->shfd = open(path, O_RDWR);
         if (f->shfd < 0) err = errno;
     }
-    f->shname = strdup(path);
     int any = err;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
+    if (f->rank == 0) unlink(path);
     return any;
 }
 
@@ -381,7 +384,6 @@ static void file_release(mpi_file *f)
     mf_coll_free(f);
     mf_scratch_free(f);
     free(f->name);
-    free(f->shname);
     free(f->aggs);
     if (f->comm != MPI_COMM_NULL) PMPI_Comm_free(&f->comm);
 }
@@ -603,7 +605,6 @@ int PMPI_File_close(MPI_File *fh)
     mf_async_free(f);      /* accesses the program did not wait for run to their end */
     PMPI_Barrier(f->comm); /* every rank's writes are done before the file goes */
     if (f->rank == 0) {
-        if (f->shname) unlink(f->shname);
         if (f->amode & MPI_MODE_DELETE_ON_CLOSE) unlink(f->name);
     }
     if (f->amode & MPI_MODE_DELETE_ON_CLOSE)

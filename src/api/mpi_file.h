@@ -64,7 +64,6 @@ typedef struct mpi_file {
     MPI_Offset pos; /* individual file pointer, in etypes */
     bool atomic;
     int shfd;            /* the shared file pointer: 8 bytes in this side file, under fcntl locks */
-    char *shname;        /* its path (rank 0 removes it at close) */
     struct mf_cbufs *cb; /* collective buffering's buffers, kept from call to call */
     /* scratch buffers kept from call to call (mf_scratch_get): each slot
      * holds one or is NULL, taken and given back by atomic exchange, so the

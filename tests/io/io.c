@@ -693,6 +693,13 @@ static void part_shared(void)
     char *p = path("shared.dat");
     MPI_File fh;
     OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    /* the shared file pointer's side file has no name once the file is open:
+     * a job that ends by MPI_Abort or a crash leaves nothing beside the file */
+    DIR *dd = opendir(dir);
+    CHECK(dd, "cannot list %s", dir);
+    for (struct dirent *e; (e = readdir(dd));)
+        CHECK(!strstr(e->d_name, ".shfp."), "side file %s/%s left with a name", dir, e->d_name);
+    closedir(dd);
     /* write_shared: each rank 50 records of 8 ints; no two overlap */
     enum { R = 50, L = 8 };
     int rec[L];
