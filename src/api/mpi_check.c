@@ -53,8 +53,9 @@ static const struct {
     const char *word;
     unsigned bit;
 } words[] = {
-    {"types", MPI_CHK_TYPES}, {"coll", MPI_CHK_COLL},       {"leaks", MPI_CHK_LEAKS},
-    {"sync", MPI_CHK_SYNC},   {"buffers", MPI_CHK_BUFFERS}, {"rma", MPI_CHK_RMA},
+    {"types", MPI_CHK_TYPES},     {"coll", MPI_CHK_COLL},       {"leaks", MPI_CHK_LEAKS},
+    {"sync", MPI_CHK_SYNC},       {"buffers", MPI_CHK_BUFFERS}, {"rma", MPI_CHK_RMA},
+    {"threads", MPI_CHK_THREADS},
 };
 
 /* COURIER_CHECK's checks (0: none); an unknown word ends the rank. */
@@ -64,10 +65,10 @@ static unsigned check_bits(cr_job *job)
     if (!v || !*v || !strcmp(v, "0")) return 0;
     unsigned on = 0;
     if (!strcmp(v, "1")) { /* --check: every check that keeps the protocol */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA | MPI_CHK_THREADS;
     } else if (!strcmp(v, "all")) { /* and sync, which makes every standard send wait */
-        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA | MPI_CHK_SYNC |
-             MPI_CHK_BUFFERS;
+        on = MPI_CHK_TYPES | MPI_CHK_COLL | MPI_CHK_LEAKS | MPI_CHK_RMA | MPI_CHK_THREADS |
+             MPI_CHK_SYNC | MPI_CHK_BUFFERS;
     } else {
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, ","), k = 0;
@@ -77,7 +78,7 @@ static unsigned check_bits(cr_job *job)
             if (k == sizeof words / sizeof words[0])
                 cr_fatal(job, "init",
                          "COURIER_CHECK=%s: give 1, all, or a comma list of types, coll, leaks, "
-                         "rma, sync, buffers (docs/check.md)",
+                         "rma, threads, sync, buffers (docs/check.md)",
                          v);
             on |= words[k].bit;
             p += n + (p[n] == ',');
@@ -99,6 +100,70 @@ void mpi_check_init(cr_job *job)
     if (!k) cr_fatal(job, "MPI_Init", "out of memory for the checks' state");
     k->on = on;
     job->mpi->chk = k;
+    job->mpi->chk_threads = on & MPI_CHK_THREADS;
+}
+
+/* ---- thread levels ------------------------------------------------------------------ */
+
+static const char *level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE     ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                                          : "MPI_THREAD_SERIALIZED";
+}
+
+/* Below MPI_THREAD_MULTIPLE no two threads may be in calls at once (MPI-4.1
+ * section 11.6.1), and below SERIALIZED only the main thread (the one that
+ * called MPI_Init) may call at all. courier then takes no lock, so such a call
+ * would corrupt its state without a word: with the check it is an error. A
+ * file's I/O thread, which calls for a queued collective access, is courier's
+ * own (the lock is on for it). */
+void mpi_check_thread_enter(cr_job *job, const char *call)
+{
+    mpi_state *m = job->mpi;
+    mpi_chk *k = m->chk;
+    if (m->thread_level == MPI_THREAD_MULTIPLE || mf_is_io_thread(job)) return;
+    unsigned long me = (unsigned long)pthread_self();
+    unsigned long owner = atomic_load(&k->thr_owner);
+    bool funneled = m->thread_level < MPI_THREAD_SERIALIZED;
+    char who[160] = "";
+    if (funneled && !pthread_equal(pthread_self(), m->main_thread))
+        snprintf(who, sizeof who, "a thread that is not the main thread");
+    else if (owner && owner != me)
+        snprintf(who, sizeof who, "one thread while another is inside %s",
+                 k->thr_call ? k->thr_call : "a call");
+    if (who[0]) {
+        if (atomic_exchange(&k->thr_said, true))
+            for (;;) pause(); /* the first report ends the rank */
+        const char *lv = level_name(m->thread_level);
+        fflush(stdout);
+        fprintf(stderr,
+                "courier: check: rank %d: %s called from %s, and the thread level is %s\n"
+                "  with %s %s (MPI-4.1 section 11.6.1): %s, or ask MPI_Init_thread for %s and "
+                "use the level it provides\n",
+                job->rank, call, who, lv, lv,
+                funneled ? "only the main thread (the one that called MPI_Init) may call MPI"
+                         : "two threads must never be in MPI calls at once",
+                funneled ? "make every call from the main thread"
+                         : "order the threads' calls (a lock around them)",
+                funneled ? "MPI_THREAD_SERIALIZED or higher" : "MPI_THREAD_MULTIPLE");
+        mpi_check_trace(job, "check: thread level");
+        mpi_check_end();
+    }
+    if (!k->thr_depth++) {
+        k->thr_call = call;
+        atomic_store(&k->thr_owner, me);
+    }
+}
+
+void mpi_check_thread_leave(cr_job *job)
+{
+    mpi_state *m = job->mpi;
+    mpi_chk *k = m->chk;
+    if (m->thread_level == MPI_THREAD_MULTIPLE || !k->thr_depth ||
+        atomic_load(&k->thr_owner) != (unsigned long)pthread_self())
+        return;
+    if (!--k->thr_depth) atomic_store(&k->thr_owner, 0);
 }
 
 /* ---- signatures -------------------------------------------------------------------- */

@@ -19,7 +19,8 @@ enum {
     MPI_CHK_LEAKS = 4,    /* objects and requests left at MPI_Finalize */
     MPI_CHK_SYNC = 8,     /* standard sends wait for their match */
     MPI_CHK_BUFFERS = 16, /* a pending nonblocking operation's buffer changed before completion */
-    MPI_CHK_RMA = 32      /* conflicting one-sided accesses in one epoch */
+    MPI_CHK_RMA = 32,     /* conflicting one-sided accesses in one epoch */
+    MPI_CHK_THREADS = 64  /* calls from threads the thread level does not allow */
 };
 
 /* The exit status of a rank that reports a checking error. */
@@ -61,6 +62,13 @@ typedef struct mpi_chk {
     mpi_chkstage stage[MPI_CHK_STAGE_KEEP]; /* kept staging buffers, unordered */
     int nstage;
     size_t stage_bytes; /* their capacities, in all */
+    /* --check=threads: the thread inside a call now (pthread_self, 0: none)
+     * below MPI_THREAD_MULTIPLE, how deep (calls made inside calls), and its
+     * outermost call */
+    _Atomic unsigned long thr_owner;
+    _Atomic bool thr_said; /* one thread reports; another that would waits for the end */
+    int thr_depth;
+    const char *thr_call;
 } mpi_chk;
 
 /* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */

@@ -698,6 +698,7 @@ typedef struct mpi4_state {
 struct cr_mpi {
     bool inited, finalized;
     int thread_level;
+    bool chk_threads;      /* --check=threads: every call goes by mpi_check_thread_enter */
     pthread_t main_thread; /* the one that called MPI_Init(_thread) */
     uint64_t *ctx_used;    /* bit p: context pair MPI_CTX_FIRST_FREE + 2p is in use here */
     int ctx_words;         /* words of it that have ever had a bit set */
@@ -849,12 +850,17 @@ static inline mpi_state *mpi_st(void)
  * trace records a call between the two. Inline: it is on the path of every
  * call, a put of 8 bytes into a shared window included. */
 void mpi_enter_refused(cr_job *job, const char *call) __attribute__((noreturn, cold));
+/* --check=threads: a call from a thread the thread level does not allow is an
+ * error (mpi_check.c); the leave ends the thread's turn. */
+void mpi_check_thread_enter(cr_job *job, const char *call) __attribute__((cold));
+void mpi_check_thread_leave(cr_job *job) __attribute__((cold));
 static inline cr_job *mpi_enter(const char *call)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
     const mpi_state *m = job->mpi;
     if (__builtin_expect(!m || !m->inited || m->finalized, 0)) mpi_enter_refused(job, call);
+    if (__builtin_expect(m->chk_threads, 0)) mpi_check_thread_enter(job, call);
     cr_call_enter(job, call);
     if (!job->in_call) job->in_call = call; /* the board names the outermost call */
     return job;
@@ -873,7 +879,9 @@ static inline cr_job *mpi_enter_owned(void)
 {
     cr_job *job = cr_job_get();
     const mpi_state *m = job->mpi;
-    if (job->multi || job->trace || job->vt.base || !m || !m->inited || m->finalized) return NULL;
+    if (job->multi || job->trace || job->vt.base || !m || !m->inited || m->finalized ||
+        m->chk_threads)
+        return NULL;
     return job;
 }
 
@@ -901,6 +909,8 @@ static inline bool mpi_type_freed(int h)
 }
 static inline int mpi_leave(cr_job *job, int rc)
 {
+    const mpi_state *m = job->mpi;
+    if (__builtin_expect(m && m->chk_threads, 0)) mpi_check_thread_leave(job);
     job->in_call = NULL;
     cr_call_leave(job);
     cr_unlock(job);

@@ -40,8 +40,8 @@ static const char *const transports[] = {"self", "shm", "tcp", "ucx", NULL};
 /* tests: which side of a cooperative copy takes the rest (src/core/engine.c) */
 static const char *const claim_sides[] = {"receiver", "sender", NULL};
 /* courier run --check (src/api/mpi_check.c reads the same words) */
-static const char *const checks[] = {"1",    "all",     "types", "coll", "leaks",
-                                     "sync", "buffers", "rma",   NULL};
+static const char *const checks[] = {"1",    "all",     "types", "coll",    "leaks",
+                                     "sync", "buffers", "rma",   "threads", NULL};
 
 static const setting table[] = {
     {"COURIER_EAGER_LIMIT", NUMBER, 0, INT_MAX, NULL, NULL},

@@ -49,9 +49,9 @@ static const char usage_text[] =
     "                    into FILE (Chrome trace format: Perfetto opens it; a summary:\n"
     "                    courier trace FILE)\n"
     "  --check[=LIST]    check the program's MPI usage (docs/check.md): types, coll,\n"
-    "                    leaks and rma; LIST: all (those, sync and buffers) or a comma\n"
-    "                    list of types, coll, leaks, rma, sync, buffers (sets\n"
-    "                    COURIER_CHECK)\n";
+    "                    leaks, rma and threads; LIST: all (those, sync and buffers)\n"
+    "                    or a comma list of types, coll, leaks, rma, threads, sync,\n"
+    "                    buffers (sets COURIER_CHECK)\n";
 /* After the machines' part of the help (cr_vsim_usage, from their descriptors). */
 static const char usage_tail[] = "  --sim-report FILE the simulator's summary as JSON\n";
 
