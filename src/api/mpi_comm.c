@@ -184,6 +184,13 @@ MPI_Comm mpi_comm_add(cr_job *job, const char *call, int size, int me, int *rank
  * changes what it says bumps job->ctx_names_gen. */
 static bool comm_ctx_name(cr_job *job, uint16_t ctx, char *buf, size_t len)
 {
+    if (ctx == CR_CTX_MPI_CHECK) { /* --check's own messages: its look at MPI_Finalize, or an
+                                      epoch's records (--check=rma), which every member sends */
+        snprintf(buf, len, "%s",
+                 job->in_call && !strcmp(job->in_call, "MPI_Finalize") ? "MPI_COMM_WORLD"
+                                                                       : "the window's group");
+        return true;
+    }
     for (int i = 0; i < job->mpi->ncomms; i++) {
         const mpi_comm *c = job->mpi->comms[i];
         if (!c || !c->used || (c->ctx != ctx && c->ctx + 1 != ctx)) continue;

@@ -4,8 +4,9 @@
  *   MPI_Send (rank 0) while the main thread waits in MPI_Recv for ever;
  * serialized: MPI_THREAD_SERIALIZED, rank 0's main thread waits in MPI_Recv
  *   for ever while another thread sends in a loop: the first send that comes
- *   while the main thread is inside its call is the error (without the check
- *   the job runs until --timeout);
+ *   while the main thread is inside its call is the error, or the receive, when
+ *   the main thread enters it while a send is under way (without the check the
+ *   job runs until --timeout);
  * serialized_ok: MPI_THREAD_SERIALIZED, two threads take turns under a lock;
  * io_ok: MPI_THREAD_FUNNELED and nonblocking collective file writes, which
  *   courier's own I/O thread carries out (no report). */

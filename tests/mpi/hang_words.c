@@ -2,7 +2,9 @@
  * checks the lines): the call the rank is in and the one that started what it
  * waits for, communicators by name, no internal tags, full call names.
  *   hang_words waitall|bcast|probe|sendrecv|detach|ibcast|fence|sendself|nofinalize|
- *              nofinalize_coll|nofinalize_ok|recvbarrier|rename
+ *              nofinalize_coll|nofinalize_ok|recvbarrier|rename|finalize
+ * (finalize, run with --check: rank 0 waits in MPI_Finalize, which --check's
+ * look for leaks makes collective, for rank 1, which waits for rank 0)
  * (sendself: each rank in a synchronous send to itself: a cycle of one;
  * nofinalize: rank 1 returns from main without MPI_Finalize while rank 0
  * waits for its message; the watchdog need not wait out its hang timeout;
@@ -29,7 +31,9 @@ int main(int argc, char **argv)
     MPI_Status st;
     const char *m = argc > 1 ? argv[1] : "";
     int peer = 1 - me;
-    if (!strcmp(m, "waitall")) { /* rank 0: two receives nobody sends */
+    if (!strcmp(m, "finalize")) { /* rank 1 waits for a message; rank 0 goes on to finalize */
+        if (me == 1) MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &st);
+    } else if (!strcmp(m, "waitall")) { /* rank 0: two receives nobody sends */
         if (me == 0) {
             MPI_Irecv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r[0]);
             MPI_Irecv(&y, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &r[1]);
