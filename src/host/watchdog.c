@@ -152,13 +152,12 @@ static char proc_state(pid_t pid)
     return p && p[1] == ' ' ? p[2] : 0;
 }
 
-/* Is process pid stopped (state T: a signal; t: a tracer's stop)? Its
+/* Is process pid, in state st, stopped (T: a signal; t: a tracer's stop)? Its
  * tracer's pid in *tracer (0: none). */
-static bool proc_stopped(pid_t pid, int *tracer)
+static bool proc_stopped(pid_t pid, char st, int *tracer)
 {
     char path[64], buf[512];
     *tracer = 0;
-    char st = proc_state(pid);
     if (st != 'T' && st != 't') return false;
     FILE *f;
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -170,12 +169,18 @@ static bool proc_stopped(pid_t pid, int *tracer)
     return true;
 }
 
-/* Rank r (running) stopped? Notes a new stop to be said. */
-static bool rank_stopped(cr_watchdog *wd, int r)
+/* Rank r (running) held by something outside it, so that its wait may still
+ * end: stopped (a new stop is noted, to be said), or in the kernel's
+ * uninterruptible sleep (D: a page read back from swap, a write to a disk
+ * that stalls; a machine that swaps stalls every rank for seconds, each
+ * with its wait still on the board). */
+static bool rank_held(cr_watchdog *wd, int r)
 {
     int32_t pid = wd->rk ? atomic_load(&((cr_host_rank *)&wd->rk[r])->pid) : 0;
     int tracer = 0;
-    if (pid <= 0 || !proc_stopped(pid, &tracer)) {
+    char st = pid > 0 ? proc_state(pid) : 0;
+    if (st == 'D') return true;
+    if (pid <= 0 || !proc_stopped(pid, st, &tracer)) {
         wd->stops[r] = 0;
         return false;
     }
@@ -288,10 +293,11 @@ bool cr_watchdog_check(cr_watchdog *wd, const bool *running, uint64_t now_ns, ui
         wd->blocked[r] = b;
         wd->w[r] = w;
     }
-    /* A rank that is stopped moves again once continued: nothing is hung. */
+    /* A rank that is stopped moves again once continued, one in the kernel's
+     * uninterruptible sleep once its page or disk answers: nothing is hung. */
     bool stopped = false;
     for (int r = 0; any && all_blocked && r < wd->n; r++)
-        if (running[r] && rank_stopped(wd, r)) stopped = true;
+        if (running[r] && rank_held(wd, r)) stopped = true;
     if (stopped) all_blocked = false;
     if (!any || !all_blocked) {
         wd->still_since = 0;
