@@ -661,7 +661,7 @@ static void leak_line(FILE *out, leak_count *n, bool err, const char *fmt, ...)
  * from the program's debug info through addr2line (run now, once per object
  * reported); " from 0x... (prog+0x1234)" without it. (A call courier makes
  * itself, MPI_Win_get_info's MPI_Info_dup, names courier's source.) */
-static void where(const void *at, char *buf, size_t len)
+void mpi_where(const void *at, char *buf, size_t len)
 {
     Dl_info di;
     buf[0] = '\0';
@@ -699,7 +699,7 @@ static void info_leak(void *ctx, int idx, int nkeys, const char *call, const voi
 {
     leak_ctx *l = ctx;
     char w[PATH_MAX + 300];
-    where(at, w, sizeof w);
+    mpi_where(at, w, sizeof w);
     leak_line(l->out, l->n, false, "info #%d (%d keys) made by %s%s, never freed (MPI_Info_free)",
               idx, nkeys, call, w);
 }
@@ -857,7 +857,7 @@ void mpi_check_finalize(cr_job *job)
     for (int i = 0; i < m->errh.n; i++)
         if (!m->errh.freed[i]) {
             char w[PATH_MAX + 300];
-            where(m->errh.at[i], w, sizeof w);
+            mpi_where(m->errh.at[i], w, sizeof w);
             leak_line(out, &n, false,
                       "error handler #%d made by MPI_Comm_create_errhandler (or the window's, "
                       "file's or session's)%s, never freed (MPI_Errhandler_free)",

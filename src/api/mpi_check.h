@@ -71,6 +71,11 @@ typedef struct mpi_chk {
     const char *thr_call;
 } mpi_chk;
 
+/* " at prog.c:42 (main)": where the call whose return address is 'at' was made
+ * (dladdr, then addr2line on the program's debug info, run now); " from 0x...
+ * (prog+0x1234)" without it; "" for NULL. */
+void mpi_where(const void *at, char *buf, size_t len);
+
 /* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */
 void mpi_check_init(cr_job *job);
 

@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,22 +233,47 @@ static bool fortran_caller(const char *call, char *buf, size_t len)
     return false;
 }
 
+/* Where the program made the call that ends in a fatal error: the first frame
+ * on the stack outside libcourier's shared objects (libcourier, the Fortran
+ * bindings), as mpi_where says it (" at prog.c:12 (main)"); "" when courier is
+ * linked into the program (its frames cannot be told from the program's). */
+static void program_caller(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    Dl_info self;
+    if (!dladdr((void *)program_caller, &self) || !self.dli_fname ||
+        !strstr(self.dli_fname, "libcourier"))
+        return;
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    for (int i = 1; i < n; i++) {
+        Dl_info di;
+        if (!dladdr(frames[i], &di) || !di.dli_fname) continue;
+        const char *base = strrchr(di.dli_fname, '/');
+        base = base ? base + 1 : di.dli_fname;
+        if (!strncmp(base, "libcourier", 10)) continue;
+        mpi_where(frames[i], buf, len);
+        return;
+    }
+}
+
 int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int code,
                   const char *msg)
 {
     if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_ABORT) {
-        char fcall[96], what[160];
+        char fcall[96], what[160], at[PATH_MAX + 300];
         if (fortran_caller(call, fcall, sizeof fcall)) call = fcall;
+        program_caller(at, sizeof at);
         struct mpi_ucode *u = ucode_get(code);
         if (u)
             snprintf(what, sizeof what, "error code %d: %s", code, u->text ? u->text : "");
         else
             snprintf(what, sizeof what, "%s", err_name(code));
-        if (h == MPI_ERRORS_ARE_FATAL) cr_fatal(job, call, "%s (%s)", msg, what);
+        if (h == MPI_ERRORS_ARE_FATAL) cr_fatal(job, call, "%s (%s)%s", msg, what, at);
         /* MPI_ERRORS_ABORT, as MPI_Abort(obj, code): the code is the exit status */
         fflush(stdout);
-        fprintf(stderr, "courier: rank %d: %s: %s (%s): MPI_ERRORS_ABORT: ending every rank\n",
-                job->rank, call, msg, what);
+        fprintf(stderr, "courier: rank %d: %s: %s (%s)%s: MPI_ERRORS_ABORT: ending every rank\n",
+                job->rank, call, msg, what, at);
         fflush(stderr);
         _exit(code & 0xff ? code & 0xff : 1);
     }

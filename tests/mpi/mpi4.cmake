@@ -64,9 +64,10 @@ target_link_libraries(mpi_mpi41 PRIVATE courier)
 foreach(np 1 3)
   pass_test(mpi_mpi41_${np} "mpi41 ok" ${MPI_CMD} run -n ${np} --timeout 120 $<TARGET_FILE:mpi_mpi41>)
 endforeach()
-# MPI_ERRORS_ABORT ends the job as MPI_Abort(comm, MPI_ERR_RANK) would: status 6, one line.
+# MPI_ERRORS_ABORT ends the job as MPI_Abort(comm, MPI_ERR_RANK) would: status 6, one line,
+# which names where the program made the call (its debug info, through addr2line).
 expect_test(mpi_mpi41_errors_abort 6
-            "^courier: rank 1: MPI_Send: destination 6 is invalid.*\\(MPI_ERR_RANK\\): MPI_ERRORS_ABORT: ending every rank$"
+            "^courier: rank 1: MPI_Send: destination 6 is invalid.*\\(MPI_ERR_RANK\\) at [^ ]*mpi41.c:[0-9]+ \\(main\\): MPI_ERRORS_ABORT: ending every rank$"
             -- ${MPI_CMD} run -n 3 --timeout 120 $<TARGET_FILE:mpi_mpi41> abort)
 # MPI_Comm_split_type by hardware level (tests/mpi/hwsplit.c), on pretend hosts too.
 add_executable(mpi_hwsplit hwsplit.c)
