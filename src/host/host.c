@@ -309,29 +309,28 @@ void cr_host_unannounce(cr_host *h)
     atomic_fetch_sub_explicit(&h->ranks[h->rank].sleepers, 1, memory_order_seq_cst);
 }
 
-void cr_host_report_wait(cr_host *h, const cr_waitinfo *w)
+/* Write the rank's record under its sequence count (odd while it changes): a
+ * reader copies it whole or tries again. A new spell only for a new block. */
+static void report(cr_host *h, uint32_t blocked, const cr_waitinfo *w)
 {
     cr_host_status *st = &h->status[h->rank];
     uint32_t q = atomic_load_explicit(&st->seq, memory_order_relaxed);
     atomic_store_explicit(&st->seq, q + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    st->blocked = w != NULL;
-    if (w) {
-        st->w = *w;
-        st->spells++;
-    }
+    st->blocked = blocked;
+    if (w) st->w = *w;
+    if (blocked == 1) st->spells++;
     atomic_store_explicit(&st->seq, q + 2, memory_order_release);
+}
+
+void cr_host_report_wait(cr_host *h, const cr_waitinfo *w)
+{
+    report(h, w != NULL, w);
 }
 
 void cr_host_report_some(cr_host *h, const cr_waitinfo *w)
 {
-    cr_host_status *st = &h->status[h->rank];
-    uint32_t q = atomic_load_explicit(&st->seq, memory_order_relaxed);
-    atomic_store_explicit(&st->seq, q + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    st->blocked = CR_HOST_SOME;
-    st->w = *w; /* not a new spell: the rank runs */
-    atomic_store_explicit(&st->seq, q + 2, memory_order_release);
+    report(h, CR_HOST_SOME, w); /* not a new spell: the rank runs */
 }
 
 void cr_host_report_busy(cr_host *h, int busy)
