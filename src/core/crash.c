@@ -1,4 +1,5 @@
-/* What a rank says when it dies of a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL): its rank, the
+/* What a rank says when it dies of a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) or aborts (SIGABRT:
+ * abort(), a failed assert, the C library's "double free detected"): its rank, the
  * signal and the address, the MPI call it was in (the board's in_call) with what is likely
  * wrong, and the stack of the thread that faulted, on its stderr; then it dies of the signal
  * as it would have (the launcher says "killed by SIGSEGV", a core is dumped where enabled).
@@ -23,7 +24,7 @@
 #include "crash.h"
 #include "engine.h"
 
-static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 typedef struct {
     char b[640];
@@ -68,13 +69,14 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         put(&l, ": an argument given to it (a buffer, count, datatype or handle) may not be "
                 "what it should, or memory was overwritten before the call");
     }
-    put(&l, "; the stack of the thread that faulted:\n");
+    put(&l, "; the stack of the thread that got the signal:\n");
     int fd = stderr ? fileno(stderr) : 2; /* (a context's own stream, in simulated mode) */
     if (fd < 0) fd = 2;
     if (write(fd, l.b, l.n) < 0) return;
     void *pcs[48];
     int k = backtrace(pcs, 48);
-    if (k > 1) backtrace_symbols_fd(pcs + 1, k - 1, fd); /* (from the frame that faulted) */
+    if (k > 2) /* from the frame that got the signal: not this handler, nor the kernel's return */
+        backtrace_symbols_fd(pcs + 2, k - 2, fd);
     static const char hint[] = "courier: (addr2line -f -C -e FILE +OFFSET names a frame of a "
                                "FILE(+OFFSET) line above; build with -g for file and line)\n";
     if (write(fd, hint, sizeof hint - 1) < 0) return;
