@@ -6,7 +6,8 @@
  *
  * Invariants checked (abort on violation):
  *  - the result is 0 or 2; on 2 the message is one non-empty line and the spec
- *    is empty; on 0 (not --help) there are 1..1024 ranks in all, each program
+ *    is empty; on 0 (not --help) there are 1..CR_RUN_MAX_RANKS ranks in all
+ *    (CR_RUN_MAX_SIM_RANKS with --sim), each program
  *    has a count of at least 1 and a NULL-terminated argument list whose first
  *    word is an input argument other than ":";
  *  - the caller's argv is never changed;
@@ -48,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(rc == 0);
         if (!spec.help) {
             int total = 0;
-            check(spec.napps >= 1 && spec.total >= 1 && spec.total <= CR_RUN_MAX_RANKS);
+            check(spec.napps >= 1 && spec.total >= 1 &&
+                  spec.total <= (spec.sim ? CR_RUN_MAX_SIM_RANKS : CR_RUN_MAX_RANKS));
             for (int a = 0; a < spec.napps; a++) {
                 const cr_run_app *ap = &spec.apps[a];
                 check(ap->n >= 1);
