@@ -13,8 +13,8 @@
  *                lock and stores nothing; rank 0 increments int 3 in a later
  *                epoch of its own, after rank 1's put there and a barrier;
  *                under MPI_Win_lock_all, rank 1 puts a flag into int 4 that
- *                rank 0 waits for with MPI_Win_sync and then resets (the
- *                unified model allows it); rank 0 stores into int 5 under an
+ *                rank 0 waits for with MPI_Win_sync and, after one more,
+ *                resets (the unified model allows it); rank 0 stores into int 5 under an
  *                exclusive lock on itself; prints "check rma self ok".
  * Each "bad" ran to its end without a report before the check (and does
  * unchecked: it says so). */
@@ -94,6 +94,10 @@ static void ok(void)
     if (me == 0) {
         do OK(MPI_Win_sync(win));
         while (*(volatile int *)&mem[4] != 1);
+        /* the flag may have landed after the last sync: seeing it is no
+         * synchronisation, so one more before the store (without it, the
+         * check rightly found the store racing the put, 1 run in ~1000) */
+        OK(MPI_Win_sync(win));
         mem[4] = 0;
     }
     OK(MPI_Win_unlock_all(win));
