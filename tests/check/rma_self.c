@@ -96,7 +96,7 @@ static void ok(void)
         while (*(volatile int *)&mem[4] != 1);
         /* the flag may have landed after the last sync: seeing it is no
          * synchronisation, so one more before the store (without it, the
-         * check rightly found the store racing the put, 1 run in ~1000) */
+         * check rightly found the store racing the put, once in .ci/run) */
         OK(MPI_Win_sync(win));
         mem[4] = 0;
     }
