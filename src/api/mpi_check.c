@@ -100,7 +100,15 @@ void mpi_check_init(cr_job *job)
     if (!k) cr_fatal(job, "MPI_Init", "out of memory for the checks' state");
     k->on = on;
     job->mpi->chk = k;
+    if ((on & MPI_CHK_THREADS) && pthread_key_create(&k->own_key, NULL))
+        cr_fatal(job, "MPI_Init", "no thread-specific key left for --check=threads");
     job->mpi->chk_threads = on & MPI_CHK_THREADS;
+}
+
+void mpi_check_own_thread(cr_job *job)
+{
+    const mpi_state *m = job->mpi;
+    if (m && m->chk_threads) pthread_setspecific(m->chk->own_key, (void *)1);
 }
 
 /* ---- thread levels ------------------------------------------------------------------ */
@@ -122,7 +130,7 @@ void mpi_check_thread_enter(cr_job *job, const char *call)
 {
     mpi_state *m = job->mpi;
     mpi_chk *k = m->chk;
-    if (m->thread_level == MPI_THREAD_MULTIPLE || mf_is_io_thread(job)) return;
+    if (m->thread_level == MPI_THREAD_MULTIPLE || pthread_getspecific(k->own_key)) return;
     unsigned long me = (unsigned long)pthread_self();
     unsigned long owner = atomic_load(&k->thr_owner);
     bool funneled = m->thread_level < MPI_THREAD_SERIALIZED;

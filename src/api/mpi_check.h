@@ -66,6 +66,7 @@ typedef struct mpi_chk {
      * below MPI_THREAD_MULTIPLE, how deep (calls made inside calls), and its
      * outermost call */
     _Atomic unsigned long thr_owner;
+    pthread_key_t own_key; /* set (non-NULL) in courier's own threads: not checked */
     _Atomic bool thr_said; /* one thread reports; another that would waits for the end */
     int thr_depth;
     const char *thr_call;
@@ -75,6 +76,11 @@ typedef struct mpi_chk {
  * (dladdr, then addr2line on the program's debug info, run now); " from 0x...
  * (prog+0x1234)" without it; "" for NULL. */
 void mpi_where(const void *at, char *buf, size_t len);
+
+/* The calling thread is courier's own (a file's I/O thread, which calls MPI for
+ * a queued collective access whatever the thread level): --check=threads
+ * leaves its calls alone. */
+void mpi_check_own_thread(cr_job *job);
 
 /* Read COURIER_CHECK (set by courier run --check) at MPI_Init: job->mpi->chk. */
 void mpi_check_init(cr_job *job);

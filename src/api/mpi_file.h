@@ -205,9 +205,6 @@ bool mf_coll_indep(const mpi_file *f, bool write);
  * accesses have run (without the engine lock: the I/O thread takes it);
  * mf_async_free also ends the thread (at close). */
 void mf_async_drain(mpi_file *f);
-/* Is the calling thread one of the files' I/O threads (which call MPI for a
- * queued collective access, whatever the thread level)? */
-bool mf_is_io_thread(const cr_job *job);
 void mf_async_free(mpi_file *f);
 
 /* The shared file pointer (mpi_file.c): fetch it and add delta (in etypes). */

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "mpi_check.h"
 #include "mpi_file.h"
 
 enum { AT, INDIV, SHARED, ORDERED };
@@ -125,7 +126,6 @@ struct mf_async {
     bool joinable; /* a thread was started and not joined yet */
     bool closing;  /* the file closes: the thread ends once the queue is empty */
     pthread_t th;
-    _Atomic unsigned long self; /* the thread's pthread_self(), which it writes first */
 };
 
 /* Runs of the program's memory, for mem_runs. */
@@ -296,7 +296,8 @@ static void io_run(mpi_file *f, bool linger)
 
 static void *io_thread(void *arg)
 {
-    atomic_store(&((mpi_file *)arg)->aq->self, (unsigned long)pthread_self());
+    /* courier's own thread, which calls MPI for queued collective accesses */
+    mpi_check_own_thread(cr_job_get());
     sigset_t all; /* signals are the program's threads' */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -330,17 +331,6 @@ static void enqueue(mpi_file *f, mf_op *o)
     }
     pthread_mutex_unlock(&q->mu);
     if (inline_run) io_run(f, false);
-}
-
-bool mf_is_io_thread(const cr_job *job)
-{
-    const mpi_state *m = job->mpi;
-    unsigned long me = (unsigned long)pthread_self();
-    for (int i = 0; m->files && i < m->files->n; i++) {
-        const mpi_file *f = m->files->f[i];
-        if (f && f->aq && atomic_load(&f->aq->self) == me) return true;
-    }
-    return false;
 }
 
 void mf_async_drain(mpi_file *f)
