@@ -580,7 +580,7 @@ void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *
     report_ranks(wd, running, vclock_us, out);
 }
 
-void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, FILE *out)
+void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, int ctx_running, FILE *out)
 {
     if (!wd->st) return; /* (the launcher of a job across hosts: its agents know) */
     char line[352];
@@ -603,11 +603,16 @@ void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, FILE *out)
         } else if (b == CR_HOST_SOME) {
             cr_watchdog_describe_wait(line, sizeof line, &w);
             fprintf(out, "courier:   rank %d %s in one of its threads (another runs)\n", r, line);
+        } else if (ctx_running >= 0 && r != ctx_running) {
+            fprintf(out,
+                    "courier:   rank %d waits for its turn to run: the ranks are contexts of "
+                    "one process, which rank %d holds\n",
+                    r, ctx_running);
         } else {
             fprintf(out,
                     "courier:   rank %d runs outside any communication call (it computes, or "
-                    "waits for something else: a thread, a sleep, a file)\n",
-                    r);
+                    "waits for something else: a thread, a sleep, a file)%s\n",
+                    r, ctx_running >= 0 ? "; as contexts, no other rank runs meanwhile" : "");
         }
     }
     if (more) fprintf(out, "courier:   and %d more rank(s) still running\n", more);

@@ -68,5 +68,8 @@ void cr_watchdog_report_sim(cr_watchdog *wd, const bool *running, const double *
  * communication call. At most CR_WATCHDOG_WHERE_MAX lines, then a count;
  * nothing for ranks on other hosts. */
 #define CR_WATCHDOG_WHERE_MAX 32
-void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, FILE *out);
+/* ctx_running: with the ranks as contexts of one process (simulated mode), the
+ * rank whose context runs, which holds the process (the others that are not
+ * blocked wait for their turn); -1 otherwise. */
+void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, int ctx_running, FILE *out);
 #endif

@@ -364,7 +364,8 @@ static void where_report(job_spec *js)
     size_t tlen = 0;
     FILE *m = js->wd ? open_memstream(&text, &tlen) : NULL;
     if (!m) return;
-    cr_watchdog_report_where(js->wd, alive_now(js), m);
+    cr_watchdog_report_where(js->wd, alive_now(js),
+                             js->contexts ? cr_vsim_ctx_current(js->vsim) : -1, m);
     fclose(m);
     if (tlen) put_report(js, text, tlen);
     free(text);

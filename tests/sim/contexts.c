@@ -11,6 +11,9 @@
  *                      between messages (the launcher's --label checks whose),
  *                      then a last one to stdout without its newline
  *   contexts crash     rank 1 dies of SIGSEGV while rank 0 waits for it
+ *   contexts spin      rank 1 computes for ever while rank 0 waits for it:
+ *                      only --timeout ends it, and says that rank 1 holds the
+ *                      process and rank 2 waits for its turn
  *   contexts exit S    rank 1 calls exit(S) in the middle: the others go on;
  *                      rank 0 prints "exit done" at the end
  *   contexts thread    rank 0 starts a thread the launcher cannot see (found with
@@ -111,6 +114,14 @@ int main(int argc, char **argv)
             crecv(3, (char *)&x, sizeof x);
             crecv(4, (char *)&x, sizeof x); /* never sent */
         }
+        return 0;
+    }
+    if (!strcmp(mode, "spin")) {
+        long x = 0;
+        if (me == 1)
+            for (volatile long i = 0;; i++) {
+            }
+        if (me == 0) crecv(3, (char *)&x, sizeof x); /* never sent */
         return 0;
     }
     if (!strcmp(mode, "exit") && argc > 2) {
