@@ -902,22 +902,19 @@ void mpi_check_finalize(cr_job *job)
                   (int)u->tag, u->size, cw, sent);
     }
     fclose(out);
-    if (n.err) {
+    if (n.all) {
         fflush(stdout);
-        fprintf(stderr,
-                "courier: check: rank %d: MPI_Finalize with objects the program did not free "
-                "or complete:\n%s  complete each communication and close each file before "
-                "MPI_Finalize (MPI-4.1 sections 11.2.2 and 14.2.2); objects left allocated are "
-                "leaks\n",
-                job->rank, text);
-    } else if (n.all) {
-        fflush(stdout);
-        fprintf(stderr,
-                "courier: check: rank %d: MPI_Finalize with objects the program did not free (a "
-                "warning: MPI allows it, and the job's status stays as it is):\n%s  free each "
-                "when done with it, so that memory stays bounded however long the program runs "
-                "(--check=types,coll,rma leaves this report out)\n",
-                job->rank, text);
+        fprintf(
+            stderr,
+            "courier: check: rank %d: MPI_Finalize with objects the program did not %s:\n%s  %s\n",
+            job->rank,
+            n.err ? "free or complete"
+                  : "free (a warning: MPI allows it, and the job's status stays as it is)",
+            text,
+            n.err ? "complete each communication and close each file before MPI_Finalize "
+                    "(MPI-4.1 sections 11.2.2 and 14.2.2); objects left allocated are leaks"
+                  : "free each when done with it, so that memory stays bounded however long "
+                    "the program runs (--check=types,coll,rma leaves this report out)");
     }
     free(text);
     /* every rank has written its block before any ends (the launcher ends

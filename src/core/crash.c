@@ -1,7 +1,7 @@
 /* What a rank says when it dies of a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) or aborts (SIGABRT:
  * abort(), a failed assert, the C library's "double free detected"): its rank, the
  * signal and the address, the MPI call it was in (the board's in_call) with what is likely
- * wrong, and the stack of the thread that faulted, on its stderr; then it dies of the signal
+ * wrong, and the stack of the thread that got the signal, on its stderr; then it dies of the signal
  * as it would have (the launcher says "killed by SIGSEGV", a core is dumped where enabled).
  * COURIER_BACKTRACE=0 turns it off.
  *

@@ -591,7 +591,7 @@ void cr_watchdog_report_where(cr_watchdog *wd, const bool *running, int ctx_runn
         unsigned char b = 0;
         cr_waitinfo w;
         read_board(&wd->st[r], &sp, &b, &w);
-        if (b) wd->w[r] = w;
+        if (b == 1) wd->w[r] = w; /* (describe reads the blocked ranks' waits there) */
         if (shown == CR_WATCHDOG_WHERE_MAX) {
             more++;
             continue;
