@@ -6,12 +6,13 @@
  *
  * Types are non-negative. A typesel in a receive or probe is:
  *   >= 0   exactly that type;
- *   -1     any type;
+ *   -1     any type but the force types (FORCE_TYPE and above);
  *   other  negative: a mask; bit t (0..30) set selects type t.
  * Messages from one node to another are received in the order they were sent.
  * Errors (bad node, negative length, a message longer than the receive buffer, an
  * unknown message id...) print one line naming the call and the node, and end the
- * job with a non-zero status. See docs/nx.md. */
+ * job with a non-zero status; the underscore forms (_csend, ...) return -1 and
+ * set errno instead. See docs/nx.md. */
 #ifndef COURIER_NX_H
 #define COURIER_NX_H
 
@@ -71,7 +72,8 @@ long infonode(void);
 long infopid(void);
 long infotype(void);
 
-/* Where this process stands. myhost() names node 0, the controlling process of the job. */
+/* Where this process stands. myhost() is a number no node has (-32768): the host
+ * process, or in a job without one the first rank of the job's first program. */
 long mynode(void);
 long mypid(void);
 long numnodes(void);
@@ -126,6 +128,40 @@ void gopf(char x[], long xlen, char work[], nx_gopf_fn function);
 double dclock(void);
 long mclock(void);
 void flick(void);
+
+/* Force types (the iPSC/860's): types FORCE_TYPE..1999999999, which typesel -1
+ * does not select. The original dropped such a message when no receive was
+ * posted for it; courier keeps it like any other (docs/nx.md). */
+#define FORCE_TYPE 1073741824L
+
+/* The underscore forms (Paragon OSF/1): the same calls, but where the plain
+ * call ends the job (a bad argument: errno EINVAL; a message longer than the
+ * receive buffer, cut to fit: EMSGSIZE) they return -1 and set errno, and
+ * nx_perror(s) prints s and what went wrong. Otherwise they return what the
+ * plain call does, or 0 where it returns nothing; _msgdone returns -1 for a
+ * message cut to fit once it is complete (its id is released). */
+long _csend(long type, char *buf, long count, long node, long pid);
+long _crecv(long typesel, char *buf, long count);
+long _cprobe(long typesel);
+long _iprobe(long typesel);
+long _isend(long type, char *buf, long count, long node, long pid);
+long _irecv(long typesel, char *buf, long count);
+long _msgwait(long mid);
+long _msgdone(long mid);
+long _msgcancel(long mid);
+long _crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[]);
+long _irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[]);
+long _cprobex(long typesel, long nodesel, long ptypesel, long info[]);
+long _iprobex(long typesel, long nodesel, long ptypesel, long info[]);
+long _csendx(long type, char *buf, long count, long node, long ptype, long info[]);
+long _isendx(long type, char *buf, long count, long node, long ptype, long info[]);
+long _gsync(void);
+double _dclock(void);
+/* The iPSC/860's hardware clock (as PICL's port reads it): ticks of 200 ns, the
+ * low 32 bits in t[0], the high in t[1]; the same clock as dclock's. */
+void _hwclock(unsigned long t[2]);
+long _flick(void);
+void nx_perror(const char *s);
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop

@@ -16,9 +16,19 @@
  * is the host, outside the cube: the nodes are ranks 1.., numbered 0..; the
  * host is node NX_HOST_NODE (myhost()) in every call that names a node, and
  * takes no part in global operations. Every node number crosses this file's
- * boundary through to_rank/to_node. Without a host, node n is rank n. */
+ * boundary through to_rank/to_node. Without a host, node n is rank n, and a
+ * message to myhost() goes to the first rank of the job's first program.
+ *
+ * The underscore forms (_csend, _crecv, ...: the Paragon's) do what the plain
+ * call does, but a bad argument or a message longer than the buffer returns -1
+ * with errno set instead of ending the job: the argument checks (nx_fail) jump
+ * back to the underscore call, which they can do because they all come before
+ * the engine is touched; a longer message is cut to fit and found at the end. */
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,18 +38,21 @@
 #include "../host/contexts.h"
 #include "courier/cube.h"
 
-/* myhost() when the job has a host process: a number no node has (the
- * iPSC/2's own value is not in the sources at hand: docs/nx.md). */
+/* myhost(): a number no node has (the iPSC/2's own value is not in the
+ * sources at hand: docs/nx.md). */
 #define NX_HOST_NODE (-32768L)
 
 /* NX's own info array for the x calls, part of the interface like errno: the
  * library never reads or writes it except through the info a program passes. */
 long msginfo[8];
 
-/* An irecvx in flight: its message id, and where its info goes (may be NULL). */
+/* An irecvx or an underscore irecv in flight: its message id, and where its
+ * info goes (x: the info array, may be NULL; else the info calls'); soft: a
+ * longer message was allowed (cut to fit, an error at its msgwait). */
 typedef struct nx_xrecv {
     uint64_t id;
     long *info;
+    bool x, soft;
 } nx_xrecv;
 
 /* The interface's state, reached from the job (job->nx, made by the first
@@ -56,6 +69,9 @@ struct cr_nx {
     int *members; /* with a host: the nodes' ranks, the group's members */
     bool *ended;  /* on the host: node i has ended (waitall) */
     int nended;
+    jmp_buf *soft; /* the underscore call in its argument checks (NULL: a plain one) */
+    char err[320]; /* what the last underscore call that failed said (nx_perror), */
+    int err_no;    /* with the errno it set */
 };
 
 static void node_exit(void);
@@ -88,20 +104,54 @@ static struct cr_nx *nx_state(cr_job *job, const char *call)
     return nx;
 }
 
-static cr_job *nx_enter(const char *call)
+/* soft: the underscore call's return point for a bad argument (NULL: plain). */
+static cr_job *nx_enter_as(const char *call, jmp_buf *soft)
 {
     cr_job *job = cr_job_get();
     cr_lock(job);
     cr_call_enter(job, call);
-    nx_state(job, call);
+    nx_state(job, call)->soft = soft;
     return job;
+}
+
+static cr_job *nx_enter(const char *call)
+{
+    return nx_enter_as(call, NULL);
 }
 
 static void nx_leave(cr_job *job)
 {
+    job->nx->soft = NULL;
     cr_call_leave(job);
     cr_unlock(job);
 }
+
+/* An underscore call failed: its words kept for nx_perror, errno set. */
+static void soft_error(cr_job *job, const char *op, int err, const char *msg)
+{
+    snprintf(job->nx->err, sizeof job->nx->err, "%s: %s", op, msg);
+    job->nx->err_no = err;
+    errno = err;
+}
+
+/* A bad argument: the job ends (plain calls), or the underscore call that is
+ * checking it returns -1 with errno EINVAL. Only before the engine is touched. */
+__attribute__((format(printf, 3, 4))) static void nx_fail(cr_job *job, const char *op,
+                                                          const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!job->nx || !job->nx->soft) cr_fatal(job, op, "%s", msg);
+    soft_error(job, op, EINVAL, msg);
+    longjmp(*job->nx->soft, 1);
+}
+
+/* A receive of an underscore call found a message longer than its buffer
+ * (cut to fit): -1 with errno EMSGSIZE; a plain call's ends the job. */
+static long too_long(cr_job *job, const char *op, bool soft, const cr_status *st, size_t cap);
 
 /* A type, type selector, node or process type as the 32-bit original had it.
  * A 64-bit program that calls NX/2 without <nx.h> passes its int arguments in
@@ -117,7 +167,7 @@ static long w32(long v)
 static int32_t check_type(cr_job *job, const char *op, long type)
 {
     if (type < 0 || type > INT32_MAX)
-        cr_fatal(job, op, "type %ld is invalid: message types are 0..%d", type, INT32_MAX);
+        nx_fail(job, op, "type %ld is invalid: message types are 0..%d", type, INT32_MAX);
     return (int32_t)type;
 }
 
@@ -128,24 +178,25 @@ static cr_sel typesel_to_sel(cr_job *job, const char *op, long typesel)
     if (typesel >= 0) {
         s.tag_mode = CR_TAG_EXACT;
         s.tag = check_type(job, op, typesel);
-    } else if (typesel == -1) {
-        s.tag_mode = CR_TAG_ANY;
+    } else if (typesel == -1) { /* every type but the force types */
+        s.tag_mode = CR_TAG_BELOW;
+        s.tag = (int32_t)FORCE_TYPE;
     } else {
         /* A mask: bits 0..30 select types 0..30, whether the caller built it in a
          * 32-bit or a 64-bit long. */
         s.tag_mode = CR_TAG_MASK;
         s.mask = (uint32_t)(unsigned long)typesel & 0x7fffffffu;
         if (!s.mask)
-            cr_fatal(job, op, "typesel %ld is a mask that selects no type (bits 0..30 are clear)",
-                     typesel);
+            nx_fail(job, op, "typesel %ld is a mask that selects no type (bits 0..30 are clear)",
+                    typesel);
     }
     return s;
 }
 
 static void check_buf(cr_job *job, const char *op, const char *buf, long count)
 {
-    if (count < 0) cr_fatal(job, op, "length %ld is negative", count);
-    if (count > 0 && !buf) cr_fatal(job, op, "buffer is NULL but length is %ld", count);
+    if (count < 0) nx_fail(job, op, "length %ld is negative", count);
+    if (count > 0 && !buf) nx_fail(job, op, "buffer is NULL but length is %ld", count);
 }
 
 static int nnodes(const cr_job *job)
@@ -153,10 +204,12 @@ static int nnodes(const cr_job *job)
     return job->size - job->nx->off;
 }
 
-/* The rank of node n (a node, or the host's number when there is a host). */
+/* The rank of node n (a node, or the host's number: the host process, or
+ * without one the first rank of the job's first program). */
 static int to_rank(const cr_job *job, long n)
 {
-    return n == NX_HOST_NODE && job->nx->host >= 0 ? job->nx->host : (int)n + job->nx->off;
+    if (n == NX_HOST_NODE) return job->nx->host >= 0 ? job->nx->host : job->host_rank;
+    return (int)n + job->nx->off;
 }
 
 /* The node number of rank r (the host's: NX_HOST_NODE). */
@@ -165,48 +218,41 @@ static long to_node(const cr_job *job, int r)
     return r == job->nx->host ? NX_HOST_NODE : (long)r - job->nx->off;
 }
 
-static bool is_host_node(const cr_job *job, long node)
+static bool is_host_node(long node)
 {
-    return node == NX_HOST_NODE && job->nx->host >= 0;
-}
-
-/* How an out-of-range message names the host's number, when there is a host. */
-static const char *host_words(const cr_job *job, char buf[64])
-{
-    buf[0] = '\0';
-    if (job->nx->host >= 0) snprintf(buf, 64, ", and the host, myhost() = %ld", NX_HOST_NODE);
-    return buf;
+    return node == NX_HOST_NODE;
 }
 
 static void check_node(cr_job *job, const char *op, long node, long pid, int allow_all)
 {
     int n = nnodes(job);
-    char hw[64];
-    if (!(node >= 0 && node < n) && !(allow_all && node == -1) && !is_host_node(job, node))
-        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d%s%s", node, n - 1,
-                 allow_all ? " (or -1 for all others)" : "", host_words(job, hw));
-    if (pid < 0) cr_fatal(job, op, "pid %ld is invalid: each node runs process 0", pid);
+    if (!(node >= 0 && node < n) && !(allow_all && node == -1) && !is_host_node(node))
+        nx_fail(job, op,
+                "node %ld is out of range: nodes are 0..%d%s, and the host, myhost() = %ld", node,
+                n - 1, allow_all ? " (or -1 for all others)" : "", NX_HOST_NODE);
+    if (pid < 0) nx_fail(job, op, "pid %ld is invalid: each node runs process 0", pid);
 }
 
 static void check_nodesel(cr_job *job, const char *op, long nodesel, long ptypesel)
 {
     int n = nnodes(job);
-    char hw[64];
-    if (!(nodesel >= -1 && nodesel < n) && !is_host_node(job, nodesel))
-        cr_fatal(job, op, "node %ld is out of range: nodes are 0..%d (or -1 for any)%s", nodesel,
-                 n - 1, host_words(job, hw));
+    if (!(nodesel >= -1 && nodesel < n) && !is_host_node(nodesel))
+        nx_fail(job, op,
+                "node %ld is out of range: nodes are 0..%d (or -1 for any), and the host, "
+                "myhost() = %ld",
+                nodesel, n - 1, NX_HOST_NODE);
     if (ptypesel < -1)
-        cr_fatal(job, op, "ptype %ld is invalid: use -1 for any or a process type >= 0", ptypesel);
+        nx_fail(job, op, "ptype %ld is invalid: use -1 for any or a process type >= 0", ptypesel);
 }
 
 /* Global operations are the nodes': the host process takes no part. */
 static void check_node_call(cr_job *job, const char *op)
 {
     if (job->rank == job->nx->host)
-        cr_fatal(job, op,
-                 "the host process takes no part in global operations: they are the nodes' "
-                 "(call %s in the node program)",
-                 op);
+        nx_fail(job, op,
+                "the host process takes no part in global operations: they are the nodes' "
+                "(call %s in the node program)",
+                op);
 }
 
 static void set_info(cr_job *job, const cr_status *st)
@@ -226,10 +272,22 @@ static void set_xinfo(const cr_job *job, long *info, const cr_status *st)
 
 /* ---- blocking ------------------------------------------------------------ */
 
-static void send_as(const char *op, long type, char *buf, long count, long node, long pid)
+/* A send reports its own message: type, count, destination node, process type. */
+static void sent_info(long *info, long type, long count, long node)
+{
+    if (!info) return;
+    info[0] = w32(type);
+    info[1] = count;
+    info[2] = w32(node);
+    info[3] = 0;
+}
+
+/* info: an x send's (NULL: none). */
+static long send_as(const char *op, long type, char *buf, long count, long node, long pid,
+                    long info[], jmp_buf *soft)
 {
     type = w32(type), node = w32(node), pid = w32(pid);
-    cr_job *job = nx_enter(op);
+    cr_job *job = nx_enter_as(op, soft);
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
     check_node(job, op, node, pid, 1);
@@ -240,131 +298,198 @@ static void send_as(const char *op, long type, char *buf, long count, long node,
             if (p != job->rank) cr_send(job, op, p, CR_CTX_NX, t, buf, (size_t)count);
     }
     nx_leave(job);
+    sent_info(info, type, count, node);
+    return 0;
 }
 
 void csend(long type, char *buf, long count, long node, long pid)
 {
-    send_as("csend", type, buf, count, node, pid);
+    send_as("csend", type, buf, count, node, pid, NULL, NULL);
+}
+
+static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long ptypesel);
+
+/* The selector of crecv (x false) or crecvx and its kin. */
+static cr_sel sel_as(cr_job *job, const char *op, bool x, long typesel, long nodesel, long ptypesel)
+{
+    return x ? xsel(job, op, typesel, nodesel, ptypesel) : typesel_to_sel(job, op, typesel);
+}
+
+/* What a receive or probe found goes to info (an x call's) or to the info calls. */
+static void found(cr_job *job, bool x, long *info, const cr_status *st)
+{
+    if (x)
+        set_xinfo(job, info, st);
+    else
+        set_info(job, st);
+}
+
+static long recv_as(const char *op, bool x, long typesel, char *buf, long count, long nodesel,
+                    long ptypesel, long info[], jmp_buf *soft)
+{
+    cr_job *job = nx_enter_as(op, soft);
+    cr_sel s = sel_as(job, op, x, typesel, nodesel, ptypesel);
+    check_buf(job, op, buf, count);
+    cr_status st;
+    cr_recv_trunc(job, op, &s, buf, (size_t)count, soft != NULL, &st);
+    found(job, x, info, &st);
+    long rc = st.size > st.count ? too_long(job, op, soft != NULL, &st, (size_t)count) : 0;
+    nx_leave(job);
+    return rc;
 }
 
 void crecv(long typesel, char *buf, long count)
 {
-    cr_job *job = nx_enter("crecv");
-    cr_sel s = typesel_to_sel(job, "crecv", typesel);
-    check_buf(job, "crecv", buf, count);
+    recv_as("crecv", false, typesel, buf, count, -1, -1, NULL, NULL);
+}
+
+static long probe_as(const char *op, bool x, bool wait, long typesel, long nodesel, long ptypesel,
+                     long info[], jmp_buf *soft)
+{
+    cr_job *job = nx_enter_as(op, soft);
+    cr_sel s = sel_as(job, op, x, typesel, nodesel, ptypesel);
     cr_status st;
-    cr_recv(job, "crecv", &s, buf, (size_t)count, &st);
-    set_info(job, &st);
+    bool got = cr_probe(job, &s, wait, &st);
+    if (got)
+        found(job, x, info, &st);
+    else
+        cr_poll_missed(job, op, &(cr_wait){.sel = &s});
     nx_leave(job);
+    return wait ? 0 : got;
 }
 
 void cprobe(long typesel)
 {
-    cr_job *job = nx_enter("cprobe");
-    cr_sel s = typesel_to_sel(job, "cprobe", typesel);
-    cr_status st;
-    cr_probe(job, &s, true, &st);
-    set_info(job, &st);
-    nx_leave(job);
+    probe_as("cprobe", false, true, typesel, -1, -1, NULL, NULL);
 }
 
 long iprobe(long typesel)
 {
-    cr_job *job = nx_enter("iprobe");
-    cr_sel s = typesel_to_sel(job, "iprobe", typesel);
-    cr_status st;
-    bool found = cr_probe(job, &s, false, &st);
-    if (found)
-        set_info(job, &st);
-    else
-        cr_poll_missed(job, "iprobe", &(cr_wait){.sel = &s});
-    nx_leave(job);
-    return found;
+    return probe_as("iprobe", false, false, typesel, -1, -1, NULL, NULL);
 }
 
 /* ---- asynchronous -------------------------------------------------------- */
 
-static long isend_as(const char *op, long type, char *buf, long count, long node, long pid)
+static long isend_as(const char *op, long type, char *buf, long count, long node, long pid,
+                     long info[], jmp_buf *soft)
 {
     type = w32(type), node = w32(node), pid = w32(pid);
-    cr_job *job = nx_enter(op);
+    cr_job *job = nx_enter_as(op, soft);
     int32_t t = check_type(job, op, type);
     check_buf(job, op, buf, count);
     check_node(job, op, node, pid, 0);
     cr_req *r = cr_isend(job, op, to_rank(job, node), CR_CTX_NX, t, buf, (size_t)count);
     long id = (long)cr_req_id(r);
     nx_leave(job);
+    sent_info(info, type, count, node);
     return id;
 }
 
 long isend(long type, char *buf, long count, long node, long pid)
 {
-    return isend_as("isend", type, buf, count, node, pid);
+    return isend_as("isend", type, buf, count, node, pid, NULL, NULL);
+}
+
+/* The entry of receive r in the table of irecvx and underscore receives, or NULL. */
+static nx_xrecv *entry_of(cr_job *job, const cr_req *r)
+{
+    nx_xrecv *x = r->id.idx < job->nx->nxrecv ? &job->nx->xrecv[r->id.idx] : NULL;
+    return x && x->id == cr_req_id(r) ? x : NULL;
+}
+
+static long irecv_as(const char *op, bool x, long typesel, char *buf, long count, long nodesel,
+                     long ptypesel, long info[], jmp_buf *soft)
+{
+    cr_job *job = nx_enter_as(op, soft);
+    cr_sel s = sel_as(job, op, x, typesel, nodesel, ptypesel);
+    check_buf(job, op, buf, count);
+    cr_req *r = cr_irecv_call(job, op, &s, buf, (size_t)count, soft != NULL, NULL, NULL);
+    long id = (long)cr_req_id(r);
+    if (x || soft) {
+        if (r->id.idx >= job->nx->nxrecv) { /* room for this slot's entry */
+            uint32_t n = job->nx->nxrecv ? job->nx->nxrecv : 64;
+            while (n <= r->id.idx) n *= 2;
+            nx_xrecv *t = realloc(job->nx->xrecv, n * sizeof *t);
+            if (!t) cr_fatal(job, op, "out of memory for %u message ids", n);
+            memset(t + job->nx->nxrecv, 0, (n - job->nx->nxrecv) * sizeof *t);
+            job->nx->xrecv = t;
+            job->nx->nxrecv = n;
+        }
+        job->nx->xrecv[r->id.idx] = (nx_xrecv){(uint64_t)id, info, x, soft != NULL};
+    }
+    nx_leave(job);
+    return id;
 }
 
 long irecv(long typesel, char *buf, long count)
 {
-    cr_job *job = nx_enter("irecv");
-    cr_sel s = typesel_to_sel(job, "irecv", typesel);
-    check_buf(job, "irecv", buf, count);
-    cr_req *r = cr_irecv(job, "irecv", &s, buf, (size_t)count);
-    long id = (long)cr_req_id(r);
-    nx_leave(job);
-    return id;
+    return irecv_as("irecv", false, typesel, buf, count, -1, -1, NULL, NULL);
 }
 
 static cr_req *lookup(cr_job *job, const char *op, long mid)
 {
     cr_req *r = mid > 0 ? cr_req_from_id(job, (uint64_t)mid) : NULL;
     if (!r || r->handler)
-        cr_fatal(job, op,
-                 "message id %ld is unknown: it was never returned by isend/irecv, or msgwait "
-                 "or msgdone already completed it",
-                 mid);
+        nx_fail(job, op,
+                "message id %ld is unknown: it was never returned by isend/irecv, or msgwait "
+                "or msgdone already completed it",
+                mid);
     return r;
 }
 
-static void finish(cr_job *job, cr_req *r)
+/* Request r is complete: its info where it goes, its id released. -1 (an
+ * underscore call's) for an underscore receive's message cut to fit. */
+static long finish(cr_job *job, const char *op, cr_req *r, bool soft)
 {
+    long rc = 0;
     if (r->kind == CR_REQ_RECV) {
-        nx_xrecv *x = r->id.idx < job->nx->nxrecv ? &job->nx->xrecv[r->id.idx] : NULL;
-        if (x && x->id == cr_req_id(r)) {
-            set_xinfo(job, x->info, &r->st);
-            *x = (nx_xrecv){0};
-        } else {
-            set_info(job, &r->st);
-        }
+        nx_xrecv *x = entry_of(job, r);
+        found(job, x && x->x, x ? x->info : NULL, &r->st);
+        if (x && r->st.size > r->st.count) rc = too_long(job, op, soft, &r->st, r->cap);
+        if (x) *x = (nx_xrecv){0};
     }
     cr_req_release(job, r);
+    return rc;
+}
+
+static long msgwait_as(const char *op, long mid, jmp_buf *soft)
+{
+    cr_job *job = nx_enter_as(op, soft);
+    cr_req *r = lookup(job, op, mid);
+    cr_req_wait(job, r);
+    long rc = finish(job, op, r, soft != NULL);
+    nx_leave(job);
+    return rc;
 }
 
 void msgwait(long mid)
 {
-    cr_job *job = nx_enter("msgwait");
-    cr_req *r = lookup(job, "msgwait", mid);
-    cr_req_wait(job, r);
-    finish(job, r);
-    nx_leave(job);
+    msgwait_as("msgwait", mid, NULL);
 }
 
-long msgdone(long mid)
+static long msgdone_as(const char *op, long mid, jmp_buf *soft)
 {
-    cr_job *job = nx_enter("msgdone");
-    cr_req *r = lookup(job, "msgdone", mid);
+    cr_job *job = nx_enter_as(op, soft);
+    cr_req *r = lookup(job, op, mid);
     if (!r->done) cr_progress(job);
     long done = r->done;
     if (done)
-        finish(job, r);
+        done = finish(job, op, r, soft != NULL) < 0 ? -1 : 1;
     else
-        cr_poll_missed(job, "msgdone", &(cr_wait){.req = r});
+        cr_poll_missed(job, op, &(cr_wait){.req = r});
     nx_leave(job);
     return done;
 }
 
-void msgcancel(long mid)
+long msgdone(long mid)
 {
-    cr_job *job = nx_enter("msgcancel");
-    cr_req *r = lookup(job, "msgcancel", mid);
+    return msgdone_as("msgdone", mid, NULL);
+}
+
+static long msgcancel_as(const char *op, long mid, jmp_buf *soft)
+{
+    cr_job *job = nx_enter_as(op, soft);
+    cr_req *r = lookup(job, op, mid);
     if (!r->done) {
         if (r->kind == CR_REQ_RECV)
             cr_cancel_recv(job, r);
@@ -373,11 +498,17 @@ void msgcancel(long mid)
     }
     cr_req_wait(job, r);
     if (r->kind == CR_REQ_RECV) { /* an irecvx's info is not filled */
-        nx_xrecv *x = r->id.idx < job->nx->nxrecv ? &job->nx->xrecv[r->id.idx] : NULL;
-        if (x && x->id == cr_req_id(r)) *x = (nx_xrecv){0};
+        nx_xrecv *x = entry_of(job, r);
+        if (x) *x = (nx_xrecv){0};
     }
     cr_req_release(job, r);
     nx_leave(job);
+    return 0;
+}
+
+void msgcancel(long mid)
+{
+    msgcancel_as("msgcancel", mid, NULL);
 }
 
 /* ---- extended (Paragon) --------------------------------------------------- */
@@ -393,81 +524,142 @@ static cr_sel xsel(cr_job *job, const char *op, long typesel, long nodesel, long
 
 void crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter("crecvx");
-    cr_sel s = xsel(job, "crecvx", typesel, nodesel, ptypesel);
-    check_buf(job, "crecvx", buf, count);
-    cr_status st;
-    cr_recv(job, "crecvx", &s, buf, (size_t)count, &st);
-    set_xinfo(job, info, &st);
-    nx_leave(job);
+    recv_as("crecvx", true, typesel, buf, count, nodesel, ptypesel, info, NULL);
 }
 
 long irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter("irecvx");
-    cr_sel s = xsel(job, "irecvx", typesel, nodesel, ptypesel);
-    check_buf(job, "irecvx", buf, count);
-    cr_req *r = cr_irecv(job, "irecvx", &s, buf, (size_t)count);
-    if (r->id.idx >= job->nx->nxrecv) { /* room for this slot's entry */
-        uint32_t n = job->nx->nxrecv ? job->nx->nxrecv : 64;
-        while (n <= r->id.idx) n *= 2;
-        nx_xrecv *t = realloc(job->nx->xrecv, n * sizeof *t);
-        if (!t) cr_fatal(job, "irecvx", "out of memory for %u message ids", n);
-        memset(t + job->nx->nxrecv, 0, (n - job->nx->nxrecv) * sizeof *t);
-        job->nx->xrecv = t;
-        job->nx->nxrecv = n;
-    }
-    long id = (long)cr_req_id(r);
-    job->nx->xrecv[r->id.idx] = (nx_xrecv){(uint64_t)id, info};
-    nx_leave(job);
-    return id;
+    return irecv_as("irecvx", true, typesel, buf, count, nodesel, ptypesel, info, NULL);
 }
 
 void cprobex(long typesel, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter("cprobex");
-    cr_sel s = xsel(job, "cprobex", typesel, nodesel, ptypesel);
-    cr_status st;
-    cr_probe(job, &s, true, &st);
-    set_xinfo(job, info, &st);
-    nx_leave(job);
+    probe_as("cprobex", true, true, typesel, nodesel, ptypesel, info, NULL);
 }
 
 long iprobex(long typesel, long nodesel, long ptypesel, long info[])
 {
-    cr_job *job = nx_enter("iprobex");
-    cr_sel s = xsel(job, "iprobex", typesel, nodesel, ptypesel);
-    cr_status st;
-    bool found = cr_probe(job, &s, false, &st);
-    if (found)
-        set_xinfo(job, info, &st);
-    else
-        cr_poll_missed(job, "iprobex", &(cr_wait){.sel = &s});
-    nx_leave(job);
-    return found;
-}
-
-/* A send reports its own message: type, count, destination node, process type. */
-static void sent_info(long *info, long type, long count, long node)
-{
-    if (!info) return;
-    info[0] = w32(type);
-    info[1] = count;
-    info[2] = w32(node);
-    info[3] = 0;
+    return probe_as("iprobex", true, false, typesel, nodesel, ptypesel, info, NULL);
 }
 
 void csendx(long type, char *buf, long count, long node, long ptype, long info[])
 {
-    send_as("csendx", type, buf, count, node, ptype);
-    sent_info(info, type, count, node);
+    send_as("csendx", type, buf, count, node, ptype, info, NULL);
 }
 
 long isendx(long type, char *buf, long count, long node, long ptype, long info[])
 {
-    long id = isend_as("isendx", type, buf, count, node, ptype);
-    sent_info(info, type, count, node);
-    return id;
+    return isend_as("isendx", type, buf, count, node, ptype, info, NULL);
+}
+
+/* ---- the underscore forms (Paragon OSF/1) --------------------------------- */
+
+/* The call, with a bad argument's return point here: -1 (errno and the words
+ * for nx_perror set by nx_fail), the call left as it was entered. */
+#define SOFT(call)                                                                                 \
+    jmp_buf back;                                                                                  \
+    if (setjmp(back)) {                                                                            \
+        nx_leave(cr_job_get());                                                                    \
+        return -1;                                                                                 \
+    }                                                                                              \
+    return call
+
+long _csend(long type, char *buf, long count, long node, long pid)
+{
+    SOFT(send_as("_csend", type, buf, count, node, pid, NULL, &back));
+}
+
+long _crecv(long typesel, char *buf, long count)
+{
+    SOFT(recv_as("_crecv", false, typesel, buf, count, -1, -1, NULL, &back));
+}
+
+long _cprobe(long typesel)
+{
+    SOFT(probe_as("_cprobe", false, true, typesel, -1, -1, NULL, &back));
+}
+
+long _iprobe(long typesel)
+{
+    SOFT(probe_as("_iprobe", false, false, typesel, -1, -1, NULL, &back));
+}
+
+long _isend(long type, char *buf, long count, long node, long pid)
+{
+    SOFT(isend_as("_isend", type, buf, count, node, pid, NULL, &back));
+}
+
+long _irecv(long typesel, char *buf, long count)
+{
+    SOFT(irecv_as("_irecv", false, typesel, buf, count, -1, -1, NULL, &back));
+}
+
+long _msgwait(long mid)
+{
+    SOFT(msgwait_as("_msgwait", mid, &back));
+}
+
+long _msgdone(long mid)
+{
+    SOFT(msgdone_as("_msgdone", mid, &back));
+}
+
+long _msgcancel(long mid)
+{
+    SOFT(msgcancel_as("_msgcancel", mid, &back));
+}
+
+long _crecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
+{
+    SOFT(recv_as("_crecvx", true, typesel, buf, count, nodesel, ptypesel, info, &back));
+}
+
+long _irecvx(long typesel, char *buf, long count, long nodesel, long ptypesel, long info[])
+{
+    SOFT(irecv_as("_irecvx", true, typesel, buf, count, nodesel, ptypesel, info, &back));
+}
+
+long _cprobex(long typesel, long nodesel, long ptypesel, long info[])
+{
+    SOFT(probe_as("_cprobex", true, true, typesel, nodesel, ptypesel, info, &back));
+}
+
+long _iprobex(long typesel, long nodesel, long ptypesel, long info[])
+{
+    SOFT(probe_as("_iprobex", true, false, typesel, nodesel, ptypesel, info, &back));
+}
+
+long _csendx(long type, char *buf, long count, long node, long ptype, long info[])
+{
+    SOFT(send_as("_csendx", type, buf, count, node, ptype, info, &back));
+}
+
+long _isendx(long type, char *buf, long count, long node, long ptype, long info[])
+{
+    SOFT(isend_as("_isendx", type, buf, count, node, ptype, info, &back));
+}
+
+/* A receive found a message longer than its buffer, cut to fit (only an
+ * underscore call's receive allows that). */
+static long too_long(cr_job *job, const char *op, bool soft, const cr_status *st, size_t cap)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "message of %zu bytes (type %d from node %ld) is longer than the %zu-byte receive "
+             "buffer; post a larger buffer (probe first to learn the size)",
+             st->size, (int)st->tag, to_node(job, st->src), cap);
+    if (!soft) cr_fatal(job, op, "%s", msg);
+    soft_error(job, op, EMSGSIZE, msg);
+    return -1;
+}
+
+void nx_perror(const char *s)
+{
+    cr_job *job = cr_job_get();
+    int err = errno;
+    const char *what =
+        job->nx && job->nx->err[0] && err == job->nx->err_no ? job->nx->err : strerror(err);
+    fprintf(stderr, "%s%s%s\n", s && *s ? s : "", s && *s ? ": " : "", what);
 }
 
 /* ---- interrupt-driven ---------------------------------------------------- */
@@ -553,11 +745,10 @@ long nodedim(void)
     return d;
 }
 
-/* With a host process, its number; without one, node 0's (docs/nx.md). */
+/* A number no node has, with a host process or without (docs/nx.md). */
 long myhost(void)
 {
-    cr_job *job = nx_info();
-    return job->nx->host >= 0 ? NX_HOST_NODE : job->host_rank;
+    return NX_HOST_NODE;
 }
 
 /* ---- the host process (the iPSC's; declared in cube.h) ------------------- */
@@ -674,12 +865,23 @@ long relcube(char *cubename)
 
 /* ---- global operations --------------------------------------------------- */
 
+static long gsync_as(const char *op, jmp_buf *soft)
+{
+    cr_job *job = nx_enter_as(op, soft);
+    check_node_call(job, op);
+    cr_coll_barrier(job, &job->nx->group, op);
+    nx_leave(job);
+    return 0;
+}
+
 void gsync(void)
 {
-    cr_job *job = nx_enter("gsync");
-    check_node_call(job, "gsync");
-    cr_coll_barrier(job, &job->nx->group, "gsync");
-    nx_leave(job);
+    gsync_as("gsync", NULL);
+}
+
+long _gsync(void)
+{
+    SOFT(gsync_as("_gsync", &back));
 }
 
 static void global_op(const char *op, void *x, long n, void *work, cr_redop o)
@@ -879,6 +1081,20 @@ double dclock(void)
     return (double)cr_timer_ns() * 1e-9;
 }
 
+double _dclock(void)
+{
+    return dclock();
+}
+
+/* The iPSC/860's hardware clock as PICL's port reads it: ticks of 200 ns in
+ * two words, the low 32 bits in t[0] and the high in t[1]. */
+void _hwclock(unsigned long t[2])
+{
+    uint64_t ticks = cr_timer_ns() / 200u;
+    t[0] = (unsigned long)(ticks & 0xffffffffu);
+    t[1] = (unsigned long)(ticks >> 32);
+}
+
 long mclock(void)
 {
     return (long)(cr_timer_ns() / 1000000u);
@@ -898,4 +1114,10 @@ void flick(void)
         return;
     }
     sched_yield();
+}
+
+long _flick(void)
+{
+    flick();
+    return 0;
 }

@@ -59,14 +59,15 @@ enum {
 enum cr_tag_mode {
     CR_TAG_EXACT, /* type == value */
     CR_TAG_ANY,   /* every type */
-    CR_TAG_MASK   /* NX/2: bit t of mask selects type t (0..30) */
+    CR_TAG_MASK,  /* NX/2: bit t of mask selects type t (0..30) */
+    CR_TAG_BELOW  /* NX: every type 0..tag-1 (type -1, which leaves out the force types) */
 };
 
 typedef struct cr_sel {
     int src; /* rank or CR_ANY_SOURCE */
     uint16_t ctx;
     uint8_t tag_mode;
-    int32_t tag;   /* for CR_TAG_EXACT */
+    int32_t tag;   /* for CR_TAG_EXACT and CR_TAG_BELOW */
     uint32_t mask; /* for CR_TAG_MASK */
 } cr_sel;
 
@@ -79,6 +80,8 @@ static inline bool cr_sel_match(const cr_sel *s, int src, uint16_t ctx, int32_t 
         return tag == s->tag;
     case CR_TAG_ANY:
         return true;
+    case CR_TAG_BELOW:
+        return tag >= 0 && tag < s->tag;
     default:
         return tag >= 0 && tag <= 30 && (s->mask >> tag & 1u);
     }

@@ -368,7 +368,7 @@ static void describe_sel(char *buf, size_t len, const cr_waitinfo *w, const word
 {
     if (w->tag_mode == 0) /* CR_TAG_EXACT */
         snprintf(buf, len, "%s %d", wd->tag, (int)w->tag);
-    else if (w->tag_mode == 1)
+    else if (w->tag_mode == 1 || w->tag_mode == 3) /* CR_TAG_ANY, CR_TAG_BELOW (NX's -1) */
         snprintf(buf, len, "any %s", wd->tag);
     else
         snprintf(buf, len, "%s mask 0x%x", wd->tag, (unsigned)w->mask);
