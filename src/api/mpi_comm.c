@@ -1288,19 +1288,25 @@ static int *ranges_expand(cr_job *job, const char *call, const mpi_group *g, int
     int *r = ints(job, call, g->size), m = 0;
     for (int i = 0; i < n && !*rc; i++) {
         int f = ranges[i][0], l = ranges[i][1], s = ranges[i][2];
-        if (s == 0 || f < 0 || f >= g->size || l < 0 || l >= g->size || (s > 0 && f > l) ||
-            (s < 0 && f < l)) {
+        if (s == 0 || f < 0 || f >= g->size || (s > 0 && f > l) || (s < 0 && f < l)) {
             *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
                            "range (%d, %d, %d) is invalid for a group of %d", f, l, s, g->size);
             break;
         }
-        for (int x = f; s > 0 ? x <= l : x >= l; x += s) {
+        /* last need not be a rank: only the ranks computed must be (MPI-4.1 7.3.2) */
+        for (long x = f; s > 0 ? x <= l : x >= l; x += s) {
+            if (x < 0 || x >= g->size) {
+                *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
+                               "range (%d, %d, %d) computes rank %ld, outside a group of %d", f, l,
+                               s, x, g->size);
+                break;
+            }
             if (m == g->size) {
                 *rc = mpi_fail(job, MPI_COMM_WORLD, call, MPI_ERR_RANK,
                                "the ranges name a rank twice");
                 break;
             }
-            r[m++] = x;
+            r[m++] = (int)x;
         }
     }
     if (!*rc) *rc = ranks_check(job, call, g, m, r);

@@ -87,6 +87,18 @@ int main(int argc, char **argv)
     OK(MPI_Group_range_excl(world, 1, ranges, &ge));
     OK(MPI_Group_compare(g2, ge, &res));
     CHECK(res == MPI_IDENT, "range_excl == excl");
+    { /* last beyond the group: only the ranks computed (np - 1, np - 3, ...) count */
+        MPI_Group same = (np - 1) % 2 ? g2 : g1, other = (np - 1) % 2 ? g1 : g2, got;
+        int past[1][3] = {{(np - 1) % 2, np, 2}};
+        OK(MPI_Group_range_incl(world, 1, past, &got));
+        OK(MPI_Group_compare(same, got, &res));
+        CHECK(res == MPI_IDENT, "range_incl (%d, %d, 2): %d", past[0][0], np, res);
+        OK(MPI_Group_free(&got));
+        OK(MPI_Group_range_excl(world, 1, past, &got));
+        OK(MPI_Group_compare(other, got, &res));
+        CHECK(res == MPI_IDENT, "range_excl: %d", res);
+        OK(MPI_Group_free(&got));
+    }
     OK(MPI_Group_rank(g1, &r));
     CHECK(me % 2 ? r == MPI_UNDEFINED : r == me / 2, "group rank %d", r);
     int tr[64], seq[64];

@@ -231,6 +231,8 @@ static void groups(int np)
     int range[1][3] = {{0, np - 1, 1}}, ranks[1] = {0};
     FAILS(MPI_Group_range_incl(w, 1, range, NULL), MPI_ERR_ARG);
     FAILS(MPI_Group_range_excl(w, 1, range, NULL), MPI_ERR_ARG);
+    int beyond[1][3] = {{0, np, 1}}; /* computes rank np */
+    FAILS(MPI_Group_range_incl(w, 1, beyond, &g2), MPI_ERR_RANK);
     FAILS(MPI_Group_incl(w, 1, ranks, NULL), MPI_ERR_ARG);
     FAILS(MPI_Group_excl(w, 1, ranks, NULL), MPI_ERR_ARG);
     FAILS(MPI_Group_union(w, w, NULL), MPI_ERR_ARG);
