@@ -22,8 +22,9 @@
  * Two records conflict when their bytes overlap and they are not both reads
  * (MPI_Get, MPI_Get_accumulate with MPI_NO_OP), not both accumulates with the
  * same operation or MPI_NO_OP (the window's default accumulate_ops,
- * same_op_no_op), and not ordered: one origin's accesses are ordered by a
- * flush between them, and its accumulates among themselves (the default
+ * same_op_no_op) on the same predefined datatype at the same alignment (only
+ * those are atomic with each other, MPI-4.1 section 12.7.1), and not ordered: one origin's accesses
+ * are ordered by a flush between them, and its accumulates among themselves (the default
  * accumulate_ordering). Besides: a put's origin buffer (contiguous, not a
  * request form) must not change until the epoch closes or a flush completes
  * it (a checksum at the put and at the close); a get's (contiguous, not a
@@ -71,6 +72,9 @@ typedef struct rma_rec {
                              * synchronisation before this access */
     int32_t origin, target; /* window members */
     int32_t op;             /* accumulates: MPI_Op */
+    int32_t base;           /* accumulates: the predefined datatype of its elements (its
+                             * index, mpi_type.base; -1: none) */
+    uint32_t esz;           /* and their size (0: no accumulate) */
     uint8_t call, rd, acc;  /* the call (calls[]); a read only; an accumulate */
     uint8_t changed;        /* passive put: its bytes differed from its data when it completed */
     uint8_t excl;           /* passive: under an exclusive lock */
@@ -235,11 +239,13 @@ static void access_words(const rma_rec *r, char *buf, size_t len)
         return;
     }
     const char *what = r->rd ? "reads" : r->acc ? "updates" : "writes";
-    char op[48] = "";
+    char op[64 + MPI_MAX_OBJECT_NAME] = "";
     if (r->acc && r->op != MPI_NO_OP) {
         char ow[40];
         mpi_check_op_words(r->op, ow, sizeof ow);
-        snprintf(op, sizeof op, " with %s", ow);
+        const mpi_type *t = r->base >= 0 ? mpi_type_at(r->base) : NULL;
+        snprintf(op, sizeof op, " with %s%s%s", ow, t && t->name[0] ? " on " : "",
+                 t ? t->name : "");
     }
     snprintf(buf, len, "%s%s (%s bytes %llu..%llu)",
              calls[r->call % (sizeof calls / sizeof calls[0])], op, what, (unsigned long long)r->lo,
@@ -250,7 +256,7 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
                             const rma_rec *b)
 {
     bool apart = ep == EP_FREE && !(a->t0 <= b->t1 && b->t0 <= a->t1);
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[160], bw[160];
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[256], bw[256];
     win_words(w, ww, sizeof ww);
     uint64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
     range_words(w, w->me, lo, hi, rw, sizeof rw);
@@ -262,9 +268,10 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
             "  rank %d: %s\n"
             "  rank %d: %s\n"
             "  accesses to the same target bytes in one epoch conflict unless both read or both "
-            "are accumulates with the same operation (MPI-4.1 section 12.7): give them disjoint "
-            "ranges, order them by a synchronization between them (MPI_Win_fence, "
-            "MPI_Win_flush, an unlock), or make both accumulates with one operation\n",
+            "are accumulates with the same operation on the same predefined datatype, element "
+            "for element (MPI-4.1 section 12.7): give them disjoint ranges, order them by a "
+            "synchronization between them (MPI_Win_fence, MPI_Win_flush, an unlock), or make "
+            "both accumulates with one operation and one datatype\n",
             ww, rw, w->me,
             apart ? "passive-target epochs (MPI_Win_lock or MPI_Win_lock_all to the unlock) that "
                     "no synchronisation ordered: the later access's rank received no message and "
@@ -445,8 +452,8 @@ static uint64_t preread(cr_job *job, const char *call, mpi_win *w, int t, uint64
 }
 
 void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target, uint64_t taddr,
-                          const cr_run *runs, int nrun, int kind, MPI_Op op, const char *data,
-                          const void *obuf, size_t olen)
+                          const cr_run *runs, int nrun, int kind, MPI_Op op, int base,
+                          const char *data, const void *obuf, size_t olen)
 {
     mpi_rmachk *k = w->chk;
     bool passive = w->lock_all || w->lockst[target];
@@ -458,6 +465,9 @@ void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target,
     rma_rec r = {.origin = w->me,
                  .target = target,
                  .op = (int32_t)op,
+                 .base = (int32_t)base,
+                 .esz =
+                     kind == MPI_CHK_RMA_ACC && base >= 0 ? (uint32_t)mpi_type_at(base)->size : 0,
                  .call = ci,
                  .t0 = passive ? tick(job, call, w, target) : 0,
                  .rd = kind == MPI_CHK_RMA_GET || (kind == MPI_CHK_RMA_ACC && op == MPI_NO_OP),
@@ -531,7 +541,8 @@ static bool conflict(const rma_rec *a, const rma_rec *b, bool passive)
 {
     if (a->rd && b->rd) return false;
     if (a->acc && b->acc &&
-        (a->op == b->op || a->op == (int32_t)MPI_NO_OP || b->op == (int32_t)MPI_NO_OP))
+        (a->op == b->op || a->op == (int32_t)MPI_NO_OP || b->op == (int32_t)MPI_NO_OP) &&
+        a->base == b->base && (!a->esz || a->lo % a->esz == b->lo % a->esz))
         return false;
     if (a->origin == b->origin && a->acc && b->acc) return false; /* ordered */
     /* passive: did the two overlap in time at the target (each from its

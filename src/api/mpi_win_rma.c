@@ -375,7 +375,7 @@ static __attribute__((noinline)) int transfer_rest(cr_job *job, const char *call
     if (a.w->chk && a.target != MPI_PROC_NULL) { /* --check=rma */
         size_t mark = mpi_check_rma_mark(a.w);
         mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n,
-                             put ? MPI_CHK_RMA_PUT : MPI_CHK_RMA_GET, MPI_OP_NULL,
+                             put ? MPI_CHK_RMA_PUT : MPI_CHK_RMA_GET, MPI_OP_NULL, -1,
                              put ? data : NULL, put && !req && a.ot->contig ? obuf : NULL, bytes);
         if (req && !put) chk_keep(x, win, a.target, mark, mpi_check_rma_mark(a.w));
     }
@@ -989,7 +989,7 @@ get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Da
     if (a.w->chk && a.target != MPI_PROC_NULL) { /* --check=rma */
         mark = mpi_check_rma_mark(a.w);
         mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n, MPI_CHK_RMA_ACC, op,
-                             NULL, NULL, 0);
+                             a.tt->base, NULL, NULL, 0);
         mark2 = mpi_check_rma_mark(a.w);
     }
     rc = accumulate(job, call, &a, od, rd, op);
@@ -1108,7 +1108,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     }
     if (a.w->chk) /* --check=rma: an accumulate of its own operation */
         mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n, MPI_CHK_RMA_ACC,
-                             MPI_REPLACE, NULL, NULL, 0);
+                             MPI_REPLACE, a.ot->base, NULL, NULL, 0);
     size_t n = a.ot->size;
     char old[16];
     int jr = cr_group_rank(&a.w->c->g, a.target);

@@ -5,6 +5,11 @@
  *   bad_get     fence epoch: rank 1 puts ints 0..1, rank 2 gets int 1;
  *   bad_acc     fence epoch: rank 1 accumulates MPI_SUM, rank 2 MPI_MAX on int 4;
  *   bad_accput  fence epoch: rank 1 accumulates MPI_SUM, rank 2 puts, on int 4;
+ *   bad_acctype fence epoch: rank 1 accumulates MPI_SUM on int 4 as an MPI_INT,
+ *               rank 2 as two MPI_SHORTs (one operation, two datatypes);
+ *   bad_accalign fence epoch: rank 1 accumulates MPI_SUM on the MPI_INT at
+ *               byte 16, rank 2 on the MPI_INT at byte 18 (a target datatype
+ *               displaced by 2 bytes);
  *   bad_pscw    post/start/complete/wait: ranks 1 and 2 put int 8;
  *   bad_lock    shared locks held at once (a barrier inside the epochs):
  *               ranks 1 and 2 put int 12;
@@ -92,6 +97,20 @@ static void bad(const char *what)
             OK(MPI_Accumulate(&x, 1, MPI_INT, 0, 4, 1, MPI_INT, MPI_MAX, win));
         if (me == 2 && !strcmp(what, "bad_accput")) put(me, 4, 1);
         fence();
+    } else if (!strcmp(what, "bad_acctype") || !strcmp(what, "bad_accalign")) {
+        short s[2] = {1, 1};
+        MPI_Datatype at2;
+        MPI_Aint two = 2;
+        OK(MPI_Type_create_hindexed_block(1, 1, &two, MPI_INT, &at2));
+        OK(MPI_Type_commit(&at2));
+        fence();
+        if (me == 1) OK(MPI_Accumulate(&x, 1, MPI_INT, 0, 4, 1, MPI_INT, MPI_SUM, win));
+        if (me == 2 && !strcmp(what, "bad_acctype"))
+            OK(MPI_Accumulate(s, 2, MPI_SHORT, 0, 4, 2, MPI_SHORT, MPI_SUM, win));
+        if (me == 2 && !strcmp(what, "bad_accalign"))
+            OK(MPI_Accumulate(&x, 1, MPI_INT, 0, 4, 1, at2, MPI_SUM, win));
+        fence();
+        OK(MPI_Type_free(&at2));
     } else if (!strcmp(what, "bad_pscw")) {
         MPI_Group world, g;
         OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
