@@ -324,9 +324,9 @@ enum { MPI_CHK_RMA_PUT, MPI_CHK_RMA_GET, MPI_CHK_RMA_ACC };
 void mpi_check_rma_win(cr_job *job, struct mpi_win *w);
 /* A transfer's checked arguments: kind MPI_CHK_RMA_*, the target's runs from
  * taddr, op and base (accumulates: the index of the predefined type every
- * target element has, mpi_type.base; -1 for the others), data: a put's packed data (NULL: not
- * kept), obuf and olen: a put's contiguous origin buffer to watch until the epoch closes (NULL:
- * none, a request form). */
+ * target element has, mpi_type.base; -1 for the others), data: a put's packed
+ * data (NULL: not kept), obuf and olen: a put's or an accumulate's contiguous
+ * origin buffer to watch until the epoch closes (NULL: none, a request form). */
 void mpi_check_rma_access(cr_job *job, const char *call, struct mpi_win *w, int target,
                           uint64_t taddr, const cr_run *runs, int nrun, int kind, MPI_Op op,
                           int base, const char *data, const void *obuf, size_t olen)

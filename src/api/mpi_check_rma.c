@@ -407,7 +407,7 @@ static void report_buf(cr_job *job, const mpi_win *w, const rma_buf *b, const ch
             b->get ? "from" : "to", rw, b->target, ww, by ? "the epoch's close" : close,
             b->get ? "read or written (a get writes it)" : "written",
             by ? "the epoch's close (a fence, MPI_Win_complete, a flush or an unlock)" : close,
-            b->get ? "get into" : "put from");
+            b->get ? "get into" : "send from");
     mpi_check_trace(job, "check: RMA origin buffer changed");
     mpi_check_end();
 }
@@ -492,7 +492,7 @@ void mpi_check_rma_access(cr_job *job, const char *call, mpi_win *w, int target,
         push(job, passive ? &k->pas : &k->act, &r);
     }
     if (ci >= call_idx("MPI_Get_accumulate")) k->own++; /* an atomic read: maybe a flag */
-    if (obuf && olen && kind == MPI_CHK_RMA_PUT) {
+    if (obuf && olen && kind != MPI_CHK_RMA_GET) {
         bufs_overlap(job, w, obuf, olen, true, call);
         k->b = grow(job, k->b, &k->capb, k->nb + 1, sizeof *k->b);
         k->b[k->nb++] = (rma_buf){obuf, olen, mpi_check_sum(obuf, olen), taddr, target, ci, 0};

@@ -988,8 +988,10 @@ get_acc_rest(cr_job *job, const char *call, const void *obuf, int ocount, MPI_Da
     size_t mark = 0, mark2 = 0;
     if (a.w->chk && a.target != MPI_PROC_NULL) { /* --check=rma */
         mark = mpi_check_rma_mark(a.w);
+        bool watch = !req && !noop && a.ot->contig; /* its origin buffer, until the close */
         mpi_check_rma_access(job, call, a.w, a.target, a.taddr, a.rs.r, a.rs.n, MPI_CHK_RMA_ACC, op,
-                             a.tt->base, NULL, NULL, 0);
+                             a.tt->base, NULL, watch ? obuf : NULL,
+                             watch ? a.ot->size * a.ocount : 0);
         mark2 = mpi_check_rma_mark(a.w);
     }
     rc = accumulate(job, call, &a, od, rd, op);

@@ -16,6 +16,7 @@
  *   bad_store   rank 1 puts int 20 and rank 0 stores into it in the same fence
  *               epoch (after the put is there: over shared memory);
  *   bad_origin  rank 1 changes its MPI_Put's origin buffer before the fence;
+ *   bad_accorigin the same with an MPI_Accumulate's (MPI_SUM into ints 24..25);
  *   bad_pstore  rank 1 puts int 28 under an exclusive lock and, before its
  *               unlock, lets rank 0 (by a message) store into it (the put is
  *               there already: over shared memory);
@@ -138,10 +139,12 @@ static void bad(const char *what)
         OK(MPI_Barrier(MPI_COMM_WORLD));
         if (me == 0) mem[20] = 99; /* erroneous: rank 1's put wrote it in this epoch */
         fence();
-    } else if (!strcmp(what, "bad_origin")) {
+    } else if (!strcmp(what, "bad_origin") || !strcmp(what, "bad_accorigin")) {
         int buf[2] = {1, 2};
         fence();
-        if (me == 1) OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
+        if (me == 1 && what[4] == 'o') OK(MPI_Put(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, win));
+        if (me == 1 && what[4] == 'a')
+            OK(MPI_Accumulate(buf, 2, MPI_INT, 0, 24, 2, MPI_INT, MPI_SUM, win));
         buf[1] = 5; /* erroneous: the put is not complete before the fence */
         fence();
     } else if (!strcmp(what, "bad_getbuf")) {
