@@ -871,6 +871,14 @@ void mpi_check_finalize(cr_job *job)
                       "file's or session's)%s, never freed (MPI_Errhandler_free)",
                       i + 2, w);
         }
+    static const char *const kv_of[] = {"MPI_Comm", "MPI_Type", "MPI_Win"};
+    for (int i = 0; i < m->nkeys; i++)
+        if (m->keys[i].used) {
+            const char *o = kv_of[m->keys[i].kind % 3];
+            leak_line(out, &n, false,
+                      "attribute key #%d made by %s_create_keyval, never freed (%s_free_keyval)", i,
+                      o, o);
+        }
     for (int i = 0; i < m->uops.n; i++)
         if (m->uops.ops[i].used)
             leak_line(out, &n, false,

@@ -8,6 +8,8 @@
  *   bad_info  an info object made and never freed, not even after
  *        MPI_Finalize (MPI-4 allows that): reported at the end of the rank;
  *   bad_op  a user operation made by MPI_Op_create and never freed;
+ *   bad_keyval an attribute key made by MPI_Comm_create_keyval and never
+ *           freed (another one made and freed);
  *   bad_igather  rank 1 starts an MPI_Igather with root 0 and completes it,
  *        rank 0 never calls it: its agreement record (with coll) or its data
  *        stays unreceived at rank 0;
@@ -55,6 +57,15 @@ int main(int argc, char **argv)
         OK(MPI_Allreduce(&me, y, 1, MPI_INT, op, MPI_COMM_WORLD));
         MPI_Finalize();
         if (me == 0) printf("check leaks: bad_op ran without a report\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "bad_keyval")) {
+        int kv, kw;
+        OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kw, NULL));
+        OK(MPI_Comm_free_keyval(&kw)); /* freed: not a leak */
+        OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kv, NULL));
+        MPI_Finalize();
+        if (me == 0) printf("check leaks: bad_keyval ran without a report\n");
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "bad_igather")) {
