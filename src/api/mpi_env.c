@@ -275,7 +275,7 @@ int mpi_fail_with(cr_job *job, MPI_Errhandler h, int *obj, const char *call, int
         fprintf(stderr, "courier: rank %d: %s: %s (%s)%s: MPI_ERRORS_ABORT: ending every rank\n",
                 job->rank, call, msg, what, at);
         fflush(stderr);
-        _exit(code & 0xff ? code & 0xff : 1);
+        cr_abort_exit(job, code);
     }
     if (h != MPI_ERRORS_RETURN) {
         int i = h_idx(h);
@@ -406,7 +406,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     fflush(stdout);
     fprintf(stderr, "courier: rank %d: MPI_Abort(%d): ending every rank\n", job->rank, errorcode);
     fflush(stderr);
-    _exit(errorcode & 0xff ? errorcode & 0xff : 1);
+    cr_abort_exit(job, errorcode);
 }
 
 PMPI_WEAK(Wtime);

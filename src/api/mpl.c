@@ -292,7 +292,7 @@ int mpc_stopall(int errcode)
     fflush(stdout);
     fprintf(stderr, "courier: rank %d: mpc_stopall(%d): ending every task\n", job->rank, errcode);
     fflush(stderr);
-    _exit(errcode & 0xff ? errcode & 0xff : 1);
+    cr_abort_exit(job, errcode);
 }
 
 /* ---- message ids --------------------------------------------------------- */

@@ -547,6 +547,10 @@ void cr_multi_begin(cr_job *job);
 /* Errors: one line naming the call, the rank and the reason, then the job ends. */
 _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
+/* This process ends as the end of the whole job (MPI_Abort, MPI_ERRORS_ABORT,
+ * mpc_stopall): its status the low byte of code (1 where that is 0 but code is
+ * not); code 0 tells the launcher first, which then ends the job with 0. */
+_Noreturn void cr_abort_exit(cr_job *job, int code);
 _Noreturn void cr_die_errno(const char *what) __attribute__((cold));
 
 /* Point-to-point. Blocking calls return when the buffer is reusable / filled. */

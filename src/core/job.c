@@ -54,6 +54,13 @@ _Noreturn void cr_fatal(cr_job *job, const char *call, const char *fmt, ...)
     _exit(1);
 }
 
+_Noreturn void cr_abort_exit(cr_job *job, int code)
+{
+    int st = code & 0xff ? code & 0xff : code != 0;
+    if (!st && job && job->host.base) cr_host_aborted(&job->host);
+    _exit(st);
+}
+
 cr_job *cr_job_make(void)
 {
     size_t align = _Alignof(cr_job), bytes = (sizeof(cr_job) + align - 1) / align * align;

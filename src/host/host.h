@@ -77,12 +77,15 @@ typedef struct cr_host_rank {
     /* Set by a rank that ended without a call its interface requires at the
      * end (MPI_Init's MPI_Finalize): the job ends as failed (src/run). */
     _Atomic uint32_t unfinished;
+    /* Set by a rank about to end the job with status 0 by MPI_Abort(comm, 0)
+     * (or mpc_stopall(0)): its end ends the job, the job's status 0 (src/run). */
+    _Atomic uint32_t aborted;
     /* The engine id of the send this rank waits for alone in a blocking wait
      * while its receiver has not answered, or CR_WAITS_ALL: it waits for
      * every send it has going (0: neither): their receivers may then ask for
      * them to be pushed (the engine's PUSH_BELOW). */
     _Atomic uint64_t waits_send;
-    char pad[CR_HOST_LINE - 40];
+    char pad[CR_HOST_LINE - 48];
 } cr_host_rank;
 _Static_assert(sizeof(cr_host_rank) == CR_HOST_LINE, "a rank record is one cache line");
 
@@ -361,6 +364,10 @@ static inline void cr_host_said(cr_host *h)
 static inline void cr_host_unfinished(cr_host *h)
 {
     atomic_store(&h->ranks[h->rank].unfinished, 1);
+}
+static inline void cr_host_aborted(cr_host *h)
+{
+    atomic_store(&h->ranks[h->rank].aborted, 1);
 }
 static inline int32_t cr_host_pid(const cr_host *h, int peer)
 {

@@ -344,6 +344,11 @@ bool cr_watchdog_rank_said(const cr_watchdog *wd, int r)
     return atomic_load(&((cr_host_rank *)&wd->rk[r])->said) != 0;
 }
 
+bool cr_watchdog_rank_aborted(const cr_watchdog *wd, int r)
+{
+    return atomic_load(&((cr_host_rank *)&wd->rk[r])->aborted) != 0;
+}
+
 bool cr_watchdog_rank_unfinished(const cr_watchdog *wd, int r)
 {
     if (r < 0 || r >= wd->n || !wd->rk) return false;

@@ -48,6 +48,8 @@ bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r);
 bool cr_watchdog_rank_said(const cr_watchdog *wd, int r);
 /* Did rank r end without a call its interface requires (cr_host_unfinished)? */
 bool cr_watchdog_rank_unfinished(const cr_watchdog *wd, int r);
+/* Did rank r end the job on purpose with status 0 (cr_host_aborted)? */
+bool cr_watchdog_rank_aborted(const cr_watchdog *wd, int r);
 /* Copy rank record s consistently (seqlock reader): its spell count, whether it
  * is blocked (and not running a handler), what it waits for. A record rewritten
  * all the time reads as not blocked. Also for `courier status` (src/run/jobs.c). */

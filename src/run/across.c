@@ -154,7 +154,7 @@ static void frame_from_below(job_spec *js, const cr_frame_hdr *h, const void *pl
             int32_t pid;
             memcpy(&pid, pl, sizeof pid);
             if (h->flag & 4) rank_unfinished(js, h->a);
-            rank_ended(js, h->a, pid, h->b, (h->flag & 1) != 0);
+            rank_ended(js, h->a, pid, h->b, (h->flag & 1) != 0, (h->flag & 8) != 0);
             if ((h->flag & 2) && js->fail.rank == h->a) js->fail.said = true; /* watch.c */
         }
         break;

@@ -205,7 +205,7 @@ int start_here(job_spec *js, const unsigned char key[32], const char *who);
 /* watch.c */
 uint64_t now_ns(void);
 void end_job(job_spec *js, int status);
-void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside);
+void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside, bool aborted);
 void rank_unfinished(job_spec *js, int r);
 int failure_status(const failure *f);
 void report_failure(job_spec *js);

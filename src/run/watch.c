@@ -80,12 +80,13 @@ static const char *host_of_rank(const job_spec *js, int r)
  * the job. When several fail, the one killed by a signal is reported: a rank
  * that died takes others down with it (they find it gone), and the report must
  * name the cause. */
-void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside)
+void rank_ended(job_spec *js, int r, pid_t pid, int st, bool outside, bool aborted)
 {
     js->ranks[r].running = false;
     js->quiet_asked = false; /* the others may all wait for it now (tree_watch) */
     if (js->vsim) cr_vsim_rank_gone(js->vsim, r);
-    bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0;
+    /* aborted: MPI_Abort(comm, 0) ends the job as a failure would, status 0 */
+    bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0 || aborted;
     if (js->ending || !failed) return; /* ended by us, or done: nothing to report */
     failure *f = &js->fail;
     if (f->rank < 0 || (WIFSIGNALED(st) && !WIFSIGNALED(f->st))) {
@@ -130,7 +131,7 @@ static void contexts_ended(job_spec *js, pid_t pid, int st)
             rst = W_EXITCODE(code & 0xff ? code & 0xff : code != 0, 0);
         else if (failed && !blamed && r == cur)
             rst = st;
-        rank_ended(js, r, pid, rst, false);
+        rank_ended(js, r, pid, rst, false, false);
     }
 }
 
@@ -153,18 +154,21 @@ static void reap(job_spec *js)
         drain_rank(js, r); /* it is gone: all it wrote is in its pipes */
         bool outside = js->wd && cr_watchdog_rank_outside(js->wd, r);
         bool unfinished = js->wd && cr_watchdog_rank_unfinished(js->wd, r);
+        bool aborted = js->wd && cr_watchdog_rank_aborted(js->wd, r);
         if (js->agent) { /* the launcher judges; its output went up before this */
             js->ranks[r].running = false;
             int32_t p32 = pid;
             /* flag: 1 ended outside the job, 2 a job it spawned said why it
-             * failed, 4 ended without its interface's closing call */
+             * failed, 4 ended without its interface's closing call, 8 ended
+             * the job by MPI_Abort(comm, 0) */
             bool said = js->wd && cr_watchdog_rank_said(js->wd, r);
-            cr_tree_send(js->tree, -1, CR_F_EXIT, (uint8_t)(outside | said << 1 | unfinished << 2),
-                         r, st, &p32, sizeof p32);
+            cr_tree_send(js->tree, -1, CR_F_EXIT,
+                         (uint8_t)(outside | said << 1 | unfinished << 2 | aborted << 3), r, st,
+                         &p32, sizeof p32);
             continue;
         }
         if (unfinished) rank_unfinished(js, r);
-        rank_ended(js, r, pid, st, outside);
+        rank_ended(js, r, pid, st, outside, aborted);
     }
 }
 
