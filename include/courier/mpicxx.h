@@ -74,26 +74,24 @@
 
 #if (defined(SEEK_SET) || defined(SEEK_CUR) || defined(SEEK_END)) && !defined(MPICH_IGNORE_CXX_SEEK)
 /* stdio.h's SEEK_* macros would turn MPI::SEEK_SET into MPI::0: keep their
- * values as constants in the global namespace and drop the macros. */
-namespace courier_stdio_seek
-{
+ * values as constants in the global namespace and drop the macros. Only the
+ * SEEK_* names: no other name of the program's (std::set, std::end under
+ * using namespace std) may meet one of ours. */
 #ifdef SEEK_SET
-enum { set = SEEK_SET };
+enum { courier_stdio_seek_set = SEEK_SET };
 #undef SEEK_SET
-const int SEEK_SET = set;
+const int SEEK_SET = courier_stdio_seek_set;
 #endif
 #ifdef SEEK_CUR
-enum { cur = SEEK_CUR };
+enum { courier_stdio_seek_cur = SEEK_CUR };
 #undef SEEK_CUR
-const int SEEK_CUR = cur;
+const int SEEK_CUR = courier_stdio_seek_cur;
 #endif
 #ifdef SEEK_END
-enum { end = SEEK_END };
+enum { courier_stdio_seek_end = SEEK_END };
 #undef SEEK_END
-const int SEEK_END = end;
+const int SEEK_END = courier_stdio_seek_end;
 #endif
-} // namespace courier_stdio_seek
-using namespace courier_stdio_seek;
 #endif
 
 /* Programs built with -fno-exceptions get the binding too: there an error

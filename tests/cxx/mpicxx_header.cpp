@@ -15,6 +15,20 @@ int main()
 }
 #else
 #include <complex>
+#include <iterator>
+#include <set>
+#include <vector>
+
+// The program's own names meet none of the binding's: std::set and std::end
+// under using namespace std, with <stdio.h> first (the binding once put
+// 'set', 'cur' and 'end' in the global namespace: Quicksilver, PnetCDF).
+static int std_names()
+{
+    using namespace std;
+    vector<int> v{1, 2, 3};
+    set<int> s(v.begin(), end(v));
+    return (int)s.size();
+}
 
 // Every class, used as a program would.
 static int use(MPI::Intracomm &comm)
@@ -61,7 +75,7 @@ static int use(MPI::Intracomm &comm)
 int main(int argc, char **argv)
 {
     MPI::Init(argc, argv);
-    int r = use(MPI::COMM_WORLD);
+    int r = use(MPI::COMM_WORLD) + std_names();
     MPI::Finalize();
     return r == 12345;
 }
