@@ -85,6 +85,12 @@ static int acc_check(cr_job *job, const acc *a, mpi_file **fp)
     if (mf_rep_sizes(job, f->rep, t, &ue))
         return mf_fail(job, a->fh, a->call, ue.code, "%s", ue.msg);
     size_t bytes = mf_fsize(f, t) * (size_t)a->count;
+    if (bytes && !f->fsize)
+        return mf_fail(job, a->fh, a->call, MPI_ERR_ARG,
+                       "the view's filetype holds no data, so this rank can access nothing "
+                       "through it, but the call moves %zu bytes: give count 0 here, or set a "
+                       "view whose filetype has data",
+                       bytes);
     if (bytes % f->esize)
         return mf_fail(job, a->fh, a->call, MPI_ERR_TYPE,
                        "%d of this datatype is %zu bytes: not whole etypes of the view (%zu "
@@ -824,7 +830,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
     if (rc) return mpi_leave(job, rc);
     mf_vec v = {0};
     mf_view_pieces(f, offset * (MPI_Offset)f->esize, 1, &v);
-    *disp = v.off[0];
+    *disp = v.n ? v.off[0] : f->disp; /* (an empty filetype reaches no byte) */
     mf_vec_free(&v);
     return mpi_leave(job, MPI_SUCCESS);
 }

@@ -111,7 +111,7 @@ void mf_view_release(mpi_file *f)
 
 void mf_view_pieces(const mpi_file *f, MPI_Offset s, size_t n, mf_vec *v)
 {
-    if (!n) return;
+    if (!n || !f->fsize) return; /* (an empty filetype: nothing to reach) */
     if (f->nrun == 1 && f->roff[0] == 0 && (MPI_Offset)f->rlen[0] == f->fext) {
         mf_vec_add(v, f->disp + s, n); /* a contiguous view */
         return;
@@ -143,7 +143,7 @@ void mf_view_pieces(const mpi_file *f, MPI_Offset s, size_t n, mf_vec *v)
 
 MPI_Offset mf_view_stream_before(const mpi_file *f, MPI_Offset at)
 {
-    if (at <= f->disp) return 0;
+    if (at <= f->disp || !f->fsize || !f->fext) return 0;
     MPI_Offset k = (at - f->disp) / f->fext, rem = (at - f->disp) % f->fext;
     MPI_Offset s = k * (MPI_Offset)f->fsize;
     for (int j = 0; j < f->nrun; j++) {
@@ -297,7 +297,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
                      "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)%s",
                      fsize, esize, in_rep);
-    else if (ub - lb <= 0)
+    else if (ub - lb < 0 || (ub - lb == 0 && fsize)) /* an empty one: this rank accesses nothing */
         rc = mf_fail(job, fh, call, MPI_ERR_TYPE, "the filetype's extent %ld must be positive%s",
                      (long)(ub - lb), in_rep);
     if (rc) {

@@ -17,10 +17,16 @@
  *                 first read of another rank is refused, and every rank does
  *                 the write again by messages
  *   refused_read  the same just before the read
+ *   empty         the last rank's view has an empty filetype (one block of
+ *                 length 0: PnetCDF's view on a rank that owns nothing of a
+ *                 variable), and it writes and reads 0 bytes in the
+ *                 collectives (its blocks keep 0x55); an access of 1 byte
+ *                 through that view fails with MPI_ERR_ARG
  * Prints "io_coll MODE: N ranks ok" (rank 0). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,12 +85,26 @@ int main(int argc, char **argv)
     OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, in, &fh));
     MPI_Info_free(&in);
     MPI_Datatype ft, ftr;
-    MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
-    MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
+    bool empty = !strcmp(mode, "empty") && me == np - 1, none = !strcmp(mode, "empty");
+    if (empty) { /* no data: size 0, extent 0 */
+        int zero = 0;
+        MPI_Aint at = 0;
+        OK(MPI_Type_create_hindexed(1, &zero, &at, MPI_BYTE, &ft));
+        OK(MPI_Type_dup(ft, &ftr));
+    } else {
+        MPI_Type_vector(N, B, B * G, MPI_BYTE, &ft);
+        MPI_Type_create_resized(ft, 0, (MPI_Aint)B * G * N, &ftr);
+    }
     MPI_Type_commit(&ftr);
     OK(MPI_File_set_view(fh, (MPI_Offset)B * me, MPI_BYTE, ftr, "native", MPI_INFO_NULL));
-    size_t n1 = (size_t)B * N;
-    unsigned char *w = malloc(n1), *r = calloc(1, n1), *f = malloc((size_t)size);
+    if (empty) {
+        int ec;
+        unsigned char one = 1;
+        MPI_Error_class(MPI_File_write_at(fh, 0, &one, 1, MPI_BYTE, MPI_STATUS_IGNORE), &ec);
+        CHECK(ec == MPI_ERR_ARG, "a byte through an empty filetype: class %d", ec);
+    }
+    size_t n1 = empty ? 0 : (size_t)B * N;
+    unsigned char *w = malloc(n1 + 1), *r = calloc(1, n1 + 1), *f = malloc((size_t)size);
     CHECK(w && r && f, "out of memory");
     for (size_t i = 0; i < n1; i++) w[i] = byte_of(me, (long)i);
     if (!strcmp(mode, "refused_write") && me == 0) deny();
@@ -100,7 +120,9 @@ int main(int argc, char **argv)
     fclose(fp);
     for (long i = 0; i < size; i++) {
         int blk = (int)(i / B % G);
-        int want = blk < np ? byte_of(blk, i / ((long)B * G) * B + i % B) : 0x55;
+        int want = blk < np && !(none && blk == np - 1)
+                       ? byte_of(blk, i / ((long)B * G) * B + i % B)
+                       : 0x55;
         CHECK(f[i] == want, "file byte %ld: %#x, want %#x", i, f[i], want);
     }
     if (!strcmp(mode, "refused_read") && me == 0) deny();
