@@ -15,7 +15,7 @@ static const char usage[] = "usage: courier <command> [args]\n"
                             "  status  what each rank of a job does:  courier status JOB\n"
                             "  netsim  simulate the networks of the iPSC/2, CS-2, iWarp and SP2\n"
                             "  trace   summarize a trace file:  courier trace FILE [--plot DIR]\n"
-                            "  info    show how this courier was built\n"
+                            "  info    show how this courier was built (--version: its version)\n"
                             "  agent   (started by run on each host of a job across hosts)\n"
                             "Run 'courier <command> --help' for a command's options.\n";
 
@@ -42,6 +42,10 @@ int main(int argc, char **argv)
                "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI (subset)\nlaunch: courier run "
                "(one host, or --hosts across hosts), mpiexec, srun --mpi=pmi2 or pmix\n",
                COURIER_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+        printf("courier %s\n", COURIER_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {

@@ -453,6 +453,9 @@ static int parse(mx *m, int argc, char **argv)
         } else if (is(o, "h|help")) {
             usage(stdout, m->me);
             exit(0);
+        } else if (is(o, "version|V")) { /* build systems ask it which MPI it is */
+            printf("%s (courier) %s\n", m->me, COURIER_VERSION);
+            exit(0);
         } else {
             for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
                 if (!strcmp(o, refused[k].name))
