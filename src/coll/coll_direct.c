@@ -371,7 +371,6 @@ static size_t *share_layout(cr_job *job, const char *op, size_t count, int n, si
  * (a binary counter), what is left joined from the top down at the end. */
 typedef struct order {
     int runs, extra, first;
-    bool linear;
 } order;
 
 /* This member's share (k elements from element lo, into share) of the
@@ -407,7 +406,7 @@ static void combine_share(cr_job *job, cr_group *g, const char *op, const card *
             else if (pa != s)
                 memcpy(s, pa, cnb);
             height[top++] = 0;
-            for (; top >= 2 && (ord->linear || height[top - 1] == height[top - 2]); top--) {
+            for (; top >= 2 && height[top - 1] == height[top - 2]; top--) {
                 cr_coll_combine(job, o, slot[top - 2], slot[top - 1], slot[top - 2], cn, tmp);
                 height[top - 2]++;
             }
@@ -447,11 +446,11 @@ bool cr_coll_allreduce_direct(cr_job *job, cr_group *g, const char *op, const vo
     /* This member's share of the result, out of every member's input, combined
      * as the message algorithms combine each element (coll_reduce.c), so that
      * the result is the same bit for bit whichever runs (MPI_Iallreduce's and a
-     * persistent allreduce's schedules run those): linear, or the balanced
-     * tree over the power of two of runs that recursive doubling and
-     * Rabenseifner's halving join. */
+     * persistent allreduce's schedules run those): the linear form's tree
+     * over the members in order, or the balanced tree over the power of two
+     * of runs that recursive doubling and Rabenseifner's halving join. */
     bool linear = cr_coll_linear(job, g, count * e);
-    order ord = {linear ? n : pof2, linear ? 0 : n - pof2, 0, linear};
+    order ord = {linear ? n : pof2, linear ? 0 : n - pof2, 0};
     combine_share(job, g, op, all, sbuf, share, lo, k, ck, o, &ord, mem, depth, &failed);
     /* Every share is complete, and no member reads an input any more: the
      * receive buffers may change (in place they are the inputs). A read refused
@@ -506,7 +505,7 @@ bool cr_coll_reduce_direct(cr_job *job, cr_group *g, const char *op, const void 
      * order from the tree's root (member 0 for an operation that does not
      * commute), joined as a binary counter, the rest from the top down: the
      * same bits as MPI_Ireduce's schedule. */
-    order ord = {n, 0, o->commute ? root : 0, false};
+    order ord = {n, 0, o->commute ? root : 0};
     combine_share(job, g, op, all, sbuf, share, lo, k, ck, o, &ord, mem, depth, &failed);
     /* Every share is complete and no input is read any more (in place, the
      * root's receive buffer may change); a refusal so far: by messages. */

@@ -12,7 +12,8 @@
  *    first 2*extra members pair up (2i folds into 2i+1) so that the remaining
  *    power of two still holds contiguous runs in member order. With more ranks
  *    than cores, up to 4 KiB (cr_coll_linear): member 0 takes the others' data
- *    one a round in member order and sends the result back (linear). The
+ *    one a round in member order, joins them as a binary counter (a balanced
+ *    tree for a power of two) and sends the result back (linear). The
  *    first step reads the caller's input where it is (no copy into the
  *    result buffer first: 1 MiB at 2 ranks 114 -> 90 us). With more ranks
  *    than cores and every member on this host, long vectors by single copy
@@ -257,8 +258,12 @@ static void allreduce_once(cr_job *job, cr_sched *s, const cr_group *g, const ch
 }
 
 /* The linear forms' first half: every member sends its vector to member 0,
- * which takes them one a round in member order, combining as they come: acc
- * (member 0's) then holds the whole reduction. */
+ * which takes them one a round in member order and combines them as a binary
+ * counter does (two partial results of as many members join, lower members
+ * on the left; the rest from the top down at the end): acc (member 0's) then
+ * holds the whole reduction, combined as the binomial tree and the shared
+ * area combine it (a balanced tree where the members are a power of two: 16
+ * equal floats sum to 16 times one exactly, where a running sum rounds). */
 static void linear_fan_in(cr_job *job, cr_sched *s, const cr_group *g, const char *in, char *acc,
                           size_t count)
 {
@@ -268,12 +273,23 @@ static void linear_fan_in(cr_job *job, cr_sched *s, const cr_group *g, const cha
         cr_sched_round(job, s);
         return;
     }
-    char *tmp = cr_sched_alloc(job, s, len);
+    const char *part[33];          /* the stack of partial results; part[0] is in, then acc */
+    char *room[33] = {acc};        /* where each place's partial result is made */
+    int height[33] = {0}, top = 1; /* (a place above the top is free: its room is reused) */
+    part[0] = in;
     for (int i = 1; i < g->size; i++) {
-        cr_sched_recv(job, s, cr_group_rank(g, i), 0, tmp, len);
+        if (!room[top]) room[top] = cr_sched_alloc(job, s, len);
+        cr_sched_recv(job, s, cr_group_rank(g, i), 0, room[top], len);
         cr_sched_round(job, s);
-        cr_sched_combine(job, s, in, tmp, acc, count);
-        in = acc;
+        part[top] = room[top], height[top++] = 0;
+        for (; top >= 2 && height[top - 1] == height[top - 2]; top--) {
+            cr_sched_combine(job, s, part[top - 2], part[top - 1], room[top - 2], count);
+            part[top - 2] = room[top - 2], height[top - 2]++;
+        }
+    }
+    for (; top >= 2; top--) {
+        cr_sched_combine(job, s, part[top - 2], part[top - 1], room[top - 2], count);
+        part[top - 2] = room[top - 2];
     }
 }
 

@@ -176,10 +176,38 @@ bool cr_coll_shm_allreduce(cr_job *job, cr_group *g, const char *op, const void 
     arrival w;
     arrive_and_wait(job, g, op, a, sbuf, len, &w);
     if (!len) return true;
-    unsigned char tmp[REDUCE_MAX];
-    o->fn(data_of(&w, 0, len), data_of(&w, 1, len), rbuf, count, o->arg);
-    for (int i = 2; i < g->size; i++)
-        cr_coll_combine(job, o, rbuf, data_of(&w, i, len), rbuf, count, tmp);
+    /* Combined in the order the message algorithms combine (coll_reduce.c),
+     * so that MPI_Iallreduce's schedule gives the same bits: with more ranks
+     * than cores the members in order, joined as a binary counter; else runs
+     * of them (the first 2 * extra members in pairs), a balanced tree over the
+     * power of two of runs, as recursive doubling joins them. The places of
+     * the stack above the bottom (rbuf) are room[], one vector each. */
+    int n = g->size, pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    bool linear = cr_coll_linear(job, g, len);
+    int runs = linear ? n : pof2, extra = linear ? 0 : n - pof2;
+    /* (at most log2(n) places above the bottom: 14 for courier's 16384 ranks) */
+    unsigned char tmp[REDUCE_MAX], room[15][REDUCE_MAX];
+    const void *part[33];
+    int height[33], top = 0;
+    for (int v = 0; v < runs; v++) {
+        int m = v < extra ? 2 * v : v + extra;
+        void *at = top ? (void *)room[top - 1] : rbuf;
+        if (v < extra)
+            cr_coll_combine(job, o, data_of(&w, m, len), data_of(&w, m + 1, len), at, count, tmp);
+        part[top] = v < extra ? at : data_of(&w, m, len);
+        height[top++] = 0;
+        for (; top >= 2 && height[top - 1] == height[top - 2]; top--) {
+            void *out = top > 2 ? (void *)room[top - 3] : rbuf;
+            cr_coll_combine(job, o, part[top - 2], part[top - 1], out, count, tmp);
+            part[top - 2] = out, height[top - 2]++;
+        }
+    }
+    for (; top >= 2; top--) {
+        void *out = top > 2 ? (void *)room[top - 3] : rbuf;
+        cr_coll_combine(job, o, part[top - 2], part[top - 1], out, count, tmp);
+        part[top - 2] = out;
+    }
     return true;
 }
 
