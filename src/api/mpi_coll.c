@@ -443,6 +443,12 @@ int PMPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, M
     size_t n;
     if (!rc) rc = mpi_redop(job, MPI_COMM_WORLD, call, op, t, (size_t)count, &o, &ctx, &packed, &n);
     if (rc) return mpi_leave(job, rc);
+    if (!packed && o.alias_ok) { /* a predefined operation on its elements as they lie: in
+                                  * place (a copy of both and the result took 4-20x the
+                                  * operation itself, IMB's Reduce_local) */
+        o.fn(in, inout, inout, n, o.arg);
+        return mpi_leave(job, MPI_SUCCESS);
+    }
     size_t len = n * o.elem;
     char *a = malloc(2 * len + 1), *bb = a + len;
     if (!a) cr_fatal(job, call, "out of memory");

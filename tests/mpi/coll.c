@@ -401,6 +401,27 @@ static void derived(void)
     res[0] = 1;
     OK(MPI_Reduce_local(loc, res, 1, MPI_DOUBLE, MPI_SUM));
     CHECK(res[0] == 1 + me, "reduce_local");
+    /* in place on the elements (a contiguous type) and through a packed copy
+     * (a vector type, whose gaps stay as they were) */
+    enum { L = 1000 };
+    int li[L], lo[L];
+    for (int i = 0; i < L; i++) li[i] = 2 * i, lo[i] = i - me;
+    MPI_Datatype c4, v2;
+    OK(MPI_Type_contiguous(4, MPI_INT, &c4));
+    OK(MPI_Type_commit(&c4));
+    OK(MPI_Reduce_local(li, lo, L / 4, c4, MPI_SUM));
+    for (int i = 0; i < L; i++) CHECK(lo[i] == 3 * i - me, "reduce_local sum [%d]: %d", i, lo[i]);
+    OK(MPI_Reduce_local(li, lo, L, MPI_INT, MPI_MAX));
+    for (int i = 0; i < L; i++)
+        CHECK(lo[i] == (3 * i - me > 2 * i ? 3 * i - me : 2 * i), "reduce_local max [%d]", i);
+    OK(MPI_Type_vector(L / 2, 1, 2, MPI_INT, &v2));
+    OK(MPI_Type_commit(&v2));
+    for (int i = 0; i < L; i++) lo[i] = -1;
+    OK(MPI_Reduce_local(li, lo, 1, v2, MPI_PROD));
+    for (int i = 0; i < L; i++)
+        CHECK(lo[i] == (i % 2 ? -1 : -2 * i), "reduce_local on a vector [%d]: %d", i, lo[i]);
+    OK(MPI_Type_free(&c4));
+    OK(MPI_Type_free(&v2));
 }
 
 int main(int argc, char **argv)
