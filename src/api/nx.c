@@ -47,12 +47,13 @@
 long msginfo[8];
 
 /* An irecvx or an underscore irecv in flight: its message id, and where its
- * info goes (x: the info array, may be NULL; else the info calls'); soft: a
- * longer message was allowed (cut to fit, an error at its msgwait). */
+ * info goes (x: the info array, may be NULL; else the info calls'). Only an
+ * underscore irecv allows a longer message (cut to fit, an error at its
+ * msgwait), so one found cut is one of those. */
 typedef struct nx_xrecv {
     uint64_t id;
     long *info;
-    bool x, soft;
+    bool x;
 } nx_xrecv;
 
 /* The interface's state, reached from the job (job->nx, made by the first
@@ -415,7 +416,7 @@ static long irecv_as(const char *op, bool x, long typesel, char *buf, long count
             job->nx->xrecv = t;
             job->nx->nxrecv = n;
         }
-        job->nx->xrecv[r->id.idx] = (nx_xrecv){(uint64_t)id, info, x, soft != NULL};
+        job->nx->xrecv[r->id.idx] = (nx_xrecv){(uint64_t)id, info, x};
     }
     nx_leave(job);
     return id;

@@ -338,21 +338,28 @@ bool cr_watchdog_rank_outside(const cr_watchdog *wd, int r)
     return atomic_load(&rk->gone) != 0 || atomic_load(&rk->pid) == 0;
 }
 
+/* Rank r's record on the board, or NULL: no such rank, no board. */
+static cr_host_rank *rank_rec(const cr_watchdog *wd, int r)
+{
+    return r < 0 || r >= wd->n || !wd->rk ? NULL : (cr_host_rank *)&wd->rk[r];
+}
+
 bool cr_watchdog_rank_said(const cr_watchdog *wd, int r)
 {
-    if (r < 0 || r >= wd->n || !wd->rk) return false;
-    return atomic_load(&((cr_host_rank *)&wd->rk[r])->said) != 0;
+    const cr_host_rank *rk = rank_rec(wd, r);
+    return rk && atomic_load(&rk->said) != 0;
 }
 
 bool cr_watchdog_rank_aborted(const cr_watchdog *wd, int r)
 {
-    return atomic_load(&((cr_host_rank *)&wd->rk[r])->aborted) != 0;
+    const cr_host_rank *rk = rank_rec(wd, r);
+    return rk && atomic_load(&rk->aborted) != 0;
 }
 
 bool cr_watchdog_rank_unfinished(const cr_watchdog *wd, int r)
 {
-    if (r < 0 || r >= wd->n || !wd->rk) return false;
-    return atomic_load(&((cr_host_rank *)&wd->rk[r])->unfinished) != 0;
+    const cr_host_rank *rk = rank_rec(wd, r);
+    return rk && atomic_load(&rk->unfinished) != 0;
 }
 
 /* The words of the interface that made the call: MPI says tag, rank and
