@@ -962,9 +962,6 @@ typedef struct mpi_ext_ops {
     /* MPI_Cancel; NULL: the operation cannot be cancelled (MPI_Cancel has no
      * effect, as MPI allows). */
     int (*cancel)(cr_job *job, void *obj);
-    /* A blocking wait for this request alone begins (on) or ends; NULL: no
-     * matter (partitioned sends name their long chunks: cr_send_waited). */
-    void (*waited)(cr_job *job, void *obj, bool on);
     /* It completes without another rank (a file access the I/O thread runs):
      * a poll of it is not a rank waiting for others (cr_poll_missed). */
     bool local;

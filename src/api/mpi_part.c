@@ -332,20 +332,7 @@ static int prt_start(cr_job *job, void *obj)
     return 0;
 }
 
-/* A wait for a partitioned send alone: its chunks' sends that still wait for
- * their receiver say so (cr_send_waited; one is named at a time). */
-static void prt_waited(cr_job *job, void *obj, bool on)
-{
-    mpi_prt *p = obj;
-    for (int j = 0; p->send && p->wr && j < p->nwire; j++)
-        if (p->wr[j] && (!on || !p->wr[j]->done)) {
-            cr_send_waited(job, p->wr[j], on);
-            if (on) return;
-        }
-}
-
-static const mpi_ext_ops psend_ops = {
-    .what = "MPI_Psend_init", .test = prt_test, .free = prt_free, .waited = prt_waited};
+static const mpi_ext_ops psend_ops = {.what = "MPI_Psend_init", .test = prt_test, .free = prt_free};
 static const mpi_ext_ops precv_ops = {.what = "MPI_Precv_init", .test = prt_test, .free = prt_free};
 
 /* ---- init calls ---------------------------------------------------------------- */

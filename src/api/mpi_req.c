@@ -399,9 +399,7 @@ void req_wait(cr_job *job, const char *call, mreq *q)
     /* the watchdog's board says which operation: "MPI_Wait on MPI_Ibcast" */
     const char *was = job->in_call_on;
     if (q->kind == RQ_EXT) job->in_call_on = q->ops->what;
-    if (q->kind == RQ_EXT && q->ops->waited) q->ops->waited(job, q->obj, true);
     cr_wait_until(job, call, qset_ready, &s, NULL);
-    if (q->kind == RQ_EXT && q->ops->waited) q->ops->waited(job, q->obj, false);
     job->in_call_on = was;
 }
 
@@ -567,12 +565,6 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
     int rc = reqs_check(job, call, n, hs);
     if (rc) return mpi_leave(job, rc);
     bool failed = false;
-    int sends = 0; /* the engine's sends it waits for (cr_sends_waited) */
-    for (int i = 0; i < n; i++) {
-        mreq *q = active(hs[i]);
-        sends += q && q->kind == RQ_SEND && !q->r->done;
-    }
-    cr_sends_waited(job, sends);
     for (int i = 0; i < n; i++) {
         mreq *q = active(hs[i]);
         if (!q) {
@@ -582,7 +574,6 @@ int PMPI_Waitall(int n, MPI_Request hs[], MPI_Status sts[])
         if (!settled(q)) req_wait(job, call, q);
         if (finish_in(job, call, q, st_at(sts, i), &hs[i], true)) failed = true;
     }
-    cr_sends_waited(job, -1);
     return mpi_leave(job, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
 }
 

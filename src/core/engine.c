@@ -13,12 +13,9 @@
  *    sends to that peer) asks for the push too, unless ranks outnumber cores:
  *    two ranks each reading the other's memory took twice as long as both
  *    streaming through the transport (2 ranks on 2 cores, MPI_Allreduce 1 MiB
- *    200 -> 105 us, MPI_Allgather 1 MiB 268 -> 115). So does a message
- *    below PUSH_BELOW whose sender waits for it (a blocking send, or one its
- *    rank waits for alone, or with all its other sends: cr_send_waited and
- *    cr_sends_waited say so in the host segment); a receive in a wait that
- *    matches one whose sender has not said so yet holds the choice a few
- *    microseconds (hold), never past its wait or a sleep.
+ *    200 -> 105 us, MPI_Allgather 1 MiB 268 -> 115). Any other message is
+ *    read, whether its sender waits for it or not (docs/engine.md: pushing a
+ *    waited send below 128 KiB was 2-3x slower than the read on 2026-12-04).
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
  *  - cooperative copy (64 KiB and more, no more ranks than cores, not an
@@ -438,7 +435,6 @@ static cr_req *start_send(cr_job *job, const char *op, int dst, uint16_t ctx, in
     r->sig = job->chk_sig;
     job->sends_active++;
     job->sends_to[dst]++;
-    if (__builtin_expect(job->waits_all, 0)) cr_sends_waited(job, -1); /* not waited for */
     count_sent(job, dst, ctx, tag, len, 0,
                sync                         ? "sync"
                : r->stage == CR_STAGE_EAGER ? "eager"
@@ -603,42 +599,6 @@ static void ask_push(cr_job *job, cr_req *r, int src, uint64_t sreq)
     ctrl_send(job, src, &h);
 }
 
-/* A message shorter than this whose sender waits for it (a blocking send; a
- * send its rank waits for alone, cr_send_waited, or with every other send it
- * has going, cr_sends_waited: the host segment's waits_send says so) is
- * pushed through the transport, not read: a sender in its wait answers the
- * CTS at once, and streaming through the shared-memory ring (a memcpy on each
- * side, overlapped) beats the system call's fixed cost (about 3 us a call on
- * this project's VM). Measured with osu_latency, 2 ranks: 32 KiB 5.5-7.0 ->
- * 3.6-3.7 us, 64 KiB 8.1-8.8 -> 5.2-5.3; 128 KiB even; 256 KiB 11.3 -> 14.8
- * (the copy wins there). */
-#define PUSH_BELOW (128u << 10)
-
-void cr_send_waited(cr_job *job, cr_req *r, bool on)
-{
-    if (job->waits_all || r->blocking || r->cap >= PUSH_BELOW || r->cap <= cr_eager(job, r->peer) ||
-        job->oversub || !job->host.ranks || r->peer == job->rank)
-        return; /* its RTS says so, or single copy it is anyway */
-    if (!on) {
-        uint64_t id = cr_req_id(r);
-        atomic_compare_exchange_strong(&job->host.ranks[job->rank].waits_send, &id, 0);
-    } else if (r->stage == CR_STAGE_WAIT) {
-        cr_host_waits_send(&job->host, cr_req_id(r));
-    }
-}
-
-void cr_sends_waited(cr_job *job, int n)
-{
-    if (n < 0) {
-        if (job->waits_all) cr_host_waits_send(&job->host, 0);
-        job->waits_all = false;
-    } else if (n && (unsigned)n == job->sends_active && !job->threaded && !job->oversub &&
-               job->host.ranks) {
-        job->waits_all = true;
-        cr_host_waits_send(&job->host, CR_WAITS_ALL);
-    }
-}
-
 /* Cooperative single copy: for a long message, the receiver reads the first
  * part while the sender writes the rest straight into the receiver's buffer,
  * so two cores copy at once (twice the bandwidth of one process_vm_readv
@@ -754,49 +714,13 @@ static void pull_claimed(cr_job *job, cr_req *r, int src, uint64_t addr, size_t 
     ask_push(job, r, src, r->rreq);
 }
 
-/* A message below PUSH_BELOW whose sender has not named its wait yet, matched
- * by a receive inside a wait of this rank, is held (CR_STAGE_HELD, job->held):
- * the sender is often on its way into that wait (a partitioned send's chunk
- * goes at MPI_Pready, its MPI_Wait comes next; an exchange's sends are still
- * being posted). Each progress looks whether the sender now waits for it
- * (pushed); after HOLD_NS, before this rank sleeps, or when its wait ends, it
- * is read as before, so a sender that computes is waited for no longer than
- * that. Not held when matched outside a wait (the program may compute next,
- * and the sender's wait would wait for it), nor a blocking receive's (no id;
- * its sender may be in a blocking receive too, naming no send). */
-#define HOLD_NS 5000u
-
-static void hold(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
-                 uint64_t sreq, uint64_t sig)
-{
-    r->stage = CR_STAGE_HELD;
-    r->st.src = src;
-    r->st.tag = tag;
-    r->st.size = size;
-    r->st.sig = sig;
-    r->rreq = sreq;
-    r->held_addr = addr;
-    r->held_at = cr_mono_ns();
-    r->next = job->held;
-    job->held = r;
-}
-
 /* Receive r matched a rendezvous message: pull it (single copy) or ask for a
- * push; or hold the choice (may_hold: not a held receive's yet). */
+ * push. */
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
-                       uint64_t sreq, uint8_t flags, uint64_t sig, bool may_hold)
+                       uint64_t sreq, uint8_t flags, uint64_t sig)
 {
     size_t fits = size < r->cap ? size : r->cap;
     bool pull = !r->push && cr_sc_on(job, src, CR_SC_READ);
-    if (pull && fits < PUSH_BELOW && src != job->rank && !job->oversub) {
-        if ((flags & CR_HDR_WAITS) || cr_host_waits_for(&job->host, src, sreq)) {
-            pull = false; /* its sender waits for it: pushed (PUSH_BELOW) */
-        } else if (may_hold && job->waiting && !job->threaded && fits > cr_eager(job, src) &&
-                   r->id.idx != CR_NOID && job->host.ranks && !job->vt.base) {
-            hold(job, r, src, tag, size, addr, sreq, sig); /* (no CR_HDR_WAITS) */
-            return;
-        }
-    }
     /* not in an exchange (this rank sends to src too): src has its own copy to
      * make (osu_bibw 256 KiB, 2 ranks on 2 CPUs: 24.3 -> 42.5 GB/s) */
     bool coop =
@@ -854,7 +778,7 @@ static void take_detached(cr_job *job, cr_req *r, cr_unexp *u)
         if (u->owned) free(u->data);
         complete(job, r);
     } else {
-        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags, u->sig, true);
+        start_pull(job, r, u->src, u->tag, u->size, u->addr, u->sreq, u->flags, u->sig);
     }
     free(u);
 }
@@ -1127,7 +1051,7 @@ int cr_engine_deliver(cr_job *job, int src, const cr_hdr *h, const void *payload
         r = job->posted ? take_posted(job, src, h->ctx, h->tag) : NULL;
         if (r) {
             if (h->op == CR_OP_RTS) {
-                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags, h->rreq, true);
+                start_pull(job, r, src, h->tag, h->size, h->addr, h->sreq, h->flags, h->rreq);
             } else {
                 size_t n = accept_size(job, r, src, h->tag, len, h->rreq, "eager");
                 cr_copy(r->buf, payload, n);
@@ -1317,39 +1241,9 @@ static __attribute__((noinline)) int run_bg(cr_job *job)
     return n;
 }
 
-/* Held receives (hold) whose sender now waits for them, or all of them
- * (every), or those held HOLD_NS: pulled or pushed now. */
-static __attribute__((noinline)) int settle_held(cr_job *job, bool every)
-{
-    uint64_t now = every ? 0 : cr_mono_ns();
-    int n = 0;
-    for (cr_req **pp = &job->held; *pp;) {
-        cr_req *r = *pp;
-        if (!every && now - r->held_at < HOLD_NS &&
-            !cr_host_waits_for(&job->host, r->st.src, r->rreq)) {
-            pp = &r->next;
-            continue;
-        }
-        *pp = r->next;
-        r->next = NULL;
-        r->stage = 0;
-        start_pull(job, r, r->st.src, r->st.tag, r->st.size, r->held_addr, r->rreq, 0, r->st.sig,
-                   false);
-        n++;
-        pp = &job->held; /* (what start_pull did may have changed the list) */
-    }
-    return n;
-}
-
-void cr_engine_unhold(cr_job *job)
-{
-    if (job->held) settle_held(job, true);
-}
-
 static inline int progress(cr_job *job)
 {
     int n = 0;
-    if (__builtin_expect(job->held != NULL, 0)) n += settle_held(job, false);
     if (job->nbacklog || job->nctrl) n += drain_backlogs(job);
     for (int i = 0; i < job->nlinks; i++) n += job->links[i].ops->poll(job->links[i].ctx);
     /* Once more: the poll may have made room that no later event announces (an

@@ -104,8 +104,7 @@ enum cr_stage {
     CR_STAGE_RTS,       /* rendezvous request still to send */
     CR_STAGE_WAIT,      /* waiting for FIN (pulled) or CTS (push) */
     CR_STAGE_PUSH,      /* pushing DATA chunks */
-    CR_STAGE_COOP,      /* a receive that pulled its part, waiting for the sender's (WDONE) */
-    CR_STAGE_HELD       /* a receive that matched an RTS, read or push not chosen yet (job->held) */
+    CR_STAGE_COOP       /* a receive that pulled its part, waiting for the sender's (WDONE) */
 };
 
 struct cr_req;
@@ -157,10 +156,6 @@ typedef struct cr_req {
                                    with the request when the send completes (engine.c) */
     uint8_t claim;              /* receive in CR_STAGE_COOP: its claim slot + 1 (0: none) */
     uint8_t push; /* receive: a rendezvous message is pushed, not read (cr_irecv_push) */
-    /* receive in CR_STAGE_HELD: the RTS it matched (the rest is in st and
-     * rreq: its sender's request; its flags had no CR_HDR_WAITS) and when
-     * (engine.c: hold) */
-    uint64_t held_addr, held_at;
     /* Wake-ups (several threads): a thread sleeps waiting for this request
      * alone; the call that makes it has not returned yet (no other thread can
      * be waiting for it: completing it then wakes nobody). */
@@ -292,8 +287,6 @@ typedef struct cr_job {
     unsigned nbacklog, nctrl;
     unsigned sends_active; /* sends not yet complete */
     unsigned *sends_to;    /* per peer: the same, to that peer */
-    cr_req *held;          /* receives in CR_STAGE_HELD, linked by next (engine.c: hold) */
-    bool waits_all;        /* in a wait for all of them (cr_sends_waited) */
     size_t detached_bytes; /* copies held by detached sends (engine.c: send_wait) */
     unsigned *owed;        /* per peer: rendezvous replies (FIN, CTS, DATA) we await */
     /* cooperative copies with a claim (engine.c, start_pull): the last sequence
@@ -612,16 +605,6 @@ bool cr_mprobe(cr_job *job, const cr_sel *sel, bool wait, cr_status *st, cr_unex
 cr_req *cr_irecv_unexp(cr_job *job, const char *op, cr_unexp *u, void *buf, size_t cap,
                        bool trunc_ok);
 
-/* A wait for send r alone begins (on) or ends (cr_req_wait): a long send
- * its receiver has not answered says so, so that the receiver may have it
- * pushed (engine.c, PUSH_BELOW). */
-void cr_send_waited(cr_job *job, cr_req *r, bool on);
-/* A blocking wait that ends only when all of its requests are done begins,
- * n of them active sends of this rank (n >= 0), or ends (n < 0): when they are
- * all the sends it has going (sends_active), it says so the same way, until
- * the wait ends or another send starts. Not with threads. */
-void cr_sends_waited(cr_job *job, int n);
-
 /* Requests and their public ids. */
 uint64_t cr_req_id(const cr_req *r);
 cr_req *cr_req_from_id(cr_job *job, uint64_t id); /* NULL when unknown or stale */
@@ -658,13 +641,8 @@ static inline void cr_wait_enter(cr_job *job)
     job->waiting++;
     job->wait_seq++;
 }
-/* Read or have pushed now every receive whose choice is held (engine.c: hold):
- * before this rank sleeps, and when a wait ends. */
-void cr_engine_unhold(cr_job *job);
 static inline void cr_wait_leave(cr_job *job)
 {
-    /* what the wait did not need is settled: the program may compute next */
-    if (__builtin_expect(job->held != NULL, 0)) cr_engine_unhold(job);
     if (!--job->waiting && __builtin_expect(job->progress_long, 0) &&
         (job->handlers_on || job->bg_pending))
         cr_bg_kick(job);

@@ -124,7 +124,6 @@ static void *progress_main(void *arg)
         if (!n && (!job->handlers_due || atomic_load(&job->trap_masked)) &&
             !atomic_load(&job->stopping)) {
             cr_tp_flush(job);
-            cr_engine_unhold(job);
             cr_engine_buffer_rts(job);
             cr_wait_point(job, job->nap_ms, NULL, NULL, NULL);
         }

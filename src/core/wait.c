@@ -346,7 +346,6 @@ void cr_idle(cr_job *job, cr_wait *w, bool (*ready)(void *), void *arg)
         return;
     }
     job->spell_end = SPELL_SLEPT;
-    cr_engine_unhold(job); /* a sleeping rank holds nothing */
     cr_tp_flush(job);
     /* The watchdog sees each blocked spell that sleeps, and a collective's
      * first missing member again when the one it named has come. */
@@ -408,10 +407,7 @@ wait_loop(cr_job *job, const char *op, bool (*ready)(void *), void *arg, cr_req 
 
 void cr_req_wait(cr_job *job, cr_req *r)
 {
-    bool send = r->kind == CR_REQ_SEND; /* its receiver may have it pushed */
-    if (send) cr_send_waited(job, r, true);
     wait_loop(job, r->op, req_done, r, r, true);
-    if (send) cr_send_waited(job, r, false);
 }
 
 void cr_wait_until(cr_job *job, const char *op, bool (*ready)(void *), void *arg, const cr_req *r)

@@ -80,12 +80,7 @@ typedef struct cr_host_rank {
     /* Set by a rank about to end the job with status 0 by MPI_Abort(comm, 0)
      * (or mpc_stopall(0)): its end ends the job, the job's status 0 (src/run). */
     _Atomic uint32_t aborted;
-    /* The engine id of the send this rank waits for alone in a blocking wait
-     * while its receiver has not answered, or CR_WAITS_ALL: it waits for
-     * every send it has going (0: neither): their receivers may then ask for
-     * them to be pushed (the engine's PUSH_BELOW). */
-    _Atomic uint64_t waits_send;
-    char pad[CR_HOST_LINE - 48];
+    char pad[CR_HOST_LINE - 36];
 } cr_host_rank;
 _Static_assert(sizeof(cr_host_rank) == CR_HOST_LINE, "a rank record is one cache line");
 
@@ -337,20 +332,6 @@ void cr_host_unannounce(cr_host *h);
 static inline _Atomic uint64_t *cr_host_claim(const cr_host *h, int r, unsigned slot)
 {
     return h->claims ? &h->claims[(size_t)r * CR_HOST_CLAIMS + slot % CR_HOST_CLAIMS] : NULL;
-}
-
-#define CR_WAITS_ALL UINT64_MAX
-/* This rank waits for send id alone, or for all its sends (CR_WAITS_ALL; 0:
- * no longer); is peer waiting for its send id? */
-static inline void cr_host_waits_send(cr_host *h, uint64_t id)
-{
-    atomic_store_explicit(&h->ranks[h->rank].waits_send, id, memory_order_release);
-}
-static inline bool cr_host_waits_for(const cr_host *h, int peer, uint64_t id)
-{
-    if (!h->ranks || peer >= h->size) return false;
-    uint64_t w = atomic_load_explicit(&h->ranks[peer].waits_send, memory_order_acquire);
-    return w == id || w == CR_WAITS_ALL;
 }
 
 static inline int cr_host_gone(const cr_host *h, int peer)

@@ -1,18 +1,18 @@
-/* Which way a point-to-point message of the eager limit to 128 KiB goes
- * (engine.c: PUSH_BELOW, cr_send_waited): pushed through the transport when
- * its sender waits for it, read by single copy when the sender may be
- * computing. Rank 0 sends rank 1, every byte checked, a barrier between:
- *   65536 bytes  MPI_Send (a blocking send waits): pushed
- *   98304        MPI_Isend + MPI_Wait, received 200 ms later: pushed
- *   81920        MPI_Isend, the sender away for 200 ms before MPI_Wait: read
- *   262144       MPI_Send (128 KiB and more: single copy wins): read
- *   73728        persistent (MPI_Start + MPI_Wait), received late: pushed
- *   90112        partitioned, 1 partition, received late: pushed
- *   106496 and 114688  two MPI_Isend + one MPI_Waitall, received late: pushed
+/* Point-to-point messages of the eager limit to 256 KiB whose senders do
+ * different things while they wait: each is read by single copy, whether its
+ * sender waits for it or computes (docs/engine.md: the push of a waited send
+ * lost to the read). Rank 0 sends rank 1, every byte checked, a barrier
+ * between:
+ *   65536 bytes  MPI_Send (a blocking send)
+ *   98304        MPI_Isend + MPI_Wait, received 200 ms later
+ *   81920        MPI_Isend, the sender away for 200 ms before MPI_Wait
+ *   262144       MPI_Send
+ *   73728        persistent (MPI_Start + MPI_Wait), received late
+ *   90112        partitioned, 1 partition, received late
+ *   106496 and 114688  two MPI_Isend + one MPI_Waitall, received late
  *   57344        MPI_Isend, then MPI_Waitall of a receive only (the reply that
- *                comes after it), received late: read
- * tests/mpi/waited.sh reads the job's trace for how each went (with ranks
- * outnumbering CPUs: none pushed). Prints "waited ok" on both ranks. */
+ *                comes after it), received late
+ * tests/mpi/waited.sh reads the job's trace for how each went. Prints "waited ok" on both ranks. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

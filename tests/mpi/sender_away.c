@@ -1,17 +1,17 @@
-/* Receives whose read-or-push choice is held (engine.c: hold) never wait for a
- * sender that is away from the library, and lose no byte. Two ranks:
+/* A receive never waits for a sender that is away from the library, and
+ * loses no byte. Two ranks:
  *  - away: rank 0 marks the one partition of a 65,536-byte partitioned send
  *    ready and stays away 500 ms before its MPI_Wait; rank 1, waiting for
  *    it, must read it meanwhile and says so with a message that rank 0 must
  *    find (MPI_Iprobe) before it waits;
  *  - waitany: rank 0 sends 50,000 bytes (MPI_Isend) and then 8 (MPI_Send),
  *    and stays away 300 ms; rank 1's MPI_Waitany matches both and returns
- *    with the short one, and rank 1 stays away 1 s: the long one's choice,
- *    held when the wait ended, must have been settled then (read), so that
- *    rank 0's MPI_Test finds its send complete;
+ *    with the short one, and rank 1 stays away 1 s: the long one, matched
+ *    in the wait, must have been read by then, so that rank 0's MPI_Test
+ *    finds its send complete;
  *  - window: 16 messages of 40,000 bytes each way (MPI_Isend, then
  *    MPI_Irecv, one MPI_Waitall), 20 rounds, every byte checked.
- * Prints "held ok" on both ranks. */
+ * Prints "sender away ok" on both ranks. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ enum { AWAY = 65536, ANY = 50000, WIN = 16, WLEN = 40000, ROUNDS = 20 };
 
 static void fail(const char *what)
 {
-    printf("held: %s\n", what);
+    printf("sender away: %s\n", what);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
         MPI_Send(&eight, 1, MPI_LONG, 1, 3, MPI_COMM_WORLD);
         usleep(300000);
         MPI_Test(&q, &done, MPI_STATUS_IGNORE);
-        if (!done) fail("waitany: the long receive's choice was still held after the wait ended");
+        if (!done) fail("waitany: the long receive was not read when the wait ended");
     } else {
         long eight = 0;
         int which;
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
         for (int w = 0; w < WIN; w++)
             check(d + (size_t)w * WLEN, WLEN, peer * 31 + w + k, "window: wrong data");
     }
-    printf("held ok\n");
+    printf("sender away ok\n");
     free(b);
     free(s);
     free(d);
