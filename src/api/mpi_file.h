@@ -63,8 +63,9 @@ typedef struct mpi_file {
     int rep;        /* MF_NATIVE, MF_EXTERNAL32, or MF_USER + index of a registered one */
     MPI_Offset pos; /* individual file pointer, in etypes */
     bool atomic;
-    int shfd;            /* the shared file pointer: 8 bytes in this side file, under fcntl locks */
-    struct mf_cbufs *cb; /* collective buffering's buffers, kept from call to call */
+    int shfd; /* the shared file pointer: 8 bytes in this side file, under fcntl locks ... */
+    _Atomic long long *shmap; /* ... or mapped, when every rank is on this kernel (else NULL) */
+    struct mf_cbufs *cb;      /* collective buffering's buffers, kept from call to call */
     /* scratch buffers kept from call to call (mf_scratch_get): each slot
      * holds one or is NULL, taken and given back by atomic exchange, so the
      * I/O thread and the program's thread never share one */
