@@ -259,7 +259,12 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
                             const rma_rec *b)
 {
     bool apart = ep == EP_FREE && !(a->t0 <= b->t1 && b->t0 <= a->t1);
-    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[256], bw[256];
+    char ww[MPI_MAX_OBJECT_NAME + 16], rw[160], aw[256], bw[256], one[160];
+    if (ep == EP_FREE && a->origin == b->origin) /* one origin: its epoch, not two */
+        snprintf(one, sizeof one,
+                 "one passive-target epoch of rank %d (MPI_Win_lock or MPI_Win_lock_all to the "
+                 "unlock) with no MPI_Win_flush between them",
+                 a->origin);
     win_words(w, ww, sizeof ww);
     uint64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
     range_words(w, w->me, lo, hi, rw, sizeof rw);
@@ -279,7 +284,8 @@ static void report_conflict(cr_job *job, const mpi_win *w, int ep, const rma_rec
             apart ? "passive-target epochs (MPI_Win_lock or MPI_Win_lock_all to the unlock) that "
                     "no synchronisation ordered: the later access's rank received no message and "
                     "completed no collective since the earlier one was flushed"
-                  : epoch_words(ep),
+            : ep == EP_FREE && a->origin == b->origin ? one
+                                                      : epoch_words(ep),
             a->origin, aw, b->origin, bw);
     mpi_check_trace(job, "check: RMA conflict");
     mpi_check_end();
