@@ -252,7 +252,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     mpi_file *f;
     mpi_type *et = NULL, *ft = NULL;
     int rc = mf_check(job, call, fh, &f), rep = -1;
-    if (!rc) rc = view_type_check(job, fh, call, etype, "etype", &et);
+    if (rc) return mpi_leave(job, rc); /* no file: no communicator to agree over */
+    rc = view_type_check(job, fh, call, etype, "etype", &et);
     if (!rc) rc = view_type_check(job, fh, call, filetype, "filetype", &ft);
     if (!rc && !datarep) rc = mf_fail(job, fh, call, MPI_ERR_ARG, "datarep is NULL");
     if (!rc && (rep = rep_find(datarep)) < 0)
@@ -274,50 +275,60 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (!rc && (mf_rep_sizes(job, rep, et, &ue) || mf_rep_sizes(job, rep, ft, &ue)))
         rc = mf_fail(job, fh, call, ue.code, "%s", ue.msg);
     if (!rc) rc = mpi_info_arg(job, MPI_COMM_WORLD, call, info, true);
-    if (rc) return mpi_leave(job, rc);
     /* the typemaps (MPI-3.1 §13.3): the etype's and the filetype's
      * displacements nonnegative and nondecreasing, and without overlaps
      * unless the file is read only (only writing through them is
      * erroneous); MPI_ERR_IO, as ROMIO's (MPICH's io/tst_fileview); their
      * runs' bytes are the etype's and the filetype's sizes in the file */
     runs r = {0}, re = {0};
-    ptrdiff_t lb = ft->lb, ub = ft->ub, elb, eub;
-    if (x) {
-        if (mpi_type_file_layout(et, psz, run_cb, &re, &elb, &eub, NULL) ||
-            mpi_type_file_layout(ft, psz, run_cb, &r, &lb, &ub, NULL))
-            cr_fatal(job, call, "out of memory for the view's layout");
-    } else {
-        mpi_type_runs(et, 1, run_cb, &re);
-        mpi_type_runs(ft, 1, run_cb, &r);
+    ptrdiff_t lb = 0, ub = 0, elb, eub;
+    size_t esize = 0, fsize = 0;
+    if (!rc) {
+        lb = ft->lb, ub = ft->ub;
+        if (x) {
+            if (mpi_type_file_layout(et, psz, run_cb, &re, &elb, &eub, NULL) ||
+                mpi_type_file_layout(ft, psz, run_cb, &r, &lb, &ub, NULL))
+                cr_fatal(job, call, "out of memory for the view's layout");
+        } else {
+            mpi_type_runs(et, 1, run_cb, &re);
+            mpi_type_runs(ft, 1, run_cb, &r);
+        }
+        esize = re.v.bytes, fsize = r.v.bytes;
+        mf_vec_free(&re.v);
     }
-    size_t esize = re.v.bytes, fsize = r.v.bytes;
-    mf_vec_free(&re.v);
     const char *in_rep = x ? " in the file's data representation" : "";
-    if (!esize || fsize % esize)
+    bool wr = !(f->amode & MPI_MODE_RDONLY);
+    if (rc)
+        ;
+    else if (!esize || fsize % esize)
         rc = mf_fail(job, fh, call, MPI_ERR_TYPE,
                      "the filetype (%zu bytes) must be made of whole etypes (%zu bytes each)%s",
                      fsize, esize, in_rep);
     else if (ub - lb < 0 || (ub - lb == 0 && fsize)) /* an empty one: this rank accesses nothing */
         rc = mf_fail(job, fh, call, MPI_ERR_TYPE, "the filetype's extent %ld must be positive%s",
                      (long)(ub - lb), in_rep);
-    if (rc) {
-        mf_vec_free(&r.v);
-        return mpi_leave(job, rc);
-    }
-    bool wr = !(f->amode & MPI_MODE_RDONLY);
-    if (r.bad || re.bad || (wr && (r.overlap || re.overlap))) {
-        mf_vec_free(&r.v);
-        bool e = re.bad || (wr && re.overlap);
-        return mpi_leave(job,
-                         mf_fail(job, fh, call, MPI_ERR_IO,
-                                 "the %s's displacements must be nonnegative and nondecreasing%s "
-                                 "(MPI-3.1 §13.3)",
-                                 e ? "etype" : "filetype",
-                                 wr ? ", without overlaps in a file that can be written" : ""));
-    }
+    else if (r.bad || re.bad || (wr && (r.overlap || re.overlap)))
+        rc = mf_fail(job, fh, call, MPI_ERR_IO,
+                     "the %s's displacements must be nonnegative and nondecreasing%s "
+                     "(MPI-3.1 §13.3)",
+                     re.bad || (wr && re.overlap) ? "etype" : "filetype",
+                     wr ? ", without overlaps in a file that can be written" : "");
     cr_unlock(job);
     mf_async_drain(f);
-    PMPI_Barrier(f->comm); /* collective: every rank's accesses under the old view are done */
+    /* collective: every rank's accesses under the old view are done, and a
+     * rank whose arguments were wrong makes every rank fail (none waits for
+     * it, none keeps the old view while the others take the new one) */
+    int worst = rc;
+    PMPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, f->comm);
+    if (worst) {
+        mf_vec_free(&r.v);
+        cr_lock(job);
+        if (!rc)
+            rc = mf_fail(job, fh, call, worst,
+                         "another rank's arguments were wrong (see its report): no rank's view "
+                         "changed");
+        return mpi_leave(job, rc);
+    }
     if (disp == MPI_DISPLACEMENT_CURRENT) { /* rank 0 reads it for all: it resets it below */
         mf_err e;
         long long at = 0;

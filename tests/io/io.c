@@ -28,7 +28,8 @@
  *            window has a gap of megabytes
  *   errors   missing file, amode conflicts, amodes or files that differ between
  *            ranks, read past the end, read-only,
- *            permission (as root: under another uid), handlers */
+ *            permission (as root: under another uid), handlers, a view whose
+ *            arguments are wrong on one rank only (every rank fails) */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -1237,6 +1238,11 @@ static void part_errors(void)
         MPI_Type_commit(&over);
         rc = MPI_File_set_view(f2, 0, MPI_INT, over, "native", MPI_INFO_NULL);
         CHECK(cls_of(rc) == MPI_ERR_IO, "overlapping filetype, RDWR: class %d", cls_of(rc));
+        /* only the last rank's arguments wrong: every rank fails, none waits */
+        rc = MPI_File_set_view(f2, 0, MPI_INT, MPI_INT, me == np - 1 ? "no-such-rep" : "native",
+                               MPI_INFO_NULL);
+        CHECK(cls_of(rc) == MPI_ERR_UNSUPPORTED_DATAREP,
+              "one rank's unknown datarep: class %d on rank %d", cls_of(rc), me);
         for (int i = 0; i < 12; i++) ints[i] = i;
         if (me == 0) OK(MPI_File_write_at(f2, 0, ints, 12, MPI_INT, MPI_STATUS_IGNORE));
         OK(MPI_File_close(&f2));
