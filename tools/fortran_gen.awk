@@ -466,8 +466,8 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                       "    MPI_Datatype sendbuf_dt = *datatype, sendbuf_nt = MPI_DATATYPE_NULL;\n" \
                       "    if (cr_f08buf_nb2(sendbuf, recvbuf, &sendbuf_b, &recvbuf_b, &sendbuf_n, &sendbuf_dt, " \
                       "&sendbuf_nt, " at ", ierr)) {" tmps " return; }\n"
-                post = post "    if (sendbuf_nt != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_nt);\n"
-                tmps = tmps " if (sendbuf_nt != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_nt);"
+                post = post "    if (sendbuf_nt != MPI_DATATYPE_NULL) PMPI_Type_free(&sendbuf_nt);\n"
+                tmps = tmps " if (sendbuf_nt != MPI_DATATYPE_NULL) PMPI_Type_free(&sendbuf_nt);"
                 subst["count"] = "sendbuf_n"; subst["datatype"] = "sendbuf_dt"; doneb["recvbuf"] = 1
             } else if (i + 2 <= n && trim(a[i + 1]) ~ /^int [a-z_]*count$/ &&
                        trim(a[i + 2]) ~ /^MPI_Datatype [a-z_]*type$/ &&
@@ -483,8 +483,8 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
                 pre = pre "    void *" nm "_b = NULL;\n    int " nm "_n = *" cn ";\n    MPI_Datatype " nm "_dt = *" dn \
                       ", " nm "_nt = MPI_DATATYPE_NULL;\n    if (cr_f08buf_nb" blk "(" nm ", &" nm "_b, &" nm "_n, &" nm \
                       "_dt, &" nm "_nt, " at ", ierr)) {" tmps " return; }\n"
-                post = post "    if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);\n"
-                tmps = tmps " if (" nm "_nt != MPI_DATATYPE_NULL) MPI_Type_free(&" nm "_nt);"
+                post = post "    if (" nm "_nt != MPI_DATATYPE_NULL) PMPI_Type_free(&" nm "_nt);\n"
+                tmps = tmps " if (" nm "_nt != MPI_DATATYPE_NULL) PMPI_Type_free(&" nm "_nt);"
                 subst[cn] = nm "_n"; subst[dn] = nm "_dt"
             } else
                 pre = pre "    void *" nm "_b = NULL;\n    if (cr_f08buf(" nm ", &" nm "_b, " at ", ierr)) {" tmps " return; }\n"

@@ -50,25 +50,25 @@ static inline void cr_f08fail(cr_f08at at, int code, const char *say, MPI_Fint *
 {
     int rank = -1, rc;
     MPI_Errhandler h = MPI_ERRHANDLER_NULL;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     bool file = at.file != MPI_FILE_NULL, win = !file && at.win != MPI_WIN_NULL;
     if (!file && !win && at.comm == MPI_COMM_NULL) at.comm = MPI_COMM_WORLD;
     if (file)
-        MPI_File_get_errhandler(at.file, &h);
+        PMPI_File_get_errhandler(at.file, &h);
     else if (win)
-        MPI_Win_get_errhandler(at.win, &h);
+        PMPI_Win_get_errhandler(at.win, &h);
     else
-        MPI_Comm_get_errhandler(at.comm, &h);
+        PMPI_Comm_get_errhandler(at.comm, &h);
     if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN && h != MPI_ERRHANDLER_NULL)
-        MPI_Errhandler_free(&h);
+        PMPI_Errhandler_free(&h);
     if (h == MPI_ERRORS_ARE_FATAL) /* the line the job ends with: C's say nothing else */
         fprintf(stderr, "courier: rank %d: %s (mpi_f08): %s\n", rank, at.call, say);
     if (file)
-        rc = MPI_File_call_errhandler(at.file, code);
+        rc = PMPI_File_call_errhandler(at.file, code);
     else if (win)
-        rc = MPI_Win_call_errhandler(at.win, code);
+        rc = PMPI_Win_call_errhandler(at.win, code);
     else
-        rc = MPI_Comm_call_errhandler(at.comm, code);
+        rc = PMPI_Comm_call_errhandler(at.comm, code);
     if (ierr) *ierr = rc == MPI_SUCCESS ? code : rc;
 }
 

@@ -37,8 +37,8 @@ static MPI_Datatype item_type(MPI_Datatype dt, size_t elem, MPI_Count *count, MP
 {
     MPI_Aint lb, ext, tlb, text;
     MPI_Count size;
-    if (MPI_Type_get_extent(dt, &lb, &ext) || MPI_Type_get_true_extent(dt, &tlb, &text) ||
-        MPI_Type_size_x(dt, &size) || lb != 0 || tlb != 0 || ext <= 0 || size != ext)
+    if (PMPI_Type_get_extent(dt, &lb, &ext) || PMPI_Type_get_true_extent(dt, &tlb, &text) ||
+        PMPI_Type_size_x(dt, &size) || lb != 0 || tlb != 0 || ext <= 0 || size != ext)
         return MPI_DATATYPE_NULL;
     if (elem % (size_t)ext == 0) {
         *per = (MPI_Aint)elem / ext;
@@ -49,15 +49,15 @@ static MPI_Datatype item_type(MPI_Datatype dt, size_t elem, MPI_Count *count, MP
     MPI_Count ni, na, nc, nd, n;
     int comb;
     MPI_Datatype old;
-    if (MPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &comb) || comb != MPI_COMBINER_CONTIGUOUS)
+    if (PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &comb) || comb != MPI_COMBINER_CONTIGUOUS)
         return MPI_DATATYPE_NULL;
     int small = 0;
-    if (nc ? MPI_Type_get_contents_c(dt, 0, 0, 1, 1, NULL, NULL, &n, &old)
-           : MPI_Type_get_contents_c(dt, 1, 0, 0, 1, &small, NULL, NULL, &old))
+    if (nc ? PMPI_Type_get_contents_c(dt, 0, 0, 1, 1, NULL, NULL, &n, &old)
+           : PMPI_Type_get_contents_c(dt, 1, 0, 0, 1, &small, NULL, NULL, &old))
         return MPI_DATATYPE_NULL;
     if (!nc) n = small;
-    if (MPI_Type_get_envelope_c(old, &ni, &na, &nc, &nd, &comb) || comb != MPI_COMBINER_NAMED ||
-        MPI_Type_get_extent(old, &lb, &ext) || ext <= 0 || elem % (size_t)ext)
+    if (PMPI_Type_get_envelope_c(old, &ni, &na, &nc, &nd, &comb) || comb != MPI_COMBINER_NAMED ||
+        PMPI_Type_get_extent(old, &lb, &ext) || ext <= 0 || elem % (size_t)ext)
         return MPI_DATATYPE_NULL;
     *count *= n;
     *per = (MPI_Aint)elem / ext;
@@ -94,13 +94,13 @@ int cr_f08buf_nb(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MPI_D
             for (int r = 0; r < d->rank && ++idx[r] == d->dim[r].extent; r++) idx[r] = 0;
         }
         bls[nb - 1] = (int)(n - (MPI_Count)(nb - 1) * per);
-        rc = MPI_Type_create_hindexed((int)nb, bls, disps, item, made);
-        if (rc == MPI_SUCCESS) rc = MPI_Type_commit(made);
+        rc = PMPI_Type_create_hindexed((int)nb, bls, disps, item, made);
+        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(made);
     }
     free(bls);
     free(disps);
     if (rc != MPI_SUCCESS) {
-        if (*made != MPI_DATATYPE_NULL) MPI_Type_free(made);
+        if (*made != MPI_DATATYPE_NULL) PMPI_Type_free(made);
         if (ierr) *ierr = rc;
         return 1;
     }
@@ -131,12 +131,12 @@ int cr_f08buf_nbblk(CFI_cdesc_t *d, void **out, int *count, MPI_Datatype *dt, MP
         return cr_f08buf(d, out, at, ierr); /* refused, saying why */
     MPI_Count m = n / per;                  /* elements a block covers */
     MPI_Datatype v = MPI_DATATYPE_NULL;
-    int rc = MPI_Type_create_hvector((int)m, (int)per, stride, item, &v);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(v, 0, (MPI_Aint)m * stride, made);
-    if (v != MPI_DATATYPE_NULL) MPI_Type_free(&v);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(made);
+    int rc = PMPI_Type_create_hvector((int)m, (int)per, stride, item, &v);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_create_resized(v, 0, (MPI_Aint)m * stride, made);
+    if (v != MPI_DATATYPE_NULL) PMPI_Type_free(&v);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(made);
     if (rc != MPI_SUCCESS) {
-        if (*made != MPI_DATATYPE_NULL) MPI_Type_free(made);
+        if (*made != MPI_DATATYPE_NULL) PMPI_Type_free(made);
         if (ierr) *ierr = rc;
         return 1;
     }

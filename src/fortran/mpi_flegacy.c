@@ -27,15 +27,15 @@ static int int_out(const char *call, MPI_Fint *f, MPI_Aint v, int rc)
     if (v < INT_MIN || v > INT_MAX) {
         int rank = -1;
         MPI_Errhandler h = MPI_ERRHANDLER_NULL;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
-        if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN) MPI_Errhandler_free(&h);
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+        if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN) PMPI_Errhandler_free(&h);
         if (h == MPI_ERRORS_ARE_FATAL)
             fprintf(stderr,
                     "courier: rank %d: %s: %lld does not fit a default INTEGER: use the MPI-2 "
                     "form, whose argument is INTEGER(KIND=MPI_ADDRESS_KIND) (MPI_ERR_ARG)\n",
                     rank, call, (long long)v);
-        int e = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+        int e = PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
         return e == MPI_SUCCESS ? MPI_ERR_ARG : e;
     }
     *f = (MPI_Fint)v;

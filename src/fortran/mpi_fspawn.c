@@ -63,7 +63,7 @@ static void free_argv(char **v)
 static bool at_root(MPI_Fint comm, MPI_Fint root)
 {
     int rank = -1;
-    return MPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
+    return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
 }
 
 static int *errcodes(MPI_Fint *e)
