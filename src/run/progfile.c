@@ -152,6 +152,44 @@ fail:
     return -1;
 }
 
+/* The libraries contexts may share: the C, C++ and Fortran runtimes and
+ * courier's own. Any other library's globals would be one for every rank
+ * (only the program's and libcourier's data are copied per rank). */
+static const char *const shared_ok_libs[] = {
+    "libc.so",       "libm.so",      "libpthread.so",  "libdl.so",       "librt.so",
+    "libgcc_s.so",   "libstdc++.so", "libgfortran.so", "libquadmath.so", "libcourier",
+    "libmpi_abi.so", "ld-linux",     "libutil.so"};
+
+typedef struct lib_name {
+    char *lib;
+    size_t len;
+} lib_name;
+
+static bool own_state_lib(const char *name, void *arg)
+{
+    for (size_t j = 0; j < sizeof shared_ok_libs / sizeof *shared_ok_libs; j++)
+        if (!strncmp(name, shared_ok_libs[j], strlen(shared_ok_libs[j]))) return false;
+    lib_name *n = arg;
+    snprintf(n->lib, n->len, "%s", name);
+    return true;
+}
+
+bool cr_progfile_other_lib(const char *path, char *lib, size_t len)
+{
+    const char *why;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh;
+    int fd = elf_open(path, &eh, &sh, &why);
+    if (fd < 0) return false;
+    lib_name n = {lib, len};
+    bool hit = false;
+    for (int i = 0; i < eh.e_shnum && !hit; i++)
+        hit = each_needed(fd, &eh, sh, i, own_state_lib, &n);
+    free(sh);
+    close(fd);
+    return hit;
+}
+
 const char *cr_progfile_contexts(const char *path)
 {
     const char *why;

@@ -11,6 +11,11 @@
  * was not linked by courier-cc, it starts threads, ...). path: the file that
  * execvp would run. */
 const char *cr_progfile_contexts(const char *path);
+/* Does this program load a library (besides the C, C++ and Fortran runtimes
+ * and courier's) whose globals, with the ranks as contexts, would be one for
+ * every rank (a profiling tool's counts, an I/O library's open files)? True
+ * with the first one's name in lib. A file that cannot be read: false. */
+bool cr_progfile_other_lib(const char *path, char *lib, size_t len);
 /* Is this an iPSC host program: does it call the host's NX/2 calls (load,
  * setpid, getcube, waitall, killcube...: include/courier/cube.h)? */
 bool cr_progfile_nx_host(const char *path);

@@ -567,6 +567,17 @@ static int start_sim(job_spec *js, const char *who)
                           : js->count != js->cmd.total   ? "its ranks are on several hosts"
                           : !resolve_program(prog, path) ? "the program is not found"
                                                          : cr_progfile_contexts(path);
+        /* auto: not where the ranks would share a library's globals (a tool
+         * preloaded, or one the program loads); asked for, contexts it is */
+        char lib[128], other[200];
+        const char *pre = getenv("LD_PRELOAD");
+        if (!why && want == CR_VSIM_RANKS_AUTO && pre && pre[strspn(pre, " :")]) {
+            why = "a library is preloaded (LD_PRELOAD)";
+        } else if (!why && want == CR_VSIM_RANKS_AUTO &&
+                   cr_progfile_other_lib(path, lib, sizeof lib)) {
+            snprintf(other, sizeof other, "it loads %s", lib);
+            why = other;
+        }
         if (!why) {
             js->contexts = true;
             cr_vsim_use_contexts(js->vsim);
