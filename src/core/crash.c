@@ -10,8 +10,9 @@
  * it: the job is the running rank's, cr_the_job_ptr); the handler calls only
  * async-signal-safe functions and backtrace, which cr_crash_hook ran once already (its
  * first call loads libgcc_s, which allocates); SA_RESETHAND puts the default action back
- * before it runs, so a fault inside it (a stack overflow) ends the rank as the first one
- * would have. */
+ * before it runs, so a fault inside it ends the rank as the first one would have; it
+ * runs on a stack of its own (sigaltstack, the thread that installs it: MPI_Init's), so
+ * that the overflow of that thread's stack is reported as one. */
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <signal.h>
@@ -19,12 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "crash.h"
 #include "engine.h"
 
 static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+/* A fault this close below the stack pointer is the stack's guard page. */
+#define STACK_NEAR (256u << 10)
 
 typedef struct {
     char b[640];
@@ -47,9 +51,21 @@ static void put_num(line *l, uintptr_t v, unsigned base)
     while (k && l->n < sizeof l->b) l->b[l->n++] = d[--k];
 }
 
+/* The faulting thread's stack pointer, where this machine's context says it. */
+static uintptr_t fault_sp(const void *uc)
+{
+#if defined(__x86_64__)
+    return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.sp;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
     cr_job *job = __atomic_load_n(&cr_the_job_ptr, __ATOMIC_ACQUIRE);
     line l = {.n = 0};
     put(&l, "courier: rank ");
@@ -62,6 +78,10 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     if (sig == SIGSEGV || sig == SIGBUS) {
         put(&l, " at address 0x");
         put_num(&l, (uintptr_t)si->si_addr, 16);
+        uintptr_t sp = fault_sp(uc), a = (uintptr_t)si->si_addr;
+        if (sp && a < sp + 4096 && a + STACK_NEAR > sp)
+            put(&l, " (next to the stack pointer: the stack overflowed; large local arrays go on "
+                    "the heap, or raise the limit with ulimit -s)");
     }
     if (job && job->in_call) {
         put(&l, " inside ");
@@ -91,12 +111,21 @@ void cr_crash_hook(void)
     if (e && !strcmp(e, "0")) return;
     void *pc[1];
     backtrace(pc, 1); /* loads libgcc_s now, not in the handler */
+    /* the handler's own stack, so that an overflow of this thread's is reported too
+     * (kept for the process's life: the kernel holds its address, nothing else) */
+    stack_t cur_alt;
+    if (sigaltstack(NULL, &cur_alt) == 0 && (cur_alt.ss_flags & SS_DISABLE)) {
+        size_t len = (size_t)sysconf(_SC_SIGSTKSZ) + (64u << 10);
+        stack_t alt = {.ss_sp = malloc(len), .ss_size = len};
+        if (alt.ss_sp && sigaltstack(&alt, NULL) != 0) free(alt.ss_sp);
+    }
     for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++) {
         struct sigaction cur;
         if (sigaction(fatal_sigs[i], NULL, &cur) || (cur.sa_flags & SA_SIGINFO) ||
             cur.sa_handler != SIG_DFL)
             continue;
-        struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_RESETHAND};
+        struct sigaction sa = {.sa_sigaction = on_fault,
+                               .sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK};
         sigemptyset(&sa.sa_mask);
         sigaction(fatal_sigs[i], &sa, NULL);
     }
