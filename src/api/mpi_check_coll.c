@@ -59,12 +59,26 @@ static const char *const op_names[] = {
 _Static_assert(((unsigned)MPI_REPLACE & 0xffffu) == 13 && ((unsigned)MPI_NO_OP & 0xffffu) == 14,
                "op_names follows the predefined operations' handles");
 
+/* What a collective's record keeps of its operation: a predefined one's
+ * handle; for any user operation one mark, since its handle is this rank's
+ * own (a rank that made other operations first holds another number for the
+ * same operation, which MPI allows). */
+#define USER_OP_MARK ((int32_t)(K_OP | 0xffffu))
+static int32_t op_of_record(MPI_Op op)
+{
+    unsigned i = (unsigned)op & 0xffffu;
+    bool user = ((unsigned)op & H_KIND_MASK) == K_OP && i >= sizeof op_names / sizeof op_names[0];
+    return user ? USER_OP_MARK : (int32_t)op;
+}
+
 void mpi_check_op_words(int32_t op, char *buf, size_t len)
 {
     unsigned i = (unsigned)op & 0xffffu;
     if (op == MPI_OP_NULL ||
         (((unsigned)op & H_KIND_MASK) == K_OP && i > 0 && i < sizeof op_names / sizeof op_names[0]))
         snprintf(buf, len, "%s", op_names[op == MPI_OP_NULL ? 0 : i]);
+    else if (op == USER_OP_MARK)
+        snprintf(buf, len, "a user operation");
     else
         snprintf(buf, len, "a user operation (%#x)", (unsigned)op);
 }
@@ -127,7 +141,7 @@ static void rec_make(cr_job *job, coll_rec *r, const char *call, int root, MPI_O
                      const mpi_type *ts, int rcount, const mpi_type *tr)
 {
     *r = (coll_rec){.root = root,
-                    .op = (int32_t)op,
+                    .op = op_of_record(op),
                     .scount = scount,
                     .rcount = rcount,
                     .ssig = ts ? mpi_check_sig(job, ts, (size_t)scount, "") : 0,
