@@ -39,7 +39,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "trace")) return cr_trace_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) {
         printf("courier %s\ntransports: self, shm, tcp, ucx (ucx when named in "
-               "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI (subset)\nlaunch: courier run "
+               "COURIER_TRANSPORTS)\ninterfaces: NX/2, MPL, MPI 5.0 (C, C++, and Fortran where "
+               "built with gfortran), "
+               "native one-sided and streams\nlaunch: courier run "
                "(one host, or --hosts across hosts), mpiexec, srun --mpi=pmi2 or pmix\n",
                COURIER_VERSION);
         return 0;
