@@ -541,6 +541,14 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         printf "        import\n%s        integer :: cr_e\n      end subroutine cr_f\n    end interface\n", idecl
         printf "    call cr_f(%s)\n    if (present(ierror)) ierror = cr_e\n", cargs
         printf "  end subroutine MPI_%s\n", fname
+        # its PMPI_ name: the same through mpif.h's pmpi_x_ (a tool's MPI_X
+        # calls it, and it reaches courier's PMPI_X, not the tool again)
+        printf "  subroutine PMPI_%s(%s)\n%s", fname, hargs, fdecl
+        printf "      integer, optional, intent(out) :: ierror\n      integer :: cr_e\n      interface\n"
+        printf "      subroutine cr_f(%s) bind(C, name=\"pmpi_%s_\")\n", iargs, lname
+        printf "        import\n%s        integer :: cr_e\n      end subroutine cr_f\n    end interface\n", idecl
+        printf "    call cr_f(%s)\n    if (present(ierror)) ierror = cr_e\n", cargs
+        printf "  end subroutine PMPI_%s\n", fname
         return
     }
     if (mode == "f08c") {
@@ -548,6 +556,9 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         printf "CR_FEXPORT void courier_f08_%s(%s%sMPI_Fint *ierr)\n{\n", lname, params,
                (params == "" ? "" : ", ")
         printf "%s    int rc = MPI_%s(%s);\n%s    if (ierr) *ierr = rc;\n}\n\n", pre, fname, call, post
+        printf "CR_FEXPORT void courier_f08_pmpi_%s(%s%sMPI_Fint *ierr)\n{\n", lname, params,
+               (params == "" ? "" : ", ")
+        printf "%s    int rc = PMPI_%s(%s);\n%s    if (ierr) *ierr = rc;\n}\n\n", pre, fname, call, post
         return
     }
     gsub(/, /, ", \\&\n        ", fargs)
@@ -562,15 +573,27 @@ function f08(d,    ret, fname, args, n, a, i, t, nm, br, params, pre, call, post
         printf "  interface MPI_%s\n", base
     } else if (ret == "int")
         made[fname] = sigof(fdecl)
-    if (ret == "int") {
-        printf "    subroutine MPI_%s(%s%sierror) &\n        bind(C, name=\"courier_f08_%s\")\n      import\n",
-               fname, fargs, (fargs == "" ? "" : ", &\n        "), lname
-        printf "%s      integer, optional, intent(out) :: ierror\n    end subroutine MPI_%s\n", fdecl, fname
-        if (largec) print "  end interface\n  interface"
-    } else {
-        gsub(/, intent\(in\)/, ", value", fdecl)
-        printf "    function MPI_%s(%s) bind(C, name=\"MPI_%s\")\n      import\n", fname, fargs, fname
-        printf "%s      %s :: MPI_%s\n    end function MPI_%s\n", fdecl,
-               (ret == "double") ? "double precision" : "integer(MPI_ADDRESS_KIND)", fname, fname
+    # each twice: the MPI_ name and the PMPI_ one (its own C entry point,
+    # which calls courier's PMPI_X), the _c forms in PMPI_base's generic too
+    for (pf = 0; pf < 2; pf++) {
+        P = pf ? "P" : ""
+        cn = (pf ? "courier_f08_pmpi_" : "courier_f08_") lname
+        if (pf && largec)
+            printf "  end interface\n  interface PMPI_%s\n    procedure :: PMPI_%s\n  end interface\n" \
+                   "  interface PMPI_%s\n", base, base, base
+        if (ret == "int") {
+            printf "    subroutine %sMPI_%s(%s%sierror) &\n        bind(C, name=\"%s\")\n      import\n",
+                   P, fname, fargs, (fargs == "" ? "" : ", &\n        "), cn
+            printf "%s      integer, optional, intent(out) :: ierror\n    end subroutine %sMPI_%s\n", fdecl, P,
+                   fname
+            if (largec) print "  end interface\n  interface"
+        } else {
+            fd = fdecl
+            gsub(/, intent\(in\)/, ", value", fd)
+            printf "    function %sMPI_%s(%s) bind(C, name=\"%sMPI_%s\")\n      import\n", P, fname, fargs, P,
+                   fname
+            printf "%s      %s :: %sMPI_%s\n    end function %sMPI_%s\n", fd,
+                   (ret == "double") ? "double precision" : "integer(MPI_ADDRESS_KIND)", P, fname, P, fname
+        }
     }
 }

@@ -100,16 +100,16 @@ module mpi_f08
       integer, intent(out) :: provided
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Init_thread
+    subroutine PMPI_Init(ierror) bind(C, name="courier_f08_pmpi_init")
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Init
+    subroutine PMPI_Init_thread(required, provided, ierror) bind(C, name="courier_f08_pmpi_init_thread")
+      integer, intent(in) :: required
+      integer, intent(out) :: provided
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Init_thread
   end interface
   include 'mpi_f08_interfaces.h'
-  interface
-    function PMPI_Wtime() bind(C, name="PMPI_Wtime")
-      double precision :: PMPI_Wtime
-    end function PMPI_Wtime
-    function PMPI_Wtick() bind(C, name="PMPI_Wtick")
-      double precision :: PMPI_Wtick
-    end function PMPI_Wtick
-  end interface
 
   ! The program's procedures that MPI calls: as C calls them (the vectors as
   ! C pointers by value, the rest by reference), which is what these say.

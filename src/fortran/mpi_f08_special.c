@@ -1,6 +1,7 @@
 /* The mpi_f08 routines that tools/fortran_gen.awk does not generate:
  * MPI_Init and MPI_Init_thread (no argc/argv in Fortran), with ierror
- * OPTIONAL (NULL when left out), as every mpi_f08 routine has it; the C
+ * OPTIONAL (NULL when left out), as every mpi_f08 routine has it, and their
+ * PMPI_ names; the C
  * side of MPI_Op_create and MPI_Comm/Win/File/Session_create_errhandler, whose
  * module procedures pass the program's procedure as C_FUNLOC gives it: MPI
  * calls it as C's, which is what mpi_f08's abstract interfaces declare; and
@@ -20,6 +21,19 @@ CR_FEXPORT void courier_f08_init(MPI_Fint *ierr)
 CR_FEXPORT void courier_f08_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
     int rc = MPI_Init_thread(NULL, NULL, *required, provided);
+    if (ierr) *ierr = rc;
+}
+
+/* their PMPI_ names (a tool's MPI_Init calls PMPI_Init) */
+CR_FEXPORT void courier_f08_pmpi_init(MPI_Fint *ierr)
+{
+    int rc = PMPI_Init(NULL, NULL);
+    if (ierr) *ierr = rc;
+}
+
+CR_FEXPORT void courier_f08_pmpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    int rc = PMPI_Init_thread(NULL, NULL, *required, provided);
     if (ierr) *ierr = rc;
 }
 
