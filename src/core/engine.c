@@ -10,12 +10,12 @@
  *    Where get is denied it answers CTS and the sender pushes DATA chunks
  *    through the transport (a pipelined copy); the receiver drives either way.
  *    A receive of an exchange (cr_irecv_push: a collective's step that also
- *    sends to that peer) asks for the push too, unless ranks outnumber cores:
- *    two ranks each reading the other's memory took twice as long as both
- *    streaming through the transport (2 ranks on 2 cores, MPI_Allreduce 1 MiB
- *    200 -> 105 us, MPI_Allgather 1 MiB 268 -> 115). Any other message is
- *    read, whether its sender waits for it or not (docs/engine.md: pushing a
- *    waited send below 128 KiB was 2-3x slower than the read on 2026-12-04).
+ *    sends to that peer) asks for the push too when the message is below
+ *    XCHG_PUSH_BELOW, unless ranks outnumber cores (docs/engine.md: the push
+ *    won at every size on 2026-11-30, and from 256 KiB lost 1.3-2.3x to the
+ *    read on 2026-12-04, on the same project VM). Any other message is read,
+ *    whether its sender waits for it or not (pushing a waited send below 128
+ *    KiB was 2-3x slower than the read on 2026-12-04).
  *    Every single copy goes through single_copy.h, which holds the rule for a
  *    refusal (that peer goes by messages from then on).
  *  - cooperative copy (64 KiB and more, no more ranks than cores, not an
@@ -714,13 +714,20 @@ static void pull_claimed(cr_job *job, cr_req *r, int src, uint64_t addr, size_t 
     ask_push(job, r, src, r->rreq);
 }
 
+/* An exchange's message shorter than this is pushed (cr_irecv_push), a
+ * longer one read: 2 ranks on 2 CPUs, 2026-12-04, interleaved, push against
+ * read: MPI_Allgather 32 KiB 7.5-16.4 us against 9.4-20.0, 2 MiB 631-1492
+ * against 388-874; MPI_Allreduce 256 KiB 54-121 against 37-79; MPI_Alltoall
+ * 256 KiB 102-122 against 32-53. */
+#define XCHG_PUSH_BELOW (64u << 10)
+
 /* Receive r matched a rendezvous message: pull it (single copy) or ask for a
  * push. */
 static void start_pull(cr_job *job, cr_req *r, int src, int32_t tag, size_t size, uint64_t addr,
                        uint64_t sreq, uint8_t flags, uint64_t sig)
 {
     size_t fits = size < r->cap ? size : r->cap;
-    bool pull = !r->push && cr_sc_on(job, src, CR_SC_READ);
+    bool pull = !(r->push && fits < XCHG_PUSH_BELOW) && cr_sc_on(job, src, CR_SC_READ);
     /* not in an exchange (this rank sends to src too): src has its own copy to
      * make (osu_bibw 256 KiB, 2 ranks on 2 CPUs: 24.3 -> 42.5 GB/s) */
     bool coop =

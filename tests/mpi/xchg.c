@@ -1,17 +1,20 @@
 /* Which way an exchange moves a long message (engine.c: cr_irecv_push,
- * start_pull): two ranks, each sending to and receiving from the other in
- * the same step of MPI_Allgather and MPI_Iallgather (blocks of 256 KiB) and
- * MPI_Allreduce (1 MiB), every byte checked; a point-to-point exchange beside
- * them keeps the single copy, each receiver reading the whole message (the
- * sender has its own to read, so no cooperative copy): an MPI_Sendrecv of
- * 300,000 bytes and an MPI_Isend + MPI_Irecv + MPI_Waitall of 270,000. A
- * one-way MPI_Send of 290,000 bytes from rank 0 is copied cooperatively.
- * tests/mpi/xchg.sh reads the job's trace for how each message went. */
+ * start_pull, XCHG_PUSH_BELOW): two ranks, each sending to and receiving from
+ * the other in the same step of MPI_Allgather and MPI_Iallgather (blocks of
+ * 32 KiB: pushed), MPI_Allgather of 256 KiB blocks and MPI_Allreduce (1 MiB:
+ * halves of 512 KiB; both read by single copy), every byte checked; a
+ * point-to-point exchange beside them keeps the single copy, each receiver
+ * reading the whole message (the sender has its own to read, so no
+ * cooperative copy): an MPI_Sendrecv of 300,000 bytes and an MPI_Isend +
+ * MPI_Irecv + MPI_Waitall of 270,000. A one-way MPI_Send of 290,000 bytes
+ * from rank 0 is copied cooperatively. tests/mpi/xchg.sh reads the job's
+ * trace for how each message went. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define BLOCK (256 * 1024 / (int)sizeof(int))
+#define BLOCK (32 * 1024 / (int)sizeof(int))
+#define BIGBLK (256 * 1024 / (int)sizeof(int))
 #define VEC (1024 * 1024 / (int)sizeof(int))
 #define SR 300000
 #define NB 270000
@@ -60,6 +63,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < n * BLOCK; i++)
             check(d[i] == i + k, k ? "MPI_Iallgather" : "MPI_Allgather");
     }
+    for (int i = 0; i < BIGBLK; i++) s[i] = r * BIGBLK + i;
+    MPI_Allgather(s, BIGBLK, MPI_INT, d, BIGBLK, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < n * BIGBLK; i++) check(d[i] == i, "MPI_Allgather, 256 KiB blocks");
     for (int i = 0; i < VEC; i++) s[i] = r + i;
     MPI_Allreduce(s, d, VEC, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     for (int i = 0; i < VEC; i++) check(d[i] == n * (n - 1) / 2 + n * i, "MPI_Allreduce");
