@@ -12,29 +12,40 @@
  * both forms. */
 #include "fortran08.h"
 
+/* MPI_Init or PMPI_Init (init), MPI_Init_thread or PMPI_Init_thread (init_thread);
+ * ierr may be NULL (left out) */
+static void f08_init(int (*init)(int *, char ***), MPI_Fint *ierr)
+{
+    int rc = init(NULL, NULL);
+    if (ierr) *ierr = rc;
+}
+
+static void f08_init_thread(int (*init_thread)(int *, char ***, int, int *), MPI_Fint *required,
+                            MPI_Fint *provided, MPI_Fint *ierr)
+{
+    int rc = init_thread(NULL, NULL, *required, provided);
+    if (ierr) *ierr = rc;
+}
+
 CR_FEXPORT void courier_f08_init(MPI_Fint *ierr)
 {
-    int rc = MPI_Init(NULL, NULL);
-    if (ierr) *ierr = rc;
+    f08_init(MPI_Init, ierr);
 }
 
 CR_FEXPORT void courier_f08_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
-    int rc = MPI_Init_thread(NULL, NULL, *required, provided);
-    if (ierr) *ierr = rc;
+    f08_init_thread(MPI_Init_thread, required, provided, ierr);
 }
 
 /* their PMPI_ names (a tool's MPI_Init calls PMPI_Init) */
 CR_FEXPORT void courier_f08_pmpi_init(MPI_Fint *ierr)
 {
-    int rc = PMPI_Init(NULL, NULL);
-    if (ierr) *ierr = rc;
+    f08_init(PMPI_Init, ierr);
 }
 
 CR_FEXPORT void courier_f08_pmpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
-    int rc = PMPI_Init_thread(NULL, NULL, *required, provided);
-    if (ierr) *ierr = rc;
+    f08_init_thread(PMPI_Init_thread, required, provided, ierr);
 }
 
 CR_FEXPORT void courier_f08_op_create(MPI_User_function *fn, MPI_Fint *commute, MPI_Fint *op,
