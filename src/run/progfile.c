@@ -109,12 +109,18 @@ static bool each_symbol(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, int 
 static const char *const no_contexts_libs[] = {"libgomp", "libomp",    "libiomp", "libasan",
                                                "libtsan", "libhwasan", "libmsan", "libtbb"};
 
+/* Does name begin with one of the n prefixes of list? */
+static bool has_prefix(const char *name, const char *const *list, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!strncmp(name, list[j], strlen(list[j]))) return true;
+    return false;
+}
+
 static bool no_contexts_lib(const char *name, void *arg)
 {
     (void)arg;
-    for (size_t j = 0; j < sizeof no_contexts_libs / sizeof *no_contexts_libs; j++)
-        if (!strncmp(name, no_contexts_libs[j], strlen(no_contexts_libs[j]))) return true;
-    return false;
+    return has_prefix(name, no_contexts_libs, sizeof no_contexts_libs / sizeof *no_contexts_libs);
 }
 
 static bool calls_pthread_create(const char *name, const Elf64_Sym *sym, void *arg)
@@ -167,8 +173,8 @@ typedef struct lib_name {
 
 static bool own_state_lib(const char *name, void *arg)
 {
-    for (size_t j = 0; j < sizeof shared_ok_libs / sizeof *shared_ok_libs; j++)
-        if (!strncmp(name, shared_ok_libs[j], strlen(shared_ok_libs[j]))) return false;
+    if (has_prefix(name, shared_ok_libs, sizeof shared_ok_libs / sizeof *shared_ok_libs))
+        return false;
     lib_name *n = arg;
     snprintf(n->lib, n->len, "%s", name);
     return true;
